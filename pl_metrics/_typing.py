@@ -1,0 +1,24 @@
+"""Type aliases shared by the public API (one place for every ``Literal``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Literal, Union
+
+import polars as pl
+
+#: Averages produced by :meth:`averages` / :meth:`report`, in output order.
+Average = Literal["micro", "macro", "weighted"]
+#: Averages accepted by the multiclass ROC AUC.
+AucAverage = Literal["macro", "weighted"]
+#: Multiclass ROC AUC strategies.
+MultiClass = Literal["ovr", "ovo"]
+
+#: A column given by name or as an expression.
+IntoColumn = Union[str, pl.Expr]
+#: The ``by=`` argument: nothing, one column name or several.
+By = Union[str, Sequence[str], None]
+#: The ``labels=`` argument.
+Labels = Union[Sequence[object], pl.Series, None]
+#: The ``y_score=`` argument: one column (binary) or ``{label: column}`` (multiclass).
+Score = Union[str, Mapping[object, str]]
