@@ -90,18 +90,6 @@ def _skip_nan_mean(x: pl.Expr, weights: pl.Expr | None) -> pl.Expr:
     return mean.fill_null(_NAN)
 
 
-def _plain_mean(x: pl.Expr, weights: pl.Expr | None) -> pl.Expr:
-    """``np.average``: NaN propagates; all-zero weights fall back to the plain mean.
-
-    scikit-learn averages Jaccard this way (not with ``_nanaverage``).
-    """
-    mean = x.mean()
-    if weights is not None:
-        w = weights.cast(pl.Float64)
-        mean = pl.when(w.sum() > 0).then((x * w).sum() / w.sum()).otherwise(mean)
-    return mean.fill_null(_NAN)
-
-
 def _average_exprs(average: str, beta: float, zero_division: float) -> list[pl.Expr]:
     """Aggregations of the per-class rows of one segment into one ``average`` row."""
     f = f_name(beta)
@@ -112,9 +100,8 @@ def _average_exprs(average: str, beta: float, zero_division: float) -> list[pl.E
         weights = pl.col("support") if average == "weighted" else None
         scores = [
             _skip_nan_mean(pl.col(name), weights).alias(name)
-            for name in ("precision", "recall", f)
+            for name in ("precision", "recall", f, "jaccard")
         ]
-        scores.append(_plain_mean(pl.col("jaccard"), weights).alias("jaccard"))
     return [*scores, pl.col("support").sum().alias("support")]
 
 

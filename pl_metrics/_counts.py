@@ -41,7 +41,7 @@ class Counts:
         """Drop the internal key and give label columns the output dtype."""
         if not self.by:
             result = result.drop(ALL)
-        if self.types.output != self.types.compute:
+        if label_columns and self.types.output != self.types.compute:
             result = result.with_columns(pl.col(*label_columns).cast(self.types.output))
         return result
 

@@ -183,9 +183,9 @@ class MetricsLazyFrame:
         -----
         micro: the ratios of the summed counts.  macro / weighted: the mean /
         support-weighted mean of the per-class scores; with ``zero_division=nan``
-        precision, recall and F skip the NaN classes (scikit-learn's
-        ``_nanaverage``) while Jaccard propagates NaN (scikit-learn's
-        ``jaccard_score``).  ``support`` is the total support of the classes.
+        they skip the NaN classes (scikit-learn's ``_nanaverage``; its
+        ``jaccard_score`` has no NaN option, and Jaccard follows the same rule
+        here).  ``support`` is the total support of the classes.
 
         Examples
         --------

@@ -1,0 +1,170 @@
+"""scikit-learn as the oracle: the expected frames, one segment at a time.
+
+Every expected number here comes from a scikit-learn call on the segment's rows
+(or, where scikit-learn has no such option, from its per-class output combined
+by hand as the comment says).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+
+import numpy as np
+import polars as pl
+from polars.testing import assert_frame_equal
+from sklearn import metrics as skm
+from sklearn.utils.multiclass import unique_labels
+
+RTOL = 1e-9
+
+
+def assert_close(left: pl.DataFrame, right: pl.DataFrame) -> None:
+    """Frames equal: same columns and rows, floats within rtol 1e-9, NaN == NaN."""
+    assert left.columns == right.columns, (left.columns, right.columns)
+    assert_frame_equal(left, right, check_dtypes=False, rel_tol=RTOL, abs_tol=1e-12)
+
+
+def _labels(y_true: np.ndarray, y_pred: np.ndarray, labels: Sequence[object] | None) -> list:
+    return list(unique_labels(y_true, y_pred)) if labels is None else list(labels)
+
+
+def _sw(weight: np.ndarray | None) -> dict:
+    return {} if weight is None else {"sample_weight": weight}
+
+
+def per_class(y_true, y_pred, *, labels, weight, beta, zero_division) -> pl.DataFrame:
+    """Expected ``per_class`` rows of one segment."""
+    labs = _labels(y_true, y_pred, labels)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        p, r, f, _ = skm.precision_recall_fscore_support(
+            y_true, y_pred, labels=labs, beta=beta, zero_division=zero_division,
+            average=None, **_sw(weight),
+        )
+        mcm = skm.multilabel_confusion_matrix(y_true, y_pred, labels=labs, **_sw(weight))
+        # jaccard_score has no NaN option: take it with 0, then put NaN where
+        # tp + fp + fn == 0 (its only undefined case).
+        jz = 0.0 if math.isnan(zero_division) else zero_division
+        j = skm.jaccard_score(
+            y_true, y_pred, labels=labs, average=None, zero_division=jz, **_sw(weight)
+        )
+        spec = [
+            # specificity = recall of "not this class"
+            skm.recall_score(
+                np.asarray(y_true) != lab, np.asarray(y_pred) != lab, pos_label=True,
+                zero_division=zero_division, **_sw(weight),
+            )
+            for lab in labs
+        ]
+    tn, fp, fn, tp = mcm[:, 0, 0], mcm[:, 0, 1], mcm[:, 1, 0], mcm[:, 1, 1]
+    j = np.where(tp + fp + fn == 0, zero_division, j)
+    f_col = "f1" if beta == 1 else f"f{beta:g}"
+    return pl.DataFrame(
+        {
+            "label": labs, "support": tp + fn, "predicted": tp + fp, "tp": tp, "fp": fp,
+            "fn": fn, "tn": tn, "precision": p, "recall": r, "specificity": spec,
+            f_col: f, "jaccard": j,
+        },
+        strict=False,
+    )
+
+
+def averages(y_true, y_pred, *, labels, weight, beta, zero_division) -> pl.DataFrame:
+    """Expected ``averages`` rows of one segment."""
+    classes = per_class(
+        y_true, y_pred, labels=labels, weight=weight, beta=beta, zero_division=zero_division
+    )
+    labs = _labels(y_true, y_pred, labels)
+    f_col = "f1" if beta == 1 else f"f{beta:g}"
+    rows = []
+    for average in ("micro", "macro", "weighted"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            p, r, f, _ = skm.precision_recall_fscore_support(
+                y_true, y_pred, labels=labs, beta=beta, zero_division=zero_division,
+                average=average, **_sw(weight),
+            )
+            if not math.isnan(zero_division):
+                j = skm.jaccard_score(
+                    y_true, y_pred, labels=labs, average=average,
+                    zero_division=zero_division, **_sw(weight),
+                )
+            elif average == "micro":
+                tp, sup, pred = (classes[c].sum() for c in ("tp", "support", "predicted"))
+                j = tp / (sup + pred - tp) if sup + pred - tp else math.nan
+            else:
+                # by hand: the NaN-skipping average of the per-class Jaccard
+                # (scikit-learn's _nanaverage, as for precision/recall/F)
+                jj, ww = classes["jaccard"].to_numpy(), classes["support"].to_numpy()
+                keep = ~np.isnan(jj)
+                if not keep.any():
+                    j = math.nan
+                elif average == "weighted" and ww[keep].sum() > 0:
+                    j = np.average(jj[keep], weights=ww[keep])
+                else:
+                    j = jj[keep].mean()
+        rows.append(
+            {"average": average, "precision": p, "recall": r, f_col: f, "jaccard": j,
+             "support": classes["support"].sum()}
+        )
+    return pl.DataFrame(rows, strict=False)
+
+
+def confusion_matrix(y_true, y_pred, *, labels, weight) -> pl.DataFrame:
+    """Expected ``confusion_matrix`` rows (long form) of one segment."""
+    labs = _labels(y_true, y_pred, labels)
+    keep = np.isin(y_true, labs) & np.isin(y_pred, labs)
+    if labels is not None and not np.isin(labs, np.asarray(y_true)[keep]).any():
+        # scikit-learn refuses ("At least one label specified must be in
+        # y_true"); the matrix of the kept rows is then all zeros except for
+        # rows whose y_true is absent, i.e. zeros everywhere.
+        cm = np.zeros((len(labs), len(labs)))
+    else:
+        cm = skm.confusion_matrix(y_true, y_pred, labels=labs, **_sw(weight))
+    actual = [a for a in labs for _ in labs]
+    predicted = [p for _ in labs for p in labs]
+    return pl.DataFrame(
+        {"actual": actual, "predicted": predicted, "count": cm.ravel()}, strict=False
+    )
+
+
+def summary(y_true, y_pred, *, labels, weight) -> pl.DataFrame:
+    """Expected ``summary`` row of one segment (rows outside ``labels`` dropped)."""
+    y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
+    if labels is not None:
+        keep = np.isin(y_true, list(labels)) & np.isin(y_pred, list(labels))
+        y_true, y_pred = y_true[keep], y_pred[keep]
+        weight = None if weight is None else weight[keep]
+    n = float(len(y_true)) if weight is None else float(np.sum(weight))
+    if len(y_true) == 0:
+        # nothing to score: scikit-learn raises on empty input; we give NaN
+        # (and MCC 0, its value when a covariance is 0).
+        return pl.DataFrame(
+            {"n": [n], "accuracy": [math.nan], "balanced_accuracy": [math.nan],
+             "mcc": [0.0], "cohen_kappa": [math.nan]}
+        )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        acc = skm.accuracy_score(y_true, y_pred, **_sw(weight)) if n > 0 else math.nan
+        bal = skm.balanced_accuracy_score(y_true, y_pred, **_sw(weight))
+        mcc = skm.matthews_corrcoef(y_true, y_pred, **_sw(weight))
+        kappa = skm.cohen_kappa_score(y_true, y_pred, **_sw(weight))
+    return pl.DataFrame(
+        {"n": [n], "accuracy": [acc], "balanced_accuracy": [bal], "mcc": [mcc],
+         "cohen_kappa": [kappa]}
+    )
+
+
+def by_segment(df: pl.DataFrame, by: list[str], build) -> pl.DataFrame:
+    """Run ``build(segment_frame)`` on every segment and stack with the ``by`` columns."""
+    if not by:
+        return build(df) if df.height else None
+    parts = []
+    for key, seg in df.group_by(by):
+        out = build(seg)
+        parts.append(out.select(*[pl.lit(k).alias(c) for c, k in zip(by, key)], pl.all()))
+    if not parts:
+        return None
+    return pl.concat(parts, how="vertical_relaxed").sort(by, maintain_order=True)

@@ -1,0 +1,276 @@
+"""Confusion-matrix metrics against scikit-learn, per segment, over every option."""
+
+from __future__ import annotations
+
+import math
+
+import _oracle as oracle
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import pl_metrics  # noqa: F401  (registers .metrics)
+
+ZERO_DIVISIONS = [0.0, 1.0, math.nan]
+LABEL_KINDS = ["int", "str", "bool", "categorical", "enum", "float"]
+_CLASS_NAMES = {
+    "int": [0, 1, 2, 3, 4, 5],
+    "str": ["ant", "bee", "cat", "dog", "eel", "fox"],
+    "bool": [False, True],
+    "categorical": ["ant", "bee", "cat", "dog", "eel", "fox"],
+    "enum": ["ant", "bee", "cat", "dog", "eel", "fox"],
+    "float": [0.0, 1.0, 2.0, 3.0, 4.0, 5.0],  # scikit-learn takes integral floats only
+}
+
+
+def _dtype(kind: str) -> pl.DataType:
+    return {
+        "int": pl.Int64(),
+        "str": pl.String(),
+        "bool": pl.Boolean(),
+        "categorical": pl.Categorical(),
+        "enum": pl.Enum(_CLASS_NAMES["enum"]),
+        "float": pl.Float64(),
+    }[kind]
+
+
+@st.composite
+def frames(draw: st.DrawFn) -> dict:
+    """A random predictions frame and a random set of options."""
+    kind = draw(st.sampled_from(LABEL_KINDS))
+    names = _CLASS_NAMES[kind]
+    k = draw(st.integers(1, len(names)))
+    classes = names[:k]
+    n = draw(st.integers(1, 60))
+    y_true = draw(st.lists(st.sampled_from(classes), min_size=n, max_size=n))
+    # y_pred may miss classes of y_true and hold classes y_true lacks
+    pred_classes = draw(st.lists(st.sampled_from(names), min_size=1, max_size=len(names)))
+    y_pred = draw(st.lists(st.sampled_from(pred_classes), min_size=n, max_size=n))
+    n_seg = draw(st.integers(0, 3))
+    data = {"y_true": y_true, "y_pred": y_pred}
+    by: list[str] = []
+    if n_seg:
+        data["seg"] = draw(st.lists(st.integers(0, n_seg - 1), min_size=n, max_size=n))
+        by = ["seg"]
+    if draw(st.booleans()):
+        data["w"] = draw(
+            st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.25]), min_size=n, max_size=n)
+        )
+    df = pl.DataFrame(data).with_columns(pl.col("y_true", "y_pred").cast(_dtype(kind)))
+    if "w" in data:
+        # scikit-learn refuses all-zero weights; such a segment is tested on its own
+        total = pl.col("w").sum().over(by) if by else pl.col("w").sum()
+        df = df.with_columns(pl.when(total == 0).then(1.0).otherwise(pl.col("w")).alias("w"))
+    labels_mode = draw(st.sampled_from(["none", "given"]))
+    labels = None
+    if labels_mode == "given":
+        # any order, absent classes allowed, a subset allowed
+        labels = draw(st.lists(st.sampled_from(names), min_size=1, max_size=len(names), unique=True))
+    return {
+        "df": df,
+        "by": by,
+        "labels": labels,
+        "weight": "w" if "w" in data else None,
+        "beta": draw(st.sampled_from([1.0, 0.5, 2.0, 3.7])),
+        "zero_division": draw(st.sampled_from(ZERO_DIVISIONS)),
+    }
+
+
+def _arrays(seg: pl.DataFrame, weight: str | None) -> tuple:
+    y_true = seg["y_true"].cast(pl.String if seg["y_true"].dtype in (pl.Categorical, pl.Enum) else seg["y_true"].dtype).to_numpy()
+    y_pred = seg["y_pred"].cast(pl.String if seg["y_pred"].dtype in (pl.Categorical, pl.Enum) else seg["y_pred"].dtype).to_numpy()
+    w = None if weight is None else seg[weight].to_numpy()
+    return y_true, y_pred, w
+
+
+def _expected(case: dict, method: str) -> pl.DataFrame | None:
+    def build(seg: pl.DataFrame) -> pl.DataFrame:
+        y_true, y_pred, w = _arrays(seg, case["weight"])
+        if method in ("confusion_matrix", "summary"):
+            return getattr(oracle, method)(y_true, y_pred, labels=case["labels"], weight=w)
+        return getattr(oracle, method)(
+            y_true, y_pred, labels=case["labels"], weight=w, beta=case["beta"],
+            zero_division=case["zero_division"],
+        )
+
+    return oracle.by_segment(case["df"], case["by"], build)
+
+
+def _actual(case: dict, method: str) -> pl.DataFrame:
+    kwargs = {"by": case["by"] or None, "labels": case["labels"], "weight": case["weight"]}
+    if method in ("per_class", "averages"):
+        kwargs |= {"beta": case["beta"], "zero_division": case["zero_division"]}
+    out = getattr(case["df"].metrics, method)("y_true", "y_pred", **kwargs)
+    # compare labels as strings (the oracle sees Categorical / Enum as str)
+    return out.with_columns(pl.col(c).cast(pl.String) for c in ("label", "actual", "predicted") if c in out.columns and out[c].dtype in (pl.Categorical, pl.Enum))
+
+
+@pytest.mark.parametrize("method", ["per_class", "averages", "confusion_matrix", "summary"])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=frames())
+def test_equals_sklearn(method: str, case: dict) -> None:
+    expected = _expected(case, method)
+    actual = _actual(case, method)
+    oracle.assert_close(actual, expected)
+
+
+@settings(max_examples=60, deadline=None)
+@given(case=frames())
+def test_report_is_per_class_then_averages(case: dict) -> None:
+    df, by = case["df"], case["by"] or None
+    kw = {"by": by, "labels": case["labels"], "weight": case["weight"], "beta": case["beta"],
+          "zero_division": case["zero_division"]}
+    report = df.metrics.report("y_true", "y_pred", **kw)
+    f = "f1" if case["beta"] == 1 else f"f{case['beta']:g}"
+    cols = [*(case["by"]), "precision", "recall", f, "jaccard", "support"]
+    per_class = df.metrics.per_class("y_true", "y_pred", **kw)
+    averages = df.metrics.averages("y_true", "y_pred", **kw)
+    oracle.assert_close(report.filter(pl.col("average").is_null()).select(*case["by"], "label", *cols[len(case["by"]):]), per_class.select(*case["by"], "label", *cols[len(case["by"]):]))
+    oracle.assert_close(report.filter(pl.col("label").is_null()).select(*case["by"], "average", *cols[len(case["by"]):]), averages.select(*case["by"], "average", *cols[len(case["by"]):]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(case=frames(), seed=st.integers(0, 2**32 - 1))
+def test_invariant_to_row_order(case: dict, seed: int) -> None:
+    df = case["df"]
+    shuffled = df.sample(fraction=1.0, shuffle=True, seed=seed)
+    kw = {"by": case["by"] or None, "labels": case["labels"], "weight": case["weight"]}
+    for method in ("report", "summary", "confusion_matrix"):
+        a = getattr(df.metrics, method)("y_true", "y_pred", **kw)
+        b = getattr(shuffled.metrics, method)("y_true", "y_pred", **kw)
+        oracle.assert_close(a, b)
+
+
+@settings(max_examples=40, deadline=None)
+@given(case=frames())
+def test_lazy_equals_eager_and_engines(case: dict) -> None:
+    df = case["df"]
+    kw = {"by": case["by"] or None, "labels": case["labels"], "weight": case["weight"]}
+    eager = df.metrics.report("y_true", "y_pred", **kw)
+    lazy = df.lazy().metrics.report("y_true", "y_pred", **kw)
+    assert isinstance(lazy, pl.LazyFrame)
+    oracle.assert_close(lazy.collect(engine="streaming"), eager)
+    oracle.assert_close(lazy.collect(engine="in-memory"), eager)
+
+
+def test_scan_parquet_over_several_files(tmp_path) -> None:
+    rng = np.random.default_rng(7)
+    n = 3000
+    df = pl.DataFrame(
+        {
+            "seg": rng.choice(["de", "fr", "us"], n),
+            "y_true": rng.integers(0, 4, n),
+            "y_pred": rng.integers(0, 4, n),
+            "w": rng.random(n),
+        }
+    )
+    for i in range(4):
+        df.slice(i * 750, 750).write_parquet(tmp_path / f"part-{i}.parquet")
+    scanned = pl.scan_parquet(tmp_path / "*.parquet")
+    for method in ("report", "summary", "per_class", "confusion_matrix", "averages"):
+        got = getattr(scanned.metrics, method)("y_true", "y_pred", by="seg", weight="w")
+        oracle.assert_close(got.collect(engine="streaming"), getattr(df.metrics, method)("y_true", "y_pred", by="seg", weight="w"))
+
+
+def test_multiple_by_columns_and_null_segment() -> None:
+    df = pl.DataFrame(
+        {
+            "country": ["de", "de", None, None, "fr", "fr"],
+            "model": [1, 2, 1, 1, 1, 1],
+            "y_true": [0, 1, 1, 0, 2, 2],
+            "y_pred": [0, 1, 0, 0, 2, 1],
+        }
+    )
+    got = df.metrics.summary("y_true", "y_pred", by=["country", "model"])
+    assert got.columns[:2] == ["country", "model"]
+    # sorted by the segments, the null segment last
+    assert got.select("country", "model").rows() == [("de", 1), ("de", 2), ("fr", 1), (None, 1)]
+    expected = oracle.by_segment(
+        df, ["country", "model"],
+        lambda s: oracle.summary(s["y_true"].to_numpy(), s["y_pred"].to_numpy(), labels=None, weight=None),
+    ).sort(["country", "model"], nulls_last=True)
+    oracle.assert_close(got, expected)
+
+
+def test_mcc_on_three_million_rows_does_not_overflow() -> None:
+    # products of counts above 2**32: must be computed in Float64
+    rng = np.random.default_rng(0)
+    n = 3_000_000
+    y_true = rng.integers(0, 2, n)
+    flip = rng.random(n) < 0.2
+    y_pred = np.where(flip, 1 - y_true, y_true)
+    df = pl.DataFrame({"y_true": y_true, "y_pred": y_pred})
+    got = df.metrics.summary("y_true", "y_pred")
+    expected = oracle.summary(y_true, y_pred, labels=None, weight=None)
+    oracle.assert_close(got, expected)
+
+
+def test_sklearn_docstring_examples() -> None:
+    # the examples of sklearn's precision_recall_fscore_support / cohen_kappa docs
+    y_true = ["cat", "dog", "pig", "cat", "dog", "pig"]
+    y_pred = ["cat", "pig", "dog", "cat", "cat", "dog"]
+    df = pl.DataFrame({"y_true": y_true, "y_pred": y_pred})
+    for zd in ZERO_DIVISIONS:
+        exp = oracle.averages(np.array(y_true), np.array(y_pred), labels=None, weight=None, beta=0.5, zero_division=zd)
+        got = df.metrics.averages("y_true", "y_pred", beta=0.5, zero_division=zd)
+        oracle.assert_close(got, exp)
+
+
+def test_one_class_only() -> None:
+    df = pl.DataFrame({"y_true": [3, 3, 3], "y_pred": [3, 3, 3]})
+    got = df.metrics.summary("y_true", "y_pred")
+    oracle.assert_close(got, oracle.summary(np.array([3, 3, 3]), np.array([3, 3, 3]), labels=None, weight=None))
+    pc = df.metrics.per_class("y_true", "y_pred", zero_division=math.nan)
+    oracle.assert_close(pc, oracle.per_class(np.array([3, 3, 3]), np.array([3, 3, 3]), labels=None, weight=None, beta=1.0, zero_division=math.nan))
+
+
+def test_empty_frame_gives_empty_result() -> None:
+    df = pl.DataFrame({"y_true": [], "y_pred": [], "seg": []}, schema={"y_true": pl.Int64, "y_pred": pl.Int64, "seg": pl.String})
+    for method in ("report", "per_class", "averages", "summary", "confusion_matrix"):
+        for by in (None, "seg"):
+            got = getattr(df.metrics, method)("y_true", "y_pred", by=by)
+            assert got.height == 0, (method, by)
+    # the schema is the same as for a non-empty frame
+    full = pl.DataFrame({"y_true": [1], "y_pred": [1], "seg": ["a"]})
+    assert df.metrics.report("y_true", "y_pred", by="seg").schema == full.metrics.report("y_true", "y_pred", by="seg").schema
+
+
+def test_enum_keeps_dtype_and_order() -> None:
+    enum = pl.Enum(["low", "mid", "high"])
+    df = pl.DataFrame({"y_true": ["high", "low", "mid", "high"], "y_pred": ["high", "mid", "mid", "low"]}).cast(enum)
+    pc = df.metrics.per_class("y_true", "y_pred")
+    assert pc["label"].dtype == enum
+    assert pc["label"].to_list() == ["low", "mid", "high"]
+    cm = df.metrics.confusion_matrix("y_true", "y_pred")
+    assert cm["actual"].dtype == enum
+    assert cm["actual"].to_list()[:3] == ["low", "low", "low"]
+
+
+def test_string_labels_vs_categorical_prediction() -> None:
+    df = pl.DataFrame({"y_true": ["a", "b", "b"], "y_pred": ["a", "a", "b"]}).with_columns(pl.col("y_pred").cast(pl.Categorical))
+    got = df.metrics.per_class("y_true", "y_pred")
+    assert got["label"].dtype == pl.String
+    exp = oracle.per_class(np.array(["a", "b", "b"]), np.array(["a", "a", "b"]), labels=None, weight=None, beta=1.0, zero_division=0.0)
+    oracle.assert_close(got, exp)
+
+
+def test_int32_vs_int64_labels() -> None:
+    df = pl.DataFrame({"y_true": [1, 2, 2], "y_pred": [1, 1, 2]}, schema={"y_true": pl.Int32, "y_pred": pl.Int64})
+    got = df.metrics.averages("y_true", "y_pred")
+    exp = oracle.averages(np.array([1, 2, 2]), np.array([1, 1, 2]), labels=None, weight=None, beta=1.0, zero_division=0.0)
+    oracle.assert_close(got, exp)
+
+
+def test_f_column_name_follows_beta() -> None:
+    df = pl.DataFrame({"y_true": [0, 1], "y_pred": [0, 1]})
+    assert "f2" in df.metrics.per_class("y_true", "y_pred", beta=2).columns
+    assert "f0.5" in df.metrics.averages("y_true", "y_pred", beta=0.5).columns
+    assert "f1" in df.metrics.report("y_true", "y_pred").columns
+
+
+def test_weighted_counts_are_float() -> None:
+    df = pl.DataFrame({"y_true": [0, 1], "y_pred": [0, 1], "w": [1, 2]})
+    assert df.metrics.confusion_matrix("y_true", "y_pred", weight="w")["count"].dtype == pl.Float64
+    assert df.metrics.confusion_matrix("y_true", "y_pred")["count"].dtype == pl.Int64
