@@ -62,7 +62,7 @@ def _scores(
 
 
 def per_class(counts: Counts, *, beta: float, zero_division: float) -> pl.LazyFrame:
-    """``*by, label, support, predicted, tp, fp, fn, tn, precision, recall, specificity, f, jaccard``."""
+    """``*by, label``, the counts ``support .. tn`` and the five scores of each class."""
     specificity = ratio(pl.col("tn"), pl.col("tn") + pl.col("fp"), zero_division)
     result = (
         per_class_with_ord(counts, beta=beta, zero_division=zero_division)
@@ -70,9 +70,7 @@ def per_class(counts: Counts, *, beta: float, zero_division: float) -> pl.LazyFr
         .sort([*counts.keys, ORD], nulls_last=True)
     )
     columns = ["support", "predicted", "tp", "fp", "fn", "tn", "precision", "recall"]
-    result = result.select(
-        *counts.keys, LABEL, *columns, "specificity", f_name(beta), "jaccard"
-    )
+    result = result.select(*counts.keys, LABEL, *columns, "specificity", f_name(beta), "jaccard")
     return counts.finish(result, [LABEL])
 
 
@@ -119,15 +117,11 @@ def _average_rows(
     )
 
 
-def per_class_with_ord(
-    counts: Counts, *, beta: float, zero_division: float
-) -> pl.LazyFrame:
+def per_class_with_ord(counts: Counts, *, beta: float, zero_division: float) -> pl.LazyFrame:
     """Per-class counts and scores, keeping the internal key and label order columns."""
     stats = class_counts(counts, restrict=False)
     return stats.with_columns(
-        _scores(
-            pl.col("tp"), pl.col("support"), pl.col("predicted"), beta, zero_division
-        )
+        _scores(pl.col("tp"), pl.col("support"), pl.col("predicted"), beta, zero_division)
     )
 
 
@@ -216,11 +210,7 @@ def summary(counts: Counts) -> pl.LazyFrame:
     cov_tp = correct * n - (t * p).sum()
     cov_pp = n * n - (p * p).sum()
     cov_tt = n * n - (t * t).sum()
-    mcc = (
-        pl.when(cov_pp * cov_tt == 0)
-        .then(0.0)
-        .otherwise(cov_tp / (cov_pp * cov_tt).sqrt())
-    )
+    mcc = pl.when(cov_pp * cov_tt == 0).then(0.0).otherwise(cov_tp / (cov_pp * cov_tt).sqrt())
     # cohen_kappa_score: 1 - observed disagreement / expected disagreement
     expected_disagreement = (n * n - (t * p).sum()) / n
     kappa = (

@@ -35,9 +35,7 @@ class Counts:
     types: v.LabelTypes
     labels: pl.Series | None  # ``labels=`` in the compute dtype, in order
 
-    def finish(
-        self, result: pl.LazyFrame, label_columns: Sequence[str] = ()
-    ) -> pl.LazyFrame:
+    def finish(self, result: pl.LazyFrame, label_columns: Sequence[str] = ()) -> pl.LazyFrame:
         """Drop the internal key and give label columns the output dtype."""
         if not self.by:
             result = result.drop(ALL)
@@ -84,9 +82,7 @@ def confusion_counts(
         pl.col(y_true).cast(types.compute).alias(ACTUAL),
         pl.col(y_pred).cast(types.compute).alias(PREDICTED),
     ).agg(aggs)
-    frame = v.check_counts(
-        frame, {ACTUAL: y_true, PREDICTED: y_pred}, weight, rows=rows
-    )
+    frame = v.check_counts(frame, {ACTUAL: y_true, PREDICTED: y_pred}, weight, rows=rows)
     # The counts feed several small joins; cache them so the rows are read once
     # (polars' common-subplan elimination does not see through the check above).
     frame = frame.select(*by_list, ACTUAL, PREDICTED, COUNT).cache()
@@ -112,9 +108,7 @@ def label_set(counts: Counts) -> pl.LazyFrame:
         return seen.with_columns(
             (pl.col(LABEL).rank("dense").over(keys) - 1).cast(pl.Int64).alias(ORD)
         )
-    given = (
-        pl.LazyFrame({LABEL: counts.labels}).with_row_index(ORD).cast({ORD: pl.Int64})
-    )
+    given = pl.LazyFrame({LABEL: counts.labels}).with_row_index(ORD).cast({ORD: pl.Int64})
     return frame.select(keys).unique().join(given, how="cross")
 
 
@@ -143,12 +137,8 @@ def class_counts(counts: Counts, *, restrict: bool) -> pl.LazyFrame:
     frame = restricted(counts) if restrict else counts.frame
     key_label = [*keys, LABEL]
     total = pl.col(COUNT).sum()
-    support = frame.group_by(*keys, pl.col(ACTUAL).alias(LABEL)).agg(
-        total.alias("support")
-    )
-    predicted = frame.group_by(*keys, pl.col(PREDICTED).alias(LABEL)).agg(
-        total.alias("predicted")
-    )
+    support = frame.group_by(*keys, pl.col(ACTUAL).alias(LABEL)).agg(total.alias("support"))
+    predicted = frame.group_by(*keys, pl.col(PREDICTED).alias(LABEL)).agg(total.alias("predicted"))
     tp = frame.filter(pl.col(ACTUAL) == pl.col(PREDICTED)).select(
         *keys, pl.col(ACTUAL).alias(LABEL), pl.col(COUNT).alias("tp")
     )
@@ -169,7 +159,5 @@ def class_counts(counts: Counts, *, restrict: bool) -> pl.LazyFrame:
         "tp",
         (pl.col("predicted") - pl.col("tp")).alias("fp"),
         (pl.col("support") - pl.col("tp")).alias("fn"),
-        (pl.col("n") - pl.col("support") - pl.col("predicted") + pl.col("tp")).alias(
-            "tn"
-        ),
+        (pl.col("n") - pl.col("support") - pl.col("predicted") + pl.col("tp")).alias("tn"),
     )

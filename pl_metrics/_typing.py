@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Literal, Union
+from typing import Literal, TypeAlias
 
 import polars as pl
 
@@ -15,10 +15,10 @@ AucAverage = Literal["macro", "weighted"]
 MultiClass = Literal["ovr", "ovo"]
 
 #: A column given by name or as an expression.
-IntoColumn = Union[str, pl.Expr]
+IntoColumn: TypeAlias = str | pl.Expr
 #: The ``by=`` argument: nothing, one column name or several.
-By = Union[str, Sequence[str], None]
+By: TypeAlias = str | Sequence[str] | None
 #: The ``labels=`` argument.
-Labels = Union[Sequence[object], pl.Series, None]
+Labels: TypeAlias = Sequence[object] | pl.Series | None
 #: The ``y_score=`` argument: one column (binary) or ``{label: column}`` (multiclass).
-Score = Union[str, Mapping[object, str]]
+Score: TypeAlias = str | Mapping[object, str]

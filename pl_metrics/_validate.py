@@ -162,9 +162,7 @@ def check_numeric(schema: pl.Schema, argument: str, name: str | None) -> None:
 
 def labels_series(labels: Sequence[Any] | pl.Series, dtype: pl.DataType) -> pl.Series:
     """The ``labels=`` option as a Series of the compute dtype (checked, in order)."""
-    if isinstance(labels, (str, bytes)) or not isinstance(
-        labels, (Sequence, pl.Series)
-    ):
+    if isinstance(labels, (str, bytes)) or not isinstance(labels, (Sequence, pl.Series)):
         msg = f"`labels` must be a sequence of class labels, got {labels!r}"
         raise ValueError(msg)
     if len(labels) == 0:
@@ -188,9 +186,7 @@ def labels_series(labels: Sequence[Any] | pl.Series, dtype: pl.DataType) -> pl.S
 def bad_weight(weight: str) -> pl.Expr:
     """Aggregation: number of rows whose weight is null, NaN, infinite or negative."""
     w = pl.col(weight).cast(pl.Float64)
-    return (
-        w.is_null() | ~w.is_finite().fill_null(False) | (w < 0).fill_null(False)
-    ).sum()
+    return (w.is_null() | ~w.is_finite().fill_null(False) | (w < 0).fill_null(False)).sum()
 
 
 def check_counts(

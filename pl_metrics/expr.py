@@ -33,7 +33,11 @@ def _col(column: IntoColumn) -> pl.Expr:
 
 
 def _name(column: IntoColumn) -> str:
-    return column if isinstance(column, str) else column.meta.output_name(raise_if_undefined=False) or "<expr>"
+    return (
+        column
+        if isinstance(column, str)
+        else column.meta.output_name(raise_if_undefined=False) or "<expr>"
+    )
 
 
 def no_nulls(*columns: IntoColumn) -> pl.Expr:
@@ -47,10 +51,7 @@ def no_nulls(*columns: IntoColumn) -> pl.Expr:
         n_null = _col(column).null_count()
         message = pl.format(f"pl_metrics: column '{_name(column)}' has {{}} null rows", n_null)
         guards.append(
-            pl.when(n_null > 0)
-            .then(message)
-            .otherwise(pl.lit("0"))
-            .str.to_integer(strict=True)
+            pl.when(n_null > 0).then(message).otherwise(pl.lit("0")).str.to_integer(strict=True)
         )
     return pl.sum_horizontal(guards)
 

@@ -39,6 +39,7 @@ class MetricsLazyFrame:
         self,
         y_true: str,
         y_pred: str,
+        *,
         by: By,
         labels: Labels,
         weight: str | None,
@@ -96,7 +97,9 @@ class MetricsLazyFrame:
         │ b      ┆ b         ┆ 1     │
         └────────┴───────────┴───────┘
         """
-        return cls.confusion_matrix(self._counts(y_true, y_pred, by, labels, weight))
+        return cls.confusion_matrix(
+            self._counts(y_true, y_pred, by=by, labels=labels, weight=weight)
+        )
 
     def per_class(
         self,
@@ -152,7 +155,7 @@ class MetricsLazyFrame:
         └───────┴─────────┴───────────┴────────┘
         """
         b, zd = v.check_beta(beta), v.check_zero_division(zero_division)
-        counts = self._counts(y_true, y_pred, by, labels, weight, b)
+        counts = self._counts(y_true, y_pred, by=by, labels=labels, weight=weight, beta=b)
         return cls.per_class(counts, beta=b, zero_division=zd)
 
     def averages(
@@ -204,7 +207,7 @@ class MetricsLazyFrame:
         └──────────┴───────────┴──────────┘
         """
         b, zd = v.check_beta(beta), v.check_zero_division(zero_division)
-        counts = self._counts(y_true, y_pred, by, labels, weight, b)
+        counts = self._counts(y_true, y_pred, by=by, labels=labels, weight=weight, beta=b)
         return cls.averages(counts, beta=b, zero_division=zd)
 
     def report(
@@ -251,7 +254,7 @@ class MetricsLazyFrame:
         └───────┴──────────┴───────────┴──────────┴──────────┴─────────┘
         """
         b, zd = v.check_beta(beta), v.check_zero_division(zero_division)
-        counts = self._counts(y_true, y_pred, by, labels, weight, b)
+        counts = self._counts(y_true, y_pred, by=by, labels=labels, weight=weight, beta=b)
         return cls.report(counts, beta=b, zero_division=zd)
 
     def summary(
@@ -289,15 +292,15 @@ class MetricsLazyFrame:
         >>> df = pl.DataFrame({"t": [0, 0, 1, 1], "p": [0, 1, 1, 1]})
         >>> df.metrics.summary("t", "p")
         shape: (1, 5)
-        ┌─────┬──────────┬───────────────────┬──────────┬─────────────┐
-        │ n   ┆ accuracy ┆ balanced_accuracy ┆ mcc      ┆ cohen_kappa │
-        │ --- ┆ ---      ┆ ---               ┆ ---      ┆ ---         │
-        │ i64 ┆ f64      ┆ f64               ┆ f64      ┆ f64         │
-        ╞═════╪══════════╪═══════════════════╪══════════╪═════════════╡
-        │ 4   ┆ 0.75     ┆ 0.75              ┆ 0.57735  ┆ 0.5         │
-        └─────┴──────────┴───────────────────┴──────────┴─────────────┘
+        ┌─────┬──────────┬───────────────────┬─────────┬─────────────┐
+        │ n   ┆ accuracy ┆ balanced_accuracy ┆ mcc     ┆ cohen_kappa │
+        │ --- ┆ ---      ┆ ---               ┆ ---     ┆ ---         │
+        │ i64 ┆ f64      ┆ f64               ┆ f64     ┆ f64         │
+        ╞═════╪══════════╪═══════════════════╪═════════╪═════════════╡
+        │ 4   ┆ 0.75     ┆ 0.75              ┆ 0.57735 ┆ 0.5         │
+        └─────┴──────────┴───────────────────┴─────────┴─────────────┘
         """
-        return cls.summary(self._counts(y_true, y_pred, by, labels, weight))
+        return cls.summary(self._counts(y_true, y_pred, by=by, labels=labels, weight=weight))
 
 
 def _eager(method: _F) -> _F:
@@ -347,7 +350,12 @@ class MetricsDataFrame:
         zero_division: float = 0.0,
     ) -> pl.DataFrame:
         return self._lazy.per_class(
-            y_true, y_pred, by=by, labels=labels, weight=weight, beta=beta,
+            y_true,
+            y_pred,
+            by=by,
+            labels=labels,
+            weight=weight,
+            beta=beta,
             zero_division=zero_division,
         ).collect()
 
@@ -364,7 +372,12 @@ class MetricsDataFrame:
         zero_division: float = 0.0,
     ) -> pl.DataFrame:
         return self._lazy.averages(
-            y_true, y_pred, by=by, labels=labels, weight=weight, beta=beta,
+            y_true,
+            y_pred,
+            by=by,
+            labels=labels,
+            weight=weight,
+            beta=beta,
             zero_division=zero_division,
         ).collect()
 
@@ -381,7 +394,12 @@ class MetricsDataFrame:
         zero_division: float = 0.0,
     ) -> pl.DataFrame:
         return self._lazy.report(
-            y_true, y_pred, by=by, labels=labels, weight=weight, beta=beta,
+            y_true,
+            y_pred,
+            by=by,
+            labels=labels,
+            weight=weight,
+            beta=beta,
             zero_division=zero_division,
         ).collect()
 

@@ -40,8 +40,13 @@ def per_class(y_true, y_pred, *, labels, weight, beta, zero_division) -> pl.Data
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         p, r, f, _ = skm.precision_recall_fscore_support(
-            y_true, y_pred, labels=labs, beta=beta, zero_division=zero_division,
-            average=None, **_sw(weight),
+            y_true,
+            y_pred,
+            labels=labs,
+            beta=beta,
+            zero_division=zero_division,
+            average=None,
+            **_sw(weight),
         )
         mcm = skm.multilabel_confusion_matrix(y_true, y_pred, labels=labs, **_sw(weight))
         # jaccard_score has no NaN option: take it with 0, then put NaN where
@@ -53,8 +58,11 @@ def per_class(y_true, y_pred, *, labels, weight, beta, zero_division) -> pl.Data
         spec = [
             # specificity = recall of "not this class"
             skm.recall_score(
-                np.asarray(y_true) != lab, np.asarray(y_pred) != lab, pos_label=True,
-                zero_division=zero_division, **_sw(weight),
+                np.asarray(y_true) != lab,
+                np.asarray(y_pred) != lab,
+                pos_label=True,
+                zero_division=zero_division,
+                **_sw(weight),
             )
             for lab in labs
         ]
@@ -63,9 +71,18 @@ def per_class(y_true, y_pred, *, labels, weight, beta, zero_division) -> pl.Data
     f_col = "f1" if beta == 1 else f"f{beta:g}"
     return pl.DataFrame(
         {
-            "label": labs, "support": tp + fn, "predicted": tp + fp, "tp": tp, "fp": fp,
-            "fn": fn, "tn": tn, "precision": p, "recall": r, "specificity": spec,
-            f_col: f, "jaccard": j,
+            "label": labs,
+            "support": tp + fn,
+            "predicted": tp + fp,
+            "tp": tp,
+            "fp": fp,
+            "fn": fn,
+            "tn": tn,
+            "precision": p,
+            "recall": r,
+            "specificity": spec,
+            f_col: f,
+            "jaccard": j,
         },
         strict=False,
     )
@@ -83,13 +100,22 @@ def averages(y_true, y_pred, *, labels, weight, beta, zero_division) -> pl.DataF
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             p, r, f, _ = skm.precision_recall_fscore_support(
-                y_true, y_pred, labels=labs, beta=beta, zero_division=zero_division,
-                average=average, **_sw(weight),
+                y_true,
+                y_pred,
+                labels=labs,
+                beta=beta,
+                zero_division=zero_division,
+                average=average,
+                **_sw(weight),
             )
             if not math.isnan(zero_division):
                 j = skm.jaccard_score(
-                    y_true, y_pred, labels=labs, average=average,
-                    zero_division=zero_division, **_sw(weight),
+                    y_true,
+                    y_pred,
+                    labels=labs,
+                    average=average,
+                    zero_division=zero_division,
+                    **_sw(weight),
                 )
             elif average == "micro":
                 tp, sup, pred = (classes[c].sum() for c in ("tp", "support", "predicted"))
@@ -106,8 +132,14 @@ def averages(y_true, y_pred, *, labels, weight, beta, zero_division) -> pl.DataF
                 else:
                     j = jj[keep].mean()
         rows.append(
-            {"average": average, "precision": p, "recall": r, f_col: f, "jaccard": j,
-             "support": classes["support"].sum()}
+            {
+                "average": average,
+                "precision": p,
+                "recall": r,
+                f_col: f,
+                "jaccard": j,
+                "support": classes["support"].sum(),
+            }
         )
     return pl.DataFrame(rows, strict=False)
 
@@ -142,8 +174,13 @@ def summary(y_true, y_pred, *, labels, weight) -> pl.DataFrame:
         # nothing to score: scikit-learn raises on empty input; we give NaN
         # (and MCC 0, its value when a covariance is 0).
         return pl.DataFrame(
-            {"n": [n], "accuracy": [math.nan], "balanced_accuracy": [math.nan],
-             "mcc": [0.0], "cohen_kappa": [math.nan]}
+            {
+                "n": [n],
+                "accuracy": [math.nan],
+                "balanced_accuracy": [math.nan],
+                "mcc": [0.0],
+                "cohen_kappa": [math.nan],
+            }
         )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -152,8 +189,13 @@ def summary(y_true, y_pred, *, labels, weight) -> pl.DataFrame:
         mcc = skm.matthews_corrcoef(y_true, y_pred, **_sw(weight))
         kappa = skm.cohen_kappa_score(y_true, y_pred, **_sw(weight))
     return pl.DataFrame(
-        {"n": [n], "accuracy": [acc], "balanced_accuracy": [bal], "mcc": [mcc],
-         "cohen_kappa": [kappa]}
+        {
+            "n": [n],
+            "accuracy": [acc],
+            "balanced_accuracy": [bal],
+            "mcc": [mcc],
+            "cohen_kappa": [kappa],
+        }
     )
 
 
@@ -164,7 +206,9 @@ def by_segment(df: pl.DataFrame, by: list[str], build) -> pl.DataFrame:
     parts = []
     for key, seg in df.group_by(by):
         out = build(seg)
-        parts.append(out.select(*[pl.lit(k).alias(c) for c, k in zip(by, key)], pl.all()))
+        parts.append(
+            out.select(*[pl.lit(k).alias(c) for c, k in zip(by, key, strict=True)], pl.all())
+        )
     if not parts:
         return None
     return pl.concat(parts, how="vertical_relaxed").sort(by, maintain_order=True)

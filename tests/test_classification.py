@@ -67,7 +67,9 @@ def frames(draw: st.DrawFn) -> dict:
     labels = None
     if labels_mode == "given":
         # any order, absent classes allowed, a subset allowed
-        labels = draw(st.lists(st.sampled_from(names), min_size=1, max_size=len(names), unique=True))
+        labels = draw(
+            st.lists(st.sampled_from(names), min_size=1, max_size=len(names), unique=True)
+        )
     return {
         "df": df,
         "by": by,
@@ -79,8 +81,20 @@ def frames(draw: st.DrawFn) -> dict:
 
 
 def _arrays(seg: pl.DataFrame, weight: str | None) -> tuple:
-    y_true = seg["y_true"].cast(pl.String if seg["y_true"].dtype in (pl.Categorical, pl.Enum) else seg["y_true"].dtype).to_numpy()
-    y_pred = seg["y_pred"].cast(pl.String if seg["y_pred"].dtype in (pl.Categorical, pl.Enum) else seg["y_pred"].dtype).to_numpy()
+    y_true = (
+        seg["y_true"]
+        .cast(
+            pl.String if seg["y_true"].dtype in (pl.Categorical, pl.Enum) else seg["y_true"].dtype
+        )
+        .to_numpy()
+    )
+    y_pred = (
+        seg["y_pred"]
+        .cast(
+            pl.String if seg["y_pred"].dtype in (pl.Categorical, pl.Enum) else seg["y_pred"].dtype
+        )
+        .to_numpy()
+    )
     w = None if weight is None else seg[weight].to_numpy()
     return y_true, y_pred, w
 
@@ -91,7 +105,11 @@ def _expected(case: dict, method: str) -> pl.DataFrame | None:
         if method in ("confusion_matrix", "summary"):
             return getattr(oracle, method)(y_true, y_pred, labels=case["labels"], weight=w)
         return getattr(oracle, method)(
-            y_true, y_pred, labels=case["labels"], weight=w, beta=case["beta"],
+            y_true,
+            y_pred,
+            labels=case["labels"],
+            weight=w,
+            beta=case["beta"],
             zero_division=case["zero_division"],
         )
 
@@ -104,7 +122,11 @@ def _actual(case: dict, method: str) -> pl.DataFrame:
         kwargs |= {"beta": case["beta"], "zero_division": case["zero_division"]}
     out = getattr(case["df"].metrics, method)("y_true", "y_pred", **kwargs)
     # compare labels as strings (the oracle sees Categorical / Enum as str)
-    return out.with_columns(pl.col(c).cast(pl.String) for c in ("label", "actual", "predicted") if c in out.columns and out[c].dtype in (pl.Categorical, pl.Enum))
+    return out.with_columns(
+        pl.col(c).cast(pl.String)
+        for c in ("label", "actual", "predicted")
+        if c in out.columns and out[c].dtype in (pl.Categorical, pl.Enum)
+    )
 
 
 @pytest.mark.parametrize("method", ["per_class", "averages", "confusion_matrix", "summary"])
@@ -120,15 +142,30 @@ def test_equals_sklearn(method: str, case: dict) -> None:
 @given(case=frames())
 def test_report_is_per_class_then_averages(case: dict) -> None:
     df, by = case["df"], case["by"] or None
-    kw = {"by": by, "labels": case["labels"], "weight": case["weight"], "beta": case["beta"],
-          "zero_division": case["zero_division"]}
+    kw = {
+        "by": by,
+        "labels": case["labels"],
+        "weight": case["weight"],
+        "beta": case["beta"],
+        "zero_division": case["zero_division"],
+    }
     report = df.metrics.report("y_true", "y_pred", **kw)
     f = "f1" if case["beta"] == 1 else f"f{case['beta']:g}"
     cols = [*(case["by"]), "precision", "recall", f, "jaccard", "support"]
     per_class = df.metrics.per_class("y_true", "y_pred", **kw)
     averages = df.metrics.averages("y_true", "y_pred", **kw)
-    oracle.assert_close(report.filter(pl.col("average").is_null()).select(*case["by"], "label", *cols[len(case["by"]):]), per_class.select(*case["by"], "label", *cols[len(case["by"]):]))
-    oracle.assert_close(report.filter(pl.col("label").is_null()).select(*case["by"], "average", *cols[len(case["by"]):]), averages.select(*case["by"], "average", *cols[len(case["by"]):]))
+    oracle.assert_close(
+        report.filter(pl.col("average").is_null()).select(
+            *case["by"], "label", *cols[len(case["by"]) :]
+        ),
+        per_class.select(*case["by"], "label", *cols[len(case["by"]) :]),
+    )
+    oracle.assert_close(
+        report.filter(pl.col("label").is_null()).select(
+            *case["by"], "average", *cols[len(case["by"]) :]
+        ),
+        averages.select(*case["by"], "average", *cols[len(case["by"]) :]),
+    )
 
 
 @settings(max_examples=60, deadline=None)
@@ -171,7 +208,10 @@ def test_scan_parquet_over_several_files(tmp_path) -> None:
     scanned = pl.scan_parquet(tmp_path / "*.parquet")
     for method in ("report", "summary", "per_class", "confusion_matrix", "averages"):
         got = getattr(scanned.metrics, method)("y_true", "y_pred", by="seg", weight="w")
-        oracle.assert_close(got.collect(engine="streaming"), getattr(df.metrics, method)("y_true", "y_pred", by="seg", weight="w"))
+        oracle.assert_close(
+            got.collect(engine="streaming"),
+            getattr(df.metrics, method)("y_true", "y_pred", by="seg", weight="w"),
+        )
 
 
 def test_multiple_by_columns_and_null_segment() -> None:
@@ -188,8 +228,11 @@ def test_multiple_by_columns_and_null_segment() -> None:
     # sorted by the segments, the null segment last
     assert got.select("country", "model").rows() == [("de", 1), ("de", 2), ("fr", 1), (None, 1)]
     expected = oracle.by_segment(
-        df, ["country", "model"],
-        lambda s: oracle.summary(s["y_true"].to_numpy(), s["y_pred"].to_numpy(), labels=None, weight=None),
+        df,
+        ["country", "model"],
+        lambda s: oracle.summary(
+            s["y_true"].to_numpy(), s["y_pred"].to_numpy(), labels=None, weight=None
+        ),
     ).sort(["country", "model"], nulls_last=True)
     oracle.assert_close(got, expected)
 
@@ -213,7 +256,9 @@ def test_sklearn_docstring_examples() -> None:
     y_pred = ["cat", "pig", "dog", "cat", "cat", "dog"]
     df = pl.DataFrame({"y_true": y_true, "y_pred": y_pred})
     for zd in ZERO_DIVISIONS:
-        exp = oracle.averages(np.array(y_true), np.array(y_pred), labels=None, weight=None, beta=0.5, zero_division=zd)
+        exp = oracle.averages(
+            np.array(y_true), np.array(y_pred), labels=None, weight=None, beta=0.5, zero_division=zd
+        )
         got = df.metrics.averages("y_true", "y_pred", beta=0.5, zero_division=zd)
         oracle.assert_close(got, exp)
 
@@ -221,25 +266,45 @@ def test_sklearn_docstring_examples() -> None:
 def test_one_class_only() -> None:
     df = pl.DataFrame({"y_true": [3, 3, 3], "y_pred": [3, 3, 3]})
     got = df.metrics.summary("y_true", "y_pred")
-    oracle.assert_close(got, oracle.summary(np.array([3, 3, 3]), np.array([3, 3, 3]), labels=None, weight=None))
+    oracle.assert_close(
+        got, oracle.summary(np.array([3, 3, 3]), np.array([3, 3, 3]), labels=None, weight=None)
+    )
     pc = df.metrics.per_class("y_true", "y_pred", zero_division=math.nan)
-    oracle.assert_close(pc, oracle.per_class(np.array([3, 3, 3]), np.array([3, 3, 3]), labels=None, weight=None, beta=1.0, zero_division=math.nan))
+    oracle.assert_close(
+        pc,
+        oracle.per_class(
+            np.array([3, 3, 3]),
+            np.array([3, 3, 3]),
+            labels=None,
+            weight=None,
+            beta=1.0,
+            zero_division=math.nan,
+        ),
+    )
 
 
 def test_empty_frame_gives_empty_result() -> None:
-    df = pl.DataFrame({"y_true": [], "y_pred": [], "seg": []}, schema={"y_true": pl.Int64, "y_pred": pl.Int64, "seg": pl.String})
+    df = pl.DataFrame(
+        {"y_true": [], "y_pred": [], "seg": []},
+        schema={"y_true": pl.Int64, "y_pred": pl.Int64, "seg": pl.String},
+    )
     for method in ("report", "per_class", "averages", "summary", "confusion_matrix"):
         for by in (None, "seg"):
             got = getattr(df.metrics, method)("y_true", "y_pred", by=by)
             assert got.height == 0, (method, by)
     # the schema is the same as for a non-empty frame
     full = pl.DataFrame({"y_true": [1], "y_pred": [1], "seg": ["a"]})
-    assert df.metrics.report("y_true", "y_pred", by="seg").schema == full.metrics.report("y_true", "y_pred", by="seg").schema
+    assert (
+        df.metrics.report("y_true", "y_pred", by="seg").schema
+        == full.metrics.report("y_true", "y_pred", by="seg").schema
+    )
 
 
 def test_enum_keeps_dtype_and_order() -> None:
     enum = pl.Enum(["low", "mid", "high"])
-    df = pl.DataFrame({"y_true": ["high", "low", "mid", "high"], "y_pred": ["high", "mid", "mid", "low"]}).cast(enum)
+    df = pl.DataFrame(
+        {"y_true": ["high", "low", "mid", "high"], "y_pred": ["high", "mid", "mid", "low"]}
+    ).cast(enum)
     pc = df.metrics.per_class("y_true", "y_pred")
     assert pc["label"].dtype == enum
     assert pc["label"].to_list() == ["low", "mid", "high"]
@@ -249,17 +314,35 @@ def test_enum_keeps_dtype_and_order() -> None:
 
 
 def test_string_labels_vs_categorical_prediction() -> None:
-    df = pl.DataFrame({"y_true": ["a", "b", "b"], "y_pred": ["a", "a", "b"]}).with_columns(pl.col("y_pred").cast(pl.Categorical))
+    df = pl.DataFrame({"y_true": ["a", "b", "b"], "y_pred": ["a", "a", "b"]}).with_columns(
+        pl.col("y_pred").cast(pl.Categorical)
+    )
     got = df.metrics.per_class("y_true", "y_pred")
     assert got["label"].dtype == pl.String
-    exp = oracle.per_class(np.array(["a", "b", "b"]), np.array(["a", "a", "b"]), labels=None, weight=None, beta=1.0, zero_division=0.0)
+    exp = oracle.per_class(
+        np.array(["a", "b", "b"]),
+        np.array(["a", "a", "b"]),
+        labels=None,
+        weight=None,
+        beta=1.0,
+        zero_division=0.0,
+    )
     oracle.assert_close(got, exp)
 
 
 def test_int32_vs_int64_labels() -> None:
-    df = pl.DataFrame({"y_true": [1, 2, 2], "y_pred": [1, 1, 2]}, schema={"y_true": pl.Int32, "y_pred": pl.Int64})
+    df = pl.DataFrame(
+        {"y_true": [1, 2, 2], "y_pred": [1, 1, 2]}, schema={"y_true": pl.Int32, "y_pred": pl.Int64}
+    )
     got = df.metrics.averages("y_true", "y_pred")
-    exp = oracle.averages(np.array([1, 2, 2]), np.array([1, 1, 2]), labels=None, weight=None, beta=1.0, zero_division=0.0)
+    exp = oracle.averages(
+        np.array([1, 2, 2]),
+        np.array([1, 1, 2]),
+        labels=None,
+        weight=None,
+        beta=1.0,
+        zero_division=0.0,
+    )
     oracle.assert_close(got, exp)
 
 
