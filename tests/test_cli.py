@@ -1,0 +1,78 @@
+"""The ``pl-metrics`` entry point, driven in a subprocess."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import pl_metrics  # noqa: F401
+
+EXAMPLE = Path(__file__).parents[1] / "examples" / "predictions.parquet"
+BASE = ["--y-true", "y_true", "--y-pred", "y_pred"]
+
+
+def run(*args: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "pl_metrics.cli", *args], capture_output=True, check=False
+    )
+
+
+@pytest.mark.parametrize(
+    "command", ["report", "per-class", "averages", "summary", "confusion-matrix"]
+)
+def test_every_subcommand_as_csv_equals_the_python_api(command: str) -> None:
+    out = run(command, str(EXAMPLE), *BASE, "--by", "region", "--format", "csv")
+    assert out.returncode == 0, out.stderr
+    got = pl.read_csv(io.BytesIO(out.stdout))
+    method = getattr(pl.read_parquet(EXAMPLE).metrics, command.replace("-", "_"))
+    expected = method("y_true", "y_pred", by="region")
+    assert got.columns == expected.columns
+    assert got.height == expected.height
+
+
+def test_table_json_parquet_and_output_file(tmp_path: Path) -> None:
+    table = run("report", str(EXAMPLE), *BASE)
+    assert table.returncode == 0
+    assert b"weighted" in table.stdout
+    js = run("summary", str(EXAMPLE), *BASE, "--format", "json")
+    assert pl.read_json(io.BytesIO(js.stdout)).columns[0] == "n"
+    target = tmp_path / "out.parquet"
+    pq = run(
+        "summary", str(EXAMPLE), *BASE, "--by", "region", "--format", "parquet", "-o", str(target)
+    )
+    assert pq.returncode == 0
+    assert pl.read_parquet(target).height == 4
+
+
+def test_glob_csv_and_directory(tmp_path: Path) -> None:
+    df = pl.read_parquet(EXAMPLE)
+    df.head(2000).write_csv(tmp_path / "a.csv")
+    df.tail(2000).write_csv(tmp_path / "b.csv")
+    (tmp_path / "pq").mkdir()
+    df.write_parquet(tmp_path / "pq" / "x.parquet")
+    for path in (str(tmp_path / "*.csv"), str(tmp_path / "pq")):
+        out = run("summary", path, *BASE, "--format", "csv")
+        assert out.returncode == 0, out.stderr
+        assert pl.read_csv(io.BytesIO(out.stdout))["n"][0] == 4000
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["report", "missing.parquet", *BASE], b"no such file: missing.parquet"),
+        (["report", str(EXAMPLE), "--y-true", "nope", "--y-pred", "y_pred"], b"column 'nope'"),
+        (["report", str(EXAMPLE), *BASE, "--beta", "-1"], b"`beta` must be a finite float > 0"),
+        (["report", str(EXAMPLE), *BASE, "--labels", ""], b"`labels` must not be empty"),
+    ],
+)
+def test_bad_input_is_one_line_and_status_2(args: list[str], message: bytes) -> None:
+    out = run(*args)
+    assert out.returncode == 2
+    assert message in out.stderr
+    assert b"Traceback" not in out.stderr
+    assert out.stderr.count(b"\n") == 1

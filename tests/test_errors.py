@@ -1,0 +1,125 @@
+"""Every bad input gets a clear exception naming the argument or column."""
+
+from __future__ import annotations
+
+import math
+
+import polars as pl
+import pytest
+from polars.exceptions import ColumnNotFoundError, SchemaError
+
+import pl_metrics as plm
+
+DF = pl.DataFrame(
+    {"y_true": [0, 1, 1], "y_pred": [0, 1, 0], "s": ["a", "b", "c"], "w": [1.0, 2.0, 0.5]}
+)
+METHODS = ["report", "per_class", "averages", "summary", "confusion_matrix"]
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_missing_column_names_it_and_the_available_ones(method: str) -> None:
+    with pytest.raises(ColumnNotFoundError, match=r"'nope'.*available columns.*y_true"):
+        getattr(DF.metrics, method)("nope", "y_pred")
+    with pytest.raises(ColumnNotFoundError, match="'zz'"):
+        getattr(DF.metrics, method)("y_true", "y_pred", by="zz")
+    with pytest.raises(ColumnNotFoundError, match="'ww'"):
+        getattr(DF.metrics, method)("y_true", "y_pred", weight="ww")
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_lazy_errors_at_the_call_when_the_schema_shows_it(method: str) -> None:
+    with pytest.raises(ColumnNotFoundError):
+        getattr(DF.lazy().metrics, method)("nope", "y_pred")  # no collect
+
+
+def test_incompatible_label_dtypes_name_both_columns() -> None:
+    with pytest.raises(
+        SchemaError,
+        match=r"columns 'y_true' \(Int64\) and 's' \(String\) hold labels of incompatible",
+    ):
+        DF.metrics.report("y_true", "s")
+    enum_a = pl.Enum(["x", "y"])
+    enum_b = pl.Enum(["y", "x", "z"])
+    df = pl.DataFrame({"a": ["x"], "b": ["x"]}).cast({"a": enum_a, "b": enum_b})
+    with pytest.raises(SchemaError, match="Enum"):
+        df.metrics.report("a", "b")
+
+
+def test_non_numeric_weight_is_a_schema_error() -> None:
+    with pytest.raises(SchemaError, match=r"'s'.*weight.*numeric"):
+        DF.metrics.report("y_true", "y_pred", weight="s")
+
+
+@pytest.mark.parametrize("beta", [0, -1.0, math.inf, math.nan, "2", True])
+def test_bad_beta(beta: object) -> None:
+    with pytest.raises(ValueError, match="`beta` must be a finite float > 0, got"):
+        DF.metrics.report("y_true", "y_pred", beta=beta)
+
+
+@pytest.mark.parametrize("zd", [0.5, -1, "warn", None, 2])
+def test_bad_zero_division(zd: object) -> None:
+    with pytest.raises(
+        ValueError, match=r"`zero_division` must be one of 0.0, 1.0 or float\('nan'\)"
+    ):
+        DF.metrics.per_class("y_true", "y_pred", zero_division=zd)
+
+
+def test_bad_labels() -> None:
+    with pytest.raises(ValueError, match="`labels` must not be empty"):
+        DF.metrics.report("y_true", "y_pred", labels=[])
+    with pytest.raises(ValueError, match="`labels` must not repeat"):
+        DF.metrics.report("y_true", "y_pred", labels=[0, 1, 0])
+    with pytest.raises(ValueError, match="`labels`.*cannot be read as the label dtype"):
+        DF.metrics.report("y_true", "y_pred", labels=["cat"])
+    with pytest.raises(ValueError, match="`labels` must be a sequence"):
+        DF.metrics.report("y_true", "y_pred", labels="01")
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_nulls_in_labels_name_the_column_and_count(method: str) -> None:
+    df = pl.DataFrame({"y_true": [0, None, None, 1], "y_pred": [0, 1, 1, None]})
+    with pytest.raises(plm.DataError, match="column 'y_true' has 2 null rows"):
+        getattr(df.metrics, method)("y_true", "y_pred")
+    lazy = df.lazy().metrics.report("y_true", "y_pred")  # no error before collect
+    with pytest.raises(plm.DataError, match="column 'y_true' has 2 null rows"):
+        lazy.collect()
+    with pytest.raises(plm.DataError, match="column 'y_pred' has 1 null rows"):
+        df.drop_nulls("y_true").metrics.report("y_true", "y_pred")
+
+
+@pytest.mark.parametrize("bad", [-1.0, math.nan, math.inf, None])
+def test_bad_weights_are_counted(bad: float | None) -> None:
+    df = pl.DataFrame({"y_true": [0, 1, 1], "y_pred": [0, 1, 0], "w": [1.0, bad, bad]})
+    with pytest.raises(plm.DataError, match=r"column 'w' \(argument `weight`\) has 2 rows"):
+        df.metrics.report("y_true", "y_pred", weight="w")
+
+
+@pytest.mark.parametrize("name", ["label", "precision", "support", "count", "actual", "n", "f2"])
+def test_by_column_colliding_with_output(name: str) -> None:
+    df = DF.with_columns(pl.col("s").alias(name))
+    method = "per_class"
+    with pytest.raises(ValueError, match=f"`by` column '{name}' collides"):
+        getattr(df.metrics, method)("y_true", "y_pred", by=name, beta=2.0)
+
+
+def test_by_listing_a_column_twice() -> None:
+    with pytest.raises(ValueError, match="more than once"):
+        DF.metrics.report("y_true", "y_pred", by=["s", "s"])
+
+
+def test_expression_nulls_fail_with_the_column_and_count() -> None:
+    df = pl.DataFrame({"t": [1, None, 0], "p": [1, 1, None]})
+    with pytest.raises(pl.exceptions.ComputeError, match="column 't' has 1 null rows"):
+        df.select(plm.precision("t", "p"))
+    with pytest.raises(pl.exceptions.ComputeError, match="column 'p' has 1 null rows"):
+        df.drop_nulls("t").select(plm.accuracy("t", "p"))
+    w = pl.DataFrame({"t": [1, 0], "p": [1, 1], "w": [-1.0, 1.0]})
+    with pytest.raises(pl.exceptions.ComputeError, match=r"column 'w' \(argument `weight`\) has 1"):
+        w.select(plm.recall("t", "p", weight="w"))
+
+
+def test_expression_bad_options() -> None:
+    with pytest.raises(ValueError, match="`beta`"):
+        plm.f_beta("t", "p", beta=-2)
+    with pytest.raises(ValueError, match="`zero_division`"):
+        plm.precision("t", "p", zero_division=3)

@@ -1,0 +1,131 @@
+"""Expressions against scikit-learn in select, group_by().agg() and over()."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn import metrics as skm
+
+import pl_metrics as plm
+
+
+def _sk(name: str, y_true, y_pred, *, pos_label, weight, zero_division, beta=1.0) -> float:
+    kw = {"sample_weight": weight} if weight is not None else {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if name == "accuracy":
+            return skm.accuracy_score(y_true, y_pred, **kw)
+        # binary: pos_label against the rest, as average=None, labels=[pos_label]
+        labels = [pos_label]
+        if name in ("precision", "recall", "f_beta"):
+            p, r, f, _ = skm.precision_recall_fscore_support(
+                y_true,
+                y_pred,
+                labels=labels,
+                average=None,
+                beta=beta,
+                zero_division=zero_division,
+                **kw,
+            )
+            return {"precision": p, "recall": r, "f_beta": f}[name][0]
+        if name == "jaccard":
+            if math.isnan(zero_division):
+                mcm = skm.multilabel_confusion_matrix(y_true, y_pred, labels=labels, **kw)
+                tp, fp, fn = mcm[0, 1, 1], mcm[0, 0, 1], mcm[0, 1, 0]
+                return tp / (tp + fp + fn) if tp + fp + fn else math.nan
+            return skm.jaccard_score(
+                y_true, y_pred, labels=labels, average=None, zero_division=zero_division, **kw
+            )[0]
+        # specificity = recall of "not pos_label"
+        return skm.recall_score(
+            np.asarray(y_true) != pos_label,
+            np.asarray(y_pred) != pos_label,
+            pos_label=True,
+            zero_division=zero_division,
+            **kw,
+        )
+
+
+NAMES = ["accuracy", "precision", "recall", "f_beta", "jaccard", "specificity"]
+
+
+def _expr(name: str, *, pos_label, weight, zero_division, beta) -> pl.Expr:
+    if name == "accuracy":
+        return plm.accuracy("t", "p", weight=weight)
+    kw = {"pos_label": pos_label, "weight": weight, "zero_division": zero_division}
+    if name == "f_beta":
+        kw["beta"] = beta
+    return getattr(plm, name)("t", "p", **kw)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    data=st.lists(
+        st.tuples(
+            st.integers(0, 2),
+            st.integers(0, 2),
+            st.integers(0, 2),
+            st.sampled_from([0.5, 1.0, 2.0]),
+        ),
+        min_size=1,
+        max_size=40,
+    ),
+    name=st.sampled_from(NAMES),
+    weighted=st.booleans(),
+    zero_division=st.sampled_from([0.0, 1.0, math.nan]),
+    beta=st.sampled_from([1.0, 0.5, 2.0]),
+    pos_label=st.sampled_from([1, 2]),
+)
+def test_group_by_agg_equals_sklearn(data, name, weighted, zero_division, beta, pos_label):
+    df = pl.DataFrame(data, schema=["g", "t", "p", "w"], orient="row")
+    weight = "w" if weighted else None
+    expr = _expr(name, pos_label=pos_label, weight=weight, zero_division=zero_division, beta=beta)
+    got = df.group_by("g").agg(expr.alias("value")).sort("g")
+    over = (
+        df.with_columns(expr.over("g").alias("value"))
+        .group_by("g")
+        .agg(pl.col("value").first())
+        .sort("g")
+    )
+    for g, value in got.iter_rows():
+        seg = df.filter(pl.col("g") == g)
+        expected = _sk(
+            name,
+            seg["t"].to_numpy(),
+            seg["p"].to_numpy(),
+            pos_label=pos_label,
+            weight=seg["w"].to_numpy() if weighted else None,
+            zero_division=zero_division,
+            beta=beta,
+        )
+        assert value == pytest.approx(expected, rel=1e-9, nan_ok=True)
+        assert over.filter(pl.col("g") == g)["value"][0] == pytest.approx(value, nan_ok=True)
+
+
+def test_select_with_string_labels_and_names() -> None:
+    df = pl.DataFrame({"t": ["spam", "ham", "spam", "ham"], "p": ["spam", "spam", "ham", "ham"]})
+    out = df.select(
+        plm.precision("t", "p", pos_label="spam"),
+        plm.recall("t", "p", pos_label="spam"),
+        plm.f1("t", "p", pos_label="spam"),
+        plm.f_beta("t", "p", beta=2, pos_label="spam"),
+        plm.jaccard("t", "p", pos_label="spam"),
+        plm.specificity("t", "p", pos_label="spam"),
+        plm.accuracy("t", "p"),
+    )
+    assert out.columns == ["precision", "recall", "f1", "f2", "jaccard", "specificity", "accuracy"]
+    t, p = df["t"].to_numpy(), df["p"].to_numpy()
+    assert out["precision"][0] == pytest.approx(skm.precision_score(t, p, pos_label="spam"))
+    assert out["f2"][0] == pytest.approx(skm.fbeta_score(t, p, beta=2, pos_label="spam"))
+
+
+def test_bool_labels_default_pos_label() -> None:
+    df = pl.DataFrame({"t": [True, False, True], "p": [True, True, False]})
+    got = df.select(plm.precision("t", "p"))["precision"][0]
+    assert got == pytest.approx(skm.precision_score([True, False, True], [True, True, False]))
