@@ -69,7 +69,7 @@ def test_bad_labels() -> None:
         DF.metrics.report("y_true", "y_pred", labels=[])
     with pytest.raises(ValueError, match="`labels` must not repeat"):
         DF.metrics.report("y_true", "y_pred", labels=[0, 1, 0])
-    with pytest.raises(ValueError, match="`labels`.*cannot be read as the label dtype"):
+    with pytest.raises(ValueError, match=r"`labels`.*cannot be read as the label dtype"):
         DF.metrics.report("y_true", "y_pred", labels=["cat"])
     with pytest.raises(ValueError, match="`labels` must be a sequence"):
         DF.metrics.report("y_true", "y_pred", labels="01")
