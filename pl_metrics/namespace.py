@@ -12,15 +12,25 @@ from typing import TypeVar
 import polars as pl
 
 from pl_metrics import _classification as cls
+from pl_metrics import _ranking as rk
 from pl_metrics import _validate as v
 from pl_metrics._counts import Counts, confusion_counts
-from pl_metrics._typing import By, Labels
+from pl_metrics._typing import AucAverage, By, Labels, MultiClass, Score
 
 _F = TypeVar("_F", bound=Callable[..., object])
 
 _CLASS_SCORES = ("precision", "recall", "specificity", "jaccard", "support", "predicted")
 _COUNT_COLUMNS = ("tp", "fp", "fn", "tn", "label", "average", "actual", "count")
 _SUMMARY_COLUMNS = ("n", "accuracy", "balanced_accuracy", "mcc", "cohen_kappa")
+_RANKING_COLUMNS = (
+    "roc_auc",
+    "average_precision",
+    "threshold",
+    "fpr",
+    "tpr",
+    "precision",
+    "recall",
+)
 
 
 def _reserved(beta: float = 1.0) -> tuple[str, ...]:
@@ -302,6 +312,207 @@ class MetricsLazyFrame:
         """
         return cls.summary(self._counts(y_true, y_pred, by=by, labels=labels, weight=weight))
 
+    def _binary(
+        self, y_true: str, y_score: str, *, by: By, pos_label: object, weight: str | None
+    ) -> rk.ScoreCounts:
+        return rk.binary_score_counts(
+            self._lf,
+            y_true,
+            y_score,
+            by=by,
+            pos_label=pos_label,
+            weight=weight,
+            reserved=_RANKING_COLUMNS,
+        )
+
+    def roc_auc(
+        self,
+        y_true: str,
+        y_score: Score,
+        *,
+        by: By = None,
+        pos_label: object = None,
+        weight: str | None = None,
+        multi_class: MultiClass = "ovr",
+        average: AucAverage = "macro",
+    ) -> pl.LazyFrame:
+        """Area under the ROC curve, per segment.
+
+        Parameters
+        ----------
+        y_true
+            Column of the actual labels.
+        y_score
+            Binary: the column of scores of ``pos_label``.  Multiclass: a mapping
+            ``{label: column}`` of per-class score columns (one-vs-rest).
+        by
+            Segment column(s).
+        pos_label
+            The positive class (binary); default 1 for numbers, True for booleans,
+            required for string labels.
+        weight
+            Column of non-negative sample weights.
+        multi_class
+            ``"ovr"`` (one-vs-rest).  ``"ovo"`` is not implemented yet and raises.
+        average
+            Multiclass: ``"macro"`` (mean over classes) or ``"weighted"`` (by the
+            classes' (weighted) prevalence).
+
+        Returns
+        -------
+        LazyFrame
+            ``*by, roc_auc`` (Float64); null for a segment whose ``y_true`` holds a
+            single class (scikit-learn raises there).
+
+        Notes
+        -----
+        Tied scores form one threshold; the value equals the trapezoid under
+        ``sklearn.metrics.roc_curve`` and the Mann-Whitney U / (P N) with ties
+        counted one half.  Multiclass: a class absent from a segment is left out
+        of that segment's average (scikit-learn raises).
+
+        Examples
+        --------
+        >>> import polars as pl, pl_metrics as plm
+        >>> df = pl.DataFrame({"y": [0, 0, 1, 1], "s": [0.1, 0.4, 0.35, 0.8]})
+        >>> df.metrics.roc_auc("y", "s")
+        shape: (1, 1)
+        ┌─────────┐
+        │ roc_auc │
+        │ ---     │
+        │ f64     │
+        ╞═════════╡
+        │ 0.75    │
+        └─────────┘
+        """
+        v.check_choice("multi_class", multi_class, ("ovr", "ovo"))
+        v.check_choice("average", average, ("macro", "weighted"))
+        if isinstance(y_score, str):
+            return rk.roc_auc(
+                self._binary(y_true, y_score, by=by, pos_label=pos_label, weight=weight)
+            )
+        if multi_class == "ovo":
+            msg = "`multi_class='ovo'` is not implemented yet; use multi_class='ovr'"
+            raise NotImplementedError(msg)
+        counts = rk.multiclass_score_counts(
+            self._lf, y_true, y_score, by=by, weight=weight, reserved=_RANKING_COLUMNS
+        )
+        return rk.roc_auc_ovr(counts, average=average)
+
+    def average_precision(
+        self,
+        y_true: str,
+        y_score: str,
+        *,
+        by: By = None,
+        pos_label: object = None,
+        weight: str | None = None,
+    ) -> pl.LazyFrame:
+        """Average precision (scikit-learn's step-wise sum, no interpolation).
+
+        Parameters
+        ----------
+        y_true, y_score, by, pos_label, weight
+            As :meth:`roc_auc` (binary).
+
+        Returns
+        -------
+        LazyFrame
+            ``*by, average_precision``: sum over thresholds of
+            (recall_i - recall_{i-1}) x precision_i; 0.0 for a segment without
+            positives, 1.0 for one without negatives (scikit-learn's values).
+
+        Examples
+        --------
+        >>> import polars as pl, pl_metrics as plm
+        >>> df = pl.DataFrame({"y": [0, 0, 1, 1], "s": [0.1, 0.4, 0.35, 0.8]})
+        >>> df.metrics.average_precision("y", "s")["average_precision"].round(6).to_list()
+        [0.833333]
+        """
+        return rk.average_precision(
+            self._binary(y_true, y_score, by=by, pos_label=pos_label, weight=weight)
+        )
+
+    def roc_curve(
+        self,
+        y_true: str,
+        y_score: str,
+        *,
+        by: By = None,
+        pos_label: object = None,
+        weight: str | None = None,
+        drop_intermediate: bool = True,
+    ) -> pl.LazyFrame:
+        """The ROC curve: the points of ``sklearn.metrics.roc_curve``, per segment.
+
+        Parameters
+        ----------
+        y_true, y_score, by, pos_label, weight
+            As :meth:`roc_auc` (binary).
+        drop_intermediate
+            Drop the thresholds that lie on a straight segment of the curve
+            (scikit-learn's default); False keeps every distinct score.
+
+        Returns
+        -------
+        LazyFrame
+            ``*by, threshold, fpr, tpr``, thresholds descending, the first +inf
+            (fpr = tpr = 0).  fpr (tpr) is NaN for a segment without negatives
+            (positives), as in scikit-learn.
+
+        Examples
+        --------
+        >>> import polars as pl, pl_metrics as plm
+        >>> df = pl.DataFrame({"y": [0, 0, 1, 1], "s": [0.1, 0.4, 0.35, 0.8]})
+        >>> df.metrics.roc_curve("y", "s")
+        shape: (5, 3)
+        ┌───────────┬─────┬─────┐
+        │ threshold ┆ fpr ┆ tpr │
+        │ ---       ┆ --- ┆ --- │
+        │ f64       ┆ f64 ┆ f64 │
+        ╞═══════════╪═════╪═════╡
+        │ inf       ┆ 0.0 ┆ 0.0 │
+        │ 0.8       ┆ 0.0 ┆ 0.5 │
+        │ 0.4       ┆ 0.5 ┆ 0.5 │
+        │ 0.35      ┆ 0.5 ┆ 1.0 │
+        │ 0.1       ┆ 1.0 ┆ 1.0 │
+        └───────────┴─────┴─────┘
+        """
+        counts = self._binary(y_true, y_score, by=by, pos_label=pos_label, weight=weight)
+        return rk.roc_curve(counts, drop_intermediate=drop_intermediate)
+
+    def pr_curve(
+        self,
+        y_true: str,
+        y_score: str,
+        *,
+        by: By = None,
+        pos_label: object = None,
+        weight: str | None = None,
+    ) -> pl.LazyFrame:
+        """The precision-recall curve: the points of ``sklearn.metrics.precision_recall_curve``.
+
+        Parameters
+        ----------
+        y_true, y_score, by, pos_label, weight
+            As :meth:`roc_auc` (binary).
+
+        Returns
+        -------
+        LazyFrame
+            ``*by, threshold, precision, recall``: thresholds ascending, then the
+            final (precision 1, recall 0) point with a null threshold.
+
+        Examples
+        --------
+        >>> import polars as pl, pl_metrics as plm
+        >>> df = pl.DataFrame({"y": [0, 0, 1, 1], "s": [0.1, 0.4, 0.35, 0.8]})
+        >>> df.metrics.pr_curve("y", "s")["recall"].to_list()
+        [1.0, 1.0, 0.5, 0.5, 0.0]
+        """
+        counts = self._binary(y_true, y_score, by=by, pos_label=pos_label, weight=weight)
+        return rk.pr_curve(counts)
+
 
 def _eager(method: _F) -> _F:
     """Give a DataFrame method the docstring of its LazyFrame twin."""
@@ -414,6 +625,76 @@ class MetricsDataFrame:
         weight: str | None = None,
     ) -> pl.DataFrame:
         return self._lazy.summary(y_true, y_pred, by=by, labels=labels, weight=weight).collect()
+
+    @_eager
+    def roc_auc(
+        self,
+        y_true: str,
+        y_score: Score,
+        *,
+        by: By = None,
+        pos_label: object = None,
+        weight: str | None = None,
+        multi_class: MultiClass = "ovr",
+        average: AucAverage = "macro",
+    ) -> pl.DataFrame:
+        return self._lazy.roc_auc(
+            y_true,
+            y_score,
+            by=by,
+            pos_label=pos_label,
+            weight=weight,
+            multi_class=multi_class,
+            average=average,
+        ).collect()
+
+    @_eager
+    def average_precision(
+        self,
+        y_true: str,
+        y_score: str,
+        *,
+        by: By = None,
+        pos_label: object = None,
+        weight: str | None = None,
+    ) -> pl.DataFrame:
+        return self._lazy.average_precision(
+            y_true, y_score, by=by, pos_label=pos_label, weight=weight
+        ).collect()
+
+    @_eager
+    def roc_curve(
+        self,
+        y_true: str,
+        y_score: str,
+        *,
+        by: By = None,
+        pos_label: object = None,
+        weight: str | None = None,
+        drop_intermediate: bool = True,
+    ) -> pl.DataFrame:
+        return self._lazy.roc_curve(
+            y_true,
+            y_score,
+            by=by,
+            pos_label=pos_label,
+            weight=weight,
+            drop_intermediate=drop_intermediate,
+        ).collect()
+
+    @_eager
+    def pr_curve(
+        self,
+        y_true: str,
+        y_score: str,
+        *,
+        by: By = None,
+        pos_label: object = None,
+        weight: str | None = None,
+    ) -> pl.DataFrame:
+        return self._lazy.pr_curve(
+            y_true, y_score, by=by, pos_label=pos_label, weight=weight
+        ).collect()
 
 
 __all__ = ["MetricsDataFrame", "MetricsLazyFrame"]

@@ -1,0 +1,347 @@
+"""Ranking metrics from per-score counts: ROC AUC, average precision, ROC and PR curves.
+
+The only pass over the rows is :func:`score_counts`: one
+``group_by(*by, score).agg(pos, neg)``, which merges tied scores into one
+threshold exactly as scikit-learn's ``_binary_clf_curve`` does.  Sorting that
+frame by descending score and taking cumulative sums per segment gives the
+curve (``tps``, ``fps`` at every distinct threshold); AUC and AP are sums over it.
+
+AUC = sum_i neg_i * (tps_i - pos_i / 2) / (P * N): the trapezoid under the ROC
+curve, i.e. the Mann-Whitney statistic with ties counted one half.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import polars as pl
+from polars.exceptions import SchemaError
+
+from pl_metrics import _validate as v
+from pl_metrics._counts import ALL, ORD
+from pl_metrics.exceptions import DataError
+
+SCORE = "score"
+POS = "pos"
+NEG = "neg"
+CLASS = f"{v.INTERNAL}class"
+_NULL_TRUE = f"{v.INTERNAL}null_true"
+
+
+@dataclass(frozen=True)
+class ScoreCounts:
+    """Per-segment, per-distinct-score positive and negative counts (or weights)."""
+
+    frame: pl.LazyFrame  # *keys, score, pos, neg
+    by: list[str]
+    keys: list[str]  # by, or [ALL]; multiclass adds CLASS
+
+    def finish(self, result: pl.LazyFrame) -> pl.LazyFrame:
+        """Drop the internal segment key."""
+        return result if self.by else result.drop(ALL)
+
+
+def resolve_pos_label(schema: pl.Schema, y_true: str, pos_label: object) -> object:
+    """Default ``pos_label``: 1 for numbers, True for booleans; required for strings."""
+    dtype = schema[y_true]
+    if pos_label is not None:
+        return pos_label
+    if dtype == pl.Boolean:
+        return True
+    if dtype.is_numeric():
+        return 1
+    msg = (
+        f"`pos_label` is required when {y_true!r} holds {dtype} labels: "
+        f"pass the positive class, e.g. pos_label='yes'"
+    )
+    raise ValueError(msg)
+
+
+def _check_scores(
+    frame: pl.LazyFrame, y_true: str, score_columns: Sequence[str], weight: str | None
+) -> pl.LazyFrame:
+    """Raise :class:`DataError` at collect for null/NaN/inf scores or null labels."""
+
+    def check(df: pl.DataFrame) -> pl.DataFrame:
+        bad = df.filter(pl.col(SCORE).is_null() | ~pl.col(SCORE).is_finite())
+        if bad.height:
+            n_bad = bad[v.ROWS].sum()
+            names = ", ".join(repr(c) for c in score_columns)
+            msg = f"column {names} (argument `y_score`) has {n_bad} null, NaN or infinite rows"
+            raise DataError(msg)
+        n_null = df[_NULL_TRUE].sum()
+        if n_null:
+            msg = (
+                f"column {y_true!r} has {n_null} null rows; drop or fill them first, "
+                f"e.g. `.drop_nulls({y_true!r})`"
+            )
+            raise DataError(msg)
+        if weight is not None and df[v.BAD_WEIGHT].sum():
+            msg = (
+                f"column {weight!r} (argument `weight`) has {df[v.BAD_WEIGHT].sum()} rows with "
+                "a null, NaN, infinite or negative weight; weights must be finite and >= 0"
+            )
+            raise DataError(msg)
+        return df
+
+    return frame.map_batches(check)
+
+
+def _binary_counts(
+    lf: pl.LazyFrame, by: list[str], y_true: str, score: str, positive: pl.Expr, weight: str | None
+) -> pl.LazyFrame:
+    """``*by, score, pos, neg`` (+ check columns) for one score column."""
+    if weight is None:
+        pos = positive.sum().cast(pl.Int64)
+        neg = (~positive).sum().cast(pl.Int64)
+        extra = []
+    else:
+        w = pl.col(weight).cast(pl.Float64)
+        pos = (positive.cast(pl.Float64) * w).sum()
+        neg = ((~positive).cast(pl.Float64) * w).sum()
+        extra = [v.bad_weight(weight).alias(v.BAD_WEIGHT)]
+    frame = lf.group_by(*by, pl.col(score).cast(pl.Float64).alias(SCORE)).agg(
+        pos.alias(POS),
+        neg.alias(NEG),
+        pl.len().alias(v.ROWS),
+        pl.col(y_true).null_count().alias(_NULL_TRUE),
+        *extra,
+    )
+    return _check_scores(frame, y_true, [score], weight)
+
+
+def _prepare(
+    lf: pl.LazyFrame,
+    y_true: str,
+    score_columns: Sequence[str],
+    by: str | Sequence[str] | None,
+    weight: str | None,
+    reserved: Sequence[str],
+) -> tuple[pl.Schema, list[str]]:
+    schema = lf.collect_schema()
+    by_list = v.normalize_by(by)
+    v.check_columns(schema, y_true=y_true)
+    for column in score_columns:
+        v.check_numeric(schema, "y_score", column)
+    v.check_by(schema, by_list, reserved)
+    v.check_numeric(schema, "weight", weight)
+    return schema, by_list
+
+
+def binary_score_counts(
+    lf: pl.LazyFrame,
+    y_true: str,
+    y_score: str,
+    *,
+    by: str | Sequence[str] | None,
+    pos_label: object,
+    weight: str | None,
+    reserved: Sequence[str],
+) -> ScoreCounts:
+    """Validate and build the (lazy) per-score counts of a binary problem."""
+    if not isinstance(y_score, str):
+        msg = f"`y_score` must be a column name for this method, got {y_score!r}"
+        raise TypeError(msg)
+    schema, by_list = _prepare(lf, y_true, [y_score], by, weight, reserved)
+    label = resolve_pos_label(schema, y_true, pos_label)
+    positive = pl.col(y_true) == pl.lit(label)
+    frame = _binary_counts(lf, by_list, y_true, y_score, positive, weight)
+    frame = frame.select(*by_list, SCORE, POS, NEG).cache()
+    if not by_list:
+        frame = frame.with_columns(pl.lit(0, pl.Int8).alias(ALL))
+    return ScoreCounts(frame, by_list, by_list or [ALL])
+
+
+def multiclass_score_counts(
+    lf: pl.LazyFrame,
+    y_true: str,
+    y_score: Mapping[object, str],
+    *,
+    by: str | Sequence[str] | None,
+    weight: str | None,
+    reserved: Sequence[str],
+) -> ScoreCounts:
+    """One-vs-rest per-score counts of every class of ``{label: column}``."""
+    if len(y_score) < 2:
+        msg = f"`y_score` must map at least two classes to score columns, got {dict(y_score)!r}"
+        raise ValueError(msg)
+    schema, by_list = _prepare(lf, y_true, list(y_score.values()), by, weight, reserved)
+    dtype = schema[y_true]
+    try:
+        classes = pl.Series(CLASS, list(y_score), dtype=dtype, strict=True)
+    except (TypeError, ValueError, pl.exceptions.PolarsError) as exc:
+        msg = (
+            f"the keys of `y_score` {list(y_score)!r} must be labels of {y_true!r} ({dtype}): {exc}"
+        )
+        raise SchemaError(msg) from None
+    unknown = _unknown_labels(lf, y_true, classes)
+    parts = []
+    for label, column in y_score.items():
+        positive = pl.col(y_true) == pl.lit(label, dtype=dtype)
+        counts = _binary_counts(lf, by_list, y_true, column, positive, weight)
+        parts.append(counts.select(*by_list, pl.lit(str(label)).alias(CLASS), SCORE, POS, NEG))
+    frame = pl.concat([unknown, *parts], how="diagonal").filter(pl.col(SCORE).is_not_null())
+    frame = frame.select(*by_list, CLASS, SCORE, POS, NEG).cache()
+    if not by_list:
+        frame = frame.with_columns(pl.lit(0, pl.Int8).alias(ALL))
+    return ScoreCounts(frame, by_list, [*(by_list or [ALL]), CLASS])
+
+
+def _unknown_labels(lf: pl.LazyFrame, y_true: str, classes: pl.Series) -> pl.LazyFrame:
+    """An empty frame whose evaluation fails if ``y_true`` holds a class without a score column."""
+
+    def check(df: pl.DataFrame) -> pl.DataFrame:
+        if df.height:
+            seen = df[y_true].to_list()
+            msg = (
+                f"column {y_true!r} holds labels {seen!r} that have no score column in "
+                f"`y_score` (keys: {classes.to_list()!r})"
+            )
+            raise DataError(msg)
+        return df.clear().select(pl.lit(None, pl.Float64).alias(SCORE))
+
+    outside = (
+        lf.select(y_true)
+        .filter(pl.col(y_true).is_not_null() & ~pl.col(y_true).is_in(classes.implode()))
+        .unique()
+        .head(10)
+    )
+    return outside.map_batches(check, schema={SCORE: pl.Float64})
+
+
+# --------------------------------------------------------------------------- metrics
+def _sorted(column: str) -> pl.Expr:
+    return pl.col(column).sort_by(SCORE, descending=True)
+
+
+def _auc_exprs() -> list[pl.Expr]:
+    """Per-group aggregations: P, N and the ROC AUC (null with a single class)."""
+    pos, neg = _sorted(POS).cast(pl.Float64), _sorted(NEG).cast(pl.Float64)
+    tps = pos.cum_sum()
+    p_total, n_total = pl.col(POS).cast(pl.Float64).sum(), pl.col(NEG).cast(pl.Float64).sum()
+    area = (neg * (tps - pos / 2)).sum()
+    auc = pl.when((p_total > 0) & (n_total > 0)).then(area / (p_total * n_total))
+    return [p_total.alias("P"), n_total.alias("N"), auc.alias("roc_auc")]
+
+
+def roc_auc(counts: ScoreCounts) -> pl.LazyFrame:
+    """``*by, roc_auc`` for a binary problem."""
+    result = counts.frame.group_by(counts.keys).agg(_auc_exprs()).sort(counts.keys, nulls_last=True)
+    return counts.finish(result.select(*counts.keys, "roc_auc"))
+
+
+def roc_auc_ovr(counts: ScoreCounts, *, average: str) -> pl.LazyFrame:
+    """``*by, roc_auc``: macro or prevalence-weighted mean of the one-vs-rest AUCs.
+
+    Classes absent from a segment (AUC undefined) are left out of its mean.
+    """
+    per_class = counts.frame.group_by(counts.keys).agg(_auc_exprs())
+    seg_keys = counts.keys[:-1]
+    auc = pl.col("roc_auc")
+    if average == "macro":
+        mean = auc.mean()
+    else:
+        w = pl.when(auc.is_not_null()).then(pl.col("P"))
+        mean = (auc * w).sum() / w.sum()
+    result = per_class.group_by(seg_keys).agg(
+        pl.when(auc.is_not_null().any()).then(mean).alias("roc_auc")
+    )
+    return counts.finish(result.sort(seg_keys, nulls_last=True))
+
+
+def average_precision(counts: ScoreCounts) -> pl.LazyFrame:
+    """``*by, average_precision``: sum over thresholds of delta-recall x precision.
+
+    scikit-learn's values for one class: 0.0 without positives, 1.0 without negatives.
+    """
+    pos, neg = _sorted(POS).cast(pl.Float64), _sorted(NEG).cast(pl.Float64)
+    tps, fps = pos.cum_sum(), neg.cum_sum()
+    p_total = pl.col(POS).cast(pl.Float64).sum()
+    ap = pl.when(p_total > 0).then((pos / p_total * (tps / (tps + fps))).sum()).otherwise(0.0)
+    result = (
+        counts.frame.group_by(counts.keys)
+        .agg(ap.clip(lower_bound=0.0).alias("average_precision"))
+        .sort(counts.keys, nulls_last=True)
+    )
+    return counts.finish(result)
+
+
+def _curve(counts: ScoreCounts) -> pl.LazyFrame:
+    """``*keys, score, tps, fps, P, N, ORD`` with ORD 0 at the highest score."""
+    keys = counts.keys
+    return counts.frame.sort(
+        [*keys, SCORE], descending=[False] * len(keys) + [True], nulls_last=True
+    ).with_columns(
+        pl.col(POS).cast(pl.Float64).cum_sum().over(keys).alias("tps"),
+        pl.col(NEG).cast(pl.Float64).cum_sum().over(keys).alias("fps"),
+        pl.col(POS).cast(pl.Float64).sum().over(keys).alias("P"),
+        pl.col(NEG).cast(pl.Float64).sum().over(keys).alias("N"),
+        pl.int_range(pl.len()).over(keys).alias(ORD),
+    )
+
+
+def _rate(num: str, den: str) -> pl.Expr:
+    return pl.when(pl.col(den) > 0).then(pl.col(num) / pl.col(den)).otherwise(float("nan"))
+
+
+def roc_curve(counts: ScoreCounts, *, drop_intermediate: bool) -> pl.LazyFrame:
+    """``*by, threshold, fpr, tpr``: sklearn's points, the first at threshold +inf."""
+    keys = counts.keys
+    curve = _curve(counts)
+    if drop_intermediate:
+        # sklearn: keep the ends and every point where the slope changes
+        # (np.diff(fps, 2) or np.diff(tps, 2) non-zero), computed the same way.
+        def bend(c: str) -> pl.Expr:
+            col = pl.col(c)
+            nxt, prv = col.shift(-1).over(keys), col.shift(1).over(keys)
+            return ((nxt - col) - (col - prv)) != 0
+
+        last = pl.col(ORD) == pl.len().over(keys) - 1
+        curve = curve.filter((pl.col(ORD) == 0) | last | bend("fps") | bend("tps"))
+    start = curve.group_by(keys).agg(
+        pl.lit(float("inf")).alias(SCORE),
+        pl.lit(0.0).alias("tps"),
+        pl.lit(0.0).alias("fps"),
+        pl.col("P").first(),
+        pl.col("N").first(),
+        pl.lit(-1, pl.Int64).alias(ORD),
+    )
+    columns = [*keys, SCORE, "tps", "fps", "P", "N", ORD]
+    result = (
+        pl.concat([start.select(columns), curve.select(columns).cast({ORD: pl.Int64})])
+        .sort([*keys, ORD], nulls_last=True)
+        .select(
+            *keys,
+            pl.col(SCORE).alias("threshold"),
+            _rate("fps", "N").alias("fpr"),
+            _rate("tps", "P").alias("tpr"),
+        )
+    )
+    return counts.finish(result)
+
+
+def pr_curve(counts: ScoreCounts) -> pl.LazyFrame:
+    """``*by, threshold, precision, recall``: sklearn's points, thresholds ascending,
+    then the (precision 1, recall 0) point with a null threshold."""
+    keys = counts.keys
+    curve = _curve(counts).with_columns(
+        pl.when(pl.col("tps") + pl.col("fps") != 0)
+        .then(pl.col("tps") / (pl.col("tps") + pl.col("fps")))
+        .otherwise(0.0)
+        .alias("precision"),
+        pl.when(pl.col("P") > 0).then(pl.col("tps") / pl.col("P")).otherwise(1.0).alias("recall"),
+    )
+    end = curve.group_by(keys).agg(
+        pl.lit(None, pl.Float64).alias(SCORE),
+        pl.lit(1.0).alias("precision"),
+        pl.lit(0.0).alias("recall"),
+        pl.lit(-1, pl.Int64).alias(ORD),
+    )
+    columns = [*keys, SCORE, "precision", "recall", ORD]
+    result = (
+        pl.concat([end.select(columns), curve.select(columns).cast({ORD: pl.Int64})])
+        .sort([*keys, ORD], descending=[False] * len(keys) + [True], nulls_last=True)
+        .select(*keys, pl.col(SCORE).alias("threshold"), "precision", "recall")
+    )
+    return counts.finish(result)
