@@ -1,0 +1,230 @@
+"""Ranking metrics against scikit-learn: AUC, AP, ROC and PR curves, per segment."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import _oracle as oracle
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from polars.exceptions import SchemaError
+from sklearn import metrics as skm
+
+import pl_metrics as plm
+
+SCORE_KINDS = {
+    "tied": st.sampled_from([0.0, 0.5, 1.0]),
+    "two_decimals": st.integers(0, 100).map(lambda i: i / 100),
+    "continuous": st.floats(-5, 5, allow_nan=False, allow_infinity=False, width=64),
+}
+
+
+@st.composite
+def binary_frames(draw: st.DrawFn) -> dict:
+    n = draw(st.integers(1, 50))
+    kind = draw(st.sampled_from(list(SCORE_KINDS)))
+    scores = draw(st.lists(SCORE_KINDS[kind], min_size=n, max_size=n))
+    y = draw(st.lists(st.integers(0, 1), min_size=n, max_size=n))
+    data = {"y": y, "s": scores}
+    by: list[str] = []
+    if draw(st.booleans()):
+        data["seg"] = draw(st.lists(st.sampled_from(["a", "b", "c"]), min_size=n, max_size=n))
+        by = ["seg"]
+    weighted = draw(st.booleans())
+    if weighted:
+        # dyadic weights: every partial sum is exact, so the curve's bends
+        # (drop_intermediate) do not depend on the order of summation
+        data["w"] = draw(st.lists(st.sampled_from([0.25, 0.5, 1.0, 2.0]), min_size=n, max_size=n))
+    return {"df": pl.DataFrame(data), "by": by, "weight": "w" if weighted else None}
+
+
+def _sw(seg: pl.DataFrame, weight: str | None) -> dict:
+    return {} if weight is None else {"sample_weight": seg[weight].to_numpy()}
+
+
+def _one_class(seg: pl.DataFrame) -> bool:
+    return seg["y"].n_unique() < 2
+
+
+def _expected(case: dict, build) -> pl.DataFrame:
+    return oracle.by_segment(case["df"], case["by"], build)
+
+
+def _kw(case: dict) -> dict:
+    return {"by": case["by"] or None, "weight": case["weight"]}
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=binary_frames())
+def test_roc_auc_equals_sklearn(case: dict) -> None:
+    def build(seg: pl.DataFrame) -> pl.DataFrame:
+        if _one_class(seg):
+            value = None  # scikit-learn raises: "Only one class present in y_true"
+        else:
+            value = skm.roc_auc_score(seg["y"], seg["s"], **_sw(seg, case["weight"]))
+        return pl.DataFrame({"roc_auc": [value]}, schema={"roc_auc": pl.Float64})
+
+    oracle.assert_close(case["df"].metrics.roc_auc("y", "s", **_kw(case)), _expected(case, build))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=binary_frames())
+def test_average_precision_equals_sklearn(case: dict) -> None:
+    def build(seg: pl.DataFrame) -> pl.DataFrame:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            value = skm.average_precision_score(seg["y"], seg["s"], **_sw(seg, case["weight"]))
+        return pl.DataFrame({"average_precision": [value]})
+
+    got = case["df"].metrics.average_precision("y", "s", **_kw(case))
+    oracle.assert_close(got, _expected(case, build))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=binary_frames(), drop=st.booleans())
+def test_roc_curve_equals_sklearn(case: dict, drop: bool) -> None:
+    def build(seg: pl.DataFrame) -> pl.DataFrame:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fpr, tpr, thr = skm.roc_curve(
+                seg["y"], seg["s"], drop_intermediate=drop, **_sw(seg, case["weight"])
+            )
+        return pl.DataFrame({"threshold": thr, "fpr": fpr, "tpr": tpr})
+
+    got = case["df"].metrics.roc_curve("y", "s", drop_intermediate=drop, **_kw(case))
+    oracle.assert_close(got, _expected(case, build))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=binary_frames())
+def test_pr_curve_equals_sklearn(case: dict) -> None:
+    def build(seg: pl.DataFrame) -> pl.DataFrame:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            p, r, thr = skm.precision_recall_curve(seg["y"], seg["s"], **_sw(seg, case["weight"]))
+        return pl.DataFrame(
+            {"threshold": [*thr.tolist(), None], "precision": p, "recall": r},
+            schema={"threshold": pl.Float64, "precision": pl.Float64, "recall": pl.Float64},
+        )
+
+    got = case["df"].metrics.pr_curve("y", "s", **_kw(case))
+    oracle.assert_close(got, _expected(case, build))
+
+
+def test_sklearn_toy_examples() -> None:
+    # the examples of scikit-learn's roc_curve / roc_auc_score / average_precision docs
+    df = pl.DataFrame({"y": [1, 1, 2, 2], "s": [0.1, 0.4, 0.35, 0.8]})
+    fpr, tpr, thr = skm.roc_curve(df["y"], df["s"], pos_label=2)
+    got = df.metrics.roc_curve("y", "s", pos_label=2)
+    oracle.assert_close(got, pl.DataFrame({"threshold": thr, "fpr": fpr, "tpr": tpr}))
+    got_auc = df.metrics.roc_auc("y", "s", pos_label=2)["roc_auc"][0]
+    assert got_auc == pytest.approx(skm.roc_auc_score(df["y"] == 2, df["s"]), rel=1e-12)
+
+
+def test_string_labels_need_pos_label() -> None:
+    df = pl.DataFrame({"y": ["spam", "ham", "spam"], "s": [0.9, 0.2, 0.4]})
+    with pytest.raises(ValueError, match="`pos_label` is required"):
+        df.metrics.roc_auc("y", "s")
+    got = df.metrics.roc_auc("y", "s", pos_label="spam")["roc_auc"][0]
+    assert got == pytest.approx(
+        skm.roc_auc_score(
+            df["y"],
+            df["s"],
+        ),
+        rel=1e-12,
+    )
+
+
+def test_single_class_segment_is_null_not_an_error() -> None:
+    df = pl.DataFrame({"g": ["a", "a", "b", "b"], "y": [0, 1, 1, 1], "s": [0.2, 0.7, 0.1, 0.3]})
+    got = df.metrics.roc_auc("y", "s", by="g")
+    assert got["roc_auc"].to_list() == [1.0, None]
+    ap = df.metrics.average_precision("y", "s", by="g")["average_precision"].to_list()
+    assert ap == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("bad", [None, math.nan, math.inf])
+def test_bad_scores_are_counted(bad: float | None) -> None:
+    df = pl.DataFrame({"y": [0, 1, 1], "s": [0.1, bad, bad]})
+    for method in ("roc_auc", "average_precision", "roc_curve", "pr_curve"):
+        with pytest.raises(plm.DataError, match=r"column 's' \(argument `y_score`\) has 2 null"):
+            getattr(df.metrics, method)("y", "s")
+
+
+def test_non_numeric_score_and_bad_options() -> None:
+    df = pl.DataFrame({"y": [0, 1], "s": ["a", "b"], "f": [0.1, 0.9]})
+    with pytest.raises(SchemaError, match="'s'.*y_score.*numeric"):
+        df.metrics.roc_auc("y", "s")
+    with pytest.raises(ValueError, match="`multi_class` must be one of"):
+        df.metrics.roc_auc("y", "f", multi_class="ova")
+    with pytest.raises(ValueError, match="`average` must be one of"):
+        df.metrics.roc_auc("y", "f", average="micro")
+    with pytest.raises(plm.DataError, match="column 'y' has 1 null rows"):
+        pl.DataFrame({"y": [0, None], "f": [0.1, 0.2]}).metrics.roc_auc("y", "f")
+
+
+# ----------------------------------------------------------------------- multiclass
+def _iris_predictions() -> pl.DataFrame:
+    from sklearn.datasets import load_iris
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import train_test_split
+
+    x, y = load_iris(return_X_y=True)
+    x_tr, x_te, y_tr, y_te = train_test_split(x, y, test_size=0.5, random_state=0)
+    proba = LogisticRegression(max_iter=200, C=0.05).fit(x_tr, y_tr).predict_proba(x_te)
+    return pl.DataFrame(
+        {
+            "y": y_te,
+            "p0": proba[:, 0],
+            "p1": proba[:, 1],
+            "p2": proba[:, 2],
+            "w": np.linspace(0.5, 2.0, len(y_te)),
+        }
+    )
+
+
+@pytest.mark.parametrize("average", ["macro", "weighted"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_multiclass_ovr_on_a_fitted_model(average: str, weighted: bool) -> None:
+    df = _iris_predictions()
+    kw = {"sample_weight": df["w"].to_numpy()} if weighted else {}
+    expected = skm.roc_auc_score(
+        df["y"], df.select("p0", "p1", "p2").to_numpy(), multi_class="ovr", average=average, **kw
+    )
+    got = df.metrics.roc_auc(
+        "y", {0: "p0", 1: "p1", 2: "p2"}, average=average, weight="w" if weighted else None
+    )["roc_auc"][0]
+    assert got == pytest.approx(expected, rel=1e-9)
+
+
+def test_multiclass_unknown_label_is_an_error() -> None:
+    df = pl.DataFrame({"y": [0, 1, 3], "p0": [0.5, 0.2, 0.1], "p1": [0.5, 0.8, 0.9]})
+    with pytest.raises(plm.DataError, match=r"labels \[3\] that have no score column"):
+        df.metrics.roc_auc("y", {0: "p0", 1: "p1"})
+    with pytest.raises(SchemaError, match="keys of `y_score`"):
+        df.metrics.roc_auc("y", {"a": "p0", "b": "p1"})
+
+
+def test_lazy_streaming_and_parquet(tmp_path) -> None:
+    rng = np.random.default_rng(3)
+    n = 4000
+    df = pl.DataFrame(
+        {
+            "seg": rng.choice(["x", "y"], n),
+            "y": rng.integers(0, 2, n),
+            "s": np.round(rng.random(n), 2),
+        }
+    )
+    for i in range(4):
+        df.slice(i * 1000, 1000).write_parquet(tmp_path / f"p{i}.parquet")
+    lf = pl.scan_parquet(tmp_path / "*.parquet")
+    for method in ("roc_auc", "average_precision", "roc_curve", "pr_curve"):
+        lazy = getattr(lf.metrics, method)("y", "s", by="seg")
+        assert isinstance(lazy, pl.LazyFrame)
+        oracle.assert_close(
+            lazy.collect(engine="streaming"), getattr(df.metrics, method)("y", "s", by="seg")
+        )
