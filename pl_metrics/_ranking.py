@@ -89,7 +89,13 @@ def _check_scores(
 
 
 def _binary_counts(
-    lf: pl.LazyFrame, by: list[str], y_true: str, score: str, positive: pl.Expr, weight: str | None
+    lf: pl.LazyFrame,
+    by: list[str],
+    y_true: str,
+    score: str,
+    *,
+    positive: pl.Expr,
+    weight: str | None,
 ) -> pl.LazyFrame:
     """``*by, score, pos, neg`` (+ check columns) for one score column."""
     if weight is None:
@@ -115,6 +121,7 @@ def _prepare(
     lf: pl.LazyFrame,
     y_true: str,
     score_columns: Sequence[str],
+    *,
     by: str | Sequence[str] | None,
     weight: str | None,
     reserved: Sequence[str],
@@ -143,10 +150,10 @@ def binary_score_counts(
     if not isinstance(y_score, str):
         msg = f"`y_score` must be a column name for this method, got {y_score!r}"
         raise TypeError(msg)
-    schema, by_list = _prepare(lf, y_true, [y_score], by, weight, reserved)
+    schema, by_list = _prepare(lf, y_true, [y_score], by=by, weight=weight, reserved=reserved)
     label = resolve_pos_label(schema, y_true, pos_label)
     positive = pl.col(y_true) == pl.lit(label)
-    frame = _binary_counts(lf, by_list, y_true, y_score, positive, weight)
+    frame = _binary_counts(lf, by_list, y_true, y_score, positive=positive, weight=weight)
     frame = frame.select(*by_list, SCORE, POS, NEG).cache()
     if not by_list:
         frame = frame.with_columns(pl.lit(0, pl.Int8).alias(ALL))
@@ -166,7 +173,9 @@ def multiclass_score_counts(
     if len(y_score) < 2:
         msg = f"`y_score` must map at least two classes to score columns, got {dict(y_score)!r}"
         raise ValueError(msg)
-    schema, by_list = _prepare(lf, y_true, list(y_score.values()), by, weight, reserved)
+    schema, by_list = _prepare(
+        lf, y_true, list(y_score.values()), by=by, weight=weight, reserved=reserved
+    )
     dtype = schema[y_true]
     try:
         classes = pl.Series(CLASS, list(y_score), dtype=dtype, strict=True)
@@ -179,7 +188,7 @@ def multiclass_score_counts(
     parts = []
     for label, column in y_score.items():
         positive = pl.col(y_true) == pl.lit(label, dtype=dtype)
-        counts = _binary_counts(lf, by_list, y_true, column, positive, weight)
+        counts = _binary_counts(lf, by_list, y_true, column, positive=positive, weight=weight)
         parts.append(counts.select(*by_list, pl.lit(str(label)).alias(CLASS), SCORE, POS, NEG))
     frame = pl.concat([unknown, *parts], how="diagonal").filter(pl.col(SCORE).is_not_null())
     frame = frame.select(*by_list, CLASS, SCORE, POS, NEG).cache()

@@ -157,7 +157,7 @@ def test_bad_scores_are_counted(bad: float | None) -> None:
 
 def test_non_numeric_score_and_bad_options() -> None:
     df = pl.DataFrame({"y": [0, 1], "s": ["a", "b"], "f": [0.1, 0.9]})
-    with pytest.raises(SchemaError, match="'s'.*y_score.*numeric"):
+    with pytest.raises(SchemaError, match=r"'s'.*y_score.*numeric"):
         df.metrics.roc_auc("y", "s")
     with pytest.raises(ValueError, match="`multi_class` must be one of"):
         df.metrics.roc_auc("y", "f", multi_class="ova")
