@@ -14,7 +14,17 @@ from __future__ import annotations
 
 from pl_metrics import namespace as _namespace  # registers `.metrics`
 from pl_metrics.exceptions import DataError
-from pl_metrics.expr import accuracy, f1, f_beta, jaccard, precision, recall, specificity
+from pl_metrics.expr import (
+    accuracy,
+    average_precision,
+    f1,
+    f_beta,
+    jaccard,
+    precision,
+    recall,
+    roc_auc,
+    specificity,
+)
 
 __version__ = "0.1.0"
 
@@ -26,10 +36,12 @@ __all__ = [
     "MetricsDataFrame",
     "MetricsLazyFrame",
     "accuracy",
+    "average_precision",
     "f1",
     "f_beta",
     "jaccard",
     "precision",
     "recall",
+    "roc_auc",
     "specificity",
 ]

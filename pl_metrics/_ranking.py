@@ -25,7 +25,10 @@ from pl_metrics.exceptions import DataError
 SCORE = "score"
 POS = "pos"
 NEG = "neg"
-CLASS = f"{v.INTERNAL}class"
+CLASS = f"{v.INTERNAL}class"  # the class whose score column is read
+TRUE = f"{v.INTERNAL}true"  # the actual label (multiclass state)
+OTHER = f"{v.INTERNAL}other"  # the other class of a one-vs-one pair
+N_ROWS = "n"
 _NULL_TRUE = f"{v.INTERNAL}null_true"
 
 
@@ -169,7 +172,11 @@ def multiclass_score_counts(
     weight: str | None,
     reserved: Sequence[str],
 ) -> ScoreCounts:
-    """One-vs-rest per-score counts of every class of ``{label: column}``."""
+    """``*keys, CLASS, score, TRUE, n``: for every score column (its class CLASS),
+    the count (or weight) of rows per distinct score and actual label.
+
+    One-vs-rest and one-vs-one AUCs are both sums over this frame.
+    """
     if len(y_score) < 2:
         msg = f"`y_score` must map at least two classes to score columns, got {dict(y_score)!r}"
         raise ValueError(msg)
@@ -184,39 +191,50 @@ def multiclass_score_counts(
             f"the keys of `y_score` {list(y_score)!r} must be labels of {y_true!r} ({dtype}): {exc}"
         )
         raise SchemaError(msg) from None
-    unknown = _unknown_labels(lf, y_true, classes)
+    n = pl.len().cast(pl.Int64) if weight is None else pl.col(weight).cast(pl.Float64).sum()
+    extra = [] if weight is None else [v.bad_weight(weight).alias(v.BAD_WEIGHT)]
     parts = []
-    for label, column in y_score.items():
-        positive = pl.col(y_true) == pl.lit(label, dtype=dtype)
-        counts = _binary_counts(lf, by_list, y_true, column, positive=positive, weight=weight)
-        parts.append(counts.select(*by_list, pl.lit(str(label)).alias(CLASS), SCORE, POS, NEG))
-    frame = pl.concat([unknown, *parts], how="diagonal").filter(pl.col(SCORE).is_not_null())
-    frame = frame.select(*by_list, CLASS, SCORE, POS, NEG).cache()
+    for label, column in zip(classes, y_score.values(), strict=True):
+        counts = lf.group_by(
+            *by_list, pl.col(column).cast(pl.Float64).alias(SCORE), pl.col(y_true).alias(TRUE)
+        ).agg(
+            n.alias(N_ROWS),
+            pl.len().alias(v.ROWS),
+            pl.lit(0).alias(_NULL_TRUE),  # null labels are a group of TRUE, checked below
+            *extra,
+        )
+        counts = _check_scores(counts, y_true, [column], weight)
+        parts.append(
+            counts.select(*by_list, pl.lit(label, dtype).alias(CLASS), SCORE, TRUE, N_ROWS, v.ROWS)
+        )
+    frame = _check_classes(pl.concat(parts), y_true, classes).drop(v.ROWS).cache()
     if not by_list:
         frame = frame.with_columns(pl.lit(0, pl.Int8).alias(ALL))
-    return ScoreCounts(frame, by_list, [*(by_list or [ALL]), CLASS])
+    return ScoreCounts(frame, by_list, by_list or [ALL])
 
 
-def _unknown_labels(lf: pl.LazyFrame, y_true: str, classes: pl.Series) -> pl.LazyFrame:
-    """An empty frame whose evaluation fails if ``y_true`` holds a class without a score column."""
+def _check_classes(frame: pl.LazyFrame, y_true: str, classes: pl.Series) -> pl.LazyFrame:
+    """Fail at collect if ``y_true`` is null or holds a class without a score column."""
 
     def check(df: pl.DataFrame) -> pl.DataFrame:
-        if df.height:
-            seen = df[y_true].to_list()
+        first_class = df.filter(pl.col(CLASS) == classes[0])
+        n_null = first_class.filter(pl.col(TRUE).is_null())[v.ROWS].sum()
+        if n_null:
             msg = (
-                f"column {y_true!r} holds labels {seen!r} that have no score column in "
-                f"`y_score` (keys: {classes.to_list()!r})"
+                f"column {y_true!r} has {n_null} null rows; drop or fill them first, "
+                f"e.g. `.drop_nulls({y_true!r})`"
             )
             raise DataError(msg)
-        return df.clear().select(pl.lit(None, pl.Float64).alias(SCORE))
+        unknown = df.filter(~pl.col(TRUE).is_in(classes.implode()))[TRUE].unique().sort()
+        if unknown.len():
+            msg = (
+                f"column {y_true!r} holds labels {unknown.to_list()!r} that have no score "
+                f"column in `y_score` (keys: {classes.to_list()!r})"
+            )
+            raise DataError(msg)
+        return df
 
-    outside = (
-        lf.select(y_true)
-        .filter(pl.col(y_true).is_not_null() & ~pl.col(y_true).is_in(classes.implode()))
-        .unique()
-        .head(10)
-    )
-    return outside.map_batches(check, schema={SCORE: pl.Float64})
+    return frame.map_batches(check)
 
 
 # --------------------------------------------------------------------------- metrics
@@ -240,23 +258,70 @@ def roc_auc(counts: ScoreCounts) -> pl.LazyFrame:
     return counts.finish(result.select(*counts.keys, "roc_auc"))
 
 
-def roc_auc_ovr(counts: ScoreCounts, *, average: str) -> pl.LazyFrame:
-    """``*by, roc_auc``: macro or prevalence-weighted mean of the one-vs-rest AUCs.
+def _one_vs_rest(counts: ScoreCounts) -> pl.LazyFrame:
+    """``*keys, CLASS, score, pos, neg`` from the multiclass state."""
+    n, is_class = pl.col(N_ROWS), pl.col(TRUE) == pl.col(CLASS)
+    return counts.frame.group_by(*counts.keys, CLASS, SCORE).agg(
+        n.filter(is_class).sum().alias(POS), n.filter(~is_class).sum().alias(NEG)
+    )
 
-    Classes absent from a segment (AUC undefined) are left out of its mean.
+
+def _one_vs_one(counts: ScoreCounts) -> pl.LazyFrame:
+    """``*keys, CLASS, OTHER, score, pos, neg``: CLASS's score on the rows of CLASS
+    (positives) and OTHER (negatives), for every ordered pair of classes present."""
+    keys, frame = counts.keys, counts.frame
+    own = frame.filter(pl.col(TRUE) == pl.col(CLASS))
+    present = own.select(*keys, CLASS).unique()
+    pairs = present.join(present.rename({CLASS: OTHER}), on=keys, nulls_equal=True).filter(
+        pl.col(CLASS) != pl.col(OTHER)
+    )
+    zero = pl.lit(0).cast(frame.collect_schema()[N_ROWS])
+    positives = pairs.join(own, on=[*keys, CLASS], nulls_equal=True).select(
+        *keys, CLASS, OTHER, SCORE, pl.col(N_ROWS).alias(POS), zero.alias(NEG)
+    )
+    # rows of OTHER scored by CLASS's column (the join keeps TRUE, equal to OTHER)
+    negatives = frame.join(
+        pairs, left_on=[*keys, CLASS, TRUE], right_on=[*keys, CLASS, OTHER], nulls_equal=True
+    ).select(
+        *keys, CLASS, pl.col(TRUE).alias(OTHER), SCORE, zero.alias(POS), pl.col(N_ROWS).alias(NEG)
+    )
+    return (
+        pl.concat([positives, negatives])
+        .group_by(*keys, CLASS, OTHER, SCORE)
+        .agg(pl.col(POS).sum(), pl.col(NEG).sum())
+    )
+
+
+def roc_auc_multiclass(counts: ScoreCounts, *, multi_class: str, average: str) -> pl.LazyFrame:
+    """``*by, roc_auc``: macro or prevalence-weighted mean of the one-vs-rest AUCs, or of
+    the one-vs-one pair AUCs (Hand & Till: the mean of AUC(a|b) and AUC(b|a)).
+
+    Classes absent from a segment's ``y_true`` are left out of its mean
+    (scikit-learn refuses such input for one-vs-rest and skips them for one-vs-one).
     """
-    per_class = counts.frame.group_by(counts.keys).agg(_auc_exprs())
-    seg_keys = counts.keys[:-1]
+    keys = counts.keys
     auc = pl.col("roc_auc")
+    if multi_class == "ovr":
+        per_class = _one_vs_rest(counts).group_by(*keys, CLASS).agg(_auc_exprs())
+        weight = pl.col("P")
+    else:
+        directed = _one_vs_one(counts).group_by(*keys, CLASS, OTHER).agg(_auc_exprs())
+        lo = pl.min_horizontal(CLASS, OTHER).alias("lo")
+        hi = pl.max_horizontal(CLASS, OTHER).alias("hi")
+        # pair prevalence: the rows of a or b (P + N of either direction)
+        per_class = directed.group_by(*keys, lo, hi).agg(
+            auc.mean(), (pl.col("P") + pl.col("N")).first().alias("P")
+        )
+        weight = pl.col("P")
     if average == "macro":
         mean = auc.mean()
     else:
-        w = pl.when(auc.is_not_null()).then(pl.col("P"))
+        w = pl.when(auc.is_not_null()).then(weight)
         mean = (auc * w).sum() / w.sum()
-    result = per_class.group_by(seg_keys).agg(
+    result = per_class.group_by(keys).agg(
         pl.when(auc.is_not_null().any()).then(mean).alias("roc_auc")
     )
-    return counts.finish(result.sort(seg_keys, nulls_last=True))
+    return counts.finish(result.sort(keys, nulls_last=True))
 
 
 def average_precision(counts: ScoreCounts) -> pl.LazyFrame:

@@ -19,11 +19,13 @@ from pl_metrics._typing import IntoColumn
 
 __all__ = [
     "accuracy",
+    "average_precision",
     "f1",
     "f_beta",
     "jaccard",
     "precision",
     "recall",
+    "roc_auc",
     "specificity",
 ]
 
@@ -219,3 +221,67 @@ def specificity(
     zd = v.check_zero_division(zero_division)
     _, fp, _, tn = _binary_counts(y_true, y_pred, pos_label, weight)
     return ratio(tn, tn + fp, zd).alias("specificity")
+
+
+def finite_scores(score: IntoColumn) -> pl.Expr:
+    """The score as Float64, failing evaluation on null, NaN or infinite values."""
+    s = _col(score).cast(pl.Float64)
+    n_bad = (~s.is_finite()).fill_null(True).sum()
+    message = pl.format(
+        f"pl_metrics: column '{_name(score)}' (argument `y_score`) has {{}} null, NaN or "
+        "infinite rows",
+        n_bad,
+    )
+    guard = pl.when(n_bad > 0).then(message).otherwise(pl.lit("0")).str.to_integer(strict=True)
+    return s + guard
+
+
+def roc_auc(y_true: IntoColumn, y_score: IntoColumn, *, pos_label: object = 1) -> pl.Expr:
+    """Binary ROC AUC of ``y_score`` for ``pos_label`` (null with a single class).
+
+    The rank formula with averaged ranks for ties:
+    ``(sum of the positives' ranks - P (P + 1) / 2) / (P N)``, equal to
+    ``sklearn.metrics.roc_auc_score``.  Un-weighted; for weights use
+    ``.metrics.roc_auc(..., weight=...)``.
+
+    Examples
+    --------
+    >>> import polars as pl, pl_metrics as plm
+    >>> df = pl.DataFrame({"y": [0, 0, 1, 1], "s": [0.1, 0.4, 0.35, 0.8]})
+    >>> df.select(plm.roc_auc("y", "s"))["roc_auc"].to_list()
+    [0.75]
+    """
+    # the label test, failing evaluation when y_true holds nulls
+    positive = ((_col(y_true) == pos_label).cast(pl.Int64) + no_nulls(y_true)) == 1
+    score = finite_scores(y_score)
+    ranks = score.rank("average").cast(pl.Float64)
+    p = positive.sum().cast(pl.Float64)
+    n = pl.len().cast(pl.Float64) - p
+    u = ranks.filter(positive).sum() - p * (p + 1) / 2
+    return pl.when((p > 0) & (n > 0)).then(u / (p * n)).alias("roc_auc")
+
+
+def average_precision(y_true: IntoColumn, y_score: IntoColumn, *, pos_label: object = 1) -> pl.Expr:
+    """Binary average precision of ``y_score`` for ``pos_label`` (un-weighted).
+
+    For each positive row, the precision at its score's threshold (tied scores
+    form one threshold), averaged over the positives: equal to
+    ``sklearn.metrics.average_precision_score``; 0.0 without positives.
+
+    Examples
+    --------
+    >>> import polars as pl, pl_metrics as plm
+    >>> df = pl.DataFrame({"y": [0, 0, 1, 1], "s": [0.1, 0.4, 0.35, 0.8]})
+    >>> df.select(plm.average_precision("y", "s").round(6))["average_precision"].to_list()
+    [0.833333]
+    """
+    # the label test, failing evaluation when y_true holds nulls
+    positive = ((_col(y_true) == pos_label).cast(pl.Int64) + no_nulls(y_true)) == 1
+    score = finite_scores(y_score)
+    p = positive.sum().cast(pl.Float64)
+    n_rows = pl.len().cast(pl.Float64)
+    # rows with a score >= s, and positives with a score >= s, for each positive row
+    at_or_above = n_rows - score.rank("min").filter(positive).cast(pl.Float64) + 1
+    pos_at_or_above = p - score.filter(positive).rank("min").cast(pl.Float64) + 1
+    ap = (pos_at_or_above / at_or_above).sum() / p
+    return pl.when(p > 0).then(ap).otherwise(0.0).alias("average_precision")

@@ -353,10 +353,10 @@ class MetricsLazyFrame:
         weight
             Column of non-negative sample weights.
         multi_class
-            ``"ovr"`` (one-vs-rest).  ``"ovo"`` is not implemented yet and raises.
+            ``"ovr"`` (one-vs-rest) or ``"ovo"`` (one-vs-one, Hand & Till; no weights).
         average
-            Multiclass: ``"macro"`` (mean over classes) or ``"weighted"`` (by the
-            classes' (weighted) prevalence).
+            Multiclass: ``"macro"`` (mean over classes, or pairs) or ``"weighted"``
+            (by the (weighted) prevalence of the class, or of the pair).
 
         Returns
         -------
@@ -391,13 +391,13 @@ class MetricsLazyFrame:
             return rk.roc_auc(
                 self._binary(y_true, y_score, by=by, pos_label=pos_label, weight=weight)
             )
-        if multi_class == "ovo":
-            msg = "`multi_class='ovo'` is not implemented yet; use multi_class='ovr'"
-            raise NotImplementedError(msg)
+        if multi_class == "ovo" and weight is not None:
+            msg = "`weight` is not supported with multi_class='ovo' (as in scikit-learn)"
+            raise ValueError(msg)
         counts = rk.multiclass_score_counts(
             self._lf, y_true, y_score, by=by, weight=weight, reserved=_RANKING_COLUMNS
         )
-        return rk.roc_auc_ovr(counts, average=average)
+        return rk.roc_auc_multiclass(counts, multi_class=multi_class, average=average)
 
     def average_precision(
         self,

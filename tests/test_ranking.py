@@ -228,3 +228,97 @@ def test_lazy_streaming_and_parquet(tmp_path) -> None:
         oracle.assert_close(
             lazy.collect(engine="streaming"), getattr(df.metrics, method)("y", "s", by="seg")
         )
+
+
+# ----------------------------------------------------------------------- expressions
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=binary_frames())
+def test_expressions_in_group_by_equal_sklearn(case: dict) -> None:
+    df = case["df"].with_columns(pl.lit("all").alias("seg")) if not case["by"] else case["df"]
+    got = df.group_by("seg").agg(plm.roc_auc("y", "s"), plm.average_precision("y", "s")).sort("seg")
+    for seg_name, auc, ap in got.iter_rows():
+        seg = df.filter(pl.col("seg") == seg_name)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            expected_ap = skm.average_precision_score(seg["y"], seg["s"])
+        assert ap == pytest.approx(expected_ap, rel=1e-9)
+        if _one_class(seg):
+            assert auc is None
+        else:
+            assert auc == pytest.approx(skm.roc_auc_score(seg["y"], seg["s"]), rel=1e-9)
+    over = df.with_columns(plm.roc_auc("y", "s").over("seg").alias("auc_over"))
+    first = over.group_by("seg").agg(pl.col("auc_over").first()).sort("seg")
+    assert first["auc_over"].to_list() == pytest.approx(got["roc_auc"].to_list(), nan_ok=True)
+
+
+def test_expression_errors() -> None:
+    df = pl.DataFrame({"y": [0, 1, None], "s": [0.1, 0.2, 0.3]})
+    with pytest.raises(pl.exceptions.ComputeError, match="column 'y' has 1 null rows"):
+        df.select(plm.roc_auc("y", "s"))
+    df = pl.DataFrame({"y": [0, 1, 1], "s": [0.1, math.nan, None]})
+    with pytest.raises(
+        pl.exceptions.ComputeError, match=r"column 's' \(argument `y_score`\) has 2"
+    ):
+        df.select(plm.average_precision("y", "s"))
+
+
+@pytest.mark.parametrize("average", ["macro", "weighted"])
+def test_multiclass_ovo_on_a_fitted_model(average: str) -> None:
+    df = _iris_predictions()
+    expected = skm.roc_auc_score(
+        df["y"], df.select("p0", "p1", "p2").to_numpy(), multi_class="ovo", average=average
+    )
+    got = df.metrics.roc_auc("y", {0: "p0", 1: "p1", 2: "p2"}, multi_class="ovo", average=average)
+    assert got["roc_auc"][0] == pytest.approx(expected, rel=1e-9)
+
+
+@st.composite
+def multiclass_frames(draw: st.DrawFn) -> pl.DataFrame:
+    k = draw(st.integers(2, 4))
+    n = draw(st.integers(k, 40))
+    # every class present in every segment (scikit-learn refuses otherwise)
+    y = [*range(k), *draw(st.lists(st.integers(0, k - 1), min_size=n - k, max_size=n - k))]
+    raw = draw(
+        st.lists(st.lists(st.integers(1, 4), min_size=k, max_size=k), min_size=n, max_size=n)
+    )
+    proba = np.array(raw, dtype=float)
+    proba /= proba.sum(axis=1, keepdims=True)  # few distinct values: heavy ties
+    data = {"y": [f"c{i}" for i in y]} | {f"c{i}": proba[:, i] for i in range(k)}
+    return pl.DataFrame(data).sample(fraction=1.0, shuffle=True, seed=draw(st.integers(0, 99)))
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    df=multiclass_frames(),
+    multi_class=st.sampled_from(["ovr", "ovo"]),
+    average=st.sampled_from(["macro", "weighted"]),
+)
+def test_multiclass_equals_sklearn(df: pl.DataFrame, multi_class: str, average: str) -> None:
+    columns = sorted(c for c in df.columns if c != "y")
+    if len(columns) == 2:
+        # scikit-learn treats two classes as binary (multi_class is ignored); with
+        # probabilities summing to 1 both one-vs-rest AUCs and both pair AUCs equal it
+        expected = skm.roc_auc_score(df["y"] == "c1", df["c1"])
+    else:
+        expected = skm.roc_auc_score(
+            df["y"].to_numpy(),
+            df.select(columns).to_numpy(),
+            multi_class=multi_class,
+            average=average,
+            labels=columns,
+        )
+    mapping = {c: c for c in columns}
+    got = df.metrics.roc_auc("y", mapping, multi_class=multi_class, average=average)
+    assert got["roc_auc"][0] == pytest.approx(expected, rel=1e-9)
+    # by= gives the same per segment
+    doubled = pl.concat([df.with_columns(seg=pl.lit("a")), df.with_columns(seg=pl.lit("b"))])
+    per_seg = doubled.metrics.roc_auc(
+        "y", mapping, multi_class=multi_class, average=average, by="seg"
+    )
+    assert per_seg["roc_auc"].to_list() == pytest.approx([expected, expected], rel=1e-9)
+
+
+def test_ovo_with_weight_is_refused() -> None:
+    df = _iris_predictions()
+    with pytest.raises(ValueError, match="`weight` is not supported with multi_class='ovo'"):
+        df.metrics.roc_auc("y", {0: "p0", 1: "p1", 2: "p2"}, multi_class="ovo", weight="w")
