@@ -91,6 +91,11 @@ def _check_scores(
     return frame.map_batches(check)
 
 
+def _as_score(column: str) -> pl.Expr:
+    """The score as Float64, with -0.0 turned into 0.0 (one threshold, as in numpy)."""
+    return (pl.col(column).cast(pl.Float64) + 0.0).alias(SCORE)
+
+
 def _binary_counts(
     lf: pl.LazyFrame,
     by: list[str],
@@ -110,7 +115,7 @@ def _binary_counts(
         pos = (positive.cast(pl.Float64) * w).sum()
         neg = ((~positive).cast(pl.Float64) * w).sum()
         extra = [v.bad_weight(weight).alias(v.BAD_WEIGHT)]
-    frame = lf.group_by(*by, pl.col(score).cast(pl.Float64).alias(SCORE)).agg(
+    frame = lf.group_by(*by, _as_score(score)).agg(
         pos.alias(POS),
         neg.alias(NEG),
         pl.len().alias(v.ROWS),
@@ -195,9 +200,7 @@ def multiclass_score_counts(
     extra = [] if weight is None else [v.bad_weight(weight).alias(v.BAD_WEIGHT)]
     parts = []
     for label, column in zip(classes, y_score.values(), strict=True):
-        counts = lf.group_by(
-            *by_list, pl.col(column).cast(pl.Float64).alias(SCORE), pl.col(y_true).alias(TRUE)
-        ).agg(
+        counts = lf.group_by(*by_list, _as_score(column), pl.col(y_true).alias(TRUE)).agg(
             n.alias(N_ROWS),
             pl.len().alias(v.ROWS),
             pl.lit(0).alias(_NULL_TRUE),  # null labels are a group of TRUE, checked below
@@ -419,3 +422,82 @@ def pr_curve(counts: ScoreCounts) -> pl.LazyFrame:
         .select(*keys, pl.col(SCORE).alias("threshold"), "precision", "recall")
     )
     return counts.finish(result)
+
+
+# --------------------------------------------------------------------------- sorted path
+#: Distinct scores among the first rows above which the sorted path is used.
+SORTED_PATH_MIN_DISTINCT = 2_000
+_SAMPLE = 10_000
+
+
+def use_sorted_path(df: pl.DataFrame, y_score: str) -> bool:
+    """Whether the scores look continuous (many distinct values among the first rows).
+
+    Few distinct scores (rounded probabilities, ranks): the per-score counts are
+    small and fastest.  Continuous scores: sorting each class once is faster than
+    counting every distinct score.
+    """
+    return df.get_column(y_score).head(_SAMPLE).n_unique() > SORTED_PATH_MIN_DISTINCT
+
+
+def roc_auc_sorted(
+    df: pl.DataFrame,
+    y_true: str,
+    y_score: str,
+    *,
+    by: str | Sequence[str] | None,
+    pos_label: object,
+    reserved: Sequence[str],
+) -> pl.DataFrame:
+    """Un-weighted binary ROC AUC of an in-memory frame by sorting each class's scores.
+
+    For every positive score s: the negatives below s plus half those equal to
+    s (two binary searches in the sorted negatives); their sum over the
+    positives is the Mann-Whitney U.  Same number as :func:`roc_auc`, faster on
+    continuous scores; needs the rows in memory.
+    """
+    import numpy as np  # only this in-memory path needs it
+
+    schema, by_list = _prepare(df.lazy(), y_true, [y_score], by=by, weight=None, reserved=reserved)
+    label = resolve_pos_label(schema, y_true, pos_label)
+    positive = pl.col(y_true) == pl.lit(label)
+    score = pl.col(y_score).cast(pl.Float64) + 0.0
+    aggs = [
+        score.filter(positive).sort().alias(POS),
+        score.filter(~positive).sort().alias(NEG),
+        (~score.is_finite()).fill_null(True).sum().alias("bad_score"),
+        pl.col(y_true).null_count().alias("null_true"),
+    ]
+    if by_list:
+        grouped = df.group_by(by_list).agg(aggs)
+    else:
+        grouped = df.select(aggs[0].implode(), aggs[1].implode(), *aggs[2:])
+    n_bad, n_null = grouped["bad_score"].sum(), grouped["null_true"].sum()
+    if n_bad:
+        msg = f"column {y_score!r} (argument `y_score`) has {n_bad} null, NaN or infinite rows"
+        raise DataError(msg)
+    if n_null:
+        msg = (
+            f"column {y_true!r} has {n_null} null rows; drop or fill them first, "
+            f"e.g. `.drop_nulls({y_true!r})`"
+        )
+        raise DataError(msg)
+
+    def auc(pos: pl.Series, neg: pl.Series) -> float | None:
+        if pos.len() == 0 or neg.len() == 0:
+            return None
+        p, n = pos.to_numpy(), neg.to_numpy()
+        below = np.searchsorted(n, p, side="left")
+        # ties are rare for continuous scores: search again only where one exists
+        tied = n[np.minimum(below, n.size - 1)] == p
+        at_or_below = below.copy()
+        if tied.any():
+            at_or_below[tied] = np.searchsorted(n, p[tied], side="right")
+        u = (below.sum(dtype=np.float64) + at_or_below.sum(dtype=np.float64)) / 2
+        return float(u / (float(p.size) * float(n.size)))
+
+    values = [auc(p, n) for p, n in zip(grouped[POS], grouped[NEG], strict=True)]
+    aucs = pl.Series("roc_auc", values, pl.Float64)
+    if not by_list:
+        return aucs.to_frame()
+    return grouped.select(*by_list).with_columns(aucs).sort(by_list, nulls_last=True)

@@ -1,7 +1,9 @@
 """The ``.metrics`` namespace on :class:`polars.LazyFrame` and :class:`polars.DataFrame`.
 
 The LazyFrame methods build a query and never collect (they read the schema
-only); the DataFrame methods are ``self._df.lazy().metrics.<m>(...).collect()``.
+only); the DataFrame methods are ``self._df.lazy().metrics.<m>(...).collect()``,
+except binary un-weighted ``roc_auc`` on continuous scores, which sorts the
+in-memory rows instead of counting every distinct score (same number, faster).
 """
 
 from __future__ import annotations
@@ -524,7 +526,8 @@ def _eager(method: _F) -> _F:
 class MetricsDataFrame:
     """Classification metrics of a DataFrame's rows, as tidy DataFrames.
 
-    Each method is ``df.lazy().metrics.<method>(...).collect()``.
+    Each method is ``df.lazy().metrics.<method>(...).collect()`` (binary
+    un-weighted ``roc_auc`` on continuous scores sorts instead; same number).
     """
 
     def __init__(self, df: pl.DataFrame) -> None:
@@ -638,6 +641,19 @@ class MetricsDataFrame:
         multi_class: MultiClass = "ovr",
         average: AucAverage = "macro",
     ) -> pl.DataFrame:
+        # The rows are in memory: continuous binary scores are faster sorted than
+        # counted (the same number; see _ranking.roc_auc_sorted).
+        if (
+            isinstance(y_score, str)
+            and weight is None
+            and y_score in self._df.columns
+            and rk.use_sorted_path(self._df, y_score)
+        ):
+            v.check_choice("multi_class", multi_class, ("ovr", "ovo"))
+            v.check_choice("average", average, ("macro", "weighted"))
+            return rk.roc_auc_sorted(
+                self._df, y_true, y_score, by=by, pos_label=pos_label, reserved=_RANKING_COLUMNS
+            )
         return self._lazy.roc_auc(
             y_true,
             y_score,

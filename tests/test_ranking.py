@@ -322,3 +322,43 @@ def test_ovo_with_weight_is_refused() -> None:
     df = _iris_predictions()
     with pytest.raises(ValueError, match="`weight` is not supported with multi_class='ovo'"):
         df.metrics.roc_auc("y", {0: "p0", 1: "p1", 2: "p2"}, multi_class="ovo", weight="w")
+
+
+# ----------------------------------------------------------- sorted (in-memory) path
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=binary_frames())
+def test_sorted_path_equals_sklearn(case: dict) -> None:
+    from pl_metrics._ranking import roc_auc_sorted
+
+    def build(seg: pl.DataFrame) -> pl.DataFrame:
+        value = None if _one_class(seg) else skm.roc_auc_score(seg["y"], seg["s"])
+        return pl.DataFrame({"roc_auc": [value]}, schema={"roc_auc": pl.Float64})
+
+    got = roc_auc_sorted(
+        case["df"], "y", "s", by=case["by"] or None, pos_label=None, reserved=("roc_auc",)
+    )
+    oracle.assert_close(got, _expected(case, build))
+
+
+def test_dataframe_takes_the_sorted_path_on_continuous_scores() -> None:
+    from pl_metrics._ranking import use_sorted_path
+
+    rng = np.random.default_rng(11)
+    n = 30_000
+    y = rng.integers(0, 2, n)
+    df = pl.DataFrame(
+        {"g": rng.choice(["a", "b", "c"], n), "y": y, "s": rng.normal(size=n) + y}
+    ).with_columns(pl.when(pl.col("g") == "c").then(1).otherwise(pl.col("y")).alias("y"))
+    assert use_sorted_path(df, "s")
+    eager = df.metrics.roc_auc("y", "s", by="g")
+    lazy = df.lazy().metrics.roc_auc("y", "s", by="g").collect()  # the counting path
+    oracle.assert_close(eager, lazy)
+    for g, value in eager.iter_rows():
+        seg = df.filter(pl.col("g") == g)
+        if g == "c":
+            assert value is None  # one class only
+        else:
+            assert value == pytest.approx(skm.roc_auc_score(seg["y"], seg["s"]), rel=1e-9)
+    bad = df.with_columns(pl.when(pl.col("g") == "a").then(None).otherwise(pl.col("s")).alias("s"))
+    with pytest.raises(plm.DataError, match=r"column 's' \(argument `y_score`\) has \d+ null"):
+        bad.metrics.roc_auc("y", "s", by="g")
