@@ -12,36 +12,14 @@ and fairlearn's ``MetricFrame`` on the same data.  The data are generated here
 from __future__ import annotations
 
 import argparse
-import gc
-import statistics
-import time
 import warnings
 from collections.abc import Callable
 
 import numpy as np
 import polars as pl
+from _common import side_by_side, timed
 
 import pl_metrics  # noqa: F401
-
-
-def timed(fn: Callable[[], object], repeat: int) -> float:
-    """Median wall time of ``repeat`` calls."""
-    times = []
-    for _ in range(repeat):
-        gc.collect()
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
-def side_by_side(cases: dict[str, Callable[[], object]], repeat: int) -> dict[str, float]:
-    """Interleave the cases ``repeat`` times (noise hits all alike); medians."""
-    samples: dict[str, list[float]] = {name: [] for name in cases}
-    for _ in range(repeat):
-        for name, fn in cases.items():
-            samples[name].append(timed(fn, 1))
-    return {name: statistics.median(ts) for name, ts in samples.items()}
 
 
 def make_labels(n: int, k: int, rng: np.random.Generator, *, strings: bool) -> pl.DataFrame:
@@ -51,7 +29,7 @@ def make_labels(n: int, k: int, rng: np.random.Generator, *, strings: bool) -> p
     df = pl.DataFrame({"y_true": y_true, "y_pred": y_pred})
     if strings:
         names = pl.Series([f"class_{i:02d}" for i in range(k)])
-        df = df.select(pl.col("y_true", "y_pred").map_batches(lambda s: names.gather(s)))
+        df = df.select(pl.col("y_true", "y_pred").map_batches(names.gather))
     return df
 
 
@@ -81,8 +59,15 @@ def main() -> None:
             from sklearn.metrics import classification_report
 
             y_true, y_pred = df["y_true"].to_numpy(), df["y_pred"].to_numpy()
-            sk = timed(lambda: classification_report(y_true, y_pred, output_dict=True), 1)
-            rows.append((f"  scikit-learn classification_report (numpy in), {kind}", sk, t["bare"], None))
+            sk = timed(
+                lambda y_true=y_true, y_pred=y_pred: classification_report(
+                    y_true, y_pred, output_dict=True
+                ),
+                1,
+            )
+            rows.append(
+                (f"  scikit-learn classification_report (numpy in), {kind}", sk, t["bare"], None)
+            )
 
     seg = make_labels(args.seg_rows, 10, rng, strings=False).with_columns(
         segment=pl.Series(rng.integers(0, args.segments, args.seg_rows))
@@ -122,7 +107,9 @@ def peers_by_segment(seg: pl.DataFrame, bare: float) -> list[tuple]:
             recall_score(g["y_true"], g["y_pred"], average="macro", zero_division=0)
             f1_score(g["y_true"], g["y_pred"], average="macro", zero_division=0)
 
-    out.append(("  pandas groupby + scikit-learn loop (macro P/R/F1)", timed(sk_loop, 1), bare, None))
+    out.append(
+        ("  pandas groupby + scikit-learn loop (macro P/R/F1)", timed(sk_loop, 1), bare, None)
+    )
     try:
         from fairlearn.metrics import MetricFrame
     except ImportError:
@@ -132,12 +119,13 @@ def peers_by_segment(seg: pl.DataFrame, bare: float) -> list[tuple]:
         fn = {"p": precision_score, "r": recall_score, "f": f1_score}[name]
         return lambda t, p: fn(t, p, average="macro", zero_division=0)
 
-    def fair() -> None:
+    def fair() -> object:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            MetricFrame(
+            return MetricFrame(
                 metrics={"precision": macro("p"), "recall": macro("r"), "f1": macro("f")},
-                y_true=pdf["y_true"], y_pred=pdf["y_pred"],
+                y_true=pdf["y_true"],
+                y_pred=pdf["y_pred"],
                 sensitive_features=pd.Series(pdf["segment"], name="segment"),
             ).by_group
 

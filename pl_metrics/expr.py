@@ -223,17 +223,15 @@ def specificity(
     return ratio(tn, tn + fp, zd).alias("specificity")
 
 
-def finite_scores(score: IntoColumn) -> pl.Expr:
-    """The score as Float64, failing evaluation on null, NaN or infinite values."""
-    s = _col(score).cast(pl.Float64)
-    n_bad = (~s.is_finite()).fill_null(True).sum()
+def score_guard(score: IntoColumn) -> pl.Expr:
+    """An Int64 0 that fails evaluation when the score has null, NaN or infinite values."""
+    n_bad = (~_col(score).cast(pl.Float64).is_finite()).fill_null(True).sum()
     message = pl.format(
         f"pl_metrics: column '{_name(score)}' (argument `y_score`) has {{}} null, NaN or "
         "infinite rows",
         n_bad,
     )
-    guard = pl.when(n_bad > 0).then(message).otherwise(pl.lit("0")).str.to_integer(strict=True)
-    return s + guard
+    return pl.when(n_bad > 0).then(message).otherwise(pl.lit("0")).str.to_integer(strict=True)
 
 
 def roc_auc(y_true: IntoColumn, y_score: IntoColumn, *, pos_label: object = 1) -> pl.Expr:
@@ -251,14 +249,14 @@ def roc_auc(y_true: IntoColumn, y_score: IntoColumn, *, pos_label: object = 1) -
     >>> df.select(plm.roc_auc("y", "s"))["roc_auc"].to_list()
     [0.75]
     """
-    # the label test, failing evaluation when y_true holds nulls
-    positive = ((_col(y_true) == pos_label).cast(pl.Int64) + no_nulls(y_true)) == 1
-    score = finite_scores(y_score)
-    ranks = score.rank("average").cast(pl.Float64)
+    positive = _col(y_true) == pos_label
+    ranks = _col(y_score).cast(pl.Float64).rank("average")
     p = positive.sum().cast(pl.Float64)
     n = pl.len().cast(pl.Float64) - p
     u = ranks.filter(positive).sum() - p * (p + 1) / 2
-    return pl.when((p > 0) & (n > 0)).then(u / (p * n)).alias("roc_auc")
+    value = pl.when((p > 0) & (n > 0)).then(u / (p * n))
+    # the checks are added to the one value per group, not to every row
+    return (value + no_nulls(y_true) + score_guard(y_score)).alias("roc_auc")
 
 
 def average_precision(y_true: IntoColumn, y_score: IntoColumn, *, pos_label: object = 1) -> pl.Expr:
@@ -275,13 +273,13 @@ def average_precision(y_true: IntoColumn, y_score: IntoColumn, *, pos_label: obj
     >>> df.select(plm.average_precision("y", "s").round(6))["average_precision"].to_list()
     [0.833333]
     """
-    # the label test, failing evaluation when y_true holds nulls
-    positive = ((_col(y_true) == pos_label).cast(pl.Int64) + no_nulls(y_true)) == 1
-    score = finite_scores(y_score)
+    positive = _col(y_true) == pos_label
+    score = _col(y_score).cast(pl.Float64)
     p = positive.sum().cast(pl.Float64)
     n_rows = pl.len().cast(pl.Float64)
     # rows with a score >= s, and positives with a score >= s, for each positive row
     at_or_above = n_rows - score.rank("min").filter(positive).cast(pl.Float64) + 1
     pos_at_or_above = p - score.filter(positive).rank("min").cast(pl.Float64) + 1
     ap = (pos_at_or_above / at_or_above).sum() / p
-    return pl.when(p > 0).then(ap).otherwise(0.0).alias("average_precision")
+    value = pl.when(p > 0).then(ap).otherwise(0.0)
+    return (value + no_nulls(y_true) + score_guard(y_score)).alias("average_precision")

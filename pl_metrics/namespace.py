@@ -2,8 +2,9 @@
 
 The LazyFrame methods build a query and never collect (they read the schema
 only); the DataFrame methods are ``self._df.lazy().metrics.<m>(...).collect()``,
-except binary un-weighted ``roc_auc`` on continuous scores, which sorts the
-in-memory rows instead of counting every distinct score (same number, faster).
+except un-weighted binary / one-vs-rest ``roc_auc`` on continuous scores, which
+sorts the in-memory rows instead of counting every distinct score (same number,
+faster; see ``_ranking_sorted``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import polars as pl
 
 from pl_metrics import _classification as cls
 from pl_metrics import _ranking as rk
+from pl_metrics import _ranking_sorted as sorted_path
 from pl_metrics import _validate as v
 from pl_metrics._counts import Counts, confusion_counts
 from pl_metrics._typing import AucAverage, By, Labels, MultiClass, Score
@@ -526,8 +528,8 @@ def _eager(method: _F) -> _F:
 class MetricsDataFrame:
     """Classification metrics of a DataFrame's rows, as tidy DataFrames.
 
-    Each method is ``df.lazy().metrics.<method>(...).collect()`` (binary
-    un-weighted ``roc_auc`` on continuous scores sorts instead; same number).
+    Each method is ``df.lazy().metrics.<method>(...).collect()`` (un-weighted
+    ``roc_auc`` on continuous scores sorts instead; same number).
     """
 
     def __init__(self, df: pl.DataFrame) -> None:
@@ -642,17 +644,22 @@ class MetricsDataFrame:
         average: AucAverage = "macro",
     ) -> pl.DataFrame:
         # The rows are in memory: continuous binary scores are faster sorted than
-        # counted (the same number; see _ranking.roc_auc_sorted).
+        # counted (the same number; see _ranking_sorted).
+        v.check_choice("multi_class", multi_class, ("ovr", "ovo"))
+        v.check_choice("average", average, ("macro", "weighted"))
         if (
-            isinstance(y_score, str)
-            and weight is None
-            and y_score in self._df.columns
-            and rk.use_sorted_path(self._df, y_score)
+            weight is None
+            and (isinstance(y_score, str) or multi_class == "ovr")
+            and sorted_path.use_sorted_path(self._df, y_score)
         ):
-            v.check_choice("multi_class", multi_class, ("ovr", "ovo"))
-            v.check_choice("average", average, ("macro", "weighted"))
-            return rk.roc_auc_sorted(
-                self._df, y_true, y_score, by=by, pos_label=pos_label, reserved=_RANKING_COLUMNS
+            return sorted_path.roc_auc_sorted(
+                self._df,
+                y_true,
+                y_score,
+                by=by,
+                pos_label=pos_label,
+                average=average,
+                reserved=_RANKING_COLUMNS,
             )
         return self._lazy.roc_auc(
             y_true,

@@ -328,20 +328,26 @@ def test_ovo_with_weight_is_refused() -> None:
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=binary_frames())
 def test_sorted_path_equals_sklearn(case: dict) -> None:
-    from pl_metrics._ranking import roc_auc_sorted
+    from pl_metrics._ranking_sorted import roc_auc_sorted
 
     def build(seg: pl.DataFrame) -> pl.DataFrame:
         value = None if _one_class(seg) else skm.roc_auc_score(seg["y"], seg["s"])
         return pl.DataFrame({"roc_auc": [value]}, schema={"roc_auc": pl.Float64})
 
     got = roc_auc_sorted(
-        case["df"], "y", "s", by=case["by"] or None, pos_label=None, reserved=("roc_auc",)
+        case["df"],
+        "y",
+        "s",
+        by=case["by"] or None,
+        pos_label=None,
+        average="macro",
+        reserved=("roc_auc",),
     )
     oracle.assert_close(got, _expected(case, build))
 
 
 def test_dataframe_takes_the_sorted_path_on_continuous_scores() -> None:
-    from pl_metrics._ranking import use_sorted_path
+    from pl_metrics._ranking_sorted import use_sorted_path
 
     rng = np.random.default_rng(11)
     n = 30_000
@@ -362,3 +368,36 @@ def test_dataframe_takes_the_sorted_path_on_continuous_scores() -> None:
     bad = df.with_columns(pl.when(pl.col("g") == "a").then(None).otherwise(pl.col("s")).alias("s"))
     with pytest.raises(plm.DataError, match=r"column 's' \(argument `y_score`\) has \d+ null"):
         bad.metrics.roc_auc("y", "s", by="g")
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(df=multiclass_frames(), average=st.sampled_from(["macro", "weighted"]))
+def test_sorted_path_multiclass_ovr_equals_the_counting_path(
+    df: pl.DataFrame, average: str
+) -> None:
+    from pl_metrics._ranking_sorted import roc_auc_sorted
+
+    mapping = {c: c for c in sorted(c for c in df.columns if c != "y")}
+    got = roc_auc_sorted(
+        df, "y", mapping, by=None, pos_label=None, average=average, reserved=("roc_auc",)
+    )
+    # the counting path is checked against scikit-learn above
+    expected = df.lazy().metrics.roc_auc("y", mapping, average=average).collect()
+    oracle.assert_close(got, expected)
+
+
+def test_dataframe_multiclass_continuous_equals_sklearn() -> None:
+    rng = np.random.default_rng(5)
+    n, k = 20_000, 4
+    y = rng.integers(0, k, n)
+    logits = rng.normal(size=(n, k))
+    logits[np.arange(n), y] += 1.0
+    proba = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    df = pl.DataFrame({"y": y} | {f"p{i}": proba[:, i] for i in range(k)})
+    mapping = {i: f"p{i}" for i in range(k)}
+    for average in ("macro", "weighted"):
+        got = df.metrics.roc_auc("y", mapping, average=average)["roc_auc"][0]
+        expected = skm.roc_auc_score(y, proba, multi_class="ovr", average=average)
+        assert got == pytest.approx(expected, rel=1e-9)
+    with pytest.raises(plm.DataError, match="no score column"):
+        df.with_columns(pl.lit(9).alias("y")).metrics.roc_auc("y", mapping)
