@@ -25,6 +25,7 @@ from pl_metrics.expr import (
     roc_auc,
     specificity,
 )
+from pl_metrics.state import CountsState, ScoreCountsState, from_counts, from_score_counts
 
 __version__ = "0.1.0"
 
@@ -32,13 +33,17 @@ MetricsDataFrame = _namespace.MetricsDataFrame
 MetricsLazyFrame = _namespace.MetricsLazyFrame
 
 __all__ = [
+    "CountsState",
     "DataError",
     "MetricsDataFrame",
     "MetricsLazyFrame",
+    "ScoreCountsState",
     "accuracy",
     "average_precision",
     "f1",
     "f_beta",
+    "from_counts",
+    "from_score_counts",
     "jaccard",
     "precision",
     "recall",

@@ -88,19 +88,26 @@ def _skip_nan_mean(x: pl.Expr, weights: pl.Expr | None) -> pl.Expr:
     return mean.fill_null(_NAN)
 
 
+def in_label_order(column: str) -> pl.Expr:
+    """A per-class column in label order: float sums over classes then add in one
+    fixed order, so results do not depend on row order or threads (bit for bit)."""
+    return pl.col(column).sort_by(ORD)
+
+
 def _average_exprs(average: str, beta: float, zero_division: float) -> list[pl.Expr]:
     """Aggregations of the per-class rows of one segment into one ``average`` row."""
     f = f_name(beta)
+    col = in_label_order
     if average == "micro":
-        sums = [pl.col(c).sum() for c in ("tp", "support", "predicted")]
+        sums = [col(c).sum() for c in ("tp", "support", "predicted")]
         scores = _scores(*sums, beta, zero_division)
     else:
-        weights = pl.col("support") if average == "weighted" else None
+        weights = col("support") if average == "weighted" else None
         scores = [
-            _skip_nan_mean(pl.col(name), weights).alias(name)
+            _skip_nan_mean(col(name), weights).alias(name)
             for name in ("precision", "recall", f, "jaccard")
         ]
-    return [*scores, pl.col("support").sum().alias("support")]
+    return [*scores, col("support").sum().alias("support")]
 
 
 def _average_rows(
@@ -202,10 +209,10 @@ def summary(counts: Counts) -> pl.LazyFrame:
     """
     keys = counts.keys
     stats = class_counts(counts, restrict=True)
-    t = pl.col("support").cast(pl.Float64)  # row sums of the confusion matrix
-    p = pl.col("predicted").cast(pl.Float64)  # column sums
+    t = in_label_order("support").cast(pl.Float64)  # row sums of the confusion matrix
+    p = in_label_order("predicted").cast(pl.Float64)  # column sums
     n = t.sum()
-    correct = pl.col("tp").cast(pl.Float64).sum()
+    correct = in_label_order("tp").cast(pl.Float64).sum()
     # matthews_corrcoef: covariances of the one-hot actual / predicted labels
     cov_tp = correct * n - (t * p).sum()
     cov_pp = n * n - (p * p).sum()
@@ -218,11 +225,11 @@ def summary(counts: Counts) -> pl.LazyFrame:
         .then(_NAN)
         .otherwise(1 - (n - correct) / expected_disagreement)
     )
-    recall = pl.when(t > 0).then(pl.col("tp") / t)
+    recall = pl.when(t > 0).then(in_label_order("tp") / t)
     result = (
         stats.group_by(keys)
         .agg(
-            pl.col("support").sum().alias("n"),
+            in_label_order("support").sum().alias("n"),
             ratio(correct, n, _NAN).alias("accuracy"),
             recall.mean().fill_null(_NAN).alias("balanced_accuracy"),
             mcc.alias("mcc"),

@@ -62,17 +62,31 @@ def resolve_pos_label(schema: pl.Schema, y_true: str, pos_label: object) -> obje
 
 
 def _check_scores(
-    frame: pl.LazyFrame, y_true: str, score_columns: Sequence[str], weight: str | None
+    frame: pl.LazyFrame,
+    y_true: str,
+    score_columns: Sequence[str],
+    weight: str | None,
+    *,
+    bins: int | None = None,
 ) -> pl.LazyFrame:
-    """Raise :class:`DataError` at collect for null/NaN/inf scores or null labels."""
+    """Raise :class:`DataError` at collect for null/NaN/inf scores or null labels
+    (and, with ``bins``, scores outside [0, 1])."""
+    names = ", ".join(repr(c) for c in score_columns)
 
     def check(df: pl.DataFrame) -> pl.DataFrame:
         bad = df.filter(pl.col(SCORE).is_null() | ~pl.col(SCORE).is_finite())
         if bad.height:
             n_bad = bad[v.ROWS].sum()
-            names = ", ".join(repr(c) for c in score_columns)
             msg = f"column {names} (argument `y_score`) has {n_bad} null, NaN or infinite rows"
             raise DataError(msg)
+        if bins is not None:
+            n_out = df.filter((pl.col(SCORE) < 0) | (pl.col(SCORE) > 1))[v.ROWS].sum()
+            if n_out:
+                msg = (
+                    f"`bins` needs scores in [0, 1]: column {names} has {n_out} rows outside; "
+                    "rescale the scores or drop `bins` for the exact result"
+                )
+                raise DataError(msg)
         n_null = df[_NULL_TRUE].sum()
         if n_null:
             msg = (
@@ -91,9 +105,17 @@ def _check_scores(
     return frame.map_batches(check)
 
 
-def _as_score(column: str) -> pl.Expr:
-    """The score as Float64, with -0.0 turned into 0.0 (one threshold, as in numpy)."""
-    return (pl.col(column).cast(pl.Float64) + 0.0).alias(SCORE)
+def _as_score(column: str, bins: int | None = None) -> pl.Expr:
+    """The score as Float64, with -0.0 turned into 0.0 (one threshold, as in numpy).
+
+    With ``bins``, a score in [0, 1] becomes the lower edge of its bin
+    ``floor(score * bins) / bins`` (1.0 stays 1.0): at most ``bins + 1`` distinct
+    values per segment.
+    """
+    score = pl.col(column).cast(pl.Float64) + 0.0
+    if bins is not None:
+        score = (score * bins).floor() / bins
+    return score.alias(SCORE)
 
 
 def _binary_counts(
@@ -104,6 +126,7 @@ def _binary_counts(
     *,
     positive: pl.Expr,
     weight: str | None,
+    bins: int | None = None,
 ) -> pl.LazyFrame:
     """``*by, score, pos, neg`` (+ check columns) for one score column."""
     if weight is None:
@@ -115,14 +138,14 @@ def _binary_counts(
         pos = (positive.cast(pl.Float64) * w).sum()
         neg = ((~positive).cast(pl.Float64) * w).sum()
         extra = [v.bad_weight(weight).alias(v.BAD_WEIGHT)]
-    frame = lf.group_by(*by, _as_score(score)).agg(
+    frame = lf.group_by(*by, _as_score(score, bins)).agg(
         pos.alias(POS),
         neg.alias(NEG),
         pl.len().alias(v.ROWS),
         pl.col(y_true).null_count().alias(_NULL_TRUE),
         *extra,
     )
-    return _check_scores(frame, y_true, [score], weight)
+    return _check_scores(frame, y_true, [score], weight, bins=bins)
 
 
 def _prepare(
@@ -153,15 +176,24 @@ def binary_score_counts(
     pos_label: object,
     weight: str | None,
     reserved: Sequence[str],
+    bins: int | None = None,
 ) -> ScoreCounts:
-    """Validate and build the (lazy) per-score counts of a binary problem."""
+    """Validate and build the (lazy) per-score counts of a binary problem.
+
+    ``bins``: the approximate mode, see :func:`_as_score`.
+    """
+    if bins is not None and (isinstance(bins, bool) or not isinstance(bins, int) or bins < 1):
+        msg = f"`bins` must be None or an integer >= 1, got {bins!r}"
+        raise ValueError(msg)
     if not isinstance(y_score, str):
         msg = f"`y_score` must be a column name for this method, got {y_score!r}"
         raise TypeError(msg)
     schema, by_list = _prepare(lf, y_true, [y_score], by=by, weight=weight, reserved=reserved)
     label = resolve_pos_label(schema, y_true, pos_label)
     positive = pl.col(y_true) == pl.lit(label)
-    frame = _binary_counts(lf, by_list, y_true, y_score, positive=positive, weight=weight)
+    frame = _binary_counts(
+        lf, by_list, y_true, y_score, positive=positive, weight=weight, bins=bins
+    )
     frame = frame.select(*by_list, SCORE, POS, NEG).cache()
     if not by_list:
         frame = frame.with_columns(pl.lit(0, pl.Int8).alias(ALL))
@@ -249,16 +281,28 @@ def _auc_exprs() -> list[pl.Expr]:
     """Per-group aggregations: P, N and the ROC AUC (null with a single class)."""
     pos, neg = _sorted(POS).cast(pl.Float64), _sorted(NEG).cast(pl.Float64)
     tps = pos.cum_sum()
-    p_total, n_total = pl.col(POS).cast(pl.Float64).sum(), pl.col(NEG).cast(pl.Float64).sum()
+    p_total, n_total = pos.sum(), neg.sum()  # in score order: deterministic float sums
     area = (neg * (tps - pos / 2)).sum()
     auc = pl.when((p_total > 0) & (n_total > 0)).then(area / (p_total * n_total))
     return [p_total.alias("P"), n_total.alias("N"), auc.alias("roc_auc")]
 
 
-def roc_auc(counts: ScoreCounts) -> pl.LazyFrame:
-    """``*by, roc_auc`` for a binary problem."""
-    result = counts.frame.group_by(counts.keys).agg(_auc_exprs()).sort(counts.keys, nulls_last=True)
-    return counts.finish(result.select(*counts.keys, "roc_auc"))
+def roc_auc(counts: ScoreCounts, *, error_bound: bool = False) -> pl.LazyFrame:
+    """``*by, roc_auc`` for a binary problem.
+
+    With ``error_bound`` (binned scores) also ``roc_auc_error_bound``: the pairs
+    of a positive and a negative in one bin count one half, their true share is
+    between 0 and 1, so ``|binned - exact| <= sum_b pos_b neg_b / (2 P N)``.
+    """
+    exprs = _auc_exprs()
+    columns = [*counts.keys, "roc_auc"]
+    if error_bound:
+        pos, neg = pl.col(POS).cast(pl.Float64), pl.col(NEG).cast(pl.Float64)
+        bound = (pos * neg).sum() / (2 * pos.sum() * neg.sum())
+        exprs.append(pl.when(pos.sum() * neg.sum() > 0).then(bound).alias("roc_auc_error_bound"))
+        columns.append("roc_auc_error_bound")
+    result = counts.frame.group_by(counts.keys).agg(exprs).sort(counts.keys, nulls_last=True)
+    return counts.finish(result.select(columns))
 
 
 def _one_vs_rest(counts: ScoreCounts) -> pl.LazyFrame:
@@ -334,7 +378,7 @@ def average_precision(counts: ScoreCounts) -> pl.LazyFrame:
     """
     pos, neg = _sorted(POS).cast(pl.Float64), _sorted(NEG).cast(pl.Float64)
     tps, fps = pos.cum_sum(), neg.cum_sum()
-    p_total = pl.col(POS).cast(pl.Float64).sum()
+    p_total = pos.sum()
     ap = pl.when(p_total > 0).then((pos / p_total * (tps / (tps + fps))).sum()).otherwise(0.0)
     result = (
         counts.frame.group_by(counts.keys)

@@ -18,7 +18,7 @@ from pl_metrics import _classification as cls
 from pl_metrics import _ranking as rk
 from pl_metrics import _ranking_sorted as sorted_path
 from pl_metrics import _validate as v
-from pl_metrics._counts import Counts, confusion_counts
+from pl_metrics._counts import ACTUAL, PREDICTED, Counts, confusion_counts
 from pl_metrics._typing import AucAverage, By, Labels, MultiClass, Score
 
 _F = TypeVar("_F", bound=Callable[..., object])
@@ -317,7 +317,14 @@ class MetricsLazyFrame:
         return cls.summary(self._counts(y_true, y_pred, by=by, labels=labels, weight=weight))
 
     def _binary(
-        self, y_true: str, y_score: str, *, by: By, pos_label: object, weight: str | None
+        self,
+        y_true: str,
+        y_score: str,
+        *,
+        by: By,
+        pos_label: object,
+        weight: str | None,
+        bins: int | None = None,
     ) -> rk.ScoreCounts:
         return rk.binary_score_counts(
             self._lf,
@@ -327,6 +334,7 @@ class MetricsLazyFrame:
             pos_label=pos_label,
             weight=weight,
             reserved=_RANKING_COLUMNS,
+            bins=bins,
         )
 
     def roc_auc(
@@ -337,6 +345,7 @@ class MetricsLazyFrame:
         by: By = None,
         pos_label: object = None,
         weight: str | None = None,
+        bins: int | None = None,
         multi_class: MultiClass = "ovr",
         average: AucAverage = "macro",
     ) -> pl.LazyFrame:
@@ -356,6 +365,13 @@ class MetricsLazyFrame:
             required for string labels.
         weight
             Column of non-negative sample weights.
+        bins
+            Approximate mode (binary, scores in [0, 1]): count scores in ``bins``
+            equal bins, so the state has at most ``bins + 1`` rows per segment
+            whatever the number of rows.  Adds ``roc_auc_error_bound``, a
+            guaranteed bound on ``|approximate - exact|`` (within-bin pairs of a
+            positive and a negative, counted one half, are the only error).
+            The curves are then the exact curves at the bin edges.
         multi_class
             ``"ovr"`` (one-vs-rest) or ``"ovo"`` (one-vs-one, Hand & Till; no weights).
         average
@@ -392,9 +408,13 @@ class MetricsLazyFrame:
         v.check_choice("multi_class", multi_class, ("ovr", "ovo"))
         v.check_choice("average", average, ("macro", "weighted"))
         if isinstance(y_score, str):
-            return rk.roc_auc(
-                self._binary(y_true, y_score, by=by, pos_label=pos_label, weight=weight)
+            counts = self._binary(
+                y_true, y_score, by=by, pos_label=pos_label, weight=weight, bins=bins
             )
+            return rk.roc_auc(counts, error_bound=bins is not None)
+        if bins is not None:
+            msg = "`bins` is for binary scores (a column name as `y_score`)"
+            raise ValueError(msg)
         if multi_class == "ovo" and weight is not None:
             msg = "`weight` is not supported with multi_class='ovo' (as in scikit-learn)"
             raise ValueError(msg)
@@ -411,12 +431,13 @@ class MetricsLazyFrame:
         by: By = None,
         pos_label: object = None,
         weight: str | None = None,
+        bins: int | None = None,
     ) -> pl.LazyFrame:
         """Average precision (scikit-learn's step-wise sum, no interpolation).
 
         Parameters
         ----------
-        y_true, y_score, by, pos_label, weight
+        y_true, y_score, by, pos_label, weight, bins
             As :meth:`roc_auc` (binary).
 
         Returns
@@ -434,7 +455,7 @@ class MetricsLazyFrame:
         [0.833333]
         """
         return rk.average_precision(
-            self._binary(y_true, y_score, by=by, pos_label=pos_label, weight=weight)
+            self._binary(y_true, y_score, by=by, pos_label=pos_label, weight=weight, bins=bins)
         )
 
     def roc_curve(
@@ -445,13 +466,14 @@ class MetricsLazyFrame:
         by: By = None,
         pos_label: object = None,
         weight: str | None = None,
+        bins: int | None = None,
         drop_intermediate: bool = True,
     ) -> pl.LazyFrame:
         """The ROC curve: the points of ``sklearn.metrics.roc_curve``, per segment.
 
         Parameters
         ----------
-        y_true, y_score, by, pos_label, weight
+        y_true, y_score, by, pos_label, weight, bins
             As :meth:`roc_auc` (binary).
         drop_intermediate
             Drop the thresholds that lie on a straight segment of the curve
@@ -482,7 +504,7 @@ class MetricsLazyFrame:
         │ 0.1       ┆ 1.0 ┆ 1.0 │
         └───────────┴─────┴─────┘
         """
-        counts = self._binary(y_true, y_score, by=by, pos_label=pos_label, weight=weight)
+        counts = self._binary(y_true, y_score, by=by, pos_label=pos_label, weight=weight, bins=bins)
         return rk.roc_curve(counts, drop_intermediate=drop_intermediate)
 
     def pr_curve(
@@ -493,12 +515,13 @@ class MetricsLazyFrame:
         by: By = None,
         pos_label: object = None,
         weight: str | None = None,
+        bins: int | None = None,
     ) -> pl.LazyFrame:
         """The precision-recall curve: the points of ``sklearn.metrics.precision_recall_curve``.
 
         Parameters
         ----------
-        y_true, y_score, by, pos_label, weight
+        y_true, y_score, by, pos_label, weight, bins
             As :meth:`roc_auc` (binary).
 
         Returns
@@ -514,8 +537,55 @@ class MetricsLazyFrame:
         >>> df.metrics.pr_curve("y", "s")["recall"].to_list()
         [1.0, 1.0, 0.5, 0.5, 0.0]
         """
-        counts = self._binary(y_true, y_score, by=by, pos_label=pos_label, weight=weight)
+        counts = self._binary(y_true, y_score, by=by, pos_label=pos_label, weight=weight, bins=bins)
         return rk.pr_curve(counts)
+
+    def counts(
+        self, y_true: str, y_pred: str, *, by: By = None, weight: str | None = None
+    ) -> pl.LazyFrame:
+        """The confusion counts as a mergeable state: ``*by, actual, predicted, count``.
+
+        One row per (segment, actual, predicted) pair seen (no zero cells).
+        States of several shards or days are merged by concatenating them;
+        :func:`pl_metrics.from_counts` finishes any metric of this namespace.
+
+        Examples
+        --------
+        >>> import polars as pl, pl_metrics as plm
+        >>> df = pl.DataFrame({"t": ["a", "b", "b"], "p": ["a", "a", "b"]})
+        >>> df.metrics.counts("t", "p").sort("actual", "predicted")
+        shape: (3, 3)
+        ┌────────┬───────────┬───────┐
+        │ actual ┆ predicted ┆ count │
+        │ ---    ┆ ---       ┆ ---   │
+        │ str    ┆ str       ┆ i64   │
+        ╞════════╪═══════════╪═══════╡
+        │ a      ┆ a         ┆ 1     │
+        │ b      ┆ a         ┆ 1     │
+        │ b      ┆ b         ┆ 1     │
+        └────────┴───────────┴───────┘
+        """
+        counts = self._counts(y_true, y_pred, by=by, labels=None, weight=weight)
+        return counts.finish(counts.frame, [ACTUAL, PREDICTED])
+
+    def score_counts(
+        self,
+        y_true: str,
+        y_score: str,
+        *,
+        by: By = None,
+        pos_label: object = None,
+        weight: str | None = None,
+        bins: int | None = None,
+    ) -> pl.LazyFrame:
+        """Per-score positive / negative counts as a mergeable state: ``*by, score, pos, neg``.
+
+        One row per (segment, distinct score); with ``bins`` at most ``bins + 1``
+        rows per segment.  Merge by concatenating; finish with
+        :func:`pl_metrics.from_score_counts`.
+        """
+        counts = self._binary(y_true, y_score, by=by, pos_label=pos_label, weight=weight, bins=bins)
+        return counts.finish(counts.frame)
 
 
 def _eager(method: _F) -> _F:
@@ -640,6 +710,7 @@ class MetricsDataFrame:
         by: By = None,
         pos_label: object = None,
         weight: str | None = None,
+        bins: int | None = None,
         multi_class: MultiClass = "ovr",
         average: AucAverage = "macro",
     ) -> pl.DataFrame:
@@ -649,6 +720,7 @@ class MetricsDataFrame:
         v.check_choice("average", average, ("macro", "weighted"))
         if (
             weight is None
+            and bins is None
             and (isinstance(y_score, str) or multi_class == "ovr")
             and sorted_path.use_sorted_path(self._df, y_score)
         ):
@@ -667,6 +739,7 @@ class MetricsDataFrame:
             by=by,
             pos_label=pos_label,
             weight=weight,
+            bins=bins,
             multi_class=multi_class,
             average=average,
         ).collect()
@@ -680,9 +753,10 @@ class MetricsDataFrame:
         by: By = None,
         pos_label: object = None,
         weight: str | None = None,
+        bins: int | None = None,
     ) -> pl.DataFrame:
         return self._lazy.average_precision(
-            y_true, y_score, by=by, pos_label=pos_label, weight=weight
+            y_true, y_score, by=by, pos_label=pos_label, weight=weight, bins=bins
         ).collect()
 
     @_eager
@@ -694,6 +768,7 @@ class MetricsDataFrame:
         by: By = None,
         pos_label: object = None,
         weight: str | None = None,
+        bins: int | None = None,
         drop_intermediate: bool = True,
     ) -> pl.DataFrame:
         return self._lazy.roc_curve(
@@ -702,6 +777,7 @@ class MetricsDataFrame:
             by=by,
             pos_label=pos_label,
             weight=weight,
+            bins=bins,
             drop_intermediate=drop_intermediate,
         ).collect()
 
@@ -714,9 +790,31 @@ class MetricsDataFrame:
         by: By = None,
         pos_label: object = None,
         weight: str | None = None,
+        bins: int | None = None,
     ) -> pl.DataFrame:
         return self._lazy.pr_curve(
-            y_true, y_score, by=by, pos_label=pos_label, weight=weight
+            y_true, y_score, by=by, pos_label=pos_label, weight=weight, bins=bins
+        ).collect()
+
+    @_eager
+    def counts(
+        self, y_true: str, y_pred: str, *, by: By = None, weight: str | None = None
+    ) -> pl.DataFrame:
+        return self._lazy.counts(y_true, y_pred, by=by, weight=weight).collect()
+
+    @_eager
+    def score_counts(
+        self,
+        y_true: str,
+        y_score: str,
+        *,
+        by: By = None,
+        pos_label: object = None,
+        weight: str | None = None,
+        bins: int | None = None,
+    ) -> pl.DataFrame:
+        return self._lazy.score_counts(
+            y_true, y_score, by=by, pos_label=pos_label, weight=weight, bins=bins
         ).collect()
 
 

@@ -1,0 +1,152 @@
+"""Mergeable states: any split into shards, merged, equals the one-shot result."""
+
+from __future__ import annotations
+
+import math
+
+import _oracle as oracle
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
+
+import pl_metrics as plm
+
+
+@st.composite
+def sharded(draw: st.DrawFn) -> dict:
+    """A frame, a split of its rows into shards (some maybe empty), and options."""
+    n = draw(st.integers(1, 60))
+    k = draw(st.integers(1, 4))
+    data = {
+        "seg": draw(st.lists(st.sampled_from(["a", "b", None]), min_size=n, max_size=n)),
+        "t": draw(st.lists(st.integers(0, k), min_size=n, max_size=n)),
+        "p": draw(st.lists(st.integers(0, k), min_size=n, max_size=n)),
+        "y": draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)),
+        "s": draw(st.lists(st.integers(0, 20).map(lambda i: i / 20), min_size=n, max_size=n)),
+    }
+    weighted = draw(st.booleans())
+    if weighted:
+        data["w"] = draw(st.lists(st.sampled_from([0.1, 0.5, 1.0, 3.0]), min_size=n, max_size=n))
+    n_shards = draw(st.integers(1, 5))
+    shard = draw(st.lists(st.integers(0, n_shards - 1), min_size=n, max_size=n))
+    df = pl.DataFrame(data).with_columns(pl.Series("shard", shard))
+    return {
+        "df": df,
+        "shards": [df.filter(pl.col("shard") == i) for i in range(n_shards)],  # may be empty
+        "by": draw(st.sampled_from([None, "seg"])),
+        "weight": "w" if weighted else None,
+    }
+
+
+def _equal(a: pl.DataFrame, b: pl.DataFrame, *, exact: bool) -> None:
+    if exact:
+        assert_frame_equal(a, b, check_exact=True)
+    else:  # float sums in another order
+        assert_frame_equal(a, b, rel_tol=1e-12, abs_tol=1e-12)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=sharded())
+def test_merged_counts_equal_one_shot(case: dict) -> None:
+    by, weight = case["by"], case["weight"]
+    state = pl.concat([s.metrics.counts("t", "p", by=by, weight=weight) for s in case["shards"]])
+    merged = plm.from_counts(state, by=by)
+    df = case["df"]
+    for method in ("report", "per_class", "averages", "summary", "confusion_matrix"):
+        one_shot = getattr(df.metrics, method)("t", "p", by=by, weight=weight)
+        _equal(getattr(merged, method)(), one_shot, exact=weight is None)
+    kw = {"labels": [2, 0, 7], "beta": 2.0, "zero_division": math.nan}
+    _equal(
+        merged.report(**kw),
+        df.metrics.report("t", "p", by=by, weight=weight, **kw),
+        exact=weight is None,
+    )
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=sharded())
+def test_merged_score_counts_equal_one_shot(case: dict) -> None:
+    by, weight = case["by"], case["weight"]
+    state = pl.concat(
+        [s.metrics.score_counts("y", "s", by=by, weight=weight) for s in case["shards"]]
+    )
+    merged = plm.from_score_counts(state, by=by)
+    lazy = case["df"].lazy()  # the counting path, as the state
+    for method in ("roc_auc", "average_precision", "roc_curve", "pr_curve"):
+        one_shot = getattr(lazy.metrics, method)("y", "s", by=by, weight=weight).collect()
+        _equal(getattr(merged, method)(), one_shot, exact=weight is None)
+
+
+def test_lazy_state_gives_lazy_results_and_incremental_update() -> None:
+    rng = np.random.default_rng(1)
+    days = [
+        pl.DataFrame({"t": rng.integers(0, 3, 500), "p": rng.integers(0, 3, 500)}) for _ in range(3)
+    ]
+    state = days[0].lazy().metrics.counts("t", "p")
+    assert isinstance(state, pl.LazyFrame)
+    for day in days[1:]:  # yesterday's state + today's rows
+        state = pl.concat([state, day.lazy().metrics.counts("t", "p")])
+    result = plm.from_counts(state).report()
+    assert isinstance(result, pl.LazyFrame)
+    assert_frame_equal(result.collect(), pl.concat(days).metrics.report("t", "p"), check_exact=True)
+
+
+def test_bad_state_is_a_clear_error() -> None:
+    with pytest.raises(pl.exceptions.ColumnNotFoundError, match="'count'"):
+        plm.from_counts(pl.DataFrame({"actual": [1], "predicted": [1]}))
+    with pytest.raises(pl.exceptions.ColumnNotFoundError, match="'seg'"):
+        plm.from_score_counts(pl.DataFrame({"score": [0.1], "pos": [1], "neg": [0]}), by="seg")
+
+
+# ------------------------------------------------------------------ approximate mode
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    scores=st.lists(st.floats(0, 1), min_size=2, max_size=80),
+    data=st.data(),
+    bins=st.sampled_from([1, 2, 7, 10, 100]),
+)
+def test_binned_auc_within_its_bound(scores: list[float], data: st.DataObject, bins: int) -> None:
+    n = len(scores)
+    y = data.draw(st.lists(st.integers(0, 1), min_size=n, max_size=n))
+    df = pl.DataFrame({"y": y, "s": scores})
+    approx = df.metrics.roc_auc("y", "s", bins=bins)
+    exact = df.lazy().metrics.roc_auc("y", "s").collect()["roc_auc"][0]
+    value, bound = approx["roc_auc"][0], approx["roc_auc_error_bound"][0]
+    if exact is None:
+        assert value is None
+        return
+    assert abs(value - exact) <= bound + 1e-12
+    # the binned result is the exact result of the scores rounded down to the bin edges
+    edges = df.with_columns(((pl.col("s") * bins).floor() / bins).alias("s"))
+    oracle.assert_close(
+        df.metrics.average_precision("y", "s", bins=bins), edges.metrics.average_precision("y", "s")
+    )
+    oracle.assert_close(
+        df.metrics.roc_curve("y", "s", bins=bins), edges.metrics.roc_curve("y", "s")
+    )
+
+
+def test_binned_state_size_is_fixed_and_error_small() -> None:
+    rng = np.random.default_rng(9)
+    n = 200_000
+    y = rng.integers(0, 2, n)
+    df = pl.DataFrame({"g": rng.integers(0, 5, n), "y": y, "s": rng.beta(2 + y, 2, n)})
+    state = df.metrics.score_counts("y", "s", by="g", bins=1000)
+    assert state.group_by("g").len()["len"].max() <= 1001
+    approx = df.metrics.roc_auc("y", "s", by="g", bins=1000)
+    exact = df.lazy().metrics.roc_auc("y", "s", by="g").collect()
+    error = (approx["roc_auc"] - exact["roc_auc"]).abs()
+    assert (error <= approx["roc_auc_error_bound"]).all()
+    assert approx["roc_auc_error_bound"].max() < 1e-3  # 1,000 bins on a smooth score
+
+
+def test_bins_refuses_scores_outside_unit_interval_and_bad_values() -> None:
+    df = pl.DataFrame({"y": [0, 1, 1], "s": [-0.5, 0.3, 1.5]})
+    with pytest.raises(plm.DataError, match=r"`bins` needs scores in \[0, 1\]: column 's' has 2"):
+        df.metrics.roc_auc("y", "s", bins=10)
+    for bad in (0, -3, 2.5, True):
+        with pytest.raises(ValueError, match="`bins` must be None or an integer >= 1"):
+            df.metrics.roc_auc("y", "s", bins=bad)
