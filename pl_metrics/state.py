@@ -114,9 +114,11 @@ class ScoreCountsState(Generic[FrameT]):
         merged = _merged(state.lazy(), self._by, (rk.SCORE,), (rk.POS, rk.NEG))
         self._counts = rk.ScoreCounts(merged.cache(), self._by, self._by or [ALL])
 
-    def roc_auc(self) -> FrameT:
-        """As :meth:`MetricsLazyFrame.roc_auc` (binary)."""
-        return _collect(rk.roc_auc(self._counts), self._eager)  # type: ignore[return-value]
+    def roc_auc(self, *, error_bound: bool = False) -> FrameT:
+        """As :meth:`MetricsLazyFrame.roc_auc` (binary); ``error_bound=True`` adds the
+        ``roc_auc_error_bound`` column of a binned state (``bins=``)."""
+        result = rk.roc_auc(self._counts, error_bound=error_bound)
+        return _collect(result, self._eager)  # type: ignore[return-value]
 
     def average_precision(self) -> FrameT:
         """As :meth:`MetricsLazyFrame.average_precision`."""

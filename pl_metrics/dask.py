@@ -1,0 +1,197 @@
+"""Distributed evaluation on Dask: states per Parquet file on the workers, merged in a tree.
+
+Needs the optional extra ``pl_metrics[dask]``.  Each worker reads one file with
+Polars and computes the small mergeable state (``.metrics.counts`` or
+``.metrics.score_counts``); states are merged ``split_every`` at a time on the
+workers; the client finishes the metrics with :func:`pl_metrics.from_counts` /
+:func:`pl_metrics.from_score_counts` - the same functions as on one machine::
+
+    from distributed import Client
+    import pl_metrics.dask as pmd
+
+    client = Client("scheduler:8786")
+    pmd.report("s3://bucket/preds/**/*.parquet", "y_true", "y_pred", by="country", client=client)
+"""
+
+from __future__ import annotations
+
+import glob
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from pl_metrics import _validate as v
+from pl_metrics._typing import By, Labels
+from pl_metrics.state import COUNTS_COLUMNS, SCORE_COUNTS_COLUMNS, from_counts, from_score_counts
+
+Paths = str | Path | Sequence[str | Path]
+
+
+def expand(paths: Paths) -> list[str]:
+    """Files of a path, a glob, a directory (its ``**/*.parquet``) or a list of those."""
+    items = [paths] if isinstance(paths, (str, Path)) else list(paths)
+    files: list[str] = []
+    for item in items:
+        text = str(item)
+        if Path(text).is_dir():
+            files += sorted(str(p) for p in Path(text).rglob("*.parquet"))
+        elif any(ch in text for ch in "*?["):
+            files += sorted(glob.glob(text, recursive=True))
+        else:
+            files.append(text)
+    if not files:
+        msg = f"no Parquet files found at {paths!r}"
+        raise FileNotFoundError(msg)
+    return files
+
+
+def _state_of_file(path: str, method: str, args: tuple, kwargs: dict) -> pl.DataFrame:
+    lf = pl.scan_parquet(path)
+    return getattr(lf.metrics, method)(*args, **kwargs).collect()
+
+
+def _merge(group_keys: list[str], values: list[str], *states: pl.DataFrame) -> pl.DataFrame:
+    return pl.concat(states).group_by(group_keys).agg(pl.col(c).sum() for c in values)
+
+
+def _map_reduce(
+    client: Any,
+    files: list[str],
+    *,
+    method: str,
+    args: tuple,
+    kwargs: dict,
+    keys: list[str],
+    values: list[str],
+    split_every: int,
+    state: Callable[..., pl.DataFrame] = _state_of_file,
+) -> pl.DataFrame:
+    if split_every < 2:
+        msg = f"`split_every` must be >= 2, got {split_every!r}"
+        raise ValueError(msg)
+    futures = [client.submit(state, f, method, args, kwargs, pure=False) for f in files]
+    while len(futures) > 1:
+        futures = [
+            client.submit(_merge, keys, values, *futures[i : i + split_every], pure=False)
+            for i in range(0, len(futures), split_every)
+        ]
+    return futures[0].result()
+
+
+def counts(
+    paths: Paths,
+    y_true: str,
+    y_pred: str,
+    *,
+    client: Any,
+    by: By = None,
+    weight: str | None = None,
+    split_every: int = 8,
+) -> pl.DataFrame:
+    """The merged confusion-counts state of all files (``*by, actual, predicted, count``)."""
+    by_list = v.normalize_by(by)
+    keys = [*by_list, *COUNTS_COLUMNS[:2]]
+    return _map_reduce(
+        client,
+        expand(paths),
+        method="counts",
+        args=(y_true, y_pred),
+        kwargs={"by": by_list or None, "weight": weight},
+        keys=keys,
+        values=[COUNTS_COLUMNS[2]],
+        split_every=split_every,
+    )
+
+
+def score_counts(
+    paths: Paths,
+    y_true: str,
+    y_score: str,
+    *,
+    client: Any,
+    by: By = None,
+    pos_label: object = None,
+    weight: str | None = None,
+    bins: int | None = None,
+    split_every: int = 8,
+) -> pl.DataFrame:
+    """The merged per-score state of all files (``*by, score, pos, neg``)."""
+    by_list = v.normalize_by(by)
+    kwargs = {"by": by_list or None, "pos_label": pos_label, "weight": weight, "bins": bins}
+    return _map_reduce(
+        client,
+        expand(paths),
+        method="score_counts",
+        args=(y_true, y_score),
+        kwargs=kwargs,
+        keys=[*by_list, SCORE_COUNTS_COLUMNS[0]],
+        values=list(SCORE_COUNTS_COLUMNS[1:]),
+        split_every=split_every,
+    )
+
+
+def report(
+    paths: Paths,
+    y_true: str,
+    y_pred: str,
+    *,
+    client: Any,
+    by: By = None,
+    labels: Labels = None,
+    weight: str | None = None,
+    beta: float = 1.0,
+    zero_division: float = 0.0,
+    split_every: int = 8,
+) -> pl.DataFrame:
+    """``.metrics.report`` over all files, computed on the Dask cluster."""
+    state = counts(
+        paths, y_true, y_pred, client=client, by=by, weight=weight, split_every=split_every
+    )
+    return from_counts(state, by=by).report(labels=labels, beta=beta, zero_division=zero_division)
+
+
+def summary(
+    paths: Paths,
+    y_true: str,
+    y_pred: str,
+    *,
+    client: Any,
+    by: By = None,
+    labels: Labels = None,
+    weight: str | None = None,
+    split_every: int = 8,
+) -> pl.DataFrame:
+    """``.metrics.summary`` over all files, computed on the Dask cluster."""
+    state = counts(
+        paths, y_true, y_pred, client=client, by=by, weight=weight, split_every=split_every
+    )
+    return from_counts(state, by=by).summary(labels=labels)
+
+
+def roc_auc(
+    paths: Paths,
+    y_true: str,
+    y_score: str,
+    *,
+    client: Any,
+    by: By = None,
+    pos_label: object = None,
+    weight: str | None = None,
+    bins: int | None = None,
+    split_every: int = 8,
+) -> pl.DataFrame:
+    """Binary ``.metrics.roc_auc`` over all files, computed on the Dask cluster."""
+    state = score_counts(
+        paths,
+        y_true,
+        y_score,
+        client=client,
+        by=by,
+        pos_label=pos_label,
+        weight=weight,
+        bins=bins,
+        split_every=split_every,
+    )
+    return from_score_counts(state, by=by).roc_auc(error_bound=bins is not None)
