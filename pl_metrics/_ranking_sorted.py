@@ -12,6 +12,7 @@ continuous.
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Mapping, Sequence
 
 import polars as pl
@@ -25,7 +26,10 @@ _SAMPLE = 10_000
 
 
 def use_sorted_path(df: pl.DataFrame, y_score: str | Mapping[object, str]) -> bool:
-    """Whether the scores look continuous (many distinct values among the first rows)."""
+    """Whether the scores look continuous (many distinct values among the first rows)
+    and numpy (an optional dependency, for its binary search) is installed."""
+    if importlib.util.find_spec("numpy") is None:
+        return False
     columns = [y_score] if isinstance(y_score, str) else list(y_score.values())
     if not all(isinstance(c, str) and c in df.columns for c in columns):
         return False  # let the general path raise its error

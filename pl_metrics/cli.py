@@ -1,6 +1,8 @@
-"""The ``pl-metrics`` command: evaluate a Parquet / CSV file from the shell.
+"""The ``pl-metrics`` command: evaluate a Parquet / CSV / NDJSON / IPC file from the shell.
 
-    pl-metrics report preds/*.parquet --y-true y_true --y-pred y_pred --by region
+    pl-metrics report "preds/*.parquet" --y-true y_true --y-pred y_pred --by region
+    pl-metrics roc-auc preds.parquet --y-true clicked --score p_click --by country
+    pl-metrics roc-curve preds.parquet --y-true clicked --score p_click --plot roc.png
 
 Inputs are read lazily (``scan_parquet`` / ``scan_csv`` / ``scan_ndjson`` /
 ``scan_ipc``); globs and directories of Parquet files work.  Bad input prints one
@@ -13,6 +15,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 import polars as pl
 
@@ -30,9 +33,29 @@ _SCANNERS = {
     ".feather": pl.scan_ipc,
 }
 
+_LABEL_COMMANDS = {
+    "report": "per-class and micro/macro/weighted precision, recall, F-beta, Jaccard",
+    "per-class": "per-class support, tp/fp/fn/tn, precision, recall, specificity, F, Jaccard",
+    "averages": "micro / macro / weighted averages",
+    "summary": "accuracy, balanced accuracy, MCC, Cohen's kappa per segment",
+    "confusion-matrix": "confusion counts, long form (one row per actual/predicted pair)",
+}
+_SCORE_COMMANDS = {
+    "roc-auc": "area under the ROC curve (binary, or multiclass with --score-map)",
+    "average-precision": "average precision (binary)",
+    "roc-curve": "ROC curve points (binary)",
+    "pr-curve": "precision-recall curve points (binary)",
+}
+_PLOTTABLE = ("confusion-matrix", "roc-curve", "pr-curve", "per-class")
+
 
 class UsageError(Exception):
     """Bad input from the command line: printed as one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:  # one line, status 2, no usage dump
+        raise UsageError(message)
 
 
 def scan(path: str) -> pl.LazyFrame:
@@ -51,33 +74,43 @@ def scan(path: str) -> pl.LazyFrame:
     return _SCANNERS[suffix](path)
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="pl-metrics",
-        description="Classification metrics of a Parquet / CSV file, per segment.",
+def _common(cmd: argparse.ArgumentParser) -> None:
+    cmd.add_argument("path", help="a Parquet/CSV/NDJSON/IPC file, a glob or a directory")
+    cmd.add_argument("--y-true", required=True, help="column of actual labels")
+    cmd.add_argument("--by", action="append", default=None, help="segment column (repeatable)")
+    cmd.add_argument("--weight", default=None, help="column of non-negative sample weights")
+    cmd.add_argument(
+        "--format",
+        choices=["table", "csv", "json", "parquet"],
+        default="table",
+        help="output format (default: a readable table)",
     )
-    sub = parser.add_subparsers(dest="command", required=True)
-    for name, help_text in [
-        ("report", "per-class and averaged precision, recall, F, Jaccard"),
-        ("per-class", "per-class counts and scores"),
-        ("averages", "micro / macro / weighted averages"),
-        ("summary", "accuracy, balanced accuracy, MCC, Cohen's kappa"),
-        ("confusion-matrix", "confusion counts, long form"),
-    ]:
+    cmd.add_argument("--output", "-o", default=None, help="write to this file instead of stdout")
+    cmd.add_argument(
+        "--engine",
+        choices=["streaming", "in-memory"],
+        default="streaming",
+        help="polars engine for collect() (default: streaming)",
+    )
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="pl-metrics",
+        description="Classification metrics of a Parquet / CSV file, per segment, "
+        "equal to scikit-learn's.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    for name, help_text in _LABEL_COMMANDS.items():
         cmd = sub.add_parser(
             name,
             help=help_text,
             description=help_text,
-            epilog=(
-                f"example: pl-metrics {name} preds.parquet "
-                "--y-true y_true --y-pred y_pred --by region"
-            ),
+            epilog=f"example: pl-metrics {name} preds.parquet --y-true y_true --y-pred y_pred "
+            "--by region --format csv",
         )
-        cmd.add_argument("path", help="a Parquet/CSV/NDJSON/IPC file, a glob or a directory")
-        cmd.add_argument("--y-true", required=True, help="column of actual labels")
+        _common(cmd)
         cmd.add_argument("--y-pred", required=True, help="column of predicted labels")
-        cmd.add_argument("--by", action="append", default=None, help="segment column (repeatable)")
-        cmd.add_argument("--weight", default=None, help="column of sample weights")
         cmd.add_argument("--labels", default=None, help="comma-separated classes, in order")
         if name in ("report", "per-class", "averages"):
             cmd.add_argument("--beta", type=float, default=1.0, help="F-beta's beta (default 1)")
@@ -87,57 +120,133 @@ def _parser() -> argparse.ArgumentParser:
                 default=0.0,
                 help="value of a ratio with a zero denominator: 0, 1 or nan",
             )
-        cmd.add_argument(
-            "--format",
-            choices=["table", "csv", "json", "parquet"],
-            default="table",
-            help="output format (default: a readable table)",
+        if name in _PLOTTABLE:
+            cmd.add_argument("--plot", default=None, help="also save a chart (.png/.svg/.html)")
+    for name, help_text in _SCORE_COMMANDS.items():
+        cmd = sub.add_parser(
+            name,
+            help=help_text,
+            description=help_text,
+            epilog=f"example: pl-metrics {name} preds.parquet --y-true clicked --score p_click "
+            "--by country",
         )
+        _common(cmd)
+        cmd.add_argument("--score", default=None, help="column of scores of the positive class")
+        cmd.add_argument("--pos-label", default=None, help="the positive class (default 1/True)")
         cmd.add_argument(
-            "--output", "-o", default=None, help="write to this file instead of stdout"
+            "--bins", type=int, default=None, help="approximate mode: scores in [0, 1], N bins"
         )
+        if name == "roc-auc":
+            cmd.add_argument(
+                "--score-map",
+                action="append",
+                default=None,
+                metavar="LABEL=COLUMN",
+                help="multiclass: the score column of a class (repeat for every class)",
+            )
+            cmd.add_argument("--multi-class", choices=["ovr", "ovo"], default="ovr")
+            cmd.add_argument("--average", choices=["macro", "weighted"], default="macro")
+        if name == "roc-curve":
+            cmd.add_argument(
+                "--keep-intermediate",
+                action="store_true",
+                help="keep every distinct threshold (drop_intermediate=False)",
+            )
+        if name in _PLOTTABLE:
+            cmd.add_argument("--plot", default=None, help="also save a chart (.png/.svg/.html)")
     return parser
 
 
-def _labels(text: str | None, lf: pl.LazyFrame, column: str) -> list[object] | None:
-    if text is None:
-        return None
-    items = [item.strip() for item in text.split(",") if item.strip()]
-    dtype = lf.collect_schema().get(column)
+def _typed(text: str, dtype: pl.DataType | None, what: str) -> object:
+    """A label typed like the label column."""
     if dtype is not None and dtype.is_integer():
         try:
-            return [int(item) for item in items]
+            return int(text)
         except ValueError:
-            msg = f"--labels {text!r}: column {column!r} holds integers"
+            msg = f"{what} {text!r}: the label column holds integers"
             raise UsageError(msg) from None
+    if dtype is not None and dtype.is_float():
+        return float(text)
     if dtype == pl.Boolean:
-        return [item.lower() == "true" for item in items]
-    return items
+        return text.strip().lower() in ("true", "1", "yes")
+    return text
+
+
+def _label_kwargs(args: argparse.Namespace, schema: pl.Schema) -> dict[str, object]:
+    dtype = schema.get(args.y_true)
+    kwargs: dict[str, object] = {"by": args.by, "weight": args.weight}
+    if args.labels is not None:
+        items = [i.strip() for i in args.labels.split(",") if i.strip()]
+        kwargs["labels"] = [_typed(i, dtype, "--labels") for i in items]
+    if hasattr(args, "beta"):
+        kwargs |= {"beta": args.beta, "zero_division": args.zero_division}
+    return kwargs
+
+
+def _score_kwargs(args: argparse.Namespace, schema: pl.Schema) -> tuple[object, dict[str, object]]:
+    dtype = schema.get(args.y_true)
+    kwargs: dict[str, object] = {"by": args.by, "weight": args.weight, "bins": args.bins}
+    score_map = getattr(args, "score_map", None)
+    if score_map:
+        if args.score is not None:
+            msg = "give either --score (binary) or --score-map (multiclass), not both"
+            raise UsageError(msg)
+        mapping = {}
+        for item in score_map:
+            label, sep, column = item.partition("=")
+            if not sep or not column:
+                msg = f"--score-map {item!r}: expected LABEL=COLUMN"
+                raise UsageError(msg)
+            mapping[_typed(label, dtype, "--score-map label")] = column
+        kwargs |= {"multi_class": args.multi_class, "average": args.average}
+        return mapping, kwargs
+    if args.score is None:
+        msg = "--score is required (or --score-map LABEL=COLUMN for multiclass roc-auc)"
+        raise UsageError(msg)
+    if args.pos_label is not None:
+        kwargs["pos_label"] = _typed(args.pos_label, dtype, "--pos-label")
+    if args.command == "roc-curve":
+        kwargs["drop_intermediate"] = not args.keep_intermediate
+    return args.score, kwargs
 
 
 def run(argv: Sequence[str] | None = None) -> pl.DataFrame:
-    """Parse ``argv``, compute the table and write it; return it."""
+    """Parse ``argv``, compute the table, write it (and the chart); return it."""
     args = _parser().parse_args(argv)
     lf = scan(args.path)
+    schema = lf.collect_schema()
     method = getattr(lf.metrics, args.command.replace("-", "_"))
-    kwargs: dict[str, object] = {
-        "by": args.by,
-        "weight": args.weight,
-        "labels": _labels(args.labels, lf, args.y_true),
-    }
-    if hasattr(args, "beta"):
-        kwargs |= {"beta": args.beta, "zero_division": args.zero_division}
-    result = method(args.y_true, args.y_pred, **kwargs).collect()
-    _write(result, args.format, args.output)
-    return result
+    if args.command in _LABEL_COMMANDS:
+        result = method(args.y_true, args.y_pred, **_label_kwargs(args, schema))
+    else:
+        score, kwargs = _score_kwargs(args, schema)
+        result = method(args.y_true, score, **kwargs)
+    frame = result.collect(engine=args.engine)
+    _write(frame, args.format, args.output)
+    if getattr(args, "plot", None):
+        _plot(frame, args.command, args.by, args.plot)
+    return frame
+
+
+def _plot(frame: pl.DataFrame, command: str, by: list[str] | None, target: str) -> None:
+    try:
+        from pl_metrics import plot
+    except ImportError as exc:
+        msg = f"--plot needs the plot extra: pip install 'pl_metrics[plot]' ({exc})"
+        raise UsageError(msg) from None
+    segment = by[0] if by else None
+    chart = {
+        "roc-curve": lambda: plot.roc_curve(frame, by=segment),
+        "pr-curve": lambda: plot.pr_curve(frame, by=segment),
+        "confusion-matrix": lambda: plot.confusion_matrix(frame, by=segment),
+        "per-class": lambda: plot.per_class(frame, by=segment),
+    }[command]()
+    chart.save(target)
 
 
 def _write(df: pl.DataFrame, fmt: str, output: str | None) -> None:
     if fmt == "parquet":
-        if output is None:
-            df.write_parquet(sys.stdout.buffer)
-        else:
-            df.write_parquet(output)
+        df.write_parquet(sys.stdout.buffer if output is None else output)
         return
     if fmt == "csv":
         text = df.write_csv()
@@ -157,7 +266,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         run(argv)
     except (UsageError, ValueError, TypeError, pl.exceptions.PolarsError, OSError) as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        text = str(exc).strip()
+        first = text.splitlines()[0] if text else type(exc).__name__
         print(f"pl-metrics: error: {first}", file=sys.stderr)
         return 2
     return 0

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from polars.testing import assert_frame_equal
 
 import pl_metrics  # noqa: F401
 
@@ -61,6 +62,84 @@ def test_glob_csv_and_directory(tmp_path: Path) -> None:
         assert pl.read_csv(io.BytesIO(out.stdout))["n"][0] == 4000
 
 
+SCORE = ["--y-true", "is_cat", "--score", "cat_score"]
+
+
+@pytest.mark.parametrize(
+    ("command", "method", "extra"),
+    [
+        ("roc-auc", "roc_auc", {}),
+        ("average-precision", "average_precision", {}),
+        ("roc-curve", "roc_curve", {}),
+        ("pr-curve", "pr_curve", {}),
+    ],
+)
+def test_score_subcommands_equal_the_python_api(command: str, method: str, extra: dict) -> None:
+    out = run(command, str(EXAMPLE), *SCORE, "--by", "region", "--format", "parquet")
+    assert out.returncode == 0, out.stderr
+    got = pl.read_parquet(io.BytesIO(out.stdout))
+    df = pl.read_parquet(EXAMPLE)
+    expected = getattr(df.lazy().metrics, method)("is_cat", "cat_score", by="region", **extra)
+    assert_frame_equal(got, expected.collect())
+
+
+def test_multiclass_roc_auc_and_options() -> None:
+    out = run(
+        "roc-auc",
+        str(EXAMPLE),
+        "--y-true",
+        "y_true",
+        "--format",
+        "csv",
+        *(f"--score-map={c}=p_{c}" for c in ("bird", "cat", "dog", "fish")),
+        "--multi-class",
+        "ovo",
+        "--average",
+        "weighted",
+    )
+    assert out.returncode == 0, out.stderr
+    got = pl.read_csv(io.BytesIO(out.stdout))["roc_auc"][0]
+    df = pl.read_parquet(EXAMPLE)
+    mapping = {c: f"p_{c}" for c in ("bird", "cat", "dog", "fish")}
+    expected = df.metrics.roc_auc("y_true", mapping, multi_class="ovo", average="weighted")
+    assert got == pytest.approx(expected["roc_auc"][0], rel=1e-12)
+    binned = run("roc-auc", str(EXAMPLE), *SCORE, "--bins", "50", "--format", "csv")
+    assert "roc_auc_error_bound" in binned.stdout.decode()
+    engine = run("summary", str(EXAMPLE), *BASE, "--engine", "in-memory", "--format", "csv")
+    assert engine.returncode == 0
+
+
+def test_help_has_an_example_for_every_subcommand() -> None:
+    for command in (
+        "report",
+        "per-class",
+        "averages",
+        "summary",
+        "confusion-matrix",
+        "roc-auc",
+        "average-precision",
+        "roc-curve",
+        "pr-curve",
+    ):
+        out = run(command, "--help")
+        assert out.returncode == 0
+        assert b"example: pl-metrics " + command.encode() in out.stdout
+
+
+def test_plot_option_writes_a_chart(tmp_path: Path) -> None:
+    pytest.importorskip("vl_convert")
+    for command, args in (
+        ("roc-curve", SCORE),
+        ("pr-curve", SCORE),
+        ("confusion-matrix", BASE),
+        ("per-class", BASE),
+    ):
+        target = tmp_path / f"{command}.png"
+        out = run(command, str(EXAMPLE), *args, "--by", "region", "--plot", str(target))
+        assert out.returncode == 0, out.stderr
+        assert target.read_bytes()[:4] == b"\x89PNG"
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -68,6 +147,12 @@ def test_glob_csv_and_directory(tmp_path: Path) -> None:
         (["report", str(EXAMPLE), "--y-true", "nope", "--y-pred", "y_pred"], b"column 'nope'"),
         (["report", str(EXAMPLE), *BASE, "--beta", "-1"], b"`beta` must be a finite float > 0"),
         (["report", str(EXAMPLE), *BASE, "--labels", ""], b"`labels` must not be empty"),
+        (["report", str(EXAMPLE), "--y-true", "y_true"], b"the following arguments are required"),
+        (["roc-auc", str(EXAMPLE), "--y-true", "is_cat"], b"--score is required"),
+        (["roc-auc", str(EXAMPLE), *SCORE, "--bins", "0"], b"`bins` must be None or an integer"),
+        (["roc-auc", str(EXAMPLE), "--y-true", "y_true", "--score", "y_pred"], b"must be numeric"),
+        (["nope", str(EXAMPLE)], b"invalid choice"),
+        (["summary", "x.txt", *BASE], b"no such file"),
     ],
 )
 def test_bad_input_is_one_line_and_status_2(args: list[str], message: bytes) -> None:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import distributed  # the `dask` extra, part of the `test` extra
 import numpy as np
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-distributed = pytest.importorskip("distributed", reason="the `dask` extra is not installed")
-import pl_metrics.dask as pmd  # noqa: E402
+import pl_metrics.dask as pmd
 
 
 @pytest.fixture(scope="module")
