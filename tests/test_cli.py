@@ -56,7 +56,10 @@ def test_glob_csv_and_directory(tmp_path: Path) -> None:
     df.tail(2000).write_csv(tmp_path / "b.csv")
     (tmp_path / "pq").mkdir()
     df.write_parquet(tmp_path / "pq" / "x.parquet")
-    for path in (str(tmp_path / "*.csv"), str(tmp_path / "pq")):
+    df.write_ndjson(tmp_path / "x.ndjson")
+    df.write_ipc(tmp_path / "x.arrow")
+    paths = [str(tmp_path / "*.csv"), str(tmp_path / "pq"), str(tmp_path / "x.ndjson")]
+    for path in [*paths, str(tmp_path / "x.arrow")]:
         out = run("summary", path, *BASE, "--format", "csv")
         assert out.returncode == 0, out.stderr
         assert pl.read_csv(io.BytesIO(out.stdout))["n"][0] == 4000
