@@ -79,8 +79,8 @@ def _check_scores(
             n_bad = bad[v.ROWS].sum()
             msg = f"column {names} (argument `y_score`) has {n_bad} null, NaN or infinite rows"
             raise DataError(msg)
-        if bins is not None:
-            n_out = df.filter((pl.col(SCORE) < 0) | (pl.col(SCORE) > 1))[v.ROWS].sum()
+        if bins is not None:  # SCORE holds the bin index floor(score * bins) here
+            n_out = df.filter((pl.col(SCORE) < 0) | (pl.col(SCORE) > bins))[v.ROWS].sum()
             if n_out:
                 msg = (
                     f"`bins` needs scores in [0, 1]: column {names} has {n_out} rows outside; "
@@ -108,13 +108,16 @@ def _check_scores(
 def _as_score(column: str, bins: int | None = None) -> pl.Expr:
     """The score as Float64, with -0.0 turned into 0.0 (one threshold, as in numpy).
 
-    With ``bins``, a score in [0, 1] becomes the lower edge of its bin
-    ``floor(score * bins) / bins`` (1.0 stays 1.0): at most ``bins + 1`` distinct
-    values per segment.
+    With ``bins``, a score in [0, 1] becomes its bin index ``floor(score * bins)``
+    (1.0 is bin ``bins``): at most ``bins + 1`` distinct values per segment.
+    :func:`_binary_counts` turns the index into the bin's lower edge
+    ``index * (1 / bins)`` after grouping: polars' streaming engine may divide by a
+    constant through its reciprocal in some chunks, so a key computed with a
+    division can split one value into two groups (seen with polars 2.1).
     """
     score = pl.col(column).cast(pl.Float64) + 0.0
     if bins is not None:
-        score = (score * bins).floor() / bins
+        score = (score * bins).floor()
     return score.alias(SCORE)
 
 
@@ -145,7 +148,11 @@ def _binary_counts(
         pl.col(y_true).null_count().alias(_NULL_TRUE),
         *extra,
     )
-    return _check_scores(frame, y_true, [score], weight, bins=bins)
+    frame = _check_scores(frame, y_true, [score], weight, bins=bins)
+    if bins is not None:  # from the bin index to the bin's lower edge; a product,
+        # not a division, so every engine and shard computes the same float
+        frame = frame.with_columns(pl.col(SCORE) * (1.0 / bins))
+    return frame
 
 
 def _prepare(
@@ -406,6 +413,22 @@ def _rate(num: str, den: str) -> pl.Expr:
     return pl.when(pl.col(den) > 0).then(pl.col(num) / pl.col(den)).otherwise(float("nan"))
 
 
+def with_start(curve: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
+    """The curve with its (threshold +inf, tps 0, fps 0) point first (ORD -1), sorted."""
+    start = curve.group_by(keys).agg(
+        pl.lit(float("inf")).alias(SCORE),
+        pl.lit(0.0).alias("tps"),
+        pl.lit(0.0).alias("fps"),
+        pl.col("P").first(),
+        pl.col("N").first(),
+        pl.lit(-1, pl.Int64).alias(ORD),
+    )
+    columns = [*keys, SCORE, "tps", "fps", "P", "N", ORD]
+    return pl.concat([start.select(columns), curve.select(columns).cast({ORD: pl.Int64})]).sort(
+        [*keys, ORD], nulls_last=True
+    )
+
+
 def roc_curve(counts: ScoreCounts, *, drop_intermediate: bool) -> pl.LazyFrame:
     """``*by, threshold, fpr, tpr``: sklearn's points, the first at threshold +inf."""
     keys = counts.keys
@@ -420,24 +443,11 @@ def roc_curve(counts: ScoreCounts, *, drop_intermediate: bool) -> pl.LazyFrame:
 
         last = pl.col(ORD) == pl.len().over(keys) - 1
         curve = curve.filter((pl.col(ORD) == 0) | last | bend("fps") | bend("tps"))
-    start = curve.group_by(keys).agg(
-        pl.lit(float("inf")).alias(SCORE),
-        pl.lit(0.0).alias("tps"),
-        pl.lit(0.0).alias("fps"),
-        pl.col("P").first(),
-        pl.col("N").first(),
-        pl.lit(-1, pl.Int64).alias(ORD),
-    )
-    columns = [*keys, SCORE, "tps", "fps", "P", "N", ORD]
-    result = (
-        pl.concat([start.select(columns), curve.select(columns).cast({ORD: pl.Int64})])
-        .sort([*keys, ORD], nulls_last=True)
-        .select(
-            *keys,
-            pl.col(SCORE).alias("threshold"),
-            _rate("fps", "N").alias("fpr"),
-            _rate("tps", "P").alias("tpr"),
-        )
+    result = with_start(curve, keys).select(
+        *keys,
+        pl.col(SCORE).alias("threshold"),
+        _rate("fps", "N").alias("fpr"),
+        _rate("tps", "P").alias("tpr"),
     )
     return counts.finish(result)
 

@@ -20,9 +20,11 @@ from pl_metrics._typing import IntoColumn
 __all__ = [
     "accuracy",
     "average_precision",
+    "brier_score",
     "f1",
     "f_beta",
     "jaccard",
+    "log_loss",
     "precision",
     "recall",
     "roc_auc",
@@ -283,3 +285,71 @@ def average_precision(y_true: IntoColumn, y_score: IntoColumn, *, pos_label: obj
     ap = (pos_at_or_above / at_or_above).sum() / p
     value = pl.when(p > 0).then(ap).otherwise(0.0)
     return (value + no_nulls(y_true) + score_guard(y_score)).alias("average_precision")
+
+
+def _probability_guard(y_prob: IntoColumn) -> pl.Expr:
+    """An Int64 0 that fails evaluation on null, NaN or out-of-[0, 1] probabilities."""
+    p = _col(y_prob).cast(pl.Float64)
+    n_bad = (p.is_nan() | (p < 0) | (p > 1)).fill_null(True).sum()
+    message = pl.format(
+        f"pl_metrics: column '{_name(y_prob)}' has {{}} null, NaN or out-of-[0, 1] probabilities",
+        n_bad,
+    )
+    return pl.when(n_bad > 0).then(message).otherwise(pl.lit("0")).str.to_integer(strict=True)
+
+
+def log_loss(
+    y_true: IntoColumn,
+    y_prob: IntoColumn,
+    *,
+    pos_label: object = 1,
+    weight: IntoColumn | None = None,
+) -> pl.Expr:
+    """Binary log loss of the probability of ``pos_label`` (clipped to [eps, 1 - eps]).
+
+    Equals ``sklearn.metrics.log_loss(y_true == pos_label, y_prob)``.
+
+    Examples
+    --------
+    >>> import polars as pl, pl_metrics as plm
+    >>> # by hand: -(ln 0.9 + ln 0.8 + ln 0.6) / 3 = 0.279777
+    >>> df = pl.DataFrame({"y": [0, 1, 1], "p": [0.1, 0.8, 0.6]})
+    >>> df.select(plm.log_loss("y", "p").round(6))["log_loss"].to_list()
+    [0.279777]
+    """
+    from pl_metrics._probability import EPS
+
+    p = _col(y_prob).cast(pl.Float64)
+    positive = _col(y_true) == pos_label
+    loss = (
+        -pl.when(positive)
+        .then(p.clip(EPS, 1 - EPS).log())
+        .otherwise((1 - p).clip(EPS, 1 - EPS).log())
+    )
+    value = (
+        loss.mean()
+        if weight is None
+        else (loss * valid_weight(weight)).sum() / _col(weight).cast(pl.Float64).sum()
+    )
+    return (value + no_nulls(y_true) + _probability_guard(y_prob)).alias("log_loss")
+
+
+def brier_score(
+    y_true: IntoColumn,
+    y_prob: IntoColumn,
+    *,
+    pos_label: object = 1,
+    weight: IntoColumn | None = None,
+) -> pl.Expr:
+    """Binary Brier score: the mean of ``(1[y == pos_label] - p)^2``.
+
+    Equals ``sklearn.metrics.brier_score_loss(y_true, y_prob, pos_label=pos_label)``.
+    """
+    p = _col(y_prob).cast(pl.Float64)
+    loss = ((_col(y_true) == pos_label).cast(pl.Float64) - p) ** 2
+    value = (
+        loss.mean()
+        if weight is None
+        else (loss * valid_weight(weight)).sum() / _col(weight).cast(pl.Float64).sum()
+    )
+    return (value + no_nulls(y_true) + _probability_guard(y_prob)).alias("brier_score")

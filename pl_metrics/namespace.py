@@ -19,6 +19,7 @@ from pl_metrics import _ranking as rk
 from pl_metrics import _ranking_sorted as sorted_path
 from pl_metrics import _validate as v
 from pl_metrics._counts import ACTUAL, PREDICTED, Counts, confusion_counts
+from pl_metrics._namespace_proba import ProbabilityEagerMethods, ProbabilityLazyMethods
 from pl_metrics._typing import AucAverage, By, Labels, MultiClass, Score
 
 _F = TypeVar("_F", bound=Callable[..., object])
@@ -43,7 +44,7 @@ def _reserved(beta: float = 1.0) -> tuple[str, ...]:
 
 
 @pl.api.register_lazyframe_namespace("metrics")
-class MetricsLazyFrame:
+class MetricsLazyFrame(ProbabilityLazyMethods):
     """Classification metrics of a LazyFrame's rows, as lazy tidy frames."""
 
     def __init__(self, lf: pl.LazyFrame) -> None:
@@ -595,7 +596,7 @@ def _eager(method: _F) -> _F:
 
 
 @pl.api.register_dataframe_namespace("metrics")
-class MetricsDataFrame:
+class MetricsDataFrame(ProbabilityEagerMethods):
     """Classification metrics of a DataFrame's rows, as tidy DataFrames.
 
     Each method is ``df.lazy().metrics.<method>(...).collect()`` (un-weighted

@@ -170,9 +170,10 @@ def summary(y_true, y_pred, *, labels, weight) -> pl.DataFrame:
         y_true, y_pred = y_true[keep], y_pred[keep]
         weight = None if weight is None else weight[keep]
     n = float(len(y_true)) if weight is None else float(np.sum(weight))
-    if len(y_true) == 0:
-        # nothing to score: scikit-learn raises on empty input; we give NaN
-        # (and MCC 0, its value when a covariance is 0).
+    if len(y_true) == 0 or n == 0:
+        # nothing to score (no rows, or only zero weights, after dropping the
+        # labels outside `labels`): scikit-learn raises; we give NaN (and MCC 0,
+        # its value when a covariance is 0).
         return pl.DataFrame(
             {
                 "n": [n],

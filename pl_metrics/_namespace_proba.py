@@ -1,0 +1,700 @@
+"""The probability and threshold methods of ``.metrics`` (mixed into the namespaces).
+
+Kept apart from :mod:`pl_metrics.namespace` to keep each module small; the
+methods are explicit and typed like the others.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import polars as pl
+
+from pl_metrics import _probability as prob
+from pl_metrics import _ranking as rk
+from pl_metrics import _thresholds as th
+from pl_metrics import _validate as v
+from pl_metrics._classification import f_name
+from pl_metrics._typing import By, Score
+
+_PROBA_COLUMNS = (
+    "log_loss",
+    "brier_score",
+    "bin",
+    "prob_true",
+    "prob_pred",
+    "count",
+    "ece",
+    "mce",
+    "top_k_accuracy",
+    "threshold",
+    "tp",
+    "fp",
+    "fn",
+    "tn",
+    "precision",
+    "recall",
+    "specificity",
+    "accuracy",
+    "mcc",
+    "fpr",
+    "fnr",
+)
+
+
+def _positive_int(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        msg = f"`{name}` must be an integer >= 1, got {value!r}"
+        raise ValueError(msg)
+    return value
+
+
+class ProbabilityLazyMethods:
+    """Probability metrics and threshold analysis on a LazyFrame."""
+
+    _lf: pl.LazyFrame
+
+    def _rows(
+        self,
+        y_true: str,
+        y_prob: Score,
+        *,
+        by: By,
+        pos_label: object,
+        weight: str | None,
+        probabilities: bool = True,
+    ) -> prob.Rows:
+        return prob.Rows(
+            self._lf,
+            y_true,
+            y_prob,
+            by=by,
+            pos_label=pos_label,
+            weight=weight,
+            reserved=_PROBA_COLUMNS,
+            probabilities=probabilities,
+        )
+
+    def log_loss(
+        self,
+        y_true: str,
+        y_prob: Score,
+        *,
+        by: By = None,
+        pos_label: object = None,
+        weight: str | None = None,
+        normalize: bool = True,
+    ) -> pl.LazyFrame:
+        """Log loss (cross-entropy) of predicted probabilities, per segment.
+
+        Parameters
+        ----------
+        y_true
+            Column of the actual labels.
+        y_prob
+            Binary: the column of the probability of ``pos_label``.  Multiclass: a
+            mapping ``{label: column}`` of per-class probabilities, each row
+            summing to 1 (tolerance ``1e-8 + sqrt(eps)``, as scikit-learn).
+        by, pos_label, weight
+            As :meth:`roc_auc`.
+        normalize
+            Mean (default) or sum of the per-row losses.
+
+        Returns
+        -------
+        LazyFrame
+            ``*by, log_loss``: ``sklearn.metrics.log_loss``, probabilities
+            clipped to ``[eps, 1 - eps]`` (float64 eps).
+
+        Examples
+        --------
+        >>> import polars as pl, pl_metrics as plm
+        >>> # by hand: -(ln 0.9 + ln 0.8 + ln 0.6) / 3 = 0.279777
+    >>> df = pl.DataFrame({"y": [0, 1, 1], "p": [0.1, 0.8, 0.6]})
+        >>> round(df.metrics.log_loss("y", "p")["log_loss"][0], 6)
+        0.279777
+        """
+        rows = self._rows(y_true, y_prob, by=by, pos_label=pos_label, weight=weight)
+        return prob.log_loss(rows, normalize=normalize)
+
+    def brier_score(
+        self,
+        y_true: str,
+        y_prob: Score,
+        *,
+        by: By = None,
+        pos_label: object = None,
+        weight: str | None = None,
+    ) -> pl.LazyFrame:
+        """Brier score: mean squared difference of probabilities and outcomes.
+
+        Parameters
+        ----------
+        y_true, y_prob, by, pos_label, weight
+            As :meth:`log_loss`.
+
+        Returns
+        -------
+        LazyFrame
+            ``*by, brier_score``: ``sklearn.metrics.brier_score_loss`` (multiclass:
+            the sum over classes, halved for two classes as its
+            ``scale_by_half="auto"``).
+        """
+        return prob.brier_score(
+            self._rows(y_true, y_prob, by=by, pos_label=pos_label, weight=weight)
+        )
+
+    def calibration_curve(
+        self,
+        y_true: str,
+        y_prob: str,
+        *,
+        by: By = None,
+        pos_label: object = None,
+        weight: str | None = None,
+        n_bins: int = 5,
+        strategy: str = "uniform",
+    ) -> pl.LazyFrame:
+        """Reliability diagram points: observed frequency vs mean probability per bin.
+
+        Parameters
+        ----------
+        y_true, y_prob, by, pos_label, weight
+            As :meth:`log_loss` (binary).
+        n_bins
+            Number of bins of [0, 1].
+        strategy
+            ``"uniform"`` (equal widths) or ``"quantile"`` (equal counts, edges
+            from the segment's probabilities).
+
+        Returns
+        -------
+        LazyFrame
+            ``*by, bin, prob_true, prob_pred, count`` for the non-empty bins:
+            ``sklearn.calibration.calibration_curve`` (a probability on an edge
+            goes to the lower bin); ``count`` is the (weighted) number of rows.
+        """
+        v.check_choice("strategy", strategy, ("uniform", "quantile"))
+        rows = self._rows(y_true, y_prob, by=by, pos_label=pos_label, weight=weight)
+        return prob.calibration_curve(
+            rows, n_bins=_positive_int("n_bins", n_bins), strategy=strategy
+        )
+
+    def calibration_error(
+        self,
+        y_true: str,
+        y_prob: str,
+        *,
+        by: By = None,
+        pos_label: object = None,
+        weight: str | None = None,
+        n_bins: int = 15,
+        strategy: str = "uniform",
+    ) -> pl.LazyFrame:
+        """Expected (ECE) and maximum (MCE) calibration error.
+
+        Parameters
+        ----------
+        y_true, y_prob, by, pos_label, weight, n_bins, strategy
+            As :meth:`calibration_curve` (default 15 bins, as torchmetrics).
+
+        Returns
+        -------
+        LazyFrame
+            ``*by, ece, mce``: the count-weighted mean and the maximum over the
+            non-empty bins of ``|prob_true - prob_pred|``.
+        """
+        v.check_choice("strategy", strategy, ("uniform", "quantile"))
+        rows = self._rows(y_true, y_prob, by=by, pos_label=pos_label, weight=weight)
+        return prob.calibration_error(
+            rows, n_bins=_positive_int("n_bins", n_bins), strategy=strategy
+        )
+
+    def top_k_accuracy(
+        self,
+        y_true: str,
+        y_score: Mapping[object, str],
+        *,
+        k: int = 2,
+        by: By = None,
+        weight: str | None = None,
+    ) -> pl.LazyFrame:
+        """Fraction of rows whose actual class is among the ``k`` highest scores.
+
+        Parameters
+        ----------
+        y_true
+            Column of the actual labels.
+        y_score
+            ``{label: column}`` of per-class scores (any real numbers).
+        k
+            How many of the highest-scored classes count as a hit.
+        by, weight
+            As :meth:`roc_auc`.
+
+        Returns
+        -------
+        LazyFrame
+            ``*by, top_k_accuracy``: ``sklearn.metrics.top_k_accuracy_score``
+            with ``labels`` = the sorted mapping keys (ties: the later label first).
+        """
+        if isinstance(y_score, str):
+            msg = "`y_score` must be a mapping {label: column} of per-class scores"
+            raise TypeError(msg)
+        rows = self._rows(
+            y_true, y_score, by=by, pos_label=None, weight=weight, probabilities=False
+        )
+        return prob.top_k_accuracy(rows, k=_positive_int("k", k))
+
+    def thresholds(
+        self,
+        y_true: str,
+        y_score: str,
+        *,
+        by: By = None,
+        pos_label: object = None,
+        weight: str | None = None,
+        beta: float = 1.0,
+        zero_division: float = 0.0,
+        bins: int | None = None,
+    ) -> pl.LazyFrame:
+        """Threshold sweep: the binary metrics at every distinct score (``score >= t``).
+
+        Parameters
+        ----------
+        y_true, y_score, by, pos_label, weight, bins
+            As :meth:`roc_curve`.
+        beta, zero_division
+            As :meth:`per_class`.
+
+        Returns
+        -------
+        LazyFrame
+            ``*by, threshold, tp, fp, fn, tn, precision, recall, f1, specificity,
+            accuracy, mcc``, thresholds descending; the same numbers as
+            thresholding the scores and calling scikit-learn's binary metrics.
+
+        Examples
+        --------
+        >>> import polars as pl, pl_metrics as plm
+        >>> df = pl.DataFrame({"y": [0, 0, 1, 1], "s": [0.1, 0.4, 0.35, 0.8]})
+        >>> df.metrics.thresholds("y", "s").select("threshold", "tp", "fp", "precision")
+        shape: (4, 4)
+        ┌───────────┬─────┬─────┬───────────┐
+        │ threshold ┆ tp  ┆ fp  ┆ precision │
+        │ ---       ┆ --- ┆ --- ┆ ---       │
+        │ f64       ┆ f64 ┆ f64 ┆ f64       │
+        ╞═══════════╪═════╪═════╪═══════════╡
+        │ 0.8       ┆ 1.0 ┆ 0.0 ┆ 1.0       │
+        │ 0.4       ┆ 1.0 ┆ 1.0 ┆ 0.5       │
+        │ 0.35      ┆ 2.0 ┆ 1.0 ┆ 0.666667  │
+        │ 0.1       ┆ 2.0 ┆ 2.0 ┆ 0.5       │
+        └───────────┴─────┴─────┴───────────┘
+        """
+        b, zd = v.check_beta(beta), v.check_zero_division(zero_division)
+        counts = rk.binary_score_counts(
+            self._lf,
+            y_true,
+            y_score,
+            by=by,
+            pos_label=pos_label,
+            weight=weight,
+            reserved=_PROBA_COLUMNS,
+            bins=bins,
+        )
+        return th.sweep(counts, beta=b, zero_division=zd)
+
+    def best_threshold(
+        self,
+        y_true: str,
+        y_score: str,
+        *,
+        metric: str = "f1",
+        where: pl.Expr | None = None,
+        by: By = None,
+        pos_label: object = None,
+        weight: str | None = None,
+        beta: float = 1.0,
+        zero_division: float = 0.0,
+        bins: int | None = None,
+    ) -> pl.LazyFrame:
+        """The threshold that maximises ``metric`` per segment, optionally under a constraint.
+
+        Parameters
+        ----------
+        y_true, y_score, by, pos_label, weight, beta, zero_division, bins
+            As :meth:`thresholds`.
+        metric
+            A column of :meth:`thresholds` to maximise (``"f1"``, ``"precision"``,
+            ``"mcc"``, ...).
+        where
+            An expression over those columns that a threshold must satisfy, e.g.
+            ``pl.col("recall") >= 0.9`` (the best precision at recall >= 0.9).
+
+        Returns
+        -------
+        LazyFrame
+            The row of :meth:`thresholds` chosen for each segment (the highest
+            threshold among ties); a segment where no threshold satisfies
+            ``where`` has no row.
+
+        Examples
+        --------
+        >>> import polars as pl, pl_metrics as plm
+        >>> df = pl.DataFrame({"y": [0, 0, 1, 1], "s": [0.1, 0.4, 0.35, 0.8]})
+        >>> df.metrics.best_threshold("y", "s", metric="precision",
+        ...     where=pl.col("recall") >= 0.9)["threshold"].to_list()
+        [0.35]
+        """
+        b = v.check_beta(beta)
+        allowed = (
+            "tp",
+            "fp",
+            "fn",
+            "tn",
+            "precision",
+            "recall",
+            f_name(b),
+            "specificity",
+            "accuracy",
+            "mcc",
+        )
+        v.check_choice("metric", metric, allowed)
+        table = self.thresholds(
+            y_true,
+            y_score,
+            by=by,
+            pos_label=pos_label,
+            weight=weight,
+            beta=b,
+            zero_division=zero_division,
+            bins=bins,
+        )
+        return th.best(table, v.normalize_by(by), metric=metric, where=where)
+
+    def det_curve(
+        self,
+        y_true: str,
+        y_score: str,
+        *,
+        by: By = None,
+        pos_label: object = None,
+        weight: str | None = None,
+        drop_intermediate: bool = False,
+        bins: int | None = None,
+    ) -> pl.LazyFrame:
+        """Detection error tradeoff curve: the points of ``sklearn.metrics.det_curve``.
+
+        Parameters
+        ----------
+        y_true, y_score, by, pos_label, weight, bins
+            As :meth:`roc_curve`.
+        drop_intermediate
+            Drop thresholds where the number of true positives does not change
+            on either side (scikit-learn's option, default False).
+
+        Returns
+        -------
+        LazyFrame
+            ``*by, threshold, fpr, fnr``, thresholds ascending; a segment whose
+            ``y_true`` has a single class has no rows (scikit-learn raises).
+        """
+        counts = rk.binary_score_counts(
+            self._lf,
+            y_true,
+            y_score,
+            by=by,
+            pos_label=pos_label,
+            weight=weight,
+            reserved=_PROBA_COLUMNS,
+            bins=bins,
+        )
+        return th.det_curve(counts, drop_intermediate=drop_intermediate)
+
+    def threshold_report(
+        self,
+        y_true: str,
+        y_score: str,
+        *,
+        threshold: float = 0.5,
+        pos_label: object = None,
+        neg_label: object = None,
+        by: By = None,
+        weight: str | None = None,
+        beta: float = 1.0,
+        zero_division: float = 0.0,
+    ) -> pl.LazyFrame:
+        """:meth:`report` of the predictions ``pos_label if score >= threshold else neg_label``.
+
+        Parameters
+        ----------
+        y_true, y_score, by, weight, beta, zero_division
+            As :meth:`report` and :meth:`roc_auc`.
+        threshold
+            A row is predicted ``pos_label`` when its score is ``>= threshold``.
+        pos_label, neg_label
+            The two classes; default 1 / 0 for numbers, True / False for booleans;
+            required for string labels.
+
+        Returns
+        -------
+        LazyFrame
+            As :meth:`report`.
+        """
+        if not (isinstance(threshold, (int, float)) and math.isfinite(threshold)):
+            msg = f"`threshold` must be a finite number, got {threshold!r}"
+            raise ValueError(msg)
+        schema = self._lf.collect_schema()
+        v.check_columns(schema, y_true=y_true)
+        v.check_numeric(schema, "y_score", y_score)
+        pos = rk.resolve_pos_label(schema, y_true, pos_label)
+        if neg_label is None:
+            dtype = schema[y_true]
+            if dtype == pl.Boolean:
+                neg_label = not pos
+            elif dtype.is_numeric():
+                neg_label = 0
+            else:
+                msg = f"`neg_label` is required when {y_true!r} holds {dtype} labels"
+                raise ValueError(msg)
+        # the predicted label replaces the score column (so a null, NaN or infinite
+        # score is reported as a null row of that column, never as a negative)
+        score = pl.col(y_score).cast(pl.Float64)
+        rule = (
+            pl.when(score.is_null() | ~score.is_finite())
+            .then(None)
+            .when(score >= threshold)
+            .then(pl.lit(pos))
+            .otherwise(pl.lit(neg_label))
+        )
+        lf = self._lf.with_columns(rule.cast(schema[y_true]).alias(y_score))
+        return lf.metrics.report(
+            y_true,
+            y_score,
+            by=by,
+            weight=weight,
+            beta=beta,
+            zero_division=zero_division,
+            labels=None,
+        )
+
+
+class ProbabilityEagerMethods:
+    """The same methods on a DataFrame: ``lazy() ... collect()``."""
+
+    _df: pl.DataFrame
+
+    def log_loss(
+        self,
+        y_true: str,
+        y_prob: Score,
+        *,
+        by: By = None,
+        pos_label: object = None,
+        weight: str | None = None,
+        normalize: bool = True,
+    ) -> pl.DataFrame:
+        return (
+            self._df.lazy()
+            .metrics.log_loss(
+                y_true, y_prob, by=by, pos_label=pos_label, weight=weight, normalize=normalize
+            )
+            .collect()
+        )
+
+    def brier_score(
+        self,
+        y_true: str,
+        y_prob: Score,
+        *,
+        by: By = None,
+        pos_label: object = None,
+        weight: str | None = None,
+    ) -> pl.DataFrame:
+        return (
+            self._df.lazy()
+            .metrics.brier_score(y_true, y_prob, by=by, pos_label=pos_label, weight=weight)
+            .collect()
+        )
+
+    def calibration_curve(
+        self,
+        y_true: str,
+        y_prob: str,
+        *,
+        by: By = None,
+        pos_label: object = None,
+        weight: str | None = None,
+        n_bins: int = 5,
+        strategy: str = "uniform",
+    ) -> pl.DataFrame:
+        return (
+            self._df.lazy()
+            .metrics.calibration_curve(
+                y_true,
+                y_prob,
+                by=by,
+                pos_label=pos_label,
+                weight=weight,
+                n_bins=n_bins,
+                strategy=strategy,
+            )
+            .collect()
+        )
+
+    def calibration_error(
+        self,
+        y_true: str,
+        y_prob: str,
+        *,
+        by: By = None,
+        pos_label: object = None,
+        weight: str | None = None,
+        n_bins: int = 15,
+        strategy: str = "uniform",
+    ) -> pl.DataFrame:
+        return (
+            self._df.lazy()
+            .metrics.calibration_error(
+                y_true,
+                y_prob,
+                by=by,
+                pos_label=pos_label,
+                weight=weight,
+                n_bins=n_bins,
+                strategy=strategy,
+            )
+            .collect()
+        )
+
+    def top_k_accuracy(
+        self,
+        y_true: str,
+        y_score: Mapping[object, str],
+        *,
+        k: int = 2,
+        by: By = None,
+        weight: str | None = None,
+    ) -> pl.DataFrame:
+        return (
+            self._df.lazy()
+            .metrics.top_k_accuracy(y_true, y_score, k=k, by=by, weight=weight)
+            .collect()
+        )
+
+    def thresholds(
+        self,
+        y_true: str,
+        y_score: str,
+        *,
+        by: By = None,
+        pos_label: object = None,
+        weight: str | None = None,
+        beta: float = 1.0,
+        zero_division: float = 0.0,
+        bins: int | None = None,
+    ) -> pl.DataFrame:
+        return (
+            self._df.lazy()
+            .metrics.thresholds(
+                y_true,
+                y_score,
+                by=by,
+                pos_label=pos_label,
+                weight=weight,
+                beta=beta,
+                zero_division=zero_division,
+                bins=bins,
+            )
+            .collect()
+        )
+
+    def best_threshold(
+        self,
+        y_true: str,
+        y_score: str,
+        *,
+        metric: str = "f1",
+        where: pl.Expr | None = None,
+        by: By = None,
+        pos_label: object = None,
+        weight: str | None = None,
+        beta: float = 1.0,
+        zero_division: float = 0.0,
+        bins: int | None = None,
+    ) -> pl.DataFrame:
+        return (
+            self._df.lazy()
+            .metrics.best_threshold(
+                y_true,
+                y_score,
+                metric=metric,
+                where=where,
+                by=by,
+                pos_label=pos_label,
+                weight=weight,
+                beta=beta,
+                zero_division=zero_division,
+                bins=bins,
+            )
+            .collect()
+        )
+
+    def det_curve(
+        self,
+        y_true: str,
+        y_score: str,
+        *,
+        by: By = None,
+        pos_label: object = None,
+        weight: str | None = None,
+        drop_intermediate: bool = False,
+        bins: int | None = None,
+    ) -> pl.DataFrame:
+        return (
+            self._df.lazy()
+            .metrics.det_curve(
+                y_true,
+                y_score,
+                by=by,
+                pos_label=pos_label,
+                weight=weight,
+                drop_intermediate=drop_intermediate,
+                bins=bins,
+            )
+            .collect()
+        )
+
+    def threshold_report(
+        self,
+        y_true: str,
+        y_score: str,
+        *,
+        threshold: float = 0.5,
+        pos_label: object = None,
+        neg_label: object = None,
+        by: By = None,
+        weight: str | None = None,
+        beta: float = 1.0,
+        zero_division: float = 0.0,
+    ) -> pl.DataFrame:
+        return (
+            self._df.lazy()
+            .metrics.threshold_report(
+                y_true,
+                y_score,
+                threshold=threshold,
+                pos_label=pos_label,
+                neg_label=neg_label,
+                by=by,
+                weight=weight,
+                beta=beta,
+                zero_division=zero_division,
+            )
+            .collect()
+        )
+
+
+for _name in [n for n in vars(ProbabilityEagerMethods) if not n.startswith("_")]:
+    getattr(ProbabilityEagerMethods, _name).__doc__ = getattr(ProbabilityLazyMethods, _name).__doc__

@@ -1,0 +1,273 @@
+"""Probability metrics: log loss, Brier score, calibration, top-k accuracy.
+
+Each is one ``group_by(*by).agg(...)`` over the rows (calibration adds the bin
+to the keys; quantile bins need one more pass for the edges).  The data checks
+(nulls, probabilities outside [0, 1], rows not summing to 1) are counted in the
+same aggregation and raised at collect time by :func:`_checked`.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Callable, Mapping, Sequence
+
+import polars as pl
+
+from pl_metrics import _validate as v
+from pl_metrics._counts import ALL
+from pl_metrics._ranking import _prepare, resolve_pos_label
+from pl_metrics.exceptions import DataError
+
+#: scikit-learn clips probabilities to [eps, 1 - eps] with the float64 machine epsilon.
+EPS = sys.float_info.epsilon
+#: scikit-learn's tolerance for rows of probabilities summing to 1 (isclose, rtol sqrt(eps)).
+SUM_TOLERANCE = 1e-8 + math.sqrt(EPS)
+
+Check = tuple[pl.Expr, Callable[[int], str]]
+
+
+def _checked(frame: pl.LazyFrame, checks: dict[str, Check]) -> pl.LazyFrame:
+    """``frame`` (aggregated, with one column per check) without the check columns;
+    collecting it raises :class:`DataError` when a check counted bad rows."""
+
+    def check(df: pl.DataFrame) -> pl.DataFrame:
+        for name, (_, message) in checks.items():
+            bad = int(df[name].sum())
+            if bad:
+                raise DataError(message(bad))
+        return df
+
+    return frame.map_batches(check).drop(list(checks))
+
+
+class Rows:
+    """The validated inputs of a probability metric: the keys, the checks, the weight."""
+
+    def __init__(
+        self,
+        lf: pl.LazyFrame,
+        y_true: str,
+        y_prob: str | Mapping[object, str],
+        *,
+        by: str | Sequence[str] | None,
+        pos_label: object,
+        weight: str | None,
+        reserved: Sequence[str],
+        probabilities: bool = True,
+    ) -> None:
+        columns = [y_prob] if isinstance(y_prob, str) else list(y_prob.values())
+        schema, self.by = _prepare(lf, y_true, columns, by=by, weight=weight, reserved=reserved)
+        self.lf = lf if self.by else lf.with_columns(pl.lit(0, pl.Int8).alias(ALL))
+        self.keys = self.by or [ALL]
+        self.y_true = y_true
+        self.weight = None if weight is None else pl.col(weight).cast(pl.Float64)
+        self.columns = columns
+        self.binary = isinstance(y_prob, str)
+        if self.binary:
+            self.positive = pl.col(y_true) == pl.lit(resolve_pos_label(schema, y_true, pos_label))
+            self.classes: dict[object, str] = {}
+        else:
+            if len(y_prob) < 2:
+                msg = f"`y_prob` must map at least two classes to columns, got {dict(y_prob)!r}"
+                raise ValueError(msg)
+            dtype = schema[y_true]
+            self.classes = dict(y_prob)
+            self.labels = pl.Series(list(y_prob), dtype=dtype)
+        names = ", ".join(repr(c) for c in columns)
+        self.checks: dict[str, Check] = {
+            "__plm_null_true": (
+                pl.col(y_true).null_count(),
+                lambda n: f"column {y_true!r} has {n} null rows",
+            ),
+            "__plm_bad_prob": (
+                pl.sum_horizontal(
+                    _bad_value(c, probabilities=probabilities) for c in columns
+                ).sum(),
+                lambda n: (
+                    f"column {names} has {n} null, NaN, infinite"
+                    + (" or out-of-[0, 1] probabilities" if probabilities else " scores")
+                ),
+            ),
+        }
+        if not self.binary:
+            known = pl.col(y_true).is_in(self.labels.implode()) | pl.col(y_true).is_null()
+            total = pl.sum_horizontal(pl.col(c).cast(pl.Float64) for c in columns)
+            self.checks["__plm_unknown"] = (
+                (~known).sum(),
+                lambda n: f"column {y_true!r} has {n} rows whose label has no probability column",
+            )
+        if not self.binary and probabilities:
+            self.checks["__plm_sum"] = (
+                ((total - 1).abs() > SUM_TOLERANCE).sum(),
+                lambda n: (
+                    f"{n} rows of the probabilities {names} do not sum to 1 "
+                    f"(tolerance {SUM_TOLERANCE:.2g})"
+                ),
+            )
+        if weight is not None:
+            self.checks[v.BAD_WEIGHT] = (
+                v.bad_weight(weight),
+                lambda n: (
+                    f"column {weight!r} (argument `weight`) has {n} null, NaN, "
+                    "infinite or negative weights"
+                ),
+            )
+
+    def mean(self, value: pl.Expr) -> pl.Expr:
+        """The (weighted) mean of a per-row value: ``np.average(value, weights=w)``."""
+        if self.weight is None:
+            return value.mean()
+        return (value * self.weight).sum() / self.weight.sum()
+
+    def aggregate(
+        self,
+        *aggs: pl.Expr,
+        keys: Sequence[str] | None = None,
+        frame: pl.LazyFrame | None = None,
+    ) -> pl.LazyFrame:
+        """``group_by(keys).agg(aggs)`` of the rows (or of ``frame``, the rows with
+        extra columns) with the data checks, sorted by the keys."""
+        keys = list(self.keys if keys is None else keys)
+        check_aggs = [expr.alias(name) for name, (expr, _) in self.checks.items()]
+        frame = (self.lf if frame is None else frame).group_by(keys).agg(*aggs, *check_aggs)
+        return _checked(frame, self.checks).sort(keys, nulls_last=True)
+
+    def finish(self, frame: pl.LazyFrame) -> pl.LazyFrame:
+        return frame if self.by else frame.drop(ALL)
+
+    def true_probability(self) -> pl.Expr:
+        """Multiclass: the probability given to each row's actual class."""
+        branches = pl.when(pl.col(self.y_true) == pl.lit(self.labels[0]))
+        expr = branches.then(pl.col(self.classes[self.labels[0]]).cast(pl.Float64))
+        for label in self.labels[1:]:
+            column = self.classes[label]
+            expr = expr.when(pl.col(self.y_true) == pl.lit(label)).then(
+                pl.col(column).cast(pl.Float64)
+            )
+        return expr
+
+
+def _bad_value(column: str, *, probabilities: bool) -> pl.Expr:
+    """1 for a null or non-finite value (or, for probabilities, one outside [0, 1])."""
+    p = pl.col(column).cast(pl.Float64)
+    bad = p.is_null() | ~p.is_finite()
+    if probabilities:
+        bad = bad | (p < 0) | (p > 1)
+    return bad.fill_null(True).cast(pl.Int64)
+
+
+def _clip(p: pl.Expr) -> pl.Expr:
+    return p.clip(EPS, 1 - EPS)
+
+
+def log_loss(rows: Rows, *, normalize: bool) -> pl.LazyFrame:
+    """``*by, log_loss``: scikit-learn's ``log_loss`` (clipping to [eps, 1 - eps])."""
+    if rows.binary:
+        p = pl.col(rows.columns[0]).cast(pl.Float64)
+        # sklearn clips the two columns [1 - p, p] and takes the actual one
+        loss = -pl.when(rows.positive).then(_clip(p).log()).otherwise(_clip(1 - p).log())
+    else:
+        loss = -_clip(rows.true_probability()).log()
+    if normalize:
+        value = rows.mean(loss)
+    else:
+        value = loss.sum() if rows.weight is None else (loss * rows.weight).sum()
+    return rows.finish(rows.aggregate(value.alias("log_loss")))
+
+
+def brier_score(rows: Rows) -> pl.LazyFrame:
+    """``*by, brier_score``: scikit-learn's ``brier_score_loss`` (``scale_by_half="auto"``)."""
+    if rows.binary:
+        p = pl.col(rows.columns[0]).cast(pl.Float64)
+        loss = (rows.positive.cast(pl.Float64) - p) ** 2
+    else:
+        squared = [
+            (
+                (pl.col(rows.y_true) == pl.lit(label)).cast(pl.Float64)
+                - pl.col(column).cast(pl.Float64)
+            )
+            ** 2
+            for label, column in zip(rows.labels, rows.classes.values(), strict=True)
+        ]
+        loss = pl.sum_horizontal(squared)
+        if len(rows.classes) < 3:  # two probability columns: halved, as scikit-learn
+            loss = loss * 0.5
+    return rows.finish(rows.aggregate(rows.mean(loss).alias("brier_score")))
+
+
+def _uniform_edges(n_bins: int) -> list[float]:
+    """The inner edges of ``np.linspace(0, 1, n_bins + 1)``, computed as numpy does."""
+    step = 1.0 / n_bins
+    return [i * step for i in range(1, n_bins)]
+
+
+def _bin_of(rows: Rows, n_bins: int, strategy: str) -> tuple[pl.LazyFrame, pl.Expr]:
+    """Rows with their bin: the number of inner edges strictly below the probability
+    (``np.searchsorted(edges[1:-1], p)``, as ``sklearn.calibration.calibration_curve``)."""
+    p = pl.col(rows.columns[0]).cast(pl.Float64)
+    if n_bins == 1:  # no inner edge: one bin
+        return rows.lf, pl.lit(0, pl.Int64)
+    if strategy == "uniform":
+        return rows.lf, pl.sum_horizontal(
+            (p > edge).cast(pl.Int64) for edge in _uniform_edges(n_bins)
+        )
+    # numpy: np.percentile(p, np.linspace(0, 1, n_bins + 1) * 100), q divided by 100 again
+    step = 1.0 / n_bins
+    qs = [((i * step) * 100) / 100 for i in range(1, n_bins)]
+    edges = rows.lf.group_by(rows.keys).agg(
+        p.quantile(q, interpolation="linear").alias(f"__plm_edge{i}") for i, q in enumerate(qs)
+    )
+    frame = rows.lf.join(edges, on=rows.keys, nulls_equal=True)
+    return frame, pl.sum_horizontal(
+        (p > pl.col(f"__plm_edge{i}")).cast(pl.Int64) for i in range(len(qs))
+    )
+
+
+def calibration_curve(rows: Rows, *, n_bins: int, strategy: str) -> pl.LazyFrame:
+    """``*by, bin, prob_true, prob_pred, count``: the non-empty bins, in order."""
+    frame, bin_expr = _bin_of(rows, n_bins, strategy)
+    p = pl.col(rows.columns[0]).cast(pl.Float64)
+    count = pl.len().cast(pl.Float64) if rows.weight is None else rows.weight.sum()
+    result = rows.aggregate(
+        rows.mean(rows.positive.cast(pl.Float64)).alias("prob_true"),
+        rows.mean(p).alias("prob_pred"),
+        count.alias("count"),
+        keys=[*rows.keys, "bin"],
+        frame=frame.with_columns(bin_expr.alias("bin")),
+    )
+    return rows.finish(result)
+
+
+def calibration_error(rows: Rows, *, n_bins: int, strategy: str) -> pl.LazyFrame:
+    """``*by, ece, mce``: the count-weighted mean and the max of |prob_true - prob_pred|."""
+    bins = calibration_curve(rows, n_bins=n_bins, strategy=strategy)
+    gap = (pl.col("prob_true") - pl.col("prob_pred")).abs()
+    share = pl.col("count") / pl.col("count").sum()
+    keys = rows.by
+    agg = [(gap * share).sum().alias("ece"), gap.max().alias("mce")]
+    if keys:
+        return bins.group_by(keys).agg(agg).sort(keys, nulls_last=True)
+    return bins.select(agg)
+
+
+def top_k_accuracy(rows: Rows, *, k: int) -> pl.LazyFrame:
+    """``*by, top_k_accuracy``: the actual class is among the ``k`` highest scores.
+
+    Ties rank the class that comes later in sorted label order first, as
+    scikit-learn's stable ``argsort(...)[:, ::-1]``.
+    """
+    labels = rows.labels.sort()
+    true_score = rows.true_probability()
+    index = pl.when(pl.col(rows.y_true) == pl.lit(labels[0])).then(0)
+    for i, label in enumerate(labels[1:], start=1):
+        index = index.when(pl.col(rows.y_true) == pl.lit(label)).then(i)
+    above = pl.sum_horizontal(
+        (
+            (pl.col(rows.classes[label]).cast(pl.Float64) > true_score)
+            | ((pl.col(rows.classes[label]).cast(pl.Float64) == true_score) & (pl.lit(i) > index))
+        ).cast(pl.Int64)
+        for i, label in enumerate(labels)
+    )
+    hit = (above < k).cast(pl.Float64)
+    return rows.finish(rows.aggregate(rows.mean(hit).alias("top_k_accuracy")))

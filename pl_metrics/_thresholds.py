@@ -1,0 +1,105 @@
+"""Threshold analysis from the per-score counts: sweep, best threshold, DET curve.
+
+A row is predicted positive when its score is ``>= threshold``.  At each
+distinct score (descending), the cumulative positives / negatives of the curve
+are the ``tp`` / ``fp`` of that threshold; ``fn = P - tp`` and ``tn = N - fp``.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from pl_metrics._classification import ratio
+from pl_metrics._counts import ORD
+from pl_metrics._ranking import SCORE, ScoreCounts, _curve, with_start
+
+#: The columns of a threshold sweep after ``*by, threshold``.
+SWEEP_COUNTS = ("tp", "fp", "fn", "tn")
+
+
+def sweep(counts: ScoreCounts, *, beta: float, zero_division: float) -> pl.LazyFrame:
+    """``*by, threshold, tp, fp, fn, tn, precision, recall, f, specificity, accuracy, mcc``.
+
+    One row per distinct score, thresholds descending.  Equal to thresholding the
+    scores (``>=``) and computing the binary metrics of scikit-learn.
+    """
+    keys = counts.keys
+    curve = _curve(counts)
+    tp, fp = pl.col("tps"), pl.col("fps")
+    fn, tn = pl.col("P") - tp, pl.col("N") - fp
+    beta2 = beta * beta
+    # matthews_corrcoef of a 2x2 matrix, 0 when a margin is 0 (as scikit-learn)
+    cov = tp * tn - fp * fn
+    margins = (tp + fp) * (tp + fn) * (tn + fp) * (tn + fn)
+    mcc = pl.when(margins == 0).then(0.0).otherwise(cov / margins.sqrt())
+    f_name = "f1" if beta == 1 else f"f{beta:g}"
+    result = curve.select(
+        *keys,
+        pl.col(SCORE).alias("threshold"),
+        tp.alias("tp"),
+        fp.alias("fp"),
+        fn.alias("fn"),
+        tn.alias("tn"),
+        ratio(tp, tp + fp, zero_division).alias("precision"),
+        ratio(tp, tp + fn, zero_division).alias("recall"),
+        ratio((1 + beta2) * tp, beta2 * (tp + fn) + (tp + fp), zero_division).alias(f_name),
+        ratio(tn, tn + fp, zero_division).alias("specificity"),
+        ratio(tp + tn, pl.col("P") + pl.col("N"), zero_division).alias("accuracy"),
+        mcc.alias("mcc"),
+        ORD,
+    )
+    return counts.finish(result.sort([*keys, ORD], nulls_last=True).drop(ORD))
+
+
+def best(
+    table: pl.LazyFrame, keys: list[str], *, metric: str, where: pl.Expr | None
+) -> pl.LazyFrame:
+    """The row of ``table`` (a sweep) with the largest ``metric`` per segment.
+
+    Rows failing ``where`` are left out first; among equal values the highest
+    threshold wins (the first row: thresholds are descending).  A segment with
+    no row passing ``where`` gets no row.
+    """
+    if where is not None:
+        table = table.filter(where)
+    position = pl.int_range(pl.len())
+    ranked = table.with_columns((position.over(keys) if keys else position).alias(ORD))
+    value = pl.col(metric).fill_nan(None)
+    top = ranked.filter(value.is_not_null())
+    if keys:
+        top = top.filter(value == value.max().over(keys)).filter(
+            pl.col(ORD) == pl.col(ORD).min().over(keys)
+        )
+    else:
+        top = top.filter(value == value.max()).head(1)
+    return top.sort([*keys, ORD] if keys else ORD, nulls_last=True).drop(ORD)
+
+
+def det_curve(counts: ScoreCounts, *, drop_intermediate: bool) -> pl.LazyFrame:
+    """``*by, threshold, fpr, fnr``: the points of ``sklearn.metrics.det_curve``.
+
+    Thresholds ascending; the curve starts at the last threshold with the
+    smallest false positive count and ends at the first with every positive
+    found.  A segment with a single class has no DET curve (no rows).
+    """
+    keys = counts.keys
+    # sklearn 1.9 starts the curve at (threshold +inf, tps 0, fps 0) too
+    curve = with_start(_curve(counts), keys).filter((pl.col("P") > 0) & (pl.col("N") > 0))
+    tps = pl.col("tps")
+    if drop_intermediate:
+        # sklearn: keep the ends and the points where tps changes on either side
+        changes = (tps != tps.shift(1).over(keys)) | (tps.shift(-1).over(keys) != tps)
+        first = pl.col(ORD) == pl.col(ORD).min().over(keys)
+        last = pl.col(ORD) == pl.col(ORD).max().over(keys)
+        curve = curve.filter(first | last | changes.fill_null(True))
+    fps = pl.col("fps")
+    first = pl.col(ORD).filter(fps == fps.first()).max().over(keys)
+    last_needed = pl.col(ORD).filter(tps == tps.last()).min().over(keys)
+    curve = curve.filter((pl.col(ORD) >= first) & (pl.col(ORD) <= last_needed))
+    result = curve.sort([*keys, ORD], descending=[False] * len(keys) + [True]).select(
+        *keys,
+        pl.col(SCORE).alias("threshold"),
+        (fps / pl.col("N")).alias("fpr"),
+        ((pl.col("P") - tps) / pl.col("P")).alias("fnr"),
+    )
+    return counts.finish(result)

@@ -1,0 +1,292 @@
+"""Probability metrics and threshold analysis against scikit-learn."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import _oracle as oracle
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sklearn import metrics as skm
+from sklearn.calibration import calibration_curve
+
+import pl_metrics as plm
+
+PROBS = st.sampled_from([0.0, 0.05, 0.2, 0.2, 0.5, 0.75, 0.9, 1.0])  # ties, 0 and 1, edges
+
+
+@st.composite
+def binary(draw: st.DrawFn, probs=PROBS) -> dict:
+    n = draw(st.integers(1, 50))
+    data = {
+        "y": draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)),
+        "p": draw(st.lists(probs, min_size=n, max_size=n)),
+    }
+    by: list[str] = []
+    if draw(st.booleans()):
+        data["g"] = draw(st.lists(st.sampled_from(["a", "b"]), min_size=n, max_size=n))
+        by = ["g"]
+    weighted = draw(st.booleans())
+    if weighted:
+        data["w"] = draw(st.lists(st.sampled_from([0.25, 0.5, 1.0, 2.0]), min_size=n, max_size=n))
+    return {"df": pl.DataFrame(data), "by": by, "weight": "w" if weighted else None}
+
+
+def _sw(seg: pl.DataFrame, weight: str | None) -> dict:
+    return {} if weight is None else {"sample_weight": seg[weight].to_numpy()}
+
+
+def _kw(case: dict) -> dict:
+    return {"by": case["by"] or None, "weight": case["weight"]}
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=binary(), normalize=st.booleans())
+def test_log_loss_and_brier_equal_sklearn(case: dict, normalize: bool) -> None:
+    def build(seg: pl.DataFrame) -> pl.DataFrame:
+        y, p = seg["y"].to_numpy(), seg["p"].to_numpy()
+        ll = skm.log_loss(y, p, labels=[0, 1], normalize=normalize, **_sw(seg, case["weight"]))
+        brier = skm.brier_score_loss(y, p, pos_label=1, **_sw(seg, case["weight"]))
+        return pl.DataFrame({"log_loss": [ll], "brier_score": [brier]})
+
+    expected = oracle.by_segment(case["df"], case["by"], build)
+    got_ll = case["df"].metrics.log_loss("y", "p", normalize=normalize, **_kw(case))
+    got_b = case["df"].metrics.brier_score("y", "p", **_kw(case))
+    keys = case["by"]
+    oracle.assert_close(got_ll, expected.select(*keys, "log_loss"))
+    oracle.assert_close(got_b, expected.select(*keys, "brier_score"))
+
+
+@st.composite
+def multiclass(draw: st.DrawFn) -> pl.DataFrame:
+    k = draw(st.integers(3, 4))
+    n = draw(st.integers(k, 40))
+    y = [*range(k), *draw(st.lists(st.integers(0, k - 1), min_size=n - k, max_size=n - k))]
+    raw = (
+        np.array(
+            draw(
+                st.lists(
+                    st.lists(st.integers(0, 4), min_size=k, max_size=k), min_size=n, max_size=n
+                )
+            ),
+            dtype=float,
+        )
+        + np.eye(k)[y] * 0.5
+    )
+    proba = raw / raw.sum(axis=1, keepdims=True)
+    return pl.DataFrame({"y": y} | {f"p{i}": proba[:, i] for i in range(k)})
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(df=multiclass(), k=st.integers(1, 3))
+def test_multiclass_log_loss_brier_top_k_equal_sklearn(df: pl.DataFrame, k: int) -> None:
+    columns = sorted(c for c in df.columns if c != "y")
+    labels = list(range(len(columns)))
+    mapping = {i: f"p{i}" for i in labels}
+    y, proba = df["y"].to_numpy(), df.select(columns).to_numpy()
+    assert df.metrics.log_loss("y", mapping)["log_loss"][0] == pytest.approx(
+        skm.log_loss(y, proba, labels=labels), rel=1e-9
+    )
+    assert df.metrics.brier_score("y", mapping)["brier_score"][0] == pytest.approx(
+        skm.brier_score_loss(y, proba, labels=labels), rel=1e-9
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected_top_k = skm.top_k_accuracy_score(y, proba, k=k, labels=labels)
+    got = df.metrics.top_k_accuracy("y", mapping, k=k)["top_k_accuracy"][0]
+    assert got == pytest.approx(expected_top_k, rel=1e-12)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    case=binary(probs=st.one_of(PROBS, st.floats(0, 1))),
+    n_bins=st.integers(1, 8),
+    strategy=st.sampled_from(["uniform", "quantile"]),
+)
+def test_calibration_curve_equals_sklearn(case: dict, n_bins: int, strategy: str) -> None:
+    case = case | {"weight": None}  # scikit-learn's calibration_curve has no weights
+
+    def build(seg: pl.DataFrame) -> pl.DataFrame:
+        y, p = seg["y"].to_numpy(), seg["p"].to_numpy()
+        prob_true, prob_pred = calibration_curve(
+            y, p, n_bins=n_bins, strategy=strategy, pos_label=1
+        )
+        return pl.DataFrame({"prob_true": prob_true, "prob_pred": prob_pred})
+
+    got = case["df"].metrics.calibration_curve(
+        "y", "p", n_bins=n_bins, strategy=strategy, **_kw(case)
+    )
+    expected = oracle.by_segment(case["df"], case["by"], build)
+    oracle.assert_close(got.select(*case["by"], "prob_true", "prob_pred"), expected)
+    # ECE / MCE by hand from the same bins: count-weighted mean and max of the gaps
+    err = case["df"].metrics.calibration_error(
+        "y", "p", n_bins=n_bins, strategy=strategy, **_kw(case)
+    )
+    gap = (got["prob_true"] - got["prob_pred"]).abs()
+    if not case["by"]:
+        ece = float((gap * got["count"]).sum() / got["count"].sum())
+        assert err["ece"][0] == pytest.approx(ece, rel=1e-12, abs=1e-15)
+        assert err["mce"][0] == pytest.approx(float(gap.max()), rel=1e-12)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=binary(), beta=st.sampled_from([1.0, 2.0]), zd=st.sampled_from([0.0, 1.0]))
+def test_threshold_sweep_equals_metrics_at_each_threshold(
+    case: dict, beta: float, zd: float
+) -> None:
+    df, weight = case["df"], case["weight"]
+    sweep = df.metrics.thresholds("y", "p", beta=beta, zero_division=zd, **_kw(case))
+    f = "f1" if beta == 1 else f"f{beta:g}"
+    for row in sweep.iter_rows(named=True):
+        seg = df.filter(pl.col("g") == row["g"]) if case["by"] else df
+        y = seg["y"].to_numpy()
+        pred = (seg["p"] >= row["threshold"]).cast(pl.Int64).to_numpy()
+        kw = _sw(seg, weight)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tn, fp, fn, tp = skm.confusion_matrix(y, pred, labels=[0, 1], **kw).ravel()
+            expected = {
+                "tp": tp,
+                "fp": fp,
+                "fn": fn,
+                "tn": tn,
+                "precision": skm.precision_score(y, pred, zero_division=zd, **kw),
+                "recall": skm.recall_score(y, pred, zero_division=zd, **kw),
+                f: skm.fbeta_score(y, pred, beta=beta, zero_division=zd, **kw),
+                "accuracy": skm.accuracy_score(y, pred, **kw),
+                "mcc": skm.matthews_corrcoef(y, pred, **kw),
+                # specificity = recall of the negatives
+                "specificity": skm.recall_score(1 - y, 1 - pred, zero_division=zd, **kw),
+            }
+        for name, value in expected.items():
+            assert row[name] == pytest.approx(value, rel=1e-9, abs=1e-12), name
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=binary(probs=st.one_of(PROBS, st.floats(0, 1))), drop=st.booleans())
+def test_det_curve_equals_sklearn(case: dict, drop: bool) -> None:
+    def build(seg: pl.DataFrame) -> pl.DataFrame:
+        schema = {"threshold": pl.Float64, "fpr": pl.Float64, "fnr": pl.Float64}
+        if seg["y"].n_unique() < 2:
+            return pl.DataFrame(schema=schema)  # scikit-learn raises; no rows here
+        fpr, fnr, thr = skm.det_curve(
+            seg["y"], seg["p"], drop_intermediate=drop, **_sw(seg, case["weight"])
+        )
+        return pl.DataFrame({"threshold": thr, "fpr": fpr, "fnr": fnr}, schema=schema)
+
+    got = case["df"].metrics.det_curve("y", "p", drop_intermediate=drop, **_kw(case))
+    expected = oracle.by_segment(case["df"], case["by"], build)
+    if expected is None or expected.height == 0:
+        assert got.height == 0
+    else:
+        oracle.assert_close(got, expected)
+
+
+def test_best_threshold_with_a_constraint() -> None:
+    df = pl.DataFrame(
+        {
+            "g": ["a"] * 6 + ["b"] * 4,
+            "y": [1, 1, 0, 1, 0, 0, 1, 0, 1, 0],
+            "p": [0.9, 0.8, 0.7, 0.6, 0.3, 0.1, 0.9, 0.8, 0.2, 0.1],
+        }
+    )
+    best = df.metrics.best_threshold(
+        "y", "p", by="g", metric="precision", where=pl.col("recall") >= 1.0
+    )
+    sweep = df.metrics.thresholds("y", "p", by="g")
+    for g, threshold in best.select("g", "threshold").iter_rows():
+        allowed = sweep.filter((pl.col("g") == g) & (pl.col("recall") >= 1.0))
+        top = allowed["precision"].max()
+        # the highest threshold among the best
+        assert threshold == allowed.filter(pl.col("precision") == top)["threshold"].max()
+    assert best["g"].to_list() == ["a", "b"]
+    none = df.metrics.best_threshold("y", "p", metric="f1", where=pl.col("precision") > 1.0)
+    assert none.height == 0
+
+
+def test_threshold_report_equals_report_of_thresholded_predictions() -> None:
+    rng = np.random.default_rng(2)
+    df = pl.DataFrame({"y": rng.choice(["spam", "ham"], 500), "s": np.round(rng.random(500), 2)})
+    got = df.metrics.threshold_report("y", "s", threshold=0.37, pos_label="spam", neg_label="ham")
+    pred = df.with_columns(
+        pl.when(pl.col("s") >= 0.37).then(pl.lit("spam")).otherwise(pl.lit("ham")).alias("pred")
+    )
+    oracle.assert_close(got, pred.metrics.report("y", "pred"))
+    with pytest.raises(ValueError, match="`neg_label` is required"):
+        df.metrics.threshold_report("y", "s", pos_label="spam")
+    bad = df.with_columns(pl.when(pl.col("s") > 0.9).then(None).otherwise(pl.col("s")).alias("s"))
+    with pytest.raises(plm.DataError, match="column 's' has"):
+        bad.metrics.threshold_report("y", "s", pos_label="spam", neg_label="ham")
+
+
+def test_bad_probabilities_are_clear_errors() -> None:
+    df = pl.DataFrame({"y": [0, 1, 1], "p": [0.1, 1.2, math.nan]})
+    for method in ("log_loss", "brier_score", "calibration_curve", "calibration_error"):
+        with pytest.raises(
+            plm.DataError, match=r"column 'p' has 2 null, NaN, infinite or out-of-\[0, 1\]"
+        ):
+            getattr(df.metrics, method)("y", "p")
+    multi = pl.DataFrame(
+        {"y": [0, 1, 2], "a": [0.5, 0.2, 0.2], "b": [0.3, 0.7, 0.2], "c": [0.2, 0.2, 0.6]}
+    )
+    with pytest.raises(
+        plm.DataError, match="1 rows of the probabilities 'a', 'b', 'c' do not sum to 1"
+    ):
+        multi.metrics.log_loss("y", {0: "a", 1: "b", 2: "c"})
+    with pytest.raises(plm.DataError, match="has 1 rows whose label has no probability column"):
+        multi.metrics.top_k_accuracy("y", {0: "a", 1: "b"})
+    with pytest.raises(ValueError, match="`n_bins` must be an integer >= 1"):
+        df.metrics.calibration_curve("y", "p", n_bins=0)
+    with pytest.raises(ValueError, match="`strategy` must be one of"):
+        df.metrics.calibration_curve("y", "p", strategy="kmeans")
+    with pytest.raises(ValueError, match="`metric` must be one of"):
+        df.metrics.best_threshold("y", "p", metric="auc")
+    with pytest.raises(ValueError, match="`k` must be an integer >= 1"):
+        multi.metrics.top_k_accuracy("y", {0: "a", 1: "b", 2: "c"}, k=0)
+
+
+def test_lazy_and_streaming_equal_eager() -> None:
+    rng = np.random.default_rng(8)
+    df = pl.DataFrame(
+        {
+            "g": rng.integers(0, 3, 2000),
+            "y": rng.integers(0, 2, 2000),
+            "p": np.round(rng.random(2000), 3),
+        }
+    )
+    for method in (
+        "log_loss",
+        "brier_score",
+        "calibration_curve",
+        "calibration_error",
+        "thresholds",
+        "det_curve",
+    ):
+        eager = getattr(df.metrics, method)("y", "p", by="g")
+        lazy = getattr(df.lazy().metrics, method)("y", "p", by="g")
+        assert isinstance(lazy, pl.LazyFrame)
+        oracle.assert_close(lazy.collect(engine="streaming"), eager)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=binary())
+def test_expressions_equal_sklearn(case: dict) -> None:
+    df = case["df"].with_columns(pl.lit("all").alias("g")) if not case["by"] else case["df"]
+    w = case["weight"]
+    got = df.group_by("g").agg(
+        plm.log_loss("y", "p", weight=w), plm.brier_score("y", "p", weight=w)
+    )
+    for g, ll, brier in got.iter_rows():
+        seg = df.filter(pl.col("g") == g)
+        y, p = seg["y"].to_numpy(), seg["p"].to_numpy()
+        assert ll == pytest.approx(skm.log_loss(y, p, labels=[0, 1], **_sw(seg, w)), rel=1e-9)
+        assert brier == pytest.approx(
+            skm.brier_score_loss(y, p, pos_label=1, **_sw(seg, w)), rel=1e-9
+        )
+    bad = pl.DataFrame({"y": [0, 1], "p": [0.5, 1.5]})
+    with pytest.raises(pl.exceptions.ComputeError, match="column 'p' has 1 null, NaN or out-of"):
+        bad.select(plm.log_loss("y", "p"))
