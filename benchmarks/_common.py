@@ -38,4 +38,4 @@ def print_table(rows: list[tuple[str, float, str, float, float | None]], header:
         verdict = (
             "" if target is None else f"<= {target}x: {'met' if ratio <= target else 'MISSED'}"
         )
-        print(f"| {name} | {value:.3f} | {base_name} | {base:.3f} | {ratio:.2f}x | {verdict} |")
+        print(f"| {name} | {value:.3f} | {base_name} | {base:.3f} | {ratio:.3g}x | {verdict} |")
