@@ -11,6 +11,8 @@ import polars as pl
 Average = Literal["micro", "macro", "weighted"]
 #: Averages accepted by the multiclass ROC AUC.
 AucAverage = Literal["macro", "weighted"]
+#: How ``ci=`` intervals are computed.
+CiMethod = Literal["bootstrap", "wilson", "delong"]
 #: Multiclass ROC AUC strategies.
 MultiClass = Literal["ovr", "ovo"]
 

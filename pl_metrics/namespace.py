@@ -14,13 +14,15 @@ from typing import TypeVar
 
 import polars as pl
 
+from pl_metrics import _bootstrap as bs
 from pl_metrics import _classification as cls
+from pl_metrics import _intervals as iv
 from pl_metrics import _ranking as rk
 from pl_metrics import _ranking_sorted as sorted_path
 from pl_metrics import _validate as v
-from pl_metrics._counts import ACTUAL, PREDICTED, Counts, confusion_counts
+from pl_metrics._counts import ACTUAL, LABEL, PREDICTED, Counts, confusion_counts
 from pl_metrics._namespace_proba import ProbabilityEagerMethods, ProbabilityLazyMethods
-from pl_metrics._typing import AucAverage, By, Labels, MultiClass, Score
+from pl_metrics._typing import AucAverage, By, CiMethod, Labels, MultiClass, Score
 
 _F = TypeVar("_F", bound=Callable[..., object])
 
@@ -36,6 +38,31 @@ _RANKING_COLUMNS = (
     "precision",
     "recall",
 )
+
+
+def _wants_ci(
+    ci: float | None,
+    n_boot: int,
+    ci_method: str,
+    weight: str | None,
+    *,
+    methods: tuple[str, ...],
+    name: str,
+) -> bool:
+    """Check the interval options; True when intervals are asked for."""
+    bs.check_ci(ci, n_boot, ci_method)
+    if ci is None:
+        return False
+    if ci_method not in methods:
+        msg = f"`ci_method` for {name} must be one of {list(methods)}, got {ci_method!r}"
+        raise ValueError(msg)
+    if weight is not None:
+        msg = (
+            "`ci` needs un-weighted rows (the intervals resample counts of rows); "
+            "drop `weight` or compute the weighted point estimate alone"
+        )
+        raise ValueError(msg)
+    return True
 
 
 def _reserved(beta: float = 1.0) -> tuple[str, ...]:
@@ -126,6 +153,10 @@ class MetricsLazyFrame(ProbabilityLazyMethods):
         weight: str | None = None,
         beta: float = 1.0,
         zero_division: float = 0.0,
+        ci: float | None = None,
+        n_boot: int = 1000,
+        seed: int | None = 0,
+        ci_method: CiMethod = "bootstrap",
     ) -> pl.LazyFrame:
         """Counts and scores of each class against the rest.
 
@@ -171,7 +202,23 @@ class MetricsLazyFrame(ProbabilityLazyMethods):
         """
         b, zd = v.check_beta(beta), v.check_zero_division(zero_division)
         counts = self._counts(y_true, y_pred, by=by, labels=labels, weight=weight, beta=b)
-        return cls.per_class(counts, beta=b, zero_division=zd)
+        point = cls.per_class(counts, beta=b, zero_division=zd)
+        if _wants_ci(
+            ci, n_boot, ci_method, weight, methods=("bootstrap", "wilson"), name="per_class"
+        ):
+            if ci_method == "wilson":
+                return iv.wilson_per_class(point, ci, b)
+            return iv.bootstrap_labels(
+                counts,
+                point,
+                lambda c: cls.per_class(c, beta=b, zero_division=zd),
+                row_keys=[LABEL],
+                metrics=[*iv.CLASS_METRICS[:3], cls.f_name(b), "jaccard"],
+                ci=ci,
+                n_boot=n_boot,
+                seed=seed,
+            )
+        return point
 
     def averages(
         self,
@@ -183,6 +230,10 @@ class MetricsLazyFrame(ProbabilityLazyMethods):
         weight: str | None = None,
         beta: float = 1.0,
         zero_division: float = 0.0,
+        ci: float | None = None,
+        n_boot: int = 1000,
+        seed: int | None = 0,
+        ci_method: CiMethod = "bootstrap",
     ) -> pl.LazyFrame:
         """Micro, macro and support-weighted averages of the per-class scores.
 
@@ -223,7 +274,19 @@ class MetricsLazyFrame(ProbabilityLazyMethods):
         """
         b, zd = v.check_beta(beta), v.check_zero_division(zero_division)
         counts = self._counts(y_true, y_pred, by=by, labels=labels, weight=weight, beta=b)
-        return cls.averages(counts, beta=b, zero_division=zd)
+        point = cls.averages(counts, beta=b, zero_division=zd)
+        if _wants_ci(ci, n_boot, ci_method, weight, methods=("bootstrap",), name="averages"):
+            return iv.bootstrap_labels(
+                counts,
+                point,
+                lambda c: cls.averages(c, beta=b, zero_division=zd),
+                row_keys=["average"],
+                metrics=["precision", "recall", cls.f_name(b), "jaccard"],
+                ci=ci,
+                n_boot=n_boot,
+                seed=seed,
+            )
+        return point
 
     def report(
         self,
@@ -235,6 +298,10 @@ class MetricsLazyFrame(ProbabilityLazyMethods):
         weight: str | None = None,
         beta: float = 1.0,
         zero_division: float = 0.0,
+        ci: float | None = None,
+        n_boot: int = 1000,
+        seed: int | None = 0,
+        ci_method: CiMethod = "bootstrap",
     ) -> pl.LazyFrame:
         """The classification report: per-class rows, then the three averages.
 
@@ -270,7 +337,19 @@ class MetricsLazyFrame(ProbabilityLazyMethods):
         """
         b, zd = v.check_beta(beta), v.check_zero_division(zero_division)
         counts = self._counts(y_true, y_pred, by=by, labels=labels, weight=weight, beta=b)
-        return cls.report(counts, beta=b, zero_division=zd)
+        point = cls.report(counts, beta=b, zero_division=zd)
+        if _wants_ci(ci, n_boot, ci_method, weight, methods=("bootstrap",), name="report"):
+            return iv.bootstrap_labels(
+                counts,
+                point,
+                lambda c: cls.report(c, beta=b, zero_division=zd),
+                row_keys=[LABEL, "average"],
+                metrics=["precision", "recall", cls.f_name(b), "jaccard"],
+                ci=ci,
+                n_boot=n_boot,
+                seed=seed,
+            )
+        return point
 
     def summary(
         self,
@@ -280,6 +359,10 @@ class MetricsLazyFrame(ProbabilityLazyMethods):
         by: By = None,
         labels: Labels = None,
         weight: str | None = None,
+        ci: float | None = None,
+        n_boot: int = 1000,
+        seed: int | None = 0,
+        ci_method: CiMethod = "bootstrap",
     ) -> pl.LazyFrame:
         """Accuracy, balanced accuracy, MCC and Cohen's kappa, one row per segment.
 
@@ -315,7 +398,24 @@ class MetricsLazyFrame(ProbabilityLazyMethods):
         │ 4   ┆ 0.75     ┆ 0.75              ┆ 0.57735 ┆ 0.5         │
         └─────┴──────────┴───────────────────┴─────────┴─────────────┘
         """
-        return cls.summary(self._counts(y_true, y_pred, by=by, labels=labels, weight=weight))
+        counts = self._counts(y_true, y_pred, by=by, labels=labels, weight=weight)
+        point = cls.summary(counts)
+        if _wants_ci(
+            ci, n_boot, ci_method, weight, methods=("bootstrap", "wilson"), name="summary"
+        ):
+            if ci_method == "wilson":
+                return iv.wilson_accuracy(point, counts, ci)
+            return iv.bootstrap_labels(
+                counts,
+                point,
+                cls.summary,
+                row_keys=[],
+                metrics=iv.SUMMARY_METRICS,
+                ci=ci,
+                n_boot=n_boot,
+                seed=seed,
+            )
+        return point
 
     def _binary(
         self,
@@ -349,6 +449,10 @@ class MetricsLazyFrame(ProbabilityLazyMethods):
         bins: int | None = None,
         multi_class: MultiClass = "ovr",
         average: AucAverage = "macro",
+        ci: float | None = None,
+        n_boot: int = 1000,
+        seed: int | None = 0,
+        ci_method: CiMethod = "bootstrap",
     ) -> pl.LazyFrame:
         """Area under the ROC curve, per segment.
 
@@ -412,7 +516,19 @@ class MetricsLazyFrame(ProbabilityLazyMethods):
             counts = self._binary(
                 y_true, y_score, by=by, pos_label=pos_label, weight=weight, bins=bins
             )
-            return rk.roc_auc(counts, error_bound=bins is not None)
+            point = rk.roc_auc(counts, error_bound=bins is not None)
+            if _wants_ci(
+                ci, n_boot, ci_method, weight, methods=("bootstrap", "delong"), name="roc_auc"
+            ):
+                if ci_method == "delong":
+                    return iv.delong(counts, point, ci)
+                return iv.bootstrap_scores(
+                    counts, point, rk.roc_auc, "roc_auc", ci=ci, n_boot=n_boot, seed=seed
+                )
+            return point
+        if ci is not None:
+            msg = "`ci` is for binary ROC AUC (a column name as `y_score`)"
+            raise ValueError(msg)
         if bins is not None:
             msg = "`bins` is for binary scores (a column name as `y_score`)"
             raise ValueError(msg)
@@ -433,6 +549,10 @@ class MetricsLazyFrame(ProbabilityLazyMethods):
         pos_label: object = None,
         weight: str | None = None,
         bins: int | None = None,
+        ci: float | None = None,
+        n_boot: int = 1000,
+        seed: int | None = 0,
+        ci_method: CiMethod = "bootstrap",
     ) -> pl.LazyFrame:
         """Average precision (scikit-learn's step-wise sum, no interpolation).
 
@@ -455,9 +575,21 @@ class MetricsLazyFrame(ProbabilityLazyMethods):
         >>> df.metrics.average_precision("y", "s")["average_precision"].round(6).to_list()
         [0.833333]
         """
-        return rk.average_precision(
-            self._binary(y_true, y_score, by=by, pos_label=pos_label, weight=weight, bins=bins)
-        )
+        counts = self._binary(y_true, y_score, by=by, pos_label=pos_label, weight=weight, bins=bins)
+        point = rk.average_precision(counts)
+        if _wants_ci(
+            ci, n_boot, ci_method, weight, methods=("bootstrap",), name="average_precision"
+        ):
+            return iv.bootstrap_scores(
+                counts,
+                point,
+                rk.average_precision,
+                "average_precision",
+                ci=ci,
+                n_boot=n_boot,
+                seed=seed,
+            )
+        return point
 
     def roc_curve(
         self,
@@ -635,6 +767,10 @@ class MetricsDataFrame(ProbabilityEagerMethods):
         weight: str | None = None,
         beta: float = 1.0,
         zero_division: float = 0.0,
+        ci: float | None = None,
+        n_boot: int = 1000,
+        seed: int | None = 0,
+        ci_method: CiMethod = "bootstrap",
     ) -> pl.DataFrame:
         return self._lazy.per_class(
             y_true,
@@ -644,6 +780,10 @@ class MetricsDataFrame(ProbabilityEagerMethods):
             weight=weight,
             beta=beta,
             zero_division=zero_division,
+            ci=ci,
+            n_boot=n_boot,
+            seed=seed,
+            ci_method=ci_method,
         ).collect()
 
     @_eager
@@ -657,6 +797,10 @@ class MetricsDataFrame(ProbabilityEagerMethods):
         weight: str | None = None,
         beta: float = 1.0,
         zero_division: float = 0.0,
+        ci: float | None = None,
+        n_boot: int = 1000,
+        seed: int | None = 0,
+        ci_method: CiMethod = "bootstrap",
     ) -> pl.DataFrame:
         return self._lazy.averages(
             y_true,
@@ -666,6 +810,10 @@ class MetricsDataFrame(ProbabilityEagerMethods):
             weight=weight,
             beta=beta,
             zero_division=zero_division,
+            ci=ci,
+            n_boot=n_boot,
+            seed=seed,
+            ci_method=ci_method,
         ).collect()
 
     @_eager
@@ -679,6 +827,10 @@ class MetricsDataFrame(ProbabilityEagerMethods):
         weight: str | None = None,
         beta: float = 1.0,
         zero_division: float = 0.0,
+        ci: float | None = None,
+        n_boot: int = 1000,
+        seed: int | None = 0,
+        ci_method: CiMethod = "bootstrap",
     ) -> pl.DataFrame:
         return self._lazy.report(
             y_true,
@@ -688,6 +840,10 @@ class MetricsDataFrame(ProbabilityEagerMethods):
             weight=weight,
             beta=beta,
             zero_division=zero_division,
+            ci=ci,
+            n_boot=n_boot,
+            seed=seed,
+            ci_method=ci_method,
         ).collect()
 
     @_eager
@@ -699,8 +855,22 @@ class MetricsDataFrame(ProbabilityEagerMethods):
         by: By = None,
         labels: Labels = None,
         weight: str | None = None,
+        ci: float | None = None,
+        n_boot: int = 1000,
+        seed: int | None = 0,
+        ci_method: CiMethod = "bootstrap",
     ) -> pl.DataFrame:
-        return self._lazy.summary(y_true, y_pred, by=by, labels=labels, weight=weight).collect()
+        return self._lazy.summary(
+            y_true,
+            y_pred,
+            by=by,
+            labels=labels,
+            weight=weight,
+            ci=ci,
+            n_boot=n_boot,
+            seed=seed,
+            ci_method=ci_method,
+        ).collect()
 
     @_eager
     def roc_auc(
@@ -714,6 +884,10 @@ class MetricsDataFrame(ProbabilityEagerMethods):
         bins: int | None = None,
         multi_class: MultiClass = "ovr",
         average: AucAverage = "macro",
+        ci: float | None = None,
+        n_boot: int = 1000,
+        seed: int | None = 0,
+        ci_method: CiMethod = "bootstrap",
     ) -> pl.DataFrame:
         # The rows are in memory: continuous binary scores are faster sorted than
         # counted (the same number; see _ranking_sorted).
@@ -722,6 +896,7 @@ class MetricsDataFrame(ProbabilityEagerMethods):
         if (
             weight is None
             and bins is None
+            and ci is None
             and (isinstance(y_score, str) or multi_class == "ovr")
             and sorted_path.use_sorted_path(self._df, y_score)
         ):
@@ -743,6 +918,10 @@ class MetricsDataFrame(ProbabilityEagerMethods):
             bins=bins,
             multi_class=multi_class,
             average=average,
+            ci=ci,
+            n_boot=n_boot,
+            seed=seed,
+            ci_method=ci_method,
         ).collect()
 
     @_eager
@@ -755,9 +934,22 @@ class MetricsDataFrame(ProbabilityEagerMethods):
         pos_label: object = None,
         weight: str | None = None,
         bins: int | None = None,
+        ci: float | None = None,
+        n_boot: int = 1000,
+        seed: int | None = 0,
+        ci_method: CiMethod = "bootstrap",
     ) -> pl.DataFrame:
         return self._lazy.average_precision(
-            y_true, y_score, by=by, pos_label=pos_label, weight=weight, bins=bins
+            y_true,
+            y_score,
+            by=by,
+            pos_label=pos_label,
+            weight=weight,
+            bins=bins,
+            ci=ci,
+            n_boot=n_boot,
+            seed=seed,
+            ci_method=ci_method,
         ).collect()
 
     @_eager

@@ -1,0 +1,132 @@
+"""``ci=``: add ``<metric>_low`` / ``<metric>_high`` columns to the metric frames.
+
+The point estimates come from the usual functions; the intervals from
+:mod:`pl_metrics._bootstrap` (multinomial bootstrap of the state, Wilson,
+DeLong).  Every function takes the state and the finished point-estimate frame
+and returns that frame with the interval columns appended.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import polars as pl
+
+from pl_metrics import _bootstrap as bs
+from pl_metrics import _classification as cls
+from pl_metrics import _ranking as rk
+from pl_metrics._counts import ACTUAL, ALL, COUNT, LABEL, PREDICTED, Counts
+
+#: The metric columns of each frame that get an interval.
+CLASS_METRICS = ("precision", "recall", "specificity", "jaccard")
+SUMMARY_METRICS = ("accuracy", "balanced_accuracy", "mcc", "cohen_kappa")
+
+
+def _join(point: pl.LazyFrame, intervals: pl.LazyFrame, on: list[str]) -> pl.LazyFrame:
+    if not on:
+        return pl.concat([point, intervals], how="horizontal")
+    return point.join(intervals, on=on, how="left", nulls_equal=True, maintain_order="left")
+
+
+def _replicate_counts(counts: Counts, n_boot: int, seed: int | None) -> Counts:
+    frame = bs.replicates(
+        counts.frame, counts.keys, [ACTUAL, PREDICTED], COUNT, n_boot=n_boot, seed=seed
+    )
+    return Counts(
+        frame.cache(), [*counts.by, bs.REP], [*counts.keys, bs.REP], counts.types, counts.labels
+    )
+
+
+def bootstrap_labels(
+    counts: Counts,
+    point: pl.LazyFrame,
+    compute: Callable[[Counts], pl.LazyFrame],
+    *,
+    row_keys: Sequence[str],
+    metrics: Sequence[str],
+    ci: float,
+    n_boot: int,
+    seed: int | None,
+) -> pl.LazyFrame:
+    """Bootstrap interval of a confusion-metric frame (``compute`` = per_class, summary...)."""
+    reps = compute(_replicate_counts(counts, n_boot, seed))
+    if not counts.by:
+        reps = reps.drop(ALL)
+    keys = [*counts.by, *row_keys]
+    intervals = bs.percentile_interval(reps, keys, metrics, ci)
+    return _join(point, intervals, keys).select(
+        *point.collect_schema().names(), *bs.interval_columns(metrics)
+    )
+
+
+def wilson_per_class(point: pl.LazyFrame, ci: float, beta: float) -> pl.LazyFrame:
+    """Wilson intervals of the per-class proportions (F-beta, not a proportion: null)."""
+    tp, fp, fn, tn = (pl.col(c) for c in ("tp", "fp", "fn", "tn"))
+    pairs = {
+        "precision": (tp, tp + fp),
+        "recall": (tp, tp + fn),
+        "specificity": (tn, tn + fp),
+        "jaccard": (tp, tp + fp + fn),
+    }
+    columns = []
+    for name in (*CLASS_METRICS[:3], cls.f_name(beta), "jaccard"):
+        if name in pairs:
+            low, high = bs.wilson(*pairs[name], ci)
+        else:
+            low = high = pl.lit(None, pl.Float64)
+        columns += [low.alias(f"{name}_low"), high.alias(f"{name}_high")]
+    return point.with_columns(columns)
+
+
+def wilson_accuracy(point: pl.LazyFrame, counts: Counts, ci: float) -> pl.LazyFrame:
+    """Wilson interval of the accuracy; the other summary metrics get null."""
+    low, high = bs.wilson(pl.col("accuracy") * pl.col("n"), pl.col("n"), ci)
+    nulls = [
+        pl.lit(None, pl.Float64).alias(c)
+        for m in SUMMARY_METRICS[1:]
+        for c in (f"{m}_low", f"{m}_high")
+    ]
+    return point.with_columns(low.alias("accuracy_low"), high.alias("accuracy_high"), *nulls)
+
+
+def bootstrap_scores(
+    counts: rk.ScoreCounts,
+    point: pl.LazyFrame,
+    compute: Callable[[rk.ScoreCounts], pl.LazyFrame],
+    metric: str,
+    *,
+    ci: float,
+    n_boot: int,
+    seed: int | None,
+) -> pl.LazyFrame:
+    """Bootstrap interval of a ranking metric (roc_auc, average_precision)."""
+    frame = bs.score_replicates(counts.frame, counts.keys, n_boot=n_boot, seed=seed)
+    reps = compute(rk.ScoreCounts(frame.cache(), [*counts.by, bs.REP], [*counts.keys, bs.REP]))
+    if not counts.by:
+        reps = reps.drop(ALL)
+    intervals = bs.percentile_interval(reps, counts.by, [metric], ci)
+    return _join(point, intervals, counts.by).select(
+        *point.collect_schema().names(), *bs.interval_columns([metric])
+    )
+
+
+def delong(counts: rk.ScoreCounts, point: pl.LazyFrame, ci: float) -> pl.LazyFrame:
+    """DeLong interval of the binary ROC AUC."""
+    intervals = counts.frame.group_by(counts.keys).agg(bs.delong_exprs(ci))
+    if not counts.by:
+        intervals = intervals.drop(ALL)
+    return _join(point, intervals, counts.by).select(
+        *point.collect_schema().names(), "roc_auc_low", "roc_auc_high"
+    )
+
+
+__all__ = [
+    "CLASS_METRICS",
+    "LABEL",
+    "SUMMARY_METRICS",
+    "bootstrap_labels",
+    "bootstrap_scores",
+    "delong",
+    "wilson_accuracy",
+    "wilson_per_class",
+]
