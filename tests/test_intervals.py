@@ -1,0 +1,140 @@
+"""Confidence intervals: equivalence to the row bootstrap, coverage, determinism."""
+
+from __future__ import annotations
+
+from statistics import NormalDist
+
+import numpy as np
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+from sklearn import metrics as skm
+
+import pl_metrics  # noqa: F401  (registers .metrics)
+
+
+def _frame(n: int, rng: np.random.Generator) -> pl.DataFrame:
+    y_true = rng.integers(0, 3, n)
+    y_pred = np.where(rng.random(n) < 0.7, y_true, rng.integers(0, 3, n))
+    y = rng.integers(0, 2, n)
+    s = np.round(rng.normal(size=n) + y, 2)
+    return pl.DataFrame({"t": y_true, "p": y_pred, "y": y, "s": s})
+
+
+def test_equivalent_to_the_row_bootstrap() -> None:
+    # the multinomial draw of the counts is the row bootstrap: compare both
+    # intervals (2,000 replicates each) within Monte-Carlo tolerance
+    rng = np.random.default_rng(0)
+    df = _frame(3000, rng)
+    ours = df.metrics.summary("t", "p", ci=0.95, n_boot=2000, seed=1)
+    pc = df.metrics.per_class("t", "p", ci=0.95, n_boot=2000, seed=1)
+    auc = df.metrics.roc_auc("y", "s", ci=0.95, n_boot=2000, seed=1)
+    t, p, y, s = (df[c].to_numpy() for c in ("t", "p", "y", "s"))
+    acc, prec0, aucs = [], [], []
+    for _ in range(2000):
+        i = rng.integers(0, len(t), len(t))
+        acc.append((t[i] == p[i]).mean())
+        prec0.append(((t[i] == 0) & (p[i] == 0)).sum() / (p[i] == 0).sum())
+    for _ in range(500):  # scikit-learn per replicate is slower: fewer replicates
+        i = rng.integers(0, len(y), len(y))
+        aucs.append(skm.roc_auc_score(y[i], s[i]))
+    for row_reps, low, high, point in (
+        (acc, ours["accuracy_low"][0], ours["accuracy_high"][0], ours["accuracy"][0]),
+        (prec0, pc["precision_low"][0], pc["precision_high"][0], pc["precision"][0]),
+        (aucs, auc["roc_auc_low"][0], auc["roc_auc_high"][0], auc["roc_auc"][0]),
+    ):
+        r_low, r_high = np.percentile(row_reps, [2.5, 97.5])
+        width = r_high - r_low
+        assert abs((high - low) - width) < 0.15 * width  # same width
+        assert abs((high + low) / 2 - (r_high + r_low) / 2) < 0.15 * width  # same centre
+        assert low < point < high
+
+
+def _coverage(draw, estimate, truth: float, repeats: int) -> float:
+    hits = 0
+    for i in range(repeats):
+        low, high = estimate(draw(np.random.default_rng(1000 + i)), i)
+        hits += low <= truth <= high
+    return hits / repeats
+
+
+@pytest.mark.parametrize("method", ["bootstrap", "wilson"])
+def test_accuracy_interval_covers_the_truth_95_percent(method: str) -> None:
+    truth = 0.8  # each row is correct with probability 0.8
+
+    def draw(rng: np.random.Generator) -> pl.DataFrame:
+        t = rng.integers(0, 2, 400)
+        return pl.DataFrame({"t": t, "p": np.where(rng.random(400) < truth, t, 1 - t)})
+
+    def estimate(df: pl.DataFrame, i: int) -> tuple[float, float]:
+        out = df.metrics.summary("t", "p", ci=0.95, n_boot=400, seed=i, ci_method=method)
+        return out["accuracy_low"][0], out["accuracy_high"][0]
+
+    cover = _coverage(draw, estimate, truth, 300)
+    # 300 repeats: the Monte-Carlo sd of a 95 % coverage is 1.3 %
+    assert 0.91 <= cover <= 0.99, cover
+
+
+@pytest.mark.parametrize("method", ["bootstrap", "delong"])
+def test_auc_interval_covers_the_truth_95_percent(method: str) -> None:
+    shift = 1.0
+    truth = NormalDist().cdf(shift / 2**0.5)  # AUC of N(1, 1) vs N(0, 1)
+
+    def draw(rng: np.random.Generator) -> pl.DataFrame:
+        y = rng.integers(0, 2, 300)
+        return pl.DataFrame({"y": y, "s": rng.normal(size=300) + shift * y})
+
+    def estimate(df: pl.DataFrame, i: int) -> tuple[float, float]:
+        out = df.lazy().metrics.roc_auc("y", "s", ci=0.95, n_boot=300, seed=i, ci_method=method)
+        out = out.collect()
+        return out["roc_auc_low"][0], out["roc_auc_high"][0]
+
+    cover = _coverage(draw, estimate, truth, 200)
+    assert 0.90 <= cover <= 0.99, cover
+
+
+def test_same_seed_same_interval_whatever_the_row_order() -> None:
+    df = _frame(2000, np.random.default_rng(5)).with_columns(
+        pl.Series("g", np.random.default_rng(6).choice(["x", "y"], 2000))
+    )
+    shuffled = df.sample(fraction=1.0, shuffle=True, seed=3)
+    for method, args in (("report", ("t", "p")), ("roc_auc", ("y", "s"))):
+        a = getattr(df.metrics, method)(*args, by="g", ci=0.9, n_boot=300, seed=7)
+        b = getattr(shuffled.metrics, method)(*args, by="g", ci=0.9, n_boot=300, seed=7)
+        assert_frame_equal(a, b)
+        c = getattr(df.metrics, method)(*args, by="g", ci=0.9, n_boot=300, seed=8)
+        assert not a.equals(c)
+        # the point estimates are the usual ones
+        plain = getattr(df.metrics, method)(*args, by="g")
+        assert_frame_equal(a.select(plain.columns), plain)
+
+
+def test_wilson_by_hand() -> None:
+    # 8 correct of 10, z = 1.959964: (p + z^2/2n +- z sqrt(p(1-p)/n + z^2/4n^2)) / (1 + z^2/n)
+    df = pl.DataFrame({"t": [1] * 10, "p": [1] * 8 + [0] * 2})
+    out = df.metrics.summary("t", "p", ci=0.95, ci_method="wilson")
+    z, n, p = 1.959963984540054, 10, 0.8
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * (p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5 / (1 + z * z / n)
+    assert out["accuracy_low"][0] == pytest.approx(centre - half, rel=1e-12)
+    assert out["accuracy_high"][0] == pytest.approx(centre + half, rel=1e-12)
+
+
+def test_bad_interval_options() -> None:
+    df = _frame(100, np.random.default_rng(1)).with_columns(w=pl.lit(1.0))
+    for ci in (0, 1, 1.5, -0.1, True):
+        with pytest.raises(ValueError, match="`ci` must be None or a confidence level"):
+            df.metrics.summary("t", "p", ci=ci)
+    for n_boot in (0, -5, 2.5):
+        with pytest.raises(ValueError, match="`n_boot` must be an integer >= 1"):
+            df.metrics.report("t", "p", ci=0.9, n_boot=n_boot)
+    with pytest.raises(ValueError, match="`ci_method` must be one of"):
+        df.metrics.report("t", "p", ci=0.9, ci_method="jackknife")
+    with pytest.raises(ValueError, match="`ci_method` for averages must be one of"):
+        df.metrics.averages("t", "p", ci=0.9, ci_method="wilson")
+    with pytest.raises(ValueError, match="`ci_method` for summary must be one of"):
+        df.metrics.summary("t", "p", ci=0.9, ci_method="delong")
+    with pytest.raises(ValueError, match="`ci` needs un-weighted rows"):
+        df.metrics.summary("t", "p", ci=0.9, weight="w")
+    with pytest.raises(ValueError, match="`ci` is for binary ROC AUC"):
+        df.metrics.roc_auc("t", {0: "s", 1: "s", 2: "s"}, ci=0.9)
