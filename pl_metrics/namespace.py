@@ -20,6 +20,7 @@ from pl_metrics import _intervals as iv
 from pl_metrics import _ranking as rk
 from pl_metrics import _ranking_sorted as sorted_path
 from pl_metrics import _validate as v
+from pl_metrics._compare import CompareEagerMethods, CompareLazyMethods
 from pl_metrics._counts import ACTUAL, LABEL, PREDICTED, Counts, confusion_counts
 from pl_metrics._namespace_proba import ProbabilityEagerMethods, ProbabilityLazyMethods
 from pl_metrics._typing import AucAverage, By, CiMethod, Labels, MultiClass, Score
@@ -71,7 +72,7 @@ def _reserved(beta: float = 1.0) -> tuple[str, ...]:
 
 
 @pl.api.register_lazyframe_namespace("metrics")
-class MetricsLazyFrame(ProbabilityLazyMethods):
+class MetricsLazyFrame(ProbabilityLazyMethods, CompareLazyMethods):
     """Classification metrics of a LazyFrame's rows, as lazy tidy frames."""
 
     def __init__(self, lf: pl.LazyFrame) -> None:
@@ -728,7 +729,7 @@ def _eager(method: _F) -> _F:
 
 
 @pl.api.register_dataframe_namespace("metrics")
-class MetricsDataFrame(ProbabilityEagerMethods):
+class MetricsDataFrame(ProbabilityEagerMethods, CompareEagerMethods):
     """Classification metrics of a DataFrame's rows, as tidy DataFrames.
 
     Each method is ``df.lazy().metrics.<method>(...).collect()`` (un-weighted

@@ -138,3 +138,34 @@ def test_bad_interval_options() -> None:
         df.metrics.summary("t", "p", ci=0.9, weight="w")
     with pytest.raises(ValueError, match="`ci` is for binary ROC AUC"):
         df.metrics.roc_auc("t", {0: "s", 1: "s", 2: "s"}, ci=0.9)
+
+
+def test_compare_segments_with_overall_and_best() -> None:
+    rng = np.random.default_rng(9)
+    n = 4000
+    g = rng.choice(["good", "bad", "ok"], n)
+    t = rng.integers(0, 2, n)
+    skill = np.select([g == "good", g == "bad"], [0.95, 0.6], 0.85)
+    p = np.where(rng.random(n) < skill, t, 1 - t)
+    df = pl.DataFrame({"g": g, "t": t, "p": p, "s": rng.normal(size=n) + t * skill})
+    out = df.metrics.compare("t", "p", by="g", n_boot=300)
+    summary = df.metrics.summary("t", "p", by="g")
+    overall = df.metrics.summary("t", "p")["accuracy"][0]
+    assert out["g"].to_list() == ["bad", "good", "ok"]
+    assert out["value"].to_list() == summary["accuracy"].to_list()
+    assert out["overall"].unique().to_list() == [overall]
+    assert out["diff"].to_list() == pytest.approx((summary["accuracy"] - overall).to_list())
+    best = summary["accuracy"].max()
+    assert out["ratio_best"].to_list() == pytest.approx((summary["accuracy"] / best).to_list())
+    # "bad" and "good" are far from overall, beyond noise; the test knows it by design
+    flags = dict(zip(out["g"], out["outside"], strict=True))
+    assert flags["bad"]
+    assert flags["good"]
+    manual = (out["overall"] < out["low"]) | (out["overall"] > out["high"])
+    assert out["outside"].to_list() == manual.to_list()
+    auc = df.metrics.compare("t", "s", by="g", metric="roc_auc", ci_method="delong")
+    assert auc["value"].to_list() == df.metrics.roc_auc("t", "s", by="g")["roc_auc"].to_list()
+    with pytest.raises(ValueError, match="`by` is required"):
+        df.metrics.compare("t", "p", by=None)
+    with pytest.raises(ValueError, match="`metric` must be one of"):
+        df.metrics.compare("t", "p", by="g", metric="f1")

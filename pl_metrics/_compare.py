@@ -1,0 +1,150 @@
+"""Segment comparisons: each segment's metric against the overall value and the best.
+
+``compare`` answers "is segment A really worse, or is it noise?": the
+segment's value with its confidence interval, the overall value, the
+difference and ratio to overall and to the best segment (fairlearn's
+``difference`` / ``ratio``, per segment), and whether the overall value lies
+outside the segment's interval.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from pl_metrics import _validate as v
+from pl_metrics._typing import By, CiMethod
+
+_LABEL_METRICS = ("accuracy", "balanced_accuracy", "mcc", "cohen_kappa")
+_SCORE_METRICS = ("roc_auc", "average_precision")
+
+
+class CompareLazyMethods:
+    """``compare`` on a LazyFrame."""
+
+    _lf: pl.LazyFrame
+
+    def compare(
+        self,
+        y_true: str,
+        y_pred: str,
+        *,
+        by: By,
+        metric: str = "accuracy",
+        ci: float = 0.95,
+        n_boot: int = 1000,
+        seed: int | None = 0,
+        ci_method: CiMethod = "bootstrap",
+        pos_label: object = None,
+    ) -> pl.LazyFrame:
+        """Compare each segment's metric with the overall value and the best segment.
+
+        Parameters
+        ----------
+        y_true
+            Column of the actual labels.
+        y_pred
+            Column of the predicted labels, or of the scores for ``roc_auc`` /
+            ``average_precision``.
+        by
+            The segment column(s) (required).
+        metric
+            ``"accuracy"``, ``"balanced_accuracy"``, ``"mcc"``, ``"cohen_kappa"``
+            (from :meth:`summary`), or ``"roc_auc"``, ``"average_precision"``.
+        ci, n_boot, seed, ci_method
+            The segment's interval, as in :meth:`summary` / :meth:`roc_auc`.
+        pos_label
+            The positive class of the ranking metrics.
+
+        Returns
+        -------
+        LazyFrame
+            ``*by, metric, value, low, high, overall, diff, ratio, best, diff_best,
+            ratio_best, outside``: ``diff = value - overall``, ``ratio = value /
+            overall``, ``best`` the highest segment value, and ``outside`` whether
+            the overall value lies outside the segment's interval. Sorted by segment.
+
+        Examples
+        --------
+        >>> import polars as pl, pl_metrics as plm
+        >>> df = pl.DataFrame({"g": ["a"] * 4 + ["b"] * 4,
+        ...                    "t": [0, 1, 0, 1, 0, 1, 0, 1], "p": [0, 1, 0, 1, 1, 0, 0, 1]})
+        >>> out = df.metrics.compare("t", "p", by="g", ci_method="wilson")
+        >>> out.select("g", "value", "overall", "diff")
+        shape: (2, 4)
+        ┌─────┬───────┬─────────┬───────┐
+        │ g   ┆ value ┆ overall ┆ diff  │
+        │ --- ┆ ---   ┆ ---     ┆ ---   │
+        │ str ┆ f64   ┆ f64     ┆ f64   │
+        ╞═════╪═══════╪═════════╪═══════╡
+        │ a   ┆ 1.0   ┆ 0.75    ┆ 0.25  │
+        │ b   ┆ 0.5   ┆ 0.75    ┆ -0.25 │
+        └─────┴───────┴─────────┴───────┘
+        """
+        by_list = v.normalize_by(by)
+        if not by_list:
+            msg = "`by` is required: compare needs segments to compare"
+            raise ValueError(msg)
+        v.check_choice("metric", metric, (*_LABEL_METRICS, *_SCORE_METRICS))
+        options = {"ci": ci, "n_boot": n_boot, "seed": seed, "ci_method": ci_method}
+        if metric in _LABEL_METRICS:
+            per_segment = self._lf.metrics.summary(y_true, y_pred, by=by_list, **options)
+            overall = self._lf.metrics.summary(y_true, y_pred)
+        else:
+            method = getattr(self._lf.metrics, metric)
+            per_segment = method(y_true, y_pred, by=by_list, pos_label=pos_label, **options)
+            overall = method(y_true, y_pred, pos_label=pos_label)
+        value, overall_value = pl.col("value"), pl.col("overall")
+        table = per_segment.select(
+            *by_list,
+            pl.lit(metric).alias("metric"),
+            pl.col(metric).alias("value"),
+            pl.col(f"{metric}_low").alias("low"),
+            pl.col(f"{metric}_high").alias("high"),
+        ).join(overall.select(pl.col(metric).alias("overall")), how="cross")
+        best = value.max()
+        return table.with_columns(
+            (value - overall_value).alias("diff"),
+            (value / overall_value).alias("ratio"),
+            best.alias("best"),
+            (value - best).alias("diff_best"),
+            (value / best).alias("ratio_best"),
+            ((overall_value < pl.col("low")) | (overall_value > pl.col("high"))).alias("outside"),
+        ).sort(by_list, nulls_last=True)
+
+
+class CompareEagerMethods:
+    """``compare`` on a DataFrame: ``lazy() ... collect()``."""
+
+    _df: pl.DataFrame
+
+    def compare(
+        self,
+        y_true: str,
+        y_pred: str,
+        *,
+        by: By,
+        metric: str = "accuracy",
+        ci: float = 0.95,
+        n_boot: int = 1000,
+        seed: int | None = 0,
+        ci_method: CiMethod = "bootstrap",
+        pos_label: object = None,
+    ) -> pl.DataFrame:
+        return (
+            self._df.lazy()
+            .metrics.compare(
+                y_true,
+                y_pred,
+                by=by,
+                metric=metric,
+                ci=ci,
+                n_boot=n_boot,
+                seed=seed,
+                ci_method=ci_method,
+                pos_label=pos_label,
+            )
+            .collect()
+        )
+
+
+CompareEagerMethods.compare.__doc__ = CompareLazyMethods.compare.__doc__
