@@ -1,0 +1,112 @@
+"""Bootstrap intervals: cost of ``ci=`` against one plain call, and the peers.
+
+    .venv/bin/python benchmarks/bench_intervals.py [--rows N] [--peer-rows M]
+
+Ours: 95 % intervals with 1,000 replicates for ``report(by=segment)`` (10
+classes) and ``roc_auc(by=segment)`` (2-decimal scores) on ``--rows`` rows x
+100 segments, against one plain call on the same data.  The peers resample
+rows, so they run on ``--peer-rows`` rows with 100 replicates (said in the
+table): polarbearings ``bootstrap_ci`` (accuracy, per segment) and fairlearn
+``MetricFrame(n_boot=...)`` (macro F1 per segment).
+"""
+
+from __future__ import annotations
+
+import argparse
+import warnings
+
+import numpy as np
+import polars as pl
+from _common import print_table, side_by_side, timed
+
+import pl_metrics  # noqa: F401
+
+
+def data(n: int, rng: np.random.Generator) -> pl.DataFrame:
+    t = rng.integers(0, 10, n)
+    p = np.where(rng.random(n) < 0.7, t, rng.integers(0, 10, n))
+    y = rng.integers(0, 2, n)
+    s = np.round(rng.random(n) * 0.7 + 0.3 * y * rng.random(n), 2)
+    return pl.DataFrame({"segment": rng.integers(0, 100, n), "t": t, "p": p, "y": y, "s": s})
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rows", type=int, default=10_000_000)
+    parser.add_argument("--peer-rows", type=int, default=100_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    rng = np.random.default_rng(11)
+    df = data(args.rows, rng)
+    rows = []
+    for name, plain, with_ci in (
+        (
+            "report",
+            lambda: df.metrics.report("t", "p", by="segment"),
+            lambda: df.metrics.report("t", "p", by="segment", ci=0.95, n_boot=1000),
+        ),
+        (
+            "roc_auc",
+            lambda: df.metrics.roc_auc("y", "s", by="segment"),
+            lambda: df.metrics.roc_auc("y", "s", by="segment", ci=0.95, n_boot=1000),
+        ),
+    ):
+        t = side_by_side({"plain": plain, "ci": with_ci}, args.repeat)
+        label = f"{name}(by=segment, ci=0.95, n_boot=1000), {args.rows:,} rows x 100 segments"
+        rows.append((label, t["ci"], f"one plain {name}(by=segment)", t["plain"], 5.0))
+    t_delong = timed(
+        lambda: df.metrics.roc_auc("y", "s", by="segment", ci=0.95, ci_method="delong"), args.repeat
+    )
+    t_plain = timed(lambda: df.metrics.roc_auc("y", "s", by="segment"), args.repeat)
+    rows.append(
+        (
+            "  roc_auc(by=segment, ci_method='delong')",
+            t_delong,
+            "one plain roc_auc(by=segment)",
+            t_plain,
+            None,
+        )
+    )
+
+    small = data(args.peer_rows, rng)
+    ours_small = timed(lambda: small.metrics.report("t", "p", by="segment", ci=0.95, n_boot=100), 1)
+    base = f"ours, report(ci, n_boot=100) on {args.peer_rows:,} rows"
+    import polarbearings as pb
+
+    pb_time = timed(
+        lambda: pb.bootstrap_ci(small, pb.accuracy, "t", "p", n_resamples=100, by="segment"), 1
+    )
+    peer = f"  polarbearings bootstrap_ci(accuracy, by=segment), {args.peer_rows:,} rows"
+    rows.append((f"{peer}, 100 resamples", pb_time, base, ours_small, None))
+    from fairlearn.metrics import MetricFrame
+    from sklearn.metrics import f1_score
+
+    pdf = small.to_pandas()
+
+    def fair() -> object:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return MetricFrame(
+                metrics=lambda a, b: f1_score(a, b, average="macro"),
+                y_true=pdf["t"],
+                y_pred=pdf["p"],
+                sensitive_features=pdf["segment"],
+                n_boot=100,
+                ci_quantiles=[0.025, 0.975],
+                random_state=0,
+            ).by_group_ci
+
+    rows.append(
+        (
+            f"  fairlearn MetricFrame(n_boot=100), macro F1, {args.peer_rows:,} rows",
+            timed(fair, 1),
+            base,
+            ours_small,
+            None,
+        )
+    )
+    print_table(rows, f"polars {pl.__version__}; ours median of {args.repeat} runs, peers one run")
+
+
+if __name__ == "__main__":
+    main()
