@@ -78,7 +78,7 @@ class Rows:
         self.checks: dict[str, Check] = {
             "__plm_null_true": (
                 pl.col(y_true).null_count(),
-                lambda n: f"column {y_true!r} has {n} null rows",
+                lambda n: str(v.null_rows(y_true, n)),
             ),
             "__plm_bad_prob": (
                 pl.sum_horizontal(

@@ -89,11 +89,7 @@ def _check_scores(
                 raise DataError(msg)
         n_null = df[_NULL_TRUE].sum()
         if n_null:
-            msg = (
-                f"column {y_true!r} has {n_null} null rows; drop or fill them first, "
-                f"e.g. `.drop_nulls({y_true!r})`"
-            )
-            raise DataError(msg)
+            raise v.null_rows(y_true, n_null)
         if weight is not None and df[v.BAD_WEIGHT].sum():
             msg = (
                 f"column {weight!r} (argument `weight`) has {df[v.BAD_WEIGHT].sum()} rows with "
@@ -262,11 +258,7 @@ def _check_classes(frame: pl.LazyFrame, y_true: str, classes: pl.Series) -> pl.L
         first_class = df.filter(pl.col(CLASS) == classes[0])
         n_null = first_class.filter(pl.col(TRUE).is_null())[v.ROWS].sum()
         if n_null:
-            msg = (
-                f"column {y_true!r} has {n_null} null rows; drop or fill them first, "
-                f"e.g. `.drop_nulls({y_true!r})`"
-            )
-            raise DataError(msg)
+            raise v.null_rows(y_true, n_null)
         unknown = df.filter(~pl.col(TRUE).is_in(classes.implode()))[TRUE].unique().sort()
         if unknown.len():
             msg = (

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 
 import polars as pl
 
+from pl_metrics import _validate as v
 from pl_metrics._ranking import _prepare, resolve_pos_label
 from pl_metrics.exceptions import DataError
 
@@ -132,11 +133,7 @@ def _check(grouped: pl.DataFrame, y_true: str, columns: list[str], known: pl.Ser
         raise DataError(msg)
     n_null = grouped["null_true"].sum()
     if n_null:
-        msg = (
-            f"column {y_true!r} has {n_null} null rows; drop or fill them first, "
-            f"e.g. `.drop_nulls({y_true!r})`"
-        )
-        raise DataError(msg)
+        raise v.null_rows(y_true, n_null)
     if known is not None and grouped["unknown"].sum():
         msg = (
             f"column {y_true!r} holds labels that have no score column in `y_score` "

@@ -183,6 +183,15 @@ def labels_series(labels: Sequence[Any] | pl.Series, dtype: pl.DataType) -> pl.S
 
 
 # --------------------------------------------------------------------------- data
+def null_rows(column: str, n_null: int) -> DataError:
+    """The error for ``n_null`` null labels in ``column`` (one wording everywhere)."""
+    msg = (
+        f"column {column!r} has {n_null} null rows; drop or fill them first, "
+        f"e.g. `.drop_nulls({column!r})`"
+    )
+    return DataError(msg)
+
+
 def bad_weight(weight: str) -> pl.Expr:
     """Aggregation: number of rows whose weight is null, NaN, infinite or negative."""
     w = pl.col(weight).cast(pl.Float64)
@@ -208,11 +217,7 @@ def check_counts(
         for key, user_name in null_columns.items():
             n_null = df.filter(pl.col(key).is_null())[rows].sum()
             if n_null:
-                msg = (
-                    f"column {user_name!r} has {n_null} null rows; drop or fill them first, "
-                    f"e.g. `.drop_nulls({user_name!r})`"
-                )
-                raise DataError(msg)
+                raise null_rows(user_name, n_null)
         if weight is not None:
             n_bad = df[BAD_WEIGHT].sum()
             if n_bad:
