@@ -15,7 +15,7 @@ import polars as pl
 from pl_metrics import _bootstrap as bs
 from pl_metrics import _classification as cls
 from pl_metrics import _ranking as rk
-from pl_metrics._counts import ACTUAL, ALL, COUNT, LABEL, PREDICTED, Counts
+from pl_metrics._counts import ACTUAL, ALL, COUNT, PREDICTED, Counts
 
 #: The metric columns of each frame that get an interval.
 CLASS_METRICS = ("precision", "recall", "specificity", "jaccard")
@@ -69,7 +69,7 @@ def wilson_per_class(point: pl.LazyFrame, ci: float, beta: float) -> pl.LazyFram
         "jaccard": (tp, tp + fp + fn),
     }
     columns = []
-    for name in (*CLASS_METRICS[:3], cls.f_name(beta), "jaccard"):
+    for name in ("precision", "recall", "specificity", cls.f_name(beta), "jaccard"):
         if name in pairs:
             low, high = bs.wilson(*pairs[name], ci)
         else:
@@ -78,7 +78,7 @@ def wilson_per_class(point: pl.LazyFrame, ci: float, beta: float) -> pl.LazyFram
     return point.with_columns(columns)
 
 
-def wilson_accuracy(point: pl.LazyFrame, counts: Counts, ci: float) -> pl.LazyFrame:
+def wilson_accuracy(point: pl.LazyFrame, ci: float) -> pl.LazyFrame:
     """Wilson interval of the accuracy; the other summary metrics get null."""
     low, high = bs.wilson(pl.col("accuracy") * pl.col("n"), pl.col("n"), ci)
     nulls = [
@@ -122,7 +122,6 @@ def delong(counts: rk.ScoreCounts, point: pl.LazyFrame, ci: float) -> pl.LazyFra
 
 __all__ = [
     "CLASS_METRICS",
-    "LABEL",
     "SUMMARY_METRICS",
     "bootstrap_labels",
     "bootstrap_scores",

@@ -405,7 +405,7 @@ class MetricsLazyFrame(ProbabilityLazyMethods, CompareLazyMethods):
             ci, n_boot, ci_method, weight, methods=("bootstrap", "wilson"), name="summary"
         ):
             if ci_method == "wilson":
-                return iv.wilson_accuracy(point, counts, ci)
+                return iv.wilson_accuracy(point, ci)
             return iv.bootstrap_labels(
                 counts,
                 point,
