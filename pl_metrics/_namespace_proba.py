@@ -111,7 +111,7 @@ class ProbabilityLazyMethods:
             --------
             >>> import polars as pl, pl_metrics as plm
             >>> # by hand: -(ln 0.9 + ln 0.8 + ln 0.6) / 3 = 0.279777
-        >>> df = pl.DataFrame({"y": [0, 1, 1], "p": [0.1, 0.8, 0.6]})
+            >>> df = pl.DataFrame({"y": [0, 1, 1], "p": [0.1, 0.8, 0.6]})
             >>> round(df.metrics.log_loss("y", "p")["log_loss"][0], 6)
             0.279777
         """
