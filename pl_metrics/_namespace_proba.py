@@ -88,32 +88,32 @@ class ProbabilityLazyMethods:
     ) -> pl.LazyFrame:
         """Log loss (cross-entropy) of predicted probabilities, per segment.
 
-            Parameters
-            ----------
-            y_true
-                Column of the actual labels.
-            y_prob
-                Binary: the column of the probability of ``pos_label``.  Multiclass: a
-                mapping ``{label: column}`` of per-class probabilities, each row
-                summing to 1 (tolerance ``1e-8 + sqrt(eps)``, as scikit-learn).
-            by, pos_label, weight
-                As :meth:`roc_auc`.
-            normalize
-                Mean (default) or sum of the per-row losses.
+        Parameters
+        ----------
+        y_true
+            Column of the actual labels.
+        y_prob
+            Binary: the column of the probability of ``pos_label``.  Multiclass: a
+            mapping ``{label: column}`` of per-class probabilities, each row
+            summing to 1 (tolerance ``1e-8 + sqrt(eps)``, as scikit-learn).
+        by, pos_label, weight
+            As :meth:`roc_auc`.
+        normalize
+            Mean (default) or sum of the per-row losses.
 
-            Returns
-            -------
-            LazyFrame
-                ``*by, log_loss``: ``sklearn.metrics.log_loss``, probabilities
-                clipped to ``[eps, 1 - eps]`` (float64 eps).
+        Returns
+        -------
+        LazyFrame
+            ``*by, log_loss``: ``sklearn.metrics.log_loss``, probabilities
+            clipped to ``[eps, 1 - eps]`` (float64 eps).
 
-            Examples
-            --------
-            >>> import polars as pl, pl_metrics as plm
-            >>> # by hand: -(ln 0.9 + ln 0.8 + ln 0.6) / 3 = 0.279777
-            >>> df = pl.DataFrame({"y": [0, 1, 1], "p": [0.1, 0.8, 0.6]})
-            >>> round(df.metrics.log_loss("y", "p")["log_loss"][0], 6)
-            0.279777
+        Examples
+        --------
+        >>> import polars as pl, pl_metrics as plm
+        >>> # by hand: -(ln 0.9 + ln 0.8 + ln 0.6) / 3 = 0.279777
+        >>> df = pl.DataFrame({"y": [0, 1, 1], "p": [0.1, 0.8, 0.6]})
+        >>> round(df.metrics.log_loss("y", "p")["log_loss"][0], 6)
+        0.279777
         """
         rows = self._rows(y_true, y_prob, by=by, pos_label=pos_label, weight=weight)
         return prob.log_loss(rows, normalize=normalize)

@@ -16,7 +16,7 @@ workers; the client finishes the metrics with :func:`pl_metrics.from_counts` /
 from __future__ import annotations
 
 import glob
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,13 @@ import polars as pl
 
 from pl_metrics import _validate as v
 from pl_metrics._typing import By, Labels
-from pl_metrics.state import COUNTS_COLUMNS, SCORE_COUNTS_COLUMNS, from_counts, from_score_counts
+from pl_metrics.state import (
+    COUNTS_COLUMNS,
+    SCORE_COUNTS_COLUMNS,
+    from_counts,
+    from_score_counts,
+    sum_states,
+)
 
 Paths = str | Path | Sequence[str | Path]
 
@@ -53,7 +59,7 @@ def _state_of_file(path: str, method: str, args: tuple, kwargs: dict) -> pl.Data
 
 
 def _merge(group_keys: list[str], values: list[str], *states: pl.DataFrame) -> pl.DataFrame:
-    return pl.concat(states).group_by(group_keys).agg(pl.col(c).sum() for c in values)
+    return sum_states(pl.concat(states), group_keys, values)
 
 
 def _map_reduce(
@@ -66,12 +72,11 @@ def _map_reduce(
     keys: list[str],
     values: list[str],
     split_every: int,
-    state: Callable[..., pl.DataFrame] = _state_of_file,
 ) -> pl.DataFrame:
     if split_every < 2:
         msg = f"`split_every` must be >= 2, got {split_every!r}"
         raise ValueError(msg)
-    futures = [client.submit(state, f, method, args, kwargs, pure=False) for f in files]
+    futures = [client.submit(_state_of_file, f, method, args, kwargs, pure=False) for f in files]
     while len(futures) > 1:
         futures = [
             client.submit(_merge, keys, values, *futures[i : i + split_every], pure=False)

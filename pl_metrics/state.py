@@ -34,6 +34,11 @@ COUNTS_COLUMNS = (ACTUAL, PREDICTED, COUNT)
 SCORE_COUNTS_COLUMNS = (rk.SCORE, rk.POS, rk.NEG)
 
 
+def sum_states(state: FrameT, keys: Sequence[str], values: Sequence[str]) -> FrameT:
+    """The merge of concatenated states: the ``values`` summed over equal ``keys``."""
+    return state.group_by(list(keys)).agg(pl.col(c).sum() for c in values)
+
+
 def _merged(
     state: pl.LazyFrame, by: list[str], keys: Sequence[str], values: Sequence[str]
 ) -> pl.LazyFrame:
@@ -44,7 +49,7 @@ def _merged(
         if not schema[column].is_numeric():
             msg = f"state column {column!r} must be numeric, got {schema[column]}"
             raise pl.exceptions.SchemaError(msg)
-    merged = state.group_by(*by, *keys).agg(pl.col(c).sum() for c in values)
+    merged = sum_states(state, [*by, *keys], values)
     if not by:
         merged = merged.with_columns(pl.lit(0, pl.Int8).alias(ALL))
     return merged
