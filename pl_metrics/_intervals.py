@@ -9,13 +9,14 @@ and returns that frame with the interval columns appended.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import polars as pl
 
 from pl_metrics import _bootstrap as bs
 from pl_metrics import _classification as cls
 from pl_metrics import _ranking as rk
-from pl_metrics._counts import ACTUAL, ALL, COUNT, PREDICTED, Counts
+from pl_metrics._counts import ACTUAL, ALL, COUNT, LABEL, ORD, PREDICTED, Counts, label_set
 
 #: The metric columns of each frame that get an interval.
 CLASS_METRICS = ("precision", "recall", "specificity", "jaccard")
@@ -28,12 +29,105 @@ def _join(point: pl.LazyFrame, intervals: pl.LazyFrame, on: list[str]) -> pl.Laz
     return point.join(intervals, on=on, how="left", nulls_equal=True, maintain_order="left")
 
 
-def _replicate_counts(counts: Counts, n_boot: int, seed: int | None) -> Counts:
-    frame = bs.replicates(
-        counts.frame, counts.keys, [ACTUAL, PREDICTED], COUNT, n_boot=n_boot, seed=seed
+def _class_replicates(
+    counts: Counts, *, restrict: bool, n_boot: int, seed: int | None
+) -> pl.LazyFrame:
+    """``*keys, REP, label, ORD, support, predicted, tp, fp, fn, tn`` of every replicate.
+
+    The same frame as :func:`pl_metrics._counts.class_counts` with the replicate
+    as one more key, computed from the multinomial draws of each segment's
+    confusion cells without building a frame of replicate cells.
+    """
+    keys = counts.keys
+    labels = label_set(counts).cache()
+    sizes = labels.group_by(keys).agg(pl.len().cast(pl.Int64).alias(bs.N_LABELS))
+    cells = (
+        counts.frame.join(
+            labels.rename({LABEL: ACTUAL, ORD: bs.A_ORD}),
+            on=[*keys, ACTUAL],
+            how="left",
+            nulls_equal=True,
+        )
+        .join(
+            labels.rename({LABEL: PREDICTED, ORD: bs.P_ORD}),
+            on=[*keys, PREDICTED],
+            how="left",
+            nulls_equal=True,
+        )
+        .join(sizes, on=keys, how="left", nulls_equal=True)
+        .with_columns(pl.col(bs.A_ORD, bs.P_ORD).fill_null(-1))
     )
-    return Counts(
-        frame.cache(), [*counts.by, bs.REP], [*counts.keys, bs.REP], counts.types, counts.labels
+    schema = cells.collect_schema()
+    stats = ("support", "predicted", "tp", "n")
+    out_schema = pl.Schema(
+        {k: schema[k] for k in keys}
+        | {bs.REP: pl.Int64, ORD: pl.Int64}
+        | dict.fromkeys(stats, pl.Int64)
+    )
+    reduce = bs.class_stats(restrict)
+    threads = pl.thread_pool_size()
+
+    def draw(df: pl.DataFrame) -> pl.DataFrame:
+        if df.height == 0:
+            return pl.DataFrame(schema=out_schema)
+        df = df.sort([*keys, ACTUAL, PREDICTED], nulls_last=True)
+        out = bs.per_segment(
+            df,
+            keys,
+            reduce,
+            lambda part: part[COUNT].to_numpy(),
+            n_boot=n_boot,
+            seed=seed,
+            threads=threads,
+        )
+        return out.select(list(out_schema)).cast(dict(out_schema))
+
+    tp, support, predicted = pl.col("tp"), pl.col("support"), pl.col("predicted")
+    return (
+        cells.map_batches(draw, schema=out_schema)
+        .join(labels, on=[*keys, ORD], how="left", nulls_equal=True)
+        .select(
+            *keys,
+            bs.REP,
+            LABEL,
+            ORD,
+            support,
+            predicted,
+            tp,
+            (predicted - tp).alias("fp"),
+            (support - tp).alias("fn"),
+            (pl.col("n") - support - predicted + tp).alias("tn"),
+        )
+    )
+
+
+@dataclass(frozen=True)
+class _Replicates(Counts):
+    """The counts of ``n_boot`` bootstrap replicates: the replicate is one more key.
+
+    Only the per-class counts exist (what per_class, averages, report and
+    summary read); they are drawn from ``source``.
+    """
+
+    source: Counts | None = None
+    n_boot: int = 1
+    seed: int | None = 0
+
+    def class_counts(self, *, restrict: bool) -> pl.LazyFrame:
+        assert self.source is not None
+        return _class_replicates(self.source, restrict=restrict, n_boot=self.n_boot, seed=self.seed)
+
+
+def _replicate_counts(counts: Counts, n_boot: int, seed: int | None) -> Counts:
+    return _Replicates(
+        counts.frame,
+        [*counts.by, bs.REP],
+        [*counts.keys, bs.REP],
+        counts.types,
+        counts.labels,
+        source=counts,
+        n_boot=n_boot,
+        seed=seed,
     )
 
 
@@ -92,16 +186,14 @@ def wilson_accuracy(point: pl.LazyFrame, ci: float) -> pl.LazyFrame:
 def bootstrap_scores(
     counts: rk.ScoreCounts,
     point: pl.LazyFrame,
-    compute: Callable[[rk.ScoreCounts], pl.LazyFrame],
     metric: str,
     *,
     ci: float,
     n_boot: int,
     seed: int | None,
 ) -> pl.LazyFrame:
-    """Bootstrap interval of a ranking metric (roc_auc, average_precision)."""
-    frame = bs.score_replicates(counts.frame, counts.keys, n_boot=n_boot, seed=seed)
-    reps = compute(rk.ScoreCounts(frame.cache(), [*counts.by, bs.REP], [*counts.keys, bs.REP]))
+    """Bootstrap interval of a ranking metric (``roc_auc``, ``average_precision``)."""
+    reps = bs.score_replicates(counts.frame, counts.keys, metric, n_boot=n_boot, seed=seed)
     if not counts.by:
         reps = reps.drop(ALL)
     intervals = bs.percentile_interval(reps, counts.by, [metric], ci)

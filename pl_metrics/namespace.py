@@ -524,7 +524,7 @@ class MetricsLazyFrame(ProbabilityLazyMethods, CompareLazyMethods):
                 if ci_method == "delong":
                     return iv.delong(counts, point, ci)
                 return iv.bootstrap_scores(
-                    counts, point, rk.roc_auc, "roc_auc", ci=ci, n_boot=n_boot, seed=seed
+                    counts, point, "roc_auc", ci=ci, n_boot=n_boot, seed=seed
                 )
             return point
         if ci is not None:
@@ -584,7 +584,6 @@ class MetricsLazyFrame(ProbabilityLazyMethods, CompareLazyMethods):
             return iv.bootstrap_scores(
                 counts,
                 point,
-                rk.average_precision,
                 "average_precision",
                 ci=ci,
                 n_boot=n_boot,
