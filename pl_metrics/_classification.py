@@ -61,14 +61,21 @@ def _scores(
     ]
 
 
-def per_class(counts: Counts, *, beta: float, zero_division: float) -> pl.LazyFrame:
+def _sorted(frame: pl.LazyFrame, by: list[str], ordered: bool) -> pl.LazyFrame:
+    """``frame`` sorted by ``by`` (nulls last) for output; as is when ``ordered`` is
+    False (bootstrap replicates, which are only aggregated: sorting them costs)."""
+    return frame.sort(by, nulls_last=True) if ordered else frame
+
+
+def per_class(
+    counts: Counts, *, beta: float, zero_division: float, ordered: bool = True
+) -> pl.LazyFrame:
     """``*by, label``, the counts ``support .. tn`` and the five scores of each class."""
     specificity = ratio(pl.col("tn"), pl.col("tn") + pl.col("fp"), zero_division)
-    result = (
-        per_class_with_ord(counts, beta=beta, zero_division=zero_division)
-        .with_columns(specificity.alias("specificity"))
-        .sort([*counts.keys, ORD], nulls_last=True)
+    result = per_class_with_ord(counts, beta=beta, zero_division=zero_division).with_columns(
+        specificity.alias("specificity")
     )
+    result = _sorted(result, [*counts.keys, ORD], ordered)
     columns = ["support", "predicted", "tp", "fp", "fn", "tn", "precision", "recall"]
     result = result.select(*counts.keys, LABEL, *columns, "specificity", f_name(beta), "jaccard")
     return counts.finish(result, [LABEL])
@@ -179,19 +186,20 @@ def per_class_with_ord(counts: Counts, *, beta: float, zero_division: float) -> 
     )
 
 
-def averages(counts: Counts, *, beta: float, zero_division: float) -> pl.LazyFrame:
+def averages(
+    counts: Counts, *, beta: float, zero_division: float, ordered: bool = True
+) -> pl.LazyFrame:
     """``*by, average, precision, recall, f, jaccard, support``: micro, macro, weighted rows."""
     classes = per_class_with_ord(counts, beta=beta, zero_division=zero_division)
     columns = ["average", "precision", "recall", f_name(beta), "jaccard", "support"]
-    result = (
-        _average_rows(counts, classes, beta, zero_division)
-        .sort([*counts.keys, ORD], nulls_last=True)
-        .select(*counts.keys, *columns)
-    )
+    rows = _average_rows(counts, classes, beta, zero_division)
+    result = _sorted(rows, [*counts.keys, ORD], ordered).select(*counts.keys, *columns)
     return counts.finish(result)
 
 
-def report(counts: Counts, *, beta: float, zero_division: float) -> pl.LazyFrame:
+def report(
+    counts: Counts, *, beta: float, zero_division: float, ordered: bool = True
+) -> pl.LazyFrame:
     """``*by, label, average, precision, recall, f, jaccard, support``.
 
     The per-class rows (``average`` null) come first, then micro, macro, weighted
@@ -215,16 +223,13 @@ def report(counts: Counts, *, beta: float, zero_division: float) -> pl.LazyFrame
         pl.lit(None, counts.types.compute).alias(LABEL),
         pl.lit(1, pl.Int8).alias("part"),
     )
-    result = (
-        pl.concat(
-            [
-                class_rows.select(*keys, *columns, ORD, "part"),
-                average_rows.select(*keys, *columns, ORD, "part"),
-            ]
-        )
-        .sort([*keys, "part", ORD], nulls_last=True)
-        .select(*keys, *columns)
+    rows = pl.concat(
+        [
+            class_rows.select(*keys, *columns, ORD, "part"),
+            average_rows.select(*keys, *columns, ORD, "part"),
+        ]
     )
+    result = _sorted(rows, [*keys, "part", ORD], ordered).select(*keys, *columns)
     return counts.finish(result, [LABEL])
 
 
@@ -249,7 +254,7 @@ def confusion_matrix(counts: Counts) -> pl.LazyFrame:
     return counts.finish(result, [ACTUAL, PREDICTED])
 
 
-def summary(counts: Counts) -> pl.LazyFrame:
+def summary(counts: Counts, *, ordered: bool = True) -> pl.LazyFrame:
     """``*by, n, accuracy, balanced_accuracy, mcc, cohen_kappa``: one row per segment.
 
     Computed on the confusion matrix (rows with labels outside ``labels=`` dropped).
@@ -293,5 +298,5 @@ def summary(counts: Counts) -> pl.LazyFrame:
         pl.when(recall_n > 0).then(balanced).otherwise(_NAN).alias("balanced_accuracy"),
         mcc.alias("mcc"),
         kappa.alias("cohen_kappa"),
-    ).sort(keys, nulls_last=True)
-    return counts.finish(result)
+    )
+    return counts.finish(_sorted(result, keys, ordered))

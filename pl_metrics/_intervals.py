@@ -98,6 +98,7 @@ def _class_replicates(
             (support - tp).alias("fn"),
             (pl.col("n") - support - predicted + tp).alias("tn"),
         )
+        .cache()  # report reads it twice (class rows and averages): draw once
     )
 
 

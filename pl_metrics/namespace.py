@@ -212,7 +212,7 @@ class MetricsLazyFrame(ProbabilityLazyMethods, CompareLazyMethods):
             return iv.bootstrap_labels(
                 counts,
                 point,
-                lambda c: cls.per_class(c, beta=b, zero_division=zd),
+                lambda c: cls.per_class(c, beta=b, zero_division=zd, ordered=False),
                 row_keys=[LABEL],
                 metrics=[*iv.CLASS_METRICS[:3], cls.f_name(b), "jaccard"],
                 ci=ci,
@@ -280,7 +280,7 @@ class MetricsLazyFrame(ProbabilityLazyMethods, CompareLazyMethods):
             return iv.bootstrap_labels(
                 counts,
                 point,
-                lambda c: cls.averages(c, beta=b, zero_division=zd),
+                lambda c: cls.averages(c, beta=b, zero_division=zd, ordered=False),
                 row_keys=["average"],
                 metrics=["precision", "recall", cls.f_name(b), "jaccard"],
                 ci=ci,
@@ -343,7 +343,7 @@ class MetricsLazyFrame(ProbabilityLazyMethods, CompareLazyMethods):
             return iv.bootstrap_labels(
                 counts,
                 point,
-                lambda c: cls.report(c, beta=b, zero_division=zd),
+                lambda c: cls.report(c, beta=b, zero_division=zd, ordered=False),
                 row_keys=[LABEL, "average"],
                 metrics=["precision", "recall", cls.f_name(b), "jaccard"],
                 ci=ci,
@@ -409,7 +409,7 @@ class MetricsLazyFrame(ProbabilityLazyMethods, CompareLazyMethods):
             return iv.bootstrap_labels(
                 counts,
                 point,
-                cls.summary,
+                lambda c: cls.summary(c, ordered=False),
                 row_keys=[],
                 metrics=iv.SUMMARY_METRICS,
                 ci=ci,
