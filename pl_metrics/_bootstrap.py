@@ -4,19 +4,20 @@ Bootstrap: a bootstrap sample of a segment's n rows (i.i.d., drawn with
 replacement) has confusion counts distributed Multinomial(n, cell counts / n)
 over the segment's cells — the (actual, predicted) pairs, or the (score, class)
 pairs for the ranking metrics.  So each replicate is one multinomial draw per
-segment: its cost is the size of the state, not the number of rows.  The draws
-are reduced in numpy, a block of replicates at a time, straight to what the
-metrics need (per-class ``support / predicted / tp / n`` of each replicate, or
-each replicate's AUC / AP), so no frame of replicate cells is ever built.
-Intervals are the percentile interval of the replicates (linear
-interpolation, as ``np.percentile``); replicates where a metric is undefined
-(NaN) are skipped.
+segment: its cost is the size of the state, not the number of rows.  Each
+segment's draws (a block of replicates at a time) are reduced in numpy to the
+replicates' metrics (:mod:`pl_metrics._replicates`) and then to their interval:
+no frame with a row per replicate is built, and polars only sees the state and
+the interval rows.  Intervals are the percentile interval of the replicates
+(linear interpolation, as ``np.percentile``); replicates where a metric is
+undefined (NaN) are skipped.
 
 Determinism: each segment draws from its own generator, seeded by ``seed`` and
 a stable hash of the segment's key, over its cells in sorted order.  The same
-seed gives the same interval whatever the row order, the number of threads
-(segments are drawn in parallel) or the other segments in the frame.  Segments
-are resampled separately (stratified by segment).
+seed gives the same interval (with the same pl_metrics and numpy versions)
+whatever the row order, the number of threads (segments are drawn in
+parallel) or the other segments in the frame.  Segments are resampled
+separately (stratified by segment).
 
 Analytic intervals: Wilson's score interval for the metrics that are
 proportions of counts; DeLong's variance for ROC AUC (its structural
@@ -34,18 +35,20 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from pl_metrics import _replicates as rp
 from pl_metrics import _validate as v
 from pl_metrics._counts import ORD
 
 if TYPE_CHECKING:
     import numpy as np
 
-REP = f"{v.INTERNAL}rep"
 
-#: Columns of the confusion cells handed to :func:`class_stats`.
+#: Columns of the confusion cells handed to :func:`label_intervals`.
 A_ORD = f"{v.INTERNAL}a_ord"
 P_ORD = f"{v.INTERNAL}p_ord"
 N_LABELS = f"{v.INTERNAL}n_labels"
+#: Position of an interval row's average in ``AVERAGES`` (-1: not an average row).
+AVG = f"{v.INTERNAL}avg"
 #: Replicates drawn at once per segment are capped so a block holds ~4M cells.
 _BLOCK_CELLS = 1 << 22
 
@@ -87,18 +90,20 @@ def _segments(df: pl.DataFrame, keys: Sequence[str]) -> list[tuple[int, int, tup
 
 
 def _draw_blocks(counts: np.ndarray, n_boot: int, rng: np.random.Generator) -> Iterator[np.ndarray]:
-    """``n_boot`` multinomial redraws of ``counts`` (float64 rows), a block at a time."""
+    """``n_boot`` multinomial redraws of ``counts`` (int64 rows), a block at a time.
+
+    Cells with a zero count stay zero (numpy returns at once for them).
+    """
     import numpy as np
 
     n = int(counts.sum())
-    kept = np.flatnonzero(counts)
     block = max(1, _BLOCK_CELLS // max(len(counts), 1))
     for start in range(0, n_boot, block):
         size = min(block, n_boot - start)
-        out = np.zeros((size, len(counts)))
-        if n > 0:
-            out[:, kept] = rng.multinomial(n, counts[kept] / n, size=size)
-        yield out
+        if n == 0:
+            yield np.zeros((size, len(counts)), dtype=np.int64)
+        else:
+            yield rng.multinomial(n, counts / n, size=size)
 
 
 def per_segment(
@@ -114,8 +119,8 @@ def per_segment(
     """Draw every segment of ``df`` (sorted by ``keys`` then its cells) and reduce.
 
     ``counts(segment)`` gives the cell counts to redraw, ``reduce(segment, blocks)``
-    turns the blocks of draws into columns of equal length (a row per replicate,
-    or per replicate and class).  Returns ``*keys``, the reduced columns.
+    turns the blocks of draws into columns of equal length (the segment's
+    interval rows).  Returns ``*keys`` and the reduced columns.
     Segments are drawn on ``threads`` threads (numpy releases the GIL): pass
     ``pl.thread_pool_size()`` read outside the query, as inside a streaming
     query it is 1.
@@ -141,21 +146,6 @@ def per_segment(
     return out.with_columns(
         pl.Series(name, np.concatenate([p[name] for p in parts])) for name in parts[0]
     )
-
-
-def percentile_interval(
-    reps: pl.LazyFrame, keys: Sequence[str], metrics: Sequence[str], ci: float
-) -> pl.LazyFrame:
-    """``*keys, <metric>_low, <metric>_high``: percentiles of the replicates (NaN skipped)."""
-    alpha = (1 - ci) / 2
-    aggs = []
-    for m in metrics:
-        x = pl.col(m).cast(pl.Float64).fill_nan(None)
-        aggs += [
-            x.quantile(alpha, interpolation="linear").alias(f"{m}_low"),
-            x.quantile(1 - alpha, interpolation="linear").alias(f"{m}_high"),
-        ]
-    return reps.group_by(list(keys)).agg(aggs)
 
 
 def z_value(ci: float) -> float:
@@ -205,118 +195,168 @@ def delong_exprs(ci: float) -> list[pl.Expr]:
 
 
 # --------------------------------------------------------------------------- reductions
-def class_stats(restrict: bool) -> Callable[[pl.DataFrame, Iterator[np.ndarray]], dict]:
-    """Reduce a segment's redrawn confusion cells to per-class counts of each replicate.
+def _class_counts(
+    part: pl.DataFrame, blocks: Iterator[np.ndarray], restrict: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``tp, support, predicted`` (replicate x class) and ``n`` (replicate) of a segment.
 
-    The segment's cells carry ``a_ord`` / ``p_ord`` (position of the actual /
-    predicted label in the class list, -1 outside ``labels=``) and ``n_labels``.
-    Returns ``REP, ORD, support, predicted, tp, n`` (a row per replicate and
-    class).  ``restrict`` drops the cells outside ``labels=`` (as
-    ``confusion_matrix``); otherwise they still count in ``n``.
+    The segment's cells carry ``A_ORD`` / ``P_ORD`` (position of the actual /
+    predicted label in the class list, -1 outside ``labels=``) and ``N_LABELS``.
+    ``restrict`` drops the cells outside ``labels=`` (as ``confusion_matrix``);
+    otherwise they still count in ``n`` (as ``precision_recall_fscore_support``).
     """
     import numpy as np
 
+    a, p = part[A_ORD].to_numpy(), part[P_ORD].to_numpy()
+    k = int(part[N_LABELS][0])
+    kept = (a >= 0) & (p >= 0) if restrict else np.ones(len(a), dtype=bool)
+    cells = np.arange(len(a))
+    actual, predicted = np.zeros((len(a), k)), np.zeros((len(a), k))
+    actual[cells[kept & (a >= 0)], a[kept & (a >= 0)]] = 1
+    predicted[cells[kept & (p >= 0)], p[kept & (p >= 0)]] = 1
+    diagonal = actual * (a == p)[:, None]
+    sums: list[list[np.ndarray]] = [[], [], [], []]
+    for draws in blocks:
+        d = draws.astype(np.float64)  # BLAS; exact for counts below 2^53
+        for total, columns in zip(sums, (diagonal, actual, predicted, kept * 1.0), strict=True):
+            total.append(d @ columns)
+    tp, support, predicted_, n = (np.concatenate(t).astype(np.int64) for t in sums)
+    return tp, support, predicted_, n
+
+
+#: The metrics of each confusion frame that get a bootstrap interval ("f" is F-beta).
+LABEL_METRICS = {
+    "per_class": ("precision", "recall", "specificity", "f", "jaccard"),
+    "averages": rp.SCORES,
+    "report": rp.SCORES,
+    "summary": ("accuracy", "balanced_accuracy", "mcc", "cohen_kappa"),
+}
+
+
+def label_intervals(
+    kind: str, *, beta: float, zero_division: float, ci: float, f_column: str
+) -> Callable[[pl.DataFrame, Iterator[np.ndarray]], dict[str, np.ndarray]]:
+    """Reduce a segment's redrawn confusion cells to the intervals of frame ``kind``.
+
+    Rows: a row per class (``ORD`` its position, ``AVG`` -1) for per_class and
+    report, a row per average (``ORD`` -1, ``AVG`` its position in
+    ``AVERAGES``) for averages and report, one row (both -1) for summary; the
+    columns ``<metric>_low`` / ``<metric>_high`` of ``LABEL_METRICS[kind]``, the
+    F-beta ones named after ``f_column``.
+    """
+    import numpy as np
+
+    metrics = LABEL_METRICS[kind]
+
+    def rows(values: dict[str, np.ndarray], ord_: np.ndarray, avg: np.ndarray) -> dict:
+        out = {ORD: ord_, AVG: avg}
+        for m in metrics:
+            name = f_column if m == "f" else m
+            out[f"{name}_low"], out[f"{name}_high"] = rp.percentiles(values[m], ci)
+        return out
+
     def reduce(part: pl.DataFrame, blocks: Iterator[np.ndarray]) -> dict[str, np.ndarray]:
-        a, p = part[A_ORD].to_numpy(), part[P_ORD].to_numpy()
-        k = int(part[N_LABELS][0])
-        kept = (a >= 0) & (p >= 0) if restrict else np.ones(len(a), dtype=bool)
-        cells = np.arange(len(a))
-        actual, predicted = np.zeros((len(a), k)), np.zeros((len(a), k))
-        actual[cells[kept & (a >= 0)], a[kept & (a >= 0)]] = 1
-        predicted[cells[kept & (p >= 0)], p[kept & (p >= 0)]] = 1
-        diagonal = actual * (a == p)[:, None]
-        sums: dict[str, list[np.ndarray]] = {"support": [], "predicted": [], "tp": [], "n": []}
-        for draws in blocks:
-            sums["support"].append(draws @ actual)
-            sums["predicted"].append(draws @ predicted)
-            sums["tp"].append(draws @ diagonal)
-            sums["n"].append(np.repeat(draws @ kept, k).reshape(-1, k))
-        out = {name: np.concatenate(s).ravel().astype(np.int64) for name, s in sums.items()}
-        n_boot = len(out["n"]) // k
-        return {
-            REP: np.repeat(np.arange(n_boot, dtype=np.int64), k),
-            ORD: np.tile(np.arange(k, dtype=np.int64), n_boot),
-            **out,
-        }
+        tp, support, predicted, n = _class_counts(part, blocks, restrict=kind == "summary")
+        k, none = tp.shape[1], np.full(1, -1)
+        parts = []
+        if kind == "summary":
+            values = {m: x[:, None] for m, x in rp.summary(tp, support, predicted).items()}
+            parts.append(rows(values, none, none))
+        if kind in ("per_class", "report"):
+            values = rp.per_class(tp, support, predicted, n, beta=beta, zero_division=zero_division)
+            parts.append(rows(values, np.arange(k), np.full(k, -1)))
+        if kind in ("averages", "report"):
+            by_average = rp.averages(tp, support, predicted, beta=beta, zero_division=zero_division)
+            values = {m: np.stack([by_average[a][m] for a in rp.AVERAGES], axis=1) for m in metrics}
+            parts.append(rows(values, np.full(len(rp.AVERAGES), -1), np.arange(len(rp.AVERAGES))))
+        return {c: np.concatenate([p[c] for p in parts]) for c in parts[0]}
 
     return reduce
 
 
-def _auc(pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
-    """ROC AUC of each row (scores descending): sum neg * (tps - pos / 2) / (P N)."""
-    import numpy as np
-
-    tps = np.cumsum(pos, axis=1)
-    pn = tps[:, -1] * neg.sum(axis=1)
-    area = (neg * (tps - pos / 2)).sum(axis=1)
-    return np.divide(area, pn, out=np.full(len(pn), np.nan), where=pn > 0)
-
-
-def _average_precision(pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
-    """AP of each row (scores descending); 0.0 without positives (scikit-learn)."""
-    import numpy as np
-
-    tps, fps = np.cumsum(pos, axis=1), np.cumsum(neg, axis=1)
-    precision = np.divide(tps, tps + fps, out=np.zeros_like(tps), where=pos > 0)
-    p_total = tps[:, -1]
-    ap = np.divide(
-        (pos * precision).sum(axis=1), p_total, out=np.zeros(len(p_total)), where=p_total > 0
-    )
-    return np.clip(ap, 0.0, None)
-
-
-#: Ranking metrics of a block of redrawn per-score counts.
-SCORE_METRICS: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
-    "roc_auc": _auc,
-    "average_precision": _average_precision,
+#: Ranking metrics of a block of redrawn per-score counts, and whether runs of
+#: positive-only scores may merge for them (see :func:`merge_runs`).
+SCORE_METRICS: dict[str, tuple[Callable[[np.ndarray, np.ndarray], np.ndarray], bool]] = {
+    "roc_auc": (rp.roc_auc, True),
+    "average_precision": (rp.average_precision, False),
 }
 
 
-def score_replicates(
-    state: pl.LazyFrame, keys: Sequence[str], metric: str, *, n_boot: int, seed: int | None
+def merge_runs(
+    pos: np.ndarray, neg: np.ndarray, *, positive_runs: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """Merge adjacent scores (descending) that hold a single class: fewer cells to draw.
+
+    Exact for the metric of every replicate, as a merged cell's redrawn count is
+    the sum of its cells' (a multinomial's cells add up).  Negative-only scores
+    in a row all see the same positives above them, and add nothing to AP's
+    sum: they merge for AUC and AP.  Positive-only scores in a row only matter to
+    AUC through their total: with ``positive_runs`` (AUC) they merge too.
+    """
+    import numpy as np
+
+    kind = np.where(pos == 0, 2, np.where((neg == 0) & positive_runs, 1, 0))
+    start = np.ones(len(kind), dtype=bool)
+    start[1:] = (kind[1:] != kind[:-1]) | (kind[1:] == 0)
+    first = np.flatnonzero(start)
+    return np.add.reduceat(pos, first), np.add.reduceat(neg, first)
+
+
+def score_intervals(
+    state: pl.LazyFrame,
+    keys: Sequence[str],
+    metric: str,
+    *,
+    ci: float,
+    n_boot: int,
+    seed: int | None,
 ) -> pl.LazyFrame:
-    """``*keys, REP, <metric>``: the ranking metric of each replicate of each segment.
+    """``*keys, <metric>_low, <metric>_high``: bootstrap interval of a ranking metric.
 
     ``state`` is the per-score counts ``*keys, score, pos, neg``; a replicate is a
     multinomial redraw of its ``(score, positive)`` and ``(score, negative)`` cells.
     """
     schema = state.collect_schema()
-    out_schema = pl.Schema({k: schema[k] for k in keys} | {REP: pl.Int64, metric: pl.Float64})
-    compute = SCORE_METRICS[metric]
+    columns = interval_columns([metric])
+    out_schema = pl.Schema({k: schema[k] for k in keys} | dict.fromkeys(columns, pl.Float64))
+    compute, positive_runs = SCORE_METRICS[metric]
     threads = pl.thread_pool_size()
+
+    def cells(part: pl.DataFrame) -> np.ndarray:
+        import numpy as np
+
+        pos, neg = part["pos"].to_numpy(), part["neg"].to_numpy()
+        return np.concatenate(merge_runs(pos, neg, positive_runs=positive_runs))
 
     def reduce(part: pl.DataFrame, blocks: Iterator[np.ndarray]) -> dict[str, np.ndarray]:
         import numpy as np
 
-        s = part.height
-        values = np.concatenate([compute(d[:, :s], d[:, s:]) for d in blocks])
-        return {REP: np.arange(len(values), dtype=np.int64), metric: values}
+        values = np.concatenate([compute(*np.split(d, 2, axis=1)) for d in blocks])
+        return dict(zip(columns, rp.percentiles(values[:, None], ci), strict=True))
 
     def draw(df: pl.DataFrame) -> pl.DataFrame:
-        import numpy as np
-
         if df.height == 0:
             return pl.DataFrame(schema=out_schema)
         df = df.sort([*keys, "score"], descending=[False] * len(keys) + [True], nulls_last=True)
-        cells = lambda part: np.concatenate([part["pos"].to_numpy(), part["neg"].to_numpy()])  # noqa: E731
         out = per_segment(df, keys, reduce, cells, n_boot=n_boot, seed=seed, threads=threads)
         return out.select(list(out_schema)).cast(dict(out_schema))
 
-    return state.map_batches(draw, schema=out_schema)
+    return state.map_batches(draw, schema=out_schema).with_columns(pl.col(columns).fill_nan(None))
 
 
 __all__ = [
+    "AVG",
     "A_ORD",
+    "LABEL_METRICS",
     "N_LABELS",
     "P_ORD",
-    "REP",
     "SCORE_METRICS",
     "check_ci",
-    "class_stats",
     "delong_exprs",
     "interval_columns",
+    "label_intervals",
+    "merge_runs",
     "per_segment",
-    "percentile_interval",
-    "score_replicates",
+    "score_intervals",
     "wilson",
 ]

@@ -9,6 +9,8 @@ The formulas and the undefined cases are scikit-learn's
 
 from __future__ import annotations
 
+import math
+
 import polars as pl
 
 from pl_metrics._counts import (
@@ -18,6 +20,7 @@ from pl_metrics._counts import (
     ORD,
     PREDICTED,
     Counts,
+    class_counts,
     label_set,
     restricted,
 )
@@ -61,21 +64,13 @@ def _scores(
     ]
 
 
-def _sorted(frame: pl.LazyFrame, by: list[str], ordered: bool) -> pl.LazyFrame:
-    """``frame`` sorted by ``by`` (nulls last) for output; as is when ``ordered`` is
-    False (bootstrap replicates, which are only aggregated: sorting them costs)."""
-    return frame.sort(by, nulls_last=True) if ordered else frame
-
-
-def per_class(
-    counts: Counts, *, beta: float, zero_division: float, ordered: bool = True
-) -> pl.LazyFrame:
+def per_class(counts: Counts, *, beta: float, zero_division: float) -> pl.LazyFrame:
     """``*by, label``, the counts ``support .. tn`` and the five scores of each class."""
     specificity = ratio(pl.col("tn"), pl.col("tn") + pl.col("fp"), zero_division)
     result = per_class_with_ord(counts, beta=beta, zero_division=zero_division).with_columns(
         specificity.alias("specificity")
     )
-    result = _sorted(result, [*counts.keys, ORD], ordered)
+    result = result.sort([*counts.keys, ORD], nulls_last=True)
     columns = ["support", "predicted", "tp", "fp", "fn", "tn", "precision", "recall"]
     result = result.select(*counts.keys, LABEL, *columns, "specificity", f_name(beta), "jaccard")
     return counts.finish(result, [LABEL])
@@ -108,29 +103,39 @@ def _term(metric: str, part: str) -> str:
     return f"{INTERNAL}{metric}_{part}"
 
 
-def _class_sums(classes: pl.LazyFrame, keys: list[str], metrics: list[str]) -> pl.LazyFrame:
+def _class_sums(
+    classes: pl.LazyFrame, keys: list[str], metrics: list[str], *, nan: bool
+) -> pl.LazyFrame:
     """Per segment, the sums over classes that the three averages are made of.
 
     For each metric, over its non-NaN values (scikit-learn's ``_nanaverage``):
-    their number, their sum, the sum of their supports and of support x value.
-    Row-wise terms, then plain sums: fast with 100,000s of segments (bootstrap
-    replicates) and exact (see ``_SCALE``).
+    their number ``n``, their sum, the sum of their supports ``w`` and of
+    support x value ``wx``.  Row-wise terms, then plain sums: fast with 100,000s
+    of segments (bootstrap replicates) and exact (see ``_SCALE``).  Scores are
+    NaN only with ``zero_division=nan``; without (``nan`` False), ``n`` and
+    ``w`` are the number of classes and the total support.
     """
     exact = _integer_counts(classes)
-    terms = []
+    terms, sums = [], [pl.col("tp", "support", "predicted").sum(), pl.len().alias(_term("", "n"))]
+    aliases = []
     for m in metrics:
-        kept = pl.col(m).fill_nan(None)
-        support = pl.when(kept.is_not_null()).then(pl.col("support"))
+        kept = pl.col(m).fill_nan(None) if nan else pl.col(m)
+        support = pl.when(kept.is_not_null()).then(pl.col("support")) if nan else pl.col("support")
         weighted = _product(_fixed(kept), support, exact) if exact else kept * support
-        terms += [
-            _fixed(kept).alias(_term(m, "sum")),
-            support.alias(_term(m, "w")),
-            weighted.alias(_term(m, "wx")),
-        ]
-    sums = [pl.col("tp", "support", "predicted").sum()]
-    sums += [pl.col(_term(m, p)).sum() for m in metrics for p in ("sum", "w", "wx")]
-    sums += [pl.col(_term(m, "sum")).count().alias(_term(m, "n")) for m in metrics]
-    return classes.with_columns(terms).group_by(keys).agg(sums)
+        terms += [_fixed(kept).alias(_term(m, "sum")), weighted.alias(_term(m, "wx"))]
+        sums += [pl.col(_term(m, "sum"), _term(m, "wx")).sum()]
+        if nan:
+            terms.append(support.alias(_term(m, "w")))
+            sums += [
+                pl.col(_term(m, "w")).sum(),
+                pl.col(_term(m, "sum")).count().alias(_term(m, "n")),
+            ]
+        else:
+            aliases += [
+                pl.col("support").alias(_term(m, "w")),
+                pl.col(_term("", "n")).alias(_term(m, "n")),
+            ]
+    return classes.with_columns(terms).group_by(keys).agg(sums).with_columns(aliases)
 
 
 def _averages_of_sums(
@@ -163,7 +168,7 @@ def _average_rows(
 ) -> pl.LazyFrame:
     """``*keys, average, precision, recall, f, jaccard, support, ORD`` from the per-class rows."""
     metrics = ["precision", "recall", f_name(beta), "jaccard"]
-    sums = _class_sums(classes, counts.keys, metrics)
+    sums = _class_sums(classes, counts.keys, metrics, nan=math.isnan(zero_division))
     exact = _integer_counts(classes)
     return pl.concat(
         [
@@ -180,26 +185,22 @@ def _average_rows(
 
 def per_class_with_ord(counts: Counts, *, beta: float, zero_division: float) -> pl.LazyFrame:
     """Per-class counts and scores, keeping the internal key and label order columns."""
-    stats = counts.class_counts(restrict=False)
+    stats = class_counts(counts, restrict=False)
     return stats.with_columns(
         _scores(pl.col("tp"), pl.col("support"), pl.col("predicted"), beta, zero_division)
     )
 
 
-def averages(
-    counts: Counts, *, beta: float, zero_division: float, ordered: bool = True
-) -> pl.LazyFrame:
+def averages(counts: Counts, *, beta: float, zero_division: float) -> pl.LazyFrame:
     """``*by, average, precision, recall, f, jaccard, support``: micro, macro, weighted rows."""
     classes = per_class_with_ord(counts, beta=beta, zero_division=zero_division)
     columns = ["average", "precision", "recall", f_name(beta), "jaccard", "support"]
     rows = _average_rows(counts, classes, beta, zero_division)
-    result = _sorted(rows, [*counts.keys, ORD], ordered).select(*counts.keys, *columns)
+    result = rows.sort([*counts.keys, ORD], nulls_last=True).select(*counts.keys, *columns)
     return counts.finish(result)
 
 
-def report(
-    counts: Counts, *, beta: float, zero_division: float, ordered: bool = True
-) -> pl.LazyFrame:
+def report(counts: Counts, *, beta: float, zero_division: float) -> pl.LazyFrame:
     """``*by, label, average, precision, recall, f, jaccard, support``.
 
     The per-class rows (``average`` null) come first, then micro, macro, weighted
@@ -229,7 +230,7 @@ def report(
             average_rows.select(*keys, *columns, ORD, "part"),
         ]
     )
-    result = _sorted(rows, [*keys, "part", ORD], ordered).select(*keys, *columns)
+    result = rows.sort([*keys, "part", ORD], nulls_last=True).select(*keys, *columns)
     return counts.finish(result, [LABEL])
 
 
@@ -254,13 +255,13 @@ def confusion_matrix(counts: Counts) -> pl.LazyFrame:
     return counts.finish(result, [ACTUAL, PREDICTED])
 
 
-def summary(counts: Counts, *, ordered: bool = True) -> pl.LazyFrame:
+def summary(counts: Counts) -> pl.LazyFrame:
     """``*by, n, accuracy, balanced_accuracy, mcc, cohen_kappa``: one row per segment.
 
     Computed on the confusion matrix (rows with labels outside ``labels=`` dropped).
     """
     keys = counts.keys
-    stats = counts.class_counts(restrict=True)
+    stats = class_counts(counts, restrict=True)
     exact = _integer_counts(stats)
     t, p, tp = pl.col("support"), pl.col("predicted"), pl.col("tp")
     recall = pl.when(t > 0).then(tp.cast(pl.Float64) / t)
@@ -272,24 +273,31 @@ def summary(counts: Counts, *, ordered: bool = True) -> pl.LazyFrame:
         _product(t, t, exact).sum().alias(_term("summary", "tt")),
         _fixed(recall).sum().alias(_term("recall", "sum")),
         recall.count().alias(_term("recall", "n")),
+        (p > 0).sum().alias(_term("predicted", "classes")),
+        ((t > 0) & (p > 0)).sum().alias(_term("both", "classes")),
     )
     n, correct, tp_, pp, tt = (
         pl.col(c).cast(pl.Float64)
         for c in ("n", *(_term("summary", x) for x in ("correct", "tp", "pp", "tt")))
     )
+    # The degenerate cases are found by counting classes, not by comparing float
+    # sums that are equal in exact arithmetic (with weights they may differ by
+    # rounding): n^2 - sum(p^2) is 0 iff at most one class is predicted, and the
+    # expected disagreement is 0 iff one class is both all actual and all predicted.
+    recall_n = pl.col(_term("recall", "n"))  # classes with actual rows
+    predicted_n = pl.col(_term("predicted", "classes"))
+    both_n = pl.col(_term("both", "classes"))
     # matthews_corrcoef: covariances of the one-hot actual / predicted labels
     cov_tp = correct * n - tp_
-    cov_pp = n * n - pp
-    cov_tt = n * n - tt
+    cov_pp = pl.when(predicted_n <= 1).then(0.0).otherwise(n * n - pp)
+    cov_tt = pl.when(recall_n <= 1).then(0.0).otherwise(n * n - tt)
     mcc = pl.when(cov_pp * cov_tt == 0).then(0.0).otherwise(cov_tp / (cov_pp * cov_tt).sqrt())
     # cohen_kappa_score: 1 - observed disagreement / expected disagreement
+    single = (recall_n == 1) & (predicted_n == 1) & (both_n == 1)
     expected_disagreement = (n * n - tp_) / n
     kappa = (
-        pl.when((n == 0) | (expected_disagreement == 0))
-        .then(_NAN)
-        .otherwise(1 - (n - correct) / expected_disagreement)
+        pl.when((n == 0) | single).then(_NAN).otherwise(1 - (n - correct) / expected_disagreement)
     )
-    recall_n = pl.col(_term("recall", "n"))
     balanced = pl.col(_term("recall", "sum")).cast(pl.Float64) / _SCALE / recall_n
     result = sums.select(
         *keys,
@@ -299,4 +307,4 @@ def summary(counts: Counts, *, ordered: bool = True) -> pl.LazyFrame:
         mcc.alias("mcc"),
         kappa.alias("cohen_kappa"),
     )
-    return counts.finish(_sorted(result, keys, ordered))
+    return counts.finish(result.sort(keys, nulls_last=True))

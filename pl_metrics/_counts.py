@@ -43,10 +43,6 @@ class Counts:
             result = result.with_columns(pl.col(*label_columns).cast(self.types.output))
         return result
 
-    def class_counts(self, *, restrict: bool) -> pl.LazyFrame:
-        """The per-class counts the metrics are computed from (see :func:`class_counts`)."""
-        return class_counts(self, restrict=restrict)
-
 
 def confusion_counts(
     lf: pl.LazyFrame,

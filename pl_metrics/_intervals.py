@@ -8,8 +8,7 @@ and returns that frame with the interval columns appended.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import polars as pl
 
@@ -18,9 +17,13 @@ from pl_metrics import _classification as cls
 from pl_metrics import _ranking as rk
 from pl_metrics._counts import ACTUAL, ALL, COUNT, LABEL, ORD, PREDICTED, Counts, label_set
 
+if TYPE_CHECKING:
+    import numpy as np
+
 #: The metric columns of each frame that get an interval.
-CLASS_METRICS = ("precision", "recall", "specificity", "jaccard")
 SUMMARY_METRICS = ("accuracy", "balanced_accuracy", "mcc", "cohen_kappa")
+#: The columns besides the segment that identify a row of each frame.
+_ROW_KEYS = {"per_class": [LABEL], "averages": ["average"], "report": [LABEL, "average"]}
 
 
 def _join(point: pl.LazyFrame, intervals: pl.LazyFrame, on: list[str]) -> pl.LazyFrame:
@@ -29,19 +32,11 @@ def _join(point: pl.LazyFrame, intervals: pl.LazyFrame, on: list[str]) -> pl.Laz
     return point.join(intervals, on=on, how="left", nulls_equal=True, maintain_order="left")
 
 
-def _class_replicates(
-    counts: Counts, *, restrict: bool, n_boot: int, seed: int | None
-) -> pl.LazyFrame:
-    """``*keys, REP, label, ORD, support, predicted, tp, fp, fn, tn`` of every replicate.
-
-    The same frame as :func:`pl_metrics._counts.class_counts` with the replicate
-    as one more key, computed from the multinomial draws of each segment's
-    confusion cells without building a frame of replicate cells.
-    """
+def _cells(counts: Counts, labels: pl.LazyFrame) -> pl.LazyFrame:
+    """The confusion cells with the positions of their labels (``bs.label_intervals``)."""
     keys = counts.keys
-    labels = label_set(counts).cache()
     sizes = labels.group_by(keys).agg(pl.len().cast(pl.Int64).alias(bs.N_LABELS))
-    cells = (
+    return (
         counts.frame.join(
             labels.rename({LABEL: ACTUAL, ORD: bs.A_ORD}),
             on=[*keys, ACTUAL],
@@ -57,100 +52,60 @@ def _class_replicates(
         .join(sizes, on=keys, how="left", nulls_equal=True)
         .with_columns(pl.col(bs.A_ORD, bs.P_ORD).fill_null(-1))
     )
-    schema = cells.collect_schema()
-    stats = ("support", "predicted", "tp", "n")
+
+
+def bootstrap_labels(
+    counts: Counts,
+    point: pl.LazyFrame,
+    kind: str,
+    *,
+    beta: float,
+    zero_division: float,
+    ci: float,
+    n_boot: int,
+    seed: int | None,
+) -> pl.LazyFrame:
+    """Bootstrap intervals of a confusion-metric frame (``kind``: per_class, averages,
+    report or summary), joined to its point estimates ``point``."""
+    keys = counts.keys
+    labels = label_set(counts).cache()  # read three times
+    f_column = cls.f_name(beta)
+    columns = bs.interval_columns([f_column if m == "f" else m for m in bs.LABEL_METRICS[kind]])
+    schema = counts.frame.collect_schema()
     out_schema = pl.Schema(
         {k: schema[k] for k in keys}
-        | {bs.REP: pl.Int64, ORD: pl.Int64}
-        | dict.fromkeys(stats, pl.Int64)
+        | {ORD: pl.Int64, bs.AVG: pl.Int64}
+        | dict.fromkeys(columns, pl.Float64)
     )
-    reduce = bs.class_stats(restrict)
+    reduce = bs.label_intervals(
+        kind, beta=beta, zero_division=zero_division, ci=ci, f_column=f_column
+    )
     threads = pl.thread_pool_size()
+
+    def cell_counts(part: pl.DataFrame) -> np.ndarray:
+        return part[COUNT].to_numpy()
 
     def draw(df: pl.DataFrame) -> pl.DataFrame:
         if df.height == 0:
             return pl.DataFrame(schema=out_schema)
         df = df.sort([*keys, ACTUAL, PREDICTED], nulls_last=True)
         out = bs.per_segment(
-            df,
-            keys,
-            reduce,
-            lambda part: part[COUNT].to_numpy(),
-            n_boot=n_boot,
-            seed=seed,
-            threads=threads,
+            df, keys, reduce, cell_counts, n_boot=n_boot, seed=seed, threads=threads
         )
         return out.select(list(out_schema)).cast(dict(out_schema))
 
-    tp, support, predicted = pl.col("tp"), pl.col("support"), pl.col("predicted")
-    return (
-        cells.map_batches(draw, schema=out_schema)
-        .join(labels, on=[*keys, ORD], how="left", nulls_equal=True)
-        .select(
-            *keys,
-            bs.REP,
-            LABEL,
-            ORD,
-            support,
-            predicted,
-            tp,
-            (predicted - tp).alias("fp"),
-            (support - tp).alias("fn"),
-            (pl.col("n") - support - predicted + tp).alias("tn"),
-        )
-        .cache()  # report reads it twice (class rows and averages): draw once
-    )
-
-
-@dataclass(frozen=True)
-class _Replicates(Counts):
-    """The counts of ``n_boot`` bootstrap replicates: the replicate is one more key.
-
-    Only the per-class counts exist (what per_class, averages, report and
-    summary read); they are drawn from ``source``.
-    """
-
-    source: Counts | None = None
-    n_boot: int = 1
-    seed: int | None = 0
-
-    def class_counts(self, *, restrict: bool) -> pl.LazyFrame:
-        assert self.source is not None
-        return _class_replicates(self.source, restrict=restrict, n_boot=self.n_boot, seed=self.seed)
-
-
-def _replicate_counts(counts: Counts, n_boot: int, seed: int | None) -> Counts:
-    return _Replicates(
-        counts.frame,
-        [*counts.by, bs.REP],
-        [*counts.keys, bs.REP],
-        counts.types,
-        counts.labels,
-        source=counts,
-        n_boot=n_boot,
-        seed=seed,
-    )
-
-
-def bootstrap_labels(
-    counts: Counts,
-    point: pl.LazyFrame,
-    compute: Callable[[Counts], pl.LazyFrame],
-    *,
-    row_keys: Sequence[str],
-    metrics: Sequence[str],
-    ci: float,
-    n_boot: int,
-    seed: int | None,
-) -> pl.LazyFrame:
-    """Bootstrap interval of a confusion-metric frame (``compute`` = per_class, summary...)."""
-    reps = compute(_replicate_counts(counts, n_boot, seed))
-    if not counts.by:
-        reps = reps.drop(ALL)
-    keys = [*counts.by, *row_keys]
-    intervals = bs.percentile_interval(reps, keys, metrics, ci)
-    return _join(point, intervals, keys).select(
-        *point.collect_schema().names(), *bs.interval_columns(metrics)
+    intervals = _cells(counts, labels).map_batches(draw, schema=out_schema)
+    row_keys = _ROW_KEYS.get(kind, [])
+    if LABEL in row_keys:
+        intervals = intervals.join(labels, on=[*keys, ORD], how="left", nulls_equal=True)
+    if "average" in row_keys:
+        names = dict(enumerate(cls.AVERAGES))
+        average = pl.col(bs.AVG).replace_strict(names, default=None, return_dtype=pl.String)
+        intervals = intervals.with_columns(average.alias("average"))
+    intervals = intervals.select(*keys, *row_keys, pl.col(columns).fill_nan(None))
+    intervals = counts.finish(intervals, [LABEL] if LABEL in row_keys else [])
+    return _join(point, intervals, [*counts.by, *row_keys]).select(
+        *point.collect_schema().names(), *columns
     )
 
 
@@ -194,11 +149,10 @@ def bootstrap_scores(
     seed: int | None,
 ) -> pl.LazyFrame:
     """Bootstrap interval of a ranking metric (``roc_auc``, ``average_precision``)."""
-    reps = bs.score_replicates(counts.frame, counts.keys, metric, n_boot=n_boot, seed=seed)
-    if not counts.by:
-        reps = reps.drop(ALL)
-    intervals = bs.percentile_interval(reps, counts.by, [metric], ci)
-    return _join(point, intervals, counts.by).select(
+    intervals = bs.score_intervals(
+        counts.frame, counts.keys, metric, ci=ci, n_boot=n_boot, seed=seed
+    )
+    return _join(point, counts.finish(intervals), counts.by).select(
         *point.collect_schema().names(), *bs.interval_columns([metric])
     )
 
@@ -214,7 +168,6 @@ def delong(counts: rk.ScoreCounts, point: pl.LazyFrame, ci: float) -> pl.LazyFra
 
 
 __all__ = [
-    "CLASS_METRICS",
     "SUMMARY_METRICS",
     "bootstrap_labels",
     "bootstrap_scores",

@@ -202,6 +202,27 @@ def _uniform_edges(n_bins: int) -> list[float]:
     return [i * step for i in range(1, n_bins)]
 
 
+def _numpy_quantile(x: pl.Expr, q: float) -> pl.Expr:
+    """``np.quantile(x, q)`` (method "linear") with numpy's own float steps.
+
+    An edge next to a data value must equal numpy's to the last bit, or a row
+    falls in the neighbouring bin; polars' ``quantile`` rounds differently (0.2
+    where numpy has 0.19999999999999998, for 0.05, 0.2, 0.2, 0.2 at 1/3).
+    numpy: virtual index ``(n - 1) q``; then ``a + (b - a) t``, or ``b - (b - a)(1 - t)`` when
+    ``t >= 0.5``, between the order statistics around it.
+    """
+    ordered = x.sort()
+    n = x.count().cast(pl.Float64)
+    index = (n - 1) * q
+    below = index.floor()
+    t = index - below
+    last = n - 1
+    a = ordered.gather(below.clip(0, last).cast(pl.Int64))
+    b = ordered.gather((below + 1).clip(0, last).cast(pl.Int64))
+    diff = b - a
+    return pl.when(t >= 0.5).then(b - diff * (1 - t)).otherwise(a + diff * t).first()
+
+
 def _bin_of(rows: Rows, n_bins: int, strategy: str) -> tuple[pl.LazyFrame, pl.Expr]:
     """Rows with their bin: the number of inner edges strictly below the probability
     (``np.searchsorted(edges[1:-1], p)``, as ``sklearn.calibration.calibration_curve``)."""
@@ -216,7 +237,7 @@ def _bin_of(rows: Rows, n_bins: int, strategy: str) -> tuple[pl.LazyFrame, pl.Ex
     step = 1.0 / n_bins
     qs = [((i * step) * 100) / 100 for i in range(1, n_bins)]
     edges = rows.lf.group_by(rows.keys).agg(
-        p.quantile(q, interpolation="linear").alias(f"__plm_edge{i}") for i, q in enumerate(qs)
+        _numpy_quantile(p, q).alias(f"__plm_edge{i}") for i, q in enumerate(qs)
     )
     frame = rows.lf.join(edges, on=rows.keys, nulls_equal=True)
     return frame, pl.sum_horizontal(

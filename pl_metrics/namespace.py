@@ -21,7 +21,7 @@ from pl_metrics import _ranking as rk
 from pl_metrics import _ranking_sorted as sorted_path
 from pl_metrics import _validate as v
 from pl_metrics._compare import CompareEagerMethods, CompareLazyMethods
-from pl_metrics._counts import ACTUAL, LABEL, PREDICTED, Counts, confusion_counts
+from pl_metrics._counts import ACTUAL, PREDICTED, Counts, confusion_counts
 from pl_metrics._namespace_proba import ProbabilityEagerMethods, ProbabilityLazyMethods
 from pl_metrics._typing import AucAverage, By, CiMethod, Labels, MultiClass, Score
 
@@ -212,9 +212,9 @@ class MetricsLazyFrame(ProbabilityLazyMethods, CompareLazyMethods):
             return iv.bootstrap_labels(
                 counts,
                 point,
-                lambda c: cls.per_class(c, beta=b, zero_division=zd, ordered=False),
-                row_keys=[LABEL],
-                metrics=[*iv.CLASS_METRICS[:3], cls.f_name(b), "jaccard"],
+                "per_class",
+                beta=b,
+                zero_division=zd,
                 ci=ci,
                 n_boot=n_boot,
                 seed=seed,
@@ -280,9 +280,9 @@ class MetricsLazyFrame(ProbabilityLazyMethods, CompareLazyMethods):
             return iv.bootstrap_labels(
                 counts,
                 point,
-                lambda c: cls.averages(c, beta=b, zero_division=zd, ordered=False),
-                row_keys=["average"],
-                metrics=["precision", "recall", cls.f_name(b), "jaccard"],
+                "averages",
+                beta=b,
+                zero_division=zd,
                 ci=ci,
                 n_boot=n_boot,
                 seed=seed,
@@ -343,9 +343,9 @@ class MetricsLazyFrame(ProbabilityLazyMethods, CompareLazyMethods):
             return iv.bootstrap_labels(
                 counts,
                 point,
-                lambda c: cls.report(c, beta=b, zero_division=zd, ordered=False),
-                row_keys=[LABEL, "average"],
-                metrics=["precision", "recall", cls.f_name(b), "jaccard"],
+                "report",
+                beta=b,
+                zero_division=zd,
                 ci=ci,
                 n_boot=n_boot,
                 seed=seed,
@@ -409,9 +409,9 @@ class MetricsLazyFrame(ProbabilityLazyMethods, CompareLazyMethods):
             return iv.bootstrap_labels(
                 counts,
                 point,
-                lambda c: cls.summary(c, ordered=False),
-                row_keys=[],
-                metrics=iv.SUMMARY_METRICS,
+                "summary",
+                beta=1.0,
+                zero_division=0.0,
                 ci=ci,
                 n_boot=n_boot,
                 seed=seed,

@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import math
+import warnings
 from statistics import NormalDist
 
 import numpy as np
 import polars as pl
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 from sklearn import metrics as skm
 
 import pl_metrics  # noqa: F401  (registers .metrics)
+from pl_metrics import _bootstrap as bs
+from pl_metrics import _replicates as rp
 
 
 def _frame(n: int, rng: np.random.Generator) -> pl.DataFrame:
@@ -169,3 +175,97 @@ def test_compare_segments_with_overall_and_best() -> None:
         df.metrics.compare("t", "p", by=None)
     with pytest.raises(ValueError, match="`metric` must be one of"):
         df.metrics.compare("t", "p", by="g", metric="f1")
+
+
+# ----------------------------------------------------------- the replicate metrics
+# The bootstrap computes each replicate's metrics in numpy (pl_metrics._replicates),
+# the point estimates in polars: both must be the same functions of the counts.
+def _same(a: float, b: float) -> bool:
+    return (math.isnan(a) and math.isnan(b)) or a == pytest.approx(b, rel=1e-12, abs=1e-15)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    matrix=st.integers(1, 4).flatmap(
+        lambda k: st.lists(
+            st.lists(st.integers(0, 4), min_size=k, max_size=k), min_size=k, max_size=k
+        )
+    ),
+    beta=st.sampled_from([0.5, 1.0, 2.0]),
+    zero_division=st.sampled_from([0.0, 1.0, math.nan]),
+)
+def test_replicate_metrics_equal_the_frame_metrics(
+    matrix: list[list[int]], beta: float, zero_division: float
+) -> None:
+    cm = np.array(matrix)
+    rows = [(a, p) for a in range(len(cm)) for p in range(len(cm)) for _ in range(cm[a, p])]
+    assume(rows)
+    df = pl.DataFrame(rows, schema=["t", "p"], orient="row")
+    seen = (cm.sum(axis=0) + cm.sum(axis=1)) > 0  # the label set: labels seen in t or p
+    cm = cm[seen][:, seen]
+    tp, support, predicted = (x[None, :] for x in (np.diag(cm), cm.sum(1), cm.sum(0)))
+    n = np.array([cm.sum()])
+    f = "f1" if beta == 1 else f"f{beta:g}"
+    opts = {"beta": beta, "zero_division": zero_division}
+
+    frame = df.metrics.per_class("t", "p", **opts)
+    ours = rp.per_class(tp, support, predicted, n, **opts)
+    for name, column in (("precision",) * 2, ("recall",) * 2, ("f", f), ("jaccard",) * 2):
+        assert all(map(_same, ours[name][0], frame[column]))
+    assert all(map(_same, ours["specificity"][0], frame["specificity"]))
+
+    frame = df.metrics.averages("t", "p", **opts)
+    ours = rp.averages(tp, support, predicted, **opts)
+    for i, average in enumerate(rp.AVERAGES):
+        for name, column in (("precision",) * 2, ("recall",) * 2, ("f", f), ("jaccard",) * 2):
+            assert _same(ours[average][name][0], frame[column][i]), (average, name)
+
+    frame = df.metrics.summary("t", "p")
+    for name, value in rp.summary(tp, support, predicted).items():
+        assert _same(value[0], frame[name][0]), name
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    counts=st.lists(
+        st.tuples(st.integers(0, 3), st.integers(0, 3)).filter(lambda c: sum(c) > 0),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_replicate_auc_and_ap_equal_scikit_learn_and_survive_merging(
+    counts: list[tuple[int, int]],
+) -> None:
+    pos, neg = (np.array(c, dtype=np.int64) for c in zip(*counts, strict=True))
+    scores = -np.arange(len(pos), dtype=float)  # the state's scores, descending
+    y = np.r_[np.ones(len(pos)), np.zeros(len(neg))]
+    s, w = np.r_[scores, scores], np.r_[pos, neg]
+    auc = rp.roc_auc(pos[None, :], neg[None, :])[0]
+    ap = rp.average_precision(pos[None, :], neg[None, :])[0]
+    if pos.sum() and neg.sum():
+        assert auc == pytest.approx(skm.roc_auc_score(y, s, sample_weight=w), rel=1e-12)
+    else:
+        assert math.isnan(auc)
+    if pos.sum():
+        assert ap == pytest.approx(skm.average_precision_score(y, s, sample_weight=w), rel=1e-12)
+    else:
+        assert ap == 0.0
+    # merging one-class runs of scores leaves each metric as it was
+    merged = bs.merge_runs(pos, neg, positive_runs=True)
+    assert _same(rp.roc_auc(*(x[None, :] for x in merged))[0], auc)
+    merged = bs.merge_runs(pos, neg, positive_runs=False)
+    assert _same(rp.average_precision(*(x[None, :] for x in merged))[0], ap)
+
+
+def test_percentiles_are_numpys_skipping_nan() -> None:
+    rng = np.random.default_rng(4)
+    values = rng.normal(size=(101, 4))
+    values[rng.random((101, 4)) < 0.2] = np.nan
+    values[:, 3] = np.nan  # no value at all
+    values[:100, 2] = np.nan  # a single value
+    low, high = rp.percentiles(values, 0.9)
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        expected = np.nanpercentile(values, [5, 95], axis=0)
+    np.testing.assert_allclose(low, expected[0], rtol=1e-12)
+    np.testing.assert_allclose(high, expected[1], rtol=1e-12)

@@ -290,3 +290,21 @@ def test_expressions_equal_sklearn(case: dict) -> None:
     bad = pl.DataFrame({"y": [0, 1], "p": [0.5, 1.5]})
     with pytest.raises(pl.exceptions.ComputeError, match="column 'p' has 1 null, NaN or out-of"):
         bad.select(plm.log_loss("y", "p"))
+
+
+def test_quantile_bin_edges_are_numpys_to_the_last_bit() -> None:
+    # An edge next to a data value decides the bin of that value: numpy's edge is
+    # 0.19999999999999998 here, polars' quantile gave 0.2 (found by hypothesis).
+    from pl_metrics._probability import _numpy_quantile
+
+    rng = np.random.default_rng(0)
+    for _ in range(500):
+        x = np.round(rng.random(rng.integers(1, 30)), rng.integers(1, 3))
+        q = rng.choice([rng.random(), 1 / 3, 2 / 3, 0.0, 1.0])
+        ours = pl.DataFrame({"x": x}).select(_numpy_quantile(pl.col("x"), q)).item()
+        assert ours == np.quantile(x, q), (x, q)
+    df = pl.DataFrame({"y": [0] * 4, "p": [0.05, 0.2, 0.2, 0.2]})
+    ours = df.metrics.calibration_curve("y", "p", n_bins=3, strategy="quantile")
+    prob_true, prob_pred = calibration_curve(df["y"], df["p"], n_bins=3, strategy="quantile")
+    assert ours["prob_pred"].to_list() == prob_pred.tolist()
+    assert ours["prob_true"].to_list() == prob_true.tolist()

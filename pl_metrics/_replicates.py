@@ -1,0 +1,174 @@
+"""The metrics of bootstrap replicates, in numpy, and their percentile intervals.
+
+A segment's replicates arrive as arrays with a row per replicate (and a column
+per class).  Each function here computes, for every row at once, what its
+polars counterpart in :mod:`pl_metrics._classification` or
+:mod:`pl_metrics._ranking` computes for one segment: the same formulas and the
+same undefined cases.  Thousands of replicates per segment then cost a few
+vectorized numpy operations instead of a polars query over a frame with a row
+per replicate and class.  ``tests/test_intervals.py`` checks every function
+against its polars counterpart on the same counts.
+
+numpy is imported inside the functions: it is an optional dependency, needed by
+``ci_method="bootstrap"`` only.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+
+#: The averages of the per-class scores, in output order (as ``_classification``).
+AVERAGES = ("micro", "macro", "weighted")
+#: The per-class scores that are averaged.
+SCORES = ("precision", "recall", "f", "jaccard")
+
+
+def _ratio(numerator: np.ndarray, denominator: np.ndarray, zero_division: float) -> np.ndarray:
+    """``numerator / denominator``, ``zero_division`` where the denominator is 0."""
+    import numpy as np
+
+    numerator, denominator = np.broadcast_arrays(numerator, denominator)
+    out = np.full(numerator.shape, zero_division, dtype=np.float64)
+    return np.divide(numerator, denominator, out=out, where=denominator != 0)
+
+
+def scores(
+    tp: np.ndarray, support: np.ndarray, predicted: np.ndarray, beta: float, zero_division: float
+) -> dict[str, np.ndarray]:
+    """precision, recall, F-beta and Jaccard (``_classification._scores``)."""
+    beta2 = beta * beta
+    tp = tp.astype("float64")
+    return {
+        "precision": _ratio(tp, predicted, zero_division),
+        "recall": _ratio(tp, support, zero_division),
+        "f": _ratio((1 + beta2) * tp, beta2 * support + predicted, zero_division),
+        "jaccard": _ratio(tp, support + predicted - tp, zero_division),
+    }
+
+
+def per_class(
+    tp: np.ndarray,
+    support: np.ndarray,
+    predicted: np.ndarray,
+    n: np.ndarray,
+    *,
+    beta: float,
+    zero_division: float,
+) -> dict[str, np.ndarray]:
+    """The per-class scores and specificity; ``n`` is the segment's row count."""
+    fp = predicted - tp
+    tn = n[:, None] - support - predicted + tp
+    out = scores(tp, support, predicted, beta, zero_division)
+    out["specificity"] = _ratio(tn, tn + fp, zero_division)
+    return out
+
+
+def averages(
+    tp: np.ndarray, support: np.ndarray, predicted: np.ndarray, *, beta: float, zero_division: float
+) -> dict[str, dict[str, np.ndarray]]:
+    """micro, macro and weighted averages of :func:`scores` over the classes (axis 1).
+
+    micro: the scores of the summed counts.  macro: the mean of the non-NaN
+    values, NaN if none.  weighted: the support-weighted mean of the non-NaN
+    values, the macro mean if their supports sum to 0 (scikit-learn's
+    ``_nanaverage``).
+    """
+    import numpy as np
+
+    sums = [x.sum(axis=1) for x in (tp, support, predicted)]
+    out = {"micro": scores(*sums, beta, zero_division), "macro": {}, "weighted": {}}
+    for name, x in scores(tp, support, predicted, beta, zero_division).items():
+        kept = ~np.isnan(x)
+        values = np.where(kept, x, 0.0)
+        n_kept = kept.sum(axis=1)
+        macro = _ratio(values.sum(axis=1), n_kept, np.nan)
+        weights = np.where(kept, support, 0)
+        w_sum = weights.sum(axis=1)
+        weighted = np.where(w_sum > 0, _ratio((values * weights).sum(axis=1), w_sum, 0.0), macro)
+        out["macro"][name] = macro
+        out["weighted"][name] = weighted
+    return out
+
+
+def summary(tp: np.ndarray, support: np.ndarray, predicted: np.ndarray) -> dict[str, np.ndarray]:
+    """accuracy, balanced accuracy, MCC and Cohen's kappa (``_classification.summary``)."""
+    import numpy as np
+
+    t, p = support.astype("float64"), predicted.astype("float64")
+    n, correct = t.sum(axis=1), tp.sum(axis=1).astype("float64")
+    t_dot_p = (t * p).sum(axis=1)
+    seen, predicted_n = (t > 0).sum(axis=1), (p > 0).sum(axis=1)
+    cov_tp = correct * n - t_dot_p
+    cov_pp = np.where(predicted_n <= 1, 0.0, n * n - (p * p).sum(axis=1))
+    cov_tt = np.where(seen <= 1, 0.0, n * n - (t * t).sum(axis=1))
+    cov = cov_pp * cov_tt
+    mcc = np.where(cov == 0, 0.0, _ratio(cov_tp, np.sqrt(np.maximum(cov, 0.0)), 0.0))
+    single = (seen == 1) & (predicted_n == 1) & (((t > 0) & (p > 0)).sum(axis=1) == 1)
+    expected = _ratio(n * n - t_dot_p, n, 0.0)
+    kappa = np.where((n == 0) | single, np.nan, 1 - _ratio(n - correct, expected, 0.0))
+    recall = np.where(t > 0, _ratio(tp, t, 0.0), 0.0)
+    return {
+        "accuracy": _ratio(correct, n, np.nan),
+        "balanced_accuracy": _ratio(recall.sum(axis=1), seen, np.nan),
+        "mcc": mcc,
+        "cohen_kappa": kappa,
+    }
+
+
+def roc_auc(pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
+    """ROC AUC of each row (scores descending): sum neg * (tps - pos / 2) / (P N)."""
+    import numpy as np
+
+    tps = np.cumsum(pos, axis=1)
+    pn = tps[:, -1] * neg.sum(axis=1)
+    area = (neg * (tps - pos / 2)).sum(axis=1)
+    return _ratio(area, pn, np.nan)
+
+
+def average_precision(pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
+    """AP of each row (scores descending); 0.0 without positives (scikit-learn)."""
+    import numpy as np
+
+    tps, fps = np.cumsum(pos, axis=1), np.cumsum(neg, axis=1)
+    precision = np.where(pos > 0, _ratio(tps, tps + fps, 0.0), 0.0)
+    return np.clip(_ratio((pos * precision).sum(axis=1), tps[:, -1], 0.0), 0.0, None)
+
+
+def percentiles(values: np.ndarray, ci: float) -> tuple[np.ndarray, np.ndarray]:
+    """The ``ci`` percentile interval of each column over the rows, NaN skipped.
+
+    Linear interpolation between order statistics (``np.percentile``'s
+    default, and polars' ``quantile(interpolation="linear")``); NaN where a
+    column has no value.
+    """
+    import numpy as np
+
+    ordered = np.sort(values, axis=0)  # NaN last
+    valid = (~np.isnan(values)).sum(axis=0)
+    columns = np.arange(values.shape[1])
+    alpha = (1 - ci) / 2
+    bounds = []
+    for q in (alpha, 1 - alpha):
+        position = q * np.maximum(valid - 1, 0)
+        below = np.floor(position).astype(np.int64)
+        above = np.minimum(below + 1, np.maximum(valid - 1, 0))
+        low, high = ordered[below, columns], ordered[above, columns]
+        value = low + (high - low) * (position - below)
+        bounds.append(np.where(valid > 0, value, np.nan))
+    return bounds[0], bounds[1]
+
+
+__all__ = [
+    "AVERAGES",
+    "SCORES",
+    "average_precision",
+    "averages",
+    "per_class",
+    "percentiles",
+    "roc_auc",
+    "scores",
+    "summary",
+]
