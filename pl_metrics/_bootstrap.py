@@ -195,6 +195,26 @@ def delong_exprs(ci: float) -> list[pl.Expr]:
 
 
 # --------------------------------------------------------------------------- reductions
+def _grouper(group: np.ndarray, k: int) -> Callable[[np.ndarray], np.ndarray]:
+    """``sums(block)``: the sums of a block's columns (cells) by ``group`` (in
+    ``0..k-1``; -1: left out), as a ``(rows, k)`` array; no dense indicator matrix."""
+    import numpy as np
+
+    order = np.argsort(group, kind="stable")
+    sorted_group = group[order]
+    starts = np.flatnonzero(np.r_[True, sorted_group[1:] != sorted_group[:-1]])
+    targets = sorted_group[starts]
+    kept = targets >= 0
+
+    def sums(block: np.ndarray) -> np.ndarray:
+        out = np.zeros((block.shape[0], k), dtype=block.dtype)
+        if len(order):
+            out[:, targets[kept]] = np.add.reduceat(block[:, order], starts, axis=1)[:, kept]
+        return out
+
+    return sums
+
+
 def _class_counts(
     part: pl.DataFrame, blocks: Iterator[np.ndarray], restrict: bool
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -210,18 +230,19 @@ def _class_counts(
     a, p = part[A_ORD].to_numpy(), part[P_ORD].to_numpy()
     k = int(part[N_LABELS][0])
     kept = (a >= 0) & (p >= 0) if restrict else np.ones(len(a), dtype=bool)
-    cells = np.arange(len(a))
-    actual, predicted = np.zeros((len(a), k)), np.zeros((len(a), k))
-    actual[cells[kept & (a >= 0)], a[kept & (a >= 0)]] = 1
-    predicted[cells[kept & (p >= 0)], p[kept & (p >= 0)]] = 1
-    diagonal = actual * (a == p)[:, None]
+    support = _grouper(np.where(kept, a, -1), k)
+    predicted = _grouper(np.where(kept, p, -1), k)
+    diagonal = np.flatnonzero((a == p) & (a >= 0))  # one cell per class at most
     sums: list[list[np.ndarray]] = [[], [], [], []]
     for draws in blocks:
-        d = draws.astype(np.float64)  # BLAS; exact for counts below 2^53
-        for total, columns in zip(sums, (diagonal, actual, predicted, kept * 1.0), strict=True):
-            total.append(d @ columns)
-    tp, support, predicted_, n = (np.concatenate(t).astype(np.int64) for t in sums)
-    return tp, support, predicted_, n
+        tp = np.zeros((draws.shape[0], k), dtype=draws.dtype)
+        tp[:, a[diagonal]] = draws[:, diagonal]
+        for total, value in zip(
+            sums, (tp, support(draws), predicted(draws), draws[:, kept].sum(axis=1)), strict=True
+        ):
+            total.append(value)
+    tp, support_, predicted_, n = (np.concatenate(t) for t in sums)
+    return tp, support_, predicted_, n
 
 
 #: The metrics of each confusion frame that get a bootstrap interval ("f" is F-beta).

@@ -67,10 +67,11 @@ def _scores(
 def per_class(counts: Counts, *, beta: float, zero_division: float) -> pl.LazyFrame:
     """``*by, label``, the counts ``support .. tn`` and the five scores of each class."""
     specificity = ratio(pl.col("tn"), pl.col("tn") + pl.col("fp"), zero_division)
-    result = per_class_with_ord(counts, beta=beta, zero_division=zero_division).with_columns(
-        specificity.alias("specificity")
+    result = (
+        per_class_with_ord(counts, beta=beta, zero_division=zero_division)
+        .with_columns(specificity.alias("specificity"))
+        .sort([*counts.keys, ORD], nulls_last=True)
     )
-    result = result.sort([*counts.keys, ORD], nulls_last=True)
     columns = ["support", "predicted", "tp", "fp", "fn", "tn", "precision", "recall"]
     result = result.select(*counts.keys, LABEL, *columns, "specificity", f_name(beta), "jaccard")
     return counts.finish(result, [LABEL])
@@ -195,8 +196,11 @@ def averages(counts: Counts, *, beta: float, zero_division: float) -> pl.LazyFra
     """``*by, average, precision, recall, f, jaccard, support``: micro, macro, weighted rows."""
     classes = per_class_with_ord(counts, beta=beta, zero_division=zero_division)
     columns = ["average", "precision", "recall", f_name(beta), "jaccard", "support"]
-    rows = _average_rows(counts, classes, beta, zero_division)
-    result = rows.sort([*counts.keys, ORD], nulls_last=True).select(*counts.keys, *columns)
+    result = (
+        _average_rows(counts, classes, beta, zero_division)
+        .sort([*counts.keys, ORD], nulls_last=True)
+        .select(*counts.keys, *columns)
+    )
     return counts.finish(result)
 
 
@@ -224,13 +228,16 @@ def report(counts: Counts, *, beta: float, zero_division: float) -> pl.LazyFrame
         pl.lit(None, counts.types.compute).alias(LABEL),
         pl.lit(1, pl.Int8).alias("part"),
     )
-    rows = pl.concat(
-        [
-            class_rows.select(*keys, *columns, ORD, "part"),
-            average_rows.select(*keys, *columns, ORD, "part"),
-        ]
+    result = (
+        pl.concat(
+            [
+                class_rows.select(*keys, *columns, ORD, "part"),
+                average_rows.select(*keys, *columns, ORD, "part"),
+            ]
+        )
+        .sort([*keys, "part", ORD], nulls_last=True)
+        .select(*keys, *columns)
     )
-    result = rows.sort([*keys, "part", ORD], nulls_last=True).select(*keys, *columns)
     return counts.finish(result, [LABEL])
 
 

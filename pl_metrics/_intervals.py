@@ -20,8 +20,6 @@ from pl_metrics._counts import ACTUAL, ALL, COUNT, LABEL, ORD, PREDICTED, Counts
 if TYPE_CHECKING:
     import numpy as np
 
-#: The metric columns of each frame that get an interval.
-SUMMARY_METRICS = ("accuracy", "balanced_accuracy", "mcc", "cohen_kappa")
 #: The columns besides the segment that identify a row of each frame.
 _ROW_KEYS = {"per_class": [LABEL], "averages": ["average"], "report": [LABEL, "average"]}
 
@@ -59,8 +57,8 @@ def bootstrap_labels(
     point: pl.LazyFrame,
     kind: str,
     *,
-    beta: float,
-    zero_division: float,
+    beta: float = 1.0,
+    zero_division: float = 0.0,
     ci: float,
     n_boot: int,
     seed: int | None,
@@ -133,7 +131,7 @@ def wilson_accuracy(point: pl.LazyFrame, ci: float) -> pl.LazyFrame:
     low, high = bs.wilson(pl.col("accuracy") * pl.col("n"), pl.col("n"), ci)
     nulls = [
         pl.lit(None, pl.Float64).alias(c)
-        for m in SUMMARY_METRICS[1:]
+        for m in bs.LABEL_METRICS["summary"][1:]
         for c in (f"{m}_low", f"{m}_high")
     ]
     return point.with_columns(low.alias("accuracy_low"), high.alias("accuracy_high"), *nulls)
@@ -168,7 +166,6 @@ def delong(counts: rk.ScoreCounts, point: pl.LazyFrame, ci: float) -> pl.LazyFra
 
 
 __all__ = [
-    "SUMMARY_METRICS",
     "bootstrap_labels",
     "bootstrap_scores",
     "delong",

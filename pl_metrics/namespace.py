@@ -410,8 +410,6 @@ class MetricsLazyFrame(ProbabilityLazyMethods, CompareLazyMethods):
                 counts,
                 point,
                 "summary",
-                beta=1.0,
-                zero_division=0.0,
                 ci=ci,
                 n_boot=n_boot,
                 seed=seed,

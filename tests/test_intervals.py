@@ -269,3 +269,36 @@ def test_percentiles_are_numpys_skipping_nan() -> None:
         expected = np.nanpercentile(values, [5, 95], axis=0)
     np.testing.assert_allclose(low, expected[0], rtol=1e-12)
     np.testing.assert_allclose(high, expected[1], rtol=1e-12)
+
+
+def test_labels_option_bootstraps_like_the_rows() -> None:
+    # labels= keeps rows outside the labels as FP/FN and in tn (per_class), drops
+    # them (summary), and keeps a label absent from the data: each replicate must too
+    rng = np.random.default_rng(3)
+    df = _frame(3000, rng)
+    labels = [2, 0, 7]
+    pc = df.metrics.per_class("t", "p", labels=labels, ci=0.95, n_boot=2000, seed=2)
+    sm = df.metrics.summary("t", "p", labels=labels, ci=0.95, n_boot=2000, seed=2)
+    assert pc["label"].to_list() == labels
+    assert pc.filter(pl.col("label") == 7)["recall_low"].to_list() == [0.0]  # zero_division
+    t, p = df["t"].to_numpy(), df["p"].to_numpy()
+    spec2, rec0, acc = [], [], []
+    for _ in range(500):
+        i = rng.integers(0, len(t), len(t))
+        _, rec, _, _ = skm.precision_recall_fscore_support(
+            t[i], p[i], labels=labels, zero_division=0.0
+        )
+        rec0.append(rec[1])
+        negatives = t[i] != 2  # every row whose actual label is not 2, labelled or not
+        spec2.append((negatives & (p[i] != 2)).sum() / negatives.sum())
+        kept = np.isin(t[i], labels) & np.isin(p[i], labels)
+        acc.append((t[i][kept] == p[i][kept]).mean())
+    for row_reps, low, high in (
+        (rec0, pc["recall_low"][1], pc["recall_high"][1]),
+        (spec2, pc["specificity_low"][0], pc["specificity_high"][0]),
+        (acc, sm["accuracy_low"][0], sm["accuracy_high"][0]),
+    ):
+        r_low, r_high = np.percentile(row_reps, [2.5, 97.5])
+        width = r_high - r_low
+        assert abs((high - low) - width) < 0.2 * width
+        assert abs((high + low) / 2 - (r_high + r_low) / 2) < 0.2 * width
