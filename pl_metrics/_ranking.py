@@ -280,7 +280,9 @@ def _auc_exprs() -> list[pl.Expr]:
     """Per-group aggregations: P, N and the ROC AUC (null with a single class)."""
     pos, neg = _sorted(POS).cast(pl.Float64), _sorted(NEG).cast(pl.Float64)
     tps = pos.cum_sum()
-    p_total, n_total = pos.sum(), neg.sum()  # in score order: deterministic float sums
+    # exact for counts; with float weights in whatever order polars sums (it drops
+    # a sort before an order-independent aggregation such as sum)
+    p_total, n_total = pos.sum(), neg.sum()
     area = (neg * (tps - pos / 2)).sum()
     auc = pl.when((p_total > 0) & (n_total > 0)).then(area / (p_total * n_total))
     return [p_total.alias("P"), n_total.alias("N"), auc.alias("roc_auc")]
