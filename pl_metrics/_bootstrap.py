@@ -106,45 +106,55 @@ def _draw_blocks(counts: np.ndarray, n_boot: int, rng: np.random.Generator) -> I
             yield rng.multinomial(n, counts / n, size=size)
 
 
+#: Segments are drawn and finished a chunk at a time: at most ~16M drawn cells.
+_CHUNK_CELLS = 1 << 24
+
+
 def per_segment(
     df: pl.DataFrame,
     keys: Sequence[str],
-    reduce: Callable[[pl.DataFrame, Iterator[np.ndarray]], dict[str, np.ndarray]],
     counts: Callable[[pl.DataFrame], np.ndarray],
+    draw: Callable[[pl.DataFrame, Iterator[np.ndarray]], Any],
+    finish: Callable[[list[Any]], list[dict[str, np.ndarray]]],
     *,
     n_boot: int,
     seed: int | None,
     threads: int,
 ) -> pl.DataFrame:
-    """Draw every segment of ``df`` (sorted by ``keys`` then its cells) and reduce.
+    """Redraw every segment of ``df`` (sorted by ``keys`` then its cells) and reduce.
 
-    ``counts(segment)`` gives the cell counts to redraw, ``reduce(segment, blocks)``
-    turns the blocks of draws into columns of equal length (the segment's
-    interval rows).  Returns ``*keys`` and the reduced columns.
-    Segments are drawn on ``threads`` threads (numpy releases the GIL): pass
-    ``pl.thread_pool_size()`` read outside the query, as inside a streaming
-    query it is 1.
+    ``counts(segment)`` gives the cell counts to redraw; ``draw(segment, blocks)``
+    reduces the blocks of draws of one segment (on ``threads`` threads: numpy
+    releases the GIL; pass ``pl.thread_pool_size()`` read outside the query, as
+    inside a streaming query it is 1); ``finish(drawn)`` turns a chunk of
+    segments' results into their interval rows, one dict of equal-length
+    columns per segment, vectorized across segments.  Returns ``*keys`` and the
+    columns.
     """
     import numpy as np
 
     root = np.random.SeedSequence(seed)
     segments = _segments(df, keys)
 
-    def one(segment: tuple[int, int, tuple[Any, ...]]) -> dict[str, np.ndarray]:
+    def one(segment: tuple[int, int, tuple[Any, ...]]) -> Any:
         start, end, key = segment
         rng = np.random.default_rng(
             np.random.SeedSequence(root.entropy, spawn_key=(_stable_hash(key),))
         )
         part = df[start:end]
-        return reduce(part, _draw_blocks(counts(part).astype(np.int64), n_boot, rng))
+        return draw(part, _draw_blocks(counts(part).astype(np.int64), n_boot, rng))
 
+    chunk_ends = np.cumsum([(b - a) * n_boot for a, b, _ in segments]) // _CHUNK_CELLS
+    rows: list[dict[str, np.ndarray]] = []
     with ThreadPoolExecutor(max(1, min(threads, len(segments)))) as pool:
-        parts = list(pool.map(one, segments))
-    lengths = np.array([len(next(iter(p.values()))) for p in parts])
+        for chunk in np.unique(chunk_ends):
+            members = [seg for seg, c in zip(segments, chunk_ends, strict=True) if c == chunk]
+            rows += finish(list(pool.map(one, members)))
+    lengths = np.array([len(next(iter(r.values()))) for r in rows])
     first_rows = np.array([a for a, _, _ in segments])
     out = df.select(keys)[np.repeat(first_rows, lengths)]
     return out.with_columns(
-        pl.Series(name, np.concatenate([p[name] for p in parts])) for name in parts[0]
+        pl.Series(name, np.concatenate([r[name] for r in rows])) for name in rows[0]
     )
 
 
@@ -254,45 +264,72 @@ LABEL_METRICS = {
 }
 
 
+def _same_classes(drawn: list[tuple[np.ndarray, ...]]) -> dict[int, list[int]]:
+    """The positions of the segments in ``drawn``, by their number of classes."""
+    groups: dict[int, list[int]] = {}
+    for i, arrays in enumerate(drawn):
+        groups.setdefault(arrays[0].shape[-1], []).append(i)
+    return groups
+
+
 def label_intervals(
     kind: str, *, beta: float, zero_division: float, ci: float, f_column: str
-) -> Callable[[pl.DataFrame, Iterator[np.ndarray]], dict[str, np.ndarray]]:
-    """Reduce a segment's redrawn confusion cells to the intervals of frame ``kind``.
+) -> tuple[Callable[..., tuple[np.ndarray, ...]], Callable[..., list[dict[str, np.ndarray]]]]:
+    """``draw`` and ``finish`` (see :func:`per_segment`) for the intervals of frame ``kind``.
 
-    Rows: a row per class (``ORD`` its position, ``AVG`` -1) for per_class and
-    report, a row per average (``ORD`` -1, ``AVG`` its position in
-    ``AVERAGES``) for averages and report, one row (both -1) for summary; the
-    columns ``<metric>_low`` / ``<metric>_high`` of ``LABEL_METRICS[kind]``, the
-    F-beta ones named after ``f_column``.
+    ``draw``: a segment's per-class counts of every replicate.  ``finish``: the
+    metrics of the replicates of segments with as many classes at once, and
+    their intervals.  Rows of a segment: a row per class (``ORD`` its position,
+    ``AVG`` -1) for per_class and report, a row per average (``ORD`` -1, ``AVG``
+    its position in ``AVERAGES``) for averages and report, one row (both -1)
+    for summary; the columns ``<metric>_low`` / ``<metric>_high`` of
+    ``LABEL_METRICS[kind]``, the F-beta ones named after ``f_column``.
     """
     import numpy as np
 
     metrics = LABEL_METRICS[kind]
+    names = [f_column if m == "f" else m for m in metrics]
 
-    def rows(values: dict[str, np.ndarray], ord_: np.ndarray, avg: np.ndarray) -> dict:
-        out = {ORD: ord_, AVG: avg}
-        for m in metrics:
-            name = f_column if m == "f" else m
-            out[f"{name}_low"], out[f"{name}_high"] = rp.percentiles(values[m], ci)
+    def draw(part: pl.DataFrame, blocks: Iterator[np.ndarray]) -> tuple[np.ndarray, ...]:
+        return _class_counts(part, blocks, restrict=kind == "summary")
+
+    def bounds(values: dict[str, np.ndarray]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        return {name: rp.percentiles(values[m], ci) for m, name in zip(metrics, names, strict=True)}
+
+    def finish(drawn: list[tuple[np.ndarray, ...]]) -> list[dict[str, np.ndarray]]:
+        out: list[dict[str, np.ndarray]] = [{} for _ in drawn]
+        for k, members in _same_classes(drawn).items():
+            # replicate x segment x class (n: replicate x segment)
+            tp, support, predicted, n = (
+                np.stack([drawn[i][j] for i in members], axis=1) for j in range(4)
+            )
+            opts = {"beta": beta, "zero_division": zero_division}
+            parts = []  # (ORD, AVG, {metric: (low, high)}), bounds: segment x row
+            if kind == "summary":
+                values = {m: x[..., None] for m, x in rp.summary(tp, support, predicted).items()}
+                parts.append(([-1], [-1], bounds(values)))
+            if kind in ("per_class", "report"):
+                values = rp.per_class(tp, support, predicted, n, **opts)
+                parts.append((list(range(k)), [-1] * k, bounds(values)))
+            if kind in ("averages", "report"):
+                by_average = rp.averages(tp, support, predicted, **opts)
+                values = {
+                    m: np.stack([by_average[a][m] for a in rp.AVERAGES], axis=-1) for m in metrics
+                }
+                parts.append(
+                    ([-1] * len(rp.AVERAGES), list(range(len(rp.AVERAGES))), bounds(values))
+                )
+            ords = np.concatenate([o for o, _, _ in parts])
+            avgs = np.concatenate([a for _, a, _ in parts])
+            for s, i in enumerate(members):
+                columns = {ORD: ords, AVG: avgs}
+                for name in names:
+                    columns[f"{name}_low"] = np.concatenate([b[name][0][s] for *_, b in parts])
+                    columns[f"{name}_high"] = np.concatenate([b[name][1][s] for *_, b in parts])
+                out[i] = columns
         return out
 
-    def reduce(part: pl.DataFrame, blocks: Iterator[np.ndarray]) -> dict[str, np.ndarray]:
-        tp, support, predicted, n = _class_counts(part, blocks, restrict=kind == "summary")
-        k, none = tp.shape[1], np.full(1, -1)
-        parts = []
-        if kind == "summary":
-            values = {m: x[:, None] for m, x in rp.summary(tp, support, predicted).items()}
-            parts.append(rows(values, none, none))
-        if kind in ("per_class", "report"):
-            values = rp.per_class(tp, support, predicted, n, beta=beta, zero_division=zero_division)
-            parts.append(rows(values, np.arange(k), np.full(k, -1)))
-        if kind in ("averages", "report"):
-            by_average = rp.averages(tp, support, predicted, beta=beta, zero_division=zero_division)
-            values = {m: np.stack([by_average[a][m] for a in rp.AVERAGES], axis=1) for m in metrics}
-            parts.append(rows(values, np.full(len(rp.AVERAGES), -1), np.arange(len(rp.AVERAGES))))
-        return {c: np.concatenate([p[c] for p in parts]) for c in parts[0]}
-
-    return reduce
+    return draw, finish
 
 
 #: Ranking metrics of a block of redrawn per-score counts, and whether runs of
@@ -349,17 +386,27 @@ def score_intervals(
         pos, neg = part["pos"].to_numpy(), part["neg"].to_numpy()
         return np.concatenate(merge_runs(pos, neg, positive_runs=positive_runs))
 
-    def reduce(part: pl.DataFrame, blocks: Iterator[np.ndarray]) -> dict[str, np.ndarray]:
+    def replicates(part: pl.DataFrame, blocks: Iterator[np.ndarray]) -> np.ndarray:
         import numpy as np
 
-        values = np.concatenate([compute(*np.split(d, 2, axis=1)) for d in blocks])
-        return dict(zip(columns, rp.percentiles(values[:, None], ci), strict=True))
+        return np.concatenate([compute(*np.split(d, 2, axis=1)) for d in blocks])
+
+    def finish(drawn: list[np.ndarray]) -> list[dict[str, np.ndarray]]:
+        import numpy as np
+
+        low, high = rp.percentiles(np.stack(drawn, axis=1), ci)  # replicate x segment
+        return [
+            dict(zip(columns, pair, strict=True))
+            for pair in zip(low[:, None], high[:, None], strict=True)
+        ]
 
     def draw(df: pl.DataFrame) -> pl.DataFrame:
         if df.height == 0:
             return pl.DataFrame(schema=out_schema)
         df = df.sort([*keys, "score"], descending=[False] * len(keys) + [True], nulls_last=True)
-        out = per_segment(df, keys, reduce, cells, n_boot=n_boot, seed=seed, threads=threads)
+        out = per_segment(
+            df, keys, cells, replicates, finish, n_boot=n_boot, seed=seed, threads=threads
+        )
         return out.select(list(out_schema)).cast(dict(out_schema))
 
     return state.map_batches(draw, schema=out_schema).with_columns(pl.col(columns).fill_nan(None))

@@ -75,7 +75,7 @@ def bootstrap_labels(
         | {ORD: pl.Int64, bs.AVG: pl.Int64}
         | dict.fromkeys(columns, pl.Float64)
     )
-    reduce = bs.label_intervals(
+    draw_counts, finish = bs.label_intervals(
         kind, beta=beta, zero_division=zero_division, ci=ci, f_column=f_column
     )
     threads = pl.thread_pool_size()
@@ -88,7 +88,7 @@ def bootstrap_labels(
             return pl.DataFrame(schema=out_schema)
         df = df.sort([*keys, ACTUAL, PREDICTED], nulls_last=True)
         out = bs.per_segment(
-            df, keys, reduce, cell_counts, n_boot=n_boot, seed=seed, threads=threads
+            df, keys, cell_counts, draw_counts, finish, n_boot=n_boot, seed=seed, threads=threads
         )
         return out.select(list(out_schema)).cast(dict(out_schema))
 

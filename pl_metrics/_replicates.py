@@ -1,13 +1,15 @@
 """The metrics of bootstrap replicates, in numpy, and their percentile intervals.
 
-A segment's replicates arrive as arrays with a row per replicate (and a column
-per class).  Each function here computes, for every row at once, what its
-polars counterpart in :mod:`pl_metrics._classification` or
-:mod:`pl_metrics._ranking` computes for one segment: the same formulas and the
-same undefined cases.  Thousands of replicates per segment then cost a few
-vectorized numpy operations instead of a polars query over a frame with a row
-per replicate and class.  ``tests/test_intervals.py`` checks every function
-against its polars counterpart on the same counts.
+A segment's replicates arrive as arrays with a row per replicate and, last, a
+column per class; segments with as many classes are stacked in between
+(replicate x segment x class), so that one call serves them all.  Each function
+here computes, for every replicate at once, what its polars counterpart in
+:mod:`pl_metrics._classification` or :mod:`pl_metrics._ranking` computes for
+one segment: the same formulas and the same undefined cases.  Thousands of
+replicates then cost a few vectorized numpy operations instead of a polars
+query over a frame with a row per replicate and class.
+``tests/test_intervals.py`` checks every function against its polars
+counterpart on the same counts, and the ranking ones against scikit-learn.
 
 numpy is imported inside the functions: it is an optional dependency, needed by
 ``ci_method="bootstrap"`` only.
@@ -60,7 +62,7 @@ def per_class(
 ) -> dict[str, np.ndarray]:
     """The per-class scores and specificity; ``n`` is the segment's row count."""
     fp = predicted - tp
-    tn = n[:, None] - support - predicted + tp
+    tn = n[..., None] - support - predicted + tp
     out = scores(tp, support, predicted, beta, zero_division)
     out["specificity"] = _ratio(tn, tn + fp, zero_division)
     return out
@@ -69,7 +71,7 @@ def per_class(
 def averages(
     tp: np.ndarray, support: np.ndarray, predicted: np.ndarray, *, beta: float, zero_division: float
 ) -> dict[str, dict[str, np.ndarray]]:
-    """micro, macro and weighted averages of :func:`scores` over the classes (axis 1).
+    """micro, macro and weighted averages of :func:`scores` over the classes (last axis).
 
     micro: the scores of the summed counts.  macro: the mean of the non-NaN
     values, NaN if none.  weighted: the support-weighted mean of the non-NaN
@@ -78,16 +80,16 @@ def averages(
     """
     import numpy as np
 
-    sums = [x.sum(axis=1) for x in (tp, support, predicted)]
+    sums = [x.sum(axis=-1) for x in (tp, support, predicted)]
     out = {"micro": scores(*sums, beta, zero_division), "macro": {}, "weighted": {}}
     for name, x in scores(tp, support, predicted, beta, zero_division).items():
         kept = ~np.isnan(x)
         values = np.where(kept, x, 0.0)
-        n_kept = kept.sum(axis=1)
-        macro = _ratio(values.sum(axis=1), n_kept, np.nan)
+        n_kept = kept.sum(axis=-1)
+        macro = _ratio(values.sum(axis=-1), n_kept, np.nan)
         weights = np.where(kept, support, 0)
-        w_sum = weights.sum(axis=1)
-        weighted = np.where(w_sum > 0, _ratio((values * weights).sum(axis=1), w_sum, 0.0), macro)
+        w_sum = weights.sum(axis=-1)
+        weighted = np.where(w_sum > 0, _ratio((values * weights).sum(axis=-1), w_sum, 0.0), macro)
         out["macro"][name] = macro
         out["weighted"][name] = weighted
     return out
@@ -98,21 +100,21 @@ def summary(tp: np.ndarray, support: np.ndarray, predicted: np.ndarray) -> dict[
     import numpy as np
 
     t, p = support.astype("float64"), predicted.astype("float64")
-    n, correct = t.sum(axis=1), tp.sum(axis=1).astype("float64")
-    t_dot_p = (t * p).sum(axis=1)
-    seen, predicted_n = (t > 0).sum(axis=1), (p > 0).sum(axis=1)
+    n, correct = t.sum(axis=-1), tp.sum(axis=-1).astype("float64")
+    t_dot_p = (t * p).sum(axis=-1)
+    seen, predicted_n = (t > 0).sum(axis=-1), (p > 0).sum(axis=-1)
     cov_tp = correct * n - t_dot_p
-    cov_pp = np.where(predicted_n <= 1, 0.0, n * n - (p * p).sum(axis=1))
-    cov_tt = np.where(seen <= 1, 0.0, n * n - (t * t).sum(axis=1))
+    cov_pp = np.where(predicted_n <= 1, 0.0, n * n - (p * p).sum(axis=-1))
+    cov_tt = np.where(seen <= 1, 0.0, n * n - (t * t).sum(axis=-1))
     cov = cov_pp * cov_tt
     mcc = np.where(cov == 0, 0.0, _ratio(cov_tp, np.sqrt(np.maximum(cov, 0.0)), 0.0))
-    single = (seen == 1) & (predicted_n == 1) & (((t > 0) & (p > 0)).sum(axis=1) == 1)
+    single = (seen == 1) & (predicted_n == 1) & (((t > 0) & (p > 0)).sum(axis=-1) == 1)
     expected = _ratio(n * n - t_dot_p, n, 0.0)
     kappa = np.where((n == 0) | single, np.nan, 1 - _ratio(n - correct, expected, 0.0))
     recall = np.where(t > 0, _ratio(tp, t, 0.0), 0.0)
     return {
         "accuracy": _ratio(correct, n, np.nan),
-        "balanced_accuracy": _ratio(recall.sum(axis=1), seen, np.nan),
+        "balanced_accuracy": _ratio(recall.sum(axis=-1), seen, np.nan),
         "mcc": mcc,
         "cohen_kappa": kappa,
     }
@@ -138,26 +140,25 @@ def average_precision(pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
 
 
 def percentiles(values: np.ndarray, ci: float) -> tuple[np.ndarray, np.ndarray]:
-    """The ``ci`` percentile interval of each column over the rows, NaN skipped.
+    """The ``ci`` percentile interval over the replicates (axis 0), NaN skipped.
 
     Linear interpolation between order statistics (``np.percentile``'s
-    default, and polars' ``quantile(interpolation="linear")``); NaN where a
-    column has no value.
+    default, and polars' ``quantile(interpolation="linear")``); NaN where there
+    is no value.  The bounds have the shape of ``values[0]``.
     """
     import numpy as np
 
     ordered = np.sort(values, axis=0)  # NaN last
-    valid = (~np.isnan(values)).sum(axis=0)
-    columns = np.arange(values.shape[1])
+    last = np.maximum((~np.isnan(values)).sum(axis=0) - 1, 0)
     alpha = (1 - ci) / 2
     bounds = []
     for q in (alpha, 1 - alpha):
-        position = q * np.maximum(valid - 1, 0)
+        position = q * last
         below = np.floor(position).astype(np.int64)
-        above = np.minimum(below + 1, np.maximum(valid - 1, 0))
-        low, high = ordered[below, columns], ordered[above, columns]
+        low = np.take_along_axis(ordered, below[None, ...], axis=0)[0]
+        high = np.take_along_axis(ordered, np.minimum(below + 1, last)[None, ...], axis=0)[0]
         value = low + (high - low) * (position - below)
-        bounds.append(np.where(valid > 0, value, np.nan))
+        bounds.append(np.where(np.isnan(ordered[0]), np.nan, value))
     return bounds[0], bounds[1]
 
 

@@ -302,3 +302,19 @@ def test_labels_option_bootstraps_like_the_rows() -> None:
         width = r_high - r_low
         assert abs((high - low) - width) < 0.2 * width
         assert abs((high + low) / 2 - (r_high + r_low) / 2) < 0.2 * width
+
+
+def test_a_segments_interval_does_not_depend_on_the_other_segments() -> None:
+    # each segment draws from its own generator (seed + its key), and segments
+    # are stacked for the metrics: filtering to one segment changes nothing
+    rng = np.random.default_rng(8)
+    df = _frame(3000, rng).with_columns(pl.Series("g", rng.choice(["x", "y", "z"], 3000)))
+    z = pl.col("g") == "z"  # two classes in "z", three elsewhere
+    df = df.with_columns(pl.when(z).then(pl.col(c) % 2).otherwise(c).alias(c) for c in ("t", "p"))
+    for method, args in (("report", ("t", "p")), ("summary", ("t", "p")), ("roc_auc", ("y", "s"))):
+        run = getattr(df.metrics, method)
+        every = run(*args, by="g", ci=0.9, n_boot=200, seed=4)
+        for g in ("x", "z"):
+            alone = getattr(df.filter(pl.col("g") == g).metrics, method)
+            one = alone(*args, by="g", ci=0.9, n_boot=200, seed=4)
+            assert_frame_equal(every.filter(pl.col("g") == g), one)
