@@ -106,8 +106,9 @@ def _draw_blocks(counts: np.ndarray, n_boot: int, rng: np.random.Generator) -> I
             yield rng.multinomial(n, counts / n, size=size)
 
 
-#: Segments are drawn and finished a chunk at a time: at most ~16M drawn cells.
-_CHUNK_CELLS = 1 << 24
+#: Segments are drawn and finished a chunk at a time (a task for a thread):
+#: chunks of ~1M drawn cells keep memory small and both cores busy.
+_CHUNK_CELLS = 1 << 20
 
 
 def per_segment(
@@ -124,12 +125,12 @@ def per_segment(
     """Redraw every segment of ``df`` (sorted by ``keys`` then its cells) and reduce.
 
     ``counts(segment)`` gives the cell counts to redraw; ``draw(segment, blocks)``
-    reduces the blocks of draws of one segment (on ``threads`` threads: numpy
-    releases the GIL; pass ``pl.thread_pool_size()`` read outside the query, as
-    inside a streaming query it is 1); ``finish(drawn)`` turns a chunk of
-    segments' results into their interval rows, one dict of equal-length
-    columns per segment, vectorized across segments.  Returns ``*keys`` and the
-    columns.
+    reduces the blocks of draws of one segment; ``finish(drawn)`` turns a chunk
+    of segments' results into their interval rows, one dict of equal-length
+    columns per segment, vectorized across the chunk.  Chunks run on
+    ``threads`` threads (numpy releases the GIL; pass ``pl.thread_pool_size()``
+    read outside the query, as inside a streaming query it is 1).  Returns
+    ``*keys`` and the columns.
     """
     import numpy as np
 
@@ -144,12 +145,19 @@ def per_segment(
         part = df[start:end]
         return draw(part, _draw_blocks(counts(part).astype(np.int64), n_boot, rng))
 
-    chunk_ends = np.cumsum([(b - a) * n_boot for a, b, _ in segments]) // _CHUNK_CELLS
-    rows: list[dict[str, np.ndarray]] = []
-    with ThreadPoolExecutor(max(1, min(threads, len(segments)))) as pool:
-        for chunk in np.unique(chunk_ends):
-            members = [seg for seg, c in zip(segments, chunk_ends, strict=True) if c == chunk]
-            rows += finish(list(pool.map(one, members)))
+    def chunk(members: list[tuple[int, int, tuple[Any, ...]]]) -> list[dict[str, np.ndarray]]:
+        return finish([one(segment) for segment in members])
+
+    chunks: list[list[tuple[int, int, tuple[Any, ...]]]] = [[]]
+    cells = 0
+    for segment in segments:
+        if cells >= _CHUNK_CELLS:
+            chunks.append([])
+            cells = 0
+        chunks[-1].append(segment)
+        cells += (segment[1] - segment[0]) * n_boot
+    with ThreadPoolExecutor(max(1, min(threads, len(chunks)))) as pool:
+        rows = [row for done in pool.map(chunk, chunks) for row in done]
     lengths = np.array([len(next(iter(r.values()))) for r in rows])
     first_rows = np.array([a for a, _, _ in segments])
     out = df.select(keys)[np.repeat(first_rows, lengths)]
@@ -308,11 +316,12 @@ def label_intervals(
             if kind == "summary":
                 values = {m: x[..., None] for m, x in rp.summary(tp, support, predicted).items()}
                 parts.append(([-1], [-1], bounds(values)))
+            values = None
             if kind in ("per_class", "report"):
                 values = rp.per_class(tp, support, predicted, n, **opts)
                 parts.append((list(range(k)), [-1] * k, bounds(values)))
             if kind in ("averages", "report"):
-                by_average = rp.averages(tp, support, predicted, **opts)
+                by_average = rp.averages(tp, support, predicted, **opts, per_class_scores=values)
                 values = {
                     m: np.stack([by_average[a][m] for a in rp.AVERAGES], axis=-1) for m in metrics
                 }

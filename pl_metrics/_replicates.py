@@ -69,20 +69,30 @@ def per_class(
 
 
 def averages(
-    tp: np.ndarray, support: np.ndarray, predicted: np.ndarray, *, beta: float, zero_division: float
+    tp: np.ndarray,
+    support: np.ndarray,
+    predicted: np.ndarray,
+    *,
+    beta: float,
+    zero_division: float,
+    per_class_scores: dict[str, np.ndarray] | None = None,
 ) -> dict[str, dict[str, np.ndarray]]:
     """micro, macro and weighted averages of :func:`scores` over the classes (last axis).
 
     micro: the scores of the summed counts.  macro: the mean of the non-NaN
     values, NaN if none.  weighted: the support-weighted mean of the non-NaN
     values, the macro mean if their supports sum to 0 (scikit-learn's
-    ``_nanaverage``).
+    ``_nanaverage``).  ``per_class_scores``: :func:`scores` of these counts, if
+    already computed.
     """
     import numpy as np
 
     sums = [x.sum(axis=-1) for x in (tp, support, predicted)]
     out = {"micro": scores(*sums, beta, zero_division), "macro": {}, "weighted": {}}
-    for name, x in scores(tp, support, predicted, beta, zero_division).items():
+    if per_class_scores is None:
+        per_class_scores = scores(tp, support, predicted, beta, zero_division)
+    for name in SCORES:
+        x = per_class_scores[name]
         kept = ~np.isnan(x)
         values = np.where(kept, x, 0.0)
         n_kept = kept.sum(axis=-1)
@@ -144,21 +154,33 @@ def percentiles(values: np.ndarray, ci: float) -> tuple[np.ndarray, np.ndarray]:
 
     Linear interpolation between order statistics (``np.percentile``'s
     default, and polars' ``quantile(interpolation="linear")``); NaN where there
-    is no value.  The bounds have the shape of ``values[0]``.
+    is no value.  The bounds have the shape of ``values[0]``.  Without NaN the
+    order statistics come from one ``np.partition`` (no full sort).
     """
     import numpy as np
 
-    ordered = np.sort(values, axis=0)  # NaN last
-    last = np.maximum((~np.isnan(values)).sum(axis=0) - 1, 0)
+    by_row = np.ascontiguousarray(np.moveaxis(values, 0, -1))  # replicates last
     alpha = (1 - ci) / 2
+    if not np.isnan(by_row).any():
+        last = by_row.shape[-1] - 1
+        positions = [q * last for q in (alpha, 1 - alpha)]
+        around = [(int(pos), min(int(pos) + 1, last)) for pos in positions]
+        ordered = np.partition(by_row, sorted({i for pair in around for i in pair}), axis=-1)
+        return tuple(  # type: ignore[return-value]
+            ordered[..., i] + (ordered[..., j] - ordered[..., i]) * (pos - i)
+            for pos, (i, j) in zip(positions, around, strict=True)
+        )
+    ordered = np.sort(by_row, axis=-1)  # NaN last
+    last = np.maximum((~np.isnan(by_row)).sum(axis=-1) - 1, 0)
     bounds = []
     for q in (alpha, 1 - alpha):
         position = q * last
         below = np.floor(position).astype(np.int64)
-        low = np.take_along_axis(ordered, below[None, ...], axis=0)[0]
-        high = np.take_along_axis(ordered, np.minimum(below + 1, last)[None, ...], axis=0)[0]
+        low = np.take_along_axis(ordered, below[..., None], axis=-1)[..., 0]
+        above = np.minimum(below + 1, last)[..., None]
+        high = np.take_along_axis(ordered, above, axis=-1)[..., 0]
         value = low + (high - low) * (position - below)
-        bounds.append(np.where(np.isnan(ordered[0]), np.nan, value))
+        bounds.append(np.where(np.isnan(ordered[..., 0]), np.nan, value))
     return bounds[0], bounds[1]
 
 
