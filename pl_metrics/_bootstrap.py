@@ -314,9 +314,9 @@ def label_intervals(
             opts = {"beta": beta, "zero_division": zero_division}
             parts = []  # (ORD, AVG, {metric: (low, high)}), bounds: segment x row
             if kind == "summary":
-                values = {m: x[..., None] for m, x in rp.summary(tp, support, predicted).items()}
-                parts.append(([-1], [-1], bounds(values)))
-            values = None
+                one_row = {m: x[..., None] for m, x in rp.summary(tp, support, predicted).items()}
+                parts.append(([-1], [-1], bounds(one_row)))
+            values = None  # the per-class scores, reused by the averages
             if kind in ("per_class", "report"):
                 values = rp.per_class(tp, support, predicted, n, **opts)
                 parts.append((list(range(k)), [-1] * k, bounds(values)))
