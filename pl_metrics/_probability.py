@@ -208,8 +208,8 @@ def _numpy_quantile(x: pl.Expr, q: float) -> pl.Expr:
     An edge next to a data value must equal numpy's to the last bit, or a row
     falls in the neighbouring bin; polars' ``quantile`` rounds differently (0.2
     where numpy has 0.19999999999999998, for 0.05, 0.2, 0.2, 0.2 at 1/3).
-    numpy: virtual index ``(n - 1) q``; then ``a + (b - a) t``, or ``b - (b - a)(1 - t)`` when
-    ``t >= 0.5``, between the order statistics around it.
+    numpy: virtual index ``(n - 1) q``; then ``a + (b - a) t``, or
+    ``b - (b - a)(1 - t)`` when ``t >= 0.5``, between the order statistics around it.
     """
     ordered = x.sort()
     n = x.count().cast(pl.Float64)
