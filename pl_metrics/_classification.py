@@ -105,7 +105,7 @@ def _term(metric: str, part: str) -> str:
 
 
 def _class_sums(
-    classes: pl.LazyFrame, keys: list[str], metrics: list[str], *, nan: bool
+    classes: pl.LazyFrame, keys: list[str], metrics: list[str], *, nan: bool, exact: bool
 ) -> pl.LazyFrame:
     """Per segment, the sums over classes that the three averages are made of.
 
@@ -114,9 +114,9 @@ def _class_sums(
     support x value ``wx``.  Row-wise terms, then plain sums: fast with 100,000s
     of segments (bootstrap replicates) and exact (see ``_SCALE``).  Scores are
     NaN only with ``zero_division=nan``; without (``nan`` False), ``n`` and
-    ``w`` are the number of classes and the total support.
+    ``w`` are the number of classes and the total support.  ``exact``: the
+    counts are integers (:func:`_integer_counts`).
     """
-    exact = _integer_counts(classes)
     terms, sums = [], [pl.col("tp", "support", "predicted").sum(), pl.len().alias(_term("", "n"))]
     aliases = []
     for m in metrics:
@@ -169,8 +169,8 @@ def _average_rows(
 ) -> pl.LazyFrame:
     """``*keys, average, precision, recall, f, jaccard, support, ORD`` from the per-class rows."""
     metrics = ["precision", "recall", f_name(beta), "jaccard"]
-    sums = _class_sums(classes, counts.keys, metrics, nan=math.isnan(zero_division))
     exact = _integer_counts(classes)
+    sums = _class_sums(classes, counts.keys, metrics, nan=math.isnan(zero_division), exact=exact)
     return pl.concat(
         [
             sums.select(

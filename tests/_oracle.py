@@ -34,6 +34,11 @@ def _sw(weight: np.ndarray | None) -> dict:
     return {} if weight is None else {"sample_weight": weight}
 
 
+def sample_weight(seg: pl.DataFrame, weight: str | None) -> dict:
+    """scikit-learn's ``sample_weight=`` keyword for a segment's weight column, if any."""
+    return _sw(None if weight is None else seg[weight].to_numpy())
+
+
 def per_class(y_true, y_pred, *, labels, weight, beta, zero_division) -> pl.DataFrame:
     """Expected ``per_class`` rows of one segment."""
     labs = _labels(y_true, y_pred, labels)

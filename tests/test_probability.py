@@ -36,10 +36,6 @@ def binary(draw: st.DrawFn, probs=PROBS) -> dict:
     return {"df": pl.DataFrame(data), "by": by, "weight": "w" if weighted else None}
 
 
-def _sw(seg: pl.DataFrame, weight: str | None) -> dict:
-    return {} if weight is None else {"sample_weight": seg[weight].to_numpy()}
-
-
 def _kw(case: dict) -> dict:
     return {"by": case["by"] or None, "weight": case["weight"]}
 
@@ -49,8 +45,10 @@ def _kw(case: dict) -> dict:
 def test_log_loss_and_brier_equal_sklearn(case: dict, normalize: bool) -> None:
     def build(seg: pl.DataFrame) -> pl.DataFrame:
         y, p = seg["y"].to_numpy(), seg["p"].to_numpy()
-        ll = skm.log_loss(y, p, labels=[0, 1], normalize=normalize, **_sw(seg, case["weight"]))
-        brier = skm.brier_score_loss(y, p, pos_label=1, **_sw(seg, case["weight"]))
+        ll = skm.log_loss(
+            y, p, labels=[0, 1], normalize=normalize, **oracle.sample_weight(seg, case["weight"])
+        )
+        brier = skm.brier_score_loss(y, p, pos_label=1, **oracle.sample_weight(seg, case["weight"]))
         return pl.DataFrame({"log_loss": [ll], "brier_score": [brier]})
 
     expected = oracle.by_segment(case["df"], case["by"], build)
@@ -145,7 +143,7 @@ def test_threshold_sweep_equals_metrics_at_each_threshold(
         seg = df.filter(pl.col("g") == row["g"]) if case["by"] else df
         y = seg["y"].to_numpy()
         pred = (seg["p"] >= row["threshold"]).cast(pl.Int64).to_numpy()
-        kw = _sw(seg, weight)
+        kw = oracle.sample_weight(seg, weight)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             tn, fp, fn, tp = skm.confusion_matrix(y, pred, labels=[0, 1], **kw).ravel()
@@ -174,7 +172,7 @@ def test_det_curve_equals_sklearn(case: dict, drop: bool) -> None:
         if seg["y"].n_unique() < 2:
             return pl.DataFrame(schema=schema)  # scikit-learn raises; no rows here
         fpr, fnr, thr = skm.det_curve(
-            seg["y"], seg["p"], drop_intermediate=drop, **_sw(seg, case["weight"])
+            seg["y"], seg["p"], drop_intermediate=drop, **oracle.sample_weight(seg, case["weight"])
         )
         return pl.DataFrame({"threshold": thr, "fpr": fpr, "fnr": fnr}, schema=schema)
 
@@ -283,9 +281,11 @@ def test_expressions_equal_sklearn(case: dict) -> None:
     for g, ll, brier in got.iter_rows():
         seg = df.filter(pl.col("g") == g)
         y, p = seg["y"].to_numpy(), seg["p"].to_numpy()
-        assert ll == pytest.approx(skm.log_loss(y, p, labels=[0, 1], **_sw(seg, w)), rel=1e-9)
+        assert ll == pytest.approx(
+            skm.log_loss(y, p, labels=[0, 1], **oracle.sample_weight(seg, w)), rel=1e-9
+        )
         assert brier == pytest.approx(
-            skm.brier_score_loss(y, p, pos_label=1, **_sw(seg, w)), rel=1e-9
+            skm.brier_score_loss(y, p, pos_label=1, **oracle.sample_weight(seg, w)), rel=1e-9
         )
     bad = pl.DataFrame({"y": [0, 1], "p": [0.5, 1.5]})
     with pytest.raises(pl.exceptions.ComputeError, match="column 'p' has 1 null, NaN or out-of"):

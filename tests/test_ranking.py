@@ -42,10 +42,6 @@ def binary_frames(draw: st.DrawFn) -> dict:
     return {"df": pl.DataFrame(data), "by": by, "weight": "w" if weighted else None}
 
 
-def _sw(seg: pl.DataFrame, weight: str | None) -> dict:
-    return {} if weight is None else {"sample_weight": seg[weight].to_numpy()}
-
-
 def _one_class(seg: pl.DataFrame) -> bool:
     return seg["y"].n_unique() < 2
 
@@ -65,7 +61,9 @@ def test_roc_auc_equals_sklearn(case: dict) -> None:
         if _one_class(seg):
             value = None  # scikit-learn raises: "Only one class present in y_true"
         else:
-            value = skm.roc_auc_score(seg["y"], seg["s"], **_sw(seg, case["weight"]))
+            value = skm.roc_auc_score(
+                seg["y"], seg["s"], **oracle.sample_weight(seg, case["weight"])
+            )
         return pl.DataFrame({"roc_auc": [value]}, schema={"roc_auc": pl.Float64})
 
     oracle.assert_close(case["df"].metrics.roc_auc("y", "s", **_kw(case)), _expected(case, build))
@@ -77,7 +75,9 @@ def test_average_precision_equals_sklearn(case: dict) -> None:
     def build(seg: pl.DataFrame) -> pl.DataFrame:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            value = skm.average_precision_score(seg["y"], seg["s"], **_sw(seg, case["weight"]))
+            value = skm.average_precision_score(
+                seg["y"], seg["s"], **oracle.sample_weight(seg, case["weight"])
+            )
         return pl.DataFrame({"average_precision": [value]})
 
     got = case["df"].metrics.average_precision("y", "s", **_kw(case))
@@ -91,7 +91,10 @@ def test_roc_curve_equals_sklearn(case: dict, drop: bool) -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             fpr, tpr, thr = skm.roc_curve(
-                seg["y"], seg["s"], drop_intermediate=drop, **_sw(seg, case["weight"])
+                seg["y"],
+                seg["s"],
+                drop_intermediate=drop,
+                **oracle.sample_weight(seg, case["weight"]),
             )
         return pl.DataFrame({"threshold": thr, "fpr": fpr, "tpr": tpr})
 
@@ -105,7 +108,9 @@ def test_pr_curve_equals_sklearn(case: dict) -> None:
     def build(seg: pl.DataFrame) -> pl.DataFrame:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            p, r, thr = skm.precision_recall_curve(seg["y"], seg["s"], **_sw(seg, case["weight"]))
+            p, r, thr = skm.precision_recall_curve(
+                seg["y"], seg["s"], **oracle.sample_weight(seg, case["weight"])
+            )
         return pl.DataFrame(
             {"threshold": [*thr.tolist(), None], "precision": p, "recall": r},
             schema={"threshold": pl.Float64, "precision": pl.Float64, "recall": pl.Float64},
