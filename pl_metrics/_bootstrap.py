@@ -36,8 +36,8 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from pl_metrics import _replicates as rp
-from pl_metrics import _validate as v
-from pl_metrics._counts import ORD
+from pl_metrics._core import checks as v
+from pl_metrics._core.names import NEG, ORD, POS, SCORE
 
 if TYPE_CHECKING:
     import numpy as np
@@ -194,8 +194,8 @@ def delong_exprs(ci: float) -> list[pl.Expr]:
     var = S10 / P + S01 / N with S the sample variances (denominators P - 1, N - 1).
     """
     z = z_value(ci)
-    pos = pl.col("pos").sort_by("score").cast(pl.Float64)
-    neg = pl.col("neg").sort_by("score").cast(pl.Float64)
+    pos = pl.col(POS).sort_by(SCORE).cast(pl.Float64)
+    neg = pl.col(NEG).sort_by(SCORE).cast(pl.Float64)
     p_total, n_total = pos.sum(), neg.sum()
     neg_below = neg.cum_sum() - neg
     pos_above = p_total - pos.cum_sum()
@@ -392,7 +392,7 @@ def score_intervals(
     def cells(part: pl.DataFrame) -> np.ndarray:
         import numpy as np
 
-        pos, neg = part["pos"].to_numpy(), part["neg"].to_numpy()
+        pos, neg = part[POS].to_numpy(), part[NEG].to_numpy()
         return np.concatenate(merge_runs(pos, neg, positive_runs=positive_runs))
 
     def replicates(part: pl.DataFrame, blocks: Iterator[np.ndarray]) -> np.ndarray:
@@ -412,7 +412,7 @@ def score_intervals(
     def draw(df: pl.DataFrame) -> pl.DataFrame:
         if df.height == 0:
             return pl.DataFrame(schema=out_schema)
-        df = df.sort([*keys, "score"], descending=[False] * len(keys) + [True], nulls_last=True)
+        df = df.sort([*keys, SCORE], descending=[False] * len(keys) + [True], nulls_last=True)
         out = per_segment(
             df, keys, cells, replicates, finish, n_boot=n_boot, seed=seed, threads=threads
         )

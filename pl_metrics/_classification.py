@@ -13,60 +13,47 @@ import math
 
 import polars as pl
 
-from pl_metrics._counts import (
+from pl_metrics._core import formulas as fm
+from pl_metrics._core.names import (
     ACTUAL,
     COUNT,
-    LABEL,
+    COUNTS_STATE,
+    INTERNAL,
     ORD,
     PREDICTED,
-    Counts,
-    class_counts,
-    label_set,
-    restricted,
+    f_name,
 )
-from pl_metrics._validate import INTERNAL
+from pl_metrics._counts import LABEL, Counts, class_counts, label_set, restricted
 
 AVERAGES = ("micro", "macro", "weighted")
+#: Sort key of the report: per-class rows (0) before the averages (1).
+_PART = f"{INTERNAL}part"
+_ORD_A, _ORD_P = f"{INTERNAL}ord_a", f"{INTERNAL}ord_p"
 _NAN = float("nan")
-
-
-def f_name(beta: float) -> str:
-    """The F column's name: ``f1`` for beta 1, else ``f{beta:g}`` (``f2``, ``f0.5``)."""
-    return "f1" if beta == 1 else f"f{beta:g}"
+#: Internal -> public names of the confusion-count columns.
+_PUBLIC_COUNTS = {internal: public for public, internal in COUNTS_STATE.items()}
 
 
 def ratio(numerator: pl.Expr, denominator: pl.Expr, zero_division: float) -> pl.Expr:
     """``numerator / denominator`` in Float64, ``zero_division`` where the denominator is 0."""
-    den = denominator.cast(pl.Float64)
-    return (
-        pl.when(den == 0)
-        .then(pl.lit(zero_division, pl.Float64))
-        .otherwise(numerator.cast(pl.Float64) / den)
-    )
+    return fm.POLARS.ratio(numerator, denominator, zero_division)
 
 
 def _scores(
     tp: pl.Expr, support: pl.Expr, predicted: pl.Expr, beta: float, zero_division: float
 ) -> list[pl.Expr]:
     """precision, recall, F-beta and Jaccard from tp, actual and predicted positives."""
-    beta2 = beta * beta
-    tp = tp.cast(pl.Float64)
     return [
-        ratio(tp, predicted, zero_division).alias("precision"),
-        ratio(tp, support, zero_division).alias("recall"),
-        # scikit-learn: (1 + b^2) tp / (b^2 (tp + fn) + (tp + fp))
-        ratio(
-            (1 + beta2) * tp,
-            beta2 * support.cast(pl.Float64) + predicted.cast(pl.Float64),
-            zero_division,
-        ).alias(f_name(beta)),
-        ratio(tp, support + predicted - tp, zero_division).alias("jaccard"),
+        fm.precision(tp, predicted, zero_division).alias("precision"),
+        fm.recall(tp, support, zero_division).alias("recall"),
+        fm.f_beta(tp, support, predicted, beta, zero_division).alias(f_name(beta)),
+        fm.jaccard(tp, support, predicted, zero_division).alias("jaccard"),
     ]
 
 
 def per_class(counts: Counts, *, beta: float, zero_division: float) -> pl.LazyFrame:
     """``*by, label``, the counts ``support .. tn`` and the five scores of each class."""
-    specificity = ratio(pl.col("tn"), pl.col("tn") + pl.col("fp"), zero_division)
+    specificity = fm.specificity(pl.col("tn"), pl.col("fp"), zero_division)
     result = (
         per_class_with_ord(counts, beta=beta, zero_division=zero_division)
         .with_columns(specificity.alias("specificity"))
@@ -222,20 +209,20 @@ def report(counts: Counts, *, beta: float, zero_division: float) -> pl.LazyFrame
     ]
     classes = per_class_with_ord(counts, beta=beta, zero_division=zero_division)
     class_rows = classes.with_columns(
-        pl.lit(None, pl.String).alias("average"), pl.lit(0, pl.Int8).alias("part")
+        pl.lit(None, pl.String).alias("average"), pl.lit(0, pl.Int8).alias(_PART)
     )
     average_rows = _average_rows(counts, classes, beta, zero_division).with_columns(
         pl.lit(None, counts.types.compute).alias(LABEL),
-        pl.lit(1, pl.Int8).alias("part"),
+        pl.lit(1, pl.Int8).alias(_PART),
     )
     result = (
         pl.concat(
             [
-                class_rows.select(*keys, *columns, ORD, "part"),
-                average_rows.select(*keys, *columns, ORD, "part"),
+                class_rows.select(*keys, *columns, ORD, _PART),
+                average_rows.select(*keys, *columns, ORD, _PART),
             ]
         )
-        .sort([*keys, "part", ORD], nulls_last=True)
+        .sort([*keys, _PART, ORD], nulls_last=True)
         .select(*keys, *columns)
     )
     return counts.finish(result, [LABEL])
@@ -245,8 +232,8 @@ def confusion_matrix(counts: Counts) -> pl.LazyFrame:
     """``*by, actual, predicted, count``: every (actual, predicted) pair of the label set."""
     keys = counts.keys
     classes = label_set(counts)
-    pairs = classes.rename({LABEL: ACTUAL, ORD: "ord_a"}).join(
-        classes.rename({LABEL: PREDICTED, ORD: "ord_p"}), on=keys, nulls_equal=True
+    pairs = classes.rename({LABEL: ACTUAL, ORD: _ORD_A}).join(
+        classes.rename({LABEL: PREDICTED, ORD: _ORD_P}), on=keys, nulls_equal=True
     )
     result = (
         pairs.join(
@@ -256,10 +243,10 @@ def confusion_matrix(counts: Counts) -> pl.LazyFrame:
             nulls_equal=True,
         )
         .with_columns(pl.col(COUNT).fill_null(0))
-        .sort([*keys, "ord_a", "ord_p"], nulls_last=True)
+        .sort([*keys, _ORD_A, _ORD_P], nulls_last=True)
         .select(*keys, ACTUAL, PREDICTED, COUNT)
     )
-    return counts.finish(result, [ACTUAL, PREDICTED])
+    return counts.finish(result, [ACTUAL, PREDICTED]).rename(_PUBLIC_COUNTS)
 
 
 def summary(counts: Counts) -> pl.LazyFrame:
@@ -283,10 +270,15 @@ def summary(counts: Counts) -> pl.LazyFrame:
         (p > 0).sum().alias(_term("predicted", "classes")),
         ((t > 0) & (p > 0)).sum().alias(_term("both", "classes")),
     )
-    n, correct, tp_, pp, tt = (
-        pl.col(c).cast(pl.Float64)
-        for c in ("n", *(_term("summary", x) for x in ("correct", "tp", "pp", "tt")))
+    n_, correct_, tp_, pp_, tt_ = (
+        pl.col(c) for c in ("n", *(_term("summary", x) for x in ("correct", "tp", "pp", "tt")))
     )
+    # The covariances (times n^2) are differences of nearly equal products: with
+    # integer counts they are taken exactly in Int128 (n < 2^63, so every term is
+    # below 2^126) and rounded once; with weights, in Float64.
+    if exact:
+        n_, correct_ = n_.cast(pl.Int128), correct_.cast(pl.Int128)
+    n, correct = n_.cast(pl.Float64), correct_.cast(pl.Float64)
     # The degenerate cases are found by counting classes, not by comparing float
     # sums that are equal in exact arithmetic (with weights they may differ by
     # rounding): n^2 - sum(p^2) is 0 iff at most one class is predicted, and the
@@ -294,22 +286,20 @@ def summary(counts: Counts) -> pl.LazyFrame:
     recall_n = pl.col(_term("recall", "n"))  # classes with actual rows
     predicted_n = pl.col(_term("predicted", "classes"))
     both_n = pl.col(_term("both", "classes"))
-    # matthews_corrcoef: covariances of the one-hot actual / predicted labels
-    cov_tp = correct * n - tp_
-    cov_pp = pl.when(predicted_n <= 1).then(0.0).otherwise(n * n - pp)
-    cov_tt = pl.when(recall_n <= 1).then(0.0).otherwise(n * n - tt)
-    mcc = pl.when(cov_pp * cov_tt == 0).then(0.0).otherwise(cov_tp / (cov_pp * cov_tt).sqrt())
-    # cohen_kappa_score: 1 - observed disagreement / expected disagreement
+    cov_tp = (correct_ * n_ - tp_).cast(pl.Float64)
+    cov_pp = pl.when(predicted_n <= 1).then(0.0).otherwise((n_ * n_ - pp_).cast(pl.Float64))
+    cov_tt = pl.when(recall_n <= 1).then(0.0).otherwise((n_ * n_ - tt_).cast(pl.Float64))
+    mcc = fm.mcc_from_covariances(cov_tp, cov_pp, cov_tt)
     single = (recall_n == 1) & (predicted_n == 1) & (both_n == 1)
-    expected_disagreement = (n * n - tp_) / n
+    expected = (n_ * n_ - tp_).cast(pl.Float64)
     kappa = (
-        pl.when((n == 0) | single).then(_NAN).otherwise(1 - (n - correct) / expected_disagreement)
+        pl.when((n == 0) | single).then(_NAN).otherwise(fm.kappa_from_covariances(cov_tp, expected))
     )
     balanced = pl.col(_term("recall", "sum")).cast(pl.Float64) / _SCALE / recall_n
     result = sums.select(
         *keys,
         pl.col("n"),
-        ratio(correct, n, _NAN).alias("accuracy"),
+        fm.accuracy(correct, n, _NAN).alias("accuracy"),
         pl.when(recall_n > 0).then(balanced).otherwise(_NAN).alias("balanced_accuracy"),
         mcc.alias("mcc"),
         kappa.alias("cohen_kappa"),

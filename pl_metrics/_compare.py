@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from pl_metrics import _validate as v
+from pl_metrics._core import checks as v
+from pl_metrics._core import names
 from pl_metrics._typing import By, CiMethod
 
 _LABEL_METRICS = ("accuracy", "balanced_accuracy", "mcc", "cohen_kappa")
@@ -85,6 +86,8 @@ class CompareLazyMethods:
             msg = "`by` is required: compare needs segments to compare"
             raise ValueError(msg)
         v.check_choice("metric", metric, (*_LABEL_METRICS, *_SCORE_METRICS))
+        v.check_ci(ci, n_boot, ci_method, ("bootstrap", "wilson", "delong"))
+        v.check_by(self._lf.collect_schema(), by_list, names.output_columns("compare"))
         options = {"ci": ci, "n_boot": n_boot, "seed": seed, "ci_method": ci_method}
         if metric in _LABEL_METRICS:
             per_segment = self._lf.metrics.summary(y_true, y_pred, by=by_list, **options)

@@ -1,9 +1,14 @@
 """Rows -> counts: the only pass over the data for the confusion-matrix metrics.
 
 :func:`confusion_counts` turns the rows into the tidy counts frame
-``*by, actual, predicted, count`` with a single ``group_by().agg()``; everything
+``*keys, ACTUAL, PREDICTED, COUNT`` with a single ``group_by().agg()``; everything
 else (per-class counts, metrics, averages, summary) is computed from that small
 frame by :func:`class_counts` and the pure functions of ``_classification``.
+
+At the root: the ``by`` columns become internal keys (``names.segment_keys``),
+rows of weight 0 are dropped (``checks.without_zero_weights``), and the data
+checks (null labels, float labels that are not whole numbers, bad weights) are
+counted in the one aggregation and raised on its small result.
 """
 
 from __future__ import annotations
@@ -13,35 +18,32 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from pl_metrics import _validate as v
+from pl_metrics._core import checks as v
+from pl_metrics._core import names
+from pl_metrics._core.names import ACTUAL, ALL, COUNT, ORD, PREDICTED, ROWS
 
-ACTUAL = "actual"
-PREDICTED = "predicted"
-COUNT = "count"
 LABEL = "label"
-#: Constant segment key used internally when ``by`` is empty.
-ALL = f"{v.INTERNAL}all"
-#: Position of a label in the output order (sorted, or the order of ``labels=``).
-ORD = f"{v.INTERNAL}ord"
+_NOT_LABEL = f"{names.INTERNAL}not_label"
+_SEGMENT_WEIGHT = f"{names.INTERNAL}segment_weight"
+
+__all__ = ["ACTUAL", "ALL", "COUNT", "LABEL", "ORD", "PREDICTED", "Counts", "confusion_counts"]
 
 
 @dataclass(frozen=True)
 class Counts:
     """The confusion counts of a frame and what is needed to finish the metrics."""
 
-    frame: pl.LazyFrame  # *keys, actual, predicted, count   (checked at collect)
+    frame: pl.LazyFrame  # *keys, ACTUAL, PREDICTED, COUNT   (checked at collect)
     by: list[str]  # the user's segment columns
-    keys: list[str]  # ``by``, or ``[ALL]`` when ``by`` is empty
+    keys: list[str]  # their internal names, or ``[ALL]`` when ``by`` is empty
     types: v.LabelTypes
     labels: pl.Series | None  # ``labels=`` in the compute dtype, in order
 
     def finish(self, result: pl.LazyFrame, label_columns: Sequence[str] = ()) -> pl.LazyFrame:
-        """Drop the internal key and give label columns the output dtype."""
-        if not self.by:
-            result = result.drop(ALL)
+        """Restore the ``by`` names and give label columns the output dtype."""
         if label_columns and self.types.output != self.types.compute:
             result = result.with_columns(pl.col(*label_columns).cast(self.types.output))
-        return result
+        return names.restore_keys(result, self.by)
 
 
 def confusion_counts(
@@ -49,46 +51,83 @@ def confusion_counts(
     y_true: str,
     y_pred: str,
     *,
-    by: str | Sequence[str] | None,
-    labels: Sequence[object] | pl.Series | None,
+    by: object,
+    labels: object,
     weight: str | None,
     reserved: Sequence[str],
 ) -> Counts:
     """Validate the schema and build the (lazy) confusion counts of ``lf``.
 
     ``reserved`` are the output columns of the calling method, which ``by``
-    columns may not shadow.
+    columns may not take.  Options are checked by the caller first.
     """
-    schema = lf.collect_schema()
     by_list = v.normalize_by(by)
+    v.check_column_name("y_true", y_true)
+    v.check_column_name("y_pred", y_pred)
+    if weight is not None:
+        v.check_column_name("weight", weight)
+    schema = lf.collect_schema()
     v.check_columns(schema, y_true=y_true, y_pred=y_pred)
     v.check_by(schema, by_list, reserved)
     v.check_numeric(schema, "weight", weight)
     types = v.label_types(schema, y_true, y_pred)
-    labels_s = None if labels is None else v.labels_series(labels, types.compute)
+    labels_s = None if labels is None else v.labels_series(labels, types.compute, y_true)
 
+    keys = names.segment_keys(by_list) if by_list else []
+    rows = v.without_zero_weights(names.with_segment_keys(lf, by_list), weight)
+    aggs = [pl.len().alias(ROWS)]
+    checks: list[v.Check] = []
     if weight is None:
-        aggs = [pl.len().cast(pl.Int64).alias(COUNT)]
-        rows = COUNT
+        aggs.append(pl.len().cast(pl.Int64).alias(COUNT))
     else:
-        aggs = [
+        aggs += [
             pl.col(weight).cast(pl.Float64).sum().alias(COUNT),
-            pl.len().alias(v.ROWS),
             v.bad_weight(weight).alias(v.BAD_WEIGHT),
         ]
-        rows = v.ROWS
-    frame = lf.group_by(
-        *by_list,
-        pl.col(y_true).cast(types.compute).alias(ACTUAL),
-        pl.col(y_pred).cast(types.compute).alias(PREDICTED),
-    ).agg(aggs)
-    frame = v.check_counts(frame, {ACTUAL: y_true, PREDICTED: y_pred}, weight, rows=rows)
+    frame = rows.group_by(*keys, _key(y_true, ACTUAL, types), _key(y_pred, PREDICTED, types)).agg(
+        aggs
+    )
+    # the checks run on the small counts frame: a null label is its own group, a
+    # float label that is not a whole number is a group key we can test
+    for key, column in ((ACTUAL, y_true), (PREDICTED, y_pred)):
+        frame = frame.with_columns(
+            pl.when(pl.col(key).is_null()).then(pl.col(ROWS)).otherwise(0).alias(f"{key}_null")
+        )
+        checks.append((f"{key}_null", lambda n, c=column: v.Bad.nulls(c, n)))
+        if column in types.float_columns:
+            frame = frame.with_columns(
+                pl.when(v.not_a_label(key)).then(pl.col(ROWS)).otherwise(0).alias(f"{key}_nan")
+            )
+            checks.append((f"{key}_nan", lambda n, c=column: v.Bad.not_labels(c, n)))
+    if weight is not None:
+        total = pl.col(COUNT).sum().over(keys) if keys else pl.col(COUNT).sum()
+        frame = frame.with_columns((~total.is_finite()).cast(pl.Int64).alias(_SEGMENT_WEIGHT))
+        checks += [
+            (v.BAD_WEIGHT, lambda n: v.Bad.bad_weights(weight, n)),
+            (_SEGMENT_WEIGHT, lambda _: v.Bad.weight_overflow(weight)),
+        ]
+    frame = v.raise_if_bad(frame, checks)
+    # after the checks: float labels become the (lossless) compute dtype
+    frame = frame.select(
+        *keys,
+        pl.col(ACTUAL).cast(types.compute),
+        pl.col(PREDICTED).cast(types.compute),
+        COUNT,
+    )
     # The counts feed several small joins; cache them so the rows are read once
     # (polars' common-subplan elimination does not see through the check above).
-    frame = frame.select(*by_list, ACTUAL, PREDICTED, COUNT).cache()
+    frame = frame.cache()
     if not by_list:
         frame = frame.with_columns(pl.lit(0, pl.Int8).alias(ALL))
-    return Counts(frame, by_list, by_list or [ALL], types, labels_s)
+    return Counts(frame, by_list, keys or [ALL], types, labels_s)
+
+
+def _key(column: str, alias: str, types: v.LabelTypes) -> pl.Expr:
+    """A label column as a group key: floats keep their values (checked after the
+    aggregation; -0.0 is 0.0), the others are cast to the compute dtype (lossless)."""
+    if column in types.float_columns:
+        return (pl.col(column).cast(pl.Float64) + 0.0).alias(alias)
+    return pl.col(column).cast(types.compute).alias(alias)
 
 
 def label_set(counts: Counts) -> pl.LazyFrame:
@@ -120,7 +159,8 @@ def restricted(counts: Counts) -> pl.LazyFrame:
     if counts.labels is None:
         return counts.frame
     return counts.frame.filter(
-        pl.col(ACTUAL).is_in(counts.labels) & pl.col(PREDICTED).is_in(counts.labels)
+        pl.col(ACTUAL).is_in(counts.labels.implode())
+        & pl.col(PREDICTED).is_in(counts.labels.implode())
     )
 
 
@@ -139,8 +179,10 @@ def class_counts(counts: Counts, *, restrict: bool) -> pl.LazyFrame:
     total = pl.col(COUNT).sum()
     support = frame.group_by(*keys, pl.col(ACTUAL).alias(LABEL)).agg(total.alias("support"))
     predicted = frame.group_by(*keys, pl.col(PREDICTED).alias(LABEL)).agg(total.alias("predicted"))
-    tp = frame.filter(pl.col(ACTUAL) == pl.col(PREDICTED)).select(
-        *keys, pl.col(ACTUAL).alias(LABEL), pl.col(COUNT).alias("tp")
+    tp = (
+        frame.filter(pl.col(ACTUAL) == pl.col(PREDICTED))
+        .group_by(*keys, pl.col(ACTUAL).alias(LABEL))
+        .agg(total.alias("tp"))
     )
     n = frame.group_by(keys).agg(total.alias("n"))
     joined = (

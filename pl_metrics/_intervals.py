@@ -15,7 +15,7 @@ import polars as pl
 from pl_metrics import _bootstrap as bs
 from pl_metrics import _classification as cls
 from pl_metrics import _ranking as rk
-from pl_metrics._counts import ACTUAL, ALL, COUNT, LABEL, ORD, PREDICTED, Counts, label_set
+from pl_metrics._counts import ACTUAL, COUNT, LABEL, ORD, PREDICTED, Counts, label_set
 
 if TYPE_CHECKING:
     import numpy as np
@@ -157,9 +157,7 @@ def bootstrap_scores(
 
 def delong(counts: rk.ScoreCounts, point: pl.LazyFrame, ci: float) -> pl.LazyFrame:
     """DeLong interval of the binary ROC AUC."""
-    intervals = counts.frame.group_by(counts.keys).agg(bs.delong_exprs(ci))
-    if not counts.by:
-        intervals = intervals.drop(ALL)
+    intervals = counts.finish(counts.frame.group_by(counts.keys).agg(bs.delong_exprs(ci)))
     return _join(point, intervals, counts.by).select(
         *point.collect_schema().names(), "roc_auc_low", "roc_auc_high"
     )

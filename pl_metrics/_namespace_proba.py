@@ -6,7 +6,6 @@ methods are explicit and typed like the others.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 
 import polars as pl
@@ -14,40 +13,9 @@ import polars as pl
 from pl_metrics import _probability as prob
 from pl_metrics import _ranking as rk
 from pl_metrics import _thresholds as th
-from pl_metrics import _validate as v
-from pl_metrics._classification import f_name
+from pl_metrics._core import checks as v
+from pl_metrics._core import names
 from pl_metrics._typing import By, Score
-
-_PROBA_COLUMNS = (
-    "log_loss",
-    "brier_score",
-    "bin",
-    "prob_true",
-    "prob_pred",
-    "count",
-    "ece",
-    "mce",
-    "top_k_accuracy",
-    "threshold",
-    "tp",
-    "fp",
-    "fn",
-    "tn",
-    "precision",
-    "recall",
-    "specificity",
-    "accuracy",
-    "mcc",
-    "fpr",
-    "fnr",
-)
-
-
-def _positive_int(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        msg = f"`{name}` must be an integer >= 1, got {value!r}"
-        raise ValueError(msg)
-    return value
 
 
 class ProbabilityLazyMethods:
@@ -63,7 +31,10 @@ class ProbabilityLazyMethods:
         by: By,
         pos_label: object,
         weight: str | None,
+        method: str,
         probabilities: bool = True,
+        binary_only: bool = False,
+        argument: str = "y_prob",
     ) -> prob.Rows:
         return prob.Rows(
             self._lf,
@@ -72,8 +43,10 @@ class ProbabilityLazyMethods:
             by=by,
             pos_label=pos_label,
             weight=weight,
-            reserved=_PROBA_COLUMNS,
+            reserved=names.output_columns(method),
             probabilities=probabilities,
+            binary_only=binary_only,
+            argument=argument,
         )
 
     def log_loss(
@@ -115,7 +88,12 @@ class ProbabilityLazyMethods:
         >>> round(df.metrics.log_loss("y", "p")["log_loss"][0], 6)
         0.279777
         """
-        rows = self._rows(y_true, y_prob, by=by, pos_label=pos_label, weight=weight)
+        if not isinstance(normalize, bool):
+            msg = f"`normalize` must be True or False, got {normalize!r}"
+            raise ValueError(msg)
+        rows = self._rows(
+            y_true, y_prob, by=by, pos_label=pos_label, weight=weight, method="log_loss"
+        )
         return prob.log_loss(rows, normalize=normalize)
 
     def brier_score(
@@ -142,7 +120,9 @@ class ProbabilityLazyMethods:
             ``scale_by_half="auto"``).
         """
         return prob.brier_score(
-            self._rows(y_true, y_prob, by=by, pos_label=pos_label, weight=weight)
+            self._rows(
+                y_true, y_prob, by=by, pos_label=pos_label, weight=weight, method="brier_score"
+            )
         )
 
     def calibration_curve(
@@ -176,10 +156,17 @@ class ProbabilityLazyMethods:
             goes to the lower bin); ``count`` is the (weighted) number of rows.
         """
         v.check_choice("strategy", strategy, ("uniform", "quantile"))
-        rows = self._rows(y_true, y_prob, by=by, pos_label=pos_label, weight=weight)
-        return prob.calibration_curve(
-            rows, n_bins=_positive_int("n_bins", n_bins), strategy=strategy
+        n_bins = v.positive_int("n_bins", n_bins)
+        rows = self._rows(
+            y_true,
+            y_prob,
+            by=by,
+            pos_label=pos_label,
+            weight=weight,
+            method="calibration_curve",
+            binary_only=True,
         )
+        return prob.calibration_curve(rows, n_bins=n_bins, strategy=strategy)
 
     def calibration_error(
         self,
@@ -206,10 +193,17 @@ class ProbabilityLazyMethods:
             non-empty bins of ``|prob_true - prob_pred|``.
         """
         v.check_choice("strategy", strategy, ("uniform", "quantile"))
-        rows = self._rows(y_true, y_prob, by=by, pos_label=pos_label, weight=weight)
-        return prob.calibration_error(
-            rows, n_bins=_positive_int("n_bins", n_bins), strategy=strategy
+        n_bins = v.positive_int("n_bins", n_bins)
+        rows = self._rows(
+            y_true,
+            y_prob,
+            by=by,
+            pos_label=pos_label,
+            weight=weight,
+            method="calibration_error",
+            binary_only=True,
         )
+        return prob.calibration_error(rows, n_bins=n_bins, strategy=strategy)
 
     def top_k_accuracy(
         self,
@@ -239,13 +233,18 @@ class ProbabilityLazyMethods:
             ``*by, top_k_accuracy``: ``sklearn.metrics.top_k_accuracy_score``
             with ``labels`` = the sorted mapping keys (ties: the later label first).
         """
-        if isinstance(y_score, str):
-            msg = "`y_score` must be a mapping {label: column} of per-class scores"
-            raise TypeError(msg)
+        k = v.positive_int("k", k)
         rows = self._rows(
-            y_true, y_score, by=by, pos_label=None, weight=weight, probabilities=False
+            y_true,
+            v.check_score_map("y_score", y_score),
+            by=by,
+            pos_label=None,
+            weight=weight,
+            method="top_k_accuracy",
+            probabilities=False,
+            argument="y_score",
         )
-        return prob.top_k_accuracy(rows, k=_positive_int("k", k))
+        return prob.top_k_accuracy(rows, k=k)
 
     def thresholds(
         self,
@@ -300,8 +299,8 @@ class ProbabilityLazyMethods:
             by=by,
             pos_label=pos_label,
             weight=weight,
-            reserved=_PROBA_COLUMNS,
-            bins=bins,
+            reserved=names.output_columns("thresholds", beta=b),
+            bins=v.check_bins(bins),
         )
         return th.sweep(counts, beta=b, zero_division=zd)
 
@@ -348,19 +347,13 @@ class ProbabilityLazyMethods:
         [0.35]
         """
         b = v.check_beta(beta)
-        allowed = (
-            "tp",
-            "fp",
-            "fn",
-            "tn",
-            "precision",
-            "recall",
-            f_name(b),
-            "specificity",
-            "accuracy",
-            "mcc",
-        )
-        v.check_choice("metric", metric, allowed)
+        v.check_choice("metric", metric, names.output_columns("thresholds", beta=b)[1:])
+        if where is not None and not isinstance(where, pl.Expr):
+            msg = (
+                "`where` must be a polars expression such as pl.col('recall') >= 0.9, "
+                f"got {where!r}"
+            )
+            raise TypeError(msg)
         table = self.thresholds(
             y_true,
             y_score,
@@ -407,8 +400,8 @@ class ProbabilityLazyMethods:
             by=by,
             pos_label=pos_label,
             weight=weight,
-            reserved=_PROBA_COLUMNS,
-            bins=bins,
+            reserved=names.output_columns("det_curve"),
+            bins=v.check_bins(bins),
         )
         return th.det_curve(counts, drop_intermediate=drop_intermediate)
 
@@ -442,15 +435,17 @@ class ProbabilityLazyMethods:
         LazyFrame
             As :meth:`report`.
         """
-        if not (isinstance(threshold, (int, float)) and math.isfinite(threshold)):
-            msg = f"`threshold` must be a finite number, got {threshold!r}"
-            raise ValueError(msg)
+        threshold = v.check_threshold(threshold)
+        v.check_beta(beta)
+        v.check_zero_division(zero_division)
+        v.check_column_name("y_true", y_true)
+        v.check_column_name("y_score", y_score)
         schema = self._lf.collect_schema()
         v.check_columns(schema, y_true=y_true)
         v.check_numeric(schema, "y_score", y_score)
         pos = rk.resolve_pos_label(schema, y_true, pos_label)
+        dtype = schema[y_true]
         if neg_label is None:
-            dtype = schema[y_true]
             if dtype == pl.Boolean:
                 neg_label = not pos
             elif dtype.is_numeric():
@@ -458,6 +453,10 @@ class ProbabilityLazyMethods:
             else:
                 msg = f"`neg_label` is required when {y_true!r} holds {dtype} labels"
                 raise ValueError(msg)
+        neg_label = v.label_value(neg_label, dtype, "neg_label", y_true)
+        if neg_label == pos:
+            msg = f"`neg_label` must differ from `pos_label`, both are {pos!r}"
+            raise ValueError(msg)
         # the predicted label replaces the score column (so a null, NaN or infinite
         # score is reported as a null row of that column, never as a negative)
         score = pl.col(y_score).cast(pl.Float64)

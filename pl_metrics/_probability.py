@@ -10,108 +10,109 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 
 import polars as pl
 
-from pl_metrics import _validate as v
-from pl_metrics._counts import ALL
-from pl_metrics._ranking import _prepare, resolve_pos_label
-from pl_metrics.exceptions import DataError
+from pl_metrics import _ranking as rk
+from pl_metrics._core import checks as v
+from pl_metrics._core import names
+from pl_metrics._core.names import ALL, INTERNAL
 
 #: scikit-learn clips probabilities to [eps, 1 - eps] with the float64 machine epsilon.
 EPS = sys.float_info.epsilon
 #: scikit-learn's tolerance for rows of probabilities summing to 1 (isclose, rtol sqrt(eps)).
 SUM_TOLERANCE = 1e-8 + math.sqrt(EPS)
 
-Check = tuple[pl.Expr, Callable[[int], str]]
-
-
-def _checked(frame: pl.LazyFrame, checks: dict[str, Check]) -> pl.LazyFrame:
-    """``frame`` (aggregated, with one column per check) without the check columns;
-    collecting it raises :class:`DataError` when a check counted bad rows."""
-
-    def check(df: pl.DataFrame) -> pl.DataFrame:
-        for name, (_, message) in checks.items():
-            bad = int(df[name].sum())
-            if bad:
-                raise DataError(message(bad))
-        return df
-
-    return frame.map_batches(check).drop(list(checks))
+Check = tuple[pl.Expr, Callable[[int], v.DataError]]
+_POSITIVES = f"{INTERNAL}positives"
+_LOW, _HIGH = f"{INTERNAL}low", f"{INTERNAL}high"
+_EDGE = f"{INTERNAL}edge"
+_BIN = f"{INTERNAL}bin"
 
 
 class Rows:
-    """The validated inputs of a probability metric: the keys, the checks, the weight."""
+    """The validated inputs of a probability metric: the keys, the checks, the weight.
+
+    At the root, as every method: the ``by`` columns become internal keys and
+    rows of weight 0 are dropped; the data checks are counted in the metric's
+    one aggregation (:meth:`aggregate`).
+    """
 
     def __init__(
         self,
         lf: pl.LazyFrame,
         y_true: str,
-        y_prob: str | Mapping[object, str],
+        y_prob: object,
         *,
-        by: str | Sequence[str] | None,
+        by: object,
         pos_label: object,
         weight: str | None,
         reserved: Sequence[str],
         probabilities: bool = True,
+        binary_only: bool = False,
+        argument: str = "y_prob",
     ) -> None:
-        columns = [y_prob] if isinstance(y_prob, str) else list(y_prob.values())
-        schema, self.by = _prepare(lf, y_true, columns, by=by, weight=weight, reserved=reserved)
-        self.lf = lf if self.by else lf.with_columns(pl.lit(0, pl.Int8).alias(ALL))
-        self.keys = self.by or [ALL]
+        if binary_only or isinstance(y_prob, str):
+            v.check_column_name(argument, y_prob)
+            columns = [y_prob]
+        else:
+            columns = list(v.check_score_map(argument, y_prob).values())
+        schema, self.by, types = rk._prepare(
+            lf, y_true, columns, by=by, weight=weight, reserved=reserved, argument=argument
+        )
+        keys = names.segment_keys(self.by) if self.by else []
+        rows = v.without_zero_weights(names.with_segment_keys(lf, self.by), weight)
+        self.lf = rows if self.by else rows.with_columns(pl.lit(0, pl.Int8).alias(ALL))
+        self.keys = keys or [ALL]
         self.y_true = y_true
         self.weight = None if weight is None else pl.col(weight).cast(pl.Float64)
         self.columns = columns
         self.binary = isinstance(y_prob, str)
+        dtype = schema[y_true]
         if self.binary:
-            self.positive = pl.col(y_true) == pl.lit(resolve_pos_label(schema, y_true, pos_label))
+            self.pos_label = rk.resolve_pos_label(schema, y_true, pos_label)
+            self.positive = pl.col(y_true) == pl.lit(self.pos_label, dtype)
             self.classes: dict[object, str] = {}
         else:
-            if len(y_prob) < 2:
-                msg = f"`y_prob` must map at least two classes to columns, got {dict(y_prob)!r}"
-                raise ValueError(msg)
-            dtype = schema[y_true]
-            self.classes = dict(y_prob)
-            self.labels = pl.Series(list(y_prob), dtype=dtype)
-        names = ", ".join(repr(c) for c in columns)
+            keys_ = [v.label_value(k, dtype, argument, y_true) for k in y_prob]
+            self.classes = dict(zip(keys_, columns, strict=True))
+            self.labels = pl.Series(keys_, dtype=dtype)
+        true_aggs, true_checks = rk._true_checks(y_true, types)
         self.checks: dict[str, Check] = {
-            "__plm_null_true": (
-                pl.col(y_true).null_count(),
-                lambda n: str(v.null_rows(y_true, n)),
-            ),
-            "__plm_bad_prob": (
-                pl.sum_horizontal(
-                    _bad_value(c, probabilities=probabilities) for c in columns
-                ).sum(),
-                lambda n: (
-                    f"column {names} has {n} null, NaN, infinite"
-                    + (" or out-of-[0, 1] probabilities" if probabilities else " scores")
-                ),
-            ),
+            name: (agg, error) for agg, (name, error) in zip(true_aggs, true_checks, strict=True)
         }
+        bad = pl.sum_horizontal(_bad_value(c, probabilities=probabilities) for c in columns).sum()
+        self.checks[f"{INTERNAL}bad_prob"] = (
+            bad,
+            (lambda n: v.Bad.bad_probabilities(columns, n))
+            if probabilities
+            else (lambda n: v.Bad.bad_scores(columns, n)),
+        )
         if not self.binary:
             known = pl.col(y_true).is_in(self.labels.implode()) | pl.col(y_true).is_null()
             total = pl.sum_horizontal(pl.col(c).cast(pl.Float64) for c in columns)
-            self.checks["__plm_unknown"] = (
+            self.checks[f"{INTERNAL}unknown"] = (
                 (~known).sum(),
-                lambda n: f"column {y_true!r} has {n} rows whose label has no probability column",
+                lambda n: v.Bad.unknown_classes(y_true, n, list(self.classes)),
             )
         if not self.binary and probabilities:
-            self.checks["__plm_sum"] = (
+            names_ = ", ".join(repr(c) for c in columns)
+            self.checks[f"{INTERNAL}sum"] = (
                 ((total - 1).abs() > SUM_TOLERANCE).sum(),
-                lambda n: (
-                    f"{n} rows of the probabilities {names} do not sum to 1 "
+                lambda n: v.DataError(
+                    f"{n} rows of the probabilities {names_} do not sum to 1 "
                     f"(tolerance {SUM_TOLERANCE:.2g})"
                 ),
             )
         if weight is not None:
             self.checks[v.BAD_WEIGHT] = (
                 v.bad_weight(weight),
-                lambda n: (
-                    f"column {weight!r} (argument `weight`) has {n} null, NaN, "
-                    "infinite or negative weights"
-                ),
+                lambda n: v.Bad.bad_weights(weight, n),
+            )
+            self.checks[f"{INTERNAL}weight_total"] = (
+                (~self.weight.sum().is_finite()).cast(pl.Int64),
+                lambda _: v.Bad.weight_overflow(weight),
             )
 
     def mean(self, value: pl.Expr) -> pl.Expr:
@@ -130,11 +131,24 @@ class Rows:
         extra columns) with the data checks, sorted by the keys."""
         keys = list(self.keys if keys is None else keys)
         check_aggs = [expr.alias(name) for name, (expr, _) in self.checks.items()]
+        if self.binary:
+            check_aggs += [
+                self.positive.sum().alias(_POSITIVES),
+                pl.col(self.y_true).min().alias(_LOW),
+                pl.col(self.y_true).max().alias(_HIGH),
+            ]
         frame = (self.lf if frame is None else frame).group_by(keys).agg(*aggs, *check_aggs)
-        return _checked(frame, self.checks).sort(keys, nulls_last=True)
+        frame = v.raise_if_bad(frame, [(name, error) for name, (_, error) in self.checks.items()])
+        if self.binary:
+            frame = rk._check_pos_label(
+                frame, self.lf, self.y_true, self.pos_label, _POSITIVES, distinct=(_LOW, _HIGH)
+            )
+        check_columns = [*self.checks, *([_POSITIVES, _LOW, _HIGH] if self.binary else [])]
+        return frame.drop(check_columns).sort(keys, nulls_last=True)
 
     def finish(self, frame: pl.LazyFrame) -> pl.LazyFrame:
-        return frame if self.by else frame.drop(ALL)
+        """Restore the ``by`` names."""
+        return names.restore_keys(frame, self.by)
 
     def true_probability(self) -> pl.Expr:
         """Multiclass: the probability given to each row's actual class."""
@@ -237,16 +251,16 @@ def _bin_of(rows: Rows, n_bins: int, strategy: str) -> tuple[pl.LazyFrame, pl.Ex
     step = 1.0 / n_bins
     qs = [((i * step) * 100) / 100 for i in range(1, n_bins)]
     edges = rows.lf.group_by(rows.keys).agg(
-        _numpy_quantile(p, q).alias(f"__plm_edge{i}") for i, q in enumerate(qs)
+        _numpy_quantile(p, q).alias(f"{_EDGE}{i}") for i, q in enumerate(qs)
     )
     frame = rows.lf.join(edges, on=rows.keys, nulls_equal=True)
     return frame, pl.sum_horizontal(
-        (p > pl.col(f"__plm_edge{i}")).cast(pl.Int64) for i in range(len(qs))
+        (p > pl.col(f"{_EDGE}{i}")).cast(pl.Int64) for i in range(len(qs))
     )
 
 
-def calibration_curve(rows: Rows, *, n_bins: int, strategy: str) -> pl.LazyFrame:
-    """``*by, bin, prob_true, prob_pred, count``: the non-empty bins, in order."""
+def _calibration_bins(rows: Rows, *, n_bins: int, strategy: str) -> pl.LazyFrame:
+    """``*keys, bin, prob_true, prob_pred, count``: the non-empty bins, in order."""
     frame, bin_expr = _bin_of(rows, n_bins, strategy)
     p = pl.col(rows.columns[0]).cast(pl.Float64)
     count = pl.len().cast(pl.Float64) if rows.weight is None else rows.weight.sum()
@@ -254,22 +268,25 @@ def calibration_curve(rows: Rows, *, n_bins: int, strategy: str) -> pl.LazyFrame
         rows.mean(rows.positive.cast(pl.Float64)).alias("prob_true"),
         rows.mean(p).alias("prob_pred"),
         count.alias("count"),
-        keys=[*rows.keys, "bin"],
-        frame=frame.with_columns(bin_expr.alias("bin")),
+        keys=[*rows.keys, _BIN],
+        frame=frame.with_columns(bin_expr.alias(_BIN)),
     )
-    return rows.finish(result)
+    return result.select(*rows.keys, pl.col(_BIN).alias("bin"), "prob_true", "prob_pred", "count")
+
+
+def calibration_curve(rows: Rows, *, n_bins: int, strategy: str) -> pl.LazyFrame:
+    """``*by, bin, prob_true, prob_pred, count``: the non-empty bins, in order."""
+    return rows.finish(_calibration_bins(rows, n_bins=n_bins, strategy=strategy))
 
 
 def calibration_error(rows: Rows, *, n_bins: int, strategy: str) -> pl.LazyFrame:
     """``*by, ece, mce``: the count-weighted mean and the max of |prob_true - prob_pred|."""
-    bins = calibration_curve(rows, n_bins=n_bins, strategy=strategy)
+    bins = _calibration_bins(rows, n_bins=n_bins, strategy=strategy)
     gap = (pl.col("prob_true") - pl.col("prob_pred")).abs()
     share = pl.col("count") / pl.col("count").sum()
-    keys = rows.by
     agg = [(gap * share).sum().alias("ece"), gap.max().alias("mce")]
-    if keys:
-        return bins.group_by(keys).agg(agg).sort(keys, nulls_last=True)
-    return bins.select(agg)
+    result = bins.group_by(rows.keys).agg(agg).sort(rows.keys, nulls_last=True)
+    return rows.finish(result)
 
 
 def top_k_accuracy(rows: Rows, *, k: int) -> pl.LazyFrame:

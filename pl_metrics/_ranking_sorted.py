@@ -17,9 +17,13 @@ from collections.abc import Mapping, Sequence
 
 import polars as pl
 
-from pl_metrics import _validate as v
-from pl_metrics._ranking import _prepare, resolve_pos_label
-from pl_metrics.exceptions import DataError
+from pl_metrics import _ranking as rk
+from pl_metrics._core import checks as v
+from pl_metrics._core import names
+
+_POS, _NEG = f"{names.INTERNAL}pos", f"{names.INTERNAL}neg"
+_POSITIVES = f"{names.INTERNAL}positives"
+_UNKNOWN = f"{names.INTERNAL}unknown"
 
 #: Distinct scores among the first rows above which the sorted path is used.
 MIN_DISTINCT = 2_000
@@ -60,50 +64,65 @@ def roc_auc_sorted(
     y_true: str,
     y_score: str | Mapping[object, str],
     *,
-    by: str | Sequence[str] | None,
+    by: object,
     pos_label: object,
     average: str,
     reserved: Sequence[str],
 ) -> pl.DataFrame:
-    """``*by, roc_auc``: binary, or the one-vs-rest macro / weighted mean (un-weighted rows)."""
-    columns = [y_score] if isinstance(y_score, str) else list(y_score.values())
-    schema, by_list = _prepare(df.lazy(), y_true, columns, by=by, weight=None, reserved=reserved)
-    if isinstance(y_score, str):
-        tasks = [(pl.col(y_true) == pl.lit(resolve_pos_label(schema, y_true, pos_label)), y_score)]
+    """``*by, roc_auc``: binary, or the one-vs-rest macro / weighted mean (un-weighted rows).
+
+    The same checks and messages as the counting path (``_ranking``): only the
+    way the AUC is summed differs.
+    """
+    mapping = None if isinstance(y_score, str) else v.check_score_map("y_score", y_score)
+    columns = [y_score] if mapping is None else list(mapping.values())
+    lf = df.lazy()
+    schema, by_list, types = rk._prepare(lf, y_true, columns, by=by, weight=None, reserved=reserved)
+    dtype = schema[y_true]
+    if mapping is None:
+        label = rk.resolve_pos_label(schema, y_true, pos_label)
+        tasks = [(pl.col(y_true) == pl.lit(label, dtype), y_score)]
         known = None
     else:
-        dtype = schema[y_true]
-        tasks = [(pl.col(y_true) == pl.lit(k, dtype), c) for k, c in y_score.items()]
-        known = pl.Series(list(y_score), dtype=dtype)
-    lists, scalars = (
-        [],
-        [
-            pl.col(y_true).null_count().alias("null_true"),
-            pl.sum_horizontal(
-                (~(pl.col(c).cast(pl.Float64)).is_finite()).fill_null(True).sum() for c in columns
-            ).alias("bad_score"),
-        ],
-    )
-    if known is not None:
+        keys_ = [v.label_value(k, dtype, "y_score", y_true) for k in mapping]
+        tasks = [
+            (pl.col(y_true) == pl.lit(k, dtype), c) for k, c in zip(keys_, columns, strict=True)
+        ]
+        known = pl.Series(keys_, dtype=dtype)
+    score_aggs, checks = rk._score_checks(schema, columns)
+    true_aggs, true_checks = rk._true_checks(y_true, types)
+    scalars = [*score_aggs, *true_aggs]
+    checks += true_checks
+    if known is None:
+        scalars.append(tasks[0][0].sum().alias(_POSITIVES))
+    else:
         unknown = pl.col(y_true).is_not_null() & ~pl.col(y_true).is_in(known.implode())
-        scalars.append(unknown.sum().alias("unknown"))
+        scalars.append(unknown.sum().alias(_UNKNOWN))
+        checks.append((_UNKNOWN, lambda n: v.Bad.unknown_classes(y_true, n, known.to_list())))
+    lists = []
     for i, (positive, column) in enumerate(tasks):
         score = pl.col(column).cast(pl.Float64) + 0.0  # -0.0 and 0.0 are one threshold
         lists += [
-            score.filter(positive).sort().alias(f"pos{i}"),
-            score.filter(~positive).sort().alias(f"neg{i}"),
+            score.filter(positive).sort().alias(f"{_POS}{i}"),
+            score.filter(~positive).sort().alias(f"{_NEG}{i}"),
         ]
+    keys = names.segment_keys(by_list)
     if by_list:
-        grouped = df.group_by(by_list).agg(*lists, *scalars)
+        grouped = names.with_segment_keys(lf, by_list).group_by(keys).agg(*lists, *scalars)
     else:
-        grouped = df.select(*(e.implode() for e in lists), *scalars)
-    _check(grouped, y_true, columns, known)
+        grouped = lf.select(*(e.implode() for e in lists), *scalars)
+    grouped = v.raise_if_bad(grouped, checks).collect()
+    if known is None and grouped.height and not grouped[_POSITIVES].sum():
+        raise v.Bad.pos_label_absent(label, y_true, v.labels_present(lf, y_true))
 
     aucs = [
-        [_mann_whitney(p, n) for p, n in zip(grouped[f"pos{i}"], grouped[f"neg{i}"], strict=True)]
+        [
+            _mann_whitney(p, n)
+            for p, n in zip(grouped[f"{_POS}{i}"], grouped[f"{_NEG}{i}"], strict=True)
+        ]
         for i in range(len(tasks))
     ]
-    positives = [grouped[f"pos{i}"].list.len().cast(pl.Float64) for i in range(len(tasks))]
+    positives = [grouped[f"{_POS}{i}"].list.len().cast(pl.Float64) for i in range(len(tasks))]
     values = [
         _average([a[r] for a in aucs], [p[r] for p in positives], average)
         for r in range(grouped.height)
@@ -111,7 +130,8 @@ def roc_auc_sorted(
     result = pl.Series("roc_auc", values, pl.Float64)
     if not by_list:
         return result.to_frame()
-    return grouped.select(*by_list).with_columns(result).sort(by_list, nulls_last=True)
+    out = grouped.select(*keys).with_columns(result).sort(keys, nulls_last=True)
+    return names.restore_keys(out.lazy(), by_list).collect()
 
 
 def _average(aucs: list[float | None], positives: list[float], average: str) -> float | None:
@@ -123,20 +143,3 @@ def _average(aucs: list[float | None], positives: list[float], average: str) -> 
         total = sum(p for _, p in kept)
         return sum(a * p for a, p in kept) / total
     return sum(a for a, _ in kept) / len(kept)
-
-
-def _check(grouped: pl.DataFrame, y_true: str, columns: list[str], known: pl.Series | None) -> None:
-    n_bad = grouped["bad_score"].sum()
-    if n_bad:
-        names = ", ".join(repr(c) for c in columns)
-        msg = f"column {names} (argument `y_score`) has {n_bad} null, NaN or infinite values"
-        raise DataError(msg)
-    n_null = grouped["null_true"].sum()
-    if n_null:
-        raise v.null_rows(y_true, n_null)
-    if known is not None and grouped["unknown"].sum():
-        msg = (
-            f"column {y_true!r} holds labels that have no score column in `y_score` "
-            f"(keys: {known.to_list()!r})"
-        )
-        raise DataError(msg)

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from pl_metrics._core import formulas as fm
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -30,24 +32,19 @@ SCORES = ("precision", "recall", "f", "jaccard")
 
 def _ratio(numerator: np.ndarray, denominator: np.ndarray, zero_division: float) -> np.ndarray:
     """``numerator / denominator``, ``zero_division`` where the denominator is 0."""
-    import numpy as np
-
-    numerator, denominator = np.broadcast_arrays(numerator, denominator)
-    out = np.full(numerator.shape, zero_division, dtype=np.float64)
-    return np.divide(numerator, denominator, out=out, where=denominator != 0)
+    return fm.NUMPY.ratio(numerator, denominator, zero_division)
 
 
 def scores(
     tp: np.ndarray, support: np.ndarray, predicted: np.ndarray, beta: float, zero_division: float
 ) -> dict[str, np.ndarray]:
     """precision, recall, F-beta and Jaccard (``_classification._scores``)."""
-    beta2 = beta * beta
-    tp = tp.astype("float64")
+    xp = fm.NUMPY
     return {
-        "precision": _ratio(tp, predicted, zero_division),
-        "recall": _ratio(tp, support, zero_division),
-        "f": _ratio((1 + beta2) * tp, beta2 * support + predicted, zero_division),
-        "jaccard": _ratio(tp, support + predicted - tp, zero_division),
+        "precision": fm.precision(tp, predicted, zero_division, xp),
+        "recall": fm.recall(tp, support, zero_division, xp),
+        "f": fm.f_beta(tp, support, predicted, beta, zero_division, xp),
+        "jaccard": fm.jaccard(tp, support, predicted, zero_division, xp),
     }
 
 
@@ -64,7 +61,7 @@ def per_class(
     fp = predicted - tp
     tn = n[..., None] - support - predicted + tp
     out = scores(tp, support, predicted, beta, zero_division)
-    out["specificity"] = _ratio(tn, tn + fp, zero_division)
+    out["specificity"] = fm.specificity(tn, fp, zero_division, fm.NUMPY)
     return out
 
 
@@ -116,14 +113,14 @@ def summary(tp: np.ndarray, support: np.ndarray, predicted: np.ndarray) -> dict[
     cov_tp = correct * n - t_dot_p
     cov_pp = np.where(predicted_n <= 1, 0.0, n * n - (p * p).sum(axis=-1))
     cov_tt = np.where(seen <= 1, 0.0, n * n - (t * t).sum(axis=-1))
-    cov = cov_pp * cov_tt
-    mcc = np.where(cov == 0, 0.0, _ratio(cov_tp, np.sqrt(np.maximum(cov, 0.0)), 0.0))
+    mcc = fm.mcc_from_covariances(cov_tp, cov_pp, cov_tt, fm.NUMPY)
     single = (seen == 1) & (predicted_n == 1) & (((t > 0) & (p > 0)).sum(axis=-1) == 1)
-    expected = _ratio(n * n - t_dot_p, n, 0.0)
-    kappa = np.where((n == 0) | single, np.nan, 1 - _ratio(n - correct, expected, 0.0))
+    kappa = np.where(
+        (n == 0) | single, np.nan, fm.kappa_from_covariances(cov_tp, n * n - t_dot_p, fm.NUMPY)
+    )
     recall = np.where(t > 0, _ratio(tp, t, 0.0), 0.0)
     return {
-        "accuracy": _ratio(correct, n, np.nan),
+        "accuracy": fm.accuracy(correct, n, np.nan, fm.NUMPY),
         "balanced_accuracy": _ratio(recall.sum(axis=-1), seen, np.nan),
         "mcc": mcc,
         "cohen_kappa": kappa,
@@ -134,19 +131,25 @@ def roc_auc(pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
     """ROC AUC of each row (scores descending): sum neg * (tps - pos / 2) / (P N)."""
     import numpy as np
 
+    pos, neg = pos.astype(np.float64), neg.astype(np.float64)
     tps = np.cumsum(pos, axis=1)
-    pn = tps[:, -1] * neg.sum(axis=1)
-    area = (neg * (tps - pos / 2)).sum(axis=1)
-    return _ratio(area, pn, np.nan)
+    p_total, n_total = tps[:, -1:], neg.sum(axis=1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        area = fm.roc_auc_terms(pos, neg, tps, p_total, n_total).sum(axis=1)
+    return np.where((p_total[:, 0] > 0) & (n_total[:, 0] > 0), area, np.nan)
 
 
 def average_precision(pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
     """AP of each row (scores descending); 0.0 without positives (scikit-learn)."""
     import numpy as np
 
+    pos, neg = pos.astype(np.float64), neg.astype(np.float64)
     tps, fps = np.cumsum(pos, axis=1), np.cumsum(neg, axis=1)
-    precision = np.where(pos > 0, _ratio(tps, tps + fps, 0.0), 0.0)
-    return np.clip(_ratio((pos * precision).sum(axis=1), tps[:, -1], 0.0), 0.0, None)
+    p_total = tps[:, -1:]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = fm.average_precision_terms(pos, tps, fps, p_total, fm.NUMPY)
+    ap = np.where(p_total[:, 0] > 0, terms.sum(axis=1), 0.0)
+    return np.clip(ap, 0.0, None)
 
 
 def percentiles(values: np.ndarray, ci: float) -> tuple[np.ndarray, np.ndarray]:

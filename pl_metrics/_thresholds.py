@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from pl_metrics._classification import ratio
-from pl_metrics._counts import ORD
+from pl_metrics._core import formulas as fm
+from pl_metrics._core.names import ORD, f_name
 from pl_metrics._ranking import SCORE, ScoreCounts, _curve, with_start
 
 #: The columns of a threshold sweep after ``*by, threshold``.
@@ -27,12 +27,7 @@ def sweep(counts: ScoreCounts, *, beta: float, zero_division: float) -> pl.LazyF
     curve = _curve(counts)
     tp, fp = pl.col("tps"), pl.col("fps")
     fn, tn = pl.col("P") - tp, pl.col("N") - fp
-    beta2 = beta * beta
-    # matthews_corrcoef of a 2x2 matrix, 0 when a margin is 0 (as scikit-learn)
-    cov = tp * tn - fp * fn
-    margins = (tp + fp) * (tp + fn) * (tn + fp) * (tn + fn)
-    mcc = pl.when(margins == 0).then(0.0).otherwise(cov / margins.sqrt())
-    f_name = "f1" if beta == 1 else f"f{beta:g}"
+    support, predicted = tp + fn, tp + fp
     result = curve.select(
         *keys,
         pl.col(SCORE).alias("threshold"),
@@ -40,12 +35,12 @@ def sweep(counts: ScoreCounts, *, beta: float, zero_division: float) -> pl.LazyF
         fp.alias("fp"),
         fn.alias("fn"),
         tn.alias("tn"),
-        ratio(tp, tp + fp, zero_division).alias("precision"),
-        ratio(tp, tp + fn, zero_division).alias("recall"),
-        ratio((1 + beta2) * tp, beta2 * (tp + fn) + (tp + fp), zero_division).alias(f_name),
-        ratio(tn, tn + fp, zero_division).alias("specificity"),
-        ratio(tp + tn, pl.col("P") + pl.col("N"), zero_division).alias("accuracy"),
-        mcc.alias("mcc"),
+        fm.precision(tp, predicted, zero_division).alias("precision"),
+        fm.recall(tp, support, zero_division).alias("recall"),
+        fm.f_beta(tp, support, predicted, beta, zero_division).alias(f_name(beta)),
+        fm.specificity(tn, fp, zero_division).alias("specificity"),
+        fm.accuracy(tp + tn, pl.col("P") + pl.col("N"), zero_division).alias("accuracy"),
+        fm.binary_mcc(tp, fp, fn, tn).alias("mcc"),
         ORD,
     )
     return counts.finish(result.sort([*keys, ORD], nulls_last=True).drop(ORD))

@@ -22,7 +22,7 @@ from typing import Any
 
 import polars as pl
 
-from pl_metrics import _validate as v
+from pl_metrics._core import checks as v
 from pl_metrics._typing import By, Labels
 from pl_metrics.state import (
     COUNTS_COLUMNS,

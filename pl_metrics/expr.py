@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from pl_metrics import _validate as v
 from pl_metrics._classification import ratio
+from pl_metrics._core import checks as v
 from pl_metrics._typing import IntoColumn
 
 __all__ = [

@@ -9,36 +9,25 @@ faster; see ``_ranking_sorted``).
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Callable
 from typing import TypeVar
 
 import polars as pl
 
-from pl_metrics import _bootstrap as bs
 from pl_metrics import _classification as cls
 from pl_metrics import _intervals as iv
 from pl_metrics import _ranking as rk
 from pl_metrics import _ranking_sorted as sorted_path
-from pl_metrics import _validate as v
 from pl_metrics._compare import CompareEagerMethods, CompareLazyMethods
-from pl_metrics._counts import ACTUAL, PREDICTED, Counts, confusion_counts
+from pl_metrics._core import checks as v
+from pl_metrics._core import names
+from pl_metrics._core.names import COUNTS_STATE
+from pl_metrics._counts import Counts, confusion_counts
 from pl_metrics._namespace_proba import ProbabilityEagerMethods, ProbabilityLazyMethods
 from pl_metrics._typing import AucAverage, By, CiMethod, Labels, MultiClass, Score
 
 _F = TypeVar("_F", bound=Callable[..., object])
-
-_CLASS_SCORES = ("precision", "recall", "specificity", "jaccard", "support", "predicted")
-_COUNT_COLUMNS = ("tp", "fp", "fn", "tn", "label", "average", "actual", "count")
-_SUMMARY_COLUMNS = ("n", "accuracy", "balanced_accuracy", "mcc", "cohen_kappa")
-_RANKING_COLUMNS = (
-    "roc_auc",
-    "average_precision",
-    "threshold",
-    "fpr",
-    "tpr",
-    "precision",
-    "recall",
-)
 
 
 def _wants_ci(
@@ -48,15 +37,13 @@ def _wants_ci(
     weight: str | None,
     *,
     methods: tuple[str, ...],
-    name: str,
 ) -> bool:
-    """Check the interval options; True when intervals are asked for."""
-    bs.check_ci(ci, n_boot, ci_method)
-    if ci is None:
+    """Check the interval options (before anything else); True when intervals are asked for."""
+    if not v.check_ci(ci, n_boot, ci_method, methods):
         return False
-    if ci_method not in methods:
-        msg = f"`ci_method` for {name} must be one of {list(methods)}, got {ci_method!r}"
-        raise ValueError(msg)
+    if ci_method == "bootstrap" and importlib.util.find_spec("numpy") is None:
+        msg = "ci_method='bootstrap' needs numpy: pip install numpy (or use an analytic ci_method)"
+        raise ModuleNotFoundError(msg)
     if weight is not None:
         msg = (
             "`ci` needs un-weighted rows (the intervals resample counts of rows); "
@@ -64,11 +51,6 @@ def _wants_ci(
         )
         raise ValueError(msg)
     return True
-
-
-def _reserved(beta: float = 1.0) -> tuple[str, ...]:
-    """Output column names a ``by`` column may not take."""
-    return (*_CLASS_SCORES, *_COUNT_COLUMNS, *_SUMMARY_COLUMNS, cls.f_name(beta))
 
 
 @pl.api.register_lazyframe_namespace("metrics")
@@ -86,10 +68,13 @@ class MetricsLazyFrame(ProbabilityLazyMethods, CompareLazyMethods):
         by: By,
         labels: Labels,
         weight: str | None,
+        method: str,
         beta: float = 1.0,
+        ci: bool = False,
     ) -> Counts:
+        reserved = names.output_columns(method, beta=beta, ci=ci)
         return confusion_counts(
-            self._lf, y_true, y_pred, by=by, labels=labels, weight=weight, reserved=_reserved(beta)
+            self._lf, y_true, y_pred, by=by, labels=labels, weight=weight, reserved=reserved
         )
 
     def confusion_matrix(
@@ -141,7 +126,9 @@ class MetricsLazyFrame(ProbabilityLazyMethods, CompareLazyMethods):
         └────────┴───────────┴───────┘
         """
         return cls.confusion_matrix(
-            self._counts(y_true, y_pred, by=by, labels=labels, weight=weight)
+            self._counts(
+                y_true, y_pred, by=by, labels=labels, weight=weight, method="confusion_matrix"
+            )
         )
 
     def per_class(
@@ -202,11 +189,19 @@ class MetricsLazyFrame(ProbabilityLazyMethods, CompareLazyMethods):
         └───────┴─────────┴───────────┴────────┘
         """
         b, zd = v.check_beta(beta), v.check_zero_division(zero_division)
-        counts = self._counts(y_true, y_pred, by=by, labels=labels, weight=weight, beta=b)
+        wants_ci = _wants_ci(ci, n_boot, ci_method, weight, methods=("bootstrap", "wilson"))
+        counts = self._counts(
+            y_true,
+            y_pred,
+            by=by,
+            labels=labels,
+            weight=weight,
+            method="per_class",
+            beta=b,
+            ci=wants_ci,
+        )
         point = cls.per_class(counts, beta=b, zero_division=zd)
-        if _wants_ci(
-            ci, n_boot, ci_method, weight, methods=("bootstrap", "wilson"), name="per_class"
-        ):
+        if wants_ci:
             if ci_method == "wilson":
                 return iv.wilson_per_class(point, ci, b)
             return iv.bootstrap_labels(
@@ -274,9 +269,19 @@ class MetricsLazyFrame(ProbabilityLazyMethods, CompareLazyMethods):
         └──────────┴───────────┴──────────┘
         """
         b, zd = v.check_beta(beta), v.check_zero_division(zero_division)
-        counts = self._counts(y_true, y_pred, by=by, labels=labels, weight=weight, beta=b)
+        wants_ci = _wants_ci(ci, n_boot, ci_method, weight, methods=("bootstrap",))
+        counts = self._counts(
+            y_true,
+            y_pred,
+            by=by,
+            labels=labels,
+            weight=weight,
+            method="averages",
+            beta=b,
+            ci=wants_ci,
+        )
         point = cls.averages(counts, beta=b, zero_division=zd)
-        if _wants_ci(ci, n_boot, ci_method, weight, methods=("bootstrap",), name="averages"):
+        if wants_ci:
             return iv.bootstrap_labels(
                 counts,
                 point,
@@ -337,9 +342,19 @@ class MetricsLazyFrame(ProbabilityLazyMethods, CompareLazyMethods):
         └───────┴──────────┴───────────┴──────────┴──────────┴─────────┘
         """
         b, zd = v.check_beta(beta), v.check_zero_division(zero_division)
-        counts = self._counts(y_true, y_pred, by=by, labels=labels, weight=weight, beta=b)
+        wants_ci = _wants_ci(ci, n_boot, ci_method, weight, methods=("bootstrap",))
+        counts = self._counts(
+            y_true,
+            y_pred,
+            by=by,
+            labels=labels,
+            weight=weight,
+            method="report",
+            beta=b,
+            ci=wants_ci,
+        )
         point = cls.report(counts, beta=b, zero_division=zd)
-        if _wants_ci(ci, n_boot, ci_method, weight, methods=("bootstrap",), name="report"):
+        if wants_ci:
             return iv.bootstrap_labels(
                 counts,
                 point,
@@ -399,11 +414,12 @@ class MetricsLazyFrame(ProbabilityLazyMethods, CompareLazyMethods):
         │ 4   ┆ 0.75     ┆ 0.75              ┆ 0.57735 ┆ 0.5         │
         └─────┴──────────┴───────────────────┴─────────┴─────────────┘
         """
-        counts = self._counts(y_true, y_pred, by=by, labels=labels, weight=weight)
+        wants_ci = _wants_ci(ci, n_boot, ci_method, weight, methods=("bootstrap", "wilson"))
+        counts = self._counts(
+            y_true, y_pred, by=by, labels=labels, weight=weight, method="summary", ci=wants_ci
+        )
         point = cls.summary(counts)
-        if _wants_ci(
-            ci, n_boot, ci_method, weight, methods=("bootstrap", "wilson"), name="summary"
-        ):
+        if wants_ci:
             if ci_method == "wilson":
                 return iv.wilson_accuracy(point, ci)
             return iv.bootstrap_labels(
@@ -424,7 +440,10 @@ class MetricsLazyFrame(ProbabilityLazyMethods, CompareLazyMethods):
         by: By,
         pos_label: object,
         weight: str | None,
+        method: str,
         bins: int | None = None,
+        ci: bool = False,
+        pos_label_present: bool = True,
     ) -> rk.ScoreCounts:
         return rk.binary_score_counts(
             self._lf,
@@ -433,8 +452,9 @@ class MetricsLazyFrame(ProbabilityLazyMethods, CompareLazyMethods):
             by=by,
             pos_label=pos_label,
             weight=weight,
-            reserved=_RANKING_COLUMNS,
-            bins=bins,
+            reserved=names.output_columns(method, ci=ci),
+            bins=v.check_bins(bins),
+            pos_label_present=pos_label_present,
         )
 
     def roc_auc(
@@ -511,14 +531,21 @@ class MetricsLazyFrame(ProbabilityLazyMethods, CompareLazyMethods):
         """
         v.check_choice("multi_class", multi_class, ("ovr", "ovo"))
         v.check_choice("average", average, ("macro", "weighted"))
+        v.check_bins(bins)
         if isinstance(y_score, str):
+            wants_ci = _wants_ci(ci, n_boot, ci_method, weight, methods=("bootstrap", "delong"))
             counts = self._binary(
-                y_true, y_score, by=by, pos_label=pos_label, weight=weight, bins=bins
+                y_true,
+                y_score,
+                by=by,
+                pos_label=pos_label,
+                weight=weight,
+                bins=bins,
+                method="roc_auc",
+                ci=wants_ci,
             )
             point = rk.roc_auc(counts, error_bound=bins is not None)
-            if _wants_ci(
-                ci, n_boot, ci_method, weight, methods=("bootstrap", "delong"), name="roc_auc"
-            ):
+            if wants_ci:
                 if ci_method == "delong":
                     return iv.delong(counts, point, ci)
                 return iv.bootstrap_scores(
@@ -535,7 +562,12 @@ class MetricsLazyFrame(ProbabilityLazyMethods, CompareLazyMethods):
             msg = "`weight` is not supported with multi_class='ovo' (as in scikit-learn)"
             raise ValueError(msg)
         counts = rk.multiclass_score_counts(
-            self._lf, y_true, y_score, by=by, weight=weight, reserved=_RANKING_COLUMNS
+            self._lf,
+            y_true,
+            v.check_score_map("y_score", y_score),
+            by=by,
+            weight=weight,
+            reserved=names.output_columns("roc_auc"),
         )
         return rk.roc_auc_multiclass(counts, multi_class=multi_class, average=average)
 
@@ -574,11 +606,19 @@ class MetricsLazyFrame(ProbabilityLazyMethods, CompareLazyMethods):
         >>> df.metrics.average_precision("y", "s")["average_precision"].round(6).to_list()
         [0.833333]
         """
-        counts = self._binary(y_true, y_score, by=by, pos_label=pos_label, weight=weight, bins=bins)
+        wants_ci = _wants_ci(ci, n_boot, ci_method, weight, methods=("bootstrap",))
+        counts = self._binary(
+            y_true,
+            y_score,
+            by=by,
+            pos_label=pos_label,
+            weight=weight,
+            bins=bins,
+            method="average_precision",
+            ci=wants_ci,
+        )
         point = rk.average_precision(counts)
-        if _wants_ci(
-            ci, n_boot, ci_method, weight, methods=("bootstrap",), name="average_precision"
-        ):
+        if wants_ci:
             return iv.bootstrap_scores(
                 counts,
                 point,
@@ -635,7 +675,15 @@ class MetricsLazyFrame(ProbabilityLazyMethods, CompareLazyMethods):
         │ 0.1       ┆ 1.0 ┆ 1.0 │
         └───────────┴─────┴─────┘
         """
-        counts = self._binary(y_true, y_score, by=by, pos_label=pos_label, weight=weight, bins=bins)
+        counts = self._binary(
+            y_true,
+            y_score,
+            by=by,
+            pos_label=pos_label,
+            weight=weight,
+            bins=bins,
+            method="roc_curve",
+        )
         return rk.roc_curve(counts, drop_intermediate=drop_intermediate)
 
     def pr_curve(
@@ -668,7 +716,9 @@ class MetricsLazyFrame(ProbabilityLazyMethods, CompareLazyMethods):
         >>> df.metrics.pr_curve("y", "s")["recall"].to_list()
         [1.0, 1.0, 0.5, 0.5, 0.0]
         """
-        counts = self._binary(y_true, y_score, by=by, pos_label=pos_label, weight=weight, bins=bins)
+        counts = self._binary(
+            y_true, y_score, by=by, pos_label=pos_label, weight=weight, bins=bins, method="pr_curve"
+        )
         return rk.pr_curve(counts)
 
     def counts(
@@ -696,8 +746,10 @@ class MetricsLazyFrame(ProbabilityLazyMethods, CompareLazyMethods):
         │ b      ┆ b         ┆ 1     │
         └────────┴───────────┴───────┘
         """
-        counts = self._counts(y_true, y_pred, by=by, labels=None, weight=weight)
-        return counts.finish(counts.frame, [ACTUAL, PREDICTED])
+        counts = self._counts(y_true, y_pred, by=by, labels=None, weight=weight, method="counts")
+        public = {internal: name for name, internal in COUNTS_STATE.items()}
+        frame = counts.frame.select(*counts.keys, *public)
+        return counts.finish(frame, list(public)).rename(public)
 
     def score_counts(
         self,
@@ -715,8 +767,17 @@ class MetricsLazyFrame(ProbabilityLazyMethods, CompareLazyMethods):
         rows per segment.  Merge by concatenating; finish with
         :func:`pl_metrics.from_score_counts`.
         """
-        counts = self._binary(y_true, y_score, by=by, pos_label=pos_label, weight=weight, bins=bins)
-        return counts.finish(counts.frame)
+        counts = self._binary(
+            y_true,
+            y_score,
+            by=by,
+            pos_label=pos_label,
+            weight=weight,
+            bins=bins,
+            method="score_counts",
+            pos_label_present=False,
+        )
+        return counts.finish(counts.frame).rename(rk.PUBLIC_STATE)
 
 
 def _eager(method: _F) -> _F:
@@ -905,7 +966,7 @@ class MetricsDataFrame(ProbabilityEagerMethods, CompareEagerMethods):
                 by=by,
                 pos_label=pos_label,
                 average=average,
-                reserved=_RANKING_COLUMNS,
+                reserved=names.output_columns("roc_auc"),
             )
         return self._lazy.roc_auc(
             y_true,

@@ -15,41 +15,110 @@ sums are equal up to the order of float additions (~1e-15 relative).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Generic, TypeVar
 
 import polars as pl
 
 from pl_metrics import _classification as cls
 from pl_metrics import _ranking as rk
-from pl_metrics import _validate as v
-from pl_metrics._counts import ACTUAL, ALL, COUNT, PREDICTED, Counts
+from pl_metrics._core import checks as v
+from pl_metrics._core import names
+from pl_metrics._core.names import ACTUAL, ALL, COUNTS_STATE, PREDICTED, SCORE_STATE
+from pl_metrics._counts import Counts
 from pl_metrics._typing import By, Labels
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
 
 #: The columns of a confusion-counts state besides the ``by`` columns.
-COUNTS_COLUMNS = (ACTUAL, PREDICTED, COUNT)
+COUNTS_COLUMNS = tuple(COUNTS_STATE)
 #: The columns of a score-counts state besides the ``by`` columns.
-SCORE_COUNTS_COLUMNS = (rk.SCORE, rk.POS, rk.NEG)
+SCORE_COUNTS_COLUMNS = tuple(SCORE_STATE)
+_INT64_MAX = 2**63 - 1
 
 
 def sum_states(state: FrameT, keys: Sequence[str], values: Sequence[str]) -> FrameT:
-    """The merge of concatenated states: the ``values`` summed over equal ``keys``."""
-    return state.group_by(list(keys)).agg(pl.col(c).sum() for c in values)
+    """The merge of concatenated states: the ``values`` summed over equal ``keys``.
+
+    Integer counts are summed in Int128, so a merge never wraps around; the
+    finishing step (:func:`_merged`) refuses sums beyond Int64.
+    """
+    schema = state.collect_schema()
+    sums = [
+        pl.col(c).cast(pl.Int128).sum() if schema[c].is_integer() else pl.col(c).sum()
+        for c in values
+    ]
+    return state.group_by(list(keys)).agg(sums)
 
 
 def _merged(
-    state: pl.LazyFrame, by: list[str], keys: Sequence[str], values: Sequence[str]
+    state: pl.LazyFrame,
+    by: list[str],
+    columns: Mapping[str, str],
+    values: Sequence[str],
+    label_columns: Sequence[str] = (),
 ) -> pl.LazyFrame:
-    """Check the state's columns and sum equal keys (the merge of concatenated states)."""
+    """Check the state, rename its columns to the internal names and sum equal keys.
+
+    ``columns``: public -> internal names of the state's own columns; ``values``
+    (public names) are the counts.  The data checks run at collect: counts must
+    be non-null, finite and >= 0, the labels / scores non-null (scores finite),
+    and integer counts of a segment must sum below 2^63.
+    """
     schema = state.collect_schema()
-    v.check_columns(schema, **{f"state column {c}": c for c in [*by, *keys, *values]})
+    v.check_columns(schema, **{f"state column {c}": c for c in [*by, *columns]})
     for column in values:
-        if not schema[column].is_numeric():
+        if not (schema[column].is_numeric() and schema[column] != pl.Boolean):
             msg = f"state column {column!r} must be numeric, got {schema[column]}"
             raise pl.exceptions.SchemaError(msg)
-    merged = sum_states(state, [*by, *keys], values)
+    keys = names.segment_keys(by) if by else []
+    frame = names.with_segment_keys(state, by).select(
+        *keys, *(pl.col(public).alias(internal) for public, internal in columns.items())
+    )
+    checks: list[v.Check] = []
+    bad = []
+    for public, internal in columns.items():
+        x = pl.col(internal)
+        if public in values:
+            finite = x.cast(pl.Float64).is_finite() if schema[public].is_float() else pl.lit(True)
+            wrong = (x.is_null() | ~finite | (x < 0)).fill_null(True)
+            what = "null, NaN, infinite or negative counts"
+        elif public == "score":
+            wrong = (x.is_null() | ~x.cast(pl.Float64).is_finite()).fill_null(True)
+            what = "null, NaN or infinite scores"
+        else:
+            wrong = x.is_null()
+            what = "null labels"
+        name = f"{names.INTERNAL}bad_{public}"
+        bad.append(wrong.sum().alias(name))
+        checks.append((name, lambda n, c=public, w=what: v.Bad.state(c, n, w)))
+    for public in label_columns:
+        if schema[public].is_float():
+            name = f"{names.INTERNAL}nan_{public}"
+            bad.append(v.not_a_label(columns[public]).sum().alias(name))
+            checks.append((name, lambda n, c=public: v.Bad.state(c, n, "not class labels")))
+    internal_values = [columns[c] for c in values]
+    integer = [columns[c] for c in values if schema[c].is_integer()]
+    if integer:
+        total = pl.sum_horizontal(pl.col(c).cast(pl.Int128) for c in integer).sum()
+        over = (total > _INT64_MAX).cast(pl.Int64)
+        per_segment = frame.group_by(keys).agg(over.alias("__plm_over")) if keys else None
+        checks.append(("__plm_over", v.Bad.count_overflow))
+    checked = frame.select(*bad)
+    if integer:
+        overflow = (
+            per_segment.select(pl.col("__plm_over").sum())
+            if per_segment is not None
+            else frame.select(over.alias("__plm_over"))
+        )
+        checked = pl.concat([checked, overflow], how="horizontal")
+    validated = v.raise_if_bad(checked, checks)
+    internal_keys = [c for c in columns.values() if c not in internal_values]
+    merged = sum_states(frame, [*keys, *internal_keys], internal_values)
+    # the one-row check frame, joined to run the checks before the state is used
+    done = f"{names.INTERNAL}checked"
+    merged = merged.join(validated.select(pl.lit(0).alias(done)), how="cross").drop(done)
+    merged = merged.with_columns(pl.col(c).cast(pl.Int64) for c in integer)
     if not by:
         merged = merged.with_columns(pl.lit(0, pl.Int8).alias(ALL))
     return merged
@@ -69,13 +138,24 @@ class CountsState(Generic[FrameT]):
         self._eager = isinstance(state, pl.DataFrame)
         self._by = v.normalize_by(by)
         lazy = state.lazy()
-        self._frame = _merged(lazy, self._by, (ACTUAL, PREDICTED), (COUNT,))
-        self._types = v.label_types(lazy.collect_schema(), ACTUAL, PREDICTED)
+        schema = lazy.collect_schema()
+        v.check_columns(schema, **{f"state column {c}": c for c in COUNTS_STATE})
+        self._types = v.label_types(schema, "actual", "predicted")
+        self._frame = _merged(
+            lazy.with_columns(_label_key(c, self._types) for c in ("actual", "predicted")),
+            self._by,
+            COUNTS_STATE,
+            ("count",),
+            label_columns=self._types.float_columns,
+        )
 
     def _counts(self, labels: Labels) -> Counts:
         frame = self._frame.with_columns(pl.col(ACTUAL, PREDICTED).cast(self._types.compute))
-        labels_s = None if labels is None else v.labels_series(labels, self._types.compute)
-        return Counts(frame.cache(), self._by, self._by or [ALL], self._types, labels_s)
+        labels_s = (
+            None if labels is None else v.labels_series(labels, self._types.compute, "actual")
+        )
+        keys = names.segment_keys(self._by)
+        return Counts(frame.cache(), self._by, keys, self._types, labels_s)
 
     def confusion_matrix(self, *, labels: Labels = None) -> FrameT:
         """As :meth:`MetricsLazyFrame.confusion_matrix`."""
@@ -116,8 +196,10 @@ class ScoreCountsState(Generic[FrameT]):
     def __init__(self, state: FrameT, *, by: By = None) -> None:
         self._eager = isinstance(state, pl.DataFrame)
         self._by = v.normalize_by(by)
-        merged = _merged(state.lazy(), self._by, (rk.SCORE,), (rk.POS, rk.NEG))
-        self._counts = rk.ScoreCounts(merged.cache(), self._by, self._by or [ALL])
+        merged = _merged(state.lazy(), self._by, SCORE_STATE, ("pos", "neg"))
+        merged = merged.with_columns(pl.col(names.SCORE).cast(pl.Float64) + 0.0)
+        keys = names.segment_keys(self._by)
+        self._counts = rk.ScoreCounts(merged.cache(), self._by, keys)
 
     def roc_auc(self, *, error_bound: bool = False) -> FrameT:
         """As :meth:`MetricsLazyFrame.roc_auc` (binary); ``error_bound=True`` adds the
@@ -137,6 +219,13 @@ class ScoreCountsState(Generic[FrameT]):
     def pr_curve(self) -> FrameT:
         """As :meth:`MetricsLazyFrame.pr_curve`."""
         return _collect(rk.pr_curve(self._counts), self._eager)  # type: ignore[return-value]
+
+
+def _label_key(column: str, types: v.LabelTypes) -> pl.Expr:
+    """A state's label column, floats kept (checked whole numbers before the cast)."""
+    if column in types.float_columns:
+        return pl.col(column).cast(pl.Float64) + 0.0
+    return pl.col(column).cast(types.compute)
 
 
 def from_counts(state: FrameT, *, by: By = None) -> CountsState[FrameT]:

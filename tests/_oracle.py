@@ -205,8 +205,18 @@ def summary(y_true, y_pred, *, labels, weight) -> pl.DataFrame:
     )
 
 
-def by_segment(df: pl.DataFrame, by: list[str], build) -> pl.DataFrame:
-    """Run ``build(segment_frame)`` on every segment and stack with the ``by`` columns."""
+def by_segment(
+    df: pl.DataFrame, by: list[str], build, *, weight: str | None = None
+) -> pl.DataFrame:
+    """Run ``build(segment_frame)`` on every segment and stack with the ``by`` columns.
+
+    Rows of weight 0 are dropped first: pl_metrics' documented rule is that such a
+    row is absent (scikit-learn drops them from its curves, but keeps their labels
+    in the label set of the confusion-matrix metrics; on the remaining rows the two
+    agree).
+    """
+    if weight is not None:
+        df = df.filter(pl.col(weight) != 0)
     if not by:
         return build(df) if df.height else None
     parts = []
@@ -218,3 +228,9 @@ def by_segment(df: pl.DataFrame, by: list[str], build) -> pl.DataFrame:
     if not parts:
         return None
     return pl.concat(parts, how="vertical_relaxed").sort(by, maintain_order=True)
+
+
+def with_a_positive(y: list[int]) -> list[int]:
+    """``y`` with at least one 1: pos_label absent from the whole input is an error
+    (tested on its own); a segment without positives stays possible."""
+    return y if 1 in y else [1, *y[1:]]

@@ -113,7 +113,7 @@ def _expected(case: dict, method: str) -> pl.DataFrame | None:
             zero_division=case["zero_division"],
         )
 
-    return oracle.by_segment(case["df"], case["by"], build)
+    return oracle.by_segment(case["df"], case["by"], build, weight=case["weight"])
 
 
 def _actual(case: dict, method: str) -> pl.DataFrame:

@@ -7,6 +7,7 @@ import math
 import polars as pl
 import pytest
 from polars.exceptions import ColumnNotFoundError, SchemaError
+from polars.testing import assert_frame_equal
 
 import pl_metrics as plm
 
@@ -69,7 +70,7 @@ def test_bad_labels() -> None:
         DF.metrics.report("y_true", "y_pred", labels=[])
     with pytest.raises(ValueError, match="`labels` must not repeat"):
         DF.metrics.report("y_true", "y_pred", labels=[0, 1, 0])
-    with pytest.raises(ValueError, match=r"`labels`.*cannot be read as the label dtype"):
+    with pytest.raises(ValueError, match=r"`labels`.*cannot be a label of column"):
         DF.metrics.report("y_true", "y_pred", labels=["cat"])
     with pytest.raises(ValueError, match="`labels` must be a sequence"):
         DF.metrics.report("y_true", "y_pred", labels="01")
@@ -94,12 +95,21 @@ def test_bad_weights_are_counted(bad: float | None) -> None:
         df.metrics.report("y_true", "y_pred", weight="w")
 
 
-@pytest.mark.parametrize("name", ["label", "precision", "support", "count", "actual", "n", "f2"])
+@pytest.mark.parametrize("name", ["label", "precision", "support", "tp", "f2"])
 def test_by_column_colliding_with_output(name: str) -> None:
     df = DF.with_columns(pl.col("s").alias(name))
     method = "per_class"
     with pytest.raises(ValueError, match=f"`by` column '{name}' collides"):
         getattr(df.metrics, method)("y_true", "y_pred", by=name, beta=2.0)
+
+
+@pytest.mark.parametrize("name", ["count", "actual", "n", "score", "pos", "P", "part"])
+def test_by_column_named_like_an_internal_column_is_just_a_segment(name: str) -> None:
+    # not an output column of per_class: the segments are computed as with any name
+    df = DF.with_columns(pl.col("s").alias(name))
+    got = df.metrics.per_class("y_true", "y_pred", by=name, beta=2.0)
+    expected = df.rename({name: "seg"}).metrics.per_class("y_true", "y_pred", by="seg", beta=2.0)
+    assert_frame_equal(got, expected.rename({"seg": name}))
 
 
 def test_by_listing_a_column_twice() -> None:

@@ -23,7 +23,7 @@ PROBS = st.sampled_from([0.0, 0.05, 0.2, 0.2, 0.5, 0.75, 0.9, 1.0])  # ties, 0 a
 def binary(draw: st.DrawFn, probs=PROBS) -> dict:
     n = draw(st.integers(1, 50))
     data = {
-        "y": draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)),
+        "y": oracle.with_a_positive(draw(st.lists(st.integers(0, 1), min_size=n, max_size=n))),
         "p": draw(st.lists(probs, min_size=n, max_size=n)),
     }
     by: list[str] = []
@@ -51,7 +51,7 @@ def test_log_loss_and_brier_equal_sklearn(case: dict, normalize: bool) -> None:
         brier = skm.brier_score_loss(y, p, pos_label=1, **oracle.sample_weight(seg, case["weight"]))
         return pl.DataFrame({"log_loss": [ll], "brier_score": [brier]})
 
-    expected = oracle.by_segment(case["df"], case["by"], build)
+    expected = oracle.by_segment(case["df"], case["by"], build, weight=case["weight"])
     got_ll = case["df"].metrics.log_loss("y", "p", normalize=normalize, **_kw(case))
     got_b = case["df"].metrics.brier_score("y", "p", **_kw(case))
     keys = case["by"]
@@ -118,7 +118,7 @@ def test_calibration_curve_equals_sklearn(case: dict, n_bins: int, strategy: str
     got = case["df"].metrics.calibration_curve(
         "y", "p", n_bins=n_bins, strategy=strategy, **_kw(case)
     )
-    expected = oracle.by_segment(case["df"], case["by"], build)
+    expected = oracle.by_segment(case["df"], case["by"], build, weight=case["weight"])
     oracle.assert_close(got.select(*case["by"], "prob_true", "prob_pred"), expected)
     # ECE / MCE by hand from the same bins: count-weighted mean and max of the gaps
     err = case["df"].metrics.calibration_error(
@@ -177,7 +177,7 @@ def test_det_curve_equals_sklearn(case: dict, drop: bool) -> None:
         return pl.DataFrame({"threshold": thr, "fpr": fpr, "fnr": fnr}, schema=schema)
 
     got = case["df"].metrics.det_curve("y", "p", drop_intermediate=drop, **_kw(case))
-    expected = oracle.by_segment(case["df"], case["by"], build)
+    expected = oracle.by_segment(case["df"], case["by"], build, weight=case["weight"])
     if expected is None or expected.height == 0:
         assert got.height == 0
     else:
@@ -235,7 +235,7 @@ def test_bad_probabilities_are_clear_errors() -> None:
         plm.DataError, match="1 rows of the probabilities 'a', 'b', 'c' do not sum to 1"
     ):
         multi.metrics.log_loss("y", {0: "a", 1: "b", 2: "c"})
-    with pytest.raises(plm.DataError, match="has 1 rows whose label has no probability column"):
+    with pytest.raises(plm.DataError, match="has 1 rows whose label has no score column"):
         multi.metrics.top_k_accuracy("y", {0: "a", 1: "b"})
     with pytest.raises(ValueError, match="`n_bins` must be an integer >= 1"):
         df.metrics.calibration_curve("y", "p", n_bins=0)

@@ -28,7 +28,7 @@ def binary_frames(draw: st.DrawFn) -> dict:
     n = draw(st.integers(1, 50))
     kind = draw(st.sampled_from(list(SCORE_KINDS)))
     scores = draw(st.lists(SCORE_KINDS[kind], min_size=n, max_size=n))
-    y = draw(st.lists(st.integers(0, 1), min_size=n, max_size=n))
+    y = oracle.with_a_positive(draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)))
     data = {"y": y, "s": scores}
     by: list[str] = []
     if draw(st.booleans()):
@@ -47,7 +47,7 @@ def _one_class(seg: pl.DataFrame) -> bool:
 
 
 def _expected(case: dict, build) -> pl.DataFrame:
-    return oracle.by_segment(case["df"], case["by"], build)
+    return oracle.by_segment(case["df"], case["by"], build, weight=case["weight"])
 
 
 def _kw(case: dict) -> dict:
@@ -208,7 +208,7 @@ def test_multiclass_ovr_on_a_fitted_model(average: str, weighted: bool) -> None:
 
 def test_multiclass_unknown_label_is_an_error() -> None:
     df = pl.DataFrame({"y": [0, 1, 3], "p0": [0.5, 0.2, 0.1], "p1": [0.5, 0.8, 0.9]})
-    with pytest.raises(plm.DataError, match=r"labels \[3\] that have no score column"):
+    with pytest.raises(plm.DataError, match=r"rows whose label \(\[3\]\) has no score column"):
         df.metrics.roc_auc("y", {0: "p0", 1: "p1"})
     with pytest.raises(SchemaError, match="keys of `y_score`"):
         df.metrics.roc_auc("y", {"a": "p0", "b": "p1"})

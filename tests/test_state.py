@@ -24,7 +24,7 @@ def sharded(draw: st.DrawFn) -> dict:
         "seg": draw(st.lists(st.sampled_from(["a", "b", None]), min_size=n, max_size=n)),
         "t": draw(st.lists(st.integers(0, k), min_size=n, max_size=n)),
         "p": draw(st.lists(st.integers(0, k), min_size=n, max_size=n)),
-        "y": draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)),
+        "y": oracle.with_a_positive(draw(st.lists(st.integers(0, 1), min_size=n, max_size=n))),
         "s": draw(st.lists(st.integers(0, 20).map(lambda i: i / 20), min_size=n, max_size=n)),
     }
     weighted = draw(st.booleans())
@@ -110,7 +110,7 @@ def test_bad_state_is_a_clear_error() -> None:
 )
 def test_binned_auc_within_its_bound(scores: list[float], data: st.DataObject, bins: int) -> None:
     n = len(scores)
-    y = data.draw(st.lists(st.integers(0, 1), min_size=n, max_size=n))
+    y = oracle.with_a_positive(data.draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)))
     df = pl.DataFrame({"y": y, "s": scores})
     approx = df.metrics.roc_auc("y", "s", bins=bins)
     exact = df.lazy().metrics.roc_auc("y", "s").collect()["roc_auc"][0]

@@ -1,0 +1,159 @@
+"""Every metric formula, written once for polars expressions and numpy arrays.
+
+Each function takes its counts as polars expressions (the frame methods, the
+expressions, the threshold sweep) or as numpy arrays (the bootstrap
+replicates) and returns the metric in the same kind; ``xp`` is :data:`POLARS`
+or :data:`NUMPY`, the few operations whose spelling differs.  A formula's
+undefined cases (a zero denominator) are handled here, once.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+import polars as pl
+
+
+class Backend(Protocol):
+    """What a formula needs beyond arithmetic."""
+
+    def ratio(self, numerator: Any, denominator: Any, zero_division: float) -> Any:
+        """``numerator / denominator`` as float, ``zero_division`` where the denominator is 0."""
+
+    def where(self, condition: Any, then: Any, otherwise: Any) -> Any:
+        """Element-wise choice."""
+
+    def sqrt(self, x: Any) -> Any:
+        """Square root."""
+
+    def to_float(self, x: Any) -> Any:
+        """Counts as Float64 (before products: integer counts may overflow)."""
+
+
+class _Polars:
+    def ratio(self, numerator: pl.Expr, denominator: pl.Expr, zero_division: float) -> pl.Expr:
+        den = self.to_float(denominator)
+        return (
+            pl.when(den == 0)
+            .then(pl.lit(zero_division, pl.Float64))
+            .otherwise(self.to_float(numerator) / den)
+        )
+
+    def where(self, condition: pl.Expr, then: Any, otherwise: Any) -> pl.Expr:
+        return pl.when(condition).then(then).otherwise(otherwise)
+
+    def sqrt(self, x: pl.Expr) -> pl.Expr:
+        return x.sqrt()
+
+    def to_float(self, x: Any) -> pl.Expr:
+        return x.cast(pl.Float64) if isinstance(x, pl.Expr) else pl.lit(float(x), pl.Float64)
+
+
+class _Numpy:
+    def ratio(self, numerator: Any, denominator: Any, zero_division: float) -> Any:
+        import numpy as np
+
+        numerator, denominator = np.broadcast_arrays(numerator, denominator)
+        out = np.full(numerator.shape, zero_division, dtype=np.float64)
+        return np.divide(numerator, denominator, out=out, where=denominator != 0)
+
+    def where(self, condition: Any, then: Any, otherwise: Any) -> Any:
+        import numpy as np
+
+        return np.where(condition, then, otherwise)
+
+    def sqrt(self, x: Any) -> Any:
+        import numpy as np
+
+        return np.sqrt(np.maximum(x, 0.0))
+
+    def to_float(self, x: Any) -> Any:
+        import numpy as np
+
+        return np.asarray(x, dtype=np.float64)
+
+
+POLARS: Backend = _Polars()
+NUMPY: Backend = _Numpy()
+
+
+# --------------------------------------------------------------------------- one class
+# tp, fp, fn, tn of one class against the rest; support = tp + fn, predicted = tp + fp.
+def precision(tp: Any, predicted: Any, zero_division: float, xp: Backend = POLARS) -> Any:
+    """tp / (tp + fp)."""
+    return xp.ratio(tp, predicted, zero_division)
+
+
+def recall(tp: Any, support: Any, zero_division: float, xp: Backend = POLARS) -> Any:
+    """tp / (tp + fn)."""
+    return xp.ratio(tp, support, zero_division)
+
+
+def f_beta(  # noqa: PLR0917 - the counts, then the options, as every formula here
+    tp: Any, support: Any, predicted: Any, beta: float, zero_division: float, xp: Backend = POLARS
+) -> Any:
+    """scikit-learn's (1 + b^2) tp / (b^2 (tp + fn) + (tp + fp))."""
+    beta2 = beta * beta
+    return xp.ratio(
+        (1 + beta2) * xp.to_float(tp),
+        beta2 * xp.to_float(support) + xp.to_float(predicted),
+        zero_division,
+    )
+
+
+def jaccard(
+    tp: Any, support: Any, predicted: Any, zero_division: float, xp: Backend = POLARS
+) -> Any:
+    """tp / (tp + fp + fn)."""
+    return xp.ratio(tp, support + predicted - tp, zero_division)
+
+
+def specificity(tn: Any, fp: Any, zero_division: float, xp: Backend = POLARS) -> Any:
+    """tn / (tn + fp): the recall of the rows that are not the class."""
+    return xp.ratio(tn, tn + fp, zero_division)
+
+
+def accuracy(correct: Any, n: Any, zero_division: float, xp: Backend = POLARS) -> Any:
+    """correct / n."""
+    return xp.ratio(correct, n, zero_division)
+
+
+def binary_mcc(tp: Any, fp: Any, fn: Any, tn: Any, xp: Backend = POLARS) -> Any:
+    """Matthews correlation of a 2x2 matrix; 0 when a margin is 0 (scikit-learn)."""
+    tp, fp, fn, tn = (xp.to_float(x) for x in (tp, fp, fn, tn))
+    margins = (tp + fp) * (tp + fn) * (tn + fp) * (tn + fn)
+    return xp.where(margins == 0, 0.0, xp.ratio(tp * tn - fp * fn, xp.sqrt(margins), 0.0))
+
+
+# --------------------------------------------------------------------------- multiclass
+def mcc_from_covariances(cov_tp: Any, cov_pp: Any, cov_tt: Any, xp: Backend = POLARS) -> Any:
+    """scikit-learn's ``matthews_corrcoef``: cov(t, p) / sqrt(cov(p, p) cov(t, t)), 0 when a
+    covariance is 0.  The covariances (times n^2) are c n - sum t_k p_k,
+    n^2 - sum p_k^2 and n^2 - sum t_k^2; callers compute them exactly where the
+    counts are integers (Int128) and pass them as floats."""
+    product = cov_pp * cov_tt
+    return xp.where(product == 0, 0.0, xp.ratio(cov_tp, xp.sqrt(product), 0.0))
+
+
+def kappa_from_covariances(cov_tp: Any, expected: Any, xp: Backend = POLARS) -> Any:
+    """scikit-learn's ``cohen_kappa_score`` (unweighted):
+    1 - observed / expected disagreement = (c n - sum t_k p_k) / (n^2 - sum t_k p_k)."""
+    return xp.ratio(cov_tp, expected, float("nan"))
+
+
+# --------------------------------------------------------------------------- ranking
+# Per distinct score, scores descending: pos / neg at the score, tps = cumulative
+# positives, fps = cumulative negatives, P / N the totals.
+def roc_auc_terms(pos: Any, neg: Any, tps: Any, p_total: Any, n_total: Any) -> Any:
+    """The trapezoids under the ROC curve: their sum is the AUC (Mann-Whitney U / (P N)
+    with ties one half).  Each term is normalised before the sum, so that huge
+    weights cannot overflow P N."""
+    return (neg / n_total) * ((tps - pos / 2) / p_total)
+
+
+def average_precision_terms(
+    pos: Any, tps: Any, fps: Any, p_total: Any, xp: Backend = POLARS
+) -> Any:
+    """scikit-learn's step-wise AP terms: delta recall x precision at each threshold
+    (0 where the threshold adds no positive).  Their sum is the AP."""
+    return xp.where(pos > 0, (pos / p_total) * xp.ratio(tps, tps + fps, 0.0), 0.0)

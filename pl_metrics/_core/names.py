@@ -1,0 +1,154 @@
+"""Every column name pl_metrics writes: the internal ones and each method's output schema.
+
+Internal columns all start with :data:`INTERNAL`.  A method renames the user's
+``by`` columns to internal keys (:func:`segment_keys`) at the root, before any
+other column is made, and back at the end (:func:`restore_keys`), so a user's
+column can never meet an internal one.  What a ``by`` column may not be named
+is then exactly the method's output columns, declared once in
+:data:`OUTPUTS` (and the ``*_low`` / ``*_high`` columns of ``ci=``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+#: Prefix of every internal column; user columns may not start with it.
+INTERNAL = "__plm_"
+
+#: Constant segment key used internally when ``by`` is empty.
+ALL = f"{INTERNAL}all"
+#: Position of a row in the output order (labels, averages, thresholds).
+ORD = f"{INTERNAL}ord"
+#: Root columns of the confusion counts: the two labels and the (weighted) count.
+ACTUAL = f"{INTERNAL}actual"
+PREDICTED = f"{INTERNAL}predicted"
+COUNT = f"{INTERNAL}count"
+#: Root columns of the per-score counts: the score, positives and negatives.
+SCORE = f"{INTERNAL}score"
+POS = f"{INTERNAL}pos"
+NEG = f"{INTERNAL}neg"
+#: Un-weighted number of rows of an aggregated group (for the data checks).
+ROWS = f"{INTERNAL}rows"
+#: Number of rows whose weight is null, NaN, infinite or negative.
+BAD_WEIGHT = f"{INTERNAL}bad_weight"
+
+
+def f_name(beta: float) -> str:
+    """The F column's name: ``f1`` for beta 1, else ``f{beta:g}`` (``f2``, ``f0.5``)."""
+    return "f1" if beta == 1 else f"f{beta:g}"
+
+
+#: The public state columns (what ``.metrics.counts`` / ``.score_counts`` return and
+#: ``from_counts`` / ``from_score_counts`` read) and their internal names.
+COUNTS_STATE = {"actual": ACTUAL, "predicted": PREDICTED, "count": COUNT}
+SCORE_STATE = {"score": SCORE, "pos": POS, "neg": NEG}
+
+#: Each frame method's output columns after ``*by`` ("{f}": the F column's name).
+OUTPUTS: dict[str, tuple[str, ...]] = {
+    "confusion_matrix": ("actual", "predicted", "count"),
+    "counts": tuple(COUNTS_STATE),
+    "per_class": (
+        "label",
+        "support",
+        "predicted",
+        "tp",
+        "fp",
+        "fn",
+        "tn",
+        "precision",
+        "recall",
+        "specificity",
+        "{f}",
+        "jaccard",
+    ),
+    "averages": ("average", "precision", "recall", "{f}", "jaccard", "support"),
+    "report": ("label", "average", "precision", "recall", "{f}", "jaccard", "support"),
+    "summary": ("n", "accuracy", "balanced_accuracy", "mcc", "cohen_kappa"),
+    "roc_auc": ("roc_auc", "roc_auc_error_bound"),
+    "average_precision": ("average_precision",),
+    "roc_curve": ("threshold", "fpr", "tpr"),
+    "pr_curve": ("threshold", "precision", "recall"),
+    "score_counts": tuple(SCORE_STATE),
+    "log_loss": ("log_loss",),
+    "brier_score": ("brier_score",),
+    "calibration_curve": ("bin", "prob_true", "prob_pred", "count"),
+    "calibration_error": ("ece", "mce"),
+    "top_k_accuracy": ("top_k_accuracy",),
+    "thresholds": (
+        "threshold",
+        "tp",
+        "fp",
+        "fn",
+        "tn",
+        "precision",
+        "recall",
+        "{f}",
+        "specificity",
+        "accuracy",
+        "mcc",
+    ),
+    "det_curve": ("threshold", "fpr", "fnr"),
+    "compare": (
+        "metric",
+        "value",
+        "low",
+        "high",
+        "overall",
+        "diff",
+        "ratio",
+        "best",
+        "diff_best",
+        "ratio_best",
+        "outside",
+    ),
+}
+OUTPUTS["best_threshold"] = OUTPUTS["thresholds"]
+OUTPUTS["threshold_report"] = OUTPUTS["report"]
+
+#: The metric columns that ``ci=`` gives ``<metric>_low`` / ``<metric>_high``.
+INTERVAL_METRICS: dict[str, tuple[str, ...]] = {
+    "per_class": ("precision", "recall", "specificity", "{f}", "jaccard"),
+    "averages": ("precision", "recall", "{f}", "jaccard"),
+    "report": ("precision", "recall", "{f}", "jaccard"),
+    "summary": ("accuracy", "balanced_accuracy", "mcc", "cohen_kappa"),
+    "roc_auc": ("roc_auc",),
+    "average_precision": ("average_precision",),
+}
+
+
+def output_columns(method: str, *, beta: float = 1.0, ci: bool = False) -> tuple[str, ...]:
+    """The columns ``method`` writes after ``*by`` (with ``ci``: and its interval columns)."""
+    f = f_name(beta)
+    columns = [f if c == "{f}" else c for c in OUTPUTS[method]]
+    if ci:
+        for metric in INTERVAL_METRICS.get(method, ()):
+            m = f if metric == "{f}" else metric
+            columns += [f"{m}_low", f"{m}_high"]
+    return tuple(columns)
+
+
+def segment_keys(by: Sequence[str]) -> list[str]:
+    """The internal names of the ``by`` columns (``[ALL]`` when there are none)."""
+    return [f"{INTERNAL}by{i}" for i in range(len(by))] or [ALL]
+
+
+def with_segment_keys(lf: pl.LazyFrame, by: Sequence[str]) -> pl.LazyFrame:
+    """``lf`` with a copy of each ``by`` column under its internal key name.
+
+    With no ``by``, the frame is returned as is: :data:`ALL` is added after the
+    aggregation (a constant key is cheaper there).
+    """
+    if not by:
+        return lf
+    return lf.with_columns(
+        pl.col(name).alias(key) for name, key in zip(by, segment_keys(by), strict=True)
+    )
+
+
+def restore_keys(frame: pl.LazyFrame, by: Sequence[str]) -> pl.LazyFrame:
+    """The internal segment keys renamed back to the user's ``by`` columns."""
+    if not by:
+        return frame.drop(ALL)
+    return frame.rename(dict(zip(segment_keys(by), by, strict=True)))
