@@ -35,6 +35,8 @@ def use_sorted_path(df: pl.DataFrame, y_score: str | Mapping[object, str]) -> bo
     and numpy (an optional dependency, for its binary search) is installed."""
     if importlib.util.find_spec("numpy") is None:
         return False
+    if not isinstance(y_score, (str, Mapping)):
+        return False  # let the general path raise its error
     columns = [y_score] if isinstance(y_score, str) else list(y_score.values())
     if not all(isinstance(c, str) and c in df.columns for c in columns):
         return False  # let the general path raise its error

@@ -5,17 +5,24 @@ Float64 value.  The confusion-matrix expressions are binary: ``pos_label``
 against every other label (scikit-learn's ``average="binary"``, or
 ``average=None, labels=[pos_label]`` on multiclass data).
 
-Nulls in the label columns raise a :class:`polars.exceptions.ComputeError` at
-evaluation whose message names the column and the number of null rows.
+Bad data raises the frame methods' :class:`pl_metrics.DataError` at evaluation,
+with the same message (the column and the number of bad rows in the group); a
+``pos_label`` that cannot be a label of the column raises ``ValueError``.  The
+checks cost one Python call per group on its few counts.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from functools import partial
+
 import polars as pl
 
-from pl_metrics._classification import ratio
 from pl_metrics._core import checks as v
+from pl_metrics._core import formulas as fm
+from pl_metrics._core.names import f_name
 from pl_metrics._typing import IntoColumn
+from pl_metrics.exceptions import DataError
 
 __all__ = [
     "accuracy",
@@ -33,7 +40,12 @@ __all__ = [
 
 
 def _col(column: IntoColumn) -> pl.Expr:
-    return pl.col(column) if isinstance(column, str) else column
+    if isinstance(column, str):
+        return pl.col(column)
+    if isinstance(column, pl.Expr):
+        return column
+    msg = f"a column argument must be a column name or a polars expression, got {column!r}"
+    raise TypeError(msg)
 
 
 def _name(column: IntoColumn) -> str:
@@ -44,33 +56,57 @@ def _name(column: IntoColumn) -> str:
     )
 
 
-def no_nulls(*columns: IntoColumn) -> pl.Expr:
-    """An Int64 0 that fails evaluation when a column holds nulls.
+#: A check of an expression: the count of bad rows in a group, and its error.
+_Check = tuple[pl.Expr, Callable[[int], DataError]]
 
-    Polars has no "raise" expression; a strict parse of a message string is the
-    cheapest native way to stop with a readable error (no Python call per group).
+
+def guard(checks: Sequence[_Check]) -> pl.Expr:
+    """A Float64 0 per group that raises the first failing check's :class:`DataError`.
+
+    One Python call per group on the group's few counts (not per row); the
+    error is the same object, with the same message, as on the frame methods.
     """
-    guards = []
-    for column in columns:
-        n_null = _col(column).null_count()
-        message = pl.format(f"pl_metrics: column '{_name(column)}' has {{}} null rows", n_null)
-        guards.append(
-            pl.when(n_null > 0).then(message).otherwise(pl.lit("0")).str.to_integer(strict=True)
-        )
-    return pl.sum_horizontal(guards)
+    counts = pl.struct(
+        *(count.cast(pl.Int64).alias(f"c{i}") for i, (count, _) in enumerate(checks))
+    )
+
+    def check(values: pl.Series) -> pl.Series:
+        for row in values.to_list():
+            for i, (_, error) in enumerate(checks):
+                n = row[f"c{i}"] if row else 0
+                if n:
+                    raise error(int(n))
+        return pl.Series([0.0] * len(values), dtype=pl.Float64)
+
+    return counts.map_batches(check, return_dtype=pl.Float64, returns_scalar=True)
 
 
-def valid_weight(weight: IntoColumn) -> pl.Expr:
-    """The weight as Float64, failing evaluation on null, NaN, infinite or negative values."""
+def _null_checks(*columns: IntoColumn) -> list[_Check]:
+    return [(_col(c).null_count(), partial(v.Bad.nulls, _name(c))) for c in columns]
+
+
+def is_label(column: IntoColumn, value: object, argument: str = "pos_label") -> pl.Expr:
+    """Row-wise ``column == value``, ``value`` converted exactly to the column's dtype
+    (a clear ``ValueError`` when it cannot be a label of that column; a
+    :class:`DataError` for float labels that are not whole numbers)."""
+    name = _name(column)
+
+    def compare(s: pl.Series) -> pl.Series:
+        if s.dtype.is_float():
+            n_bad = int(pl.select(v.not_a_label(pl.lit(s))).to_series().sum())
+            if n_bad:
+                raise v.Bad.not_labels(name, n_bad)
+        label = v.label_value(value, s.dtype, argument, name)
+        return s == label
+
+    return _col(column).map_batches(compare, return_dtype=pl.Boolean, is_elementwise=True)
+
+
+def valid_weight(weight: IntoColumn) -> tuple[pl.Expr, _Check]:
+    """The weight as Float64, and the check of null, NaN, infinite or negative values."""
     w = _col(weight).cast(pl.Float64)
     n_bad = (w.is_null() | ~w.is_finite().fill_null(False) | (w < 0).fill_null(False)).sum()
-    message = pl.format(
-        f"pl_metrics: column '{_name(weight)}' (argument `weight`) has {{}} rows with a "
-        "null, NaN, infinite or negative weight",
-        n_bad,
-    )
-    guard = pl.when(n_bad > 0).then(message).otherwise(pl.lit("0")).str.to_integer(strict=True)
-    return w + guard
+    return w, (n_bad, partial(v.Bad.bad_weights, _name(weight)))
 
 
 def _sum(condition: pl.Expr, weight: pl.Expr | None) -> pl.Expr:
@@ -79,19 +115,39 @@ def _sum(condition: pl.Expr, weight: pl.Expr | None) -> pl.Expr:
     return (condition.cast(pl.Float64) * weight).sum()
 
 
+def _pos_label_check(positives: pl.Expr, labels: Sequence[IntoColumn], pos_label: object) -> _Check:
+    """scikit-learn's rule: ``pos_label`` absent from a group holding two or more labels
+    is an error (a group holding one other label has no positives: fine)."""
+    first = _col(labels[0]).drop_nulls().first()
+    several = pl.any_horizontal(*((_col(c) != first).any() for c in labels))
+    absent = (positives == 0) & several.fill_null(False)
+    names = [_name(c) for c in labels]
+    return (
+        absent.cast(pl.Int64),
+        lambda _: DataError(
+            f"`pos_label`={pos_label!r} occurs in none of the columns {names} of a group "
+            "that holds two or more other labels; pass one of its labels as pos_label"
+        ),
+    )
+
+
 def _binary_counts(
     y_true: IntoColumn, y_pred: IntoColumn, pos_label: object, weight: IntoColumn | None
-) -> tuple[pl.Expr, pl.Expr, pl.Expr, pl.Expr]:
-    """tp, fp, fn, tn (Float64) of ``pos_label`` against the rest."""
-    actual = _col(y_true) == pos_label
-    predicted = _col(y_pred) == pos_label
-    w = None if weight is None else valid_weight(weight)
-    guard = no_nulls(y_true, y_pred)
-    tp = _sum(actual & predicted, w) + guard
+) -> tuple[pl.Expr, pl.Expr, pl.Expr, pl.Expr, pl.Expr]:
+    """tp, fp, fn, tn (Float64) of ``pos_label`` against the rest, and the guard (0.0)."""
+    actual = is_label(y_true, pos_label)
+    predicted = is_label(y_pred, pos_label)
+    checks = _null_checks(y_true, y_pred)
+    w = None
+    if weight is not None:
+        w, weight_check = valid_weight(weight)
+        checks.append(weight_check)
+    checks.append(_pos_label_check(actual.sum() + predicted.sum(), [y_true, y_pred], pos_label))
+    tp = _sum(actual & predicted, w)
     fp = _sum(~actual & predicted, w)
     fn = _sum(actual & ~predicted, w)
     tn = _sum(~actual & ~predicted, w)
-    return tp, fp, fn, tn
+    return tp, fp, fn, tn, guard(checks)
 
 
 def accuracy(
@@ -118,9 +174,13 @@ def accuracy(
     └─────┴──────────┘
     """
     correct = _col(y_true) == _col(y_pred)
-    w = None if weight is None else valid_weight(weight)
+    checks = _null_checks(y_true, y_pred)
+    w = None
+    if weight is not None:
+        w, weight_check = valid_weight(weight)
+        checks.append(weight_check)
     total = pl.len().cast(pl.Float64) if w is None else w.sum()
-    value = ratio(_sum(correct, w), total, float("nan")) + no_nulls(y_true, y_pred)
+    value = fm.accuracy(_sum(correct, w), total, float("nan")) + guard(checks)
     return value.alias("accuracy")
 
 
@@ -137,8 +197,8 @@ def precision(
     Equals ``sklearn.metrics.precision_score(..., pos_label=pos_label)``.
     """
     zd = v.check_zero_division(zero_division)
-    tp, fp, _, _ = _binary_counts(y_true, y_pred, pos_label, weight)
-    return ratio(tp, tp + fp, zd).alias("precision")
+    tp, fp, _, _, checked = _binary_counts(y_true, y_pred, pos_label, weight)
+    return (fm.precision(tp, tp + fp, zd) + checked).alias("precision")
 
 
 def recall(
@@ -154,8 +214,8 @@ def recall(
     Equals ``sklearn.metrics.recall_score(..., pos_label=pos_label)``.
     """
     zd = v.check_zero_division(zero_division)
-    tp, _, fn, _ = _binary_counts(y_true, y_pred, pos_label, weight)
-    return ratio(tp, tp + fn, zd).alias("recall")
+    tp, _, fn, _, checked = _binary_counts(y_true, y_pred, pos_label, weight)
+    return (fm.recall(tp, tp + fn, zd) + checked).alias("recall")
 
 
 def f_beta(
@@ -174,10 +234,9 @@ def f_beta(
     """
     b = v.check_beta(beta)
     zd = v.check_zero_division(zero_division)
-    tp, fp, fn, _ = _binary_counts(y_true, y_pred, pos_label, weight)
-    b2 = b * b
-    value = ratio((1 + b2) * tp, b2 * (tp + fn) + (tp + fp), zd)
-    return value.alias("f1" if b == 1 else f"f{b:g}")
+    tp, fp, fn, _, checked = _binary_counts(y_true, y_pred, pos_label, weight)
+    value = fm.f_beta(tp, tp + fn, tp + fp, b, zd) + checked
+    return value.alias(f_name(b))
 
 
 def f1(
@@ -207,8 +266,8 @@ def jaccard(
     Equals ``sklearn.metrics.jaccard_score(..., pos_label=pos_label)``.
     """
     zd = v.check_zero_division(zero_division)
-    tp, fp, fn, _ = _binary_counts(y_true, y_pred, pos_label, weight)
-    return ratio(tp, tp + fp + fn, zd).alias("jaccard")
+    tp, fp, fn, _, checked = _binary_counts(y_true, y_pred, pos_label, weight)
+    return (fm.jaccard(tp, tp + fn, tp + fp, zd) + checked).alias("jaccard")
 
 
 def specificity(
@@ -221,19 +280,14 @@ def specificity(
 ) -> pl.Expr:
     """``tn / (tn + fp)``: the recall of the rows that are not ``pos_label``."""
     zd = v.check_zero_division(zero_division)
-    _, fp, _, tn = _binary_counts(y_true, y_pred, pos_label, weight)
-    return ratio(tn, tn + fp, zd).alias("specificity")
+    _, fp, _, tn, checked = _binary_counts(y_true, y_pred, pos_label, weight)
+    return (fm.specificity(tn, fp, zd) + checked).alias("specificity")
 
 
-def score_guard(score: IntoColumn) -> pl.Expr:
-    """An Int64 0 that fails evaluation when the score has null, NaN or infinite values."""
+def _score_check(score: IntoColumn) -> _Check:
+    """Null, NaN or infinite scores (the frame methods' message)."""
     n_bad = (~_col(score).cast(pl.Float64).is_finite()).fill_null(True).sum()
-    message = pl.format(
-        f"pl_metrics: column '{_name(score)}' (argument `y_score`) has {{}} null, NaN or "
-        "infinite rows",
-        n_bad,
-    )
-    return pl.when(n_bad > 0).then(message).otherwise(pl.lit("0")).str.to_integer(strict=True)
+    return n_bad, partial(v.Bad.bad_scores, [_name(score)])
 
 
 def roc_auc(y_true: IntoColumn, y_score: IntoColumn, *, pos_label: object = 1) -> pl.Expr:
@@ -251,14 +305,19 @@ def roc_auc(y_true: IntoColumn, y_score: IntoColumn, *, pos_label: object = 1) -
     >>> df.select(plm.roc_auc("y", "s"))["roc_auc"].to_list()
     [0.75]
     """
-    positive = _col(y_true) == pos_label
+    positive = is_label(y_true, pos_label)
     ranks = _col(y_score).cast(pl.Float64).rank("average")
     p = positive.sum().cast(pl.Float64)
     n = pl.len().cast(pl.Float64) - p
     u = ranks.filter(positive).sum() - p * (p + 1) / 2
-    value = pl.when((p > 0) & (n > 0)).then(u / (p * n))
+    value = pl.when((p > 0) & (n > 0)).then((u / p) / n)
+    checks = [
+        *_null_checks(y_true),
+        _score_check(y_score),
+        _pos_label_check(positive.sum(), [y_true], pos_label),
+    ]
     # the checks are added to the one value per group, not to every row
-    return (value + no_nulls(y_true) + score_guard(y_score)).alias("roc_auc")
+    return (value + guard(checks)).alias("roc_auc")
 
 
 def average_precision(y_true: IntoColumn, y_score: IntoColumn, *, pos_label: object = 1) -> pl.Expr:
@@ -275,7 +334,7 @@ def average_precision(y_true: IntoColumn, y_score: IntoColumn, *, pos_label: obj
     >>> df.select(plm.average_precision("y", "s").round(6))["average_precision"].to_list()
     [0.833333]
     """
-    positive = _col(y_true) == pos_label
+    positive = is_label(y_true, pos_label)
     score = _col(y_score).cast(pl.Float64)
     p = positive.sum().cast(pl.Float64)
     n_rows = pl.len().cast(pl.Float64)
@@ -284,18 +343,19 @@ def average_precision(y_true: IntoColumn, y_score: IntoColumn, *, pos_label: obj
     pos_at_or_above = p - score.filter(positive).rank("min").cast(pl.Float64) + 1
     ap = (pos_at_or_above / at_or_above).sum() / p
     value = pl.when(p > 0).then(ap).otherwise(0.0)
-    return (value + no_nulls(y_true) + score_guard(y_score)).alias("average_precision")
+    checks = [
+        *_null_checks(y_true),
+        _score_check(y_score),
+        _pos_label_check(positive.sum(), [y_true], pos_label),
+    ]
+    return (value + guard(checks)).alias("average_precision")
 
 
-def _probability_guard(y_prob: IntoColumn) -> pl.Expr:
-    """An Int64 0 that fails evaluation on null, NaN or out-of-[0, 1] probabilities."""
+def _probability_check(y_prob: IntoColumn) -> _Check:
+    """Null, NaN or out-of-[0, 1] probabilities (the frame methods' message)."""
     p = _col(y_prob).cast(pl.Float64)
     n_bad = (p.is_nan() | (p < 0) | (p > 1)).fill_null(True).sum()
-    message = pl.format(
-        f"pl_metrics: column '{_name(y_prob)}' has {{}} null, NaN or out-of-[0, 1] probabilities",
-        n_bad,
-    )
-    return pl.when(n_bad > 0).then(message).otherwise(pl.lit("0")).str.to_integer(strict=True)
+    return n_bad, partial(v.Bad.bad_probabilities, [_name(y_prob)])
 
 
 def log_loss(
@@ -320,18 +380,13 @@ def log_loss(
     from pl_metrics._probability import EPS
 
     p = _col(y_prob).cast(pl.Float64)
-    positive = _col(y_true) == pos_label
+    positive = is_label(y_true, pos_label)
     loss = (
         -pl.when(positive)
         .then(p.clip(EPS, 1 - EPS).log())
         .otherwise((1 - p).clip(EPS, 1 - EPS).log())
     )
-    value = (
-        loss.mean()
-        if weight is None
-        else (loss * valid_weight(weight)).sum() / _col(weight).cast(pl.Float64).sum()
-    )
-    return (value + no_nulls(y_true) + _probability_guard(y_prob)).alias("log_loss")
+    return (_mean(loss, weight, y_true, y_prob)).alias("log_loss")
 
 
 def brier_score(
@@ -346,10 +401,16 @@ def brier_score(
     Equals ``sklearn.metrics.brier_score_loss(y_true, y_prob, pos_label=pos_label)``.
     """
     p = _col(y_prob).cast(pl.Float64)
-    loss = ((_col(y_true) == pos_label).cast(pl.Float64) - p) ** 2
-    value = (
-        loss.mean()
-        if weight is None
-        else (loss * valid_weight(weight)).sum() / _col(weight).cast(pl.Float64).sum()
-    )
-    return (value + no_nulls(y_true) + _probability_guard(y_prob)).alias("brier_score")
+    loss = (is_label(y_true, pos_label).cast(pl.Float64) - p) ** 2
+    return (_mean(loss, weight, y_true, y_prob)).alias("brier_score")
+
+
+def _mean(
+    loss: pl.Expr, weight: IntoColumn | None, y_true: IntoColumn, y_prob: IntoColumn
+) -> pl.Expr:
+    """The (weighted) mean of a per-row loss, with the checks of the probability metrics."""
+    checks = [*_null_checks(y_true), _probability_check(y_prob)]
+    if weight is None:
+        return loss.mean() + guard(checks)
+    w, weight_check = valid_weight(weight)
+    return (loss * w).sum() / w.sum() + guard([*checks, weight_check])

@@ -16,6 +16,7 @@ sums are equal up to the order of float additions (~1e-15 relative).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Generic, TypeVar
 
 import polars as pl
@@ -75,8 +76,7 @@ def _merged(
     frame = names.with_segment_keys(state, by).select(
         *keys, *(pl.col(public).alias(internal) for public, internal in columns.items())
     )
-    checks: list[v.Check] = []
-    bad = []
+    bad: list[tuple[pl.Expr, v.Check]] = []
     for public, internal in columns.items():
         x = pl.col(internal)
         if public in values:
@@ -90,38 +90,43 @@ def _merged(
             wrong = x.is_null()
             what = "null labels"
         name = f"{names.INTERNAL}bad_{public}"
-        bad.append(wrong.sum().alias(name))
-        checks.append((name, lambda n, c=public, w=what: v.Bad.state(c, n, w)))
+        bad.append((wrong.sum().alias(name), (name, partial(_state_error, public, what))))
     for public in label_columns:
-        if schema[public].is_float():
-            name = f"{names.INTERNAL}nan_{public}"
-            bad.append(v.not_a_label(columns[public]).sum().alias(name))
-            checks.append((name, lambda n, c=public: v.Bad.state(c, n, "not class labels")))
+        name = f"{names.INTERNAL}nan_{public}"
+        check = (name, partial(_state_error, public, "not class labels"))
+        bad.append((v.not_a_label(columns[public]).sum().alias(name), check))
+
+    def check_rows(df: pl.DataFrame) -> pl.DataFrame:
+        counts = df.select(expr for expr, _ in bad)
+        for column, error in (c for _, c in bad):
+            if counts[column][0]:
+                raise error(int(counts[column][0]))
+        return df
+
     internal_values = [columns[c] for c in values]
+    internal_keys = [c for c in columns.values() if c not in internal_values]
+    merged = sum_states(frame.map_batches(check_rows), [*keys, *internal_keys], internal_values)
     integer = [columns[c] for c in values if schema[c].is_integer()]
     if integer:
-        total = pl.sum_horizontal(pl.col(c).cast(pl.Int128) for c in integer).sum()
-        over = (total > _INT64_MAX).cast(pl.Int64)
-        per_segment = frame.group_by(keys).agg(over.alias("__plm_over")) if keys else None
-        checks.append(("__plm_over", v.Bad.count_overflow))
-    checked = frame.select(*bad)
-    if integer:
-        overflow = (
-            per_segment.select(pl.col("__plm_over").sum())
-            if per_segment is not None
-            else frame.select(over.alias("__plm_over"))
+
+        def check_totals(df: pl.DataFrame) -> pl.DataFrame:
+            total = pl.sum_horizontal(pl.col(c) for c in integer)
+            totals = df.group_by(keys).agg(total.sum()) if keys else df.select(total.sum())
+            over = int((totals.to_series(len(keys)) > _INT64_MAX).sum())
+            if over:
+                raise v.Bad.count_overflow(over)
+            return df
+
+        merged = merged.map_batches(check_totals).with_columns(
+            pl.col(c).cast(pl.Int64) for c in integer
         )
-        checked = pl.concat([checked, overflow], how="horizontal")
-    validated = v.raise_if_bad(checked, checks)
-    internal_keys = [c for c in columns.values() if c not in internal_values]
-    merged = sum_states(frame, [*keys, *internal_keys], internal_values)
-    # the one-row check frame, joined to run the checks before the state is used
-    done = f"{names.INTERNAL}checked"
-    merged = merged.join(validated.select(pl.lit(0).alias(done)), how="cross").drop(done)
-    merged = merged.with_columns(pl.col(c).cast(pl.Int64) for c in integer)
     if not by:
         merged = merged.with_columns(pl.lit(0, pl.Int8).alias(ALL))
     return merged
+
+
+def _state_error(column: str, what: str, n: int) -> v.DataError:
+    return v.Bad.state(column, n, what)
 
 
 def _collect(frame: pl.LazyFrame, eager: bool) -> pl.DataFrame | pl.LazyFrame:

@@ -86,6 +86,15 @@ def test_group_by_agg_equals_sklearn(data, name, weighted, zero_division, beta, 
     df = pl.DataFrame(data, schema=["g", "t", "p", "w"], orient="row")
     weight = "w" if weighted else None
     expr = _expr(name, pos_label=pos_label, weight=weight, zero_division=zero_division, beta=beta)
+
+    def invalid(seg: pl.DataFrame) -> bool:
+        present = set(seg["t"]) | set(seg["p"])
+        return name != "accuracy" and pos_label not in present and len(present) >= 2
+
+    if any(invalid(seg) for _, seg in df.group_by("g")):
+        with pytest.raises(plm.DataError, match=f"`pos_label`={pos_label} occurs in none"):
+            df.group_by("g").agg(expr.alias("value"))
+        return
     got = df.group_by("g").agg(expr.alias("value")).sort("g")
     over = (
         df.with_columns(expr.over("g").alias("value"))
@@ -95,6 +104,11 @@ def test_group_by_agg_equals_sklearn(data, name, weighted, zero_division, beta, 
     )
     for g, value in got.iter_rows():
         seg = df.filter(pl.col("g") == g)
+        present = set(seg["t"]) | set(seg["p"])
+        assert name == "accuracy" or pos_label in present or len(present) < 2, (
+            "scikit-learn's rule (precision_score etc. raise 'pos_label=... is not a valid "
+            "label'): such a group must have raised"
+        )
         expected = _sk(
             name,
             seg["t"].to_numpy(),
