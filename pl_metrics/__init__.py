@@ -12,7 +12,7 @@ Importing the package registers the ``.metrics`` namespace on
 
 from __future__ import annotations
 
-from pl_metrics import namespace as _namespace  # registers `.metrics`
+from pl_metrics import _namespace  # registers `.metrics`
 from pl_metrics.exceptions import DataError
 from pl_metrics.expr import (
     accuracy,

@@ -19,7 +19,7 @@ _LABEL_METRICS = ("accuracy", "balanced_accuracy", "mcc", "cohen_kappa")
 _SCORE_METRICS = ("roc_auc", "average_precision")
 
 
-class CompareLazyMethods:
+class CompareMethods:
     """``compare`` on a LazyFrame."""
 
     _lf: pl.LazyFrame
@@ -113,41 +113,3 @@ class CompareLazyMethods:
             (value / best).alias("ratio_best"),
             ((overall_value < pl.col("low")) | (overall_value > pl.col("high"))).alias("outside"),
         ).sort(by_list, nulls_last=True)
-
-
-class CompareEagerMethods:
-    """``compare`` on a DataFrame: ``lazy() ... collect()``."""
-
-    _df: pl.DataFrame
-
-    def compare(
-        self,
-        y_true: str,
-        y_pred: str,
-        *,
-        by: By,
-        metric: str = "accuracy",
-        ci: float = 0.95,
-        n_boot: int = 1000,
-        seed: int | None = 0,
-        ci_method: CiMethod = "bootstrap",
-        pos_label: object = None,
-    ) -> pl.DataFrame:
-        return (
-            self._df.lazy()
-            .metrics.compare(
-                y_true,
-                y_pred,
-                by=by,
-                metric=metric,
-                ci=ci,
-                n_boot=n_boot,
-                seed=seed,
-                ci_method=ci_method,
-                pos_label=pos_label,
-            )
-            .collect()
-        )
-
-
-CompareEagerMethods.compare.__doc__ = CompareLazyMethods.compare.__doc__

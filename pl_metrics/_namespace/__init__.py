@@ -1,0 +1,125 @@
+"""The ``.metrics`` namespace on :class:`polars.LazyFrame` and :class:`polars.DataFrame`.
+
+The LazyFrame methods (one mixin per domain: ``labels``, ``ranking``,
+``probability``, ``compare``) build a query and never collect (they read the
+schema only).  Every DataFrame method is the same method followed by
+``collect()`` (:func:`~pl_metrics._namespace._common.eager`), except un-weighted
+binary / one-vs-rest ``roc_auc`` on continuous scores, which sorts the in-memory
+rows instead of counting every distinct score (same checks, same number,
+faster; see ``_ranking_sorted``).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from pl_metrics import _ranking_sorted as sorted_path
+from pl_metrics._core import checks as v
+from pl_metrics._core import names
+from pl_metrics._namespace._common import eager
+from pl_metrics._namespace.compare import CompareMethods
+from pl_metrics._namespace.labels import LabelMethods
+from pl_metrics._namespace.probability import ProbabilityMethods
+from pl_metrics._namespace.ranking import RankingMethods
+from pl_metrics._typing import AucAverage, By, CiMethod, MultiClass, Score
+
+
+@pl.api.register_lazyframe_namespace("metrics")
+class MetricsLazyFrame(LabelMethods, RankingMethods, ProbabilityMethods, CompareMethods):
+    """Classification metrics of a LazyFrame's rows, as lazy tidy frames."""
+
+    def __init__(self, lf: pl.LazyFrame) -> None:
+        self._lf = lf
+
+
+@pl.api.register_dataframe_namespace("metrics")
+class MetricsDataFrame:
+    """Classification metrics of a DataFrame's rows, as tidy DataFrames.
+
+    Each method is ``df.lazy().metrics.<method>(...).collect()`` (un-weighted
+    ``roc_auc`` on continuous scores sorts instead; same number).
+    """
+
+    def __init__(self, df: pl.DataFrame) -> None:
+        self._df = df
+
+    @property
+    def _lazy(self) -> MetricsLazyFrame:
+        return MetricsLazyFrame(self._df.lazy())
+
+    confusion_matrix = eager(MetricsLazyFrame.confusion_matrix)
+    per_class = eager(MetricsLazyFrame.per_class)
+    averages = eager(MetricsLazyFrame.averages)
+    report = eager(MetricsLazyFrame.report)
+    summary = eager(MetricsLazyFrame.summary)
+    counts = eager(MetricsLazyFrame.counts)
+    average_precision = eager(MetricsLazyFrame.average_precision)
+    roc_curve = eager(MetricsLazyFrame.roc_curve)
+    pr_curve = eager(MetricsLazyFrame.pr_curve)
+    score_counts = eager(MetricsLazyFrame.score_counts)
+    log_loss = eager(MetricsLazyFrame.log_loss)
+    brier_score = eager(MetricsLazyFrame.brier_score)
+    calibration_curve = eager(MetricsLazyFrame.calibration_curve)
+    calibration_error = eager(MetricsLazyFrame.calibration_error)
+    top_k_accuracy = eager(MetricsLazyFrame.top_k_accuracy)
+    thresholds = eager(MetricsLazyFrame.thresholds)
+    best_threshold = eager(MetricsLazyFrame.best_threshold)
+    det_curve = eager(MetricsLazyFrame.det_curve)
+    threshold_report = eager(MetricsLazyFrame.threshold_report)
+    compare = eager(MetricsLazyFrame.compare)
+
+    def roc_auc(
+        self,
+        y_true: str,
+        y_score: Score,
+        *,
+        by: By = None,
+        pos_label: object = None,
+        weight: str | None = None,
+        bins: int | None = None,
+        multi_class: MultiClass = "ovr",
+        average: AucAverage = "macro",
+        ci: float | None = None,
+        n_boot: int = 1000,
+        seed: int | None = 0,
+        ci_method: CiMethod = "bootstrap",
+    ) -> pl.DataFrame:
+        # The rows are in memory: continuous binary scores are faster sorted than
+        # counted (the same number; see _ranking_sorted).
+        v.check_choice("multi_class", multi_class, ("ovr", "ovo"))
+        v.check_choice("average", average, ("macro", "weighted"))
+        if (
+            weight is None
+            and bins is None
+            and ci is None
+            and (isinstance(y_score, str) or multi_class == "ovr")
+            and sorted_path.use_sorted_path(self._df, y_score)
+        ):
+            return sorted_path.roc_auc_sorted(
+                self._df,
+                y_true,
+                y_score,
+                by=by,
+                pos_label=pos_label,
+                average=average,
+                reserved=names.output_columns("roc_auc"),
+            )
+        return self._lazy.roc_auc(
+            y_true,
+            y_score,
+            by=by,
+            pos_label=pos_label,
+            weight=weight,
+            bins=bins,
+            multi_class=multi_class,
+            average=average,
+            ci=ci,
+            n_boot=n_boot,
+            seed=seed,
+            ci_method=ci_method,
+        ).collect()
+
+    roc_auc.__doc__ = MetricsLazyFrame.roc_auc.__doc__
+
+
+__all__ = ["MetricsDataFrame", "MetricsLazyFrame"]

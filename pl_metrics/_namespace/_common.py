@@ -1,0 +1,56 @@
+"""What every namespace method shares: the interval options and the eager twins."""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import inspect
+from collections.abc import Callable
+from typing import Any, Concatenate, ParamSpec
+
+import polars as pl
+
+from pl_metrics._core import checks as v
+
+P = ParamSpec("P")
+
+
+def wants_ci(
+    ci: float | None,
+    n_boot: int,
+    ci_method: str,
+    weight: str | None,
+    *,
+    methods: tuple[str, ...],
+) -> bool:
+    """Check the interval options (before anything else); True when intervals are asked for."""
+    if not v.check_ci(ci, n_boot, ci_method, methods):
+        return False
+    if ci_method == "bootstrap" and importlib.util.find_spec("numpy") is None:
+        msg = "ci_method='bootstrap' needs numpy: pip install numpy (or use an analytic ci_method)"
+        raise ModuleNotFoundError(msg)
+    if weight is not None:
+        msg = (
+            "`ci` needs un-weighted rows (the intervals resample counts of rows); "
+            "drop `weight` or compute the weighted point estimate alone"
+        )
+        raise ValueError(msg)
+    return True
+
+
+def eager(
+    lazy_method: Callable[Concatenate[Any, P], pl.LazyFrame],
+) -> Callable[Concatenate[Any, P], pl.DataFrame]:
+    """The DataFrame twin of a LazyFrame method: ``df.lazy().metrics.<m>(...).collect()``.
+
+    The one mechanism for every eager method: same parameters, same checks,
+    same docstring (the result is a DataFrame instead of a LazyFrame).
+    """
+
+    @functools.wraps(lazy_method)
+    def method(self: Any, *args: P.args, **kwargs: P.kwargs) -> pl.DataFrame:
+        return lazy_method(self._lazy, *args, **kwargs).collect()
+
+    signature = inspect.signature(lazy_method)
+    method.__signature__ = signature.replace(return_annotation="pl.DataFrame")  # type: ignore[attr-defined]
+    return method

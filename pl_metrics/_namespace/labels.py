@@ -1,0 +1,423 @@
+"""The confusion-matrix methods of ``.metrics``: confusion_matrix, per_class, averages,
+report, summary and their mergeable state, counts."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from pl_metrics import _classification as cls
+from pl_metrics import _intervals as iv
+from pl_metrics._core import checks as v
+from pl_metrics._core import names
+from pl_metrics._core.names import COUNTS_STATE
+from pl_metrics._counts import Counts, confusion_counts
+from pl_metrics._namespace._common import wants_ci as _wants_ci
+from pl_metrics._typing import By, CiMethod, Labels
+
+
+class LabelMethods:
+    """Metrics of predicted labels, on a LazyFrame."""
+
+    _lf: pl.LazyFrame
+
+    def _counts(
+        self,
+        y_true: str,
+        y_pred: str,
+        *,
+        by: By,
+        labels: Labels,
+        weight: str | None,
+        method: str,
+        beta: float = 1.0,
+        ci: bool = False,
+    ) -> Counts:
+        reserved = names.output_columns(method, beta=beta, ci=ci)
+        return confusion_counts(
+            self._lf, y_true, y_pred, by=by, labels=labels, weight=weight, reserved=reserved
+        )
+
+    def confusion_matrix(
+        self,
+        y_true: str,
+        y_pred: str,
+        *,
+        by: By = None,
+        labels: Labels = None,
+        weight: str | None = None,
+    ) -> pl.LazyFrame:
+        """Confusion counts, one row per (actual, predicted) pair, zero cells included.
+
+        Parameters
+        ----------
+        y_true, y_pred
+            Columns of the actual and predicted class labels.
+        by
+            Segment column(s); the result starts with them and is sorted by them.
+        labels
+            Classes and their order; ``None`` is the sorted union of the labels seen
+            in each segment.  Rows with a label outside ``labels`` are not counted
+            (as ``sklearn.metrics.confusion_matrix``).
+        weight
+            Column of non-negative sample weights; counts become Float64 sums.
+
+        Returns
+        -------
+        LazyFrame
+            ``*by, actual, predicted, count`` (count: Int64, Float64 with weights),
+            sorted by segment, then actual and predicted in label order.  Pivoting
+            gives ``sklearn.metrics.confusion_matrix``.
+
+        Examples
+        --------
+        >>> import polars as pl, pl_metrics as plm
+        >>> df = pl.DataFrame({"t": ["a", "b", "b"], "p": ["a", "a", "b"]})
+        >>> df.metrics.confusion_matrix("t", "p")
+        shape: (4, 3)
+        ┌────────┬───────────┬───────┐
+        │ actual ┆ predicted ┆ count │
+        │ ---    ┆ ---       ┆ ---   │
+        │ str    ┆ str       ┆ i64   │
+        ╞════════╪═══════════╪═══════╡
+        │ a      ┆ a         ┆ 1     │
+        │ a      ┆ b         ┆ 0     │
+        │ b      ┆ a         ┆ 1     │
+        │ b      ┆ b         ┆ 1     │
+        └────────┴───────────┴───────┘
+        """
+        return cls.confusion_matrix(
+            self._counts(
+                y_true, y_pred, by=by, labels=labels, weight=weight, method="confusion_matrix"
+            )
+        )
+
+    def per_class(
+        self,
+        y_true: str,
+        y_pred: str,
+        *,
+        by: By = None,
+        labels: Labels = None,
+        weight: str | None = None,
+        beta: float = 1.0,
+        zero_division: float = 0.0,
+        ci: float | None = None,
+        n_boot: int = 1000,
+        seed: int | None = 0,
+        ci_method: CiMethod = "bootstrap",
+    ) -> pl.LazyFrame:
+        """Counts and scores of each class against the rest.
+
+        Parameters
+        ----------
+        y_true, y_pred, by, labels, weight
+            As :meth:`confusion_matrix`, except that rows whose labels lie outside
+            ``labels`` still count as false negatives / positives of the listed
+            classes and in ``tn`` (``sklearn.metrics.precision_recall_fscore_support``).
+        beta
+            F-beta's beta, finite and > 0.
+        zero_division
+            Value of a ratio whose denominator is 0: 0.0, 1.0 or NaN.
+
+        Returns
+        -------
+        LazyFrame
+            ``*by, label, support, predicted, tp, fp, fn, tn`` (Int64, Float64 with
+            weights) and ``precision, recall, specificity, f1, jaccard`` (Float64;
+            the F column is ``f{beta:g}`` when beta != 1).
+
+        Notes
+        -----
+        precision = tp / (tp + fp), recall = tp / (tp + fn), specificity = tn / (tn + fp),
+        F-beta = (1 + b^2) tp / (b^2 (tp + fn) + tp + fp), jaccard = tp / (tp + fp + fn);
+        ``zero_division`` where a denominator is 0.
+
+        Examples
+        --------
+        >>> import polars as pl, pl_metrics as plm
+        >>> df = pl.DataFrame({"t": [0, 1, 1, 2], "p": [0, 1, 2, 2]})
+        >>> df.metrics.per_class("t", "p").select("label", "support", "precision", "recall")
+        shape: (3, 4)
+        ┌───────┬─────────┬───────────┬────────┐
+        │ label ┆ support ┆ precision ┆ recall │
+        │ ---   ┆ ---     ┆ ---       ┆ ---    │
+        │ i64   ┆ i64     ┆ f64       ┆ f64    │
+        ╞═══════╪═════════╪═══════════╪════════╡
+        │ 0     ┆ 1       ┆ 1.0       ┆ 1.0    │
+        │ 1     ┆ 2       ┆ 1.0       ┆ 0.5    │
+        │ 2     ┆ 1       ┆ 0.5       ┆ 1.0    │
+        └───────┴─────────┴───────────┴────────┘
+        """
+        b, zd = v.check_beta(beta), v.check_zero_division(zero_division)
+        wants_ci = _wants_ci(ci, n_boot, ci_method, weight, methods=("bootstrap", "wilson"))
+        counts = self._counts(
+            y_true,
+            y_pred,
+            by=by,
+            labels=labels,
+            weight=weight,
+            method="per_class",
+            beta=b,
+            ci=wants_ci,
+        )
+        point = cls.per_class(counts, beta=b, zero_division=zd)
+        if wants_ci:
+            if ci_method == "wilson":
+                return iv.wilson_per_class(point, ci, b)
+            return iv.bootstrap_labels(
+                counts,
+                point,
+                "per_class",
+                beta=b,
+                zero_division=zd,
+                ci=ci,
+                n_boot=n_boot,
+                seed=seed,
+            )
+        return point
+
+    def averages(
+        self,
+        y_true: str,
+        y_pred: str,
+        *,
+        by: By = None,
+        labels: Labels = None,
+        weight: str | None = None,
+        beta: float = 1.0,
+        zero_division: float = 0.0,
+        ci: float | None = None,
+        n_boot: int = 1000,
+        seed: int | None = 0,
+        ci_method: CiMethod = "bootstrap",
+    ) -> pl.LazyFrame:
+        """Micro, macro and support-weighted averages of the per-class scores.
+
+        Parameters
+        ----------
+        y_true, y_pred, by, labels, weight, beta, zero_division
+            As :meth:`per_class`.
+
+        Returns
+        -------
+        LazyFrame
+            ``*by, average, precision, recall, f1, jaccard, support``; ``average`` is
+            ``"micro"``, ``"macro"``, ``"weighted"`` in that order.
+
+        Notes
+        -----
+        micro: the ratios of the summed counts.  macro / weighted: the mean /
+        support-weighted mean of the per-class scores; with ``zero_division=nan``
+        they skip the NaN classes (scikit-learn's ``_nanaverage``; its
+        ``jaccard_score`` has no NaN option, and Jaccard follows the same rule
+        here).  ``support`` is the total support of the classes.
+
+        Examples
+        --------
+        >>> import polars as pl, pl_metrics as plm
+        >>> df = pl.DataFrame({"t": [0, 1, 1, 2], "p": [0, 1, 2, 2]})
+        >>> df.metrics.averages("t", "p").select("average", "precision", "recall")
+        shape: (3, 3)
+        ┌──────────┬───────────┬──────────┐
+        │ average  ┆ precision ┆ recall   │
+        │ ---      ┆ ---       ┆ ---      │
+        │ str      ┆ f64       ┆ f64      │
+        ╞══════════╪═══════════╪══════════╡
+        │ micro    ┆ 0.75      ┆ 0.75     │
+        │ macro    ┆ 0.833333  ┆ 0.833333 │
+        │ weighted ┆ 0.875     ┆ 0.75     │
+        └──────────┴───────────┴──────────┘
+        """
+        b, zd = v.check_beta(beta), v.check_zero_division(zero_division)
+        wants_ci = _wants_ci(ci, n_boot, ci_method, weight, methods=("bootstrap",))
+        counts = self._counts(
+            y_true,
+            y_pred,
+            by=by,
+            labels=labels,
+            weight=weight,
+            method="averages",
+            beta=b,
+            ci=wants_ci,
+        )
+        point = cls.averages(counts, beta=b, zero_division=zd)
+        if wants_ci:
+            return iv.bootstrap_labels(
+                counts,
+                point,
+                "averages",
+                beta=b,
+                zero_division=zd,
+                ci=ci,
+                n_boot=n_boot,
+                seed=seed,
+            )
+        return point
+
+    def report(
+        self,
+        y_true: str,
+        y_pred: str,
+        *,
+        by: By = None,
+        labels: Labels = None,
+        weight: str | None = None,
+        beta: float = 1.0,
+        zero_division: float = 0.0,
+        ci: float | None = None,
+        n_boot: int = 1000,
+        seed: int | None = 0,
+        ci_method: CiMethod = "bootstrap",
+    ) -> pl.LazyFrame:
+        """The classification report: per-class rows, then the three averages.
+
+        Parameters
+        ----------
+        y_true, y_pred, by, labels, weight, beta, zero_division
+            As :meth:`per_class`.
+
+        Returns
+        -------
+        LazyFrame
+            ``*by, label, average, precision, recall, f1, jaccard, support``: the
+            per-class rows (``average`` null) then micro, macro, weighted (``label``
+            null), per segment.
+
+        Examples
+        --------
+        >>> import polars as pl, pl_metrics as plm
+        >>> df = pl.DataFrame({"t": ["x", "y", "y"], "p": ["x", "y", "x"]})
+        >>> df.metrics.report("t", "p").drop("jaccard")
+        shape: (5, 6)
+        ┌───────┬──────────┬───────────┬──────────┬──────────┬─────────┐
+        │ label ┆ average  ┆ precision ┆ recall   ┆ f1       ┆ support │
+        │ ---   ┆ ---      ┆ ---       ┆ ---      ┆ ---      ┆ ---     │
+        │ str   ┆ str      ┆ f64       ┆ f64      ┆ f64      ┆ i64     │
+        ╞═══════╪══════════╪═══════════╪══════════╪══════════╪═════════╡
+        │ x     ┆ null     ┆ 0.5       ┆ 1.0      ┆ 0.666667 ┆ 1       │
+        │ y     ┆ null     ┆ 1.0       ┆ 0.5      ┆ 0.666667 ┆ 2       │
+        │ null  ┆ micro    ┆ 0.666667  ┆ 0.666667 ┆ 0.666667 ┆ 3       │
+        │ null  ┆ macro    ┆ 0.75      ┆ 0.75     ┆ 0.666667 ┆ 3       │
+        │ null  ┆ weighted ┆ 0.833333  ┆ 0.666667 ┆ 0.666667 ┆ 3       │
+        └───────┴──────────┴───────────┴──────────┴──────────┴─────────┘
+        """
+        b, zd = v.check_beta(beta), v.check_zero_division(zero_division)
+        wants_ci = _wants_ci(ci, n_boot, ci_method, weight, methods=("bootstrap",))
+        counts = self._counts(
+            y_true,
+            y_pred,
+            by=by,
+            labels=labels,
+            weight=weight,
+            method="report",
+            beta=b,
+            ci=wants_ci,
+        )
+        point = cls.report(counts, beta=b, zero_division=zd)
+        if wants_ci:
+            return iv.bootstrap_labels(
+                counts,
+                point,
+                "report",
+                beta=b,
+                zero_division=zd,
+                ci=ci,
+                n_boot=n_boot,
+                seed=seed,
+            )
+        return point
+
+    def summary(
+        self,
+        y_true: str,
+        y_pred: str,
+        *,
+        by: By = None,
+        labels: Labels = None,
+        weight: str | None = None,
+        ci: float | None = None,
+        n_boot: int = 1000,
+        seed: int | None = 0,
+        ci_method: CiMethod = "bootstrap",
+    ) -> pl.LazyFrame:
+        """Accuracy, balanced accuracy, MCC and Cohen's kappa, one row per segment.
+
+        Parameters
+        ----------
+        y_true, y_pred, by, labels, weight
+            As :meth:`confusion_matrix`; the numbers are computed on that
+            confusion matrix (with ``labels``, rows outside them are dropped).
+
+        Returns
+        -------
+        LazyFrame
+            ``*by, n, accuracy, balanced_accuracy, mcc, cohen_kappa``; ``n`` is the
+            number (or weight) of rows counted.
+
+        Notes
+        -----
+        As scikit-learn: balanced accuracy is the mean recall over the classes
+        present in ``y_true``; MCC is 0 when a covariance is 0; kappa is NaN when
+        the expected disagreement is 0.
+
+        Examples
+        --------
+        >>> import polars as pl, pl_metrics as plm
+        >>> df = pl.DataFrame({"t": [0, 0, 1, 1], "p": [0, 1, 1, 1]})
+        >>> df.metrics.summary("t", "p")
+        shape: (1, 5)
+        ┌─────┬──────────┬───────────────────┬─────────┬─────────────┐
+        │ n   ┆ accuracy ┆ balanced_accuracy ┆ mcc     ┆ cohen_kappa │
+        │ --- ┆ ---      ┆ ---               ┆ ---     ┆ ---         │
+        │ i64 ┆ f64      ┆ f64               ┆ f64     ┆ f64         │
+        ╞═════╪══════════╪═══════════════════╪═════════╪═════════════╡
+        │ 4   ┆ 0.75     ┆ 0.75              ┆ 0.57735 ┆ 0.5         │
+        └─────┴──────────┴───────────────────┴─────────┴─────────────┘
+        """
+        wants_ci = _wants_ci(ci, n_boot, ci_method, weight, methods=("bootstrap", "wilson"))
+        counts = self._counts(
+            y_true, y_pred, by=by, labels=labels, weight=weight, method="summary", ci=wants_ci
+        )
+        point = cls.summary(counts)
+        if wants_ci:
+            if ci_method == "wilson":
+                return iv.wilson_accuracy(point, ci)
+            return iv.bootstrap_labels(
+                counts,
+                point,
+                "summary",
+                ci=ci,
+                n_boot=n_boot,
+                seed=seed,
+            )
+        return point
+
+    def counts(
+        self, y_true: str, y_pred: str, *, by: By = None, weight: str | None = None
+    ) -> pl.LazyFrame:
+        """The confusion counts as a mergeable state: ``*by, actual, predicted, count``.
+
+        One row per (segment, actual, predicted) pair seen (no zero cells).
+        States of several shards or days are merged by concatenating them;
+        :func:`pl_metrics.from_counts` finishes any metric of this namespace.
+
+        Examples
+        --------
+        >>> import polars as pl, pl_metrics as plm
+        >>> df = pl.DataFrame({"t": ["a", "b", "b"], "p": ["a", "a", "b"]})
+        >>> df.metrics.counts("t", "p").sort("actual", "predicted")
+        shape: (3, 3)
+        ┌────────┬───────────┬───────┐
+        │ actual ┆ predicted ┆ count │
+        │ ---    ┆ ---       ┆ ---   │
+        │ str    ┆ str       ┆ i64   │
+        ╞════════╪═══════════╪═══════╡
+        │ a      ┆ a         ┆ 1     │
+        │ b      ┆ a         ┆ 1     │
+        │ b      ┆ b         ┆ 1     │
+        └────────┴───────────┴───────┘
+        """
+        counts = self._counts(y_true, y_pred, by=by, labels=None, weight=weight, method="counts")
+        public = {internal: name for name, internal in COUNTS_STATE.items()}
+        frame = counts.frame.select(*counts.keys, *public)
+        return counts.finish(frame, list(public)).rename(public)
