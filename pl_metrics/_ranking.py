@@ -100,11 +100,30 @@ def _score_checks(
     if big:
         limit = v.MAX_EXACT_FLOAT_INT
         inexact = pl.sum_horizontal(
-            (pl.col(c).cast(pl.Float64).abs() > limit).fill_null(False) for c in big
+            (pl.col(c).cast(pl.Float64).abs() >= limit).fill_null(False) for c in big
         )
         aggs.append(inexact.sum().alias(_INEXACT))
         checks.append((_INEXACT, lambda n: v.Bad.inexact_scores(big, n)))
     return aggs, checks
+
+
+def _score_key_checks(
+    frame: pl.LazyFrame, schema: pl.Schema, column: str
+) -> tuple[pl.LazyFrame, list[v.Check]]:
+    """The checks of :func:`_score_checks` on the aggregated frame, whose group key
+    SCORE is the score: a null / NaN / infinite score is its own group, and an
+    integer at or beyond 2^53 a key of that size (no per-row aggregation)."""
+    key = pl.col(SCORE)
+    rows = pl.col(ROWS)
+    frame = frame.with_columns(
+        pl.when(key.is_null() | ~key.is_finite()).then(rows).otherwise(0).alias(_BAD_SCORE)
+    )
+    checks: list[v.Check] = [(_BAD_SCORE, lambda n: v.Bad.bad_scores([column], n))]
+    if schema[column].is_integer():
+        big = (key.abs() >= v.MAX_EXACT_FLOAT_INT).fill_null(False)
+        frame = frame.with_columns(pl.when(big).then(rows).otherwise(0).alias(_INEXACT))
+        checks.append((_INEXACT, lambda n: v.Bad.inexact_scores([column], n)))
+    return frame, checks
 
 
 def _true_checks(
@@ -161,16 +180,15 @@ def _binary_counts(
         pos = (positive.cast(pl.Float64) * w).sum()
         neg = ((~positive).cast(pl.Float64) * w).sum()
         extra = [v.bad_weight(weight).alias(v.BAD_WEIGHT), positive.sum().alias(_POSITIVE_ROWS)]
-    score_aggs, checks = _score_checks(schema, [score])
     true_aggs, true_checks = _true_checks(y_true, types)
     frame = lf.group_by(*keys, _as_score(score, schema[score], bins)).agg(
         pos.alias(POS),
         neg.alias(NEG),
         pl.len().alias(ROWS),
-        *score_aggs,
         *true_aggs,
         *extra,
     )
+    frame, checks = _score_key_checks(frame, schema, score)
     checks += true_checks
     if bins is not None:  # SCORE holds the bin index floor(score * bins) here
         frame = frame.with_columns(
@@ -331,10 +349,10 @@ def multiclass_score_counts(
     extra = [] if weight is None else [v.bad_weight(weight).alias(v.BAD_WEIGHT)]
     parts = []
     for label, column in zip(classes, mapping.values(), strict=True):
-        score_aggs, checks = _score_checks(schema, [column])
         counts = rows.group_by(
             *keys, _as_score(column, schema[column]), pl.col(y_true).alias(TRUE)
-        ).agg(n.alias(N_ROWS), pl.len().alias(ROWS), *score_aggs, *extra)
+        ).agg(n.alias(N_ROWS), pl.len().alias(ROWS), *extra)
+        counts, checks = _score_key_checks(counts, schema, column)
         if weight is not None:
             counts = counts.with_columns(_segment_weight(keys, [N_ROWS]))
             checks += _weight_checks(weight)

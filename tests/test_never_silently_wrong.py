@@ -113,7 +113,7 @@ def test_int_ids_beyond_2_53_are_not_merged_with_floats() -> None:
 
 def test_integer_scores_beyond_2_53_are_a_data_error() -> None:
     df = pl.DataFrame({"y": [0, 1], "s": [2**53 + 1, 2**53 + 2]})
-    with pytest.raises(plm.DataError, match=r"integer scores beyond \+-2\*\*53"):
+    with pytest.raises(plm.DataError, match=r"integer scores at or beyond \+-2\*\*53"):
         df.metrics.roc_auc("y", "s")
 
 

@@ -375,7 +375,7 @@ class Bad:
     def inexact_scores(columns: Sequence[str], n: int) -> DataError:
         names = ", ".join(repr(c) for c in columns)
         return DataError(
-            f"column {names} (argument `y_score`) has {n} integer scores beyond +-2**53, "
+            f"column {names} (argument `y_score`) has {n} integer scores at or beyond +-2**53, "
             "which cannot be compared exactly as Float64; rescale them"
         )
 
