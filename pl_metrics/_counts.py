@@ -75,18 +75,20 @@ def confusion_counts(
 
     keys = names.segment_keys(by_list) if by_list else []
     rows = v.without_zero_weights(names.with_segment_keys(lf, by_list), weight)
-    aggs = [pl.len().alias(ROWS)]
     checks: list[v.Check] = []
     if weight is None:
-        aggs.append(pl.len().cast(pl.Int64).alias(COUNT))
+        aggs = [pl.len().cast(pl.Int64).alias(COUNT)]
     else:
-        aggs += [
+        aggs = [
             pl.col(weight).cast(pl.Float64).sum().alias(COUNT),
+            pl.len().alias(ROWS),
             v.bad_weight(weight).alias(v.BAD_WEIGHT),
         ]
     frame = rows.group_by(*keys, _key(y_true, ACTUAL, types), _key(y_pred, PREDICTED, types)).agg(
         aggs
     )
+    if weight is None:  # the count is the number of rows
+        frame = frame.with_columns(pl.col(COUNT).alias(ROWS))
     # the checks run on the small counts frame: a null label is its own group, a
     # float label that is not a whole number is a group key we can test
     for key, column in ((ACTUAL, y_true), (PREDICTED, y_pred)):
