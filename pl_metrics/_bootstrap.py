@@ -37,6 +37,7 @@ import polars as pl
 
 from pl_metrics import _replicates as rp
 from pl_metrics._core import checks as v
+from pl_metrics._core import formulas as fm
 from pl_metrics._core.names import NEG, ORD, POS, SCORE
 
 if TYPE_CHECKING:
@@ -199,9 +200,9 @@ def delong_exprs(ci: float) -> list[pl.Expr]:
     p_total, n_total = pos.sum(), neg.sum()
     neg_below = neg.cum_sum() - neg
     pos_above = p_total - pos.cum_sum()
-    v10 = (neg_below + neg / 2) / n_total
-    v01 = (pos_above + pos / 2) / p_total
-    auc = (pos * v10).sum() / p_total
+    v10 = fm.placement(neg_below, neg, n_total)
+    v01 = fm.placement(pos_above, pos, p_total)
+    auc = ((pos / p_total) * v10).sum()
     s10 = (pos * (v10 - auc) ** 2).sum() / (p_total - 1)
     s01 = (neg * (v01 - auc) ** 2).sum() / (n_total - 1)
     se = (s10 / p_total + s01 / n_total).sqrt()

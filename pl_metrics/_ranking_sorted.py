@@ -19,6 +19,7 @@ import polars as pl
 
 from pl_metrics import _ranking as rk
 from pl_metrics._core import checks as v
+from pl_metrics._core import formulas as fm
 from pl_metrics._core import names
 
 _POS, _NEG = f"{names.INTERNAL}pos", f"{names.INTERNAL}neg"
@@ -57,8 +58,10 @@ def _mann_whitney(pos: pl.Series, neg: pl.Series) -> float | None:
     at_or_below = below.copy()
     if tied.any():
         at_or_below[tied] = np.searchsorted(n, p[tied], side="right")
-    u = (below.sum(dtype=np.float64) + at_or_below.sum(dtype=np.float64)) / 2
-    return float(u / (float(p.size) * float(n.size)))
+    beyond = below.sum(dtype=np.float64)
+    ties = at_or_below.sum(dtype=np.float64) - beyond
+    # the mean placement of the positives among the negatives
+    return float(fm.placement(beyond, ties, float(n.size)) / float(p.size))
 
 
 def roc_auc_sorted(

@@ -144,11 +144,19 @@ def kappa_from_covariances(cov_tp: Any, expected: Any, xp: Backend = POLARS) -> 
 # --------------------------------------------------------------------------- ranking
 # Per distinct score, scores descending: pos / neg at the score, tps = cumulative
 # positives, fps = cumulative negatives, P / N the totals.
+def placement(beyond: Any, tied: Any, total: Any) -> Any:
+    """The share of the other class that a score beats, ties counted one half
+    (DeLong's placement value): ``(beyond + tied / 2) / total``.  Every ROC AUC
+    here is an average of placements."""
+    return (beyond + tied / 2) / total
+
+
 def roc_auc_terms(pos: Any, neg: Any, tps: Any, p_total: Any, n_total: Any) -> Any:
     """The trapezoids under the ROC curve: their sum is the AUC (Mann-Whitney U / (P N)
-    with ties one half).  Each term is normalised before the sum, so that huge
-    weights cannot overflow P N."""
-    return (neg / n_total) * ((tps - pos / 2) / p_total)
+    with ties one half): each negative's share, times the share of positives above
+    it.  Each term is normalised before the sum, so that huge weights cannot
+    overflow P N."""
+    return (neg / n_total) * placement(tps - pos, pos, p_total)
 
 
 def average_precision_terms(
