@@ -14,6 +14,7 @@ import math
 import polars as pl
 
 from pl_metrics._core import formulas as fm
+from pl_metrics._core.confusion import LABEL, Counts, class_counts, label_set, restricted
 from pl_metrics._core.names import (
     ACTUAL,
     COUNT,
@@ -23,7 +24,6 @@ from pl_metrics._core.names import (
     PREDICTED,
     f_name,
 )
-from pl_metrics._counts import LABEL, Counts, class_counts, label_set, restricted
 
 AVERAGES = ("micro", "macro", "weighted")
 #: Sort key of the report: per-class rows (0) before the averages (1).

@@ -14,9 +14,9 @@ from collections.abc import Callable, Sequence
 
 import polars as pl
 
-from pl_metrics import _ranking as rk
 from pl_metrics._core import checks as v
 from pl_metrics._core import names
+from pl_metrics._core import scores as sc
 from pl_metrics._core.names import ALL, INTERNAL
 
 #: scikit-learn clips probabilities to [eps, 1 - eps] with the float64 machine epsilon.
@@ -58,7 +58,7 @@ class Rows:
             columns = [y_prob]
         else:
             columns = list(v.check_score_map(argument, y_prob).values())
-        schema, self.by, types = rk._prepare(
+        schema, self.by, types = sc.prepare(
             lf, y_true, columns, by=by, weight=weight, reserved=reserved, argument=argument
         )
         keys = names.segment_keys(self.by) if self.by else []
@@ -71,14 +71,14 @@ class Rows:
         self.binary = isinstance(y_prob, str)
         dtype = schema[y_true]
         if self.binary:
-            self.pos_label = rk.resolve_pos_label(schema, y_true, pos_label)
+            self.pos_label = sc.resolve_pos_label(schema, y_true, pos_label)
             self.positive = pl.col(y_true) == pl.lit(self.pos_label, dtype)
             self.classes: dict[object, str] = {}
         else:
             keys_ = [v.label_value(k, dtype, argument, y_true) for k in y_prob]
             self.classes = dict(zip(keys_, columns, strict=True))
             self.labels = pl.Series(keys_, dtype=dtype)
-        true_aggs, true_checks = rk._true_checks(y_true, types)
+        true_aggs, true_checks = sc.true_checks(y_true, types)
         self.checks: dict[str, Check] = {
             name: (agg, error) for agg, (name, error) in zip(true_aggs, true_checks, strict=True)
         }
@@ -140,7 +140,7 @@ class Rows:
         frame = (self.lf if frame is None else frame).group_by(keys).agg(*aggs, *check_aggs)
         frame = v.raise_if_bad(frame, [(name, error) for name, (_, error) in self.checks.items()])
         if self.binary:
-            frame = rk._check_pos_label(
+            frame = sc.check_pos_label(
                 frame, self.lf, self.y_true, self.pos_label, _POSITIVES, distinct=(_LOW, _HIGH)
             )
         check_columns = [*self.checks, *([_POSITIVES, _LOW, _HIGH] if self.binary else [])]

@@ -1,396 +1,21 @@
 """Ranking metrics from per-score counts: ROC AUC, average precision, ROC and PR curves.
 
-The only pass over the rows is :func:`score_counts`: one
-``group_by(*by, score).agg(pos, neg)``, which merges tied scores into one
-threshold exactly as scikit-learn's ``_binary_clf_curve`` does.  Sorting that
-frame by descending score and taking cumulative sums per segment gives the
-curve (``tps``, ``fps`` at every distinct threshold); AUC and AP are sums over it.
-
-AUC = sum_i neg_i * (tps_i - pos_i / 2) / (P * N): the trapezoid under the ROC
-curve, i.e. the Mann-Whitney statistic with ties counted one half.
+The counts come from :mod:`pl_metrics._core.scores`.  Sorting them by descending
+score and taking cumulative sums per segment gives the curve (``tps``, ``fps``
+at every distinct threshold); AUC and AP are sums over it
+(:mod:`pl_metrics._core.formulas`: the trapezoids of DeLong's placements, and
+scikit-learn's step-wise AP).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-
 import polars as pl
-from polars.exceptions import SchemaError
 
-from pl_metrics._core import checks as v
 from pl_metrics._core import formulas as fm
-from pl_metrics._core import names
-from pl_metrics._core.names import ALL, NEG, ORD, POS, ROWS, SCORE
-
-CLASS = f"{names.INTERNAL}class"  # the class whose score column is read
-TRUE = f"{names.INTERNAL}true"  # the actual label (multiclass state)
-OTHER = f"{names.INTERNAL}other"  # the other class of a one-vs-one pair
-N_ROWS = f"{names.INTERNAL}n"
-_NULL_TRUE = f"{names.INTERNAL}null_true"
-_NAN_TRUE = f"{names.INTERNAL}nan_true"
-_BAD_SCORE = f"{names.INTERNAL}bad_score"
-_INEXACT = f"{names.INTERNAL}inexact_score"
-_OUT_OF_BINS = f"{names.INTERNAL}out_of_bins"
-_POSITIVE_ROWS = f"{names.INTERNAL}positive_rows"
-_SEGMENT_WEIGHT = f"{names.INTERNAL}segment_weight"
-#: Internal -> public names of the per-score state columns.
-PUBLIC_STATE = {internal: public for public, internal in names.SCORE_STATE.items()}
-
-__all__ = ["NEG", "POS", "SCORE", "ScoreCounts"]
+from pl_metrics._core.names import ORD
+from pl_metrics._core.scores import CLASS, N_ROWS, NEG, OTHER, POS, SCORE, TRUE, ScoreCounts
 
 
-@dataclass(frozen=True)
-class ScoreCounts:
-    """Per-segment, per-distinct-score positive and negative counts (or weights)."""
-
-    frame: pl.LazyFrame  # *keys, SCORE, POS, NEG
-    by: list[str]
-    keys: list[str]  # internal names of ``by``, or [ALL]
-
-    def finish(self, result: pl.LazyFrame) -> pl.LazyFrame:
-        """Restore the ``by`` names."""
-        return names.restore_keys(result, self.by)
-
-
-def resolve_pos_label(schema: pl.Schema, y_true: str, pos_label: object) -> object:
-    """``pos_label`` as a label of ``y_true``'s dtype (exactly); default 1 for numbers,
-    True for booleans; required for strings."""
-    dtype = schema[y_true]
-    if pos_label is None:
-        if dtype == pl.Boolean:
-            return True
-        if dtype.is_numeric():
-            return v.label_value(1, dtype, "pos_label", y_true)
-        msg = (
-            f"`pos_label` is required when {y_true!r} holds {dtype} labels: "
-            f"pass the positive class, e.g. pos_label='yes'"
-        )
-        raise ValueError(msg)
-    return v.label_value(pos_label, dtype, "pos_label", y_true)
-
-
-def _as_score(column: str, dtype: pl.DataType, bins: int | None = None) -> pl.Expr:
-    """The score as Float64, with -0.0 turned into 0.0 (one threshold, as in numpy).
-
-    With ``bins``, a score in [0, 1] becomes its bin index ``floor(score * bins)``
-    (1.0 is bin ``bins``): at most ``bins + 1`` distinct values per segment.
-    :func:`_binary_counts` turns the index into the bin's lower edge
-    ``index * (1 / bins)`` after grouping: polars' streaming engine may divide by a
-    constant through its reciprocal in some chunks, so a key computed with a
-    division can split one value into two groups (seen with polars 2.1).
-    """
-    score = pl.col(column).cast(pl.Float64) + 0.0
-    if bins is not None:
-        score = (score * bins).floor()
-    return score.alias(SCORE)
-
-
-def _score_checks(
-    schema: pl.Schema, score_columns: Sequence[str]
-) -> tuple[list[pl.Expr], list[v.Check]]:
-    """Aggregations counting bad scores: null / NaN / infinite, and integers beyond 2^53
-    (which Float64 would tie)."""
-    bad = pl.sum_horizontal(
-        (~pl.col(c).cast(pl.Float64).is_finite()).fill_null(True) for c in score_columns
-    )
-    aggs = [bad.sum().alias(_BAD_SCORE)]
-    checks: list[v.Check] = [(_BAD_SCORE, lambda n: v.Bad.bad_scores(score_columns, n))]
-    big = [c for c in score_columns if schema[c].is_integer()]
-    if big:
-        limit = v.MAX_EXACT_FLOAT_INT
-        inexact = pl.sum_horizontal(
-            (pl.col(c).cast(pl.Float64).abs() >= limit).fill_null(False) for c in big
-        )
-        aggs.append(inexact.sum().alias(_INEXACT))
-        checks.append((_INEXACT, lambda n: v.Bad.inexact_scores(big, n)))
-    return aggs, checks
-
-
-def _score_key_checks(
-    frame: pl.LazyFrame, schema: pl.Schema, column: str
-) -> tuple[pl.LazyFrame, list[v.Check]]:
-    """The checks of :func:`_score_checks` on the aggregated frame, whose group key
-    SCORE is the score: a null / NaN / infinite score is its own group, and an
-    integer at or beyond 2^53 a key of that size (no per-row aggregation)."""
-    key = pl.col(SCORE)
-    rows = pl.col(ROWS)
-    frame = frame.with_columns(
-        pl.when(key.is_null() | ~key.is_finite()).then(rows).otherwise(0).alias(_BAD_SCORE)
-    )
-    checks: list[v.Check] = [(_BAD_SCORE, lambda n: v.Bad.bad_scores([column], n))]
-    if schema[column].is_integer():
-        big = (key.abs() >= v.MAX_EXACT_FLOAT_INT).fill_null(False)
-        frame = frame.with_columns(pl.when(big).then(rows).otherwise(0).alias(_INEXACT))
-        checks.append((_INEXACT, lambda n: v.Bad.inexact_scores([column], n)))
-    return frame, checks
-
-
-def _true_checks(
-    y_true: str, types: v.LabelTypes, column: pl.Expr | None = None
-) -> tuple[list[pl.Expr], list[v.Check]]:
-    """Aggregations counting null labels and float labels that are not labels."""
-    y = pl.col(y_true) if column is None else column
-    aggs = [y.null_count().alias(_NULL_TRUE)]
-    checks: list[v.Check] = [(_NULL_TRUE, lambda n: v.Bad.nulls(y_true, n))]
-    if types.float_columns:
-        aggs.append(v.not_a_label(y).sum().alias(_NAN_TRUE))
-        checks.append((_NAN_TRUE, lambda n: v.Bad.not_labels(y_true, n)))
-    return aggs, checks
-
-
-def _weight_checks(weight: str | None) -> list[v.Check]:
-    """Bad weights (counted in :func:`_binary_counts`) and weights summing to infinity."""
-    if weight is None:
-        return []
-    return [
-        (v.BAD_WEIGHT, lambda n: v.Bad.bad_weights(weight, n)),
-        (_SEGMENT_WEIGHT, lambda _: v.Bad.weight_overflow(weight)),
-    ]
-
-
-def _segment_weight(keys: list[str], values: Sequence[str]) -> pl.Expr:
-    """1 on the rows of a segment whose (weighted) total is not finite."""
-    total = pl.sum_horizontal(pl.col(c) for c in values)
-    total = total.sum().over(keys) if keys else total.sum()
-    return (~total.is_finite()).cast(pl.Int64).alias(_SEGMENT_WEIGHT)
-
-
-def _binary_counts(
-    lf: pl.LazyFrame,
-    keys: list[str],
-    schema: pl.Schema,
-    y_true: str,
-    score: str,
-    *,
-    pos_label: object,
-    types: v.LabelTypes,
-    weight: str | None,
-    bins: int | None = None,
-    pos_label_present: bool = True,
-) -> pl.LazyFrame:
-    """``*keys, SCORE, POS, NEG`` (+ check columns) for one score column."""
-    positive = pl.col(y_true) == pl.lit(pos_label, schema[y_true])
-    if weight is None:
-        pos = positive.sum().cast(pl.Int64)
-        neg = (~positive).sum().cast(pl.Int64)
-        extra = []
-    else:
-        w = pl.col(weight).cast(pl.Float64)
-        pos = (positive.cast(pl.Float64) * w).sum()
-        neg = ((~positive).cast(pl.Float64) * w).sum()
-        extra = [v.bad_weight(weight).alias(v.BAD_WEIGHT), positive.sum().alias(_POSITIVE_ROWS)]
-    true_aggs, true_checks = _true_checks(y_true, types)
-    frame = lf.group_by(*keys, _as_score(score, schema[score], bins)).agg(
-        pos.alias(POS),
-        neg.alias(NEG),
-        pl.len().alias(ROWS),
-        *true_aggs,
-        *extra,
-    )
-    frame, checks = _score_key_checks(frame, schema, score)
-    checks += true_checks
-    if bins is not None:  # SCORE holds the bin index floor(score * bins) here
-        frame = frame.with_columns(
-            pl.when((pl.col(SCORE) < 0) | (pl.col(SCORE) > bins))
-            .then(pl.col(ROWS))
-            .otherwise(0)
-            .alias(_OUT_OF_BINS)
-        )
-        checks.append(
-            (
-                _OUT_OF_BINS,
-                lambda n: v.DataError(
-                    f"`bins` needs scores in [0, 1]: column {score!r} has {n} rows outside; "
-                    "rescale the scores or drop `bins` for the exact result"
-                ),
-            )
-        )
-    if weight is not None:
-        frame = frame.with_columns(_segment_weight(keys, [POS, NEG]))
-        checks += _weight_checks(weight)
-    frame = v.raise_if_bad(frame, checks)
-    if pos_label_present:
-        positives = POS if weight is None else _POSITIVE_ROWS
-        frame = _check_pos_label(frame, lf, y_true, pos_label, positives)
-    if bins is not None:  # from the bin index to the bin's lower edge; a product,
-        # not a division, so every engine and shard computes the same float
-        frame = frame.with_columns(pl.col(SCORE) * (1.0 / bins))
-    return frame
-
-
-def _check_pos_label(
-    frame: pl.LazyFrame,
-    rows: pl.LazyFrame,
-    y_true: str,
-    pos_label: object,
-    positives: str,
-    *,
-    distinct: tuple[str, str] | None = None,
-) -> pl.LazyFrame:
-    """Raise at collect when no row of the whole input is ``pos_label`` (a segment
-    without positives is fine: it has one class).  The labels present are read
-    only then, for the message.  ``distinct``: columns of the per-group min and
-    max label; then the input may hold a single (negative) label, and only two
-    or more labels without ``pos_label`` are an error (scikit-learn's rule for
-    the probability metrics)."""
-
-    def check(df: pl.DataFrame) -> pl.DataFrame:
-        if df.height and not df[positives].sum():
-            several = True
-            if distinct is not None:
-                lows, highs = df[distinct[0]].drop_nulls(), df[distinct[1]].drop_nulls()
-                several = lows.len() > 0 and lows.min() != highs.max()
-            if several:
-                raise v.Bad.pos_label_absent(pos_label, y_true, v.labels_present(rows, y_true))
-        return df
-
-    return frame.map_batches(check)
-
-
-def _prepare(
-    lf: pl.LazyFrame,
-    y_true: str,
-    score_columns: Sequence[str],
-    *,
-    by: object,
-    weight: str | None,
-    reserved: Sequence[str],
-    argument: str = "y_score",
-) -> tuple[pl.Schema, list[str], v.LabelTypes]:
-    """The schema checks shared by the ranking and probability methods."""
-    by_list = v.normalize_by(by)
-    v.check_column_name("y_true", y_true)
-    if weight is not None:
-        v.check_column_name("weight", weight)
-    schema = lf.collect_schema()
-    v.check_columns(schema, y_true=y_true)
-    for column in score_columns:
-        v.check_numeric(schema, argument, column)
-    v.check_by(schema, by_list, reserved)
-    v.check_numeric(schema, "weight", weight)
-    types = v.single_label_types(schema, y_true)
-    return schema, by_list, types
-
-
-def binary_score_counts(
-    lf: pl.LazyFrame,
-    y_true: str,
-    y_score: object,
-    *,
-    by: object,
-    pos_label: object,
-    weight: str | None,
-    reserved: Sequence[str],
-    bins: int | None = None,
-    pos_label_present: bool = True,
-) -> ScoreCounts:
-    """Validate and build the (lazy) per-score counts of a binary problem.
-
-    ``bins``: the approximate mode, see :func:`_as_score`.  Options are checked
-    by the caller first.  ``pos_label_present``: raise when no row of the input is
-    ``pos_label`` (a state of one shard may have none, and is not checked).
-    """
-    y_score = v.check_column_name("y_score", y_score)
-    schema, by_list, types = _prepare(
-        lf, y_true, [y_score], by=by, weight=weight, reserved=reserved
-    )
-    label = resolve_pos_label(schema, y_true, pos_label)
-    keys = names.segment_keys(by_list) if by_list else []
-    rows = v.without_zero_weights(names.with_segment_keys(lf, by_list), weight)
-    frame = _binary_counts(
-        rows,
-        keys,
-        schema,
-        y_true,
-        y_score,
-        pos_label=label,
-        types=types,
-        weight=weight,
-        bins=bins,
-        pos_label_present=pos_label_present,
-    )
-    frame = frame.select(*keys, SCORE, POS, NEG).cache()
-    if not by_list:
-        frame = frame.with_columns(pl.lit(0, pl.Int8).alias(ALL))
-    return ScoreCounts(frame, by_list, keys or [ALL])
-
-
-def multiclass_score_counts(
-    lf: pl.LazyFrame,
-    y_true: str,
-    y_score: Mapping[object, str],
-    *,
-    by: object,
-    weight: str | None,
-    reserved: Sequence[str],
-) -> ScoreCounts:
-    """``*keys, CLASS, SCORE, TRUE, N_ROWS``: for every score column (its class CLASS),
-    the count (or weight) of rows per distinct score and actual label.
-
-    One-vs-rest and one-vs-one AUCs are both sums over this frame.
-    """
-    mapping = v.check_score_map("y_score", y_score)
-    schema, by_list, types = _prepare(
-        lf, y_true, list(mapping.values()), by=by, weight=weight, reserved=reserved
-    )
-    dtype = schema[y_true]
-    try:
-        keys_ = [v.label_value(k, dtype, "y_score", y_true) for k in mapping]
-    except ValueError as exc:
-        msg = (
-            f"the keys of `y_score` {list(mapping)!r} must be labels of {y_true!r} ({dtype}): {exc}"
-        )
-        raise SchemaError(msg) from None
-    classes = pl.Series(CLASS, keys_, dtype=dtype)
-    keys = names.segment_keys(by_list) if by_list else []
-    rows = v.without_zero_weights(names.with_segment_keys(lf, by_list), weight)
-    n = pl.len().cast(pl.Int64) if weight is None else pl.col(weight).cast(pl.Float64).sum()
-    extra = [] if weight is None else [v.bad_weight(weight).alias(v.BAD_WEIGHT)]
-    parts = []
-    for label, column in zip(classes, mapping.values(), strict=True):
-        counts = rows.group_by(
-            *keys, _as_score(column, schema[column]), pl.col(y_true).alias(TRUE)
-        ).agg(n.alias(N_ROWS), pl.len().alias(ROWS), *extra)
-        counts, checks = _score_key_checks(counts, schema, column)
-        if weight is not None:
-            counts = counts.with_columns(_segment_weight(keys, [N_ROWS]))
-            checks += _weight_checks(weight)
-        counts = v.raise_if_bad(counts, checks)
-        parts.append(
-            counts.select(*keys, pl.lit(label, dtype).alias(CLASS), SCORE, TRUE, N_ROWS, ROWS)
-        )
-    frame = _check_classes(pl.concat(parts), y_true, classes, types).drop(ROWS).cache()
-    if not by_list:
-        frame = frame.with_columns(pl.lit(0, pl.Int8).alias(ALL))
-    return ScoreCounts(frame, by_list, keys or [ALL])
-
-
-def _check_classes(
-    frame: pl.LazyFrame, y_true: str, classes: pl.Series, types: v.LabelTypes
-) -> pl.LazyFrame:
-    """Fail at collect if ``y_true`` is null, not a label, or a class without a score column."""
-
-    def check(df: pl.DataFrame) -> pl.DataFrame:
-        first_class = df.filter(pl.col(CLASS) == classes[0])
-        n_null = first_class.filter(pl.col(TRUE).is_null())[ROWS].sum()
-        if n_null:
-            raise v.Bad.nulls(y_true, n_null)
-        if types.float_columns:
-            n_nan = first_class.filter(v.not_a_label(TRUE))[ROWS].sum()
-            if n_nan:
-                raise v.Bad.not_labels(y_true, n_nan)
-        unknown = first_class.filter(~pl.col(TRUE).is_in(classes.implode()))
-        if unknown.height:
-            raise v.Bad.unknown_classes(
-                y_true, unknown[ROWS].sum(), classes.to_list(), unknown[TRUE].unique().sort()
-            )
-        return df
-
-    return frame.map_batches(check)
-
-
-# --------------------------------------------------------------------------- metrics
 def _sorted(column: str) -> pl.Expr:
     return pl.col(column).sort_by(SCORE, descending=True)
 
@@ -511,7 +136,7 @@ def average_precision(counts: ScoreCounts) -> pl.LazyFrame:
     return counts.finish(result)
 
 
-def _curve(counts: ScoreCounts) -> pl.LazyFrame:
+def curve_points(counts: ScoreCounts) -> pl.LazyFrame:
     """``*keys, score, tps, fps, P, N, ORD`` with ORD 0 at the highest score."""
     keys = counts.keys
     return counts.frame.sort(
@@ -548,7 +173,7 @@ def with_start(curve: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
 def roc_curve(counts: ScoreCounts, *, drop_intermediate: bool) -> pl.LazyFrame:
     """``*by, threshold, fpr, tpr``: sklearn's points, the first at threshold +inf."""
     keys = counts.keys
-    curve = _curve(counts)
+    curve = curve_points(counts)
     if drop_intermediate:
         # sklearn: keep the ends and every point where the slope changes
         # (np.diff(fps, 2) or np.diff(tps, 2) non-zero), computed the same way.
@@ -572,7 +197,7 @@ def pr_curve(counts: ScoreCounts) -> pl.LazyFrame:
     """``*by, threshold, precision, recall``: sklearn's points, thresholds ascending,
     then the (precision 1, recall 0) point with a null threshold."""
     keys = counts.keys
-    curve = _curve(counts).with_columns(
+    curve = curve_points(counts).with_columns(
         pl.when(pl.col("tps") + pl.col("fps") != 0)
         .then(pl.col("tps") / (pl.col("tps") + pl.col("fps")))
         .otherwise(0.0)

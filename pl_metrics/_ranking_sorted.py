@@ -17,10 +17,10 @@ from collections.abc import Mapping, Sequence
 
 import polars as pl
 
-from pl_metrics import _ranking as rk
 from pl_metrics._core import checks as v
 from pl_metrics._core import formulas as fm
 from pl_metrics._core import names
+from pl_metrics._core import scores as sc
 
 _POS, _NEG = f"{names.INTERNAL}pos", f"{names.INTERNAL}neg"
 _POSITIVES = f"{names.INTERNAL}positives"
@@ -82,10 +82,10 @@ def roc_auc_sorted(
     mapping = None if isinstance(y_score, str) else v.check_score_map("y_score", y_score)
     columns = [y_score] if mapping is None else list(mapping.values())
     lf = df.lazy()
-    schema, by_list, types = rk._prepare(lf, y_true, columns, by=by, weight=None, reserved=reserved)
+    schema, by_list, types = sc.prepare(lf, y_true, columns, by=by, weight=None, reserved=reserved)
     dtype = schema[y_true]
     if mapping is None:
-        label = rk.resolve_pos_label(schema, y_true, pos_label)
+        label = sc.resolve_pos_label(schema, y_true, pos_label)
         tasks = [(pl.col(y_true) == pl.lit(label, dtype), y_score)]
         known = None
     else:
@@ -94,8 +94,8 @@ def roc_auc_sorted(
             (pl.col(y_true) == pl.lit(k, dtype), c) for k, c in zip(keys_, columns, strict=True)
         ]
         known = pl.Series(keys_, dtype=dtype)
-    score_aggs, checks = rk._score_checks(schema, columns)
-    true_aggs, true_checks = rk._true_checks(y_true, types)
+    score_aggs, checks = sc.score_checks(schema, columns)
+    true_aggs, true_checks = sc.true_checks(y_true, types)
     scalars = [*score_aggs, *true_aggs]
     checks += true_checks
     if known is None:

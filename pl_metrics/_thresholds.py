@@ -11,7 +11,8 @@ import polars as pl
 
 from pl_metrics._core import formulas as fm
 from pl_metrics._core.names import ORD, f_name
-from pl_metrics._ranking import SCORE, ScoreCounts, _curve, with_start
+from pl_metrics._core.scores import SCORE, ScoreCounts
+from pl_metrics._ranking import curve_points, with_start
 
 #: The columns of a threshold sweep after ``*by, threshold``.
 SWEEP_COUNTS = ("tp", "fp", "fn", "tn")
@@ -24,7 +25,7 @@ def sweep(counts: ScoreCounts, *, beta: float, zero_division: float) -> pl.LazyF
     scores (``>=``) and computing the binary metrics of scikit-learn.
     """
     keys = counts.keys
-    curve = _curve(counts)
+    curve = curve_points(counts)
     tp, fp = pl.col("tps"), pl.col("fps")
     fn, tn = pl.col("P") - tp, pl.col("N") - fp
     support, predicted = tp + fn, tp + fp
@@ -79,7 +80,7 @@ def det_curve(counts: ScoreCounts, *, drop_intermediate: bool) -> pl.LazyFrame:
     """
     keys = counts.keys
     # sklearn 1.9 starts the curve at (threshold +inf, tps 0, fps 0) too
-    curve = with_start(_curve(counts), keys).filter((pl.col("P") > 0) & (pl.col("N") > 0))
+    curve = with_start(curve_points(counts), keys).filter((pl.col("P") > 0) & (pl.col("N") > 0))
     tps = pl.col("tps")
     if drop_intermediate:
         # sklearn: keep the ends and the points where tps changes on either side

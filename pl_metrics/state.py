@@ -25,8 +25,9 @@ from pl_metrics import _classification as cls
 from pl_metrics import _ranking as rk
 from pl_metrics._core import checks as v
 from pl_metrics._core import names
+from pl_metrics._core import scores as sc
+from pl_metrics._core.confusion import Counts
 from pl_metrics._core.names import ACTUAL, ALL, COUNTS_STATE, PREDICTED, SCORE_STATE
-from pl_metrics._counts import Counts
 from pl_metrics._typing import By, Labels
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
@@ -204,7 +205,7 @@ class ScoreCountsState(Generic[FrameT]):
         merged = _merged(state.lazy(), self._by, SCORE_STATE, ("pos", "neg"))
         merged = merged.with_columns(pl.col(names.SCORE).cast(pl.Float64) + 0.0)
         keys = names.segment_keys(self._by)
-        self._counts = rk.ScoreCounts(merged.cache(), self._by, keys)
+        self._counts = sc.ScoreCounts(merged.cache(), self._by, keys)
 
     def roc_auc(self, *, error_bound: bool = False) -> FrameT:
         """As :meth:`MetricsLazyFrame.roc_auc` (binary); ``error_bound=True`` adds the

@@ -15,8 +15,8 @@ from polars.testing import assert_frame_equal
 from sklearn import metrics as skm
 
 import pl_metrics  # noqa: F401  (registers .metrics)
-from pl_metrics import _bootstrap as bs
-from pl_metrics import _replicates as rp
+from pl_metrics._intervals import draws as bs
+from pl_metrics._intervals import replicates as rp
 
 
 def _frame(n: int, rng: np.random.Generator) -> pl.DataFrame:

@@ -129,6 +129,11 @@ def output_columns(method: str, *, beta: float = 1.0, ci: bool = False) -> tuple
     return tuple(columns)
 
 
+def interval_columns(metrics: Sequence[str]) -> list[str]:
+    """``<metric>_low``, ``<metric>_high`` for each metric, in order."""
+    return [c for m in metrics for c in (f"{m}_low", f"{m}_high")]
+
+
 def segment_keys(by: Sequence[str]) -> list[str]:
     """The internal names of the ``by`` columns (``[ALL]`` when there are none)."""
     return [f"{INTERNAL}by{i}" for i in range(len(by))] or [ALL]

@@ -6,11 +6,11 @@ from __future__ import annotations
 import polars as pl
 
 from pl_metrics import _classification as cls
-from pl_metrics import _intervals as iv
 from pl_metrics._core import checks as v
 from pl_metrics._core import names
+from pl_metrics._core.confusion import Counts, confusion_counts
 from pl_metrics._core.names import COUNTS_STATE
-from pl_metrics._counts import Counts, confusion_counts
+from pl_metrics._intervals import attach as iv
 from pl_metrics._namespace._common import wants_ci as _wants_ci
 from pl_metrics._typing import By, CiMethod, Labels
 

@@ -9,10 +9,10 @@ from collections.abc import Mapping
 import polars as pl
 
 from pl_metrics import _probability as prob
-from pl_metrics import _ranking as rk
 from pl_metrics import _thresholds as th
 from pl_metrics._core import checks as v
 from pl_metrics._core import names
+from pl_metrics._core import scores as sc
 from pl_metrics._typing import By, Score
 
 
@@ -290,7 +290,7 @@ class ProbabilityMethods:
         └───────────┴─────┴─────┴───────────┘
         """
         b, zd = v.check_beta(beta), v.check_zero_division(zero_division)
-        counts = rk.binary_score_counts(
+        counts = sc.binary_score_counts(
             self._lf,
             y_true,
             y_score,
@@ -391,7 +391,7 @@ class ProbabilityMethods:
             ``*by, threshold, fpr, fnr``, thresholds ascending; a segment whose
             ``y_true`` has a single class has no rows (scikit-learn raises).
         """
-        counts = rk.binary_score_counts(
+        counts = sc.binary_score_counts(
             self._lf,
             y_true,
             y_score,
@@ -441,7 +441,7 @@ class ProbabilityMethods:
         schema = self._lf.collect_schema()
         v.check_columns(schema, y_true=y_true)
         v.check_numeric(schema, "y_score", y_score)
-        pos = rk.resolve_pos_label(schema, y_true, pos_label)
+        pos = sc.resolve_pos_label(schema, y_true, pos_label)
         dtype = schema[y_true]
         if neg_label is None:
             if dtype == pl.Boolean:

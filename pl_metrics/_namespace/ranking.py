@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import polars as pl
 
-from pl_metrics import _intervals as iv
 from pl_metrics import _ranking as rk
 from pl_metrics._core import checks as v
 from pl_metrics._core import names
+from pl_metrics._core import scores as sc
+from pl_metrics._intervals import attach as iv
 from pl_metrics._namespace._common import wants_ci as _wants_ci
 from pl_metrics._typing import AucAverage, By, CiMethod, MultiClass, Score
 
@@ -30,8 +31,8 @@ class RankingMethods:
         bins: int | None = None,
         ci: bool = False,
         pos_label_present: bool = True,
-    ) -> rk.ScoreCounts:
-        return rk.binary_score_counts(
+    ) -> sc.ScoreCounts:
+        return sc.binary_score_counts(
             self._lf,
             y_true,
             y_score,
@@ -147,7 +148,7 @@ class RankingMethods:
         if multi_class == "ovo" and weight is not None:
             msg = "`weight` is not supported with multi_class='ovo' (as in scikit-learn)"
             raise ValueError(msg)
-        counts = rk.multiclass_score_counts(
+        counts = sc.multiclass_score_counts(
             self._lf,
             y_true,
             v.check_score_map("y_score", y_score),
@@ -333,4 +334,4 @@ class RankingMethods:
             method="score_counts",
             pos_label_present=False,
         )
-        return counts.finish(counts.frame).rename(rk.PUBLIC_STATE)
+        return counts.finish(counts.frame).rename(sc.PUBLIC_STATE)

@@ -27,18 +27,16 @@ components computed from the per-score counts, ties counted one half).
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from statistics import NormalDist
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from pl_metrics import _replicates as rp
 from pl_metrics._core import checks as v
-from pl_metrics._core import formulas as fm
+from pl_metrics._core import names
 from pl_metrics._core.names import NEG, ORD, POS, SCORE
+from pl_metrics._intervals import replicates as rp
 
 if TYPE_CHECKING:
     import numpy as np
@@ -52,22 +50,6 @@ N_LABELS = f"{v.INTERNAL}n_labels"
 AVG = f"{v.INTERNAL}avg"
 #: Replicates drawn at once per segment are capped so a block holds ~4M cells.
 _BLOCK_CELLS = 1 << 22
-
-
-def check_ci(ci: float | None, n_boot: int, ci_method: str) -> None:
-    """Options first: ``ci`` in (0, 1), ``n_boot >= 1``, a known ``ci_method``."""
-    if ci is None:
-        return
-    if isinstance(ci, bool) or not isinstance(ci, (int, float)) or not 0 < ci < 1:
-        msg = f"`ci` must be None or a confidence level in (0, 1), e.g. 0.95; got {ci!r}"
-        raise ValueError(msg)
-    if isinstance(n_boot, bool) or not isinstance(n_boot, int) or n_boot < 1:
-        msg = f"`n_boot` must be an integer >= 1, got {n_boot!r}"
-        raise ValueError(msg)
-    v.check_choice("ci_method", ci_method, ("bootstrap", "wilson", "delong"))
-    if ci_method == "bootstrap" and importlib.util.find_spec("numpy") is None:
-        msg = "ci_method='bootstrap' needs numpy: pip install numpy (or use an analytic ci_method)"
-        raise ModuleNotFoundError(msg)
 
 
 # --------------------------------------------------------------------------- drawing
@@ -165,52 +147,6 @@ def per_segment(
     return out.with_columns(
         pl.Series(name, np.concatenate([r[name] for r in rows])) for name in rows[0]
     )
-
-
-def z_value(ci: float) -> float:
-    return NormalDist().inv_cdf(0.5 + ci / 2)
-
-
-def wilson(successes: pl.Expr, trials: pl.Expr, ci: float) -> tuple[pl.Expr, pl.Expr]:
-    """Wilson's score interval of ``successes / trials`` (null when trials == 0)."""
-    z = z_value(ci)
-    n = trials.cast(pl.Float64)
-    p = successes.cast(pl.Float64) / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * ((p * (1 - p) / n + z * z / (4 * n * n)).sqrt()) / (1 + z * z / n)
-    valid = n > 0
-    return pl.when(valid).then(centre - half), pl.when(valid).then(centre + half)
-
-
-def interval_columns(metrics: Sequence[str]) -> list[str]:
-    return [c for m in metrics for c in (f"{m}_low", f"{m}_high")]
-
-
-def delong_exprs(ci: float) -> list[pl.Expr]:
-    """Per-segment aggregations over the per-score counts (``score, pos, neg``):
-    ``roc_auc_low`` / ``roc_auc_high`` from DeLong's variance, clipped to [0, 1].
-
-    V10 of a positive at score s = (negatives below s + half those at s) / N;
-    V01 of a negative at s = (positives above s + half those at s) / P;
-    var = S10 / P + S01 / N with S the sample variances (denominators P - 1, N - 1).
-    """
-    z = z_value(ci)
-    pos = pl.col(POS).sort_by(SCORE).cast(pl.Float64)
-    neg = pl.col(NEG).sort_by(SCORE).cast(pl.Float64)
-    p_total, n_total = pos.sum(), neg.sum()
-    neg_below = neg.cum_sum() - neg
-    pos_above = p_total - pos.cum_sum()
-    v10 = fm.placement(neg_below, neg, n_total)
-    v01 = fm.placement(pos_above, pos, p_total)
-    auc = ((pos / p_total) * v10).sum()
-    s10 = (pos * (v10 - auc) ** 2).sum() / (p_total - 1)
-    s01 = (neg * (v01 - auc) ** 2).sum() / (n_total - 1)
-    se = (s10 / p_total + s01 / n_total).sqrt()
-    valid = (p_total > 1) & (n_total > 1)
-    return [
-        pl.when(valid).then((auc - z * se).clip(0.0, 1.0)).alias("roc_auc_low"),
-        pl.when(valid).then((auc + z * se).clip(0.0, 1.0)).alias("roc_auc_high"),
-    ]
 
 
 # --------------------------------------------------------------------------- reductions
@@ -385,7 +321,7 @@ def score_intervals(
     multinomial redraw of its ``(score, positive)`` and ``(score, negative)`` cells.
     """
     schema = state.collect_schema()
-    columns = interval_columns([metric])
+    columns = names.interval_columns([metric])
     out_schema = pl.Schema({k: schema[k] for k in keys} | dict.fromkeys(columns, pl.Float64))
     compute, positive_runs = SCORE_METRICS[metric]
     threads = pl.thread_pool_size()
@@ -429,12 +365,8 @@ __all__ = [
     "N_LABELS",
     "P_ORD",
     "SCORE_METRICS",
-    "check_ci",
-    "delong_exprs",
-    "interval_columns",
     "label_intervals",
     "merge_runs",
     "per_segment",
     "score_intervals",
-    "wilson",
 ]

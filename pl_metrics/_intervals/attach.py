@@ -12,10 +12,12 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from pl_metrics import _bootstrap as bs
 from pl_metrics import _classification as cls
-from pl_metrics import _ranking as rk
-from pl_metrics._counts import ACTUAL, COUNT, LABEL, ORD, PREDICTED, Counts, label_set
+from pl_metrics._core import names
+from pl_metrics._core import scores as sc
+from pl_metrics._core.confusion import ACTUAL, COUNT, LABEL, ORD, PREDICTED, Counts, label_set
+from pl_metrics._intervals import analytic as an
+from pl_metrics._intervals import draws as bs
 
 if TYPE_CHECKING:
     import numpy as np
@@ -68,7 +70,7 @@ def bootstrap_labels(
     keys = counts.keys
     labels = label_set(counts).cache()  # read three times
     f_column = cls.f_name(beta)
-    columns = bs.interval_columns([f_column if m == "f" else m for m in bs.LABEL_METRICS[kind]])
+    columns = names.interval_columns([f_column if m == "f" else m for m in bs.LABEL_METRICS[kind]])
     schema = counts.frame.collect_schema()
     out_schema = pl.Schema(
         {k: schema[k] for k in keys}
@@ -97,8 +99,8 @@ def bootstrap_labels(
     if LABEL in row_keys:
         intervals = intervals.join(labels, on=[*keys, ORD], how="left", nulls_equal=True)
     if "average" in row_keys:
-        names = dict(enumerate(cls.AVERAGES))
-        average = pl.col(bs.AVG).replace_strict(names, default=None, return_dtype=pl.String)
+        average_names = dict(enumerate(cls.AVERAGES))
+        average = pl.col(bs.AVG).replace_strict(average_names, default=None, return_dtype=pl.String)
         intervals = intervals.with_columns(average.alias("average"))
     intervals = intervals.select(*keys, *row_keys, pl.col(columns).fill_nan(None))
     intervals = counts.finish(intervals, [LABEL] if LABEL in row_keys else [])
@@ -119,7 +121,7 @@ def wilson_per_class(point: pl.LazyFrame, ci: float, beta: float) -> pl.LazyFram
     columns = []
     for name in ("precision", "recall", "specificity", cls.f_name(beta), "jaccard"):
         if name in pairs:
-            low, high = bs.wilson(*pairs[name], ci)
+            low, high = an.wilson(*pairs[name], ci)
         else:
             low = high = pl.lit(None, pl.Float64)
         columns += [low.alias(f"{name}_low"), high.alias(f"{name}_high")]
@@ -128,7 +130,7 @@ def wilson_per_class(point: pl.LazyFrame, ci: float, beta: float) -> pl.LazyFram
 
 def wilson_accuracy(point: pl.LazyFrame, ci: float) -> pl.LazyFrame:
     """Wilson interval of the accuracy; the other summary metrics get null."""
-    low, high = bs.wilson(pl.col("accuracy") * pl.col("n"), pl.col("n"), ci)
+    low, high = an.wilson(pl.col("accuracy") * pl.col("n"), pl.col("n"), ci)
     nulls = [
         pl.lit(None, pl.Float64).alias(c)
         for m in bs.LABEL_METRICS["summary"][1:]
@@ -138,7 +140,7 @@ def wilson_accuracy(point: pl.LazyFrame, ci: float) -> pl.LazyFrame:
 
 
 def bootstrap_scores(
-    counts: rk.ScoreCounts,
+    counts: sc.ScoreCounts,
     point: pl.LazyFrame,
     metric: str,
     *,
@@ -151,13 +153,13 @@ def bootstrap_scores(
         counts.frame, counts.keys, metric, ci=ci, n_boot=n_boot, seed=seed
     )
     return _join(point, counts.finish(intervals), counts.by).select(
-        *point.collect_schema().names(), *bs.interval_columns([metric])
+        *point.collect_schema().names(), *names.interval_columns([metric])
     )
 
 
-def delong(counts: rk.ScoreCounts, point: pl.LazyFrame, ci: float) -> pl.LazyFrame:
+def delong(counts: sc.ScoreCounts, point: pl.LazyFrame, ci: float) -> pl.LazyFrame:
     """DeLong interval of the binary ROC AUC."""
-    intervals = counts.finish(counts.frame.group_by(counts.keys).agg(bs.delong_exprs(ci)))
+    intervals = counts.finish(counts.frame.group_by(counts.keys).agg(an.delong_exprs(ci)))
     return _join(point, intervals, counts.by).select(
         *point.collect_schema().names(), "roc_auc_low", "roc_auc_high"
     )
