@@ -1,13 +1,21 @@
 # Quick start on a fresh machine with only Python 3 and make:
 #   make demo   - builds .venv, installs the package, runs the CLI on the bundled example
 #   make test   - installs the test extras and runs lint + the whole suite (doctests included)
+#                 twice: in .venv (the newest polars) and in .venv-floor (the oldest polars
+#                 pyproject.toml allows, pinned exactly; `make test-floor` runs only that one)
 #   make docs   - renders the chart images and builds the documentation site (--strict)
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip
+# The floor venv pins polars to the lower bound of `dependencies` in pyproject.toml,
+# read from there so that the claim and the test cannot drift apart.
+FLOOR_VENV   := .venv-floor
+FLOOR_BIN    := $(FLOOR_VENV)/bin
+FLOOR_PIP    := $(FLOOR_BIN)/python -m pip
+POLARS_FLOOR := $(shell sed -n 's/^dependencies = .*"polars>=\([0-9.]*\)".*/\1/p' pyproject.toml)
 
-.PHONY: demo test lint docs bench bench-big clean
+.PHONY: demo test test-newest test-floor lint docs bench bench-big clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +27,16 @@ $(VENV)/.installed: $(BIN)/python pyproject.toml
 
 $(VENV)/.installed-test: $(VENV)/.installed
 	$(PIP) install --quiet -e '.[test]'
+	touch $@
+
+$(FLOOR_BIN)/python:
+	$(PYTHON) -m venv $(FLOOR_VENV)
+	$(FLOOR_PIP) install --quiet --upgrade pip
+
+# One resolve with the exact pin: pip fails if the pin contradicts pyproject.toml.
+$(FLOOR_VENV)/.installed-test: $(FLOOR_BIN)/python pyproject.toml
+	@test -n "$(POLARS_FLOOR)" || { echo "no polars>=X.Y in pyproject.toml dependencies" >&2; exit 1; }
+	$(FLOOR_PIP) install --quiet -e '.[test]' 'polars==$(POLARS_FLOOR)'
 	touch $@
 
 $(VENV)/.installed-docs: $(VENV)/.installed
@@ -36,8 +54,14 @@ demo: $(VENV)/.installed
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check pl_metrics tests benchmarks examples docs
 
-test: lint
+test: test-newest test-floor
+
+test-newest: lint
 	$(BIN)/python -m pytest
+
+test-floor: $(FLOOR_VENV)/.installed-test
+	$(FLOOR_BIN)/python -c 'import polars; print("polars", polars.__version__, "(floor)")'
+	$(FLOOR_BIN)/python -m pytest
 
 docs: $(VENV)/.installed-docs
 	$(BIN)/python docs/make_images.py
@@ -54,4 +78,4 @@ bench-big: $(VENV)/.installed-bench
 	$(BIN)/python benchmarks/bench_memory.py benchmarks/data/d100m
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache site docs/img
+	rm -rf $(VENV) $(FLOOR_VENV) .pytest_cache .hypothesis .ruff_cache site docs/img
