@@ -37,6 +37,38 @@ class LabelMethods:
             self._lf, y_true, y_pred, by=by, labels=labels, weight=weight, reserved=reserved
         )
 
+    def _label_scores(
+        self,
+        method: str,
+        y_true: str,
+        y_pred: str,
+        *,
+        by: By,
+        labels: Labels,
+        weight: str | None,
+        beta: float,
+        zero_division: float,
+        ci: float | None,
+        n_boot: int,
+        seed: int | None,
+        ci_method: CiMethod,
+    ) -> pl.LazyFrame:
+        """per_class / averages / report: options, counts, point estimates, intervals."""
+        b, zd = v.check_beta(beta), v.check_zero_division(zero_division)
+        methods = ("bootstrap", "wilson") if method == "per_class" else ("bootstrap",)
+        wants_ci = _wants_ci(ci, n_boot, ci_method, weight, methods=methods)
+        counts = self._counts(
+            y_true, y_pred, by=by, labels=labels, weight=weight, method=method, beta=b, ci=wants_ci
+        )
+        point = getattr(cls, method)(counts, beta=b, zero_division=zd)
+        if not wants_ci:
+            return point
+        if ci_method == "wilson":
+            return iv.wilson_per_class(point, ci, b)
+        return iv.bootstrap_labels(
+            counts, point, method, beta=b, zero_division=zd, ci=ci, n_boot=n_boot, seed=seed
+        )
+
     def confusion_matrix(
         self,
         y_true: str,
@@ -148,33 +180,20 @@ class LabelMethods:
         │ 2     ┆ 1       ┆ 0.5       ┆ 1.0    │
         └───────┴─────────┴───────────┴────────┘
         """
-        b, zd = v.check_beta(beta), v.check_zero_division(zero_division)
-        wants_ci = _wants_ci(ci, n_boot, ci_method, weight, methods=("bootstrap", "wilson"))
-        counts = self._counts(
+        return self._label_scores(
+            "per_class",
             y_true,
             y_pred,
             by=by,
             labels=labels,
             weight=weight,
-            method="per_class",
-            beta=b,
-            ci=wants_ci,
+            beta=beta,
+            zero_division=zero_division,
+            ci=ci,
+            n_boot=n_boot,
+            seed=seed,
+            ci_method=ci_method,
         )
-        point = cls.per_class(counts, beta=b, zero_division=zd)
-        if wants_ci:
-            if ci_method == "wilson":
-                return iv.wilson_per_class(point, ci, b)
-            return iv.bootstrap_labels(
-                counts,
-                point,
-                "per_class",
-                beta=b,
-                zero_division=zd,
-                ci=ci,
-                n_boot=n_boot,
-                seed=seed,
-            )
-        return point
 
     def averages(
         self,
@@ -228,31 +247,20 @@ class LabelMethods:
         │ weighted ┆ 0.875     ┆ 0.75     │
         └──────────┴───────────┴──────────┘
         """
-        b, zd = v.check_beta(beta), v.check_zero_division(zero_division)
-        wants_ci = _wants_ci(ci, n_boot, ci_method, weight, methods=("bootstrap",))
-        counts = self._counts(
+        return self._label_scores(
+            "averages",
             y_true,
             y_pred,
             by=by,
             labels=labels,
             weight=weight,
-            method="averages",
-            beta=b,
-            ci=wants_ci,
+            beta=beta,
+            zero_division=zero_division,
+            ci=ci,
+            n_boot=n_boot,
+            seed=seed,
+            ci_method=ci_method,
         )
-        point = cls.averages(counts, beta=b, zero_division=zd)
-        if wants_ci:
-            return iv.bootstrap_labels(
-                counts,
-                point,
-                "averages",
-                beta=b,
-                zero_division=zd,
-                ci=ci,
-                n_boot=n_boot,
-                seed=seed,
-            )
-        return point
 
     def report(
         self,
@@ -301,31 +309,20 @@ class LabelMethods:
         │ null  ┆ weighted ┆ 0.833333  ┆ 0.666667 ┆ 0.666667 ┆ 3       │
         └───────┴──────────┴───────────┴──────────┴──────────┴─────────┘
         """
-        b, zd = v.check_beta(beta), v.check_zero_division(zero_division)
-        wants_ci = _wants_ci(ci, n_boot, ci_method, weight, methods=("bootstrap",))
-        counts = self._counts(
+        return self._label_scores(
+            "report",
             y_true,
             y_pred,
             by=by,
             labels=labels,
             weight=weight,
-            method="report",
-            beta=b,
-            ci=wants_ci,
+            beta=beta,
+            zero_division=zero_division,
+            ci=ci,
+            n_boot=n_boot,
+            seed=seed,
+            ci_method=ci_method,
         )
-        point = cls.report(counts, beta=b, zero_division=zd)
-        if wants_ci:
-            return iv.bootstrap_labels(
-                counts,
-                point,
-                "report",
-                beta=b,
-                zero_division=zd,
-                ci=ci,
-                n_boot=n_boot,
-                seed=seed,
-            )
-        return point
 
     def summary(
         self,
