@@ -102,6 +102,29 @@ def is_label(column: IntoColumn, value: object, argument: str = "pos_label") -> 
     return _col(column).map_batches(compare, return_dtype=pl.Boolean, is_elementwise=True)
 
 
+def equal_labels(y_true: IntoColumn, y_pred: IntoColumn) -> pl.Expr:
+    """Row-wise ``y_true == y_pred`` compared as the frame methods compare them: float
+    labels must be whole numbers (:class:`DataError`), and the two columns are cast
+    to their lossless common dtype (``SchemaError`` for strings against numbers)."""
+    names = (_name(y_true), _name(y_pred))
+
+    def compare(s: pl.Series) -> pl.Series:
+        t, p = s.struct.field("t"), s.struct.field("p")
+        for series, name in ((t, names[0]), (p, names[1])):
+            if series.dtype.is_float():
+                n_bad = int(pl.select(v.not_a_label(pl.lit(series))).to_series().sum())
+                if n_bad:
+                    raise v.Bad.not_labels(name, n_bad)
+        schema = pl.Schema({names[0]: t.dtype}) | pl.Schema({names[1]: p.dtype})
+        if names[0] == names[1]:
+            return t == p
+        types = v.label_types(pl.Schema(schema), *names)
+        return t.cast(types.compute) == p.cast(types.compute)
+
+    both = pl.struct(_col(y_true).alias("t"), _col(y_pred).alias("p"))
+    return both.map_batches(compare, return_dtype=pl.Boolean, is_elementwise=True)
+
+
 def valid_weight(weight: IntoColumn) -> tuple[pl.Expr, _Check]:
     """The weight as Float64, and the check of null, NaN, infinite or negative values."""
     w = _col(weight).cast(pl.Float64)
@@ -173,7 +196,7 @@ def accuracy(
     │ b   ┆ 1.0      │
     └─────┴──────────┘
     """
-    correct = _col(y_true) == _col(y_pred)
+    correct = equal_labels(y_true, y_pred)
     checks = _null_checks(y_true, y_pred)
     w = None
     if weight is not None:

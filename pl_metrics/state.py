@@ -147,6 +147,7 @@ class CountsState(Generic[FrameT]):
         schema = lazy.collect_schema()
         v.check_columns(schema, **{f"state column {c}": c for c in COUNTS_STATE})
         self._types = v.label_types(schema, "actual", "predicted")
+        self._schema = schema
         self._frame = _merged(
             lazy.with_columns(_label_key(c, self._types) for c in ("actual", "predicted")),
             self._by,
@@ -155,7 +156,8 @@ class CountsState(Generic[FrameT]):
             label_columns=self._types.float_columns,
         )
 
-    def _counts(self, labels: Labels) -> Counts:
+    def _counts(self, labels: Labels, method: str, beta: float = 1.0) -> Counts:
+        v.check_by(self._schema, self._by, names.output_columns(method, beta=beta))
         frame = self._frame.with_columns(pl.col(ACTUAL, PREDICTED).cast(self._types.compute))
         labels_s = (
             None if labels is None else v.labels_series(labels, self._types.compute, "actual")
@@ -165,14 +167,14 @@ class CountsState(Generic[FrameT]):
 
     def confusion_matrix(self, *, labels: Labels = None) -> FrameT:
         """As :meth:`MetricsLazyFrame.confusion_matrix`."""
-        return _collect(cls.confusion_matrix(self._counts(labels)), self._eager)  # type: ignore[return-value]
+        return _collect(cls.confusion_matrix(self._counts(labels, "confusion_matrix")), self._eager)  # type: ignore[return-value]
 
     def per_class(
         self, *, labels: Labels = None, beta: float = 1.0, zero_division: float = 0.0
     ) -> FrameT:
         """As :meth:`MetricsLazyFrame.per_class`."""
         b, zd = v.check_beta(beta), v.check_zero_division(zero_division)
-        result = cls.per_class(self._counts(labels), beta=b, zero_division=zd)
+        result = cls.per_class(self._counts(labels, "per_class", b), beta=b, zero_division=zd)
         return _collect(result, self._eager)  # type: ignore[return-value]
 
     def averages(
@@ -180,7 +182,7 @@ class CountsState(Generic[FrameT]):
     ) -> FrameT:
         """As :meth:`MetricsLazyFrame.averages`."""
         b, zd = v.check_beta(beta), v.check_zero_division(zero_division)
-        result = cls.averages(self._counts(labels), beta=b, zero_division=zd)
+        result = cls.averages(self._counts(labels, "averages", b), beta=b, zero_division=zd)
         return _collect(result, self._eager)  # type: ignore[return-value]
 
     def report(
@@ -188,12 +190,12 @@ class CountsState(Generic[FrameT]):
     ) -> FrameT:
         """As :meth:`MetricsLazyFrame.report`."""
         b, zd = v.check_beta(beta), v.check_zero_division(zero_division)
-        result = cls.report(self._counts(labels), beta=b, zero_division=zd)
+        result = cls.report(self._counts(labels, "report", b), beta=b, zero_division=zd)
         return _collect(result, self._eager)  # type: ignore[return-value]
 
     def summary(self, *, labels: Labels = None) -> FrameT:
         """As :meth:`MetricsLazyFrame.summary`."""
-        return _collect(cls.summary(self._counts(labels)), self._eager)  # type: ignore[return-value]
+        return _collect(cls.summary(self._counts(labels, "summary")), self._eager)  # type: ignore[return-value]
 
 
 class ScoreCountsState(Generic[FrameT]):
@@ -202,29 +204,39 @@ class ScoreCountsState(Generic[FrameT]):
     def __init__(self, state: FrameT, *, by: By = None) -> None:
         self._eager = isinstance(state, pl.DataFrame)
         self._by = v.normalize_by(by)
-        merged = _merged(state.lazy(), self._by, SCORE_STATE, ("pos", "neg"))
-        merged = merged.with_columns(pl.col(names.SCORE).cast(pl.Float64) + 0.0)
+        lazy = state.lazy()
+        schema = lazy.collect_schema()
+        v.check_columns(schema, **{f"state column {c}": c for c in SCORE_STATE})
+        v.check_numeric(schema, "state column score", "score")
+        # -0.0 and 0.0 are one threshold: normalised before equal scores are merged
+        lazy = lazy.with_columns(pl.col("score").cast(pl.Float64) + 0.0)
+        merged = _merged(lazy, self._by, SCORE_STATE, ("pos", "neg"))
+        self._schema = schema
         keys = names.segment_keys(self._by)
-        self._counts = sc.ScoreCounts(merged.cache(), self._by, keys)
+        self._state = sc.ScoreCounts(merged.cache(), self._by, keys)
+
+    def _counts(self, method: str) -> sc.ScoreCounts:
+        v.check_by(self._schema, self._by, names.output_columns(method))
+        return self._state
 
     def roc_auc(self, *, error_bound: bool = False) -> FrameT:
         """As :meth:`MetricsLazyFrame.roc_auc` (binary); ``error_bound=True`` adds the
         ``roc_auc_error_bound`` column of a binned state (``bins=``)."""
-        result = rk.roc_auc(self._counts, error_bound=error_bound)
+        result = rk.roc_auc(self._counts("roc_auc"), error_bound=error_bound)
         return _collect(result, self._eager)  # type: ignore[return-value]
 
     def average_precision(self) -> FrameT:
         """As :meth:`MetricsLazyFrame.average_precision`."""
-        return _collect(rk.average_precision(self._counts), self._eager)  # type: ignore[return-value]
+        return _collect(rk.average_precision(self._counts("average_precision")), self._eager)  # type: ignore[return-value]
 
     def roc_curve(self, *, drop_intermediate: bool = True) -> FrameT:
         """As :meth:`MetricsLazyFrame.roc_curve`."""
-        result = rk.roc_curve(self._counts, drop_intermediate=drop_intermediate)
+        result = rk.roc_curve(self._counts("roc_curve"), drop_intermediate=drop_intermediate)
         return _collect(result, self._eager)  # type: ignore[return-value]
 
     def pr_curve(self) -> FrameT:
         """As :meth:`MetricsLazyFrame.pr_curve`."""
-        return _collect(rk.pr_curve(self._counts), self._eager)  # type: ignore[return-value]
+        return _collect(rk.pr_curve(self._counts("pr_curve")), self._eager)  # type: ignore[return-value]
 
 
 def _label_key(column: str, types: v.LabelTypes) -> pl.Expr:

@@ -280,3 +280,38 @@ def test_label_dtypes_that_cannot_be_compared_losslessly() -> None:
     df = pl.DataFrame({"a": ["x"], "b": [1]})
     with pytest.raises(SchemaError, match="incompatible"):
         df.metrics.summary("a", "b")
+
+
+def test_expression_accuracy_compares_labels_as_the_frames_do() -> None:
+    df = pl.DataFrame({"a": [2**53 + 1, 1], "b": [float(2**53), 1.0]})
+    # 2**53 + 1 != 2**53: one of the two rows is correct
+    assert df.select(plm.accuracy("a", "b")).item() == 0.5
+    nan = pl.DataFrame({"a": [1.0, math.nan], "b": [1.0, math.nan]})
+    with pytest.raises(plm.DataError, match="column 'a' has 1 rows that are not class labels"):
+        nan.select(plm.accuracy("a", "b"))
+
+
+def test_states_refuse_by_named_like_an_output_column() -> None:
+    state = CURVES.rename({"seg": "precision"}).metrics.counts("y", "y", by="precision")
+    with pytest.raises(ValueError, match="`by` column 'precision' collides"):
+        plm.from_counts(state, by="precision").per_class()
+    scores = CURVES.rename({"seg": "recall"}).metrics.score_counts("y", "s", by="recall")
+    with pytest.raises(ValueError, match="`by` column 'recall' collides"):
+        plm.from_score_counts(scores, by="recall").pr_curve()
+
+
+def test_merged_states_with_signed_zero_scores_have_one_threshold() -> None:
+    a = pl.DataFrame({"y": [1, 0], "s": [0.0, 0.5]}).metrics.score_counts("y", "s")
+    b = pl.DataFrame({"y": [0, 1], "s": [-0.0, 0.5]}).metrics.score_counts("y", "s")
+    curve = plm.from_score_counts(pl.concat([a, b])).roc_curve(drop_intermediate=False)
+    rows = pl.DataFrame({"y": [1, 0, 0, 1], "s": [0.0, 0.5, -0.0, 0.5]})
+    fpr, tpr, thr = skm.roc_curve(rows["y"], rows["s"], drop_intermediate=False)
+    assert curve["threshold"].to_list() == thr.tolist()  # [inf, 0.5, 0.0]
+    assert curve["fpr"].to_list() == fpr.tolist()
+    assert curve["tpr"].to_list() == tpr.tolist()
+
+
+def test_labels_option_accepts_whole_floats_for_integer_labels() -> None:
+    df = pl.DataFrame({"t": [0, 1, 1], "p": [0, 1, 0]})
+    got = df.metrics.per_class("t", "p", labels=[1.0, 0.0])
+    assert got["label"].to_list() == [1, 0]
