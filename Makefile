@@ -10,6 +10,10 @@ BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip
 # The floor venv pins polars to the lower bound of `dependencies` in pyproject.toml,
 # read from there so that the claim and the test cannot drift apart.
+# ... and uses the oldest Python that requires-python allows (3.10) when the machine has
+# it (a python3.10 on PATH or in pyenv), else python3: the floor of both at once.
+FLOOR_PYTHON ?= $(shell for p in python3.10 $(HOME)/.pyenv/versions/3.10*/bin/python3.10; do \
+	$$p -c 'import sys' >/dev/null 2>&1 && { echo $$p; break; }; done)
 FLOOR_VENV   := .venv-floor
 FLOOR_BIN    := $(FLOOR_VENV)/bin
 FLOOR_PIP    := $(FLOOR_BIN)/python -m pip
@@ -30,7 +34,7 @@ $(VENV)/.installed-test: $(VENV)/.installed
 	touch $@
 
 $(FLOOR_BIN)/python:
-	$(PYTHON) -m venv $(FLOOR_VENV)
+	$(or $(FLOOR_PYTHON),$(PYTHON)) -m venv $(FLOOR_VENV)
 	$(FLOOR_PIP) install --quiet --upgrade pip
 
 # One resolve with the exact pin: pip fails if the pin contradicts pyproject.toml.
@@ -60,7 +64,7 @@ test-newest: lint
 	$(BIN)/python -m pytest
 
 test-floor: $(FLOOR_VENV)/.installed-test
-	$(FLOOR_BIN)/python -c 'import polars; print("polars", polars.__version__, "(floor)")'
+	$(FLOOR_BIN)/python -c 'import sys, polars; print("floor: polars", polars.__version__, "python", sys.version.split()[0])'
 	$(FLOOR_BIN)/python -m pytest
 
 docs: $(VENV)/.installed-docs

@@ -49,11 +49,13 @@ def _col(column: IntoColumn) -> pl.Expr:
 
 
 def _name(column: IntoColumn) -> str:
-    return (
-        column
-        if isinstance(column, str)
-        else column.meta.output_name(raise_if_undefined=False) or "<expr>"
-    )
+    """The column's name for messages: its name, or an expression's output name."""
+    if isinstance(column, str):
+        return column
+    try:
+        return column.meta.output_name()
+    except pl.exceptions.PolarsError:
+        return "<expr>"
 
 
 #: A check of an expression: the count of bad rows in a group, and its error.
@@ -154,10 +156,22 @@ def _pos_label_check(positives: pl.Expr, labels: Sequence[IntoColumn], pos_label
     )
 
 
+def without_zero_weights(
+    weight: IntoColumn | None, *columns: IntoColumn
+) -> tuple[pl.Expr | None, list[pl.Expr]]:
+    """The weight and the columns without the rows of weight 0: such rows are absent,
+    as in the frame methods (null, NaN and negative weights stay, for the check)."""
+    if weight is None:
+        return None, [_col(c) for c in columns]
+    keep = (_col(weight).cast(pl.Float64) != 0).fill_null(True)
+    return _col(weight).filter(keep), [_col(c).filter(keep) for c in columns]
+
+
 def _binary_counts(
     y_true: IntoColumn, y_pred: IntoColumn, pos_label: object, weight: IntoColumn | None
 ) -> tuple[pl.Expr, pl.Expr, pl.Expr, pl.Expr, pl.Expr]:
     """tp, fp, fn, tn (Float64) of ``pos_label`` against the rest, and the guard (0.0)."""
+    weight, (y_true, y_pred) = without_zero_weights(weight, y_true, y_pred)
     actual = is_label(y_true, pos_label)
     predicted = is_label(y_pred, pos_label)
     checks = _null_checks(y_true, y_pred)
@@ -196,6 +210,7 @@ def accuracy(
     │ b   ┆ 1.0      │
     └─────┴──────────┘
     """
+    weight, (y_true, y_pred) = without_zero_weights(weight, y_true, y_pred)
     correct = equal_labels(y_true, y_pred)
     checks = _null_checks(y_true, y_pred)
     w = None
@@ -402,7 +417,8 @@ def log_loss(
     """
     from pl_metrics._probability import EPS
 
-    p = _col(y_prob).cast(pl.Float64)
+    weight, (y_true, y_prob) = without_zero_weights(weight, y_true, y_prob)
+    p = y_prob.cast(pl.Float64)
     positive = is_label(y_true, pos_label)
     loss = (
         -pl.when(positive)
@@ -423,7 +439,8 @@ def brier_score(
 
     Equals ``sklearn.metrics.brier_score_loss(y_true, y_prob, pos_label=pos_label)``.
     """
-    p = _col(y_prob).cast(pl.Float64)
+    weight, (y_true, y_prob) = without_zero_weights(weight, y_true, y_prob)
+    p = y_prob.cast(pl.Float64)
     loss = (is_label(y_true, pos_label).cast(pl.Float64) - p) ** 2
     return (_mean(loss, weight, y_true, y_prob)).alias("brier_score")
 

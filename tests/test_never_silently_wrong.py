@@ -315,3 +315,21 @@ def test_labels_option_accepts_whole_floats_for_integer_labels() -> None:
     df = pl.DataFrame({"t": [0, 1, 1], "p": [0, 1, 0]})
     got = df.metrics.per_class("t", "p", labels=[1.0, 0.0])
     assert got["label"].to_list() == [1, 0]
+
+
+def test_expressions_treat_zero_weight_rows_as_absent() -> None:
+    df = pl.DataFrame(
+        {
+            "t": [1, None, 0, 1],
+            "p": [1, 1, 0, 0],
+            "w": [1.0, 0.0, 2.0, 1.0],
+            "q": [0.9, None, 0.1, 0.4],
+        }
+    )
+    exprs = [
+        plm.precision("t", "p", weight="w"),
+        plm.accuracy("t", "p", weight="w"),
+        plm.log_loss("t", "q", weight="w"),
+        plm.brier_score("t", "q", weight="w"),
+    ]
+    assert_frame_equal(df.select(exprs), df.filter(pl.col("w") > 0).select(exprs))
