@@ -5,13 +5,15 @@
     pl-metrics roc-curve preds.parquet --y-true clicked --score p_click --plot roc.png
 
 Inputs are read lazily (``scan_parquet`` / ``scan_csv`` / ``scan_ndjson`` /
-``scan_ipc``); globs and directories of Parquet files work.  Bad input prints one
-line on stderr and exits with status 2.
+``scan_ipc``); globs and directories of Parquet files work.  The output format is
+``--format``, else the one of ``-o FILE``'s extension, else a readable table.  Bad
+input prints one line on stderr and exits with status 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import glob
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,7 +21,7 @@ from typing import NoReturn
 
 import polars as pl
 
-import pl_metrics  # noqa: F401  (registers .metrics)
+import pl_metrics  # registers .metrics
 
 _SCANNERS = {
     ".parquet": pl.scan_parquet,
@@ -48,6 +50,19 @@ _SCORE_COMMANDS = {
 }
 _PLOTTABLE = ("confusion-matrix", "roc-curve", "pr-curve", "per-class")
 
+#: Output format of an ``-o`` file's extension (when ``--format`` is not given).
+_FORMATS = {
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".json": "json",
+    ".ndjson": "ndjson",
+    ".jsonl": "ndjson",
+    ".txt": "table",
+    "": "table",
+}
+
 
 class UsageError(Exception):
     """Bad input from the command line: printed as one line, exit status 2."""
@@ -62,6 +77,9 @@ def scan(path: str) -> pl.LazyFrame:
     """A LazyFrame over a file, a glob or a directory of Parquet files."""
     p = Path(path)
     if p.is_dir():
+        if not any(f.is_file() for f in p.rglob("*.parquet")):
+            msg = f"no Parquet files in directory {path}"
+            raise UsageError(msg)
         return pl.scan_parquet(p / "**" / "*.parquet")
     has_glob = any(ch in path for ch in "*?[")
     if not has_glob and not p.exists():
@@ -70,6 +88,9 @@ def scan(path: str) -> pl.LazyFrame:
     suffix = p.suffix.lower()
     if suffix not in _SCANNERS:
         msg = f"cannot read {path!r}: unknown extension {suffix!r} (use one of {sorted(_SCANNERS)})"
+        raise UsageError(msg)
+    if has_glob and not any(Path(f).is_file() for f in glob.iglob(path, recursive=True)):
+        msg = f"no files match {path}"
         raise UsageError(msg)
     return _SCANNERS[suffix](path)
 
@@ -81,11 +102,17 @@ def _common(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--weight", default=None, help="column of non-negative sample weights")
     cmd.add_argument(
         "--format",
-        choices=["table", "csv", "json", "parquet"],
-        default="table",
-        help="output format (default: a readable table)",
+        choices=["table", "csv", "tsv", "json", "ndjson", "parquet"],
+        default=None,
+        help="output format (default: from the extension of -o, else a readable table)",
     )
-    cmd.add_argument("--output", "-o", default=None, help="write to this file instead of stdout")
+    cmd.add_argument(
+        "--output",
+        "-o",
+        default=None,
+        help="write to this file instead of stdout (.parquet/.pq, .csv, .tsv, .json, "
+        ".ndjson/.jsonl, .txt or no extension: a table)",
+    )
     cmd.add_argument(
         "--engine",
         choices=["streaming", "in-memory"],
@@ -99,6 +126,9 @@ def _parser() -> argparse.ArgumentParser:
         prog="pl-metrics",
         description="Classification metrics of a Parquet / CSV file, per segment, "
         "equal to scikit-learn's.",
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"pl-metrics {pl_metrics.__version__}"
     )
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for name, help_text in _LABEL_COMMANDS.items():
@@ -213,6 +243,7 @@ def _score_kwargs(args: argparse.Namespace, schema: pl.Schema) -> tuple[object, 
 def run(argv: Sequence[str] | None = None) -> pl.DataFrame:
     """Parse ``argv``, compute the table, write it (and the chart); return it."""
     args = _parser().parse_args(argv)
+    fmt = _format(args.format, args.output)
     lf = scan(args.path)
     schema = lf.collect_schema()
     method = getattr(lf.metrics, args.command.replace("-", "_"))
@@ -222,7 +253,7 @@ def run(argv: Sequence[str] | None = None) -> pl.DataFrame:
         score, kwargs = _score_kwargs(args, schema)
         result = method(args.y_true, score, **kwargs)
     frame = result.collect(engine=args.engine)
-    _write(frame, args.format, args.output)
+    _write(frame, fmt, args.output)
     if getattr(args, "plot", None):
         _plot(frame, args.command, args.by, args.plot)
     return frame
@@ -234,14 +265,46 @@ def _plot(frame: pl.DataFrame, command: str, by: list[str] | None, target: str) 
     except ImportError as exc:
         msg = f"--plot needs the plot extra: pip install 'pl_metrics[plot]' ({exc})"
         raise UsageError(msg) from None
-    segment = by[0] if by else None
     chart = {
-        "roc-curve": lambda: plot.roc_curve(frame, by=segment),
-        "pr-curve": lambda: plot.pr_curve(frame, by=segment),
-        "confusion-matrix": lambda: plot.confusion_matrix(frame, by=segment),
-        "per-class": lambda: plot.per_class(frame, by=segment),
-    }[command]()
+        "roc-curve": plot.roc_curve,
+        "pr-curve": plot.pr_curve,
+        "confusion-matrix": plot.confusion_matrix,
+        "per-class": plot.per_class,
+    }[command](frame, by=by)
     chart.save(target)
+
+
+def _format(fmt: str | None, output: str | None) -> str:
+    """The output format: ``--format``, else the one of ``-o``'s extension, else a table.
+
+    Refuses a ``--format`` that contradicts the extension, an unknown extension
+    without ``--format``, and binary output to a terminal.
+    """
+    if output is not None:
+        suffix = Path(output).suffix.lower()
+        implied = _FORMATS.get(suffix)
+        if fmt is None:
+            if implied is None:
+                known = ", ".join(s for s in _FORMATS if s)
+                msg = (
+                    f"cannot tell the output format of {output!r} from its extension "
+                    f"{suffix!r}: use {known} or give --format"
+                )
+                raise UsageError(msg)
+            fmt = implied
+        elif suffix and implied is not None and implied != fmt:
+            msg = f"--format {fmt} contradicts the extension of -o {output!r} ({implied})"
+            raise UsageError(msg)
+    fmt = fmt or "table"
+    if fmt == "parquet" and output is None and _is_terminal(sys.stdout):
+        msg = "binary output to a terminal; use -o FILE or redirect"
+        raise UsageError(msg)
+    return fmt
+
+
+def _is_terminal(stream: object) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty is not None and isatty())
 
 
 def _write(df: pl.DataFrame, fmt: str, output: str | None) -> None:
@@ -250,15 +313,19 @@ def _write(df: pl.DataFrame, fmt: str, output: str | None) -> None:
         return
     if fmt == "csv":
         text = df.write_csv()
+    elif fmt == "tsv":
+        text = df.write_csv(separator="\t")
     elif fmt == "json":
         text = df.write_json()
+    elif fmt == "ndjson":
+        text = df.write_ndjson()
     else:
         with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_width_chars=200, float_precision=4):
             text = str(df)
     if output is None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
     else:
-        Path(output).write_text(text)
+        Path(output).write_text(text if text.endswith("\n") else text + "\n")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

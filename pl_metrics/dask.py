@@ -54,8 +54,84 @@ def expand(paths: Paths) -> list[str]:
 
 
 def _state_of_file(path: str, method: str, args: tuple, kwargs: dict) -> pl.DataFrame:
-    lf = pl.scan_parquet(path)
-    return getattr(lf.metrics, method)(*args, **kwargs).collect()
+    """The state of one file; an error's message starts with the file's path.
+
+    The error keeps its type (``ColumnNotFoundError``, ``SchemaError``, ``DataError``,
+    a ``ComputeError`` for a corrupt file, ...).
+    """
+    try:
+        lf = pl.scan_parquet(path)
+        return getattr(lf.metrics, method)(*args, **kwargs).collect()
+    except (pl.exceptions.PolarsError, ValueError, TypeError, OSError) as exc:
+        raise _with_path(exc, path) from exc
+
+
+def _with_path(exc: Exception, path: str) -> Exception:
+    """``exc`` as the same type with ``path`` in front of its message (else unchanged)."""
+    try:
+        return type(exc)(f"{path}: {exc}")
+    except Exception:  # a type that cannot be built from one message
+        return exc
+
+
+def _schema(state: pl.DataFrame) -> list[tuple[str, pl.DataType]]:
+    return list(state.schema.items())
+
+
+def _files(paths: list[str], limit: int = 3) -> str:
+    shown = ", ".join(paths[:limit])
+    return shown if len(paths) <= limit else f"{shown} and {len(paths) - limit} more"
+
+
+def _common_dtype(column: str, seen: dict[pl.DataType, list[str]]) -> pl.DataType:
+    """The dtype that holds every file's ``column`` losslessly, else a SchemaError.
+
+    Integers widen to an integer type that holds them all; integers and floats
+    meet in Float64 (the cast of each value is checked); String, Categorical and
+    Enum meet in String; Null (a column of an empty file) meets anything.
+    """
+    dtypes = [d for d in seen if d != pl.Null]
+    if len(dtypes) <= 1:
+        return dtypes[0] if dtypes else pl.Null()
+    if all(d.is_integer() for d in dtypes):
+        empty = [pl.DataFrame(schema={column: d}) for d in dtypes]
+        return pl.concat(empty, how="vertical_relaxed").schema[column]
+    if all(d.is_integer() or d.is_float() for d in dtypes):
+        return pl.Float64()
+    if all(d == pl.String or isinstance(d, (pl.Categorical, pl.Enum)) for d in dtypes):
+        return pl.String()
+    found = "; ".join(f"{d} in {_files(files)}" for d, files in seen.items())
+    msg = f"cannot merge the files' states: column {column!r} is {found}"
+    raise pl.exceptions.SchemaError(msg)
+
+
+def _common_schema(files: list[str], schemas: list[list[tuple[str, pl.DataType]]]) -> pl.Schema:
+    """The schema all the files' states are cast to before they are merged."""
+    columns: dict[str, dict[pl.DataType, list[str]]] = {}
+    for path, schema in zip(files, schemas, strict=True):
+        for column, dtype in schema:
+            columns.setdefault(column, {}).setdefault(dtype, []).append(path)
+    return pl.Schema({c: _common_dtype(c, seen) for c, seen in columns.items()})
+
+
+def _cast(state: pl.DataFrame, schema: pl.Schema, path: str) -> pl.DataFrame:
+    """``state`` cast to ``schema``, refusing a cast that changes a value."""
+    changed = {c: d for c, d in schema.items() if state.schema[c] != d}
+    if not changed:
+        return state
+    cast = state.with_columns(pl.col(c).cast(d) for c, d in changed.items())
+    for column, dtype in changed.items():
+        before = state[column]
+        if before.dtype == pl.Null:
+            continue
+        back = cast[column].cast(before.dtype, strict=False)
+        if not (back.eq_missing(before).all() and cast[column].null_count() == before.null_count()):
+            msg = (
+                f"{path}: column {column!r} ({before.dtype}) has values that {dtype} "
+                "cannot hold exactly; cannot merge it with the other files' states"
+            )
+            raise pl.exceptions.SchemaError(msg)
+    return cast
 
 
 def _merge(group_keys: list[str], values: list[str], *states: pl.DataFrame) -> pl.DataFrame:
@@ -77,6 +153,14 @@ def _map_reduce(
         msg = f"`split_every` must be >= 2, got {split_every!r}"
         raise ValueError(msg)
     futures = [client.submit(_state_of_file, f, method, args, kwargs, pure=False) for f in files]
+    # The states' dtypes may differ between files (Int32 labels here, Int64 there):
+    # all are cast to one schema, or the files and dtypes that cannot meet are named.
+    schemas = client.gather([client.submit(_schema, f, pure=False) for f in futures])
+    schema = _common_schema(files, schemas)
+    futures = [
+        client.submit(_cast, state, schema, path, pure=False)
+        for state, path in zip(futures, files, strict=True)
+    ]
     while len(futures) > 1:
         futures = [
             client.submit(_merge, keys, values, *futures[i : i + split_every], pure=False)

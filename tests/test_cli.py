@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import io
+import json
+import os
+import pty
 import subprocess
 import sys
 from pathlib import Path
@@ -10,8 +13,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
+from sklearn.metrics import roc_auc_score
 
-import pl_metrics  # noqa: F401
+import pl_metrics
+from pl_metrics import cli
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "predictions.parquet"
 BASE = ["--y-true", "y_true", "--y-pred", "y_pred"]
@@ -164,3 +169,135 @@ def test_bad_input_is_one_line_and_status_2(args: list[str], message: bytes) -> 
     assert message in out.stderr
     assert b"Traceback" not in out.stderr
     assert out.stderr.count(b"\n") == 1
+
+
+def _main(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    status = cli.main(list(args))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def _tsv(path: Path) -> pl.DataFrame:
+    return pl.read_csv(path, separator="\t")
+
+
+@pytest.mark.parametrize(
+    ("name", "read"),
+    [
+        ("out.parquet", pl.read_parquet),
+        ("out.pq", pl.read_parquet),
+        ("out.csv", pl.read_csv),
+        ("out.tsv", _tsv),
+        ("out.json", pl.read_json),
+        ("out.ndjson", pl.read_ndjson),
+        ("out.JSONL", pl.read_ndjson),
+    ],
+)
+def test_output_format_follows_the_extension(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, read
+) -> None:
+    target = tmp_path / name
+    args = ["--by", "region", "-o", str(target)]
+    assert _main(capsys, "summary", str(EXAMPLE), *BASE, *args) == (0, "", "")
+    expected = pl.read_parquet(EXAMPLE).metrics.summary("y_true", "y_pred", by="region")
+    assert_frame_equal(read(target), expected, rel_tol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["out.txt", "out"])
+def test_txt_or_no_extension_is_a_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    target = tmp_path / name
+    assert _main(capsys, "summary", str(EXAMPLE), *BASE, "-o", str(target))[0] == 0
+    assert target.read_text().startswith("shape: (1, 5)\n")
+
+
+def test_no_extension_with_an_explicit_format(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "out"
+    args = ["--format", "csv", "-o", str(target)]
+    assert _main(capsys, "summary", str(EXAMPLE), *BASE, *args) == (0, "", "")
+    assert pl.read_csv(target).columns[0] == "n"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--format", "csv", "-o", "x.parquet"], "--format csv contradicts the extension"),
+        (["--format", "parquet", "-o", "x.json"], "--format parquet contradicts the extension"),
+        (["-o", "x.xlsx"], "cannot tell the output format of"),
+    ],
+)
+def test_output_format_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    *options, name = args
+    target = tmp_path / name
+    status, _, err = _main(capsys, "summary", str(EXAMPLE), *BASE, *options, str(target))
+    assert status == 2
+    assert message in err
+    assert err.count("\n") == 1
+    assert not target.exists()
+
+
+PARQUET = ["--format", "parquet"]
+
+
+def test_parquet_to_a_terminal_is_refused() -> None:
+    leader, follower = pty.openpty()
+    try:
+        out = subprocess.run(
+            [sys.executable, "-m", "pl_metrics.cli", "summary", str(EXAMPLE), *BASE, *PARQUET],
+            stdout=follower,
+            stderr=subprocess.PIPE,
+            check=False,
+        )
+    finally:
+        os.close(follower)
+        os.close(leader)
+    assert out.returncode == 2
+    assert out.stderr == (
+        b"pl-metrics: error: binary output to a terminal; use -o FILE or redirect\n"
+    )
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["--version"])
+    assert exit_.value.code == 0
+    assert capsys.readouterr().out == f"pl-metrics {pl_metrics.__version__}\n"
+
+
+def test_a_pattern_or_directory_without_files_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pattern = str(tmp_path / "*.parquet")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "notes.csv").write_text("a\n1\n")
+    for path, message in (
+        (pattern, f"no files match {pattern}"),
+        (str(empty), f"no Parquet files in directory {empty}"),
+    ):
+        status, _, err = _main(capsys, "summary", path, *BASE)
+        assert (status, err) == (2, f"pl-metrics: error: {message}\n")
+
+
+def test_plot_with_several_by_columns_draws_one_line_per_segment(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "roc.json"  # the Vega-Lite spec: its data carries the legend
+    by = ["--by", "region", "--by", "model_version"]
+    status, _, err = _main(capsys, "roc-curve", str(EXAMPLE), *SCORE, *by, "--plot", str(target))
+    assert (status, err) == (0, "")
+    spec = json.loads(target.read_text())
+    legends = {
+        row["legend"] for rows in spec["datasets"].values() for row in rows if "legend" in row
+    }
+    df = pl.read_parquet(EXAMPLE)
+    expected = set()
+    for (region, version), seg in df.group_by("region", "model_version"):
+        auc = roc_auc_score(seg["is_cat"].to_numpy(), seg["cat_score"].to_numpy())
+        expected.add(f"{region} / {version} (AUC {auc:.3f})")
+    assert legends == expected

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import distributed  # the `dask` extra, part of the `test` extra
@@ -9,6 +10,7 @@ import numpy as np
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
+from sklearn.metrics import accuracy_score, matthews_corrcoef, recall_score
 
 import pl_metrics.dask as pmd
 
@@ -67,3 +69,50 @@ def test_roc_auc_equals_one_machine(client, dataset) -> None:
 def test_no_files_is_a_clear_error(client, tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="no Parquet files found"):
         pmd.report(str(tmp_path / "*.parquet"), "y_true", "y_pred", client=client)
+
+
+def test_a_bad_file_is_named_in_the_error(client, dataset, tmp_path: Path) -> None:
+    root, df = dataset
+    good = str(root / "day=1" / "part.parquet")
+    corrupt = tmp_path / "corrupt.parquet"
+    corrupt.write_bytes(b"PAR1 this is not a parquet file")
+    with pytest.raises(pl.exceptions.ComputeError, match=re.escape(str(corrupt))):
+        pmd.report([good, corrupt], "y_true", "y_pred", client=client)
+    partial = tmp_path / "no_y_pred.parquet"
+    df.head(10).drop("y_pred").write_parquet(partial)
+    with pytest.raises(pl.exceptions.ColumnNotFoundError, match=re.escape(str(partial))):
+        pmd.summary([good, partial], "y_true", "y_pred", client=client)
+
+
+def test_states_of_files_with_different_dtypes_are_merged(client, tmp_path: Path) -> None:
+    # y_true / y_pred Int32 in one file and Int64 in the other; country Categorical / String
+    a = pl.DataFrame(
+        {"country": ["de", "de", "fr"], "y_true": [0, 1, 2], "y_pred": [0, 2, 2]},
+        schema={"country": pl.Categorical, "y_true": pl.Int32, "y_pred": pl.Int32},
+    )
+    b = pl.DataFrame({"country": ["fr", "de"], "y_true": [2, 1], "y_pred": [1, 1]})
+    a.write_parquet(tmp_path / "a.parquet")
+    b.write_parquet(tmp_path / "b.parquet")
+    got = pmd.summary(tmp_path, "y_true", "y_pred", client=client)
+    y_true, y_pred = [0, 1, 2, 2, 1], [0, 2, 2, 1, 1]
+    assert got["n"].to_list() == [5]
+    assert got["accuracy"][0] == pytest.approx(accuracy_score(y_true, y_pred))
+    assert got["mcc"][0] == pytest.approx(matthews_corrcoef(y_true, y_pred))
+    per_country = pmd.report(tmp_path, "y_true", "y_pred", by="country", client=client)
+    assert per_country["country"].dtype == pl.String
+    fr = per_country.filter(pl.col("country") == "fr", pl.col("average") == "macro")
+    # fr: y_true [2, 2], y_pred [2, 1]
+    expected = recall_score([2, 2], [2, 1], labels=[1, 2], average="macro", zero_division=0)
+    assert fr["recall"][0] == pytest.approx(expected)
+
+
+def test_states_that_cannot_meet_are_a_schema_error(client, tmp_path: Path) -> None:
+    pl.DataFrame({"y_true": [0, 1], "y_pred": [0, 1]}).write_parquet(tmp_path / "ints.parquet")
+    pl.DataFrame({"y_true": ["0", "1"], "y_pred": ["0", "0"]}).write_parquet(
+        tmp_path / "strings.parquet"
+    )
+    with pytest.raises(pl.exceptions.SchemaError) as error:
+        pmd.report(tmp_path, "y_true", "y_pred", client=client)
+    message = str(error.value)
+    for part in ("'actual'", "Int64", "String", "ints.parquet", "strings.parquet"):
+        assert part in message
