@@ -216,7 +216,7 @@ def _uniform_edges(n_bins: int) -> list[float]:
     return [i * step for i in range(1, n_bins)]
 
 
-def _numpy_quantile(x: pl.Expr, q: float) -> pl.Expr:
+def _numpy_quantile(x: pl.Expr, q: float, weight: pl.Expr | None = None) -> pl.Expr:
     """``np.quantile(x, q)`` (method "linear") with numpy's own float steps.
 
     An edge next to a data value must equal numpy's to the last bit, or a row
@@ -224,15 +224,28 @@ def _numpy_quantile(x: pl.Expr, q: float) -> pl.Expr:
     where numpy has 0.19999999999999998, for 0.05, 0.2, 0.2, 0.2 at 1/3).
     numpy: virtual index ``(n - 1) q``; then ``a + (b - a) t``, or
     ``b - (b - a)(1 - t)`` when ``t >= 0.5``, between the order statistics around it.
+
+    With ``weight``, the quantile of the rows repeated by their weights: ``n`` is
+    the total weight and the order statistic ``k`` (0-based) is the first value
+    whose cumulative weight exceeds ``k`` - for integer weights exactly
+    ``np.quantile(np.repeat(x, weight), q)``, and the same rule for any weights.
     """
     ordered = x.sort()
-    n = x.count().cast(pl.Float64)
-    index = (n - 1) * q
-    below = index.floor()
-    t = index - below
-    last = n - 1
-    a = ordered.gather(below.clip(0, last).cast(pl.Int64))
-    b = ordered.gather((below + 1).clip(0, last).cast(pl.Int64))
+    if weight is None:
+        n = x.count().cast(pl.Float64)
+        index = (n - 1) * q
+        below = index.floor()
+        t = index - below
+        last = n - 1
+        a = ordered.gather(below.clip(0, last).cast(pl.Int64))
+        b = ordered.gather((below + 1).clip(0, last).cast(pl.Int64))
+    else:
+        cumulative = weight.sort_by(x).cum_sum()
+        index = ((weight.sum() - 1) * q).clip(0)
+        below = index.floor()
+        t = index - below
+        a = pl.coalesce(ordered.filter(cumulative > below).first(), ordered.last())
+        b = pl.coalesce(ordered.filter(cumulative > below + 1).first(), ordered.last())
     diff = b - a
     return pl.when(t >= 0.5).then(b - diff * (1 - t)).otherwise(a + diff * t).first()
 
@@ -251,7 +264,7 @@ def _bin_of(rows: Rows, n_bins: int, strategy: str) -> tuple[pl.LazyFrame, pl.Ex
     step = 1.0 / n_bins
     qs = [((i * step) * 100) / 100 for i in range(1, n_bins)]
     edges = rows.lf.group_by(rows.keys).agg(
-        _numpy_quantile(p, q).alias(f"{_EDGE}{i}") for i, q in enumerate(qs)
+        _numpy_quantile(p, q, rows.weight).alias(f"{_EDGE}{i}") for i, q in enumerate(qs)
     )
     frame = rows.lf.join(edges, on=rows.keys, nulls_equal=True)
     return frame, pl.sum_horizontal(

@@ -125,7 +125,7 @@ def average_precision(counts: ScoreCounts) -> pl.LazyFrame:
     """
     pos, neg = _sorted(POS).cast(pl.Float64), _sorted(NEG).cast(pl.Float64)
     tps, fps = pos.cum_sum(), neg.cum_sum()
-    p_total = pos.sum()
+    p_total = tps.last()  # as curve_points: recall reaches exactly 1
     terms = fm.average_precision_terms(pos, tps, fps, p_total)
     ap = pl.when(p_total > 0).then(terms.sum()).otherwise(0.0)
     result = (
@@ -144,9 +144,14 @@ def curve_points(counts: ScoreCounts) -> pl.LazyFrame:
     ).with_columns(
         pl.col(POS).cast(pl.Float64).cum_sum().over(keys).alias("tps"),
         pl.col(NEG).cast(pl.Float64).cum_sum().over(keys).alias("fps"),
-        pl.col(POS).cast(pl.Float64).sum().over(keys).alias("P"),
-        pl.col(NEG).cast(pl.Float64).sum().over(keys).alias("N"),
         pl.int_range(pl.len()).over(keys).alias(ORD),
+    ).with_columns(
+        # The totals are the last cumulative sums (scikit-learn's tps[-1]), not a
+        # separate sum: P - tps is then exactly 0 at the lowest threshold, and no
+        # float residue of weights summed in another order makes fn = 1e-14 (an
+        # MCC of 1e-9 where scikit-learn has 0, a tpr of 0.9999999999999999).
+        pl.col("tps").last().over(keys).alias("P"),
+        pl.col("fps").last().over(keys).alias("N"),
     )
 
 

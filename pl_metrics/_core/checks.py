@@ -172,7 +172,14 @@ def check_by(schema: pl.Schema, by: list[str], reserved: Collection[str]) -> Non
     """``by`` columns must exist and must not take the name of an output column."""
     for name in by:
         check_columns(schema, by=name)
-        if name in reserved or name.startswith(INTERNAL):
+        if name.startswith(INTERNAL):
+            msg = (
+                f"`by` column {name!r} starts with {INTERNAL!r}, the prefix of "
+                f"pl_metrics' own columns; rename it first, e.g. "
+                f"`.rename({{{name!r}: 'segment'}})`"
+            )
+            raise ValueError(msg)
+        if name in reserved:
             msg = (
                 f"`by` column {name!r} collides with an output column of this method "
                 f"({list(reserved)}); rename it first, e.g. "

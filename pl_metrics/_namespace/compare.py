@@ -88,28 +88,40 @@ class CompareMethods:
         v.check_choice("metric", metric, (*_LABEL_METRICS, *_SCORE_METRICS))
         v.check_ci(ci, n_boot, ci_method, ("bootstrap", "wilson", "delong"))
         v.check_by(self._lf.collect_schema(), by_list, names.output_columns("compare"))
+        v.check_columns(self._lf.collect_schema(), y_true=y_true, y_pred=y_pred)
         options = {"ci": ci, "n_boot": n_boot, "seed": seed, "ci_method": ci_method}
+        # The inner method sees the segments under names made here, so only
+        # compare's own output columns are refused as `by` names (not those of
+        # summary / roc_auc); y_true and y_pred keep theirs (for the messages).
+        keys = [f"segment{i}" for i in range(len(by_list))]
+        keys = [k + "_" * (k in (y_true, y_pred)) * (1 + len(y_true + y_pred)) for k in keys]
+        lf = self._lf.select(
+            y_true,
+            y_pred,
+            *(pl.col(b).alias(k) for b, k in zip(by_list, keys, strict=True)),
+        )
         if metric in _LABEL_METRICS:
-            per_segment = self._lf.metrics.summary(y_true, y_pred, by=by_list, **options)
-            overall = self._lf.metrics.summary(y_true, y_pred)
+            per_segment = lf.metrics.summary(y_true, y_pred, by=keys, **options)
+            overall = lf.metrics.summary(y_true, y_pred)
         else:
-            method = getattr(self._lf.metrics, metric)
-            per_segment = method(y_true, y_pred, by=by_list, pos_label=pos_label, **options)
+            method = getattr(lf.metrics, metric)
+            per_segment = method(y_true, y_pred, by=keys, pos_label=pos_label, **options)
             overall = method(y_true, y_pred, pos_label=pos_label)
         value, overall_value = pl.col("value"), pl.col("overall")
         table = per_segment.select(
-            *by_list,
+            *keys,
             pl.lit(metric).alias("metric"),
             pl.col(metric).alias("value"),
             pl.col(f"{metric}_low").alias("low"),
             pl.col(f"{metric}_high").alias("high"),
         ).join(overall.select(pl.col(metric).alias("overall")), how="cross")
         best = value.max()
-        return table.with_columns(
+        table = table.with_columns(
             (value - overall_value).alias("diff"),
             (value / overall_value).alias("ratio"),
             best.alias("best"),
             (value - best).alias("diff_best"),
             (value / best).alias("ratio_best"),
             ((overall_value < pl.col("low")) | (overall_value > pl.col("high"))).alias("outside"),
-        ).sort(by_list, nulls_last=True)
+        )
+        return table.sort(keys, nulls_last=True).rename(dict(zip(keys, by_list, strict=True)))

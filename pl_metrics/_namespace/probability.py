@@ -144,7 +144,8 @@ class ProbabilityMethods:
             Number of bins of [0, 1].
         strategy
             ``"uniform"`` (equal widths) or ``"quantile"`` (equal counts, edges
-            from the segment's probabilities).
+            from the segment's probabilities; with ``weight``, equal weights: the
+            edges of the rows repeated by their weights).
 
         Returns
         -------

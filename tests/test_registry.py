@@ -1,0 +1,620 @@
+"""The invariance registry: every public method, and the laws each must obey.
+
+Each entry of :data:`METHODS` calls one ``.metrics`` method (or a state finisher,
+or an expression) on a frame whose columns are named by a :class:`Cols`.  The
+tests below run *every* entry through the same invariances:
+
+- the rows in another order give the same frame;
+- labels renamed (``0/1/2`` -> strings, ``pos_label`` with them) give the same
+  numbers, with the label columns renamed;
+- eager = lazy (streaming) = lazy (in-memory) = ``scan_parquet`` over three
+  files = the merged states of three shards (where a state exists);
+- rows of weight 0 (holding labels, scores and segments seen nowhere else) are
+  the rows removed; integer weights are the rows repeated;
+- a ``by`` column may have any name: the method's own output columns are refused
+  ("collides"), every other name (internal-looking ones included) is a segment;
+- bad input (missing column, null label, negative weight, NaN score) is the
+  documented error, naming the column, on every path.
+
+A completeness test fails when a public method is added without an entry here.
+Numbers themselves are checked against scikit-learn in the per-domain test files;
+this file checks that every path gives the *same* number.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+import pl_metrics as plm
+from pl_metrics import MetricsDataFrame, MetricsLazyFrame
+from pl_metrics._core import names
+from pl_metrics.state import CountsState, ScoreCountsState
+
+
+@dataclasses.dataclass(frozen=True)
+class Cols:
+    """The column names (and label values) an entry reads."""
+
+    y: str = "y"  # multiclass labels 0/1/2
+    p: str = "p"  # multiclass predictions 0/1/2
+    yb: str = "yb"  # binary labels 0/1
+    s: str = "s"  # binary score in [0, 1], 2 decimals (ties)
+    q: tuple[tuple[object, str], ...] = ((0, "q0"), (1, "q1"), (2, "q2"))  # class probs
+    w: str | None = None
+    by: str | None = "g"
+    pos: object = 1  # the positive label of yb
+    neg: object = 0
+
+    @property
+    def qmap(self) -> dict[object, str]:
+        return dict(self.q)
+
+
+def _frame(n: int = 240, seed: int = 7) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, n)
+    p = np.where(rng.random(n) < 0.6, y, rng.integers(0, 3, n))
+    raw = rng.random((n, 3)) + np.eye(3)[y]
+    q = raw / raw.sum(axis=1, keepdims=True)
+    yb = (rng.random(n) < 0.4).astype(np.int64)
+    s = np.round(np.clip(0.3 * yb + rng.random(n) * 0.7, 0, 1), 2)
+    return pl.DataFrame(
+        {
+            "g": rng.choice(["a", "b", "c"], n),
+            "y": y,
+            "p": p,
+            "yb": yb,
+            "s": s,
+            "q0": q[:, 0],
+            "q1": q[:, 1],
+            "q2": q[:, 2],
+            "w": np.round(rng.random(n) * 3 + 0.1, 3),
+            "wi": rng.integers(1, 4, n),
+        }
+    ).with_columns(pl.when(pl.int_range(pl.len()) % 17 == 0).then(None).otherwise("g").alias("g"))
+
+
+DATA = _frame()
+Call = Callable[[object, Cols], object]
+
+
+@dataclasses.dataclass(frozen=True)
+class Entry:
+    """One public method: how to call it and what it reads."""
+
+    name: str
+    call: Call  # (namespace or state, cols) -> frame
+    reads: tuple[str, ...]  # the Cols fields it reads: "labels", "binary", "multiclass"
+    weighted: bool = True  # takes weight=
+    state: str | None = None  # "counts" / "score_counts": also finished from merged states
+    outputs: str | None = None  # key of names.OUTPUTS (default: name)
+    beta: float = 1.0
+    ci: bool = False  # adds the *_low / *_high columns
+    bootstrap: bool = False  # its intervals are random draws (from a seed)
+
+
+def _m(name: str, **kw: object) -> Call:
+    """A call of ``.metrics.<name>`` on the label columns."""
+    return lambda m, c: getattr(m, name)(c.y, c.p, by=c.by, weight=c.w, **kw)
+
+
+def _b(name: str, **kw: object) -> Call:
+    """A call of ``.metrics.<name>`` on the binary score."""
+    return lambda m, c: getattr(m, name)(c.yb, c.s, by=c.by, weight=c.w, pos_label=c.pos, **kw)
+
+
+CI = {"ci": 0.9, "n_boot": 40, "seed": 3}
+
+METHODS: list[Entry] = [
+    Entry("confusion_matrix", _m("confusion_matrix"), ("labels",), state="counts"),
+    Entry("counts", _m("counts"), ("labels",)),
+    Entry("per_class", _m("per_class", beta=2.0), ("labels",), state="counts", beta=2.0),
+    Entry("averages", _m("averages", zero_division=1.0), ("labels",), state="counts"),
+    Entry("report", _m("report"), ("labels",), state="counts"),
+    Entry(
+        "report[ci]",
+        _m("report", **CI),
+        ("labels",),
+        outputs="report",
+        ci=True,
+        weighted=False,
+        bootstrap=True,
+    ),
+    Entry("summary", _m("summary"), ("labels",), state="counts"),
+    Entry(
+        "summary[ci]",
+        _m("summary", **CI),
+        ("labels",),
+        outputs="summary",
+        ci=True,
+        weighted=False,
+        bootstrap=True,
+    ),
+    Entry("roc_auc", _b("roc_auc"), ("binary",), state="score_counts"),
+    Entry("roc_auc[bins]", _b("roc_auc", bins=8), ("binary",), outputs="roc_auc"),
+    Entry(
+        "roc_auc[ci]",
+        _b("roc_auc", **CI),
+        ("binary",),
+        outputs="roc_auc",
+        ci=True,
+        weighted=False,
+        bootstrap=True,
+    ),
+    Entry(
+        "roc_auc[delong]",
+        _b("roc_auc", ci=0.9, ci_method="delong"),
+        ("binary",),
+        outputs="roc_auc",
+        ci=True,
+        weighted=False,
+    ),
+    Entry(
+        "roc_auc[ovr]",
+        lambda m, c: m.roc_auc(c.y, c.qmap, by=c.by, weight=c.w, average="weighted"),
+        ("multiclass",),
+        outputs="roc_auc",
+    ),
+    Entry(
+        "roc_auc[ovo]",
+        lambda m, c: m.roc_auc(c.y, c.qmap, by=c.by, multi_class="ovo"),
+        ("multiclass",),
+        weighted=False,
+        outputs="roc_auc",
+    ),
+    Entry("average_precision", _b("average_precision"), ("binary",), state="score_counts"),
+    Entry(
+        "average_precision[ci]",
+        _b("average_precision", **CI),
+        ("binary",),
+        outputs="average_precision",
+        ci=True,
+        weighted=False,
+        bootstrap=True,
+    ),
+    Entry("roc_curve", _b("roc_curve"), ("binary",), state="score_counts"),
+    Entry("pr_curve", _b("pr_curve"), ("binary",), state="score_counts"),
+    Entry("score_counts", _b("score_counts"), ("binary",)),
+    Entry("log_loss", _b("log_loss"), ("binary",)),
+    Entry(
+        "log_loss[multiclass]",
+        lambda m, c: m.log_loss(c.y, c.qmap, by=c.by, weight=c.w),
+        ("multiclass",),
+        outputs="log_loss",
+    ),
+    Entry("brier_score", _b("brier_score"), ("binary",)),
+    Entry("calibration_curve", _b("calibration_curve", n_bins=4), ("binary",)),
+    Entry(
+        "calibration_curve[quantile]",
+        _b("calibration_curve", strategy="quantile"),
+        ("binary",),
+        outputs="calibration_curve",
+    ),
+    Entry("calibration_error", _b("calibration_error", strategy="quantile"), ("binary",)),
+    Entry(
+        "top_k_accuracy",
+        lambda m, c: m.top_k_accuracy(c.y, c.qmap, k=2, by=c.by, weight=c.w),
+        ("multiclass",),
+    ),
+    Entry("thresholds", _b("thresholds"), ("binary",)),
+    Entry("best_threshold", _b("best_threshold", metric="mcc"), ("binary",)),
+    Entry("det_curve", _b("det_curve"), ("binary",)),
+    Entry(
+        "threshold_report",
+        lambda m, c: m.threshold_report(
+            c.yb, c.s, threshold=0.45, pos_label=c.pos, neg_label=c.neg, by=c.by, weight=c.w
+        ),
+        ("binary",),
+    ),
+    Entry(
+        "compare",
+        lambda m, c: m.compare(c.y, c.p, by=c.by, metric="accuracy", ci_method="wilson"),
+        ("labels",),
+        weighted=False,
+    ),
+    Entry(
+        "compare[bootstrap]",
+        lambda m, c: m.compare(c.y, c.p, by=c.by, metric="mcc", n_boot=40, seed=1),
+        ("labels",),
+        weighted=False,
+        outputs="compare",
+        bootstrap=True,
+    ),
+]
+BY_NAME = {e.name: e for e in METHODS}
+
+#: The state finishers: (state kind, finisher) -> the frame method it equals.
+FINISHERS: dict[str, Callable[[object, Cols], object]] = {
+    "confusion_matrix": lambda st, c: st.confusion_matrix(),
+    "per_class": lambda st, c: st.per_class(beta=2.0),
+    "averages": lambda st, c: st.averages(zero_division=1.0),
+    "report": lambda st, c: st.report(),
+    "summary": lambda st, c: st.summary(),
+    "roc_auc": lambda st, c: st.roc_auc(),
+    "average_precision": lambda st, c: st.average_precision(),
+    "roc_curve": lambda st, c: st.roc_curve(),
+    "pr_curve": lambda st, c: st.pr_curve(),
+}
+
+
+# ------------------------------------------------------------------------------ helpers
+def canon(frame: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
+    """The frame in one row order (every column, nulls last), whatever the path."""
+    if isinstance(frame, pl.LazyFrame):
+        frame = frame.collect()
+    return frame.sort(frame.columns, nulls_last=True)
+
+
+def same(left: pl.DataFrame | pl.LazyFrame, right: pl.DataFrame | pl.LazyFrame) -> None:
+    assert_frame_equal(canon(left), canon(right), rel_tol=1e-9, abs_tol=1e-12)
+
+
+def run(entry: Entry, df: pl.DataFrame, c: Cols, *, lazy: bool = False) -> pl.DataFrame:
+    frame = entry.call(df.lazy().metrics if lazy else df.metrics, c)
+    if lazy:
+        assert isinstance(frame, pl.LazyFrame), f"{entry.name}: the lazy method collected"
+        return frame.collect()
+    assert isinstance(frame, pl.DataFrame), f"{entry.name}: the eager method is lazy"
+    return frame
+
+
+WEIGHTED = [e for e in METHODS if e.weighted]
+IDS = [e.name for e in METHODS]
+
+
+# -------------------------------------------------------------------------- completeness
+def _public(cls: type) -> set[str]:
+    return {n for n, _ in inspect.getmembers(cls) if not n.startswith("_")}
+
+
+def test_every_public_method_is_in_the_registry() -> None:
+    registered = {e.name.split("[")[0] for e in METHODS}
+    assert _public(MetricsLazyFrame) == registered
+    assert _public(MetricsDataFrame) == registered
+    assert set(names.OUTPUTS) == registered  # each method's schema declared once
+    assert _public(CountsState) | _public(ScoreCountsState) == set(FINISHERS)
+    expressions = {
+        n for n in plm.__all__ if inspect.isfunction(getattr(plm, n)) and not n.startswith("from_")
+    }
+    assert expressions == set(EXPRESSIONS)
+
+
+# ---------------------------------------------------------------------------- row order
+@pytest.mark.parametrize("entry", METHODS, ids=IDS)
+def test_row_order(entry: Entry) -> None:
+    c = Cols(w="w") if entry.weighted else Cols()
+    shuffled = DATA.sample(fraction=1.0, shuffle=True, seed=11)
+    same(run(entry, shuffled, c), run(entry, DATA, c))
+
+
+# ------------------------------------------------------------------------ label renaming
+#: Renamings of the labels: one that keeps their order, one that changes it.
+KEEPS_ORDER = {0: "a0", 1: "b1", 2: "c2"}
+REORDERS = {0: "zero", 1: "one", 2: "two"}  # sorts as one, two, zero
+BINARY = {0: "neg", 1: "pos"}
+
+
+def _renamed_labels(df: pl.DataFrame, labels: dict[int, str] = REORDERS) -> pl.DataFrame:
+    relabel = {"y": labels, "p": labels, "yb": BINARY}
+    return df.with_columns(
+        pl.col(col).replace_strict(mapping, return_dtype=pl.String)
+        for col, mapping in relabel.items()
+    )
+
+
+def _label_columns(entry: Entry) -> list[str]:
+    """The output columns holding labels (``per_class.predicted`` is a count)."""
+    name = entry.outputs or entry.name
+    if name in ("confusion_matrix", "counts"):
+        return ["actual", "predicted"]
+    return ["label"] if "label" in names.OUTPUTS[name] else []
+
+
+@pytest.mark.parametrize("labels", [REORDERS, KEEPS_ORDER], ids=["reorders", "keeps-order"])
+@pytest.mark.parametrize("entry", METHODS, ids=IDS)
+def test_label_renaming(entry: Entry, labels: dict[int, str]) -> None:
+    """Renamed labels give the same numbers.  Bootstrap replicates draw the
+    confusion cells in label order, so their intervals are the same draws only
+    when the renaming keeps the order (another order is another random draw)."""
+    c = Cols(w="w") if entry.weighted else Cols()
+    renamed = dataclasses.replace(
+        c, q=tuple((labels[k], col) for k, col in c.q), pos="pos", neg="neg"
+    )
+    got = run(entry, _renamed_labels(DATA, labels), renamed)
+    expected = run(entry, DATA, c)
+    mapping = BINARY if entry.reads == ("binary",) else labels
+    expected = expected.with_columns(
+        pl.col(col).replace_strict(mapping, return_dtype=pl.String, default=None)
+        for col in _label_columns(entry)
+    )
+    if entry.bootstrap and labels is REORDERS:
+        drawn = [c for c in got.columns if c.endswith(("_low", "_high")) or c in ("low", "high")]
+        drawn += ["outside"] if "outside" in got.columns else []
+        got, expected = got.drop(drawn), expected.drop(drawn)
+    same(got, expected)
+
+
+# ---------------------------------------------------------------------- paths agree
+@pytest.fixture(scope="module")
+def parquet_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("registry")
+    for i, part in enumerate(
+        DATA.with_columns(part=pl.int_range(pl.len()) % 3).partition_by("part")
+    ):
+        part.drop("part").write_parquet(root / f"part{i}.parquet")
+    return root
+
+
+@pytest.mark.parametrize("entry", METHODS, ids=IDS)
+def test_eager_lazy_streaming_parquet_agree(entry: Entry, parquet_dir: Path) -> None:
+    c = Cols(w="w") if entry.weighted else Cols()
+    eager = run(entry, DATA, c)
+    lazy = entry.call(DATA.lazy().metrics, c)
+    same(lazy.collect(engine="streaming"), eager)
+    same(lazy.collect(engine="in-memory"), eager)
+    scanned = entry.call(pl.scan_parquet(parquet_dir / "*.parquet").metrics, c)
+    same(scanned.collect(engine="streaming"), eager)
+
+
+STATEFUL = [e for e in METHODS if e.state]
+
+
+@pytest.mark.parametrize("entry", STATEFUL, ids=[e.name for e in STATEFUL])
+@pytest.mark.parametrize("lazy", [False, True], ids=["eager", "lazy"])
+def test_merged_states_agree(entry: Entry, lazy: bool) -> None:
+    c = Cols(w="w")
+    shards = DATA.with_columns(part=pl.int_range(pl.len()) % 3).partition_by("part")
+    make = BY_NAME[entry.state]
+    states = [run(make, shard.drop("part"), c) for shard in shards]
+    state: pl.DataFrame | pl.LazyFrame = pl.concat(states)
+    if lazy:
+        state = state.lazy()
+    finish = plm.from_counts if entry.state == "counts" else plm.from_score_counts
+    got = FINISHERS[entry.name](finish(state, by=c.by), c)
+    assert isinstance(got, pl.LazyFrame) is lazy
+    same(got, run(entry, DATA, c))
+
+
+# ----------------------------------------------------------------------------- weights
+def _zero_weight_rows(n: int = 30) -> pl.DataFrame:
+    """Rows that must leave no trace: weight 0, unseen labels, scores and a segment.
+
+    Their multiclass label is a class that occurs nowhere else (3), their score a
+    value that occurs nowhere else, their segment a new one: any trace of them
+    (a class, a threshold, a segment row, a NaN) changes the frame.
+    """
+    rng = np.random.default_rng(5)
+    base = DATA.head(n)
+    return base.with_columns(
+        pl.Series("g", rng.choice(["a", "zz"], n)),
+        pl.lit(3, pl.Int64).alias("y"),
+        pl.lit(3, pl.Int64).alias("p"),
+        pl.Series("yb", rng.integers(0, 2, n)),
+        pl.lit(0.123456).alias("s"),
+        pl.lit(0.0).alias("w"),
+    )
+
+
+@pytest.mark.parametrize("entry", WEIGHTED, ids=[e.name for e in WEIGHTED])
+def test_zero_weights_are_rows_removed(entry: Entry) -> None:
+    c = Cols(w="w")
+    extra = _zero_weight_rows()
+    if "multiclass" in entry.reads:  # a label with no score column is refused, as it must be
+        extra = extra.with_columns(pl.col("y").mod(3))
+    with_zeros = pl.concat([DATA, extra]).sample(fraction=1.0, shuffle=True, seed=2)
+    same(run(entry, with_zeros, c), run(entry, DATA, c))
+
+
+@pytest.mark.parametrize("entry", WEIGHTED, ids=[e.name for e in WEIGHTED])
+def test_integer_weights_are_rows_repeated(entry: Entry) -> None:
+    if entry.ci:
+        pytest.skip("bootstrap replicates draw rows of the input: repetition is another input")
+    repeated = DATA.select(pl.all().repeat_by("wi").explode()).drop("wi")
+    got = run(entry, DATA, Cols(w="wi"))
+    expected = run(entry, repeated.with_columns(pl.lit(1).alias("wi")), Cols())
+    if "count" in got.columns:  # weighted counts are Float64, row counts integers
+        expected = expected.with_columns(pl.col("count").cast(got.schema["count"]))
+    for column in ("n", "support", "tp", "fp", "fn", "tn", "pos", "neg", "predicted"):
+        if column in got.columns and got.schema[column] != expected.schema.get(column):
+            expected = expected.with_columns(pl.col(column).cast(got.schema[column]))
+    same(got, expected)
+
+
+# ------------------------------------------------------------------------------ by names
+#: Names a ``by`` column might have: every output column of every method, the
+#: internal names of earlier versions, and the internal prefix itself.
+BY_CANDIDATES = sorted(
+    {c for cols in names.OUTPUTS.values() for c in cols if "{" not in c}
+    | {"f1", "f2", "P", "N", "tps", "fps", "part", "ord_a", "value_low", "low", "high"}
+    | {f"{names.INTERNAL}by0", f"{names.INTERNAL}all", names.SCORE, names.COUNT}
+)
+
+
+@pytest.mark.parametrize("entry", METHODS, ids=IDS)
+def test_by_may_have_any_name_but_an_output_column(entry: Entry) -> None:
+    c = Cols()
+    baseline = run(entry, DATA, c)
+    outputs = names.output_columns(entry.outputs or entry.name, beta=entry.beta, ci=entry.ci)
+    inputs = {"y", "p", "yb", "s", "q0", "q1", "q2", "w", "wi"}
+    for name in BY_CANDIDATES:
+        if name in inputs:
+            continue
+        df = DATA.rename({"g": name})
+        cn = dataclasses.replace(c, by=name)
+        if name in outputs or name.startswith(names.INTERNAL):
+            why = "starts with" if name.startswith(names.INTERNAL) else "collides"
+            with pytest.raises(ValueError, match=f"`by` column '{name}' {why}"):
+                run(entry, df, cn)
+            with pytest.raises(ValueError, match=f"`by` column '{name}' {why}"):
+                run(entry, df, cn, lazy=True)
+            continue
+        got = run(entry, df, cn)
+        assert got.columns[0] == name, f"{entry.name}: by={name!r} is not the first column"
+        assert got.schema[name] == pl.String, f"{entry.name}: by={name!r} was overwritten"
+        same(got, baseline.rename({"g": name}))
+
+
+# --------------------------------------------------------------------------- bad input
+def _bad_inputs(
+    entry: Entry,
+) -> list[tuple[str, Callable[[pl.DataFrame], pl.DataFrame], type, str]]:
+    """(case, how the data is spoiled, the error type, a regex its message matches)."""
+    label = {"labels": "y", "binary": "yb", "multiclass": "y"}[entry.reads[0]]
+    cases: list[tuple[str, Callable[[pl.DataFrame], pl.DataFrame], type, str]] = [
+        ("missing label column", lambda d: d.drop(label), pl.exceptions.ColumnNotFoundError, label),
+        ("missing by column", lambda d: d.drop("g"), pl.exceptions.ColumnNotFoundError, "g"),
+        (
+            "null label",
+            lambda d: d.with_columns(
+                pl.when(pl.int_range(pl.len()) == 5).then(None).otherwise(label).alias(label)
+            ),
+            plm.DataError,
+            f"'{label}'.*null",
+        ),
+    ]
+    if entry.weighted:
+        cases.append(
+            (
+                "negative weight",
+                lambda d: d.with_columns(
+                    pl.when(pl.int_range(pl.len()) == 3).then(-1.0).otherwise("w").alias("w")
+                ),
+                plm.DataError,
+                "'w'",
+            )
+        )
+    if "binary" in entry.reads and entry.name not in ("threshold_report",):
+        cases.append(
+            (
+                "NaN score",
+                lambda d: d.with_columns(
+                    pl.when(pl.int_range(pl.len()) == 4)
+                    .then(float("nan"))
+                    .otherwise("s")
+                    .alias("s")
+                ),
+                plm.DataError,
+                "'s'",
+            )
+        )
+    return cases
+
+
+BAD = [
+    pytest.param(e, case, spoil, error, match, id=f"{e.name}-{case}")
+    for e in METHODS
+    for case, spoil, error, match in _bad_inputs(e)
+]
+
+
+@pytest.mark.parametrize(("entry", "case", "spoil", "error", "match"), BAD)
+def test_bad_input_is_the_documented_error_on_every_path(
+    entry: Entry, case: str, spoil: Callable, error: type, match: str, tmp_path: Path
+) -> None:
+    c = Cols(w="w") if entry.weighted else Cols()
+    bad = spoil(DATA)
+    with pytest.raises(error, match=match):
+        run(entry, bad, c)
+    for engine in ("streaming", "in-memory"):
+        with pytest.raises(error, match=match):
+            entry.call(bad.lazy().metrics, c).collect(engine=engine)
+    bad.write_parquet(tmp_path / "bad.parquet")
+    with pytest.raises(error, match=match):
+        entry.call(pl.scan_parquet(tmp_path / "bad.parquet").metrics, c).collect()
+
+
+# ----------------------------------------------------------------------------- expressions
+#: Each expression, and the frame method (entry, column, filter) whose value it equals.
+EXPRESSIONS: dict[str, tuple[Callable[[Cols], pl.Expr], Callable[[Cols], pl.Expr] | None]] = {
+    "accuracy": (lambda c: plm.accuracy(c.y, c.p, weight=c.w), None),
+    "precision": (lambda c: plm.precision(c.yb, c.p, pos_label=c.pos, weight=c.w), None),
+    "recall": (lambda c: plm.recall(c.yb, c.p, pos_label=c.pos, weight=c.w), None),
+    "f1": (lambda c: plm.f1(c.yb, c.p, pos_label=c.pos, weight=c.w), None),
+    "f_beta": (lambda c: plm.f_beta(c.yb, c.p, beta=0.5, pos_label=c.pos, weight=c.w), None),
+    "jaccard": (lambda c: plm.jaccard(c.yb, c.p, pos_label=c.pos, weight=c.w), None),
+    "specificity": (lambda c: plm.specificity(c.yb, c.p, pos_label=c.pos, weight=c.w), None),
+    "roc_auc": (lambda c: plm.roc_auc(c.yb, c.s, pos_label=c.pos), None),
+    "average_precision": (lambda c: plm.average_precision(c.yb, c.s, pos_label=c.pos), None),
+    "log_loss": (lambda c: plm.log_loss(c.yb, c.s, pos_label=c.pos, weight=c.w), None),
+    "brier_score": (lambda c: plm.brier_score(c.yb, c.s, pos_label=c.pos, weight=c.w), None),
+}
+EXPR_IDS = list(EXPRESSIONS)
+WEIGHTED_EXPRS = [
+    n for n in EXPRESSIONS if "weight" in inspect.signature(getattr(plm, n)).parameters
+]
+
+
+def _binary_preds(df: pl.DataFrame) -> pl.DataFrame:
+    """``p`` as a binary prediction (0/1) for the binary expressions."""
+    return df.with_columns((pl.col("p") == 1).cast(pl.Int64).alias("p"))
+
+
+def agg(
+    df: pl.DataFrame | pl.LazyFrame, expr: pl.Expr, *, engine: str = "streaming"
+) -> pl.DataFrame:
+    out = df.lazy().group_by("g").agg(expr.alias("value")).collect(engine=engine)
+    return out.sort("g", nulls_last=True)
+
+
+@pytest.mark.parametrize("name", EXPR_IDS)
+def test_expression_invariances(name: str, parquet_dir: Path) -> None:
+    make, _ = EXPRESSIONS[name]
+    weighted = name in WEIGHTED_EXPRS
+    c = Cols(w="w") if weighted else Cols()
+    data = _binary_preds(DATA)
+    base = agg(data, make(c))
+    # row order, engines, scan_parquet, over()
+    same(agg(data.sample(fraction=1.0, shuffle=True, seed=4), make(c)), base)
+    same(agg(data, make(c), engine="in-memory"), base)
+    scanned = pl.scan_parquet(parquet_dir / "*.parquet").with_columns(
+        (pl.col("p") == 1).cast(pl.Int64).alias("p")
+    )
+    same(agg(scanned, make(c)), base)
+    over = data.select("g", make(c).over("g").alias("value")).unique().sort("g", nulls_last=True)
+    same(over, base)
+    # label renaming (accuracy compares y with p: both renamed alike)
+    if name == "accuracy":
+        renamed = _renamed_labels(data)
+    else:
+        binary = {0: "neg", 1: "pos"}
+        renamed = data.with_columns(
+            pl.col("yb", "p").replace_strict(binary, return_dtype=pl.String)
+        )
+    same(agg(renamed, make(dataclasses.replace(c, pos="pos"))), base)
+    # zero weights
+    if weighted:
+        extra = _binary_preds(_zero_weight_rows()).with_columns(pl.col("y").mod(3))
+        with_zeros = pl.concat([data, extra.filter(pl.col("g") != "zz")])
+        same(agg(with_zeros, make(c)), base)
+
+
+@pytest.mark.parametrize("name", EXPR_IDS)
+def test_expression_equals_the_frame_method(name: str) -> None:
+    """Each expression's per-group value is the frame method's, for the same rows."""
+    make, _ = EXPRESSIONS[name]
+    c = Cols(w="w") if name in WEIGHTED_EXPRS else Cols()
+    data = _binary_preds(DATA)
+    got = agg(data, make(c)).rename({"value": name})
+    m = data.metrics
+    if name == "accuracy":
+        expected = m.summary(c.y, c.p, by="g", weight=c.w).select("g", pl.col("accuracy"))
+    elif name in ("roc_auc", "average_precision", "log_loss", "brier_score"):
+        expected = getattr(m, name)(c.yb, c.s, by="g", weight=c.w, pos_label=1)
+        expected = expected.select("g", name)
+    else:
+        beta = 0.5 if name == "f_beta" else 1.0
+        column = {"f1": "f1", "f_beta": "f0.5"}.get(name, name)
+        expected = (
+            m.per_class(c.yb, c.p, by="g", weight=c.w, beta=beta)
+            .filter(pl.col("label") == 1)
+            .select("g", pl.col(column).alias(name))
+        )
+    same(got, expected)
