@@ -16,7 +16,13 @@ tests below run *every* entry through the same invariances:
 - bad input (missing column, null label, negative weight, NaN score) is the
   documented error, naming the column, on every path.
 
-A completeness test fails when a public method is added without an entry here.
+- every ``pl-metrics`` command equals its frame method on the same files, and
+  bad input is one line on stderr (exit 2) naming the column;
+- every chart draws one segment per ``by`` key (null included) whatever the row
+  order, and refuses a frame whose segment column it was not told about.
+
+A completeness test fails when a public method, finisher, expression, command or
+chart is added without an entry here.
 Numbers themselves are checked against scikit-learn in the per-domain test files;
 this file checks that every path gives the *same* number.
 """
@@ -618,3 +624,105 @@ def test_expression_equals_the_frame_method(name: str) -> None:
             .select("g", pl.col(column).alias(name))
         )
     same(got, expected)
+
+
+# ------------------------------------------------------------------------------------ CLI
+#: Each ``pl-metrics`` command: the registry entry it equals and its extra arguments.
+LABEL_ARGS = ["--y-true", "y", "--y-pred", "p", "--weight", "w", "--by", "g"]
+SCORE_ARGS = ["--y-true", "yb", "--score", "s", "--pos-label", "1", "--weight", "w", "--by", "g"]
+CLI: dict[str, tuple[str, list[str]]] = {
+    "confusion-matrix": ("confusion_matrix", LABEL_ARGS),
+    "per-class": ("per_class", [*LABEL_ARGS, "--beta", "2"]),
+    "averages": ("averages", [*LABEL_ARGS, "--zero-division", "1"]),
+    "report": ("report", LABEL_ARGS),
+    "summary": ("summary", LABEL_ARGS),
+    "roc-auc": ("roc_auc", SCORE_ARGS),
+    "average-precision": ("average_precision", SCORE_ARGS),
+    "roc-curve": ("roc_curve", SCORE_ARGS),
+    "pr-curve": ("pr_curve", SCORE_ARGS),
+}
+
+
+def _commands() -> set[str]:
+    from pl_metrics import cli
+
+    sub = next(a for a in cli._parser()._actions if a.dest == "command")
+    return set(sub.choices)
+
+
+def test_every_cli_command_is_in_the_registry() -> None:
+    assert _commands() == set(CLI)
+
+
+@pytest.mark.parametrize("command", sorted(CLI))
+def test_cli_equals_the_frame_method(command: str, parquet_dir: Path, tmp_path: Path) -> None:
+    from pl_metrics import cli
+
+    name, args = CLI[command]
+    out = tmp_path / "out.parquet"
+    assert cli.main([command, str(parquet_dir / "*.parquet"), *args, "-o", str(out)]) == 0
+    same(pl.read_parquet(out), run(BY_NAME[name], DATA, Cols(w="w")))
+
+
+@pytest.mark.parametrize("command", sorted(CLI))
+def test_cli_bad_input_is_one_line_naming_the_column(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pl_metrics import cli
+
+    _, args = CLI[command]
+    label = args[args.index("--y-true") + 1]
+    bad = DATA.with_columns(
+        pl.when(pl.int_range(pl.len()) == 5).then(None).otherwise(label).alias(label)
+    )
+    bad.write_parquet(tmp_path / "bad.parquet")
+    assert cli.main([command, str(tmp_path / "bad.parquet"), *args]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1  # one line, no traceback
+    assert f"'{label}'" in err
+    assert "null" in err
+
+
+# ---------------------------------------------------------------------------------- charts
+#: Each chart and the frame method whose frame it draws.
+PLOTS = {
+    "roc_curve": "roc_curve",
+    "pr_curve": "pr_curve",
+    "confusion_matrix": "confusion_matrix",
+    "per_class": "per_class",
+}
+
+
+def _chart_rows(chart: object) -> pl.DataFrame:
+    """The chart's segment data (the dataset with a segment column; the ROC
+    chart's chance diagonal is a second dataset)."""
+    datasets = chart.to_dict()["datasets"]  # type: ignore[attr-defined]
+    segmented = [rows for rows in datasets.values() if "segment" in rows[0]]
+    assert len(segmented) == 1
+    return pl.DataFrame(segmented[0])
+
+
+def test_every_chart_is_in_the_registry() -> None:
+    plot = pytest.importorskip("pl_metrics.plot")
+    public = {
+        n
+        for n, f in inspect.getmembers(plot, inspect.isfunction)
+        if not n.startswith("_") and f.__module__ == plot.__name__
+    }
+    assert public == set(PLOTS)
+
+
+@pytest.mark.parametrize("chart", sorted(PLOTS))
+def test_chart_one_segment_per_key_and_row_order(chart: str) -> None:
+    plot = pytest.importorskip("pl_metrics.plot")
+    entry = BY_NAME[PLOTS[chart]]
+    frame = run(entry, DATA, Cols(w="w"))
+    if chart == "per_class":
+        frame = frame.rename({"f2": "f1"})  # the chart's default metrics
+    draw = getattr(plot, chart)
+    rows = _chart_rows(draw(frame, by="g"))
+    assert rows["segment"].n_unique() == DATA["g"].n_unique()  # null is its own segment
+    shuffled = _chart_rows(draw(frame.sample(fraction=1.0, shuffle=True, seed=9), by="g"))
+    same(shuffled.drop("segment_id"), rows.drop("segment_id"))
+    with pytest.raises(ValueError, match="would merge segments"):
+        draw(frame)  # the segment column not named: refused, never one merged line
