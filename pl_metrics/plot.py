@@ -20,30 +20,20 @@ from collections.abc import Callable, Sequence
 import altair as alt
 import polars as pl
 
+from pl_metrics._core.names import OUTPUTS
+
 #: Columns of the chart data made here (the user's ``by`` columns are not passed on).
 _SEGMENT = "segment"  # the combined key, e.g. "north / v1"
 _SEGMENT_ID = "segment_id"  # position of the segment (two keys may read alike)
 _ORDER = "order"  # position of a point along its curve
 _SEPARATOR = " / "
 
-_ROC = ("threshold", "fpr", "tpr")
-_PR = ("threshold", "precision", "recall")
-_CONFUSION = ("actual", "predicted", "count")
+#: The columns of the frames each chart draws (declared once, in ``_core.names``).
+_ROC = OUTPUTS["roc_curve"]
+_PR = OUTPUTS["pr_curve"]
+_CONFUSION = OUTPUTS["confusion_matrix"]
 #: Columns of ``.per_class`` / ``.report`` frames (besides ``f<beta>`` and ``*_low/_high``).
-_PER_CLASS = (
-    "label",
-    "average",
-    "support",
-    "predicted",
-    "tp",
-    "fp",
-    "fn",
-    "tn",
-    "precision",
-    "recall",
-    "specificity",
-    "jaccard",
-)
+_PER_CLASS = tuple(c for c in (*OUTPUTS["per_class"], *OUTPUTS["report"]) if c != "{f}")
 _F_COLUMN = re.compile(r"f\d+(\.\d+)?")
 
 
