@@ -139,19 +139,21 @@ def average_precision(counts: ScoreCounts) -> pl.LazyFrame:
 def curve_points(counts: ScoreCounts) -> pl.LazyFrame:
     """``*keys, score, tps, fps, P, N, ORD`` with ORD 0 at the highest score."""
     keys = counts.keys
-    return counts.frame.sort(
-        [*keys, SCORE], descending=[False] * len(keys) + [True], nulls_last=True
-    ).with_columns(
-        pl.col(POS).cast(pl.Float64).cum_sum().over(keys).alias("tps"),
-        pl.col(NEG).cast(pl.Float64).cum_sum().over(keys).alias("fps"),
-        pl.int_range(pl.len()).over(keys).alias(ORD),
-    ).with_columns(
-        # The totals are the last cumulative sums (scikit-learn's tps[-1]), not a
-        # separate sum: P - tps is then exactly 0 at the lowest threshold, and no
-        # float residue of weights summed in another order makes fn = 1e-14 (an
-        # MCC of 1e-9 where scikit-learn has 0, a tpr of 0.9999999999999999).
-        pl.col("tps").last().over(keys).alias("P"),
-        pl.col("fps").last().over(keys).alias("N"),
+    return (
+        counts.frame.sort([*keys, SCORE], descending=[False] * len(keys) + [True], nulls_last=True)
+        .with_columns(
+            pl.col(POS).cast(pl.Float64).cum_sum().over(keys).alias("tps"),
+            pl.col(NEG).cast(pl.Float64).cum_sum().over(keys).alias("fps"),
+            pl.int_range(pl.len()).over(keys).alias(ORD),
+        )
+        .with_columns(
+            # The totals are the last cumulative sums (scikit-learn's tps[-1]), not a
+            # separate sum: P - tps is then exactly 0 at the lowest threshold, and no
+            # float residue of weights summed in another order makes fn = 1e-14 (an
+            # MCC of 1e-9 where scikit-learn has 0, a tpr of 0.9999999999999999).
+            pl.col("tps").last().over(keys).alias("P"),
+            pl.col("fps").last().over(keys).alias("N"),
+        )
     )
 
 

@@ -22,6 +22,7 @@ from typing import Generic, TypeVar
 import polars as pl
 
 from pl_metrics import _classification as cls
+from pl_metrics import _gains
 from pl_metrics import _ranking as rk
 from pl_metrics._core import checks as v
 from pl_metrics._core import names
@@ -237,6 +238,16 @@ class ScoreCountsState(Generic[FrameT]):
     def pr_curve(self) -> FrameT:
         """As :meth:`MetricsLazyFrame.pr_curve`."""
         return _collect(rk.pr_curve(self._counts("pr_curve")), self._eager)  # type: ignore[return-value]
+
+    def ks(self, *, error_bound: bool = False) -> FrameT:
+        """As :meth:`MetricsLazyFrame.ks`; ``error_bound=True`` adds ``ks_error_bound``
+        (for a binned state, ``bins=``)."""
+        return _collect(_gains.ks(self._counts("ks"), error_bound=error_bound), self._eager)  # type: ignore[return-value]
+
+    def gains(self, *, buckets: int | Sequence[float] = 10) -> FrameT:
+        """As :meth:`MetricsLazyFrame.gains`."""
+        cuts = v.check_buckets(buckets)
+        return _collect(_gains.gains(self._counts("gains"), cuts=cuts), self._eager)  # type: ignore[return-value]
 
 
 def _label_key(column: str, types: v.LabelTypes) -> pl.Expr:

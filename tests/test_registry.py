@@ -189,6 +189,10 @@ METHODS: list[Entry] = [
     Entry("roc_curve", _b("roc_curve"), ("binary",), state="score_counts"),
     Entry("pr_curve", _b("pr_curve"), ("binary",), state="score_counts"),
     Entry("score_counts", _b("score_counts"), ("binary",)),
+    Entry("ks", _b("ks"), ("binary",), state="score_counts"),
+    Entry("ks[bins]", _b("ks", bins=10), ("binary",), outputs="ks"),
+    Entry("gains", _b("gains", buckets=7), ("binary",), state="score_counts"),
+    Entry("gains[shares]", _b("gains", buckets=[0.05, 0.1, 0.5]), ("binary",), outputs="gains"),
     Entry("log_loss", _b("log_loss"), ("binary",)),
     Entry(
         "log_loss[multiclass]",
@@ -248,6 +252,8 @@ FINISHERS: dict[str, Callable[[object, Cols], object]] = {
     "average_precision": lambda st, c: st.average_precision(),
     "roc_curve": lambda st, c: st.roc_curve(),
     "pr_curve": lambda st, c: st.pr_curve(),
+    "ks": lambda st, c: st.ks(),
+    "gains": lambda st, c: st.gains(buckets=7),
 }
 
 
@@ -428,7 +434,20 @@ def test_integer_weights_are_rows_repeated(entry: Entry) -> None:
     expected = run(entry, repeated.with_columns(pl.lit(1).alias("wi")), Cols())
     if "count" in got.columns:  # weighted counts are Float64, row counts integers
         expected = expected.with_columns(pl.col("count").cast(got.schema["count"]))
-    for column in ("n", "support", "tp", "fp", "fn", "tn", "pos", "neg", "predicted"):
+    counts = (
+        "n",
+        "support",
+        "tp",
+        "fp",
+        "fn",
+        "tn",
+        "pos",
+        "neg",
+        "predicted",
+        "rows",
+        "positives",
+    )
+    for column in counts:
         if column in got.columns and got.schema[column] != expected.schema.get(column):
             expected = expected.with_columns(pl.col(column).cast(got.schema[column]))
     same(got, expected)

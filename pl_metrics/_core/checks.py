@@ -16,10 +16,12 @@ Every data message is written once, in :class:`Bad`, and used by every path
 
 from __future__ import annotations
 
+import itertools
 import math
 import numbers
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import polars as pl
@@ -85,6 +87,31 @@ def check_bins(bins: object) -> int | None:
         msg = f"`bins` must be None or an integer >= 1, got {bins!r}"
         raise ValueError(msg)
     return int(bins)
+
+
+def check_buckets(buckets: object) -> list[tuple[int, int]]:
+    """``buckets=`` of ``gains``: an integer >= 1 (equal shares of rows) or increasing
+    cumulative shares in (0, 1] (the last share, 1, may be left out).
+
+    Returns the inner cuts as exact fractions ``(numerator, denominator)``: ``j/m``
+    for ``m`` buckets, and a share as the decimal it was written as (0.2 is 1/5,
+    not the binary float just above it), so a block at exactly 20 % of the rows
+    is placed by exact integer arithmetic.
+    """
+    if _is_int(buckets) and buckets >= 1:
+        m = int(buckets)
+        return [(j, m) for j in range(1, m)]
+    if isinstance(buckets, Sequence) and not isinstance(buckets, str) and buckets:
+        shares = [Fraction(repr(float(q))) for q in buckets if _is_real(q)]
+        ordered = all(a < b for a, b in itertools.pairwise(shares))
+        if len(shares) == len(buckets) and ordered and shares[0] > 0 and shares[-1] <= 1:
+            inner = shares[:-1] if shares[-1] == 1 else shares
+            return [(q.numerator, q.denominator) for q in inner]
+    msg = (
+        "`buckets` must be an integer >= 1 (equal shares of rows, 10 = deciles) or "
+        f"increasing cumulative shares in (0, 1] such as [0.01, 0.05, 0.1, 0.5], got {buckets!r}"
+    )
+    raise ValueError(msg)
 
 
 def check_threshold(threshold: object) -> float:

@@ -90,6 +90,18 @@ OUTPUTS: dict[str, tuple[str, ...]] = {
         "mcc",
     ),
     "det_curve": ("threshold", "fpr", "fnr"),
+    "ks": ("ks", "threshold", "ks_error_bound"),
+    "gains": (
+        "bucket",
+        "threshold",
+        "rows",
+        "positives",
+        "rate",
+        "cum_share",
+        "gain",
+        "lift",
+        "cum_lift",
+    ),
     "compare": (
         "metric",
         "value",

@@ -21,11 +21,14 @@ from pl_metrics._namespace.compare import CompareMethods
 from pl_metrics._namespace.labels import LabelMethods
 from pl_metrics._namespace.probability import ProbabilityMethods
 from pl_metrics._namespace.ranking import RankingMethods
+from pl_metrics._namespace.scoring import ScoringMethods
 from pl_metrics._typing import AucAverage, By, CiMethod, MultiClass, Score
 
 
 @pl.api.register_lazyframe_namespace("metrics")
-class MetricsLazyFrame(LabelMethods, RankingMethods, ProbabilityMethods, CompareMethods):
+class MetricsLazyFrame(
+    LabelMethods, ScoringMethods, RankingMethods, ProbabilityMethods, CompareMethods
+):
     """Classification metrics of a LazyFrame's rows, as lazy tidy frames."""
 
     def __init__(self, lf: pl.LazyFrame) -> None:
@@ -67,6 +70,8 @@ class MetricsDataFrame:
     det_curve = eager(MetricsLazyFrame.det_curve)
     threshold_report = eager(MetricsLazyFrame.threshold_report)
     compare = eager(MetricsLazyFrame.compare)
+    ks = eager(MetricsLazyFrame.ks)
+    gains = eager(MetricsLazyFrame.gains)
 
     def roc_auc(
         self,

@@ -1,0 +1,155 @@
+"""Scoring-model tables from the per-score counts: the KS statistic and the gains table.
+
+Both are sums over :class:`~pl_metrics._core.scores.ScoreCounts` (one row per
+segment and distinct score), so they are exact on in-memory data, on LazyFrames
+over Parquet and on merged states alike.
+
+- **KS**: the largest distance between the positive and the negative score
+  distributions, ``max |F_pos(x) - F_neg(x)|`` (``scipy.stats.ks_2samp``'s
+  statistic; weighted distributions with ``weight``).  At the curve point of the
+  threshold ``t`` (a row is positive when its score is ``>= t``),
+  ``F_pos(x) - F_neg(x)`` just below ``t`` is ``fpr(t) - tpr(t)``, so the statistic
+  is the largest ``|tpr - fpr|`` over the ROC points; ``threshold`` is the
+  (highest) threshold reaching it.
+- **Gains**: the rows sorted by score, highest first, cut into buckets of equal
+  shares of rows (deciles by default) or at given cumulative shares.  Tied
+  scores are one block that goes to the bucket in which its first row falls, so a
+  block never straddles two buckets; a bucket can then be larger than its share
+  or empty (an empty bucket has no row in the table).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from pl_metrics._core import formulas as fm
+from pl_metrics._core.names import INTERNAL, POS, SCORE
+from pl_metrics._core.scores import NEG, ScoreCounts
+from pl_metrics._ranking import curve_points
+
+_BUCKET = "bucket"
+_CUM_ROWS = f"{INTERNAL}cum_rows"
+_CUM_POS = f"{INTERNAL}cum_pos"
+_ALL_ROWS = f"{INTERNAL}all_rows"
+_ALL_POS = f"{INTERNAL}all_pos"
+
+
+def ks(counts: ScoreCounts, *, error_bound: bool = False) -> pl.LazyFrame:
+    """``*by, ks, threshold``; null for a segment without positives or negatives.
+
+    The distance at a threshold is ``|tps N - fps P| / (P N)``; its numerator is
+    compared in exact integers for counts (Int128), so two thresholds at the same
+    distance tie exactly and the highest one is reported (as floats, ``2/3 - 0``
+    and ``1 - 1/3`` differ in the last bit).
+
+    With ``error_bound`` (binned scores, ``bins=``) also ``ks_error_bound``: the
+    largest share of the positives or of the negatives in one bin.  The exact
+    statistic of the unbinned scores lies in ``[ks, ks + ks_error_bound]``: the
+    binned curve has the exact value at every bin edge, and inside a bin the
+    distance moves by at most the bin's share of either class.
+    """
+    keys = counts.keys
+    frame = counts.frame
+    exact = pl.Float64 if frame.collect_schema()[POS].is_float() else pl.Int128
+    # in descending score order inside each group (not a sort before the group_by,
+    # which the optimiser may drop)
+    pos, neg = (pl.col(c).sort_by(SCORE, descending=True).cast(exact) for c in (POS, NEG))
+    score = pl.col(SCORE).sort(descending=True)
+    tps, fps = pos.cum_sum(), neg.cum_sum()
+    p, n = pos.sum(), neg.sum()
+    numerator = (tps * n - fps * p).abs()
+    best = numerator.max()
+    both = (p > 0) & (n > 0)
+    aggs = [
+        pl.when(both)
+        .then(best.cast(pl.Float64) / p.cast(pl.Float64) / n.cast(pl.Float64))
+        .alias("ks"),
+        # the first point (highest threshold) where the maximum is reached
+        pl.when(both).then(score.filter(numerator == best).first()).alias("threshold"),
+    ]
+    if error_bound:
+        share = pl.max_horizontal(pos / p, neg / n).cast(pl.Float64)
+        aggs.append(pl.when(both).then(share.max()).alias("ks_error_bound"))
+    result = frame.group_by(keys).agg(*aggs).sort(keys, nulls_last=True)
+    return counts.finish(result)
+
+
+def gains(counts: ScoreCounts, *, cuts: list[tuple[int, int]]) -> pl.LazyFrame:
+    """``*by, bucket, threshold, rows, positives, rate, cum_share, gain, lift, cum_lift``.
+
+    ``bucket`` 1 holds the highest scores; ``threshold`` is the lowest score in the
+    bucket (the rows of buckets 1..b are those with a score ``>= threshold``);
+    ``rows`` / ``positives`` the bucket's (weighted) rows and positives;
+    ``rate`` = positives / rows; ``cum_share`` the share of all rows in buckets
+    1..b; ``gain`` the share of all positives in buckets 1..b; ``lift`` = rate /
+    the segment's positive rate; ``cum_lift`` the same for buckets 1..b.  Without
+    positives in the segment, ``gain``, ``lift`` and ``cum_lift`` are NaN.
+
+    ``cuts``: the inner cuts as fractions ``(num, den)`` of the segment's rows.
+    A block of tied scores goes to ``1 +`` the number of cuts at or below the
+    share of rows ranked above it: ``before * den >= num * total``, in Int128 for
+    counts (exact), in Float64 for weights.
+    """
+    keys = counts.keys
+    points = curve_points(counts)
+    weighted = points.collect_schema()[POS].is_float()
+    exact = pl.Float64 if weighted else pl.Int128
+    pos, neg = pl.col(POS).cast(pl.Float64), pl.col(NEG).cast(pl.Float64)
+    total = (pl.col("P") + pl.col("N")).cast(exact)
+    # rows ranked above the block (a higher score); exact integers for counts
+    before = (pl.col("tps") + pl.col("fps") - pos - neg).cast(exact)
+    bucket = pl.lit(1, pl.Int64)
+    if cuts:
+        reached = (before * den >= total * num for num, den in cuts)
+        bucket = pl.sum_horizontal(r.cast(pl.Int64) for r in reached) + 1
+    per_bucket = (
+        points.with_columns(bucket.alias(_BUCKET))
+        .group_by(*keys, _BUCKET)
+        .agg(
+            pl.col(SCORE).min().alias("threshold"),
+            (pos + neg).sum().alias("rows"),
+            pos.sum().alias("positives"),
+        )
+        .sort([*keys, _BUCKET], nulls_last=True)
+    )
+    rows, positives = pl.col("rows"), pl.col("positives")
+    cum_rows, cum_pos = pl.col(_CUM_ROWS), pl.col(_CUM_POS)
+    all_rows, all_pos = pl.col(_ALL_ROWS), pl.col(_ALL_POS)
+    per_bucket = per_bucket.with_columns(
+        rows.cum_sum().over(keys).alias(_CUM_ROWS),
+        positives.cum_sum().over(keys).alias(_CUM_POS),
+    ).with_columns(
+        # totals as the last cumulative sums: cum_share and gain end at exactly 1
+        cum_rows.last().over(keys).alias(_ALL_ROWS),
+        cum_pos.last().over(keys).alias(_ALL_POS),
+    )
+    nan = float("nan")
+    base_rate = fm.POLARS.ratio(all_pos, all_rows, nan)
+    has_pos = all_pos > 0
+    result = per_bucket.with_columns(
+        fm.POLARS.ratio(positives, rows, nan).alias("rate"),
+        (cum_rows / all_rows).alias("cum_share"),
+        pl.when(has_pos).then(cum_pos / all_pos).otherwise(nan).alias("gain"),
+        pl.when(has_pos)
+        .then(fm.POLARS.ratio(positives, rows, nan) / base_rate)
+        .otherwise(nan)
+        .alias("lift"),
+        pl.when(has_pos)
+        .then(fm.POLARS.ratio(cum_pos, cum_rows, nan) / base_rate)
+        .otherwise(nan)
+        .alias("cum_lift"),
+    )
+    count_type = pl.Float64 if weighted else pl.Int64
+    result = result.select(
+        *keys,
+        _BUCKET,
+        "threshold",
+        rows.cast(count_type),
+        positives.cast(count_type),
+        "rate",
+        "cum_share",
+        "gain",
+        "lift",
+        "cum_lift",
+    )
+    return counts.finish(result)

@@ -1,0 +1,122 @@
+"""The scoring-model tables of ``.metrics``: the KS statistic and the gains / lift table."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+from pl_metrics import _gains
+from pl_metrics._core import checks as v
+from pl_metrics._namespace.ranking import RankingMethods
+from pl_metrics._typing import By
+
+
+class ScoringMethods(RankingMethods):
+    """KS and gains of a binary score, on a LazyFrame (from the per-score counts)."""
+
+    def ks(
+        self,
+        y_true: str,
+        y_score: str,
+        *,
+        by: By = None,
+        pos_label: object = None,
+        weight: str | None = None,
+        bins: int | None = None,
+    ) -> pl.LazyFrame:
+        """The Kolmogorov-Smirnov statistic of the positive vs the negative scores.
+
+        ``max |F_pos(x) - F_neg(x)|`` over the score distributions of the
+        positives and the negatives (``scipy.stats.ks_2samp(pos, neg).statistic``;
+        the weighted distributions with ``weight``), which is the largest
+        ``|tpr - fpr|`` over the ROC points.
+
+        Parameters
+        ----------
+        y_true, y_score, by, pos_label, weight
+            As :meth:`roc_auc` (binary).
+        bins
+            Approximate mode (scores in [0, 1], ``bins`` equal-width bins): adds
+            ``ks_error_bound``; the exact statistic lies in
+            ``[ks, ks + ks_error_bound]``.
+
+        Returns
+        -------
+        LazyFrame
+            ``*by, ks, threshold``: ``threshold`` is the highest threshold (a row
+            is positive when its score is ``>= threshold``) where the maximum is
+            reached.  Null for a segment without positives or negatives.
+
+        Examples
+        --------
+        >>> import polars as pl, pl_metrics as plm
+        >>> df = pl.DataFrame({"y": [0, 0, 1, 0, 1, 1], "s": [0.1, 0.2, 0.3, 0.4, 0.8, 0.9]})
+        >>> df.metrics.ks("y", "s").row(0)  # F_neg(0.4) - F_pos(0.4) = 1 - 1/3
+        (0.6666666666666667, 0.8)
+        """
+        counts = self._binary(
+            y_true, y_score, by=by, pos_label=pos_label, weight=weight, bins=bins, method="ks"
+        )
+        return _gains.ks(counts, error_bound=bins is not None)
+
+    def gains(
+        self,
+        y_true: str,
+        y_score: str,
+        *,
+        by: By = None,
+        pos_label: object = None,
+        weight: str | None = None,
+        buckets: int | Sequence[float] = 10,
+        bins: int | None = None,
+    ) -> pl.LazyFrame:
+        """The cumulative gains and lift table, by buckets of score (deciles by default).
+
+        The rows are sorted by score, highest first, and cut into ``buckets``
+        equal shares of rows (or at the given cumulative shares).  **Tied scores
+        stay together**: a block of equal scores goes to the bucket in which its
+        first row falls, so buckets are equal only up to ties, and a bucket that
+        a large tied block skips over is absent from the table.
+
+        Parameters
+        ----------
+        y_true, y_score, by, pos_label, weight, bins
+            As :meth:`roc_auc` (binary); with ``weight``, shares are shares of the
+            total weight.
+        buckets
+            The number of equal shares (10: deciles), or increasing cumulative
+            shares in (0, 1] such as ``[0.01, 0.05, 0.1, 0.2, 0.5]`` (top 1 %,
+            5 %, ...; a last share of 1 is implied).
+
+        Returns
+        -------
+        LazyFrame
+            ``*by, bucket, threshold, rows, positives, rate, cum_share, gain, lift,
+            cum_lift``: ``bucket`` 1 holds the highest scores; ``threshold`` the
+            bucket's lowest score; ``rate`` = positives / rows; ``cum_share`` and
+            ``gain`` the shares of all rows and of all positives in buckets 1..b;
+            ``lift`` = rate / the segment's positive rate; ``cum_lift`` the same
+            for buckets 1..b (NaN without positives).
+
+        Examples
+        --------
+        >>> import polars as pl, pl_metrics as plm
+        >>> df = pl.DataFrame({"y": [1, 1, 0, 1, 0, 0], "s": [0.9, 0.8, 0.7, 0.3, 0.2, 0.1]})
+        >>> df.metrics.gains("y", "s", buckets=3).select("bucket", "positives", "gain", "lift")
+        shape: (3, 4)
+        ┌────────┬───────────┬──────────┬──────────┐
+        │ bucket ┆ positives ┆ gain     ┆ lift     │
+        │ ---    ┆ ---       ┆ ---      ┆ ---      │
+        │ i64    ┆ i64       ┆ f64      ┆ f64      │
+        ╞════════╪═══════════╪══════════╪══════════╡
+        │ 1      ┆ 2         ┆ 0.666667 ┆ 2.0      │
+        │ 2      ┆ 1         ┆ 1.0      ┆ 1.0      │
+        │ 3      ┆ 0         ┆ 1.0      ┆ 0.0      │
+        └────────┴───────────┴──────────┴──────────┘
+        """
+        cuts = v.check_buckets(buckets)
+        counts = self._binary(
+            y_true, y_score, by=by, pos_label=pos_label, weight=weight, bins=bins, method="gains"
+        )
+        return _gains.gains(counts, cuts=cuts)
