@@ -745,3 +745,19 @@ def test_chart_one_segment_per_key_and_row_order(chart: str) -> None:
     same(shuffled.drop("segment_id"), rows.drop("segment_id"))
     with pytest.raises(ValueError, match="would merge segments"):
         draw(frame)  # the segment column not named: refused, never one merged line
+
+
+# ------------------------------------------------------------------------------- docs
+def test_every_output_schema_is_in_the_docs() -> None:
+    """docs/schemas.md has a row per method naming each of its output columns."""
+    text = (Path(__file__).parents[1] / "docs" / "schemas.md").read_text()
+    rows = {
+        line.split("|")[1].strip(): line for line in text.splitlines() if line.startswith("| `")
+    }
+    for method in names.OUTPUTS:
+        row = next((r for k, r in rows.items() if k.split()[0] == f"`{method}`"), None)
+        assert row is not None, f"docs/schemas.md has no row for {method}"
+        if "| as `" in row:
+            continue  # "as `thresholds`": the same schema as a method checked on its own row
+        for column in names.output_columns(method):
+            assert column in row, f"docs/schemas.md: {method} does not name {column!r}"
