@@ -10,10 +10,13 @@ The formulas and the undefined cases are scikit-learn's
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import replace
 
 import polars as pl
 
 from pl_metrics._core import formulas as fm
+from pl_metrics._core.checks import raise_if_bad
 from pl_metrics._core.confusion import LABEL, Counts, class_counts, label_set, restricted
 from pl_metrics._core.names import (
     ACTUAL,
@@ -24,12 +27,14 @@ from pl_metrics._core.names import (
     PREDICTED,
     f_name,
 )
+from pl_metrics.exceptions import DataError
 
 AVERAGES = ("micro", "macro", "weighted")
 #: Sort key of the report: per-class rows (0) before the averages (1).
 _PART = f"{INTERNAL}part"
 _ORD_A, _ORD_P = f"{INTERNAL}ord_a", f"{INTERNAL}ord_p"
 _NAN = float("nan")
+_COUNT_SCALE = f"{INTERNAL}count_scale"
 #: Internal -> public names of the confusion-count columns.
 _PUBLIC_COUNTS = {internal: public for public, internal in COUNTS_STATE.items()}
 
@@ -228,8 +233,17 @@ def report(counts: Counts, *, beta: float, zero_division: float) -> pl.LazyFrame
     return counts.finish(result, [LABEL])
 
 
-def confusion_matrix(counts: Counts) -> pl.LazyFrame:
-    """``*by, actual, predicted, count``: every (actual, predicted) pair of the label set."""
+#: ``normalize=`` of confusion_matrix: the cells each count is divided by the sum of.
+_NORMALIZE_OVER = {"true": [ACTUAL], "pred": [PREDICTED], "all": []}
+
+
+def confusion_matrix(counts: Counts, *, normalize: str | None = None) -> pl.LazyFrame:
+    """``*by, actual, predicted, count``: every (actual, predicted) pair of the label set.
+
+    With ``normalize`` also ``normalized``: the count over its row's (``"true"``),
+    column's (``"pred"``) or the segment's (``"all"``) total, 0.0 where that total
+    is 0 (``sklearn.metrics.confusion_matrix(normalize=...)``).
+    """
     keys = counts.keys
     classes = label_set(counts)
     pairs = classes.rename({LABEL: ACTUAL, ORD: _ORD_A}).join(
@@ -244,17 +258,72 @@ def confusion_matrix(counts: Counts) -> pl.LazyFrame:
         )
         .with_columns(pl.col(COUNT).fill_null(0))
         .sort([*keys, _ORD_A, _ORD_P], nulls_last=True)
-        .select(*keys, ACTUAL, PREDICTED, COUNT)
     )
+    columns = [ACTUAL, PREDICTED, COUNT]
+    if normalize is not None:
+        total = pl.col(COUNT).sum().over([*keys, *_NORMALIZE_OVER[normalize]])
+        result = result.with_columns(ratio(pl.col(COUNT), total, 0.0).alias("normalized"))
+        columns.append("normalized")
+    result = result.select(*keys, *columns)
     return counts.finish(result, [ACTUAL, PREDICTED]).rename(_PUBLIC_COUNTS)
 
 
-def summary(counts: Counts) -> pl.LazyFrame:
+def _kappa_weight(kappa_weights: str, a: pl.Expr, b: pl.Expr) -> pl.Expr:
+    """scikit-learn's disagreement weight of label positions ``a`` and ``b``:
+    ``|a - b|`` (linear) or ``(a - b)^2`` (quadratic), as Float64."""
+    d = (a - b).cast(pl.Float64)
+    return d.abs() if kappa_weights == "linear" else d * d
+
+
+def _weighted_disagreement(counts: Counts, stats: pl.LazyFrame, kappa_weights: str) -> pl.LazyFrame:
+    """``*keys, D, E``: the observed ``sum w_ij C_ij`` (over the confusion cells) and
+    the expected ``sum w_ij t_i p_j`` (over the pairs of classes) disagreement.
+
+    All terms are >= 0, summed in Float64 (as scikit-learn): no cancellation.
+    """
+    keys = counts.keys
+    labels = label_set(counts)
+    cells = (
+        restricted(counts)
+        .join(labels.rename({LABEL: ACTUAL, ORD: _ORD_A}), on=[*keys, ACTUAL], nulls_equal=True)
+        .join(
+            labels.rename({LABEL: PREDICTED, ORD: _ORD_P}), on=[*keys, PREDICTED], nulls_equal=True
+        )
+    )
+    w_cell = _kappa_weight(kappa_weights, pl.col(_ORD_A), pl.col(_ORD_P))
+    observed = cells.group_by(keys).agg(
+        (w_cell * pl.col(COUNT).cast(pl.Float64)).sum().alias(_term("kappa", "D"))
+    )
+    rows = stats.select(*keys, pl.col(ORD).alias(_ORD_A), pl.col("support").cast(pl.Float64))
+    columns = stats.select(*keys, pl.col(ORD).alias(_ORD_P), pl.col("predicted").cast(pl.Float64))
+    w_pair = _kappa_weight(kappa_weights, pl.col(_ORD_A), pl.col(_ORD_P))
+    expected = (
+        rows.join(columns, on=keys, nulls_equal=True)
+        .group_by(keys)
+        .agg((w_pair * pl.col("support") * pl.col("predicted")).sum().alias(_term("kappa", "E")))
+    )
+    return expected.join(observed, on=keys, how="left", nulls_equal=True).with_columns(
+        pl.col(_term("kappa", "D")).fill_null(0.0)
+    )
+
+
+def summary(counts: Counts, *, kappa_weights: str | None = None) -> pl.LazyFrame:
     """``*by, n, accuracy, balanced_accuracy, mcc, cohen_kappa``: one row per segment.
 
     Computed on the confusion matrix (rows with labels outside ``labels=`` dropped).
+    ``kappa_weights`` (``"linear"`` / ``"quadratic"``): ``cohen_kappa`` is the
+    weighted kappa over the segment's label order (:func:`_weighted_disagreement`).
     """
     keys = counts.keys
+    weighted = counts.frame.collect_schema()[COUNT].is_float()
+    if weighted:
+        # Every metric here is unchanged when all counts are scaled: divide the
+        # weighted counts by the segment's largest, so the products of sums
+        # (n^2 near 1e154 for weights near 1e77) cannot overflow; n is scaled back.
+        largest = pl.col(COUNT).max().over(keys)
+        largest = pl.when(largest > 0).then(largest).otherwise(1.0)
+        scales = counts.frame.group_by(keys).agg(pl.col(COUNT).max().alias(_COUNT_SCALE))
+        counts = replace(counts, frame=counts.frame.with_columns(pl.col(COUNT) / largest))
     stats = class_counts(counts, restrict=True)
     exact = _integer_counts(stats)
     t, p, tp = pl.col("support"), pl.col("predicted"), pl.col("tp")
@@ -292,16 +361,73 @@ def summary(counts: Counts) -> pl.LazyFrame:
     mcc = fm.mcc_from_covariances(cov_tp, cov_pp, cov_tt)
     single = (recall_n == 1) & (predicted_n == 1) & (both_n == 1)
     expected = (n_ * n_ - tp_).cast(pl.Float64)
-    kappa = (
-        pl.when((n == 0) | single).then(_NAN).otherwise(fm.kappa_from_covariances(cov_tp, expected))
-    )
+    if kappa_weights is None:
+        kappa = fm.kappa_from_covariances(cov_tp, expected)
+    else:
+        sums = sums.join(
+            _weighted_disagreement(counts, stats, kappa_weights),
+            on=keys,
+            how="left",
+            nulls_equal=True,
+        )
+        kappa = fm.weighted_kappa(n * pl.col(_term("kappa", "D")), pl.col(_term("kappa", "E")))
+    # n = 0 or one class both all actual and all predicted: the expected
+    # disagreement is 0 (found by counting classes, not by comparing float sums)
+    kappa = pl.when((n == 0) | single).then(_NAN).otherwise(kappa)
     balanced = pl.col(_term("recall", "sum")).cast(pl.Float64) / _SCALE / recall_n
+    n_out = pl.col("n")
+    if weighted:
+        sums = sums.join(scales, on=keys, how="left", nulls_equal=True)
+        scale = pl.col(_COUNT_SCALE)
+        n_out = n_out * pl.when(scale > 0).then(scale).otherwise(1.0)
     result = sums.select(
         *keys,
-        pl.col("n"),
+        n_out.alias("n"),
         fm.accuracy(correct, n, _NAN).alias("accuracy"),
         pl.when(recall_n > 0).then(balanced).otherwise(_NAN).alias("balanced_accuracy"),
         mcc.alias("mcc"),
         kappa.alias("cohen_kappa"),
+    )
+    return counts.finish(result.sort(keys, nulls_last=True))
+
+
+#: Per segment: the labels other than ``pos_label`` (class_likelihood_ratios' check).
+_OTHERS = f"{INTERNAL}other_labels"
+
+
+def likelihood_ratios(
+    counts: Counts,
+    *,
+    pos_label: object,
+    undefined: tuple[float, float],
+    error: Callable[[int], DataError],
+) -> pl.LazyFrame:
+    """``*by, positive_likelihood_ratio, negative_likelihood_ratio``: scikit-learn's
+    ``class_likelihood_ratios`` of ``pos_label`` against the one other label.
+
+    ``pos_label`` is a label of the compute dtype; ``undefined`` the values of LR+
+    / LR- where fp / tn is 0; ``error(n)`` the error raised at collect when ``n``
+    segments hold two or more labels besides ``pos_label`` (not binary).
+    """
+    keys = counts.keys
+    pos = pl.lit(pos_label, counts.types.compute)
+    actual, predicted = pl.col(ACTUAL) == pos, pl.col(PREDICTED) == pos
+    c = pl.col(COUNT)
+    others = pl.col(ACTUAL).filter(~actual).append(pl.col(PREDICTED).filter(~predicted))
+    sums = counts.frame.group_by(keys).agg(
+        c.filter(actual & predicted).sum().alias("tp"),
+        c.filter(~actual & predicted).sum().alias("fp"),
+        c.filter(actual & ~predicted).sum().alias("fn"),
+        c.filter(~actual & ~predicted).sum().alias("tn"),
+        (others.n_unique() > 1).cast(pl.Int64).alias(_OTHERS),
+    )
+    sums = raise_if_bad(sums, [(_OTHERS, error)])
+    lr_pos, lr_neg = fm.likelihood_ratios(
+        pl.col("tp"), pl.col("fp"), pl.col("fn"), pl.col("tn"), *undefined
+    )
+    result = sums.select(
+        *keys,
+        lr_pos.alias("positive_likelihood_ratio"),
+        lr_neg.alias("negative_likelihood_ratio"),
     )
     return counts.finish(result.sort(keys, nulls_last=True))

@@ -15,20 +15,34 @@ from collections.abc import Callable, Sequence
 import polars as pl
 
 from pl_metrics._core import checks as v
+from pl_metrics._core import formulas as fm
 from pl_metrics._core import names
 from pl_metrics._core import scores as sc
 from pl_metrics._core.names import ALL, INTERNAL
 
 #: scikit-learn clips probabilities to [eps, 1 - eps] with the float64 machine epsilon.
 EPS = sys.float_info.epsilon
-#: scikit-learn's tolerance for rows of probabilities summing to 1 (isclose, rtol sqrt(eps)).
+#: scikit-learn's tolerance for rows of probabilities summing to 1 (isclose, atol
+#: 1e-8, rtol sqrt(eps) of the probabilities' dtype: Float64 here, see sum_tolerance).
 SUM_TOLERANCE = 1e-8 + math.sqrt(EPS)
+_EPS32 = 2.0**-23
+
+
+def sum_tolerance(dtypes: Sequence[pl.DataType]) -> float:
+    """The tolerance for the columns' dtypes: Float32 (or Float16) probabilities,
+    the usual output of predict_proba on GPU models, sum to 1 only to float32's
+    precision (scikit-learn uses that dtype's eps too)."""
+    if any(d.is_float() and d != pl.Float64 for d in dtypes):
+        return 1e-8 + math.sqrt(_EPS32)
+    return SUM_TOLERANCE
+
 
 Check = tuple[pl.Expr, Callable[[int], v.DataError]]
 _POSITIVES = f"{INTERNAL}positives"
 _LOW, _HIGH = f"{INTERNAL}low", f"{INTERNAL}high"
 _EDGE = f"{INTERNAL}edge"
 _BIN = f"{INTERNAL}bin"
+_WEIGHT_TOTAL = f"{INTERNAL}weight_total"
 
 
 class Rows:
@@ -58,11 +72,12 @@ class Rows:
             columns = [y_prob]
         else:
             columns = list(v.check_score_map(argument, y_prob).values())
-        schema, self.by, types = sc.prepare(
+        schema, segments, types = sc.prepare(
             lf, y_true, columns, by=by, weight=weight, reserved=reserved, argument=argument
         )
-        keys = names.segment_keys(self.by) if self.by else []
-        rows = v.without_zero_weights(names.with_segment_keys(lf, self.by), weight)
+        self.by = list(segments.names)
+        keys = names.segment_keys(segments) if segments else []
+        rows = v.without_zero_weights(names.with_segment_keys(lf, segments), weight)
         self.lf = rows if self.by else rows.with_columns(pl.lit(0, pl.Int8).alias(ALL))
         self.keys = keys or [ALL]
         self.y_true = y_true
@@ -70,6 +85,7 @@ class Rows:
         self.columns = columns
         self.binary = isinstance(y_prob, str)
         dtype = schema[y_true]
+        self.default_pos = self.binary and sc.defaults_pos_label(schema, y_true, pos_label)
         if self.binary:
             self.pos_label = sc.resolve_pos_label(schema, y_true, pos_label)
             self.positive = pl.col(y_true) == pl.lit(self.pos_label, dtype)
@@ -98,11 +114,12 @@ class Rows:
             )
         if not self.binary and probabilities:
             names_ = ", ".join(repr(c) for c in columns)
+            tolerance = sum_tolerance([schema[c] for c in columns])
             self.checks[f"{INTERNAL}sum"] = (
-                ((total - 1).abs() > SUM_TOLERANCE).sum(),
+                ((total - 1).abs() > tolerance).sum(),
                 lambda n: v.DataError(
                     f"{n} rows of the probabilities {names_} do not sum to 1 "
-                    f"(tolerance {SUM_TOLERANCE:.2g})"
+                    f"(tolerance {tolerance:.2g})"
                 ),
             )
         if weight is not None:
@@ -110,16 +127,19 @@ class Rows:
                 v.bad_weight(weight),
                 lambda n: v.Bad.bad_weights(weight, n),
             )
-            self.checks[f"{INTERNAL}weight_total"] = (
-                (~self.weight.sum().is_finite()).cast(pl.Int64),
+            # the weight of each aggregated group here; in `aggregate`, 1 on every
+            # group of a segment whose total weight is not finite (a calibration bin
+            # is a group: each bin can be finite while the segment overflows)
+            self.checks[_WEIGHT_TOTAL] = (
+                self.weight.sum(),
                 lambda _: v.Bad.weight_overflow(weight),
             )
 
     def mean(self, value: pl.Expr) -> pl.Expr:
-        """The (weighted) mean of a per-row value: ``np.average(value, weights=w)``."""
+        """The (weighted) mean of a per-row value (:func:`formulas.weighted_mean`)."""
         if self.weight is None:
             return value.mean()
-        return (value * self.weight).sum() / self.weight.sum()
+        return fm.weighted_mean(value, self.weight)
 
     def aggregate(
         self,
@@ -136,9 +156,15 @@ class Rows:
                 self.positive.sum().alias(_POSITIVES),
                 pl.col(self.y_true).min().alias(_LOW),
                 pl.col(self.y_true).max().alias(_HIGH),
+                *(sc.default_pos_label_aggs(pl.col(self.y_true)) if self.default_pos else []),
             ]
         frame = (self.lf if frame is None else frame).group_by(keys).agg(*aggs, *check_aggs)
+        if _WEIGHT_TOTAL in self.checks:
+            total = pl.col(_WEIGHT_TOTAL).sum().over(self.keys)
+            frame = frame.with_columns((~total.is_finite()).cast(pl.Int64).alias(_WEIGHT_TOTAL))
         frame = v.raise_if_bad(frame, [(name, error) for name, (_, error) in self.checks.items()])
+        if self.default_pos:
+            frame = sc.check_default_pos_label(frame, self.lf, self.y_true)
         if self.binary:
             frame = sc.check_pos_label(
                 frame, self.lf, self.y_true, self.pos_label, _POSITIVES, distinct=(_LOW, _HIGH)
@@ -150,16 +176,37 @@ class Rows:
         """Restore the ``by`` names."""
         return names.restore_keys(frame, self.by)
 
-    def true_probability(self) -> pl.Expr:
-        """Multiclass: the probability given to each row's actual class."""
-        branches = pl.when(pl.col(self.y_true) == pl.lit(self.labels[0]))
-        expr = branches.then(pl.col(self.classes[self.labels[0]]).cast(pl.Float64))
-        for label in self.labels[1:]:
-            column = self.classes[label]
-            expr = expr.when(pl.col(self.y_true) == pl.lit(label)).then(
-                pl.col(column).cast(pl.Float64)
-            )
+    def true_probability(self, probabilities: Sequence[pl.Expr] | None = None) -> pl.Expr:
+        """Multiclass: the probability given to each row's actual class (of the
+        ``probabilities``, one per class in mapping order; default the columns)."""
+        probs = self.probabilities() if probabilities is None else probabilities
+        expr = pl.when(pl.col(self.y_true) == pl.lit(self.labels[0])).then(probs[0])
+        for label, p in zip(self.labels[1:], probs[1:], strict=True):
+            expr = expr.when(pl.col(self.y_true) == pl.lit(label)).then(p)
         return expr
+
+    def probabilities(self) -> list[pl.Expr]:
+        """The model's probabilities: binary ``[p of pos_label]``; multiclass one per
+        class, in mapping order."""
+        return [pl.col(c).cast(pl.Float64) for c in self.columns]
+
+    def outcomes(self) -> list[pl.Expr]:
+        """Per row, 1.0 / 0.0: binary ``[is pos_label]``; multiclass ``[is class k]``
+        per class (the one-hot rows scikit-learn's losses compare with)."""
+        if self.binary:
+            return [self.positive.cast(pl.Float64)]
+        return [(pl.col(self.y_true) == pl.lit(k)).cast(pl.Float64) for k in self.labels]
+
+    def priors(self) -> list[pl.Expr]:
+        """Aggregation: the null model of D^2, the (weighted) share of each outcome of
+        :meth:`outcomes` in the segment (scikit-learn's ``np.average(labels, weights)``)."""
+        return [self.mean(outcome) for outcome in self.outcomes()]
+
+    def classes_present(self) -> pl.Expr:
+        """Aggregation: the number of classes of the segment's rows (binary: 1 or 2)."""
+        if self.binary:
+            return self.positive.any().cast(pl.Int64) + (~self.positive).any().cast(pl.Int64)
+        return pl.col(self.y_true).n_unique()
 
 
 def _bad_value(column: str, *, probabilities: bool) -> pl.Expr:
@@ -175,14 +222,36 @@ def _clip(p: pl.Expr) -> pl.Expr:
     return p.clip(EPS, 1 - EPS)
 
 
+def _log_losses(rows: Rows, probabilities: Sequence[pl.Expr]) -> pl.Expr:
+    """Per row, scikit-learn's log loss of ``probabilities`` (as :meth:`Rows.probabilities`),
+    clipped to [eps, 1 - eps]: the one formula of log_loss and D^2.
+
+    As scikit-learn, ``-sum_k y_k log(clip(p_k))`` over the one-hot outcomes (binary:
+    the two columns ``[1 - p, p]``): the actual class's term, the others are 0.
+    """
+    outcomes, probs = rows.outcomes(), list(probabilities)
+    if rows.binary:
+        outcomes, probs = [1 - outcomes[0], outcomes[0]], [1 - probs[0], probs[0]]
+    terms = [y * _clip(p).log() for y, p in zip(outcomes, probs, strict=True)]
+    return -pl.sum_horizontal(terms)
+
+
+def _squared_errors(rows: Rows, probabilities: Sequence[pl.Expr]) -> pl.Expr:
+    """Per row, the Brier loss of ``probabilities``: the squared differences from the
+    outcomes (multiclass: summed over the classes, halved for two columns as
+    ``scale_by_half="auto"``): the one formula of brier_score and D^2."""
+    squared = [
+        (outcome - p) ** 2 for outcome, p in zip(rows.outcomes(), probabilities, strict=True)
+    ]
+    loss = pl.sum_horizontal(squared)
+    if not rows.binary and len(rows.classes) < 3:  # two probability columns: halved
+        loss = loss * 0.5
+    return loss
+
+
 def log_loss(rows: Rows, *, normalize: bool) -> pl.LazyFrame:
     """``*by, log_loss``: scikit-learn's ``log_loss`` (clipping to [eps, 1 - eps])."""
-    if rows.binary:
-        p = pl.col(rows.columns[0]).cast(pl.Float64)
-        # sklearn clips the two columns [1 - p, p] and takes the actual one
-        loss = -pl.when(rows.positive).then(_clip(p).log()).otherwise(_clip(1 - p).log())
-    else:
-        loss = -_clip(rows.true_probability()).log()
+    loss = _log_losses(rows, rows.probabilities())
     if normalize:
         value = rows.mean(loss)
     else:
@@ -192,22 +261,29 @@ def log_loss(rows: Rows, *, normalize: bool) -> pl.LazyFrame:
 
 def brier_score(rows: Rows) -> pl.LazyFrame:
     """``*by, brier_score``: scikit-learn's ``brier_score_loss`` (``scale_by_half="auto"``)."""
-    if rows.binary:
-        p = pl.col(rows.columns[0]).cast(pl.Float64)
-        loss = (rows.positive.cast(pl.Float64) - p) ** 2
-    else:
-        squared = [
-            (
-                (pl.col(rows.y_true) == pl.lit(label)).cast(pl.Float64)
-                - pl.col(column).cast(pl.Float64)
-            )
-            ** 2
-            for label, column in zip(rows.labels, rows.classes.values(), strict=True)
-        ]
-        loss = pl.sum_horizontal(squared)
-        if len(rows.classes) < 3:  # two probability columns: halved, as scikit-learn
-            loss = loss * 0.5
+    loss = _squared_errors(rows, rows.probabilities())
     return rows.finish(rows.aggregate(rows.mean(loss).alias("brier_score")))
+
+
+#: D^2's losses: the per-row loss of some probabilities, for each metric.
+_D2_LOSSES = {"d2_log_loss_score": _log_losses, "d2_brier_score": _squared_errors}
+
+
+def d2_score(rows: Rows, metric: str) -> pl.LazyFrame:
+    """``*by, <metric>``: scikit-learn's ``d2_log_loss_score`` / ``d2_brier_score``.
+
+    1 - loss / null loss (:func:`formulas.d2_score`): the (weighted) mean per-row
+    loss of the model's probabilities and of the class priors of the segment
+    (:meth:`Rows.priors`), by the same per-row formula.  NaN for a segment with
+    one class: the priors are then a perfect model (a null loss of 0, or of
+    -log(1 - eps) for the clipped log loss), and D^2 says nothing (scikit-learn
+    returns NaN below two rows and raises or divides by ~0 for one class).
+    """
+    per_row = _D2_LOSSES[metric]
+    loss = rows.mean(per_row(rows, rows.probabilities()))
+    null_loss = rows.mean(per_row(rows, rows.priors()))
+    d2 = pl.when(rows.classes_present() >= 2).then(fm.d2_score(loss, null_loss))
+    return rows.finish(rows.aggregate(d2.otherwise(float("nan")).alias(metric)))
 
 
 def _uniform_edges(n_bins: int) -> list[float]:

@@ -200,11 +200,21 @@ def roc_curve(counts: ScoreCounts, *, drop_intermediate: bool) -> pl.LazyFrame:
     return counts.finish(result)
 
 
-def pr_curve(counts: ScoreCounts) -> pl.LazyFrame:
+def pr_curve(counts: ScoreCounts, *, drop_intermediate: bool = False) -> pl.LazyFrame:
     """``*by, threshold, precision, recall``: sklearn's points, thresholds ascending,
-    then the (precision 1, recall 0) point with a null threshold."""
+    then the (precision 1, recall 0) point with a null threshold.
+
+    ``drop_intermediate``: as scikit-learn, keep the first and last threshold
+    and those where tps differs from the previous or the next threshold's (the
+    ends of each vertical run of equal recall)."""
     keys = counts.keys
-    curve = curve_points(counts).with_columns(
+    curve = curve_points(counts)
+    if drop_intermediate:
+        tps = pl.col("tps")
+        changes = (tps != tps.shift(1).over(keys)) | (tps != tps.shift(-1).over(keys))
+        ends = (pl.col(ORD) == 0) | (pl.col(ORD) == pl.len().over(keys) - 1)
+        curve = curve.filter(ends | changes.fill_null(False))
+    curve = curve.with_columns(
         pl.when(pl.col("tps") + pl.col("fps") != 0)
         .then(pl.col("tps") / (pl.col("tps") + pl.col("fps")))
         .otherwise(0.0)

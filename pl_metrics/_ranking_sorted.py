@@ -82,7 +82,7 @@ def roc_auc_sorted(
     mapping = None if isinstance(y_score, str) else v.check_score_map("y_score", y_score)
     columns = [y_score] if mapping is None else list(mapping.values())
     lf = df.lazy()
-    schema, by_list, types = sc.prepare(lf, y_true, columns, by=by, weight=None, reserved=reserved)
+    schema, segments, types = sc.prepare(lf, y_true, columns, by=by, weight=None, reserved=reserved)
     dtype = schema[y_true]
     if mapping is None:
         label = sc.resolve_pos_label(schema, y_true, pos_label)
@@ -98,6 +98,9 @@ def roc_auc_sorted(
     true_aggs, true_checks = sc.true_checks(y_true, types)
     scalars = [*score_aggs, *true_aggs]
     checks += true_checks
+    default_pos = mapping is None and sc.defaults_pos_label(schema, y_true, pos_label)
+    if default_pos:
+        scalars += sc.default_pos_label_aggs(pl.col(y_true))
     if known is None:
         scalars.append(tasks[0][0].sum().alias(_POSITIVES))
     else:
@@ -111,12 +114,15 @@ def roc_auc_sorted(
             score.filter(positive).sort().alias(f"{_POS}{i}"),
             score.filter(~positive).sort().alias(f"{_NEG}{i}"),
         ]
-    keys = names.segment_keys(by_list)
-    if by_list:
-        grouped = names.with_segment_keys(lf, by_list).group_by(keys).agg(*lists, *scalars)
+    keys = names.segment_keys(segments)
+    if segments:
+        grouped = names.with_segment_keys(lf, segments).group_by(keys).agg(*lists, *scalars)
     else:
         grouped = lf.select(*(e.implode() for e in lists), *scalars)
-    grouped = v.raise_if_bad(grouped, checks).collect()
+    grouped = v.raise_if_bad(grouped, checks)
+    if default_pos:
+        grouped = sc.check_default_pos_label(grouped, lf, y_true)
+    grouped = grouped.collect()
     if known is None and grouped.height and not grouped[_POSITIVES].sum():
         raise v.Bad.pos_label_absent(label, y_true, v.labels_present(lf, y_true))
 
@@ -133,10 +139,10 @@ def roc_auc_sorted(
         for r in range(grouped.height)
     ]
     result = pl.Series("roc_auc", values, pl.Float64)
-    if not by_list:
+    if not segments:
         return result.to_frame()
     out = grouped.select(*keys).with_columns(result).sort(keys, nulls_last=True)
-    return names.restore_keys(out.lazy(), by_list).collect()
+    return names.restore_keys(out.lazy(), segments.names).collect()
 
 
 def _average(aucs: list[float | None], positives: list[float], average: str) -> float | None:

@@ -18,8 +18,8 @@ MultiClass = Literal["ovr", "ovo"]
 
 #: A column given by name or as an expression.
 IntoColumn: TypeAlias = str | pl.Expr
-#: The ``by=`` argument: nothing, one column name or several.
-By: TypeAlias = str | Sequence[str] | None
+#: The ``by=`` argument: nothing, one column name or expression, or several.
+By: TypeAlias = str | pl.Expr | Sequence[str | pl.Expr] | None
 #: The ``labels=`` argument.
 Labels: TypeAlias = Sequence[object] | pl.Series | None
 #: The ``y_score=`` argument: one column (binary) or ``{label: column}`` (multiclass).

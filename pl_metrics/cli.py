@@ -101,6 +101,11 @@ def _common(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--by", action="append", default=None, help="segment column (repeatable)")
     cmd.add_argument("--weight", default=None, help="column of non-negative sample weights")
     cmd.add_argument(
+        "--labels-as-text",
+        action="store_true",
+        help="CSV/TSV: read the label columns as text ('01' and '1' stay two labels)",
+    )
+    cmd.add_argument(
         "--format",
         choices=["table", "csv", "tsv", "json", "ndjson", "parquet"],
         default=None,
@@ -244,7 +249,8 @@ def run(argv: Sequence[str] | None = None) -> pl.DataFrame:
     """Parse ``argv``, compute the table, write it (and the chart); return it."""
     args = _parser().parse_args(argv)
     fmt = _format(args.format, args.output)
-    lf = scan(args.path)
+    labels = [args.y_true, *([args.y_pred] if args.command in _LABEL_COMMANDS else [])]
+    lf = _text_labels(args.path, labels, as_text=args.labels_as_text)
     schema = lf.collect_schema()
     method = getattr(lf.metrics, args.command.replace("-", "_"))
     if args.command in _LABEL_COMMANDS:
@@ -257,6 +263,45 @@ def run(argv: Sequence[str] | None = None) -> pl.DataFrame:
     if getattr(args, "plot", None):
         _plot(frame, args.command, args.by, args.plot)
     return frame
+
+
+#: An integer as text in its one canonical form ("1", "-3", "0"; not "01", "+1", " 1").
+_CANONICAL_INT = r"^-?(0|[1-9][0-9]*)$"
+
+
+def _text_labels(path: str, labels: list[str], *, as_text: bool) -> pl.LazyFrame:
+    """The input; for CSV/TSV, label columns that the reader takes for integers are
+    checked to be written canonically: "01" and "1" would become one label 1.
+
+    With ``as_text``, CSV/TSV label columns are read as text instead.
+    """
+    lf = scan(path)
+    suffix = Path(path).suffix.lower()
+    if suffix not in (".csv", ".tsv"):
+        return lf
+    schema = lf.collect_schema()
+    present = [c for c in dict.fromkeys(labels) if c in schema]
+    separator = "\t" if suffix == ".tsv" else ","
+    if as_text:
+        overrides = dict.fromkeys(present, pl.String)
+        return pl.scan_csv(path, separator=separator, schema_overrides=overrides)
+    ints = [c for c in present if schema[c].is_integer()]
+    if not ints:
+        return lf
+    text = pl.scan_csv(path, separator=separator, infer_schema=False).select(ints)
+    odd = text.select(
+        (~pl.col(c).str.contains(_CANONICAL_INT)).fill_null(False).sum() for c in ints
+    ).collect()
+    for column in ints:
+        if odd[column].item():
+            msg = (
+                f"column {column!r} has {odd[column].item()} rows whose label is "
+                "written in another form than its integer (e.g. '01', '+1'): read as "
+                "integers, '01' and '1' would be one label; pass --labels-as-text to "
+                "keep them apart, or fix the file"
+            )
+            raise UsageError(msg)
+    return lf
 
 
 def _plot(frame: pl.DataFrame, command: str, by: list[str] | None, target: str) -> None:

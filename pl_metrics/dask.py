@@ -134,6 +134,11 @@ def _cast(state: pl.DataFrame, schema: pl.Schema, path: str) -> pl.DataFrame:
     return cast
 
 
+def _names(by: By) -> list[str]:
+    """The state's segment columns: the output names of ``by`` (names or expressions)."""
+    return list(v.normalize_by(by).names)
+
+
 def _merge(group_keys: list[str], values: list[str], *states: pl.DataFrame) -> pl.DataFrame:
     return sum_states(pl.concat(states), group_keys, values)
 
@@ -180,14 +185,14 @@ def counts(
     split_every: int = 8,
 ) -> pl.DataFrame:
     """The merged confusion-counts state of all files (``*by, actual, predicted, count``)."""
-    by_list = v.normalize_by(by)
-    keys = [*by_list, *COUNTS_COLUMNS[:2]]
+    segments = v.normalize_by(by)
+    keys = [*segments.names, *COUNTS_COLUMNS[:2]]
     return _map_reduce(
         client,
         expand(paths),
         method="counts",
         args=(y_true, y_pred),
-        kwargs={"by": by_list or None, "weight": weight},
+        kwargs={"by": list(segments.given) or None, "weight": weight},
         keys=keys,
         values=[COUNTS_COLUMNS[2]],
         split_every=split_every,
@@ -207,15 +212,16 @@ def score_counts(
     split_every: int = 8,
 ) -> pl.DataFrame:
     """The merged per-score state of all files (``*by, score, pos, neg``)."""
-    by_list = v.normalize_by(by)
-    kwargs = {"by": by_list or None, "pos_label": pos_label, "weight": weight, "bins": bins}
+    segments = v.normalize_by(by)
+    given = list(segments.given) or None
+    kwargs = {"by": given, "pos_label": pos_label, "weight": weight, "bins": bins}
     return _map_reduce(
         client,
         expand(paths),
         method="score_counts",
         args=(y_true, y_score),
         kwargs=kwargs,
-        keys=[*by_list, SCORE_COUNTS_COLUMNS[0]],
+        keys=[*segments.names, SCORE_COUNTS_COLUMNS[0]],
         values=list(SCORE_COUNTS_COLUMNS[1:]),
         split_every=split_every,
     )
@@ -238,7 +244,9 @@ def report(
     state = counts(
         paths, y_true, y_pred, client=client, by=by, weight=weight, split_every=split_every
     )
-    return from_counts(state, by=by).report(labels=labels, beta=beta, zero_division=zero_division)
+    return from_counts(state, by=_names(by)).report(
+        labels=labels, beta=beta, zero_division=zero_division
+    )
 
 
 def summary(
@@ -256,7 +264,7 @@ def summary(
     state = counts(
         paths, y_true, y_pred, client=client, by=by, weight=weight, split_every=split_every
     )
-    return from_counts(state, by=by).summary(labels=labels)
+    return from_counts(state, by=_names(by)).summary(labels=labels)
 
 
 def roc_auc(
@@ -283,4 +291,4 @@ def roc_auc(
         bins=bins,
         split_every=split_every,
     )
-    return from_score_counts(state, by=by).roc_auc(error_bound=bins is not None)
+    return from_score_counts(state, by=_names(by)).roc_auc(error_bound=bins is not None)

@@ -98,10 +98,39 @@ def is_label(column: IntoColumn, value: object, argument: str = "pos_label") -> 
             n_bad = int(pl.select(v.not_a_label(pl.lit(s))).to_series().sum())
             if n_bad:
                 raise v.Bad.not_labels(name, n_bad)
-        label = v.label_value(value, s.dtype, argument, name)
-        return s == label
+        label = _default_label(s.dtype, name) if value is None else value
+        return s == v.label_value(label, s.dtype, argument, name)
 
     return _col(column).map_batches(compare, return_dtype=pl.Boolean, is_elementwise=True)
+
+
+def _default_label(dtype: pl.DataType, name: str) -> object:
+    """The default ``pos_label``: True for booleans, 1 for numbers; required for strings."""
+    if dtype == pl.Boolean:
+        return True
+    if dtype.is_numeric():
+        return 1
+    msg = (
+        f"`pos_label` is required when {name!r} holds {dtype} labels: "
+        "pass the positive class, e.g. pos_label='yes'"
+    )
+    raise ValueError(msg)
+
+
+def _default_pos_check(y_true: IntoColumn) -> _Check:
+    """With the default ``pos_label``, a group's labels must be {0, 1} or {-1, 1}
+    (the frame methods' rule, scikit-learn's ``_check_pos_label_consistency``)."""
+    y = _col(y_true).cast(pl.Float64, strict=False)
+    not_01 = (~y.is_in([0.0, 1.0])).fill_null(False).sum()
+    not_11 = (~y.is_in([-1.0, 1.0])).fill_null(False).sum()
+    name = _name(y_true)
+    return pl.min_horizontal(not_01, not_11), lambda _: v.Bad.pos_label_needed(name, [])
+
+
+def _nonempty(value: pl.Expr, rows: pl.Expr) -> pl.Expr:
+    """``value``, or null for a group without rows (of non-zero weight): the frame
+    methods give such a segment no row."""
+    return pl.when(rows.len() > 0).then(value)
 
 
 def equal_labels(y_true: IntoColumn, y_pred: IntoColumn) -> pl.Expr:
@@ -128,10 +157,9 @@ def equal_labels(y_true: IntoColumn, y_pred: IntoColumn) -> pl.Expr:
 
 
 def valid_weight(weight: IntoColumn) -> tuple[pl.Expr, _Check]:
-    """The weight as Float64, and the check of null, NaN, infinite or negative values."""
+    """The weight as Float64, and the check of bad values (``checks.weight_is_bad``)."""
     w = _col(weight).cast(pl.Float64)
-    n_bad = (w.is_null() | ~w.is_finite().fill_null(False) | (w < 0).fill_null(False)).sum()
-    return w, (n_bad, partial(v.Bad.bad_weights, _name(weight)))
+    return w, (v.weight_is_bad(w).sum(), partial(v.Bad.bad_weights, _name(weight)))
 
 
 def _sum(condition: pl.Expr, weight: pl.Expr | None) -> pl.Expr:
@@ -147,10 +175,11 @@ def _pos_label_check(positives: pl.Expr, labels: Sequence[IntoColumn], pos_label
     several = pl.any_horizontal(*((_col(c) != first).any() for c in labels))
     absent = (positives == 0) & several.fill_null(False)
     names = [_name(c) for c in labels]
+    shown = "1 (the default)" if pos_label is None else repr(pos_label)
     return (
         absent.cast(pl.Int64),
         lambda _: DataError(
-            f"`pos_label`={pos_label!r} occurs in none of the columns {names} of a group "
+            f"`pos_label`={shown} occurs in none of the columns {names} of a group "
             "that holds two or more other labels; pass one of its labels as pos_label"
         ),
     )
@@ -184,7 +213,7 @@ def _binary_counts(
     fp = _sum(~actual & predicted, w)
     fn = _sum(actual & ~predicted, w)
     tn = _sum(~actual & ~predicted, w)
-    return tp, fp, fn, tn, guard(checks)
+    return tp, fp, fn, tn, _nonempty(guard(checks), y_true)
 
 
 def accuracy(
@@ -193,7 +222,7 @@ def accuracy(
     """Fraction (or weighted fraction) of rows whose prediction equals the label.
 
     Equals ``sklearn.metrics.accuracy_score(y_true, y_pred, sample_weight=weight)``;
-    NaN for an empty group.
+    null for a group without rows (of non-zero weight), as every expression here.
 
     Examples
     --------
@@ -219,7 +248,7 @@ def accuracy(
         checks.append(weight_check)
     total = pl.len().cast(pl.Float64) if w is None else w.sum()
     value = fm.accuracy(_sum(correct, w), total, float("nan")) + guard(checks)
-    return value.alias("accuracy")
+    return _nonempty(value, y_true).alias("accuracy")
 
 
 def precision(
@@ -328,7 +357,7 @@ def _score_check(score: IntoColumn) -> _Check:
     return n_bad, partial(v.Bad.bad_scores, [_name(score)])
 
 
-def roc_auc(y_true: IntoColumn, y_score: IntoColumn, *, pos_label: object = 1) -> pl.Expr:
+def roc_auc(y_true: IntoColumn, y_score: IntoColumn, *, pos_label: object = None) -> pl.Expr:
     """Binary ROC AUC of ``y_score`` for ``pos_label`` (null with a single class).
 
     The rank formula with averaged ranks for ties:
@@ -353,12 +382,15 @@ def roc_auc(y_true: IntoColumn, y_score: IntoColumn, *, pos_label: object = 1) -
         *_null_checks(y_true),
         _score_check(y_score),
         _pos_label_check(positive.sum(), [y_true], pos_label),
+        *([_default_pos_check(y_true)] if pos_label is None else []),
     ]
     # the checks are added to the one value per group, not to every row
     return (value + guard(checks)).alias("roc_auc")
 
 
-def average_precision(y_true: IntoColumn, y_score: IntoColumn, *, pos_label: object = 1) -> pl.Expr:
+def average_precision(
+    y_true: IntoColumn, y_score: IntoColumn, *, pos_label: object = None
+) -> pl.Expr:
     """Binary average precision of ``y_score`` for ``pos_label`` (un-weighted).
 
     For each positive row, the precision at its score's threshold (tied scores
@@ -385,8 +417,9 @@ def average_precision(y_true: IntoColumn, y_score: IntoColumn, *, pos_label: obj
         *_null_checks(y_true),
         _score_check(y_score),
         _pos_label_check(positive.sum(), [y_true], pos_label),
+        *([_default_pos_check(y_true)] if pos_label is None else []),
     ]
-    return (value + guard(checks)).alias("average_precision")
+    return _nonempty(value + guard(checks), _col(y_true)).alias("average_precision")
 
 
 def _probability_check(y_prob: IntoColumn) -> _Check:
@@ -400,7 +433,7 @@ def log_loss(
     y_true: IntoColumn,
     y_prob: IntoColumn,
     *,
-    pos_label: object = 1,
+    pos_label: object = None,
     weight: IntoColumn | None = None,
 ) -> pl.Expr:
     """Binary log loss of the probability of ``pos_label`` (clipped to [eps, 1 - eps]).
@@ -425,14 +458,14 @@ def log_loss(
         .then(p.clip(EPS, 1 - EPS).log())
         .otherwise((1 - p).clip(EPS, 1 - EPS).log())
     )
-    return (_mean(loss, weight, y_true, y_prob)).alias("log_loss")
+    return _mean(loss, weight, y_true, y_prob, positive, pos_label).alias("log_loss")
 
 
 def brier_score(
     y_true: IntoColumn,
     y_prob: IntoColumn,
     *,
-    pos_label: object = 1,
+    pos_label: object = None,
     weight: IntoColumn | None = None,
 ) -> pl.Expr:
     """Binary Brier score: the mean of ``(1[y == pos_label] - p)^2``.
@@ -441,16 +474,30 @@ def brier_score(
     """
     weight, (y_true, y_prob) = without_zero_weights(weight, y_true, y_prob)
     p = y_prob.cast(pl.Float64)
-    loss = (is_label(y_true, pos_label).cast(pl.Float64) - p) ** 2
-    return (_mean(loss, weight, y_true, y_prob)).alias("brier_score")
+    positive = is_label(y_true, pos_label)
+    loss = (positive.cast(pl.Float64) - p) ** 2
+    return _mean(loss, weight, y_true, y_prob, positive, pos_label).alias("brier_score")
 
 
-def _mean(
-    loss: pl.Expr, weight: IntoColumn | None, y_true: IntoColumn, y_prob: IntoColumn
+def _mean(  # noqa: PLR0917 - the per-row loss and the columns it was computed from
+    loss: pl.Expr,
+    weight: IntoColumn | None,
+    y_true: IntoColumn,
+    y_prob: IntoColumn,
+    positive: pl.Expr,
+    pos_label: object,
 ) -> pl.Expr:
-    """The (weighted) mean of a per-row loss, with the checks of the probability metrics."""
-    checks = [*_null_checks(y_true), _probability_check(y_prob)]
+    """The (weighted) mean of a per-row loss, with the checks of the probability
+    metrics (the frame methods' rules for ``pos_label``); null for an empty group."""
+    checks = [
+        *_null_checks(y_true),
+        _probability_check(y_prob),
+        _pos_label_check(positive.sum(), [y_true], pos_label),
+        *([_default_pos_check(y_true)] if pos_label is None else []),
+    ]
     if weight is None:
-        return loss.mean() + guard(checks)
-    w, weight_check = valid_weight(weight)
-    return (loss * w).sum() / w.sum() + guard([*checks, weight_check])
+        value = loss.mean() + guard(checks)
+    else:
+        w, weight_check = valid_weight(weight)
+        value = fm.weighted_mean(loss, w) + guard([*checks, weight_check])
+    return _nonempty(value, _col(y_true))

@@ -275,7 +275,7 @@ def confusion_matrix(frame: pl.DataFrame, *, by: str | Sequence[str] | None = No
         frame,
         by,
         "confusion_matrix",
-        required=_CONFUSION,
+        required=_CONFUSION[:3],  # "normalized" is there only with normalize=
         known=_CONFUSION.__contains__,
         point=["actual", "predicted"],
     )
@@ -361,3 +361,50 @@ def per_class(
             row=alt.Row(f"{_SEGMENT}:N", title=_title(names), sort=_facet_order(long))
         )
     return chart.properties(title="Per-class metrics")
+
+
+_OVER_TIME = OUTPUTS["over_time"]
+
+
+def over_time(frame: pl.DataFrame, *, by: str | Sequence[str] | None = None) -> alt.Chart:
+    """Metrics of ``.metrics.over_time(...)`` against the window's end: one line per
+    segment, the ``low``-``high`` interval as a band when the frame has it, one
+    panel per metric (each on its own y scale)."""
+    names = _checked(
+        frame,
+        by,
+        "over_time",
+        required=("window_end", "metric", "value"),
+        known=_OVER_TIME.__contains__,
+        point=["window_end", "metric"],
+    )
+    data = _segmented(frame, names).with_columns(pl.col("window_end").alias("time"))
+    band = "low" in data.columns
+    base = alt.Chart(data).encode(
+        x=alt.X("time:T", title="window end"),
+        color=alt.Color(f"{_SEGMENT}:N", title=_title(names), sort=_facet_order(data)),
+        detail=f"{_SEGMENT_ID}:N",
+    )
+    tooltip = [
+        *([f"{_SEGMENT}:N"] if names else []),
+        "window_start:T",
+        "window_end:T",
+        "metric:N",
+        alt.Tooltip("value:Q", format=".4f"),
+        *(
+            [alt.Tooltip("low:Q", format=".4f"), alt.Tooltip("high:Q", format=".4f")]
+            if band
+            else []
+        ),
+    ]
+    line = base.mark_line(point=True).encode(
+        y=alt.Y("value:Q", title=None, scale=alt.Scale(zero=False)), tooltip=tooltip
+    )
+    layers = line
+    if band:
+        layers = base.mark_area(opacity=0.2).encode(y="low:Q", y2="high:Q") + line
+    metrics = data["metric"].unique(maintain_order=True).to_list()
+    chart = layers.properties(width=480, height=160).facet(
+        row=alt.Row("metric:N", title=None, sort=metrics)
+    )
+    return chart.resolve_scale(y="independent").properties(title="Metrics over time")

@@ -56,7 +56,7 @@ def sum_states(state: FrameT, keys: Sequence[str], values: Sequence[str]) -> Fra
 
 def _merged(
     state: pl.LazyFrame,
-    by: list[str],
+    by: names.Segments,
     columns: Mapping[str, str],
     values: Sequence[str],
     label_columns: Sequence[str] = (),
@@ -69,7 +69,7 @@ def _merged(
     and integer counts of a segment must sum below 2^63.
     """
     schema = state.collect_schema()
-    v.check_columns(schema, **{f"state column {c}": c for c in [*by, *columns]})
+    v.check_columns(schema, **{f"state column {c}": c for c in [*by.names, *columns]})
     for column in values:
         if not (schema[column].is_numeric() and schema[column] != pl.Boolean):
             msg = f"state column {column!r} must be numeric, got {schema[column]}"
@@ -143,7 +143,7 @@ class CountsState(Generic[FrameT]):
 
     def __init__(self, state: FrameT, *, by: By = None) -> None:
         self._eager = isinstance(state, pl.DataFrame)
-        self._by = v.normalize_by(by)
+        self._by = v.normalize_by(by, expressions=False)
         lazy = state.lazy()
         schema = lazy.collect_schema()
         v.check_columns(schema, **{f"state column {c}": c for c in COUNTS_STATE})
@@ -164,11 +164,13 @@ class CountsState(Generic[FrameT]):
             None if labels is None else v.labels_series(labels, self._types.compute, "actual")
         )
         keys = names.segment_keys(self._by)
-        return Counts(frame.cache(), self._by, keys, self._types, labels_s)
+        return Counts(frame.cache(), list(self._by.names), keys, self._types, labels_s)
 
-    def confusion_matrix(self, *, labels: Labels = None) -> FrameT:
+    def confusion_matrix(self, *, labels: Labels = None, normalize: str | None = None) -> FrameT:
         """As :meth:`MetricsLazyFrame.confusion_matrix`."""
-        return _collect(cls.confusion_matrix(self._counts(labels, "confusion_matrix")), self._eager)  # type: ignore[return-value]
+        normalize = v.check_optional_choice("normalize", normalize, ("true", "pred", "all"))
+        counts = self._counts(labels, "confusion_matrix")
+        return _collect(cls.confusion_matrix(counts, normalize=normalize), self._eager)  # type: ignore[return-value]
 
     def per_class(
         self, *, labels: Labels = None, beta: float = 1.0, zero_division: float = 0.0
@@ -194,9 +196,13 @@ class CountsState(Generic[FrameT]):
         result = cls.report(self._counts(labels, "report", b), beta=b, zero_division=zd)
         return _collect(result, self._eager)  # type: ignore[return-value]
 
-    def summary(self, *, labels: Labels = None) -> FrameT:
+    def summary(self, *, labels: Labels = None, kappa_weights: str | None = None) -> FrameT:
         """As :meth:`MetricsLazyFrame.summary`."""
-        return _collect(cls.summary(self._counts(labels, "summary")), self._eager)  # type: ignore[return-value]
+        kappa_weights = v.check_optional_choice(
+            "kappa_weights", kappa_weights, ("linear", "quadratic")
+        )
+        result = cls.summary(self._counts(labels, "summary"), kappa_weights=kappa_weights)
+        return _collect(result, self._eager)  # type: ignore[return-value]
 
 
 class ScoreCountsState(Generic[FrameT]):
@@ -204,7 +210,7 @@ class ScoreCountsState(Generic[FrameT]):
 
     def __init__(self, state: FrameT, *, by: By = None) -> None:
         self._eager = isinstance(state, pl.DataFrame)
-        self._by = v.normalize_by(by)
+        self._by = v.normalize_by(by, expressions=False)
         lazy = state.lazy()
         schema = lazy.collect_schema()
         v.check_columns(schema, **{f"state column {c}": c for c in SCORE_STATE})
@@ -212,9 +218,12 @@ class ScoreCountsState(Generic[FrameT]):
         # -0.0 and 0.0 are one threshold: normalised before equal scores are merged
         lazy = lazy.with_columns(pl.col("score").cast(pl.Float64) + 0.0)
         merged = _merged(lazy, self._by, SCORE_STATE, ("pos", "neg"))
+        # as the frame methods: pos_label absent from the whole input is an error
+        # (a state whose every shard was made with a mistyped pos_label)
+        merged = merged.map_batches(_has_positives)
         self._schema = schema
         keys = names.segment_keys(self._by)
-        self._state = sc.ScoreCounts(merged.cache(), self._by, keys)
+        self._state = sc.ScoreCounts(merged.cache(), list(self._by.names), keys)
 
     def _counts(self, method: str) -> sc.ScoreCounts:
         v.check_by(self._schema, self._by, names.output_columns(method))
@@ -235,9 +244,11 @@ class ScoreCountsState(Generic[FrameT]):
         result = rk.roc_curve(self._counts("roc_curve"), drop_intermediate=drop_intermediate)
         return _collect(result, self._eager)  # type: ignore[return-value]
 
-    def pr_curve(self) -> FrameT:
+    def pr_curve(self, *, drop_intermediate: bool = False) -> FrameT:
         """As :meth:`MetricsLazyFrame.pr_curve`."""
-        return _collect(rk.pr_curve(self._counts("pr_curve")), self._eager)  # type: ignore[return-value]
+        drop_intermediate = v.check_flag("drop_intermediate", drop_intermediate)
+        result = rk.pr_curve(self._counts("pr_curve"), drop_intermediate=drop_intermediate)
+        return _collect(result, self._eager)  # type: ignore[return-value]
 
     def ks(self, *, error_bound: bool = False) -> FrameT:
         """As :meth:`MetricsLazyFrame.ks`; ``error_bound=True`` adds ``ks_error_bound``
@@ -250,6 +261,13 @@ class ScoreCountsState(Generic[FrameT]):
         return _collect(_gains.gains(self._counts("gains"), cuts=cuts), self._eager)  # type: ignore[return-value]
 
 
+def _has_positives(df: pl.DataFrame) -> pl.DataFrame:
+    """A non-empty per-score state must hold a positive somewhere."""
+    if df.height and not df[sc.POS].sum():
+        raise v.Bad.state_without_positives()
+    return df
+
+
 def _label_key(column: str, types: v.LabelTypes) -> pl.Expr:
     """A state's label column, floats kept (checked whole numbers before the cast)."""
     if column in types.float_columns:
@@ -259,6 +277,10 @@ def _label_key(column: str, types: v.LabelTypes) -> pl.Expr:
 
 def from_counts(state: FrameT, *, by: By = None) -> CountsState[FrameT]:
     """Finish metrics from a (concatenation of) ``.metrics.counts(...)`` frame(s).
+
+    ``by``: the state's segment columns, by name (the output names of the ``by``
+    the state was made with); an expression is refused (``TypeError``): the state
+    holds the segments already evaluated.
 
     Examples
     --------
@@ -281,6 +303,8 @@ def from_counts(state: FrameT, *, by: By = None) -> CountsState[FrameT]:
 
 def from_score_counts(state: FrameT, *, by: By = None) -> ScoreCountsState[FrameT]:
     """Finish ranking metrics from a (concatenation of) ``.metrics.score_counts(...)`` frame(s).
+
+    ``by``: the state's segment columns, by name, as in :func:`from_counts`.
 
     Examples
     --------

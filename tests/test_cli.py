@@ -13,6 +13,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
+from sklearn import metrics as skm
 from sklearn.metrics import roc_auc_score
 
 import pl_metrics
@@ -301,3 +302,16 @@ def test_plot_with_several_by_columns_draws_one_line_per_segment(
         auc = roc_auc_score(seg["is_cat"].to_numpy(), seg["cat_score"].to_numpy())
         expected.add(f"{region} / {version} (AUC {auc:.3f})")
     assert legends == expected
+
+
+def test_csv_integer_labels_written_two_ways_are_refused_or_read_as_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # "01" and "1" read as the integer 1 gave accuracy 1.0; as strings it is 0.4
+    path = tmp_path / "labels.csv"
+    path.write_text("y,p\n01,1\n1,1\n02,2\n2,02\n1,2\n")
+    assert cli.main(["summary", str(path), "--y-true", "y", "--y-pred", "p"]) == 2
+    assert "--labels-as-text" in capsys.readouterr().err
+    out = cli.run(["summary", str(path), "--y-true", "y", "--y-pred", "p", "--labels-as-text"])
+    y, p = ["01", "1", "02", "2", "1"], ["1", "1", "2", "02", "2"]
+    assert out["accuracy"].item() == skm.accuracy_score(y, p)

@@ -66,6 +66,16 @@ def test_roc_auc_equals_one_machine(client, dataset) -> None:
     assert_frame_equal(got, df.metrics.roc_auc("y", "s2", by="country"), check_exact=True)
 
 
+def test_by_expressions_are_evaluated_on_the_workers(client, dataset) -> None:
+    root, df = dataset
+    upper = pl.col("country").str.to_uppercase().alias("C")
+    got = pmd.summary(root, "y_true", "y_pred", by=upper, client=client)
+    assert_frame_equal(got, df.metrics.summary("y_true", "y_pred", by=upper), check_exact=True)
+    by = ["country", (pl.col("s2") > 0.5).alias("high")]
+    got = pmd.roc_auc(root, "y", "s2", by=by, client=client)
+    assert_frame_equal(got, df.metrics.roc_auc("y", "s2", by=by), check_exact=True)
+
+
 def test_no_files_is_a_clear_error(client, tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="no Parquet files found"):
         pmd.report(str(tmp_path / "*.parquet"), "y_true", "y_pred", client=client)

@@ -333,3 +333,188 @@ def test_expressions_treat_zero_weight_rows_as_absent() -> None:
         plm.brier_score("t", "q", weight="w"),
     ]
     assert_frame_equal(df.select(exprs), df.filter(pl.col("w") > 0).select(exprs))
+
+
+# ------------------------------------------------- the default pos_label needs {0,1} / {-1,1}
+LABELS_12 = pl.DataFrame({"y": [1, 2, 1, 2, 2, 1], "s": [0.1, 0.9, 0.4, 0.6, 0.8, 0.3]})
+
+
+@pytest.mark.parametrize(
+    "method",
+    [
+        "roc_auc",
+        "average_precision",
+        "roc_curve",
+        "pr_curve",
+        "det_curve",
+        "thresholds",
+        "ks",
+        "gains",
+        "score_counts",
+        "log_loss",
+        "brier_score",
+        "calibration_curve",
+        "calibration_error",
+    ],
+)
+def test_default_pos_label_with_labels_1_and_2_is_refused(method: str) -> None:
+    # scikit-learn: roc_auc_score takes 2 as positive (1.0 here), log_loss too
+    # (0.302), average_precision_score takes 1, brier_score_loss raises: the
+    # positive class must be said.  pl_metrics gave roc_auc 0.0 (1 as positive).
+    with pytest.raises(plm.DataError, match=r"labels \[1, 2\].*pass `pos_label`"):
+        getattr(LABELS_12.metrics, method)("y", "s")
+    lazy = getattr(LABELS_12.lazy().metrics, method)("y", "s")
+    with pytest.raises(plm.DataError, match=r"labels \[1, 2\].*pass `pos_label`"):
+        lazy.collect()
+
+
+def test_default_pos_label_on_the_sorted_roc_auc_path() -> None:
+    # the DataFrame roc_auc sorts continuous scores instead of counting them
+    rng = np.random.default_rng(0)
+    df = pl.DataFrame({"y": rng.integers(1, 3, 2000), "s": rng.random(2000)})
+    with pytest.raises(plm.DataError, match="pass `pos_label`"):
+        df.metrics.roc_auc("y", "s")
+    got = df.metrics.roc_auc("y", "s", pos_label=2).item()
+    assert got == pytest.approx(skm.roc_auc_score(df["y"] == 2, df["s"]), rel=1e-12)
+
+
+def test_explicit_pos_label_with_labels_1_and_2_equals_sklearn() -> None:
+    y, s = LABELS_12["y"].to_numpy(), LABELS_12["s"].to_numpy()
+    m = LABELS_12.metrics
+    assert m.roc_auc("y", "s", pos_label=2).item() == pytest.approx(skm.roc_auc_score(y, s))
+    assert m.log_loss("y", "s", pos_label=2).item() == pytest.approx(skm.log_loss(y, s))
+    assert m.brier_score("y", "s", pos_label=2).item() == pytest.approx(
+        skm.brier_score_loss(y, s, pos_label=2)
+    )
+
+
+@pytest.mark.parametrize(
+    "make", [plm.roc_auc, plm.average_precision, plm.log_loss, plm.brier_score]
+)
+def test_expressions_refuse_the_default_pos_label_with_labels_1_and_2(make) -> None:
+    with pytest.raises(plm.DataError, match="pass `pos_label`"):
+        LABELS_12.select(make("y", "s"))
+    assert LABELS_12.select(make("y", "s", pos_label=2)).item() is not None
+
+
+@pytest.mark.parametrize("make", [plm.log_loss, plm.brier_score])
+def test_probability_expressions_refuse_a_mistyped_pos_label(make) -> None:
+    # gave 0.9588 / 0.3375 (every row a negative); correct: 0.1976 / 0.0375
+    df = pl.DataFrame({"y": ["no", "yes", "no", "yes"], "p": [0.1, 0.9, 0.2, 0.7]})
+    with pytest.raises(plm.DataError, match="`pos_label`='Yes' occurs in none"):
+        df.select(make("y", "p", pos_label="Yes"))
+    expected = {plm.log_loss: skm.log_loss, plm.brier_score: skm.brier_score_loss}[make](
+        [0, 1, 0, 1], [0.1, 0.9, 0.2, 0.7]
+    )
+    assert df.select(make("y", "p", pos_label="yes")).item() == pytest.approx(expected)
+
+
+# ------------------------------------------------------------------------- weights' range
+def test_calibration_error_refuses_weights_that_overflow_in_the_segment() -> None:
+    # each bin's weights are finite, the segment's sum is not: ECE was 0.0
+    rng = np.random.default_rng(13)
+    df = pl.DataFrame({"y": rng.integers(0, 2, 50), "s": rng.random(50), "w": [1e307] * 50})
+    with pytest.raises(plm.DataError, match="sum to infinity"):
+        df.metrics.calibration_error("y", "s", weight="w")
+
+
+def test_weighted_log_loss_does_not_overflow() -> None:
+    # loss x weight overflowed to inf although the weights' sum is finite
+    df = pl.DataFrame({"y": [1, 1, 0], "p": [0.0, 0.0, 1.0], "w": [1e307] * 3})
+    expected = skm.log_loss([1, 1, 0], [0.0, 0.0, 1.0])  # equal weights: the plain mean
+    assert df.metrics.log_loss("y", "p", weight="w").item() == pytest.approx(expected)
+    assert df.select(plm.log_loss("y", "p", weight="w")).item() == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e76, 1e160, 1e300])
+def test_threshold_mcc_does_not_overflow(scale: float) -> None:
+    # equal weights must give the un-weighted MCC: was 0.0 at 1e76 and NaN at 1e160
+    y = [1, 0, 1, 0, 1, 0, 0, 1]
+    s = [0.9, 0.1, 0.4, 0.35, 0.8, 0.7, 0.2, 0.6]
+    df = pl.DataFrame({"y": y, "s": s, "w": [scale] * 8})
+    got = df.metrics.best_threshold("y", "s", metric="mcc", weight="w")
+    predicted = [int(x >= got["threshold"].item()) for x in s]
+    assert got["mcc"].item() == pytest.approx(skm.matthews_corrcoef(y, predicted), rel=1e-12)
+    assert got["threshold"].item() == 0.4  # the unweighted best threshold
+
+
+def test_subnormal_weights_are_refused() -> None:
+    # 5e-324 holds one bit: AP was inf and AUC NaN
+    df = pl.DataFrame({"y": [0, 1, 1], "s": [0.3, 0.9, 0.2], "w": [5e-324] * 3})
+    for call in (
+        lambda: df.metrics.average_precision("y", "s", weight="w"),
+        lambda: df.metrics.brier_score("y", "s", weight="w"),
+        lambda: df.select(plm.log_loss("y", "s", weight="w")),
+    ):
+        with pytest.raises(plm.DataError, match="subnormal"):
+            call()
+
+
+# --------------------------------------------------------------------------- expressions
+def test_expressions_on_a_group_without_rows_are_null() -> None:
+    # f1 / precision gave 0.0 and accuracy NaN; the frame methods give no row
+    df = pl.DataFrame(
+        {"g": ["a", "a", "b", "b"], "y": [1, 0, 1, 0], "p": [1, 1, 1, 0], "w": [0.0, 0.0, 1.0, 1.0]}
+    )
+    got = (
+        df.group_by("g")
+        .agg(
+            plm.f1("y", "p", weight="w"),
+            plm.precision("y", "p", weight="w"),
+            plm.accuracy("y", "p", weight="w"),
+            plm.log_loss("y", "p", weight="w"),
+        )
+        .sort("g")
+    )
+    assert got.row(0) == ("a", None, None, None, None)
+    assert got.row(1)[1:4] == (1.0, 1.0, 1.0)  # b: one tp, one tn
+
+
+# ------------------------------------------------------------------------------- states
+def test_a_state_without_any_positive_is_refused() -> None:
+    # every shard made with a mistyped pos_label: AP 0.0 and a null AUC
+    df = pl.DataFrame({"y": ["no", "yes", "no"], "s": [0.1, 0.9, 0.3]})
+    state = pl.concat([df.metrics.score_counts("y", "s", pos_label="Yes")] * 2)
+    with pytest.raises(plm.DataError, match="no positive row"):
+        plm.from_score_counts(state).average_precision()
+
+
+# ------------------------------------------------------------------------------- dtypes
+def test_enum_beside_a_string_with_values_outside_the_enum() -> None:
+    # was a raw InvalidOperationError (cast of "c" to the Enum)
+    df = pl.DataFrame({"y": pl.Series(["a", "b"], dtype=pl.Enum(["a", "b"])), "p": ["a", "c"]})
+    got = df.metrics.summary("y", "p")
+    assert got["accuracy"].item() == skm.accuracy_score(["a", "b"], ["a", "c"])
+    assert got["mcc"].item() == pytest.approx(skm.matthews_corrcoef(["a", "b"], ["a", "c"]))
+
+
+def test_float32_probabilities_use_float32_tolerance() -> None:
+    # predict_proba as float32 sums to 1 within float32's precision only: refused before
+    rng = np.random.default_rng(1)
+    raw = rng.random((200, 3)).astype(np.float32)
+    probs = (raw / raw.sum(axis=1, keepdims=True)).astype(np.float32)
+    y = rng.integers(0, 3, 200)
+    df = pl.DataFrame({"y": y, "a": probs[:, 0], "b": probs[:, 1], "c": probs[:, 2]})
+    got = df.metrics.log_loss("y", {0: "a", 1: "b", 2: "c"}).item()
+    assert got == pytest.approx(skm.log_loss(y, probs.astype(np.float64)), rel=1e-6)
+
+
+def test_a_mapping_given_to_a_binary_method_says_so() -> None:
+    df = pl.DataFrame({"y": [0, 1, 2], "a": [0.2, 0.3, 0.5], "b": [0.3, 0.3, 0.4]})
+    with pytest.raises(TypeError, match="this method is binary"):
+        df.metrics.average_precision("y", {0: "a", 1: "b"})
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e100, 1e200, 1e300])
+def test_weighted_summary_does_not_overflow(scale: float) -> None:
+    # n^2 overflowed: MCC and kappa were NaN at 1e200 (scikit-learn: MCC NaN too)
+    y = [1, 0, 1, 0, 1, 0, 0, 1, 2, 2]
+    p = [1, 1, 1, 0, 0, 0, 2, 1, 2, 0]
+    df = pl.DataFrame({"y": y, "p": p, "w": [scale] * 10})
+    got = df.metrics.summary("y", "p", weight="w").row(0, named=True)
+    assert got["n"] == pytest.approx(10 * scale, rel=1e-12)
+    assert got["mcc"] == pytest.approx(skm.matthews_corrcoef(y, p), rel=1e-9)
+    assert got["cohen_kappa"] == pytest.approx(skm.cohen_kappa_score(y, p), rel=1e-9)
+    quadratic = df.metrics.summary("y", "p", weight="w", kappa_weights="quadratic")
+    expected = skm.cohen_kappa_score(y, p, weights="quadratic")
+    assert quadratic["cohen_kappa"].item() == pytest.approx(expected, rel=1e-9)

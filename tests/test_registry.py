@@ -30,6 +30,7 @@ this file checks that every path gives the *same* number.
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import inspect
 from collections.abc import Callable
 from pathlib import Path
@@ -53,6 +54,7 @@ class Cols:
     p: str = "p"  # multiclass predictions 0/1/2
     yb: str = "yb"  # binary labels 0/1
     s: str = "s"  # binary score in [0, 1], 2 decimals (ties)
+    pb: str = "pb"  # binary predictions 0/1 of yb
     q: tuple[tuple[object, str], ...] = ((0, "q0"), (1, "q1"), (2, "q2"))  # class probs
     w: str | None = None
     by: str | None = "g"
@@ -79,11 +81,13 @@ def _frame(n: int = 240, seed: int = 7) -> pl.DataFrame:
             "p": p,
             "yb": yb,
             "s": s,
+            "pb": (s >= 0.5).astype(np.int64),
             "q0": q[:, 0],
             "q1": q[:, 1],
             "q2": q[:, 2],
             "w": np.round(rng.random(n) * 3 + 0.1, 3),
             "wi": rng.integers(1, 4, n),
+            "ts": [dt.date(2026, 3, 1) + dt.timedelta(days=int(d)) for d in rng.integers(0, 6, n)],
         }
     ).with_columns(pl.when(pl.int_range(pl.len()) % 17 == 0).then(None).otherwise("g").alias("g"))
 
@@ -98,7 +102,7 @@ class Entry:
 
     name: str
     call: Call  # (namespace or state, cols) -> frame
-    reads: tuple[str, ...]  # the Cols fields it reads: "labels", "binary", "multiclass"
+    reads: tuple[str, ...]  # the Cols it reads: "labels", "binary", "binary_labels", "multiclass"
     weighted: bool = True  # takes weight=
     state: str | None = None  # "counts" / "score_counts": also finished from merged states
     outputs: str | None = None  # key of names.OUTPUTS (default: name)
@@ -135,6 +139,26 @@ METHODS: list[Entry] = [
         bootstrap=True,
     ),
     Entry("summary", _m("summary"), ("labels",), state="counts"),
+    Entry(
+        "summary[kappa_weights]",
+        # the weights depend on the label order: given, so that renaming keeps it
+        lambda m, c: m.summary(
+            c.y, c.p, by=c.by, weight=c.w, labels=[k for k, _ in c.q], kappa_weights="quadratic"
+        ),
+        ("labels",),
+        outputs="summary",
+    ),
+    Entry(
+        "confusion_matrix[normalize]",
+        _m("confusion_matrix", normalize="true"),
+        ("labels",),
+        outputs="confusion_matrix",
+    ),
+    Entry(
+        "class_likelihood_ratios",
+        lambda m, c: m.class_likelihood_ratios(c.yb, c.pb, by=c.by, weight=c.w, pos_label=c.pos),
+        ("binary_labels",),
+    ),
     Entry(
         "summary[ci]",
         _m("summary", **CI),
@@ -188,7 +212,53 @@ METHODS: list[Entry] = [
     ),
     Entry("roc_curve", _b("roc_curve"), ("binary",), state="score_counts"),
     Entry("pr_curve", _b("pr_curve"), ("binary",), state="score_counts"),
+    Entry(
+        "pr_curve[drop_intermediate]",
+        _b("pr_curve", drop_intermediate=True),
+        ("binary",),
+        outputs="pr_curve",
+    ),
     Entry("score_counts", _b("score_counts"), ("binary",)),
+    Entry(
+        "over_time[labels]",
+        lambda m, c: m.over_time(
+            c.y,
+            y_pred=c.p,
+            index="ts",
+            every="1d",
+            period="3d",
+            metrics=["n", "accuracy", "f1_macro", "mcc"],
+            by=c.by,
+            weight=c.w,
+        ),
+        ("labels",),
+        outputs="over_time",
+    ),
+    Entry(
+        "over_time[scores]",
+        lambda m, c: m.over_time(
+            c.yb,
+            y_score=c.s,
+            pos_label=c.pos,
+            index="ts",
+            every="2d",
+            metrics=["roc_auc", "average_precision", "ks"],
+            by=c.by,
+            weight=c.w,
+        ),
+        ("binary",),
+        outputs="over_time",
+    ),
+    Entry(
+        "over_time[ci]",
+        lambda m, c: m.over_time(
+            c.y, y_pred=c.p, index="ts", every="1d", period="2d", by=c.by, **CI
+        ),
+        ("labels",),
+        outputs="over_time",
+        weighted=False,
+        bootstrap=True,
+    ),
     Entry("ks", _b("ks"), ("binary",), state="score_counts"),
     Entry("ks[bins]", _b("ks", bins=10), ("binary",), outputs="ks"),
     Entry("gains", _b("gains", buckets=7), ("binary",), state="score_counts"),
@@ -201,6 +271,20 @@ METHODS: list[Entry] = [
         outputs="log_loss",
     ),
     Entry("brier_score", _b("brier_score"), ("binary",)),
+    Entry("d2_log_loss_score", _b("d2_log_loss_score"), ("binary",)),
+    Entry(
+        "d2_log_loss_score[multiclass]",
+        lambda m, c: m.d2_log_loss_score(c.y, c.qmap, by=c.by, weight=c.w),
+        ("multiclass",),
+        outputs="d2_log_loss_score",
+    ),
+    Entry("d2_brier_score", _b("d2_brier_score"), ("binary",)),
+    Entry(
+        "d2_brier_score[multiclass]",
+        lambda m, c: m.d2_brier_score(c.y, c.qmap, by=c.by, weight=c.w),
+        ("multiclass",),
+        outputs="d2_brier_score",
+    ),
     Entry("calibration_curve", _b("calibration_curve", n_bins=4), ("binary",)),
     Entry(
         "calibration_curve[quantile]",
@@ -315,7 +399,7 @@ BINARY = {0: "neg", 1: "pos"}
 
 
 def _renamed_labels(df: pl.DataFrame, labels: dict[int, str] = REORDERS) -> pl.DataFrame:
-    relabel = {"y": labels, "p": labels, "yb": BINARY}
+    relabel = {"y": labels, "p": labels, "yb": BINARY, "pb": BINARY}
     return df.with_columns(
         pl.col(col).replace_strict(mapping, return_dtype=pl.String)
         for col, mapping in relabel.items()
@@ -468,7 +552,7 @@ def test_by_may_have_any_name_but_an_output_column(entry: Entry) -> None:
     c = Cols()
     baseline = run(entry, DATA, c)
     outputs = names.output_columns(entry.outputs or entry.name, beta=entry.beta, ci=entry.ci)
-    inputs = {"y", "p", "yb", "s", "q0", "q1", "q2", "w", "wi"}
+    inputs = {"y", "p", "yb", "s", "pb", "q0", "q1", "q2", "w", "wi", "ts"}
     for name in BY_CANDIDATES:
         if name in inputs:
             continue
@@ -487,12 +571,114 @@ def test_by_may_have_any_name_but_an_output_column(entry: Entry) -> None:
         same(got, baseline.rename({"g": name}))
 
 
+# ------------------------------------------------------------------------ by expressions
+#: ``by`` expressions and the columns they make: each must equal materialising the
+#: columns first (``with_columns``) and passing their names.
+BY_EXPRESSIONS: dict[str, tuple[object, str | list[str]]] = {
+    "expr": (pl.col("g").str.to_uppercase().alias("G"), "G"),
+    # output name "g": the expression's value, not the input column of that name
+    "expr-shadows": (pl.col("g").str.to_uppercase(), "g"),
+    "name+expr": (["g", (pl.col("yb") + 10).alias("k")], ["g", "k"]),
+    # not row-wise: evaluated on all the input rows, as with_columns does
+    "over-all-rows": ((pl.col("s") > pl.col("s").median()).alias("above"), "above"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BY_EXPRESSIONS))
+@pytest.mark.parametrize("entry", METHODS, ids=IDS)
+def test_by_expression_equals_materialised_column(
+    entry: Entry, case: str, parquet_dir: Path
+) -> None:
+    by, columns = BY_EXPRESSIONS[case]
+    base = Cols(w="w") if entry.weighted else Cols()
+    c, named = dataclasses.replace(base, by=by), dataclasses.replace(base, by=columns)
+    exprs = [e for e in (by if isinstance(by, list) else [by]) if isinstance(e, pl.Expr)]
+    expected = run(entry, DATA.with_columns(exprs), named)
+    keys = columns if isinstance(columns, list) else [columns]
+    assert expected.columns[: len(keys)] == keys
+    same(run(entry, DATA, c), expected)
+    lazy = entry.call(DATA.lazy().metrics, c)
+    assert isinstance(lazy, pl.LazyFrame)
+    same(lazy.collect(engine="streaming"), expected)
+    same(lazy.collect(engine="in-memory"), expected)
+    scanned = entry.call(pl.scan_parquet(parquet_dir / "*.parquet").metrics, c)
+    same(scanned.collect(engine="streaming"), expected)
+    if entry.state and case != "over-all-rows":
+        # states made with the expression, finished by its output names (a state
+        # evaluates `by` on its shard's rows: a median is the shard's median)
+        shards = DATA.with_columns(part=pl.int_range(pl.len()) % 3).partition_by("part")
+        states = [run(BY_NAME[entry.state], s.drop("part"), c) for s in shards]
+        finish = plm.from_counts if entry.state == "counts" else plm.from_score_counts
+        same(FINISHERS[entry.name](finish(pl.concat(states), by=columns), c), expected)
+
+
+def test_by_expression_on_the_sorted_roc_auc_path() -> None:
+    """DataFrame.roc_auc sorts continuous scores (``_ranking_sorted``): same by rules."""
+    from pl_metrics import _ranking_sorted
+
+    rng = np.random.default_rng(3)
+    n = 6000
+    df = pl.DataFrame(
+        {"g": rng.choice(["a", "b"], n), "y": rng.integers(0, 2, n), "s": rng.random(n)}
+    )
+    assert _ranking_sorted.use_sorted_path(df, "s")
+    by = [pl.col("g").str.to_uppercase().alias("G"), (pl.col("s") > 0.5).alias("hi")]
+    expected = df.with_columns(by).metrics.roc_auc("y", "s", by=["G", "hi"])
+    got = df.metrics.roc_auc("y", "s", by=by)
+    same(got, expected)
+    same(got, df.lazy().metrics.roc_auc("y", "s", by=by).collect(engine="streaming"))
+    with pytest.raises(ValueError, match="`by` column 'roc_auc' collides"):
+        df.metrics.roc_auc("y", "s", by=pl.col("g").alias("roc_auc"))
+
+
+def _by_errors(entry: Entry) -> list[tuple[object, type, str]]:
+    """(by, error type, message regex) of the ``by`` values refused at call time."""
+    output = names.output_columns(entry.outputs or entry.name, beta=entry.beta, ci=entry.ci)[-1]
+    return [
+        (pl.all(), ValueError, "`by` expression .* does not have a single output column name"),
+        (pl.col("g", "y"), ValueError, "does not have a single output column name.*alias"),
+        (["g", pl.col("g")], ValueError, "`by` lists a column more than once"),
+        (
+            [pl.col("g").alias("k"), pl.col("yb").alias("k")],
+            ValueError,
+            "`by` lists a column more than once: \\['k', 'k'\\]",
+        ),
+        (pl.col("g").alias(output), ValueError, f"`by` column '{output}' collides.*alias"),
+        (pl.col("g").alias("__plm_by0"), ValueError, "`by` column '__plm_by0' starts with"),
+        (pl.col("nope").alias("k"), pl.exceptions.ColumnNotFoundError, "`by` expression.*nope"),
+        (pl.col("g") + 1, pl.exceptions.InvalidOperationError, "`by` expression"),
+        (3, TypeError, "`by` must be a column name or a list"),
+    ]
+
+
+@pytest.mark.parametrize("entry", METHODS, ids=IDS)
+def test_bad_by_expressions_are_refused_at_call_time(entry: Entry) -> None:
+    c = Cols(w="w") if entry.weighted else Cols()
+    for by, error, match in _by_errors(entry):
+        cb = dataclasses.replace(c, by=by)
+        with pytest.raises(error, match=match):
+            run(entry, DATA, cb)
+        with pytest.raises(error, match=match):
+            entry.call(DATA.lazy().metrics, cb)  # lazy: refused before any collect
+
+
+@pytest.mark.parametrize("finish", [plm.from_counts, plm.from_score_counts])
+def test_state_finishers_take_names_not_expressions(finish: Callable) -> None:
+    state = run(BY_NAME["counts" if finish is plm.from_counts else "score_counts"], DATA, Cols())
+    with pytest.raises(TypeError, match="`by` of from_counts / from_score_counts names columns"):
+        finish(state, by=pl.col("g"))
+    with pytest.raises(TypeError, match="names columns of the state"):
+        finish(state.lazy(), by=["g", pl.col("g").alias("G")])
+
+
 # --------------------------------------------------------------------------- bad input
 def _bad_inputs(
     entry: Entry,
 ) -> list[tuple[str, Callable[[pl.DataFrame], pl.DataFrame], type, str]]:
     """(case, how the data is spoiled, the error type, a regex its message matches)."""
-    label = {"labels": "y", "binary": "yb", "multiclass": "y"}[entry.reads[0]]
+    label = {"labels": "y", "binary": "yb", "binary_labels": "yb", "multiclass": "y"}[
+        entry.reads[0]
+    ]
     cases: list[tuple[str, Callable[[pl.DataFrame], pl.DataFrame], type, str]] = [
         ("missing label column", lambda d: d.drop(label), pl.exceptions.ColumnNotFoundError, label),
         ("missing by column", lambda d: d.drop("g"), pl.exceptions.ColumnNotFoundError, "g"),
@@ -709,6 +895,7 @@ PLOTS = {
     "pr_curve": "pr_curve",
     "confusion_matrix": "confusion_matrix",
     "per_class": "per_class",
+    "over_time": "over_time[scores]",
 }
 
 

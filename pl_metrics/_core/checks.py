@@ -10,47 +10,56 @@
    These are counted inside the one aggregation the metric needs anyway and
    checked on its small result (:func:`raise_if_bad`), so they cost no extra scan.
 
-Every data message is written once, in :class:`Bad`, and used by every path
-(eager, lazy, expressions, the sorted in-memory AUC, states, the CLI).
+Every data message is written once, in :class:`~pl_metrics._core.messages.Bad`,
+and used by every path (eager, lazy, expressions, the sorted in-memory AUC,
+states, the CLI); the label dtype rules live in :mod:`pl_metrics._core.labels`.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-import numbers
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
 
 import polars as pl
 from polars.exceptions import ColumnNotFoundError, SchemaError
 
-from pl_metrics._core.names import BAD_WEIGHT, INTERNAL, ROWS
+from pl_metrics._core.labels import (
+    LabelTypes,
+    is_int,
+    is_real,
+    label_types,
+    label_value,
+    labels_series,
+    single_label_types,
+)
+from pl_metrics._core.messages import Bad
+from pl_metrics._core.names import BAD_WEIGHT, INTERNAL, ROWS, Segments
 from pl_metrics.exceptions import DataError
 
-__all__ = ["BAD_WEIGHT", "INTERNAL", "ROWS"]
+# Re-exported: the callers read every check as ``checks.<name>`` (one import).
+__all__ = [
+    "BAD_WEIGHT",
+    "INTERNAL",
+    "ROWS",
+    "Bad",
+    "LabelTypes",
+    "label_types",
+    "label_value",
+    "labels_series",
+    "single_label_types",
+]
 
-_STRINGY = (pl.String, pl.Categorical)
 #: Integers up to this magnitude are exact in Float64 (scores are compared as Float64).
 MAX_EXACT_FLOAT_INT = 2**53
 _INT64_MAX = 2**63 - 1
 
 
 # --------------------------------------------------------------------------- options
-def _is_real(value: object) -> bool:
-    """A real number (numpy scalars included), not a bool."""
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
-
-
 def check_beta(beta: float) -> float:
     """Return ``beta`` as a float, or raise if it is not finite and > 0."""
-    if not (_is_real(beta) and math.isfinite(beta) and beta > 0):
+    if not (is_real(beta) and math.isfinite(beta) and beta > 0):
         msg = f"`beta` must be a finite float > 0, got {beta!r}"
         raise ValueError(msg)
     return float(beta)
@@ -58,7 +67,7 @@ def check_beta(beta: float) -> float:
 
 def check_zero_division(zero_division: float) -> float:
     """Return ``zero_division`` as a float: one of 0.0, 1.0 or NaN."""
-    if _is_real(zero_division) and (math.isnan(zero_division) or zero_division in (0, 1)):
+    if is_real(zero_division) and (math.isnan(zero_division) or zero_division in (0, 1)):
         return float(zero_division)
     msg = f"`zero_division` must be one of 0.0, 1.0 or float('nan'), got {zero_division!r}"
     raise ValueError(msg)
@@ -73,7 +82,7 @@ def check_choice(name: str, value: object, allowed: Collection[str]) -> None:
 
 def positive_int(name: str, value: object) -> int:
     """``value`` as an int >= 1 (numpy integers accepted)."""
-    if not (_is_int(value) and value >= 1):
+    if not (is_int(value) and value >= 1):
         msg = f"`{name}` must be an integer >= 1, got {value!r}"
         raise ValueError(msg)
     return int(value)
@@ -83,7 +92,7 @@ def check_bins(bins: object) -> int | None:
     """``bins=``: None or an integer >= 1."""
     if bins is None:
         return None
-    if not (_is_int(bins) and bins >= 1):
+    if not (is_int(bins) and bins >= 1):
         msg = f"`bins` must be None or an integer >= 1, got {bins!r}"
         raise ValueError(msg)
     return int(bins)
@@ -98,11 +107,11 @@ def check_buckets(buckets: object) -> list[tuple[int, int]]:
     not the binary float just above it), so a block at exactly 20 % of the rows
     is placed by exact integer arithmetic.
     """
-    if _is_int(buckets) and buckets >= 1:
+    if is_int(buckets) and buckets >= 1:
         m = int(buckets)
         return [(j, m) for j in range(1, m)]
     if isinstance(buckets, Sequence) and not isinstance(buckets, str) and buckets:
-        shares = [Fraction(repr(float(q))) for q in buckets if _is_real(q)]
+        shares = [Fraction(repr(float(q))) for q in buckets if is_real(q)]
         ordered = all(a < b for a, b in itertools.pairwise(shares))
         if len(shares) == len(buckets) and ordered and shares[0] > 0 and shares[-1] <= 1:
             inner = shares[:-1] if shares[-1] == 1 else shares
@@ -116,10 +125,63 @@ def check_buckets(buckets: object) -> list[tuple[int, int]]:
 
 def check_threshold(threshold: object) -> float:
     """A finite number."""
-    if not (_is_real(threshold) and math.isfinite(threshold)):
+    if not (is_real(threshold) and math.isfinite(threshold)):
         msg = f"`threshold` must be a finite number, got {threshold!r}"
         raise ValueError(msg)
     return float(threshold)
+
+
+def check_optional_choice(name: str, value: object, allowed: Collection[str]) -> str | None:
+    """``value``: None or one of ``allowed`` (``normalize=``, ``kappa_weights=``)."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or value not in allowed:
+        msg = f"`{name}` must be None or one of {list(allowed)}, got {value!r}"
+        raise ValueError(msg)
+    return value
+
+
+def check_flag(name: str, value: object) -> bool:
+    """``value``: True or False (a truthy string or number is refused, not guessed)."""
+    if not isinstance(value, bool):
+        msg = f"`{name}` must be True or False, got {value!r}"
+        raise ValueError(msg)
+    return value
+
+
+def check_replace_undefined_by(value: object) -> tuple[float, float]:
+    """``replace_undefined_by`` of ``class_likelihood_ratios``: NaN, 1.0 or
+    ``{"LR+": v1, "LR-": v2}`` with ``v1`` in [1, inf] or NaN and ``v2`` in [0, 1]
+    or NaN (scikit-learn's rule).  Returns the values for LR+ and LR-."""
+    if is_real(value) and (math.isnan(value) or value == 1):
+        return float(value), float(value)
+    if isinstance(value, Mapping) and set(value) == {"LR+", "LR-"}:
+        lr_pos, lr_neg = value["LR+"], value["LR-"]
+        if (
+            is_real(lr_pos)
+            and is_real(lr_neg)
+            and (math.isnan(lr_pos) or lr_pos >= 1)
+            and (math.isnan(lr_neg) or 0 <= lr_neg <= 1)
+        ):
+            return float(lr_pos), float(lr_neg)
+    msg = (
+        "`replace_undefined_by` must be float('nan'), 1.0 or a dict "
+        "{'LR+': value_1, 'LR-': value_2} with value_1 in [1, inf] or NaN and value_2 in "
+        f"[0, 1] or NaN; got {value!r}"
+    )
+    raise ValueError(msg)
+
+
+def check_kappa_interval(kappa_weights: str | None, ci_method: str) -> None:
+    """``summary(kappa_weights=..., ci=...)``: refused with the bootstrap, whose
+    replicates keep per-class counts, not the cells a weighted kappa needs."""
+    if kappa_weights is not None and ci_method == "bootstrap":
+        msg = (
+            "`kappa_weights` with ci_method='bootstrap' is not supported: the bootstrap "
+            "replicates keep per-class counts, not the off-diagonal cells a weighted "
+            "kappa needs; drop `ci`, or use ci_method='wilson' (accuracy only)"
+        )
+        raise ValueError(msg)
 
 
 def check_ci(ci: object, n_boot: object, ci_method: object, methods: Sequence[str]) -> bool:
@@ -129,7 +191,7 @@ def check_ci(ci: object, n_boot: object, ci_method: object, methods: Sequence[st
     """
     if ci is None:
         return False
-    if not (_is_real(ci) and 0 < ci < 1):
+    if not (is_real(ci) and 0 < ci < 1):
         msg = f"`ci` must be None or a confidence level in (0, 1), e.g. 0.95; got {ci!r}"
         raise ValueError(msg)
     positive_int("n_boot", n_boot)
@@ -137,36 +199,86 @@ def check_ci(ci: object, n_boot: object, ci_method: object, methods: Sequence[st
     return True
 
 
-def normalize_by(by: object) -> list[str]:
-    """Turn ``by=`` into a list of distinct column names."""
+def normalize_by(by: object, *, expressions: bool = True) -> Segments:
+    """Turn ``by=`` into :class:`~pl_metrics._core.names.Segments`: a column name, a
+    polars expression, or a list of them, with distinct output names.
+
+    An expression's output name is ``expr.meta.output_name()``; one without a
+    single output name (``pl.all()``, ``pl.col("a", "b")``, a selector) is refused.
+    ``expressions=False`` (the state finishers): column names only.
+    """
     if by is None:
-        return []
-    if isinstance(by, str):
-        return [by]
-    if not isinstance(by, Sequence) or not all(isinstance(name, str) for name in by):
+        items: list[str | pl.Expr] = []
+    elif isinstance(by, (str, pl.Expr)):
+        items = [by]
+    elif isinstance(by, Sequence) and all(isinstance(item, (str, pl.Expr)) for item in by):
+        items = list(by)
+    else:
         msg = (
-            f"`by` must be a column name or a list of column names, got {by!r} "
-            f"({type(by).__name__}); e.g. by='region' or by=['region', 'day']"
+            f"`by` must be a column name or a list of names and polars expressions (or one "
+            f"expression), got {by!r} ({type(by).__name__}); e.g. by='region', "
+            "by=['region', 'day'] or by=['region', pl.col('ts').dt.date().alias('day')]"
         )
         raise TypeError(msg)
-    names = list(by)
+    expr = next((item for item in items if isinstance(item, pl.Expr)), None)
+    if not expressions and expr is not None:
+        msg = (
+            "`by` of from_counts / from_score_counts names columns of the state, got the "
+            f"expression {expr}; the state holds the segments already evaluated: pass "
+            "their names, e.g. by='week' for a state made with "
+            "by=pl.col('ts').dt.truncate('1w').alias('week')"
+        )
+        raise TypeError(msg)
+    names = [item if isinstance(item, str) else _output_name(item) for item in items]
     if len(set(names)) != len(names):
-        msg = f"`by` lists a column more than once: {names!r}"
+        msg = (
+            f"`by` lists a column more than once: {names!r} (the output names); "
+            "give an expression another name with .alias('...')"
+        )
         raise ValueError(msg)
-    return names
+    return Segments(tuple(items), tuple(names))
+
+
+def _output_name(expr: pl.Expr) -> str:
+    """The one output name of a ``by`` expression, or a ``ValueError`` saying what to do."""
+    try:
+        several = expr.meta.has_multiple_outputs()
+        name = None if several else expr.meta.output_name()
+    except pl.exceptions.PolarsError:
+        name = None
+    if name is None:
+        msg = (
+            f"`by` expression {expr} does not have a single output column name; pass one "
+            "item per column (e.g. by=['a', 'b'] for pl.col('a', 'b')) and name a "
+            "computed segment with .alias('segment')"
+        )
+        raise ValueError(msg)
+    return name
 
 
 def check_column_name(argument: str, name: object) -> str:
     """A column argument must be one column name (a str)."""
     if not isinstance(name, str):
         hint = ""
-        if argument == "y_score" and isinstance(name, (Sequence, Mapping)):
+        if argument == "y_score" and isinstance(name, Mapping):
+            hint = (
+                "; this method is binary: pass the score column of pos_label (a "
+                "{label: column} mapping is for roc_auc, log_loss, brier_score and "
+                "top_k_accuracy)"
+            )
+        elif argument == "y_score" and isinstance(name, Sequence):
             hint = (
                 "; for multiclass scores pass a mapping {label: column}, "
                 "e.g. {'cat': 'p_cat', 'dog': 'p_dog'}"
             )
         msg = f"`{argument}` must be a column name (str), got {name!r}{hint}"
         raise TypeError(msg)
+    if name.startswith(INTERNAL):
+        msg = (
+            f"`{argument}` column {name!r} starts with {INTERNAL!r}, the prefix of "
+            f"pl_metrics' own columns; rename it first, e.g. `.rename({{{name!r}: 'x'}})`"
+        )
+        raise ValueError(msg)
     return name
 
 
@@ -195,105 +307,43 @@ def check_columns(schema: pl.Schema, **columns: str | None) -> None:
             raise ColumnNotFoundError(msg)
 
 
-def check_by(schema: pl.Schema, by: list[str], reserved: Collection[str]) -> None:
-    """``by`` columns must exist and must not take the name of an output column."""
-    for name in by:
-        check_columns(schema, by=name)
+def check_by(schema: pl.Schema, by: Segments, reserved: Collection[str]) -> None:
+    """``by`` columns must exist, ``by`` expressions must evaluate on ``schema`` (read
+    from an empty frame of that schema: no rows), and no output name may start with
+    :data:`INTERNAL` or take the name of an output column."""
+    for item, name in zip(by.given, by.names, strict=True):
+        if isinstance(item, str):
+            check_columns(schema, by=name)
+            hint = f"`.rename({{{name!r}: 'segment'}})`"
+        else:
+            _check_by_expression(schema, item)
+            hint = f"`.alias('segment')` on the expression {item} whose output name it is"
         if name.startswith(INTERNAL):
             msg = (
-                f"`by` column {name!r} starts with {INTERNAL!r}, the prefix of "
-                f"pl_metrics' own columns; rename it first, e.g. "
-                f"`.rename({{{name!r}: 'segment'}})`"
+                f"`by` column {name!r} starts with {INTERNAL!r}, the prefix of pl_metrics' "
+                f"own columns; rename it first, e.g. {hint}"
             )
             raise ValueError(msg)
         if name in reserved:
             msg = (
                 f"`by` column {name!r} collides with an output column of this method "
-                f"({list(reserved)}); rename it first, e.g. "
-                f"`.rename({{{name!r}: 'segment'}})`"
+                f"({list(reserved)}); rename it first, e.g. {hint}"
             )
             raise ValueError(msg)
 
 
-def _family(dtype: pl.DataType) -> str:
-    if isinstance(dtype, pl.Enum):
-        return "enum"
-    if isinstance(dtype, _STRINGY):
-        return "string"
-    if dtype == pl.Boolean or dtype.is_integer():
-        return "integer"
-    if dtype.is_float():
-        return "float"
-    return repr(dtype)
-
-
-@dataclass(frozen=True)
-class LabelTypes:
-    """How the two label columns are compared, and the dtype of ``label`` out.
-
-    ``float_columns``: the label columns holding floats, whose values must be
-    whole numbers (checked on the data; :class:`Bad`.``not_labels``).
-    """
-
-    compute: pl.DataType  # both columns are cast to this before comparing
-    output: pl.DataType  # the result's label columns are cast back to this
-    float_columns: tuple[str, ...] = ()
-
-
-def _integer_supertype(dtypes: Sequence[pl.DataType]) -> pl.DataType:
-    """The smallest integer dtype holding every value of ``dtypes`` (bool, ints) exactly."""
-    ints = [pl.Int64 if d == pl.Boolean else d for d in dtypes]
-    if any(d == pl.UInt64 for d in ints) and any(d.is_signed_integer() for d in ints):
-        return pl.Int128()
-    frame = pl.LazyFrame(schema={f"c{i}": d for i, d in enumerate(ints)})
-    common = frame.select(pl.coalesce(frame.collect_schema().names())).collect_schema()
-    dtype = next(iter(common.values()))
-    return dtype if dtype.is_integer() else pl.Int128()
-
-
-def label_types(schema: pl.Schema, y_true: str, y_pred: str) -> LabelTypes:
-    """Resolve a lossless common dtype for ``y_true`` and ``y_pred`` or raise ``SchemaError``.
-
-    Integers (and booleans) compare as their integer supertype; floats must hold
-    whole numbers (a data check) and compare as Float64 when both columns are
-    floats, else as integers; String and Categorical compare as String and come
-    back as ``y_true``'s dtype; an Enum keeps its dtype (and its order) and the
-    other column is cast to it.  No cast can merge two different labels.
-    """
-    dt_true, dt_pred = schema[y_true], schema[y_pred]
-    fam_true, fam_pred = _family(dt_true), _family(dt_pred)
-    incompatible = (
-        f"columns {y_true!r} ({dt_true}) and {y_pred!r} ({dt_pred}) hold labels of "
-        "incompatible dtypes; cast one of them so both are numeric or both are strings"
-    )
-    if "enum" in (fam_true, fam_pred):
-        if fam_true == fam_pred and dt_true != dt_pred:
-            msg = f"{incompatible} (two different Enum dtypes)"
-            raise SchemaError(msg)
-        enum = dt_true if fam_true == "enum" else dt_pred
-        if {fam_true, fam_pred} <= {"enum", "string"}:
-            return LabelTypes(compute=enum, output=enum)
-        raise SchemaError(incompatible)
-    numeric = {"integer", "float"}
-    if fam_true in numeric and fam_pred in numeric:
-        floats = tuple(dict.fromkeys(c for c in (y_true, y_pred) if schema[c].is_float()))
-        if len(floats) == 2 or (floats and y_true == y_pred):
-            return LabelTypes(compute=pl.Float64(), output=pl.Float64(), float_columns=floats)
-        ints = [schema[c] for c in (y_true, y_pred) if c not in floats]
-        common = _integer_supertype(ints if not floats else [*ints, pl.Int64()])
-        return LabelTypes(compute=common, output=common, float_columns=floats)
-    if fam_true != fam_pred:
-        raise SchemaError(incompatible)
-    if fam_true == "string":
-        return LabelTypes(compute=pl.String(), output=dt_true)
-    if dt_true != dt_pred:
-        raise SchemaError(incompatible)
-    return LabelTypes(compute=dt_true, output=dt_true)
-
-
-def single_label_types(schema: pl.Schema, y_true: str) -> LabelTypes:
-    """The label types of one column (ranking and probability metrics)."""
-    return label_types(schema, y_true, y_true)
+def _check_by_expression(schema: pl.Schema, expr: pl.Expr) -> None:
+    """A ``by`` expression must resolve on the frame's schema (polars' own error type,
+    with a message naming ``by``)."""
+    try:
+        pl.LazyFrame(schema=schema).select(expr).collect_schema()
+    except pl.exceptions.PolarsError as exc:
+        reason = str(exc).strip().split("\n")[0]  # polars' first line; not its query plan
+        msg = (
+            f"`by` expression {expr} cannot be evaluated on this frame "
+            f"(columns: {list(schema.names())}): {reason}"
+        )
+        raise type(exc)(msg) from None
 
 
 def check_numeric(schema: pl.Schema, argument: str, name: str | None) -> None:
@@ -307,155 +357,7 @@ def check_numeric(schema: pl.Schema, argument: str, name: str | None) -> None:
         raise SchemaError(msg)
 
 
-def label_value(value: object, dtype: pl.DataType, argument: str, column: str) -> Any:
-    """``value`` (``pos_label``, a ``labels=`` entry, a mapping key) as a label of ``dtype``.
-
-    The conversion must be exact: ``pos_label=1`` fits an Int32 or a Float64
-    column, ``1.5`` does not fit an integer column, ``"1"`` does not fit a
-    numeric one (``ValueError`` naming the argument, the column and its dtype).
-    """
-    target = pl.String() if isinstance(dtype, pl.Categorical) else dtype
-    converted: Any = None
-    if target == pl.Boolean:
-        ok = isinstance(value, bool) or (_is_int(value) and value in (0, 1))
-        converted = bool(value) if ok else None
-    elif target.is_numeric():
-        ok = _is_real(value) or isinstance(value, bool)
-        if ok and target.is_integer() and isinstance(value, numbers.Real):
-            as_float = float(value)
-            value = int(as_float) if as_float.is_integer() else value  # 1.0 is the label 1
-        if ok:
-            try:
-                converted = pl.Series([value], dtype=target, strict=True)[0]
-            except (TypeError, ValueError, OverflowError, pl.exceptions.PolarsError):
-                ok = False
-        ok = ok and converted == value
-    else:
-        ok = isinstance(value, str)
-        if ok:
-            try:
-                converted = pl.Series([value], dtype=target, strict=True)[0]
-            except (TypeError, ValueError, pl.exceptions.PolarsError):
-                ok = False
-    if not ok:
-        msg = (
-            f"`{argument}`={value!r} cannot be a label of column {column!r} ({dtype}); "
-            f"pass a value of that dtype"
-        )
-        raise ValueError(msg)
-    return converted
-
-
-def labels_series(labels: object, dtype: pl.DataType, column: str) -> pl.Series:
-    """The ``labels=`` option as a Series of the compute dtype (checked, in order)."""
-    if isinstance(labels, (str, bytes)) or not isinstance(labels, (Sequence, pl.Series)):
-        msg = f"`labels` must be a sequence of class labels, got {labels!r}"
-        raise ValueError(msg)
-    if len(labels) == 0:
-        msg = "`labels` must not be empty; pass None to use the labels in the data"
-        raise ValueError(msg)
-    values = list(labels)
-    if any(v is None for v in values):
-        msg = f"`labels` must not contain None, got {values!r}"
-        raise ValueError(msg)
-    converted = [label_value(v, dtype, "labels", column) for v in values]
-    series = pl.Series("label", converted, dtype=dtype)
-    if series.n_unique() != series.len():
-        msg = f"`labels` must not repeat a class, got {values!r}"
-        raise ValueError(msg)
-    return series
-
-
 # --------------------------------------------------------------------------- data
-class Bad:
-    """The data errors, each message written once (every path raises these)."""
-
-    @staticmethod
-    def nulls(column: str, n: int) -> DataError:
-        return DataError(
-            f"column {column!r} has {n} null rows; drop or fill them first, "
-            f"e.g. `.drop_nulls({column!r})`"
-        )
-
-    @staticmethod
-    def not_labels(column: str, n: int) -> DataError:
-        return DataError(
-            f"column {column!r} has {n} rows that are not class labels (NaN, infinite or "
-            "not a whole number); labels must be integers, booleans or strings. If these "
-            "are scores or probabilities, use the ranking methods (roc_auc, "
-            "average_precision, thresholds) or threshold them first (threshold_report)"
-        )
-
-    @staticmethod
-    def bad_weights(column: str, n: int) -> DataError:
-        return DataError(
-            f"column {column!r} (argument `weight`) has {n} rows with a null, NaN, "
-            "infinite or negative weight; weights must be finite and >= 0"
-        )
-
-    @staticmethod
-    def weight_overflow(column: str) -> DataError:
-        return DataError(
-            f"the weights of column {column!r} (argument `weight`) sum to infinity in a "
-            "segment; rescale them, e.g. divide by their maximum"
-        )
-
-    @staticmethod
-    def bad_scores(columns: Sequence[str], n: int) -> DataError:
-        names = ", ".join(repr(c) for c in columns)
-        return DataError(
-            f"column {names} (argument `y_score`) has {n} null, NaN or infinite rows; "
-            "drop or fill them first"
-        )
-
-    @staticmethod
-    def inexact_scores(columns: Sequence[str], n: int) -> DataError:
-        names = ", ".join(repr(c) for c in columns)
-        return DataError(
-            f"column {names} (argument `y_score`) has {n} integer scores at or beyond +-2**53, "
-            "which cannot be compared exactly as Float64; rescale them"
-        )
-
-    @staticmethod
-    def bad_probabilities(columns: Sequence[str], n: int) -> DataError:
-        names = ", ".join(repr(c) for c in columns)
-        return DataError(
-            f"column {names} has {n} null, NaN, infinite or out-of-[0, 1] probabilities"
-        )
-
-    @staticmethod
-    def pos_label_absent(pos_label: object, column: str, present: Sequence[object]) -> DataError:
-        shown = list(present[:20]) + (["..."] if len(present) > 20 else [])
-        return DataError(
-            f"`pos_label`={pos_label!r} does not occur in column {column!r}; "
-            f"its labels are {shown}; pass one of them as pos_label"
-        )
-
-    @staticmethod
-    def unknown_classes(
-        column: str, n: int, keys: Sequence[object], unknown: Sequence[object] = ()
-    ) -> DataError:
-        which = f" ({list(unknown)!r})" if len(unknown) else ""
-        return DataError(
-            f"column {column!r} has {n} rows whose label{which} has no score column in the "
-            f"mapping (keys: {list(keys)!r}); add the missing classes or drop those rows"
-        )
-
-    @staticmethod
-    def state(column: str, n: int, what: str) -> DataError:
-        return DataError(
-            f"state column {column!r} has {n} rows that are {what}; a state holds the "
-            "output of .metrics.counts / .metrics.score_counts, concatenated"
-        )
-
-    @staticmethod
-    def count_overflow(n: int) -> DataError:
-        return DataError(
-            f"the merged counts of {n} segment(s) pass 2**63 - 1 and cannot be summed "
-            "exactly as Int64; merge fewer states or cast the counts to Float64 (weights)"
-        )
-
-
 #: A data check on an aggregated frame: (column of bad-row counts, error from the total).
 Check = tuple[str, Callable[[int], DataError]]
 
@@ -484,10 +386,26 @@ def not_a_label(column: str | pl.Expr) -> pl.Expr:
     return (~x.is_finite() | (x != x.round()) | (x.abs() >= 2.0**63)).fill_null(False)
 
 
+#: The smallest normal Float64: a positive weight below it (subnormal) has too few
+#: bits to compute with (5e-324 is a single bit: ratios of such sums are garbage).
+MIN_NORMAL_WEIGHT = 2.2250738585072014e-308
+
+
+def weight_is_bad(w: pl.Expr) -> pl.Expr:
+    """Row-wise: a weight that is null, NaN, infinite, negative or subnormal."""
+    w = w.cast(pl.Float64)
+    subnormal = (w > 0) & (w < MIN_NORMAL_WEIGHT)
+    return (
+        w.is_null()
+        | ~w.is_finite().fill_null(False)
+        | (w < 0).fill_null(False)
+        | subnormal.fill_null(False)
+    )
+
+
 def bad_weight(weight: str) -> pl.Expr:
-    """Aggregation: number of rows whose weight is null, NaN, infinite or negative."""
-    w = pl.col(weight).cast(pl.Float64)
-    return (w.is_null() | ~w.is_finite().fill_null(False) | (w < 0).fill_null(False)).sum()
+    """Aggregation: number of rows whose weight is bad (:func:`weight_is_bad`)."""
+    return weight_is_bad(pl.col(weight)).sum()
 
 
 def without_zero_weights(lf: pl.LazyFrame, weight: str | None) -> pl.LazyFrame:

@@ -5,7 +5,8 @@
 else (per-class counts, metrics, averages, summary) is computed from that small
 frame by :func:`class_counts` and the pure functions of ``_classification``.
 
-At the root: the ``by`` columns become internal keys (``names.segment_keys``),
+At the root: the ``by`` columns / expressions become internal keys
+(``names.with_segment_keys``),
 rows of weight 0 are dropped (``checks.without_zero_weights``), and the data
 checks (null labels, float labels that are not whole numbers, bad weights) are
 counted in the one aggregation and raised on its small result.
@@ -34,7 +35,7 @@ class Counts:
     """The confusion counts of a frame and what is needed to finish the metrics."""
 
     frame: pl.LazyFrame  # *keys, ACTUAL, PREDICTED, COUNT   (checked at collect)
-    by: list[str]  # the user's segment columns
+    by: list[str]  # the output names of the user's segments
     keys: list[str]  # their internal names, or ``[ALL]`` when ``by`` is empty
     types: v.LabelTypes
     labels: pl.Series | None  # ``labels=`` in the compute dtype, in order
@@ -61,20 +62,20 @@ def confusion_counts(
     ``reserved`` are the output columns of the calling method, which ``by``
     columns may not take.  Options are checked by the caller first.
     """
-    by_list = v.normalize_by(by)
+    segments = v.normalize_by(by)
     v.check_column_name("y_true", y_true)
     v.check_column_name("y_pred", y_pred)
     if weight is not None:
         v.check_column_name("weight", weight)
     schema = lf.collect_schema()
     v.check_columns(schema, y_true=y_true, y_pred=y_pred)
-    v.check_by(schema, by_list, reserved)
+    v.check_by(schema, segments, reserved)
     v.check_numeric(schema, "weight", weight)
     types = v.label_types(schema, y_true, y_pred)
     labels_s = None if labels is None else v.labels_series(labels, types.compute, y_true)
 
-    keys = names.segment_keys(by_list) if by_list else []
-    rows = v.without_zero_weights(names.with_segment_keys(lf, by_list), weight)
+    keys = names.segment_keys(segments) if segments else []
+    rows = v.without_zero_weights(names.with_segment_keys(lf, segments), weight)
     checks: list[v.Check] = []
     if weight is None:
         aggs = [pl.len().cast(pl.Int64).alias(COUNT)]
@@ -119,9 +120,9 @@ def confusion_counts(
     # The counts feed several small joins; cache them so the rows are read once
     # (polars' common-subplan elimination does not see through the check above).
     frame = frame.cache()
-    if not by_list:
+    if not segments:
         frame = frame.with_columns(pl.lit(0, pl.Int8).alias(ALL))
-    return Counts(frame, by_list, keys or [ALL], types, labels_s)
+    return Counts(frame, list(segments.names), keys or [ALL], types, labels_s)
 
 
 def _key(column: str, alias: str, types: v.LabelTypes) -> pl.Expr:

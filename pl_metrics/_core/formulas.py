@@ -119,10 +119,43 @@ def accuracy(correct: Any, n: Any, zero_division: float, xp: Backend = POLARS) -
 
 
 def binary_mcc(tp: Any, fp: Any, fn: Any, tn: Any, xp: Backend = POLARS) -> Any:
-    """Matthews correlation of a 2x2 matrix; 0 when a margin is 0 (scikit-learn)."""
+    """Matthews correlation of a 2x2 matrix; 0 when a margin is 0 (scikit-learn).
+
+    The counts are divided by their total first (MCC does not change): products
+    of weighted counts near 1e77 would overflow the four margins' product to
+    infinity (MCC 0), or to NaN.
+    """
     tp, fp, fn, tn = (xp.to_float(x) for x in (tp, fp, fn, tn))
-    margins = (tp + fp) * (tp + fn) * (tn + fp) * (tn + fn)
-    return xp.where(margins == 0, 0.0, xp.ratio(tp * tn - fp * fn, xp.sqrt(margins), 0.0))
+    n = tp + fp + fn + tn
+    n = xp.where(n > 0, n, 1.0)
+    tp, fp, fn, tn = tp / n, fp / n, fn / n, tn / n
+    pos_margins = (tp + fp) * (tp + fn)
+    neg_margins = (tn + fp) * (tn + fn)
+    zero = (pos_margins == 0) | (neg_margins == 0)
+    denominator = xp.sqrt(pos_margins) * xp.sqrt(neg_margins)
+    return xp.where(zero, 0.0, xp.ratio(tp * tn - fp * fn, denominator, 0.0))
+
+
+def likelihood_ratios(  # noqa: PLR0917 - the counts, then the options, as every formula here
+    tp: Any,
+    fp: Any,
+    fn: Any,
+    tn: Any,
+    undefined_pos: float,
+    undefined_neg: float,
+    xp: Backend = POLARS,
+) -> tuple[Any, Any]:
+    """scikit-learn's ``class_likelihood_ratios``: LR+ = recall / (1 - specificity) =
+    tp (tn + fp) / (fp (tp + fn)) and LR- = (1 - recall) / specificity =
+    fn (tn + fp) / (tn (tp + fn)).  LR+ is ``undefined_pos`` where fp = 0, LR-
+    ``undefined_neg`` where tn = 0; otherwise, without positives (tp + fn = 0),
+    both are NaN (scikit-learn's order of its three cases)."""
+    tp, fp, fn, tn = (xp.to_float(x) for x in (tp, fp, fn, tn))
+    support_pos, support_neg = tp + fn, tn + fp
+    nan = float("nan")
+    lr_pos = xp.where(fp == 0, undefined_pos, xp.ratio(tp * support_neg, fp * support_pos, nan))
+    lr_neg = xp.where(tn == 0, undefined_neg, xp.ratio(fn * support_neg, tn * support_pos, nan))
+    return lr_pos, lr_neg
 
 
 # --------------------------------------------------------------------------- multiclass
@@ -139,6 +172,23 @@ def kappa_from_covariances(cov_tp: Any, expected: Any, xp: Backend = POLARS) -> 
     """scikit-learn's ``cohen_kappa_score`` (unweighted):
     1 - observed / expected disagreement = (c n - sum t_k p_k) / (n^2 - sum t_k p_k)."""
     return xp.ratio(cov_tp, expected, float("nan"))
+
+
+def weighted_kappa(disagreement: Any, expected: Any, xp: Backend = POLARS) -> Any:
+    """scikit-learn's ``cohen_kappa_score(weights=...)``: 1 - sum w_ij C_ij / sum w_ij E_ij,
+    with ``disagreement`` = n sum w_ij C_ij (the confusion counts C) and ``expected``
+    = sum w_ij t_i p_j (n E_ij = row sum t_i x column sum p_j); NaN where the
+    expected disagreement is 0."""
+    return 1.0 - xp.ratio(disagreement, expected, float("nan"))
+
+
+# --------------------------------------------------------------------------- probability
+def d2_score(loss: Any, null_loss: Any, xp: Backend = POLARS) -> Any:
+    """D^2 (scikit-learn's ``d2_log_loss_score`` / ``d2_brier_score``): the share of the
+    null model's loss explained, 1 - loss / null_loss, for the (weighted) sums or means
+    of the per-row losses of the model and of the class priors; NaN where the null
+    loss is 0."""
+    return 1.0 - xp.ratio(loss, null_loss, float("nan"))
 
 
 # --------------------------------------------------------------------------- ranking
@@ -165,3 +215,11 @@ def average_precision_terms(
     """scikit-learn's step-wise AP terms: delta recall x precision at each threshold
     (0 where the threshold adds no positive).  Their sum is the AP."""
     return xp.where(pos > 0, (pos / p_total) * xp.ratio(tps, tps + fps, 0.0), 0.0)
+
+
+def weighted_mean(value: pl.Expr, weight: pl.Expr) -> pl.Expr:
+    """``np.average(value, weights=weight)``, the weights divided by their largest
+    first (the same mean): a sum of value x weight that would overflow (weights
+    near 1e307) stays finite."""
+    w = weight / weight.max()
+    return (value * w).sum() / w.sum()

@@ -1,16 +1,18 @@
 """Every column name pl_metrics writes: the internal ones and each method's output schema.
 
-Internal columns all start with :data:`INTERNAL`.  A method renames the user's
-``by`` columns to internal keys (:func:`segment_keys`) at the root, before any
-other column is made, and back at the end (:func:`restore_keys`), so a user's
-column can never meet an internal one.  What a ``by`` column may not be named
-is then exactly the method's output columns, declared once in
-:data:`OUTPUTS` (and the ``*_low`` / ``*_high`` columns of ``ci=``).
+Internal columns all start with :data:`INTERNAL`.  A method evaluates the user's
+``by`` (column names or expressions, :class:`Segments`) into internal keys
+(:func:`with_segment_keys`, :func:`segment_keys`) at the root, before any other
+column is made, and renames them to their output names at the end
+(:func:`restore_keys`), so a user's column can never meet an internal one.  What
+a ``by`` column may not be named is then exactly the method's output columns,
+declared once in :data:`OUTPUTS` (and the ``*_low`` / ``*_high`` columns of ``ci=``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence, Sized
+from dataclasses import dataclass
 
 import polars as pl
 
@@ -47,7 +49,8 @@ SCORE_STATE = {"score": SCORE, "pos": POS, "neg": NEG}
 
 #: Each frame method's output columns after ``*by`` ("{f}": the F column's name).
 OUTPUTS: dict[str, tuple[str, ...]] = {
-    "confusion_matrix": ("actual", "predicted", "count"),
+    # "normalized": only with ``normalize=``; declared here so that ``by`` may not take it
+    "confusion_matrix": ("actual", "predicted", "count", "normalized"),
     "counts": tuple(COUNTS_STATE),
     "per_class": (
         "label",
@@ -73,6 +76,9 @@ OUTPUTS: dict[str, tuple[str, ...]] = {
     "score_counts": tuple(SCORE_STATE),
     "log_loss": ("log_loss",),
     "brier_score": ("brier_score",),
+    "d2_log_loss_score": ("d2_log_loss_score",),
+    "d2_brier_score": ("d2_brier_score",),
+    "class_likelihood_ratios": ("positive_likelihood_ratio", "negative_likelihood_ratio"),
     "calibration_curve": ("bin", "prob_true", "prob_pred", "count"),
     "calibration_error": ("ece", "mce"),
     "top_k_accuracy": ("top_k_accuracy",),
@@ -91,6 +97,7 @@ OUTPUTS: dict[str, tuple[str, ...]] = {
     ),
     "det_curve": ("threshold", "fpr", "fnr"),
     "ks": ("ks", "threshold", "ks_error_bound"),
+    "over_time": ("window_start", "window_end", "metric", "value", "low", "high"),
     "gains": (
         "bucket",
         "threshold",
@@ -146,13 +153,36 @@ def interval_columns(metrics: Sequence[str]) -> list[str]:
     return [c for m in metrics for c in (f"{m}_low", f"{m}_high")]
 
 
-def segment_keys(by: Sequence[str]) -> list[str]:
+@dataclass(frozen=True, eq=False)
+class Segments:
+    """A method's ``by=``, normalised once (``checks.normalize_by``).
+
+    ``given``: each item as the user wrote it, a column name or an expression;
+    ``names``: the output name of each (the name, or ``expr.meta.output_name()``),
+    distinct.  A ``by`` expression is just another key: :func:`with_segment_keys`
+    evaluates every item on the input rows under its internal key.
+    """
+
+    given: tuple[str | pl.Expr, ...] = ()
+    names: tuple[str, ...] = ()
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    @property
+    def exprs(self) -> list[pl.Expr]:
+        """Each item as an expression (``pl.col(name)`` for a column name)."""
+        return [pl.col(item) if isinstance(item, str) else item for item in self.given]
+
+
+def segment_keys(by: Sized) -> list[str]:
     """The internal names of the ``by`` columns (``[ALL]`` when there are none)."""
     return [f"{INTERNAL}by{i}" for i in range(len(by))] or [ALL]
 
 
-def with_segment_keys(lf: pl.LazyFrame, by: Sequence[str]) -> pl.LazyFrame:
-    """``lf`` with a copy of each ``by`` column under its internal key name.
+def with_segment_keys(lf: pl.LazyFrame, by: Segments) -> pl.LazyFrame:
+    """``lf`` with each ``by`` item evaluated on its rows under its internal key name
+    (a copy of a ``by`` column; the value of a ``by`` expression).
 
     With no ``by``, the frame is returned as is: :data:`ALL` is added after the
     aggregation (a constant key is cheaper there).
@@ -160,12 +190,27 @@ def with_segment_keys(lf: pl.LazyFrame, by: Sequence[str]) -> pl.LazyFrame:
     if not by:
         return lf
     return lf.with_columns(
-        pl.col(name).alias(key) for name, key in zip(by, segment_keys(by), strict=True)
+        expr.alias(key) for expr, key in zip(by.exprs, segment_keys(by), strict=True)
     )
 
 
+def stand_in_keys(by: Sized, taken: Collection[str]) -> list[str]:
+    """Names under which a method built on another (``compare``, ``threshold_report``)
+    evaluates its segments on the input rows and hands them to the inner method:
+    ``segment{i}``, with ``_`` appended until no column in ``taken`` (the columns the
+    inner method reads) has it.  The outer method checks ``by`` itself
+    (``checks.check_by``) and renames the keys back to the output names."""
+    keys = []
+    for i in range(len(by)):
+        key = f"segment{i}"
+        while key in taken:
+            key += "_"
+        keys.append(key)
+    return keys
+
+
 def restore_keys(frame: pl.LazyFrame, by: Sequence[str]) -> pl.LazyFrame:
-    """The internal segment keys renamed back to the user's ``by`` columns."""
+    """The internal segment keys renamed back to the ``by`` output names."""
     if not by:
         return frame.drop(ALL)
     return frame.rename(dict(zip(segment_keys(by), by, strict=True)))

@@ -43,7 +43,7 @@ class ScoreCounts:
     """Per-segment, per-distinct-score positive and negative counts (or weights)."""
 
     frame: pl.LazyFrame  # *keys, SCORE, POS, NEG
-    by: list[str]
+    by: list[str]  # the output names of the user's segments
     keys: list[str]  # internal names of ``by``, or [ALL]
 
     def finish(self, result: pl.LazyFrame) -> pl.LazyFrame:
@@ -66,6 +66,41 @@ def resolve_pos_label(schema: pl.Schema, y_true: str, pos_label: object) -> obje
         )
         raise ValueError(msg)
     return v.label_value(pos_label, dtype, "pos_label", y_true)
+
+
+_NOT_01 = f"{names.INTERNAL}not_01"
+_NOT_11 = f"{names.INTERNAL}not_11"
+
+
+def defaults_pos_label(schema: pl.Schema, y_true: str, pos_label: object) -> bool:
+    """True when ``pos_label`` is the default 1 of a numeric label column: then the
+    labels must be {0, 1} or {-1, 1} (:func:`default_pos_label_aggs`)."""
+    dtype = schema[y_true]
+    return pos_label is None and dtype != pl.Boolean and dtype.is_numeric()
+
+
+def default_pos_label_aggs(y: pl.Expr) -> list[pl.Expr]:
+    """Aggregations counting the labels outside {0, 1} and outside {-1, 1}."""
+    y = y.cast(pl.Float64)  # any numeric dtype (no integer is lost as 0, 1 or -1)
+    return [
+        (~y.is_in([0.0, 1.0])).fill_null(False).sum().alias(_NOT_01),
+        (~y.is_in([-1.0, 1.0])).fill_null(False).sum().alias(_NOT_11),
+    ]
+
+
+def check_default_pos_label(frame: pl.LazyFrame, rows: pl.LazyFrame, y_true: str) -> pl.LazyFrame:
+    """Raise at collect when the default ``pos_label`` (1) meets labels other than
+    {0, 1} or {-1, 1} anywhere in the input (scikit-learn's
+    ``_check_pos_label_consistency``): with {1, 2}, is 1 or 2 the positive class?
+    scikit-learn's own functions disagree, so the user must say.  Drops the two
+    check columns."""
+
+    def check(df: pl.DataFrame) -> pl.DataFrame:
+        if df.height and df[_NOT_01].sum() and df[_NOT_11].sum():
+            raise v.Bad.pos_label_needed(y_true, v.labels_present(rows, y_true))
+        return df
+
+    return frame.map_batches(check).drop(_NOT_01, _NOT_11)
 
 
 def _as_score(column: str, dtype: pl.DataType, bins: int | None = None) -> pl.Expr:
@@ -166,8 +201,12 @@ def _binary_counts(
     weight: str | None,
     bins: int | None = None,
     pos_label_present: bool = True,
+    default_pos: bool = False,
 ) -> pl.LazyFrame:
-    """``*keys, SCORE, POS, NEG`` (+ check columns) for one score column."""
+    """``*keys, SCORE, POS, NEG`` (+ check columns) for one score column.
+
+    ``default_pos``: ``pos_label`` was not given (see :func:`check_default_pos_label`).
+    """
     positive = pl.col(y_true) == pl.lit(pos_label, schema[y_true])
     if weight is None:
         pos = positive.sum().cast(pl.Int64)
@@ -185,6 +224,7 @@ def _binary_counts(
         pl.len().alias(ROWS),
         *true_aggs,
         *extra,
+        *(default_pos_label_aggs(pl.col(y_true)) if default_pos else []),
     )
     frame, checks = _score_key_checks(frame, schema, score)
     checks += label_checks
@@ -208,6 +248,8 @@ def _binary_counts(
         frame = frame.with_columns(_segment_weight(keys, [POS, NEG]))
         checks += _weight_checks(weight)
     frame = v.raise_if_bad(frame, checks)
+    if default_pos:
+        frame = check_default_pos_label(frame, lf, y_true)
     if pos_label_present:
         positives = POS if weight is None else _POSITIVE_ROWS
         frame = check_pos_label(frame, lf, y_true, pos_label, positives)
@@ -255,9 +297,9 @@ def prepare(
     weight: str | None,
     reserved: Sequence[str],
     argument: str = "y_score",
-) -> tuple[pl.Schema, list[str], v.LabelTypes]:
+) -> tuple[pl.Schema, names.Segments, v.LabelTypes]:
     """The schema checks shared by the ranking and probability methods."""
-    by_list = v.normalize_by(by)
+    segments = v.normalize_by(by)
     v.check_column_name("y_true", y_true)
     if weight is not None:
         v.check_column_name("weight", weight)
@@ -265,10 +307,10 @@ def prepare(
     v.check_columns(schema, y_true=y_true)
     for column in score_columns:
         v.check_numeric(schema, argument, column)
-    v.check_by(schema, by_list, reserved)
+    v.check_by(schema, segments, reserved)
     v.check_numeric(schema, "weight", weight)
     types = v.single_label_types(schema, y_true)
-    return schema, by_list, types
+    return schema, segments, types
 
 
 def binary_score_counts(
@@ -290,10 +332,12 @@ def binary_score_counts(
     ``pos_label`` (a state of one shard may have none, and is not checked).
     """
     y_score = v.check_column_name("y_score", y_score)
-    schema, by_list, types = prepare(lf, y_true, [y_score], by=by, weight=weight, reserved=reserved)
+    schema, segments, types = prepare(
+        lf, y_true, [y_score], by=by, weight=weight, reserved=reserved
+    )
     label = resolve_pos_label(schema, y_true, pos_label)
-    keys = names.segment_keys(by_list) if by_list else []
-    rows = v.without_zero_weights(names.with_segment_keys(lf, by_list), weight)
+    keys = names.segment_keys(segments) if segments else []
+    rows = v.without_zero_weights(names.with_segment_keys(lf, segments), weight)
     frame = _binary_counts(
         rows,
         keys,
@@ -305,11 +349,12 @@ def binary_score_counts(
         weight=weight,
         bins=bins,
         pos_label_present=pos_label_present,
+        default_pos=defaults_pos_label(schema, y_true, pos_label),
     )
     frame = frame.select(*keys, SCORE, POS, NEG).cache()
-    if not by_list:
+    if not segments:
         frame = frame.with_columns(pl.lit(0, pl.Int8).alias(ALL))
-    return ScoreCounts(frame, by_list, keys or [ALL])
+    return ScoreCounts(frame, list(segments.names), keys or [ALL])
 
 
 def multiclass_score_counts(
@@ -327,7 +372,7 @@ def multiclass_score_counts(
     One-vs-rest and one-vs-one AUCs are both sums over this frame.
     """
     mapping = v.check_score_map("y_score", y_score)
-    schema, by_list, types = prepare(
+    schema, segments, types = prepare(
         lf, y_true, list(mapping.values()), by=by, weight=weight, reserved=reserved
     )
     dtype = schema[y_true]
@@ -339,8 +384,8 @@ def multiclass_score_counts(
         )
         raise SchemaError(msg) from None
     classes = pl.Series(CLASS, keys_, dtype=dtype)
-    keys = names.segment_keys(by_list) if by_list else []
-    rows = v.without_zero_weights(names.with_segment_keys(lf, by_list), weight)
+    keys = names.segment_keys(segments) if segments else []
+    rows = v.without_zero_weights(names.with_segment_keys(lf, segments), weight)
     n = pl.len().cast(pl.Int64) if weight is None else pl.col(weight).cast(pl.Float64).sum()
     extra = [] if weight is None else [v.bad_weight(weight).alias(v.BAD_WEIGHT)]
     parts = []
@@ -357,9 +402,9 @@ def multiclass_score_counts(
             counts.select(*keys, pl.lit(label, dtype).alias(CLASS), SCORE, TRUE, N_ROWS, ROWS)
         )
     frame = _check_classes(pl.concat(parts), y_true, classes, types).drop(ROWS).cache()
-    if not by_list:
+    if not segments:
         frame = frame.with_columns(pl.lit(0, pl.Int8).alias(ALL))
-    return ScoreCounts(frame, by_list, keys or [ALL])
+    return ScoreCounts(frame, list(segments.names), keys or [ALL])
 
 
 def _check_classes(

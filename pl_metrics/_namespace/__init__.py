@@ -19,6 +19,8 @@ from pl_metrics._core import names
 from pl_metrics._namespace._common import eager
 from pl_metrics._namespace.compare import CompareMethods
 from pl_metrics._namespace.labels import LabelMethods
+from pl_metrics._namespace.monitoring import MonitoringMethods
+from pl_metrics._namespace.practitioner import PractitionerMethods
 from pl_metrics._namespace.probability import ProbabilityMethods
 from pl_metrics._namespace.ranking import RankingMethods
 from pl_metrics._namespace.scoring import ScoringMethods
@@ -27,7 +29,13 @@ from pl_metrics._typing import AucAverage, By, CiMethod, MultiClass, Score
 
 @pl.api.register_lazyframe_namespace("metrics")
 class MetricsLazyFrame(
-    LabelMethods, ScoringMethods, RankingMethods, ProbabilityMethods, CompareMethods
+    LabelMethods,
+    ScoringMethods,
+    RankingMethods,
+    ProbabilityMethods,
+    PractitionerMethods,
+    CompareMethods,
+    MonitoringMethods,
 ):
     """Classification metrics of a LazyFrame's rows, as lazy tidy frames."""
 
@@ -71,7 +79,11 @@ class MetricsDataFrame:
     threshold_report = eager(MetricsLazyFrame.threshold_report)
     compare = eager(MetricsLazyFrame.compare)
     ks = eager(MetricsLazyFrame.ks)
+    over_time = eager(MetricsLazyFrame.over_time)
     gains = eager(MetricsLazyFrame.gains)
+    class_likelihood_ratios = eager(MetricsLazyFrame.class_likelihood_ratios)
+    d2_log_loss_score = eager(MetricsLazyFrame.d2_log_loss_score)
+    d2_brier_score = eager(MetricsLazyFrame.d2_brier_score)
 
     def roc_auc(
         self,

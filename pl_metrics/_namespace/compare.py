@@ -47,7 +47,7 @@ class CompareMethods:
             Column of the predicted labels, or of the scores for ``roc_auc`` /
             ``average_precision``.
         by
-            The segment column(s) (required).
+            The segment column(s) or expression(s) (required), as in :meth:`confusion_matrix`.
         metric
             ``"accuracy"``, ``"balanced_accuracy"``, ``"mcc"``, ``"cohen_kappa"``
             (from :meth:`summary`), or ``"roc_auc"``, ``"average_precision"``.
@@ -81,24 +81,23 @@ class CompareMethods:
         │ b   ┆ 0.5   ┆ 0.75    ┆ -0.25 │
         └─────┴───────┴─────────┴───────┘
         """
-        by_list = v.normalize_by(by)
-        if not by_list:
+        segments = v.normalize_by(by)
+        if not segments:
             msg = "`by` is required: compare needs segments to compare"
             raise ValueError(msg)
         v.check_choice("metric", metric, (*_LABEL_METRICS, *_SCORE_METRICS))
         v.check_ci(ci, n_boot, ci_method, ("bootstrap", "wilson", "delong"))
-        v.check_by(self._lf.collect_schema(), by_list, names.output_columns("compare"))
+        v.check_by(self._lf.collect_schema(), segments, names.output_columns("compare"))
         v.check_columns(self._lf.collect_schema(), y_true=y_true, y_pred=y_pred)
         options = {"ci": ci, "n_boot": n_boot, "seed": seed, "ci_method": ci_method}
         # The inner method sees the segments under names made here, so only
         # compare's own output columns are refused as `by` names (not those of
         # summary / roc_auc); y_true and y_pred keep theirs (for the messages).
-        keys = [f"segment{i}" for i in range(len(by_list))]
-        keys = [k + "_" * (k in (y_true, y_pred)) * (1 + len(y_true + y_pred)) for k in keys]
+        keys = names.stand_in_keys(segments, (y_true, y_pred))
         lf = self._lf.select(
             y_true,
             y_pred,
-            *(pl.col(b).alias(k) for b, k in zip(by_list, keys, strict=True)),
+            *(e.alias(k) for e, k in zip(segments.exprs, keys, strict=True)),
         )
         if metric in _LABEL_METRICS:
             per_segment = lf.metrics.summary(y_true, y_pred, by=keys, **options)
@@ -124,4 +123,6 @@ class CompareMethods:
             (value / best).alias("ratio_best"),
             ((overall_value < pl.col("low")) | (overall_value > pl.col("high"))).alias("outside"),
         )
-        return table.sort(keys, nulls_last=True).rename(dict(zip(keys, by_list, strict=True)))
+        return table.sort(keys, nulls_last=True).rename(
+            dict(zip(keys, segments.names, strict=True))
+        )

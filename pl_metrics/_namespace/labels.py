@@ -77,6 +77,7 @@ class LabelMethods:
         by: By = None,
         labels: Labels = None,
         weight: str | None = None,
+        normalize: str | None = None,
     ) -> pl.LazyFrame:
         """Confusion counts, one row per (actual, predicted) pair, zero cells included.
 
@@ -85,20 +86,28 @@ class LabelMethods:
         y_true, y_pred
             Columns of the actual and predicted class labels.
         by
-            Segment column(s); the result starts with them and is sorted by them.
+            Segment column(s): a name, a polars expression, or a list of them, as
+            in ``group_by`` (e.g. ``pl.col("ts").dt.truncate("1w")``, evaluated on
+            the input rows).  The result starts with them, each named by its
+            output name (name a computed one with ``.alias``), and is sorted by them.
         labels
             Classes and their order; ``None`` is the sorted union of the labels seen
             in each segment.  Rows with a label outside ``labels`` are not counted
             (as ``sklearn.metrics.confusion_matrix``).
         weight
             Column of non-negative sample weights; counts become Float64 sums.
+        normalize
+            ``None``, ``"true"``, ``"pred"`` or ``"all"``: also a ``normalized``
+            column, the count divided by its row's (actual), column's (predicted)
+            or the segment's total; 0.0 where that total is 0 (scikit-learn's
+            ``normalize``).  ``count`` stays the count.
 
         Returns
         -------
         LazyFrame
-            ``*by, actual, predicted, count`` (count: Int64, Float64 with weights),
-            sorted by segment, then actual and predicted in label order.  Pivoting
-            gives ``sklearn.metrics.confusion_matrix``.
+            ``*by, actual, predicted, count`` (count: Int64, Float64 with weights)
+            [``, normalized``], sorted by segment, then actual and predicted in label
+            order.  Pivoting gives ``sklearn.metrics.confusion_matrix``.
 
         Examples
         --------
@@ -116,11 +125,15 @@ class LabelMethods:
         │ b      ┆ a         ┆ 1     │
         │ b      ┆ b         ┆ 1     │
         └────────┴───────────┴───────┘
+        >>> df.metrics.confusion_matrix("t", "p", normalize="true")["normalized"].to_list()
+        [1.0, 0.0, 0.5, 0.5]
         """
+        normalize = v.check_optional_choice("normalize", normalize, ("true", "pred", "all"))
         return cls.confusion_matrix(
             self._counts(
                 y_true, y_pred, by=by, labels=labels, weight=weight, method="confusion_matrix"
-            )
+            ),
+            normalize=normalize,
         )
 
     def per_class(
@@ -336,6 +349,7 @@ class LabelMethods:
         n_boot: int = 1000,
         seed: int | None = 0,
         ci_method: CiMethod = "bootstrap",
+        kappa_weights: str | None = None,
     ) -> pl.LazyFrame:
         """Accuracy, balanced accuracy, MCC and Cohen's kappa, one row per segment.
 
@@ -344,6 +358,13 @@ class LabelMethods:
         y_true, y_pred, by, labels, weight
             As :meth:`confusion_matrix`; the numbers are computed on that
             confusion matrix (with ``labels``, rows outside them are dropped).
+        kappa_weights
+            ``None`` (Cohen's kappa), ``"linear"`` or ``"quadratic"``: the weighted
+            kappa of ``sklearn.metrics.cohen_kappa_score(weights=...)``, a
+            disagreement between the i-th and j-th label weighing ``|i - j|`` or
+            ``(i - j)^2`` in the segment's label order (the sorted labels, or
+            ``labels``: pass it when the sorted order is not the classes' order).
+            Not with ``ci_method="bootstrap"``.
 
         Returns
         -------
@@ -371,11 +392,16 @@ class LabelMethods:
         │ 4   ┆ 0.75     ┆ 0.75              ┆ 0.57735 ┆ 0.5         │
         └─────┴──────────┴───────────────────┴─────────┴─────────────┘
         """
+        kappa_weights = v.check_optional_choice(
+            "kappa_weights", kappa_weights, ("linear", "quadratic")
+        )
         wants_ci = _wants_ci(ci, n_boot, ci_method, weight, methods=("bootstrap", "wilson"))
+        if wants_ci:
+            v.check_kappa_interval(kappa_weights, ci_method)
         counts = self._counts(
             y_true, y_pred, by=by, labels=labels, weight=weight, method="summary", ci=wants_ci
         )
-        point = cls.summary(counts)
+        point = cls.summary(counts, kappa_weights=kappa_weights)
         if wants_ci:
             if ci_method == "wilson":
                 return iv.wilson_accuracy(point, ci)

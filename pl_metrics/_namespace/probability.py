@@ -363,7 +363,7 @@ class ProbabilityMethods:
             zero_division=zero_division,
             bins=bins,
         )
-        return th.best(table, v.normalize_by(by), metric=metric, where=where)
+        return th.best(table, list(v.normalize_by(by).names), metric=metric, where=where)
 
     def det_curve(
         self,
@@ -435,13 +435,15 @@ class ProbabilityMethods:
             As :meth:`report`.
         """
         threshold = v.check_threshold(threshold)
-        v.check_beta(beta)
+        b = v.check_beta(beta)
         v.check_zero_division(zero_division)
+        segments = v.normalize_by(by)
         v.check_column_name("y_true", y_true)
         v.check_column_name("y_score", y_score)
         schema = self._lf.collect_schema()
         v.check_columns(schema, y_true=y_true)
         v.check_numeric(schema, "y_score", y_score)
+        v.check_by(schema, segments, names.output_columns("threshold_report", beta=b))
         pos = sc.resolve_pos_label(schema, y_true, pos_label)
         dtype = schema[y_true]
         if neg_label is None:
@@ -466,13 +468,21 @@ class ProbabilityMethods:
             .then(pl.lit(pos))
             .otherwise(pl.lit(neg_label))
         )
-        lf = self._lf.with_columns(rule.cast(schema[y_true]).alias(y_score))
-        return lf.metrics.report(
+        # the segments are evaluated on the input rows (a `by` expression may read
+        # the score), in the same with_columns, under stand-in names
+        read = [y_true, y_score, *([weight] if isinstance(weight, str) else [])]
+        keys = names.stand_in_keys(segments, read)
+        lf = self._lf.with_columns(
+            rule.cast(schema[y_true]).alias(y_score),
+            *(e.alias(k) for e, k in zip(segments.exprs, keys, strict=True)),
+        )
+        report = lf.metrics.report(
             y_true,
             y_score,
-            by=by,
+            by=keys or None,
             weight=weight,
             beta=beta,
             zero_division=zero_division,
             labels=None,
         )
+        return report.rename(dict(zip(keys, segments.names, strict=True)))

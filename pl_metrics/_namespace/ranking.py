@@ -70,7 +70,7 @@ class RankingMethods:
             Binary: the column of scores of ``pos_label``.  Multiclass: a mapping
             ``{label: column}`` of per-class score columns (one-vs-rest).
         by
-            Segment column(s).
+            Segment column(s) or expression(s), as in :meth:`confusion_matrix`.
         pos_label
             The positive class (binary); default 1 for numbers, True for booleans,
             required for string labels.
@@ -282,6 +282,7 @@ class RankingMethods:
         pos_label: object = None,
         weight: str | None = None,
         bins: int | None = None,
+        drop_intermediate: bool = False,
     ) -> pl.LazyFrame:
         """The precision-recall curve: the points of ``sklearn.metrics.precision_recall_curve``.
 
@@ -289,6 +290,11 @@ class RankingMethods:
         ----------
         y_true, y_score, by, pos_label, weight, bins
             As :meth:`roc_auc` (binary).
+        drop_intermediate
+            Keep only the first and last threshold of each run of thresholds with
+            equal true positives (equal recall: a vertical segment of the curve),
+            and the curve's first and last threshold (scikit-learn's option,
+            default False).
 
         Returns
         -------
@@ -303,10 +309,11 @@ class RankingMethods:
         >>> df.metrics.pr_curve("y", "s")["recall"].to_list()
         [1.0, 1.0, 0.5, 0.5, 0.0]
         """
+        drop_intermediate = v.check_flag("drop_intermediate", drop_intermediate)
         counts = self._binary(
             y_true, y_score, by=by, pos_label=pos_label, weight=weight, bins=bins, method="pr_curve"
         )
-        return rk.pr_curve(counts)
+        return rk.pr_curve(counts, drop_intermediate=drop_intermediate)
 
     def score_counts(
         self,

@@ -52,8 +52,8 @@ class ScoringMethods(RankingMethods):
         --------
         >>> import polars as pl, pl_metrics as plm
         >>> df = pl.DataFrame({"y": [0, 0, 1, 0, 1, 1], "s": [0.1, 0.2, 0.3, 0.4, 0.8, 0.9]})
-        >>> df.metrics.ks("y", "s").row(0)  # F_neg(0.4) - F_pos(0.4) = 1 - 1/3
-        (0.6666666666666667, 0.8)
+        >>> df.metrics.ks("y", "s").row(0)  # tpr - fpr = 2/3 - 0 at 0.8 (and 1 - 1/3 at 0.3)
+        (0.6666666666666666, 0.8)
         """
         counts = self._binary(
             y_true, y_score, by=by, pos_label=pos_label, weight=weight, bins=bins, method="ks"
@@ -103,17 +103,9 @@ class ScoringMethods(RankingMethods):
         --------
         >>> import polars as pl, pl_metrics as plm
         >>> df = pl.DataFrame({"y": [1, 1, 0, 1, 0, 0], "s": [0.9, 0.8, 0.7, 0.3, 0.2, 0.1]})
-        >>> df.metrics.gains("y", "s", buckets=3).select("bucket", "positives", "gain", "lift")
-        shape: (3, 4)
-        ┌────────┬───────────┬──────────┬──────────┐
-        │ bucket ┆ positives ┆ gain     ┆ lift     │
-        │ ---    ┆ ---       ┆ ---      ┆ ---      │
-        │ i64    ┆ i64       ┆ f64      ┆ f64      │
-        ╞════════╪═══════════╪══════════╪══════════╡
-        │ 1      ┆ 2         ┆ 0.666667 ┆ 2.0      │
-        │ 2      ┆ 1         ┆ 1.0      ┆ 1.0      │
-        │ 3      ┆ 0         ┆ 1.0      ┆ 0.0      │
-        └────────┴───────────┴──────────┴──────────┘
+        >>> out = df.metrics.gains("y", "s", buckets=3)  # 2 rows per bucket, base rate 1/2
+        >>> out["positives"].to_list(), out["gain"].round(4).to_list(), out["lift"].to_list()
+        ([2, 1, 0], [0.6667, 1.0, 1.0], [2.0, 1.0, 0.0])
         """
         cuts = v.check_buckets(buckets)
         counts = self._binary(

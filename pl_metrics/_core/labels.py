@@ -1,0 +1,174 @@
+"""Label dtypes: how ``y_true`` and ``y_pred`` are compared, and label values.
+
+The schema rules of the labels, in one place: the lossless common dtype of two
+label columns (:func:`label_types`; no cast may merge two labels), and a label
+given as an argument (``pos_label``, ``labels=``) converted exactly to a column's
+dtype (:func:`label_value`, :func:`labels_series`).
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+from polars.exceptions import SchemaError
+
+_STRINGY = (pl.String, pl.Categorical)
+
+
+def is_real(value: object) -> bool:
+    """A real number (numpy scalars included), not a bool."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def is_int(value: object) -> bool:
+    """An integer (numpy integers included), not a bool."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _family(dtype: pl.DataType) -> str:
+    if isinstance(dtype, pl.Enum):
+        return "enum"
+    if isinstance(dtype, _STRINGY):
+        return "string"
+    if dtype == pl.Boolean or dtype.is_integer():
+        return "integer"
+    if dtype.is_float():
+        return "float"
+    return repr(dtype)
+
+
+@dataclass(frozen=True)
+class LabelTypes:
+    """How the two label columns are compared, and the dtype of ``label`` out.
+
+    ``float_columns``: the label columns holding floats, whose values must be
+    whole numbers (checked on the data; :class:`Bad`.``not_labels``).
+    """
+
+    compute: pl.DataType  # both columns are cast to this before comparing
+    output: pl.DataType  # the result's label columns are cast back to this
+    float_columns: tuple[str, ...] = ()
+
+
+def _integer_supertype(dtypes: Sequence[pl.DataType]) -> pl.DataType:
+    """The smallest integer dtype holding every value of ``dtypes`` (bool, ints) exactly."""
+    ints = [pl.Int64 if d == pl.Boolean else d for d in dtypes]
+    if any(d == pl.UInt64 for d in ints) and any(d.is_signed_integer() for d in ints):
+        return pl.Int128()
+    frame = pl.LazyFrame(schema={f"c{i}": d for i, d in enumerate(ints)})
+    common = frame.select(pl.coalesce(frame.collect_schema().names())).collect_schema()
+    dtype = next(iter(common.values()))
+    return dtype if dtype.is_integer() else pl.Int128()
+
+
+def label_types(schema: pl.Schema, y_true: str, y_pred: str) -> LabelTypes:
+    """Resolve a lossless common dtype for ``y_true`` and ``y_pred`` or raise ``SchemaError``.
+
+    Integers (and booleans) compare as their integer supertype; floats must hold
+    whole numbers (a data check) and compare as Float64 when both columns are
+    floats, else as integers; String and Categorical compare as String and come
+    back as ``y_true``'s dtype; two columns of one Enum keep it (and its order);
+    an Enum beside a String or Categorical column compares as String (the other
+    column may hold values outside the Enum).  No cast can merge two labels.
+    """
+    dt_true, dt_pred = schema[y_true], schema[y_pred]
+    fam_true, fam_pred = _family(dt_true), _family(dt_pred)
+    incompatible = (
+        f"columns {y_true!r} ({dt_true}) and {y_pred!r} ({dt_pred}) hold labels of "
+        "incompatible dtypes; cast one of them so both are numeric or both are strings"
+    )
+    if "enum" in (fam_true, fam_pred):
+        if fam_true == fam_pred and dt_true != dt_pred:
+            msg = f"{incompatible} (two different Enum dtypes)"
+            raise SchemaError(msg)
+        if fam_true == fam_pred:
+            return LabelTypes(compute=dt_true, output=dt_true)
+        if {fam_true, fam_pred} <= {"enum", "string"}:
+            # the String / Categorical column may hold values that are not
+            # categories of the Enum (a prediction outside them): compare as
+            # String, as scikit-learn compares strings
+            return LabelTypes(compute=pl.String(), output=pl.String())
+        raise SchemaError(incompatible)
+    numeric = {"integer", "float"}
+    if fam_true in numeric and fam_pred in numeric:
+        floats = tuple(dict.fromkeys(c for c in (y_true, y_pred) if schema[c].is_float()))
+        if len(floats) == 2 or (floats and y_true == y_pred):
+            return LabelTypes(compute=pl.Float64(), output=pl.Float64(), float_columns=floats)
+        ints = [schema[c] for c in (y_true, y_pred) if c not in floats]
+        common = _integer_supertype(ints if not floats else [*ints, pl.Int64()])
+        return LabelTypes(compute=common, output=common, float_columns=floats)
+    if fam_true != fam_pred:
+        raise SchemaError(incompatible)
+    if fam_true == "string":
+        return LabelTypes(compute=pl.String(), output=dt_true)
+    if dt_true != dt_pred:
+        raise SchemaError(incompatible)
+    return LabelTypes(compute=dt_true, output=dt_true)
+
+
+def single_label_types(schema: pl.Schema, y_true: str) -> LabelTypes:
+    """The label types of one column (ranking and probability metrics)."""
+    return label_types(schema, y_true, y_true)
+
+
+def label_value(value: object, dtype: pl.DataType, argument: str, column: str) -> Any:
+    """``value`` (``pos_label``, a ``labels=`` entry, a mapping key) as a label of ``dtype``.
+
+    The conversion must be exact: ``pos_label=1`` fits an Int32 or a Float64
+    column, ``1.5`` does not fit an integer column, ``"1"`` does not fit a
+    numeric one (``ValueError`` naming the argument, the column and its dtype).
+    """
+    target = pl.String() if isinstance(dtype, pl.Categorical) else dtype
+    converted: Any = None
+    if target == pl.Boolean:
+        ok = isinstance(value, bool) or (is_int(value) and value in (0, 1))
+        converted = bool(value) if ok else None
+    elif target.is_numeric():
+        ok = is_real(value) or isinstance(value, bool)
+        if ok and target.is_integer() and isinstance(value, numbers.Real):
+            as_float = float(value)
+            value = int(as_float) if as_float.is_integer() else value  # 1.0 is the label 1
+        if ok:
+            try:
+                converted = pl.Series([value], dtype=target, strict=True)[0]
+            except (TypeError, ValueError, OverflowError, pl.exceptions.PolarsError):
+                ok = False
+        ok = ok and converted == value
+    else:
+        ok = isinstance(value, str)
+        if ok:
+            try:
+                converted = pl.Series([value], dtype=target, strict=True)[0]
+            except (TypeError, ValueError, pl.exceptions.PolarsError):
+                ok = False
+    if not ok:
+        msg = (
+            f"`{argument}`={value!r} cannot be a label of column {column!r} ({dtype}); "
+            f"pass a value of that dtype"
+        )
+        raise ValueError(msg)
+    return converted
+
+
+def labels_series(labels: object, dtype: pl.DataType, column: str) -> pl.Series:
+    """The ``labels=`` option as a Series of the compute dtype (checked, in order)."""
+    if isinstance(labels, (str, bytes)) or not isinstance(labels, (Sequence, pl.Series)):
+        msg = f"`labels` must be a sequence of class labels, got {labels!r}"
+        raise ValueError(msg)
+    if len(labels) == 0:
+        msg = "`labels` must not be empty; pass None to use the labels in the data"
+        raise ValueError(msg)
+    values = list(labels)
+    if any(v is None for v in values):
+        msg = f"`labels` must not contain None, got {values!r}"
+        raise ValueError(msg)
+    converted = [label_value(v, dtype, "labels", column) for v in values]
+    series = pl.Series("label", converted, dtype=dtype)
+    if series.n_unique() != series.len():
+        msg = f"`labels` must not repeat a class, got {values!r}"
+        raise ValueError(msg)
+    return series

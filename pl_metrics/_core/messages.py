@@ -1,0 +1,135 @@
+"""Every data error's message, written once: :class:`Bad`.
+
+Each path (eager, lazy, expressions, the sorted in-memory AUC, states, the CLI)
+raises these same errors, so a message never differs between paths.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pl_metrics.exceptions import DataError
+
+
+class Bad:
+    """The data errors, each message written once (every path raises these)."""
+
+    @staticmethod
+    def nulls(column: str, n: int) -> DataError:
+        return DataError(
+            f"column {column!r} has {n} null rows; drop or fill them first, "
+            f"e.g. `.drop_nulls({column!r})`"
+        )
+
+    @staticmethod
+    def not_labels(column: str, n: int) -> DataError:
+        return DataError(
+            f"column {column!r} has {n} rows that are not class labels (NaN, infinite or "
+            "not a whole number); labels must be integers, booleans or strings. If these "
+            "are scores or probabilities, use the ranking methods (roc_auc, "
+            "average_precision, thresholds) or threshold them first (threshold_report)"
+        )
+
+    @staticmethod
+    def bad_weights(column: str, n: int) -> DataError:
+        return DataError(
+            f"column {column!r} (argument `weight`) has {n} rows with a null, NaN, "
+            "infinite, negative or subnormal (< 2.2e-308) weight; weights must be "
+            "finite and >= 0 (rescale tiny weights, e.g. divide by their maximum)"
+        )
+
+    @staticmethod
+    def weight_overflow(column: str) -> DataError:
+        return DataError(
+            f"the weights of column {column!r} (argument `weight`) sum to infinity in a "
+            "segment; rescale them, e.g. divide by their maximum"
+        )
+
+    @staticmethod
+    def bad_scores(columns: Sequence[str], n: int) -> DataError:
+        names = ", ".join(repr(c) for c in columns)
+        return DataError(
+            f"column {names} (argument `y_score`) has {n} null, NaN or infinite rows; "
+            "drop or fill them first"
+        )
+
+    @staticmethod
+    def inexact_scores(columns: Sequence[str], n: int) -> DataError:
+        names = ", ".join(repr(c) for c in columns)
+        return DataError(
+            f"column {names} (argument `y_score`) has {n} integer scores at or beyond +-2**53, "
+            "which cannot be compared exactly as Float64; rescale them"
+        )
+
+    @staticmethod
+    def bad_probabilities(columns: Sequence[str], n: int) -> DataError:
+        names = ", ".join(repr(c) for c in columns)
+        return DataError(
+            f"column {names} has {n} null, NaN, infinite or out-of-[0, 1] probabilities"
+        )
+
+    @staticmethod
+    def pos_label_needed(column: str, present: Sequence[object]) -> DataError:
+        shown = list(present[:20]) + (["..."] if len(present) > 20 else [])
+        holds = f"the labels {shown}; with labels" if shown else "labels in a group"
+        return DataError(
+            f"column {column!r} holds {holds} other than {{0, 1}} or {{-1, 1}}, "
+            "pass `pos_label` to say which one is positive"
+        )
+
+    @staticmethod
+    def null_index(column: str) -> DataError:
+        return DataError(
+            f"column {column!r} (argument `index`) has null values: a row without a "
+            f"time belongs to no window; drop or fill them first, e.g. "
+            f"`.drop_nulls({column!r})`"
+        )
+
+    @staticmethod
+    def state_without_positives() -> DataError:
+        return DataError(
+            "the per-score state has no positive row (column 'pos' is 0 everywhere): "
+            "was pos_label right when it was made? A state of only negatives has no "
+            "ranking metric"
+        )
+
+    @staticmethod
+    def pos_label_absent(pos_label: object, column: str, present: Sequence[object]) -> DataError:
+        shown = list(present[:20]) + (["..."] if len(present) > 20 else [])
+        return DataError(
+            f"`pos_label`={pos_label!r} does not occur in column {column!r}; "
+            f"its labels are {shown}; pass one of them as pos_label"
+        )
+
+    @staticmethod
+    def unknown_classes(
+        column: str, n: int, keys: Sequence[object], unknown: Sequence[object] = ()
+    ) -> DataError:
+        which = f" ({list(unknown)!r})" if len(unknown) else ""
+        return DataError(
+            f"column {column!r} has {n} rows whose label{which} has no score column in the "
+            f"mapping (keys: {list(keys)!r}); add the missing classes or drop those rows"
+        )
+
+    @staticmethod
+    def state(column: str, n: int, what: str) -> DataError:
+        return DataError(
+            f"state column {column!r} has {n} rows that are {what}; a state holds the "
+            "output of .metrics.counts / .metrics.score_counts, concatenated"
+        )
+
+    @staticmethod
+    def not_binary(y_true: str, y_pred: str, pos_label: object, n: int) -> DataError:
+        return DataError(
+            f"class_likelihood_ratios is binary: {n} segment(s) of columns {y_true!r} and "
+            f"{y_pred!r} hold two or more labels besides `pos_label`={pos_label!r} (scikit-learn "
+            "raises 'only supports binary'); map the labels to pos_label and one negative "
+            "label first, e.g. pl.col(y) == pos_label"
+        )
+
+    @staticmethod
+    def count_overflow(n: int) -> DataError:
+        return DataError(
+            f"the merged counts of {n} segment(s) pass 2**63 - 1 and cannot be summed "
+            "exactly as Int64; merge fewer states or cast the counts to Float64 (weights)"
+        )

@@ -1,0 +1,152 @@
+"""Quality over time: ``.metrics.over_time``, any metric per rolling or tumbling window."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+from pl_metrics import _over_time as ot
+from pl_metrics._core import checks as v
+from pl_metrics._core import names
+from pl_metrics._core import scores as sc
+from pl_metrics._core.confusion import confusion_counts
+from pl_metrics._namespace._common import wants_ci as _wants_ci
+from pl_metrics._typing import By, CiMethod, Labels
+
+
+class MonitoringMethods:
+    """Metrics per time window, on a LazyFrame."""
+
+    _lf: pl.LazyFrame
+
+    def over_time(
+        self,
+        y_true: str,
+        *,
+        index: str,
+        every: str,
+        period: str | None = None,
+        metrics: str | Sequence[str] = ("accuracy",),
+        y_pred: str | None = None,
+        y_score: str | None = None,
+        by: By = None,
+        weight: str | None = None,
+        labels: Labels = None,
+        pos_label: object = None,
+        ci: float | None = None,
+        n_boot: int = 1000,
+        seed: int | None = 0,
+        ci_method: CiMethod = "bootstrap",
+    ) -> pl.LazyFrame:
+        """Metrics per time window: tumbling (``period`` = ``every``) or rolling.
+
+        The rows are read once into a state per (segment, ``every`` bucket); a
+        window of ``period`` (a whole number ``k`` of buckets) sums the states of
+        its ``k`` buckets, so a 7-day rolling window costs 7 daily states, not the
+        rows.  Every number equals the frame method on the window's rows.
+
+        Parameters
+        ----------
+        y_true
+            Column of the actual labels.
+        index
+            Date or Datetime column placing each row in time.
+        every
+            Bucket length and window step, a polars duration of one unit: ``"1h"``,
+            ``"1d"``, ``"1w"``, ``"1mo"``...  Buckets start at ``dt.truncate(every)``.
+        period
+            Window length, a whole number of ``every`` in a unit of the same kind
+            (``every="1d", period="7d"``: trailing 7-day windows, one per day).
+            Default: ``every`` (tumbling windows).
+        metrics
+            Names from ``summary`` (``n``, ``accuracy``, ``balanced_accuracy``,
+            ``mcc``, ``cohen_kappa``), ``averages`` (``precision_macro``,
+            ``f1_weighted``, ... : ``{precision,recall,f1,jaccard}_{micro,macro,weighted}``;
+            they read ``y_pred``) and ranking (``roc_auc``, ``average_precision``,
+            ``ks``; they read the binary score ``y_score``).
+        y_pred, y_score
+            Column of the predicted labels / of the score of ``pos_label``.
+        by, weight, labels, pos_label
+            As the frame methods.
+        ci, n_boot, seed, ci_method
+            Intervals per window, as :meth:`summary` / :meth:`averages` /
+            :meth:`roc_auc` (``"wilson"``: accuracy only; ``"delong"``: roc_auc
+            only; ``ks`` and ``n`` have none).
+
+        Returns
+        -------
+        LazyFrame
+            ``*by, window_start, window_end, metric, value`` (+ ``low, high`` with
+            ``ci``): one row per segment, window and metric, sorted by them
+            (metrics in the order given).  ``window_start`` is inclusive,
+            ``window_end`` exclusive; windows end at the end of every bucket from
+            the input's first to its last; a window without rows in a segment
+            has no row.
+
+        Examples
+        --------
+        >>> import datetime as dt, polars as pl, pl_metrics as plm
+        >>> df = pl.DataFrame({
+        ...     "day": [dt.date(2026, 1, d) for d in (1, 1, 2, 2, 3, 3)],
+        ...     "y": [1, 0, 1, 1, 0, 0], "p": [1, 0, 0, 1, 0, 1],
+        ... })
+        >>> df.metrics.over_time("y", y_pred="p", index="day", every="1d", period="2d")[
+        ...     "value"
+        ... ].to_list()  # day 1 alone, days 1-2, days 2-3
+        [1.0, 0.75, 0.5]
+        """
+        chosen = ot.check_metrics(metrics, y_pred=y_pred, y_score=y_score)
+        w = ot.windows(every, period)
+        allowed = {"wilson": {"n", "accuracy"}, "delong": {"roc_auc"}}.get(str(ci_method))
+        if ci is not None and allowed is not None and not set(chosen) <= allowed:
+            msg = (
+                f"ci_method={ci_method!r} gives intervals for {sorted(allowed - {'n'})} only; "
+                f"use ci_method='bootstrap' for {sorted(set(chosen) - allowed)}"
+            )
+            raise ValueError(msg)
+        wants_ci = _wants_ci(
+            ci, n_boot, ci_method, weight, methods=("bootstrap", "wilson", "delong")
+        )
+        for argument, column in {
+            "y_true": y_true,
+            "y_pred": y_pred,
+            "y_score": y_score,
+            "weight": weight,
+            "index": index,
+        }.items():
+            if column == ot.WINDOW_END:
+                msg = (
+                    f"`{argument}` column {column!r} has the name of over_time's output "
+                    f"column; rename it first, e.g. `.rename({{{column!r}: 'x'}})`"
+                )
+                raise ValueError(msg)
+        segments = v.normalize_by(by)
+        v.check_by(self._lf.collect_schema(), segments, names.output_columns("over_time"))
+        end = ot.bucket_end(self._lf, index, w)
+        # the inner code sees the segments under stand-in names (so a `by` named like
+        # a summary column, "accuracy", is just a segment) and the bucket end
+        taken = (y_true, y_pred, y_score, weight, index, ot.WINDOW_END)
+        stand_ins = names.stand_in_keys(segments, [c for c in taken if c is not None])
+        lf = self._lf.with_columns(
+            *(e.alias(k) for e, k in zip(segments.exprs, stand_ins, strict=True)),
+            end.alias(ot.WINDOW_END),
+        )
+        keys = [*stand_ins, ot.WINDOW_END]
+        reserved: list[str] = []
+        options = {"ci": ci if wants_ci else None, "ci_method": ci_method}
+        options |= {"n_boot": n_boot, "seed": seed}
+        parts = []
+        if any(m not in ot.RANKING for m in chosen):
+            v.check_column_name("y_pred", y_pred)
+            counts = confusion_counts(
+                lf, y_true, y_pred, by=keys, labels=labels, weight=weight, reserved=reserved
+            )
+            parts += ot.finish_labels(ot.label_windows(counts, w, index), chosen, **options)
+        if any(m in ot.RANKING for m in chosen):
+            counts = sc.binary_score_counts(
+                lf, y_true, y_score, by=keys, pos_label=pos_label, weight=weight, reserved=reserved
+            )
+            parts += ot.finish_scores(ot.score_windows(counts, w, index), chosen, **options)
+        result = ot.assemble(parts, stand_ins, chosen, w)
+        return result.rename(dict(zip(stand_ins, segments.names, strict=True)))

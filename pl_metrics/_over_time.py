@@ -1,0 +1,287 @@
+"""Quality over time: any metric per time window, from per-bucket states.
+
+The rows are read once, into the state of each (segment, ``every`` bucket): the
+confusion counts for the label metrics, the per-score counts for the ranking
+metrics.  A window of ``period = k * every`` is the sum of the states of its
+``k`` buckets: each bucket's state is repeated for the ``k`` windows that hold
+it and summed per window (a 7-day window costs 7 daily states, not the rows),
+then finished by the same code as every frame method.  Exact, lazy, streaming,
+with the same intervals.
+
+Windows are trailing and labelled by ``window_start`` (inclusive) and
+``window_end`` (exclusive): a window ends at the end of every bucket from the
+first bucket of the input to the last (a bucket without rows still ends a
+window when earlier buckets of the window have rows); windows without rows in a
+segment are absent.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import polars as pl
+
+from pl_metrics import _classification as cls
+from pl_metrics import _gains
+from pl_metrics import _ranking as rk
+from pl_metrics._core import checks as v
+from pl_metrics._core.confusion import Counts
+from pl_metrics._core.names import COUNT, INTERNAL, NEG, POS
+from pl_metrics._core.scores import ScoreCounts
+from pl_metrics._intervals import attach as iv
+
+#: The column that holds each row's bucket end while the states are built, then
+#: the window's end (an output column, so no user column can take its name).
+WINDOW_END = "window_end"
+WINDOW_START = "window_start"
+_LAST_END = f"{INTERNAL}last_end"
+_ORDER = f"{INTERNAL}metric_order"
+
+#: metric name -> (family, column of that family's frame)
+SUMMARY = ("n", "accuracy", "balanced_accuracy", "mcc", "cohen_kappa")
+AVERAGED = tuple(
+    f"{m}_{a}"
+    for m in ("precision", "recall", "f1", "jaccard")
+    for a in ("micro", "macro", "weighted")
+)
+RANKING = ("roc_auc", "average_precision", "ks")
+METRICS = (*SUMMARY, *AVERAGED, *RANKING)
+
+_UNITS = {"ns": 1, "us": 1_000, "ms": 1_000_000, "s": 10**9, "m": 60 * 10**9, "h": 3600 * 10**9}
+_CALENDAR = {"d": ("d", 1), "w": ("d", 7), "mo": ("mo", 1), "q": ("mo", 3), "y": ("mo", 12)}
+
+
+@dataclass(frozen=True)
+class Windows:
+    """``every`` and ``period`` as a count ``n`` of one ``unit``, and ``k = period / every``."""
+
+    every: str
+    period: str
+    step: int  # every, in `unit`
+    unit: str  # a polars duration unit: ns (fixed length), d (calendar days) or mo (months)
+    k: int
+
+    def shift(self, steps: int) -> str:
+        """The duration of ``steps`` buckets, for ``dt.offset_by``."""
+        return f"{steps * self.step}{self.unit}"
+
+
+def _parse(argument: str, text: object) -> tuple[int, str]:
+    """A single-unit polars duration (``"1d"``, ``"7d"``, ``"1mo"``, ``"6h"``) as (n, unit)."""
+    match = (
+        re.fullmatch(r"(\d+)(ns|us|ms|s|m|h|d|w|mo|q|y)", text) if isinstance(text, str) else None
+    )
+    if match is None or int(match[1]) == 0:
+        msg = (
+            f"`{argument}` must be a positive polars duration of one unit such as '1h', "
+            f"'1d', '7d', '1w', '1mo', '1q', '1y', got {text!r}"
+        )
+        raise ValueError(msg)
+    n, unit = int(match[1]), match[2]
+    if unit in _UNITS:
+        return n * _UNITS[unit], "ns"
+    base, factor = _CALENDAR[unit]
+    return n * factor, base
+
+
+def windows(every: object, period: object) -> Windows:
+    """Check ``every`` / ``period``: the period must be a whole number of buckets."""
+    step, unit = _parse("every", every)
+    length, period_unit = _parse("period", every if period is None else period)
+    if period_unit != unit or length % step:
+        msg = (
+            f"`period` ({period!r}) must be a whole number of `every` ({every!r}) buckets, "
+            "in the same kind of unit (hours and less, days and weeks, or months, "
+            "quarters and years): a window is the sum of its buckets' states"
+        )
+        raise ValueError(msg)
+    return Windows(str(every), str(every if period is None else period), step, unit, length // step)
+
+
+def check_metrics(metrics: object, *, y_pred: str | None, y_score: str | None) -> list[str]:
+    """``metrics``: names from :data:`METRICS`, with the column each family reads."""
+    names_ = [metrics] if isinstance(metrics, str) else metrics
+    if (
+        not isinstance(names_, Sequence)
+        or not names_
+        or not all(isinstance(m, str) for m in names_)
+    ):
+        msg = f"`metrics` must be a metric name or a non-empty list of names, got {metrics!r}"
+        raise TypeError(msg)
+    for m in names_:
+        v.check_choice("metrics", m, METRICS)
+    if len(set(names_)) != len(names_):
+        msg = f"`metrics` names a metric twice: {list(names_)!r}"
+        raise ValueError(msg)
+    if y_pred is None and any(m not in RANKING for m in names_):
+        msg = "`y_pred` is required for the label metrics (accuracy, f1_macro, ...)"
+        raise ValueError(msg)
+    if y_score is None and any(m in RANKING for m in names_):
+        msg = "`y_score` is required for the ranking metrics (roc_auc, average_precision, ks)"
+        raise ValueError(msg)
+    return list(names_)
+
+
+def bucket_end(lf: pl.LazyFrame, index: str, w: Windows) -> pl.Expr:
+    """Each row's bucket end: ``dt.truncate(every)`` then one ``every`` later."""
+    v.check_column_name("index", index)
+    schema = lf.collect_schema()
+    v.check_columns(schema, index=index)
+    dtype = schema[index]
+    if not (dtype == pl.Date or isinstance(dtype, pl.Datetime)):
+        msg = f"column {index!r} (argument `index`) must be a Date or Datetime column, got {dtype}"
+        raise pl.exceptions.SchemaError(msg)
+    if dtype == pl.Date and w.unit == "ns":
+        msg = f"`every` {w.every!r} is shorter than a day but column {index!r} holds dates"
+        raise ValueError(msg)
+    return pl.col(index).dt.truncate(w.every).dt.offset_by(w.every)
+
+
+def _spread(frame: pl.LazyFrame, key: str, w: Windows, sums: dict[str, str]) -> pl.LazyFrame:
+    """Each bucket's state repeated for the k windows that hold it, summed per window;
+    windows ending after the input's last bucket are left out."""
+    if w.k == 1:
+        return frame
+    last = frame.select(pl.col(key).max().alias(_LAST_END))
+    copies = [frame.with_columns(pl.col(key).dt.offset_by(w.shift(j))) for j in range(w.k)]
+    other = [c for c in frame.collect_schema().names() if c not in sums]
+    return (
+        pl.concat(copies)
+        .group_by(other)
+        .agg(pl.col(c).sum() for c in sums)
+        .join(last, how="cross")
+        .filter(pl.col(key) <= pl.col(_LAST_END))
+        .drop(_LAST_END)
+    )
+
+
+def null_index_check(frame: pl.LazyFrame, key: str, index: str, amount: str) -> pl.LazyFrame:
+    """A null ``index`` is its own bucket: refused (never a window of its own)."""
+    bad = pl.when(pl.col(key).is_null()).then(pl.col(amount) > 0).otherwise(False).sum()
+    check = f"{INTERNAL}null_index"
+    checks: list[v.Check] = [(check, lambda _: v.Bad.null_index(index))]
+    return v.raise_if_bad(frame.with_columns(bad.cast(pl.Int64).alias(check)), checks).drop(check)
+
+
+def label_windows(counts: Counts, w: Windows, index: str) -> Counts:
+    """The confusion counts of each window (the last key is the bucket end)."""
+    key = counts.keys[-1]
+    frame = null_index_check(counts.frame, key, index, COUNT)
+    return replace(counts, frame=_spread(frame, key, w, {COUNT: COUNT}).cache())
+
+
+def score_windows(counts: ScoreCounts, w: Windows, index: str) -> ScoreCounts:
+    """The per-score counts of each window (the last key is the bucket end)."""
+    key = counts.keys[-1]
+    frame = null_index_check(counts.frame, key, index, POS)
+    frame = _spread(frame, key, w, {POS: POS, NEG: NEG}).cache()
+    return replace(counts, frame=frame)
+
+
+def _long(frame: pl.LazyFrame, by: list[str], metric: str, column: str, ci: bool) -> pl.LazyFrame:
+    interval = [pl.col(f"{column}_low").alias("low"), pl.col(f"{column}_high").alias("high")]
+    return frame.select(
+        *by,
+        WINDOW_END,
+        pl.lit(metric).alias("metric"),
+        pl.col(column).cast(pl.Float64).alias("value"),
+        *(interval if ci else []),
+    )
+
+
+def finish_labels(
+    counts: Counts,
+    metrics: list[str],
+    *,
+    ci: float | None,
+    ci_method: str,
+    n_boot: int,
+    seed: int | None,
+) -> list[pl.LazyFrame]:
+    """The label metrics of each window, one long frame per metric."""
+    by = counts.by  # the user's by, then WINDOW_END
+    out = []
+    wanted = [m for m in metrics if m in SUMMARY]
+    if wanted:
+        point = cls.summary(counts)
+        if ci is not None:
+            if ci_method == "wilson":
+                point = iv.wilson_accuracy(point, ci)
+            else:
+                point = iv.bootstrap_labels(
+                    counts, point, "summary", ci=ci, n_boot=n_boot, seed=seed
+                )
+        for m in wanted:
+            has_ci = ci is not None and m != "n"
+            out.append(_long(point, by[:-1], m, m, has_ci))
+            if ci is not None and m == "n":
+                out[-1] = out[-1].with_columns(
+                    pl.lit(None, pl.Float64).alias("low"), pl.lit(None, pl.Float64).alias("high")
+                )
+    averaged = [m for m in metrics if m in AVERAGED]
+    if averaged:
+        point = cls.averages(counts, beta=1.0, zero_division=0.0)
+        if ci is not None:
+            point = iv.bootstrap_labels(
+                counts,
+                point,
+                "averages",
+                beta=1.0,
+                zero_division=0.0,
+                ci=ci,
+                n_boot=n_boot,
+                seed=seed,
+            )
+        for m in averaged:
+            metric, average = m.rsplit("_", 1)
+            rows = point.filter(pl.col("average") == average)
+            out.append(_long(rows, by[:-1], m, metric, ci is not None))
+    return out
+
+
+def finish_scores(
+    counts: ScoreCounts,
+    metrics: list[str],
+    *,
+    ci: float | None,
+    ci_method: str,
+    n_boot: int,
+    seed: int | None,
+) -> list[pl.LazyFrame]:
+    """The ranking metrics of each window, one long frame per metric."""
+    by = counts.by
+    out = []
+    for m in (m for m in metrics if m in RANKING):
+        if m == "ks":
+            frame = _gains.ks(counts)
+            point = frame.with_columns(
+                pl.lit(None, pl.Float64).alias("ks_low"), pl.lit(None, pl.Float64).alias("ks_high")
+            )
+        else:
+            point = rk.roc_auc(counts) if m == "roc_auc" else rk.average_precision(counts)
+            if ci is not None:
+                if ci_method == "delong":
+                    point = iv.delong(counts, point, ci)
+                else:
+                    point = iv.bootstrap_scores(counts, point, m, ci=ci, n_boot=n_boot, seed=seed)
+        out.append(_long(point, by[:-1], m, m, ci is not None))
+    return out
+
+
+def assemble(
+    parts: list[pl.LazyFrame], by: list[str], metrics: list[str], w: Windows
+) -> pl.LazyFrame:
+    """One long frame: ``*by, window_start, window_end, metric, value[, low, high]``,
+    sorted by segment, window and the order of ``metrics``."""
+    order = pl.col("metric").replace_strict(
+        metrics, list(range(len(metrics))), return_dtype=pl.Int64
+    )
+    frame = pl.concat(parts, how="vertical_relaxed").with_columns(order.alias(_ORDER))
+    start = pl.col(WINDOW_END).dt.offset_by(f"-{w.period}").alias(WINDOW_START)
+    columns = frame.collect_schema().names()
+    rest = [c for c in columns if c not in (*by, WINDOW_END, _ORDER)]
+    return frame.sort([*by, WINDOW_END, _ORDER], nulls_last=True).select(
+        *by, start, WINDOW_END, *rest
+    )

@@ -1,0 +1,194 @@
+"""over_time against a brute-force oracle: every window recomputed from its rows
+with the frame methods (themselves checked against scikit-learn)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import _oracle as oracle
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import pl_metrics as plm
+
+START = dt.datetime(2026, 3, 1)
+METRICS = [
+    "n",
+    "accuracy",
+    "mcc",
+    "f1_macro",
+    "recall_weighted",
+    "roc_auc",
+    "average_precision",
+    "ks",
+]
+
+
+@st.composite
+def frames(draw: st.DrawFn) -> dict:
+    n = draw(st.integers(1, 60))
+    hours = draw(st.lists(st.integers(0, 24 * 9), min_size=n, max_size=n))
+    data = {
+        "ts": [START + dt.timedelta(hours=h) for h in hours],
+        "y": oracle.with_a_positive(draw(st.lists(st.integers(0, 1), min_size=n, max_size=n))),
+        "p": draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)),
+        "s": draw(st.lists(st.integers(0, 10).map(lambda i: i / 10), min_size=n, max_size=n)),
+    }
+    by = None
+    if draw(st.booleans()):
+        data["seg"] = draw(st.lists(st.sampled_from(["a", "b"]), min_size=n, max_size=n))
+        by = "seg"
+    weighted = draw(st.booleans())
+    if weighted:
+        data["w"] = draw(st.lists(st.sampled_from([0.5, 1.0, 2.0]), min_size=n, max_size=n))
+    every = draw(st.sampled_from(["1d", "2d", "12h"]))
+    k = draw(st.integers(1, 3))
+    step = {"1d": 24, "2d": 48, "12h": 12}[every]
+    period = f"{k * step}h" if every == "12h" else f"{k * int(every[0])}d"
+    chosen = draw(st.lists(st.sampled_from(METRICS), min_size=1, max_size=4, unique=True))
+    return {
+        "df": pl.DataFrame(data),
+        "by": by,
+        "weight": "w" if weighted else None,
+        "every": every,
+        "period": period,
+        "metrics": chosen,
+    }
+
+
+def _window_value(rows: pl.DataFrame, metric: str, weight: str | None) -> float | None:
+    """The metric of one window's rows, from the frame methods."""
+    m = rows.metrics
+    if metric in ("n", "accuracy", "mcc"):
+        return m.summary("y", "p", weight=weight)[metric].item()
+    if metric in ("f1_macro", "recall_weighted"):
+        name, average = metric.rsplit("_", 1)
+        table = m.averages("y", "p", weight=weight)
+        return table.filter(pl.col("average") == average)[name].item()
+    if (rows["y"] == 1).sum() == 0:  # a window without positives: one class
+        # (the frame methods refuse an input without pos_label; over_time's input has it)
+        return {"roc_auc": None, "average_precision": 0.0, "ks": None}[metric]
+    if metric == "ks":
+        return m.ks("y", "s", weight=weight)["ks"].item()
+    return getattr(m, metric)("y", "s", weight=weight)[metric].item()
+
+
+def brute_force(case: dict) -> pl.DataFrame:
+    """Every window end on the bucket grid from the first to the last bucket; the
+    rows of [end - period, end); windows without rows are absent."""
+    df, every, period = case["df"], case["every"], case["period"]
+    ends = df.select(pl.col("ts").dt.truncate(every).dt.offset_by(every)).to_series()
+    first, last = ends.min(), ends.max()
+    grid = pl.datetime_range(first, last, every, eager=True)
+    segments = [None] if case["by"] is None else sorted(df[case["by"]].unique().to_list())
+    out = []
+    for seg in segments:
+        rows_seg = df if seg is None else df.filter(pl.col(case["by"]) == seg)
+        for end in grid:
+            start = pl.select(pl.lit(end).dt.offset_by(f"-{period}")).item()
+            rows = rows_seg.filter((pl.col("ts") >= start) & (pl.col("ts") < end))
+            if case["weight"]:
+                rows = rows.filter(pl.col(case["weight"]) != 0)
+            if rows.height == 0:
+                continue
+            for metric in case["metrics"]:
+                value = _window_value(rows, metric, case["weight"])
+                row = {"window_start": start, "window_end": end, "metric": metric, "value": value}
+                out.append(({case["by"]: seg} if case["by"] else {}) | row)
+    schema = ({case["by"]: pl.String} if case["by"] else {}) | {
+        "window_start": pl.Datetime("us"),
+        "window_end": pl.Datetime("us"),
+        "metric": pl.String,
+        "value": pl.Float64,
+    }
+    return pl.DataFrame(out, schema=schema)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=frames())
+def test_over_time_equals_the_rows_of_each_window(case: dict) -> None:
+    got = case["df"].metrics.over_time(
+        "y",
+        y_pred="p",
+        y_score="s",
+        index="ts",
+        every=case["every"],
+        period=case["period"],
+        metrics=case["metrics"],
+        by=case["by"],
+        weight=case["weight"],
+    )
+    oracle.assert_close(got, brute_force(case))
+
+
+def test_worked_example_rolling_two_days() -> None:
+    # day 1: (1,1) (0,0) -> 2/2; days 1-2: + (1,0) (1,1) -> 3/4;
+    # days 2-3: (1,0) (1,1) (0,0) (0,1) -> 2/4
+    df = pl.DataFrame(
+        {
+            "day": [dt.date(2026, 1, d) for d in (1, 1, 2, 2, 3, 3)],
+            "y": [1, 0, 1, 1, 0, 0],
+            "p": [1, 0, 0, 1, 0, 1],
+        }
+    )
+    got = df.metrics.over_time("y", y_pred="p", index="day", every="1d", period="2d")
+    assert got["value"].to_list() == [1.0, 0.75, 0.5]
+    assert got["window_end"].to_list() == [dt.date(2026, 1, d) for d in (2, 3, 4)]
+    assert got["window_start"].to_list() == [
+        dt.date(2025, 12, 31),
+        dt.date(2026, 1, 1),
+        dt.date(2026, 1, 2),
+    ]
+
+
+def test_streaming_and_intervals_per_window() -> None:
+    rng = np.random.default_rng(4)
+    n = 2000
+    df = pl.DataFrame(
+        {
+            "ts": [START + dt.timedelta(minutes=int(m)) for m in rng.integers(0, 60 * 24 * 6, n)],
+            "y": rng.integers(0, 2, n),
+            "p": rng.integers(0, 2, n),
+            "s": rng.random(n).round(3),
+        }
+    )
+    args = {"y_pred": "p", "y_score": "s", "index": "ts", "every": "1d", "period": "3d"}
+    args |= {"metrics": ["accuracy", "roc_auc"], "ci": 0.9, "n_boot": 50}
+    eager = df.metrics.over_time("y", **args)
+    lazy = df.lazy().metrics.over_time("y", **args).collect(engine="streaming")
+    oracle.assert_close(lazy, eager)
+    # the interval of a window is the interval of the frame method on its rows
+    row = eager.filter(pl.col("metric") == "roc_auc").row(2, named=True)
+    rows = df.filter((pl.col("ts") >= row["window_start"]) & (pl.col("ts") < row["window_end"]))
+    # the same segment key (the window's end), so the same seeded draws
+    rows = rows.with_columns(pl.lit(row["window_end"]).alias("window_end"))
+    direct = rows.metrics.roc_auc("y", "s", by="window_end", ci=0.9, n_boot=50)
+    assert (row["value"], row["low"], row["high"]) == pytest.approx(direct.row(0)[1:], rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"every": "1d", "period": "36h"}, ValueError, "whole number of `every`"),
+        ({"every": "1d", "period": "1mo"}, ValueError, "whole number of `every`"),
+        ({"every": "1d2h"}, ValueError, "one unit"),
+        ({"every": "1d", "metrics": ["roc_auc"]}, ValueError, "`y_score` is required"),
+        ({"every": "1d", "metrics": ["bogus"]}, ValueError, "`metrics` must be one of"),
+        ({"every": "1d", "index": "y"}, pl.exceptions.SchemaError, "Date or Datetime"),
+        ({"every": "1d", "ci": 0.9, "ci_method": "delong"}, ValueError, "delong"),
+    ],
+)
+def test_bad_options(kwargs: dict, error: type, match: str) -> None:
+    df = pl.DataFrame({"ts": [START], "y": [1], "p": [1]})
+    args = {"y_pred": "p", "index": "ts"} | kwargs
+    with pytest.raises(error, match=match):
+        df.metrics.over_time("y", **args).lazy().collect()
+
+
+def test_null_index_is_refused() -> None:
+    df = pl.DataFrame({"ts": [START, None], "y": [1, 0], "p": [1, 0]})
+    with pytest.raises(plm.DataError, match="'ts' \\(argument `index`\\) has null"):
+        df.metrics.over_time("y", y_pred="p", index="ts", every="1d")
