@@ -99,3 +99,34 @@ def det_curve(counts: ScoreCounts, *, drop_intermediate: bool) -> pl.LazyFrame:
         ((pl.col("P") - tps) / pl.col("P")).alias("fnr"),
     )
     return counts.finish(result)
+
+
+def expected_cost(counts: ScoreCounts, *, matrix: list[list[float]], best: bool) -> pl.LazyFrame:
+    """``*by, threshold, tp, fp, fn, tn, cost``: the expected cost per row of predicting
+    positive when ``score >= threshold``, at +inf (every row negative) and at every
+    distinct score, thresholds descending; ``best``: the row of least cost per
+    segment (the highest threshold among ties).
+
+    ``matrix[actual][predicted]`` (negative first): cost =
+    ``(c00 tn + c01 fp + c10 fn + c11 tp) / (P + N)``.
+    """
+    keys = counts.keys
+    curve = with_start(curve_points(counts), keys)
+    tp, fp = pl.col("tps"), pl.col("fps")
+    fn, tn = pl.col("P") - tp, pl.col("N") - fp
+    (c00, c01), (c10, c11) = matrix
+    cost = (c00 * tn + c01 * fp + c10 * fn + c11 * tp) / (pl.col("P") + pl.col("N"))
+    table = curve.select(
+        *keys,
+        pl.col(SCORE).alias("threshold"),
+        tp.alias("tp"),
+        fp.alias("fp"),
+        fn.alias("fn"),
+        tn.alias("tn"),
+        cost.alias("cost"),
+        ORD,
+    ).sort([*keys, ORD], nulls_last=True)
+    if best:
+        least = pl.col("cost") == pl.col("cost").min().over(keys)
+        table = table.filter(least).filter(pl.col(ORD) == pl.col(ORD).min().over(keys))
+    return counts.finish(table.drop(ORD))

@@ -287,3 +287,47 @@ def test_merged_state_gives_the_same_tables() -> None:
     )
     oracle.assert_close(state.ks(), df.metrics.ks("y", "s", by="g"))
     oracle.assert_close(state.gains(buckets=4), df.metrics.gains("y", "s", by="g", buckets=4))
+
+
+# ----------------------------------------------------------------------- expected cost
+COSTS = st.lists(st.sampled_from([0.0, 0.5, 1.0, 3.0, 10.0]), min_size=4, max_size=4).map(
+    lambda c: [[c[0], c[1]], [c[2], c[3]]]
+)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=frames(integer_weights=True), matrix=COSTS, best=st.booleans())
+def test_expected_cost_equals_brute_force(case: dict, matrix: list, best: bool) -> None:
+    """Every threshold (+inf, then each distinct score): scikit-learn's confusion
+    matrix of ``score >= t`` times the cost matrix, over the rows."""
+    from sklearn.metrics import confusion_matrix
+
+    if _refused_without_positive(case, "expected_cost", cost_matrix=matrix):
+        return
+
+    def build(seg: pl.DataFrame) -> pl.DataFrame:
+        y = (seg["y"] == 1).to_numpy()
+        s = seg["s"].to_numpy()
+        w = np.asarray(_weights(seg, case["weight"]), dtype=float)
+        rows = []
+        for t in [float("inf"), *sorted(set(s.tolist()), reverse=True)]:
+            cm = confusion_matrix(y, s >= t, labels=[False, True], sample_weight=w)
+            (tn, fp), (fn, tp) = cm
+            cost = float((np.asarray(matrix) * cm).sum() / cm.sum())
+            rows.append({"threshold": t, "tp": tp, "fp": fp, "fn": fn, "tn": tn, "cost": cost})
+        table = pl.DataFrame(rows).cast(dict.fromkeys(("tp", "fp", "fn", "tn"), pl.Float64))
+        if best:
+            table = table.filter(pl.col("cost") == pl.col("cost").min()).head(1)
+        return table
+
+    got = case["df"].metrics.expected_cost("y", "s", cost_matrix=matrix, best=best, **_kw(case))
+    oracle.assert_close(got, _expected(case, build))
+
+
+@pytest.mark.parametrize(
+    "matrix", [[[0, 1]], [[0, 1], [1]], [[0, 1], [1, float("nan")]], "x", [[0, "a"], [1, 0]]]
+)
+def test_expected_cost_bad_matrix(matrix: object) -> None:
+    df = pl.DataFrame({"y": [0, 1], "s": [0.1, 0.9]})
+    with pytest.raises(ValueError, match="`cost_matrix` must be 2 x 2"):
+        df.metrics.expected_cost("y", "s", cost_matrix=matrix)

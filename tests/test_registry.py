@@ -259,6 +259,13 @@ METHODS: list[Entry] = [
         weighted=False,
         bootstrap=True,
     ),
+    Entry("expected_cost", _b("expected_cost", cost_matrix=[[0, 1], [4, 0]]), ("binary",)),
+    Entry(
+        "expected_cost[best]",
+        _b("expected_cost", cost_matrix=[[0, 2], [3, 0.5]], best=True),
+        ("binary",),
+        outputs="expected_cost",
+    ),
     Entry("ks", _b("ks"), ("binary",), state="score_counts"),
     Entry("ks[bins]", _b("ks", bins=10), ("binary",), outputs="ks"),
     Entry("gains", _b("gains", buckets=7), ("binary",), state="score_counts"),

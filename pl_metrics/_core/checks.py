@@ -123,6 +123,22 @@ def check_buckets(buckets: object) -> list[tuple[int, int]]:
     raise ValueError(msg)
 
 
+def check_cost_matrix(matrix: object) -> list[list[float]]:
+    """``cost_matrix=``: 2 x 2 finite numbers, ``[[c(neg, neg), c(neg, pos)],
+    [c(pos, neg), c(pos, pos)]]`` (rows: the actual class, negative first)."""
+    rows = list(matrix) if isinstance(matrix, Sequence) and not isinstance(matrix, str) else []
+    ok = len(rows) == 2 and all(
+        isinstance(r, Sequence) and not isinstance(r, str) and len(r) == 2 for r in rows
+    )
+    if ok and all(is_real(c) and math.isfinite(c) for r in rows for c in r):
+        return [[float(c) for c in r] for r in rows]
+    msg = (
+        "`cost_matrix` must be 2 x 2 finite numbers [[cost(neg->neg), cost(neg->pos)], "
+        f"[cost(pos->neg), cost(pos->pos)]] (rows: the actual class), got {matrix!r}"
+    )
+    raise ValueError(msg)
+
+
 def check_threshold(threshold: object) -> float:
     """A finite number."""
     if not (is_real(threshold) and math.isfinite(threshold)):

@@ -79,6 +79,7 @@ class MetricsDataFrame:
     threshold_report = eager(MetricsLazyFrame.threshold_report)
     compare = eager(MetricsLazyFrame.compare)
     ks = eager(MetricsLazyFrame.ks)
+    expected_cost = eager(MetricsLazyFrame.expected_cost)
     over_time = eager(MetricsLazyFrame.over_time)
     gains = eager(MetricsLazyFrame.gains)
     class_likelihood_ratios = eager(MetricsLazyFrame.class_likelihood_ratios)

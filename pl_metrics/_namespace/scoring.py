@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from pl_metrics import _gains
+from pl_metrics import _thresholds as th
 from pl_metrics._core import checks as v
 from pl_metrics._namespace.ranking import RankingMethods
 from pl_metrics._typing import By
@@ -112,3 +113,58 @@ class ScoringMethods(RankingMethods):
             y_true, y_score, by=by, pos_label=pos_label, weight=weight, bins=bins, method="gains"
         )
         return _gains.gains(counts, cuts=cuts)
+
+    def expected_cost(
+        self,
+        y_true: str,
+        y_score: str,
+        *,
+        cost_matrix: Sequence[Sequence[float]],
+        by: By = None,
+        pos_label: object = None,
+        weight: str | None = None,
+        best: bool = False,
+        bins: int | None = None,
+    ) -> pl.LazyFrame:
+        """The expected cost per row of thresholding the score, at every threshold.
+
+        A row is predicted positive when its score is ``>= threshold``; its cost
+        is ``cost_matrix[actual][predicted]`` (negative first, as the rows and
+        columns of ``confusion_matrix(labels=[negative, positive])``).
+
+        Parameters
+        ----------
+        y_true, y_score, by, pos_label, weight, bins
+            As :meth:`roc_auc` (binary).
+        cost_matrix
+            ``[[cost(neg -> neg), cost(neg -> pos)], [cost(pos -> neg), cost(pos -> pos)]]``,
+            e.g. ``[[0, 1], [10, 0]]``: a missed positive costs ten false alarms.
+        best
+            Only the threshold of least cost per segment (the highest among ties).
+
+        Returns
+        -------
+        LazyFrame
+            ``*by, threshold, tp, fp, fn, tn, cost``: thresholds descending, the
+            first ``+inf`` (every row predicted negative), then every distinct
+            score; ``cost`` = ``(c00 tn + c01 fp + c10 fn + c11 tp) / rows``.
+
+        Examples
+        --------
+        >>> import polars as pl, pl_metrics as plm
+        >>> df = pl.DataFrame({"y": [0, 0, 1, 1], "s": [0.1, 0.4, 0.35, 0.8]})
+        >>> df.metrics.expected_cost("y", "s", cost_matrix=[[0, 1], [5, 0]])["cost"].to_list()
+        [2.5, 1.25, 1.5, 0.25, 0.5]
+        """
+        matrix = v.check_cost_matrix(cost_matrix)
+        v.check_flag("best", best)
+        counts = self._binary(
+            y_true,
+            y_score,
+            by=by,
+            pos_label=pos_label,
+            weight=weight,
+            bins=bins,
+            method="expected_cost",
+        )
+        return th.expected_cost(counts, matrix=matrix, best=best)
