@@ -170,6 +170,27 @@ def binary_probabilities(draw: st.DrawFn) -> dict:
     return {"df": df, "by": by, "weight": weight, "pos_label": pos_label}
 
 
+def _d2_brier_score(y: np.ndarray, proba: np.ndarray, labels: list | None, **kw: object) -> float:
+    """``sklearn.metrics.d2_brier_score`` (scikit-learn >= 1.8); for the older
+    releases the floor's Python 3.10 gets, its definition written out from that
+    source: 1 - Brier / Brier of the (weighted) class priors, summed over classes."""
+    if hasattr(skm, "d2_brier_score"):
+        return skm.d2_brier_score(y, proba, labels=labels, **kw)
+    proba = np.asarray(proba, dtype=float)
+    if proba.ndim == 1:  # binary: y is 0/1 with 1 the positive class
+        classes, proba = np.array([0, 1]), np.column_stack([1 - proba, proba])
+    else:
+        classes = np.asarray(labels if labels is not None else np.unique(y))
+    if len(y) < 2:
+        return float("nan")
+    onehot = (np.asarray(y)[:, None] == classes[None, :]).astype(float)
+    w = kw.get("sample_weight")
+    null = np.average(onehot, axis=0, weights=w)
+    brier = np.average(((onehot - proba) ** 2).sum(axis=1), weights=w)
+    brier_null = np.average(((onehot - null) ** 2).sum(axis=1), weights=w)
+    return float(1 - brier / brier_null)
+
+
 def _d2_oracle(y: np.ndarray, proba: np.ndarray, kw: dict, labels: list | None = None) -> dict:
     """scikit-learn's D^2 scores of a segment; NaN with one class (scikit-learn raises,
     or divides by a null loss of ~0)."""
@@ -179,7 +200,7 @@ def _d2_oracle(y: np.ndarray, proba: np.ndarray, kw: dict, labels: list | None =
         warnings.simplefilter("ignore")
         return {
             "d2_log_loss_score": [skm.d2_log_loss_score(y, proba, labels=labels, **kw)],
-            "d2_brier_score": [skm.d2_brier_score(y, proba, labels=labels, **kw)],
+            "d2_brier_score": [_d2_brier_score(y, proba, labels, **kw)],
         }
 
 
@@ -252,7 +273,12 @@ def test_d2_undefined_cases_by_hand() -> None:
         assert math.isnan(values["one class"])
         assert math.isnan(values["zero"])
         two = df.filter(pl.col("g") == "two")
-        sk = getattr(skm, metric)(two["y"].to_numpy(), two["p"].to_numpy())
+        y, p = two["y"].to_numpy(), two["p"].to_numpy()
+        sk = (
+            skm.d2_log_loss_score(y, p)
+            if metric == "d2_log_loss_score"
+            else _d2_brier_score(y, p, None)
+        )
         assert values["two"] == pytest.approx(sk, rel=1e-12)
     # by hand: priors 1/2, null Brier 1/4; the model's (0.3^2 + 0.4^2) / 2 = 0.125
     got = df.filter(pl.col("g") == "two").metrics.d2_brier_score("y", "p")
