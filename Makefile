@@ -75,6 +75,7 @@ docs: $(VENV)/.installed-docs
 bench: $(VENV)/.installed-bench
 	$(BIN)/python benchmarks/bench_report.py
 	$(BIN)/python benchmarks/bench_ranking.py
+	$(BIN)/python benchmarks/bench_scoring.py
 
 # Out-of-core: generates 100M rows (~3 GB) under benchmarks/data, then measures.
 bench-big: $(VENV)/.installed-bench
