@@ -398,3 +398,23 @@ def top_k_accuracy(rows: Rows, *, k: int) -> pl.LazyFrame:
     )
     hit = (above < k).cast(pl.Float64)
     return rows.finish(rows.aggregate(rows.mean(hit).alias("top_k_accuracy")))
+
+
+def decision_cost(rows: Rows, *, costs: dict[object, dict[object, float]]) -> pl.LazyFrame:
+    """``*by, cost``: the (weighted) mean cost ``C[actual][decision]`` of deciding, for
+    each row, the class of least expected cost under its probabilities,
+    ``argmin_j sum_i p_i C[i][j]`` (the Bayes decision; ties: the first class in
+    sorted label order)."""
+    labels = rows.labels.sort().to_list()
+    prob = {label: pl.col(rows.classes[label]).cast(pl.Float64) for label in labels}
+    expected = [
+        pl.sum_horizontal(prob[i] * costs[i][j] for i in labels).alias(f"{INTERNAL}e{n}")
+        for n, j in enumerate(labels)
+    ]
+    decision = pl.concat_list(expected).list.arg_min()
+    cost = pl.lit(None, pl.Float64)
+    for a in labels:
+        for n, j in enumerate(labels):
+            hit = (pl.col(rows.y_true) == pl.lit(a, rows.labels.dtype)) & (decision == n)
+            cost = pl.when(hit).then(pl.lit(costs[a][j], pl.Float64)).otherwise(cost)
+    return rows.finish(rows.aggregate(rows.mean(cost).alias("cost")))

@@ -331,3 +331,64 @@ def test_expected_cost_bad_matrix(matrix: object) -> None:
     df = pl.DataFrame({"y": [0, 1], "s": [0.1, 0.9]})
     with pytest.raises(ValueError, match="`cost_matrix` must be 2 x 2"):
         df.metrics.expected_cost("y", "s", cost_matrix=matrix)
+
+
+# ----------------------------------------------------------------------- decision cost
+@st.composite
+def multiclass_frames(draw: st.DrawFn) -> dict:
+    n = draw(st.integers(1, 30))
+    k = draw(st.integers(2, 4))
+    labels = ["a", "b", "c", "d"][:k]
+    raw = draw(
+        st.lists(st.lists(st.integers(1, 9), min_size=k, max_size=k), min_size=n, max_size=n)
+    )
+    probs = np.asarray(raw, dtype=float)
+    probs /= probs.sum(axis=1, keepdims=True)
+    data = {"y": draw(st.lists(st.sampled_from(labels), min_size=n, max_size=n))}
+    data |= {f"p{label}": probs[:, i] for i, label in enumerate(labels)}
+    by = []
+    if draw(st.booleans()):
+        data["seg"] = draw(st.lists(st.sampled_from([1, 2]), min_size=n, max_size=n))
+        by = ["seg"]
+    weighted = draw(st.booleans())
+    if weighted:
+        data["w"] = draw(st.lists(st.sampled_from([0.0, 0.5, 1.0, 3.0]), min_size=n, max_size=n))
+    costs = draw(st.lists(st.sampled_from([0.0, 1.0, 2.0, 5.0]), min_size=k * k, max_size=k * k))
+    matrix = {a: {j: costs[i * k + m] for m, j in enumerate(labels)} for i, a in enumerate(labels)}
+    return {
+        "df": pl.DataFrame(data),
+        "by": by,
+        "weight": "w" if weighted else None,
+        "labels": labels,
+        "costs": matrix,
+    }
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=multiclass_frames())
+def test_decision_cost_equals_brute_force(case: dict) -> None:
+    """numpy: expected costs P @ C, the first argmin, then the mean C[actual, decided]."""
+    labels = case["labels"]
+    matrix = np.array([[case["costs"][a][j] for j in labels] for a in labels])
+
+    def build(seg: pl.DataFrame) -> pl.DataFrame:
+        probs = seg.select(f"p{label}" for label in labels).to_numpy()
+        decided = np.argmin(probs @ matrix, axis=1)
+        actual = np.array([labels.index(y) for y in seg["y"]])
+        w = np.asarray(_weights(seg, case["weight"]), dtype=float)
+        return pl.DataFrame({"cost": [float(np.average(matrix[actual, decided], weights=w))]})
+
+    got = case["df"].metrics.decision_cost(
+        "y", {label: f"p{label}" for label in labels}, cost_matrix=case["costs"], **_kw(case)
+    )
+    expected = _expected(case, build)
+    if expected is None:  # every row weighs 0: no rows
+        assert got.height == 0
+        return
+    oracle.assert_close(got, expected)
+
+
+def test_decision_cost_bad_matrix() -> None:
+    df = pl.DataFrame({"y": ["a", "b"], "pa": [0.5, 0.5], "pb": [0.5, 0.5]})
+    with pytest.raises(ValueError, match="`cost_matrix` must map every class"):
+        df.metrics.decision_cost("y", {"a": "pa", "b": "pb"}, cost_matrix={"a": {"a": 0}})

@@ -266,6 +266,19 @@ METHODS: list[Entry] = [
         ("binary",),
         outputs="expected_cost",
     ),
+    Entry(
+        "decision_cost",
+        lambda m, c: m.decision_cost(
+            c.y,
+            c.qmap,
+            cost_matrix={
+                a: {j: float(a != j) * (1 + i) for j, _ in c.q} for i, (a, _) in enumerate(c.q)
+            },
+            by=c.by,
+            weight=c.w,
+        ),
+        ("multiclass",),
+    ),
     Entry("ks", _b("ks"), ("binary",), state="score_counts"),
     Entry("ks[bins]", _b("ks", bins=10), ("binary",), outputs="ks"),
     Entry("gains", _b("gains", buckets=7), ("binary",), state="score_counts"),

@@ -139,6 +139,22 @@ def check_cost_matrix(matrix: object) -> list[list[float]]:
     raise ValueError(msg)
 
 
+def check_cost_table(costs: object, classes: Sequence[object]) -> dict[object, dict[object, float]]:
+    """Multiclass ``cost_matrix=``: ``{actual: {decided: cost}}`` with a finite cost
+    for every pair of the score mapping's classes (and no other class)."""
+    want = set(classes)
+    ok = isinstance(costs, Mapping) and set(costs) == want
+    ok = ok and all(isinstance(row, Mapping) and set(row) == want for row in costs.values())
+    if ok and all(is_real(c) and math.isfinite(c) for row in costs.values() for c in row.values()):
+        return {a: {j: float(c) for j, c in row.items()} for a, row in costs.items()}
+    msg = (
+        "`cost_matrix` must map every class of `y_score` to a mapping of every class to a "
+        f"finite cost, {{actual: {{decided: cost}}}}, for the classes {sorted(want, key=repr)}; "
+        f"got {costs!r}"
+    )
+    raise ValueError(msg)
+
+
 def check_threshold(threshold: object) -> float:
     """A finite number."""
     if not (is_real(threshold) and math.isfinite(threshold)):

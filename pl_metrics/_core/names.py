@@ -98,6 +98,7 @@ OUTPUTS: dict[str, tuple[str, ...]] = {
     "det_curve": ("threshold", "fpr", "fnr"),
     "ks": ("ks", "threshold", "ks_error_bound"),
     "expected_cost": ("threshold", "tp", "fp", "fn", "tn", "cost"),
+    "decision_cost": ("cost",),
     "over_time": ("window_start", "window_end", "metric", "value", "low", "high"),
     "gains": (
         "bucket",

@@ -80,6 +80,7 @@ class MetricsDataFrame:
     compare = eager(MetricsLazyFrame.compare)
     ks = eager(MetricsLazyFrame.ks)
     expected_cost = eager(MetricsLazyFrame.expected_cost)
+    decision_cost = eager(MetricsLazyFrame.decision_cost)
     over_time = eager(MetricsLazyFrame.over_time)
     gains = eager(MetricsLazyFrame.gains)
     class_likelihood_ratios = eager(MetricsLazyFrame.class_likelihood_ratios)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import polars as pl
 
 from pl_metrics import _gains
+from pl_metrics import _probability as prob
 from pl_metrics import _thresholds as th
 from pl_metrics._core import checks as v
+from pl_metrics._core import names
 from pl_metrics._namespace.ranking import RankingMethods
 from pl_metrics._typing import By
 
@@ -168,3 +170,65 @@ class ScoringMethods(RankingMethods):
             method="expected_cost",
         )
         return th.expected_cost(counts, matrix=matrix, best=best)
+
+    def decision_cost(
+        self,
+        y_true: str,
+        y_prob: Mapping[object, str],
+        *,
+        cost_matrix: Mapping[object, Mapping[object, float]],
+        by: By = None,
+        weight: str | None = None,
+    ) -> pl.LazyFrame:
+        """Multiclass expected cost of the decisions of least expected cost.
+
+        Each row is decided as the class ``j`` that minimises its expected cost
+        under its probabilities, ``sum_i p_i cost_matrix[i][j]`` (the Bayes
+        decision: with calibrated probabilities no rule costs less on average);
+        the result is the mean cost ``cost_matrix[actual][decided]`` of those
+        decisions, the multiclass counterpart of
+        ``expected_cost(..., best=True)``.
+
+        Parameters
+        ----------
+        y_true, by, weight
+            As :meth:`log_loss`.
+        y_prob
+            ``{label: column}`` of the classes' probabilities (each row sums to 1).
+        cost_matrix
+            ``{actual: {decided: cost}}`` for every pair of the mapping's classes.
+
+        Returns
+        -------
+        LazyFrame
+            ``*by, cost``.  Ties between decisions go to the first class in
+            sorted label order.
+
+        Examples
+        --------
+        >>> import polars as pl, pl_metrics as plm
+        >>> df = pl.DataFrame({"y": ["a", "b", "c"], "pa": [0.6, 0.3, 0.2],
+        ...                    "pb": [0.3, 0.4, 0.2], "pc": [0.1, 0.3, 0.6]})
+        >>> costs = {"a": {"a": 0, "b": 1, "c": 1}, "b": {"a": 1, "b": 0, "c": 1},
+        ...          "c": {"a": 10, "b": 10, "c": 0}}
+        >>> # a missed c costs 10: row 1 expects 1.3 (a), 1.6 (b), 0.9 (c), and every row
+        >>> # is decided c; the actual a, b, c then cost 1, 1, 0
+        >>> df.metrics.decision_cost("y", {"a": "pa", "b": "pb", "c": "pc"}, cost_matrix=costs)[
+        ...     "cost"
+        ... ].item()
+        0.6666666666666666
+        """
+        rows = prob.Rows(
+            self._lf,
+            y_true,
+            y_prob,
+            by=by,
+            pos_label=None,
+            weight=weight,
+            reserved=names.output_columns("decision_cost"),
+        )
+        if rows.binary:
+            msg = "`y_prob` of decision_cost is a mapping {label: column} (binary: expected_cost)"
+            raise TypeError(msg)
+        costs = v.check_cost_table(cost_matrix, rows.labels.to_list())
+        return prob.decision_cost(rows, costs=costs)
