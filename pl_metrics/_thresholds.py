@@ -10,10 +10,11 @@ from __future__ import annotations
 import polars as pl
 
 from pl_metrics._core import formulas as fm
-from pl_metrics._core.names import ORD, f_name
+from pl_metrics._core.names import INTERNAL, ORD, f_name
 from pl_metrics._core.scores import SCORE, ScoreCounts
 from pl_metrics._ranking import curve_points, with_start
 
+_PC = f"{INTERNAL}pc"
 #: The columns of a threshold sweep after ``*by, threshold``.
 SWEEP_COUNTS = ("tp", "fp", "fn", "tn")
 
@@ -130,3 +131,30 @@ def expected_cost(counts: ScoreCounts, *, matrix: list[list[float]], best: bool)
         least = pl.col("cost") == pl.col("cost").min().over(keys)
         table = table.filter(least).filter(pl.col(ORD) == pl.col(ORD).min().over(keys))
     return counts.finish(table.drop(ORD))
+
+
+def cost_curve(counts: ScoreCounts, *, points: int) -> pl.LazyFrame:
+    """``*by, probability_cost, normalized_cost``: Drummond and Holte's cost curve,
+    the lower envelope of the lines ``(1 - tpr) pc + fpr (1 - pc)`` of every ROC
+    point (the trivial classifiers at thresholds +inf and the lowest score
+    included), evaluated at ``points`` equally spaced probability costs ``pc`` in
+    [0, 1].  A segment without positives or negatives has no rows.
+    """
+    keys = counts.keys
+    curve = with_start(curve_points(counts), keys).filter((pl.col("P") > 0) & (pl.col("N") > 0))
+    fpr, fnr = pl.col("fps") / pl.col("N"), 1 - pl.col("tps") / pl.col("P")
+    grid = [i / (points - 1) for i in range(points)] if points > 1 else [0.5]
+    envelope = curve.group_by(keys).agg(
+        (fnr * pc + fpr * (1 - pc)).min().alias(f"{_PC}{i}") for i, pc in enumerate(grid)
+    )
+    long = envelope.unpivot(index=keys, variable_name=_PC, value_name="normalized_cost")
+    position = pl.col(_PC).str.strip_prefix(_PC).cast(pl.Int64)
+    result = long.with_columns(position.alias(ORD)).with_columns(
+        pl.col(ORD)
+        .replace_strict(list(range(len(grid))), grid, return_dtype=pl.Float64)
+        .alias("probability_cost")
+    )
+    result = result.sort([*keys, ORD], nulls_last=True).select(
+        *keys, "probability_cost", "normalized_cost"
+    )
+    return counts.finish(result)

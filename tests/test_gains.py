@@ -392,3 +392,32 @@ def test_decision_cost_bad_matrix() -> None:
     df = pl.DataFrame({"y": ["a", "b"], "pa": [0.5, 0.5], "pb": [0.5, 0.5]})
     with pytest.raises(ValueError, match="`cost_matrix` must map every class"):
         df.metrics.decision_cost("y", {"a": "pa", "b": "pb"}, cost_matrix={"a": {"a": 0}})
+
+
+# --------------------------------------------------------------------------- cost curve
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=frames(), points=st.integers(1, 12))
+def test_cost_curve_equals_brute_force(case: dict, points: int) -> None:
+    """scikit-learn's ROC points (all of them), then the least (1 - tpr) pc + fpr (1 - pc)."""
+    from sklearn.metrics import roc_curve
+
+    if _refused_without_positive(case, "cost_curve", points=points):
+        return
+    grid = [i / (points - 1) for i in range(points)] if points > 1 else [0.5]
+
+    def build(seg: pl.DataFrame) -> pl.DataFrame:
+        y = (seg["y"] == 1).to_numpy()
+        schema = {"probability_cost": pl.Float64, "normalized_cost": pl.Float64}
+        if y.all() or not y.any():
+            return pl.DataFrame(schema=schema)
+        w = np.asarray(_weights(seg, case["weight"]), dtype=float)
+        fpr, tpr, _ = roc_curve(y, seg["s"].to_numpy(), sample_weight=w, drop_intermediate=False)
+        costs = [float(np.min((1 - tpr) * pc + fpr * (1 - pc))) for pc in grid]
+        return pl.DataFrame({"probability_cost": grid, "normalized_cost": costs}, schema=schema)
+
+    got = case["df"].metrics.cost_curve("y", "s", points=points, **_kw(case))
+    expected = _expected(case, build)
+    if expected is None or expected.height == 0:
+        assert got.height == 0
+        return
+    oracle.assert_close(got, expected)

@@ -279,6 +279,7 @@ METHODS: list[Entry] = [
         ),
         ("multiclass",),
     ),
+    Entry("cost_curve", _b("cost_curve", points=11), ("binary",)),
     Entry("ks", _b("ks"), ("binary",), state="score_counts"),
     Entry("ks[bins]", _b("ks", bins=10), ("binary",), outputs="ks"),
     Entry("gains", _b("gains", buckets=7), ("binary",), state="score_counts"),

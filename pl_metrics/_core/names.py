@@ -99,6 +99,7 @@ OUTPUTS: dict[str, tuple[str, ...]] = {
     "ks": ("ks", "threshold", "ks_error_bound"),
     "expected_cost": ("threshold", "tp", "fp", "fn", "tn", "cost"),
     "decision_cost": ("cost",),
+    "cost_curve": ("probability_cost", "normalized_cost"),
     "over_time": ("window_start", "window_end", "metric", "value", "low", "high"),
     "gains": (
         "bucket",

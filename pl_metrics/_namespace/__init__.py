@@ -81,6 +81,7 @@ class MetricsDataFrame:
     ks = eager(MetricsLazyFrame.ks)
     expected_cost = eager(MetricsLazyFrame.expected_cost)
     decision_cost = eager(MetricsLazyFrame.decision_cost)
+    cost_curve = eager(MetricsLazyFrame.cost_curve)
     over_time = eager(MetricsLazyFrame.over_time)
     gains = eager(MetricsLazyFrame.gains)
     class_likelihood_ratios = eager(MetricsLazyFrame.class_likelihood_ratios)

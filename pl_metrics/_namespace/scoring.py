@@ -232,3 +232,55 @@ class ScoringMethods(RankingMethods):
             raise TypeError(msg)
         costs = v.check_cost_table(cost_matrix, rows.labels.to_list())
         return prob.decision_cost(rows, costs=costs)
+
+    def cost_curve(
+        self,
+        y_true: str,
+        y_score: str,
+        *,
+        by: By = None,
+        pos_label: object = None,
+        weight: str | None = None,
+        points: int = 101,
+        bins: int | None = None,
+    ) -> pl.LazyFrame:
+        """Drummond and Holte's cost curve: the least normalised expected cost per
+        probability cost.
+
+        For a probability cost ``pc`` (the share of the cost of the positives,
+        ``p(+) c(fn) / (p(+) c(fn) + p(-) c(fp))``), each threshold's normalised
+        expected cost is ``(1 - tpr) pc + fpr (1 - pc)``; the curve is its
+        minimum over all thresholds (the trivial "all negative" and "all
+        positive" included), at ``points`` equally spaced ``pc`` in [0, 1].
+
+        Parameters
+        ----------
+        y_true, y_score, by, pos_label, weight, bins
+            As :meth:`roc_auc` (binary).
+        points
+            The number of probability costs, ``0, 1/(points-1), ..., 1``.
+
+        Returns
+        -------
+        LazyFrame
+            ``*by, probability_cost, normalized_cost``; a segment without
+            positives or negatives has no rows.
+
+        Examples
+        --------
+        >>> import polars as pl, pl_metrics as plm
+        >>> df = pl.DataFrame({"y": [0, 0, 1, 1], "s": [0.1, 0.4, 0.35, 0.8]})
+        >>> df.metrics.cost_curve("y", "s", points=3)["normalized_cost"].to_list()
+        [0.0, 0.25, 0.0]
+        """
+        n = v.positive_int("points", points)
+        counts = self._binary(
+            y_true,
+            y_score,
+            by=by,
+            pos_label=pos_label,
+            weight=weight,
+            bins=bins,
+            method="cost_curve",
+        )
+        return th.cost_curve(counts, points=n)
