@@ -25,6 +25,7 @@ import polars as pl
 
 from pl_metrics import _classification as cls
 from pl_metrics import _gains
+from pl_metrics import _probability as prob
 from pl_metrics import _ranking as rk
 from pl_metrics._core import checks as v
 from pl_metrics._core.confusion import Counts
@@ -47,7 +48,10 @@ AVERAGED = tuple(
     for a in ("micro", "macro", "weighted")
 )
 RANKING = ("roc_auc", "average_precision", "ks")
-METRICS = (*SUMMARY, *AVERAGED, *RANKING)
+PROBABILITY = ("log_loss", "brier_score")
+#: the metrics that read ``y_score`` (a binary score / probability of pos_label)
+SCORED = (*RANKING, *PROBABILITY)
+METRICS = (*SUMMARY, *AVERAGED, *SCORED)
 
 _UNITS = {"ns": 1, "us": 1_000, "ms": 1_000_000, "s": 10**9, "m": 60 * 10**9, "h": 3600 * 10**9}
 _CALENDAR = {"d": ("d", 1), "w": ("d", 7), "mo": ("mo", 1), "q": ("mo", 3), "y": ("mo", 12)}
@@ -115,11 +119,14 @@ def check_metrics(metrics: object, *, y_pred: str | None, y_score: str | None) -
     if len(set(names_)) != len(names_):
         msg = f"`metrics` names a metric twice: {list(names_)!r}"
         raise ValueError(msg)
-    if y_pred is None and any(m not in RANKING for m in names_):
+    if y_pred is None and any(m not in SCORED for m in names_):
         msg = "`y_pred` is required for the label metrics (accuracy, f1_macro, ...)"
         raise ValueError(msg)
-    if y_score is None and any(m in RANKING for m in names_):
-        msg = "`y_score` is required for the ranking metrics (roc_auc, average_precision, ks)"
+    if y_score is None and any(m in SCORED for m in names_):
+        msg = (
+            "`y_score` is required for the ranking and probability metrics (roc_auc, "
+            "average_precision, ks, log_loss, brier_score)"
+        )
         raise ValueError(msg)
     return list(names_)
 
@@ -285,3 +292,40 @@ def assemble(
     return frame.sort([*by, WINDOW_END, _ORDER], nulls_last=True).select(
         *by, start, WINDOW_END, *rest
     )
+
+
+_MEAN = f"{INTERNAL}mean"
+_WEIGHT = f"{INTERNAL}weight"
+
+
+def finish_probabilities(
+    rows: prob.Rows, metrics: list[str], w: Windows, index: str, *, ci: float | None
+) -> list[pl.LazyFrame]:
+    """log loss / Brier score of each window: per bucket the (weighted) mean loss and
+    the bucket's weight; a window's mean is the buckets' means weighted by their
+    weights (divided by the largest first, as every weighted mean here)."""
+    out = []
+    key = rows.keys[-1]
+    losses = {"log_loss": prob.row_log_loss, "brier_score": prob.row_brier}
+    for m in (m for m in metrics if m in PROBABILITY):
+        total = pl.len().cast(pl.Float64) if rows.weight is None else rows.weight.sum()
+        loss = losses[m](rows)
+        frame = rows.aggregate(rows.mean(loss).alias(_MEAN), total.alias(_WEIGHT))
+        frame = null_index_check(frame, key, index, _WEIGHT)
+        if w.k > 1:
+            last = frame.select(pl.col(key).max().alias(_LAST_END))
+            copies = [frame.with_columns(pl.col(key).dt.offset_by(w.shift(j))) for j in range(w.k)]
+            share = pl.col(_WEIGHT) / pl.col(_WEIGHT).max()
+            frame = (
+                pl.concat(copies)
+                .join(last, how="cross")
+                .filter(pl.col(key) <= pl.col(_LAST_END))
+                .group_by(rows.keys)
+                .agg(((pl.col(_MEAN) * share).sum() / share.sum()).alias(_MEAN))
+            )
+        point = rows.finish(frame.select(*rows.keys, pl.col(_MEAN).alias(m)))
+        if ci is not None:
+            nulls = [pl.lit(None, pl.Float64).alias(f"{m}_{e}") for e in ("low", "high")]
+            point = point.with_columns(nulls)
+        out.append(_long(point, rows.by[:-1], m, m, ci is not None))
+    return out

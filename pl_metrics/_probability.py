@@ -249,6 +249,16 @@ def _squared_errors(rows: Rows, probabilities: Sequence[pl.Expr]) -> pl.Expr:
     return loss
 
 
+def row_log_loss(rows: Rows) -> pl.Expr:
+    """Per row, the log loss of the rows' probabilities (over_time's buckets)."""
+    return _log_losses(rows, rows.probabilities())
+
+
+def row_brier(rows: Rows) -> pl.Expr:
+    """Per row, the Brier loss of the rows' probabilities (over_time's buckets)."""
+    return _squared_errors(rows, rows.probabilities())
+
+
 def log_loss(rows: Rows, *, normalize: bool) -> pl.LazyFrame:
     """``*by, log_loss``: scikit-learn's ``log_loss`` (clipping to [eps, 1 - eps])."""
     loss = _log_losses(rows, rows.probabilities())

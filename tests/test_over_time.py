@@ -24,6 +24,8 @@ METRICS = [
     "roc_auc",
     "average_precision",
     "ks",
+    "log_loss",
+    "brier_score",
 ]
 
 
@@ -68,6 +70,8 @@ def _window_value(rows: pl.DataFrame, metric: str, weight: str | None) -> float 
         name, average = metric.rsplit("_", 1)
         table = m.averages("y", "p", weight=weight)
         return table.filter(pl.col("average") == average)[name].item()
+    if metric in ("log_loss", "brier_score"):
+        return getattr(m, metric)("y", "s", weight=weight)[metric].item()
     if (rows["y"] == 1).sum() == 0:  # a window without positives: one class
         # (the frame methods refuse an input without pos_label; over_time's input has it)
         return {"roc_auc": None, "average_precision": 0.0, "ks": None}[metric]

@@ -242,7 +242,7 @@ METHODS: list[Entry] = [
             pos_label=c.pos,
             index="ts",
             every="2d",
-            metrics=["roc_auc", "average_precision", "ks"],
+            metrics=["roc_auc", "average_precision", "ks", "log_loss", "brier_score"],
             by=c.by,
             weight=c.w,
         ),

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from pl_metrics import _over_time as ot
+from pl_metrics import _probability as prob
 from pl_metrics._core import checks as v
 from pl_metrics._core import names
 from pl_metrics._core import scores as sc
@@ -63,8 +64,9 @@ class MonitoringMethods:
             Names from ``summary`` (``n``, ``accuracy``, ``balanced_accuracy``,
             ``mcc``, ``cohen_kappa``), ``averages`` (``precision_macro``,
             ``f1_weighted``, ... : ``{precision,recall,f1,jaccard}_{micro,macro,weighted}``;
-            they read ``y_pred``) and ranking (``roc_auc``, ``average_precision``,
-            ``ks``; they read the binary score ``y_score``).
+            they read ``y_pred``), ranking (``roc_auc``, ``average_precision``,
+            ``ks``) and probability (``log_loss``, ``brier_score``; binary): these
+            read the score / probability of ``pos_label``, ``y_score``.
         y_pred, y_score
             Column of the predicted labels / of the score of ``pos_label``.
         by, weight, labels, pos_label
@@ -72,7 +74,7 @@ class MonitoringMethods:
         ci, n_boot, seed, ci_method
             Intervals per window, as :meth:`summary` / :meth:`averages` /
             :meth:`roc_auc` (``"wilson"``: accuracy only; ``"delong"``: roc_auc
-            only; ``ks`` and ``n`` have none).
+            only; ``n``, ``ks``, ``log_loss`` and ``brier_score`` have none).
 
         Returns
         -------
@@ -98,10 +100,14 @@ class MonitoringMethods:
         """
         chosen = ot.check_metrics(metrics, y_pred=y_pred, y_score=y_score)
         w = ot.windows(every, period)
-        allowed = {"wilson": {"n", "accuracy"}, "delong": {"roc_auc"}}.get(str(ci_method))
+        # metrics without intervals (n, ks, log_loss, brier_score) go with any method
+        free = {"n", "ks", *ot.PROBABILITY}
+        allowed = {"wilson": {"accuracy"}, "delong": {"roc_auc"}}.get(str(ci_method))
+        if allowed is not None:
+            allowed |= free
         if ci is not None and allowed is not None and not set(chosen) <= allowed:
             msg = (
-                f"ci_method={ci_method!r} gives intervals for {sorted(allowed - {'n'})} only; "
+                f"ci_method={ci_method!r} gives intervals for {sorted(allowed - free)} only; "
                 f"use ci_method='bootstrap' for {sorted(set(chosen) - allowed)}"
             )
             raise ValueError(msg)
@@ -137,12 +143,25 @@ class MonitoringMethods:
         options = {"ci": ci if wants_ci else None, "ci_method": ci_method}
         options |= {"n_boot": n_boot, "seed": seed}
         parts = []
-        if any(m not in ot.RANKING for m in chosen):
+        if any(m not in ot.SCORED for m in chosen):
             v.check_column_name("y_pred", y_pred)
             counts = confusion_counts(
                 lf, y_true, y_pred, by=keys, labels=labels, weight=weight, reserved=reserved
             )
             parts += ot.finish_labels(ot.label_windows(counts, w, index), chosen, **options)
+        if any(m in ot.PROBABILITY for m in chosen):
+            rows = prob.Rows(
+                lf,
+                y_true,
+                y_score,
+                by=keys,
+                pos_label=pos_label,
+                weight=weight,
+                reserved=reserved,
+                binary_only=True,
+                argument="y_score",
+            )
+            parts += ot.finish_probabilities(rows, chosen, w, index, ci=options["ci"])
         if any(m in ot.RANKING for m in chosen):
             counts = sc.binary_score_counts(
                 lf, y_true, y_score, by=keys, pos_label=pos_label, weight=weight, reserved=reserved
