@@ -57,7 +57,7 @@ def ks(counts: ScoreCounts, *, error_bound: bool = False) -> pl.LazyFrame:
     score = pl.col(SCORE).sort(descending=True)
     tps, fps = pos.cum_sum(), neg.cum_sum()
     p, n = pos.sum(), neg.sum()
-    numerator = (tps * n - fps * p).abs()
+    numerator = fm.ks_distance(tps, fps, p, n)
     best = numerator.max()
     both = (p > 0) & (n > 0)
     aggs = [

@@ -143,6 +143,16 @@ def bucket_end(lf: pl.LazyFrame, index: str, w: Windows) -> pl.Expr:
     if dtype == pl.Date and w.unit == "ns":
         msg = f"`every` {w.every!r} is shorter than a day but column {index!r} holds dates"
         raise ValueError(msg)
+    time_zone = getattr(dtype, "time_zone", None)
+    if time_zone is not None and w.unit == "ns":
+        # Buckets shorter than a day are cut on the UTC clock: a local clock has an
+        # hour that repeats and one that never happens at a daylight-saving change,
+        # and local truncation with absolute offsets would give buckets that
+        # overlap or leave gaps.  Day, week and month buckets follow the local
+        # calendar (a day may be 23 or 25 hours long there).
+        utc = pl.col(index).dt.convert_time_zone("UTC")
+        end = utc.dt.truncate(w.every).dt.offset_by(w.every)
+        return end.dt.convert_time_zone(time_zone)
     return pl.col(index).dt.truncate(w.every).dt.offset_by(w.every)
 
 

@@ -7,14 +7,18 @@ are the ``tp`` / ``fp`` of that threshold; ``fn = P - tp`` and ``tn = N - fp``.
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 import polars as pl
 
 from pl_metrics._core import formulas as fm
 from pl_metrics._core.names import INTERNAL, ORD, f_name
-from pl_metrics._core.scores import SCORE, ScoreCounts
+from pl_metrics._core.scores import POS, SCORE, ScoreCounts
 from pl_metrics._ranking import curve_points, with_start
 
 _PC = f"{INTERNAL}pc"
+_RANK = f"{INTERNAL}rank"
 #: The columns of a threshold sweep after ``*by, threshold``.
 SWEEP_COUNTS = ("tp", "fp", "fn", "tn")
 
@@ -108,15 +112,26 @@ def expected_cost(counts: ScoreCounts, *, matrix: list[list[float]], best: bool)
     distinct score, thresholds descending; ``best``: the row of least cost per
     segment (the highest threshold among ties).
 
-    ``matrix[actual][predicted]`` (negative first): cost =
-    ``(c00 tn + c01 fp + c10 fn + c11 tp) / (P + N)``.
+    ``matrix[actual][predicted]`` (negative first): cost = ``formulas.total_cost /
+    (P + N)``.  With counts (no weights) the costs are compared as exact integers
+    (each cost as the decimal it was written as, times a common denominator), so
+    thresholds of equal cost tie exactly (0.07 is not 0.06999999999999999).
     """
     keys = counts.keys
     curve = with_start(curve_points(counts), keys)
     tp, fp = pl.col("tps"), pl.col("fps")
     fn, tn = pl.col("P") - tp, pl.col("N") - fp
-    (c00, c01), (c10, c11) = matrix
-    cost = (c00 * tn + c01 * fp + c10 * fn + c11 * tp) / (pl.col("P") + pl.col("N"))
+    rows = pl.col("P") + pl.col("N")
+    cost = fm.total_cost(tp, fp, fn, tn, matrix) / rows
+    fractions = [[Fraction(repr(c)) for c in row] for row in matrix]
+    scale = math.lcm(*(f.denominator for row in fractions for f in row))
+    whole = [[int(f * scale) for f in row] for row in fractions]
+    # exact while every integer cost x count stays far inside Int128 (counts < 2^63)
+    fits = max(abs(c) for row in whole for c in row) < 2**60
+    rank = cost
+    if fits and counts.frame.collect_schema()[POS].is_integer():
+        exact = [x.cast(pl.Int128) for x in (tp, fp, fn, tn)]
+        rank = fm.total_cost(*exact, [[pl.lit(c, pl.Int128) for c in row] for row in whole])
     table = curve.select(
         *keys,
         pl.col(SCORE).alias("threshold"),
@@ -125,12 +140,13 @@ def expected_cost(counts: ScoreCounts, *, matrix: list[list[float]], best: bool)
         fn.alias("fn"),
         tn.alias("tn"),
         cost.alias("cost"),
+        rank.alias(_RANK),
         ORD,
     ).sort([*keys, ORD], nulls_last=True)
     if best:
-        least = pl.col("cost") == pl.col("cost").min().over(keys)
+        least = pl.col(_RANK) == pl.col(_RANK).min().over(keys)
         table = table.filter(least).filter(pl.col(ORD) == pl.col(ORD).min().over(keys))
-    return counts.finish(table.drop(ORD))
+    return counts.finish(table.drop(ORD, _RANK))
 
 
 def cost_curve(counts: ScoreCounts, *, points: int) -> pl.LazyFrame:

@@ -265,13 +265,10 @@ def run(argv: Sequence[str] | None = None) -> pl.DataFrame:
     return frame
 
 
-#: An integer as text in its one canonical form ("1", "-3", "0"; not "01", "+1", " 1").
-_CANONICAL_INT = r"^-?(0|[1-9][0-9]*)$"
-
-
 def _text_labels(path: str, labels: list[str], *, as_text: bool) -> pl.LazyFrame:
-    """The input; for CSV/TSV, label columns that the reader takes for integers are
-    checked to be written canonically: "01" and "1" would become one label 1.
+    """The input; for CSV/TSV, label columns that the reader takes for numbers or
+    booleans are checked to write each label one way only: "01" and "1" (or "1"
+    and "1.0", "-0" and "0", "True" and "true") would become one label.
 
     With ``as_text``, CSV/TSV label columns are read as text instead.
     """
@@ -283,25 +280,34 @@ def _text_labels(path: str, labels: list[str], *, as_text: bool) -> pl.LazyFrame
     present = [c for c in dict.fromkeys(labels) if c in schema]
     separator = "\t" if suffix == ".tsv" else ","
     if as_text:
-        overrides = dict.fromkeys(present, pl.String)
-        return pl.scan_csv(path, separator=separator, schema_overrides=overrides)
-    ints = [c for c in present if schema[c].is_integer()]
-    if not ints:
+        return pl.scan_csv(
+            path, separator=separator, schema_overrides=dict.fromkeys(present, pl.String)
+        )
+    parsed = [c for c in present if schema[c] != pl.String]
+    if not parsed:
         return lf
-    text = pl.scan_csv(path, separator=separator, infer_schema=False).select(ints)
-    odd = text.select(
-        (~pl.col(c).str.contains(_CANONICAL_INT)).fill_null(False).sum() for c in ints
+    text = pl.scan_csv(path, separator=separator, infer_schema=False).select(parsed)
+    # per column: the most ways one parsed label is written (1 when each is written once)
+    ways = text.select(
+        pl.col(c).n_unique().over(_parsed_label(pl.col(c), schema[c])).max() for c in parsed
     ).collect()
-    for column in ints:
-        if odd[column].item():
+    for column in parsed:
+        if (ways[column].item() or 0) > 1:
             msg = (
-                f"column {column!r} has {odd[column].item()} rows whose label is "
-                "written in another form than its integer (e.g. '01', '+1'): read as "
-                "integers, '01' and '1' would be one label; pass --labels-as-text to "
-                "keep them apart, or fix the file"
+                f"column {column!r} writes one {schema[column]} label in several ways "
+                "(e.g. '01' and '1', '1' and '1.0', 'True' and 'true'): read as "
+                f"{schema[column]}, they would be one label; pass --labels-as-text to keep "
+                "them apart, or fix the file"
             )
             raise UsageError(msg)
     return lf
+
+
+def _parsed_label(text: pl.Expr, dtype: pl.DataType) -> pl.Expr:
+    """The value the CSV reader gives ``text`` for a column of ``dtype``."""
+    if dtype == pl.Boolean:
+        return text.str.strip_chars().str.to_lowercase()
+    return text.str.strip_chars().cast(dtype, strict=False)
 
 
 def _plot(frame: pl.DataFrame, command: str, by: list[str] | None, target: str) -> None:

@@ -20,6 +20,7 @@ import polars as pl
 
 from pl_metrics._core import checks as v
 from pl_metrics._core import formulas as fm
+from pl_metrics._core import scores as sc
 from pl_metrics._core.names import f_name
 from pl_metrics._typing import IntoColumn
 from pl_metrics.exceptions import DataError
@@ -119,12 +120,12 @@ def _default_label(dtype: pl.DataType, name: str) -> object:
 
 def _default_pos_check(y_true: IntoColumn) -> _Check:
     """With the default ``pos_label``, a group's labels must be {0, 1} or {-1, 1}
-    (the frame methods' rule, scikit-learn's ``_check_pos_label_consistency``)."""
+    (the frame methods' rule, ``scores.default_pos_label_aggs``, per group)."""
     y = _col(y_true).cast(pl.Float64, strict=False)
-    not_01 = (~y.is_in([0.0, 1.0])).fill_null(False).sum()
-    not_11 = (~y.is_in([-1.0, 1.0])).fill_null(False).sum()
     name = _name(y_true)
-    return pl.min_horizontal(not_01, not_11), lambda _: v.Bad.pos_label_needed(name, [])
+    return pl.min_horizontal(sc.default_pos_label_aggs(y)), lambda _: v.Bad.pos_label_needed(
+        name, []
+    )
 
 
 def _nonempty(value: pl.Expr, rows: pl.Expr) -> pl.Expr:

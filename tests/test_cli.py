@@ -315,3 +315,25 @@ def test_csv_integer_labels_written_two_ways_are_refused_or_read_as_text(
     out = cli.run(["summary", str(path), "--y-true", "y", "--y-pred", "p", "--labels-as-text"])
     y, p = ["01", "1", "02", "2", "1"], ["1", "1", "2", "02", "2"]
     assert out["accuracy"].item() == skm.accuracy_score(y, p)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "y,p\n0,-0\n-0,0\n1,1\n",  # -0 and 0: one integer
+        "y,p\n1,1.0\n1.0,1\n0,0\n",  # 1 and 1.0: one float
+        "y,p\ntrue,True\nTrue,true\nfalse,false\n",  # True and true: one boolean
+    ],
+)
+def test_csv_labels_written_two_ways_of_any_parsed_type(
+    body: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # each gave accuracy 1.0 with no error; as text (scikit-learn on the strings) 1/3
+    path = tmp_path / "labels.csv"
+    path.write_text(body)
+    assert cli.main(["summary", str(path), "--y-true", "y", "--y-pred", "p"]) == 2
+    assert "several ways" in capsys.readouterr().err
+    out = cli.run(["summary", str(path), "--y-true", "y", "--y-pred", "p", "--labels-as-text"])
+    rows = [line.split(",") for line in body.strip().splitlines()[1:]]
+    expected = skm.accuracy_score([r[0] for r in rows], [r[1] for r in rows])
+    assert out["accuracy"].item() == pytest.approx(expected)

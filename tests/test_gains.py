@@ -421,3 +421,11 @@ def test_cost_curve_equals_brute_force(case: dict, points: int) -> None:
         assert got.height == 0
         return
     oracle.assert_close(got, expected)
+
+
+def test_expected_cost_ties_are_exact() -> None:
+    # +inf: 7 missed positives x 0.1 = 0.7; 0.5: 1 false alarm x 0.7 = 0.7 -> both 0.07
+    # per row (as floats 0.07 and 0.06999999999999999): the highest threshold, +inf
+    df = pl.DataFrame({"y": [1] * 7 + [0] * 3, "s": [0.5] * 7 + [0.6, 0.1, 0.1]})
+    got = df.metrics.expected_cost("y", "s", cost_matrix=[[0, 0.7], [0.1, 0]], best=True)
+    assert got["threshold"].to_list() == [float("inf")]

@@ -196,3 +196,77 @@ def test_null_index_is_refused() -> None:
     df = pl.DataFrame({"ts": [START, None], "y": [1, 0], "p": [1, 0]})
     with pytest.raises(plm.DataError, match="'ts' \\(argument `index`\\) has null"):
         df.metrics.over_time("y", y_pred="p", index="ts", every="1d")
+
+
+def _check_windows(
+    df: pl.DataFrame, got: pl.DataFrame, index: str, labels: list | None = None
+) -> None:
+    """Each window's n and accuracy are those of summary() on its rows [start, end)."""
+    for row in got.filter(pl.col("metric") == "n").iter_rows(named=True):
+        rows = df.filter(
+            (pl.col(index) >= row["window_start"]) & (pl.col(index) < row["window_end"])
+        )
+        expected = rows.metrics.summary("y", "p", labels=labels)
+        assert row["value"] == expected["n"].item(), row
+    for row in got.filter(pl.col("metric") == "accuracy").iter_rows(named=True):
+        rows = df.filter(
+            (pl.col(index) >= row["window_start"]) & (pl.col(index) < row["window_end"])
+        )
+        expected = rows.metrics.summary("y", "p", labels=labels)["accuracy"].item()
+        assert row["value"] == pytest.approx(expected, rel=1e-12), row
+
+
+@pytest.mark.parametrize(
+    ("every", "period"), [("1h", None), ("6h", None), ("6h", "24h"), ("1d", None), ("1d", "2d")]
+)
+@pytest.mark.parametrize("day", [dt.datetime(2026, 3, 8), dt.datetime(2026, 11, 1)])
+def test_time_zone_aware_windows_across_daylight_saving(
+    every: str, period: str | None, day
+) -> None:
+    # New York's clocks jump on 2026-03-08 and 2026-11-01: local truncation with
+    # absolute offsets counted rows outside [window_start, window_end) (n 7 for 6)
+    utc = pl.datetime_range(
+        day - dt.timedelta(hours=14),
+        day + dt.timedelta(hours=30),
+        "30m",
+        eager=True,
+        time_zone="UTC",
+    )
+    rng = np.random.default_rng(2)
+    df = pl.DataFrame(
+        {"ts": utc.dt.convert_time_zone("America/New_York"), "y": rng.integers(0, 2, len(utc))}
+    ).with_columns(p=pl.Series(rng.integers(0, 2, len(utc))))
+    got = df.metrics.over_time(
+        "y", y_pred="p", index="ts", every=every, period=period, metrics=["n", "accuracy"]
+    )
+    _check_windows(df, got, "ts")
+    if period is None:  # tumbling windows: every row in exactly one
+        assert got.filter(pl.col("metric") == "n")["value"].sum() == df.height
+
+
+@pytest.mark.parametrize(
+    ("every", "period"), [("1w", None), ("1w", "2w"), ("1mo", None), ("1mo", "3mo"), ("1q", None)]
+)
+def test_calendar_windows_on_dates_with_labels(every: str, period: str | None) -> None:
+    rng = np.random.default_rng(3)
+    n = 400
+    df = pl.DataFrame(
+        {
+            "day": [
+                dt.date(2025, 11, 1) + dt.timedelta(days=int(d)) for d in rng.integers(0, 200, n)
+            ],
+            "y": rng.integers(0, 3, n),
+            "p": rng.integers(0, 3, n),
+        }
+    )
+    labels = [0, 1]  # rows with class 2 are outside the labels: not counted by summary
+    got = df.metrics.over_time(
+        "y",
+        y_pred="p",
+        index="day",
+        every=every,
+        period=period,
+        metrics=["n", "accuracy"],
+        labels=labels,
+    )
+    _check_windows(df, got, "day", labels)

@@ -223,3 +223,16 @@ def weighted_mean(value: pl.Expr, weight: pl.Expr) -> pl.Expr:
     near 1e307) stays finite."""
     w = weight / weight.max()
     return (value * w).sum() / w.sum()
+
+
+def total_cost(tp: Any, fp: Any, fn: Any, tn: Any, matrix: Any) -> Any:
+    """``c00 tn + c01 fp + c10 fn + c11 tp``: the total cost of a 2 x 2 confusion
+    matrix, ``matrix[actual][predicted]`` negative first (expected_cost)."""
+    (c00, c01), (c10, c11) = matrix
+    return c00 * tn + c01 * fp + c10 * fn + c11 * tp
+
+
+def ks_distance(tps: Any, fps: Any, p: Any, n: Any) -> Any:
+    """``|tps N - fps P|``: the KS distance ``|tpr - fpr|`` times ``P N`` (exact in
+    integers for counts, so equal distances tie exactly)."""
+    return (tps * n - fps * p).abs()

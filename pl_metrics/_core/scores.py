@@ -79,12 +79,14 @@ def defaults_pos_label(schema: pl.Schema, y_true: str, pos_label: object) -> boo
     return pos_label is None and dtype != pl.Boolean and dtype.is_numeric()
 
 
-def default_pos_label_aggs(y: pl.Expr) -> list[pl.Expr]:
-    """Aggregations counting the labels outside {0, 1} and outside {-1, 1}."""
-    y = y.cast(pl.Float64)  # any numeric dtype (no integer is lost as 0, 1 or -1)
+def default_pos_label_aggs(*labels: pl.Expr) -> list[pl.Expr]:
+    """Aggregations counting the labels (of every column given) outside {0, 1} and
+    outside {-1, 1}: the default pos_label's rule (:func:`check_default_pos_label`;
+    the expressions take the smaller of the two per group)."""
+    ys = [y.cast(pl.Float64) for y in labels]  # any numeric dtype: no integer is lost as 0, 1, -1
     return [
-        (~y.is_in([0.0, 1.0])).fill_null(False).sum().alias(_NOT_01),
-        (~y.is_in([-1.0, 1.0])).fill_null(False).sum().alias(_NOT_11),
+        pl.sum_horizontal((~y.is_in(values)).fill_null(False).sum() for y in ys).alias(name)
+        for name, values in ((_NOT_01, [0.0, 1.0]), (_NOT_11, [-1.0, 1.0]))
     ]
 
 

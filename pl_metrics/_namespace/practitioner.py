@@ -3,6 +3,7 @@ confusion counts), d2_log_loss_score and d2_brier_score (from the probability ro
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import partial
 
 import polars as pl
@@ -83,8 +84,14 @@ class PractitionerMethods:
             weight=weight,
             reserved=names.output_columns("class_likelihood_ratios"),
         )
-        pos = sc.resolve_pos_label(self._lf.collect_schema(), y_true, pos_label)
+        schema = self._lf.collect_schema()
+        pos = sc.resolve_pos_label(schema, y_true, pos_label)
         pos = v.label_value(pos, counts.types.compute, "pos_label", y_true)
+        if sc.defaults_pos_label(schema, y_true, pos_label):
+            # the default 1 only for labels {0, 1} / {-1, 1}, as every binary method
+            checks = sc.default_pos_label_aggs(pl.col(names.ACTUAL), pl.col(names.PREDICTED))
+            frame = sc.check_default_pos_label(counts.frame.with_columns(checks), self._lf, y_true)
+            counts = replace(counts, frame=frame)
         return cls.likelihood_ratios(
             counts,
             pos_label=pos,
