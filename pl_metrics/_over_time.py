@@ -28,20 +28,21 @@ from pl_metrics import _gains
 from pl_metrics import _probability as prob
 from pl_metrics import _ranking as rk
 from pl_metrics._core import checks as v
+from pl_metrics._core import names
 from pl_metrics._core.confusion import Counts
 from pl_metrics._core.names import COUNT, INTERNAL, NEG, POS
 from pl_metrics._core.scores import ScoreCounts
 from pl_metrics._intervals import attach as iv
 
-#: The column that holds each row's bucket end while the states are built, then
-#: the window's end (an output column, so no user column can take its name).
-WINDOW_END = "window_end"
-WINDOW_START = "window_start"
+#: The output columns (declared in ``_core.names``).  WINDOW_END also holds each
+#: row's bucket end while the states are built (an output column, so no user
+#: column can take its name).
+WINDOW_START, WINDOW_END, METRIC, VALUE, LOW, HIGH = names.OUTPUTS["over_time"]
 _LAST_END = f"{INTERNAL}last_end"
 _ORDER = f"{INTERNAL}metric_order"
 
 #: metric name -> (family, column of that family's frame)
-SUMMARY = ("n", "accuracy", "balanced_accuracy", "mcc", "cohen_kappa")
+SUMMARY = names.OUTPUTS["summary"]
 AVERAGED = tuple(
     f"{m}_{a}"
     for m in ("precision", "recall", "f1", "jaccard")
@@ -198,12 +199,13 @@ def score_windows(counts: ScoreCounts, w: Windows, index: str) -> ScoreCounts:
 
 
 def _long(frame: pl.LazyFrame, by: list[str], metric: str, column: str, ci: bool) -> pl.LazyFrame:
-    interval = [pl.col(f"{column}_low").alias("low"), pl.col(f"{column}_high").alias("high")]
+    low, high = names.interval_columns([column])
+    interval = [pl.col(low).alias(LOW), pl.col(high).alias(HIGH)]
     return frame.select(
         *by,
         WINDOW_END,
-        pl.lit(metric).alias("metric"),
-        pl.col(column).cast(pl.Float64).alias("value"),
+        pl.lit(metric).alias(METRIC),
+        pl.col(column).cast(pl.Float64).alias(VALUE),
         *(interval if ci else []),
     )
 
@@ -235,7 +237,7 @@ def finish_labels(
             out.append(_long(point, by[:-1], m, m, has_ci))
             if ci is not None and m == "n":
                 out[-1] = out[-1].with_columns(
-                    pl.lit(None, pl.Float64).alias("low"), pl.lit(None, pl.Float64).alias("high")
+                    pl.lit(None, pl.Float64).alias(LOW), pl.lit(None, pl.Float64).alias(HIGH)
                 )
     averaged = [m for m in metrics if m in AVERAGED]
     if averaged:
@@ -274,7 +276,7 @@ def finish_scores(
         if m == "ks":
             frame = _gains.ks(counts)
             point = frame.with_columns(
-                pl.lit(None, pl.Float64).alias("ks_low"), pl.lit(None, pl.Float64).alias("ks_high")
+                *(pl.lit(None, pl.Float64).alias(c) for c in names.interval_columns(["ks"]))
             )
         else:
             point = rk.roc_auc(counts) if m == "roc_auc" else rk.average_precision(counts)
@@ -292,9 +294,7 @@ def assemble(
 ) -> pl.LazyFrame:
     """One long frame: ``*by, window_start, window_end, metric, value[, low, high]``,
     sorted by segment, window and the order of ``metrics``."""
-    order = pl.col("metric").replace_strict(
-        metrics, list(range(len(metrics))), return_dtype=pl.Int64
-    )
+    order = pl.col(METRIC).replace_strict(metrics, list(range(len(metrics))), return_dtype=pl.Int64)
     frame = pl.concat(parts, how="vertical_relaxed").with_columns(order.alias(_ORDER))
     start = pl.col(WINDOW_END).dt.offset_by(f"-{w.period}").alias(WINDOW_START)
     columns = frame.collect_schema().names()
@@ -335,7 +335,7 @@ def finish_probabilities(
             )
         point = rows.finish(frame.select(*rows.keys, pl.col(_MEAN).alias(m)))
         if ci is not None:
-            nulls = [pl.lit(None, pl.Float64).alias(f"{m}_{e}") for e in ("low", "high")]
+            nulls = [pl.lit(None, pl.Float64).alias(c) for c in names.interval_columns([m])]
             point = point.with_columns(nulls)
         out.append(_long(point, rows.by[:-1], m, m, ci is not None))
     return out

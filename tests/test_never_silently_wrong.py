@@ -355,6 +355,9 @@ LABELS_12 = pl.DataFrame({"y": [1, 2, 1, 2, 2, 1], "s": [0.1, 0.9, 0.4, 0.6, 0.8
         "brier_score",
         "calibration_curve",
         "calibration_error",
+        "d2_log_loss_score",
+        "d2_brier_score",
+        "cost_curve",
     ],
 )
 def test_default_pos_label_with_labels_1_and_2_is_refused(method: str) -> None:
@@ -388,13 +391,35 @@ def test_explicit_pos_label_with_labels_1_and_2_equals_sklearn() -> None:
     )
 
 
-@pytest.mark.parametrize(
-    "make", [plm.roc_auc, plm.average_precision, plm.log_loss, plm.brier_score]
-)
+def test_methods_with_more_arguments_refuse_the_default_pos_label_with_labels_1_and_2() -> None:
+    # class_likelihood_ratios: scikit-learn takes 2 as positive here, (2.0, 0.0); was (nan, 0.5)
+    df = LABELS_12.with_columns(p=pl.Series([1, 2, 2, 2, 2, 1]), day=pl.date(2026, 1, 1))
+    calls = [
+        lambda: df.metrics.class_likelihood_ratios("y", "p"),
+        lambda: df.metrics.expected_cost("y", "s", cost_matrix=[[0, 1], [1, 0]]),
+        lambda: df.metrics.over_time("y", y_score="s", index="day", every="1d", metrics="roc_auc"),
+    ]
+    for call in calls:
+        with pytest.raises(plm.DataError, match="pass `pos_label`"):
+            call()
+    got = df.metrics.class_likelihood_ratios("y", "p", pos_label=2).row(0)
+    assert got == pytest.approx(skm.class_likelihood_ratios(df["y"], df["p"]))
+
+
+_SK_BINARY = {
+    plm.roc_auc: lambda y, s: skm.roc_auc_score(y == 2, s),
+    plm.average_precision: lambda y, s: skm.average_precision_score(y == 2, s),
+    plm.log_loss: lambda y, s: skm.log_loss(y == 2, s),
+    plm.brier_score: lambda y, s: skm.brier_score_loss(y == 2, s),
+}
+
+
+@pytest.mark.parametrize("make", list(_SK_BINARY))
 def test_expressions_refuse_the_default_pos_label_with_labels_1_and_2(make) -> None:
     with pytest.raises(plm.DataError, match="pass `pos_label`"):
         LABELS_12.select(make("y", "s"))
-    assert LABELS_12.select(make("y", "s", pos_label=2)).item() is not None
+    got = LABELS_12.select(make("y", "s", pos_label=2)).item()
+    assert got == pytest.approx(_SK_BINARY[make](LABELS_12["y"].to_numpy(), LABELS_12["s"]))
 
 
 @pytest.mark.parametrize("make", [plm.log_loss, plm.brier_score])

@@ -328,6 +328,18 @@ def check_score_map(argument: str, y_score: object) -> dict[object, str]:
 
 
 # --------------------------------------------------------------------------- schema
+def check_not_named(columns: Mapping[str, str | None], name: str) -> None:
+    """No input column (``{argument: column}``) may have the name ``name``, a column
+    the method makes for itself (``over_time``'s window end)."""
+    for argument, column in columns.items():
+        if column == name:
+            msg = (
+                f"`{argument}` column {column!r} has the name of a column this method "
+                f"makes; rename it first, e.g. `.rename({{{column!r}: 'x'}})`"
+            )
+            raise ValueError(msg)
+
+
 def check_columns(schema: pl.Schema, **columns: str | None) -> None:
     """Raise ``ColumnNotFoundError`` for the first argument naming a missing column."""
     for argument, name in columns.items():

@@ -111,8 +111,10 @@ class CompareMethods:
             *keys,
             pl.lit(metric).alias("metric"),
             pl.col(metric).alias("value"),
-            pl.col(f"{metric}_low").alias("low"),
-            pl.col(f"{metric}_high").alias("high"),
+            *(
+                pl.col(c).alias(e)
+                for c, e in zip(names.interval_columns([metric]), ("low", "high"), strict=True)
+            ),
         ).join(overall.select(pl.col(metric).alias("overall")), how="cross")
         best = value.max()
         table = table.with_columns(

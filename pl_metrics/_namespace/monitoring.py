@@ -114,19 +114,9 @@ class MonitoringMethods:
         wants_ci = _wants_ci(
             ci, n_boot, ci_method, weight, methods=("bootstrap", "wilson", "delong")
         )
-        for argument, column in {
-            "y_true": y_true,
-            "y_pred": y_pred,
-            "y_score": y_score,
-            "weight": weight,
-            "index": index,
-        }.items():
-            if column == ot.WINDOW_END:
-                msg = (
-                    f"`{argument}` column {column!r} has the name of over_time's output "
-                    f"column; rename it first, e.g. `.rename({{{column!r}: 'x'}})`"
-                )
-                raise ValueError(msg)
+        columns = {"y_true": y_true, "y_pred": y_pred, "y_score": y_score}
+        columns |= {"weight": weight, "index": index}
+        v.check_not_named(columns, ot.WINDOW_END)
         segments = v.normalize_by(by)
         v.check_by(self._lf.collect_schema(), segments, names.output_columns("over_time"))
         end = ot.bucket_end(self._lf, index, w)
