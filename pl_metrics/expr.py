@@ -197,18 +197,27 @@ def without_zero_weights(
     return _col(weight).filter(keep), [_col(c).filter(keep) for c in columns]
 
 
-def _binary_counts(
-    y_true: IntoColumn, y_pred: IntoColumn, pos_label: object, weight: IntoColumn | None
-) -> tuple[pl.Expr, pl.Expr, pl.Expr, pl.Expr, pl.Expr]:
-    """tp, fp, fn, tn (Float64) of ``pos_label`` against the rest, and the guard (0.0)."""
+def _label_inputs(
+    y_true: IntoColumn, y_pred: IntoColumn, weight: IntoColumn | None
+) -> tuple[pl.Expr, pl.Expr, pl.Expr | None, list[_Check]]:
+    """The two label columns and the weight without the rows of weight 0, and their
+    checks (null labels, bad weights)."""
     weight, (y_true, y_pred) = without_zero_weights(weight, y_true, y_pred)
-    actual = is_label(y_true, pos_label)
-    predicted = is_label(y_pred, pos_label)
     checks = _null_checks(y_true, y_pred)
     w = None
     if weight is not None:
         w, weight_check = valid_weight(weight)
         checks.append(weight_check)
+    return y_true, y_pred, w, checks
+
+
+def _binary_counts(
+    y_true: IntoColumn, y_pred: IntoColumn, pos_label: object, weight: IntoColumn | None
+) -> tuple[pl.Expr, pl.Expr, pl.Expr, pl.Expr, pl.Expr]:
+    """tp, fp, fn, tn (Float64) of ``pos_label`` against the rest, and the guard (0.0)."""
+    y_true, y_pred, w, checks = _label_inputs(y_true, y_pred, weight)
+    actual = is_label(y_true, pos_label)
+    predicted = is_label(y_pred, pos_label)
     checks.append(_pos_label_check(actual.sum() + predicted.sum(), [y_true, y_pred], pos_label))
     tp = _sum(actual & predicted, w)
     fp = _sum(~actual & predicted, w)
@@ -240,13 +249,8 @@ def accuracy(
     │ b   ┆ 1.0      │
     └─────┴──────────┘
     """
-    weight, (y_true, y_pred) = without_zero_weights(weight, y_true, y_pred)
+    y_true, y_pred, w, checks = _label_inputs(y_true, y_pred, weight)
     correct = equal_labels(y_true, y_pred)
-    checks = _null_checks(y_true, y_pred)
-    w = None
-    if weight is not None:
-        w, weight_check = valid_weight(weight)
-        checks.append(weight_check)
     total = pl.len().cast(pl.Float64) if w is None else w.sum()
     value = fm.accuracy(_sum(correct, w), total, float("nan")) + guard(checks)
     return _nonempty(value, y_true).alias("accuracy")
