@@ -175,9 +175,10 @@ def _spread(frame: pl.LazyFrame, key: str, w: Windows, sums: dict[str, str]) -> 
     )
 
 
-def null_index_check(frame: pl.LazyFrame, key: str, index: str, amount: str) -> pl.LazyFrame:
-    """A null ``index`` is its own bucket: refused (never a window of its own)."""
-    bad = pl.when(pl.col(key).is_null()).then(pl.col(amount) > 0).otherwise(False).sum()
+def null_index_check(frame: pl.LazyFrame, key: str, index: str) -> pl.LazyFrame:
+    """A null ``index`` is its own bucket (a state row with a null key): refused,
+    never a window of its own."""
+    bad = pl.col(key).is_null().sum()
     check = f"{INTERNAL}null_index"
     checks: list[v.Check] = [(check, lambda _: v.Bad.null_index(index))]
     return v.raise_if_bad(frame.with_columns(bad.cast(pl.Int64).alias(check)), checks).drop(check)
@@ -186,14 +187,14 @@ def null_index_check(frame: pl.LazyFrame, key: str, index: str, amount: str) -> 
 def label_windows(counts: Counts, w: Windows, index: str) -> Counts:
     """The confusion counts of each window (the last key is the bucket end)."""
     key = counts.keys[-1]
-    frame = null_index_check(counts.frame, key, index, COUNT)
+    frame = null_index_check(counts.frame, key, index)
     return replace(counts, frame=_spread(frame, key, w, {COUNT: COUNT}).cache())
 
 
 def score_windows(counts: ScoreCounts, w: Windows, index: str) -> ScoreCounts:
     """The per-score counts of each window (the last key is the bucket end)."""
     key = counts.keys[-1]
-    frame = null_index_check(counts.frame, key, index, POS)
+    frame = null_index_check(counts.frame, key, index)
     frame = _spread(frame, key, w, {POS: POS, NEG: NEG}).cache()
     return replace(counts, frame=frame)
 
@@ -321,7 +322,7 @@ def finish_probabilities(
         total = pl.len().cast(pl.Float64) if rows.weight is None else rows.weight.sum()
         loss = losses[m](rows)
         frame = rows.aggregate(rows.mean(loss).alias(_MEAN), total.alias(_WEIGHT))
-        frame = null_index_check(frame, key, index, _WEIGHT)
+        frame = null_index_check(frame, key, index)
         if w.k > 1:
             last = frame.select(pl.col(key).max().alias(_LAST_END))
             copies = [frame.with_columns(pl.col(key).dt.offset_by(w.shift(j))) for j in range(w.k)]

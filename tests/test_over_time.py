@@ -270,3 +270,13 @@ def test_calendar_windows_on_dates_with_labels(every: str, period: str | None) -
         labels=labels,
     )
     _check_windows(df, got, "day", labels)
+
+
+@pytest.mark.parametrize("metric", ["accuracy", "roc_auc", "log_loss"])
+def test_null_index_is_refused_for_every_family(metric: str) -> None:
+    # the null-index row is a negative: a check on the positives' count missed it
+    df = pl.DataFrame(
+        {"ts": [START, START, None], "y": [1, 0, 0], "p": [1, 0, 0], "s": [0.9, 0.2, 0.3]}
+    )
+    with pytest.raises(plm.DataError, match="'ts' \\(argument `index`\\) has null"):
+        df.metrics.over_time("y", y_pred="p", y_score="s", index="ts", every="1d", metrics=metric)
