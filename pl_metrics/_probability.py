@@ -410,18 +410,27 @@ def top_k_accuracy(rows: Rows, *, k: int) -> pl.LazyFrame:
     return rows.finish(rows.aggregate(rows.mean(hit).alias("top_k_accuracy")))
 
 
+#: Relative tolerance under which two expected costs are a tie (decision_cost).
+_TIE = 1e-12
+
+
 def decision_cost(rows: Rows, *, costs: dict[object, dict[object, float]]) -> pl.LazyFrame:
     """``*by, cost``: the (weighted) mean cost ``C[actual][decision]`` of deciding, for
     each row, the class of least expected cost under its probabilities,
-    ``argmin_j sum_i p_i C[i][j]`` (the Bayes decision; ties: the first class in
-    sorted label order)."""
+    ``argmin_j sum_i p_i C[i][j]`` (the Bayes decision; ties, within a relative
+    1e-12: the first class in sorted label order)."""
     labels = rows.labels.sort().to_list()
     prob = {label: pl.col(rows.classes[label]).cast(pl.Float64) for label in labels}
     expected = [
         pl.sum_horizontal(prob[i] * costs[i][j] for i in labels).alias(f"{INTERNAL}e{n}")
         for n, j in enumerate(labels)
     ]
-    decision = pl.concat_list(expected).list.arg_min()
+    # expected costs within 1e-12 (relative) of the least are ties, decided by the
+    # label order: exact ties (equal costs, rational probabilities) must not be
+    # decided by the last bit of a float sum
+    least = pl.min_horizontal(expected)
+    tied = [e <= least + least.abs() * _TIE for e in expected]
+    decision = pl.concat_list(tied).list.arg_max()
     cost = pl.lit(None, pl.Float64)
     for a in labels:
         for n, j in enumerate(labels):

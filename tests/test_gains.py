@@ -373,7 +373,10 @@ def test_decision_cost_equals_brute_force(case: dict) -> None:
 
     def build(seg: pl.DataFrame) -> pl.DataFrame:
         probs = seg.select(f"p{label}" for label in labels).to_numpy()
-        decided = np.argmin(probs @ matrix, axis=1)
+        expected = probs @ matrix
+        least = expected.min(axis=1, keepdims=True)
+        # the documented tie rule: within 1e-12 (relative) of the least, the first class
+        decided = np.argmax(expected <= least + np.abs(least) * 1e-12, axis=1)
         actual = np.array([labels.index(y) for y in seg["y"]])
         w = np.asarray(_weights(seg, case["weight"]), dtype=float)
         return pl.DataFrame({"cost": [float(np.average(matrix[actual, decided], weights=w))]})

@@ -201,8 +201,9 @@ class ScoringMethods(RankingMethods):
         Returns
         -------
         LazyFrame
-            ``*by, cost``.  Ties between decisions go to the first class in
-            sorted label order.
+            ``*by, cost``.  Ties between decisions (expected costs within a
+            relative 1e-12 of each other, so that the last bit of a float sum
+            never decides) go to the first class in sorted label order.
 
         Examples
         --------
