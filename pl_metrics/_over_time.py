@@ -28,6 +28,7 @@ from pl_metrics import _gains
 from pl_metrics import _probability as prob
 from pl_metrics import _ranking as rk
 from pl_metrics._core import checks as v
+from pl_metrics._core import formulas as fm
 from pl_metrics._core import names
 from pl_metrics._core.confusion import Counts
 from pl_metrics._core.names import COUNT, INTERNAL, NEG, POS
@@ -157,18 +158,19 @@ def bucket_end(lf: pl.LazyFrame, index: str, w: Windows) -> pl.Expr:
     return pl.col(index).dt.truncate(w.every).dt.offset_by(w.every)
 
 
-def _spread(frame: pl.LazyFrame, key: str, w: Windows, sums: dict[str, str]) -> pl.LazyFrame:
-    """Each bucket's state repeated for the k windows that hold it, summed per window;
-    windows ending after the input's last bucket are left out."""
+def _spread(frame: pl.LazyFrame, key: str, w: Windows, combine: dict[str, pl.Expr]) -> pl.LazyFrame:
+    """Each bucket's state repeated for the k windows that hold it and combined per
+    window (``combine``: each state column's aggregation; the other columns are
+    the group); windows ending after the input's last bucket are left out."""
     if w.k == 1:
         return frame
     last = frame.select(pl.col(key).max().alias(_LAST_END))
     copies = [frame.with_columns(pl.col(key).dt.offset_by(w.shift(j))) for j in range(w.k)]
-    other = [c for c in frame.collect_schema().names() if c not in sums]
+    other = [c for c in frame.collect_schema().names() if c not in combine]
     return (
         pl.concat(copies)
         .group_by(other)
-        .agg(pl.col(c).sum() for c in sums)
+        .agg(agg.alias(c) for c, agg in combine.items())
         .join(last, how="cross")
         .filter(pl.col(key) <= pl.col(_LAST_END))
         .drop(_LAST_END)
@@ -188,14 +190,14 @@ def label_windows(counts: Counts, w: Windows, index: str) -> Counts:
     """The confusion counts of each window (the last key is the bucket end)."""
     key = counts.keys[-1]
     frame = null_index_check(counts.frame, key, index)
-    return replace(counts, frame=_spread(frame, key, w, {COUNT: COUNT}).cache())
+    return replace(counts, frame=_spread(frame, key, w, {COUNT: pl.col(COUNT).sum()}).cache())
 
 
 def score_windows(counts: ScoreCounts, w: Windows, index: str) -> ScoreCounts:
     """The per-score counts of each window (the last key is the bucket end)."""
     key = counts.keys[-1]
     frame = null_index_check(counts.frame, key, index)
-    frame = _spread(frame, key, w, {POS: POS, NEG: NEG}).cache()
+    frame = _spread(frame, key, w, {c: pl.col(c).sum() for c in (POS, NEG)}).cache()
     return replace(counts, frame=frame)
 
 
@@ -314,7 +316,7 @@ def finish_probabilities(
 ) -> list[pl.LazyFrame]:
     """log loss / Brier score of each window: per bucket the (weighted) mean loss and
     the bucket's weight; a window's mean is the buckets' means weighted by their
-    weights (divided by the largest first, as every weighted mean here)."""
+    weights (``formulas.weighted_mean``)."""
     out = []
     key = rows.keys[-1]
     losses = {"log_loss": prob.row_log_loss, "brier_score": prob.row_brier}
@@ -323,17 +325,8 @@ def finish_probabilities(
         loss = losses[m](rows)
         frame = rows.aggregate(rows.mean(loss).alias(_MEAN), total.alias(_WEIGHT))
         frame = null_index_check(frame, key, index)
-        if w.k > 1:
-            last = frame.select(pl.col(key).max().alias(_LAST_END))
-            copies = [frame.with_columns(pl.col(key).dt.offset_by(w.shift(j))) for j in range(w.k)]
-            share = pl.col(_WEIGHT) / pl.col(_WEIGHT).max()
-            frame = (
-                pl.concat(copies)
-                .join(last, how="cross")
-                .filter(pl.col(key) <= pl.col(_LAST_END))
-                .group_by(rows.keys)
-                .agg(((pl.col(_MEAN) * share).sum() / share.sum()).alias(_MEAN))
-            )
+        mean = fm.weighted_mean(pl.col(_MEAN), pl.col(_WEIGHT))
+        frame = _spread(frame, key, w, {_MEAN: mean, _WEIGHT: pl.col(_WEIGHT).sum()})
         point = rows.finish(frame.select(*rows.keys, pl.col(_MEAN).alias(m)))
         if ci is not None:
             nulls = [pl.lit(None, pl.Float64).alias(c) for c in names.interval_columns([m])]

@@ -23,6 +23,18 @@ _RANK = f"{INTERNAL}rank"
 SWEEP_COUNTS = ("tp", "fp", "fn", "tn")
 
 
+def _confusion() -> tuple[pl.Expr, pl.Expr, pl.Expr, pl.Expr]:
+    """tp, fp, fn, tn at each curve point (``score >= threshold`` is positive)."""
+    tp, fp = pl.col("tps"), pl.col("fps")
+    return tp, fp, pl.col("P") - tp, pl.col("N") - fp
+
+
+def _threshold_columns() -> list[pl.Expr]:
+    """``threshold, tp, fp, fn, tn``: the first columns of the threshold tables."""
+    counts = (c.alias(name) for c, name in zip(_confusion(), SWEEP_COUNTS, strict=True))
+    return [pl.col(SCORE).alias("threshold"), *counts]
+
+
 def sweep(counts: ScoreCounts, *, beta: float, zero_division: float) -> pl.LazyFrame:
     """``*by, threshold, tp, fp, fn, tn, precision, recall, f, specificity, accuracy, mcc``.
 
@@ -31,16 +43,11 @@ def sweep(counts: ScoreCounts, *, beta: float, zero_division: float) -> pl.LazyF
     """
     keys = counts.keys
     curve = curve_points(counts)
-    tp, fp = pl.col("tps"), pl.col("fps")
-    fn, tn = pl.col("P") - tp, pl.col("N") - fp
+    tp, fp, fn, tn = _confusion()
     support, predicted = tp + fn, tp + fp
     result = curve.select(
         *keys,
-        pl.col(SCORE).alias("threshold"),
-        tp.alias("tp"),
-        fp.alias("fp"),
-        fn.alias("fn"),
-        tn.alias("tn"),
+        *_threshold_columns(),
         fm.precision(tp, predicted, zero_division).alias("precision"),
         fm.recall(tp, support, zero_division).alias("recall"),
         fm.f_beta(tp, support, predicted, beta, zero_division).alias(f_name(beta)),
@@ -119,8 +126,7 @@ def expected_cost(counts: ScoreCounts, *, matrix: list[list[float]], best: bool)
     """
     keys = counts.keys
     curve = with_start(curve_points(counts), keys)
-    tp, fp = pl.col("tps"), pl.col("fps")
-    fn, tn = pl.col("P") - tp, pl.col("N") - fp
+    tp, fp, fn, tn = _confusion()
     rows = pl.col("P") + pl.col("N")
     cost = fm.total_cost(tp, fp, fn, tn, matrix) / rows
     fractions = [[Fraction(repr(c)) for c in row] for row in matrix]
@@ -134,11 +140,7 @@ def expected_cost(counts: ScoreCounts, *, matrix: list[list[float]], best: bool)
         rank = fm.total_cost(*exact, [[pl.lit(c, pl.Int128) for c in row] for row in whole])
     table = curve.select(
         *keys,
-        pl.col(SCORE).alias("threshold"),
-        tp.alias("tp"),
-        fp.alias("fp"),
-        fn.alias("fn"),
-        tn.alias("tn"),
+        *_threshold_columns(),
         cost.alias("cost"),
         rank.alias(_RANK),
         ORD,

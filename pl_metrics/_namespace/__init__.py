@@ -31,9 +31,9 @@ from pl_metrics._typing import AucAverage, By, CiMethod, MultiClass, Score
 class MetricsLazyFrame(
     LabelMethods,
     ScoringMethods,
+    PractitionerMethods,
     RankingMethods,
     ProbabilityMethods,
-    PractitionerMethods,
     CompareMethods,
     MonitoringMethods,
 ):

@@ -14,10 +14,11 @@ from pl_metrics._core import checks as v
 from pl_metrics._core import names
 from pl_metrics._core import scores as sc
 from pl_metrics._core.confusion import confusion_counts
+from pl_metrics._namespace.probability import ProbabilityMethods
 from pl_metrics._typing import By, Score
 
 
-class PractitionerMethods:
+class PractitionerMethods(ProbabilityMethods):
     """Likelihood ratios and D^2 scores on a LazyFrame."""
 
     _lf: pl.LazyFrame
@@ -109,15 +110,7 @@ class PractitionerMethods:
         pos_label: object,
         weight: str | None,
     ) -> pl.LazyFrame:
-        rows = prob.Rows(
-            self._lf,
-            y_true,
-            y_prob,
-            by=by,
-            pos_label=pos_label,
-            weight=weight,
-            reserved=names.output_columns(metric),
-        )
+        rows = self._rows(y_true, y_prob, by=by, pos_label=pos_label, weight=weight, method=metric)
         return prob.d2_score(rows, metric)
 
     def d2_log_loss_score(

@@ -10,12 +10,12 @@ from pl_metrics import _gains
 from pl_metrics import _probability as prob
 from pl_metrics import _thresholds as th
 from pl_metrics._core import checks as v
-from pl_metrics._core import names
+from pl_metrics._namespace.probability import ProbabilityMethods
 from pl_metrics._namespace.ranking import RankingMethods
 from pl_metrics._typing import By
 
 
-class ScoringMethods(RankingMethods):
+class ScoringMethods(RankingMethods, ProbabilityMethods):
     """KS and gains of a binary score, on a LazyFrame (from the per-score counts)."""
 
     def ks(
@@ -219,14 +219,8 @@ class ScoringMethods(RankingMethods):
         ... ].item()
         0.6666666666666666
         """
-        rows = prob.Rows(
-            self._lf,
-            y_true,
-            y_prob,
-            by=by,
-            pos_label=None,
-            weight=weight,
-            reserved=names.output_columns("decision_cost"),
+        rows = self._rows(
+            y_true, y_prob, by=by, pos_label=None, weight=weight, method="decision_cost"
         )
         if rows.binary:
             msg = "`y_prob` of decision_cost is a mapping {label: column} (binary: expected_cost)"
