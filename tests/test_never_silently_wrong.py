@@ -543,3 +543,17 @@ def test_weighted_summary_does_not_overflow(scale: float) -> None:
     quadratic = df.metrics.summary("y", "p", weight="w", kappa_weights="quadratic")
     expected = skm.cohen_kappa_score(y, p, weights="quadratic")
     assert quadratic["cohen_kappa"].item() == pytest.approx(expected, rel=1e-9)
+
+
+def test_threshold_report_needs_its_labels() -> None:
+    # labels {1, 2} with the default pos_label 1 / neg_label 0 reported a class 0 with
+    # no rows and every metric 0.0; pos_label 7 (absent) reported as if it were a class
+    df = pl.DataFrame({"y": [1, 2, 1, 2], "s": [0.1, 0.9, 0.4, 0.6]})
+    with pytest.raises(plm.DataError, match="default neg_label 0"):
+        df.metrics.threshold_report("y", "s", pos_label=2)
+    with pytest.raises(plm.DataError, match="`pos_label`=7 does not occur"):
+        df.metrics.threshold_report("y", "s", pos_label=7, neg_label=1)
+    got = df.metrics.threshold_report("y", "s", pos_label=2, neg_label=1)
+    predicted = [2 if s >= 0.5 else 1 for s in df["s"]]
+    macro = got.filter(pl.col("average") == "macro")["f1"].item()
+    assert macro == pytest.approx(skm.f1_score(df["y"], predicted, average="macro"))

@@ -94,6 +94,15 @@ class Bad:
         )
 
     @staticmethod
+    def neg_label_needed(column: str, present: Sequence[object], default: object) -> DataError:
+        shown = list(present[:20]) + (["..."] if len(present) > 20 else [])
+        return DataError(
+            f"column {column!r} holds the labels {shown}, not only pos_label and the "
+            f"default neg_label {default!r}; pass pos_label and neg_label to say which "
+            "labels the threshold decides between"
+        )
+
+    @staticmethod
     def pos_label_absent(pos_label: object, column: str, present: Sequence[object]) -> DataError:
         shown = list(present[:20]) + (["..."] if len(present) > 20 else [])
         return DataError(

@@ -5,6 +5,7 @@ threshold_report."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 
 import polars as pl
 
@@ -446,6 +447,7 @@ class ProbabilityMethods:
         v.check_by(schema, segments, names.output_columns("threshold_report", beta=b))
         pos = sc.resolve_pos_label(schema, y_true, pos_label)
         dtype = schema[y_true]
+        neg_defaulted = neg_label is None
         if neg_label is None:
             if dtype == pl.Boolean:
                 neg_label = not pos
@@ -485,4 +487,23 @@ class ProbabilityMethods:
             zero_division=zero_division,
             labels=None,
         )
+        report = report.map_batches(
+            partial(
+                _check_report_labels, self._lf, y_true, pos, neg_label if neg_defaulted else None
+            )
+        )
         return report.rename(dict(zip(keys, segments.names, strict=True)))
+
+
+def _check_report_labels(
+    lf: pl.LazyFrame, y_true: str, pos: object, default_neg: object, df: pl.DataFrame
+) -> pl.DataFrame:
+    """threshold_report's data checks, on its small result: ``pos_label`` must occur in
+    ``y_true`` (as for the ranking methods), and with the default ``neg_label`` every
+    actual label must be ``pos_label`` or that default (labels {1, 2} are not 0 / 1)."""
+    classes = df.filter(pl.col("average").is_null() & (pl.col("support") > 0))["label"]
+    if df.height and pos not in classes.to_list():
+        raise v.Bad.pos_label_absent(pos, y_true, v.labels_present(lf, y_true))
+    if default_neg is not None and not classes.is_in([pos, default_neg]).all():
+        raise v.Bad.neg_label_needed(y_true, v.labels_present(lf, y_true), default_neg)
+    return df
