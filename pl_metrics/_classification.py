@@ -395,19 +395,14 @@ def summary(counts: Counts, *, kappa_weights: str | None = None) -> pl.LazyFrame
 _OTHERS = f"{INTERNAL}other_labels"
 
 
-def likelihood_ratios(
-    counts: Counts,
-    *,
-    pos_label: object,
-    undefined: tuple[float, float],
-    error: Callable[[int], DataError],
+def binary_counts(
+    counts: Counts, *, pos_label: object, error: Callable[[int], DataError]
 ) -> pl.LazyFrame:
-    """``*by, positive_likelihood_ratio, negative_likelihood_ratio``: scikit-learn's
-    ``class_likelihood_ratios`` of ``pos_label`` against the one other label.
+    """``*keys, tp, fp, fn, tn``: the 2x2 counts of ``pos_label`` against the one other label.
 
-    ``pos_label`` is a label of the compute dtype; ``undefined`` the values of LR+
-    / LR- where fp / tn is 0; ``error(n)`` the error raised at collect when ``n``
-    segments hold two or more labels besides ``pos_label`` (not binary).
+    ``pos_label`` is a label of the compute dtype; ``error(n)`` the error raised
+    at collect when ``n`` segments hold two or more labels besides ``pos_label``
+    (not binary: never a one-vs-rest merge).
     """
     keys = counts.keys
     pos = pl.lit(pos_label, counts.types.compute)
@@ -421,7 +416,22 @@ def likelihood_ratios(
         c.filter(~actual & ~predicted).sum().alias("tn"),
         (others.n_unique() > 1).cast(pl.Int64).alias(_OTHERS),
     )
-    sums = raise_if_bad(sums, [(_OTHERS, error)])
+    return raise_if_bad(sums, [(_OTHERS, error)]).drop(_OTHERS)
+
+
+def likelihood_ratios(
+    counts: Counts,
+    *,
+    pos_label: object,
+    undefined: tuple[float, float],
+    error: Callable[[int], DataError],
+) -> pl.LazyFrame:
+    """``*by, positive_likelihood_ratio, negative_likelihood_ratio``: scikit-learn's
+    ``class_likelihood_ratios`` of ``pos_label`` against the one other label
+    (:func:`binary_counts`); ``undefined`` the values of LR+ / LR- where fp / tn is 0.
+    """
+    keys = counts.keys
+    sums = binary_counts(counts, pos_label=pos_label, error=error)
     lr_pos, lr_neg = fm.likelihood_ratios(
         pl.col("tp"), pl.col("fp"), pl.col("fn"), pl.col("tn"), *undefined
     )

@@ -177,7 +177,7 @@ def test_compare_segments_with_overall_and_best() -> None:
     with pytest.raises(ValueError, match="`by` is required"):
         df.metrics.compare("t", "p", by=None)
     with pytest.raises(ValueError, match="`metric` must be one of"):
-        df.metrics.compare("t", "p", by="g", metric="f1")
+        df.metrics.compare("t", "p", by="g", metric="f1_score")
 
 
 # ----------------------------------------------------------- the replicate metrics

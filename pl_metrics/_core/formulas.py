@@ -136,6 +136,34 @@ def binary_mcc(tp: Any, fp: Any, fn: Any, tn: Any, xp: Backend = POLARS) -> Any:
     return xp.where(zero, 0.0, xp.ratio(tp * tn - fp * fn, denominator, 0.0))
 
 
+#: The rates of a 2x2 confusion matrix, each as (numerator, denominator) of tp, fp,
+#: fn, tn: fairlearn's selection / true / false positive / negative rates and the
+#: rest of aequitas's crosstab.  ``rates`` is the one place they are computed.
+RATES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "selection_rate": (("tp", "fp"), ("tp", "fp", "fn", "tn")),
+    "prevalence": (("tp", "fn"), ("tp", "fp", "fn", "tn")),
+    "true_positive_rate": (("tp",), ("tp", "fn")),
+    "false_positive_rate": (("fp",), ("fp", "tn")),
+    "true_negative_rate": (("tn",), ("fp", "tn")),
+    "false_negative_rate": (("fn",), ("tp", "fn")),
+    "precision": (("tp",), ("tp", "fp")),
+    "false_discovery_rate": (("fp",), ("tp", "fp")),
+    "negative_predictive_value": (("tn",), ("fn", "tn")),
+    "false_omission_rate": (("fn",), ("fn", "tn")),
+}
+
+
+def rate(name: str, counts: dict[str, Any], zero_division: float, xp: Backend = POLARS) -> Any:
+    """Rate ``name`` of :data:`RATES` from ``counts`` (``tp, fp, fn, tn``); ``zero_division``
+    where its denominator is 0 (fairlearn: 0, from ``confusion_matrix(normalize=...)``)."""
+    numerator, denominator = RATES[name]
+    return xp.ratio(
+        sum(xp.to_float(counts[c]) for c in numerator),
+        sum(xp.to_float(counts[c]) for c in denominator),
+        zero_division,
+    )
+
+
 def likelihood_ratios(  # noqa: PLR0917 - the counts, then the options, as every formula here
     tp: Any,
     fp: Any,

@@ -128,11 +128,11 @@ class Bad:
         )
 
     @staticmethod
-    def not_binary(y_true: str, y_pred: str, pos_label: object, n: int) -> DataError:
+    def not_binary(method: str, y_true: str, y_pred: str, pos_label: object, n: int) -> DataError:
         return DataError(
-            f"class_likelihood_ratios is binary: {n} segment(s) of columns {y_true!r} and "
+            f"{method} is binary: {n} segment(s) of columns {y_true!r} and "
             f"{y_pred!r} hold two or more labels besides `pos_label`={pos_label!r} (scikit-learn "
-            "raises 'only supports binary'); map the labels to pos_label and one negative "
+            "and fairlearn raise too); map the labels to pos_label and one negative "
             "label first, e.g. pl.col(y) == pos_label"
         )
 

@@ -39,7 +39,9 @@ def check_adjust(adjust: str | None) -> None:
         v.check_choice("adjust", adjust, ADJUSTMENTS)
 
 
-def adjusted(lf: pl.LazyFrame, p: str, out: str, family: Sequence[str], adjust: str | None) -> pl.LazyFrame:
+def adjusted(
+    lf: pl.LazyFrame, p: str, out: str, family: Sequence[str], adjust: str | None
+) -> pl.LazyFrame:
     """``lf`` with ``out``: the p-values of column ``p`` adjusted within each ``family``.
 
     ``adjust=None`` copies ``p``.  Row order is not kept (sort afterwards).

@@ -124,7 +124,37 @@ OUTPUTS: dict[str, tuple[str, ...]] = {
         "diff_best",
         "ratio_best",
         "outside",
+        "diff_low",
+        "diff_high",
+        "p_value",
+        "p_adjusted",
     ),
+    "selection_rate": ("selection_rate",),
+    "group_rates": (
+        "tp",
+        "fp",
+        "fn",
+        "tn",
+        "selection_rate",
+        "prevalence",
+        "true_positive_rate",
+        "false_positive_rate",
+        "true_negative_rate",
+        "false_negative_rate",
+        "precision",
+        "false_discovery_rate",
+        "negative_predictive_value",
+        "false_omission_rate",
+    ),
+    "fairness": (
+        "demographic_parity_difference",
+        "demographic_parity_ratio",
+        "equalized_odds_difference",
+        "equalized_odds_ratio",
+        "equal_opportunity_difference",
+        "equal_opportunity_ratio",
+    ),
+    "disparity": ("metric", "overall", "group_min", "group_max", "difference", "ratio"),
 }
 OUTPUTS["best_threshold"] = OUTPUTS["thresholds"]
 OUTPUTS["threshold_report"] = OUTPUTS["report"]
@@ -137,7 +167,9 @@ INTERVAL_METRICS: dict[str, tuple[str, ...]] = {
     "summary": ("accuracy", "balanced_accuracy", "mcc", "cohen_kappa"),
     "roc_auc": ("roc_auc",),
     "average_precision": ("average_precision",),
+    "disparity": ("difference", "ratio"),
 }
+INTERVAL_METRICS["fairness"] = OUTPUTS["fairness"]
 
 
 def output_columns(method: str, *, beta: float = 1.0, ci: bool = False) -> tuple[str, ...]:

@@ -18,6 +18,7 @@ from pl_metrics._core import checks as v
 from pl_metrics._core import names
 from pl_metrics._namespace._common import eager
 from pl_metrics._namespace.compare import CompareMethods
+from pl_metrics._namespace.fairness import FairnessMethods
 from pl_metrics._namespace.labels import LabelMethods
 from pl_metrics._namespace.monitoring import MonitoringMethods
 from pl_metrics._namespace.practitioner import PractitionerMethods
@@ -35,6 +36,7 @@ class MetricsLazyFrame(
     RankingMethods,
     ProbabilityMethods,
     CompareMethods,
+    FairnessMethods,
     MonitoringMethods,
 ):
     """Classification metrics of a LazyFrame's rows, as lazy tidy frames."""
@@ -78,6 +80,10 @@ class MetricsDataFrame:
     det_curve = eager(MetricsLazyFrame.det_curve)
     threshold_report = eager(MetricsLazyFrame.threshold_report)
     compare = eager(MetricsLazyFrame.compare)
+    selection_rate = eager(MetricsLazyFrame.selection_rate)
+    group_rates = eager(MetricsLazyFrame.group_rates)
+    fairness = eager(MetricsLazyFrame.fairness)
+    disparity = eager(MetricsLazyFrame.disparity)
     ks = eager(MetricsLazyFrame.ks)
     expected_cost = eager(MetricsLazyFrame.expected_cost)
     decision_cost = eager(MetricsLazyFrame.decision_cost)

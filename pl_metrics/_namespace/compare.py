@@ -1,22 +1,27 @@
 """Segment comparisons: each segment's metric against the overall value and the best.
 
-``compare`` answers "is segment A really worse, or is it noise?": the
-segment's value with its confidence interval, the overall value, the
-difference and ratio to overall and to the best segment (fairlearn's
-``difference`` / ``ratio``, per segment), and whether the overall value lies
-outside the segment's interval.
+``compare`` answers "is segment A really worse, or is it noise?" for any metric
+of the catalogue (:data:`pl_metrics._fairness.METRICS`): the segment's value
+with its confidence interval, the overall value (of the segment's control
+stratum), the difference and ratio to overall and to the best segment
+(fairlearn's ``difference`` / ``ratio``, per segment), the bootstrap interval
+of the difference to overall and its p-value, adjusted for the number of
+segments compared (``adjust=``).
 """
 
 from __future__ import annotations
 
 import polars as pl
 
+from pl_metrics import _fairness as fair
 from pl_metrics._core import checks as v
-from pl_metrics._core import names
+from pl_metrics._core import multiple, names
+from pl_metrics._intervals import resample as rs
+from pl_metrics._namespace.fairness import prepare
 from pl_metrics._typing import By, CiMethod
 
-_LABEL_METRICS = ("accuracy", "balanced_accuracy", "mcc", "cohen_kappa")
-_SCORE_METRICS = ("roc_auc", "average_precision")
+#: The methods whose own analytic intervals ``ci_method="wilson"`` / ``"delong"`` use.
+_ANALYTIC = ("summary", "roc_auc")
 
 
 class CompareMethods:
@@ -31,11 +36,14 @@ class CompareMethods:
         *,
         by: By,
         metric: str = "accuracy",
+        control: By = None,
         ci: float = 0.95,
         n_boot: int = 1000,
         seed: int | None = 0,
         ci_method: CiMethod = "bootstrap",
         pos_label: object = None,
+        zero_division: float = 0.0,
+        adjust: str | None = None,
     ) -> pl.LazyFrame:
         """Compare each segment's metric with the overall value and the best segment.
 
@@ -44,25 +52,43 @@ class CompareMethods:
         y_true
             Column of the actual labels.
         y_pred
-            Column of the predicted labels, or of the scores for ``roc_auc`` /
-            ``average_precision``.
+            Column of the predicted labels, or of the scores for ``roc_auc``,
+            ``average_precision``, ``ks``, ``log_loss``, ``brier_score``.
         by
             The segment column(s) or expression(s) (required), as in :meth:`confusion_matrix`.
         metric
-            ``"accuracy"``, ``"balanced_accuracy"``, ``"mcc"``, ``"cohen_kappa"``
-            (from :meth:`summary`), or ``"roc_auc"``, ``"average_precision"``.
-        ci, n_boot, seed, ci_method
-            The segment's interval, as in :meth:`summary` / :meth:`roc_auc`.
-        pos_label
-            The positive class of the ranking metrics.
+            Any metric of :meth:`disparity` (``accuracy``, ``mcc``, ``f1_macro``, the
+            binary ``f1`` / ``recall`` / ``false_positive_rate`` ..., ``roc_auc``,
+            ``log_loss`` ...).
+        control
+            Control feature column(s): segments are compared inside each stratum,
+            with the stratum's overall value.
+        ci, n_boot, seed
+            The level and the bootstrap of the intervals and p-values.
+        ci_method
+            The segment's own interval: ``"bootstrap"`` (percentile, any metric),
+            ``"wilson"`` (summary metrics) or ``"delong"`` (``roc_auc``).  The
+            difference's interval and p-value are always bootstrapped.
+        pos_label, zero_division
+            As the metric's own method.
+        adjust
+            Adjust the p-values for the number of segments compared (per stratum):
+            ``"holm"``, ``"bonferroni"``, ``"bh"`` (Benjamini-Hochberg), ``"by"``
+            (Benjamini-Yekutieli) or None (``p_adjusted`` = ``p_value``).
 
         Returns
         -------
         LazyFrame
-            ``*by, metric, value, low, high, overall, diff, ratio, best, diff_best,
-            ratio_best, outside``: ``diff = value - overall``, ``ratio = value /
-            overall``, ``best`` the highest segment value, and ``outside`` whether
-            the overall value lies outside the segment's interval. Sorted by segment.
+            ``*control, *by, metric, value, low, high, overall, diff, ratio, best,
+            diff_best, ratio_best, outside, diff_low, diff_high, p_value, p_adjusted``:
+            ``diff = value - overall``, ``ratio = value / overall``, ``best`` the best
+            segment value of the stratum (the highest; the lowest for losses and
+            error rates; null for ``selection_rate`` / ``prevalence``, which have no
+            better side), ``outside`` whether the overall value lies outside the
+            segment's interval, ``diff_low`` / ``diff_high`` the bootstrap interval
+            of ``diff`` (each replicate's overall value is that of the union of its
+            segments' replicates) and ``p_value`` its two-sided bootstrap p-value of
+            ``diff == 0``.  Sorted by stratum and segment.
 
         Examples
         --------
@@ -81,50 +107,89 @@ class CompareMethods:
         │ b   ┆ 0.5   ┆ 0.75    ┆ -0.25 │
         └─────┴───────┴─────────┴───────┘
         """
-        segments = v.normalize_by(by)
-        if not segments:
-            msg = "`by` is required: compare needs segments to compare"
+        m = fair.check_metric(metric)
+        if ci is None:
+            msg = "`ci` is required: compare gives every segment an interval (e.g. ci=0.95)"
             raise ValueError(msg)
-        v.check_choice("metric", metric, (*_LABEL_METRICS, *_SCORE_METRICS))
         v.check_ci(ci, n_boot, ci_method, ("bootstrap", "wilson", "delong"))
-        v.check_by(self._lf.collect_schema(), segments, names.output_columns("compare"))
-        v.check_columns(self._lf.collect_schema(), y_true=y_true, y_pred=y_pred)
-        options = {"ci": ci, "n_boot": n_boot, "seed": seed, "ci_method": ci_method}
-        # The inner method sees the segments under names made here, so only
-        # compare's own output columns are refused as `by` names (not those of
-        # summary / roc_auc); y_true and y_pred keep theirs (for the messages).
-        keys = names.stand_in_keys(segments, (y_true, y_pred))
-        lf = self._lf.select(
+        if ci_method != "bootstrap" and m.method not in _ANALYTIC:
+            msg = (
+                f"ci_method={ci_method!r} is an analytic interval of the summary metrics "
+                f"(wilson) and of roc_auc (delong), not of {metric!r}; use ci_method='bootstrap'"
+            )
+            raise ValueError(msg)
+        multiple.check_adjust(adjust)
+        zd = v.check_zero_division(zero_division)
+        g = prepare(
+            self._lf,
             y_true,
             y_pred,
-            *(e.alias(k) for e, k in zip(segments.exprs, keys, strict=True)),
+            by=by,
+            control=control,
+            weight=None,
+            reserved=names.output_columns("compare"),
+            method="compare",
         )
-        if metric in _LABEL_METRICS:
-            per_segment = lf.metrics.summary(y_true, y_pred, by=keys, **options)
-            overall = lf.metrics.summary(y_true, y_pred)
+        keys = [*g.strata, *g.groups]
+        x = fair.Inputs(y_true, y_pred, pos_label, None, zd, "compare")
+        name = str(metric)
+        value = fair.evaluate(g.lf, [name], keys, x).rename({name: "value"})
+        overall = fair.evaluate(g.lf, [name], g.strata, x).rename({name: "overall"})
+        table = _with(value, overall, g.strata)
+
+        reps = fair.replicated(g.lf, keys, x, n_boot=n_boot, seed=seed)
+        strata = [*g.strata, reps.rep]
+        rep_value = fair.evaluate(reps.frame, [name], [*strata, *g.groups], reps.inputs)
+        rep_overall = fair.evaluate(reps.frame, [name], strata, reps.inputs)
+        rep = _with(rep_value.rename({name: "v"}), rep_overall.rename({name: "o"}), strata)
+        d = pl.col("v") - pl.col("o")
+        diff_low, diff_high = rs.percentile_bounds(d, ci)
+        aggs = [
+            diff_low.alias("diff_low"),
+            diff_high.alias("diff_high"),
+            rs.p_value(d).alias("p_value"),
+        ]
+        if ci_method == "bootstrap":
+            low, high = rs.percentile_bounds(pl.col("v"), ci)
+            aggs += [low.alias("low"), high.alias("high")]
+        stats = rep.group_by(keys).agg(aggs)
+        table = table.join(stats, on=keys, how="left", nulls_equal=True)
+        if ci_method != "bootstrap":
+            method = getattr(g.lf.metrics, m.method)
+            options = {"pos_label": pos_label} if m.scores else {}
+            own = method(y_true, y_pred, by=keys, ci=ci, ci_method=ci_method, **options)
+            bounds = [f"{name}_low", f"{name}_high"]
+            table = table.join(
+                own.select(
+                    *keys,
+                    *(pl.col(b).alias(e) for b, e in zip(bounds, ("low", "high"), strict=True)),
+                ),
+                on=keys,
+                how="left",
+                nulls_equal=True,
+            )
+
+        val, total = pl.col("value"), pl.col("overall")
+        if m.higher_is_better is None:
+            best = pl.lit(None, pl.Float64)
         else:
-            method = getattr(lf.metrics, metric)
-            per_segment = method(y_true, y_pred, by=keys, pos_label=pos_label, **options)
-            overall = method(y_true, y_pred, pos_label=pos_label)
-        value, overall_value = pl.col("value"), pl.col("overall")
-        table = per_segment.select(
-            *keys,
-            pl.lit(metric).alias("metric"),
-            pl.col(metric).alias("value"),
-            *(
-                pl.col(c).alias(e)
-                for c, e in zip(names.interval_columns([metric]), ("low", "high"), strict=True)
-            ),
-        ).join(overall.select(pl.col(metric).alias("overall")), how="cross")
-        best = value.max()
+            best = val.fill_nan(None).max() if m.higher_is_better else val.fill_nan(None).min()
+            best = best.over(g.strata) if g.strata else best
         table = table.with_columns(
-            (value - overall_value).alias("diff"),
-            (value / overall_value).alias("ratio"),
+            pl.lit(name).alias("metric"),
+            (val - total).alias("diff"),
+            (val / total).alias("ratio"),
             best.alias("best"),
-            (value - best).alias("diff_best"),
-            (value / best).alias("ratio_best"),
-            ((overall_value < pl.col("low")) | (overall_value > pl.col("high"))).alias("outside"),
+        ).with_columns(
+            (val - pl.col("best")).alias("diff_best"),
+            (val / pl.col("best")).alias("ratio_best"),
+            ((total < pl.col("low")) | (total > pl.col("high"))).alias("outside"),
         )
-        return table.sort(keys, nulls_last=True).rename(
-            dict(zip(keys, segments.names, strict=True))
-        )
+        table = multiple.adjusted(table, "p_value", "p_adjusted", g.strata, adjust)
+        return g.restore(table.select(*keys, *names.output_columns("compare")))
+
+
+def _with(values: pl.LazyFrame, overall: pl.LazyFrame, strata: list[str]) -> pl.LazyFrame:
+    if not strata:
+        return values.join(overall, how="cross")
+    return values.join(overall, on=strata, how="left", nulls_equal=True)

@@ -3,17 +3,15 @@ confusion counts), d2_log_loss_score and d2_brier_score (from the probability ro
 
 from __future__ import annotations
 
-from dataclasses import replace
 from functools import partial
 
 import polars as pl
 
 from pl_metrics import _classification as cls
+from pl_metrics import _fairness as fair
 from pl_metrics import _probability as prob
 from pl_metrics._core import checks as v
 from pl_metrics._core import names
-from pl_metrics._core import scores as sc
-from pl_metrics._core.confusion import confusion_counts
 from pl_metrics._namespace.probability import ProbabilityMethods
 from pl_metrics._typing import By, Score
 
@@ -76,28 +74,20 @@ class PractitionerMethods(ProbabilityMethods):
         └───────────────────────────┴───────────────────────────┘
         """
         undefined = v.check_replace_undefined_by(replace_undefined_by)
-        counts = confusion_counts(
+        counts, pos = fair.binary_confusion(
             self._lf,
             y_true,
             y_pred,
             by=by,
-            labels=None,
+            pos_label=pos_label,
             weight=weight,
             reserved=names.output_columns("class_likelihood_ratios"),
         )
-        schema = self._lf.collect_schema()
-        pos = sc.resolve_pos_label(schema, y_true, pos_label)
-        pos = v.label_value(pos, counts.types.compute, "pos_label", y_true)
-        if sc.defaults_pos_label(schema, y_true, pos_label):
-            # the default 1 only for labels {0, 1} / {-1, 1}, as every binary method
-            checks = sc.default_pos_label_aggs(pl.col(names.ACTUAL), pl.col(names.PREDICTED))
-            frame = sc.check_default_pos_label(counts.frame.with_columns(checks), self._lf, y_true)
-            counts = replace(counts, frame=frame)
         return cls.likelihood_ratios(
             counts,
             pos_label=pos,
             undefined=undefined,
-            error=partial(v.Bad.not_binary, y_true, y_pred, pos),
+            error=partial(v.Bad.not_binary, "class_likelihood_ratios", y_true, y_pred, pos),
         )
 
     def _d2(

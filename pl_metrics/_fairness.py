@@ -1,0 +1,293 @@
+"""Group disparities of any metric: fairlearn's ``MetricFrame`` vocabulary, exact.
+
+A metric of the catalogue (:data:`METRICS`) is evaluated per group by the frame
+method that computes it (or, for the rates of a 2x2 matrix, from the binary
+counts with :data:`pl_metrics._core.formulas.RATES`), so a group's value is
+the method's value.  :func:`spread` turns the per-group values and the
+overall value of each stratum (``control=``) into fairlearn's ``group_min``,
+``group_max``, ``difference`` and ``ratio`` (``method="between_groups"`` or
+``"to_overall"``); :func:`replicated` does the same on bootstrap replicates
+(:mod:`pl_metrics._intervals.resample`) for the intervals and p-values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, replace
+from functools import partial
+
+import polars as pl
+
+from pl_metrics import _classification as cls
+from pl_metrics._core import checks as v
+from pl_metrics._core import formulas as fm
+from pl_metrics._core import names
+from pl_metrics._core import scores as sc
+from pl_metrics._core.confusion import Counts, confusion_counts
+from pl_metrics._core.names import INTERNAL
+from pl_metrics._intervals import resample as rs
+
+#: The value of a metric in the frames handed between the functions here.
+VALUE = f"{INTERNAL}value"
+OVERALL = f"{INTERNAL}overall"
+
+
+@dataclass(frozen=True)
+class Metric:
+    """How a metric of the catalogue is computed, and which way is better."""
+
+    method: str  # the frame method (or "binary": from the 2x2 counts)
+    column: str  # its output column
+    scores: bool = False  # y_pred holds scores (pos_label applies)
+    row: tuple[str, str] | None = None  # (column, value) of the method's row to read
+    higher_is_better: bool | None = True  # None: neither (a rate such as selection_rate)
+
+
+_NEUTRAL = ("selection_rate", "prevalence")
+_LOWER = (
+    "false_positive_rate",
+    "false_negative_rate",
+    "false_discovery_rate",
+    "false_omission_rate",
+)
+
+#: Every metric ``compare`` / ``disparity`` know, by name (scikit-learn's scorer
+#: names: ``f1_macro`` is ``averages``' macro F1, ``f1`` the binary F1 of pos_label).
+METRICS: dict[str, Metric] = {
+    **{m: Metric("summary", m) for m in ("accuracy", "balanced_accuracy", "mcc", "cohen_kappa")},
+    **{
+        f"{m}_{a}": Metric("averages", m, row=("average", a))
+        for m in ("precision", "recall", "f1", "jaccard")
+        for a in cls.AVERAGES
+    },
+    **{
+        r: Metric("binary", r, higher_is_better=None if r in _NEUTRAL else r not in _LOWER)
+        for r in fm.RATES
+    },
+    **{m: Metric("binary", m) for m in ("recall", "specificity", "f1", "jaccard")},
+    "roc_auc": Metric("roc_auc", "roc_auc", scores=True),
+    "average_precision": Metric("average_precision", "average_precision", scores=True),
+    "ks": Metric("ks", "ks", scores=True),
+    "log_loss": Metric("log_loss", "log_loss", scores=True, higher_is_better=False),
+    "brier_score": Metric("brier_score", "brier_score", scores=True, higher_is_better=False),
+}
+
+
+def check_metric(metric: object) -> Metric:
+    v.check_choice("metric", metric, METRICS)
+    return METRICS[str(metric)]
+
+
+# --------------------------------------------------------------------------- binary counts
+def binary_confusion(
+    lf: pl.LazyFrame,
+    y_true: str,
+    y_pred: str,
+    *,
+    by: object,
+    pos_label: object,
+    weight: str | None,
+    reserved: Collection[str],
+) -> tuple[Counts, object]:
+    """The confusion counts of a binary method and its ``pos_label`` (compute dtype):
+    the default 1 only for labels {0, 1} / {-1, 1}, as every binary method."""
+    counts = confusion_counts(
+        lf, y_true, y_pred, by=by, labels=None, weight=weight, reserved=reserved
+    )
+    schema = lf.collect_schema()
+    pos = sc.resolve_pos_label(schema, y_true, pos_label)
+    pos = v.label_value(pos, counts.types.compute, "pos_label", y_true)
+    if sc.defaults_pos_label(schema, y_true, pos_label):
+        checks = sc.default_pos_label_aggs(pl.col(names.ACTUAL), pl.col(names.PREDICTED))
+        frame = sc.check_default_pos_label(counts.frame.with_columns(checks), lf, y_true)
+        counts = replace(counts, frame=frame)
+    return counts, pos
+
+
+def binary_table(
+    counts: Counts, pos: object, method: str, y_true: str, y_pred: str
+) -> pl.LazyFrame:
+    """``*keys, tp, fp, fn, tn`` of ``pos`` against the one other label (else a DataError)."""
+    error = partial(v.Bad.not_binary, method, y_true, y_pred, pos)
+    return cls.binary_counts(counts, pos_label=pos, error=error)
+
+
+def binary_value(name: str, zero_division: float) -> pl.Expr:
+    """Metric ``name`` of the columns ``tp, fp, fn, tn`` (one formula each, in ``formulas``)."""
+    c = {k: pl.col(k) for k in ("tp", "fp", "fn", "tn")}
+    if name in fm.RATES:
+        return fm.rate(name, c, zero_division)
+    support, predicted = c["tp"] + c["fn"], c["tp"] + c["fp"]
+    if name == "recall":
+        return fm.recall(c["tp"], support, zero_division)
+    if name == "specificity":
+        return fm.specificity(c["tn"], c["fp"], zero_division)
+    if name == "f1":
+        return fm.f_beta(c["tp"], support, predicted, 1.0, zero_division)
+    return fm.jaccard(c["tp"], support, predicted, zero_division)
+
+
+# --------------------------------------------------------------------------- per group
+@dataclass(frozen=True)
+class Inputs:
+    """The columns and options every evaluation of a metric shares."""
+
+    y_true: str
+    y_pred: str
+    pos_label: object
+    weight: str | None
+    zero_division: float
+    method: str  # the public method (for its messages)
+
+
+def evaluate(
+    lf: pl.LazyFrame, metrics: Sequence[str], keys: Sequence[str], x: Inputs
+) -> pl.LazyFrame:
+    """``*keys, *metrics``: each metric of ``lf``'s rows per ``keys`` (sorted by ``keys``).
+
+    The rates of a 2x2 matrix share one table of binary counts; every other
+    metric is its frame method's column.
+    """
+    keys = list(keys)
+    by = keys or None
+    parts: list[pl.LazyFrame] = []
+    binary = [m for m in metrics if METRICS[m].method == "binary"]
+    if binary:
+        counts, pos = binary_confusion(
+            lf, x.y_true, x.y_pred, by=by, pos_label=x.pos_label, weight=x.weight, reserved=()
+        )
+        table = binary_table(counts, pos, x.method, x.y_true, x.y_pred)
+        values = [binary_value(m, x.zero_division).alias(m) for m in binary]
+        parts.append(counts.finish(table.select(*counts.keys, *values)))
+    for name in metrics:
+        metric = METRICS[name]
+        if metric.method == "binary":
+            continue
+        options: dict[str, object] = {"by": by, "weight": x.weight}
+        if metric.scores:
+            options["pos_label"] = x.pos_label
+        if metric.method == "averages":
+            options["zero_division"] = x.zero_division
+        frame = getattr(lf.metrics, metric.method)(x.y_true, x.y_pred, **options)
+        if metric.row is not None:
+            frame = frame.filter(pl.col(metric.row[0]) == metric.row[1])
+        parts.append(frame.select(*keys, pl.col(metric.column).cast(pl.Float64).alias(name)))
+    out = parts[0]
+    for part in parts[1:]:
+        if keys:
+            out = out.join(part, on=keys, how="full", coalesce=True, nulls_equal=True)
+        else:
+            out = pl.concat([out, part], how="horizontal")
+    out = out.select(*keys, *metrics)
+    return out.sort(keys, nulls_last=True) if keys else out
+
+
+def _defined(x: pl.Expr) -> pl.Expr:
+    return x.fill_nan(None)
+
+
+def spread(
+    values: pl.LazyFrame,
+    overall: pl.LazyFrame,
+    strata: Sequence[str],
+    metrics: Sequence[str],
+    method: str,
+) -> pl.LazyFrame:
+    """``*strata, metric, overall, group_min, group_max, difference, ratio`` (fairlearn's
+    ``MetricFrame`` methods, a row per metric) from ``*strata, *groups, *metrics`` and
+    ``*strata, *metrics`` (:func:`evaluate` per group and per stratum).
+
+    Undefined group values (null, NaN) are skipped, as pandas skips NaN.
+    ``between_groups``: max - min and min / max; ``to_overall``: the largest
+    ``|value - overall|`` and the smallest ratio to overall with ratios above 1
+    inverted (``x / 0`` is infinite, inverted 0; ``0 / 0`` undefined).
+    """
+    strata = list(strata)
+    parts = []
+    for name in metrics:
+        table = _with_overall(
+            values.select(*values.collect_schema().names()).rename({name: VALUE}),
+            overall.select(*strata, pl.col(name).alias(OVERALL)),
+            strata,
+        )
+        value, total = _defined(pl.col(VALUE)), pl.col(OVERALL)
+        if method == "between_groups":
+            difference = value.max() - value.min()
+            ratio = value.min() / value.max()
+        else:
+            difference = (value - total).abs().max()
+            r = _defined(value / total)
+            ratio = pl.when(r > 1).then(1.0 / r).otherwise(r).min()
+        aggs = [
+            pl.lit(name).alias("metric"),
+            total.first().alias("overall"),
+            value.min().alias("group_min"),
+            value.max().alias("group_max"),
+            difference.alias("difference"),
+            _defined(ratio).alias("ratio"),
+        ]
+        parts.append(table.group_by(strata).agg(aggs) if strata else table.select(aggs))
+    return pl.concat(parts)
+
+
+def _with_overall(values: pl.LazyFrame, overall: pl.LazyFrame, strata: list[str]) -> pl.LazyFrame:
+    if not strata:
+        return values.join(overall, how="cross")
+    return values.join(overall, on=strata, how="left", nulls_equal=True)
+
+
+# --------------------------------------------------------------------------- replicates
+@dataclass(frozen=True)
+class Replicates:
+    """The bootstrap replicates of a frame as weighted rows, ready for :func:`evaluate`."""
+
+    frame: pl.LazyFrame
+    rep: str  # the replicate's key column
+    inputs: Inputs  # the inputs with weight = the drawn count
+
+
+def replicated(
+    lf: pl.LazyFrame, keys: Sequence[str], x: Inputs, *, n_boot: int, seed: int | None
+) -> Replicates:
+    """``n_boot`` bootstrap replicates of each segment ``keys`` of ``lf`` (stand-in names)."""
+    taken = {*keys, x.y_true, x.y_pred}
+    rep, count = free_name("replicate", taken), free_name("count", taken)
+    frame = rs.replicates(lf, keys, [x.y_true, x.y_pred], n_boot=n_boot, seed=seed)
+    frame = frame.rename({rs.REP: rep, rs.COUNT: count})
+    return Replicates(frame, rep, replace(x, weight=count))
+
+
+def free_name(stem: str, taken: Collection[str]) -> str:
+    """``stem`` with ``_`` appended until no column in ``taken`` has it."""
+    while stem in taken:
+        stem += "_"
+    return stem
+
+
+def interval_aggs(columns: Sequence[str], ci: float) -> list[pl.Expr]:
+    """``<c>_low, <c>_high`` of each replicate column (percentile interval)."""
+    out = []
+    for c, (low, high) in zip(
+        columns, (rs.percentile_bounds(pl.col(c), ci) for c in columns), strict=True
+    ):
+        out += [low.alias(f"{c}_low"), high.alias(f"{c}_high")]
+    return out
+
+
+__all__ = [
+    "METRICS",
+    "OVERALL",
+    "VALUE",
+    "Inputs",
+    "Metric",
+    "Replicates",
+    "binary_confusion",
+    "binary_table",
+    "binary_value",
+    "check_metric",
+    "evaluate",
+    "free_name",
+    "interval_aggs",
+    "replicated",
+    "spread",
+]

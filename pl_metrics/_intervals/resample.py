@@ -1,0 +1,130 @@
+"""Bootstrap replicates as weighted rows, for metrics of *several* segments at once.
+
+A disparity (the largest gap between groups, a group against the overall
+value) is a function of every group's metric in the same replicate, so its
+interval needs the replicates themselves, not each group's interval.  A
+replicate of a group is a multinomial redraw of its distinct ``(y_true,
+y_pred)`` rows (:mod:`pl_metrics._intervals.draws`: the same seeding, so the
+same draws whatever the row order and the other groups).  The replicates are
+returned as rows ``*keys, REP, y_true, y_pred, COUNT``: a replicate *is* a
+weighted frame, so every metric of a replicate is computed by the frame
+method that computes the point estimate, with ``weight=COUNT`` (integer
+weights are rows repeated: the registry checks it) — no formula is written a
+second time, and the overall value of a replicate is the same method over
+the union of its groups (the groups are resampled separately, as everywhere
+in pl_metrics).
+
+The cost is the number of distinct ``(segment, y_true, y_pred)`` cells times
+``n_boot``; past :data:`MAX_ROWS` it is refused with what to do (continuous
+scores have a cell per row: round them, or use fewer replicates).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from pl_metrics._core.names import INTERNAL
+from pl_metrics._intervals import draws as bs
+
+if TYPE_CHECKING:
+    import numpy as np
+
+#: The replicate's number (0 .. n_boot - 1) and its rows' drawn count.
+REP = f"{INTERNAL}rep"
+COUNT = f"{INTERNAL}rep_count"
+_ROW = f"{INTERNAL}cell"
+#: The most replicate rows (cells x n_boot) drawn at once.
+MAX_ROWS = 50_000_000
+
+
+def too_many(cells: int, n_boot: int, columns: Sequence[str]) -> ValueError:
+    return ValueError(
+        f"the bootstrap of the differences needs {cells:,} distinct rows of "
+        f"{', '.join(map(repr, columns))} per segment x n_boot={n_boot} = "
+        f"{cells * n_boot:,} replicate rows, more than {MAX_ROWS:,}: round the scores "
+        "(e.g. pl.col(score).round(3)), use fewer replicates (n_boot=), or ci=None"
+    )
+
+
+def replicates(
+    lf: pl.LazyFrame,
+    keys: Sequence[str],
+    columns: Sequence[str],
+    *,
+    n_boot: int,
+    seed: int | None,
+) -> pl.LazyFrame:
+    """``*keys, REP, *columns, COUNT``: ``n_boot`` multinomial redraws of each segment's
+    distinct ``columns`` rows (cells of count 0 left out)."""
+    keys, columns = list(keys), list(columns)
+    cells = lf.group_by([*keys, *columns]).agg(pl.len().alias(COUNT))
+    schema = cells.collect_schema()
+    out_schema = pl.Schema(
+        {k: schema[k] for k in keys}
+        | {REP: pl.Int64}
+        | {c: schema[c] for c in columns}
+        | {COUNT: pl.Int64}
+    )
+    threads = pl.thread_pool_size()
+
+    def counts(part: pl.DataFrame) -> np.ndarray:
+        return part[COUNT].to_numpy()
+
+    def draw(part: pl.DataFrame, blocks: Iterator[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        import numpy as np
+
+        return part[_ROW].to_numpy(), np.concatenate(list(blocks))
+
+    def finish(drawn: list[tuple[np.ndarray, np.ndarray]]) -> list[dict[str, np.ndarray]]:
+        import numpy as np
+
+        return [
+            {
+                _ROW: np.tile(rows, n_boot),
+                REP: np.repeat(np.arange(n_boot, dtype=np.int64), len(rows)),
+                COUNT: values.ravel(),
+            }
+            for rows, values in drawn
+        ]
+
+    def expand(df: pl.DataFrame) -> pl.DataFrame:
+        if df.height == 0:
+            return pl.DataFrame(schema=out_schema)
+        if df.height * n_boot > MAX_ROWS:
+            raise too_many(df.height, n_boot, columns)
+        df = df.sort([*keys, *columns], nulls_last=True).with_row_index(_ROW)
+        out = bs.per_segment(
+            df, keys, counts, draw, finish, n_boot=n_boot, seed=seed, threads=threads
+        )
+        out = out.filter(pl.col(COUNT) > 0)
+        rows = out[_ROW]
+        return out.select(
+            *keys, REP, *(df[c].gather(rows) for c in columns), pl.col(COUNT).cast(pl.Int64)
+        )
+
+    return cells.map_batches(expand, schema=out_schema)
+
+
+def percentile_bounds(values: pl.Expr, ci: float) -> tuple[pl.Expr, pl.Expr]:
+    """The percentile interval of a replicate column (linear, as ``np.percentile``),
+    undefined replicates (null, NaN) skipped."""
+    x = values.fill_nan(None).drop_nulls()
+    tail = (1 - ci) / 2
+    return x.quantile(tail, "linear"), x.quantile(1 - tail, "linear")
+
+
+def p_value(diff: pl.Expr) -> pl.Expr:
+    """Two-sided bootstrap p-value of ``diff == 0`` from a replicate column:
+    ``min(1, 2 min((1 + #(d <= 0)) / (1 + B), (1 + #(d >= 0)) / (1 + B)))``, B the
+    defined replicates (the add-one form never gives 0: Davison & Hinkley 1997, 4.4)."""
+    d = diff.fill_nan(None).drop_nulls()
+    b = d.len().cast(pl.Float64) + 1.0
+    below = ((d <= 0).sum().cast(pl.Float64) + 1.0) / b
+    above = ((d >= 0).sum().cast(pl.Float64) + 1.0) / b
+    return pl.when(d.len() > 0).then(pl.min_horizontal(2.0 * pl.min_horizontal(below, above), 1.0))
+
+
+__all__ = ["COUNT", "MAX_ROWS", "REP", "p_value", "percentile_bounds", "replicates"]

@@ -1,0 +1,399 @@
+"""Fairness and group disparities of ``.metrics``: selection_rate, group_rates,
+fairness (fairlearn's six disparity metrics) and disparity (any metric's
+``MetricFrame`` summary), per control stratum, with bootstrap intervals."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from pl_metrics import _fairness as fair
+from pl_metrics._core import checks as v
+from pl_metrics._core import formulas as fm
+from pl_metrics._core import names
+from pl_metrics._namespace._common import wants_ci
+from pl_metrics._typing import By
+
+_METHODS = ("between_groups", "to_overall")
+_AGGS = ("worst_case", "mean")
+#: fairness's disparities: (output stem, the rate(s) they are taken of).
+_FAIRNESS = (
+    ("demographic_parity", ("selection_rate",)),
+    ("equalized_odds", ("true_positive_rate", "false_positive_rate")),
+    ("equal_opportunity", ("true_positive_rate",)),
+)
+
+
+@dataclass(frozen=True)
+class Groups:
+    """A method's rows with its strata and groups under stand-in names."""
+
+    lf: pl.LazyFrame  # y_true, y_pred, [weight], *strata, *groups
+    strata: list[str]  # stand-in keys of control=
+    groups: list[str]  # stand-in keys of by=
+    names: dict[str, str]  # stand-in -> output name
+
+    def restore(self, frame: pl.LazyFrame) -> pl.LazyFrame:
+        keys = [k for k in (*self.strata, *self.groups) if k in frame.collect_schema()]
+        if not keys:
+            return frame
+        ordered = frame.sort(keys, nulls_last=True, maintain_order=True)
+        return ordered.rename({k: self.names[k] for k in keys})
+
+
+def prepare(
+    lf: pl.LazyFrame,
+    y_true: str,
+    y_pred: str,
+    *,
+    by: By,
+    control: By,
+    weight: str | None,
+    reserved: tuple[str, ...],
+    method: str,
+) -> Groups:
+    """Check the columns, ``by`` (required) and ``control``; evaluate both on the rows."""
+    groups = v.normalize_by(by)
+    if not groups:
+        msg = f"`by` is required: {method} needs the groups (sensitive features) to compare"
+        raise ValueError(msg)
+    strata = v.normalize_by(control)
+    schema = lf.collect_schema()
+    if weight is not None:
+        v.check_column_name("weight", weight)
+    v.check_columns(schema, y_true=y_true, y_pred=y_pred)
+    if weight is not None:
+        v.check_columns(schema, weight=weight)
+    v.check_by(schema, groups, reserved)
+    v.check_by(schema, strata, reserved)
+    shared = set(groups.names) & set(strata.names)
+    if shared:
+        msg = (
+            f"`by` and `control` share the column(s) {sorted(shared)}: a column is one or the other"
+        )
+        raise ValueError(msg)
+    read = (y_true, y_pred, *([weight] if weight else []))
+    keys = names.stand_in_keys(range(len(strata) + len(groups)), read)
+    strata_keys, group_keys = keys[: len(strata)], keys[len(strata) :]
+    given = [*strata.exprs, *groups.exprs]
+    rows = lf.select(*dict.fromkeys(read), *(e.alias(k) for e, k in zip(given, keys, strict=True)))
+    out_names = dict(zip(keys, [*strata.names, *groups.names], strict=True))
+    return Groups(rows, strata_keys, group_keys, out_names)
+
+
+def disparities(
+    g: Groups, metrics: list[str], x: fair.Inputs, method: str
+) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+    """``(per_group, spread)``: each metric per group and its spread per stratum."""
+    per_group = fair.evaluate(g.lf, metrics, [*g.strata, *g.groups], x)
+    overall = fair.evaluate(g.lf, metrics, g.strata, x)
+    return per_group, fair.spread(per_group, overall, g.strata, metrics, method)
+
+
+def replicate_spread(
+    g: Groups, metrics: list[str], x: fair.Inputs, method: str, *, n_boot: int, seed: int | None
+) -> tuple[pl.LazyFrame, str]:
+    """The spread of every bootstrap replicate: ``*strata, rep, metric, ...`` and ``rep``."""
+    reps = fair.replicated(g.lf, [*g.strata, *g.groups], x, n_boot=n_boot, seed=seed)
+    strata = [*g.strata, reps.rep]
+    per_group = fair.evaluate(reps.frame, metrics, [*strata, *g.groups], reps.inputs)
+    overall = fair.evaluate(reps.frame, metrics, strata, reps.inputs)
+    return fair.spread(per_group, overall, strata, metrics, method), reps.rep
+
+
+class FairnessMethods:
+    """Fairness metrics and group disparities on a LazyFrame."""
+
+    _lf: pl.LazyFrame
+
+    def selection_rate(
+        self,
+        y_true: str,
+        y_pred: str,
+        *,
+        by: By = None,
+        pos_label: object = None,
+        weight: str | None = None,
+    ) -> pl.LazyFrame:
+        """The share of rows predicted ``pos_label``, per segment (fairlearn's ``selection_rate``).
+
+        Parameters
+        ----------
+        y_true, y_pred
+            Columns of the actual and predicted labels: ``pos_label`` and (at most)
+            one other label (``y_true`` is read for the label checks only).
+        by, weight
+            As :meth:`confusion_matrix`.
+        pos_label
+            The positive (selected) class; default 1 for labels {0, 1} / {-1, 1}.
+
+        Returns
+        -------
+        LazyFrame
+            ``*by, selection_rate`` (Float64), sorted by segment.
+
+        Examples
+        --------
+        >>> import polars as pl, pl_metrics as plm
+        >>> df = pl.DataFrame({"g": ["a", "a", "b", "b"], "t": [0, 1, 0, 1], "p": [1, 1, 0, 1]})
+        >>> df.metrics.selection_rate("t", "p", by="g")
+        shape: (2, 2)
+        ┌─────┬────────────────┐
+        │ g   ┆ selection_rate │
+        │ --- ┆ ---            │
+        │ str ┆ f64            │
+        ╞═════╪════════════════╡
+        │ a   ┆ 1.0            │
+        │ b   ┆ 0.5            │
+        └─────┴────────────────┘
+        """
+        return self._rates(y_true, y_pred, by, pos_label, weight, 0.0, "selection_rate")
+
+    def group_rates(
+        self,
+        y_true: str,
+        y_pred: str,
+        *,
+        by: By = None,
+        pos_label: object = None,
+        weight: str | None = None,
+        zero_division: float = 0.0,
+    ) -> pl.LazyFrame:
+        """The 2x2 counts and every rate of binary predictions, per group (aequitas's crosstab).
+
+        Parameters
+        ----------
+        y_true, y_pred
+            Columns of the actual and predicted labels: ``pos_label`` and (at most)
+            one other label; more is a ``DataError`` (fairlearn raises too).
+        by, weight
+            As :meth:`confusion_matrix`.
+        pos_label
+            The positive class; default 1 for labels {0, 1} / {-1, 1}.
+        zero_division
+            A rate whose denominator is 0: 0.0 (fairlearn's value), 1.0 or NaN.
+
+        Returns
+        -------
+        LazyFrame
+            ``*by, tp, fp, fn, tn, selection_rate, prevalence, true_positive_rate,
+            false_positive_rate, true_negative_rate, false_negative_rate, precision,
+            false_discovery_rate, negative_predictive_value, false_omission_rate``,
+            sorted by segment.  Divide two groups' rates for aequitas's disparities.
+        """
+        return self._rates(y_true, y_pred, by, pos_label, weight, zero_division, "group_rates")
+
+    def _rates(  # noqa: PLR0917 - the public methods' options, checked here once
+        self,
+        y_true: str,
+        y_pred: str,
+        by: By,
+        pos_label: object,
+        weight: str | None,
+        zero_division: float,
+        method: str,
+    ) -> pl.LazyFrame:
+        zd = v.check_zero_division(zero_division)
+        counts, pos = fair.binary_confusion(
+            self._lf,
+            y_true,
+            y_pred,
+            by=by,
+            pos_label=pos_label,
+            weight=weight,
+            reserved=names.output_columns(method),
+        )
+        table = fair.binary_table(counts, pos, method, y_true, y_pred)
+        columns = [c for c in names.output_columns(method) if c not in fm.RATES]
+        rates = [
+            fair.binary_value(r, zd).alias(r) for r in names.output_columns(method) if r in fm.RATES
+        ]
+        out = table.select(*counts.keys, *columns, *rates).sort(counts.keys, nulls_last=True)
+        return counts.finish(out)
+
+    def fairness(
+        self,
+        y_true: str,
+        y_pred: str,
+        *,
+        by: By,
+        control: By = None,
+        pos_label: object = None,
+        weight: str | None = None,
+        method: str = "between_groups",
+        agg: str = "worst_case",
+        zero_division: float = 0.0,
+        ci: float | None = None,
+        n_boot: int = 1000,
+        seed: int | None = 0,
+    ) -> pl.LazyFrame:
+        """fairlearn's six disparity metrics of binary predictions, per control stratum.
+
+        Parameters
+        ----------
+        y_true, y_pred
+            Columns of the actual and predicted labels (``pos_label`` and one other).
+        by
+            The sensitive feature column(s) or expression(s) (required): the groups.
+        control
+            Control feature column(s) or expression(s): the disparities are taken
+            between the groups inside each stratum (fairlearn's ``control_features``).
+        pos_label, weight, zero_division
+            As :meth:`group_rates` (fairlearn: ``pos_label`` 1, rates 0 when undefined).
+        method
+            ``"between_groups"`` (largest minus smallest group, smallest over largest)
+            or ``"to_overall"`` (each group against the stratum's overall value).
+        agg
+            How equalized odds combines its true and false positive rate disparities:
+            ``"worst_case"`` (the larger difference, the smaller ratio) or ``"mean"``.
+        ci, n_boot, seed
+            Bootstrap intervals of every disparity (un-weighted rows): each group's
+            rows are resampled (stratified), the disparity recomputed per replicate.
+
+        Returns
+        -------
+        LazyFrame
+            ``*control, demographic_parity_difference, demographic_parity_ratio,
+            equalized_odds_difference, equalized_odds_ratio,
+            equal_opportunity_difference, equal_opportunity_ratio`` (equal to
+            fairlearn's functions of the same names), then ``<column>_low`` /
+            ``<column>_high`` with ``ci``.  A ratio with two zero rates is null.
+        """
+        v.check_choice("method", method, _METHODS)
+        v.check_choice("agg", agg, _AGGS)
+        zd = v.check_zero_division(zero_division)
+        with_ci = wants_ci(ci, n_boot, "bootstrap", weight, methods=("bootstrap",))
+        g = prepare(
+            self._lf,
+            y_true,
+            y_pred,
+            by=by,
+            control=control,
+            weight=weight,
+            reserved=names.output_columns("fairness", ci=with_ci),
+            method="fairness",
+        )
+        x = fair.Inputs(y_true, y_pred, pos_label, weight, zd, "fairness")
+        rates = ["selection_rate", "true_positive_rate", "false_positive_rate"]
+        _, spread = disparities(g, rates, x, method)
+        out = _fairness_table(spread, g.strata, agg)
+        if with_ci:
+            assert ci is not None
+            reps, rep = replicate_spread(g, rates, x, method, n_boot=n_boot, seed=seed)
+            table = _fairness_table(reps, [*g.strata, rep], agg)
+            columns = list(names.output_columns("fairness"))
+            aggs = fair.interval_aggs(columns, ci)
+            bounds = table.group_by(g.strata).agg(aggs) if g.strata else table.select(aggs)
+            out = _join_on(out, bounds, g.strata)
+        return g.restore(out)
+
+    def disparity(
+        self,
+        y_true: str,
+        y_pred: str,
+        *,
+        by: By,
+        metric: str | list[str] = "accuracy",
+        control: By = None,
+        method: str = "between_groups",
+        pos_label: object = None,
+        weight: str | None = None,
+        zero_division: float = 0.0,
+        ci: float | None = None,
+        n_boot: int = 1000,
+        seed: int | None = 0,
+    ) -> pl.LazyFrame:
+        """fairlearn's ``MetricFrame`` summary of any metric: overall, group min / max,
+        difference and ratio between the groups, per control stratum.
+
+        Parameters
+        ----------
+        y_true, y_pred
+            Columns of the actual labels and of the predicted labels (or the scores,
+            for ``roc_auc``, ``average_precision``, ``ks``, ``log_loss``, ``brier_score``).
+        by, control, method, ci, n_boot, seed
+            As :meth:`fairness`.
+        metric
+            A metric name or a list of them: ``accuracy``, ``balanced_accuracy``,
+            ``mcc``, ``cohen_kappa``; ``precision_macro`` ... ``jaccard_weighted``
+            (the rows of :meth:`averages`); the binary ``precision``, ``recall``,
+            ``specificity``, ``f1``, ``jaccard`` and every rate of :meth:`group_rates`;
+            ``roc_auc``, ``average_precision``, ``ks``, ``log_loss``, ``brier_score``.
+        pos_label, weight, zero_division
+            As the metric's own method.
+
+        Returns
+        -------
+        LazyFrame
+            ``*control, metric, overall, group_min, group_max, difference, ratio``
+            (a row per stratum and metric; fairlearn's ``overall``, ``group_min()``,
+            ``group_max()``, ``difference(method)``, ``ratio(method)``), then
+            ``difference_low, difference_high, ratio_low, ratio_high`` with ``ci``.
+            Undefined group values are skipped (as pandas skips NaN).
+        """
+        metrics = [metric] if isinstance(metric, str) else list(metric)
+        if not metrics or len(set(metrics)) != len(metrics):
+            msg = f"`metric` must be a metric name or a list of distinct names, got {metric!r}"
+            raise ValueError(msg)
+        for m in metrics:
+            fair.check_metric(m)
+        v.check_choice("method", method, _METHODS)
+        zd = v.check_zero_division(zero_division)
+        with_ci = wants_ci(ci, n_boot, "bootstrap", weight, methods=("bootstrap",))
+        g = prepare(
+            self._lf,
+            y_true,
+            y_pred,
+            by=by,
+            control=control,
+            weight=weight,
+            reserved=names.output_columns("disparity", ci=with_ci),
+            method="disparity",
+        )
+        x = fair.Inputs(y_true, y_pred, pos_label, weight, zd, "disparity")
+        _, out = disparities(g, metrics, x, method)
+        if with_ci:
+            assert ci is not None
+            reps, _ = replicate_spread(g, metrics, x, method, n_boot=n_boot, seed=seed)
+            bounds = reps.group_by([*g.strata, "metric"]).agg(
+                fair.interval_aggs(["difference", "ratio"], ci)
+            )
+            out = _join_on(out, bounds, [*g.strata, "metric"])
+        order = pl.col("metric").replace_strict(metrics, list(range(len(metrics))))
+        return g.restore(out.sort([*g.strata, order], nulls_last=True))
+
+
+def _fairness_table(spread: pl.LazyFrame, strata: list[str], agg: str) -> pl.LazyFrame:
+    """fairness's columns from the spread of its three rates (a row per stratum)."""
+    wide = {}
+    for rate in ("selection_rate", "true_positive_rate", "false_positive_rate"):
+        part = spread.filter(pl.col("metric") == rate)
+        wide[rate] = part.select(
+            *strata, pl.col("difference").alias(f"{rate}_d"), pl.col("ratio").alias(f"{rate}_r")
+        )
+    table = wide["selection_rate"]
+    for rate in ("true_positive_rate", "false_positive_rate"):
+        table = _join_on(table, wide[rate], strata)
+    columns = []
+    for stem, rates in _FAIRNESS:
+        d = [pl.col(f"{r}_d") for r in rates]
+        r_ = [pl.col(f"{r}_r") for r in rates]
+        if agg == "worst_case":
+            diff, ratio = pl.max_horizontal(d), pl.min_horizontal(r_)
+        else:
+            diff, ratio = pl.sum_horizontal(d) / len(d), pl.sum_horizontal(r_) / len(r_)
+        if len(rates) > 1:  # an undefined part makes the aggregate undefined (fairlearn: NaN)
+            diff = pl.when(~pl.any_horizontal([c.is_null() for c in d])).then(diff)
+            ratio = pl.when(~pl.any_horizontal([c.is_null() for c in r_])).then(ratio)
+        columns += [diff.alias(f"{stem}_difference"), ratio.alias(f"{stem}_ratio")]
+    return table.select(*strata, *columns)
+
+
+def _join_on(left: pl.LazyFrame, right: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
+    if not keys:
+        return pl.concat([left, right], how="horizontal")
+    return left.join(right, on=keys, how="left", nulls_equal=True, maintain_order="left")
+
+
+__all__ = ["FairnessMethods", "Groups", "prepare"]
