@@ -379,13 +379,15 @@ def _fairness_table(spread: pl.LazyFrame, strata: list[str], agg: str) -> pl.Laz
     for stem, rates in _FAIRNESS:
         d = [pl.col(f"{r}_d") for r in rates]
         r_ = [pl.col(f"{r}_r") for r in rates]
-        if agg == "worst_case":
-            diff, ratio = pl.max_horizontal(d), pl.min_horizontal(r_)
+        if len(rates) == 1:
+            diff, ratio = d[0], r_[0]
+        elif agg == "worst_case":  # an undefined part (null) makes the aggregate undefined
+            diff = pl.when(~pl.any_horizontal([c.is_null() for c in d])).then(pl.max_horizontal(d))
+            ratio = pl.when(~pl.any_horizontal([c.is_null() for c in r_])).then(
+                pl.min_horizontal(r_)
+            )
         else:
-            diff, ratio = pl.sum_horizontal(d) / len(d), pl.sum_horizontal(r_) / len(r_)
-        if len(rates) > 1:  # an undefined part makes the aggregate undefined (fairlearn: NaN)
-            diff = pl.when(~pl.any_horizontal([c.is_null() for c in d])).then(diff)
-            ratio = pl.when(~pl.any_horizontal([c.is_null() for c in r_])).then(ratio)
+            diff, ratio = (d[0] + d[1]) / 2, (r_[0] + r_[1]) / 2  # null if a part is null
         columns += [diff.alias(f"{stem}_difference"), ratio.alias(f"{stem}_ratio")]
     return table.select(*strata, *columns)
 

@@ -1,0 +1,382 @@
+"""Fairness metrics and group disparities against fairlearn (the oracle).
+
+fairlearn's functions and ``MetricFrame`` (by_group, overall, group_min,
+group_max, difference, ratio, control features) on hypothesis-generated binary
+predictions with groups (a group may hold no positive rows: fairlearn's rate
+is then 0, pl_metrics' default ``zero_division=0.0``), weights and control
+strata.  The bootstrap intervals and p-values are checked for determinism,
+for containing the point estimate's neighbourhood and against statsmodels'
+adjustments; the invariances (row order, eager = lazy = parquet, ...) run in
+``test_registry.py``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import polars as pl
+import pytest
+import sklearn.metrics as skm
+from fairlearn import metrics as flm
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from statsmodels.stats.multitest import multipletests
+
+import pl_metrics as plm  # noqa: F401 - registers .metrics
+
+RATES = {
+    "selection_rate": flm.selection_rate,
+    "true_positive_rate": flm.true_positive_rate,
+    "false_positive_rate": flm.false_positive_rate,
+    "true_negative_rate": flm.true_negative_rate,
+    "false_negative_rate": flm.false_negative_rate,
+}
+
+
+@st.composite
+def cases(draw: st.DrawFn) -> dict[str, object]:
+    n = draw(st.integers(4, 60))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    groups = draw(st.integers(1, 4))
+    control = draw(st.booleans())
+    base = draw(st.floats(0.0, 1.0))
+    y = (rng.random(n) < base).astype(np.int64)
+    p = np.where(rng.random(n) < 0.7, y, 1 - y)
+    g = rng.choice([f"g{i}" for i in range(groups)], n)
+    if draw(st.booleans()):  # a group without positive rows (its TPR is 0 / 0)
+        y[g == "g0"] = 0
+    df = pl.DataFrame(
+        {
+            "y": y,
+            "p": p,
+            "g": g,
+            "c": rng.choice(["x", "y"], n) if control else ["x"] * n,
+            "w": np.round(rng.random(n) * 3 + 0.05, 2),
+        }
+    )
+    return {
+        "df": df,
+        "control": control,
+        "weight": "w" if draw(st.booleans()) else None,
+        "method": draw(st.sampled_from(["between_groups", "to_overall"])),
+        "agg": draw(st.sampled_from(["worst_case", "mean"])),
+    }
+
+
+def _same(got: object, expected: object) -> None:
+    """Equal numbers; null (pl_metrics) where fairlearn gives NaN."""
+    if expected is None or (isinstance(expected, float) and math.isnan(expected)):
+        assert got is None or (isinstance(got, float) and math.isnan(got)), (got, expected)
+    else:
+        assert got == pytest.approx(expected, rel=1e-9, abs=1e-12), (got, expected)
+
+
+def _frame(case: dict[str, object], metrics: object) -> flm.MetricFrame:
+    df = case["df"].to_pandas()
+    weight = case["weight"]
+    params = None
+    if weight is not None:
+        names = metrics if isinstance(metrics, dict) else {"m": metrics}
+        params = {k: {"sample_weight": df[weight].to_numpy()} for k in names}
+        if not isinstance(metrics, dict):
+            params = params["m"]
+    return flm.MetricFrame(
+        metrics=metrics,
+        y_true=df["y"],
+        y_pred=df["p"],
+        sensitive_features=df["g"],
+        control_features=df["c"] if case["control"] else None,
+        sample_params=params,
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(cases())
+def test_group_rates_equal_fairlearn(case: dict[str, object]) -> None:
+    df, weight = case["df"], case["weight"]
+    got = df.metrics.group_rates("y", "p", by="g", weight=weight, pos_label=1)
+    sel = df.metrics.selection_rate("y", "p", by="g", weight=weight, pos_label=1)
+    assert got["selection_rate"].to_list() == sel["selection_rate"].to_list()
+    for row in got.iter_rows(named=True):
+        part = df.filter(pl.col("g") == row["g"])
+        w = None if weight is None else part[weight].to_numpy()
+        y, p = part["y"].to_numpy(), part["p"].to_numpy()
+        for name, fn in RATES.items():
+            kwargs = {"pos_label": 1} if name != "selection_rate" else {}
+            _same(row[name], fn(y, p, sample_weight=w, **kwargs))
+        # the other rates of the crosstab, by hand from sklearn's confusion matrix
+        tn, fp, fn_, tp = skm.confusion_matrix(y, p, labels=[0, 1], sample_weight=w).ravel()
+        assert (row["tp"], row["fp"], row["fn"], row["tn"]) == pytest.approx((tp, fp, fn_, tn))
+        _same(row["precision"], tp / (tp + fp) if tp + fp else 0.0)
+        _same(row["negative_predictive_value"], tn / (tn + fn_) if tn + fn_ else 0.0)
+        _same(row["false_omission_rate"], fn_ / (tn + fn_) if tn + fn_ else 0.0)
+        _same(row["prevalence"], (tp + fn_) / (tp + fp + fn_ + tn))
+
+
+@settings(max_examples=60, deadline=None)
+@given(cases())
+def test_fairness_equals_fairlearn(case: dict[str, object]) -> None:
+    df, method, agg = case["df"], case["method"], case["agg"]
+    got = df.metrics.fairness(
+        "y",
+        "p",
+        by="g",
+        control="c" if case["control"] else None,
+        weight=case["weight"],
+        method=method,
+        agg=agg,
+    )
+    mf = _frame(
+        case,
+        {
+            "sel": flm.selection_rate,
+            "tpr": flm.true_positive_rate,
+            "fpr": flm.false_positive_rate,
+        },
+    )
+    diff, ratio = mf.difference(method=method), mf.ratio(method=method)
+    if not case["control"]:
+        diff, ratio = diff.to_frame().T.assign(c="x"), ratio.to_frame().T.assign(c="x")
+    else:
+        diff, ratio = diff.reset_index(), ratio.reset_index()
+    diff, ratio = diff.set_index("c"), ratio.set_index("c")
+
+    def combine(a: float, b: float, kind: str) -> float:
+        # a ratio 0 / 0 (every group's rate 0) is undefined: pl_metrics makes the
+        # aggregate undefined too, where fairlearn's ``.mean()`` skips the NaN and
+        # its worst case (builtin ``min``) depends on the order: a documented choice
+        if math.isnan(a) or math.isnan(b):
+            return math.nan
+        if agg == "mean":
+            return (a + b) / 2
+        return max(a, b) if kind == "difference" else min(a, b)
+
+    rows = got.rows(named=True)
+    assert len(rows) == len(diff)
+    for row in rows:
+        key = row.get("c", "x")
+        d, r = diff.loc[key], ratio.loc[key]
+        _same(row["demographic_parity_difference"], d["sel"])
+        _same(row["demographic_parity_ratio"], r["sel"])
+        _same(row["equal_opportunity_difference"], d["tpr"])
+        _same(row["equal_opportunity_ratio"], r["tpr"])
+        _same(row["equalized_odds_difference"], combine(d["tpr"], d["fpr"], "difference"))
+        _same(row["equalized_odds_ratio"], combine(r["tpr"], r["fpr"], "ratio"))
+
+
+def test_fairness_functions_without_control_equal_fairlearn() -> None:
+    """fairlearn's own functions (not MetricFrame), both aggregations, weights."""
+    rng = np.random.default_rng(4)
+    n = 3000
+    g = rng.choice(["a", "b", "c"], n)
+    y = rng.integers(0, 2, n)
+    p = np.where(rng.random(n) < np.select([g == "a", g == "b"], [0.9, 0.6], 0.75), y, 1 - y)
+    w = rng.random(n) + 0.1
+    df = pl.DataFrame({"g": g, "y": y, "p": p, "w": w})
+    for method in ("between_groups", "to_overall"):
+        for agg in ("worst_case", "mean"):
+            got = df.metrics.fairness("y", "p", by="g", weight="w", method=method, agg=agg)
+            kw = {"sensitive_features": g, "sample_weight": w, "method": method}
+            assert got["demographic_parity_difference"][0] == pytest.approx(
+                flm.demographic_parity_difference(y, p, **kw)
+            )
+            assert got["demographic_parity_ratio"][0] == pytest.approx(
+                flm.demographic_parity_ratio(y, p, **kw)
+            )
+            assert got["equalized_odds_difference"][0] == pytest.approx(
+                flm.equalized_odds_difference(y, p, agg=agg, **kw)
+            )
+            assert got["equalized_odds_ratio"][0] == pytest.approx(
+                flm.equalized_odds_ratio(y, p, agg=agg, **kw)
+            )
+            assert got["equal_opportunity_difference"][0] == pytest.approx(
+                flm.equal_opportunity_difference(y, p, **kw)
+            )
+            assert got["equal_opportunity_ratio"][0] == pytest.approx(
+                flm.equal_opportunity_ratio(y, p, **kw)
+            )
+
+
+SKLEARN = {
+    "accuracy": skm.accuracy_score,
+    "balanced_accuracy": skm.balanced_accuracy_score,
+    "f1_macro": lambda y, p, **kw: skm.f1_score(y, p, average="macro", zero_division=0, **kw),
+    "f1": lambda y, p, **kw: skm.f1_score(y, p, zero_division=0, **kw),
+    "recall": lambda y, p, **kw: skm.recall_score(y, p, zero_division=0, **kw),
+    "mcc": skm.matthews_corrcoef,
+}
+
+
+@settings(max_examples=40, deadline=None)
+@given(cases(), st.sampled_from(sorted(SKLEARN)))
+def test_disparity_equals_metric_frame(case: dict[str, object], metric: str) -> None:
+    df, method = case["df"], case["method"]
+    got = df.metrics.disparity(
+        "y",
+        "p",
+        by="g",
+        metric=metric,
+        control="c" if case["control"] else None,
+        weight=case["weight"],
+        method=method,
+    )
+    mf = _frame(case, SKLEARN[metric])
+    expected = {
+        "overall": mf.overall,
+        "group_min": mf.group_min(),
+        "group_max": mf.group_max(),
+        "difference": mf.difference(method=method),
+        "ratio": mf.ratio(method=method),
+    }
+    for row in got.rows(named=True):
+        assert row["metric"] == metric
+        for column, values in expected.items():
+            value = values.loc[row["c"]] if case["control"] else values
+            _same(row[column], float(value))
+
+
+def test_disparity_of_scores_and_several_metrics() -> None:
+    rng = np.random.default_rng(5)
+    n = 2000
+    g = rng.choice(["a", "b", "c"], n)
+    y = rng.integers(0, 2, n)
+    s = np.clip(0.3 * y + rng.random(n) * 0.7, 0, 1).round(2)
+    df = pl.DataFrame({"g": g, "y": y, "s": s})
+    got = df.metrics.disparity("y", "s", by="g", metric=["roc_auc", "log_loss"])
+    assert got["metric"].to_list() == ["roc_auc", "log_loss"]
+    mf = flm.MetricFrame(
+        metrics={"roc_auc": skm.roc_auc_score, "log_loss": skm.log_loss},
+        y_true=y,
+        y_pred=s,
+        sensitive_features=g,
+    )
+    for row in got.rows(named=True):
+        m = row["metric"]
+        assert row["overall"] == pytest.approx(mf.overall[m])
+        assert row["group_min"] == pytest.approx(mf.group_min()[m])
+        assert row["difference"] == pytest.approx(mf.difference()[m])
+        assert row["ratio"] == pytest.approx(mf.ratio()[m])
+
+
+# ----------------------------------------------------------- compare for any metric
+def _segments(n_groups: int = 12, n: int = 6000, seed: int = 2) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    g = rng.integers(0, n_groups, n)
+    y = rng.integers(0, 2, n)
+    skill = np.where(g == 0, 0.6, 0.8)  # segment 0 is worse, by design
+    p = np.where(rng.random(n) < skill, y, 1 - y)
+    return pl.DataFrame({"g": g, "c": g % 2, "y": y, "p": p})
+
+
+@pytest.mark.parametrize("metric", ["accuracy", "f1", "false_positive_rate", "f1_macro", "mcc"])
+def test_compare_any_metric_values_and_adjustment(metric: str) -> None:
+    df = _segments()
+    out = df.metrics.compare("y", "p", by="g", metric=metric, n_boot=200, adjust="holm")
+    per_group = df.metrics.disparity("y", "p", by="g", metric=metric)  # the same evaluation
+    fn = SKLEARN.get(metric) or (
+        lambda y, p: flm.false_positive_rate(y, p, pos_label=1)  # fairlearn's definition
+    )
+    for row in out.rows(named=True):
+        part = df.filter(pl.col("g") == row["g"])
+        _same(row["value"], fn(part["y"].to_numpy(), part["p"].to_numpy()))
+        _same(row["overall"], per_group["overall"][0])
+        assert row["diff"] == pytest.approx(row["value"] - row["overall"])
+        assert 0 < row["p_value"] <= 1
+    # Holm across the segments, as statsmodels
+    expected = multipletests(out["p_value"].to_numpy(), method="holm")[1]
+    assert out["p_adjusted"].to_numpy() == pytest.approx(expected)
+    if metric in ("accuracy", "f1", "mcc"):  # segment 0 is worse by design, beyond noise
+        worst = out.filter(pl.col("g") == 0).row(0, named=True)
+        assert worst["diff_high"] < 0
+        # no replicate crosses 0: the smallest p-value 200 replicates give
+        assert worst["p_value"] == pytest.approx(2 / 201)
+
+
+@pytest.mark.parametrize("adjust", ["bonferroni", "holm", "bh", "by"])
+def test_compare_adjustments_equal_statsmodels(adjust: str) -> None:
+    df = _segments()
+    out = df.metrics.compare("y", "p", by="g", control="c", n_boot=100, adjust=adjust)
+    method = {"bh": "fdr_bh", "by": "fdr_by"}.get(adjust, adjust)
+    for c in (0, 1):  # each control stratum is its own family of tests
+        part = out.filter(pl.col("c") == c)
+        expected = multipletests(part["p_value"].to_numpy(), method=method)[1]
+        assert part["p_adjusted"].to_numpy() == pytest.approx(expected)
+
+
+def test_compare_with_control_uses_the_stratum_overall() -> None:
+    df = _segments()
+    out = df.metrics.compare("y", "p", by="g", control="c", n_boot=50)
+    for c in (0, 1):
+        part = df.filter(pl.col("c") == c)
+        expected = skm.accuracy_score(part["y"], part["p"])
+        assert out.filter(pl.col("c") == c)["overall"].unique().to_list() == [
+            pytest.approx(expected)
+        ]
+    assert out.columns[:2] == ["c", "g"]
+
+
+def test_compare_best_follows_the_metric_direction() -> None:
+    df = _segments()
+    loss = df.metrics.compare("y", "p", by="g", metric="false_positive_rate", n_boot=20)
+    assert loss["best"][0] == loss["value"].min()  # a lower error rate is better
+    gain = df.metrics.compare("y", "p", by="g", metric="accuracy", n_boot=20)
+    assert gain["best"][0] == gain["value"].max()
+    neutral = df.metrics.compare("y", "p", by="g", metric="selection_rate", n_boot=20)
+    assert neutral["best"].null_count() == neutral.height  # no better side
+
+
+def test_bootstrap_intervals_are_deterministic_and_cover_the_estimate() -> None:
+    df = _segments(n_groups=4)
+    a = df.metrics.fairness("y", "p", by="g", ci=0.95, n_boot=300, seed=4)
+    b = df.sample(fraction=1.0, shuffle=True, seed=1).metrics.fairness(
+        "y", "p", by="g", ci=0.95, n_boot=300, seed=4
+    )
+    assert a.equals(b)  # same seed, any row order: the same intervals
+    for name in ("demographic_parity_difference", "equal_opportunity_ratio"):
+        assert a[f"{name}_low"][0] <= a[name][0] <= a[f"{name}_high"][0]
+    d = df.metrics.disparity("y", "p", by="g", metric=["accuracy", "f1"], ci=0.9, n_boot=200)
+    assert (d["difference_low"] <= d["difference"]).all()
+    assert (d["difference"] <= d["difference_high"]).all()
+
+
+def test_bad_input_is_a_clear_error() -> None:
+    df = _segments(n_groups=3).with_columns(pl.col("y").alias("three"))
+    df = df.with_columns(pl.when(pl.col("g") == 1).then(2).otherwise(pl.col("y")).alias("three"))
+    with pytest.raises(ValueError, match="`by` is required"):
+        df.metrics.fairness("y", "p", by=None)
+    with pytest.raises(ValueError, match="`method` must be one of"):
+        df.metrics.fairness("y", "p", by="g", method="overall")
+    with pytest.raises(ValueError, match="`agg` must be one of"):
+        df.metrics.fairness("y", "p", by="g", agg="max")
+    with pytest.raises(ValueError, match="`metric` must be one of"):
+        df.metrics.disparity("y", "p", by="g", metric="f1_score")
+    with pytest.raises(ValueError, match="list of distinct names"):
+        df.metrics.disparity("y", "p", by="g", metric=["accuracy", "accuracy"])
+    with pytest.raises(ValueError, match="share the column"):
+        df.metrics.fairness("y", "p", by="g", control="g")
+    with pytest.raises(ValueError, match="collides"):
+        df.rename({"c": "ratio"}).metrics.disparity("y", "p", by="g", control="ratio")
+    with pytest.raises(ValueError, match="`adjust` must be one of"):
+        df.metrics.compare("y", "p", by="g", adjust="fdr")
+    with pytest.raises(ValueError, match="analytic interval"):
+        df.metrics.compare("y", "p", by="g", metric="f1", ci_method="wilson")
+    with pytest.raises(ValueError, match="un-weighted rows"):
+        df.with_columns(w=1.0).metrics.fairness("y", "p", by="g", weight="w", ci=0.9)
+    # three labels: binary rates are refused, never a one-vs-rest merge
+    with pytest.raises(plm.DataError, match="group_rates is binary"):
+        df.metrics.group_rates("three", "p", by="g", pos_label=1)
+    with pytest.raises(plm.DataError, match="fairness is binary"):
+        df.metrics.fairness("three", "p", by="g", pos_label=1)
+    # string labels need pos_label (no default), as every binary method
+    strings = df.with_columns(pl.col("y", "p").replace_strict({0: "no", 1: "yes"}))
+    with pytest.raises(ValueError, match="`pos_label` is required"):
+        strings.metrics.selection_rate("y", "p", by="g")
+    assert strings.metrics.selection_rate("y", "p", by="g", pos_label="yes").equals(
+        df.metrics.selection_rate("y", "p", by="g")
+    )
+    with pytest.raises(ValueError, match="replicate rows"):
+        big = pl.DataFrame({"g": [0, 1] * 50_000, "y": [0, 1] * 50_000})
+        big = big.with_columns(s=pl.int_range(pl.len()) / 100_000)
+        big.metrics.compare("y", "s", by="g", metric="roc_auc", n_boot=1000)
