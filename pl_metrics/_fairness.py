@@ -253,8 +253,16 @@ def replicated(
     taken = {*keys, x.y_true, x.y_pred}
     rep, count = free_name("replicate", taken), free_name("count", taken)
     frame = rs.replicates(lf, keys, [x.y_true, x.y_pred], n_boot=n_boot, seed=seed)
-    frame = frame.rename({rs.REP: rep, rs.COUNT: count})
+    frame = frame.rename({rs.REP: rep, rs.COUNT: count}).cache()  # drawn once, read twice
     return Replicates(frame, rep, replace(x, weight=count))
+
+
+def difference(value: pl.Expr, other: pl.Expr) -> pl.Expr:
+    """``value - other``, exactly 0 within a relative 1e-12: two routes to the same
+    rational (a segment and the overall value of a replicate) may differ in the last
+    bits, and the sign of a replicate's difference decides its p-value."""
+    d = value - other
+    return pl.when(d.abs() <= 1e-12 * (value.abs() + other.abs())).then(0.0).otherwise(d)
 
 
 def free_name(stem: str, taken: Collection[str]) -> str:
@@ -286,6 +294,7 @@ __all__ = [
     "binary_value",
     "check_metric",
     "evaluate",
+    "difference",
     "free_name",
     "interval_aggs",
     "replicated",

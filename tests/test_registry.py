@@ -116,12 +116,20 @@ def _m(name: str, **kw: object) -> Call:
     return lambda m, c: getattr(m, name)(c.y, c.p, by=c.by, weight=c.w, **kw)
 
 
+def _bl(name: str, **kw: object) -> Call:
+    """A call of ``.metrics.<name>`` on the binary predicted labels."""
+    return lambda m, c: getattr(m, name)(c.yb, c.pb, by=c.by, weight=c.w, pos_label=c.pos, **kw)
+
+
 def _b(name: str, **kw: object) -> Call:
     """A call of ``.metrics.<name>`` on the binary score."""
     return lambda m, c: getattr(m, name)(c.yb, c.s, by=c.by, weight=c.w, pos_label=c.pos, **kw)
 
 
 CI = {"ci": 0.9, "n_boot": 40, "seed": 3}
+#: The groups of the disparity methods, whose output is per control stratum: the
+#: registry's ``by`` is their ``control=`` (a column of the output), these the groups.
+GROUPS = (pl.col("q0") > 0.35).alias("high_q0")
 
 METHODS: list[Entry] = [
     Entry("confusion_matrix", _m("confusion_matrix"), ("labels",), state="counts"),
@@ -158,6 +166,68 @@ METHODS: list[Entry] = [
         "class_likelihood_ratios",
         lambda m, c: m.class_likelihood_ratios(c.yb, c.pb, by=c.by, weight=c.w, pos_label=c.pos),
         ("binary_labels",),
+    ),
+    Entry("selection_rate", _bl("selection_rate"), ("binary_labels",)),
+    Entry("group_rates", _bl("group_rates"), ("binary_labels",)),
+    Entry(
+        "fairness",
+        lambda m, c: m.fairness(
+            c.yb, c.pb, by=GROUPS, control=c.by, weight=c.w, pos_label=c.pos, agg="mean"
+        ),
+        ("binary_labels",),
+    ),
+    Entry(
+        "fairness[ci]",
+        lambda m, c: m.fairness(
+            c.yb, c.pb, by=GROUPS, control=c.by, pos_label=c.pos, method="to_overall", **CI
+        ),
+        ("binary_labels",),
+        outputs="fairness",
+        ci=True,
+        weighted=False,
+        bootstrap=True,
+    ),
+    Entry(
+        "disparity",
+        lambda m, c: m.disparity(
+            c.y, c.p, by=GROUPS, control=c.by, weight=c.w, metric=["accuracy", "f1_macro"]
+        ),
+        ("labels",),
+    ),
+    Entry(
+        "disparity[scores]",
+        lambda m, c: m.disparity(
+            c.yb,
+            c.s,
+            by=GROUPS,
+            control=c.by,
+            weight=c.w,
+            pos_label=c.pos,
+            metric=["roc_auc", "log_loss"],
+        ),
+        ("binary",),
+        outputs="disparity",
+    ),
+    Entry(
+        "disparity[ci]",
+        lambda m, c: m.disparity(
+            c.yb, c.pb, by=GROUPS, control=c.by, pos_label=c.pos, metric="f1", **CI
+        ),
+        ("binary_labels",),
+        outputs="disparity",
+        ci=True,
+        weighted=False,
+        bootstrap=True,
+    ),
+    Entry(
+        "compare[any metric]",
+        lambda m, c: m.compare(
+            c.yb, c.pb, by=c.by, pos_label=c.pos, metric="false_positive_rate", n_boot=30, adjust="bh"
+        ),
+        ("binary_labels",),
+        weighted=False,
+        outputs="compare",
+        bootstrap=True,
     ),
     Entry(
         "summary[ci]",
@@ -334,6 +404,7 @@ METHODS: list[Entry] = [
         lambda m, c: m.compare(c.y, c.p, by=c.by, metric="accuracy", ci_method="wilson"),
         ("labels",),
         weighted=False,
+        bootstrap=True,  # the difference's interval and p-value
     ),
     Entry(
         "compare[bootstrap]",
@@ -454,7 +525,7 @@ def test_label_renaming(entry: Entry, labels: dict[int, str]) -> None:
     )
     if entry.bootstrap and labels is REORDERS:
         drawn = [c for c in got.columns if c.endswith(("_low", "_high")) or c in ("low", "high")]
-        drawn += ["outside"] if "outside" in got.columns else []
+        drawn += [c for c in ("outside", "p_value", "p_adjusted") if c in got.columns]
         got, expected = got.drop(drawn), expected.drop(drawn)
     same(got, expected)
 

@@ -142,7 +142,7 @@ class CompareMethods:
         rep_value = fair.evaluate(reps.frame, [name], [*strata, *g.groups], reps.inputs)
         rep_overall = fair.evaluate(reps.frame, [name], strata, reps.inputs)
         rep = _with(rep_value.rename({name: "v"}), rep_overall.rename({name: "o"}), strata)
-        d = pl.col("v") - pl.col("o")
+        d = fair.difference(pl.col("v"), pl.col("o"))
         diff_low, diff_high = rs.percentile_bounds(d, ci)
         aggs = [
             diff_low.alias("diff_low"),
