@@ -25,6 +25,7 @@ from pl_metrics._core import names
 from pl_metrics._core import scores as sc
 from pl_metrics._core.confusion import Counts, confusion_counts
 from pl_metrics._core.names import INTERNAL
+from pl_metrics._intervals import groups as gr
 from pl_metrics._intervals import resample as rs
 
 #: The value of a metric in the frames handed between the functions here.
@@ -257,6 +258,75 @@ def replicated(
     return Replicates(frame, rep, replace(x, weight=count))
 
 
+def replicate_tables(
+    lf: pl.LazyFrame,
+    strata: Sequence[str],
+    groups: Sequence[str],
+    metrics: Sequence[str],
+    x: Inputs,
+    *,
+    n_boot: int,
+    seed: int | None,
+) -> tuple[pl.LazyFrame, pl.LazyFrame, str]:
+    """``(per_group, overall, rep)``: every metric of each bootstrap replicate per group
+    (``*strata, *groups, rep, *metrics``) and per stratum (``*strata, rep, *metrics``).
+
+    Label metrics and ROC AUC / AP are drawn and reduced in numpy
+    (:mod:`pl_metrics._intervals.groups`); the others are evaluated by their frame
+    method on the replicates as weighted rows (:func:`replicated`).
+    """
+    strata, groups, metrics = list(strata), list(groups), list(metrics)
+    keys = [*strata, *groups]
+    kinds = {METRICS[m].method for m in metrics}
+    if kinds <= {"summary", "averages", "binary"}:
+        if "binary" in kinds:
+            counts, pos = binary_confusion(
+                lf, x.y_true, x.y_pred, by=keys, pos_label=x.pos_label, weight=None, reserved=()
+            )
+        else:
+            counts = confusion_counts(
+                lf, x.y_true, x.y_pred, by=keys, labels=None, weight=None, reserved=()
+            )
+            pos = None
+        binary = partial(gr.binary_numpy, zero_division=x.zero_division)
+        reps = gr.label_replicates(
+            counts.frame,
+            counts.keys[: len(strata)],
+            counts.keys[len(strata) :],
+            metrics,
+            binary=binary,
+            pos_label=pos,
+            zero_division=x.zero_division,
+            n_boot=n_boot,
+            seed=seed,
+        )
+        reps = counts.finish(reps)
+    elif len(metrics) == 1 and metrics[0] in gr.SCORE_METRICS:
+        scores = sc.binary_score_counts(
+            lf, x.y_true, x.y_pred, by=keys, pos_label=x.pos_label, weight=None, reserved=()
+        )
+        reps = gr.score_replicates(
+            scores.frame,
+            scores.keys[: len(strata)],
+            scores.keys[len(strata) :],
+            metrics[0],
+            n_boot=n_boot,
+            seed=seed,
+        )
+        reps = scores.finish(reps)
+    else:
+        drawn = replicated(lf, keys, x, n_boot=n_boot, seed=seed)
+        rep_strata = [*strata, drawn.rep]
+        per_group = evaluate(drawn.frame, metrics, [*rep_strata, *groups], drawn.inputs)
+        overall = evaluate(drawn.frame, metrics, rep_strata, drawn.inputs)
+        return per_group, overall, drawn.rep
+    reps = reps.cache()
+    flag = pl.col(gr.OVERALL)
+    per_group = reps.filter(~flag).select(*strata, rs.REP, *groups, *metrics)
+    overall = reps.filter(flag).select(*strata, rs.REP, *metrics)
+    return per_group, overall, rs.REP
+
+
 def difference(value: pl.Expr, other: pl.Expr) -> pl.Expr:
     """``value - other``, exactly 0 within a relative 1e-12: two routes to the same
     rational (a segment and the overall value of a replicate) may differ in the last
@@ -293,10 +363,11 @@ __all__ = [
     "binary_table",
     "binary_value",
     "check_metric",
-    "evaluate",
     "difference",
+    "evaluate",
     "free_name",
     "interval_aggs",
+    "replicate_tables",
     "replicated",
     "spread",
 ]

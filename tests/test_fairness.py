@@ -380,3 +380,56 @@ def test_bad_input_is_a_clear_error() -> None:
         big = pl.DataFrame({"g": [0, 1] * 50_000, "y": [0, 1] * 50_000})
         big = big.with_columns(s=pl.int_range(pl.len()) / 100_000)
         big.metrics.compare("y", "s", by="g", metric="roc_auc", n_boot=1000)
+
+
+@pytest.mark.parametrize(
+    ("metric", "method", "column"),
+    [
+        ("accuracy", "summary", "accuracy"),
+        ("mcc", "summary", "mcc"),
+        ("cohen_kappa", "summary", "cohen_kappa"),
+        ("f1_macro", "averages", "f1"),
+        ("recall_weighted", "averages", "recall"),
+    ],
+)
+def test_compare_draws_the_replicates_of_the_methods_own_interval(
+    metric: str, method: str, column: str
+) -> None:
+    """A segment's bootstrap interval in compare is its method's (issue 6): the same
+    cells, redrawn with the same seed per segment key, reduced by the same formulas."""
+    df = _segments(n_groups=5, n=3000).with_columns(
+        pl.when(pl.col("g") == 1).then(2).otherwise(pl.col("p")).alias("p3")  # 3 classes
+    )
+    got = df.metrics.compare("y", "p3", by="g", metric=metric, n_boot=300, seed=5)
+    own = getattr(df.metrics, method)("y", "p3", by="g", ci=0.95, n_boot=300, seed=5)
+    if method == "averages":
+        own = own.filter(pl.col("average") == metric.rsplit("_", 1)[1])
+    assert got["g"].to_list() == own["g"].to_list()
+    assert got["low"].to_list() == pytest.approx(own[f"{column}_low"].to_list(), abs=1e-12)
+    assert got["high"].to_list() == pytest.approx(own[f"{column}_high"].to_list(), abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("metric", "score"),
+    [
+        ("accuracy", False),
+        ("f1", False),
+        ("false_positive_rate", False),
+        ("roc_auc", True),
+        ("average_precision", True),
+        ("log_loss", True),
+    ],
+)
+def test_one_segment_is_its_overall_in_every_replicate(metric: str, score: bool) -> None:
+    """The overall value of a replicate is that of the union of its segments' drawn
+    rows: with a single segment, every replicate's difference is exactly 0."""
+    rng = np.random.default_rng(3)
+    n = 500
+    y = rng.integers(0, 2, n)
+    s = np.clip(0.3 * y + rng.random(n) * 0.7, 0.01, 0.99).round(2)
+    df = pl.DataFrame({"g": ["only"] * n, "y": y, "p": (s > 0.5).astype(np.int64), "s": s})
+    out = df.metrics.compare("y", "s" if score else "p", by="g", metric=metric, n_boot=60)
+    row = out.row(0, named=True)
+    assert (row["diff"], row["diff_low"], row["diff_high"], row["p_value"]) == (0, 0, 0, 1)
+    d = df.metrics.disparity("y", "s" if score else "p", by="g", metric=metric, ci=0.9, n_boot=60)
+    assert d.select("difference", "difference_low", "difference_high").row(0) == (0, 0, 0)

@@ -150,7 +150,7 @@ def per_segment(
 
 
 # --------------------------------------------------------------------------- reductions
-def _grouper(group: np.ndarray, k: int) -> Callable[[np.ndarray], np.ndarray]:
+def grouper(group: np.ndarray, k: int) -> Callable[[np.ndarray], np.ndarray]:
     """``sums(block)``: the sums of a block's columns (cells) by ``group`` (in
     ``0..k-1``; -1: left out), as a ``(rows, k)`` array; no dense indicator matrix."""
     import numpy as np
@@ -170,7 +170,7 @@ def _grouper(group: np.ndarray, k: int) -> Callable[[np.ndarray], np.ndarray]:
     return sums
 
 
-def _class_counts(
+def class_counts(
     part: pl.DataFrame, blocks: Iterator[np.ndarray], restrict: bool
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``tp, support, predicted`` (replicate x class) and ``n`` (replicate) of a segment.
@@ -185,8 +185,8 @@ def _class_counts(
     a, p = part[A_ORD].to_numpy(), part[P_ORD].to_numpy()
     k = int(part[N_LABELS][0])
     kept = (a >= 0) & (p >= 0) if restrict else np.ones(len(a), dtype=bool)
-    support = _grouper(np.where(kept, a, -1), k)
-    predicted = _grouper(np.where(kept, p, -1), k)
+    support = grouper(np.where(kept, a, -1), k)
+    predicted = grouper(np.where(kept, p, -1), k)
     diagonal = np.flatnonzero((a == p) & (a >= 0))  # one cell per class at most
     sums: list[list[np.ndarray]] = [[], [], [], []]
     for draws in blocks:
@@ -236,7 +236,7 @@ def label_intervals(
     names = [f_column if m == "f" else m for m in metrics]
 
     def draw(part: pl.DataFrame, blocks: Iterator[np.ndarray]) -> tuple[np.ndarray, ...]:
-        return _class_counts(part, blocks, restrict=kind == "summary")
+        return class_counts(part, blocks, restrict=kind == "summary")
 
     def bounds(values: dict[str, np.ndarray]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         return {name: rp.percentiles(values[m], ci) for m, name in zip(metrics, names, strict=True)}
@@ -365,6 +365,8 @@ __all__ = [
     "N_LABELS",
     "P_ORD",
     "SCORE_METRICS",
+    "class_counts",
+    "grouper",
     "label_intervals",
     "merge_runs",
     "per_segment",

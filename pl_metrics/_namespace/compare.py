@@ -20,8 +20,8 @@ from pl_metrics._intervals import resample as rs
 from pl_metrics._namespace.fairness import prepare
 from pl_metrics._typing import By, CiMethod
 
-#: The methods whose own analytic intervals ``ci_method="wilson"`` / ``"delong"`` use.
-_ANALYTIC = ("summary", "roc_auc")
+#: The metrics with an analytic interval of their own method, by ``ci_method``.
+_ANALYTIC = {"wilson": ("accuracy",), "delong": ("roc_auc",)}
 
 
 class CompareMethods:
@@ -67,7 +67,7 @@ class CompareMethods:
             The level and the bootstrap of the intervals and p-values.
         ci_method
             The segment's own interval: ``"bootstrap"`` (percentile, any metric),
-            ``"wilson"`` (summary metrics) or ``"delong"`` (``roc_auc``).  The
+            ``"wilson"`` (``accuracy``) or ``"delong"`` (``roc_auc``).  The
             difference's interval and p-value are always bootstrapped.
         pos_label, zero_division
             As the metric's own method.
@@ -112,10 +112,11 @@ class CompareMethods:
             msg = "`ci` is required: compare gives every segment an interval (e.g. ci=0.95)"
             raise ValueError(msg)
         v.check_ci(ci, n_boot, ci_method, ("bootstrap", "wilson", "delong"))
-        if ci_method != "bootstrap" and m.method not in _ANALYTIC:
+        if ci_method != "bootstrap" and metric not in _ANALYTIC[ci_method]:
             msg = (
-                f"ci_method={ci_method!r} is an analytic interval of the summary metrics "
-                f"(wilson) and of roc_auc (delong), not of {metric!r}; use ci_method='bootstrap'"
+                f"ci_method={ci_method!r} is an analytic interval of "
+                f"{' and '.join(_ANALYTIC[ci_method])} only, not of {metric!r}; "
+                "use ci_method='bootstrap'"
             )
             raise ValueError(msg)
         multiple.check_adjust(adjust)
@@ -137,10 +138,10 @@ class CompareMethods:
         overall = fair.evaluate(g.lf, [name], g.strata, x).rename({name: "overall"})
         table = _with(value, overall, g.strata)
 
-        reps = fair.replicated(g.lf, keys, x, n_boot=n_boot, seed=seed)
-        strata = [*g.strata, reps.rep]
-        rep_value = fair.evaluate(reps.frame, [name], [*strata, *g.groups], reps.inputs)
-        rep_overall = fair.evaluate(reps.frame, [name], strata, reps.inputs)
+        rep_value, rep_overall, rep_key = fair.replicate_tables(
+            g.lf, g.strata, g.groups, [name], x, n_boot=n_boot, seed=seed
+        )
+        strata = [*g.strata, rep_key]
         rep = _with(rep_value.rename({name: "v"}), rep_overall.rename({name: "o"}), strata)
         d = fair.difference(pl.col("v"), pl.col("o"))
         diff_low, diff_high = rs.percentile_bounds(d, ci)
@@ -177,7 +178,7 @@ class CompareMethods:
             best = best.over(g.strata) if g.strata else best
         table = table.with_columns(
             pl.lit(name).alias("metric"),
-            (val - total).alias("diff"),
+            fair.difference(val, total).alias("diff"),
             (val / total).alias("ratio"),
             best.alias("best"),
         ).with_columns(

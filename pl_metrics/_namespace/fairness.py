@@ -95,11 +95,10 @@ def replicate_spread(
     g: Groups, metrics: list[str], x: fair.Inputs, method: str, *, n_boot: int, seed: int | None
 ) -> tuple[pl.LazyFrame, str]:
     """The spread of every bootstrap replicate: ``*strata, rep, metric, ...`` and ``rep``."""
-    reps = fair.replicated(g.lf, [*g.strata, *g.groups], x, n_boot=n_boot, seed=seed)
-    strata = [*g.strata, reps.rep]
-    per_group = fair.evaluate(reps.frame, metrics, [*strata, *g.groups], reps.inputs)
-    overall = fair.evaluate(reps.frame, metrics, strata, reps.inputs)
-    return fair.spread(per_group, overall, strata, metrics, method), reps.rep
+    per_group, overall, rep = fair.replicate_tables(
+        g.lf, g.strata, g.groups, metrics, x, n_boot=n_boot, seed=seed
+    )
+    return fair.spread(per_group, overall, [*g.strata, rep], metrics, method), rep
 
 
 class FairnessMethods:
