@@ -204,14 +204,16 @@ def spread(
     inverted (``x / 0`` is infinite, inverted 0; ``0 / 0`` undefined).
     """
     strata = list(strata)
-    parts = []
-    for name in metrics:
-        table = _with_overall(
-            values.select(*values.collect_schema().names()).rename({name: VALUE}),
-            overall.select(*strata, pl.col(name).alias(OVERALL)),
-            strata,
-        )
-        value, total = _defined(pl.col(VALUE)), pl.col(OVERALL)
+    stats = ("overall", "group_min", "group_max", "difference", "ratio")
+    overall_names = {m: f"{OVERALL}_{i}" for i, m in enumerate(metrics)}
+    table = _with_overall(
+        values,
+        overall.select(*strata, *(pl.col(m).alias(o) for m, o in overall_names.items())),
+        strata,
+    )
+    aggs = []
+    for i, name in enumerate(metrics):
+        value, total = _defined(pl.col(name)), pl.col(overall_names[name])
         if method == "between_groups":
             difference = value.max() - value.min()
             ratio = value.min() / value.max()
@@ -219,16 +221,19 @@ def spread(
             difference = (value - total).abs().max()
             r = _defined(value / total)
             ratio = pl.when(r > 1).then(1.0 / r).otherwise(r).min()
-        aggs = [
-            pl.lit(name).alias("metric"),
-            total.first().alias("overall"),
-            value.min().alias("group_min"),
-            value.max().alias("group_max"),
-            difference.alias("difference"),
-            _defined(ratio).alias("ratio"),
+        exprs = (total.first(), value.min(), value.max(), difference, _defined(ratio))
+        aggs += [e.alias(f"{VALUE}{i}_{s}") for e, s in zip(exprs, stats, strict=True)]
+    wide = (table.group_by(strata).agg(aggs) if strata else table.select(aggs)).cache()
+    return pl.concat(
+        [
+            wide.select(
+                *strata,
+                pl.lit(name).alias("metric"),
+                *(pl.col(f"{VALUE}{i}_{s}").alias(s) for s in stats),
+            )
+            for i, name in enumerate(metrics)
         ]
-        parts.append(table.group_by(strata).agg(aggs) if strata else table.select(aggs))
-    return pl.concat(parts)
+    )
 
 
 def _with_overall(values: pl.LazyFrame, overall: pl.LazyFrame, strata: list[str]) -> pl.LazyFrame:

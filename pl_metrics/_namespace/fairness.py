@@ -365,15 +365,13 @@ class FairnessMethods:
 
 def _fairness_table(spread: pl.LazyFrame, strata: list[str], agg: str) -> pl.LazyFrame:
     """fairness's columns from the spread of its three rates (a row per stratum)."""
-    wide = {}
-    for rate in ("selection_rate", "true_positive_rate", "false_positive_rate"):
-        part = spread.filter(pl.col("metric") == rate)
-        wide[rate] = part.select(
-            *strata, pl.col("difference").alias(f"{rate}_d"), pl.col("ratio").alias(f"{rate}_r")
-        )
-    table = wide["selection_rate"]
-    for rate in ("true_positive_rate", "false_positive_rate"):
-        table = _join_on(table, wide[rate], strata)
+    metric = pl.col("metric")
+    parts = [
+        pl.col(column).filter(metric == rate).first().alias(f"{rate}_{column[0]}")
+        for rate in ("selection_rate", "true_positive_rate", "false_positive_rate")
+        for column in ("difference", "ratio")
+    ]
+    table = spread.group_by(strata).agg(parts) if strata else spread.select(parts)
     columns = []
     for stem, rates in _FAIRNESS:
         d = [pl.col(f"{r}_d") for r in rates]
