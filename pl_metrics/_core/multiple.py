@@ -9,8 +9,9 @@ chance.  ``adjust=`` corrects them within each family of tests:
   never less powerful.
 - ``"bh"``: Benjamini-Hochberg; controls the false discovery rate (the expected
   share of false positives among the rejections) when the tests are
-  independent or positively dependent (segments resampled separately are
-  independent).
+  independent or positively dependent.  Segments are resampled separately,
+  but ``compare`` tests each against the overall value they share: their tests
+  are weakly dependent (two segments' differences are fully so).
 - ``"by"``: Benjamini-Yekutieli; the false discovery rate under any dependence.
 
 ``m`` is the number of non-null p-values in the family; a null p-value (an
