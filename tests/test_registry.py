@@ -55,6 +55,9 @@ class Cols:
     yb: str = "yb"  # binary labels 0/1
     s: str = "s"  # binary score in [0, 1], 2 decimals (ties)
     pb: str = "pb"  # binary predictions 0/1 of yb
+    p2: str = "p2"  # a second model: multiclass predictions 0/1/2
+    s2: str = "s2"  # ... its binary score (2 decimals)
+    pb2: str = "pb2"  # ... and binary predictions 0/1
     q: tuple[tuple[object, str], ...] = ((0, "q0"), (1, "q1"), (2, "q2"))  # class probs
     w: str | None = None
     by: str | None = "g"
@@ -74,7 +77,7 @@ def _frame(n: int = 240, seed: int = 7) -> pl.DataFrame:
     q = raw / raw.sum(axis=1, keepdims=True)
     yb = (rng.random(n) < 0.4).astype(np.int64)
     s = np.round(np.clip(0.3 * yb + rng.random(n) * 0.7, 0, 1), 2)
-    return pl.DataFrame(
+    frame = pl.DataFrame(
         {
             "g": rng.choice(["a", "b", "c"], n),
             "y": y,
@@ -89,7 +92,14 @@ def _frame(n: int = 240, seed: int = 7) -> pl.DataFrame:
             "wi": rng.integers(1, 4, n),
             "ts": [dt.date(2026, 3, 1) + dt.timedelta(days=int(d)) for d in rng.integers(0, 6, n)],
         }
-    ).with_columns(pl.when(pl.int_range(pl.len()) % 17 == 0).then(None).otherwise("g").alias("g"))
+    )
+    # a second model (compare_models), drawn after every column above: they stay as they were
+    p2 = np.where(rng.random(n) < 0.65, y, rng.integers(0, 3, n))
+    s2 = np.round(np.clip(0.35 * yb + rng.random(n) * 0.65, 0, 1), 2)
+    frame = frame.with_columns(p2=p2, s2=s2, pb2=(s2 >= 0.5).astype(np.int64))
+    return frame.with_columns(
+        pl.when(pl.int_range(pl.len()) % 17 == 0).then(None).otherwise("g").alias("g")
+    )
 
 
 DATA = _frame()
@@ -414,6 +424,48 @@ METHODS: list[Entry] = [
         outputs="compare",
         bootstrap=True,
     ),
+    Entry(
+        "compare_models",
+        lambda m, c: m.compare_models(c.y, [c.p, c.p2], by=c.by, n_boot=40, seed=2),
+        ("labels",),
+        weighted=False,
+        bootstrap=True,  # accuracy's interval (McNemar's test is exact)
+    ),
+    Entry(
+        "compare_models[f1]",
+        lambda m, c: m.compare_models(
+            c.yb,
+            {"base": c.pb, "new": c.pb2, "same": c.pb},
+            by=c.by,
+            metric="f1",
+            pos_label=c.pos,
+            n_boot=40,
+            adjust="holm",
+        ),
+        ("binary_labels",),
+        weighted=False,
+        outputs="compare_models",
+        bootstrap=True,
+    ),
+    Entry(
+        "compare_models[roc_auc]",
+        lambda m, c: m.compare_models(
+            c.yb, [c.s, c.s2], by=c.by, metric="roc_auc", pos_label=c.pos, ci=0.9
+        ),
+        ("binary",),
+        weighted=False,
+        outputs="compare_models",
+    ),
+    Entry(
+        "compare_models[average_precision]",
+        lambda m, c: m.compare_models(
+            c.yb, [c.s, c.s2], by=c.by, metric="average_precision", pos_label=c.pos, n_boot=30
+        ),
+        ("binary",),
+        weighted=False,
+        outputs="compare_models",
+        bootstrap=True,
+    ),
 ]
 BY_NAME = {e.name: e for e in METHODS}
 
@@ -491,7 +543,7 @@ BINARY = {0: "neg", 1: "pos"}
 
 
 def _renamed_labels(df: pl.DataFrame, labels: dict[int, str] = REORDERS) -> pl.DataFrame:
-    relabel = {"y": labels, "p": labels, "yb": BINARY, "pb": BINARY}
+    relabel = {"y": labels, "p": labels, "p2": labels, "yb": BINARY, "pb": BINARY, "pb2": BINARY}
     return df.with_columns(
         pl.col(col).replace_strict(mapping, return_dtype=pl.String)
         for col, mapping in relabel.items()

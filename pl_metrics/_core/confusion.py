@@ -27,7 +27,17 @@ LABEL = "label"
 _NOT_LABEL = f"{names.INTERNAL}not_label"
 _SEGMENT_WEIGHT = f"{names.INTERNAL}segment_weight"
 
-__all__ = ["ACTUAL", "ALL", "COUNT", "LABEL", "ORD", "PREDICTED", "Counts", "confusion_counts"]
+__all__ = [
+    "ACTUAL",
+    "ALL",
+    "COUNT",
+    "LABEL",
+    "ORD",
+    "PREDICTED",
+    "Counts",
+    "confusion_counts",
+    "label_key",
+]
 
 
 @dataclass(frozen=True)
@@ -85,9 +95,9 @@ def confusion_counts(
             pl.len().alias(ROWS),
             v.bad_weight(weight).alias(v.BAD_WEIGHT),
         ]
-    frame = rows.group_by(*keys, _key(y_true, ACTUAL, types), _key(y_pred, PREDICTED, types)).agg(
-        aggs
-    )
+    frame = rows.group_by(
+        *keys, label_key(y_true, ACTUAL, types), label_key(y_pred, PREDICTED, types)
+    ).agg(aggs)
     if weight is None:  # the count is the number of rows
         frame = frame.with_columns(pl.col(COUNT).alias(ROWS))
     # the checks run on the small counts frame: a null label is its own group, a
@@ -125,7 +135,7 @@ def confusion_counts(
     return Counts(frame, list(segments.names), keys or [ALL], types, labels_s)
 
 
-def _key(column: str, alias: str, types: v.LabelTypes) -> pl.Expr:
+def label_key(column: str, alias: str, types: v.LabelTypes) -> pl.Expr:
     """A label column as a group key: floats keep their values (checked after the
     aggregation; -0.0 is 0.0), the others are cast to the compute dtype (lossless)."""
     if column in types.float_columns:

@@ -155,6 +155,20 @@ OUTPUTS: dict[str, tuple[str, ...]] = {
         "equal_opportunity_ratio",
     ),
     "disparity": ("metric", "overall", "group_min", "group_max", "difference", "ratio"),
+    "compare_models": (
+        "metric",
+        "model",
+        "baseline",
+        "value",
+        "baseline_value",
+        "diff",
+        "low",
+        "high",
+        "test",
+        "statistic",
+        "p_value",
+        "p_adjusted",
+    ),
 }
 OUTPUTS["best_threshold"] = OUTPUTS["thresholds"]
 OUTPUTS["threshold_report"] = OUTPUTS["report"]

@@ -35,7 +35,15 @@ _SEGMENT_WEIGHT = f"{names.INTERNAL}segment_weight"
 #: Internal -> public names of the per-score state columns.
 PUBLIC_STATE = {internal: public for public, internal in names.SCORE_STATE.items()}
 
-__all__ = ["NEG", "POS", "SCORE", "ScoreCounts", "binary_score_counts", "multiclass_score_counts"]
+__all__ = [
+    "NEG",
+    "POS",
+    "SCORE",
+    "ScoreCounts",
+    "as_score",
+    "binary_score_counts",
+    "multiclass_score_counts",
+]
 
 
 @dataclass(frozen=True)
@@ -105,7 +113,7 @@ def check_default_pos_label(frame: pl.LazyFrame, rows: pl.LazyFrame, y_true: str
     return frame.map_batches(check).drop(_NOT_01, _NOT_11)
 
 
-def _as_score(column: str, dtype: pl.DataType, bins: int | None = None) -> pl.Expr:
+def as_score(column: str, dtype: pl.DataType, bins: int | None = None) -> pl.Expr:
     """The score as Float64, with -0.0 turned into 0.0 (one threshold, as in numpy).
 
     With ``bins``, a score in [0, 1] becomes its bin index ``floor(score * bins)``
@@ -220,7 +228,7 @@ def _binary_counts(
         neg = ((~positive).cast(pl.Float64) * w).sum()
         extra = [v.bad_weight(weight).alias(v.BAD_WEIGHT), positive.sum().alias(_POSITIVE_ROWS)]
     true_aggs, label_checks = true_checks(y_true, types)
-    frame = lf.group_by(*keys, _as_score(score, schema[score], bins)).agg(
+    frame = lf.group_by(*keys, as_score(score, schema[score], bins)).agg(
         pos.alias(POS),
         neg.alias(NEG),
         pl.len().alias(ROWS),
@@ -329,7 +337,7 @@ def binary_score_counts(
 ) -> ScoreCounts:
     """Validate and build the (lazy) per-score counts of a binary problem.
 
-    ``bins``: the approximate mode, see :func:`_as_score`.  Options are checked
+    ``bins``: the approximate mode, see :func:`as_score`.  Options are checked
     by the caller first.  ``pos_label_present``: raise when no row of the input is
     ``pos_label`` (a state of one shard may have none, and is not checked).
     """
@@ -393,7 +401,7 @@ def multiclass_score_counts(
     parts = []
     for label, column in zip(classes, mapping.values(), strict=True):
         counts = rows.group_by(
-            *keys, _as_score(column, schema[column]), pl.col(y_true).alias(TRUE)
+            *keys, as_score(column, schema[column]), pl.col(y_true).alias(TRUE)
         ).agg(n.alias(N_ROWS), pl.len().alias(ROWS), *extra)
         counts, checks = _score_key_checks(counts, schema, column)
         if weight is not None:

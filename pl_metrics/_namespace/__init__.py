@@ -21,6 +21,7 @@ from pl_metrics._namespace.compare import CompareMethods
 from pl_metrics._namespace.fairness import FairnessMethods
 from pl_metrics._namespace.labels import LabelMethods
 from pl_metrics._namespace.monitoring import MonitoringMethods
+from pl_metrics._namespace.paired import PairedMethods
 from pl_metrics._namespace.practitioner import PractitionerMethods
 from pl_metrics._namespace.probability import ProbabilityMethods
 from pl_metrics._namespace.ranking import RankingMethods
@@ -37,6 +38,7 @@ class MetricsLazyFrame(
     ProbabilityMethods,
     CompareMethods,
     FairnessMethods,
+    PairedMethods,
     MonitoringMethods,
 ):
     """Classification metrics of a LazyFrame's rows, as lazy tidy frames."""
@@ -84,6 +86,7 @@ class MetricsDataFrame:
     group_rates = eager(MetricsLazyFrame.group_rates)
     fairness = eager(MetricsLazyFrame.fairness)
     disparity = eager(MetricsLazyFrame.disparity)
+    compare_models = eager(MetricsLazyFrame.compare_models)
     ks = eager(MetricsLazyFrame.ks)
     expected_cost = eager(MetricsLazyFrame.expected_cost)
     decision_cost = eager(MetricsLazyFrame.decision_cost)

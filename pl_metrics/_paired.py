@@ -1,0 +1,404 @@
+"""Paired comparison of two models scored on the same rows: McNemar, DeLong, paired bootstrap.
+
+Two models evaluated on the same rows are not independent samples: their
+errors are correlated, and a test that ignores it (two intervals that
+overlap) has little power.  The paired tests here use the joint state of a
+segment, the counts of its distinct ``(y_true, baseline, model)`` rows
+(:func:`label_cells`, :func:`score_cells`), built with one ``group_by``:
+
+- accuracy: McNemar's test on the discordant rows, ``b`` (baseline right,
+  model wrong) and ``c`` (the reverse): the exact binomial test
+  (``statistic = min(b, c)``, ``p = min(1, 2 P(Bin(b + c, 1/2) <= min(b, c)))``)
+  when ``b + c <`` :data:`EXACT_BELOW`, else the chi-square test with
+  continuity correction (``statistic = (|b - c| - 1)^2 / (b + c)``, 1 degree
+  of freedom), as ``statsmodels.stats.contingency_tables.mcnemar`` with
+  ``exact=True`` / ``exact=False``; the rule is the usual one (the normal
+  approximation of Bin(n, 1/2) is poor below 25 trials).
+- roc_auc: DeLong, DeLong & Clarke-Pearson's (1988) test of two correlated
+  AUCs, from the placements of every positive and negative under each model
+  (their mid-ranks, Sun & Xu 2014: one sort of the distinct scores, no pair
+  loop): ``z = diff / se``, ``se^2 = S10 / P + S01 / N`` with S10 / S01 the
+  sample variances (denominators P - 1, N - 1) of the placement differences
+  of the positives / negatives (the contrast of DeLong's covariance matrix,
+  ``L S L'``); interval ``diff +- z_ci se``, clipped to [-1, 1].
+- every other metric: the paired bootstrap.  A replicate is one multinomial
+  redraw of the segment's joint cells (:func:`pl_metrics._intervals.draws.per_segment`:
+  seeded by ``seed`` and a stable hash of the segment's key and the model's
+  name, so the same whatever the row order, the other segments and the
+  other models), both models' metric computed on it by the replicate
+  formulas of :mod:`pl_metrics._intervals.replicates`.  The replicate
+  differences (0 within a relative 1e-12: ``_fairness.difference``) give the
+  percentile interval (``resample.percentile_bounds``) and the p-value
+  ``min(1, 2 min((1 + #(d <= 0)) / (1 + B), (1 + #(d >= 0)) / (1 + B)))`` over
+  the B defined replicates (``resample.p_value``), as ``compare``'s.
+
+Accuracy's interval is the paired bootstrap's too (McNemar's test has none).
+numpy is imported inside the functions (the bootstrap needs it; DeLong does not).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from pl_metrics import _fairness as fair
+from pl_metrics._core import checks as v
+from pl_metrics._core import scores as sc
+from pl_metrics._core.confusion import label_key
+from pl_metrics._core.names import INTERNAL
+from pl_metrics._intervals import analytic as an
+from pl_metrics._intervals import draws as bs
+from pl_metrics._intervals import replicates as rp
+from pl_metrics._intervals import resample as rs
+
+if TYPE_CHECKING:
+    import numpy as np
+
+LABEL_METRICS = ("accuracy", "balanced_accuracy", "mcc", "cohen_kappa")
+BINARY_METRICS = ("precision", "recall", "f1")
+SCORE_METRICS = ("roc_auc", "average_precision")
+METRICS = (*LABEL_METRICS, *BINARY_METRICS, *SCORE_METRICS)
+#: The discordant rows below which McNemar's test is the exact binomial one.
+EXACT_BELOW = 25
+#: The binary metrics' zero_division and beta (those of per_class's defaults).
+ZERO_DIVISION = 0.0
+
+#: The model's name (a key of the draws' seed) and its position in ``models``.
+MODEL = f"{INTERNAL}model"
+ORDER = f"{INTERNAL}model_ord"
+#: The joint cells: the actual label (or "is positive"), the two models' labels
+#: (or scores), and the number of rows.
+Y, A, B = f"{INTERNAL}y", f"{INTERNAL}a", f"{INTERNAL}b"
+COUNT = f"{INTERNAL}cell_count"
+#: The point values and the test's columns.
+VALUE, BASE = f"{INTERNAL}value", f"{INTERNAL}baseline_value"
+LOW, HIGH, TEST, STAT, P = (f"{INTERNAL}{c}" for c in ("low", "high", "test", "stat", "p"))
+SE = f"{INTERNAL}se"
+_ORDS = {c: f"{c}_class" for c in (Y, A, B)}  # class positions
+_POS_ORD = f"{INTERNAL}pos_ord"
+_LABEL = f"{INTERNAL}label"
+_K10, _K01 = f"{INTERNAL}k10", f"{INTERNAL}k01"
+_D = f"{INTERNAL}d"
+#: A replicate's value of the baseline and of the model.
+_VALUES = (f"{INTERNAL}baseline_rep", f"{INTERNAL}model_rep")
+
+TEST_SCHEMA = {LOW: pl.Float64, HIGH: pl.Float64, TEST: pl.String, STAT: pl.Float64, P: pl.Float64}
+
+
+# --------------------------------------------------------------------------- the tests
+def mcnemar(b: int, c: int) -> tuple[str, float, float]:
+    """``(test, statistic, p_value)`` of McNemar's test on the discordant counts."""
+    n = b + c
+    if n < EXACT_BELOW:
+        k = min(b, c)
+        tail = sum(math.comb(n, i) for i in range(k + 1))  # exact integers
+        return "mcnemar_exact", float(k), min(1.0, 2 * tail / 2**n)
+    statistic = (abs(b - c) - 1) ** 2 / n
+    return "mcnemar_chi2", statistic, math.erfc(math.sqrt(statistic / 2))  # chi2(1).sf
+
+
+def normal_p_value(z: pl.Series) -> pl.Series:
+    """Two-sided p-value of a standard normal statistic, ``erfc(|z| / sqrt 2)``."""
+    return pl.Series(
+        [None if x is None else math.erfc(abs(x) / math.sqrt(2)) for x in z.to_list()],
+        dtype=pl.Float64,
+    )
+
+
+def delong_columns(diff: pl.Expr, se: pl.Expr, ci: float) -> list[pl.Expr]:
+    """``LOW, HIGH, TEST, STAT, P`` of DeLong's test from the difference and its se
+    (the interval clipped to [-1, 1], the range of a difference of AUCs)."""
+    z = an.z_value(ci)
+    statistic = diff / se
+    return [
+        (diff - z * se).clip(-1.0, 1.0).alias(LOW),
+        (diff + z * se).clip(-1.0, 1.0).alias(HIGH),
+        pl.lit("delong").alias(TEST),
+        statistic.alias(STAT),
+        statistic.map_batches(normal_p_value, return_dtype=pl.Float64).alias(P),
+    ]
+
+
+# --------------------------------------------------------------------------- joint cells
+def common_label_types(schema: pl.Schema, y_true: str, a: str, b: str) -> v.LabelTypes:
+    """The label dtype of three label columns: the lossless common dtype of the two
+    pairs' (``checks.label_types``), and the float columns among them."""
+    ta, tb = v.label_types(schema, y_true, a), v.label_types(schema, y_true, b)
+    both = pl.Schema({"a": ta.compute, "b": tb.compute})
+    dtype = v.label_types(both, "a", "b").compute
+    floats = tuple(dict.fromkeys(c for c in (y_true, a, b) if schema[c].is_float()))
+    return v.LabelTypes(compute=dtype, output=dtype, float_columns=floats)
+
+
+def label_cells(
+    lf: pl.LazyFrame, keys: Sequence[str], y_true: str, a: str, b: str, *, types: v.LabelTypes
+) -> pl.LazyFrame:
+    """``*keys, Y, A, B, COUNT``: the rows of each distinct (actual, baseline, model)
+    labels; float labels stay Float64 here (cast after the data checks)."""
+    return lf.group_by(
+        *keys, label_key(y_true, Y, types), label_key(a, A, types), label_key(b, B, types)
+    ).agg(pl.len().cast(pl.Int64).alias(COUNT))
+
+
+def score_cells(
+    lf: pl.LazyFrame,
+    keys: Sequence[str],
+    positive: pl.Expr,
+    a: str,
+    b: str,
+    *,
+    schema: pl.Schema,
+) -> pl.LazyFrame:
+    """``*keys, Y, A, B, COUNT``: the rows of each distinct (is positive, baseline score,
+    model score), the scores as the ranking methods compare them (``scores.as_score``)."""
+    return lf.group_by(
+        *keys,
+        positive.alias(Y),
+        sc.as_score(a, schema[a]).alias(A),
+        sc.as_score(b, schema[b]).alias(B),
+    ).agg(pl.len().cast(pl.Int64).alias(COUNT))
+
+
+# --------------------------------------------------------------------------- DeLong
+def _over(expr: pl.Expr, keys: list[str]) -> pl.Expr:
+    return expr.over(keys) if keys else expr
+
+
+def delong_se(cells: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
+    """``*keys, SE``: DeLong's standard error of ``AUC(B) - AUC(A)`` per segment.
+
+    A positive's placement (``formulas.placement``) is the share of negatives
+    it beats, ties one half; here as the integer ``2 N x placement = 2
+    (negatives below) + (negatives tied)`` (and ``2 P x`` for a negative), so
+    that a placement difference constant over the positives and over the
+    negatives, a variance of exactly 0, is found exactly.  SE is null there
+    (the test is undefined, e.g. the same scores twice) and where P < 2 or N < 2.
+    """
+    keys = list(keys)
+    count, positive = pl.col(COUNT), pl.col(Y)
+    for score in (A, B):
+        per_score = (
+            cells.group_by(*keys, score)
+            .agg(
+                count.filter(positive).sum().alias("pos"),
+                count.filter(~positive).sum().alias("neg"),
+            )
+            .sort([*keys, score], nulls_last=True)
+        )
+        pos, neg = pl.col("pos"), pl.col("neg")
+        k10 = 2 * _over(neg.cum_sum(), keys) - neg  # 2 (negatives below) + tied
+        k01 = 2 * (_over(pos.sum(), keys) - _over(pos.cum_sum(), keys)) + pos
+        cells = cells.join(
+            per_score.select(*keys, score, k10.alias(_K10 + score), k01.alias(_K01 + score)),
+            on=[*keys, score],
+            how="left",
+            nulls_equal=True,
+        )
+    k10, k01 = (pl.col(k + B) - pl.col(k + A) for k in (_K10, _K01))
+    cells = cells.with_columns(pl.when(positive).then(k10).otherwise(k01).alias(_D))
+    p_total = count.filter(positive).sum().cast(pl.Float64)
+    n_total = count.filter(~positive).sum().cast(pl.Float64)
+
+    def variance(rows: pl.Expr, total: pl.Expr, other: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+        """Sample variance of the placement differences of ``rows``, and whether they
+        are constant (exactly, in integers)."""
+        c, d = count.filter(rows).cast(pl.Float64), pl.col(_D).filter(rows)
+        x = d.cast(pl.Float64) / (2 * other)
+        mean = (c * x).sum() / total
+        return (c * (x - mean) ** 2).sum() / (total - 1), d.n_unique() <= 1
+
+    s10, constant10 = variance(positive, p_total, n_total)
+    s01, constant01 = variance(~positive, n_total, p_total)
+    se = (s10 / p_total + s01 / n_total).sqrt()
+    defined = (p_total > 1) & (n_total > 1) & ~(constant10 & constant01)
+    return cells.group_by(keys).agg(pl.when(defined).then(se).alias(SE))
+
+
+# --------------------------------------------------------------------------- bootstrap
+Draw = Callable[[pl.DataFrame, Iterator["np.ndarray"]], tuple["np.ndarray", Any]]
+
+
+def _label_draw(metric: str) -> Draw:
+    """A segment's replicate values of a label metric, baseline and model (and
+    McNemar's b, c).
+
+    The cells carry the class positions of their labels (``_ORDS``), the number
+    of classes and the position of pos_label; each model's per-class counts of
+    a replicate are ``draws.class_counts``' and its metric ``replicates.summary``'s
+    or ``replicates.scores``' (the bootstrap intervals' formulas).
+    """
+    import numpy as np
+
+    def value(tp: np.ndarray, support: np.ndarray, predicted: np.ndarray, pos: int) -> np.ndarray:
+        if metric in LABEL_METRICS:
+            return rp.summary(tp, support, predicted)[metric]
+        name = "f" if metric == "f1" else metric
+        return rp.scores(tp, support, predicted, 1.0, ZERO_DIVISION)[name][:, pos]
+
+    def draw(part: pl.DataFrame, blocks: Iterator[np.ndarray]) -> tuple[np.ndarray, Any]:
+        y, a, b = (part[_ORDS[c]].to_numpy() for c in (Y, A, B))
+        k, pos = int(part[bs.N_LABELS][0]), int(part[_POS_ORD][0])
+        models = []  # per model: its confusion cells and how the joint cells sum into them
+        for m in (a, b):
+            pairs, cell = np.unique(y * k + m, return_inverse=True)
+            confusion = pl.DataFrame({bs.A_ORD: pairs // k, bs.P_ORD: pairs % k, bs.N_LABELS: k})
+            models.append((confusion, bs.grouper(cell.ravel(), len(pairs))))
+        values: list[list[np.ndarray]] = [[], []]
+        for block in blocks:
+            for out, (confusion, merge) in zip(values, models, strict=True):
+                counts = bs.class_counts(confusion, iter([merge(block)]), True)
+                out.append(value(*counts[:3], pos))
+        count = part[COUNT].to_numpy()
+        discordant = (int(count[(y == a) & (y != b)].sum()), int(count[(y != a) & (y == b)].sum()))
+        return np.stack([np.concatenate(v) for v in values]), discordant
+
+    return draw
+
+
+def _ap_draw(part: pl.DataFrame, blocks: Iterator[np.ndarray]) -> tuple[np.ndarray, Any]:
+    """A segment's replicate values of average precision, baseline and model: each one's redrawn
+    per-score counts (its distinct scores descending) and ``replicates.average_precision``."""
+    import numpy as np
+
+    positive = part[Y].to_numpy()
+    sums = []
+    for score in (A, B):
+        distinct, inverse = np.unique(part[score].to_numpy(), return_inverse=True)
+        k = len(distinct)
+        position = k - 1 - inverse.ravel()  # descending
+        sums.append(
+            (
+                bs.grouper(np.where(positive, position, -1), k),
+                bs.grouper(np.where(positive, -1, position), k),
+            )
+        )
+    values: list[list[np.ndarray]] = [[], []]
+    for block in blocks:
+        for out, (pos, neg) in zip(values, sums, strict=True):
+            out.append(rp.average_precision(pos(block), neg(block)))
+    return np.stack([np.concatenate(v) for v in values]), None
+
+
+def _with_label_positions(
+    df: pl.DataFrame, keys: list[str], dtype: pl.DataType, pos: Any
+) -> pl.DataFrame:
+    """The cells with the class position of each label in its segment (the sorted
+    union of the three columns' labels and pos_label), and the number of classes."""
+    df = df.with_columns(pl.col(Y, A, B).cast(dtype))
+    union = [df.select(*keys, pl.col(c).alias(_LABEL)) for c in (Y, A, B)]
+    if pos is not None:
+        union.append(df.select(keys).with_columns(pl.lit(pos, dtype).alias(_LABEL)))
+    labels = pl.concat(union).unique()
+    ords = pl.col(_LABEL).rank("dense").over(keys).cast(pl.Int64) - 1
+    labels = labels.with_columns(ords.alias(_ORDS[Y]))
+    for column in (Y, A, B):
+        df = df.join(
+            labels.select(
+                *keys, pl.col(_LABEL).alias(column), pl.col(_ORDS[Y]).alias(_ORDS[column])
+            ),
+            on=[*keys, column],
+            how="left",
+            nulls_equal=True,
+        )
+    sizes = labels.group_by(keys).agg(
+        pl.len().cast(pl.Int64).alias(bs.N_LABELS),
+        (pl.col(_ORDS[Y]).filter(pl.col(_LABEL) == pos).first() if pos is not None else pl.lit(0))
+        .fill_null(0)
+        .cast(pl.Int64)
+        .alias(_POS_ORD),
+    )
+    return df.join(sizes, on=keys, how="left", nulls_equal=True)
+
+
+def bootstrap_tests(
+    cells: pl.LazyFrame,
+    keys: Sequence[str],
+    *,
+    metric: str,
+    labels: tuple[pl.DataType, Any] | None,
+    ci: float,
+    n_boot: int,
+    seed: int | None,
+) -> pl.LazyFrame:
+    """``*keys, LOW, HIGH, TEST, STAT, P`` of the paired bootstrap (McNemar's test for
+    accuracy) from the joint cells ``*keys, Y, A, B, COUNT`` (``keys`` end with MODEL).
+
+    ``labels``: the label dtype of the cells and pos_label in it (label metrics),
+    None for average precision.  The cells must come checked (joined to the
+    point values, whose methods check the data): the cast of float labels and
+    the class positions need labels that are labels.
+    """
+    keys = list(keys)
+    schema = cells.collect_schema()
+    # a row per replicate: both models' values, and McNemar's test (accuracy)
+    rep_schema = pl.Schema(
+        {k: schema[k] for k in keys}
+        | {_VALUES[0]: pl.Float64, _VALUES[1]: pl.Float64}
+        | {TEST: pl.String, STAT: pl.Float64, P: pl.Float64}
+    )
+    threads = pl.thread_pool_size()
+    draw = _ap_draw if labels is None else _label_draw(metric)
+
+    def counts(part: pl.DataFrame) -> np.ndarray:
+        return part[COUNT].to_numpy()
+
+    def finish(drawn: list[tuple[np.ndarray, Any]]) -> list[dict[str, np.ndarray]]:
+        # numpy only: this runs on per_segment's threads, outside polars' pool
+        import numpy as np
+
+        out = []
+        for values, discordant in drawn:
+            test, stat, p = ("paired_bootstrap", math.nan, math.nan)
+            if metric == "accuracy":
+                test, stat, p = mcnemar(*discordant)
+            out.append(
+                {
+                    _VALUES[0]: values[0],
+                    _VALUES[1]: values[1],
+                    TEST: np.full(n_boot, test),
+                    STAT: np.full(n_boot, stat),
+                    P: np.full(n_boot, p),
+                }
+            )
+        return out
+
+    def run(df: pl.DataFrame) -> pl.DataFrame:
+        if df.height == 0:
+            return pl.DataFrame(schema=rep_schema)
+        if labels is not None:
+            df = _with_label_positions(df, keys, *labels)
+        df = df.sort([*keys, Y, A, B], nulls_last=True)
+        out = bs.per_segment(
+            df, keys, counts, draw, finish, n_boot=n_boot, seed=seed, threads=threads
+        )
+        return out.select(list(rep_schema)).cast(dict(rep_schema))
+
+    d = fair.difference(pl.col(_VALUES[1]), pl.col(_VALUES[0]))  # 0 within a relative 1e-12
+    low, high = rs.percentile_bounds(d, ci)
+    p = pl.col(P).first() if metric == "accuracy" else rs.p_value(d)
+    tests = (
+        cells.map_batches(run, schema=rep_schema)
+        .group_by(keys)
+        .agg(low.alias(LOW), high.alias(HIGH), pl.col(TEST, STAT).first(), p.alias(P))
+    )
+    return tests.with_columns(pl.col(LOW, HIGH, STAT, P).fill_nan(None))
+
+
+__all__ = [
+    "BINARY_METRICS",
+    "EXACT_BELOW",
+    "LABEL_METRICS",
+    "METRICS",
+    "SCORE_METRICS",
+    "bootstrap_tests",
+    "common_label_types",
+    "delong_columns",
+    "delong_se",
+    "label_cells",
+    "mcnemar",
+    "normal_p_value",
+    "score_cells",
+]

@@ -1,0 +1,457 @@
+"""compare_models: paired tests of models on the same rows against scikit-learn,
+statsmodels, a brute-force DeLong and simulations (size and coverage)."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import _oracle as oracle
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
+from scipy.stats import norm
+from sklearn import metrics as skm
+from statsmodels.stats.contingency_tables import mcnemar
+from statsmodels.stats.multitest import multipletests
+
+import pl_metrics as plm
+from pl_metrics import _paired as pt
+
+LABEL_ORACLES = {
+    "accuracy": skm.accuracy_score,
+    "balanced_accuracy": skm.balanced_accuracy_score,
+    "mcc": skm.matthews_corrcoef,
+    "cohen_kappa": skm.cohen_kappa_score,
+}
+BINARY_ORACLES = {
+    "precision": lambda y, p: skm.precision_score(y, p, pos_label=1, zero_division=0),
+    "recall": lambda y, p: skm.recall_score(y, p, pos_label=1, zero_division=0),
+    "f1": lambda y, p: skm.f1_score(y, p, pos_label=1, zero_division=0),
+}
+
+
+def _roc_auc(y: np.ndarray, s: np.ndarray) -> float | None:
+    return skm.roc_auc_score(y, s) if len(set(y)) == 2 else None  # scikit-learn raises
+
+
+SCORE_ORACLES = {"roc_auc": _roc_auc, "average_precision": skm.average_precision_score}
+ORACLES = {**LABEL_ORACLES, **BINARY_ORACLES, **SCORE_ORACLES}
+
+
+# ------------------------------------------------------------------------ point values
+@st.composite
+def paired(draw: st.DrawFn, metric: str) -> pl.DataFrame:
+    """Rows of up to three segments (one may hold a single class) and three models."""
+    n = draw(st.integers(1, 40))
+    labels = [0, 1, 2] if metric in LABEL_ORACLES else [0, 1]
+    y = draw(st.lists(st.sampled_from(labels), min_size=n, max_size=n))
+    data: dict[str, list] = {"g": draw(st.lists(st.sampled_from("abc"), min_size=n, max_size=n))}
+    if metric in SCORE_ORACLES:
+        data["y"] = oracle.with_a_positive(y)  # pos_label absent everywhere is an error
+        scores = st.sampled_from([0.0, 0.2, 0.5, 0.8, 1.0])  # few values: ties
+        for m in ("m0", "m1", "m2"):
+            data[m] = draw(st.lists(scores, min_size=n, max_size=n))
+    else:
+        data["y"] = y
+        for m in ("m0", "m1", "m2"):
+            data[m] = draw(st.lists(st.sampled_from(labels), min_size=n, max_size=n))
+    return pl.DataFrame(data)
+
+
+def _expected(df: pl.DataFrame, metric: str, models: dict[str, str]) -> pl.DataFrame:
+    """scikit-learn's value of each model per segment, the baseline's beside it."""
+    rows = []
+    for (g,), seg in df.group_by(["g"]):
+        y = seg["y"].to_numpy()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            values = {m: ORACLES[metric](y, seg[c].to_numpy()) for m, c in models.items()}
+        base = next(iter(models))
+        rows += [
+            {"g": g, "model": m, "value": values[m], "baseline_value": values[base]}
+            for m in list(models)[1:]
+        ]
+    return pl.DataFrame(rows, schema_overrides={"value": pl.Float64, "baseline_value": pl.Float64})
+
+
+def _check_point_values(df: pl.DataFrame, metric: str) -> None:
+    models = {"base": "m0", "one": "m1", "two": "m2"}
+    got = df.metrics.compare_models("y", models, by="g", metric=metric, n_boot=20)
+    expected = _expected(df, metric, models)
+    key = ["g", "model"]
+    assert_frame_equal(
+        got.select(*key, "value", "baseline_value").sort(key),
+        expected.sort(key),
+        rel_tol=1e-9,
+        abs_tol=1e-12,
+    )
+    assert got["baseline"].unique().to_list() == ["base"]
+    # the same number as the metric's own method
+    if metric in LABEL_ORACLES:
+        own = df.metrics.summary("y", "m1", by="g").select("g", metric)
+    elif metric in BINARY_ORACLES:
+        own = df.metrics.per_class("y", "m1", by="g", labels=[1])
+        own = own.select("g", metric)
+    else:
+        own = getattr(df.metrics, metric)("y", "m1", by="g").select("g", metric)
+    mine = got.filter(pl.col("model") == "one").select("g", pl.col("value").alias(metric))
+    assert_frame_equal(mine, own)
+    # undefined differences have no test; defined ones have their test's columns
+    undefined = got["diff"].fill_nan(None).is_null()
+    for column in ("low", "high", "p_value", "p_adjusted", "statistic"):
+        assert got.filter(undefined)[column].null_count() == undefined.sum()
+    assert (got["diff"] - (got["value"] - got["baseline_value"])).fill_nan(0).abs().max() in (
+        None,
+        0.0,
+    )
+
+
+@pytest.mark.parametrize("metric", sorted(ORACLES))
+def test_point_values_equal_sklearn(metric: str) -> None:
+    @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(df=paired(metric))
+    def run(df: pl.DataFrame) -> None:
+        _check_point_values(df, metric)
+
+    run()
+
+
+def test_one_class_segments() -> None:
+    """A segment of one class: roc_auc and kappa undefined (null / NaN, no test), the
+    other metrics defined and tested (scikit-learn's values)."""
+    df = pl.DataFrame(
+        {
+            "g": ["a"] * 4 + ["b"] * 4,
+            "y": [1, 1, 1, 1, 0, 1, 0, 1],
+            "s0": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8],
+            "s1": [0.4, 0.3, 0.2, 0.1, 0.5, 0.5, 0.5, 0.5],
+            "p0": [1, 1, 1, 1, 0, 1, 1, 1],
+            "p1": [1, 1, 1, 1, 0, 0, 0, 1],
+        }
+    )
+    auc = df.metrics.compare_models("y", ["s0", "s1"], by="g", metric="roc_auc")
+    assert auc.row(0, named=True) | {"g": "a"} == {
+        "g": "a",
+        "metric": "roc_auc",
+        "model": "s1",
+        "baseline": "s0",
+        "value": None,
+        "baseline_value": None,
+        "diff": None,
+        "low": None,
+        "high": None,
+        "test": "delong",
+        "statistic": None,
+        "p_value": None,
+        "p_adjusted": None,
+    }
+    kappa = df.metrics.compare_models("y", ["p0", "p1"], by="g", metric="cohen_kappa", n_boot=50)
+    assert math.isnan(kappa["value"][0])  # as summary: NaN
+    assert kappa.row(0, named=True)["p_value"] is None
+    for metric in ("accuracy", "f1", "average_precision"):
+        cols = ["s0", "s1"] if metric == "average_precision" else ["p0", "p1"]
+        out = df.metrics.compare_models("y", cols, by="g", metric=metric, n_boot=50)
+        assert out["p_value"].null_count() == 0, metric
+
+
+# ----------------------------------------------------------------------------- McNemar
+def _mcnemar_frame(tables: list[tuple[int, int, int, int]]) -> pl.DataFrame:
+    """Rows with the given (both right, baseline right only, model right only, both
+    wrong) counts, a segment per table."""
+    rows = []
+    for g, (n11, b, c, n00) in enumerate(tables):
+        for base, model, count in ((1, 1, n11), (1, 0, b), (0, 1, c), (0, 0, n00)):
+            rows += [{"g": g, "y": 1, "base": base, "model": model}] * count
+    return pl.DataFrame(rows)
+
+
+def test_mcnemar_equals_statsmodels() -> None:
+    tables = [(5, 0, 0, 3), (2, 3, 0, 1), (0, 7, 4, 2), (1, 12, 12, 0), (3, 10, 14, 2)]
+    tables += [(6, 12, 13, 1), (4, 13, 12, 5), (0, 30, 14, 9), (9, 40, 41, 3), (2, 0, 60, 1)]
+    df = _mcnemar_frame(tables)
+    out = df.metrics.compare_models("y", ["base", "model"], by="g", n_boot=50).sort("g")
+    for (n11, b, c, n00), row in zip(tables, out.iter_rows(named=True), strict=True):
+        exact = b + c < 25
+        expected = mcnemar([[n11, b], [c, n00]], exact=exact, correction=True)
+        assert row["test"] == ("mcnemar_exact" if exact else "mcnemar_chi2")
+        assert row["statistic"] == pytest.approx(expected.statistic, rel=1e-12)
+        assert row["p_value"] == pytest.approx(expected.pvalue, rel=1e-9, abs=1e-15)
+        n = n11 + b + c + n00
+        assert row["diff"] == pytest.approx((c - b) / n, rel=1e-12, abs=1e-15)
+
+
+def test_mcnemar_unit() -> None:
+    assert pt.mcnemar(0, 0) == ("mcnemar_exact", 0.0, 1.0)
+    assert pt.mcnemar(12, 12)[0] == "mcnemar_exact"  # 24 discordant rows
+    assert pt.mcnemar(12, 13)[0] == "mcnemar_chi2"  # 25
+
+
+# ------------------------------------------------------------------------------ DeLong
+def delong_reference(y: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+    """DeLong, DeLong & Clarke-Pearson (1988) the long way, O(P x N): the kernel
+    psi(x, z) = 1 if a positive's score x beats a negative's z, 1/2 if tied; the
+    placement of a positive is its mean kernel over the negatives (V10), of a
+    negative the mean over the positives (V01); AUC = mean V10; the covariance
+    matrix S = S10 / P + S01 / N of the two models' placements; var(AUC_b - AUC_a)
+    = L S L' with L = (-1, 1).  Returns (z, two-sided p)."""
+    pos, neg = y == 1, y == 0
+    v10, v01 = [], []
+    for s in (a, b):
+        kernel = (s[pos][:, None] > s[neg][None, :]) + 0.5 * (s[pos][:, None] == s[neg][None, :])
+        v10.append(kernel.mean(axis=1))
+        v01.append(kernel.mean(axis=0))
+    cov = np.cov(np.vstack(v10)) / pos.sum() + np.cov(np.vstack(v01)) / neg.sum()
+    contrast = np.array([-1.0, 1.0])
+    z = (v10[1].mean() - v10[0].mean()) / math.sqrt(contrast @ cov @ contrast)
+    return z, 2 * norm.sf(abs(z))
+
+
+@pytest.mark.parametrize("decimals", [0, 1, 2])  # 0: heavy ties
+def test_delong_equals_the_brute_force(decimals: int) -> None:
+    rng = np.random.default_rng(decimals)
+    n = 600
+    y = rng.integers(0, 2, n)
+    df = pl.DataFrame(
+        {
+            "g": rng.choice(["a", "b", "c"], n),
+            "y": y,
+            "a": np.round(rng.normal(size=n) + y, decimals),
+            "b": np.round(rng.normal(size=n) + 1.3 * y, decimals),
+        }
+    )
+    out = df.metrics.compare_models("y", ["a", "b"], by="g", metric="roc_auc", ci=0.9)
+    z90 = norm.ppf(0.95)
+    for row in out.iter_rows(named=True):
+        seg = df.filter(pl.col("g") == row["g"])
+        z, p = delong_reference(*(seg[c].to_numpy() for c in ("y", "a", "b")))
+        assert row["statistic"] == pytest.approx(z, rel=1e-9)
+        assert row["p_value"] == pytest.approx(p, rel=1e-9)
+        se = row["diff"] / row["statistic"]
+        assert row["low"] == pytest.approx(row["diff"] - z90 * se, rel=1e-9)
+        assert row["high"] == pytest.approx(row["diff"] + z90 * se, rel=1e-9)
+
+
+def test_delong_undefined_cases() -> None:
+    df = pl.DataFrame(
+        {
+            "g": ["same"] * 6 + ["one_pos"] * 4,
+            "y": [0, 1, 0, 1, 1, 0, 0, 0, 0, 1],
+            "a": [0.1, 0.9, 0.3, 0.7, 0.7, 0.2, 0.1, 0.2, 0.3, 0.4],
+        }
+    ).with_columns(b=pl.col("a") * 2)  # the same order: every placement alike
+    out = df.metrics.compare_models("y", ["a", "b"], by="g", metric="roc_auc")
+    assert out["diff"].to_list() == [0.0, 0.0]
+    assert out["statistic"].null_count() == 2  # a variance of 0; one positive
+    assert out["p_value"].null_count() == 2
+
+
+# ---------------------------------------------------------------------------- bootstrap
+def _f1(y: np.ndarray, p: np.ndarray) -> float:
+    return 2 * (y & p).sum() / (y.sum() + p.sum())
+
+
+def _mcc(y: np.ndarray, p: np.ndarray) -> float:
+    tp, tn, fp, fn = (y & p).sum(), (~y & ~p).sum(), (~y & p).sum(), (y & ~p).sum()
+    return (tp * tn - fp * fn) / math.sqrt((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn))
+
+
+#: metric -> (its value on resampled rows, replicates): written out for the labels
+#: (fast), scikit-learn's for average precision.
+ROW_BOOTSTRAP = {
+    "f1": (_f1, 4000),
+    "mcc": (_mcc, 4000),
+    "average_precision": (skm.average_precision_score, 1000),
+}
+
+
+@pytest.mark.parametrize("metric", sorted(ROW_BOOTSTRAP))
+def test_paired_bootstrap_equals_the_row_bootstrap(metric: str) -> None:
+    """The multinomial redraw of the joint cells is the row bootstrap of the pairs:
+    its interval is that of the metric on resampled rows (width and centre within
+    Monte-Carlo tolerance)."""
+    rng = np.random.default_rng(4)
+    n = 1500
+    y = rng.integers(0, 2, n)
+    s = [np.round(rng.normal(size=n) + k * y, 2) for k in (0.8, 1.1)]
+    df = pl.DataFrame({"y": y, "a": s[0], "b": s[1], "pa": s[0] > 0.4, "pb": s[1] > 0.5})
+    df = df.with_columns(pl.col("pa", "pb").cast(pl.Int64))
+    columns = ("a", "b") if metric == "average_precision" else ("pa", "pb")
+    out = df.metrics.compare_models("y", list(columns), metric=metric, n_boot=4000, seed=5)
+    value, reps = ROW_BOOTSTRAP[metric]
+    y_, a, b = (df[c].to_numpy() for c in ("y", *columns))
+    if metric != "average_precision":
+        y_, a, b = y_ == 1, a == 1, b == 1
+    draws = np.random.default_rng(9).integers(0, n, (reps, n))
+    diffs = np.array([value(y_[i], b[i]) - value(y_[i], a[i]) for i in draws])
+    r_low, r_high = np.percentile(diffs, [2.5, 97.5])
+    width = r_high - r_low
+    low, high = out["low"][0], out["high"][0]
+    assert abs((high - low) - width) < 0.1 * width
+    assert abs((high + low) / 2 - (r_high + r_low) / 2) < 0.1 * width
+
+
+def test_seeded_per_segment_and_pair() -> None:
+    """The same seed gives the same draws whatever the row order, the other segments
+    and the other models."""
+    rng = np.random.default_rng(2)
+    n = 400
+    y = rng.integers(0, 2, n)
+    df = pl.DataFrame(
+        {
+            "g": rng.choice(["a", "b"], n),
+            "y": y,
+            "m0": np.where(rng.random(n) < 0.7, y, 1 - y),
+            "m1": np.where(rng.random(n) < 0.75, y, 1 - y),
+            "m2": np.where(rng.random(n) < 0.8, y, 1 - y),
+        }
+    )
+    kw = {"by": "g", "metric": "mcc", "n_boot": 200, "seed": 3}
+    full = df.metrics.compare_models("y", ["m0", "m1", "m2"], **kw)
+    alone = df.filter(pl.col("g") == "a").metrics.compare_models("y", ["m0", "m1"], **kw)
+    assert_frame_equal(full.filter((pl.col("g") == "a") & (pl.col("model") == "m1")), alone)
+    shuffled = df.sample(fraction=1.0, shuffle=True, seed=1)
+    assert_frame_equal(shuffled.metrics.compare_models("y", ["m0", "m1", "m2"], **kw), full)
+    other = df.metrics.compare_models("y", ["m0", "m1", "m2"], **(kw | {"seed": 4}))
+    assert not other["low"].equals(full["low"])
+
+
+# --------------------------------------------------------------------------- simulation
+N_SEG = 400
+
+
+def _exchangeable(rng: np.random.Generator, n: int, effect: float = 0.0) -> pl.DataFrame:
+    """N_SEG segments of ``n`` rows; two models with independent errors, equal in
+    distribution (``effect`` 0) or the second better."""
+    g = np.repeat(np.arange(N_SEG), n)
+    y = rng.integers(0, 2, g.size)
+    noise = rng.normal(size=(2, g.size))
+    s0 = np.round(y + noise[0], 1)
+    s1 = np.round((1 + effect) * y + noise[1], 1)
+    return pl.DataFrame(
+        {"g": g, "y": y, "s0": s0, "s1": s1, "p0": (s0 > 0.5), "p1": (s1 > 0.5 + effect / 2)}
+    ).with_columns(pl.col("p0", "p1").cast(pl.Int64))
+
+
+#: metric -> the score or label columns of the two models
+SIMULATED = {
+    "accuracy": ("p0", "p1"),
+    "f1": ("p0", "p1"),
+    "roc_auc": ("s0", "s1"),
+    "average_precision": ("s0", "s1"),
+}
+
+
+def test_size_and_coverage_under_the_null() -> None:
+    """Exchangeable models: p < 0.05 in about 5 % of the segments and the intervals
+    cover the true difference 0 in about 95 % (binomial 99.9 % bounds, 400 segments)."""
+    df = _exchangeable(np.random.default_rng(11), 120)
+    for metric, columns in SIMULATED.items():
+        out = df.metrics.compare_models(
+            "y", list(columns), by="g", metric=metric, n_boot=200, seed=1
+        )
+        rejected = (out["p_value"] < 0.05).mean()
+        covered = ((out["low"] <= 0) & (out["high"] >= 0)).mean()
+        assert 0.014 <= rejected <= 0.086, (metric, rejected)
+        assert 0.914 <= covered <= 0.986, (metric, covered)
+
+
+def test_power_against_a_better_model() -> None:
+    df = _exchangeable(np.random.default_rng(12), 300, effect=0.8)
+    for metric, columns in SIMULATED.items():
+        out = df.filter(pl.col("g") < 40).metrics.compare_models(
+            "y", list(columns), by="g", metric=metric, n_boot=200, seed=1
+        )
+        assert (out["diff"] > 0).all(), metric
+        assert (out["p_value"] < 0.05).mean() > 0.9, metric
+        assert (out["low"] > 0).mean() > 0.9, metric
+
+
+# ------------------------------------------------------------------------------ adjust
+@pytest.mark.parametrize(
+    ("adjust", "method"),
+    [("bonferroni", "bonferroni"), ("holm", "holm"), ("bh", "fdr_bh"), ("by", "fdr_by")],
+)
+def test_adjust_equals_statsmodels(adjust: str, method: str) -> None:
+    df = _exchangeable(np.random.default_rng(5), 60, effect=0.3).filter(pl.col("g") < 30)
+    df = df.with_columns(p2=pl.col("p0").shift(3).fill_null(0))
+    out = df.metrics.compare_models("y", ["p0", "p1", "p2"], by="g", adjust=adjust, n_boot=20)
+    for model in ("p1", "p2"):
+        part = out.filter(pl.col("model") == model)
+        expected = multipletests(part["p_value"].to_numpy(), method=method)[1]
+        np.testing.assert_allclose(part["p_adjusted"].to_numpy(), expected, rtol=1e-12)
+    assert out["model"].to_list() == ["p1", "p2"] * 30  # segment, then model order
+    plain = df.metrics.compare_models("y", ["p0", "p1", "p2"], by="g", n_boot=20)
+    assert plain["p_adjusted"].equals(plain["p_value"])
+
+
+# --------------------------------------------------------------------------- bad input
+DF = pl.DataFrame({"g": ["a", "b"] * 3, "y": [0, 1, 1, 0, 1, 0], "m": [0, 1, 0, 0, 1, 1]})
+DF = DF.with_columns(n=1 - pl.col("m"), s=pl.col("m") * 0.5, t=pl.col("y") * 0.3)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"models": ["m"]}, ValueError, "at least two models"),
+        ({"models": ["m", "m"]}, ValueError, r"more than once: \['m'\]"),
+        ({"models": "m"}, TypeError, "mapping .* or a list"),
+        ({"models": {"a": "m", "b": "nope"}}, pl.exceptions.ColumnNotFoundError, "'nope'.*models"),
+        ({"models": {"a": "m", 3: "n"}}, TypeError, "names must be strings"),
+        ({"by": pl.col("g").alias("model")}, ValueError, "`by` column 'model' collides"),
+        ({"by": pl.col("g").alias("p_value")}, ValueError, "'p_value' collides"),
+        ({"metric": "auc"}, ValueError, "`metric` must be one of"),
+        ({"adjust": "fdr"}, ValueError, "`adjust` must be one of"),
+        ({"ci": None}, ValueError, "`ci` is required"),
+        ({"ci": 1.5}, ValueError, "`ci` must be"),
+        ({"n_boot": 0}, ValueError, "`n_boot`"),
+        ({"seed": -1}, ValueError, "`seed`"),
+        ({"pos_label": 1}, ValueError, "`pos_label` is for the binary metrics"),
+        ({"metric": "roc_auc", "models": ["m", "g"]}, pl.exceptions.SchemaError, "'g'"),
+    ],
+)
+def test_bad_input(kwargs: dict, error: type, match: str) -> None:
+    kw = {"models": ["m", "n"]} | kwargs
+    models = kw.pop("models")
+    for frame in (DF, DF.lazy()):
+        with pytest.raises(error, match=match):
+            frame.metrics.compare_models("y", models, **kw)
+
+
+def test_bad_data_is_the_methods_error() -> None:
+    nulls = DF.with_columns(pl.when(pl.col("y") == 1).then(None).otherwise("n").alias("n"))
+    with pytest.raises(plm.DataError, match="'n' has 3 null rows"):
+        nulls.metrics.compare_models("y", ["m", "n"])
+    multiclass = DF.with_columns(pl.col("n") + pl.col("y"))
+    with pytest.raises(plm.DataError, match="pass `pos_label`"):  # the default needs {0, 1}
+        multiclass.metrics.compare_models("y", ["m", "n"], metric="f1")
+    with pytest.raises(plm.DataError, match="compare_models is binary"):
+        multiclass.metrics.compare_models("y", ["m", "n"], metric="f1", pos_label=1)
+    nan = DF.with_columns(pl.when(pl.col("y") == 1).then(float("nan")).otherwise("t").alias("t"))
+    with pytest.raises(plm.DataError, match="'t'"):
+        nan.metrics.compare_models("y", ["s", "t"], metric="average_precision").lazy().collect()
+    with pytest.raises(plm.DataError, match="pos_label"):
+        DF.metrics.compare_models("y", ["s", "t"], metric="roc_auc", pos_label=7)
+    strings = DF.with_columns(pl.col("y", "m", "n").cast(pl.String))
+    with pytest.raises(ValueError, match="`pos_label` is required"):
+        strings.metrics.compare_models("y", ["m", "n"], metric="recall")
+
+
+def test_labels_of_several_dtypes() -> None:
+    """Float labels (whole numbers), integers of two widths and booleans compare as
+    labels, as in the single-model methods."""
+    df = DF.with_columns(
+        pl.col("m").cast(pl.Float64), pl.col("n").cast(pl.Int8), b=pl.col("y") == 1
+    )
+    for metric in ("accuracy", "mcc", "f1"):
+        got = df.metrics.compare_models("y", ["m", "n"], by="g", metric=metric, n_boot=30)
+        same = DF.metrics.compare_models("y", ["m", "n"], by="g", metric=metric, n_boot=30)
+        assert_frame_equal(got, same)
+    flags = df.with_columns(pl.col("m", "n").cast(pl.Boolean))
+    got = flags.metrics.compare_models("b", ["m", "n"], by="g", metric="f1", n_boot=30)
+    assert_frame_equal(
+        got, DF.metrics.compare_models("y", ["m", "n"], by="g", metric="f1", n_boot=30)
+    )
