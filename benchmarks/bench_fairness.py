@@ -92,7 +92,13 @@ def main() -> None:
     ]
     if not args.skip_fairlearn:
         rows.append(
-            (f"fairlearn MetricFrame (3 rates, difference, ratio), {head}", fairlearn_time(df), plain, t[plain], None)
+            (
+                f"fairlearn MetricFrame (3 rates, difference, ratio), {head}",
+                fairlearn_time(df),
+                plain,
+                t[plain],
+                None,
+            )
         )
     print_table(rows, f"polars {pl.__version__}, median of {args.repeat} interleaved runs")
 

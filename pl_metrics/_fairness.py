@@ -66,6 +66,7 @@ METRICS: dict[str, Metric] = {
         for r in fm.RATES
     },
     **{m: Metric("binary", m) for m in ("recall", "specificity", "f1", "jaccard")},
+    "n": Metric("binary", "n", higher_is_better=None),  # the group's size (weighted)
     "roc_auc": Metric("roc_auc", "roc_auc", scores=True),
     "average_precision": Metric("average_precision", "average_precision", scores=True),
     "ks": Metric("ks", "ks", scores=True),
@@ -74,8 +75,19 @@ METRICS: dict[str, Metric] = {
 }
 
 
+def ratio_or_null(value: pl.Expr, reference: pl.Expr) -> pl.Expr:
+    """``value / reference``: infinite where only the reference is 0, null where both are."""
+    return pl.when((value == 0) & (reference == 0)).then(None).otherwise(value / reference)
+
+
+def check_reference(table: pl.LazyFrame, column: str, reference: object) -> pl.LazyFrame:
+    """``table`` that raises at collect when ``column`` (1 on the first row of each
+    stratum without the reference group) sums to more than 0."""
+    return v.raise_if_bad(table, [(column, partial(v.Bad.no_reference, reference))])
+
+
 def check_metric(metric: object) -> Metric:
-    v.check_choice("metric", metric, METRICS)
+    v.check_choice("metric", metric, [m for m in METRICS if m != "n"])
     return METRICS[str(metric)]
 
 
@@ -114,8 +126,11 @@ def binary_table(
 
 
 def binary_value(name: str, zero_division: float) -> pl.Expr:
-    """Metric ``name`` of the columns ``tp, fp, fn, tn`` (one formula each, in ``formulas``)."""
+    """Metric ``name`` of the columns ``tp, fp, fn, tn`` (one formula each, in ``formulas``;
+    ``n``: their total, the group's size)."""
     c = {k: pl.col(k) for k in ("tp", "fp", "fn", "tn")}
+    if name == "n":
+        return (c["tp"] + c["fp"] + c["fn"] + c["tn"]).cast(pl.Float64)
     if name in fm.RATES:
         return fm.rate(name, c, zero_division)
     support, predicted = c["tp"] + c["fn"], c["tp"] + c["fp"]
@@ -368,10 +383,12 @@ __all__ = [
     "binary_table",
     "binary_value",
     "check_metric",
+    "check_reference",
     "difference",
     "evaluate",
     "free_name",
     "interval_aggs",
+    "ratio_or_null",
     "replicate_tables",
     "replicated",
     "spread",

@@ -23,7 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from statsmodels.stats.multitest import multipletests
 
-import pl_metrics as plm  # noqa: F401 - registers .metrics
+import pl_metrics as plm
 
 RATES = {
     "selection_rate": flm.selection_rate,
@@ -376,9 +376,9 @@ def test_bad_input_is_a_clear_error() -> None:
     assert strings.metrics.selection_rate("y", "p", by="g", pos_label="yes").equals(
         df.metrics.selection_rate("y", "p", by="g")
     )
+    big = pl.DataFrame({"g": [0, 1] * 50_000, "y": [0, 1] * 50_000})
+    big = big.with_columns(s=pl.int_range(pl.len()) / 100_000)
     with pytest.raises(ValueError, match="replicate rows"):
-        big = pl.DataFrame({"g": [0, 1] * 50_000, "y": [0, 1] * 50_000})
-        big = big.with_columns(s=pl.int_range(pl.len()) / 100_000)
         big.metrics.compare("y", "s", by="g", metric="roc_auc", n_boot=1000)
 
 
@@ -433,3 +433,78 @@ def test_one_segment_is_its_overall_in_every_replicate(metric: str, score: bool)
     assert (row["diff"], row["diff_low"], row["diff_high"], row["p_value"]) == (0, 0, 0, 1)
     d = df.metrics.disparity("y", "s" if score else "p", by="g", metric=metric, ci=0.9, n_boot=60)
     assert d.select("difference", "difference_low", "difference_high").row(0) == (0, 0, 0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(cases(), st.booleans())
+def test_reference_disparities_divide_by_the_reference_group(
+    case: dict[str, object], largest: bool
+) -> None:
+    """aequitas's disparities: each group's rate over the reference group's, by hand
+    from group_rates (checked against fairlearn above) of the same rows."""
+    df, weight = case["df"], case["weight"]
+    control = "c" if case["control"] else None
+    reference = "largest" if largest else "g0"
+    if not largest and df.group_by("c").agg((pl.col("g") == "g0").any())["g"].not_().any():
+        return  # g0 absent from a stratum: the error case, tested below
+    got = df.metrics.reference_disparities(
+        "y", "p", by="g", reference=reference, control=control, weight=weight, pos_label=1
+    )
+    keys = ["c", "g"] if control else ["g"]
+    rates = df.metrics.group_rates("y", "p", by=keys, weight=weight, pos_label=1)
+    for row in got.rows(named=True):
+        stratum = rates.filter(pl.col("c") == row["c"]) if control else rates
+        if largest:
+            size = stratum.select(pl.sum_horizontal("tp", "fp", "fn", "tn"))[:, 0]
+            ref = stratum.row(int(size.arg_max()), named=True)  # ties: the first in order
+        else:
+            ref = stratum.filter(pl.col("g") == "g0").row(0, named=True)
+        own = stratum.filter(pl.col("g") == row["g"]).row(0, named=True)
+        assert row["reference"] == (own["g"] == ref["g"])
+        for rate in ("selection_rate", "false_positive_rate", "precision", "prevalence"):
+            a, b = own[rate], ref[rate]
+            expected = None if a == 0 and b == 0 else (math.inf if b == 0 else a / b)
+            got_value = row[f"{rate}_disparity"]
+            if expected is None or math.isinf(expected):
+                assert got_value == expected, (rate, a, b, got_value)
+            else:
+                assert got_value == pytest.approx(expected), (rate, a, b)
+
+
+def test_reference_disparities_refuse_an_absent_or_malformed_reference() -> None:
+    df = _segments(n_groups=3)
+    with pytest.raises(plm.DataError, match="reference group 'zz' has no rows in 1 stratum"):
+        df.with_columns(pl.col("g").cast(pl.String)).metrics.reference_disparities(
+            "y", "p", by="g", reference="zz"
+        )
+    without = df.filter((pl.col("c") == 0) | (pl.col("g") != 1))
+    with pytest.raises(plm.DataError, match="no rows in 1 stratum"):
+        without.lazy().metrics.reference_disparities(
+            "y", "p", by="g", control="c", reference=1
+        ).collect(engine="streaming")
+    with pytest.raises(ValueError, match="a key of 1 value"):
+        df.metrics.reference_disparities("y", "p", by="g", reference=(1, 2))
+    with pytest.raises(ValueError, match="must name every `by` column"):
+        df.metrics.reference_disparities("y", "p", by="g", reference={"h": 1})
+    with pytest.raises(ValueError, match="is not a value of the `by` column 'g'"):
+        df.metrics.reference_disparities("y", "p", by="g", reference="one")
+
+
+def test_compare_p_values_hold_their_level_when_segments_are_alike() -> None:
+    """300 segments of the same skill: the share of p < 0.05 is within Monte-Carlo
+    tolerance of 0.05 (or below: a segment shares rows with the overall value), and
+    the difference's interval covers 0 (the true difference) about 95% of the time."""
+    rng = np.random.default_rng(21)
+    n_groups, per = 300, 200
+    g = np.repeat(np.arange(n_groups), per)
+    y = rng.integers(0, 2, g.size)
+    p = np.where(rng.random(g.size) < 0.8, y, 1 - y)
+    df = pl.DataFrame({"g": g, "y": y, "p": p})
+    out = df.metrics.compare("y", "p", by="g", n_boot=400, seed=2)
+    level = (out["p_value"] < 0.05).mean()
+    covered = ((out["diff_low"] <= 0) & (out["diff_high"] >= 0)).mean()
+    # binomial sd of a 5% rate over 300 segments: 1.3%; 3.5 sd either side
+    assert 0.005 <= level <= 0.05 + 3.5 * 0.0126, level
+    assert 0.95 - 3.5 * 0.0126 <= covered <= 0.995, covered
+    holm = df.metrics.compare("y", "p", by="g", n_boot=400, seed=2, adjust="holm")
+    assert (holm["p_adjusted"] < 0.05).sum() == 0  # no family-wise false positive here

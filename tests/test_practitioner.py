@@ -126,7 +126,9 @@ def test_class_likelihood_ratios_undefined_cases(t, p, replace, expected) -> Non
 
 def test_class_likelihood_ratios_refuses_more_than_two_labels() -> None:
     df = pl.DataFrame({"g": ["a"] * 3 + ["b"] * 3, "t": [0, 1, 2, 0, 1, 1], "p": [0, 1, 1] * 2})
-    with pytest.raises(plm.DataError, match=r"1 segment\(s\).*'t'.*'p'.*two or more labels besides"):
+    with pytest.raises(
+        plm.DataError, match=r"1 segment\(s\).*'t'.*'p'.*two or more labels besides"
+    ):
         df.metrics.class_likelihood_ratios("t", "p", by="g", pos_label=1)
     # without pos_label, labels {0, 1, 2} ask for it first (the default 1 needs {0, 1})
     with pytest.raises(plm.DataError, match="pass `pos_label`"):

@@ -198,6 +198,13 @@ METHODS: list[Entry] = [
         bootstrap=True,
     ),
     Entry(
+        "reference_disparities",
+        lambda m, c: m.reference_disparities(
+            c.yb, c.pb, by=GROUPS, control=c.by, weight=c.w, pos_label=c.pos
+        ),
+        ("binary_labels",),
+    ),
+    Entry(
         "disparity",
         lambda m, c: m.disparity(
             c.y, c.p, by=GROUPS, control=c.by, weight=c.w, metric=["accuracy", "f1_macro"]
@@ -232,7 +239,13 @@ METHODS: list[Entry] = [
     Entry(
         "compare[any metric]",
         lambda m, c: m.compare(
-            c.yb, c.pb, by=c.by, pos_label=c.pos, metric="false_positive_rate", n_boot=30, adjust="bh"
+            c.yb,
+            c.pb,
+            by=c.by,
+            pos_label=c.pos,
+            metric="false_positive_rate",
+            n_boot=30,
+            adjust="bh",
         ),
         ("binary_labels",),
         weighted=False,

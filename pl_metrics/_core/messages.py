@@ -137,6 +137,14 @@ class Bad:
         )
 
     @staticmethod
+    def no_reference(reference: object, n: int) -> DataError:
+        return DataError(
+            f"the reference group {reference!r} has no rows in {n} stratum(s) (each "
+            "`control` stratum, or the whole input without `control`): pass a group "
+            "present in every stratum, or reference='largest'"
+        )
+
+    @staticmethod
     def count_overflow(n: int) -> DataError:
         return DataError(
             f"the merged counts of {n} segment(s) pass 2**63 - 1 and cannot be summed "

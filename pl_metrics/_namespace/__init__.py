@@ -86,6 +86,7 @@ class MetricsDataFrame:
     group_rates = eager(MetricsLazyFrame.group_rates)
     fairness = eager(MetricsLazyFrame.fairness)
     disparity = eager(MetricsLazyFrame.disparity)
+    reference_disparities = eager(MetricsLazyFrame.reference_disparities)
     compare_models = eager(MetricsLazyFrame.compare_models)
     ks = eager(MetricsLazyFrame.ks)
     expected_cost = eager(MetricsLazyFrame.expected_cost)

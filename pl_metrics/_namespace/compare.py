@@ -80,14 +80,16 @@ class CompareMethods:
         -------
         LazyFrame
             ``*control, *by, metric, value, low, high, overall, diff, ratio, best,
-            diff_best, ratio_best, outside, diff_low, diff_high, p_value, p_adjusted``:
+            diff_best, ratio_best, outside, diff_low, diff_high, ratio_low, ratio_high,
+            p_value, p_adjusted``:
             ``diff = value - overall``, ``ratio = value / overall``, ``best`` the best
             segment value of the stratum (the highest; the lowest for losses and
             error rates; null for ``selection_rate`` / ``prevalence``, which have no
             better side), ``outside`` whether the overall value lies outside the
-            segment's interval, ``diff_low`` / ``diff_high`` the bootstrap interval
-            of ``diff`` (each replicate's overall value is that of the union of its
-            segments' replicates) and ``p_value`` its two-sided bootstrap p-value of
+            segment's interval, ``diff_low`` / ``diff_high`` (``ratio_low`` /
+            ``ratio_high``) the bootstrap interval of ``diff`` (``ratio``; each
+            replicate's overall value is that of the union of its segments'
+            replicates) and ``p_value`` the two-sided bootstrap p-value of
             ``diff == 0``.  Sorted by stratum and segment.
 
         Examples
@@ -145,9 +147,12 @@ class CompareMethods:
         rep = _with(rep_value.rename({name: "v"}), rep_overall.rename({name: "o"}), strata)
         d = fair.difference(pl.col("v"), pl.col("o"))
         diff_low, diff_high = rs.percentile_bounds(d, ci)
+        ratio_low, ratio_high = rs.percentile_bounds(pl.col("v") / pl.col("o"), ci)
         aggs = [
             diff_low.alias("diff_low"),
             diff_high.alias("diff_high"),
+            ratio_low.alias("ratio_low"),
+            ratio_high.alias("ratio_high"),
             rs.p_value(d).alias("p_value"),
         ]
         if ci_method == "bootstrap":

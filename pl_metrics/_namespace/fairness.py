@@ -211,6 +211,87 @@ class FairnessMethods:
         out = table.select(*counts.keys, *columns, *rates).sort(counts.keys, nulls_last=True)
         return counts.finish(out)
 
+    def reference_disparities(
+        self,
+        y_true: str,
+        y_pred: str,
+        *,
+        by: By,
+        reference: object = "largest",
+        control: By = None,
+        pos_label: object = None,
+        weight: str | None = None,
+        zero_division: float = 0.0,
+    ) -> pl.LazyFrame:
+        """Each group's rates divided by a reference group's (aequitas's disparities).
+
+        Parameters
+        ----------
+        y_true, y_pred, pos_label, weight, zero_division
+            As :meth:`group_rates`.
+        by
+            The group column(s) or expression(s) (required).
+        reference
+            The reference group: ``"largest"`` (the group with the most rows, or
+            the largest weight; aequitas's "majority"; ties: the first in sort
+            order), or its key: a value of the ``by`` column, a tuple of values
+            of several, or a dict ``{by name: value}``.
+        control
+            Control feature column(s): a reference per stratum (the largest group
+            of the stratum, or the group of the given key in every stratum).
+
+        Returns
+        -------
+        LazyFrame
+            ``*control, *by, reference, <rate>_disparity`` for every rate of
+            :meth:`group_rates` (``selection_rate_disparity`` is aequitas's
+            ``pprev_disparity``, ``false_positive_rate_disparity`` its
+            ``fpr_disparity``...): ``rate / reference's rate``, 1.0 on the
+            reference row (``reference`` True), infinite where only the
+            reference's rate is 0, null where both are 0.  A stratum without the
+            reference group is a ``DataError``.
+        """
+        zd = v.check_zero_division(zero_division)
+        method = "reference_disparities"
+        g = prepare(
+            self._lf,
+            y_true,
+            y_pred,
+            by=by,
+            control=control,
+            weight=weight,
+            reserved=names.output_columns(method),
+            method=method,
+        )
+        x = fair.Inputs(y_true, y_pred, pos_label, weight, zd, method)
+        rates = list(fm.RATES)
+        table = fair.evaluate(g.lf, [*rates, "n"], [*g.strata, *g.groups], x)
+        is_ref = _reference(g, reference, self._lf.collect_schema())
+        missing = f"{names.INTERNAL}missing"
+        over = (lambda e: e.over(g.strata)) if g.strata else (lambda e: e)
+        first_of_stratum = over(pl.int_range(pl.len())) == 0
+        table = table.with_columns(is_ref.alias("reference")).with_columns(
+            (first_of_stratum & ~over(pl.col("reference").any())).cast(pl.Int64).alias(missing)
+        )
+        table = fair.check_reference(table, missing, reference)
+        ref = table.filter(pl.col("reference")).select(
+            *g.strata, *(pl.col(r).alias(f"{fair.OVERALL}{r}") for r in rates)
+        )
+        if g.strata:
+            table = table.join(ref, on=g.strata, how="left", nulls_equal=True)
+        else:
+            table = table.join(ref, how="cross")
+        out = table.select(
+            *g.strata,
+            *g.groups,
+            "reference",
+            *(
+                fair.ratio_or_null(pl.col(r), pl.col(f"{fair.OVERALL}{r}")).alias(f"{r}_disparity")
+                for r in rates
+            ),
+        )
+        return g.restore(out)
+
     def fairness(
         self,
         y_true: str,
@@ -387,6 +468,44 @@ def _fairness_table(spread: pl.LazyFrame, strata: list[str], agg: str) -> pl.Laz
             diff, ratio = (d[0] + d[1]) / 2, (r_[0] + r_[1]) / 2  # null if a part is null
         columns += [diff.alias(f"{stem}_difference"), ratio.alias(f"{stem}_ratio")]
     return table.select(*strata, *columns)
+
+
+def _reference(g: Groups, reference: object, schema: pl.Schema) -> pl.Expr:
+    """Row-wise: whether the row's group is the reference group."""
+    if isinstance(reference, str) and reference == "largest":
+        n = pl.col("n")
+        first = pl.int_range(pl.len()) == (n == n.max()).arg_true().first()
+        return first.over(g.strata) if g.strata else first
+    by_names = [g.names[k] for k in g.groups]
+    if isinstance(reference, dict):
+        if sorted(map(str, reference)) != sorted(by_names):
+            msg = f"`reference` must name every `by` column {by_names}, got {list(reference)}"
+            raise ValueError(msg)
+        values = [reference[name] for name in by_names]
+    elif isinstance(reference, tuple):
+        values = list(reference)
+    else:
+        values = [reference]
+    if len(values) != len(g.groups):
+        msg = (
+            f"`reference` must be 'largest' or a key of {len(g.groups)} value(s) for the "
+            f"`by` columns {by_names}, got {reference!r}"
+        )
+        raise ValueError(msg)
+    dtypes = g.lf.collect_schema()
+    conditions = []
+    for key, value in zip(g.groups, values, strict=True):
+        try:
+            literal = pl.Series([value]).cast(dtypes[key], strict=True)
+        except (pl.exceptions.PolarsError, TypeError, ValueError):
+            msg = (
+                f"`reference` value {value!r} is not a value of the `by` column "
+                f"{g.names[key]!r} ({dtypes[key]})"
+            )
+            raise ValueError(msg) from None
+        conditions.append(pl.col(key).eq_missing(pl.lit(literal)))
+    del schema
+    return pl.all_horizontal(conditions)
 
 
 def _join_on(left: pl.LazyFrame, right: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
