@@ -202,16 +202,24 @@ def _defined(x: pl.Expr) -> pl.Expr:
     return x.fill_nan(None)
 
 
+def with_overall(
+    values: pl.LazyFrame, overall: pl.LazyFrame, strata: Sequence[str], metrics: Sequence[str]
+) -> pl.LazyFrame:
+    """``values`` (``*strata, *groups, *metrics``) with each metric's overall value of the
+    row's stratum (``overall``: ``*strata, *metrics``) in ``gr.overall_column(metric)``."""
+    strata = list(strata)
+    overall = overall.select(*strata, *(pl.col(m).alias(gr.overall_column(m)) for m in metrics))
+    if not strata:
+        return values.join(overall, how="cross")
+    return values.join(overall, on=strata, how="left", nulls_equal=True)
+
+
 def spread(
-    values: pl.LazyFrame,
-    overall: pl.LazyFrame,
-    strata: Sequence[str],
-    metrics: Sequence[str],
-    method: str,
+    table: pl.LazyFrame, strata: Sequence[str], metrics: Sequence[str], method: str
 ) -> pl.LazyFrame:
     """``*strata, metric, overall, group_min, group_max, difference, ratio`` (fairlearn's
-    ``MetricFrame`` methods, a row per metric) from ``*strata, *groups, *metrics`` and
-    ``*strata, *metrics`` (:func:`evaluate` per group and per stratum).
+    ``MetricFrame`` methods, a row per metric) from the per-group values with their
+    stratum's overall values (:func:`with_overall`, or replicates).
 
     Undefined group values (null, NaN) are skipped, as pandas skips NaN.
     ``between_groups``: max - min and min / max; ``to_overall``: the largest
@@ -220,15 +228,9 @@ def spread(
     """
     strata = list(strata)
     stats = ("overall", "group_min", "group_max", "difference", "ratio")
-    overall_names = {m: f"{OVERALL}_{i}" for i, m in enumerate(metrics)}
-    table = _with_overall(
-        values,
-        overall.select(*strata, *(pl.col(m).alias(o) for m, o in overall_names.items())),
-        strata,
-    )
     aggs = []
     for i, name in enumerate(metrics):
-        value, total = _defined(pl.col(name)), pl.col(overall_names[name])
+        value, total = _defined(pl.col(name)), pl.col(gr.overall_column(name))
         if method == "between_groups":
             difference = value.max() - value.min()
             ratio = value.min() / value.max()
@@ -251,10 +253,8 @@ def spread(
     )
 
 
-def _with_overall(values: pl.LazyFrame, overall: pl.LazyFrame, strata: list[str]) -> pl.LazyFrame:
-    if not strata:
-        return values.join(overall, how="cross")
-    return values.join(overall, on=strata, how="left", nulls_equal=True)
+def _defined(x: pl.Expr) -> pl.Expr:
+    return x.fill_nan(None)
 
 
 # --------------------------------------------------------------------------- replicates
@@ -287,9 +287,10 @@ def replicate_tables(
     *,
     n_boot: int,
     seed: int | None,
-) -> tuple[pl.LazyFrame, pl.LazyFrame, str]:
-    """``(per_group, overall, rep)``: every metric of each bootstrap replicate per group
-    (``*strata, *groups, rep, *metrics``) and per stratum (``*strata, rep, *metrics``).
+) -> tuple[pl.LazyFrame, str]:
+    """``(table, rep)``: every metric of each bootstrap replicate per group with the
+    replicate's overall value of the group's stratum (``*strata, *groups, rep, *metrics,
+    *gr.overall_column(metric)``; :func:`spread` reads it).
 
     Label metrics and ROC AUC / AP are drawn and reduced in numpy
     (:mod:`pl_metrics._intervals.groups`); the others are evaluated by their frame
@@ -339,12 +340,8 @@ def replicate_tables(
         rep_strata = [*strata, drawn.rep]
         per_group = evaluate(drawn.frame, metrics, [*rep_strata, *groups], drawn.inputs)
         overall = evaluate(drawn.frame, metrics, rep_strata, drawn.inputs)
-        return per_group, overall, drawn.rep
-    reps = reps.cache()
-    flag = pl.col(gr.OVERALL)
-    per_group = reps.filter(~flag).select(*strata, rs.REP, *groups, *metrics)
-    overall = reps.filter(flag).select(*strata, rs.REP, *metrics)
-    return per_group, overall, rs.REP
+        return with_overall(per_group, overall, rep_strata, metrics), drawn.rep
+    return reps, rs.REP
 
 
 def difference(value: pl.Expr, other: pl.Expr) -> pl.Expr:
@@ -392,4 +389,5 @@ __all__ = [
     "replicate_tables",
     "replicated",
     "spread",
+    "with_overall",
 ]

@@ -19,6 +19,7 @@ counts per distinct score of the stratum.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -32,9 +33,6 @@ from pl_metrics._intervals import resample as rs
 if TYPE_CHECKING:
     import numpy as np
 
-#: Whether a row of the replicate frame is a stratum's overall value (not a group's).
-OVERALL = f"{INTERNAL}is_overall"
-
 #: The metrics of the summary and averages frames, by name, from per-class counts.
 _AVERAGES = {
     f"{m}_{a}": (a, m) for m in ("precision", "recall", "f1", "jaccard") for a in rp.AVERAGES
@@ -46,77 +44,90 @@ SCORE_METRICS = {"roc_auc": rp.roc_auc, "average_precision": rp.average_precisio
 def label_metric_values(
     metrics: Sequence[str],
     binary: Callable[[str, dict[str, Any]], Any],
-    tp: np.ndarray,
-    support: np.ndarray,
-    predicted: np.ndarray,
+    drawn: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]],
     *,
-    seen: np.ndarray,
     pos: int,
     zero_division: float,
-) -> dict[str, np.ndarray]:
-    """Each metric of replicate counts (replicate x class): summary and averages over
-    the ``seen`` classes, binary metrics (``binary(name, counts)``) of class ``pos``."""
+) -> list[dict[str, np.ndarray]]:
+    """Each metric of each member's replicate counts ``(tp, support, predicted, seen)``
+    (replicate x class; ``seen`` its classes): summary and averages over the seen
+    classes, binary metrics (``binary(name, counts)``) of class ``pos``.  Members with
+    as many seen classes are reduced together (replicate x member x class)."""
     import numpy as np
 
-    out: dict[str, np.ndarray] = {}
-    t, s, p = tp[:, seen], support[:, seen], predicted[:, seen]
-    if any(m in SUMMARY for m in metrics):
-        summary = rp.summary(t, s, p)
-    if any(m in _AVERAGES for m in metrics):
-        f_name = {"f1": "f"}
-        averages = rp.averages(t, s, p, beta=1.0, zero_division=zero_division)
-    n = support.sum(axis=1)
-    if pos >= 0:
-        c_tp, c_sup, c_pred = tp[:, pos], support[:, pos], predicted[:, pos]
-    else:  # the positive class is not in the group
-        c_tp = c_sup = c_pred = np.zeros_like(n)
-    counts = {"tp": c_tp, "fp": c_pred - c_tp, "fn": c_sup - c_tp}
-    counts["tn"] = n - counts["tp"] - counts["fp"] - counts["fn"]
-    for m in metrics:
-        if m in SUMMARY:
-            out[m] = summary[m]
-        elif m in _AVERAGES:
-            average, score = _AVERAGES[m]
-            out[m] = averages[average][f_name.get(score, score)]
-        else:
-            out[m] = np.asarray(binary(m, counts), dtype=np.float64)
+    out: list[dict[str, np.ndarray]] = [{} for _ in drawn]
+    if any(m in SUMMARY or m in _AVERAGES for m in metrics):
+        by_size: dict[int, list[int]] = {}
+        for i, member in enumerate(drawn):
+            by_size.setdefault(int(member[3].sum()), []).append(i)
+        for members in by_size.values():
+            t, s, p = (
+                np.stack([drawn[i][j][:, drawn[i][3]] for i in members], axis=1) for j in range(3)
+            )
+            summary = rp.summary(t, s, p, [m for m in metrics if m in SUMMARY])
+            averages = (
+                rp.averages(t, s, p, beta=1.0, zero_division=zero_division)
+                if any(m in _AVERAGES for m in metrics)
+                else {}
+            )
+            for m in metrics:
+                if m in SUMMARY:
+                    values = summary[m]
+                elif m in _AVERAGES:
+                    average, score = _AVERAGES[m]
+                    values = averages[average]["f" if score == "f1" else score]
+                else:
+                    continue
+                for column, i in enumerate(members):
+                    out[i][m] = values[:, column]
+    binary_metrics = [m for m in metrics if m not in SUMMARY and m not in _AVERAGES]
+    if binary_metrics:
+        tp, support, predicted = (
+            np.stack([x[j][:, pos] if pos >= 0 else np.zeros(x[j].shape[0]) for x in drawn], axis=1)
+            for j in range(3)
+        )
+        n = np.stack([x[1].sum(axis=1) for x in drawn], axis=1)
+        counts = {"tp": tp, "fp": predicted - tp, "fn": support - tp}
+        counts["tn"] = n - tp - counts["fp"] - counts["fn"]
+        for m in binary_metrics:
+            values = np.asarray(binary(m, counts), dtype=np.float64)
+            for column, member in enumerate(out):
+                member[m] = values[:, column]
     return out
+
+
+def overall_column(metric: str) -> str:
+    """The column of a replicate's overall value (of the group's stratum) of ``metric``."""
+    return f"{INTERNAL}overall_{metric}"
 
 
 def _frame(
     df: pl.DataFrame,
     keys: list[str],
     *,
-    groups: list[tuple[int, dict[str, np.ndarray]]],
-    strata: list[tuple[int, dict[str, np.ndarray]]],
-    stratum_keys: list[str],
+    rows: list[tuple[int, dict[str, np.ndarray], dict[str, np.ndarray]]],
     metrics: Sequence[str],
     n_boot: int,
 ) -> pl.DataFrame:
-    """``*keys, REP, *metrics, OVERALL``: a row per group (or stratum) and replicate."""
+    """``*keys, REP, *metrics, *overall columns``: a row per group and replicate, from
+    ``(first row of the group, its values, its stratum's values)``."""
     import numpy as np
 
-    parts = []
-    for rows, overall in ((groups, False), (strata, True)):
-        if not rows:
-            continue
-        first = np.repeat(np.array([r for r, _ in rows]), n_boot)
-        key_frame = df.select(keys)[first]
-        if overall:
-            key_frame = key_frame.with_columns(
-                pl.lit(None, df.schema[k]).alias(k) for k in keys if k not in stratum_keys
-            )
-        parts.append(
-            key_frame.with_columns(
-                pl.Series(rs.REP, np.tile(np.arange(n_boot, dtype=np.int64), len(rows))),
-                *(
-                    pl.Series(m, np.concatenate([v[m] for _, v in rows]), pl.Float64)
-                    for m in metrics
-                ),
-                pl.lit(overall).alias(OVERALL),
-            )
-        )
-    return pl.concat(parts)
+    first = np.repeat(np.array([r for r, _, _ in rows]), n_boot)
+    return df.select(keys)[first].with_columns(
+        pl.Series(rs.REP, np.tile(np.arange(n_boot, dtype=np.int64), len(rows))),
+        *(pl.Series(m, np.concatenate([v[m] for _, v, _ in rows]), pl.Float64) for m in metrics),
+        *(
+            pl.Series(overall_column(m), np.concatenate([o[m] for _, _, o in rows]), pl.Float64)
+            for m in metrics
+        ),
+    )
+
+
+def _chunks(members: list[int], cells: int) -> list[list[int]]:
+    """``members`` in chunks of about 2**24 replicate cells (memory, and a batch to reduce)."""
+    size = max(1, (1 << 24) // max(cells, 1))
+    return [members[i : i + size] for i in range(0, len(members), size)]
 
 
 def _strata_runs(
@@ -146,14 +157,16 @@ def label_replicates(
     seed: int | None,
 ) -> pl.LazyFrame:
     """Replicates of label metrics from the confusion cells ``*strata, *groups, ACTUAL,
-    PREDICTED, COUNT`` (un-weighted): ``*strata, *groups, REP, *metrics, OVERALL``."""
+    PREDICTED, COUNT`` (un-weighted): ``*strata, *groups, REP, *metrics`` and each
+    metric's overall value of the replicate of the group's stratum (``overall_column``)."""
     strata, keys = list(strata), [*strata, *groups]
     schema = cells.collect_schema()
+    threads = pl.thread_pool_size()  # read outside the query (inside a streaming one: 1)
     out_schema = pl.Schema(
         {k: schema[k] for k in keys}
         | {rs.REP: pl.Int64}
         | dict.fromkeys(metrics, pl.Float64)
-        | {OVERALL: pl.Boolean}
+        | dict.fromkeys(map(overall_column, metrics), pl.Float64)
     )
 
     def run(df: pl.DataFrame) -> pl.DataFrame:
@@ -174,39 +187,38 @@ def label_replicates(
         root = np.random.SeedSequence(seed)
         segments = bs._segments(df, keys)
         opts = {"pos": pos, "zero_division": zero_division}
-        group_rows, strata_rows = [], []
-        for run_ in _strata_runs(segments, len(strata)):
-            total = [np.zeros((n_boot, k)) for _ in range(3)]
-            seen_all = np.zeros(k, dtype=bool)
-            for i in run_:
-                start, end, key = segments[i]
-                rng = np.random.default_rng(
-                    np.random.SeedSequence(root.entropy, spawn_key=(bs._stable_hash(key),))
-                )
-                drawn = np.concatenate(list(bs._draw_blocks(counts[start:end], n_boot, rng)))
-                a_g, p_g = a[start:end], p[start:end]
-                diagonal = np.flatnonzero(a_g == p_g)
-                tp = np.zeros((n_boot, k))
-                tp[:, a_g[diagonal]] = drawn[:, diagonal]
-                sums = (tp, bs.grouper(a_g, k)(drawn), bs.grouper(p_g, k)(drawn))
-                seen = np.zeros(k, dtype=bool)
-                seen[a_g] = seen[p_g] = True
-                seen_all |= seen
-                for j, x in enumerate(sums):
-                    total[j] += x
-                values = label_metric_values(metrics, binary, *sums, seen=seen, **opts)
-                group_rows.append((start, values))
-            values = label_metric_values(metrics, binary, *total, seen=seen_all, **opts)
-            strata_rows.append((segments[run_[0]][0], values))
-        out = _frame(
-            df,
-            keys,
-            groups=group_rows,
-            strata=strata_rows,
-            stratum_keys=strata,
-            metrics=metrics,
-            n_boot=n_boot,
-        )
+
+        def one(i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+            start, end, key = segments[i]
+            rng = np.random.default_rng(
+                np.random.SeedSequence(root.entropy, spawn_key=(bs._stable_hash(key),))
+            )
+            drawn = np.concatenate(list(bs._draw_blocks(counts[start:end], n_boot, rng)))
+            a_g, p_g = a[start:end], p[start:end]
+            diagonal = np.flatnonzero(a_g == p_g)
+            tp = np.zeros((n_boot, k))
+            tp[:, a_g[diagonal]] = drawn[:, diagonal]
+            seen = np.zeros(k, dtype=bool)
+            seen[a_g] = seen[p_g] = True
+            return tp, bs.grouper(a_g, k)(drawn), bs.grouper(p_g, k)(drawn), seen
+
+        rows = []
+        with ThreadPoolExecutor(max(1, threads)) as pool:
+            for run_ in _strata_runs(segments, len(strata)):
+                total = [np.zeros((n_boot, k)) for _ in range(3)]
+                seen_all = np.zeros(k, dtype=bool)
+                stratum = []
+                for chunk in _chunks(run_, n_boot * k):
+                    drawn = list(pool.map(one, chunk))
+                    for member in drawn:
+                        for j in range(3):
+                            total[j] += member[j]
+                        seen_all |= member[3]
+                    values = label_metric_values(metrics, binary, drawn, **opts)
+                    stratum += [(segments[i][0], v) for i, v in zip(chunk, values, strict=True)]
+                overall = label_metric_values(metrics, binary, [(*total, seen_all)], **opts)[0]
+                rows += [(first, values, overall) for first, values in stratum]
+        out = _frame(df, keys, rows=rows, metrics=metrics, n_boot=n_boot)
         return out.select(list(out_schema)).cast(dict(out_schema))
 
     return cells.map_batches(run, schema=out_schema)
@@ -222,12 +234,13 @@ def score_replicates(
     seed: int | None,
 ) -> pl.LazyFrame:
     """Replicates of ROC AUC or AP from the per-score counts ``*strata, *groups, SCORE,
-    POS, NEG``: ``*strata, *groups, REP, metric, OVERALL``."""
+    POS, NEG``: ``*strata, *groups, REP, metric`` and the stratum's (``overall_column``)."""
     strata, keys = list(strata), [*strata, *groups]
     compute = SCORE_METRICS[metric]
     schema = cells.collect_schema()
     out_schema = pl.Schema(
-        {k: schema[k] for k in keys} | {rs.REP: pl.Int64, metric: pl.Float64, OVERALL: pl.Boolean}
+        {k: schema[k] for k in keys}
+        | {rs.REP: pl.Int64, metric: pl.Float64, overall_column(metric): pl.Float64}
     )
 
     def run(df: pl.DataFrame) -> pl.DataFrame:
@@ -242,9 +255,10 @@ def score_replicates(
         pos_n, neg_n = df[POS].to_numpy().astype(np.int64), df[NEG].to_numpy().astype(np.int64)
         root = np.random.SeedSequence(seed)
         segments = bs._segments(df, keys)
-        group_rows, strata_rows = [], []
+        rows = []
         for run_ in _strata_runs(segments, len(strata)):
             first, last = segments[run_[0]][0], segments[run_[-1]][1]
+            stratum = []
             levels = -np.unique(-score[first:last])  # the stratum's scores, descending
             total_pos, total_neg = np.zeros((n_boot, len(levels))), np.zeros((n_boot, len(levels)))
             for i in run_:
@@ -258,17 +272,10 @@ def score_replicates(
                 at = np.searchsorted(-levels, -score[start:end])
                 total_pos[:, at] += pos_d
                 total_neg[:, at] += neg_d
-                group_rows.append((start, {metric: compute(pos_d, neg_d)}))
-            strata_rows.append((first, {metric: compute(total_pos, total_neg)}))
-        out = _frame(
-            df,
-            keys,
-            groups=group_rows,
-            strata=strata_rows,
-            stratum_keys=strata,
-            metrics=[metric],
-            n_boot=n_boot,
-        )
+                stratum.append((start, {metric: compute(pos_d, neg_d)}))
+            overall = {metric: compute(total_pos, total_neg)}
+            rows += [(start, values, overall) for start, values in stratum]
+        out = _frame(df, keys, rows=rows, metrics=[metric], n_boot=n_boot)
         return out.select(list(out_schema)).cast(dict(out_schema))
 
     return cells.map_batches(run, schema=out_schema)
@@ -290,11 +297,11 @@ def binary_numpy(name: str, counts: dict[str, Any], zero_division: float) -> Any
 
 
 __all__ = [
-    "OVERALL",
     "SCORE_METRICS",
     "SUMMARY",
     "binary_numpy",
     "label_metric_values",
     "label_replicates",
+    "overall_column",
     "score_replicates",
 ]

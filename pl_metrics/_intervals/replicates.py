@@ -17,6 +17,7 @@ numpy is imported inside the functions: it is an optional dependency, needed by
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import TYPE_CHECKING
 
 from pl_metrics._core import formulas as fm
@@ -102,29 +103,39 @@ def averages(
     return out
 
 
-def summary(tp: np.ndarray, support: np.ndarray, predicted: np.ndarray) -> dict[str, np.ndarray]:
-    """accuracy, balanced accuracy, MCC and Cohen's kappa (``_classification.summary``)."""
+def summary(
+    tp: np.ndarray,
+    support: np.ndarray,
+    predicted: np.ndarray,
+    metrics: Collection[str] = ("accuracy", "balanced_accuracy", "mcc", "cohen_kappa"),
+) -> dict[str, np.ndarray]:
+    """accuracy, balanced accuracy, MCC and Cohen's kappa (``_classification.summary``);
+    only those in ``metrics``."""
     import numpy as np
 
     t, p = support.astype("float64"), predicted.astype("float64")
     n, correct = t.sum(axis=-1), tp.sum(axis=-1).astype("float64")
-    t_dot_p = (t * p).sum(axis=-1)
-    seen, predicted_n = (t > 0).sum(axis=-1), (p > 0).sum(axis=-1)
-    cov_tp = correct * n - t_dot_p
-    cov_pp = np.where(predicted_n <= 1, 0.0, n * n - (p * p).sum(axis=-1))
-    cov_tt = np.where(seen <= 1, 0.0, n * n - (t * t).sum(axis=-1))
-    mcc = fm.mcc_from_covariances(cov_tp, cov_pp, cov_tt, fm.NUMPY)
-    single = (seen == 1) & (predicted_n == 1) & (((t > 0) & (p > 0)).sum(axis=-1) == 1)
-    kappa = np.where(
-        (n == 0) | single, np.nan, fm.kappa_from_covariances(cov_tp, n * n - t_dot_p, fm.NUMPY)
-    )
-    recall = np.where(t > 0, _ratio(tp, t, 0.0), 0.0)
-    return {
-        "accuracy": fm.accuracy(correct, n, np.nan, fm.NUMPY),
-        "balanced_accuracy": _ratio(recall.sum(axis=-1), seen, np.nan),
-        "mcc": mcc,
-        "cohen_kappa": kappa,
-    }
+    seen = (t > 0).sum(axis=-1)
+    out = {}
+    if "accuracy" in metrics:
+        out["accuracy"] = fm.accuracy(correct, n, np.nan, fm.NUMPY)
+    if "balanced_accuracy" in metrics:
+        recall = np.where(t > 0, _ratio(tp, t, 0.0), 0.0)
+        out["balanced_accuracy"] = _ratio(recall.sum(axis=-1), seen, np.nan)
+    if "mcc" in metrics or "cohen_kappa" in metrics:
+        t_dot_p = (t * p).sum(axis=-1)
+        predicted_n = (p > 0).sum(axis=-1)
+        cov_tp = correct * n - t_dot_p
+        cov_pp = np.where(predicted_n <= 1, 0.0, n * n - (p * p).sum(axis=-1))
+        cov_tt = np.where(seen <= 1, 0.0, n * n - (t * t).sum(axis=-1))
+        out["mcc"] = fm.mcc_from_covariances(cov_tp, cov_pp, cov_tt, fm.NUMPY)
+        single = (seen == 1) & (predicted_n == 1) & (((t > 0) & (p > 0)).sum(axis=-1) == 1)
+        out["cohen_kappa"] = np.where(
+            (n == 0) | single,
+            np.nan,
+            fm.kappa_from_covariances(cov_tp, n * n - t_dot_p, fm.NUMPY),
+        )
+    return out
 
 
 def roc_auc(pos: np.ndarray, neg: np.ndarray) -> np.ndarray:

@@ -16,6 +16,7 @@ import polars as pl
 from pl_metrics import _fairness as fair
 from pl_metrics._core import checks as v
 from pl_metrics._core import multiple, names
+from pl_metrics._intervals import groups as gr
 from pl_metrics._intervals import resample as rs
 from pl_metrics._namespace.fairness import prepare
 from pl_metrics._typing import By, CiMethod
@@ -136,15 +137,15 @@ class CompareMethods:
         keys = [*g.strata, *g.groups]
         x = fair.Inputs(y_true, y_pred, pos_label, None, zd, "compare")
         name = str(metric)
-        value = fair.evaluate(g.lf, [name], keys, x).rename({name: "value"})
-        overall = fair.evaluate(g.lf, [name], g.strata, x).rename({name: "overall"})
-        table = _with(value, overall, g.strata)
+        value = fair.evaluate(g.lf, [name], keys, x)
+        overall = fair.evaluate(g.lf, [name], g.strata, x)
+        table = fair.with_overall(value, overall, g.strata, [name])
+        table = table.rename({name: "value", gr.overall_column(name): "overall"})
 
-        rep_value, rep_overall, rep_key = fair.replicate_tables(
+        table_r, _ = fair.replicate_tables(
             g.lf, g.strata, g.groups, [name], x, n_boot=n_boot, seed=seed
         )
-        strata = [*g.strata, rep_key]
-        rep = _with(rep_value.rename({name: "v"}), rep_overall.rename({name: "o"}), strata)
+        rep = table_r.rename({name: "v", gr.overall_column(name): "o"})
         d = fair.difference(pl.col("v"), pl.col("o"))
         diff_low, diff_high = rs.percentile_bounds(d, ci)
         ratio_low, ratio_high = rs.percentile_bounds(pl.col("v") / pl.col("o"), ci)
@@ -193,9 +194,3 @@ class CompareMethods:
         )
         table = multiple.adjusted(table, "p_value", "p_adjusted", g.strata, adjust)
         return g.restore(table.select(*keys, *names.output_columns("compare")))
-
-
-def _with(values: pl.LazyFrame, overall: pl.LazyFrame, strata: list[str]) -> pl.LazyFrame:
-    if not strata:
-        return values.join(overall, how="cross")
-    return values.join(overall, on=strata, how="left", nulls_equal=True)

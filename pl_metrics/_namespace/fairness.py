@@ -88,17 +88,18 @@ def disparities(
     """``(per_group, spread)``: each metric per group and its spread per stratum."""
     per_group = fair.evaluate(g.lf, metrics, [*g.strata, *g.groups], x)
     overall = fair.evaluate(g.lf, metrics, g.strata, x)
-    return per_group, fair.spread(per_group, overall, g.strata, metrics, method)
+    table = fair.with_overall(per_group, overall, g.strata, metrics)
+    return per_group, fair.spread(table, g.strata, metrics, method)
 
 
 def replicate_spread(
     g: Groups, metrics: list[str], x: fair.Inputs, method: str, *, n_boot: int, seed: int | None
 ) -> tuple[pl.LazyFrame, str]:
     """The spread of every bootstrap replicate: ``*strata, rep, metric, ...`` and ``rep``."""
-    per_group, overall, rep = fair.replicate_tables(
+    table, rep = fair.replicate_tables(
         g.lf, g.strata, g.groups, metrics, x, n_boot=n_boot, seed=seed
     )
-    return fair.spread(per_group, overall, [*g.strata, rep], metrics, method), rep
+    return fair.spread(table, [*g.strata, rep], metrics, method), rep
 
 
 class FairnessMethods:
