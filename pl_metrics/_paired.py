@@ -112,7 +112,8 @@ def delong_columns(diff: pl.Expr, se: pl.Expr, ci: float) -> list[pl.Expr]:
     """``LOW, HIGH, TEST, STAT, P`` of DeLong's test from the difference and its se
     (the interval clipped to [-1, 1], the range of a difference of AUCs)."""
     z = an.z_value(ci)
-    statistic = diff / se
+    # se 0: the two models place every row alike (the same ranking): no difference
+    statistic = pl.when(se == 0).then(0.0).otherwise(diff / se)
     return [
         (diff - z * se).clip(-1.0, 1.0).alias(LOW),
         (diff + z * se).clip(-1.0, 1.0).alias(HIGH),
@@ -174,8 +175,10 @@ def delong_se(cells: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
     it beats, ties one half; here as the integer ``2 N x placement = 2
     (negatives below) + (negatives tied)`` (and ``2 P x`` for a negative), so
     that a placement difference constant over the positives and over the
-    negatives, a variance of exactly 0, is found exactly.  SE is null there
-    (the test is undefined, e.g. the same scores twice) and where P < 2 or N < 2.
+    negatives, a variance of exactly 0, is found exactly.  SE is 0 where every
+    placement difference is 0 (the two models rank the rows alike: statistic 0,
+    p-value 1, as McNemar's and the bootstrap's for the same predictions), null
+    where they are another constant (the test is undefined) and where P < 2 or N < 2.
     """
     keys = list(keys)
     count, positive = pl.col(COUNT), pl.col(Y)
@@ -213,8 +216,11 @@ def delong_se(cells: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
     s10, constant10 = variance(positive, p_total, n_total)
     s01, constant01 = variance(~positive, n_total, p_total)
     se = (s10 / p_total + s01 / n_total).sqrt()
-    defined = (p_total > 1) & (n_total > 1) & ~(constant10 & constant01)
-    return cells.group_by(keys).agg(pl.when(defined).then(se).alias(SE))
+    same = (pl.col(_D) == 0).all()  # every placement alike: the same ranking, se 0
+    defined = (p_total > 1) & (n_total > 1) & (~(constant10 & constant01) | same)
+    return cells.group_by(keys).agg(
+        pl.when(defined).then(pl.when(same).then(0.0).otherwise(se)).alias(SE)
+    )
 
 
 # --------------------------------------------------------------------------- bootstrap

@@ -244,9 +244,15 @@ def test_delong_undefined_cases() -> None:
         }
     ).with_columns(b=pl.col("a") * 2)  # the same order: every placement alike
     out = df.metrics.compare_models("y", ["a", "b"], by="g", metric="roc_auc")
+    assert out["g"].to_list() == ["one_pos", "same"]
     assert out["diff"].to_list() == [0.0, 0.0]
-    assert out["statistic"].null_count() == 2  # a variance of 0; one positive
-    assert out["p_value"].null_count() == 2
+    # one positive: DeLong's variance is undefined (P - 1 = 0)
+    assert out.row(0, named=True)["statistic"] is None
+    assert out.row(0, named=True)["p_value"] is None
+    # the same ranking: every placement difference 0, no difference (as McNemar's
+    # and the bootstrap's p-value 1 for the same predictions)
+    same = out.row(1, named=True)
+    assert (same["statistic"], same["p_value"], same["low"], same["high"]) == (0, 1, 0, 0)
 
 
 # ---------------------------------------------------------------------------- bootstrap
