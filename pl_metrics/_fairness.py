@@ -55,7 +55,7 @@ _LOWER = (
 #: Every metric ``compare`` / ``disparity`` know, by name (scikit-learn's scorer
 #: names: ``f1_macro`` is ``averages``' macro F1, ``f1`` the binary F1 of pos_label).
 METRICS: dict[str, Metric] = {
-    **{m: Metric("summary", m) for m in ("accuracy", "balanced_accuracy", "mcc", "cohen_kappa")},
+    **{m: Metric("summary", m) for m in gr.SUMMARY},
     **{
         f"{m}_{a}": Metric("averages", m, row=("average", a))
         for m in ("precision", "recall", "f1", "jaccard")
@@ -126,21 +126,12 @@ def binary_table(
 
 
 def binary_value(name: str, zero_division: float) -> pl.Expr:
-    """Metric ``name`` of the columns ``tp, fp, fn, tn`` (one formula each, in ``formulas``;
+    """Metric ``name`` of the columns ``tp, fp, fn, tn`` (``formulas.binary_metric``;
     ``n``: their total, the group's size)."""
     c = {k: pl.col(k) for k in ("tp", "fp", "fn", "tn")}
     if name == "n":
         return (c["tp"] + c["fp"] + c["fn"] + c["tn"]).cast(pl.Float64)
-    if name in fm.RATES:
-        return fm.rate(name, c, zero_division)
-    support, predicted = c["tp"] + c["fn"], c["tp"] + c["fp"]
-    if name == "recall":
-        return fm.recall(c["tp"], support, zero_division)
-    if name == "specificity":
-        return fm.specificity(c["tn"], c["fp"], zero_division)
-    if name == "f1":
-        return fm.f_beta(c["tp"], support, predicted, 1.0, zero_division)
-    return fm.jaccard(c["tp"], support, predicted, zero_division)
+    return fm.binary_metric(name, c, zero_division)
 
 
 # --------------------------------------------------------------------------- per group
@@ -253,10 +244,6 @@ def spread(
     )
 
 
-def _defined(x: pl.Expr) -> pl.Expr:
-    return x.fill_nan(None)
-
-
 # --------------------------------------------------------------------------- replicates
 @dataclass(frozen=True)
 class Replicates:
@@ -316,6 +303,7 @@ def replicate_tables(
             counts.keys[len(strata) :],
             metrics,
             binary=binary,
+            columns=(x.y_true, x.y_pred),
             pos_label=pos,
             zero_division=x.zero_division,
             n_boot=n_boot,
@@ -331,11 +319,16 @@ def replicate_tables(
             scores.keys[: len(strata)],
             scores.keys[len(strata) :],
             metrics[0],
+            column=x.y_pred,
             n_boot=n_boot,
             seed=seed,
         )
         reps = scores.finish(reps)
     else:
+        # the rows the point estimates checked (their errors, counted in rows, come
+        # first: a replicate's check would count weighted replicate rows)
+        checked = evaluate(lf, metrics, keys, x).select(keys)
+        lf = lf.join(checked, on=keys, how="semi", nulls_equal=True)
         drawn = replicated(lf, keys, x, n_boot=n_boot, seed=seed)
         rep_strata = [*strata, drawn.rep]
         per_group = evaluate(drawn.frame, metrics, [*rep_strata, *groups], drawn.inputs)
@@ -347,9 +340,11 @@ def replicate_tables(
 def difference(value: pl.Expr, other: pl.Expr) -> pl.Expr:
     """``value - other``, exactly 0 within a relative 1e-12: two routes to the same
     rational (a segment and the overall value of a replicate) may differ in the last
-    bits, and the sign of a replicate's difference decides its p-value."""
+    bits, and the sign of a replicate's difference decides its p-value.  An undefined
+    value (NaN, null) stays undefined: it is skipped, never a tie."""
     d = value - other
-    return pl.when(d.abs() <= 1e-12 * (value.abs() + other.abs())).then(0.0).otherwise(d)
+    tie = d.is_not_nan() & (d.abs() <= 1e-12 * (value.abs() + other.abs()))
+    return pl.when(tie).then(0.0).otherwise(d)  # NaN (undefined) stays NaN
 
 
 def free_name(stem: str, taken: Collection[str]) -> str:

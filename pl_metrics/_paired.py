@@ -250,7 +250,12 @@ def _label_draw(metric: str) -> Draw:
         models = []  # per model: its confusion cells and how the joint cells sum into them
         for m in (a, b):
             pairs, cell = np.unique(y * k + m, return_inverse=True)
-            confusion = pl.DataFrame({bs.A_ORD: pairs // k, bs.P_ORD: pairs % k, bs.N_LABELS: k})
+            # numpy columns only: a scalar would be broadcast by a polars query, and a
+            # query inside this worker thread of an outer query can deadlock
+            n_labels = np.full(len(pairs), k, dtype=np.int64)
+            confusion = pl.DataFrame(
+                {bs.A_ORD: pairs // k, bs.P_ORD: pairs % k, bs.N_LABELS: n_labels}
+            )
             models.append((confusion, bs.grouper(cell.ravel(), len(pairs))))
         values: list[list[np.ndarray]] = [[], []]
         for block in blocks:

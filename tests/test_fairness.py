@@ -144,14 +144,15 @@ def test_fairness_equals_fairlearn(case: dict[str, object]) -> None:
     diff, ratio = diff.set_index("c"), ratio.set_index("c")
 
     def combine(a: float, b: float, kind: str) -> float:
-        # a ratio 0 / 0 (every group's rate 0) is undefined: pl_metrics makes the
-        # aggregate undefined too, where fairlearn's ``.mean()`` skips the NaN and
-        # its worst case (builtin ``min``) depends on the order: a documented choice
-        if math.isnan(a) or math.isnan(b):
+        # an undefined part (a ratio 0 / 0: every group's rate 0) is skipped, as
+        # fairlearn's ``.mean()`` skips the NaN (its worst case, builtin min/max,
+        # depends on the order: NaN first gives NaN)
+        parts = [x for x in (a, b) if not math.isnan(x)]
+        if not parts:
             return math.nan
         if agg == "mean":
-            return (a + b) / 2
-        return max(a, b) if kind == "difference" else min(a, b)
+            return sum(parts) / len(parts)
+        return max(parts) if kind == "difference" else min(parts)
 
     rows = got.rows(named=True)
     assert len(rows) == len(diff)
@@ -378,7 +379,7 @@ def test_bad_input_is_a_clear_error() -> None:
     )
     big = pl.DataFrame({"g": [0, 1] * 50_000, "y": [0, 1] * 50_000})
     big = big.with_columns(s=pl.int_range(pl.len()) / 100_000)
-    with pytest.raises(ValueError, match="replicate rows"):
+    with pytest.raises(ValueError, match=r"distinct \(segment, 's'\) rows x n_boot=1000"):
         big.metrics.compare("y", "s", by="g", metric="roc_auc", n_boot=1000)
 
 
@@ -508,3 +509,63 @@ def test_compare_p_values_hold_their_level_when_segments_are_alike() -> None:
     assert 0.95 - 3.5 * 0.0126 <= covered <= 0.995, covered
     holm = df.metrics.compare("y", "p", by="g", n_boot=400, seed=2, adjust="holm")
     assert (holm["p_adjusted"] < 0.05).sum() == 0  # no family-wise false positive here
+
+
+def test_undefined_values_are_never_a_tie() -> None:
+    """A segment whose value is undefined (kappa of one class, NaN) has an undefined
+    difference, not 0 with p-value 1; undefined replicates are skipped."""
+    df = pl.DataFrame(
+        {
+            "g": ["a"] * 6 + ["b"] * 3,
+            "y": [0, 1, 0, 1, 0, 1, 1, 1, 1],
+            "p": [0, 1, 1, 1, 0, 0, 1, 1, 1],
+        }
+    )
+    out = df.metrics.compare("y", "p", by="g", metric="cohen_kappa", n_boot=50)
+    b = out.row(1, named=True)
+    assert b["g"] == "b"
+    assert b["value"] is None or math.isnan(b["value"])  # sklearn: NaN (one class)
+    assert b["diff"] is None or math.isnan(b["diff"])
+    assert b["p_value"] is None
+    assert b["diff_low"] is None
+    # a small segment whose replicates are often undefined (no positive drawn): the
+    # defined ones decide; its AUC of 0 against ~0.97 overall is far from noise
+    rng = np.random.default_rng(8)
+    n = 400
+    y = rng.integers(0, 2, n)
+    s = np.clip(0.6 * y + rng.random(n) * 0.4, 0, 1).round(3)
+    big = pl.DataFrame({"g": ["big"] * n, "y": y, "s": s})
+    small = pl.DataFrame(
+        {"g": ["small"] * 12, "y": [1, 1] + [0] * 10, "s": [0.0, 0.01] + [0.9] * 10}
+    )
+    auc = pl.concat([big, small]).metrics.compare("y", "s", by="g", metric="roc_auc", n_boot=400)
+    row = auc.filter(pl.col("g") == "small").row(0, named=True)
+    assert row["value"] == 0.0
+    assert row["diff_high"] < -0.5
+    assert row["p_value"] < 0.01
+
+
+def test_reference_must_be_exactly_a_group_key() -> None:
+    df = _segments(n_groups=3)
+    for bad in (1.5, True, "1"):
+        with pytest.raises(ValueError, match="is not a value of the `by` column 'g'"):
+            df.metrics.reference_disparities("y", "p", by="g", reference=bad)
+    assert df.metrics.reference_disparities("y", "p", by="g", reference=1.0)["reference"].sum() == 1
+
+
+def test_bad_seed_names_the_argument() -> None:
+    df = _segments(n_groups=3)
+    for call in (
+        lambda s: df.metrics.compare("y", "p", by="g", seed=s),
+        lambda s: df.metrics.fairness("y", "p", by="g", ci=0.9, seed=s),
+        lambda s: df.metrics.disparity("y", "p", by="g", ci=0.9, seed=s),
+    ):
+        for seed in (-1, 1.5, "a"):
+            with pytest.raises(ValueError, match="`seed` must be None or an integer >= 0"):
+                call(seed)
+
+
+def test_data_errors_of_the_scores_count_rows_not_replicates() -> None:
+    df = pl.DataFrame({"g": ["a", "b"] * 20, "y": [0, 1] * 20, "s": [0.5] * 13 + [1.5] * 27})
+    with pytest.raises(plm.DataError, match=" 27 "):
+        df.metrics.compare("y", "s", by="g", metric="log_loss", n_boot=20)

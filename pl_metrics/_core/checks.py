@@ -80,6 +80,13 @@ def check_choice(name: str, value: object, allowed: Collection[str]) -> None:
         raise ValueError(msg)
 
 
+def check_seed(seed: object) -> None:
+    """``seed``: None or an integer >= 0 (numpy's SeedSequence)."""
+    if seed is not None and not (is_int(seed) and seed >= 0):
+        msg = f"`seed` must be None or an integer >= 0, got {seed!r}"
+        raise ValueError(msg)
+
+
 def positive_int(name: str, value: object) -> int:
     """``value`` as an int >= 1 (numpy integers accepted)."""
     if not (is_int(value) and value >= 1):

@@ -164,6 +164,26 @@ def rate(name: str, counts: dict[str, Any], zero_division: float, xp: Backend = 
     )
 
 
+def binary_metric(
+    name: str, counts: dict[str, Any], zero_division: float, xp: Backend = POLARS
+) -> Any:
+    """A metric of a 2x2 matrix by name: a rate of :data:`RATES`, ``recall``,
+    ``specificity``, ``f1`` or ``jaccard`` of ``counts`` (``tp, fp, fn, tn``)."""
+    if name in RATES:
+        return rate(name, counts, zero_division, xp)
+    tp, support, predicted = counts["tp"], counts["tp"] + counts["fn"], counts["tp"] + counts["fp"]
+    if name == "recall":
+        return recall(tp, support, zero_division, xp)
+    if name == "specificity":
+        return specificity(counts["tn"], counts["fp"], zero_division, xp)
+    if name == "f1":
+        return f_beta(tp, support, predicted, 1.0, zero_division, xp)
+    if name == "jaccard":
+        return jaccard(tp, support, predicted, zero_division, xp)
+    msg = f"no binary metric {name!r}"
+    raise KeyError(msg)
+
+
 def likelihood_ratios(  # noqa: PLR0917 - the counts, then the options, as every formula here
     tp: Any,
     fp: Any,

@@ -3,9 +3,12 @@
 A disparity needs, in every replicate, each group's metric and the overall
 value of its stratum (the union of the stratum's groups, resampled separately:
 the overall counts of a replicate are the sum of its groups' drawn counts).
-Each group's cells are redrawn exactly as :mod:`pl_metrics._intervals.draws`
-redraws them for a single method's interval (same cells, same order, same
-seeding by the group's key), and the metric of every replicate is computed
+Each group's cells are redrawn with the seeding of
+:mod:`pl_metrics._intervals.draws` (by the group's key); for the label metrics
+they are also the same cells in the same order, so a group's replicates are
+those of its own method's interval (``summary(ci=)``, ``averages(ci=)``; the
+ranking intervals merge runs of scores first, so their draws differ), and the
+metric of every replicate is computed
 from the drawn counts by the replicate formulas of
 :mod:`pl_metrics._intervals.replicates` and :mod:`pl_metrics._core.formulas`:
 no frame with a row per replicate and cell is built.
@@ -37,7 +40,7 @@ if TYPE_CHECKING:
 _AVERAGES = {
     f"{m}_{a}": (a, m) for m in ("precision", "recall", "f1", "jaccard") for a in rp.AVERAGES
 }
-SUMMARY = ("accuracy", "balanced_accuracy", "mcc", "cohen_kappa")
+SUMMARY = bs.LABEL_METRICS["summary"]
 SCORE_METRICS = {"roc_auc": rp.roc_auc, "average_precision": rp.average_precision}
 
 
@@ -151,6 +154,7 @@ def label_replicates(
     metrics: Sequence[str],
     *,
     binary: Callable[[str, dict[str, Any]], Any],
+    columns: tuple[str, str],
     pos_label: object,
     zero_division: float,
     n_boot: int,
@@ -175,7 +179,7 @@ def label_replicates(
         if df.height == 0:
             return pl.DataFrame(schema=out_schema)
         if df.height * n_boot > rs.MAX_ROWS:
-            raise rs.too_many(df.height, n_boot, [ACTUAL, PREDICTED])
+            raise rs.too_many(df.height, n_boot, columns)
         df = df.sort([*keys, ACTUAL, PREDICTED], nulls_last=True)
         classes = pl.concat([df[ACTUAL], df[PREDICTED]]).unique().sort()
         k = len(classes)
@@ -230,6 +234,7 @@ def score_replicates(
     groups: Sequence[str],
     metric: str,
     *,
+    column: str,
     n_boot: int,
     seed: int | None,
 ) -> pl.LazyFrame:
@@ -249,7 +254,7 @@ def score_replicates(
         if df.height == 0:
             return pl.DataFrame(schema=out_schema)
         if 2 * df.height * n_boot > rs.MAX_ROWS:
-            raise rs.too_many(df.height, n_boot, [SCORE])
+            raise rs.too_many(df.height, n_boot, [column])
         df = df.sort([*keys, SCORE], descending=[False] * len(keys) + [True], nulls_last=True)
         score = df[SCORE].to_numpy()
         pos_n, neg_n = df[POS].to_numpy().astype(np.int64), df[NEG].to_numpy().astype(np.int64)
@@ -282,18 +287,8 @@ def score_replicates(
 
 
 def binary_numpy(name: str, counts: dict[str, Any], zero_division: float) -> Any:
-    """A binary metric of numpy counts (``formulas``; see ``_fairness.binary_value``)."""
-    xp = fm.NUMPY
-    if name in fm.RATES:
-        return fm.rate(name, counts, zero_division, xp)
-    tp, support, predicted = counts["tp"], counts["tp"] + counts["fn"], counts["tp"] + counts["fp"]
-    if name == "recall":
-        return fm.recall(tp, support, zero_division, xp)
-    if name == "specificity":
-        return fm.specificity(counts["tn"], counts["fp"], zero_division, xp)
-    if name == "f1":
-        return fm.f_beta(tp, support, predicted, 1.0, zero_division, xp)
-    return fm.jaccard(tp, support, predicted, zero_division, xp)
+    """A binary metric of numpy counts (``formulas.binary_metric``)."""
+    return fm.binary_metric(name, counts, zero_division, fm.NUMPY)
 
 
 __all__ = [

@@ -42,10 +42,10 @@ MAX_ROWS = 50_000_000
 
 def too_many(cells: int, n_boot: int, columns: Sequence[str]) -> ValueError:
     return ValueError(
-        f"the bootstrap of the differences needs {cells:,} distinct rows of "
-        f"{', '.join(map(repr, columns))} per segment x n_boot={n_boot} = "
-        f"{cells * n_boot:,} replicate rows, more than {MAX_ROWS:,}: round the scores "
-        "(e.g. pl.col(score).round(3)), use fewer replicates (n_boot=), or ci=None"
+        f"the bootstrap of the differences needs {cells:,} distinct (segment, "
+        f"{', '.join(map(repr, columns))}) rows x n_boot={n_boot} = {cells * n_boot:,} "
+        f"replicate cells, more than {MAX_ROWS:,}: round the scores (e.g. "
+        "pl.col(score).round(3)) or use fewer replicates (n_boot=)"
     )
 
 

@@ -123,6 +123,7 @@ class CompareMethods:
             )
             raise ValueError(msg)
         multiple.check_adjust(adjust)
+        v.check_seed(seed)
         zd = v.check_zero_division(zero_division)
         g = prepare(
             self._lf,
@@ -145,10 +146,11 @@ class CompareMethods:
         table_r, _ = fair.replicate_tables(
             g.lf, g.strata, g.groups, [name], x, n_boot=n_boot, seed=seed
         )
-        rep = table_r.rename({name: "v", gr.overall_column(name): "o"})
-        d = fair.difference(pl.col("v"), pl.col("o"))
+        v_, o_ = f"{names.INTERNAL}v", f"{names.INTERNAL}o"
+        rep = table_r.rename({name: v_, gr.overall_column(name): o_})
+        d = fair.difference(pl.col(v_), pl.col(o_))
         diff_low, diff_high = rs.percentile_bounds(d, ci)
-        ratio_low, ratio_high = rs.percentile_bounds(pl.col("v") / pl.col("o"), ci)
+        ratio_low, ratio_high = rs.percentile_bounds(pl.col(v_) / pl.col(o_), ci)
         aggs = [
             diff_low.alias("diff_low"),
             diff_high.alias("diff_high"),
@@ -157,7 +159,7 @@ class CompareMethods:
             rs.p_value(d).alias("p_value"),
         ]
         if ci_method == "bootstrap":
-            low, high = rs.percentile_bounds(pl.col("v"), ci)
+            low, high = rs.percentile_bounds(pl.col(v_), ci)
             aggs += [low.alias("low"), high.alias("high")]
         stats = rep.group_by(keys).agg(aggs)
         table = table.join(stats, on=keys, how="left", nulls_equal=True)

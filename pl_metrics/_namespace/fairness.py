@@ -248,8 +248,8 @@ class FairnessMethods:
             :meth:`group_rates` (``selection_rate_disparity`` is aequitas's
             ``pprev_disparity``, ``false_positive_rate_disparity`` its
             ``fpr_disparity``...): ``rate / reference's rate``, 1.0 on the
-            reference row (``reference`` True), infinite where only the
-            reference's rate is 0, null where both are 0.  A stratum without the
+            reference row (``reference`` True) unless its rate is 0, infinite
+            where only the reference's rate is 0, null where both are 0.  A stratum without the
             reference group is a ``DataError``.
         """
         zd = v.check_zero_division(zero_division)
@@ -339,10 +339,13 @@ class FairnessMethods:
             equalized_odds_difference, equalized_odds_ratio,
             equal_opportunity_difference, equal_opportunity_ratio`` (equal to
             fairlearn's functions of the same names), then ``<column>_low`` /
-            ``<column>_high`` with ``ci``.  A ratio with two zero rates is null.
+            ``<column>_high`` with ``ci``.  A ratio of two zero rates (every
+            group's rate 0) is null; equalized odds skips an undefined part, as
+            fairlearn's ``mean`` does (its worst case depends on the order).
         """
         v.check_choice("method", method, _METHODS)
         v.check_choice("agg", agg, _AGGS)
+        v.check_seed(seed)
         zd = v.check_zero_division(zero_division)
         with_ci = wants_ci(ci, n_boot, "bootstrap", weight, methods=("bootstrap",))
         g = prepare(
@@ -420,6 +423,7 @@ class FairnessMethods:
         for m in metrics:
             fair.check_metric(m)
         v.check_choice("method", method, _METHODS)
+        v.check_seed(seed)
         zd = v.check_zero_division(zero_division)
         with_ci = wants_ci(ci, n_boot, "bootstrap", weight, methods=("bootstrap",))
         g = prepare(
@@ -449,24 +453,21 @@ def _fairness_table(spread: pl.LazyFrame, strata: list[str], agg: str) -> pl.Laz
     """fairness's columns from the spread of its three rates (a row per stratum)."""
     metric = pl.col("metric")
     parts = [
-        pl.col(column).filter(metric == rate).first().alias(f"{rate}_{column[0]}")
+        pl.col(column).filter(metric == rate).first().alias(f"{names.INTERNAL}{rate}_{column[0]}")
         for rate in ("selection_rate", "true_positive_rate", "false_positive_rate")
         for column in ("difference", "ratio")
     ]
     table = spread.group_by(strata).agg(parts) if strata else spread.select(parts)
     columns = []
     for stem, rates in _FAIRNESS:
-        d = [pl.col(f"{r}_d") for r in rates]
-        r_ = [pl.col(f"{r}_r") for r in rates]
+        d = [pl.col(f"{names.INTERNAL}{r}_d") for r in rates]
+        r_ = [pl.col(f"{names.INTERNAL}{r}_r") for r in rates]
         if len(rates) == 1:
             diff, ratio = d[0], r_[0]
-        elif agg == "worst_case":  # an undefined part (null) makes the aggregate undefined
-            diff = pl.when(~pl.any_horizontal([c.is_null() for c in d])).then(pl.max_horizontal(d))
-            ratio = pl.when(~pl.any_horizontal([c.is_null() for c in r_])).then(
-                pl.min_horizontal(r_)
-            )
+        elif agg == "worst_case":  # an undefined part (null) is skipped, as pandas skips NaN
+            diff, ratio = pl.max_horizontal(d), pl.min_horizontal(r_)
         else:
-            diff, ratio = (d[0] + d[1]) / 2, (r_[0] + r_[1]) / 2  # null if a part is null
+            diff, ratio = pl.mean_horizontal(d), pl.mean_horizontal(r_)
         columns += [diff.alias(f"{stem}_difference"), ratio.alias(f"{stem}_ratio")]
     return table.select(*strata, *columns)
 
@@ -498,7 +499,13 @@ def _reference(g: Groups, reference: object, schema: pl.Schema) -> pl.Expr:
     for key, value in zip(g.groups, values, strict=True):
         try:
             literal = pl.Series([value]).cast(dtypes[key], strict=True)
+            # exactly the value: no float truncated to an integer, no bool as a number
+            exact = literal.to_list()[0] == value and isinstance(value, bool) == (
+                dtypes[key] == pl.Boolean
+            )
         except (pl.exceptions.PolarsError, TypeError, ValueError):
+            exact = False
+        if not exact:
             msg = (
                 f"`reference` value {value!r} is not a value of the `by` column "
                 f"{g.names[key]!r} ({dtypes[key]})"

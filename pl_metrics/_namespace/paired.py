@@ -63,9 +63,7 @@ def _check_options(
         msg = "`ci` is required: compare_models gives every difference an interval (e.g. 0.95)"
         raise ValueError(msg)
     v.check_ci(ci, n_boot, "bootstrap", ("bootstrap",))
-    if seed is not None and not (v.is_int(seed) and seed >= 0):
-        msg = f"`seed` must be None or an integer >= 0, got {seed!r}"
-        raise ValueError(msg)
+    v.check_seed(seed)
     if metric != "roc_auc" and importlib.util.find_spec("numpy") is None:
         msg = f"compare_models(metric={metric!r}) draws bootstrap replicates: pip install numpy"
         raise ModuleNotFoundError(msg)
@@ -104,9 +102,10 @@ class PairedMethods:
             Segment column(s) or expression(s), as in :meth:`confusion_matrix`.
         metric
             ``"accuracy"``, ``"balanced_accuracy"``, ``"mcc"``, ``"cohen_kappa"`` (as
-            :meth:`summary`), the binary ``"precision"``, ``"recall"``, ``"f1"`` of
-            ``pos_label`` (as :meth:`per_class`), or ``"roc_auc"``,
-            ``"average_precision"`` (binary, as their methods).
+            :meth:`summary`), ``"precision"``, ``"recall"``, ``"f1"`` of ``pos_label``
+            against the one other label (binary only: a segment with two other
+            labels is a ``DataError``, as scikit-learn's ``average="binary"``), or
+            ``"roc_auc"``, ``"average_precision"`` (binary, as their methods).
         pos_label
             The positive class of the binary metrics; default 1 (True) for labels
             {0, 1} or {-1, 1} only, required for string labels.
@@ -134,7 +133,9 @@ class PairedMethods:
             exact, the chi-square otherwise) or DeLong's z, null for the bootstrap;
             ``p_value`` the two-sided p-value of ``diff == 0``.  Where ``diff`` is
             undefined, or the test is (DeLong with fewer than two positives or
-            negatives, or a variance of exactly 0), the interval and test are null.
+            negatives, or a variance of exactly 0 with the models ranking the rows
+            differently), the interval and test are null; two models that rank
+            every row alike get DeLong's statistic 0 and p-value 1.
 
         Notes
         -----
