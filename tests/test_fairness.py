@@ -98,7 +98,8 @@ def test_group_rates_equal_fairlearn(case: dict[str, object]) -> None:
     df, weight = case["df"], case["weight"]
     got = df.metrics.group_rates("y", "p", by="g", weight=weight, pos_label=1)
     sel = df.metrics.selection_rate("y", "p", by="g", weight=weight, pos_label=1)
-    assert got["selection_rate"].to_list() == sel["selection_rate"].to_list()
+    # the same formula on the same counts; weighted sums may differ in the last bit
+    assert got["selection_rate"].to_list() == pytest.approx(sel["selection_rate"].to_list())
     for row in got.iter_rows(named=True):
         part = df.filter(pl.col("g") == row["g"])
         w = None if weight is None else part[weight].to_numpy()

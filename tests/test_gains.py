@@ -62,9 +62,9 @@ def _refused_without_positive(case: dict, method: str, **options: object) -> boo
 
 def _expected(case: dict, build) -> pl.DataFrame:
     expected = oracle.by_segment(case["df"], case["by"], build, weight=case["weight"])
-    return (
-        expected.sort(case["by"], nulls_last=True, maintain_order=True) if case["by"] else expected
-    )
+    if expected is None or not case["by"]:  # None: every row weighs 0
+        return expected
+    return expected.sort(case["by"], nulls_last=True, maintain_order=True)
 
 
 def _weights(seg: pl.DataFrame, weight: str | None) -> list:
