@@ -6,8 +6,9 @@ counts with :data:`pl_metrics._core.formulas.RATES`), so a group's value is
 the method's value.  :func:`spread` turns the per-group values and the
 overall value of each stratum (``control=``) into fairlearn's ``group_min``,
 ``group_max``, ``difference`` and ``ratio`` (``method="between_groups"`` or
-``"to_overall"``); :func:`replicated` does the same on bootstrap replicates
-(:mod:`pl_metrics._intervals.resample`) for the intervals and p-values.
+``"to_overall"``), from the point estimates or from the bootstrap replicates of
+:func:`replicate_tables` (:mod:`pl_metrics._intervals.groups`, or the weighted-rows
+fallback of :func:`replicated`) for the intervals and p-values.
 """
 
 from __future__ import annotations

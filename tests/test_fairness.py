@@ -25,6 +25,18 @@ from statsmodels.stats.multitest import multipletests
 
 import pl_metrics as plm
 
+
+def _scalar(fn: object) -> object:
+    """fairlearn's metric returning a float: fairlearn 0.14 (the newest on Python 3.10)
+    returns ``selection_rate`` of a one-row group as an array, which its MetricFrame
+    then treats as an error value (NaN); the definition is unchanged."""
+
+    def metric(*args: object, **kwargs: object) -> float:
+        return float(np.asarray(fn(*args, **kwargs)).squeeze())
+
+    return metric
+
+
 RATES = {
     "selection_rate": flm.selection_rate,
     "true_positive_rate": flm.true_positive_rate,
@@ -132,9 +144,9 @@ def test_fairness_equals_fairlearn(case: dict[str, object]) -> None:
     mf = _frame(
         case,
         {
-            "sel": flm.selection_rate,
-            "tpr": flm.true_positive_rate,
-            "fpr": flm.false_positive_rate,
+            "sel": _scalar(flm.selection_rate),
+            "tpr": _scalar(flm.true_positive_rate),
+            "fpr": _scalar(flm.false_positive_rate),
         },
     )
     diff, ratio = mf.difference(method=method), mf.ratio(method=method)
