@@ -273,6 +273,7 @@ def replicate_tables(
     metrics: Sequence[str],
     x: Inputs,
     *,
+    point: pl.LazyFrame,
     n_boot: int,
     seed: int | None,
 ) -> tuple[pl.LazyFrame, str]:
@@ -282,7 +283,8 @@ def replicate_tables(
 
     Label metrics and ROC AUC / AP are drawn and reduced in numpy
     (:mod:`pl_metrics._intervals.groups`); the others are evaluated by their frame
-    method on the replicates as weighted rows (:func:`replicated`).
+    method on the replicates as weighted rows (:func:`replicated`), drawn from the
+    groups of ``point`` (the point estimates per group, :func:`evaluate`).
     """
     strata, groups, metrics = list(strata), list(groups), list(metrics)
     keys = [*strata, *groups]
@@ -328,8 +330,7 @@ def replicate_tables(
     else:
         # the rows the point estimates checked (their errors, counted in rows, come
         # first: a replicate's check would count weighted replicate rows)
-        checked = evaluate(lf, metrics, keys, x).select(keys)
-        lf = lf.join(checked, on=keys, how="semi", nulls_equal=True)
+        lf = lf.join(point.select(keys), on=keys, how="semi", nulls_equal=True)
         drawn = replicated(lf, keys, x, n_boot=n_boot, seed=seed)
         rep_strata = [*strata, drawn.rep]
         per_group = evaluate(drawn.frame, metrics, [*rep_strata, *groups], drawn.inputs)

@@ -144,7 +144,7 @@ class CompareMethods:
         table = table.rename({name: "value", gr.overall_column(name): "overall"})
 
         table_r, _ = fair.replicate_tables(
-            g.lf, g.strata, g.groups, [name], x, n_boot=n_boot, seed=seed
+            g.lf, g.strata, g.groups, [name], x, point=value, n_boot=n_boot, seed=seed
         )
         v_, o_ = f"{names.INTERNAL}v", f"{names.INTERNAL}o"
         rep = table_r.rename({name: v_, gr.overall_column(name): o_})

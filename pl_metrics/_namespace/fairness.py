@@ -93,11 +93,19 @@ def disparities(
 
 
 def replicate_spread(
-    g: Groups, metrics: list[str], x: fair.Inputs, method: str, *, n_boot: int, seed: int | None
+    g: Groups,
+    metrics: list[str],
+    x: fair.Inputs,
+    method: str,
+    *,
+    point: pl.LazyFrame,
+    n_boot: int,
+    seed: int | None,
 ) -> tuple[pl.LazyFrame, str]:
-    """The spread of every bootstrap replicate: ``*strata, rep, metric, ...`` and ``rep``."""
+    """The spread of every bootstrap replicate: ``*strata, rep, metric, ...`` and ``rep``
+    (``point``: the point estimates per group, of :func:`disparities`)."""
     table, rep = fair.replicate_tables(
-        g.lf, g.strata, g.groups, metrics, x, n_boot=n_boot, seed=seed
+        g.lf, g.strata, g.groups, metrics, x, point=point, n_boot=n_boot, seed=seed
     )
     return fair.spread(table, [*g.strata, rep], metrics, method), rep
 
@@ -360,11 +368,13 @@ class FairnessMethods:
         )
         x = fair.Inputs(y_true, y_pred, pos_label, weight, zd, "fairness")
         rates = ["selection_rate", "true_positive_rate", "false_positive_rate"]
-        _, spread = disparities(g, rates, x, method)
+        per_group, spread = disparities(g, rates, x, method)
         out = _fairness_table(spread, g.strata, agg)
         if with_ci:
             assert ci is not None
-            reps, rep = replicate_spread(g, rates, x, method, n_boot=n_boot, seed=seed)
+            reps, rep = replicate_spread(
+                g, rates, x, method, point=per_group, n_boot=n_boot, seed=seed
+            )
             table = _fairness_table(reps, [*g.strata, rep], agg)
             columns = list(names.output_columns("fairness"))
             aggs = fair.interval_aggs(columns, ci)
@@ -437,10 +447,12 @@ class FairnessMethods:
             method="disparity",
         )
         x = fair.Inputs(y_true, y_pred, pos_label, weight, zd, "disparity")
-        _, out = disparities(g, metrics, x, method)
+        per_group, out = disparities(g, metrics, x, method)
         if with_ci:
             assert ci is not None
-            reps, _ = replicate_spread(g, metrics, x, method, n_boot=n_boot, seed=seed)
+            reps, _ = replicate_spread(
+                g, metrics, x, method, point=per_group, n_boot=n_boot, seed=seed
+            )
             bounds = reps.group_by([*g.strata, "metric"]).agg(
                 fair.interval_aggs(["difference", "ratio"], ci)
             )
