@@ -26,7 +26,7 @@ from pl_metrics._namespace.practitioner import PractitionerMethods
 from pl_metrics._namespace.probability import ProbabilityMethods
 from pl_metrics._namespace.ranking import RankingMethods
 from pl_metrics._namespace.scoring import ScoringMethods
-from pl_metrics._typing import AucAverage, By, CiMethod, MultiClass, Score
+from pl_metrics._typing import AucAverage, AucCiMethod, By, MultiClass, Score
 
 
 @pl.api.register_lazyframe_namespace("metrics")
@@ -112,7 +112,7 @@ class MetricsDataFrame:
         ci: float | None = None,
         n_boot: int = 1000,
         seed: int | None = 0,
-        ci_method: CiMethod = "bootstrap",
+        ci_method: AucCiMethod = "bootstrap",
     ) -> pl.DataFrame:
         # The rows are in memory: continuous binary scores are faster sorted than
         # counted (the same number; see _ranking_sorted).
