@@ -1,4 +1,12 @@
-"""Type aliases shared by the public API (one place for every ``Literal``)."""
+"""Type aliases shared by the public API (one place for every ``Literal``).
+
+Each ``Literal`` lists the values the runtime accepts; where a runtime catalogue
+lists the same names (``_fairness.METRICS``, ``_over_time.METRICS``, ...),
+``tests/test_typing.py`` asserts that the two are equal, and it checks every
+``Literal`` parameter of the namespace against the values its method accepts.
+The aliases are exported by :mod:`pl_metrics` for annotating user variables
+(``metric: plm.FairnessMetric = "f1_macro"``).
+"""
 
 from __future__ import annotations
 
@@ -7,15 +15,118 @@ from typing import Literal, TypeAlias
 
 import polars as pl
 
+# ----------------------------------------------------------------------- options
 #: Averages produced by :meth:`averages` / :meth:`report`, in output order.
-Average = Literal["micro", "macro", "weighted"]
+Average: TypeAlias = Literal["micro", "macro", "weighted"]
 #: Averages accepted by the multiclass ROC AUC.
-AucAverage = Literal["macro", "weighted"]
-#: How ``ci=`` intervals are computed.
-CiMethod = Literal["bootstrap", "wilson", "delong"]
+AucAverage: TypeAlias = Literal["macro", "weighted"]
 #: Multiclass ROC AUC strategies.
-MultiClass = Literal["ovr", "ovo"]
+MultiClass: TypeAlias = Literal["ovr", "ovo"]
+#: How ``ci=`` intervals are computed: every method (``compare``, ``over_time``).
+CiMethod: TypeAlias = Literal["bootstrap", "wilson", "delong"]
+#: ``ci_method`` of ``per_class`` / ``summary`` (Wilson: accuracy and per-class rates).
+LabelCiMethod: TypeAlias = Literal["bootstrap", "wilson"]
+#: ``ci_method`` of ``roc_auc`` (DeLong's variance).
+AucCiMethod: TypeAlias = Literal["bootstrap", "delong"]
+#: ``ci_method`` of the methods whose intervals are bootstrap only.
+BootstrapCiMethod: TypeAlias = Literal["bootstrap"]
+#: ``adjust=``: the adjustment of many p-values (``_core.multiple.ADJUSTMENTS``).
+Adjust: TypeAlias = Literal["bonferroni", "holm", "bh", "by"]
+#: ``normalize=`` of ``confusion_matrix``: divide by the row, column or total count.
+Normalize: TypeAlias = Literal["true", "pred", "all"]
+#: ``kappa_weights=`` of ``summary`` (Cohen's weighted kappa).
+KappaWeights: TypeAlias = Literal["linear", "quadratic"]
+#: ``strategy=`` of ``calibration_curve`` / ``calibration_error``: the bin edges.
+BinStrategy: TypeAlias = Literal["uniform", "quantile"]
+#: ``method=`` of ``fairness`` / ``disparity``: differences between groups or to overall.
+DisparityMethod: TypeAlias = Literal["between_groups", "to_overall"]
+#: ``agg=`` of ``fairness``: fairlearn's aggregate of the parts of equalized odds.
+FairnessAgg: TypeAlias = Literal["worst_case", "mean"]
 
+# ------------------------------------------------------------------ metric names
+#: The metrics of ``compare`` / ``disparity`` (``_fairness.METRICS`` but ``n``).
+FairnessMetric: TypeAlias = Literal[
+    "accuracy",
+    "balanced_accuracy",
+    "mcc",
+    "cohen_kappa",
+    "precision_micro",
+    "precision_macro",
+    "precision_weighted",
+    "recall_micro",
+    "recall_macro",
+    "recall_weighted",
+    "f1_micro",
+    "f1_macro",
+    "f1_weighted",
+    "jaccard_micro",
+    "jaccard_macro",
+    "jaccard_weighted",
+    "selection_rate",
+    "prevalence",
+    "true_positive_rate",
+    "false_positive_rate",
+    "true_negative_rate",
+    "false_negative_rate",
+    "precision",
+    "false_discovery_rate",
+    "negative_predictive_value",
+    "false_omission_rate",
+    "recall",
+    "specificity",
+    "f1",
+    "jaccard",
+    "roc_auc",
+    "average_precision",
+    "ks",
+    "log_loss",
+    "brier_score",
+]
+#: The metrics of ``compare_models`` (``_paired.METRICS``).
+PairedMetric: TypeAlias = Literal[
+    "accuracy",
+    "balanced_accuracy",
+    "mcc",
+    "cohen_kappa",
+    "precision",
+    "recall",
+    "f1",
+    "roc_auc",
+    "average_precision",
+]
+#: ``metric=`` of ``best_threshold``: a column of ``thresholds`` (beta 1).  With
+#: another ``beta`` the F column is ``f{beta:g}`` (``"f2"``), outside this list:
+#: ``typing.cast(plm.ThresholdMetric, "f2")``.
+ThresholdMetric: TypeAlias = Literal[
+    "tp", "fp", "fn", "tn", "precision", "recall", "f1", "specificity", "accuracy", "mcc"
+]
+#: ``metrics=`` of ``over_time`` (``_over_time.METRICS``).
+OverTimeMetric: TypeAlias = Literal[
+    "n",
+    "accuracy",
+    "balanced_accuracy",
+    "mcc",
+    "cohen_kappa",
+    "precision_micro",
+    "precision_macro",
+    "precision_weighted",
+    "recall_micro",
+    "recall_macro",
+    "recall_weighted",
+    "f1_micro",
+    "f1_macro",
+    "f1_weighted",
+    "jaccard_micro",
+    "jaccard_macro",
+    "jaccard_weighted",
+    "roc_auc",
+    "average_precision",
+    "ks",
+    "log_loss",
+    "brier_score",
+]
+
+# ------------------------------------------------------------------------ inputs
 #: A column given by name or as an expression.
 IntoColumn: TypeAlias = str | pl.Expr
 #: The ``by=`` argument: nothing, one column name or expression, or several.

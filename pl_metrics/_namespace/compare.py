@@ -19,7 +19,7 @@ from pl_metrics._core import multiple, names
 from pl_metrics._intervals import groups as gr
 from pl_metrics._intervals import resample as rs
 from pl_metrics._namespace.fairness import prepare
-from pl_metrics._typing import By, CiMethod
+from pl_metrics._typing import Adjust, By, CiMethod, FairnessMetric
 
 #: The metrics with an analytic interval of their own method, by ``ci_method``.
 _ANALYTIC = {"wilson": ("accuracy",), "delong": ("roc_auc",)}
@@ -36,7 +36,7 @@ class CompareMethods:
         y_pred: str,
         *,
         by: By,
-        metric: str = "accuracy",
+        metric: FairnessMetric = "accuracy",
         control: By = None,
         ci: float = 0.95,
         n_boot: int = 1000,
@@ -44,7 +44,7 @@ class CompareMethods:
         ci_method: CiMethod = "bootstrap",
         pos_label: object = None,
         zero_division: float = 0.0,
-        adjust: str | None = None,
+        adjust: Adjust | None = None,
     ) -> pl.LazyFrame:
         """Compare each segment's metric with the overall value and the best segment.
 

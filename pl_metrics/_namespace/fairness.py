@@ -4,6 +4,7 @@ fairness (fairlearn's six disparity metrics) and disparity (any metric's
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import polars as pl
@@ -13,7 +14,7 @@ from pl_metrics._core import checks as v
 from pl_metrics._core import formulas as fm
 from pl_metrics._core import names
 from pl_metrics._namespace._common import wants_ci
-from pl_metrics._typing import By
+from pl_metrics._typing import By, DisparityMethod, FairnessAgg, FairnessMetric
 
 _METHODS = ("between_groups", "to_overall")
 _AGGS = ("worst_case", "mean")
@@ -310,8 +311,8 @@ class FairnessMethods:
         control: By = None,
         pos_label: object = None,
         weight: str | None = None,
-        method: str = "between_groups",
-        agg: str = "worst_case",
+        method: DisparityMethod = "between_groups",
+        agg: FairnessAgg = "worst_case",
         zero_division: float = 0.0,
         ci: float | None = None,
         n_boot: int = 1000,
@@ -388,9 +389,9 @@ class FairnessMethods:
         y_pred: str,
         *,
         by: By,
-        metric: str | list[str] = "accuracy",
+        metric: FairnessMetric | Sequence[FairnessMetric] = "accuracy",
         control: By = None,
-        method: str = "between_groups",
+        method: DisparityMethod = "between_groups",
         pos_label: object = None,
         weight: str | None = None,
         zero_division: float = 0.0,

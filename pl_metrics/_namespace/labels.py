@@ -12,7 +12,15 @@ from pl_metrics._core.confusion import Counts, confusion_counts
 from pl_metrics._core.names import COUNTS_STATE
 from pl_metrics._intervals import attach as iv
 from pl_metrics._namespace._common import wants_ci as _wants_ci
-from pl_metrics._typing import By, CiMethod, Labels
+from pl_metrics._typing import (
+    BootstrapCiMethod,
+    By,
+    CiMethod,
+    KappaWeights,
+    LabelCiMethod,
+    Labels,
+    Normalize,
+)
 
 
 class LabelMethods:
@@ -77,7 +85,7 @@ class LabelMethods:
         by: By = None,
         labels: Labels = None,
         weight: str | None = None,
-        normalize: str | None = None,
+        normalize: Normalize | None = None,
     ) -> pl.LazyFrame:
         """Confusion counts, one row per (actual, predicted) pair, zero cells included.
 
@@ -149,7 +157,7 @@ class LabelMethods:
         ci: float | None = None,
         n_boot: int = 1000,
         seed: int | None = 0,
-        ci_method: CiMethod = "bootstrap",
+        ci_method: LabelCiMethod = "bootstrap",
     ) -> pl.LazyFrame:
         """Counts and scores of each class against the rest.
 
@@ -221,7 +229,7 @@ class LabelMethods:
         ci: float | None = None,
         n_boot: int = 1000,
         seed: int | None = 0,
-        ci_method: CiMethod = "bootstrap",
+        ci_method: BootstrapCiMethod = "bootstrap",
     ) -> pl.LazyFrame:
         """Micro, macro and support-weighted averages of the per-class scores.
 
@@ -288,7 +296,7 @@ class LabelMethods:
         ci: float | None = None,
         n_boot: int = 1000,
         seed: int | None = 0,
-        ci_method: CiMethod = "bootstrap",
+        ci_method: BootstrapCiMethod = "bootstrap",
     ) -> pl.LazyFrame:
         """The classification report: per-class rows, then the three averages.
 
@@ -348,8 +356,8 @@ class LabelMethods:
         ci: float | None = None,
         n_boot: int = 1000,
         seed: int | None = 0,
-        ci_method: CiMethod = "bootstrap",
-        kappa_weights: str | None = None,
+        ci_method: LabelCiMethod = "bootstrap",
+        kappa_weights: KappaWeights | None = None,
     ) -> pl.LazyFrame:
         """Accuracy, balanced accuracy, MCC and Cohen's kappa, one row per segment.
 

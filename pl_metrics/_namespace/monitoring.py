@@ -13,7 +13,7 @@ from pl_metrics._core import names
 from pl_metrics._core import scores as sc
 from pl_metrics._core.confusion import confusion_counts
 from pl_metrics._namespace._common import wants_ci as _wants_ci
-from pl_metrics._typing import By, CiMethod, Labels
+from pl_metrics._typing import By, CiMethod, Labels, OverTimeMetric
 
 
 class MonitoringMethods:
@@ -28,7 +28,7 @@ class MonitoringMethods:
         index: str,
         every: str,
         period: str | None = None,
-        metrics: str | Sequence[str] = ("accuracy",),
+        metrics: OverTimeMetric | Sequence[OverTimeMetric] = ("accuracy",),
         y_pred: str | None = None,
         y_score: str | None = None,
         by: By = None,

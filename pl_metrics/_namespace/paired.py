@@ -13,7 +13,7 @@ from pl_metrics import _paired as pt
 from pl_metrics._core import checks as v
 from pl_metrics._core import multiple, names
 from pl_metrics._core import scores as sc
-from pl_metrics._typing import By
+from pl_metrics._typing import Adjust, By, PairedMetric
 
 _METHOD = "compare_models"
 
@@ -80,12 +80,12 @@ class PairedMethods:
         models: Mapping[str, str] | Sequence[str],
         *,
         by: By = None,
-        metric: str = "accuracy",
+        metric: PairedMetric = "accuracy",
         pos_label: object = None,
         ci: float = 0.95,
         n_boot: int = 1000,
         seed: int | None = 0,
-        adjust: str | None = None,
+        adjust: Adjust | None = None,
     ) -> pl.LazyFrame:
         """Compare models scored on the same rows with a baseline: paired differences,
         their intervals and tests, per segment.

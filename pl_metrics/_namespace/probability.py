@@ -14,7 +14,7 @@ from pl_metrics import _thresholds as th
 from pl_metrics._core import checks as v
 from pl_metrics._core import names
 from pl_metrics._core import scores as sc
-from pl_metrics._typing import By, Score
+from pl_metrics._typing import BinStrategy, By, Score, ThresholdMetric
 
 
 class ProbabilityMethods:
@@ -133,7 +133,7 @@ class ProbabilityMethods:
         pos_label: object = None,
         weight: str | None = None,
         n_bins: int = 5,
-        strategy: str = "uniform",
+        strategy: BinStrategy = "uniform",
     ) -> pl.LazyFrame:
         """Reliability diagram points: observed frequency vs mean probability per bin.
 
@@ -177,7 +177,7 @@ class ProbabilityMethods:
         pos_label: object = None,
         weight: str | None = None,
         n_bins: int = 15,
-        strategy: str = "uniform",
+        strategy: BinStrategy = "uniform",
     ) -> pl.LazyFrame:
         """Expected (ECE) and maximum (MCE) calibration error.
 
@@ -309,7 +309,7 @@ class ProbabilityMethods:
         y_true: str,
         y_score: str,
         *,
-        metric: str = "f1",
+        metric: ThresholdMetric = "f1",
         where: pl.Expr | None = None,
         by: By = None,
         pos_label: object = None,

@@ -11,7 +11,14 @@ from pl_metrics._core import names
 from pl_metrics._core import scores as sc
 from pl_metrics._intervals import attach as iv
 from pl_metrics._namespace._common import wants_ci as _wants_ci
-from pl_metrics._typing import AucAverage, By, CiMethod, MultiClass, Score
+from pl_metrics._typing import (
+    AucAverage,
+    AucCiMethod,
+    BootstrapCiMethod,
+    By,
+    MultiClass,
+    Score,
+)
 
 
 class RankingMethods:
@@ -58,7 +65,7 @@ class RankingMethods:
         ci: float | None = None,
         n_boot: int = 1000,
         seed: int | None = 0,
-        ci_method: CiMethod = "bootstrap",
+        ci_method: AucCiMethod = "bootstrap",
     ) -> pl.LazyFrame:
         """Area under the ROC curve, per segment.
 
@@ -170,7 +177,7 @@ class RankingMethods:
         ci: float | None = None,
         n_boot: int = 1000,
         seed: int | None = 0,
-        ci_method: CiMethod = "bootstrap",
+        ci_method: BootstrapCiMethod = "bootstrap",
     ) -> pl.LazyFrame:
         """Average precision (scikit-learn's step-wise sum, no interpolation).
 
