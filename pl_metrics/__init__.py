@@ -8,11 +8,37 @@ Importing the package registers the ``.metrics`` namespace on
 
     df.metrics.report("y_true", "y_pred", by="segment")
     df.group_by("segment").agg(plm.accuracy("y_true", "y_pred"))
+
+``plm.metrics(df)`` is the same namespace, typed for static checkers (which do not
+see ``df.metrics``): see ``docs/typing.md``.
 """
 
 from __future__ import annotations
 
+from typing import overload
+
+import polars as pl
+
 from pl_metrics import _namespace  # registers `.metrics`
+from pl_metrics._typing import (
+    Adjust,
+    AucAverage,
+    AucCiMethod,
+    Average,
+    BinStrategy,
+    BootstrapCiMethod,
+    CiMethod,
+    DisparityMethod,
+    FairnessAgg,
+    FairnessMetric,
+    KappaWeights,
+    LabelCiMethod,
+    MultiClass,
+    Normalize,
+    OverTimeMetric,
+    PairedMetric,
+    ThresholdMetric,
+)
 from pl_metrics.exceptions import DataError
 from pl_metrics.expr import (
     accuracy,
@@ -34,12 +60,81 @@ __version__ = "0.1.0"
 MetricsDataFrame = _namespace.MetricsDataFrame
 MetricsLazyFrame = _namespace.MetricsLazyFrame
 
+
+@overload
+def metrics(frame: pl.DataFrame) -> MetricsDataFrame: ...
+@overload
+def metrics(frame: pl.LazyFrame) -> MetricsLazyFrame: ...
+def metrics(frame: pl.DataFrame | pl.LazyFrame) -> MetricsDataFrame | MetricsLazyFrame:
+    """The ``.metrics`` namespace of ``frame``, typed: ``plm.metrics(df)`` is ``df.metrics``.
+
+    Type checkers do not see the namespaces that polars registers at run time
+    (``df.metrics`` is an unknown attribute to mypy and pyright); this function
+    returns the same object with its class, so that every method's parameters
+    (with their ``Literal`` option values) and its result are checked.
+
+    Parameters
+    ----------
+    frame
+        A :class:`polars.DataFrame` or :class:`polars.LazyFrame`.
+
+    Returns
+    -------
+    MetricsDataFrame or MetricsLazyFrame
+        The namespace ``frame.metrics``: its methods return DataFrames for a
+        DataFrame and LazyFrames (never collected) for a LazyFrame.
+
+    Raises
+    ------
+    TypeError
+        When ``frame`` is neither (a pandas DataFrame, a Series, a state, ...).
+
+    Examples
+    --------
+    >>> import polars as pl, pl_metrics as plm
+    >>> df = pl.DataFrame({"y": [0, 1, 1, 0], "p": [0, 1, 0, 0]})
+    >>> plm.metrics(df).summary("y", "p")["accuracy"].item()
+    0.75
+    >>> type(plm.metrics(df.lazy()).summary("y", "p")).__name__
+    'LazyFrame'
+    """
+    if isinstance(frame, pl.DataFrame):
+        return MetricsDataFrame(frame)
+    if isinstance(frame, pl.LazyFrame):
+        return MetricsLazyFrame(frame)
+    kind = type(frame)
+    msg = (
+        "`frame` must be a polars DataFrame or LazyFrame, "
+        f"got {kind.__module__}.{kind.__qualname__}"
+    )
+    if kind.__module__.split(".")[0] == "pandas":
+        msg += "; convert it first: plm.metrics(pl.from_pandas(frame))"
+    raise TypeError(msg)
+
+
 __all__ = [
+    "Adjust",
+    "AucAverage",
+    "AucCiMethod",
+    "Average",
+    "BinStrategy",
+    "BootstrapCiMethod",
+    "CiMethod",
     "CountsState",
     "DataError",
+    "DisparityMethod",
+    "FairnessAgg",
+    "FairnessMetric",
+    "KappaWeights",
+    "LabelCiMethod",
     "MetricsDataFrame",
     "MetricsLazyFrame",
+    "MultiClass",
+    "Normalize",
+    "OverTimeMetric",
+    "PairedMetric",
     "ScoreCountsState",
+    "ThresholdMetric",
     "accuracy",
     "average_precision",
     "brier_score",
@@ -49,6 +144,7 @@ __all__ = [
     "from_score_counts",
     "jaccard",
     "log_loss",
+    "metrics",
     "precision",
     "recall",
     "roc_auc",

@@ -6,13 +6,15 @@ import functools
 import importlib.util
 import inspect
 from collections.abc import Callable
-from typing import Any, Concatenate, ParamSpec
+from typing import Concatenate, ParamSpec, Protocol, TypeVar
 
 import polars as pl
 
 from pl_metrics._core import checks as v
 
 P = ParamSpec("P")
+L = TypeVar("L")
+L_co = TypeVar("L_co", covariant=True)
 
 
 def wants_ci(
@@ -38,17 +40,27 @@ def wants_ci(
     return True
 
 
+class Eager(Protocol[L_co]):
+    """A DataFrame namespace: the same rows as a LazyFrame namespace, ``_lazy``."""
+
+    @property
+    def _lazy(self) -> L_co: ...
+
+
 def eager(
-    lazy_method: Callable[Concatenate[Any, P], pl.LazyFrame],
-) -> Callable[Concatenate[Any, P], pl.DataFrame]:
+    lazy_method: Callable[Concatenate[L, P], pl.LazyFrame],
+) -> Callable[Concatenate[Eager[L], P], pl.DataFrame]:
     """The DataFrame twin of a LazyFrame method: ``df.lazy().metrics.<m>(...).collect()``.
 
     The one mechanism for every eager method: same parameters, same checks,
-    same docstring (the result is a DataFrame instead of a LazyFrame).
+    same docstring (the result is a DataFrame instead of a LazyFrame).  Typed
+    with the lazy method's parameters (``ParamSpec``), so that a type checker
+    sees ``plm.metrics(df).report(...)`` take what ``report`` takes and return a
+    DataFrame.
     """
 
     @functools.wraps(lazy_method)
-    def method(self: Any, *args: P.args, **kwargs: P.kwargs) -> pl.DataFrame:
+    def method(self: Eager[L], *args: P.args, **kwargs: P.kwargs) -> pl.DataFrame:
         return lazy_method(self._lazy, *args, **kwargs).collect()
 
     signature = inspect.signature(lazy_method)
