@@ -21,6 +21,7 @@ import itertools
 import math
 from collections.abc import Callable, Collection, Mapping, Sequence
 from fractions import Fraction
+from typing import TypeVar
 
 import polars as pl
 from polars.exceptions import ColumnNotFoundError, SchemaError
@@ -170,7 +171,13 @@ def check_threshold(threshold: object) -> float:
     return float(threshold)
 
 
-def check_optional_choice(name: str, value: object, allowed: Collection[str]) -> str | None:
+#: An option's string type (a ``Literal``): what ``check_optional_choice`` returns.
+Choice = TypeVar("Choice", bound=str)
+
+
+def check_optional_choice(
+    name: str, value: Choice | None, allowed: Collection[str]
+) -> Choice | None:
     """``value``: None or one of ``allowed`` (``normalize=``, ``kappa_weights=``)."""
     if value is None:
         return None

@@ -60,7 +60,7 @@ def eager(
     """
 
     @functools.wraps(lazy_method)
-    def method(self: Eager[L], *args: P.args, **kwargs: P.kwargs) -> pl.DataFrame:
+    def method(self: Eager[L], /, *args: P.args, **kwargs: P.kwargs) -> pl.DataFrame:
         return lazy_method(self._lazy, *args, **kwargs).collect()
 
     signature = inspect.signature(lazy_method)

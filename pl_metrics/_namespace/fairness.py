@@ -427,7 +427,7 @@ class FairnessMethods:
             ``difference_low, difference_high, ratio_low, ratio_high`` with ``ci``.
             Undefined group values are skipped (as pandas skips NaN).
         """
-        metrics = [metric] if isinstance(metric, str) else list(metric)
+        metrics: list[str] = [metric] if isinstance(metric, str) else list(metric)
         if not metrics or len(set(metrics)) != len(metrics):
             msg = f"`metric` must be a metric name or a list of distinct names, got {metric!r}"
             raise ValueError(msg)
