@@ -11,6 +11,9 @@ faster; see ``_ranking_sorted``).
 
 from __future__ import annotations
 
+import inspect
+from typing import Any
+
 import polars as pl
 
 from pl_metrics import _ranking_sorted as sorted_path
@@ -25,6 +28,7 @@ from pl_metrics._namespace.paired import PairedMethods
 from pl_metrics._namespace.practitioner import PractitionerMethods
 from pl_metrics._namespace.probability import ProbabilityMethods
 from pl_metrics._namespace.ranking import RankingMethods
+from pl_metrics._namespace.report import ReportMethods
 from pl_metrics._namespace.scoring import ScoringMethods
 from pl_metrics._typing import AucAverage, AucCiMethod, By, MultiClass, Score
 
@@ -40,6 +44,7 @@ class MetricsLazyFrame(
     FairnessMethods,
     PairedMethods,
     MonitoringMethods,
+    ReportMethods,
 ):
     """Classification metrics of a LazyFrame's rows, as lazy tidy frames."""
 
@@ -150,6 +155,13 @@ class MetricsDataFrame:
         ).collect()
 
     roc_auc.__doc__ = MetricsLazyFrame.roc_auc.__doc__
+
+    def html_report(self, *args: Any, **kwargs: Any) -> str:
+        # not a frame: the page of the LazyFrame's (same arguments, same page)
+        return self._lazy.html_report(*args, **kwargs)
+
+    html_report.__doc__ = MetricsLazyFrame.html_report.__doc__
+    html_report.__signature__ = inspect.signature(MetricsLazyFrame.html_report)  # type: ignore[attr-defined]
 
 
 __all__ = ["MetricsDataFrame", "MetricsLazyFrame"]

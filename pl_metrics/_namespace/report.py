@@ -1,0 +1,177 @@
+"""``html_report``: the one-page HTML evaluation report of a frame."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import polars as pl
+
+from pl_metrics._core import checks as v
+from pl_metrics._report import build, sections, write
+from pl_metrics._typing import By, Score
+
+
+class ReportMethods:
+    _lf: pl.LazyFrame
+
+    def html_report(
+        self,
+        y_true: str,
+        y_pred: str | None = None,
+        *,
+        y_score: Score | None = None,
+        by: By = None,
+        pos_label: object = None,
+        weight: str | None = None,
+        ci: float | None = 0.95,
+        n_boot: int = 1000,
+        seed: int | None = 0,
+        bins: int | None = None,
+        n_bins: int = 10,
+        title: str = "Evaluation report",
+        path: str | Path | None = None,
+        progress: bool = False,
+    ) -> str:
+        """A self-contained HTML page of every evaluation of the rows, per segment.
+
+        One file that opens offline (the Vega JavaScript is inlined): headline
+        numbers with intervals; per-segment tables (sortable; the segments whose
+        accuracy differs from all rows' after Holm's adjustment highlighted) and
+        an interval "forest" chart; the per-class report and the confusion
+        matrix; with scores, ROC AUC per segment, ROC and precision-recall
+        curves, the reliability diagram and calibration error, precision /
+        recall / F1 against the threshold, gains / lift and KS; with binary
+        labels and segments, fairlearn's disparity metrics between segments.
+
+        Every number is a frame method's (``summary``, ``compare``, ``report``,
+        ``confusion_matrix``, ``fairness``, ``group_rates``, ``roc_auc``,
+        ``average_precision``, ``log_loss``, ``brier_score``, ``roc_curve``,
+        ``pr_curve``, ``calibration_curve``, ``calibration_error``,
+        ``thresholds``, ``best_threshold``, ``gains``, ``ks``) with the same
+        arguments, computed by streaming queries over the input: a LazyFrame
+        over Parquet larger than memory works (each section reads the input once).
+
+        Parameters
+        ----------
+        y_true
+            Column of the actual labels.
+        y_pred
+            Column of the predicted labels (the label sections), or None.
+        y_score
+            Column of the scores of ``pos_label`` (binary: the ranking,
+            calibration, threshold and gains sections), or ``{label: column}``
+            (multiclass: one-vs-rest ROC AUC), or None.  At least one of
+            ``y_pred`` and ``y_score`` is needed.
+        by
+            Segment column(s) or expression(s), as in every method.
+        pos_label, weight, bins
+            As in the methods (``bins``: approximate ranking metrics).
+        ci, n_boot, seed
+            Bootstrap intervals of the headline and per-segment numbers and the
+            segment comparison; ``ci=None`` for none (needed with ``weight``).
+        n_bins
+            Bins of the reliability diagram and the calibration error.
+        title
+            The page's title.
+        path
+            Also write the page to this file (UTF-8).
+        progress
+            Print one line per step on stderr (for long inputs).
+
+        Returns
+        -------
+        str
+            The HTML page.
+
+        Examples
+        --------
+        >>> import polars as pl, pl_metrics as plm
+        >>> df = pl.DataFrame({"y": [0, 1, 1, 0, 1, 0], "s": [0.1, 0.8, 0.6, 0.4, 0.3, 0.2]})
+        >>> page = df.metrics.html_report("y", y_score="s", ci=None)
+        >>> page.startswith("<!DOCTYPE html>") and "ROC AUC" in page
+        True
+        """
+        spec = _spec(
+            self._lf,
+            y_true,
+            y_pred,
+            y_score=y_score,
+            by=by,
+            pos_label=pos_label,
+            weight=weight,
+            ci=ci,
+            n_boot=n_boot,
+            seed=seed,
+            bins=bins,
+            n_bins=n_bins,
+        )
+        if not isinstance(title, str):
+            msg = f"`title` must be a string, got {title!r}"
+            raise TypeError(msg)
+        if not isinstance(progress, bool):
+            msg = f"`progress` must be True or False, got {progress!r}"
+            raise TypeError(msg)
+        page = build(self._lf, spec, title=title, progress=progress)
+        if path is not None:
+            write(page, path)
+        return page
+
+
+def _spec(
+    lf: pl.LazyFrame,
+    y_true: str,
+    y_pred: str | None,
+    *,
+    y_score: Score | None,
+    by: By,
+    pos_label: object,
+    weight: str | None,
+    ci: float | None,
+    n_boot: int,
+    seed: int | None,
+    bins: int | None,
+    n_bins: int,
+) -> sections.Spec:
+    """Check what needs no data (the methods check the rest) and normalise ``by``."""
+    missing = [m for m in ("altair", "vl_convert") if importlib.util.find_spec(m) is None]
+    if missing:
+        msg = (
+            f"html_report needs {' and '.join(missing)} (the charts): "
+            "pip install 'pl_metrics[plot]'"
+        )
+        raise ModuleNotFoundError(msg)
+    if y_pred is None and y_score is None:
+        msg = "html_report needs `y_pred` (predicted labels) or `y_score` (scores), or both"
+        raise ValueError(msg)
+    for name, value in (("y_true", y_true), ("y_pred", y_pred)):
+        if value is not None and not isinstance(value, str):
+            msg = f"`{name}` must be a column name, got {value!r}"
+            raise TypeError(msg)
+    if ci is not None and weight is not None:
+        msg = (
+            "html_report: intervals (`ci`) need un-weighted rows; pass ci=None with "
+            "`weight`, or drop `weight`"
+        )
+        raise ValueError(msg)
+    v.check_ci(ci, n_boot, "bootstrap", ("bootstrap",))
+    if isinstance(n_bins, bool) or not isinstance(n_bins, int) or n_bins < 1:
+        msg = f"`n_bins` must be a positive integer, got {n_bins!r}"
+        raise ValueError(msg)
+    segments = v.normalize_by(by)
+    v.check_by(lf.collect_schema(), segments, reserved=())
+    return sections.Spec(
+        y_true=y_true,
+        y_pred=y_pred,
+        y_score=y_score,
+        by=list(segments.given),
+        by_names=list(segments.names),
+        pos_label=pos_label,
+        weight=weight,
+        ci=ci,
+        n_boot=n_boot,
+        seed=seed,
+        bins=bins,
+        n_bins=n_bins,
+        alpha=1.0 - ci if ci is not None else 0.05,
+    )

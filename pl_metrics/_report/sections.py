@@ -1,0 +1,364 @@
+"""The sections of the evaluation report, each made of ``.metrics`` frames and charts.
+
+Every number of the report is the output of a public frame method called on
+the caller's LazyFrame (no formula is written here), so the report inherits
+the methods' checks, their agreement with scikit-learn and their invariances.
+A section is one or a few streaming queries over the input; nothing but the
+small result frames is held in memory.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import sys
+import time
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+import polars as pl
+
+from pl_metrics._report.page import Chart, Section, Table, card_html
+
+#: The headline label metrics, in the order of the cards.
+_SUMMARY = ("accuracy", "balanced_accuracy", "mcc", "cohen_kappa")
+
+
+@dataclasses.dataclass(frozen=True)
+class Spec:
+    """What the caller asked for (checked by the namespace method)."""
+
+    y_true: str
+    y_pred: str | None
+    y_score: str | Mapping[object, str] | None
+    by: list[str | pl.Expr]
+    by_names: list[str]
+    pos_label: object
+    weight: str | None
+    ci: float | None
+    n_boot: int
+    seed: int | None
+    bins: int | None
+    n_bins: int
+    alpha: float
+
+    @property
+    def binary_score(self) -> bool:
+        return isinstance(self.y_score, str)
+
+    @property
+    def opts(self) -> dict[str, Any]:
+        """The interval options of the methods that take them."""
+        if self.ci is None:
+            return {}
+        return {"ci": self.ci, "n_boot": self.n_boot, "seed": self.seed}
+
+
+class Progress:
+    """Prints one line per step on stderr (``progress=True``)."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.step = 0
+        self.start = time.perf_counter()
+
+    def __call__(self, what: str) -> None:
+        self.step += 1
+        if self.enabled:
+            elapsed = time.perf_counter() - self.start
+            print(
+                f"pl-metrics html: step {self.step}: {what} (at {elapsed:.1f} s)",
+                file=sys.stderr,
+                flush=True,
+            )
+
+
+#: Points drawn per series at most: a curve of 10M distinct scores is thinned for
+#: the browser (evenly along the curve, ends kept); every number uses every point.
+MAX_POINTS = 400
+
+
+def _spec(chart: Any) -> dict[str, Any]:
+    """The chart's Vega-Lite spec, JSON-safe (NaN / inf as null: not drawn), with its
+    data thinned to :data:`MAX_POINTS` per series (a series: the rows of one
+    ``segment_id`` and ``metric``, in the order the chart draws them)."""
+    import altair as alt
+
+    def finite(value: Any) -> Any:
+        if isinstance(value, float) and not math.isfinite(value):
+            return None
+        if isinstance(value, dict):
+            return {k: finite(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [finite(v) for v in value]
+        return value
+
+    with alt.data_transformers.disable_max_rows():
+        spec = chart.to_dict()
+    datasets = spec.get("datasets", {})
+    for name, rows in datasets.items():
+        datasets[name] = thinned(rows, MAX_POINTS)
+    return finite(spec)
+
+
+def thinned(rows: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+    """At most ``limit`` rows per series, evenly spaced, first and last kept."""
+    series: dict[tuple[Any, ...], list[int]] = {}
+    for i, row in enumerate(rows):
+        series.setdefault((row.get("segment_id"), row.get("metric")), []).append(i)
+    if all(len(idx) <= limit for idx in series.values()):
+        return rows
+    keep: set[int] = set()
+    for idx in series.values():
+        if len(idx) <= limit:
+            keep.update(idx)
+        else:
+            step = (len(idx) - 1) / (limit - 1)
+            keep.update(idx[round(k * step)] for k in range(limit))
+    return [row for i, row in enumerate(rows) if i in keep]
+
+
+def _collect(frame: pl.LazyFrame) -> pl.DataFrame:
+    return frame.collect()
+
+
+def _interval_text(ci: float | None) -> str:
+    if ci is None:
+        return ""
+    return f" In brackets: {ci:.0%} bootstrap percentile intervals."
+
+
+# ------------------------------------------------------------------------ sections
+def label_sections(
+    lf: pl.LazyFrame, s: Spec, step: Callable[[str], None]
+) -> Iterator[Section | list[str]]:
+    """Summary cards, segments, comparison, per-class table, confusion matrix."""
+    from pl_metrics import plot
+
+    assert s.y_pred is not None
+    m = lf.metrics
+    step("summary")
+    overall = _collect(m.summary(s.y_true, s.y_pred, weight=s.weight, **s.opts))
+    yield cards_of(overall, _SUMMARY)
+    parts: list[Table | Chart] = [
+        Table("summary", overall, "All rows: summary (accuracy, balanced accuracy, MCC, kappa).")
+    ]
+    if s.by:
+        step("summary per segment")
+        segments = _collect(m.summary(s.y_true, s.y_pred, by=s.by, weight=s.weight, **s.opts))
+        parts.append(Table("summary_by", segments, "Per segment: summary."))
+        if s.ci is not None:
+            parts.append(
+                Chart(
+                    "forest_accuracy",
+                    _spec(plot.forest(segments, metric="accuracy", by=s.by_names)),
+                    f"Accuracy per segment with its {s.ci:.0%} interval.",
+                )
+            )
+            step("segment comparison")
+            compared = _collect(
+                m.compare(
+                    s.y_true,
+                    s.y_pred,
+                    by=s.by,
+                    metric="accuracy",
+                    adjust="holm",
+                    ci=s.ci,
+                    n_boot=s.n_boot,
+                    seed=s.seed,
+                )
+            ).with_columns(differs=flagged(s.alpha))
+            parts.append(
+                Table(
+                    "compare",
+                    compared,
+                    "Each segment against all rows (bootstrap; Holm-adjusted p-values). "
+                    f"Highlighted: p_adjusted < {s.alpha:g}.",
+                    flag="differs",
+                )
+            )
+    yield Section(
+        "summary-section",
+        "Summary",
+        "Accuracy, balanced accuracy, Matthews correlation and Cohen's kappa of the predicted "
+        "labels, over all rows and per segment." + _interval_text(s.ci),
+        parts,
+    )
+
+    step("per-class report")
+    report = _collect(m.report(s.y_true, s.y_pred, weight=s.weight, **s.opts))
+    cm = _collect(m.confusion_matrix(s.y_true, s.y_pred, weight=s.weight))
+    yield Section(
+        "classes",
+        "Per class",
+        "Precision, recall, F1 and Jaccard of each class, then their micro, macro and "
+        "weighted averages (scikit-learn's classification_report).",
+        [
+            Table("report", report, "All rows: per-class report."),
+            Chart(
+                "confusion",
+                _spec(plot.confusion_matrix(cm)),
+                "Confusion matrix: rows are the actual class, columns the predicted one.",
+            ),
+        ],
+    )
+    if s.by and _is_binary(report):
+        step("fairness across segments")
+        fair = _collect(
+            m.fairness(s.y_true, s.y_pred, by=s.by, pos_label=s.pos_label, weight=s.weight)
+        )
+        rates = _collect(
+            m.group_rates(s.y_true, s.y_pred, by=s.by, pos_label=s.pos_label, weight=s.weight)
+        )
+        yield Section(
+            "fairness",
+            "Fairness across segments",
+            "fairlearn's disparity metrics between the segments (difference: largest minus "
+            "smallest rate; ratio: smallest over largest), and each segment's rates.",
+            [Table("fairness", fair, ""), Table("group_rates", rates, "")],
+        )
+
+
+def cards_of(frame: pl.DataFrame, metrics: tuple[str, ...]) -> list[str]:
+    """The headline cards of a one-row frame (with its intervals when it has them)."""
+    if not frame.height:
+        return []
+    row = frame.row(0, named=True)
+    return [card_html(m, row[m], row.get(f"{m}_low"), row.get(f"{m}_high")) for m in metrics]
+
+
+def flagged(alpha: float) -> pl.Expr:
+    """A segment that differs: its adjusted p-value is below ``alpha``."""
+    return pl.col("p_adjusted") < alpha
+
+
+def _is_binary(report: pl.DataFrame) -> bool:
+    return report.filter(pl.col("label").is_not_null()).height == 2
+
+
+def score_sections(
+    lf: pl.LazyFrame, s: Spec, step: Callable[[str], None]
+) -> Iterator[Section | list[str]]:
+    """Ranking and probability metrics, curves, calibration, thresholds, gains."""
+    yield from _ranking(lf, s, step)
+    if s.binary_score:
+        yield _calibration(lf, s, step)
+        yield _thresholds(lf, s, step)
+        yield _gains(lf, s, step)
+
+
+def _ranking(
+    lf: pl.LazyFrame, s: Spec, step: Callable[[str], None]
+) -> Iterator[Section | list[str]]:
+    from pl_metrics import plot
+
+    assert s.y_score is not None
+    m = lf.metrics
+    step("ROC AUC")
+    if s.binary_score:
+        binary: dict[str, Any] = {"pos_label": s.pos_label, "weight": s.weight}
+        auc_opts: dict[str, Any] = {"bins": s.bins, **s.opts}
+    else:  # one-vs-rest: no interval
+        binary, auc_opts = {"weight": s.weight}, {"bins": s.bins}
+    auc = _collect(m.roc_auc(s.y_true, s.y_score, **binary, **auc_opts))
+    cards = cards_of(auc, ("roc_auc",))
+    parts: list[Table | Chart] = [Table("roc_auc", auc, "All rows: ROC AUC.")]
+    if s.by:
+        step("ROC AUC per segment")
+        auc_by = _collect(m.roc_auc(s.y_true, s.y_score, by=s.by, **binary, **auc_opts))
+        parts.append(Table("roc_auc_by", auc_by, "Per segment: ROC AUC."))
+        if "roc_auc_low" in auc_by.columns:
+            chart = plot.forest(auc_by, metric="roc_auc", by=s.by_names)
+            caption = f"ROC AUC per segment with its {s.ci:.0%} interval."
+            parts.append(Chart("forest_roc_auc", _spec(chart), caption))
+    if not isinstance(s.y_score, str):
+        yield cards
+        intro = "One-vs-rest ROC AUC of the class scores (macro average)."
+        yield Section("ranking", "Ranking", intro, parts)
+        return
+    score = s.y_score
+    step("average precision, log loss, Brier score")
+    ap = _collect(m.average_precision(s.y_true, score, by=s.by, bins=s.bins, **binary))
+    loss = _collect(m.log_loss(s.y_true, score, by=s.by, **binary))
+    brier = _collect(m.brier_score(s.y_true, score, by=s.by, **binary))
+    if not s.by:
+        for name, frame in (("average_precision", ap), ("log_loss", loss), ("brier_score", brier)):
+            cards += cards_of(frame, (name,))
+    yield cards
+    parts += [
+        Table("average_precision", ap, "Average precision."),
+        Table("log_loss", loss, "Log loss."),
+        Table("brier_score", brier, "Brier score."),
+    ]
+    step("ROC and precision-recall curves")
+    roc = _collect(m.roc_curve(s.y_true, score, by=s.by, bins=s.bins, **binary))
+    pr = _collect(m.pr_curve(s.y_true, score, by=s.by, bins=s.bins, **binary))
+    by = s.by_names or None
+    parts += [
+        Chart("roc", _spec(plot.roc_curve(roc, by=by)), "ROC curve per segment (legend: AUC)."),
+        Chart("pr", _spec(plot.pr_curve(pr, by=by)), "Precision-recall curves (legend: AP)."),
+    ]
+    yield Section(
+        "ranking",
+        "Ranking and probabilities",
+        "How well the score ranks positives above negatives (ROC AUC, average precision) and "
+        "how good it is as a probability (log loss, Brier score)." + _interval_text(s.ci),
+        parts,
+    )
+
+
+def _calibration(lf: pl.LazyFrame, s: Spec, step: Callable[[str], None]) -> Section:
+    from pl_metrics import plot
+
+    assert isinstance(s.y_score, str)
+    binary = {"by": s.by, "pos_label": s.pos_label, "weight": s.weight, "n_bins": s.n_bins}
+    step("calibration")
+    curve = _collect(lf.metrics.calibration_curve(s.y_true, s.y_score, **binary))
+    error = _collect(lf.metrics.calibration_error(s.y_true, s.y_score, **binary))
+    chart = plot.reliability(curve, by=s.by_names or None)
+    return Section(
+        "calibration",
+        "Calibration",
+        f"Reliability diagram: the observed rate of positives against the mean score, in "
+        f"{s.n_bins} equal-width score bins; ECE / MCE: expected / maximum calibration error.",
+        [
+            Chart("reliability", _spec(chart), "Reliability diagram."),
+            Table("calibration_error", error),
+        ],
+    )
+
+
+def _thresholds(lf: pl.LazyFrame, s: Spec, step: Callable[[str], None]) -> Section:
+    from pl_metrics import plot
+
+    assert isinstance(s.y_score, str)
+    binary = {"pos_label": s.pos_label, "weight": s.weight, "bins": s.bins}
+    step("thresholds")
+    thresholds = _collect(lf.metrics.thresholds(s.y_true, s.y_score, **binary))
+    best = _collect(lf.metrics.best_threshold(s.y_true, s.y_score, metric="f1", **binary))
+    chart = plot.threshold_metrics(thresholds)
+    return Section(
+        "thresholds",
+        "Thresholds",
+        "Precision, recall and F1 of the rule score >= threshold, over all rows, and the "
+        "threshold of the best F1.",
+        [
+            Chart("threshold_metrics", _spec(chart), "Precision, recall and F1 by threshold."),
+            Table("best_threshold", best, "Best F1."),
+        ],
+    )
+
+
+def _gains(lf: pl.LazyFrame, s: Spec, step: Callable[[str], None]) -> Section:
+    assert isinstance(s.y_score, str)
+    binary = {"pos_label": s.pos_label, "weight": s.weight, "bins": s.bins}
+    step("gains and KS")
+    gains = _collect(lf.metrics.gains(s.y_true, s.y_score, buckets=10, **binary))
+    ks = _collect(lf.metrics.ks(s.y_true, s.y_score, by=s.by, **binary))
+    return Section(
+        "gains",
+        "Gains, lift and KS",
+        "Rows sorted by score, highest first, in ten equal shares (tied scores together): "
+        "positives captured (gain) and lift of each decile; Kolmogorov-Smirnov statistic.",
+        [Table("gains", gains, "Gains by decile."), Table("ks", ks, "KS.")],
+    )
