@@ -5,6 +5,7 @@ from __future__ import annotations
 import struct
 from pathlib import Path
 
+import altair as alt
 import polars as pl
 import pytest
 from sklearn.metrics import (
@@ -31,12 +32,12 @@ def _png_size(path: Path) -> tuple[int, int]:
     return width, height
 
 
-def _rendered(chart, tmp_path: Path, name: str) -> Path:
+def _rendered(chart, tmp_path: Path, name: str, *, least: int = 200) -> Path:
     target = tmp_path / f"{name}.png"
     chart.save(target)
     width, height = _png_size(target)
     assert width > 200
-    assert height > 200
+    assert height > least
     assert target.stat().st_size > 10_000  # lines, text and colours, not a blank canvas
     return target
 
@@ -48,6 +49,12 @@ def _sklearn_per_segment(df: pl.DataFrame, by: list[str], score) -> dict[str, fl
         name = " / ".join("null" if k is None else str(k) for k in key)
         out[name] = score(seg["is_cat"].to_numpy(), seg["cat_score"].to_numpy())
     return out
+
+
+def _layer_data(chart, i: int) -> pl.DataFrame:
+    """The data of layer ``i`` (Altair lifts data shared by all layers to the top)."""
+    data = chart.layer[i].data
+    return pl.DataFrame(chart.data if data is alt.Undefined else data)
 
 
 def _legends(data: pl.DataFrame, column: str) -> dict[str, tuple[str, float]]:
@@ -156,12 +163,18 @@ def test_confusion_and_per_class_facet_per_combined_key(df: pl.DataFrame) -> Non
         assert rates.to_list() == pytest.approx([1.0] * len(labels))  # row-normalised
     pc = plp.per_class(df.metrics.report("y_true", "y_pred", by=by), by=by)
     spec = pc.to_dict()
-    assert spec["facet"]["row"]["field"] == "segment"
-    assert spec["facet"]["row"]["sort"] == keys
-    bars = pl.DataFrame(pc.data)
-    assert bars.height == len(keys) * 4 * 3  # segments x classes x metrics, nothing stacked
+    assert spec["facet"]["column"] == {
+        "field": "metric",
+        "sort": ["precision", "recall", "f1"],
+        "title": None,
+        "type": "nominal",
+    }
+    color = spec["spec"]["encoding"]["color"]
+    assert (color["field"], color["sort"]) == ("segment", keys)  # one colour per combined key
+    dots = pl.DataFrame(pc.data)
+    assert dots.height == len(keys) * 4 * 3  # segments x classes x metrics, nothing merged
     seg = df.filter(pl.col("region") == "eu", pl.col("model_version") == "v2")
-    got = bars.filter(pl.col("segment") == "eu / v2", pl.col("metric") == "recall").sort("label")
+    got = dots.filter(pl.col("segment") == "eu / v2", pl.col("metric") == "recall").sort("label")
     labels = sorted(set(seg["y_true"]))
     expected = recall_score(seg["y_true"], seg["y_pred"], labels=labels, average=None)
     assert got["value"].to_list() == pytest.approx(expected.tolist(), rel=1e-12)
@@ -198,3 +211,336 @@ def test_confusion_and_per_class_charts(df: pl.DataFrame, tmp_path: Path) -> Non
     html = tmp_path / "cm.html"
     plp.confusion_matrix(cm, by="region").save(html)
     assert "vega" in html.read_text()
+
+
+# --- the order of the tables, nulls and keys that read alike ---------------------------
+
+
+def _with_null_region(df: pl.DataFrame) -> pl.DataFrame:
+    """eu -> null, rows shuffled: the charts' order cannot come from the rows' order."""
+    region = pl.when(pl.col("region") != "eu").then(pl.col("region"))
+    return df.with_columns(region.alias("region")).sample(fraction=1.0, shuffle=True, seed=3)
+
+
+def _table_keys(table: pl.DataFrame, by: list[str]) -> list[str]:
+    return [
+        " / ".join("null" if v is None else str(v) for v in row) for row in table.select(by).rows()
+    ]
+
+
+@pytest.mark.parametrize("by", [["region"], ["model_version", "region"]])
+def test_segments_in_the_order_of_the_tables_null_last(df: pl.DataFrame, by) -> None:
+    nulls = _with_null_region(df)
+    keys = _table_keys(nulls.metrics.summary("y_true", "y_pred", by=by), by)
+    assert "null" in keys[-1]  # the tables put the null segment last
+    shuffled = {"fraction": 1.0, "shuffle": True, "seed": 4}
+    roc = plp.roc_curve(
+        nulls.metrics.roc_curve("is_cat", "cat_score", by=by).sample(**shuffled), by=by
+    )
+    legend = roc.to_dict()["layer"][1]["encoding"]["color"]["sort"]
+    assert [name.split(" (AUC")[0] for name in legend] == keys
+    cm = plp.confusion_matrix(nulls.metrics.confusion_matrix("y_true", "y_pred", by=by), by=by)
+    assert cm.to_dict()["facet"]["sort"] == keys
+    pc = plp.per_class(nulls.metrics.per_class("y_true", "y_pred", by=by).sample(**shuffled), by=by)
+    assert pc.to_dict()["spec"]["encoding"]["color"]["sort"] == keys
+    summary = nulls.metrics.summary("y_true", "y_pred", by=by, ci=0.95).sample(**shuffled)
+    fp = plp.forest(summary, metric="accuracy", by=by)
+    assert fp.to_dict()["layer"][0]["encoding"]["y"]["sort"] == keys
+    rel = plp.reliability(nulls.metrics.calibration_curve("is_cat", "cat_score", by=by), by=by)
+    assert rel.to_dict()["layer"][1]["encoding"]["color"]["sort"] == keys
+
+
+def test_keys_that_read_alike_stay_apart() -> None:
+    frame = pl.DataFrame(
+        {
+            "a": ["x / y", "x / y", "x", "x"],
+            "b": ["z", "z", "y / z", "y / z"],
+            "y": [0, 1, 0, 1],
+            "s": [0.2, 0.8, 0.7, 0.3],
+        }
+    )
+    chart = plp.roc_curve(
+        pl.concat(
+            [
+                part.metrics.roc_curve("y", "s").with_columns(a=pl.lit(a), b=pl.lit(b))
+                for (a, b), part in frame.group_by("a", "b", maintain_order=True)
+            ]
+        ),
+        by=["a", "b"],
+    )
+    data = pl.DataFrame(chart.layer[1].data)
+    assert data["segment"].unique().sort().to_list() == ["x / y / z", "x / y / z [2]"]
+    assert data["legend"].n_unique() == 2  # two colours, two legend entries
+    assert sorted(data.unique("segment_id")["auc"].to_list()) == [0.0, 1.0]
+
+
+# --- legends: the numbers of the frame methods ------------------------------------------
+
+
+def _method_values(table: pl.DataFrame, by: list[str], column: str) -> dict[str, float]:
+    return dict(zip(_table_keys(table, by), table[column].to_list(), strict=True))
+
+
+@pytest.mark.parametrize("by", [["region"], ["region", "model_version"]])
+def test_legends_equal_the_methods(df: pl.DataFrame, by) -> None:
+    nulls = _with_null_region(df)
+    roc = plp.roc_curve(nulls.metrics.roc_curve("is_cat", "cat_score", by=by), by=by)
+    pr = plp.pr_curve(nulls.metrics.pr_curve("is_cat", "cat_score", by=by), by=by)
+    aucs = _method_values(nulls.metrics.roc_auc("is_cat", "cat_score", by=by), by, "roc_auc")
+    aps = _method_values(
+        nulls.metrics.average_precision("is_cat", "cat_score", by=by), by, "average_precision"
+    )
+    for chart, expected, name, column in ((roc, aucs, "AUC", "auc"), (pr, aps, "AP", "ap")):
+        spec = chart.to_dict()
+        layer = spec["layer"][1] if "layer" in spec else spec
+        shown = layer["encoding"]["color"]["sort"]
+        assert shown == [f"{key} ({name} {value:.3f})" for key, value in expected.items()]
+        got = _legends(pl.DataFrame(chart.layer[1].data if "layer" in spec else chart.data), column)
+        for key, value in expected.items():
+            assert got[key][1] == pytest.approx(value, rel=1e-12, abs=1e-15)
+
+
+CLASSES = ["bird", "cat", "dog", "fish"]
+
+
+def _one_vs_rest(df: pl.DataFrame, method: str, by: list[str]) -> pl.DataFrame:
+    return pl.concat(
+        [
+            getattr(df.with_columns(pl.col("y_true") == c).metrics, method)(
+                "y_true", f"p_{c}", **({"by": by} if by else {})
+            ).with_columns(label=pl.lit(c))
+            for c in CLASSES
+        ]
+    )
+
+
+@pytest.mark.parametrize("by", [[], ["region"]])
+def test_one_vs_rest_curves_one_per_class(df: pl.DataFrame, by) -> None:
+    small = df.head(1200)
+    roc = plp.roc_curve(_one_vs_rest(small, "roc_curve", by), by=by or None)
+    pr = plp.pr_curve(_one_vs_rest(small, "pr_curve", by), by=by or None)
+    keys = [*by, "label"]
+    ovr = small.with_columns(pl.col("y_true").alias("_y"))
+    for chart, method, column, area in (
+        (roc, "roc_auc", "roc_auc", "auc"),
+        (pr, "average_precision", "average_precision", "ap"),
+    ):
+        expected = {}
+        for c in CLASSES:
+            table = getattr(ovr.with_columns(pl.col("_y") == c).metrics, method)(
+                "_y", f"p_{c}", **({"by": by} if by else {})
+            ).with_columns(label=pl.lit(c))
+            expected |= _method_values(table, keys, column)
+        data = pl.DataFrame(chart.layer[1].data if area == "auc" else chart.data)
+        got = _legends(data, area)
+        assert sorted(got) == sorted(expected)  # one curve per class (and segment)
+        for key, value in expected.items():
+            assert got[key][1] == pytest.approx(value, rel=1e-12)
+            assert got[key][0] == f"{key} ({area.upper()} {value:.3f})"
+
+
+# --- the new charts ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("by", [["region"], ["region", "model_version"]])
+def test_reliability_points_are_the_calibration_curve(df: pl.DataFrame, by) -> None:
+    curve = df.metrics.calibration_curve("is_cat", "cat_score", by=by, n_bins=8)
+    chart = plp.reliability(curve, by=by)
+    spec = chart.to_dict()
+    assert [layer["mark"]["type"] for layer in spec["layer"]] == ["line", "line", "circle"]
+    points = spec["layer"][2]["encoding"]
+    assert points["size"]["field"] == "count"
+    assert points["color"]["sort"] == _table_keys(curve.unique(by, maintain_order=True), by)
+    assert points["detail"]["field"] == "segment_id"  # one line per segment
+    data = pl.DataFrame(chart.layer[1].data).sort("segment_id", "bin")
+    expected = curve.with_columns(segment=pl.concat_str(by, separator=" / "))
+    assert data.select("segment", "bin", "prob_true", "prob_pred", "count").equals(
+        expected.select("segment", "bin", "prob_true", "prob_pred", "count")
+    )
+    diagonal = pl.DataFrame(chart.layer[0].data)
+    assert diagonal.rows() == [(0.0, 0.0), (1.0, 1.0)]
+
+
+@pytest.mark.parametrize("by", [["region"], ["region", "model_version"]])
+def test_threshold_metrics_one_line_per_metric_per_segment(df: pl.DataFrame, by) -> None:
+    table = df.head(600).metrics.thresholds("is_cat", "cat_score", by=by)
+    chart = plp.threshold_metrics(table, by=by, metrics=["precision", "recall", "mcc"])
+    spec = chart.to_dict()
+    keys = _table_keys(table.unique(by, maintain_order=True), by)
+    assert spec["facet"]["field"] == "segment"
+    assert spec["facet"]["sort"] == keys  # one panel per combined key
+    encoding = spec["spec"]["encoding"]
+    assert encoding["color"]["field"] == "metric"
+    assert encoding["y"]["scale"]["domain"] == [-1, 1]  # mcc: from -1, the same in every panel
+    assert spec["spec"]["mark"]["interpolate"] == "step-before"
+    data = pl.DataFrame(chart.data)
+    assert data.height == table.height * 3
+    for metric in ("precision", "recall", "mcc"):
+        got = data.filter(pl.col("metric") == metric).sort("segment_id", "threshold")
+        want = table.with_columns(segment=pl.concat_str(by, separator=" / ")).sort(
+            [*by, "threshold"]
+        )
+        assert got["segment"].to_list() == want["segment"].to_list()
+        assert got["value"].to_list() == want[metric].to_list()
+    unsegmented = plp.threshold_metrics(df.head(300).metrics.thresholds("is_cat", "cat_score"))
+    assert unsegmented.to_dict()["encoding"]["y"]["scale"]["domain"] == [0, 1]
+    with pytest.raises(ValueError, match=r"metrics must be rates.*'tp'"):
+        plp.threshold_metrics(table, by=by, metrics=["tp"])
+
+
+def test_gains_chart_starts_at_the_origin(df: pl.DataFrame) -> None:
+    table = df.metrics.gains("is_cat", "cat_score", by="region")
+    chart = plp.gains(table, by="region")
+    data = pl.DataFrame(chart.layer[1].data)
+    for region in ["apac", "eu", "latam", "us"]:
+        line = data.filter(pl.col("segment") == region)
+        rows = table.filter(pl.col("region") == region)
+        assert line["cum_share"].to_list() == [0.0, *rows["cum_share"].to_list()]
+        assert line["gain"].to_list() == [0.0, *rows["gain"].to_list()]
+
+
+@pytest.mark.parametrize("by", [["region"], ["region", "model_version"]])
+def test_forest_rows_are_the_frames_intervals(df: pl.DataFrame, by) -> None:
+    table = df.metrics.summary("y_true", "y_pred", by=by, ci=0.95)
+    chart = plp.forest(table, metric="mcc", by=by)
+    spec = chart.to_dict()
+    assert [layer["mark"]["type"] for layer in spec["layer"]] == ["rule", "point"]  # no reference
+    assert spec["layer"][0]["encoding"]["x"]["scale"] == {"zero": False}
+    data = _layer_data(chart, 0)
+    assert data["segment"].to_list() == _table_keys(table, by)  # one row per key, table order
+    assert data["value"].to_list() == table["mcc"].to_list()
+    assert data["low"].to_list() == table["mcc_low"].to_list()
+    assert data["high"].to_list() == table["mcc_high"].to_list()
+
+
+def test_forest_reference_line(df: pl.DataFrame) -> None:
+    compared = df.metrics.compare("y_true", "y_pred", by="region", metric="accuracy", n_boot=200)
+    chart = plp.forest(compared, metric="accuracy", by="region")
+    reference = pl.DataFrame(chart.layer[0].data)["reference"].to_list()
+    overall = df.metrics.summary("y_true", "y_pred")["accuracy"][0]
+    assert reference == [pytest.approx(overall, rel=1e-12)]
+    data = pl.DataFrame(chart.layer[1].data)
+    assert data["low"].to_list() == compared["low"].to_list()
+    given = plp.forest(
+        df.metrics.summary("y_true", "y_pred", by="region", ci=0.9),
+        metric="accuracy",
+        by="region",
+        overall=0.5,
+    )
+    assert pl.DataFrame(given.layer[0].data)["reference"].to_list() == [0.5]
+    models = df.metrics.compare_models(
+        "is_cat", ["cat_score", "p_cat"], by="region", metric="roc_auc"
+    )
+    diffs = plp.forest(models, metric="diff", by="region")
+    assert pl.DataFrame(diffs.layer[0].data)["reference"].to_list() == [0.0]
+    assert pl.DataFrame(diffs.layer[1].data)["value"].to_list() == models["diff"].to_list()
+    with pytest.raises(ValueError, match="interval of `diff`"):
+        plp.forest(models, metric="roc_auc", by="region")
+
+
+def test_forest_refusals(df: pl.DataFrame) -> None:
+    with pytest.raises(ValueError, match=r"no interval of 'accuracy'.*ci="):
+        plp.forest(
+            df.metrics.summary("y_true", "y_pred", by="region"), metric="accuracy", by="region"
+        )
+    averages = df.metrics.averages("y_true", "y_pred", by="region", ci=0.95)
+    with pytest.raises(ValueError, match=r"several segments.*by=\['region', 'average'\]"):
+        plp.forest(averages, metric="f1", by="region")
+    chart = plp.forest(averages, metric="f1", by=["region", "average"])
+    assert _layer_data(chart, 0).height == averages.height
+    with pytest.raises(ValueError, match=r"metric 'mcc' is not in the frame's `metric` column"):
+        plp.forest(
+            df.metrics.compare("y_true", "y_pred", by="region", n_boot=50),
+            metric="mcc",
+            by="region",
+        )
+    with pytest.raises(ValueError, match=r"by column\(s\) \['nope'\]"):
+        plp.forest(averages, metric="f1", by="nope")
+
+
+def test_per_class_dots_with_intervals(df: pl.DataFrame) -> None:
+    table = df.metrics.per_class("y_true", "y_pred", by="region", ci=0.95)
+    chart = plp.per_class(table, by="region", metrics=["recall"])
+    spec = chart.to_dict()["spec"]
+    rules, dots = spec["layer"]
+    assert rules["mark"]["type"] == "rule"
+    assert dots["mark"]["type"] == "point"
+    assert dots["encoding"]["x"]["scale"] == {"zero": False}  # not bars from 0
+    data = pl.DataFrame(chart.data)
+    assert (
+        data.select("segment", "label", "value", "low", "high").rows()
+        == table.select("region", "label", "recall", "recall_low", "recall_high").rows()
+    )
+    plain = plp.per_class(df.metrics.per_class("y_true", "y_pred")).to_dict()["spec"]
+    assert plain["mark"]["type"] == "point"  # no interval columns: no lines
+
+
+def test_over_time_band_is_the_interval() -> None:
+    import datetime as dt
+
+    frame = pl.DataFrame(
+        {
+            "day": [dt.date(2026, 1, 1 + i % 6) for i in range(240)],
+            "g": ["a", None] * 120,
+            "y": [i % 3 == 0 for i in range(240)],
+            "s": [((i * 7919) % 101) / 100 for i in range(240)],
+        }
+    )
+    table = frame.metrics.over_time(
+        "y",
+        y_score="s",
+        index="day",
+        every="2d",
+        period="2d",
+        metrics=["roc_auc"],
+        by="g",
+        ci=0.9,
+        n_boot=50,
+    )
+    chart = plp.over_time(table, by="g")
+    spec = chart.to_dict()
+    band, line = spec["spec"]["layer"]
+    assert (
+        band["mark"]["type"],
+        band["encoding"]["y"]["field"],
+        band["encoding"]["y2"]["field"],
+    ) == ("area", "low", "high")
+    assert line["encoding"]["color"]["sort"] == ["a", "null"]
+    data = pl.DataFrame(chart.data)
+    assert data.select("value", "low", "high").rows() == table.select("value", "low", "high").rows()
+
+
+def test_new_charts_render(df: pl.DataFrame, tmp_path: Path) -> None:
+    small = df.head(800)
+    charts = {
+        "reliability": plp.reliability(
+            small.metrics.calibration_curve("is_cat", "cat_score", by="region"), by="region"
+        ),
+        "thresholds": plp.threshold_metrics(small.metrics.thresholds("is_cat", "cat_score")),
+        "gains": plp.gains(small.metrics.gains("is_cat", "cat_score", by="region"), by="region"),
+        "forest": plp.forest(
+            small.metrics.summary("y_true", "y_pred", by="region", ci=0.95, n_boot=50),
+            metric="accuracy",
+            by="region",
+        ),
+    }
+    for name, chart in charts.items():
+        _rendered(chart, tmp_path, name, least=120)
+
+
+@pytest.mark.parametrize(
+    ("function", "method", "args"),
+    [
+        (plp.reliability, "calibration_curve", ("is_cat", "cat_score")),
+        (plp.threshold_metrics, "thresholds", ("is_cat", "cat_score")),
+        (plp.gains, "gains", ("is_cat", "cat_score")),
+    ],
+)
+def test_new_charts_refuse_merged_segments(df: pl.DataFrame, function, method, args) -> None:
+    table = getattr(df.head(500).metrics, method)(*args, by=["region", "model_version"])
+    with pytest.raises(ValueError, match=r"model_version.*pass them as by="):
+        function(table, by="region")
+    with pytest.raises(ValueError, match="several segments"):
+        function(table.drop("region", "model_version"))
+    with pytest.raises(ValueError, match=r"has no column"):
+        function(pl.DataFrame({"region": ["a"]}), by="region")
