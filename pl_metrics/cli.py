@@ -865,13 +865,31 @@ EXAMPLES: dict[str, str] = {
     "top-k-accuracy": f"--y-true y_true {_MAP} --k 2 --by region",
 }
 
-#: The chart of each command's frame: a function of :mod:`pl_metrics.plot` (``--plot``).
+
+@dataclass(frozen=True)
+class _Chart:
+    """The chart of a command's frame: a function of :mod:`pl_metrics.plot`."""
+
+    function: str
+    metric: str | None = None  # forest: the metric drawn (None: the frame's `metric`)
+    by: tuple[str, ...] = ()  # columns telling rows apart besides --control / --by
+
+
+#: The chart of each command's frame (``--plot``); ``forest`` draws intervals (``--ci``).
 CHARTS = {
-    "roc-curve": "roc_curve",
-    "pr-curve": "pr_curve",
-    "confusion-matrix": "confusion_matrix",
-    "per-class": "per_class",
-    "over-time": "over_time",
+    "roc-curve": _Chart("roc_curve"),
+    "pr-curve": _Chart("pr_curve"),
+    "confusion-matrix": _Chart("confusion_matrix"),
+    "per-class": _Chart("per_class"),
+    "over-time": _Chart("over_time"),
+    "calibration-curve": _Chart("reliability"),
+    "thresholds": _Chart("threshold_metrics"),
+    "gains": _Chart("gains"),
+    "summary": _Chart("forest", "accuracy"),
+    "roc-auc": _Chart("forest", "roc_auc"),
+    "average-precision": _Chart("forest", "average_precision"),
+    "compare": _Chart("forest"),
+    "compare-models": _Chart("forest", "diff", by=("model",)),
 }
 
 
@@ -924,12 +942,21 @@ def _common(cmd: argparse.ArgumentParser, command: Command) -> None:
         default="streaming",
         help="polars engine for collect() (default: streaming)",
     )
-    if command.name in CHARTS:
+    chart = CHARTS.get(command.name)
+    if chart is not None:
         out.add_argument(
             "--plot",
             default=None,
             metavar="FILE",
-            help="also save the chart (.png/.svg/.html/.json; needs the plot extra)",
+            help=f"also save the chart, plot.{chart.function} (.png/.svg/.html/.json; "
+            "needs the plot extra)" + (": the intervals of --ci" if chart.metric else ""),
+        )
+    if chart is not None and chart.function == "forest":
+        out.add_argument(
+            "--plot-metric",
+            default=None,
+            metavar="NAME",
+            help=f"the metric of --plot (default: {chart.metric or 'the --metric'})",
         )
 
 
@@ -990,6 +1017,11 @@ def run(argv: Sequence[str] | None = None) -> pl.DataFrame | str:
         by=list(by) if isinstance(by, list) else [],
     )
     kwargs = command.kwargs(args, ctx)
+    if getattr(args, "plot", None) and CHARTS[command.name].function == "forest":
+        ci = inspect.signature(getattr(pl_metrics.MetricsLazyFrame, command.method)).parameters
+        if kwargs.get("ci", ci["ci"].default) is None:
+            msg = f"--plot draws the intervals of {command.name}: give --ci (e.g. --ci 0.95)"
+            raise UsageError(msg)
     method = getattr(lf.metrics, command.method)
     if command.returns_text:
         text: str = method(**kwargs, path=args.output)
@@ -998,7 +1030,9 @@ def run(argv: Sequence[str] | None = None) -> pl.DataFrame | str:
     assert fmt is not None
     _write(frame, fmt, args.output, separator=args.output_separator)
     if getattr(args, "plot", None):
-        _plot(frame, command.name, ctx.by, args.plot)
+        control = command.columns(args, "control")
+        by = [*(control if isinstance(control, list) else []), *ctx.by]
+        _plot(frame, CHARTS[command.name], by, args.plot, getattr(args, "plot_metric", None))
     return frame
 
 
@@ -1023,14 +1057,18 @@ def _label_columns(command: Command, args: argparse.Namespace) -> list[str]:
     return columns
 
 
-def _plot(frame: pl.DataFrame, command: str, by: list[str], target: str) -> None:
+def _plot(
+    frame: pl.DataFrame, chart: _Chart, by: list[str], target: str, metric: str | None
+) -> None:
     try:
         from pl_metrics import plot
     except ImportError as exc:
         msg = f"--plot needs the plot extra: pip install 'pl_metrics[plot]' ({exc})"
         raise UsageError(msg) from None
-    chart = getattr(plot, CHARTS[command])(frame, by=by or None)
-    chart.save(target)
+    kwargs: dict[str, Any] = {"by": [*by, *chart.by] or None}
+    if chart.function == "forest":
+        kwargs["metric"] = metric or chart.metric or frame["metric"][0]
+    getattr(plot, chart.function)(frame, **kwargs).save(target)
 
 
 #: Output format of an ``-o`` file's extension (when ``--format`` is not given).
