@@ -1,43 +1,56 @@
-"""Render the chart images of docs/charts.md from the bundled example (run by `make docs`)."""
+"""Render the images of docs/charts.md by running the page's own code (``make docs``).
+
+The ```python blocks of the page run in order, in one namespace, in a temporary
+directory holding ``examples/`` (as tests/test_docs.py runs them); every image
+they save lands in docs/img/.  The page's code and its images can therefore
+never differ, and an image the page shows that no block saves is an error.
+"""
 
 from __future__ import annotations
 
-import datetime as dt
+import os
+import re
+import shutil
+import sys
+import tempfile
 from pathlib import Path
 
-import polars as pl
-
-import pl_metrics  # noqa: F401
-import pl_metrics.plot as plp
-
 ROOT = Path(__file__).parents[1]
+PAGE = ROOT / "docs" / "charts.md"
+OUT = ROOT / "docs" / "img"
+
+
+def blocks(page: Path) -> list[str]:
+    """The code of the page's ```python blocks, in order."""
+    return re.findall(r"^```python\n(.*?)^```$", page.read_text(), flags=re.S | re.M)
+
+
+def shown(page: Path) -> set[str]:
+    """The file names of the images the page shows from img/."""
+    return set(re.findall(r"!\[[^\]]*\]\(img/([^)]+)\)", page.read_text()))
 
 
 def main() -> None:
-    df = pl.read_parquet(ROOT / "examples" / "predictions.parquet")
-    out = ROOT / "docs" / "img"
-    out.mkdir(exist_ok=True)
-    curves = {"y_true": "is_cat", "y_score": "cat_score", "by": "region"}
-    plp.roc_curve(df.metrics.roc_curve(**curves), by="region").save(out / "roc.png")
-    plp.pr_curve(df.metrics.pr_curve(**curves), by="region").save(out / "pr.png")
-    cm = df.metrics.confusion_matrix("y_true", "y_pred", by="region")
-    plp.confusion_matrix(cm, by="region").save(out / "confusion.png")
-    pc = df.metrics.per_class("y_true", "y_pred", by="region")
-    plp.per_class(pc, by="region").save(out / "per_class.png")
-    # the example has no time column: spread its rows over 40 days
-    days = pl.lit(dt.date(2026, 1, 1)) + pl.duration(days=pl.int_range(pl.len()) % 40)
-    daily = df.with_columns(days.alias("day"))
-    ot = daily.metrics.over_time(
-        "is_cat",
-        y_score="cat_score",
-        index="day",
-        every="1d",
-        period="7d",
-        metrics=["roc_auc", "average_precision"],
-        by="region",
-        ci=0.95,
-    )
-    plp.over_time(ot, by="region").save(out / "over_time.png")
+    OUT.mkdir(exist_ok=True)
+    here = Path.cwd()
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        (work / "examples").symlink_to(ROOT / "examples", target_is_directory=True)
+        os.chdir(work)
+        try:
+            namespace: dict[str, object] = {"__name__": "__docs__"}
+            for number, code in enumerate(blocks(PAGE), start=1):
+                exec(compile(code, f"<{PAGE.name}, block {number}>", "exec"), namespace)
+        finally:
+            os.chdir(here)
+        images = {p.name: p for p in work.iterdir() if p.suffix in (".png", ".svg")}
+        missing = shown(PAGE) - set(images)
+        if missing:
+            msg = f"{PAGE.name} shows images that no block saves: {sorted(missing)}"
+            raise SystemExit(msg)
+        for name, path in sorted(images.items()):
+            shutil.copyfile(path, OUT / name)
+            print(f"docs/img/{name}", file=sys.stderr)
 
 
 if __name__ == "__main__":

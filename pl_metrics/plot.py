@@ -351,7 +351,8 @@ def confusion_matrix(frame: pl.DataFrame, *, by: str | Sequence[str] | None = No
     chart = (heat + text).properties(width=240, height=240)
     if names:
         facet = alt.Facet(f"{_SEGMENT}:N", title=_title(names), sort=_order(data))
-        chart = chart.facet(facet=facet, columns=3)
+        panels = data[_SEGMENT_ID].n_unique()
+        chart = chart.facet(facet=facet, columns=2 if panels in (2, 4) else 3)
     return chart.properties(title="Confusion matrix")
 
 
@@ -462,7 +463,7 @@ def over_time(frame: pl.DataFrame, *, by: str | Sequence[str] | None = None) -> 
     data = _no_nan(_segmented(frame, names)).with_columns(pl.col("window_end").alias("time"))
     band = "low" in data.columns
     base = alt.Chart(data).encode(
-        x=alt.X("time:T", title="window end"),
+        x=alt.X("time:T", title="window end", axis=alt.Axis(format="%Y-%m-%d", labelAngle=-40)),
         color=alt.Color(f"{_SEGMENT}:N", title=_title(names), sort=_order(data)),
         detail=f"{_SEGMENT_ID}:N",
     )
@@ -768,7 +769,11 @@ def forest(
             raise ValueError(msg)
         reference = values[0]
     title = "difference to baseline" if value == "diff" else metric
-    axis = {"title": f"{title} (axis not from 0)", "scale": alt.Scale(zero=False)}
+    axis = {
+        "title": f"{title} (axis not from 0)",
+        "scale": alt.Scale(zero=False),
+        "axis": alt.Axis(tickCount=6),
+    }
     base = alt.Chart(data).encode(
         y=alt.Y(f"{_SEGMENT}:N", title=_title(names) if names else None, sort=_order(data))
     )
