@@ -1,0 +1,414 @@
+"""The HTML evaluation report: its numbers are the frame methods', on every path.
+
+Two kinds of tests:
+
+- without a browser: the page's tables, read back from the HTML, equal the frame
+  methods called directly (every cell carries its value's ``repr``);
+  the same page from a DataFrame, a LazyFrame, ``scan_parquet`` and shuffled
+  rows; zero weights = rows removed; bad input → a clear error; no external
+  resource in the page;
+- in a real browser (Debian's Chromium, headless, driven by selenium and
+  chromedriver): no JavaScript error, every chart drawn (an SVG with marks), the
+  numbers in the rendered page equal the methods', tables sort on click, and a
+  screenshot of each section is saved (``PLM_SCREENSHOT_DIR``, default
+  ``build/report-screenshots``).  CI (``.ci/run``) installs Chromium and sets
+  ``PLM_REQUIRE_BROWSER=1``, where a missing browser fails instead of skipping;
+  elsewhere the skip is reported plainly at the end of the run (conftest.py).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import shutil
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+
+import pl_metrics  # noqa: F401
+
+pytest.importorskip("altair")
+pytest.importorskip("vl_convert")
+
+ROOT = Path(__file__).parents[1]
+EXAMPLE = ROOT / "examples" / "predictions.parquet"
+BOOT = {"ci": 0.95, "n_boot": 200, "seed": 0}
+SCORES = {c: f"p_{c}" for c in ("bird", "cat", "dog", "fish")}
+
+
+@pytest.fixture(scope="module")
+def df() -> pl.DataFrame:
+    return pl.read_parquet(EXAMPLE).with_columns(flag=pl.col("cat_score") >= 0.5)
+
+
+# ------------------------------------------------------------------ reading the page
+Cell = dict[str, Any]
+
+
+class _Tables(HTMLParser):
+    """Every ``table.sortable`` of a page: id → rows of cells (the data-* attributes)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: dict[str, list[list[Cell]]] = {}
+        self._table: str | None = None
+        self._row: list[Cell] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "table" and "sortable" in (a.get("class") or ""):
+            self._table = a["id"]
+            self.tables[self._table] = []
+        elif tag == "tr" and self._table is not None:
+            self._row = []
+        elif tag == "td" and self._row is not None and "data-col" in a:
+            self._row.append(a)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "tr" and self._table is not None and self._row:
+            self.tables[self._table].append(self._row)
+        if tag == "tr":
+            self._row = None
+        elif tag == "table":
+            self._table = None
+
+
+def page_tables(page: str) -> dict[str, list[list[Cell]]]:
+    parser = _Tables()
+    parser.feed(page)
+    return parser.tables
+
+
+def _parse(text: str | None, dtype: pl.DataType) -> object:
+    """A cell's exact value back as the frame's Python value."""
+    if text is None or text == "":
+        return None
+    if dtype.is_float():
+        return float(text)
+    if dtype.is_integer():
+        return int(text)
+    if dtype == pl.Boolean:
+        return {"True": True, "False": False}[text]
+    return text
+
+
+def as_frame(rows: list[list[Cell]], schema: pl.Schema) -> pl.DataFrame:
+    """The frame a table shows, its interval cells split back into ``_low`` / ``_high``."""
+    columns: dict[str, list[object]] = {name: [] for name in schema}
+    for row in rows:
+        for cell in row:
+            col = cell["data-col"]
+            value = None if "data-null" in cell else cell.get("data-value")
+            columns[col].append(_parse(value, schema[col]))
+            if "data-low" in cell:
+                low, high = ("low", "high") if col == "value" else (f"{col}_low", f"{col}_high")
+                columns[low].append(_parse(cell["data-low"], schema[low]))
+                columns[high].append(_parse(cell["data-high"], schema[high]))
+    return pl.DataFrame(columns, schema=schema)
+
+
+def assert_same(shown: pl.DataFrame, expected: pl.DataFrame, what: str) -> None:
+    """Equal cell by cell (NaN equals NaN; floats to 1e-12: polars' threaded float sums
+    vary in the last bits from one run to the next)."""
+    assert shown.columns == expected.columns, what
+    assert shown.height == expected.height, what
+    for name in expected.columns:
+        for i, (a, b) in enumerate(zip(shown[name], expected[name], strict=True)):
+            same = a == b or (
+                isinstance(a, float)
+                and isinstance(b, float)
+                and (math.isclose(a, b, rel_tol=1e-12) or (math.isnan(a) and math.isnan(b)))
+            )
+            assert same, f"{what}: column {name!r} row {i}: page {a!r}, method {b!r}"
+
+
+def expected_tables(df: pl.DataFrame | pl.LazyFrame, by: str) -> dict[str, pl.DataFrame]:
+    """The tables of ``_report(df)``, each from its frame method called directly."""
+    m = df.lazy().metrics
+    y, p, s = "is_cat", "flag", "cat_score"
+    b = {"pos_label": None, "weight": None}
+    tables = {
+        "summary": m.summary(y, p, **BOOT),
+        "summary_by": m.summary(y, p, by=by, **BOOT),
+        "compare": m.compare(y, p, by=by, metric="accuracy", adjust="holm", **BOOT).with_columns(
+            differs=pl.col("p_adjusted") < 0.05
+        ),
+        "report": m.report(y, p, **BOOT),
+        "fairness": m.fairness(y, p, by=by),
+        "group_rates": m.group_rates(y, p, by=by),
+        "roc_auc": m.roc_auc(y, s, **b, **BOOT),
+        "roc_auc_by": m.roc_auc(y, s, by=by, **b, **BOOT),
+        "average_precision": m.average_precision(y, s, by=by, **b),
+        "log_loss": m.log_loss(y, s, by=by, **b),
+        "brier_score": m.brier_score(y, s, by=by, **b),
+        "calibration_error": m.calibration_error(y, s, by=by, n_bins=10, **b),
+        "best_threshold": m.best_threshold(y, s, metric="f1", **b),
+        "gains": m.gains(y, s, buckets=10, **b),
+        "ks": m.ks(y, s, by=by, **b),
+    }
+    return {k: v.collect() for k, v in tables.items()}
+
+
+def _report(frame: pl.DataFrame | pl.LazyFrame, **kw: Any) -> str:
+    return frame.metrics.html_report(
+        "is_cat", "flag", y_score="cat_score", by="region", n_boot=200, **kw
+    )
+
+
+def _stable(page: str) -> str:
+    """The page without its time of generation."""
+    return re.sub(r"generated \d{4}-\d\d-\d\d \d\d:\d\d UTC", "generated (time)", page)
+
+
+def _close(a: str | None, b: str | None) -> bool:
+    if a == b:
+        return True
+    try:
+        x, y = float(a or "nan"), float(b or "nan")
+    except ValueError:
+        return False
+    return math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def assert_same_page(page: str, other: str) -> None:
+    """The same tables (numbers equal to 1e-9: float sums in another order), the same
+    sections and charts, the same text."""
+    numbers = re.compile(r'(data-(?:value|low|high)="[^"]*")|(>-?[\d,.]+(?: <span)?)')
+    assert numbers.sub("", _stable(page).split("<script")[0]) == numbers.sub(
+        "", _stable(other).split("<script")[0]
+    )
+    tables, others = page_tables(page), page_tables(other)
+    assert tables.keys() == others.keys()
+    for name, rows in tables.items():
+        assert len(rows) == len(others[name]), name
+        for row, row2 in zip(rows, others[name], strict=True):
+            for cell, cell2 in zip(row, row2, strict=True):
+                assert cell.keys() == cell2.keys(), name
+                for key in ("data-value", "data-low", "data-high"):
+                    assert _close(cell.get(key), cell2.get(key)), (name, cell, cell2)
+    charts = re.findall(r'<div class="vega" id="([^"]+)"', page)
+    assert charts == re.findall(r'<div class="vega" id="([^"]+)"', other)
+
+
+# ---------------------------------------------------------------- without a browser
+def test_every_table_equals_its_frame_method(df: pl.DataFrame) -> None:
+    tables = page_tables(_report(df))
+    expected = expected_tables(df, "region")
+    assert sorted(tables) == sorted(expected)
+    for name, frame in expected.items():
+        assert_same(as_frame(tables[name], frame.schema), frame, name)
+    assert expected["compare"]["differs"].any(), "the example should flag a segment"
+
+
+def test_the_flagged_segments_are_the_compare_rows_below_alpha(df: pl.DataFrame) -> None:
+    page = _report(df)
+    flagged = re.findall(r'<tr class="flagged"><td data-col="region"[^>]*>([^<]+)</td>', page)
+    compared = expected_tables(df, "region")["compare"]
+    assert flagged == compared.filter(pl.col("p_adjusted") < 0.05)["region"].to_list()
+
+
+def test_eager_lazy_parquet_and_row_order_give_the_same_page(
+    df: pl.DataFrame, tmp_path: Path
+) -> None:
+    page = _stable(_report(df))
+    assert "generated (time)" in page
+    for i, part in enumerate(df.with_columns(k=pl.int_range(pl.len()) % 3).partition_by("k")):
+        part.drop("k").write_parquet(tmp_path / f"part{i}.parquet")
+    assert_same_page(_report(df.lazy()), page)
+    assert_same_page(_report(pl.scan_parquet(tmp_path / "*.parquet")), page)
+    assert_same_page(_report(df.sample(fraction=1.0, shuffle=True, seed=5)), page)
+
+
+def test_zero_weights_are_rows_removed(df: pl.DataFrame) -> None:
+    w = df.with_columns(w=pl.when(pl.int_range(pl.len()) % 7 == 0).then(0.0).otherwise(1.0))
+    kept = w.filter(pl.col("w") > 0)
+    weighted = _report(w, weight="w", ci=None)
+    assert_same_page(weighted.replace("; weight = w", ""), _report(kept, ci=None))
+
+
+def test_multiclass_scores_and_labels(df: pl.DataFrame) -> None:
+    page = df.metrics.html_report(
+        "y_true", "y_pred", y_score=SCORES, by=["region", "model_version"], ci=None
+    )
+    tables = page_tables(page)
+    m = df.lazy().metrics
+    expected = {
+        "summary_by": m.summary("y_true", "y_pred", by=["region", "model_version"]),
+        "report": m.report("y_true", "y_pred"),
+        "roc_auc": m.roc_auc("y_true", SCORES),
+        "roc_auc_by": m.roc_auc("y_true", SCORES, by=["region", "model_version"]),
+    }
+    for name, frame in expected.items():
+        collected = frame.collect()
+        assert_same(as_frame(tables[name], collected.schema), collected, name)
+    assert "fairness" not in tables  # four classes: no binary rates
+
+
+def test_the_page_is_self_contained(df: pl.DataFrame, tmp_path: Path) -> None:
+    out = tmp_path / "r.html"
+    page = _report(df, ci=None, path=out)
+    assert out.read_text(encoding="utf-8") == page
+    markup = page.split('<script type="application/json"')[0]  # before the data and code
+    assert re.search(r"<(script|img|iframe)[^>]+src=", markup) is None
+    assert re.search(r"<link[^>]+href=", markup) is None
+    assert page.count("<script") == 3  # the chart specs, the Vega bundle, the page's code
+    assert "vegaEmbed" in page  # the browser test checks that nothing is fetched
+
+
+def test_progress_lines_on_stderr(df: pl.DataFrame, capsys: pytest.CaptureFixture[str]) -> None:
+    df.metrics.html_report("is_cat", y_score="cat_score", ci=None, progress=True)
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("pl-metrics html: step 1: ROC AUC")
+    assert err[-1].startswith("pl-metrics html: done")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({}, ValueError, "needs `y_pred`"),
+        ({"y_pred": "flag", "weight": "weight"}, ValueError, "ci=None with `weight`"),
+        ({"y_pred": "flag", "ci": 1.5}, ValueError, "ci"),
+        ({"y_pred": "flag", "n_bins": 0}, ValueError, "n_bins"),
+        ({"y_pred": "flag", "title": 3}, TypeError, "title"),
+        ({"y_pred": "nope"}, pl.exceptions.ColumnNotFoundError, "nope"),
+        ({"y_score": "nope", "ci": None}, pl.exceptions.ColumnNotFoundError, "nope"),
+        ({"y_pred": "flag", "by": "__plm_x"}, pl.exceptions.ColumnNotFoundError, "__plm_x"),
+        ({"y_pred": "y_pred", "y_score": "cat_score"}, Exception, "is_cat|y_pred|label"),
+    ],
+)
+def test_bad_input_is_refused_with_a_clear_error(
+    df: pl.DataFrame, kwargs: dict[str, Any], error: type[Exception], match: str
+) -> None:
+    with pytest.raises(error, match=match):
+        df.metrics.html_report("is_cat", **kwargs)
+
+
+# ---------------------------------------------------------------------- in a browser
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver")
+REQUIRED = os.environ.get("PLM_REQUIRE_BROWSER") == "1"
+NO_BROWSER = (
+    "the browser test of the HTML report did NOT run: no Chromium / chromedriver on PATH "
+    "(Debian: apt-get install chromium chromium-driver; CI installs them)"
+)
+
+#: The charts of each report, in page order.
+CHARTS = {
+    "binary": [
+        "forest_accuracy",
+        "confusion",
+        "forest_roc_auc",
+        "roc",
+        "pr",
+        "reliability",
+        "threshold_metrics",
+    ],
+    "multiclass": ["forest_accuracy", "confusion"],
+}
+
+#: Every cell of every sortable table, as the rendered page holds it.
+_READ_TABLES = """
+const out = {};
+document.querySelectorAll("table.sortable").forEach(t => {
+  out[t.id] = Array.from(t.tBodies[0].rows).map(r => Array.from(r.cells)
+    .filter(td => td.hasAttribute("data-col"))
+    .map(td => Object.fromEntries(Array.from(td.attributes).map(a => [a.name, a.value]))))
+    .filter(r => r.length);
+});
+return out;
+"""
+
+
+@pytest.fixture(scope="module")
+def browser() -> Any:
+    if CHROMIUM is None or CHROMEDRIVER is None:
+        if REQUIRED:
+            pytest.fail(NO_BROWSER.replace("did NOT run", "cannot run (PLM_REQUIRE_BROWSER=1)"))
+        pytest.skip(NO_BROWSER)
+    webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1300,1000"):
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(options=options, service=Service(executable_path=CHROMEDRIVER))
+    yield driver
+    driver.quit()
+
+
+def _screenshots() -> Path:
+    out = Path(os.environ.get("PLM_SCREENSHOT_DIR", ROOT / "build" / "report-screenshots"))
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+@pytest.mark.parametrize("kind", ["binary", "multiclass"])
+def test_the_report_renders_in_chromium(
+    browser: Any, df: pl.DataFrame, tmp_path: Path, kind: str
+) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    path = tmp_path / f"{kind}.html"
+    if kind == "binary":
+        _report(df, path=path)
+        expected = expected_tables(df, "region")
+    else:
+        df.metrics.html_report(
+            "y_true", "y_pred", y_score=SCORES, by="region", n_boot=200, path=path
+        )
+        expected = {"report": df.metrics.report("y_true", "y_pred", **BOOT)}
+    browser.get(path.as_uri())
+    WebDriverWait(browser, 60).until(
+        lambda d: d.execute_script(
+            "return document.body.dataset.rendered || document.body.dataset.error"
+        )
+    )
+    error = browser.execute_script("return document.body.dataset.error || null")
+    assert error is None, f"a chart failed to render: {error}"
+    logs = [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "WARNING")]
+    assert logs == [], f"JavaScript errors or warnings: {logs}"
+
+    # nothing fetched: the page opens offline
+    fetched = browser.execute_script(
+        "return performance.getEntriesByType('resource').map(e => e.name)"
+    )
+    assert fetched == []
+
+    # every chart is drawn: an SVG with marks
+    charts = browser.find_elements(By.CSS_SELECTOR, "div.vega")
+    assert [c.get_attribute("id") for c in charts] == CHARTS[kind]
+    assert browser.execute_script("return document.body.dataset.rendered") == str(len(charts))
+    for chart in charts:
+        name = chart.get_attribute("id")
+        marks = chart.find_elements(By.CSS_SELECTOR, "svg [role=graphics-symbol]")
+        assert len(marks) > 3, f"chart {name} drew no marks"
+
+    # the numbers the browser shows are the methods'
+    shown = browser.execute_script(_READ_TABLES)
+    for name, frame in expected.items():
+        assert_same(as_frame(shown[name], frame.schema), frame, f"{kind}: {name} in Chromium")
+
+    # a click sorts a table on its exact values (descending on the second click)
+    table = "summary_by" if kind == "binary" else "report"
+    header = browser.find_element(By.CSS_SELECTOR, f"#{table} th:nth-child(3)")
+    column = header.text.split(" [")[0]
+    header.click()
+    header.click()
+    rows = browser.execute_script(_READ_TABLES)[table]
+    values = [float(next(c for c in r if c["data-col"] == column)["data-value"]) for r in rows]
+    assert values == sorted(values, reverse=True)
+
+    # a screenshot of each section, to look at
+    out = _screenshots()
+    browser.set_window_size(1300, 1000)
+    for section in browser.find_elements(By.CSS_SELECTOR, "section"):
+        browser.execute_script("arguments[0].scrollIntoView()", section)
+        section.screenshot(str(out / f"{kind}-{section.get_attribute('id')}.png"))
+    browser.find_element(By.CSS_SELECTOR, "header").screenshot(str(out / f"{kind}-header.png"))
