@@ -15,6 +15,7 @@ from pl_metrics._core import checks as v
 P = ParamSpec("P")
 L = TypeVar("L")
 L_co = TypeVar("L_co", covariant=True)
+R = TypeVar("R")
 
 
 def wants_ci(
@@ -63,6 +64,25 @@ def eager(
     def method(self: Eager[L], /, *args: P.args, **kwargs: P.kwargs) -> pl.DataFrame:
         return lazy_method(self._lazy, *args, **kwargs).collect()
 
+    # what runtime introspection reads (inspect.signature, typing.get_type_hints)
     signature = inspect.signature(lazy_method)
     method.__signature__ = signature.replace(return_annotation="pl.DataFrame")  # type: ignore[attr-defined]
+    method.__annotations__ = {**lazy_method.__annotations__, "return": "pl.DataFrame"}
+    return method
+
+
+def same_result(
+    lazy_method: Callable[Concatenate[L, P], R],
+) -> Callable[Concatenate[Eager[L], P], R]:
+    """A DataFrame method whose result is the LazyFrame method's (not a frame).
+
+    For a method such as an HTML page: ``df.metrics.<m>(...)`` is
+    ``df.lazy().metrics.<m>(...)``, typed with its parameters and its result.
+    """
+
+    @functools.wraps(lazy_method)
+    def method(self: Eager[L], /, *args: P.args, **kwargs: P.kwargs) -> R:
+        return lazy_method(self._lazy, *args, **kwargs)
+
+    method.__signature__ = inspect.signature(lazy_method)  # type: ignore[attr-defined]
     return method

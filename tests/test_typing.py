@@ -1,0 +1,301 @@
+"""Typed access (issue 15): ``plm.metrics(frame)``, the ``Literal`` types, what mypy sees.
+
+- ``plm.metrics(df)`` / ``plm.metrics(lf)`` is the namespace ``.metrics`` (same
+  class, same frames);
+- every ``Literal`` of ``pl_metrics._typing`` equals the runtime catalogue that
+  lists the same names, and every ``Literal`` parameter of the namespace lists
+  exactly the values its method accepts (read from the method's own error);
+- ``mypy --strict`` on user code (``tests/typing/``): no error in correct code, the
+  revealed types are DataFrame / LazyFrame, and misspelled options and wrong
+  argument types are errors.
+"""
+
+from __future__ import annotations
+
+import ast
+import datetime as dt
+import inspect
+import re
+import runpy
+import subprocess
+import sys
+import typing
+from pathlib import Path
+
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+import pl_metrics as plm
+from pl_metrics import MetricsDataFrame, MetricsLazyFrame
+from pl_metrics import _classification as cls
+from pl_metrics import _fairness as fair
+from pl_metrics import _over_time as ot
+from pl_metrics import _paired as pt
+from pl_metrics import _typing as tp
+from pl_metrics._core import multiple, names
+
+ROOT = Path(__file__).resolve().parents[1]
+USER = ROOT / "tests" / "typing"
+EXAMPLE = pl.read_parquet(ROOT / "examples" / "predictions.parquet")
+PROBS = {c: f"p_{c}" for c in ("bird", "cat", "dog", "fish")}
+
+
+# ---------------------------------------------------------------------- plm.metrics
+def test_metrics_is_the_namespace() -> None:
+    df = EXAMPLE
+    assert type(plm.metrics(df)) is type(df.metrics) is MetricsDataFrame
+    assert type(plm.metrics(df.lazy())) is type(df.lazy().metrics) is MetricsLazyFrame
+
+
+@pytest.mark.parametrize("lazy", [False, True], ids=["DataFrame", "LazyFrame"])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda m: m.report("y_true", "y_pred", by="region", weight="weight"),
+        lambda m: m.summary("y_true", "y_pred", by=["region", "model_version"]),
+        lambda m: m.roc_auc("is_cat", "cat_score", by="region"),
+        lambda m: m.roc_auc("y_true", PROBS, multi_class="ovo"),
+        lambda m: m.best_threshold("is_cat", "cat_score", metric="precision"),
+        lambda m: m.calibration_error("is_cat", "cat_score", strategy="quantile"),
+        lambda m: m.compare("y_true", "y_pred", by="region", metric="f1_macro", n_boot=30),
+    ],
+    ids=["report", "summary", "roc_auc", "roc_auc[ovo]", "best_threshold", "ece", "compare"],
+)
+def test_both_spellings_give_the_same_frame(lazy: bool, call: typing.Any) -> None:
+    frame: pl.DataFrame | pl.LazyFrame = EXAMPLE.lazy() if lazy else EXAMPLE
+    typed = call(plm.metrics(frame))
+    registered = call(frame.metrics)
+    assert isinstance(typed, pl.LazyFrame if lazy else pl.DataFrame)
+    assert type(typed) is type(registered)
+    if isinstance(typed, pl.LazyFrame):
+        typed, registered = typed.collect(), registered.collect()
+    assert_frame_equal(typed, registered)
+
+
+@pytest.mark.parametrize(
+    ("value", "kind"),
+    [
+        (pl.Series("y", [0, 1]), "polars.series.series.Series"),
+        ({"y": [0, 1]}, "builtins.dict"),
+        (None, "builtins.NoneType"),
+        (plm.from_counts(EXAMPLE.metrics.counts("y_true", "y_pred")), "CountsState"),
+    ],
+)
+def test_metrics_refuses_what_is_not_a_frame(value: object, kind: str) -> None:
+    with pytest.raises(TypeError, match=r"`frame` must be a polars DataFrame or LazyFrame, got .*"):
+        plm.metrics(value)  # type: ignore[call-overload]
+    with pytest.raises(TypeError) as info:
+        plm.metrics(value)  # type: ignore[call-overload]
+    assert kind in str(info.value)
+
+
+def test_metrics_points_pandas_to_from_pandas() -> None:
+    pd = pytest.importorskip("pandas")
+    with pytest.raises(TypeError, match=r"got pandas\..*DataFrame; .*pl\.from_pandas"):
+        plm.metrics(pd.DataFrame({"y": [0, 1]}))  # type: ignore[call-overload]
+
+
+def test_metrics_is_exported() -> None:
+    assert "metrics" in plm.__all__
+    for alias in ("FairnessMetric", "PairedMetric", "ThresholdMetric", "OverTimeMetric", "Adjust"):
+        assert alias in plm.__all__
+        assert getattr(plm, alias) is getattr(tp, alias)
+
+
+# ------------------------------------------------------------- Literals vs catalogues
+@pytest.mark.parametrize(
+    ("alias", "catalogue"),
+    [
+        (tp.FairnessMetric, tuple(m for m in fair.METRICS if m != "n")),
+        (tp.PairedMetric, pt.METRICS),
+        (tp.OverTimeMetric, ot.METRICS),
+        (tp.ThresholdMetric, names.output_columns("thresholds")[1:]),
+        (tp.Adjust, multiple.ADJUSTMENTS),
+        (tp.Average, cls.AVERAGES),
+    ],
+    ids=["Fairness", "Paired", "OverTime", "Threshold", "Adjust", "Average"],
+)
+def test_literal_equals_its_catalogue(alias: object, catalogue: tuple[str, ...]) -> None:
+    # the same names in the same order (the order of the docs and of the CLI's choices)
+    assert typing.get_args(alias) == tuple(catalogue)
+
+
+def _literals(hint: object) -> set[str]:
+    """Every ``Literal`` value inside a type hint (``X | None``, ``X | Sequence[X]``)."""
+    if typing.get_origin(hint) is typing.Literal:
+        return {str(a) for a in typing.get_args(hint)}
+    return set().union(*(_literals(a) for a in typing.get_args(hint)))
+
+
+#: The rows the probes call each method on, and each method's required arguments.
+_ROWS = pl.LazyFrame(
+    {
+        "y": [0, 1, 2, 1],
+        "p": [0, 1, 1, 1],
+        "s": [0.1, 0.8, 0.4, 0.7],
+        "g": ["a", "a", "b", "b"],
+        "t": [dt.date(2026, 1, d) for d in (1, 1, 2, 2)],
+    }
+)
+_ARGS: dict[str, tuple[tuple[object, ...], dict[str, object]]] = {
+    "roc_auc": (("y", "s"), {}),
+    "average_precision": (("y", "s"), {}),
+    "best_threshold": (("y", "s"), {}),
+    "calibration_curve": (("y", "s"), {}),
+    "calibration_error": (("y", "s"), {}),
+    "compare": (("y", "p"), {"by": "g"}),
+    "disparity": (("y", "p"), {"by": "g"}),
+    "fairness": (("y", "p"), {"by": "g"}),
+    "compare_models": (("y", ["p", "p"]), {}),
+    "over_time": (("y",), {"y_pred": "p", "index": "t", "every": "1d"}),
+}
+_LITERAL_PARAMS = [
+    (name, param, _literals(hint))
+    for name, method in inspect.getmembers(MetricsLazyFrame, inspect.isfunction)
+    if not name.startswith("_")
+    for param, hint in typing.get_type_hints(method).items()
+    if param != "return" and _literals(hint)
+]
+
+
+def test_the_probes_cover_the_options() -> None:
+    probed = {(name, param) for name, param, _ in _LITERAL_PARAMS}
+    for option in ("metric", "metrics", "adjust", "method", "agg", "strategy", "ci_method"):
+        assert any(param == option for _, param in probed), option
+    assert ("compare", "metric") in probed
+    assert ("over_time", "metrics") in probed
+
+
+@pytest.mark.parametrize(
+    ("name", "param", "values"),
+    _LITERAL_PARAMS,
+    ids=[f"{n}.{p}" for n, p, _ in _LITERAL_PARAMS],
+)
+def test_literal_lists_what_the_method_accepts(name: str, param: str, values: set[str]) -> None:
+    args, kwargs = _ARGS.get(name, (("y", "p"), {}))
+    kwargs = {**kwargs, param: "__misspelled__"}
+    if param == "ci_method":  # the interval options are checked when intervals are asked for
+        kwargs["ci"] = 0.9
+    with pytest.raises(ValueError, match=rf"`{param}` must be") as info:
+        getattr(MetricsLazyFrame(_ROWS), name)(*args, **kwargs)
+    accepted = re.search(r"one of (\[.*?\])", str(info.value))
+    assert accepted is not None, str(info.value)
+    assert set(ast.literal_eval(accepted.group(1))) == values
+
+
+def _key(p: inspect.Parameter) -> tuple[object, ...]:
+    return (p.name, p.kind, p.annotation, repr(p.default))
+
+
+@pytest.mark.parametrize("name", sorted(n for n in dir(MetricsLazyFrame) if not n.startswith("_")))
+def test_dataframe_twin_has_the_lazy_parameters(name: str) -> None:
+    lazy, eager = getattr(MetricsLazyFrame, name), getattr(MetricsDataFrame, name)
+    lazy_sig, eager_sig = inspect.signature(lazy), inspect.signature(eager)
+    # (name, kind, annotation, default): the defaults by repr (NaN != NaN)
+    assert [_key(p) for p in eager_sig.parameters.values()] == [
+        _key(p) for p in lazy_sig.parameters.values()
+    ]
+    if lazy_sig.return_annotation == "pl.LazyFrame":
+        assert eager_sig.return_annotation == "pl.DataFrame"
+        # what get_type_hints reads (Python 3.10 adds Optional from the defaults)
+        assert eager.__annotations__ == {**lazy.__annotations__, "return": "pl.DataFrame"}
+        assert typing.get_type_hints(eager)["return"] is pl.DataFrame
+    else:
+        assert eager_sig.return_annotation == lazy_sig.return_annotation
+
+
+# --------------------------------------------------------------------- mypy --strict
+#: The short names of the fixture's ``# revealed:`` comments.
+_REVEALED = {
+    "DataFrame": "polars.dataframe.frame.DataFrame",
+    "LazyFrame": "polars.lazyframe.frame.LazyFrame",
+    "Expr": "polars.expr.expr.Expr",
+    "MetricsDataFrame": "pl_metrics._namespace.MetricsDataFrame",
+    "MetricsLazyFrame": "pl_metrics._namespace.MetricsLazyFrame",
+}
+_LINE = re.compile(
+    r"^(?P<path>[^:]+\.py):(?P<line>\d+): (?P<kind>error|note): (?P<msg>.*?)"
+    r"(?:  \[(?P<code>[a-z-]+)\])?$"
+)
+
+
+def _marked(path: Path, marker: str) -> dict[int, str]:
+    """``{line: word}`` of the lines of ``path`` that end in ``# <marker> <word>``."""
+    pattern = re.compile(rf"#\s*{marker}\s*([\w-]+)\s*$")
+    found = {i: pattern.search(ln) for i, ln in enumerate(path.read_text().splitlines(), 1)}
+    return {i: m.group(1) for i, m in found.items() if m is not None}
+
+
+@pytest.fixture(scope="module")
+def mypy_output(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """One ``mypy --strict`` run over both fixture files (a warm cache when pytest has one).
+
+    ``--follow-imports=silent`` reads pl_metrics as a user's installed copy is read:
+    its types are used, its own errors are not the user's.
+    """
+    cache = getattr(request.config, "cache", None)
+    cache_dir = cache.mkdir("mypy") if cache is not None else tmp_path_factory.mktemp("mypy")
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--follow-imports=silent",
+            "--no-color-output",
+            "--no-error-summary",
+            "--show-error-codes",
+            "--cache-dir",
+            str(cache_dir),
+            "tests/typing/user_code.py",
+            "tests/typing/user_errors.py",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr  # 1: errors found (2: crashed)
+    return done.stdout
+
+
+def _parsed(output: str, file: str) -> list[re.Match[str]]:
+    found = [_LINE.match(line) for line in output.splitlines()]
+    assert all(m is not None for m in found), output
+    return [m for m in found if m is not None and m["path"].endswith(file)]
+
+
+def test_mypy_reports_only_the_fixture_files(mypy_output: str) -> None:
+    paths = {m["path"] for m in map(_LINE.match, mypy_output.splitlines()) if m is not None}
+    assert paths == {"tests/typing/user_code.py", "tests/typing/user_errors.py"}, mypy_output
+
+
+def test_mypy_accepts_correct_code_and_reveals_frames(mypy_output: str) -> None:
+    found = _parsed(mypy_output, "user_code.py")
+    assert [m.group(0) for m in found if m["kind"] == "error"] == []
+    revealed = {int(m["line"]): m["msg"] for m in found if m["msg"].startswith("Revealed type is")}
+    expected = _marked(USER / "user_code.py", "revealed:")
+    assert len(expected) >= 15
+    assert revealed == {
+        line: f'Revealed type is "{_REVEALED[short]}"' for line, short in expected.items()
+    }
+
+
+def test_mypy_reports_misspelled_options_and_wrong_types(mypy_output: str) -> None:
+    errors = [m for m in _parsed(mypy_output, "user_errors.py") if m["kind"] == "error"]
+    expected = _marked(USER / "user_errors.py", "E:")
+    assert len(expected) >= 10
+    # one error per marked line, of the marked code, and none elsewhere
+    assert sorted((int(m["line"]), m["code"]) for m in errors) == sorted(expected.items())
+    by_line = {int(m["line"]): m["msg"] for m in errors}
+    lines = (USER / "user_errors.py").read_text().splitlines()
+    misspelled = next(i for i, ln in enumerate(lines, 1) if '"f1_macr"' in ln)
+    assert "'f1_macro'" in by_line[misspelled]  # the message lists the right names
+
+
+def test_user_code_runs() -> None:
+    # what the checker accepts is what the library accepts (main() asserts that
+    # plm.metrics(df) and df.metrics give the same frame)
+    runpy.run_path(str(USER / "user_code.py"), run_name="__main__")
