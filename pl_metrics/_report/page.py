@@ -54,7 +54,8 @@ class Section:
 
 # ------------------------------------------------------------------------- cells
 def _text(value: object) -> str:
-    """The value as shown: floats to DIGITS decimals, counts with separators."""
+    """The value as shown: floats to DIGITS decimals, whole numbers from 2 on (counts,
+    weighted or not) with thousands separators."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -64,7 +65,7 @@ def _text(value: object) -> str:
             return "NaN"
         if math.isinf(value):
             return "inf" if value > 0 else "-inf"
-        if value == int(value) and abs(value) >= 10**DIGITS:
+        if value == int(value) and abs(value) >= 2:  # a (weighted) count: 1,522 not 1522.0000
             return f"{value:,.0f}"
         return f"{value:.{DIGITS}f}"
     if isinstance(value, int):
