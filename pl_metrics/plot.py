@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import altair as alt
 import polars as pl
@@ -373,6 +374,16 @@ def _values_tooltip(names: list[str], *fields: str) -> list[str | alt.Tooltip]:
     ]
 
 
+def _free_x(field: str, title: str) -> alt.X:
+    """An x axis around the data (not from 0), which says so."""
+    return alt.X(
+        f"{field}:Q",
+        title=f"{title} (axis not from 0)",
+        scale=alt.Scale(zero=False),
+        axis=alt.Axis(tickCount=6),
+    )
+
+
 def per_class(
     frame: pl.DataFrame,
     *,
@@ -420,7 +431,7 @@ def per_class(
         )
     )
     segments, labels = _order(long), _order(long, "label")
-    by_segment = (
+    by_segment: dict[str, Any] = (
         {
             "color": alt.Color(f"{_SEGMENT}:N", title=_title(names), sort=segments),
             "yOffset": alt.YOffset(f"{_SEGMENT}:N", sort=segments),
@@ -429,13 +440,12 @@ def per_class(
         else {}
     )
     base = alt.Chart(long).encode(y=alt.Y("label:N", title="class", sort=labels), **by_segment)
-    axis = {"title": "value (axis not from 0)", "scale": alt.Scale(zero=False)}
     dots = base.mark_point(filled=True, size=45, opacity=1).encode(
-        x=alt.X("value:Q", **axis), tooltip=_values_tooltip(names, "label", "metric")
+        x=_free_x("value", "value"), tooltip=_values_tooltip(names, "label", "metric")
     )
     layers: alt.Chart | alt.LayerChart = dots
     if long["low"].is_not_null().any():
-        rules = base.mark_rule(strokeWidth=1.5).encode(x=alt.X("low:Q", **axis), x2="high:Q")
+        rules = base.mark_rule(strokeWidth=1.5).encode(x=_free_x("low", "value"), x2="high:Q")
         layers = rules + dots
     height = max(120, 14 * len(labels) * max(1, len(segments)))
     return (
@@ -492,7 +502,7 @@ def over_time(frame: pl.DataFrame, *, by: str | Sequence[str] | None = None) -> 
     return chart.resolve_scale(y="independent").properties(title="Metrics over time")
 
 
-def _segment_colour(names: list[str], data: pl.DataFrame) -> dict[str, alt.Color | str]:
+def _segment_colour(names: list[str], data: pl.DataFrame) -> dict[str, Any]:
     """Colour per segment (in the tables' order), one line each (``detail``)."""
     return {
         "color": alt.Color(f"{_SEGMENT}:N", title=_title(names), sort=_order(data)),
@@ -508,8 +518,12 @@ def _diagonal(x: str, y: str) -> alt.Chart:
     )
 
 
-def _unit(field: str, title: str) -> dict[str, object]:
-    return {"shorthand": f"{field}:Q", "title": title, "scale": alt.Scale(domain=[0, 1])}
+def _unit_x(field: str, title: str) -> alt.X:
+    return alt.X(f"{field}:Q", title=title, scale=alt.Scale(domain=[0, 1]))
+
+
+def _unit_y(field: str, title: str) -> alt.Y:
+    return alt.Y(f"{field}:Q", title=title, scale=alt.Scale(domain=[0, 1]))
 
 
 def reliability(frame: pl.DataFrame, *, by: str | Sequence[str] | None = None) -> alt.LayerChart:
@@ -543,8 +557,8 @@ def reliability(frame: pl.DataFrame, *, by: str | Sequence[str] | None = None) -
         *([alt.Tooltip("count:Q", format=",.4~g")] if size else []),
     ]
     base = alt.Chart(data).encode(
-        x=alt.X(**_unit("prob_pred", "mean predicted probability")),
-        y=alt.Y(**_unit("prob_true", "observed frequency")),
+        x=_unit_x("prob_pred", "mean predicted probability"),
+        y=_unit_y("prob_true", "observed frequency"),
         order="prob_pred:Q",
         **(_segment_colour(names, data) if names else {}),
     )
@@ -660,8 +674,8 @@ def gains(frame: pl.DataFrame, *, by: str | Sequence[str] | None = None) -> alt.
         alt.Chart(data)
         .mark_line(point=True)
         .encode(
-            x=alt.X(**_unit("cum_share", "share of rows (highest scores first)")),
-            y=alt.Y(**_unit("gain", "share of positives found")),
+            x=_unit_x("cum_share", "share of rows (highest scores first)"),
+            y=_unit_y("gain", "share of positives found"),
             order="cum_share:Q",
             tooltip=tooltip,
             **(_segment_colour(names, data) if names else {}),
@@ -769,17 +783,12 @@ def forest(
             raise ValueError(msg)
         reference = values[0]
     title = "difference to baseline" if value == "diff" else metric
-    axis = {
-        "title": f"{title} (axis not from 0)",
-        "scale": alt.Scale(zero=False),
-        "axis": alt.Axis(tickCount=6),
-    }
     base = alt.Chart(data).encode(
         y=alt.Y(f"{_SEGMENT}:N", title=_title(names) if names else None, sort=_order(data))
     )
-    rules = base.mark_rule(strokeWidth=2).encode(x=alt.X("low:Q", **axis), x2="high:Q")
+    rules = base.mark_rule(strokeWidth=2).encode(x=_free_x("low", title), x2="high:Q")
     dots = base.mark_point(filled=True, size=60, opacity=1).encode(
-        x=alt.X("value:Q", **axis), tooltip=_values_tooltip(names)
+        x=_free_x("value", title), tooltip=_values_tooltip(names)
     )
     chart = rules + dots
     if reference is not None:
@@ -787,9 +796,7 @@ def forest(
         line = (
             alt.Chart(ref)
             .mark_rule(strokeDash=[4, 4], color="gray")
-            .encode(
-                x=alt.X("reference:Q", **axis), tooltip=alt.Tooltip("reference:Q", format=".4f")
-            )
+            .encode(x=_free_x("reference", title), tooltip=alt.Tooltip("reference:Q", format=".4f"))
         )
         chart = line + chart
     height = max(60, 22 * data.height)
