@@ -28,6 +28,7 @@ from typing import Any
 import altair as alt
 import polars as pl
 
+from pl_metrics._core.names import INTERNAL as _INTERNAL
 from pl_metrics._core.names import OUTPUTS
 
 #: Columns of the chart data made here (the user's ``by`` columns are not passed on).
@@ -110,12 +111,15 @@ def _key(by: list[str]) -> pl.Expr:
 
 
 def _segmented(frame: pl.DataFrame, by: list[str]) -> pl.DataFrame:
-    """``frame`` with its segment's name and position, sorted by segment.
+    """``frame`` with its segment's name and position instead of its ``by`` columns,
+    sorted by segment.
 
     Segments are in the order of the tables (``by`` values sorted, nulls last),
     whatever the order of the rows; rows keep their order within a segment.  Two
     keys that read alike (``("a / b", "c")`` and ``("a", "b / c")``) get distinct
-    names (``"a / b / c [2]"``): they are never one line or one colour.
+    names (``"a / b / c [2]"``): they are never one line or one colour.  The ``by``
+    columns are dropped, so that a user's column named like a column of the chart
+    data (``segment``, ``value``, ...) cannot collide with it.
     """
     if not by:
         return frame.with_columns(
@@ -124,13 +128,22 @@ def _segmented(frame: pl.DataFrame, by: list[str]) -> pl.DataFrame:
     keys = frame.select(by).unique().sort(by, nulls_last=True)
     names: list[str] = []
     for name in keys.select(_key(by)).to_series().to_list():
-        names.append(name if name not in names else f"{name} [{names.count(name) + 1}]")
+        label, n = name, 1
+        while label in names:
+            n += 1
+            label = f"{name} [{n}]"
+        names.append(label)
+    segment, position = f"{_INTERNAL}segment", f"{_INTERNAL}segment_id"
     keys = keys.with_columns(
-        pl.Series(_SEGMENT, names, pl.String),
-        pl.int_range(pl.len(), dtype=pl.Int64).alias(_SEGMENT_ID),
+        pl.Series(segment, names, pl.String),
+        pl.int_range(pl.len(), dtype=pl.Int64).alias(position),
     )
-    keyed = frame.join(keys, on=by, how="left", nulls_equal=True, maintain_order="left")
-    return keyed.sort(_SEGMENT_ID, maintain_order=True)
+    return (
+        frame.join(keys, on=by, how="left", nulls_equal=True, maintain_order="left")
+        .drop(by)
+        .rename({segment: _SEGMENT, position: _SEGMENT_ID})
+        .sort(_SEGMENT_ID, maintain_order=True)
+    )
 
 
 def _parts(frame: pl.DataFrame, by: list[str]) -> list[pl.DataFrame]:
@@ -746,6 +759,8 @@ def forest(
         The reference value; by default the frame's ``overall`` column
         (``compare``), 0 for the differences of ``compare_models``, else none.
 
+    Notes
+    -----
     The value axis is not forced to start at 0, so that intervals that do not
     overlap are seen not to.
     """
