@@ -246,6 +246,13 @@ def test_multiclass_scores_and_labels(df: pl.DataFrame) -> None:
         collected = frame.collect()
         assert_same(as_frame(tables[name], collected.schema), collected, name)
     assert "fairness" not in tables  # four classes: no binary rates
+    # the legends of the one-vs-rest curves: each class's AUC / AP against the rest
+    specs = page.split('id="plm-charts">')[1].split("</script>")[0]
+    for label, column in SCORES.items():
+        auc = df.metrics.roc_auc("y_true", column, pos_label=label)["roc_auc"][0]
+        ap = df.metrics.average_precision("y_true", column, pos_label=label)
+        assert f"{label} (AUC {auc:.3f})" in specs
+        assert f"{label} (AP {ap['average_precision'][0]:.3f})" in specs
 
 
 def test_the_page_is_self_contained(df: pl.DataFrame, tmp_path: Path) -> None:
@@ -307,7 +314,7 @@ CHARTS = {
         "reliability",
         "threshold_metrics",
     ],
-    "multiclass": ["forest_accuracy", "confusion"],
+    "multiclass": ["forest_accuracy", "confusion", "roc", "pr"],
 }
 
 #: Every cell of every sortable table, as the rendered page holds it.

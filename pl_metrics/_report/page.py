@@ -142,10 +142,10 @@ def table_html(table: Table) -> str:
         )
         cls = ' class="flagged"' if flagged else ""
         rows.append(f"<tr{cls}>{cells}</tr>")
-    caption = f"<caption>{html.escape(table.caption)}</caption>" if table.caption else ""
+    caption = f'<p class="caption">{html.escape(table.caption)}</p>' if table.caption else ""
     empty = "" if rows else f'<tr><td colspan="{len(shown)}">(no rows)</td></tr>'
     return (
-        f'<div class="table-wrap"><table class="sortable" id="{table.id}">{caption}'
+        f'{caption}<div class="table-wrap"><table class="sortable" id="{table.id}">'
         f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}{empty}</tbody></table></div>"
     )
 
@@ -194,7 +194,7 @@ section h2 { font-size: 1.2rem; border-bottom: 1px solid var(--line); padding-bo
 .card .interval { color: var(--muted); font-size: .8rem; }
 .table-wrap { overflow-x: auto; margin: .6rem 0 1rem; }
 table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
-caption { text-align: left; color: var(--muted); padding-bottom: .3rem; }
+.caption { color: var(--muted); margin: .8rem 0 0; }
 th, td { padding: .25rem .6rem; border-bottom: 1px solid var(--line); text-align: right;
          white-space: nowrap; }
 th { cursor: pointer; background: var(--bg); user-select: none; }

@@ -273,7 +273,21 @@ def _ranking(
             parts.append(Chart("forest_roc_auc", _spec(chart), caption))
     if not isinstance(s.y_score, str):
         yield cards
-        intro = "One-vs-rest ROC AUC of the class scores (macro average)."
+        step("one-vs-rest curves")
+        roc, pr = [], []
+        for label, column in s.y_score.items():
+            ovr = {"pos_label": label, "weight": s.weight, "bins": s.bins}
+            tag = pl.lit(str(label)).alias("label")
+            roc.append(_collect(m.roc_curve(s.y_true, column, **ovr).with_columns(tag)))
+            pr.append(_collect(m.pr_curve(s.y_true, column, **ovr).with_columns(tag)))
+        parts += [
+            Chart("roc", _spec(plot.roc_curve(pl.concat(roc))), "One-vs-rest ROC curve per class."),
+            Chart("pr", _spec(plot.pr_curve(pl.concat(pr))), "One-vs-rest PR curve per class."),
+        ]
+        intro = (
+            "One-vs-rest ROC AUC of the class scores (macro average), and each class's "
+            "curves against the rest (legends: its AUC / AP)."
+        )
         yield Section("ranking", "Ranking", intro, parts)
         return
     score = s.y_score
