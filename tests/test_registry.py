@@ -528,10 +528,17 @@ def _public(cls: type) -> set[str]:
     return {n for n, _ in inspect.getmembers(cls) if not n.startswith("_")}
 
 
+#: Methods that return a document, not a frame: every number in it is a registered
+#: method's, and its own tests check the same invariances on the page (row order,
+#: eager = lazy = scan_parquet, zero weights = rows removed, bad input).
+DOCUMENTS = {"html_report": "tests/test_html_report.py"}
+
+
 def test_every_public_method_is_in_the_registry() -> None:
     registered = {e.name.split("[")[0] for e in METHODS}
-    assert _public(MetricsLazyFrame) == registered
-    assert _public(MetricsDataFrame) == registered
+    assert _public(MetricsLazyFrame) == registered | set(DOCUMENTS)
+    assert _public(MetricsDataFrame) == registered | set(DOCUMENTS)
+    assert all((Path(__file__).parents[1] / test).is_file() for test in DOCUMENTS.values())
     assert set(names.OUTPUTS) == registered  # each method's schema declared once
     assert _public(CountsState) | _public(ScoreCountsState) == set(FINISHERS)
     expressions = {
