@@ -544,3 +544,16 @@ def test_new_charts_refuse_merged_segments(df: pl.DataFrame, function, method, a
         function(table.drop("region", "model_version"))
     with pytest.raises(ValueError, match=r"has no column"):
         function(pl.DataFrame({"region": ["a"]}), by="region")
+
+
+def test_by_columns_named_like_the_chart_data(df: pl.DataFrame) -> None:
+    renamed = df.head(600).rename({"region": "segment", "model_version": "value"})
+    by = ["segment", "value"]
+    chart = plp.roc_curve(renamed.metrics.roc_curve("is_cat", "cat_score", by=by), by=by)
+    aucs = _method_values(renamed.metrics.roc_auc("is_cat", "cat_score", by=by), by, "roc_auc")
+    got = _legends(pl.DataFrame(chart.layer[1].data), "auc")
+    assert {key: value for key, (_, value) in got.items()} == pytest.approx(aucs, rel=1e-12)
+    table = renamed.metrics.summary("y_true", "y_pred", by=by, ci=0.9, n_boot=50)
+    data = _layer_data(plp.forest(table, metric="accuracy", by=by), 0)
+    assert data["segment"].to_list() == _table_keys(table, by)
+    assert data["value"].to_list() == table["accuracy"].to_list()
