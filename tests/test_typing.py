@@ -37,6 +37,7 @@ from pl_metrics._core import multiple, names
 
 ROOT = Path(__file__).resolve().parents[1]
 USER = ROOT / "tests" / "typing"
+DOCS_PAGE = ROOT / "docs" / "typing.md"
 EXAMPLE = pl.read_parquet(ROOT / "examples" / "predictions.parquet")
 PROBS = {c: f"p_{c}" for c in ("bird", "cat", "dog", "fish")}
 
@@ -227,15 +228,26 @@ def _marked(path: Path, marker: str) -> dict[int, str]:
     return {i: m.group(1) for i, m in found.items() if m is not None}
 
 
+def _docs_code(folder: Path) -> Path:
+    """The ```python blocks of docs/typing.md, in order, as one module in ``folder``."""
+    blocks = re.findall(r"^```python\n(.*?)^```", DOCS_PAGE.read_text(), flags=re.S | re.M)
+    assert len(blocks) >= 5
+    path = folder / "docs_typing.py"
+    path.write_text("\n".join(blocks))
+    return path
+
+
 @pytest.fixture(scope="module")
 def mypy_output(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
-    """One ``mypy --strict`` run over both fixture files (a warm cache when pytest has one).
+    """One ``mypy --strict`` run over both fixture files and the code of docs/typing.md
+    (a warm cache when pytest has one).
 
     ``--follow-imports=silent`` reads pl_metrics as a user's installed copy is read:
     its types are used, its own errors are not the user's.
     """
     cache = getattr(request.config, "cache", None)
     cache_dir = cache.mkdir("mypy") if cache is not None else tmp_path_factory.mktemp("mypy")
+    docs = _docs_code(tmp_path_factory.mktemp("docs"))
     done = subprocess.run(
         [
             sys.executable,
@@ -250,6 +262,7 @@ def mypy_output(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
             str(cache_dir),
             "tests/typing/user_code.py",
             "tests/typing/user_errors.py",
+            str(docs),
         ],
         cwd=ROOT,
         capture_output=True,
@@ -269,7 +282,8 @@ def _parsed(output: str, file: str) -> list[re.Match[str]]:
 
 def test_mypy_reports_only_the_fixture_files(mypy_output: str) -> None:
     paths = {m["path"] for m in map(_LINE.match, mypy_output.splitlines()) if m is not None}
-    assert paths == {"tests/typing/user_code.py", "tests/typing/user_errors.py"}, mypy_output
+    assert {Path(p).name for p in paths} == {"user_code.py", "user_errors.py", "docs_typing.py"}
+    assert len(paths) == 3, mypy_output
 
 
 def test_mypy_accepts_correct_code_and_reveals_frames(mypy_output: str) -> None:
@@ -299,3 +313,22 @@ def test_user_code_runs() -> None:
     # what the checker accepts is what the library accepts (main() asserts that
     # plm.metrics(df) and df.metrics give the same frame)
     runpy.run_path(str(USER / "user_code.py"), run_name="__main__")
+
+
+def test_mypy_accepts_the_docs_page(mypy_output: str) -> None:
+    # the page's examples are strict-clean, and what it says mypy reveals is what it reveals
+    found = _parsed(mypy_output, "docs_typing.py")
+    assert [m.group(0) for m in found if m["kind"] == "error"] == []
+    revealed = [m["msg"] for m in found if m["msg"].startswith("Revealed type is")]
+    assert revealed[:3] == [
+        'Revealed type is "pl_metrics._namespace.MetricsDataFrame"',
+        'Revealed type is "polars.dataframe.frame.DataFrame"',
+        'Revealed type is "polars.lazyframe.frame.LazyFrame"',
+    ]
+    assert len(revealed) == 4
+    assert revealed[3].startswith('Revealed type is "def (y_true: str, y_pred: str, *, by: str')
+    end = "ci_method: Literal['bootstrap'] =) -> polars.dataframe.frame.DataFrame\""
+    assert revealed[3].endswith(end)
+    page = DOCS_PAGE.read_text()
+    for note in revealed[:3]:
+        assert f"note: {note}" in page
