@@ -11,15 +11,12 @@ faster; see ``_ranking_sorted``).
 
 from __future__ import annotations
 
-import inspect
-from typing import Any
-
 import polars as pl
 
 from pl_metrics import _ranking_sorted as sorted_path
 from pl_metrics._core import checks as v
 from pl_metrics._core import names
-from pl_metrics._namespace._common import eager
+from pl_metrics._namespace._common import eager, same_result
 from pl_metrics._namespace.compare import CompareMethods
 from pl_metrics._namespace.fairness import FairnessMethods
 from pl_metrics._namespace.labels import LabelMethods
@@ -156,12 +153,8 @@ class MetricsDataFrame:
 
     roc_auc.__doc__ = MetricsLazyFrame.roc_auc.__doc__
 
-    def html_report(self, *args: Any, **kwargs: Any) -> str:
-        # not a frame: the page of the LazyFrame's (same arguments, same page)
-        return self._lazy.html_report(*args, **kwargs)
-
-    html_report.__doc__ = MetricsLazyFrame.html_report.__doc__
-    html_report.__signature__ = inspect.signature(MetricsLazyFrame.html_report)  # type: ignore[attr-defined]
+    # not a frame: the page of the LazyFrame's (same arguments, same page)
+    html_report = same_result(MetricsLazyFrame.html_report)
 
 
 __all__ = ["MetricsDataFrame", "MetricsLazyFrame"]

@@ -20,6 +20,7 @@ def misspelled_options(df: pl.DataFrame) -> None:
     m.over_time("y", index="t", every="1d", metrics=["roc_aux"])  # E: list-item
     m.fairness("y", "p", by="g", agg="max")  # E: arg-type
     m.compare_models("y", ["a", "b"], adjust="holms")  # E: arg-type
+    m.html_report("y", "p", n_bin=5)  # E: call-arg
 
 
 def wrong_types(df: pl.DataFrame, lf: pl.LazyFrame) -> pl.DataFrame:
