@@ -180,7 +180,7 @@ def _csv_arguments(cmd: argparse.ArgumentParser) -> None:
         "--no-header",
         "has_header",
         action="store_false",
-        help="no header row: columns column_1, column_2...",
+        help="no header row: columns polars names the columns column_0, column_1...",
     )
     add("--comment-prefix", "comment_prefix", help="skip lines starting with this text (e.g. '#')")
     add(

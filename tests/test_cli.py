@@ -648,3 +648,289 @@ def test_csv_output_with_another_separator(tmp_path: Path) -> None:
     args = ["summary", str(EXAMPLE), *BASE, "--by", "region", "-o", str(target)]
     got = cli.run([*args, "--output-separator", ";"])
     assert_frame_equal(pl.read_csv(target, separator=";"), got)
+
+
+# --------------------------------------------------------------------- CSV options
+
+
+def test_csv_options_round_trip(tmp_path: Path) -> None:
+    # ';'-separated, decimal commas, a comment line, "NA" for null regions
+    df = pl.read_parquet(EXAMPLE).with_columns(
+        region=pl.when(pl.int_range(pl.len()) % 7 == 0).then(None).otherwise("region")
+    )
+    path = tmp_path / "preds.csv"
+    body = df.write_csv(separator=";", null_value="NA", decimal_comma=True)
+    path.write_text("# exported by a spreadsheet\n" + body)
+    options = ["--separator", ";", "--comment-prefix", "#", "--null-value", "NA"]
+    options += ["--decimal-comma", "--infer-schema-length", "all"]
+    got = cli.run(
+        [
+            "roc-auc",
+            str(path),
+            "--y-true",
+            "is_cat",
+            "--score",
+            "cat_score",
+            "--by",
+            "region",
+            *options,
+        ]
+    )
+    assert_frame_equal(got, df.metrics.roc_auc("is_cat", "cat_score", by="region"))
+    assert got["region"].null_count() == 1
+    # the label check of CSV label columns reads with the same options
+    got = cli.run(["summary", str(path), *BASE, "--by", "region", *options])
+    assert_frame_equal(got, df.metrics.summary("y_true", "y_pred", by="region"))
+    # without them the file is not read as the same table: one line, status 2
+    assert cli.main(["roc-auc", str(path), "--y-true", "is_cat", "--score", "cat_score"]) == 2
+
+
+def test_csv_without_header_quotes_and_encoding(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    df = pl.read_parquet(EXAMPLE).select("region", "y_true", "y_pred")
+    path = tmp_path / "preds.csv"
+    text = df.write_csv(include_header=False, quote_style="always", quote_char="'")
+    path.write_bytes(text.replace("'eu'", "'e\xe9u'").encode("latin-1"))  # not UTF-8
+    options = ["--no-header", "--quote-char", "'", "--y-true", "column_1", "--y-pred", "column_2"]
+    assert cli.main(["summary", str(path), *options]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+    got = cli.run(["summary", str(path), *options, "--encoding", "utf8-lossy", "--by", "column_0"])
+    expected = df.metrics.summary("y_true", "y_pred", by="region")
+    assert got["column_0"].to_list() == ["apac", "e\ufffdu", "latam", "us"]
+    assert_frame_equal(got.drop("column_0"), expected.drop("region"))
+
+
+def test_tsv_and_labels_as_text_with_csv_options(tmp_path: Path) -> None:
+    path = tmp_path / "labels.csv"
+    path.write_text("y|p\n01|1\n1|1\n02|2\n2|02\n1|2\n")
+    args = ["summary", str(path), "--y-true", "y", "--y-pred", "p", "--separator", "|"]
+    with pytest.raises(cli.UsageError, match="several ways"):
+        cli.run(args)
+    out = cli.run([*args, "--labels-as-text"])
+    y, p = ["01", "1", "02", "2", "1"], ["1", "1", "2", "02", "2"]
+    assert out["accuracy"].item() == skm.accuracy_score(y, p)
+    tsv = tmp_path / "preds.tsv"
+    pl.read_parquet(EXAMPLE).write_csv(tsv, separator="\t")
+    got = cli.run(["summary", str(tsv), *BASE, "--skip-rows", "0"])
+    assert_frame_equal(got, pl.read_parquet(EXAMPLE).metrics.summary("y_true", "y_pred"))
+
+
+def test_the_summary_of_the_counts_csv_is_the_summary_of_the_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:  # the claim of docs/cli.md
+    monkeypatch.chdir(tmp_path)
+    counts = ["counts", str(EXAMPLE), *BASE, "--by", "region", "-o", "counts.csv"]
+    assert cli.main([*counts, "--output-separator=;"]) == 0
+    got = cli.run(
+        [
+            "summary",
+            "counts.csv",
+            "--separator=;",
+            "--y-true",
+            "actual",
+            "--y-pred",
+            "predicted",
+            "--weight",
+            "count",
+            "--by",
+            "region",
+        ]
+    )
+    expected = pl.read_parquet(EXAMPLE).metrics.summary("y_true", "y_pred", by="region")
+    assert_frame_equal(got, expected, check_dtypes=False, rel_tol=1e-12)
+
+
+# -------------------------------------------------------------------------- errors
+
+LABELS = [str(EXAMPLE), *BASE]
+BINARY = [str(EXAMPLE), "--y-true", "is_cat", "--score", "cat_score"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        # numbers and choices
+        (["report", *LABELS, "--n-boot", "many"], "argument --n-boot: invalid int value"),
+        (["report", *LABELS, "--beta", "x"], "argument --beta: invalid float value"),
+        (["roc-auc", *BINARY, "--ci-method", "wilson"], "argument --ci-method: invalid choice"),
+        (["summary", *LABELS, "--ci", "0.9", "--seed", "x"], "argument --seed: invalid int value"),
+        (
+            ["disparity", *LABELS, "--by", "region", "--metric", "accuracy,nope"],
+            "--metric 'nope': expected one of accuracy",
+        ),
+        # labels typed like --y-true
+        (
+            ["roc-auc", *BINARY, "--pos-label", "maybe"],
+            "--pos-label 'maybe': the label column holds booleans",
+        ),
+        (
+            [
+                "summary",
+                str(EXAMPLE),
+                "--y-true",
+                "is_cat",
+                "--y-pred",
+                "is_cat",
+                "--labels",
+                "true,maybe",
+            ],
+            "--labels 'maybe': the label column holds booleans",
+        ),
+        # columns and mappings
+        (["roc-auc", *BINARY, "--score-map", "cat=p_cat"], "give either --score or --score-map"),
+        (
+            ["roc-auc", str(EXAMPLE), "--y-true", "y_true", "--score-map", "bird"],
+            "expected LABEL=COLUMN",
+        ),
+        (["top-k-accuracy", str(EXAMPLE), "--y-true", "y_true"], "required: --score-map"),
+        (
+            [
+                "compare-models",
+                str(EXAMPLE),
+                "--y-true",
+                "y_true",
+                "--model",
+                "a=y_pred",
+                "--model",
+                "region",
+            ],
+            "give every model as NAME=COLUMN, or every one as COLUMN",
+        ),
+        (["summary", *LABELS, "--by", "nope"], "nope"),
+        # expressions, matrices, buckets, keys
+        (
+            ["best-threshold", *BINARY, "--where", "recall >=="],
+            "--where 'recall >==': not a SQL expression",
+        ),
+        (
+            ["expected-cost", *BINARY, "--cost-matrix", "[[0, 1], [10"],
+            "--cost-matrix '[[0, 1], [10': expected",
+        ),
+        (
+            ["expected-cost", *BINARY, "--cost-matrix", "0,1;x,0"],
+            "--cost-matrix 'x': expected a number",
+        ),
+        (
+            [
+                "decision-cost",
+                str(EXAMPLE),
+                "--y-true",
+                "is_cat",
+                "--score-map",
+                "true=cat_score",
+                "--cost-matrix",
+                "[1]",
+            ],
+            'expected {"ACTUAL"',
+        ),
+        (["gains", *BINARY, "--buckets", "0.1,top"], "--buckets 'top': expected a number"),
+        (
+            ["reference-disparities", *LABELS, "--by", "region", "--reference", "eu,v1"],
+            "expected 'largest' or 1 comma-separated value(s)",
+        ),
+        (
+            ["class-likelihood-ratios", *LABELS, "--replace-undefined-by", "LR+"],
+            "expected a number",
+        ),
+        (["summary", *LABELS, "--with-column", "x"], "--with-column 'x': expected NAME=SQL"),
+        # input and output
+        (["summary", *LABELS, "--separator", ";"], "--separator: CSV/TSV options, but"),
+        (["summary", *LABELS, "--separator", "ab"], "argument --separator: expected one"),
+        (
+            ["summary", *LABELS, "--format", "json", "--output-separator", ";"],
+            "--output-separator is for CSV output",
+        ),
+        (
+            ["summary", *LABELS, "--by", "region", "--plot", "x.png"],
+            "--plot draws the intervals of summary: give --ci",
+        ),
+        (["html", *LABELS], "the following arguments are required: --output"),
+    ],
+)
+def test_bad_options_are_one_line_and_status_2(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("pl-metrics: error: ")
+    assert message in err
+    assert err.count("\n") == 1
+
+
+# -------------------------------------------------------------------- charts, html
+
+
+def test_every_chart_of_the_table_is_a_plot_function() -> None:
+    plot = pytest.importorskip("pl_metrics.plot")
+    for chart in cli.CHARTS.values():
+        assert callable(getattr(plot, chart.function))
+
+
+CHART_ARGS = {
+    "roc-curve": [*BINARY, "--by", "region"],
+    "pr-curve": [*BINARY, "--by", "region"],
+    "confusion-matrix": [*LABELS, "--by", "region"],
+    "per-class": [*LABELS, "--ci", "0.9", "--n-boot", "20"],
+    "calibration-curve": [*BINARY, "--by", "region"],
+    "thresholds": [*BINARY, "--by", "region"],
+    "gains": [*BINARY, "--by", "region"],
+    "summary": [*LABELS, "--by", "region", "--ci", "0.9", "--ci-method", "wilson"],
+    "roc-auc": [*BINARY, "--by", "region", "--ci", "0.9", "--ci-method", "delong"],
+    "average-precision": [*BINARY, "--by", "region", "--ci", "0.9", "--n-boot", "20"],
+    "compare": [*LABELS, "--by", "region", "--n-boot", "20"],
+    "compare-models": [
+        str(EXAMPLE),
+        "--y-true",
+        "is_cat",
+        "--models",
+        "cat_score,p_dog",
+        "--metric",
+        "roc_auc",
+        "--by",
+        "region",
+    ],
+}
+
+
+@pytest.mark.parametrize("command", sorted(cli.CHARTS))
+def test_plot_writes_the_chart_of_every_command(
+    command: str, tmp_path: Path, with_day: Path
+) -> None:
+    pytest.importorskip("vl_convert")
+    target = tmp_path / "chart.png"
+    if command == "over-time":
+        args = [str(with_day), *BASE, "--index", "day", "--every", "7d", "--by", "region"]
+    else:
+        args = CHART_ARGS[command]
+    cli.run([command, *args, "--plot", str(target), "-o", str(tmp_path / "out.csv")])
+    assert target.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_compare_plot_draws_the_metric_given(tmp_path: Path) -> None:
+    target = tmp_path / "forest.json"  # the Vega-Lite spec holds the rows drawn
+    args = [*LABELS, "--by", "region", "--metric", "mcc", "--n-boot", "20"]
+    frame = cli.run(["compare", *args, "--plot", str(target), "-o", str(tmp_path / "o.csv")])
+    spec = json.loads(target.read_text())
+    values = sorted(
+        row["value"] for rows in spec["datasets"].values() for row in rows if "value" in row
+    )
+    assert values == sorted(frame["value"].to_list())
+
+
+def test_html_writes_the_report_to_the_output(tmp_path: Path) -> None:
+    target = tmp_path / "report.html"
+    args = [*LABELS, "--score-map", "bird=p_bird,cat=p_cat,dog=p_dog,fish=p_fish", "--ci", "none"]
+    page = cli.run(["html", *args, "--by", "region", "--title", "Animals", "-o", str(target)])
+    assert isinstance(page, str)
+    assert target.read_text(encoding="utf-8") == page
+    expected = pl.scan_parquet(EXAMPLE).metrics.html_report(
+        "y_true", "y_pred", y_score=MAP, by="region", ci=None, title="Animals"
+    )
+    assert "<title>Animals" in page
+    # the same page as the method's, up to the last bits of floats (threaded sums)
+    assert _rounded(page) == _rounded(expected)
+
+
+def _rounded(text: str) -> str:
+    return re.sub(r"\d+\.\d{9,}", lambda m: f"{float(m.group()):.9g}", text)
