@@ -161,7 +161,7 @@ def vega_bundle(vl_version: str | None) -> str:
     """Vega, Vega-Lite and vega-embed in one script (from vl_convert, offline)."""
     import vl_convert
 
-    bundle: str = vl_convert.javascript_bundle(vl_version=vl_version)
+    bundle: str = vl_convert.javascript_bundle("window.vegaEmbed = vegaEmbed;", vl_version)
     # inlined in a <script> element: "</script" inside would end it early
     return bundle.replace("</script", "<\\/script")
 

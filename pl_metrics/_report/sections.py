@@ -14,11 +14,14 @@ import math
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from pl_metrics._report.page import Chart, Section, Table, card_html
+
+if TYPE_CHECKING:
+    from pl_metrics._namespace import MetricsLazyFrame
 
 #: The headline label metrics, in the order of the cards.
 _SUMMARY = ("accuracy", "balanced_accuracy", "mcc", "cohen_kappa")
@@ -94,11 +97,12 @@ def _spec(chart: Any) -> dict[str, Any]:
         return value
 
     with alt.data_transformers.disable_max_rows():
-        spec = chart.to_dict()
+        spec: dict[str, Any] = chart.to_dict()
     datasets = spec.get("datasets", {})
     for name, rows in datasets.items():
         datasets[name] = thinned(rows, MAX_POINTS)
-    return finite(spec)
+    out: dict[str, Any] = finite(spec)
+    return out
 
 
 def thinned(rows: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
@@ -116,6 +120,13 @@ def thinned(rows: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
             step = (len(idx) - 1) / (limit - 1)
             keep.update(idx[round(k * step)] for k in range(limit))
     return [row for i, row in enumerate(rows) if i in keep]
+
+
+def _metrics(lf: pl.LazyFrame) -> MetricsLazyFrame:
+    """``lf.metrics``, typed."""
+    from pl_metrics._namespace import MetricsLazyFrame
+
+    return MetricsLazyFrame(lf)
 
 
 def _collect(frame: pl.LazyFrame) -> pl.DataFrame:
@@ -136,7 +147,7 @@ def label_sections(
     from pl_metrics import plot
 
     assert s.y_pred is not None
-    m = lf.metrics
+    m = _metrics(lf)
     step("summary")
     overall = _collect(m.summary(s.y_true, s.y_pred, weight=s.weight, **s.opts))
     yield cards_of(overall, _SUMMARY)
@@ -253,7 +264,7 @@ def _ranking(
     from pl_metrics import plot
 
     assert s.y_score is not None
-    m = lf.metrics
+    m = _metrics(lf)
     step("ROC AUC")
     if s.binary_score:
         binary: dict[str, Any] = {"pos_label": s.pos_label, "weight": s.weight}
@@ -274,15 +285,18 @@ def _ranking(
     if not isinstance(s.y_score, str):
         yield cards
         step("one-vs-rest curves")
-        roc, pr = [], []
+        rocs: list[pl.DataFrame] = []
+        prs: list[pl.DataFrame] = []
         for label, column in s.y_score.items():
-            ovr = {"pos_label": label, "weight": s.weight, "bins": s.bins}
+            ovr: dict[str, Any] = {"pos_label": label, "weight": s.weight, "bins": s.bins}
             tag = pl.lit(str(label)).alias("label")
-            roc.append(_collect(m.roc_curve(s.y_true, column, **ovr).with_columns(tag)))
-            pr.append(_collect(m.pr_curve(s.y_true, column, **ovr).with_columns(tag)))
+            rocs.append(_collect(m.roc_curve(s.y_true, column, **ovr).with_columns(tag)))
+            prs.append(_collect(m.pr_curve(s.y_true, column, **ovr).with_columns(tag)))
         parts += [
-            Chart("roc", _spec(plot.roc_curve(pl.concat(roc))), "One-vs-rest ROC curve per class."),
-            Chart("pr", _spec(plot.pr_curve(pl.concat(pr))), "One-vs-rest PR curve per class."),
+            Chart(
+                "roc", _spec(plot.roc_curve(pl.concat(rocs))), "One-vs-rest ROC curve per class."
+            ),
+            Chart("pr", _spec(plot.pr_curve(pl.concat(prs))), "One-vs-rest PR curve per class."),
         ]
         intro = (
             "One-vs-rest ROC AUC of the class scores (macro average), and each class's "
@@ -325,10 +339,15 @@ def _calibration(lf: pl.LazyFrame, s: Spec, step: Callable[[str], None]) -> Sect
     from pl_metrics import plot
 
     assert isinstance(s.y_score, str)
-    binary = {"by": s.by, "pos_label": s.pos_label, "weight": s.weight, "n_bins": s.n_bins}
+    binary: dict[str, Any] = {
+        "by": s.by,
+        "pos_label": s.pos_label,
+        "weight": s.weight,
+        "n_bins": s.n_bins,
+    }
     step("calibration")
-    curve = _collect(lf.metrics.calibration_curve(s.y_true, s.y_score, **binary))
-    error = _collect(lf.metrics.calibration_error(s.y_true, s.y_score, **binary))
+    curve = _collect(_metrics(lf).calibration_curve(s.y_true, s.y_score, **binary))
+    error = _collect(_metrics(lf).calibration_error(s.y_true, s.y_score, **binary))
     chart = plot.reliability(curve, by=s.by_names or None)
     return Section(
         "calibration",
@@ -346,10 +365,10 @@ def _thresholds(lf: pl.LazyFrame, s: Spec, step: Callable[[str], None]) -> Secti
     from pl_metrics import plot
 
     assert isinstance(s.y_score, str)
-    binary = {"pos_label": s.pos_label, "weight": s.weight, "bins": s.bins}
+    binary: dict[str, Any] = {"pos_label": s.pos_label, "weight": s.weight, "bins": s.bins}
     step("thresholds")
-    thresholds = _collect(lf.metrics.thresholds(s.y_true, s.y_score, **binary))
-    best = _collect(lf.metrics.best_threshold(s.y_true, s.y_score, metric="f1", **binary))
+    thresholds = _collect(_metrics(lf).thresholds(s.y_true, s.y_score, **binary))
+    best = _collect(_metrics(lf).best_threshold(s.y_true, s.y_score, metric="f1", **binary))
     chart = plot.threshold_metrics(thresholds)
     return Section(
         "thresholds",
@@ -365,10 +384,10 @@ def _thresholds(lf: pl.LazyFrame, s: Spec, step: Callable[[str], None]) -> Secti
 
 def _gains(lf: pl.LazyFrame, s: Spec, step: Callable[[str], None]) -> Section:
     assert isinstance(s.y_score, str)
-    binary = {"pos_label": s.pos_label, "weight": s.weight, "bins": s.bins}
+    binary: dict[str, Any] = {"pos_label": s.pos_label, "weight": s.weight, "bins": s.bins}
     step("gains and KS")
-    gains = _collect(lf.metrics.gains(s.y_true, s.y_score, buckets=10, **binary))
-    ks = _collect(lf.metrics.ks(s.y_true, s.y_score, by=s.by, **binary))
+    gains = _collect(_metrics(lf).gains(s.y_true, s.y_score, buckets=10, **binary))
+    ks = _collect(_metrics(lf).ks(s.y_true, s.y_score, by=s.by, **binary))
     return Section(
         "gains",
         "Gains, lift and KS",
