@@ -586,7 +586,8 @@ def _form(method: str, name: str, hint: Any) -> _Form:
         return _SPECIAL_FORMS[method, name]
     members, _ = _members(hint)
     literals = [m for m in members if typing.get_origin(m) is typing.Literal]
-    if len(literals) == 1 and members <= {literals[0], Sequence[literals[0]]}:
+    sequence: Any = Sequence  # of a Literal known at run time only
+    if len(literals) == 1 and members <= {literals[0], sequence[literals[0]]}:
         choices = list(typing.get_args(literals[0]))
         if len(members) == 1:  # one of them
             return _Form({"choices": choices, "metavar": "{" + ",".join(choices) + "}"})
@@ -628,7 +629,7 @@ class _Option:
     @property
     def metavar(self) -> str:
         if "metavar" in self.form.argparse or "action" in self.form.argparse:
-            return self.form.argparse.get("metavar", "")
+            return str(self.form.argparse.get("metavar", ""))
         return "COLUMN" if self.param in _COLUMN_PARAMS else self.param.upper()
 
     @property
@@ -662,7 +663,7 @@ class Command:
     returns_text: bool = False  # the method writes a document to ``path`` (-o)
     extra: tuple[tuple[tuple[str, ...], dict[str, Any], str], ...] = field(default=())
 
-    def columns(self, args: argparse.Namespace, param: str) -> object:
+    def raw(self, args: argparse.Namespace, param: str) -> object:
         """The raw value of ``param`` (before conversion), or None."""
         for option in self.options:
             if option.param == param and hasattr(args, option.dest):
@@ -1010,7 +1011,7 @@ def run(argv: Sequence[str] | None = None) -> pl.DataFrame | str:
     lf = _text_labels(args.path, labels, as_text=args.labels_as_text, csv=csv)
     for name, sql in _pairs(args.with_column, "--with-column", "NAME=SQL"):
         lf = lf.with_columns(_as_expr(sql, "--with-column", None).alias(name))
-    by = command.columns(args, "by")
+    by = command.raw(args, "by")
     ctx = _Context(
         schema=lf.collect_schema(),
         y_true=labels[0] if labels else None,
@@ -1022,15 +1023,15 @@ def run(argv: Sequence[str] | None = None) -> pl.DataFrame | str:
         if kwargs.get("ci", ci["ci"].default) is None:
             msg = f"--plot draws the intervals of {command.name}: give --ci (e.g. --ci 0.95)"
             raise UsageError(msg)
-    method = getattr(lf.metrics, command.method)
+    method = getattr(pl_metrics.metrics(lf), command.method)
     if command.returns_text:
         text: str = method(**kwargs, path=args.output)
         return text
-    frame = method(**kwargs).collect(engine=args.engine)
+    frame: pl.DataFrame = method(**kwargs).collect(engine=args.engine)
     assert fmt is not None
     _write(frame, fmt, args.output, separator=args.output_separator)
     if getattr(args, "plot", None):
-        control = command.columns(args, "control")
+        control = command.raw(args, "control")
         by = [*(control if isinstance(control, list) else []), *ctx.by]
         _plot(frame, CHARTS[command.name], by, args.plot, getattr(args, "plot_metric", None))
     return frame
@@ -1042,16 +1043,16 @@ def _label_columns(command: Command, args: argparse.Namespace) -> list[str]:
     ``y_pred`` and the models' columns hold scores for the score metrics.
     """
     columns = []
-    y_true = command.columns(args, "y_true")
+    y_true = command.raw(args, "y_true")
     if isinstance(y_true, str):
         columns.append(y_true)
-    metric = command.columns(args, "metric")
+    metric = command.raw(args, "metric")
     metrics = _items(metric) if isinstance(metric, (str, list)) else []
     scores = any(m in _fairness.METRICS and _fairness.METRICS[m].scores for m in metrics)
-    y_pred = command.columns(args, "y_pred")
+    y_pred = command.raw(args, "y_pred")
     if isinstance(y_pred, str) and not scores:
         columns.append(y_pred)
-    models = command.columns(args, "models")
+    models = command.raw(args, "models")
     if isinstance(models, list) and not any(m in _paired.SCORE_METRICS for m in metrics):
         columns += [item.partition("=")[2] or item for item in _items(models)]
     return columns
