@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 
 import polars as pl
@@ -135,3 +136,50 @@ def test_expression_bad_options() -> None:
         plm.f_beta("t", "p", beta=-2)
     with pytest.raises(ValueError, match="`zero_division`"):
         plm.precision("t", "p", zero_division=3)
+
+
+#: A call of every method that draws random replicates, with a bad ``seed``.
+_SEEDED = {
+    "average_precision": lambda m, kw: m.average_precision("y", "s", **kw),
+    "averages": lambda m, kw: m.averages("y", "p", **kw),
+    "compare": lambda m, kw: m.compare("y", "p", by="g", **kw),
+    "compare_models": lambda m, kw: m.compare_models("y", ["s", "s2"], **kw),
+    "disparity": lambda m, kw: m.disparity("y", "p", by="g", **kw),
+    "fairness": lambda m, kw: m.fairness("y", "p", by="g", **kw),
+    "html_report": lambda m, kw: m.html_report("y", "p", **kw),
+    "over_time": lambda m, kw: m.over_time("y", y_pred="p", index="t", every="1d", **kw),
+    "per_class": lambda m, kw: m.per_class("y", "p", **kw),
+    "report": lambda m, kw: m.report("y", "p", **kw),
+    "roc_auc": lambda m, kw: m.roc_auc("y", "s", **kw),
+    "summary": lambda m, kw: m.summary("y", "p", **kw),
+}
+
+
+def test_every_seeded_method_is_listed() -> None:
+    import inspect
+
+    seeded = {
+        name
+        for name, method in inspect.getmembers(plm.MetricsLazyFrame)
+        if not name.startswith("_") and "seed" in inspect.signature(method).parameters
+    }
+    assert seeded == set(_SEEDED)
+
+
+@pytest.mark.parametrize("seed", [-1, 1.5, "a", True])
+@pytest.mark.parametrize("method", sorted(_SEEDED))
+def test_a_bad_seed_is_refused_at_the_call(method: str, seed: object) -> None:
+    """A bad ``seed`` names ``seed`` before anything is computed (was numpy's
+    'expected non-negative integer' for some methods)."""
+    df = pl.DataFrame(
+        {
+            "y": [0, 1, 1, 0],
+            "p": [0, 1, 0, 0],
+            "s": [0.1, 0.9, 0.4, 0.3],
+            "s2": [0.2, 0.8, 0.6, 0.1],
+            "g": ["a", "a", "b", "b"],
+            "t": [dt.date(2026, 1, d) for d in (1, 1, 2, 2)],
+        }
+    )
+    with pytest.raises(ValueError, match=r"`seed` must be None or an integer >= 0"):
+        _SEEDED[method](df.lazy().metrics, {"ci": 0.9, "seed": seed})

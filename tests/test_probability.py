@@ -221,6 +221,20 @@ def test_threshold_report_equals_report_of_thresholded_predictions() -> None:
         bad.metrics.threshold_report("y", "s", pos_label="spam", neg_label="ham")
 
 
+def test_threshold_report_on_booleans_defaults_to_true_vs_false() -> None:
+    """Boolean labels need no pos_label / neg_label (True vs False); this raised a raw
+    polars error ('is_in' cannot check for Int64 values in List(Boolean) data)."""
+    rng = np.random.default_rng(4)
+    df = pl.DataFrame({"y": rng.random(300) < 0.4, "s": np.round(rng.random(300), 2)})
+    got = df.metrics.threshold_report("y", "s", threshold=0.5)
+    explicit = df.metrics.threshold_report("y", "s", threshold=0.5, pos_label=True, neg_label=False)
+    oracle.assert_close(got, explicit)
+    pred = df.with_columns((pl.col("s") >= 0.5).alias("pred"))
+    oracle.assert_close(got, pred.metrics.report("y", "pred"))
+    recall = skm.recall_score(df["y"].to_numpy(), pred["pred"].to_numpy())
+    assert got.filter(pl.col("label") == 1)["recall"].item() == pytest.approx(recall, rel=1e-12)
+
+
 def test_bad_probabilities_are_clear_errors() -> None:
     df = pl.DataFrame({"y": [0, 1, 1], "p": [0.1, 1.2, math.nan]})
     for method in ("log_loss", "brier_score", "calibration_curve", "calibration_error"):

@@ -24,11 +24,13 @@ def wants_ci(
     ci_method: str,
     weight: str | None,
     *,
+    seed: object,
     methods: tuple[str, ...],
 ) -> bool:
     """Check the interval options (before anything else); True when intervals are asked for."""
     if not v.check_ci(ci, n_boot, ci_method, methods):
         return False
+    v.check_seed(seed)
     if ci_method == "bootstrap" and importlib.util.find_spec("numpy") is None:
         msg = "ci_method='bootstrap' needs numpy: pip install numpy (or use an analytic ci_method)"
         raise ModuleNotFoundError(msg)

@@ -356,7 +356,7 @@ class FairnessMethods:
         v.check_choice("agg", agg, _AGGS)
         v.check_seed(seed)
         zd = v.check_zero_division(zero_division)
-        with_ci = wants_ci(ci, n_boot, "bootstrap", weight, methods=("bootstrap",))
+        with_ci = wants_ci(ci, n_boot, "bootstrap", weight, seed=seed, methods=("bootstrap",))
         g = prepare(
             self._lf,
             y_true,
@@ -436,7 +436,7 @@ class FairnessMethods:
         v.check_choice("method", method, _METHODS)
         v.check_seed(seed)
         zd = v.check_zero_division(zero_division)
-        with_ci = wants_ci(ci, n_boot, "bootstrap", weight, methods=("bootstrap",))
+        with_ci = wants_ci(ci, n_boot, "bootstrap", weight, seed=seed, methods=("bootstrap",))
         g = prepare(
             self._lf,
             y_true,

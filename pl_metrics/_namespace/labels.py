@@ -64,7 +64,7 @@ class LabelMethods:
         """per_class / averages / report: options, counts, point estimates, intervals."""
         b, zd = v.check_beta(beta), v.check_zero_division(zero_division)
         methods = ("bootstrap", "wilson") if method == "per_class" else ("bootstrap",)
-        wants_ci = _wants_ci(ci, n_boot, ci_method, weight, methods=methods)
+        wants_ci = _wants_ci(ci, n_boot, ci_method, weight, seed=seed, methods=methods)
         counts = self._counts(
             y_true, y_pred, by=by, labels=labels, weight=weight, method=method, beta=b, ci=wants_ci
         )
@@ -403,7 +403,9 @@ class LabelMethods:
         kappa_weights = v.check_optional_choice(
             "kappa_weights", kappa_weights, ("linear", "quadratic")
         )
-        wants_ci = _wants_ci(ci, n_boot, ci_method, weight, methods=("bootstrap", "wilson"))
+        wants_ci = _wants_ci(
+            ci, n_boot, ci_method, weight, seed=seed, methods=("bootstrap", "wilson")
+        )
         if wants_ci:
             v.check_kappa_interval(kappa_weights, ci_method)
         counts = self._counts(

@@ -112,7 +112,7 @@ class MonitoringMethods:
             )
             raise ValueError(msg)
         wants_ci = _wants_ci(
-            ci, n_boot, ci_method, weight, methods=("bootstrap", "wilson", "delong")
+            ci, n_boot, ci_method, weight, seed=seed, methods=("bootstrap", "wilson", "delong")
         )
         columns = {"y_true": y_true, "y_pred": y_pred, "y_score": y_score}
         columns |= {"weight": weight, "index": index}

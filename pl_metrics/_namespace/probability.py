@@ -504,6 +504,8 @@ def _check_report_labels(
     classes = df.filter(pl.col("average").is_null() & (pl.col("support") > 0))["label"]
     if df.height and pos not in classes.to_list():
         raise v.Bad.pos_label_absent(pos, y_true, v.labels_present(lf, y_true))
-    if default_neg is not None and not classes.is_in([pos, default_neg]).all():
+    # the label column of a report of booleans holds 0 / 1 (labels compare as integers)
+    allowed = pl.Series([pos, default_neg]).cast(classes.dtype)
+    if default_neg is not None and not classes.is_in(allowed.implode()).all():
         raise v.Bad.neg_label_needed(y_true, v.labels_present(lf, y_true), default_neg)
     return df

@@ -127,7 +127,9 @@ class RankingMethods:
         v.check_choice("average", average, ("macro", "weighted"))
         v.check_bins(bins)
         if isinstance(y_score, str):
-            wants_ci = _wants_ci(ci, n_boot, ci_method, weight, methods=("bootstrap", "delong"))
+            wants_ci = _wants_ci(
+                ci, n_boot, ci_method, weight, seed=seed, methods=("bootstrap", "delong")
+            )
             counts = self._binary(
                 y_true,
                 y_score,
@@ -200,7 +202,7 @@ class RankingMethods:
         >>> df.metrics.average_precision("y", "s")["average_precision"].round(6).to_list()
         [0.833333]
         """
-        wants_ci = _wants_ci(ci, n_boot, ci_method, weight, methods=("bootstrap",))
+        wants_ci = _wants_ci(ci, n_boot, ci_method, weight, seed=seed, methods=("bootstrap",))
         counts = self._binary(
             y_true,
             y_score,
