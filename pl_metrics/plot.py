@@ -770,7 +770,7 @@ def forest(
         msg = f"forest: by column(s) {missing} not in the frame (columns: {frame.columns})"
         raise ValueError(msg)
     rows, value, low, high = _forest_columns(frame, metric)
-    key = pl.struct(*names) if names else pl.lit(0)
+    key = pl.struct(*names) if names else pl.repeat(0, pl.len())  # a literal is one row
     if rows.select(key.is_duplicated().any()).item():
         keys = [c for c in rows.columns if c not in names and not rows.schema[c].is_numeric()]
         keys = [
