@@ -32,6 +32,8 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import inspect
+import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -1025,20 +1027,212 @@ def test_expression_equals_the_frame_method(name: str) -> None:
 
 
 # ------------------------------------------------------------------------------------ CLI
-#: Each ``pl-metrics`` command: the registry entry it equals and its extra arguments.
-LABEL_ARGS = ["--y-true", "y", "--y-pred", "p", "--weight", "w", "--by", "g"]
-SCORE_ARGS = ["--y-true", "yb", "--score", "s", "--pos-label", "1", "--weight", "w", "--by", "g"]
-CLI: dict[str, tuple[str, list[str]]] = {
-    "confusion-matrix": ("confusion_matrix", LABEL_ARGS),
-    "per-class": ("per_class", [*LABEL_ARGS, "--beta", "2"]),
-    "averages": ("averages", [*LABEL_ARGS, "--zero-division", "1"]),
-    "report": ("report", LABEL_ARGS),
-    "summary": ("summary", LABEL_ARGS),
-    "roc-auc": ("roc_auc", SCORE_ARGS),
-    "average-precision": ("average_precision", SCORE_ARGS),
-    "roc-curve": ("roc_curve", SCORE_ARGS),
-    "pr-curve": ("pr_curve", SCORE_ARGS),
+#: The arguments of the registry's calls, as ``pl-metrics`` options (``--by g`` and,
+#: for a weighted entry, ``--weight w`` are added by :func:`_cli`).
+_LABELS = ("--y-true", "y", "--y-pred", "p")
+_BINARY_LABELS = ("--y-true", "yb", "--y-pred", "pb", "--pos-label", "1")
+_SCORES = ("--y-true", "yb", "--score", "s", "--pos-label", "1")
+_MULTICLASS = ("--y-true", "y", "--score-map", ",".join(f"{k}={v}" for k, v in Cols().q))
+_CI = ("--ci", str(CI["ci"]), "--n-boot", str(CI["n_boot"]), "--seed", str(CI["seed"]))
+#: ``by=GROUPS, control=c.by``: the command line takes column names, so the group
+#: column is made by ``--with-column`` (the SQL of GROUPS; a ``by`` expression equals
+#: its materialised column: test_by_expression_equals_materialised_column).
+_GROUPS = ("--with-column", "high_q0=q0 > 0.35", "--by", "high_q0", "--control", "g")
+_DECISION_COSTS = json.dumps(
+    {
+        str(a): {str(j): float(a != j) * (1 + i) for j, _ in Cols().q}
+        for i, (a, _) in enumerate(Cols().q)
+    }
+)
+
+
+def _cli(
+    command: str,
+    name: str,
+    *args: str,
+    by: tuple[str, ...] = ("--by", "g"),
+    weighted: bool | None = None,
+) -> tuple[str, str, list[str]]:
+    """(command, the entry it reproduces, its arguments): the call of the entry with
+    ``Cols(w="w")`` when the entry is weighted (``weighted``: a document's), else
+    ``Cols()``."""
+    weighted = BY_NAME[name].weighted if weighted is None else weighted
+    return command, name, [*args, *by, *(("--weight", "w") if weighted else ())]
+
+
+#: Each ``pl-metrics`` command, with every registry entry of its method: the command
+#: must write the frame that the entry's call (:func:`run`) returns on the same rows.
+CLI: list[tuple[str, str, list[str]]] = [
+    _cli("confusion-matrix", "confusion_matrix", *_LABELS),
+    _cli("confusion-matrix", "confusion_matrix[normalize]", *_LABELS, "--normalize", "true"),
+    _cli("counts", "counts", *_LABELS),
+    _cli("per-class", "per_class", *_LABELS, "--beta", "2"),
+    _cli("averages", "averages", *_LABELS, "--zero-division", "1"),
+    _cli("report", "report", *_LABELS),
+    _cli("report", "report[ci]", *_LABELS, *_CI),
+    _cli("summary", "summary", *_LABELS),
+    _cli(
+        "summary",
+        "summary[kappa_weights]",
+        *_LABELS,
+        "--labels",
+        "0,1,2",
+        "--kappa-weights",
+        "quadratic",
+    ),
+    _cli("summary", "summary[ci]", *_LABELS, *_CI),
+    _cli("class-likelihood-ratios", "class_likelihood_ratios", *_BINARY_LABELS),
+    _cli("selection-rate", "selection_rate", *_BINARY_LABELS),
+    _cli("group-rates", "group_rates", *_BINARY_LABELS),
+    _cli("fairness", "fairness", *_BINARY_LABELS, "--agg", "mean", by=_GROUPS),
+    _cli("fairness", "fairness[ci]", *_BINARY_LABELS, "--method", "to_overall", *_CI, by=_GROUPS),
+    _cli("reference-disparities", "reference_disparities", *_BINARY_LABELS, by=_GROUPS),
+    _cli("disparity", "disparity", *_LABELS, "--metric", "accuracy,f1_macro", by=_GROUPS),
+    _cli(
+        "disparity",
+        "disparity[scores]",
+        *("--y-true", "yb", "--y-pred", "s", "--pos-label", "1"),
+        *("--metric", "roc_auc", "--metric", "log_loss"),  # repeated: the same list
+        by=_GROUPS,
+    ),
+    _cli("disparity", "disparity[ci]", *_BINARY_LABELS, "--metric", "f1", *_CI, by=_GROUPS),
+    _cli(
+        "compare",
+        "compare[any metric]",
+        *_BINARY_LABELS,
+        *("--metric", "false_positive_rate", "--n-boot", "30", "--adjust", "bh"),
+    ),
+    _cli("compare", "compare", *_LABELS, "--metric", "accuracy", "--ci-method", "wilson"),
+    _cli(
+        "compare",
+        "compare[bootstrap]",
+        *_LABELS,
+        *("--metric", "mcc", "--n-boot", "40", "--seed", "1"),
+    ),
+    _cli("roc-auc", "roc_auc", *_SCORES),
+    _cli("roc-auc", "roc_auc[bins]", *_SCORES, "--bins", "8"),
+    _cli("roc-auc", "roc_auc[ci]", *_SCORES, *_CI),
+    _cli("roc-auc", "roc_auc[delong]", *_SCORES, "--ci", "0.9", "--ci-method", "delong"),
+    _cli("roc-auc", "roc_auc[ovr]", *_MULTICLASS, "--average", "weighted"),
+    _cli("roc-auc", "roc_auc[ovo]", *_MULTICLASS, "--multi-class", "ovo"),
+    _cli("average-precision", "average_precision", *_SCORES),
+    _cli("average-precision", "average_precision[ci]", *_SCORES, *_CI),
+    _cli("roc-curve", "roc_curve", *_SCORES),
+    _cli("pr-curve", "pr_curve", *_SCORES),
+    _cli("pr-curve", "pr_curve[drop_intermediate]", *_SCORES, "--drop-intermediate"),
+    _cli("score-counts", "score_counts", *_SCORES),
+    _cli(
+        "over-time",
+        "over_time[labels]",
+        *_LABELS,
+        *("--index", "ts", "--every", "1d", "--period", "3d"),
+        *("--metrics", "n,accuracy,f1_macro,mcc"),
+    ),
+    _cli(
+        "over-time",
+        "over_time[scores]",
+        *_SCORES,
+        *("--index", "ts", "--every", "2d"),
+        *("--metrics", "roc_auc,average_precision,ks,log_loss,brier_score"),
+    ),
+    _cli(
+        "over-time",
+        "over_time[ci]",
+        *_LABELS,
+        *("--index", "ts", "--every", "1d", "--period", "2d"),
+        *_CI,
+    ),
+    _cli("expected-cost", "expected_cost", *_SCORES, "--cost-matrix", "[[0, 1], [4, 0]]"),
+    _cli(
+        "expected-cost",
+        "expected_cost[best]",
+        *_SCORES,
+        *("--cost-matrix", "0,2;3,0.5", "--best"),  # the a,b;c,d form
+    ),
+    _cli(
+        "decision-cost",
+        "decision_cost",
+        *_MULTICLASS,
+        "--cost-matrix",
+        _DECISION_COSTS,
+    ),
+    _cli("cost-curve", "cost_curve", *_SCORES, "--points", "11"),
+    _cli("ks", "ks", *_SCORES),
+    _cli("ks", "ks[bins]", *_SCORES, "--bins", "10"),
+    _cli("gains", "gains", *_SCORES, "--buckets", "7"),
+    _cli("gains", "gains[shares]", *_SCORES, "--buckets", "0.05,0.1,0.5"),
+    _cli("log-loss", "log_loss", *_SCORES),
+    _cli("log-loss", "log_loss[multiclass]", *_MULTICLASS),
+    _cli("brier-score", "brier_score", *_SCORES),
+    _cli("d2-log-loss-score", "d2_log_loss_score", *_SCORES),
+    _cli("d2-log-loss-score", "d2_log_loss_score[multiclass]", *_MULTICLASS),
+    _cli("d2-brier-score", "d2_brier_score", *_SCORES),
+    _cli("d2-brier-score", "d2_brier_score[multiclass]", *_MULTICLASS),
+    _cli("calibration-curve", "calibration_curve", *_SCORES, "--n-bins", "4"),
+    _cli("calibration-curve", "calibration_curve[quantile]", *_SCORES, "--strategy", "quantile"),
+    _cli("calibration-error", "calibration_error", *_SCORES, "--strategy", "quantile"),
+    _cli("top-k-accuracy", "top_k_accuracy", *_MULTICLASS, "--k", "2"),
+    _cli("thresholds", "thresholds", *_SCORES),
+    _cli("best-threshold", "best_threshold", *_SCORES, "--metric", "mcc"),
+    _cli("det-curve", "det_curve", *_SCORES),
+    _cli(
+        "threshold-report",
+        "threshold_report",
+        *("--y-true", "yb", "--score", "s"),
+        *("--threshold", "0.45", "--pos-label", "1", "--neg-label", "0"),
+    ),
+    _cli(
+        "compare-models",
+        "compare_models",
+        *("--y-true", "y", "--model", "p", "--model", "p2", "--n-boot", "40", "--seed", "2"),
+    ),
+    _cli(
+        "compare-models",
+        "compare_models[f1]",
+        *("--y-true", "yb", "--model", "base=pb,new=pb2,same=pb", "--metric", "f1"),
+        *("--pos-label", "1", "--n-boot", "40", "--adjust", "holm"),
+    ),
+    _cli(
+        "compare-models",
+        "compare_models[roc_auc]",
+        *("--y-true", "yb", "--model", "s,s2", "--metric", "roc_auc"),
+        *("--pos-label", "1", "--ci", "0.9"),
+    ),
+    _cli(
+        "compare-models",
+        "compare_models[average_precision]",
+        *("--y-true", "yb", "--model", "s", "--model", "s2", "--metric", "average_precision"),
+        *("--pos-label", "1", "--n-boot", "30"),
+    ),
+    # a document (DOCUMENTS): compared with the method's page (DOCUMENT_CALLS); its
+    # intervals are of un-weighted rows (a weight with ci is refused)
+    _cli(
+        "html",
+        "html_report",
+        *_BINARY_LABELS,
+        *("--score", "s", "--ci", "none", "--title", "Registry"),
+        weighted=True,
+    ),
+    _cli(
+        "html",
+        "html_report[ci]",
+        *_MULTICLASS,
+        *("--y-pred", "p", *_CI),
+        weighted=False,
+    ),
+]
+
+#: The document methods (DOCUMENTS) as the ``html`` command lines above call them:
+#: the command's page must be the method's page on the same rows.
+DOCUMENT_CALLS: dict[str, Call] = {
+    "html_report": lambda m, c: m.html_report(
+        c.yb, c.pb, y_score=c.s, by=c.by, pos_label=c.pos, weight=c.w, ci=None, title="Registry"
+    ),
+    "html_report[ci]": lambda m, c: m.html_report(
+        c.y, c.p, y_score=c.qmap, by=c.by, weight=c.w, **CI
+    ),
 }
+CLI_IDS = [f"{command}:{name}" for command, name, _ in CLI]
 
 
 def _commands() -> set[str]:
@@ -1049,52 +1243,113 @@ def _commands() -> set[str]:
 
 
 def test_every_cli_command_is_in_the_registry() -> None:
-    assert _commands() == set(CLI)
+    assert _commands() == {command for command, _, _ in CLI}
 
 
-@pytest.mark.parametrize("command", sorted(CLI))
-def test_cli_equals_the_frame_method(command: str, parquet_dir: Path, tmp_path: Path) -> None:
+def test_every_registry_entry_is_run_from_the_cli() -> None:
+    """Each registry entry (each set of options of a method) has its command line,
+    and each command its method's entries: a new entry needs a line in ``CLI``."""
     from pl_metrics import cli
 
-    name, args = CLI[command]
-    out = tmp_path / "out.parquet"
-    assert cli.main([command, str(parquet_dir / "*.parquet"), *args, "-o", str(out)]) == 0
-    same(pl.read_parquet(out), run(BY_NAME[name], DATA, Cols(w="w")))
+    cases = {name for _, name, _ in CLI}
+    assert cases == set(BY_NAME) | set(DOCUMENT_CALLS), "add the new entries to CLI"
+    assert {name.split("[")[0] for name in DOCUMENT_CALLS} == set(DOCUMENTS)
+    for command, name, _ in CLI:
+        assert cli.commands()[command].method == name.split("[")[0], (command, name)
 
 
-@pytest.mark.parametrize("command", sorted(CLI))
-def test_cli_bad_input_is_one_line_naming_the_column(
-    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+def _rounded(page: str) -> str:
+    """The page with floats to 9 significant digits (sums over three files and over
+    one frame differ in their last bits) and the charts' datasets, named by a hash
+    of their rows (those bits included), numbered in the order they appear."""
+    page = re.sub(r"\d+\.\d{9,}", lambda m: f"{float(m.group()):.9g}", page)
+    hashes: dict[str, int] = {}
+    return re.sub(
+        r"data-[0-9a-f]{32}", lambda m: f"data-{hashes.setdefault(m.group(), len(hashes))}", page
+    )
+
+
+@pytest.mark.parametrize(("command", "name", "args"), CLI, ids=CLI_IDS)
+def test_cli_equals_the_frame_method(
+    command: str, name: str, args: list[str], parquet_dir: Path, tmp_path: Path
 ) -> None:
     from pl_metrics import cli
 
-    _, args = CLI[command]
+    c = Cols(w="w") if "--weight" in args else Cols()
+    files = str(parquet_dir / "*.parquet")
+    if name in DOCUMENT_CALLS:
+        out = tmp_path / "out.html"
+        assert cli.main([command, files, *args, "-o", str(out)]) == 0
+        page = DOCUMENT_CALLS[name](DATA.metrics, c)
+        assert isinstance(page, str)
+        assert _rounded(out.read_text(encoding="utf-8")) == _rounded(page)
+        return
+    out = tmp_path / "out.parquet"
+    assert cli.main([command, files, *args, "-o", str(out)]) == 0
+    same(pl.read_parquet(out), run(BY_NAME[name], DATA, c))
+
+
+#: One command line per command (its first in ``CLI``) for the bad-input test.
+FIRST_CLI = {command: (name, args) for command, name, args in reversed(CLI)}
+
+
+@pytest.mark.parametrize("command", sorted(FIRST_CLI))
+def test_cli_bad_input_is_one_line_naming_the_column(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A null in the ``--y-true`` column (every command has one): status 2, one line
+    on stderr naming the column, no output file."""
+    from pl_metrics import cli
+
+    name, args = FIRST_CLI[command]
     label = args[args.index("--y-true") + 1]
     bad = DATA.with_columns(
         pl.when(pl.int_range(pl.len()) == 5).then(None).otherwise(label).alias(label)
     )
     bad.write_parquet(tmp_path / "bad.parquet")
-    assert cli.main([command, str(tmp_path / "bad.parquet"), *args]) == 2
+    out = tmp_path / ("out.html" if name in DOCUMENT_CALLS else "out.parquet")
+    assert cli.main([command, str(tmp_path / "bad.parquet"), *args, "-o", str(out)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1  # one line, no traceback
     assert f"'{label}'" in err
     assert "null" in err
+    assert not out.exists()
 
 
 # ---------------------------------------------------------------------------------- charts
-#: Each chart and the frame method whose frame it draws.
-PLOTS = {
-    "roc_curve": "roc_curve",
-    "pr_curve": "pr_curve",
-    "confusion_matrix": "confusion_matrix",
-    "per_class": "per_class",
-    "over_time": "over_time[scores]",
+@dataclasses.dataclass(frozen=True)
+class Chart:
+    """A chart of :mod:`pl_metrics.plot` and the registry entry whose frame it draws."""
+
+    entry: str
+    kwargs: dict[str, object] = dataclasses.field(default_factory=dict)  # besides by=
+    #: The error of the frame drawn without its ``by`` column: "would merge segments"
+    #: (a column the chart does not know), or, for forest (which reads only the
+    #: metric's columns), its rows repeating with no segment to tell them apart.
+    merged: str = "would merge segments"
+
+
+#: Each chart and the frame it draws.
+PLOTS: dict[str, Chart] = {
+    "roc_curve": Chart("roc_curve"),
+    "pr_curve": Chart("pr_curve"),
+    "confusion_matrix": Chart("confusion_matrix"),
+    "per_class": Chart("per_class", {"metrics": ("precision", "recall", "f2")}),
+    "over_time": Chart("over_time[scores]"),
+    "reliability": Chart("calibration_curve"),
+    "threshold_metrics": Chart("thresholds"),
+    "gains": Chart("gains"),
+    "forest": Chart(
+        "summary[ci]",
+        {"metric": "accuracy"},
+        merged="'accuracy' has several rows per frame value: the frame holds several segments",
+    ),
 }
 
 
 def _chart_rows(chart: object) -> pl.DataFrame:
     """The chart's segment data (the dataset with a segment column; the ROC
-    chart's chance diagonal is a second dataset)."""
+    chart's chance diagonal or the forest's reference line is a second dataset)."""
     datasets = chart.to_dict()["datasets"]  # type: ignore[attr-defined]
     segmented = [rows for rows in datasets.values() if "segment" in rows[0]]
     assert len(segmented) == 1
@@ -1114,17 +1369,23 @@ def test_every_chart_is_in_the_registry() -> None:
 @pytest.mark.parametrize("chart", sorted(PLOTS))
 def test_chart_one_segment_per_key_and_row_order(chart: str) -> None:
     plot = pytest.importorskip("pl_metrics.plot")
-    entry = BY_NAME[PLOTS[chart]]
-    frame = run(entry, DATA, Cols(w="w"))
-    if chart == "per_class":
-        frame = frame.rename({"f2": "f1"})  # the chart's default metrics
+    spec = PLOTS[chart]
+    entry = BY_NAME[spec.entry]
+    frame = run(entry, DATA, Cols(w="w") if entry.weighted else Cols())
     draw = getattr(plot, chart)
-    rows = _chart_rows(draw(frame, by="g"))
-    assert rows["segment"].n_unique() == DATA["g"].n_unique()  # null is its own segment
-    shuffled = _chart_rows(draw(frame.sample(fraction=1.0, shuffle=True, seed=9), by="g"))
-    same(shuffled.drop("segment_id"), rows.drop("segment_id"))
-    with pytest.raises(ValueError, match="would merge segments"):
-        draw(frame)  # the segment column not named: refused, never one merged line
+    rows = _chart_rows(draw(frame, by="g", **spec.kwargs))
+    # one segment per key, null its own (a forest: one row each)
+    assert rows["segment"].n_unique() == DATA["g"].n_unique()
+    assert "null" in rows["segment"].to_list()
+    if chart == "forest":
+        assert rows.height == DATA["g"].n_unique()
+    shuffled = frame.sample(fraction=1.0, shuffle=True, seed=9)
+    same(
+        _chart_rows(draw(shuffled, by="g", **spec.kwargs)).drop("segment_id"),
+        rows.drop("segment_id"),
+    )
+    with pytest.raises(ValueError, match=re.escape(spec.merged)):
+        draw(frame, **spec.kwargs)  # the segment column not named: refused, never one merged line
 
 
 # ------------------------------------------------------------------------------- docs
