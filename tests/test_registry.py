@@ -75,7 +75,7 @@ def _frame(n: int = 240, seed: int = 7) -> pl.DataFrame:
     rng = np.random.default_rng(seed)
     y = rng.integers(0, 3, n)
     p = np.where(rng.random(n) < 0.6, y, rng.integers(0, 3, n))
-    raw = rng.random((n, 3)) + np.eye(3)[y]
+    raw = rng.random((n, 3)) + 0.5 * np.eye(3)[y]  # the true class not always on top
     q = raw / raw.sum(axis=1, keepdims=True)
     yb = (rng.random(n) < 0.4).astype(np.int64)
     s = np.round(np.clip(0.3 * yb + rng.random(n) * 0.7, 0, 1), 2)
