@@ -313,6 +313,7 @@ CHARTS = {
         "pr",
         "reliability",
         "threshold_metrics",
+        "gains_chart",
     ],
     "multiclass": ["forest_accuracy", "confusion", "roc", "pr"],
 }

@@ -383,6 +383,8 @@ def _thresholds(lf: pl.LazyFrame, s: Spec, step: Callable[[str], None]) -> Secti
 
 
 def _gains(lf: pl.LazyFrame, s: Spec, step: Callable[[str], None]) -> Section:
+    from pl_metrics import plot
+
     assert isinstance(s.y_score, str)
     binary: dict[str, Any] = {"pos_label": s.pos_label, "weight": s.weight, "bins": s.bins}
     step("gains and KS")
@@ -393,5 +395,13 @@ def _gains(lf: pl.LazyFrame, s: Spec, step: Callable[[str], None]) -> Section:
         "Gains, lift and KS",
         "Rows sorted by score, highest first, in ten equal shares (tied scores together): "
         "positives captured (gain) and lift of each decile; Kolmogorov-Smirnov statistic.",
-        [Table("gains", gains, "Gains by decile."), Table("ks", ks, "KS.")],
+        [
+            Chart(
+                "gains_chart",
+                _spec(plot.gains(gains)),
+                "Cumulative gain against the share of rows.",
+            ),
+            Table("gains", gains, "Gains by decile."),
+            Table("ks", ks, "KS."),
+        ],
     )
