@@ -150,3 +150,25 @@ class Bad:
             f"the merged counts of {n} segment(s) pass 2**63 - 1 and cannot be summed "
             "exactly as Int64; merge fewer states or cast the counts to Float64 (weights)"
         )
+
+    @staticmethod
+    def duplicate_labels(column: str, n: int) -> DataError:
+        return DataError(
+            f"column {column!r} has {n} rows listing a label more than once; a multilabel "
+            "row is a set of labels: drop the repeats first, e.g. "
+            f"`pl.col({column!r}).list.unique()`"
+        )
+
+    @staticmethod
+    def null_in_lists(column: str, n: int) -> DataError:
+        return DataError(
+            f"column {column!r} has {n} rows whose list holds a null label; drop them "
+            f"from the lists first, e.g. `pl.col({column!r}).list.drop_nulls()`"
+        )
+
+    @staticmethod
+    def not_indicators(argument: str, column: str, n: int) -> DataError:
+        return DataError(
+            f"column {column!r} (an indicator column of `{argument}`) has {n} rows that "
+            "are not 0/1 or True/False (null included); fill or fix them first"
+        )

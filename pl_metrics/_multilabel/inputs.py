@@ -1,0 +1,393 @@
+"""Multilabel input, normalised once: both forms become one pair of List columns.
+
+A multilabel target is given in one of two forms (the same form for ``y_true``
+and ``y_pred``):
+
+- **List columns**: ``y_true = ["cat", "outdoor"]``, ``y_pred = ["cat"]``; any
+  label dtype (the two inner dtypes must be comparable, as two single-label
+  columns: :func:`~pl_metrics._core.labels.label_types`).  An empty list is a
+  row with no label; a null list, a null inside a list and a label listed twice
+  in a row are data errors (:class:`~pl_metrics.DataError` counting the rows).
+- **Indicator mappings**: ``{label: column}`` of Boolean or 0/1 integer
+  columns, the same keys for ``y_true`` and ``y_pred``; a null or another value
+  is a data error.
+
+:func:`multilabel_input` checks the options and the schema and returns a
+:class:`Multilabel`: its ``rows`` frame has one row per input row (rows of
+weight 0 dropped) with the internal columns
+
+``*keys, [ROW], TRUE, [PRED], [WEIGHT]``
+
+- ``keys``: the ``by`` segments under their internal names (``names.segment_keys``;
+  none when ``by`` is empty: the aggregations add :data:`~names.ALL`);
+- ``ROW``: the row's position in the input (Int64), with ``row_index=True``;
+- ``TRUE`` / ``PRED``: the row's label sets as ``List(types.compute)``, restricted
+  to ``labels=`` when given (scikit-learn's ``labels=`` selects indicator
+  columns), the mapping form's labels in sorted order;
+- ``WEIGHT``: the row's weight as Float64, only with ``weight=``.
+
+The rows are **not checked yet**: put :meth:`Multilabel.check_aggs` into an
+aggregation over the rows (not exploded: each row must fall into exactly one
+group) and pass its result through :meth:`Multilabel.raise_if_bad`; the checks
+then cost no extra scan and fail at collect.
+
+The label set (``label_set``): ``labels=`` in its order, else the mapping's keys
+sorted, else the sorted union of the labels of both columns over **all rows**
+(not per segment: the columns of scikit-learn's ``MultiLabelBinarizer`` fitted on
+the whole frame, so every segment reports the same labels).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import polars as pl
+from polars.exceptions import SchemaError
+
+from pl_metrics._core import checks as v
+from pl_metrics._core import names
+from pl_metrics._core.names import ALL, INTERNAL, ORD
+from pl_metrics.exceptions import DataError
+
+#: The internal columns of :attr:`Multilabel.rows`.
+TRUE = f"{INTERNAL}ml_true"
+PRED = f"{INTERNAL}ml_pred"
+WEIGHT = f"{INTERNAL}ml_weight"
+ROW = f"{INTERNAL}ml_row"
+LABEL = "label"
+
+#: A multilabel column argument: a List column's name or ``{label: indicator column}``.
+MultilabelColumn = str | Mapping[object, str]
+
+__all__ = [
+    "LABEL",
+    "ORD",
+    "PRED",
+    "ROW",
+    "TRUE",
+    "WEIGHT",
+    "Multilabel",
+    "MultilabelColumn",
+    "is_multilabel",
+    "multilabel_input",
+]
+
+
+@dataclass(frozen=True)
+class Multilabel:
+    """Multilabel rows in the one internal form (see the module docstring)."""
+
+    rows: pl.LazyFrame  # *keys, [ROW], TRUE, [PRED], [WEIGHT]   (unchecked: see check_aggs)
+    by: list[str]  # the output names of the user's segments
+    keys: list[str]  # their internal names, or ``[ALL]`` when ``by`` is empty
+    types: v.LabelTypes  # compute: the lists' inner dtype; output: the label column's
+    labels: pl.Series | None  # the fixed label set (``labels=`` or the mapping's keys)
+    weighted: bool
+    checks: tuple[tuple[str, pl.Expr, Callable[[int], DataError]], ...]
+
+    @property
+    def segmented(self) -> bool:
+        """Whether ``by`` was given (else ``keys`` is ``[ALL]``, not a column of ``rows``)."""
+        return bool(self.by)
+
+    @property
+    def group_keys(self) -> list[str]:
+        """The keys to group ``rows`` by (``[]`` when there is no ``by``)."""
+        return self.keys if self.by else []
+
+    def total(self, expr: pl.Expr | None = None) -> pl.Expr:
+        """Aggregation: the (weighted) number of rows where ``expr`` (a row-wise count or
+        indicator; ``None``: every row) - Int64 without weights, Float64 with."""
+        if self.weighted:
+            w = pl.col(WEIGHT)
+            return (w if expr is None else expr.cast(pl.Float64) * w).sum()
+        return pl.len().cast(pl.Int64) if expr is None else expr.cast(pl.Int64).sum()
+
+    def check_aggs(self) -> list[pl.Expr]:
+        """Aggregations counting the bad rows of each data check (one column each)."""
+        return [expr.sum().cast(pl.Int64).alias(name) for name, expr, _ in self.checks]
+
+    def raise_if_bad(self, frame: pl.LazyFrame) -> pl.LazyFrame:
+        """``frame`` (holding :meth:`check_aggs`' columns) raising the first failing
+        check at collect, without the check columns."""
+        checks = [(name, error) for name, _, error in self.checks]
+        return v.raise_if_bad(frame, checks).drop([name for name, _, _ in self.checks])
+
+    def with_all(self, frame: pl.LazyFrame) -> pl.LazyFrame:
+        """An aggregated frame with the constant key :data:`ALL` when there is no ``by``."""
+        return frame if self.by else frame.with_columns(pl.lit(0, pl.Int8).alias(ALL))
+
+    def label_set(self, seen: pl.LazyFrame | None = None) -> pl.LazyFrame:
+        """``label, ORD``: the labels and their output order.
+
+        ``seen``: a frame with a ``label`` column of the labels that occur (e.g.
+        per-label counts); used only without a fixed label set (sorted union).
+        """
+        if self.labels is not None:
+            frame = pl.LazyFrame({LABEL: self.labels})
+            return frame.with_row_index(ORD).cast({ORD: pl.Int64}).select(LABEL, ORD)
+        if seen is None:
+            seen = pl.concat(
+                [
+                    self.rows.select(pl.col(c).explode().alias(LABEL))
+                    for c in (TRUE, PRED)
+                    if c in self.rows.collect_schema()
+                ]
+            )
+        return (
+            seen.select(LABEL)
+            .unique()
+            .drop_nulls()
+            .sort(LABEL)
+            .with_row_index(ORD)
+            .cast({ORD: pl.Int64})
+            .select(LABEL, ORD)
+        )
+
+    def finish(self, result: pl.LazyFrame, label_columns: Sequence[str] = ()) -> pl.LazyFrame:
+        """Restore the ``by`` names and give the label columns the output dtype."""
+        if label_columns and self.types.output != self.types.compute:
+            result = result.with_columns(pl.col(*label_columns).cast(self.types.output))
+        return names.restore_keys(result, self.by)
+
+
+def is_multilabel(schema: pl.Schema, y_true: object) -> bool:
+    """Whether ``y_true`` is multilabel: a mapping, or the name of a List column."""
+    if isinstance(y_true, Mapping):
+        return True
+    return isinstance(y_true, str) and isinstance(schema.get(y_true), pl.List)
+
+
+def _check_mapping(argument: str, mapping: Mapping[object, str]) -> dict[object, str]:
+    if len(mapping) == 0:
+        msg = f"`{argument}` must map at least one label to an indicator column, got {{}}"
+        raise ValueError(msg)
+    if any(key is None for key in mapping):
+        msg = f"`{argument}` must not have None as a label, got {dict(mapping)!r}"
+        raise ValueError(msg)
+    for column in mapping.values():
+        v.check_column_name(argument, column)
+    return dict(mapping)
+
+
+def _keys_series(mapping: Mapping[object, str], argument: str) -> pl.Series:
+    """The mapping's labels as a sorted Series of one dtype."""
+    keys = list(mapping)
+    try:
+        series = pl.Series(LABEL, keys, strict=True)
+    except (TypeError, ValueError, pl.exceptions.PolarsError):
+        series = None
+    if series is None or not (series.dtype.is_integer() or series.dtype in (pl.String, pl.Boolean)):
+        msg = (
+            f"the labels of `{argument}` must be all strings or all integers (one dtype), "
+            f"got {keys!r}"
+        )
+        raise ValueError(msg)
+    return series.sort()
+
+
+def _list_checks(
+    column: str, inner: pl.DataType, col: pl.Expr
+) -> list[tuple[str, pl.Expr, Callable[[int], DataError]]]:
+    """Row-wise flags of a List label column: null list, null label, repeated label,
+    float label that is not a whole number."""
+    tag = f"{INTERNAL}ml_bad_{column}"
+    checks: list[tuple[str, pl.Expr, Callable[[int], DataError]]] = [
+        (f"{tag}_null", col.is_null(), lambda n: v.Bad.nulls(column, n)),
+        (
+            f"{tag}_null_label",
+            (col.list.drop_nulls().list.len() != col.list.len()).fill_null(False),
+            lambda n: v.Bad.null_in_lists(column, n),
+        ),
+        (
+            f"{tag}_repeat",
+            (col.list.n_unique() != col.list.len()).fill_null(False),
+            lambda n: v.Bad.duplicate_labels(column, n),
+        ),
+    ]
+    if inner.is_float():
+        not_label = col.list.eval(v.not_a_label(pl.element())).list.any().fill_null(False)
+        checks.append((f"{tag}_nan", not_label, lambda n: v.Bad.not_labels(column, n)))
+    return checks
+
+
+def _indicator_checks(
+    argument: str, mapping: Mapping[object, str], schema: pl.Schema
+) -> list[tuple[str, pl.Expr, Callable[[int], DataError]]]:
+    checks: list[tuple[str, pl.Expr, Callable[[int], DataError]]] = []
+    for i, column in enumerate(dict.fromkeys(mapping.values())):
+        dtype = schema[column]
+        if dtype == pl.Boolean:
+            bad = pl.col(column).is_null()
+        elif dtype.is_integer():
+            bad = ~pl.col(column).is_in([0, 1]).fill_null(False)
+        else:
+            msg = (
+                f"column {column!r} (an indicator column of `{argument}`) must be Boolean or "
+                f"0/1 integers, got {dtype}; cast it, e.g. `pl.col({column!r}) > 0.5`"
+            )
+            raise SchemaError(msg)
+        name = f"{INTERNAL}ml_bad_{argument}_{i}"
+        checks.append((name, bad, functools.partial(v.Bad.not_indicators, argument, column)))
+    return checks
+
+
+def _as_list(mapping: Mapping[object, str], labels: pl.Series) -> pl.Expr:
+    """The indicator columns as a List of the labels whose indicator is set (sorted)."""
+    items = [
+        pl.when(pl.col(mapping[key]).cast(pl.Boolean)).then(pl.lit(key, labels.dtype))
+        for key in labels.to_list()
+    ]
+    return pl.concat_list(items).list.drop_nulls()
+
+
+def _restricted(col: pl.Expr, labels: pl.Series) -> pl.Expr:
+    """A label list without the labels outside ``labels=``."""
+    return col.list.eval(pl.element().filter(pl.element().is_in(labels.implode())))
+
+
+#: A data check of the rows: (flag column, row-wise flag or aggregate, error from the count).
+_Check = tuple[str, pl.Expr, Callable[[int], DataError]]
+#: The normalised label lists ({argument: expression}), label types, fixed labels, checks.
+_Lists = tuple[dict[str, pl.Expr], v.LabelTypes, pl.Series | None, list[_Check]]
+
+
+def _from_mappings(maps: dict[str, dict[object, str]], schema: pl.Schema, labels: object) -> _Lists:
+    """Indicator mappings -> label lists (sorted labels), their dtype and checks."""
+    if "y_pred" in maps and set(maps["y_true"]) != set(maps["y_pred"]):
+        only_true = sorted(set(maps["y_true"]) - set(maps["y_pred"]), key=repr)
+        only_pred = sorted(set(maps["y_pred"]) - set(maps["y_true"]), key=repr)
+        msg = (
+            "`y_true` and `y_pred` must map the same labels to indicator columns; "
+            f"only in y_true: {only_true}, only in y_pred: {only_pred}"
+        )
+        raise ValueError(msg)
+    for argument, mapping in maps.items():
+        v.check_columns(schema, **{f"{argument}[{k!r}]": c for k, c in mapping.items()})
+    keys_s = _keys_series(maps["y_true"], "y_true")
+    types = v.LabelTypes(compute=keys_s.dtype, output=keys_s.dtype)
+    fixed = keys_s
+    if labels is not None:
+        fixed = v.labels_series(labels, keys_s.dtype, "y_true")
+        known = set(keys_s.to_list())
+        unknown = [x for x in fixed.to_list() if x not in known]
+        if unknown:
+            msg = (
+                f"`labels` {unknown!r} are not labels of the `y_true` mapping "
+                f"(its labels: {keys_s.to_list()!r}); pass some of its keys"
+            )
+            raise ValueError(msg)
+    kept = fixed.sort()
+    lists = {a: _as_list(m, kept) for a, m in maps.items()}
+    checks = [c for a, m in maps.items() for c in _indicator_checks(a, m, schema)]
+    return lists, types, fixed, checks
+
+
+def _from_lists(columns: dict[str, str], schema: pl.Schema, labels: object) -> _Lists:
+    """List columns -> label lists in the compute dtype, their dtype and checks."""
+    for argument, column in columns.items():
+        v.check_columns(schema, **{argument: column})
+        if not isinstance(schema[column], pl.List):
+            msg = (
+                f"column {column!r} (argument `{argument}`) must be a List column of "
+                f"labels for multilabel input, got {schema[column]}; pass both y_true "
+                "and y_pred as List columns (or both as {label: indicator column})"
+            )
+            raise SchemaError(msg)
+    inner: dict[str, pl.DataType] = {
+        a: schema[c].inner  # type: ignore[attr-defined]
+        for a, c in columns.items()
+    }
+    fake = pl.Schema({columns[a]: inner[a] for a in columns})
+    t_col = columns["y_true"]
+    types = v.label_types(fake, t_col, columns.get("y_pred", t_col))
+    fixed = None if labels is None else v.labels_series(labels, types.compute, t_col)
+    lists, checks = {}, []
+    for argument, column in columns.items():
+        col = pl.col(column)
+        checks += _list_checks(column, inner[argument], col)
+        if inner[argument].is_float():  # -0.0 is the label 0.0
+            col = col.list.eval(pl.element().cast(pl.Float64) + 0.0)
+        as_compute = col.cast(pl.List(types.compute))
+        lists[argument] = as_compute if fixed is None else _restricted(as_compute, fixed)
+    return lists, types, fixed, checks
+
+
+def _form(
+    y_true: MultilabelColumn, y_pred: MultilabelColumn | None, schema: pl.Schema, labels: object
+) -> _Lists:
+    """Both arguments in one form (lists or mappings), normalised."""
+    pair = {"y_true": y_true} if y_pred is None else {"y_true": y_true, "y_pred": y_pred}
+    mappings = {a: c for a, c in pair.items() if isinstance(c, Mapping)}
+    if mappings and len(mappings) != len(pair):
+        msg = (
+            "`y_true` and `y_pred` must be given in the same multilabel form: both List "
+            "columns or both mappings {label: indicator column}; got "
+            f"y_true={y_true!r}, y_pred={y_pred!r}"
+        )
+        raise TypeError(msg)
+    if mappings:
+        maps = {a: _check_mapping(a, m) for a, m in mappings.items()}
+        return _from_mappings(maps, schema, labels)
+    columns = {a: v.check_column_name(a, c) for a, c in pair.items()}
+    return _from_lists(columns, schema, labels)
+
+
+def multilabel_input(
+    lf: pl.LazyFrame,
+    y_true: MultilabelColumn,
+    y_pred: MultilabelColumn | None,
+    *,
+    by: object,
+    labels: object,
+    weight: str | None,
+    reserved: Sequence[str],
+    row_index: bool = False,
+) -> Multilabel:
+    """Check the options and the schema of a multilabel input; the rows in the one form.
+
+    ``y_pred`` may be ``None`` (a method of ``y_true`` and scores).  ``reserved``:
+    the calling method's output columns, which ``by`` may not take.  ``labels``:
+    ``None`` or the labels to keep, in output order (with a mapping: some of its
+    keys).  ``row_index``: also the column :data:`ROW`, the row's position.
+    """
+    segments = v.normalize_by(by)
+    if weight is not None:
+        v.check_column_name("weight", weight)
+    schema = lf.collect_schema()
+    lists, types, fixed, checks = _form(y_true, y_pred, schema, labels)
+    v.check_by(schema, segments, reserved)
+    v.check_numeric(schema, "weight", weight)
+
+    keys = names.segment_keys(segments) if segments else []
+    frame = lf.with_row_index(ROW).cast({ROW: pl.Int64}) if row_index else lf
+    frame = v.without_zero_weights(names.with_segment_keys(frame, segments), weight)
+    exprs = [pl.col(c) for c in [*keys, *([ROW] if row_index else [])]]
+    exprs.append(lists["y_true"].alias(TRUE))
+    if y_pred is not None:
+        exprs.append(lists["y_pred"].alias(PRED))
+    if weight is not None:
+        exprs.append(pl.col(weight).cast(pl.Float64).alias(WEIGHT))
+        bad_w = f"{INTERNAL}ml_bad_weight"
+        checks.append(
+            (bad_w, v.weight_is_bad(pl.col(weight)), lambda n: v.Bad.bad_weights(weight, n))
+        )
+    # the flags are computed on the input rows; the checks sum their columns
+    rows = frame.select(*exprs, *(expr.alias(name) for name, expr, _ in checks))
+    row_checks = [(name, pl.col(name), error) for name, _, error in checks]
+    if weight is not None:
+        overflow = (~pl.col(WEIGHT).sum().is_finite()).cast(pl.Int64)
+        row_checks.append(
+            (f"{INTERNAL}ml_weight_overflow", overflow, lambda _: v.Bad.weight_overflow(weight))
+        )
+    return Multilabel(
+        rows=rows,
+        by=list(segments.names),
+        keys=keys or [ALL],
+        types=types,
+        labels=fixed,
+        weighted=weight is not None,
+        checks=tuple(row_checks),
+    )
