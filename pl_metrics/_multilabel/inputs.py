@@ -345,6 +345,7 @@ def multilabel_input(
     weight: str | None,
     reserved: Sequence[str],
     row_index: bool = False,
+    extra: Mapping[str, pl.Expr] | None = None,
 ) -> Multilabel:
     """Check the options and the schema of a multilabel input; the rows in the one form.
 
@@ -352,6 +353,8 @@ def multilabel_input(
     the calling method's output columns, which ``by`` may not take.  ``labels``:
     ``None`` or the labels to keep, in output order (with a mapping: some of its
     keys).  ``row_index``: also the column :data:`ROW`, the row's position.
+    ``extra``: the caller's own columns, ``{name: expression}`` of the input rows
+    (the scores of the ranking metrics), kept in ``rows`` (names internal).
     """
     segments = v.normalize_by(by)
     if weight is not None:
@@ -375,7 +378,8 @@ def multilabel_input(
             (bad_w, v.weight_is_bad(pl.col(weight)), lambda n: v.Bad.bad_weights(weight, n))
         )
     # the flags are computed on the input rows; the checks sum their columns
-    rows = frame.select(*exprs, *(expr.alias(name) for name, expr, _ in checks))
+    own = [expr.alias(name) for name, expr in (extra or {}).items()]
+    rows = frame.select(*exprs, *own, *(expr.alias(name) for name, expr, _ in checks))
     row_checks = [(name, pl.col(name), error) for name, _, error in checks]
     if weight is not None:
         overflow = (~pl.col(WEIGHT).sum().is_finite()).cast(pl.Int64)
