@@ -172,3 +172,28 @@ class Bad:
             f"column {column!r} (an indicator column of `{argument}`) has {n} rows that "
             "are not 0/1 or True/False (null included); fill or fix them first"
         )
+
+    @staticmethod
+    def list_length(column: str, argument: str, n: int, n_labels: int) -> DataError:
+        return DataError(
+            f"column {column!r} (argument `{argument}`) has {n} rows whose list is null or "
+            f"does not hold one value per label of `labels` ({n_labels}); the lists must be "
+            "aligned with `labels`"
+        )
+
+    @staticmethod
+    def bad_relevances(columns: Sequence[str], n: int) -> DataError:
+        names = ", ".join(repr(c) for c in columns)
+        return DataError(
+            f"column {names} (argument `y_true`: relevances) has {n} rows with a null, NaN "
+            "or infinite relevance; drop or fill them first"
+        )
+
+    @staticmethod
+    def negative_relevances(columns: Sequence[str], n: int) -> DataError:
+        names = ", ".join(repr(c) for c in columns)
+        return DataError(
+            f"column {names} (argument `y_true`: relevances) has {n} rows with a negative "
+            "relevance; ndcg needs relevances >= 0 (as scikit-learn's ndcg_score); use dcg "
+            "for signed gains"
+        )
