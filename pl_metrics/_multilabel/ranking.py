@@ -1,0 +1,625 @@
+"""Ranking metrics of multilabel scores: ROC AUC and average precision (micro, macro,
+weighted, samples, per label), coverage error, label ranking average precision,
+label ranking loss, DCG and NDCG - scikit-learn's definitions, ties included.
+
+The truth comes from :mod:`pl_metrics._multilabel.inputs` (a List column of label
+sets or ``{label: indicator column}``); the scores (``{label: score column}`` or a
+List column aligned with ``labels=``) are read here.  Each row becomes one List
+of structs ``{t, s}`` (its truth and score for every label, in label order):
+
+- the **per-row** metrics (samples averages, coverage, LRAP, ranking loss, DCG,
+  NDCG) are list expressions on that column (ranks within the row), then one
+  ``group_by(*by).agg`` of their (weighted) mean: row-wise, streaming;
+- the **per-label** and **micro** AUC / AP explode it into one row per (row,
+  label) and count positives and negatives per distinct score: the per-score
+  state of the binary metrics (:mod:`pl_metrics._core.scores`), whose sums
+  (:mod:`pl_metrics._ranking`) give the AUC and AP of each label (or of all the
+  (row, label) cells for micro).
+
+Per row, with ``rank_max(x)`` = the number of the row's labels scored ``>= x``
+(scikit-learn's ``rankdata(-score, "max")``), and ``T`` the true labels:
+
+- precision at the true labels: ``mean over j in T of rank_max among T (s_j) /
+  rank_max (s_j)`` - the row's LRAP, and also its average precision (the
+  step-wise AP of the row's labels as one binary problem: each true label adds
+  ``1/|T|`` recall at the precision of its threshold; tied scores are one
+  threshold);
+- ROC AUC: ``sum over j in T of (avg_rank(s_j) - avg_rank among T (s_j)) /
+  (|T| |F|)`` with ascending average ranks: the falses below a true label, ties
+  one half (Mann-Whitney);
+- ranking loss: the (true, false) pairs with ``s_true <= s_false``, over
+  ``|T| |F|``: ``sum over f in F of rank_asc_max(s_f) - rank_asc_max among F (s_f)``;
+- coverage: the number of labels scored ``>=`` the lowest-scored true label (0
+  without true labels);
+- DCG: tie-averaged (McSherry & Najork, as scikit-learn): a label tied with others
+  takes the mean discount of the positions the tie spans.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import polars as pl
+from polars.exceptions import SchemaError
+
+from pl_metrics import _ranking as rk
+from pl_metrics._core import checks as v
+from pl_metrics._core import formulas as fm
+from pl_metrics._core.names import ALL, INTERNAL, NEG, POS, SCORE
+from pl_metrics._core.scores import ScoreCounts
+from pl_metrics._multilabel import inputs as mi
+from pl_metrics.exceptions import DataError
+
+#: The row's List of ``{t, s}`` structs (truth, score), one per label in label order.
+PAIRS = f"{INTERNAL}ml_pairs"
+#: The label's position in the label order (exploded rows).
+J = f"{INTERNAL}ml_j"
+_T, _S = "t", "s"
+_SCORES = f"{INTERNAL}ml_scores"  # the row's scores, a List in label order
+_RELEVANCES = f"{INTERNAL}ml_relevances"
+_BAD_SCORE = f"{INTERNAL}ml_bad_score"
+_BAD_LENGTH = f"{INTERNAL}ml_bad_length"
+_INEXACT = f"{INTERNAL}ml_inexact"
+_UNKNOWN = f"{INTERNAL}ml_unknown"
+_NEGATIVE = f"{INTERNAL}ml_negative"
+_OVERFLOW = f"{INTERNAL}ml_overflow"
+
+#: ``average=`` of the multilabel ROC AUC and average precision.
+AVERAGES = ("micro", "macro", "weighted", "samples")
+
+#: The per-row metrics of the methods of their name.
+ROW_METRICS = (
+    "coverage_error",
+    "label_ranking_average_precision",
+    "label_ranking_loss",
+    "ndcg",
+    "dcg",
+)
+
+_Check = tuple[str, pl.Expr, Callable[[int], DataError]]
+
+
+@dataclass(frozen=True)
+class RankingRows:
+    """Multilabel rows with their scores: ``*keys, PAIRS, [WEIGHT]`` + check flags."""
+
+    ml: mi.Multilabel
+    frame: pl.LazyFrame
+    labels: pl.Series  # in output order (the order of PAIRS)
+    checks: tuple[_Check, ...]  # row flags of ``frame`` (column, flag column, error)
+
+    @property
+    def keys(self) -> list[str]:
+        return self.ml.keys
+
+    def check_aggs(self, row: pl.Expr | None = None) -> list[pl.Expr]:
+        """Aggregations counting the bad rows; ``row``: which (exploded) entries are
+        the row's own (each counted once)."""
+        out = []
+        for name, flag, _ in self.checks:
+            f = flag if row is None else flag.filter(row)
+            out.append(f.cast(pl.Int64).sum().alias(name))
+        return out
+
+    def raise_if_bad(self, frame: pl.LazyFrame) -> pl.LazyFrame:
+        checks = [(name, error) for name, _, error in self.checks]
+        return v.raise_if_bad(frame, checks).drop([name for name, _, _ in self.checks])
+
+    def finish(self, result: pl.LazyFrame, label: bool = False) -> pl.LazyFrame:
+        """``by`` names restored (and the ``label`` column in the labels' output dtype)."""
+        return self.ml.finish(result, [mi.LABEL] if label else [])
+
+
+# ------------------------------------------------------------------------- options
+def check_average(average: object) -> str | None:
+    """``average=`` of multilabel roc_auc / average_precision."""
+    if average is None:
+        return None
+    v.check_choice("average", average, AVERAGES)
+    return str(average)
+
+
+def check_k(k: object) -> int | None:
+    """``k=``: None (every label) or an integer >= 1."""
+    return None if k is None else v.positive_int("k", k)
+
+
+def check_log_base(log_base: object) -> float:
+    """``log_base=`` of dcg: a finite number > 0 other than 1."""
+    ok = v.is_real(log_base) and 0 < float(log_base) < float("inf") and float(log_base) != 1
+    if not ok:
+        msg = (
+            "`log_base` must be a finite number > 0 other than 1 (the base of the "
+            f"logarithmic discount, scikit-learn's default 2), got {log_base!r}"
+        )
+        raise ValueError(msg)
+    return float(log_base)
+
+
+# ------------------------------------------------------------------------- inputs
+def _score_labels(
+    y_score: object, labels: object, dtype: pl.DataType, column: str
+) -> tuple[pl.Series, dict[object, str] | None]:
+    """The scored labels in output order (as ``dtype``) and the score mapping, if any."""
+    if isinstance(y_score, Mapping):
+        mapping = v.check_score_map("y_score", y_score)
+        try:
+            keys = [v.label_value(k, dtype, "y_score", column) for k in mapping]
+        except ValueError as exc:
+            msg = f"the keys of `y_score` {list(mapping)!r} must be labels of {column!r}: {exc}"
+            raise SchemaError(msg) from None
+        by_key = dict(zip(keys, mapping.values(), strict=True))
+        if labels is None:
+            series = pl.Series(mi.LABEL, keys, dtype=dtype).sort()
+        else:
+            series = v.labels_series(labels, dtype, column).alias(mi.LABEL)
+            if set(series.to_list()) != set(keys):
+                msg = (
+                    f"`labels` {series.to_list()!r} must be the labels of the `y_score` "
+                    f"mapping {keys!r} (in the order wanted), or None"
+                )
+                raise ValueError(msg)
+        return series, {k: by_key[k] for k in series.to_list()}
+    v.check_column_name("y_score", y_score)
+    if labels is None:
+        msg = (
+            f"`labels` is required with a List column of scores (`y_score`={y_score!r}): "
+            "the labels its positions stand for, in order, e.g. labels=['cat', 'dog']; "
+            "or pass a mapping {label: score column}"
+        )
+        raise ValueError(msg)
+    series = v.labels_series(labels, dtype, column).alias(mi.LABEL)
+    if series.len() < 2:
+        msg = f"`labels` must hold at least two labels, got {series.to_list()!r}"
+        raise ValueError(msg)
+    return series, None
+
+
+def _score_exprs(
+    schema: pl.Schema, y_score: str | dict[object, str] | object, labels: pl.Series, argument: str
+) -> tuple[list[pl.Expr], list[_Check]]:
+    """One Float64 expression per label (``-0.0`` as ``0.0``) and the row flags of the
+    scores (null / NaN / infinite; integers beyond 2^53; List length)."""
+    if isinstance(y_score, dict):
+        columns = [y_score[k] for k in labels.to_list()]
+        for column in columns:
+            v.check_numeric(schema, argument, column)
+        exprs = [pl.col(c).cast(pl.Float64) for c in columns]
+        integers = [pl.col(c) for c in columns if schema[c].is_integer()]
+        shown = list(dict.fromkeys(columns))
+        length: list[_Check] = []
+    else:
+        column = str(y_score)
+        v.check_columns(schema, **{argument: column})
+        dtype = schema[column]
+        inner = dtype.inner if isinstance(dtype, (pl.List, pl.Array)) else None  # type: ignore[union-attr]
+        if inner is None or not (inner.is_numeric() or inner == pl.Boolean):
+            msg = (
+                f"column {column!r} (argument `{argument}`) must be a List of numbers aligned "
+                f"with `labels` (or a mapping {{label: column}}), got {dtype}"
+            )
+            raise SchemaError(msg)
+        col = pl.col(column)
+        n = labels.len()
+        exprs = [col.list.get(i, null_on_oob=True).cast(pl.Float64) for i in range(n)]
+        integers = (
+            [col.list.get(i, null_on_oob=True) for i in range(n)] if inner.is_integer() else []
+        )
+        shown = [column]
+        wrong = (col.list.len() != n).fill_null(True)
+        length = [
+            (
+                f"{_BAD_LENGTH}_{argument}",
+                wrong,
+                lambda k, c=column: v.Bad.list_length(c, argument, k, n),
+            )
+        ]
+    bad = pl.any_horizontal((~e.is_finite()).fill_null(True) for e in exprs)
+    error = v.Bad.bad_scores if argument == "y_score" else v.Bad.bad_relevances
+    checks: list[_Check] = [
+        *length,
+        (f"{_BAD_SCORE}_{argument}", bad, lambda k: error(shown, k)),
+    ]
+    if integers:
+        big = pl.any_horizontal(
+            (e.cast(pl.Float64).abs() >= v.MAX_EXACT_FLOAT_INT).fill_null(False) for e in integers
+        )
+        checks.append((f"{_INEXACT}_{argument}", big, lambda k: v.Bad.inexact_scores(shown, k)))
+    return [(e + 0.0) for e in exprs], checks
+
+
+def _truth_checks(y_true: object, labels: pl.Series, ml: mi.Multilabel) -> list[_Check]:
+    """The mapping's labels must be the scored ones; a List row may not hold a label
+    without a score (counted: a true label nobody scored is not a wrong guess)."""
+    if isinstance(y_true, Mapping):
+        keys = set(ml.labels.to_list()) if ml.labels is not None else set()
+        if keys != set(labels.to_list()):
+            msg = (
+                f"`y_true` maps the labels {sorted(keys, key=repr)!r} and `y_score` scores "
+                f"{labels.to_list()!r}: give both the same labels"
+            )
+            raise ValueError(msg)
+        return []
+    column, known = str(y_true), labels.to_list()
+    unknown = (
+        pl.col(mi.TRUE).list.eval(~pl.element().is_in(labels.implode())).list.any().fill_null(False)
+    )
+    return [(_UNKNOWN, unknown, lambda n: v.Bad.unknown_classes(column, n, known))]
+
+
+def _label_dtype(keys: list[object], argument: str) -> pl.DataType:
+    """The dtype of labels given as mapping keys or ``labels=`` (as the inputs read them)."""
+    return mi._keys_series(dict.fromkeys(keys, ""), argument).dtype
+
+
+def _free_name(schema: pl.Schema, name: str) -> str:
+    while name in schema:
+        name += "_"
+    return name
+
+
+def ranking_rows(
+    lf: pl.LazyFrame,
+    y_true: mi.MultilabelColumn,
+    y_score: object,
+    *,
+    labels: object,
+    by: object,
+    weight: str | None,
+    reserved: Sequence[str],
+    relevance: bool = False,
+    nonnegative: bool = False,
+) -> RankingRows:
+    """Check the options and the schema; the rows as ``*keys, PAIRS, [WEIGHT]``.
+
+    ``relevance`` (dcg / ndcg): ``y_true`` is graded - ``{label: numeric column}`` or a
+    List of numbers aligned with ``labels``, read as the scores are; ``t`` is then
+    the relevance (Float64), else the truth (Boolean); ``nonnegative`` (ndcg): a
+    negative relevance is a data error.
+    """
+    schema = lf.collect_schema()
+    if relevance:
+        return _relevance_rows(
+            lf,
+            schema,
+            y_true=y_true,
+            y_score=y_score,
+            labels=labels,
+            by=by,
+            weight=weight,
+            reserved=reserved,
+            nonnegative=nonnegative,
+        )
+    if isinstance(y_true, str):
+        v.check_column_name("y_true", y_true)
+        v.check_columns(schema, y_true=y_true)
+        if not isinstance(schema[y_true], pl.List):
+            msg = (
+                f"column {y_true!r} (argument `y_true`) must be a List column of label sets "
+                f"or a mapping {{label: indicator column}} for multilabel scores, got "
+                f"{schema[y_true]}"
+            )
+            raise SchemaError(msg)
+        column = y_true
+        dtype = v.single_label_types(
+            pl.Schema({y_true: schema[y_true].inner}),  # type: ignore[attr-defined]
+            y_true,
+        ).compute
+    elif isinstance(y_true, Mapping):
+        column = "y_true"
+        dtype = _label_dtype(list(y_true), "y_true")
+    else:
+        msg = (
+            "`y_true` must be a List column of label sets or a mapping {label: indicator "
+            f"column}} for multilabel scores, got {y_true!r}"
+        )
+        raise TypeError(msg)
+    scored, mapping = _score_labels(y_score, labels, dtype, column)
+    scores, score_checks = _score_exprs(schema, mapping or y_score, scored, "y_score")
+    ml = mi.multilabel_input(
+        lf,
+        y_true,
+        None,
+        by=by,
+        labels=None,
+        weight=weight,
+        reserved=reserved,
+        extra={_SCORES: pl.concat_list(scores), **{n: f for n, f, _ in score_checks}},
+    )
+    true = pl.col(mi.TRUE)
+    truth = [true.list.contains(pl.lit(x, scored.dtype)) for x in scored.to_list()]
+    return _assemble(ml, scored, truth, score_checks, _truth_checks(y_true, scored, ml))
+
+
+def _assemble(
+    ml: mi.Multilabel,
+    labels: pl.Series,
+    truth: list[pl.Expr],
+    extra_checks: list[_Check],
+    truth_checks: list[_Check],
+) -> RankingRows:
+    """``*keys, PAIRS, [WEIGHT]`` and every row flag (the input's, the truth's, the
+    scores' - all computed on the input rows)."""
+    schema = ml.rows.collect_schema()
+    ml_checks = [(name, pl.col(name), err) for name, _, err in ml.checks if name in schema]
+    scores = pl.col(_SCORES)
+    pairs = pl.concat_list(
+        pl.struct(t.alias(_T), (scores.list.get(j, null_on_oob=True) + 0.0).alias(_S))
+        for j, t in enumerate(truth)
+    )
+    weight = [mi.WEIGHT] if ml.weighted else []
+    frame = ml.rows.select(
+        *ml.group_keys,
+        pairs.alias(PAIRS),
+        *weight,
+        *(name for name, _, _ in ml_checks),
+        *(name for name, _, _ in extra_checks),
+        *(flag.alias(name) for name, flag, _ in truth_checks),
+    )
+    own = [(name, pl.col(name), err) for name, _, err in (*truth_checks, *extra_checks)]
+    return RankingRows(ml, frame, labels, (*ml_checks, *own))
+
+
+def _relevance_rows(
+    lf: pl.LazyFrame,
+    schema: pl.Schema,
+    *,
+    y_true: object,
+    y_score: object,
+    labels: object,
+    by: object,
+    weight: str | None,
+    reserved: Sequence[str],
+    nonnegative: bool,
+) -> RankingRows:
+    """dcg / ndcg: graded ``y_true`` in the form of the scores (a mapping, or a List
+    aligned with ``labels``)."""
+    true_map: dict[object, str] | None = None
+    if isinstance(y_true, Mapping):
+        true_map = v.check_score_map("y_true", y_true)
+    else:
+        v.check_column_name("y_true", y_true)
+    source = true_map or (y_score if isinstance(y_score, Mapping) else labels)
+    ok = isinstance(source, (Mapping, Sequence, pl.Series)) and not isinstance(source, str)
+    dtype = _label_dtype(list(source), "labels") if ok and source else pl.String()  # type: ignore[arg-type]
+    column = y_true if isinstance(y_true, str) else "y_true"
+    scored, mapping = _score_labels(y_score, labels, dtype, column)
+    true_arg: object = y_true
+    if true_map is not None:
+        given = {v.label_value(k, dtype, "y_true", "y_true"): c for k, c in true_map.items()}
+        if set(given) != set(scored.to_list()):
+            msg = (
+                f"`y_true` maps the labels {list(given)!r} and `y_score` scores "
+                f"{scored.to_list()!r}: give both the same labels"
+            )
+            raise ValueError(msg)
+        true_arg = {k: given[k] for k in scored.to_list()}
+    relevances, true_checks = _score_exprs(schema, true_arg, scored, "y_true")
+    if nonnegative:
+        shown = list(dict.fromkeys(true_arg.values())) if isinstance(true_arg, dict) else [column]
+        negative = pl.any_horizontal((r < 0).fill_null(False) for r in relevances)
+        true_checks.append((_NEGATIVE, negative, lambda n: v.Bad.negative_relevances(shown, n)))
+    scores, score_checks = _score_exprs(schema, mapping or y_score, scored, "y_score")
+    # segments, weights and their checks as for every multilabel input; the truth is
+    # the graded relevance read here (the placeholder List column is empty)
+    placeholder = _free_name(schema, "relevance")
+    ml = mi.multilabel_input(
+        lf.with_columns(pl.lit([], pl.List(pl.Int64)).alias(placeholder)),
+        placeholder,
+        None,
+        by=by,
+        labels=None,
+        weight=weight,
+        reserved=reserved,
+        extra={
+            _SCORES: pl.concat_list(scores),
+            _RELEVANCES: pl.concat_list(relevances),
+            **{n: f for n, f, _ in (*true_checks, *score_checks)},
+        },
+    )
+    rel = pl.col(_RELEVANCES)
+    truth = [rel.list.get(j, null_on_oob=True) + 0.0 for j in range(scored.len())]
+    return _assemble(ml, scored, truth, [*true_checks, *score_checks], [])
+
+
+# ------------------------------------------------------------------------- per row
+_E = pl.element()
+
+
+def _field(name: str) -> pl.Expr:
+    return _E.struct.field(name)
+
+
+def _precision_at_true() -> pl.Expr:
+    """Mean over the true labels of (true labels scored >= it) / (labels scored >= it):
+    the row's LRAP and its step-wise average precision (ties one threshold)."""
+    t, s = _field(_T), _field(_S)
+    among_true = s.filter(t).rank("max", descending=True).cast(pl.Float64)
+    among_all = s.rank("max", descending=True).filter(t).cast(pl.Float64)
+    return (among_true / among_all).mean()
+
+
+def _counts() -> tuple[pl.Expr, pl.Expr]:
+    """The row's number of true labels and of labels (Float64)."""
+    return _field(_T).cast(pl.Float64).sum(), pl.len().cast(pl.Float64)
+
+
+def _one_class() -> pl.Expr:
+    n_true, n = _counts()
+    return (n_true == 0) | (n_true == n)
+
+
+def _discount(k: int | None, log_base: float) -> pl.Expr:
+    """Discount of each position 0..n-1: ``1 / log_base(p + 2)``, 0 from position ``k``."""
+    position = pl.int_range(pl.len())
+    discount = math.log(log_base) / (position + 2).cast(pl.Float64).log()
+    return discount if k is None else pl.when(position < k).then(discount).otherwise(0.0)
+
+
+def _dcg(k: int | None, log_base: float, ignore_ties: bool) -> pl.Expr:
+    """The row's DCG: each label's relevance times the discount of its position; tied
+    scores share the mean discount of the positions they span (scikit-learn's
+    ``_tie_averaged_dcg``).  ``ignore_ties``: positions by descending score, ties in
+    the order of a reversed stable sort (the later label first, as scikit-learn's
+    ``argsort(...)[::-1]`` for up to 16 labels)."""
+    r, s = _field(_T), _field(_S)
+    discount = _discount(k, log_base)
+    if ignore_ties:
+        position = pl.len() - s.rank("ordinal").cast(pl.Int64)
+        return (r * discount.gather(position)).sum()
+    cumulative = discount.cum_sum()
+    last = s.rank("max", descending=True).cast(pl.Int64)  # positions first..last, 1-based
+    before = s.rank("min", descending=True).cast(pl.Int64) - 1
+    span = cumulative.gather(last - 1) - pl.when(before > 0).then(
+        cumulative.gather((before - 1).clip(0))
+    ).otherwise(0.0)
+    return (r * span / (last - before).cast(pl.Float64)).sum()
+
+
+def _ideal_dcg(k: int | None) -> pl.Expr:
+    return (_field(_T).sort(descending=True) * _discount(k, 2.0)).sum()
+
+
+def row_value(
+    metric: str, *, k: int | None = None, log_base: float = 2.0, ignore_ties: bool = False
+) -> pl.Expr:
+    """The per-row value of ``metric`` (a :data:`ROW_METRICS` name, ``"roc_auc"`` or
+    ``"average_precision"``: the samples averages) as a Float64 column (null: undefined)."""
+    t, s = _field(_T), _field(_S)
+    n_true, n = _counts()
+    if metric == "coverage_error":
+        value = (s >= s.filter(t).min()).sum().cast(pl.Float64)  # 0 without true labels
+    elif metric == "label_ranking_average_precision":
+        value = pl.when(_one_class()).then(1.0).otherwise(_precision_at_true())
+    elif metric == "average_precision":
+        value = pl.when(n_true == 0).then(0.0).otherwise(_precision_at_true())
+    elif metric == "label_ranking_loss":
+        wrong = (
+            s.rank("max").cast(pl.Float64).filter(~t) - s.filter(~t).rank("max").cast(pl.Float64)
+        ).sum()
+        value = pl.when(_one_class()).then(0.0).otherwise(wrong / (n_true * (n - n_true)))
+    elif metric == "roc_auc":
+        beaten = (s.rank("average").filter(t) - s.filter(t).rank("average")).sum()
+        value = pl.when(~_one_class()).then(beaten / (n_true * (n - n_true)))
+    elif metric == "dcg":
+        value = _dcg(k, log_base, ignore_ties)
+    elif metric == "ndcg":
+        ideal = _ideal_dcg(k)
+        value = pl.when(ideal == 0).then(0.0).otherwise(_dcg(k, 2.0, ignore_ties) / ideal)
+    else:
+        msg = f"no per-row multilabel metric {metric!r}"
+        raise KeyError(msg)
+    return pl.col(PAIRS).list.eval(value.cast(pl.Float64)).list.first()
+
+
+def _mean(value: pl.Expr, weighted: bool) -> pl.Expr:
+    """The (weighted) mean of the defined values; null when none is defined."""
+    defined = value.is_not_null()
+    if weighted:
+        mean = fm.weighted_mean(value, pl.when(defined).then(pl.col(mi.WEIGHT)))
+    else:
+        mean = value.mean()
+    return pl.when(defined.any()).then(mean)
+
+
+def row_metric(rows: RankingRows, metric: str, output: str, **options: object) -> pl.LazyFrame:
+    """``*by, <output>``: the (weighted) mean over the rows of a segment of the per-row
+    value (:func:`row_value`); rows where it is undefined are left out."""
+    value = row_value(metric, **options)  # type: ignore[arg-type]
+    frame = rows.ml.with_all(rows.frame)
+    result = frame.group_by(rows.keys).agg(
+        _mean(value, rows.ml.weighted).alias(output), *rows.check_aggs(), *_aggregate_checks(rows)
+    )
+    result = _raise(rows, result).sort(rows.keys, nulls_last=True)
+    return rows.finish(result.select(*rows.keys, output))
+
+
+def _aggregate_checks(rows: RankingRows) -> list[pl.Expr]:
+    """The input's checks that aggregate (the weights' sum), counted over the rows."""
+    schema = rows.frame.collect_schema()
+    return [
+        expr.sum().cast(pl.Int64).alias(name)
+        for name, expr, _ in rows.ml.checks
+        if name not in schema
+    ]
+
+
+def _raise(rows: RankingRows, frame: pl.LazyFrame) -> pl.LazyFrame:
+    """Every check of ``rows`` and of the input raised at collect (columns dropped)."""
+    schema = rows.frame.collect_schema()
+    extra = [(n, e) for n, _, e in rows.ml.checks if n not in schema]
+    frame = v.raise_if_bad(frame, extra).drop([n for n, _ in extra])
+    return rows.raise_if_bad(frame)
+
+
+# ----------------------------------------------------------------------- per label
+def _score_counts(rows: RankingRows, *, per_label: bool, weight: str | None) -> ScoreCounts:
+    """The per-score state of every label (``per_label``: keys ``*keys, ALL, J``) or of
+    all the (row, label) cells together (micro: ``*keys, ALL``)."""
+    frame = rows.frame.with_columns(pl.int_ranges(0, pl.col(PAIRS).list.len()).alias(J))
+    frame = frame.explode(PAIRS, J)
+    frame = frame.with_columns(pl.lit(0, pl.Int8).alias(ALL))
+    keys = [*rows.ml.group_keys, ALL, *([J] if per_label else [])]
+    t = pl.col(PAIRS).struct.field(_T)
+    if rows.ml.weighted:
+        w = pl.col(mi.WEIGHT)
+        pos, neg = (t.cast(pl.Float64) * w).sum(), ((~t).cast(pl.Float64) * w).sum()
+    else:
+        pos, neg = t.sum().cast(pl.Int64), (~t).sum().cast(pl.Int64)
+    counts = frame.group_by(*keys, pl.col(PAIRS).struct.field(_S).alias(SCORE)).agg(
+        pos.alias(POS), neg.alias(NEG), *rows.check_aggs(row=pl.col(J) == 0)
+    )
+    counts = rows.raise_if_bad(counts)
+    if weight is not None:
+        total = (pl.col(POS) + pl.col(NEG)).sum().over(keys)
+        counts = counts.with_columns((~total.is_finite()).cast(pl.Int64).alias(_OVERFLOW))
+        counts = v.raise_if_bad(counts, [(_OVERFLOW, lambda _: v.Bad.weight_overflow(weight))])
+    return ScoreCounts(counts.select(*keys, SCORE, POS, NEG).cache(), [], keys)
+
+
+def _label_frame(rows: RankingRows) -> pl.LazyFrame:
+    return pl.LazyFrame({J: range(rows.labels.len()), mi.LABEL: rows.labels}).cast({J: pl.Int64})
+
+
+def averaged(
+    rows: RankingRows, metric: str, average: str | None, *, weight: str | None
+) -> pl.LazyFrame:
+    """``*by, <metric>`` (``average=None``: ``*by, label, <metric>``, labels in order) for
+    ``metric`` ``"roc_auc"`` or ``"average_precision"``.
+
+    A label (macro, weighted) or row (samples) whose ROC AUC is undefined (one class)
+    is left out of the mean (scikit-learn raises; as the multiclass one-vs-rest AUC
+    here and torchmetrics' macro AUROC); the mean of none is null.  Average precision
+    is defined everywhere (0 without positives, scikit-learn's value) and averaged
+    exactly as scikit-learn (weighted: 0 when no label has a positive).
+    """
+    finish = rk.roc_auc if metric == "roc_auc" else rk.average_precision
+    if average == "samples":
+        return row_metric(rows, metric, metric)
+    keys = rows.keys
+    if average == "micro":
+        result = rows.ml.with_all(finish(_score_counts(rows, per_label=False, weight=weight)))
+        return rows.finish(result.sort(keys, nulls_last=True).select(*keys, metric))
+    counts = _score_counts(rows, per_label=True, weight=weight)
+    per_label = rows.ml.with_all(finish(counts))
+    if average is None:
+        result = per_label.join(_label_frame(rows), on=J).sort([*keys, J], nulls_last=True)
+        return rows.finish(result.select(*keys, mi.LABEL, metric), label=True)
+    value = pl.col(metric)
+    if average == "macro":
+        mean = pl.when(value.is_not_null().any()).then(value.mean())
+    else:
+        support = rows.ml.with_all(
+            counts.finish(
+                counts.frame.group_by(counts.keys).agg(pl.col(POS).cast(pl.Float64).sum())
+            )
+        )
+        per_label = per_label.join(support, on=[*keys, J], nulls_equal=True)
+        p = pl.when(value.is_not_null()).then(pl.col(POS))
+        mean = pl.when(p.sum() > 0).then(fm.weighted_mean(value, p))
+        if metric == "average_precision":
+            mean = mean.otherwise(0.0)
+    result = per_label.group_by(keys).agg(mean.alias(metric)).sort(keys, nulls_last=True)
+    return rows.finish(result.select(*keys, metric))
