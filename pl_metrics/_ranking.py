@@ -32,14 +32,37 @@ def _auc_exprs() -> list[pl.Expr]:
     return [p_total.alias("P"), n_total.alias("N"), auc.alias("roc_auc")]
 
 
-def roc_auc(counts: ScoreCounts, *, error_bound: bool = False) -> pl.LazyFrame:
+def _partial_auc_exprs(max_fpr: float) -> list[pl.Expr]:
+    """Per-group aggregations: P, N and McClish's standardised partial AUC up to
+    ``max_fpr`` (scikit-learn's ``roc_auc_score(max_fpr=...)``; null with a single class)."""
+    pos, neg = _sorted(POS).cast(pl.Float64), _sorted(NEG).cast(pl.Float64)
+    tps, fps = pos.cum_sum(), neg.cum_sum()
+    # the totals are the last cumulative sums (as curve_points): fpr reaches exactly 1
+    p_total, n_total = tps.last(), fps.last()
+    x1, y1 = fps / n_total, tps / p_total
+    x0, y0 = x1.shift(1, fill_value=0.0), y1.shift(1, fill_value=0.0)
+    area = fm.partial_roc_auc_terms(x0, y0, x1, y1, max_fpr).sum()
+    auc = pl.when((p_total > 0) & (n_total > 0)).then(fm.mcclish(area, max_fpr))
+    return [p_total.alias("P"), n_total.alias("N"), auc.alias("roc_auc")]
+
+
+def auc_exprs(max_fpr: float | None = None) -> list[pl.Expr]:
+    """Per-group aggregations of the per-score counts: P, N and the ROC AUC (with
+    ``max_fpr``: the standardised partial AUC)."""
+    return _auc_exprs() if max_fpr is None else _partial_auc_exprs(max_fpr)
+
+
+def roc_auc(
+    counts: ScoreCounts, *, error_bound: bool = False, max_fpr: float | None = None
+) -> pl.LazyFrame:
     """``*by, roc_auc`` for a binary problem.
 
     With ``error_bound`` (binned scores) also ``roc_auc_error_bound``: the pairs
     of a positive and a negative in one bin count one half, their true share is
     between 0 and 1, so ``|binned - exact| <= sum_b pos_b neg_b / (2 P N)``.
+    With ``max_fpr``: McClish's standardised partial AUC (:func:`auc_exprs`).
     """
-    exprs = _auc_exprs()
+    exprs = auc_exprs(max_fpr)
     columns = [*counts.keys, "roc_auc"]
     if error_bound:
         pos, neg = pl.col(POS).cast(pl.Float64), pl.col(NEG).cast(pl.Float64)
@@ -52,7 +75,7 @@ def roc_auc(counts: ScoreCounts, *, error_bound: bool = False) -> pl.LazyFrame:
     return counts.finish(result.select(columns))
 
 
-def _one_vs_rest(counts: ScoreCounts) -> pl.LazyFrame:
+def one_vs_rest(counts: ScoreCounts) -> pl.LazyFrame:
     """``*keys, CLASS, score, pos, neg`` from the multiclass state."""
     n, is_class = pl.col(N_ROWS), pl.col(TRUE) == pl.col(CLASS)
     return counts.frame.group_by(*counts.keys, CLASS, SCORE).agg(
@@ -96,7 +119,7 @@ def roc_auc_multiclass(counts: ScoreCounts, *, multi_class: str, average: str) -
     keys = counts.keys
     auc = pl.col("roc_auc")
     if multi_class == "ovr":
-        per_class = _one_vs_rest(counts).group_by(*keys, CLASS).agg(_auc_exprs())
+        per_class = one_vs_rest(counts).group_by(*keys, CLASS).agg(_auc_exprs())
         weight = pl.col("P")
     else:
         directed = _one_vs_one(counts).group_by(*keys, CLASS, OTHER).agg(_auc_exprs())
@@ -107,15 +130,25 @@ def roc_auc_multiclass(counts: ScoreCounts, *, multi_class: str, average: str) -
             auc.mean(), (pl.col("P") + pl.col("N")).first().alias("P")
         )
         weight = pl.col("P")
+    return counts.finish(class_mean(per_class, keys, "roc_auc", weight, average))
+
+
+def class_mean(
+    per_class: pl.LazyFrame, keys: list[str], metric: str, weight: pl.Expr, average: str
+) -> pl.LazyFrame:
+    """``*keys, metric``: the macro (``average="macro"``) or ``weight``-weighted mean
+    of the per-class (or per-pair) values of ``metric`` in each segment; null values
+    (a class absent from the segment) are left out, null when every one is."""
+    value = pl.col(metric)
     if average == "macro":
-        mean = auc.mean()
+        mean = value.mean()
     else:
-        w = pl.when(auc.is_not_null()).then(weight)
-        mean = (auc * w).sum() / w.sum()
+        w = pl.when(value.is_not_null()).then(weight)
+        mean = (value * w).sum() / w.sum()
     result = per_class.group_by(keys).agg(
-        pl.when(auc.is_not_null().any()).then(mean).alias("roc_auc")
+        pl.when(value.is_not_null().any()).then(mean).alias(metric)
     )
-    return counts.finish(result.sort(keys, nulls_last=True))
+    return result.sort(keys, nulls_last=True)
 
 
 def average_precision(counts: ScoreCounts) -> pl.LazyFrame:
@@ -123,17 +156,23 @@ def average_precision(counts: ScoreCounts) -> pl.LazyFrame:
 
     scikit-learn's values for one class: 0.0 without positives, 1.0 without negatives.
     """
+    p_total, ap = ap_exprs()
+    result = (
+        counts.frame.group_by(counts.keys)
+        .agg(pl.when(p_total > 0).then(ap).otherwise(0.0).alias("average_precision"))
+        .sort(counts.keys, nulls_last=True)
+    )
+    return counts.finish(result)
+
+
+def ap_exprs() -> tuple[pl.Expr, pl.Expr]:
+    """Per-group aggregations of the per-score counts: P, and the AP (meaningful
+    where P > 0: the caller says what a group without positives gets)."""
     pos, neg = _sorted(POS).cast(pl.Float64), _sorted(NEG).cast(pl.Float64)
     tps, fps = pos.cum_sum(), neg.cum_sum()
     p_total = tps.last()  # as curve_points: recall reaches exactly 1
     terms = fm.average_precision_terms(pos, tps, fps, p_total)
-    ap = pl.when(p_total > 0).then(terms.sum()).otherwise(0.0)
-    result = (
-        counts.frame.group_by(counts.keys)
-        .agg(ap.clip(lower_bound=0.0).alias("average_precision"))
-        .sort(counts.keys, nulls_last=True)
-    )
-    return counts.finish(result)
+    return p_total, terms.sum().clip(lower_bound=0.0)
 
 
 def curve_points(counts: ScoreCounts) -> pl.LazyFrame:

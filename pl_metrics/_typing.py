@@ -18,8 +18,9 @@ import polars as pl
 # ----------------------------------------------------------------------- options
 #: Averages produced by :meth:`averages` / :meth:`report`, in output order.
 Average: TypeAlias = Literal["micro", "macro", "weighted"]
-#: Averages accepted by the multiclass ROC AUC.
-AucAverage: TypeAlias = Literal["macro", "weighted"]
+#: Averages of the multiclass ROC AUC and average precision (``average=None``: one
+#: row per class; ``"micro"``: one-vs-rest only).
+AucAverage: TypeAlias = Literal["micro", "macro", "weighted"]
 #: Multiclass ROC AUC strategies.
 MultiClass: TypeAlias = Literal["ovr", "ovo"]
 #: How ``ci=`` intervals are computed: every method (``compare``, ``over_time``).
@@ -38,6 +39,9 @@ Normalize: TypeAlias = Literal["true", "pred", "all"]
 KappaWeights: TypeAlias = Literal["linear", "quadratic"]
 #: ``strategy=`` of ``calibration_curve`` / ``calibration_error``: the bin edges.
 BinStrategy: TypeAlias = Literal["uniform", "quantile"]
+#: ``multi_class=`` of ``calibration_curve`` / ``calibration_error`` with ``{label: column}``:
+#: the top label's confidence, or each class's probability against the rest.
+CalibrationMultiClass: TypeAlias = Literal["top_label", "per_class"]
 #: ``method=`` of ``fairness`` / ``disparity``: differences between groups or to overall.
 DisparityMethod: TypeAlias = Literal["between_groups", "to_overall"]
 #: ``agg=`` of ``fairness``: fairlearn's aggregate of the parts of equalized odds.

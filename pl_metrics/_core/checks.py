@@ -106,6 +106,16 @@ def check_bins(bins: object) -> int | None:
     return int(bins)
 
 
+def check_max_fpr(max_fpr: object) -> float | None:
+    """``max_fpr=`` of ``roc_auc``: None or a number in (0, 1]; 1 is the whole area (None)."""
+    if max_fpr is None:
+        return None
+    if not (is_real(max_fpr) and 0 < max_fpr <= 1):
+        msg = f"`max_fpr` must be None or a number in (0, 1], got {max_fpr!r}"
+        raise ValueError(msg)
+    return None if max_fpr == 1 else float(max_fpr)
+
+
 def check_buckets(buckets: object) -> list[tuple[int, int]]:
     """``buckets=`` of ``gains``: an integer >= 1 (equal shares of rows) or increasing
     cumulative shares in (0, 1] (the last share, 1, may be left out).

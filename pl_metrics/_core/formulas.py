@@ -257,6 +257,25 @@ def roc_auc_terms(pos: Any, neg: Any, tps: Any, p_total: Any, n_total: Any) -> A
     return (neg / n_total) * placement(tps - pos, pos, p_total)
 
 
+def partial_roc_auc_terms(x0: Any, y0: Any, x1: Any, y1: Any, max_fpr: float) -> Any:
+    """The trapezoids under the ROC curve left of ``fpr = max_fpr``: the step from
+    ``(x0, y0)`` to ``(x1, y1)`` (fpr, tpr) clipped at ``max_fpr``, its end
+    interpolated linearly there (scikit-learn's ``_binary_roc_auc_score``: the
+    point ``(max_fpr, np.interp(max_fpr, ...))`` appended to the curve).  Polars only."""
+    end = pl.min_horizontal(x1, pl.lit(max_fpr))
+    width = (end - x0).clip(lower_bound=0.0)
+    slope = pl.when(x1 > x0).then((y1 - y0) / (x1 - x0)).otherwise(0.0)
+    y_end = pl.when(x1 <= max_fpr).then(y1).otherwise(y0 + slope * (max_fpr - x0))
+    return pl.when(width > 0).then(width * (y0 + y_end) / 2).otherwise(0.0)
+
+
+def mcclish(partial_area: Any, max_fpr: float) -> Any:
+    """McClish's standardised partial AUC: 0.5 for a chance curve, 1 for a perfect one,
+    ``0.5 (1 + (A - max_fpr^2 / 2) / (max_fpr - max_fpr^2 / 2))`` (as scikit-learn)."""
+    min_area, max_area = 0.5 * max_fpr**2, max_fpr
+    return 0.5 * (1 + (partial_area - min_area) / (max_area - min_area))
+
+
 def average_precision_terms(
     pos: Any, tps: Any, fps: Any, p_total: Any, xp: Backend = POLARS
 ) -> Any:

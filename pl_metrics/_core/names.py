@@ -50,6 +50,7 @@ SCORE_STATE = {"score": SCORE, "pos": POS, "neg": NEG}
 #: Each frame method's output columns after ``*by`` ("{f}": the F column's name).
 OUTPUTS: dict[str, tuple[str, ...]] = {
     # "normalized": only with ``normalize=``; declared here so that ``by`` may not take it
+    # (so is "label" of the scores' per-class views: one-vs-rest rows with ``{label: column}``)
     "confusion_matrix": ("actual", "predicted", "count", "normalized"),
     "counts": tuple(COUNTS_STATE),
     "per_class": (
@@ -69,18 +70,18 @@ OUTPUTS: dict[str, tuple[str, ...]] = {
     "averages": ("average", "precision", "recall", "{f}", "jaccard", "support"),
     "report": ("label", "average", "precision", "recall", "{f}", "jaccard", "support"),
     "summary": ("n", "accuracy", "balanced_accuracy", "mcc", "cohen_kappa"),
-    "roc_auc": ("roc_auc", "roc_auc_error_bound"),
-    "average_precision": ("average_precision",),
-    "roc_curve": ("threshold", "fpr", "tpr"),
-    "pr_curve": ("threshold", "precision", "recall"),
+    "roc_auc": ("label", "roc_auc", "roc_auc_error_bound"),
+    "average_precision": ("label", "average_precision"),
+    "roc_curve": ("label", "threshold", "fpr", "tpr"),
+    "pr_curve": ("label", "threshold", "precision", "recall"),
     "score_counts": tuple(SCORE_STATE),
     "log_loss": ("log_loss",),
     "brier_score": ("brier_score",),
     "d2_log_loss_score": ("d2_log_loss_score",),
     "d2_brier_score": ("d2_brier_score",),
     "class_likelihood_ratios": ("positive_likelihood_ratio", "negative_likelihood_ratio"),
-    "calibration_curve": ("bin", "prob_true", "prob_pred", "count"),
-    "calibration_error": ("ece", "mce"),
+    "calibration_curve": ("label", "bin", "prob_true", "prob_pred", "count"),
+    "calibration_error": ("label", "ece", "mce"),
     "top_k_accuracy": ("top_k_accuracy",),
     "thresholds": (
         "threshold",

@@ -11,6 +11,8 @@ faster; see ``_ranking_sorted``).
 
 from __future__ import annotations
 
+from typing import get_args
+
 import polars as pl
 
 from pl_metrics import _ranking_sorted as sorted_path
@@ -110,7 +112,8 @@ class MetricsDataFrame:
         weight: str | None = None,
         bins: int | None = None,
         multi_class: MultiClass = "ovr",
-        average: AucAverage = "macro",
+        average: AucAverage | None = "macro",
+        max_fpr: float | None = None,
         ci: float | None = None,
         n_boot: int = 1000,
         seed: int | None = 0,
@@ -119,12 +122,16 @@ class MetricsDataFrame:
         # The rows are in memory: continuous binary scores are faster sorted than
         # counted (the same number; see _ranking_sorted).
         v.check_choice("multi_class", multi_class, ("ovr", "ovo"))
-        v.check_choice("average", average, ("macro", "weighted"))
+        v.check_optional_choice("average", average, get_args(AucAverage))
+        # the per-class view, micro, max_fpr and a pos_label with {label: column}
+        # (refused there) take the general path
+        one_vs_rest = multi_class == "ovr" and average in ("macro", "weighted")
         if (
             weight is None
             and bins is None
             and ci is None
-            and (isinstance(y_score, str) or multi_class == "ovr")
+            and max_fpr is None
+            and (isinstance(y_score, str) or (one_vs_rest and pos_label is None))
             and sorted_path.use_sorted_path(self._df, y_score)
         ):
             return sorted_path.roc_auc_sorted(
@@ -133,7 +140,7 @@ class MetricsDataFrame:
                 y_score,
                 by=by,
                 pos_label=pos_label,
-                average=average,
+                average=average or "macro",  # binary scores: ignored
                 reserved=names.output_columns("roc_auc"),
             )
         return self._lazy.roc_auc(
@@ -145,6 +152,7 @@ class MetricsDataFrame:
             bins=bins,
             multi_class=multi_class,
             average=average,
+            max_fpr=max_fpr,
             ci=ci,
             n_boot=n_boot,
             seed=seed,

@@ -3,9 +3,12 @@ and their mergeable state, score_counts."""
 
 from __future__ import annotations
 
+from typing import get_args
+
 import polars as pl
 
 from pl_metrics import _ranking as rk
+from pl_metrics import _ranking_multiclass as mc
 from pl_metrics._core import checks as v
 from pl_metrics._core import names
 from pl_metrics._core import scores as sc
@@ -61,7 +64,8 @@ class RankingMethods:
         weight: str | None = None,
         bins: int | None = None,
         multi_class: MultiClass = "ovr",
-        average: AucAverage = "macro",
+        average: AucAverage | None = "macro",
+        max_fpr: float | None = None,
         ci: float | None = None,
         n_boot: int = 1000,
         seed: int | None = 0,
@@ -94,13 +98,25 @@ class RankingMethods:
             ``"ovr"`` (one-vs-rest) or ``"ovo"`` (one-vs-one, Hand & Till; no weights).
         average
             Multiclass: ``"macro"`` (mean over classes, or pairs) or ``"weighted"``
-            (by the (weighted) prevalence of the class, or of the pair).
+            (by the (weighted) prevalence of the class, or of the pair); one-vs-rest
+            only: ``"micro"`` (the label-binarized ``y_true`` and the scores
+            raveled into one binary problem) or None (one row per class, with a
+            ``label`` column: each class's AUC against the rest).  Ignored for
+            binary scores, as in scikit-learn.
+        max_fpr
+            Binary: the partial AUC over ``fpr <= max_fpr`` (in (0, 1]), McClish's
+            standardisation ``0.5 (1 + (A - m^2/2) / (m - m^2/2))`` (0.5 for a
+            chance curve, 1 for a perfect one), as ``roc_auc_score(max_fpr=m)``.
+            Refused for multiclass scores (scikit-learn raises), with ``bins`` and
+            with ``ci``.
 
         Returns
         -------
         LazyFrame
             ``*by, roc_auc`` (Float64); null for a segment whose ``y_true`` holds a
-            single class (scikit-learn raises there).
+            single class (scikit-learn returns NaN there).  With ``average=None``:
+            ``*by, label, roc_auc``, one row per class of ``y_score`` (sorted),
+            null for a class absent from the segment.
 
         Notes
         -----
@@ -124,12 +140,19 @@ class RankingMethods:
         └─────────┘
         """
         v.check_choice("multi_class", multi_class, ("ovr", "ovo"))
-        v.check_choice("average", average, ("macro", "weighted"))
+        v.check_optional_choice("average", average, get_args(AucAverage))
         v.check_bins(bins)
+        max_fpr = v.check_max_fpr(max_fpr)
         if isinstance(y_score, str):
             wants_ci = _wants_ci(
                 ci, n_boot, ci_method, weight, seed=seed, methods=("bootstrap", "delong")
             )
+            if max_fpr is not None and (bins is not None or wants_ci):
+                msg = (
+                    "`max_fpr` takes neither `bins` (its error bound is of the whole area) "
+                    "nor `ci`: drop them for the partial AUC"
+                )
+                raise ValueError(msg)
             counts = self._binary(
                 y_true,
                 y_score,
@@ -140,7 +163,7 @@ class RankingMethods:
                 method="roc_auc",
                 ci=wants_ci,
             )
-            point = rk.roc_auc(counts, error_bound=bins is not None)
+            point = rk.roc_auc(counts, error_bound=bins is not None, max_fpr=max_fpr)
             if wants_ci:
                 if ci_method == "delong":
                     return iv.delong(counts, point, ci)
@@ -157,25 +180,21 @@ class RankingMethods:
         if multi_class == "ovo" and weight is not None:
             msg = "`weight` is not supported with multi_class='ovo' (as in scikit-learn)"
             raise ValueError(msg)
-        counts = sc.multiclass_score_counts(
-            self._lf,
-            y_true,
-            v.check_score_map("y_score", y_score),
-            by=by,
-            weight=weight,
-            reserved=names.output_columns("roc_auc"),
-        )
-        return rk.roc_auc_multiclass(counts, multi_class=multi_class, average=average)
+        mc.check_options(pos_label=pos_label, max_fpr=max_fpr)
+        mc.check_average(average, multi_class)
+        state = mc.counts(self._lf, y_true, y_score, by=by, weight=weight, method="roc_auc")
+        return mc.roc_auc(state, multi_class=multi_class, average=average)
 
     def average_precision(
         self,
         y_true: str,
-        y_score: str,
+        y_score: Score,
         *,
         by: By = None,
         pos_label: object = None,
         weight: str | None = None,
         bins: int | None = None,
+        average: AucAverage | None = "macro",
         ci: float | None = None,
         n_boot: int = 1000,
         seed: int | None = 0,
@@ -186,7 +205,13 @@ class RankingMethods:
         Parameters
         ----------
         y_true, y_score, by, pos_label, weight, bins
-            As :meth:`roc_auc` (binary).
+            As :meth:`roc_auc`: binary, or ``{label: column}`` (one-vs-rest).
+        average
+            Multiclass (``{label: column}``), as ``average_precision_score`` of the
+            label-binarized ``y_true``: ``"macro"`` (mean over the classes present
+            in the segment), ``"weighted"`` (by their (weighted) prevalence),
+            ``"micro"`` (the indicator matrix and the scores raveled) or None (one
+            row per class).  Ignored for binary scores.
 
         Returns
         -------
@@ -194,6 +219,9 @@ class RankingMethods:
             ``*by, average_precision``: sum over thresholds of
             (recall_i - recall_{i-1}) x precision_i; 0.0 for a segment without
             positives, 1.0 for one without negatives (scikit-learn's values).
+            With ``average=None``: ``*by, label, average_precision``, one row per
+            class, null for a class absent from the segment (left out of the
+            macro mean; scikit-learn refuses a score column of an absent class).
 
         Examples
         --------
@@ -201,7 +229,22 @@ class RankingMethods:
         >>> df = pl.DataFrame({"y": [0, 0, 1, 1], "s": [0.1, 0.4, 0.35, 0.8]})
         >>> df.metrics.average_precision("y", "s")["average_precision"].round(6).to_list()
         [0.833333]
+        >>> three = pl.DataFrame(
+        ...     {"y": ["a", "b", "c", "a"], "pa": [0.6, 0.2, 0.1, 0.3],
+        ...      "pb": [0.3, 0.5, 0.3, 0.3], "pc": [0.1, 0.3, 0.6, 0.4]}
+        ... )
+        >>> three.metrics.average_precision(
+        ...     "y", {"a": "pa", "b": "pb", "c": "pc"}, average=None
+        ... )["average_precision"].round(6).to_list()
+        [1.0, 1.0, 1.0]
         """
+        v.check_optional_choice("average", average, get_args(AucAverage))
+        if not isinstance(y_score, str):
+            mc.check_options(pos_label=pos_label, bins=bins, ci=ci)
+            state = mc.counts(
+                self._lf, y_true, y_score, by=by, weight=weight, method="average_precision"
+            )
+            return mc.average_precision(state, average=average)
         wants_ci = _wants_ci(ci, n_boot, ci_method, weight, seed=seed, methods=("bootstrap",))
         counts = self._binary(
             y_true,
@@ -228,7 +271,7 @@ class RankingMethods:
     def roc_curve(
         self,
         y_true: str,
-        y_score: str,
+        y_score: Score,
         *,
         by: By = None,
         pos_label: object = None,
@@ -241,7 +284,8 @@ class RankingMethods:
         Parameters
         ----------
         y_true, y_score, by, pos_label, weight, bins
-            As :meth:`roc_auc` (binary).
+            As :meth:`roc_auc`: binary, or ``{label: column}`` for the one-vs-rest
+            curve of every class.
         drop_intermediate
             Drop the thresholds that lie on a straight segment of the curve
             (scikit-learn's default); False keeps every distinct score.
@@ -251,7 +295,10 @@ class RankingMethods:
         LazyFrame
             ``*by, threshold, fpr, tpr``, thresholds descending, the first +inf
             (fpr = tpr = 0).  fpr (tpr) is NaN for a segment without negatives
-            (positives), as in scikit-learn.
+            (positives), as in scikit-learn.  With ``{label: column}``:
+            ``*by, label, threshold, fpr, tpr``, each class's curve against the
+            rest (``roc_curve(y_true == label, score)``); :func:`pl_metrics.plot.roc_curve`
+            draws one line per class.
 
         Examples
         --------
@@ -271,6 +318,10 @@ class RankingMethods:
         │ 0.1       ┆ 1.0 ┆ 1.0 │
         └───────────┴─────┴─────┘
         """
+        if not isinstance(y_score, str):
+            mc.check_options(pos_label=pos_label, bins=bins)
+            state = mc.counts(self._lf, y_true, y_score, by=by, weight=weight, method="roc_curve")
+            return mc.roc_curve(state, drop_intermediate=drop_intermediate)
         counts = self._binary(
             y_true,
             y_score,
@@ -285,7 +336,7 @@ class RankingMethods:
     def pr_curve(
         self,
         y_true: str,
-        y_score: str,
+        y_score: Score,
         *,
         by: By = None,
         pos_label: object = None,
@@ -298,7 +349,7 @@ class RankingMethods:
         Parameters
         ----------
         y_true, y_score, by, pos_label, weight, bins
-            As :meth:`roc_auc` (binary).
+            As :meth:`roc_curve`: binary, or ``{label: column}`` (one-vs-rest).
         drop_intermediate
             Keep only the first and last threshold of each run of thresholds with
             equal true positives (equal recall: a vertical segment of the curve),
@@ -309,7 +360,10 @@ class RankingMethods:
         -------
         LazyFrame
             ``*by, threshold, precision, recall``: thresholds ascending, then the
-            final (precision 1, recall 0) point with a null threshold.
+            final (precision 1, recall 0) point with a null threshold.  With
+            ``{label: column}``: ``*by, label, threshold, precision, recall``, each
+            class's curve against the rest (recall 1 for a class absent from the
+            segment, as scikit-learn's binary curve without positives).
 
         Examples
         --------
@@ -319,6 +373,10 @@ class RankingMethods:
         [1.0, 1.0, 0.5, 0.5, 0.0]
         """
         drop_intermediate = v.check_flag("drop_intermediate", drop_intermediate)
+        if not isinstance(y_score, str):
+            mc.check_options(pos_label=pos_label, bins=bins)
+            state = mc.counts(self._lf, y_true, y_score, by=by, weight=weight, method="pr_curve")
+            return mc.pr_curve(state, drop_intermediate=drop_intermediate)
         counts = self._binary(
             y_true, y_score, by=by, pos_label=pos_label, weight=weight, bins=bins, method="pr_curve"
         )
