@@ -42,6 +42,7 @@ _POSITIVES = f"{INTERNAL}positives"
 _LOW, _HIGH = f"{INTERNAL}low", f"{INTERNAL}high"
 _EDGE = f"{INTERNAL}edge"
 _BIN = f"{INTERNAL}bin"
+_CLASS = f"{INTERNAL}class"
 _WEIGHT_TOTAL = f"{INTERNAL}weight_total"
 
 
@@ -336,10 +337,10 @@ def _numpy_quantile(x: pl.Expr, q: float, weight: pl.Expr | None = None) -> pl.E
     return pl.when(t >= 0.5).then(b - diff * (1 - t)).otherwise(a + diff * t).first()
 
 
-def _bin_of(rows: Rows, n_bins: int, strategy: str) -> tuple[pl.LazyFrame, pl.Expr]:
-    """Rows with their bin: the number of inner edges strictly below the probability
-    (``np.searchsorted(edges[1:-1], p)``, as ``sklearn.calibration.calibration_curve``)."""
-    p = pl.col(rows.columns[0]).cast(pl.Float64)
+def _bin_of(rows: Rows, p: pl.Expr, n_bins: int, strategy: str) -> tuple[pl.LazyFrame, pl.Expr]:
+    """Rows with the bin of the probability ``p``: the number of inner edges strictly
+    below it (``np.searchsorted(edges[1:-1], p)``, as
+    ``sklearn.calibration.calibration_curve``)."""
     if n_bins == 1:  # no inner edge: one bin
         return rows.lf, pl.lit(0, pl.Int64)
     if strategy == "uniform":
@@ -358,34 +359,93 @@ def _bin_of(rows: Rows, n_bins: int, strategy: str) -> tuple[pl.LazyFrame, pl.Ex
     )
 
 
-def _calibration_bins(rows: Rows, *, n_bins: int, strategy: str) -> pl.LazyFrame:
-    """``*keys, bin, prob_true, prob_pred, count``: the non-empty bins, in order."""
-    frame, bin_expr = _bin_of(rows, n_bins, strategy)
-    p = pl.col(rows.columns[0]).cast(pl.Float64)
+def top_label(rows: Rows) -> tuple[pl.Expr, pl.Expr]:
+    """Multiclass: per row, the confidence (the largest probability) and whether the
+    class of that probability is the actual class (1.0 / 0.0); ties: the first class
+    in sorted label order, as ``argmax`` over columns in that order."""
+    labels = rows.labels.sort()
+    probs = [pl.col(rows.classes[label]).cast(pl.Float64) for label in labels]
+    confidence = pl.max_horizontal(probs)
+    predicted = pl.when(probs[0] == confidence).then(pl.lit(labels[0], labels.dtype))
+    for label, p in zip(labels[1:], probs[1:], strict=True):
+        predicted = predicted.when(p == confidence).then(pl.lit(label, labels.dtype))
+    return confidence, (predicted == pl.col(rows.y_true)).cast(pl.Float64)
+
+
+def _problems(rows: Rows, multi_class: str) -> list[tuple[object, pl.Expr, pl.Expr]]:
+    """The reliability problems of the rows: (class, probability, outcome), the class
+    None but for ``per_class``.  Binary: ``pos_label``'s probability and outcome;
+    ``top_label``: :func:`top_label`; ``per_class``: each class's probability against
+    "the row is of that class" (one-vs-rest), in sorted label order."""
+    if rows.binary:
+        p = pl.col(rows.columns[0]).cast(pl.Float64)
+        return [(None, p, rows.positive.cast(pl.Float64))]
+    if multi_class == "top_label":
+        return [(None, *top_label(rows))]
+    return [
+        (label, pl.col(rows.classes[label]).cast(pl.Float64), outcome)
+        for label, outcome in zip(rows.labels, rows.outcomes(), strict=True)
+    ]
+
+
+def _calibration_bins(
+    rows: Rows, *, n_bins: int, strategy: str, multi_class: str
+) -> tuple[pl.LazyFrame, list[str]]:
+    """``*keys, bin, prob_true, prob_pred, count`` (per class: ``*keys, CLASS, bin, ...``):
+    the non-empty bins, in order, and the keys of one curve."""
     count = pl.len().cast(pl.Float64) if rows.weight is None else rows.weight.sum()
-    result = rows.aggregate(
-        rows.mean(rows.positive.cast(pl.Float64)).alias("prob_true"),
-        rows.mean(p).alias("prob_pred"),
-        count.alias("count"),
-        keys=[*rows.keys, _BIN],
-        frame=frame.with_columns(bin_expr.alias(_BIN)),
-    )
-    return result.select(*rows.keys, pl.col(_BIN).alias("bin"), "prob_true", "prob_pred", "count")
+    parts = []
+    for label, p, outcome in _problems(rows, multi_class):
+        frame, bin_expr = _bin_of(rows, p, n_bins, strategy)
+        bins = rows.aggregate(
+            rows.mean(outcome).alias("prob_true"),
+            rows.mean(p).alias("prob_pred"),
+            count.alias("count"),
+            keys=[*rows.keys, _BIN],
+            frame=frame.with_columns(bin_expr.alias(_BIN)),
+        )
+        label_column = [] if label is None else [pl.lit(label, rows.labels.dtype).alias(_CLASS)]
+        parts.append(
+            bins.select(
+                *rows.keys,
+                *label_column,
+                pl.col(_BIN).alias("bin"),
+                "prob_true",
+                "prob_pred",
+                "count",
+            )
+        )
+    if rows.binary or multi_class == "top_label":
+        return parts[0], list(rows.keys)
+    keys = [*rows.keys, _CLASS]
+    return pl.concat(parts).sort([*keys, "bin"], nulls_last=True), keys
 
 
-def calibration_curve(rows: Rows, *, n_bins: int, strategy: str) -> pl.LazyFrame:
-    """``*by, bin, prob_true, prob_pred, count``: the non-empty bins, in order."""
-    return rows.finish(_calibration_bins(rows, n_bins=n_bins, strategy=strategy))
+def _labelled(rows: Rows, frame: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
+    """The result with its ``by`` names, and the class of a per-class row as ``label``."""
+    frame = rows.finish(frame)
+    return frame.rename({_CLASS: "label"}) if _CLASS in keys else frame
 
 
-def calibration_error(rows: Rows, *, n_bins: int, strategy: str) -> pl.LazyFrame:
-    """``*by, ece, mce``: the count-weighted mean and the max of |prob_true - prob_pred|."""
-    bins = _calibration_bins(rows, n_bins=n_bins, strategy=strategy)
+def calibration_curve(
+    rows: Rows, *, n_bins: int, strategy: str, multi_class: str = "top_label"
+) -> pl.LazyFrame:
+    """``*by, [label,] bin, prob_true, prob_pred, count``: the non-empty bins, in order."""
+    bins, keys = _calibration_bins(rows, n_bins=n_bins, strategy=strategy, multi_class=multi_class)
+    return _labelled(rows, bins, keys)
+
+
+def calibration_error(
+    rows: Rows, *, n_bins: int, strategy: str, multi_class: str = "top_label"
+) -> pl.LazyFrame:
+    """``*by, [label,] ece, mce``: the count-weighted mean and the max of
+    |prob_true - prob_pred| over the non-empty bins of each curve."""
+    bins, keys = _calibration_bins(rows, n_bins=n_bins, strategy=strategy, multi_class=multi_class)
     gap = (pl.col("prob_true") - pl.col("prob_pred")).abs()
     share = pl.col("count") / pl.col("count").sum()
     agg = [(gap * share).sum().alias("ece"), gap.max().alias("mce")]
-    result = bins.group_by(rows.keys).agg(agg).sort(rows.keys, nulls_last=True)
-    return rows.finish(result)
+    result = bins.group_by(keys).agg(agg).sort(keys, nulls_last=True)
+    return _labelled(rows, result, keys)
 
 
 def top_k_accuracy(rows: Rows, *, k: int) -> pl.LazyFrame:

@@ -550,7 +550,7 @@ def reliability(frame: pl.DataFrame, *, by: str | Sequence[str] | None = None) -
     """
     names = _checked(
         frame,
-        by,
+        _with_classes(frame, by),  # calibration_curve(multi_class="per_class"): per class
         "reliability",
         required=("prob_true", "prob_pred"),
         known=OUTPUTS["calibration_curve"].__contains__,

@@ -188,6 +188,15 @@ OUTPUTS: dict[str, tuple[str, ...]] = {
 }
 OUTPUTS["best_threshold"] = OUTPUTS["thresholds"]
 OUTPUTS["threshold_report"] = OUTPUTS["report"]
+# multilabel ranking: the mean over the rows of a per-row ranking metric
+for _method in (
+    "coverage_error",
+    "label_ranking_average_precision",
+    "label_ranking_loss",
+    "ndcg",
+    "dcg",
+):
+    OUTPUTS[_method] = (_method,)
 
 #: The metric columns that ``ci=`` gives ``<metric>_low`` / ``<metric>_high``.
 INTERVAL_METRICS: dict[str, tuple[str, ...]] = {

@@ -6,15 +6,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import partial
+from typing import get_args
 
 import polars as pl
 
 from pl_metrics import _probability as prob
+from pl_metrics import _ranking_multiclass as mc
 from pl_metrics import _thresholds as th
 from pl_metrics._core import checks as v
 from pl_metrics._core import names
 from pl_metrics._core import scores as sc
-from pl_metrics._typing import BinStrategy, By, Score, ThresholdMetric
+from pl_metrics._typing import BinStrategy, By, CalibrationMultiClass, Score, ThresholdMetric
 
 
 class ProbabilityMethods:
@@ -127,26 +129,36 @@ class ProbabilityMethods:
     def calibration_curve(
         self,
         y_true: str,
-        y_prob: str,
+        y_prob: Score,
         *,
         by: By = None,
         pos_label: object = None,
         weight: str | None = None,
         n_bins: int = 5,
         strategy: BinStrategy = "uniform",
+        multi_class: CalibrationMultiClass = "top_label",
     ) -> pl.LazyFrame:
         """Reliability diagram points: observed frequency vs mean probability per bin.
 
         Parameters
         ----------
         y_true, y_prob, by, pos_label, weight
-            As :meth:`log_loss` (binary).
+            As :meth:`log_loss`: binary, or ``{label: column}`` of per-class
+            probabilities (each row summing to 1).
         n_bins
             Number of bins of [0, 1].
         strategy
             ``"uniform"`` (equal widths) or ``"quantile"`` (equal counts, edges
             from the segment's probabilities; with ``weight``, equal weights: the
             edges of the rows repeated by their weights).
+        multi_class
+            Multiclass (``{label: column}``): ``"top_label"`` (default) bins each
+            row's confidence, its largest probability, against whether that class
+            (ties: the first in sorted label order) is the actual one - the
+            reliability diagram of Guo et al. (2017) and torchmetrics'
+            ``MulticlassCalibrationError``; ``"per_class"`` bins each class's
+            probability against "the row is of that class" (one-vs-rest), one
+            curve per class with a ``label`` column.  Ignored for binary scores.
 
         Returns
         -------
@@ -154,56 +166,107 @@ class ProbabilityMethods:
             ``*by, bin, prob_true, prob_pred, count`` for the non-empty bins:
             ``sklearn.calibration.calibration_curve`` (a probability on an edge
             goes to the lower bin); ``count`` is the (weighted) number of rows.
+            Top label: ``calibration_curve(argmax == y_true, max probability)``
+            (``prob_true`` is the accuracy of the bin, ``prob_pred`` its mean
+            confidence).  Per class: ``*by, label, bin, prob_true, prob_pred,
+            count``, ``calibration_curve(y_true == label, probability of label)``
+            for every class (sorted).
+
+        Examples
+        --------
+        >>> import polars as pl, pl_metrics as plm
+        >>> df = pl.DataFrame(
+        ...     {"y": ["a", "b", "b", "c"], "pa": [0.7, 0.2, 0.55, 0.1],
+        ...      "pb": [0.2, 0.7, 0.35, 0.1], "pc": [0.1, 0.1, 0.1, 0.8]}
+        ... )
+        >>> df.metrics.calibration_curve("y", {"a": "pa", "b": "pb", "c": "pc"}, n_bins=2)
+        shape: (1, 4)
+        ┌─────┬───────────┬───────────┬───────┐
+        │ bin ┆ prob_true ┆ prob_pred ┆ count │
+        │ --- ┆ ---       ┆ ---       ┆ ---   │
+        │ i64 ┆ f64       ┆ f64       ┆ f64   │
+        ╞═════╪═══════════╪═══════════╪═══════╡
+        │ 1   ┆ 0.75      ┆ 0.6875    ┆ 4.0   │
+        └─────┴───────────┴───────────┴───────┘
         """
         v.check_choice("strategy", strategy, ("uniform", "quantile"))
+        v.check_choice("multi_class", multi_class, get_args(CalibrationMultiClass))
         n_bins = v.positive_int("n_bins", n_bins)
-        rows = self._rows(
-            y_true,
-            y_prob,
-            by=by,
-            pos_label=pos_label,
-            weight=weight,
-            method="calibration_curve",
-            binary_only=True,
+        rows = self._calibration_rows(
+            y_true, y_prob, by=by, pos_label=pos_label, weight=weight, method="calibration_curve"
         )
-        return prob.calibration_curve(rows, n_bins=n_bins, strategy=strategy)
+        return prob.calibration_curve(
+            rows, n_bins=n_bins, strategy=strategy, multi_class=multi_class
+        )
+
+    def _calibration_rows(
+        self,
+        y_true: str,
+        y_prob: Score,
+        *,
+        by: By,
+        pos_label: object,
+        weight: str | None,
+        method: str,
+    ) -> prob.Rows:
+        if not isinstance(y_prob, str):
+            mc.check_options(pos_label=pos_label)
+        return self._rows(y_true, y_prob, by=by, pos_label=pos_label, weight=weight, method=method)
 
     def calibration_error(
         self,
         y_true: str,
-        y_prob: str,
+        y_prob: Score,
         *,
         by: By = None,
         pos_label: object = None,
         weight: str | None = None,
         n_bins: int = 15,
         strategy: BinStrategy = "uniform",
+        multi_class: CalibrationMultiClass = "top_label",
     ) -> pl.LazyFrame:
         """Expected (ECE) and maximum (MCE) calibration error.
 
         Parameters
         ----------
-        y_true, y_prob, by, pos_label, weight, n_bins, strategy
+        y_true, y_prob, by, pos_label, weight, n_bins, strategy, multi_class
             As :meth:`calibration_curve` (default 15 bins, as torchmetrics).
 
         Returns
         -------
         LazyFrame
             ``*by, ece, mce``: the count-weighted mean and the maximum over the
-            non-empty bins of ``|prob_true - prob_pred|``.
+            non-empty bins of ``|prob_true - prob_pred|``.  Multiclass top label:
+            torchmetrics' ``multiclass_calibration_error`` with ``norm="l1"``
+            (ECE) and ``norm="max"`` (MCE), confidence = the largest probability,
+            accuracy = whether its class is the actual one; the bins are
+            scikit-learn's (a confidence on an edge goes to the lower bin, where
+            torchmetrics puts it in the upper one).  Per class: ``*by, label,
+            ece, mce``, each class's one-vs-rest reliability (the classwise ECE of
+            Kull et al. (2019) is the mean of its ``ece`` column).
+
+        Examples
+        --------
+        >>> import polars as pl, pl_metrics as plm
+        >>> df = pl.DataFrame(
+        ...     {"y": ["a", "b", "b", "c"], "pa": [0.7, 0.2, 0.55, 0.1],
+        ...      "pb": [0.2, 0.7, 0.35, 0.1], "pc": [0.1, 0.1, 0.1, 0.8]}
+        ... )
+        >>> # by hand: one bin (0.5, 1], accuracy 3/4, mean confidence 2.75 / 4
+        >>> df.metrics.calibration_error(
+        ...     "y", {"a": "pa", "b": "pb", "c": "pc"}, n_bins=2
+        ... )["ece"].round(6).to_list()
+        [0.0625]
         """
         v.check_choice("strategy", strategy, ("uniform", "quantile"))
+        v.check_choice("multi_class", multi_class, get_args(CalibrationMultiClass))
         n_bins = v.positive_int("n_bins", n_bins)
-        rows = self._rows(
-            y_true,
-            y_prob,
-            by=by,
-            pos_label=pos_label,
-            weight=weight,
-            method="calibration_error",
-            binary_only=True,
+        rows = self._calibration_rows(
+            y_true, y_prob, by=by, pos_label=pos_label, weight=weight, method="calibration_error"
         )
-        return prob.calibration_error(rows, n_bins=n_bins, strategy=strategy)
+        return prob.calibration_error(
+            rows, n_bins=n_bins, strategy=strategy, multi_class=multi_class
+        )
 
     def top_k_accuracy(
         self,
