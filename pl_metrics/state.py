@@ -229,10 +229,15 @@ class ScoreCountsState(Generic[FrameT]):
         v.check_by(self._schema, self._by, names.output_columns(method))
         return self._state
 
-    def roc_auc(self, *, error_bound: bool = False) -> FrameT:
+    def roc_auc(self, *, error_bound: bool = False, max_fpr: float | None = None) -> FrameT:
         """As :meth:`MetricsLazyFrame.roc_auc` (binary); ``error_bound=True`` adds the
-        ``roc_auc_error_bound`` column of a binned state (``bins=``)."""
-        result = rk.roc_auc(self._counts("roc_auc"), error_bound=error_bound)
+        ``roc_auc_error_bound`` column of a binned state (``bins=``); ``max_fpr``: the
+        standardised partial AUC (not with ``error_bound``)."""
+        max_fpr = v.check_max_fpr(max_fpr)
+        if max_fpr is not None and error_bound:
+            msg = "`max_fpr` takes no `error_bound` (the bound is of the whole area): drop one"
+            raise ValueError(msg)
+        result = rk.roc_auc(self._counts("roc_auc"), error_bound=error_bound, max_fpr=max_fpr)
         return _collect(result, self._eager)  # type: ignore[return-value]
 
     def average_precision(self) -> FrameT:

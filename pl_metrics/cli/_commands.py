@@ -186,11 +186,16 @@ def _form(method: str, name: str, hint: Any) -> _Form:
     """The form of ``method``'s parameter ``name`` of type ``hint``."""
     if (method, name) in _SPECIAL_FORMS:
         return _SPECIAL_FORMS[method, name]
-    members, _ = _members(hint)
+    members, optional = _members(hint)
     literals = [m for m in members if typing.get_origin(m) is typing.Literal]
     sequence: Any = Sequence  # of a Literal known at run time only
     if len(literals) == 1 and members <= {literals[0], sequence[literals[0]]}:
         choices = list(typing.get_args(literals[0]))
+        if len(members) == 1 and optional:  # one of them, or None as "none"
+            choices.append("none")
+            return _Form(
+                {"choices": choices, "metavar": "{" + ",".join(choices) + "}"}, _none_or_choice
+            )
         if len(members) == 1:  # one of them
             return _Form({"choices": choices, "metavar": "{" + ",".join(choices) + "}"})
         return _choices_form(choices)  # one or several of them
@@ -199,6 +204,11 @@ def _form(method: str, name: str, hint: Any) -> _Form:
             return form
     msg = f"pl-metrics has no command-line form for {method}({name}: {hint}): add it to _FORMS"
     raise TypeError(msg)
+
+
+def _none_or_choice(value: str, flag: str, ctx: _Context) -> str | None:
+    """A choice of an option that also takes None (``--average none``)."""
+    return None if value == "none" else value
 
 
 def _choices_form(choices: list[str]) -> _Form:
