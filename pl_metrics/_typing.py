@@ -19,8 +19,8 @@ import polars as pl
 #: Averages produced by :meth:`averages` / :meth:`report`, in output order.
 Average: TypeAlias = Literal["micro", "macro", "weighted"]
 #: Averages of the multiclass ROC AUC and average precision (``average=None``: one
-#: row per class; ``"micro"``: one-vs-rest only).
-AucAverage: TypeAlias = Literal["micro", "macro", "weighted"]
+#: row per class; ``"micro"``: one-vs-rest only; ``"samples"``: multilabel only).
+AucAverage: TypeAlias = Literal["micro", "macro", "weighted", "samples"]
 #: Multiclass ROC AUC strategies.
 MultiClass: TypeAlias = Literal["ovr", "ovo"]
 #: How ``ci=`` intervals are computed: every method (``compare``, ``over_time``).

@@ -47,6 +47,7 @@ from polars.exceptions import SchemaError
 from pl_metrics import _ranking as rk
 from pl_metrics._core import checks as v
 from pl_metrics._core import formulas as fm
+from pl_metrics._core import names
 from pl_metrics._core.names import ALL, INTERNAL, NEG, POS, SCORE
 from pl_metrics._core.scores import ScoreCounts
 from pl_metrics._multilabel import inputs as mi
@@ -623,3 +624,68 @@ def averaged(
             mean = mean.otherwise(0.0)
     result = per_label.group_by(keys).agg(mean.alias(metric)).sort(keys, nulls_last=True)
     return rows.finish(result.select(*keys, metric))
+
+
+# ------------------------------------------------------------------ the two methods
+def is_multilabel_call(lf: pl.LazyFrame, y_true: object) -> bool:
+    """``y_true`` is multilabel: a mapping, or a List column (reads the schema only)."""
+    if isinstance(y_true, Mapping):
+        return True
+    return isinstance(y_true, str) and mi.is_multilabel(lf.collect_schema(), y_true)
+
+
+def check_single_label(average: object, labels: object) -> None:
+    """``average="samples"`` and ``labels`` are for multilabel ``y_true`` only."""
+    if labels is not None:
+        msg = (
+            "`labels` is for multilabel y_true (a List column of label sets or "
+            "{label: indicator column}) with a List column of scores; drop it"
+        )
+        raise ValueError(msg)
+    if average == "samples":
+        msg = (
+            "`average='samples'` is for multilabel y_true (a List column of label sets or "
+            "{label: indicator column}): the mean over the rows of each row's score; with "
+            "a single label column use 'macro', 'weighted', 'micro' or None"
+        )
+        raise ValueError(msg)
+
+
+def check_options(**options: object) -> None:
+    """Refuse the options that have no multilabel meaning (given as not None; a
+    ``multi_class`` other than ``"ovr"``)."""
+    for option, value in options.items():
+        refused = value != "ovr" if option == "multi_class" else value is not None
+        if refused:
+            msg = (
+                f"`{option}` is not available for multilabel y_true: every label is its own "
+                "binary problem (positive = the label is in the row's set); drop it"
+            )
+            if option == "ci":
+                msg += " (the intervals resample single-label rows)"
+            raise ValueError(msg)
+
+
+def ranking_metric(
+    lf: pl.LazyFrame,
+    metric: str,
+    y_true: mi.MultilabelColumn,
+    y_score: object,
+    *,
+    labels: object,
+    by: object,
+    weight: str | None,
+    average: str | None,
+) -> pl.LazyFrame:
+    """``roc_auc`` / ``average_precision`` of multilabel ``y_true`` (:func:`averaged`)."""
+    average = check_average(average)
+    rows = ranking_rows(
+        lf,
+        y_true,
+        y_score,
+        labels=labels,
+        by=by,
+        weight=weight,
+        reserved=names.output_columns(metric),
+    )
+    return averaged(rows, metric, average, weight=weight)

@@ -11,6 +11,7 @@ faster; see ``_ranking_sorted``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import get_args
 
 import polars as pl
@@ -18,18 +19,20 @@ import polars as pl
 from pl_metrics import _ranking_sorted as sorted_path
 from pl_metrics._core import checks as v
 from pl_metrics._core import names
+from pl_metrics._multilabel import ranking as mr
 from pl_metrics._namespace._common import eager, same_result
 from pl_metrics._namespace.compare import CompareMethods
 from pl_metrics._namespace.fairness import FairnessMethods
 from pl_metrics._namespace.labels import LabelMethods
 from pl_metrics._namespace.monitoring import MonitoringMethods
+from pl_metrics._namespace.multilabel_ranking import MultilabelRankingMethods
 from pl_metrics._namespace.paired import PairedMethods
 from pl_metrics._namespace.practitioner import PractitionerMethods
 from pl_metrics._namespace.probability import ProbabilityMethods
 from pl_metrics._namespace.ranking import RankingMethods
 from pl_metrics._namespace.report import ReportMethods
 from pl_metrics._namespace.scoring import ScoringMethods
-from pl_metrics._typing import AucAverage, AucCiMethod, By, MultiClass, Score
+from pl_metrics._typing import AucAverage, AucCiMethod, By, Labels, MultiClass, Score
 
 
 @pl.api.register_lazyframe_namespace("metrics")
@@ -38,6 +41,7 @@ class MetricsLazyFrame(
     ScoringMethods,
     PractitionerMethods,
     RankingMethods,
+    MultilabelRankingMethods,
     ProbabilityMethods,
     CompareMethods,
     FairnessMethods,
@@ -101,15 +105,21 @@ class MetricsDataFrame:
     class_likelihood_ratios = eager(MetricsLazyFrame.class_likelihood_ratios)
     d2_log_loss_score = eager(MetricsLazyFrame.d2_log_loss_score)
     d2_brier_score = eager(MetricsLazyFrame.d2_brier_score)
+    coverage_error = eager(MetricsLazyFrame.coverage_error)
+    label_ranking_average_precision = eager(MetricsLazyFrame.label_ranking_average_precision)
+    label_ranking_loss = eager(MetricsLazyFrame.label_ranking_loss)
+    ndcg = eager(MetricsLazyFrame.ndcg)
+    dcg = eager(MetricsLazyFrame.dcg)
 
     def roc_auc(
         self,
-        y_true: str,
+        y_true: str | Mapping[object, str],
         y_score: Score,
         *,
         by: By = None,
         pos_label: object = None,
         weight: str | None = None,
+        labels: Labels = None,
         bins: int | None = None,
         multi_class: MultiClass = "ovr",
         average: AucAverage | None = "macro",
@@ -131,6 +141,9 @@ class MetricsDataFrame:
             and bins is None
             and ci is None
             and max_fpr is None
+            and labels is None  # multilabel: the general path
+            and isinstance(y_true, str)
+            and not mr.is_multilabel_call(self._df.lazy(), y_true)
             and (isinstance(y_score, str) or (one_vs_rest and pos_label is None))
             and sorted_path.use_sorted_path(self._df, y_score)
         ):
@@ -149,6 +162,7 @@ class MetricsDataFrame:
             by=by,
             pos_label=pos_label,
             weight=weight,
+            labels=labels,
             bins=bins,
             multi_class=multi_class,
             average=average,

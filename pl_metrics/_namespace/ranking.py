@@ -3,6 +3,7 @@ and their mergeable state, score_counts."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import get_args
 
 import polars as pl
@@ -13,12 +14,14 @@ from pl_metrics._core import checks as v
 from pl_metrics._core import names
 from pl_metrics._core import scores as sc
 from pl_metrics._intervals import attach as iv
+from pl_metrics._multilabel import ranking as mr
 from pl_metrics._namespace._common import wants_ci as _wants_ci
 from pl_metrics._typing import (
     AucAverage,
     AucCiMethod,
     BootstrapCiMethod,
     By,
+    Labels,
     MultiClass,
     Score,
 )
@@ -56,12 +59,13 @@ class RankingMethods:
 
     def roc_auc(
         self,
-        y_true: str,
+        y_true: str | Mapping[object, str],
         y_score: Score,
         *,
         by: By = None,
         pos_label: object = None,
         weight: str | None = None,
+        labels: Labels = None,
         bins: int | None = None,
         multi_class: MultiClass = "ovr",
         average: AucAverage | None = "macro",
@@ -76,10 +80,13 @@ class RankingMethods:
         Parameters
         ----------
         y_true
-            Column of the actual labels.
+            Column of the actual labels.  Multilabel: a List column of each row's
+            labels, or ``{label: indicator column}`` (see :meth:`coverage_error`).
         y_score
             Binary: the column of scores of ``pos_label``.  Multiclass: a mapping
             ``{label: column}`` of per-class score columns (one-vs-rest).
+            Multilabel: ``{label: column}`` or a List column of scores aligned with
+            ``labels``.
         by
             Segment column(s) or expression(s), as in :meth:`confusion_matrix`.
         pos_label
@@ -87,6 +94,9 @@ class RankingMethods:
             required for string labels.
         weight
             Column of non-negative sample weights.
+        labels
+            Multilabel: the labels of a List column of scores, in its order
+            (required then), or None with a mapping.
         bins
             Approximate mode (binary, scores in [0, 1]): count scores in ``bins``
             equal bins, so the state has at most ``bins + 1`` rows per segment
@@ -102,7 +112,12 @@ class RankingMethods:
             only: ``"micro"`` (the label-binarized ``y_true`` and the scores
             raveled into one binary problem) or None (one row per class, with a
             ``label`` column: each class's AUC against the rest).  Ignored for
-            binary scores, as in scikit-learn.
+            binary scores, as in scikit-learn.  Multilabel: ``"micro"`` (every
+            (row, label) cell one binary problem), ``"macro"``, ``"weighted"`` (by
+            each label's (weighted) number of positives), ``"samples"`` (the mean
+            over the rows of each row's AUC over its labels) or None (one row per
+            label); a label (row) of one class has no AUC and is left out of the
+            mean (scikit-learn raises; torchmetrics' macro AUROC leaves it out too).
         max_fpr
             Binary: the partial AUC over ``fpr <= max_fpr`` (in (0, 1]), McClish's
             standardisation ``0.5 (1 + (A - m^2/2) / (m - m^2/2))`` (0.5 for a
@@ -143,6 +158,22 @@ class RankingMethods:
         v.check_optional_choice("average", average, get_args(AucAverage))
         v.check_bins(bins)
         max_fpr = v.check_max_fpr(max_fpr)
+        if mr.is_multilabel_call(self._lf, y_true):
+            mr.check_options(
+                pos_label=pos_label, bins=bins, max_fpr=max_fpr, ci=ci, multi_class=multi_class
+            )
+            return mr.ranking_metric(
+                self._lf,
+                "roc_auc",
+                y_true,
+                y_score,
+                labels=labels,
+                by=by,
+                weight=weight,
+                average=average,
+            )
+        mr.check_single_label(average, labels)
+        y_true = v.check_column_name("y_true", y_true)
         if isinstance(y_score, str):
             wants_ci = _wants_ci(
                 ci, n_boot, ci_method, weight, seed=seed, methods=("bootstrap", "delong")
@@ -187,12 +218,13 @@ class RankingMethods:
 
     def average_precision(
         self,
-        y_true: str,
+        y_true: str | Mapping[object, str],
         y_score: Score,
         *,
         by: By = None,
         pos_label: object = None,
         weight: str | None = None,
+        labels: Labels = None,
         bins: int | None = None,
         average: AucAverage | None = "macro",
         ci: float | None = None,
@@ -211,7 +243,11 @@ class RankingMethods:
             label-binarized ``y_true``: ``"macro"`` (mean over the classes present
             in the segment), ``"weighted"`` (by their (weighted) prevalence),
             ``"micro"`` (the indicator matrix and the scores raveled) or None (one
-            row per class).  Ignored for binary scores.
+            row per class).  Ignored for binary scores.  Multilabel (a List or
+            mapping ``y_true``): as :meth:`roc_auc`; every label has its value
+            (0 without positives, scikit-learn's), ``"weighted"`` is 0 when no
+            label has a positive, ``"samples"`` averages each row's AP (0 for a
+            row without true labels).
 
         Returns
         -------
@@ -239,6 +275,20 @@ class RankingMethods:
         [1.0, 1.0, 1.0]
         """
         v.check_optional_choice("average", average, get_args(AucAverage))
+        if mr.is_multilabel_call(self._lf, y_true):
+            mr.check_options(pos_label=pos_label, bins=bins, ci=ci)
+            return mr.ranking_metric(
+                self._lf,
+                "average_precision",
+                y_true,
+                y_score,
+                labels=labels,
+                by=by,
+                weight=weight,
+                average=average,
+            )
+        mr.check_single_label(average, labels)
+        y_true = v.check_column_name("y_true", y_true)
         if not isinstance(y_score, str):
             mc.check_options(pos_label=pos_label, bins=bins, ci=ci)
             state = mc.counts(
