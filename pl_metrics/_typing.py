@@ -18,6 +18,9 @@ import polars as pl
 # ----------------------------------------------------------------------- options
 #: Averages produced by :meth:`averages` / :meth:`report`, in output order.
 Average: TypeAlias = Literal["micro", "macro", "weighted"]
+#: ``average=`` of the expressions ``plm.precision`` & co: ``pos_label`` against the
+#: rest, or one of the multiclass averages of :meth:`averages`.
+ExprAverage: TypeAlias = Literal["binary", "micro", "macro", "weighted"]
 #: Averages of the multiclass ROC AUC and average precision (``average=None``: one
 #: row per class; ``"micro"``: one-vs-rest only; ``"samples"``: multilabel only).
 AucAverage: TypeAlias = Literal["micro", "macro", "weighted", "samples"]

@@ -13,217 +13,51 @@ checks cost one Python call per group on its few counts.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import partial
 
 import polars as pl
 
+from pl_metrics import _expr_multiclass as mc
 from pl_metrics._core import checks as v
 from pl_metrics._core import formulas as fm
-from pl_metrics._core import scores as sc
 from pl_metrics._core.names import f_name
-from pl_metrics._typing import IntoColumn
-from pl_metrics.exceptions import DataError
+from pl_metrics._expr_inputs import (
+    Check,
+    binary_counts,
+    col,
+    default_pos_check,
+    equal_labels,
+    guard,
+    is_label,
+    label_inputs,
+    name_of,
+    nonempty,
+    null_checks,
+    pos_label_check,
+    valid_weight,
+    weighted_sum,
+    without_zero_weights,
+)
+from pl_metrics._typing import ExprAverage, IntoColumn, KappaWeights
 
 __all__ = [
     "accuracy",
     "average_precision",
+    "balanced_accuracy",
     "brier_score",
+    "cohen_kappa",
     "f1",
     "f_beta",
+    "hamming_loss",
     "jaccard",
     "log_loss",
+    "mcc",
     "precision",
     "recall",
     "roc_auc",
     "specificity",
 ]
-
-
-def _col(column: IntoColumn) -> pl.Expr:
-    if isinstance(column, str):
-        return pl.col(column)
-    if isinstance(column, pl.Expr):
-        return column
-    msg = f"a column argument must be a column name or a polars expression, got {column!r}"
-    raise TypeError(msg)
-
-
-def _name(column: IntoColumn) -> str:
-    """The column's name for messages: its name, or an expression's output name."""
-    if isinstance(column, str):
-        return column
-    try:
-        return column.meta.output_name()
-    except pl.exceptions.PolarsError:
-        return "<expr>"
-
-
-#: A check of an expression: the count of bad rows in a group, and its error.
-_Check = tuple[pl.Expr, Callable[[int], DataError]]
-
-
-def guard(checks: Sequence[_Check]) -> pl.Expr:
-    """A Float64 0 per group that raises the first failing check's :class:`DataError`.
-
-    One Python call per group on the group's few counts (not per row); the
-    error is the same object, with the same message, as on the frame methods.
-    """
-    counts = pl.struct(
-        *(count.cast(pl.Int64).alias(f"c{i}") for i, (count, _) in enumerate(checks))
-    )
-
-    def check(values: pl.Series) -> pl.Series:
-        for row in values.to_list():
-            for i, (_, error) in enumerate(checks):
-                n = row[f"c{i}"] if row else 0
-                if n:
-                    raise error(int(n))
-        return pl.Series([0.0] * len(values), dtype=pl.Float64)
-
-    return counts.map_batches(check, return_dtype=pl.Float64, returns_scalar=True)
-
-
-def _null_checks(*columns: IntoColumn) -> list[_Check]:
-    return [(_col(c).null_count(), partial(v.Bad.nulls, _name(c))) for c in columns]
-
-
-def is_label(column: IntoColumn, value: object, argument: str = "pos_label") -> pl.Expr:
-    """Row-wise ``column == value``, ``value`` converted exactly to the column's dtype
-    (a clear ``ValueError`` when it cannot be a label of that column; a
-    :class:`DataError` for float labels that are not whole numbers)."""
-    name = _name(column)
-
-    def compare(s: pl.Series) -> pl.Series:
-        if s.dtype.is_float():
-            n_bad = int(pl.select(v.not_a_label(pl.lit(s))).to_series().sum())
-            if n_bad:
-                raise v.Bad.not_labels(name, n_bad)
-        label = _default_label(s.dtype, name) if value is None else value
-        return s == v.label_value(label, s.dtype, argument, name)
-
-    return _col(column).map_batches(compare, return_dtype=pl.Boolean, is_elementwise=True)
-
-
-def _default_label(dtype: pl.DataType, name: str) -> object:
-    """The default ``pos_label``: True for booleans, 1 for numbers; required for strings."""
-    if dtype == pl.Boolean:
-        return True
-    if dtype.is_numeric():
-        return 1
-    msg = (
-        f"`pos_label` is required when {name!r} holds {dtype} labels: "
-        "pass the positive class, e.g. pos_label='yes'"
-    )
-    raise ValueError(msg)
-
-
-def _default_pos_check(y_true: IntoColumn) -> _Check:
-    """With the default ``pos_label``, a group's labels must be {0, 1} or {-1, 1}
-    (the frame methods' rule, ``scores.default_pos_label_aggs``, per group)."""
-    y = _col(y_true).cast(pl.Float64, strict=False)
-    name = _name(y_true)
-    return pl.min_horizontal(sc.default_pos_label_aggs(y)), lambda _: v.Bad.pos_label_needed(
-        name, []
-    )
-
-
-def _nonempty(value: pl.Expr, rows: pl.Expr) -> pl.Expr:
-    """``value``, or null for a group without rows (of non-zero weight): the frame
-    methods give such a segment no row."""
-    return pl.when(rows.len() > 0).then(value)
-
-
-def equal_labels(y_true: IntoColumn, y_pred: IntoColumn) -> pl.Expr:
-    """Row-wise ``y_true == y_pred`` compared as the frame methods compare them: float
-    labels must be whole numbers (:class:`DataError`), and the two columns are cast
-    to their lossless common dtype (``SchemaError`` for strings against numbers)."""
-    names = (_name(y_true), _name(y_pred))
-
-    def compare(s: pl.Series) -> pl.Series:
-        t, p = s.struct.field("t"), s.struct.field("p")
-        for series, name in ((t, names[0]), (p, names[1])):
-            if series.dtype.is_float():
-                n_bad = int(pl.select(v.not_a_label(pl.lit(series))).to_series().sum())
-                if n_bad:
-                    raise v.Bad.not_labels(name, n_bad)
-        schema = pl.Schema({names[0]: t.dtype}) | pl.Schema({names[1]: p.dtype})
-        if names[0] == names[1]:
-            return t == p
-        types = v.label_types(pl.Schema(schema), *names)
-        return t.cast(types.compute) == p.cast(types.compute)
-
-    both = pl.struct(_col(y_true).alias("t"), _col(y_pred).alias("p"))
-    return both.map_batches(compare, return_dtype=pl.Boolean, is_elementwise=True)
-
-
-def valid_weight(weight: IntoColumn) -> tuple[pl.Expr, _Check]:
-    """The weight as Float64, and the check of bad values (``checks.weight_is_bad``)."""
-    w = _col(weight).cast(pl.Float64)
-    return w, (v.weight_is_bad(w).sum(), partial(v.Bad.bad_weights, _name(weight)))
-
-
-def _sum(condition: pl.Expr, weight: pl.Expr | None) -> pl.Expr:
-    if weight is None:
-        return condition.sum().cast(pl.Float64)
-    return (condition.cast(pl.Float64) * weight).sum()
-
-
-def _pos_label_check(positives: pl.Expr, labels: Sequence[IntoColumn], pos_label: object) -> _Check:
-    """scikit-learn's rule: ``pos_label`` absent from a group holding two or more labels
-    is an error (a group holding one other label has no positives: fine)."""
-    first = _col(labels[0]).drop_nulls().first()
-    several = pl.any_horizontal(*((_col(c) != first).any() for c in labels))
-    absent = (positives == 0) & several.fill_null(False)
-    names = [_name(c) for c in labels]
-    shown = "1 (the default)" if pos_label is None else repr(pos_label)
-    return (
-        absent.cast(pl.Int64),
-        lambda _: DataError(
-            f"`pos_label`={shown} occurs in none of the columns {names} of a group "
-            "that holds two or more other labels; pass one of its labels as pos_label"
-        ),
-    )
-
-
-def without_zero_weights(
-    weight: IntoColumn | None, *columns: IntoColumn
-) -> tuple[pl.Expr | None, list[pl.Expr]]:
-    """The weight and the columns without the rows of weight 0: such rows are absent,
-    as in the frame methods (null, NaN and negative weights stay, for the check)."""
-    if weight is None:
-        return None, [_col(c) for c in columns]
-    keep = (_col(weight).cast(pl.Float64) != 0).fill_null(True)
-    return _col(weight).filter(keep), [_col(c).filter(keep) for c in columns]
-
-
-def _label_inputs(
-    y_true: IntoColumn, y_pred: IntoColumn, weight: IntoColumn | None
-) -> tuple[pl.Expr, pl.Expr, pl.Expr | None, list[_Check]]:
-    """The two label columns and the weight without the rows of weight 0, and their
-    checks (null labels, bad weights)."""
-    weight, (y_true, y_pred) = without_zero_weights(weight, y_true, y_pred)
-    checks = _null_checks(y_true, y_pred)
-    w = None
-    if weight is not None:
-        w, weight_check = valid_weight(weight)
-        checks.append(weight_check)
-    return y_true, y_pred, w, checks
-
-
-def _binary_counts(
-    y_true: IntoColumn, y_pred: IntoColumn, pos_label: object, weight: IntoColumn | None
-) -> tuple[pl.Expr, pl.Expr, pl.Expr, pl.Expr, pl.Expr]:
-    """tp, fp, fn, tn (Float64) of ``pos_label`` against the rest, and the guard (0.0)."""
-    y_true, y_pred, w, checks = _label_inputs(y_true, y_pred, weight)
-    actual = is_label(y_true, pos_label)
-    predicted = is_label(y_pred, pos_label)
-    checks.append(_pos_label_check(actual.sum() + predicted.sum(), [y_true, y_pred], pos_label))
-    tp = _sum(actual & predicted, w)
-    fp = _sum(~actual & predicted, w)
-    fn = _sum(actual & ~predicted, w)
-    tn = _sum(~actual & ~predicted, w)
-    return tp, fp, fn, tn, _nonempty(guard(checks), y_true)
 
 
 def accuracy(
@@ -249,45 +83,117 @@ def accuracy(
     │ b   ┆ 1.0      │
     └─────┴──────────┘
     """
-    y_true, y_pred, w, checks = _label_inputs(y_true, y_pred, weight)
+    y_true, y_pred, w, checks = label_inputs(y_true, y_pred, weight)
     correct = equal_labels(y_true, y_pred)
     total = pl.len().cast(pl.Float64) if w is None else w.sum()
-    value = fm.accuracy(_sum(correct, w), total, float("nan")) + guard(checks)
-    return _nonempty(value, y_true).alias("accuracy")
+    value = fm.accuracy(weighted_sum(correct, w), total, float("nan")) + guard(checks)
+    return nonempty(value, y_true).alias("accuracy")
+
+
+def _label_score(  # noqa: PLR0917 - the metric, the columns, then the options
+    metric: str,
+    y_true: IntoColumn,
+    y_pred: IntoColumn,
+    average: str,
+    pos_label: object,
+    labels: object,
+    weight: IntoColumn | None,
+    zero_division: float,
+    beta: float = 1.0,
+) -> pl.Expr:
+    """precision, recall, f_beta or jaccard: binary (``pos_label``) or averaged."""
+    zd = v.check_zero_division(zero_division)
+    if mc.check_average(average, labels) != "binary":
+        return mc.averaged_score(
+            metric,
+            y_true,
+            y_pred,
+            average=average,
+            labels=labels,
+            weight=weight,
+            beta=beta,
+            zero_division=zd,
+        )
+    tp, fp, fn, _, checked = binary_counts(y_true, y_pred, pos_label, weight)
+    value = mc.score(metric, tp, tp + fn, tp + fp, beta, zd) + checked
+    return value.alias(f_name(beta) if metric == "f_beta" else metric)
 
 
 def precision(
     y_true: IntoColumn,
     y_pred: IntoColumn,
     *,
+    average: ExprAverage = "binary",
     pos_label: object = 1,
+    labels: Sequence[object] | None = None,
     weight: IntoColumn | None = None,
     zero_division: float = 0.0,
 ) -> pl.Expr:
-    """``tp / (tp + fp)`` for ``pos_label``; ``zero_division`` when nothing is predicted positive.
+    """``tp / (tp + fp)``; ``zero_division`` when nothing is predicted.
 
-    Equals ``sklearn.metrics.precision_score(..., pos_label=pos_label)``.
+    Equals ``sklearn.metrics.precision_score(..., average=average, pos_label=pos_label,
+    labels=labels)``.
+
+    Parameters
+    ----------
+    y_true, y_pred
+        The label columns (names or expressions).
+    average, labels
+    average
+        ``"binary"`` (default): ``pos_label`` against every other label.
+        ``"micro"``, ``"macro"`` or ``"weighted"``: the multiclass averages of
+        :meth:`~pl_metrics.MetricsLazyFrame.averages` (equal to scikit-learn's
+        ``average=``) over ``labels``; the expression is then named
+        ``{name}_{average}`` and ignores ``pos_label``.
+    labels
+        The classes of a multiclass average, in any order; rows whose labels lie
+        outside them still count as false positives / negatives of the listed
+        classes.  ``None``: the sorted union of the labels of the group.
+    pos_label
+        The positive class of ``average="binary"``.
+    weight
+        A column of sample weights (rows of weight 0 are absent).
+    zero_division
+        Value of a ratio whose denominator is 0: 0.0, 1.0 or NaN (NaN values are
+        left out of the macro / weighted means).
+
+    Examples
+    --------
+    >>> import polars as pl, pl_metrics as plm
+    >>> t, p = [0, 1, 2, 2, 0, 1], [0, 2, 2, 2, 1, 1]
+    >>> df = pl.DataFrame({"g": ["a"] * 4 + ["b"] * 2, "t": t, "p": p})
+    >>> df.group_by("g").agg(plm.precision("t", "p", average="macro")).sort("g")
+    shape: (2, 2)
+    ┌─────┬─────────────────┐
+    │ g   ┆ precision_macro │
+    │ --- ┆ ---             │
+    │ str ┆ f64             │
+    ╞═════╪═════════════════╡
+    │ a   ┆ 0.555556        │
+    │ b   ┆ 0.25            │
+    └─────┴─────────────────┘
     """
-    zd = v.check_zero_division(zero_division)
-    tp, fp, _, _, checked = _binary_counts(y_true, y_pred, pos_label, weight)
-    return (fm.precision(tp, tp + fp, zd) + checked).alias("precision")
+    return _label_score(
+        "precision", y_true, y_pred, average, pos_label, labels, weight, zero_division
+    )
 
 
 def recall(
     y_true: IntoColumn,
     y_pred: IntoColumn,
     *,
+    average: ExprAverage = "binary",
     pos_label: object = 1,
+    labels: Sequence[object] | None = None,
     weight: IntoColumn | None = None,
     zero_division: float = 0.0,
 ) -> pl.Expr:
-    """``tp / (tp + fn)`` for ``pos_label``; ``zero_division`` when no row is actually positive.
+    """``tp / (tp + fn)``; ``zero_division`` when no row is actually of the class.
 
-    Equals ``sklearn.metrics.recall_score(..., pos_label=pos_label)``.
+    Equals ``sklearn.metrics.recall_score(..., average=average, pos_label=pos_label,
+    labels=labels)``; the arguments as :func:`precision`.
     """
-    zd = v.check_zero_division(zero_division)
-    tp, _, fn, _, checked = _binary_counts(y_true, y_pred, pos_label, weight)
-    return (fm.recall(tp, tp + fn, zd) + checked).alias("recall")
+    return _label_score("recall", y_true, y_pred, average, pos_label, labels, weight, zero_division)
 
 
 def f_beta(
@@ -295,33 +201,53 @@ def f_beta(
     y_pred: IntoColumn,
     *,
     beta: float = 1.0,
+    average: ExprAverage = "binary",
     pos_label: object = 1,
+    labels: Sequence[object] | None = None,
     weight: IntoColumn | None = None,
     zero_division: float = 0.0,
 ) -> pl.Expr:
-    """``(1 + b^2) tp / (b^2 (tp + fn) + tp + fp)`` for ``pos_label``.
+    """``(1 + b^2) tp / (b^2 (tp + fn) + tp + fp)``.
 
-    Equals ``sklearn.metrics.fbeta_score(..., beta=beta, pos_label=pos_label)``; named
-    ``f1`` for beta 1, else ``f{beta:g}``.
+    Equals ``sklearn.metrics.fbeta_score(..., beta=beta, average=average,
+    pos_label=pos_label, labels=labels)``; named ``f1`` for beta 1, else
+    ``f{beta:g}`` (``f1_macro`` with an average); the other arguments as
+    :func:`precision`.
     """
     b = v.check_beta(beta)
-    zd = v.check_zero_division(zero_division)
-    tp, fp, fn, _, checked = _binary_counts(y_true, y_pred, pos_label, weight)
-    value = fm.f_beta(tp, tp + fn, tp + fp, b, zd) + checked
-    return value.alias(f_name(b))
+    return _label_score(
+        "f_beta", y_true, y_pred, average, pos_label, labels, weight, zero_division, b
+    )
 
 
 def f1(
     y_true: IntoColumn,
     y_pred: IntoColumn,
     *,
+    average: ExprAverage = "binary",
     pos_label: object = 1,
+    labels: Sequence[object] | None = None,
     weight: IntoColumn | None = None,
     zero_division: float = 0.0,
 ) -> pl.Expr:
-    """F1 for ``pos_label``: :func:`f_beta` with ``beta=1``."""
+    """F1: :func:`f_beta` with ``beta=1``.
+
+    Examples
+    --------
+    >>> import polars as pl, pl_metrics as plm
+    >>> df = pl.DataFrame({"t": ["a", "b", "c", "c"], "p": ["a", "c", "c", "c"]})
+    >>> df.select(plm.f1("t", "p", average="weighted").round(6))["f1_weighted"].item()
+    0.65
+    """
     return f_beta(
-        y_true, y_pred, beta=1.0, pos_label=pos_label, weight=weight, zero_division=zero_division
+        y_true,
+        y_pred,
+        beta=1.0,
+        average=average,
+        pos_label=pos_label,
+        labels=labels,
+        weight=weight,
+        zero_division=zero_division,
     )
 
 
@@ -329,17 +255,20 @@ def jaccard(
     y_true: IntoColumn,
     y_pred: IntoColumn,
     *,
+    average: ExprAverage = "binary",
     pos_label: object = 1,
+    labels: Sequence[object] | None = None,
     weight: IntoColumn | None = None,
     zero_division: float = 0.0,
 ) -> pl.Expr:
-    """``tp / (tp + fp + fn)`` for ``pos_label``.
+    """``tp / (tp + fp + fn)``.
 
-    Equals ``sklearn.metrics.jaccard_score(..., pos_label=pos_label)``.
+    Equals ``sklearn.metrics.jaccard_score(..., average=average, pos_label=pos_label,
+    labels=labels)``; the arguments as :func:`precision`.
     """
-    zd = v.check_zero_division(zero_division)
-    tp, fp, fn, _, checked = _binary_counts(y_true, y_pred, pos_label, weight)
-    return (fm.jaccard(tp, tp + fn, tp + fp, zd) + checked).alias("jaccard")
+    return _label_score(
+        "jaccard", y_true, y_pred, average, pos_label, labels, weight, zero_division
+    )
 
 
 def specificity(
@@ -352,14 +281,127 @@ def specificity(
 ) -> pl.Expr:
     """``tn / (tn + fp)``: the recall of the rows that are not ``pos_label``."""
     zd = v.check_zero_division(zero_division)
-    _, fp, _, tn, checked = _binary_counts(y_true, y_pred, pos_label, weight)
-    return (fm.specificity(tn, fp, zd) + checked).alias("specificity")
+    _, fp, _, tn, checked = binary_counts(y_true, y_pred, pos_label, weight)
+    value: pl.Expr = fm.specificity(tn, fp, zd) + checked
+    return value.alias("specificity")
 
 
-def _score_check(score: IntoColumn) -> _Check:
+def mcc(
+    y_true: IntoColumn,
+    y_pred: IntoColumn,
+    *,
+    labels: Sequence[object] | None = None,
+    weight: IntoColumn | None = None,
+) -> pl.Expr:
+    """Matthews correlation coefficient of the group's (multiclass) confusion matrix.
+
+    Equals :meth:`~pl_metrics.MetricsLazyFrame.summary`'s ``mcc`` and
+    ``sklearn.metrics.matthews_corrcoef(y_true, y_pred, sample_weight=weight)``:
+    ``(c n - sum_k t_k p_k) / sqrt((n^2 - sum_k p_k^2)(n^2 - sum_k t_k^2))`` with
+    ``c`` the correct rows and ``t_k`` / ``p_k`` the actual / predicted rows of
+    class k; 0.0 when a factor of the denominator is 0.
+
+    Parameters
+    ----------
+    y_true, y_pred
+        The label columns (names or expressions).
+    labels
+        As ``summary``'s: the classes of the confusion matrix (rows whose labels
+        lie outside them are dropped); ``None``: the labels of the group.
+    weight
+        A column of sample weights (rows of weight 0 are absent).
+
+    Examples
+    --------
+    >>> import polars as pl, pl_metrics as plm
+    >>> df = pl.DataFrame({"t": [0, 1, 2, 2, 1], "p": [0, 2, 2, 2, 1]})
+    >>> df.select(plm.mcc("t", "p").round(6))["mcc"].item()
+    0.734968
+    """
+    return mc.mcc_expr(y_true, y_pred, labels=labels, weight=weight)
+
+
+def balanced_accuracy(
+    y_true: IntoColumn,
+    y_pred: IntoColumn,
+    *,
+    labels: Sequence[object] | None = None,
+    weight: IntoColumn | None = None,
+) -> pl.Expr:
+    """The mean recall of the classes that occur in ``y_true`` (in the group).
+
+    Equals :meth:`~pl_metrics.MetricsLazyFrame.summary`'s ``balanced_accuracy`` and
+    ``sklearn.metrics.balanced_accuracy_score(y_true, y_pred, sample_weight=weight)``;
+    the arguments as :func:`mcc`.
+
+    Examples
+    --------
+    >>> import polars as pl, pl_metrics as plm
+    >>> df = pl.DataFrame({"t": [0, 0, 0, 1], "p": [0, 0, 1, 1]})
+    >>> df.select(plm.balanced_accuracy("t", "p").round(6))["balanced_accuracy"].item()
+    0.833333
+    """
+    return mc.balanced_accuracy_expr(y_true, y_pred, labels=labels, weight=weight)
+
+
+def cohen_kappa(
+    y_true: IntoColumn,
+    y_pred: IntoColumn,
+    *,
+    weights: KappaWeights | None = None,
+    labels: Sequence[object] | None = None,
+    weight: IntoColumn | None = None,
+) -> pl.Expr:
+    """Cohen's kappa of ``y_pred`` against ``y_true``; NaN when the expected
+    disagreement is 0 (one class, all actual and all predicted).
+
+    Equals :meth:`~pl_metrics.MetricsLazyFrame.summary`'s ``cohen_kappa`` (with
+    ``kappa_weights=weights``) and ``sklearn.metrics.cohen_kappa_score(y_true,
+    y_pred, weights=weights, labels=labels, sample_weight=weight)``.
+
+    Parameters
+    ----------
+    weights
+        ``None``, ``"linear"`` or ``"quadratic"``: a disagreement between the i-th
+        and j-th label weighs ``|i - j|`` or ``(i - j)^2`` in the group's label order
+        (the sorted labels, or ``labels``: pass it when the sorted order is not
+        the classes' order).  Not the sample weights: those are ``weight``.
+    y_true, y_pred, labels, weight
+        As :func:`mcc`.
+
+    Examples
+    --------
+    >>> import polars as pl, pl_metrics as plm
+    >>> df = pl.DataFrame({"t": [0, 1, 2, 2, 1], "p": [0, 2, 2, 2, 1]})
+    >>> df.select(plm.cohen_kappa("t", "p", weights="linear").round(6))["cohen_kappa"].item()
+    0.761905
+    """
+    checked = v.check_optional_choice("weights", weights, ("linear", "quadratic"))
+    return mc.cohen_kappa_expr(y_true, y_pred, weights=checked, labels=labels, weight=weight)
+
+
+def hamming_loss(
+    y_true: IntoColumn, y_pred: IntoColumn, *, weight: IntoColumn | None = None
+) -> pl.Expr:
+    """The (weighted) fraction of rows whose prediction is not the label.
+
+    Single-label: ``1 - accuracy``, equal to ``sklearn.metrics.hamming_loss(y_true,
+    y_pred, sample_weight=weight)``; null for a group without rows.
+
+    Examples
+    --------
+    >>> import polars as pl, pl_metrics as plm
+    >>> df = pl.DataFrame({"t": ["x", "y", "z", "x"], "p": ["x", "y", "x", "y"]})
+    >>> df.select(plm.hamming_loss("t", "p"))["hamming_loss"].item()
+    0.5
+    """
+    return mc.hamming_loss_expr(y_true, y_pred, weight=weight)
+
+
+def _score_check(score: IntoColumn) -> Check:
     """Null, NaN or infinite scores (the frame methods' message)."""
-    n_bad = (~_col(score).cast(pl.Float64).is_finite()).fill_null(True).sum()
-    return n_bad, partial(v.Bad.bad_scores, [_name(score)])
+    n_bad = (~col(score).cast(pl.Float64).is_finite()).fill_null(True).sum()
+    return n_bad, partial(v.Bad.bad_scores, [name_of(score)])
 
 
 def roc_auc(y_true: IntoColumn, y_score: IntoColumn, *, pos_label: object = None) -> pl.Expr:
@@ -378,16 +420,16 @@ def roc_auc(y_true: IntoColumn, y_score: IntoColumn, *, pos_label: object = None
     [0.75]
     """
     positive = is_label(y_true, pos_label)
-    ranks = _col(y_score).cast(pl.Float64).rank("average")
+    ranks = col(y_score).cast(pl.Float64).rank("average")
     p = positive.sum().cast(pl.Float64)
     n = pl.len().cast(pl.Float64) - p
     u = ranks.filter(positive).sum() - p * (p + 1) / 2
     value = pl.when((p > 0) & (n > 0)).then((u / p) / n)
     checks = [
-        *_null_checks(y_true),
+        *null_checks(y_true),
         _score_check(y_score),
-        _pos_label_check(positive.sum(), [y_true], pos_label),
-        *([_default_pos_check(y_true)] if pos_label is None else []),
+        pos_label_check(positive.sum(), [y_true], pos_label),
+        *([default_pos_check(y_true)] if pos_label is None else []),
     ]
     # the checks are added to the one value per group, not to every row
     return (value + guard(checks)).alias("roc_auc")
@@ -410,7 +452,7 @@ def average_precision(
     [0.833333]
     """
     positive = is_label(y_true, pos_label)
-    score = _col(y_score).cast(pl.Float64)
+    score = col(y_score).cast(pl.Float64)
     p = positive.sum().cast(pl.Float64)
     n_rows = pl.len().cast(pl.Float64)
     # rows with a score >= s, and positives with a score >= s, for each positive row
@@ -419,19 +461,19 @@ def average_precision(
     ap = (pos_at_or_above / at_or_above).sum() / p
     value = pl.when(p > 0).then(ap).otherwise(0.0)
     checks = [
-        *_null_checks(y_true),
+        *null_checks(y_true),
         _score_check(y_score),
-        _pos_label_check(positive.sum(), [y_true], pos_label),
-        *([_default_pos_check(y_true)] if pos_label is None else []),
+        pos_label_check(positive.sum(), [y_true], pos_label),
+        *([default_pos_check(y_true)] if pos_label is None else []),
     ]
-    return _nonempty(value + guard(checks), _col(y_true)).alias("average_precision")
+    return nonempty(value + guard(checks), col(y_true)).alias("average_precision")
 
 
-def _probability_check(y_prob: IntoColumn) -> _Check:
+def _probability_check(y_prob: IntoColumn) -> Check:
     """Null, NaN or out-of-[0, 1] probabilities (the frame methods' message)."""
-    p = _col(y_prob).cast(pl.Float64)
+    p = col(y_prob).cast(pl.Float64)
     n_bad = (p.is_nan() | (p < 0) | (p > 1)).fill_null(True).sum()
-    return n_bad, partial(v.Bad.bad_probabilities, [_name(y_prob)])
+    return n_bad, partial(v.Bad.bad_probabilities, [name_of(y_prob)])
 
 
 def log_loss(
@@ -495,14 +537,14 @@ def _mean(  # noqa: PLR0917 - the per-row loss and the columns it was computed f
     """The (weighted) mean of a per-row loss, with the checks of the probability
     metrics (the frame methods' rules for ``pos_label``); null for an empty group."""
     checks = [
-        *_null_checks(y_true),
+        *null_checks(y_true),
         _probability_check(y_prob),
-        _pos_label_check(positive.sum(), [y_true], pos_label),
-        *([_default_pos_check(y_true)] if pos_label is None else []),
+        pos_label_check(positive.sum(), [y_true], pos_label),
+        *([default_pos_check(y_true)] if pos_label is None else []),
     ]
     if weight is None:
         value = loss.mean() + guard(checks)
     else:
         w, weight_check = valid_weight(weight)
         value = fm.weighted_mean(loss, w) + guard([*checks, weight_check])
-    return _nonempty(value, _col(y_true))
+    return nonempty(value, col(y_true))

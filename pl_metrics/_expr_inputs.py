@@ -1,0 +1,219 @@
+"""What every expression of :mod:`pl_metrics.expr` is made of: its column arguments,
+the checks of its inputs (null labels, bad weights, labels that are not labels)
+and :func:`guard`, which raises the frame methods' errors once per group.
+
+The Python functions that run inside the expressions (``map_batches``) use
+numpy and Series methods that call no polars query: a query started inside a
+user function can wait on the threads that run it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import partial
+
+import numpy as np
+import polars as pl
+
+from pl_metrics._core import checks as v
+from pl_metrics._core import scores as sc
+from pl_metrics._typing import IntoColumn
+from pl_metrics.exceptions import DataError
+
+
+def col(column: IntoColumn) -> pl.Expr:
+    if isinstance(column, str):
+        return pl.col(column)
+    if isinstance(column, pl.Expr):
+        return column
+    msg = f"a column argument must be a column name or a polars expression, got {column!r}"
+    raise TypeError(msg)
+
+
+def name_of(column: IntoColumn) -> str:
+    """The column's name for messages: its name, or an expression's output name."""
+    if isinstance(column, str):
+        return column
+    try:
+        return column.meta.output_name()
+    except pl.exceptions.PolarsError:
+        return "<expr>"
+
+
+#: A check of an expression: the count of bad rows in a group, and its error.
+Check = tuple[pl.Expr, Callable[[int], DataError]]
+
+
+def guard(checks: Sequence[Check]) -> pl.Expr:
+    """A Float64 0 per group that raises the first failing check's :class:`DataError`.
+
+    One Python call per group on the group's few counts (not per row); the
+    error is the same object, with the same message, as on the frame methods.
+    """
+    counts = pl.struct(
+        *(count.cast(pl.Int64).alias(f"c{i}") for i, (count, _) in enumerate(checks))
+    )
+
+    def check(values: pl.Series) -> pl.Series:
+        for row in values.to_list():
+            for i, (_, error) in enumerate(checks):
+                n = row[f"c{i}"] if row else 0
+                if n:
+                    raise error(int(n))
+        return pl.Series([0.0] * len(values), dtype=pl.Float64)
+
+    return counts.map_batches(check, return_dtype=pl.Float64, returns_scalar=True)
+
+
+def null_checks(*columns: IntoColumn) -> list[Check]:
+    return [(col(c).null_count(), partial(v.Bad.nulls, name_of(c))) for c in columns]
+
+
+def is_label(column: IntoColumn, value: object, argument: str = "pos_label") -> pl.Expr:
+    """Row-wise ``column == value``, ``value`` converted exactly to the column's dtype
+    (a clear ``ValueError`` when it cannot be a label of that column; a
+    :class:`DataError` for float labels that are not whole numbers)."""
+    name = name_of(column)
+
+    def compare(s: pl.Series) -> pl.Series:
+        n_bad = bad_float_labels(s)
+        if n_bad:
+            raise v.Bad.not_labels(name, n_bad)
+        label = _default_label(s.dtype, name) if value is None else value
+        equal: pl.Series = s == v.label_value(label, s.dtype, argument, name)
+        return equal
+
+    return col(column).map_batches(compare, return_dtype=pl.Boolean, is_elementwise=True)
+
+
+def _default_label(dtype: pl.DataType, name: str) -> object:
+    """The default ``pos_label``: True for booleans, 1 for numbers; required for strings."""
+    if dtype == pl.Boolean:
+        return True
+    if dtype.is_numeric():
+        return 1
+    msg = (
+        f"`pos_label` is required when {name!r} holds {dtype} labels: "
+        "pass the positive class, e.g. pos_label='yes'"
+    )
+    raise ValueError(msg)
+
+
+def default_pos_check(y_true: IntoColumn) -> Check:
+    """With the default ``pos_label``, a group's labels must be {0, 1} or {-1, 1}
+    (the frame methods' rule, ``scores.default_pos_label_aggs``, per group)."""
+    y = col(y_true).cast(pl.Float64, strict=False)
+    name = name_of(y_true)
+    return pl.min_horizontal(sc.default_pos_label_aggs(y)), lambda _: v.Bad.pos_label_needed(
+        name, []
+    )
+
+
+def nonempty(value: pl.Expr, rows: pl.Expr) -> pl.Expr:
+    """``value``, or null for a group without rows (of non-zero weight): the frame
+    methods give such a segment no row."""
+    return pl.when(rows.len() > 0).then(value)
+
+
+def equal_labels(y_true: IntoColumn, y_pred: IntoColumn) -> pl.Expr:
+    """Row-wise ``y_true == y_pred`` compared as the frame methods compare them: float
+    labels must be whole numbers (:class:`DataError`), and the two columns are cast
+    to their lossless common dtype (``SchemaError`` for strings against numbers)."""
+    names = (name_of(y_true), name_of(y_pred))
+
+    def compare(s: pl.Series) -> pl.Series:
+        both = s.struct.unnest()
+        t, p = both.to_series(0), both.to_series(1)
+        for series, name in ((t, names[0]), (p, names[1])):
+            n_bad = bad_float_labels(series)
+            if n_bad:
+                raise v.Bad.not_labels(name, n_bad)
+        schema = pl.Schema({names[0]: t.dtype}) | pl.Schema({names[1]: p.dtype})
+        if names[0] == names[1]:
+            return t == p
+        types = v.label_types(pl.Schema(schema), *names)
+        return t.cast(types.compute) == p.cast(types.compute)
+
+    both = pl.struct(col(y_true).alias("t"), col(y_pred).alias("p"))
+    return both.map_batches(compare, return_dtype=pl.Boolean, is_elementwise=True)
+
+
+def valid_weight(weight: IntoColumn) -> tuple[pl.Expr, Check]:
+    """The weight as Float64, and the check of bad values (``checks.weight_is_bad``)."""
+    w = col(weight).cast(pl.Float64)
+    return w, (v.weight_is_bad(w).sum(), partial(v.Bad.bad_weights, name_of(weight)))
+
+
+def weighted_sum(condition: pl.Expr, weight: pl.Expr | None) -> pl.Expr:
+    if weight is None:
+        return condition.sum().cast(pl.Float64)
+    return (condition.cast(pl.Float64) * weight).sum()
+
+
+def pos_label_check(positives: pl.Expr, labels: Sequence[IntoColumn], pos_label: object) -> Check:
+    """scikit-learn's rule: ``pos_label`` absent from a group holding two or more labels
+    is an error (a group holding one other label has no positives: fine)."""
+    first = col(labels[0]).drop_nulls().first()
+    several = pl.any_horizontal(*((col(c) != first).any() for c in labels))
+    absent = (positives == 0) & several.fill_null(False)
+    names = [name_of(c) for c in labels]
+    shown = "1 (the default)" if pos_label is None else repr(pos_label)
+    return (
+        absent.cast(pl.Int64),
+        lambda _: DataError(
+            f"`pos_label`={shown} occurs in none of the columns {names} of a group "
+            "that holds two or more other labels; pass one of its labels as pos_label"
+        ),
+    )
+
+
+def without_zero_weights(
+    weight: IntoColumn | None, *columns: IntoColumn
+) -> tuple[pl.Expr | None, list[pl.Expr]]:
+    """The weight and the columns without the rows of weight 0: such rows are absent,
+    as in the frame methods (null, NaN and negative weights stay, for the check)."""
+    if weight is None:
+        return None, [col(c) for c in columns]
+    keep = (col(weight).cast(pl.Float64) != 0).fill_null(True)
+    return col(weight).filter(keep), [col(c).filter(keep) for c in columns]
+
+
+def label_inputs(
+    y_true: IntoColumn, y_pred: IntoColumn, weight: IntoColumn | None
+) -> tuple[pl.Expr, pl.Expr, pl.Expr | None, list[Check]]:
+    """The two label columns and the weight without the rows of weight 0, and their
+    checks (null labels, bad weights)."""
+    weight, (y_true, y_pred) = without_zero_weights(weight, y_true, y_pred)
+    checks = null_checks(y_true, y_pred)
+    w = None
+    if weight is not None:
+        w, weight_check = valid_weight(weight)
+        checks.append(weight_check)
+    return y_true, y_pred, w, checks
+
+
+def binary_counts(
+    y_true: IntoColumn, y_pred: IntoColumn, pos_label: object, weight: IntoColumn | None
+) -> tuple[pl.Expr, pl.Expr, pl.Expr, pl.Expr, pl.Expr]:
+    """tp, fp, fn, tn (Float64) of ``pos_label`` against the rest, and the guard (0.0)."""
+    y_true, y_pred, w, checks = label_inputs(y_true, y_pred, weight)
+    actual = is_label(y_true, pos_label)
+    predicted = is_label(y_pred, pos_label)
+    checks.append(pos_label_check(actual.sum() + predicted.sum(), [y_true, y_pred], pos_label))
+    tp = weighted_sum(actual & predicted, w)
+    fp = weighted_sum(~actual & predicted, w)
+    fn = weighted_sum(actual & ~predicted, w)
+    tn = weighted_sum(~actual & ~predicted, w)
+    return tp, fp, fn, tn, nonempty(guard(checks), y_true)
+
+
+def bad_float_labels(s: pl.Series) -> int:
+    """The rows of a float label Series that are NaN, infinite or not a whole Int64
+    (``checks.not_a_label`` in numpy; nulls are not counted: their own check); 0
+    for other dtypes."""
+    if not s.dtype.is_float():
+        return 0
+    x = s.cast(pl.Float64).to_numpy()  # nulls are NaN here: subtracted below
+    with np.errstate(invalid="ignore"):
+        bad = ~np.isfinite(x) | (x != np.round(x)) | (np.abs(x) >= 2.0**63)
+    return int(bad.sum()) - s.null_count()

@@ -1,0 +1,493 @@
+"""Multiclass expressions: the per-class counts of a group inside one aggregation.
+
+The frame methods count ``(actual, predicted)`` pairs with a ``group_by`` and
+derive everything from that small frame.  An expression cannot ``group_by``
+inside ``group_by().agg()``, so it works on class positions instead:
+
+- each row's true and predicted label become their position in the group's
+  label set (:func:`label_codes`): the dense rank of the labels of both columns
+  (``labels=None``: the sorted union, as the frame methods), or the index in
+  ``labels=`` (null outside it);
+- the per-class counts are vectors of K values, one per position, in order:
+  unweighted, the positions appended once to each column's, sorted and counted
+  (``unique_counts``; exact integers, no Python call); weighted, one ``numpy``
+  ``bincount`` per group (polars has no weighted count within an aggregation: a
+  window partitioned by a computed column is refused there);
+- every metric is a reduction of those vectors with the formulas of
+  :mod:`pl_metrics._core.formulas`; macro / weighted averages skip NaN values
+  (``zero_division=nan``) as scikit-learn's ``_nanaverage`` and the frame methods.
+
+The expressions are usable in ``select``, ``group_by().agg()`` and ``over()``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
+
+import numpy as np
+import polars as pl
+
+from pl_metrics._core import checks as v
+from pl_metrics._core import formulas as fm
+from pl_metrics._core.names import f_name
+from pl_metrics._expr_inputs import (
+    Check,
+    equal_labels,
+    guard,
+    label_inputs,
+    name_of,
+    nonempty,
+    weighted_sum,
+)
+from pl_metrics._typing import IntoColumn
+
+_NAN = float("nan")
+#: What :func:`_check_labels` returns per row: the two class positions (null outside
+#: ``labels=``, or when ``labels=None``) and whether each label is a bad float label.
+_CODES = pl.Struct({"t": pl.Int64, "p": pl.Int64, "bad_t": pl.Boolean, "bad_p": pl.Boolean})
+SCORES = ("precision", "recall", "f_beta", "jaccard")
+
+
+# ------------------------------------------------------------------------ options
+def check_average(average: object, labels: object) -> str:
+    """``average`` is one of binary / micro / macro / weighted; ``labels`` only with the
+    multiclass averages."""
+    v.check_choice("average", average, ("binary", "micro", "macro", "weighted"))
+    if average == "binary" and labels is not None:
+        msg = (
+            "`labels` selects the classes of the multiclass averages: pass "
+            "average='micro', 'macro' or 'weighted' with it (average='binary' scores "
+            "pos_label against the rest)"
+        )
+        raise ValueError(msg)
+    return str(average)
+
+
+def check_labels(labels: object) -> list[object] | None:
+    """``labels=`` checked as far as it can be without the columns' dtype (a non-empty
+    sequence of distinct labels without None: ``checks.labels_series``' rules); each
+    value is converted to the columns' label dtype at evaluation (``ValueError``
+    naming the column when it cannot be a label of it)."""
+    if labels is None:
+        return None
+    if isinstance(labels, (str, bytes)) or not isinstance(labels, (Sequence, pl.Series)):
+        v.labels_series(labels, pl.String(), "labels")  # raises its message
+    values = list(labels)  # type: ignore[call-overload]
+    try:
+        dtype = pl.Series(values).dtype
+    except (TypeError, ValueError, OverflowError, pl.exceptions.PolarsError):
+        dtype = None  # several kinds of values: converted (or refused) at evaluation
+    if dtype is not None or not values:
+        v.labels_series(values, dtype or pl.String(), "labels")
+    checked: list[object] = values
+    return checked
+
+
+# ------------------------------------------------------------------ class positions
+def _check_labels(s: pl.Series, names: tuple[str, str], labels: list[object] | None) -> pl.Series:
+    """Row-wise: the positions of both labels in ``labels`` and the bad float labels.
+
+    The dtypes must be compatible (``SchemaError``, the frame methods' rule) and
+    ``labels`` convertible to their common dtype (``ValueError``).  No polars query
+    runs here (see :mod:`pl_metrics._expr_inputs`).
+    """
+    both = s.struct.unnest()
+    t, p = both.to_series(0), both.to_series(1)
+    if names[0] == names[1]:
+        types = v.label_types(pl.Schema({names[0]: t.dtype}), names[0], names[0])
+    else:
+        types = v.label_types(pl.Schema({names[0]: t.dtype, names[1]: p.dtype}), *names)
+    columns = []
+    for key, series in (("t", t), ("p", p)):
+        if labels is None:  # the positions are the dense ranks (label_codes)
+            codes = pl.Series(key, np.zeros(len(series), dtype=np.int64))
+        else:
+            given = v.labels_series(labels, types.compute, names[0]).to_list()
+            position = {label: i for i, label in enumerate(given)}
+            values = series.cast(types.compute, strict=False).to_list()
+            codes = pl.Series(key, [position.get(x) for x in values], dtype=pl.Int64)
+        columns.append(codes)
+    columns += [_bad_rows(t).alias("bad_t"), _bad_rows(p).alias("bad_p")]
+    return pl.DataFrame(columns).to_struct(s.name)
+
+
+def _bad_rows(s: pl.Series) -> pl.Series:
+    """Row-wise: a float label that is NaN, infinite or not a whole Int64 (numpy).
+
+    A null label is NaN in numpy and counted here too: harmless, as the null
+    check comes first and raises its own error.
+    """
+    if not s.dtype.is_float():
+        return pl.Series(np.zeros(len(s), dtype=bool))
+    x = s.cast(pl.Float64).to_numpy()
+    with np.errstate(invalid="ignore"):
+        bad = ~np.isfinite(x) | (x != np.round(x)) | (np.abs(x) >= 2.0**63)
+    return pl.Series(bad)
+
+
+def _coded_rows(
+    t: pl.Expr,
+    p: pl.Expr,
+    w: pl.Expr | None,
+    names: tuple[str, str],
+    labels: list[object] | None,
+    *,
+    restrict: bool,
+) -> tuple[pl.Expr, list[Check]]:
+    """Per group, one list of its rows as ``{a, b, w}``: the class positions of the
+    true and predicted label (Int64, 0 .. K - 1 in label order; null outside
+    ``labels``) and the weight (1 without); and the label checks.
+
+    ``labels=None``: the dense rank of the labels of both columns (the sorted
+    union, as the frame methods; the append casts to the common dtype, and
+    incompatible dtypes are refused by the check).  Rows outside ``labels`` are
+    dropped with ``restrict``.
+    """
+    checked = pl.struct(t.alias("t"), p.alias("p")).map_batches(
+        partial(_check_labels, names=names, labels=labels),
+        return_dtype=_CODES,
+        is_elementwise=True,
+    )
+    checks: list[Check] = [
+        (checked.struct.field("bad_t").sum(), partial(v.Bad.not_labels, names[0])),
+        (checked.struct.field("bad_p").sum(), partial(v.Bad.not_labels, names[1])),
+    ]
+    weight = pl.lit(1.0) if w is None else w
+    if labels is not None:
+        fields = [checked.struct.field("t").alias("a"), checked.struct.field("p").alias("b")]
+        rows = pl.struct(*fields, weight.alias("w")).implode()
+        if restrict:
+            inside = pl.element().struct.field("a").is_not_null()
+            inside &= pl.element().struct.field("b").is_not_null()
+            rows = rows.list.eval(pl.element().filter(inside))
+        return rows, checks
+    rows = pl.struct(t.alias("t"), p.alias("p"), weight.alias("w")).implode()
+    e = pl.element().struct
+    codes = e.field("t").append(e.field("p")).rank("dense").cast(pl.Int64) - 1
+    n = e.field("t").len()
+    coded = pl.struct(codes.slice(0, n).alias("a"), codes.slice(n).alias("b"), e.field("w"))
+    return rows.list.eval(coded), checks
+
+
+# -------------------------------------------------------------------- class counts
+@dataclass(frozen=True)
+class ClassCounts:
+    """The per-class counts of each group, evaluated once: reduce them with :meth:`reduce`."""
+
+    classes: pl.Expr  # per group: a list of K {support, predicted, tp}, in label order
+    coded: pl.Expr  # per group: the rows' {a, b, w} (_coded_rows)
+    exact: bool  # integer counts (no weight)
+    rows: pl.Expr  # the rows of non-zero weight (null result without them)
+    checks: list[Check]
+
+    def reduce(self, value: Callable[[pl.Expr, pl.Expr, pl.Expr], pl.Expr]) -> pl.Expr:
+        """``value(support, predicted, tp)`` (vectors of the K classes) per group.
+
+        The counts are computed once and each metric reads them inside one
+        ``list.eval``: an expression used twice in an aggregation is computed twice.
+        """
+        f = pl.element().struct
+        metric = value(f.field("support"), f.field("predicted"), f.field("tp"))
+        return self.classes.list.eval(metric).list.first()
+
+
+def _bincount(codes: pl.Expr, k: pl.Expr) -> pl.Expr:
+    """The number of rows of each class position 0 .. k - 1 (Int64): each position
+    appended once, sorted, counted, minus the one appended."""
+    positions = pl.int_range(k, dtype=pl.Int64)
+    return codes.drop_nulls().append(positions).sort().unique_counts().cast(pl.Int64) - 1
+
+
+def _weighted_bincounts(s: pl.Series, k: int | None, kappa_weights: str | None) -> pl.Series:
+    """One group's summed weights per actual class, per predicted class and of the
+    correct rows, as one list of K ``{support, predicted, tp, observed}``
+    (:func:`class_counts`)."""
+    rows = s.struct.unnest()
+    a, b, w = (rows.to_series(i).to_numpy() for i in range(3))  # null positions: NaN
+    a_ok, b_ok = _not_nan(a), _not_nan(b)
+    if k is None:  # labels=None: every position 0 .. K - 1 occurs
+        k = int(max(np.nanmax(a, initial=-1), np.nanmax(b, initial=-1))) + 1
+    a, b = a.astype(np.float64), b.astype(np.float64)
+    correct = a_ok & b_ok & (a == b)
+    observed = 0.0
+    if kappa_weights is not None:
+        both = a_ok & b_ok
+        d = np.abs(a[both] - b[both])
+        observed = float(((d if kappa_weights == "linear" else d * d) * w[both]).sum())
+    sums = pl.DataFrame(
+        {
+            "support": np.bincount(a[a_ok].astype(np.int64), w[a_ok], minlength=k),
+            "predicted": np.bincount(b[b_ok].astype(np.int64), w[b_ok], minlength=k),
+            "tp": np.bincount(a[correct].astype(np.int64), w[correct], minlength=k),
+            "observed": np.full(k, observed),
+        }
+    )
+    return pl.Series([sums.to_struct().to_list()], dtype=_WEIGHTED)
+
+
+_WEIGHTED = pl.List(
+    pl.Struct(
+        {"support": pl.Float64, "predicted": pl.Float64, "tp": pl.Float64, "observed": pl.Float64}
+    )
+)
+
+
+def _not_nan(x: np.ndarray) -> np.ndarray:
+    return ~np.isnan(x) if x.dtype.kind == "f" else np.ones(len(x), dtype=bool)
+
+
+def class_counts(
+    y_true: IntoColumn,
+    y_pred: IntoColumn,
+    *,
+    labels: list[object] | None,
+    weight: IntoColumn | None,
+    restrict: bool,
+    kappa_weights: str | None = None,
+) -> ClassCounts:
+    """The per-class counts of ``y_true`` against ``y_pred`` in each group.
+
+    Rows of weight 0 are absent.  ``restrict=False`` (precision, recall, ... as
+    ``precision_recall_fscore_support``): rows whose labels lie outside
+    ``labels`` still count as false negatives / positives of the listed classes;
+    ``restrict=True`` (mcc, kappa, ... as ``confusion_matrix``): they are dropped.
+    With ``kappa_weights``, each group's list also holds the observed disagreement
+    ``sum_rows w |a - b|`` (or ``(a - b)^2``) in the field ``observed``.
+    """
+    names = (name_of(y_true), name_of(y_pred))
+    t, p, w, checks = label_inputs(y_true, y_pred, weight)
+    coded, label_checks = _coded_rows(t, p, w, names, labels, restrict=restrict)
+    k_given = None if labels is None else len(labels)
+    if w is None:
+        e = pl.element().struct
+        a, b = e.field("a"), e.field("b")
+        k = pl.lit(k_given) if k_given is not None else (pl.max_horizontal(a.max(), b.max()) + 1)
+        k = k.fill_null(0)
+        observed = pl.lit(0.0)
+        if kappa_weights is not None:
+            observed = (_kappa_weight(kappa_weights, a, b) * e.field("w")).sum()
+        counts = pl.struct(
+            _bincount(a, k).alias("support"),
+            _bincount(b, k).alias("predicted"),
+            _bincount(a.filter(a == b), k).alias("tp"),
+            observed.alias("observed"),
+        )
+        classes = coded.list.eval(counts)
+    else:
+        udf = partial(_weighted_bincounts, k=k_given, kappa_weights=kappa_weights)
+        classes = coded.explode().map_batches(udf, return_dtype=_WEIGHTED, returns_scalar=True)
+    return ClassCounts(classes, coded, w is None, t, [*checks, *label_checks])
+
+
+# ------------------------------------------------------------------------ averages
+def score(  # noqa: PLR0917 - the counts, then the options, as every formula
+    metric: str, tp: pl.Expr, support: pl.Expr, predicted: pl.Expr, beta: float, zd: float
+) -> pl.Expr:
+    """One score of ``tp``, ``support`` and ``predicted`` (vectors or sums)."""
+    value: pl.Expr
+    if metric == "precision":
+        value = fm.precision(tp, predicted, zd)
+    elif metric == "recall":
+        value = fm.recall(tp, support, zd)
+    elif metric == "f_beta":
+        value = fm.f_beta(tp, support, predicted, beta, zd)
+    else:
+        value = fm.jaccard(tp, support, predicted, zd)
+    return value
+
+
+def _average(values: pl.Expr, support: pl.Expr, average: str) -> pl.Expr:
+    """The macro / support-weighted mean of per-class values, NaN values skipped
+    (scikit-learn's ``_nanaverage``): NaN without values, the macro mean where the
+    kept classes have no support (``_classification._averages_of_sums``)."""
+    kept = values.fill_nan(None)
+    n = kept.count()
+    mean = pl.when(n > 0).then(kept.sum() / n).otherwise(_NAN)
+    if average == "macro":
+        return mean
+    w = pl.when(kept.is_not_null()).then(support.cast(pl.Float64))
+    total = w.sum()
+    return pl.when(total > 0).then((kept * w).sum() / total).otherwise(mean)
+
+
+def averaged_score(
+    metric: str,
+    y_true: IntoColumn,
+    y_pred: IntoColumn,
+    *,
+    average: str,
+    labels: object,
+    weight: IntoColumn | None,
+    beta: float,
+    zero_division: float,
+) -> pl.Expr:
+    """``metric`` (precision, recall, f_beta, jaccard) averaged over the classes:
+    micro (the score of the summed counts), macro or weighted; named
+    ``{metric}_{average}`` (``f1_macro``, ``f0.5_weighted``)."""
+    counts = class_counts(
+        y_true, y_pred, labels=check_labels(labels), weight=weight, restrict=False
+    )
+
+    def value(support: pl.Expr, predicted: pl.Expr, tp: pl.Expr) -> pl.Expr:
+        if average == "micro":
+            return score(metric, tp.sum(), support.sum(), predicted.sum(), beta, zero_division)
+        per_class = score(metric, tp, support, predicted, beta, zero_division)
+        return _average(per_class, support, average)
+
+    name = f_name(beta) if metric == "f_beta" else metric
+    return _finish(counts.reduce(value), counts, f"{name}_{average}")
+
+
+# ---------------------------------------------------------------- summary metrics
+@dataclass(frozen=True)
+class _Sums:
+    """A group's sums over classes (``_classification.summary``'s)."""
+
+    n: pl.Expr
+    correct: pl.Expr
+    tp: pl.Expr  # sum of support x predicted
+    pp: pl.Expr
+    tt: pl.Expr
+    actual_classes: pl.Expr
+    predicted_classes: pl.Expr
+    both_classes: pl.Expr
+
+
+def _scaled(
+    support: pl.Expr, predicted: pl.Expr, tp: pl.Expr, exact: bool
+) -> tuple[pl.Expr, pl.Expr, pl.Expr, pl.Expr]:
+    """support, predicted, tp and the scale: weighted counts divided by the group's
+    largest class count, so that products of sums cannot overflow (as the frame's
+    summary); integer counts as they are (their products are taken in Int128)."""
+    if exact:
+        return support, predicted, tp, pl.lit(1.0)
+    largest = pl.max_horizontal(support.max(), predicted.max())
+    scale = pl.when(largest > 0).then(largest).otherwise(1.0)
+    return support / scale, predicted / scale, tp / scale, scale
+
+
+def _sums(t: pl.Expr, p: pl.Expr, c: pl.Expr, exact: bool) -> _Sums:
+    def product(a: pl.Expr, b: pl.Expr) -> pl.Expr:
+        if exact:
+            return (a.cast(pl.Int128) * b.cast(pl.Int128)).sum()
+        return (a * b).sum()
+
+    cast = pl.Int128 if exact else pl.Float64
+    return _Sums(
+        n=t.sum().cast(cast),
+        correct=c.sum().cast(cast),
+        tp=product(t, p),
+        pp=product(p, p),
+        tt=product(t, t),
+        actual_classes=(t > 0).sum(),
+        predicted_classes=(p > 0).sum(),
+        both_classes=((t > 0) & (p > 0)).sum(),
+    )
+
+
+def _finish(value: pl.Expr, counts: ClassCounts, name: str) -> pl.Expr:
+    return nonempty(value + guard(counts.checks), counts.rows).alias(name)
+
+
+def _summary_counts(
+    y_true: IntoColumn,
+    y_pred: IntoColumn,
+    labels: object,
+    weight: IntoColumn | None,
+    kappa_weights: str | None = None,
+) -> ClassCounts:
+    return class_counts(
+        y_true,
+        y_pred,
+        labels=check_labels(labels),
+        weight=weight,
+        restrict=True,
+        kappa_weights=kappa_weights,
+    )
+
+
+def mcc_expr(
+    y_true: IntoColumn, y_pred: IntoColumn, *, labels: object, weight: IntoColumn | None
+) -> pl.Expr:
+    """Matthews correlation of the group's confusion matrix (``summary``'s ``mcc``)."""
+    counts = _summary_counts(y_true, y_pred, labels, weight)
+
+    def value(support: pl.Expr, predicted: pl.Expr, tp: pl.Expr) -> pl.Expr:
+        s = _sums(*_scaled(support, predicted, tp, counts.exact)[:3], counts.exact)
+        # the degenerate cases are found by counting classes (as the frame's summary)
+        cov_tp = (s.correct * s.n - s.tp).cast(pl.Float64)
+        pp = (s.n * s.n - s.pp).cast(pl.Float64)
+        tt = (s.n * s.n - s.tt).cast(pl.Float64)
+        cov_pp = pl.when(s.predicted_classes <= 1).then(0.0).otherwise(pp)
+        cov_tt = pl.when(s.actual_classes <= 1).then(0.0).otherwise(tt)
+        mcc: pl.Expr = fm.mcc_from_covariances(cov_tp, cov_pp, cov_tt)
+        return mcc
+
+    return _finish(counts.reduce(value), counts, "mcc")
+
+
+def balanced_accuracy_expr(
+    y_true: IntoColumn, y_pred: IntoColumn, *, labels: object, weight: IntoColumn | None
+) -> pl.Expr:
+    """The mean recall of the classes with actual rows (``summary``'s)."""
+    counts = _summary_counts(y_true, y_pred, labels, weight)
+
+    def value(support: pl.Expr, predicted: pl.Expr, tp: pl.Expr) -> pl.Expr:
+        actual = support > 0
+        recall = fm.recall(tp.filter(actual), support.filter(actual), _NAN)
+        return pl.when(actual.any()).then(recall.mean()).otherwise(_NAN)
+
+    return _finish(counts.reduce(value), counts, "balanced_accuracy")
+
+
+def _kappa_weight(weights: str, a: pl.Expr, b: pl.Expr) -> pl.Expr:
+    """``|a - b|`` or ``(a - b)^2`` of two class positions (``summary``'s weights)."""
+    d = (a - b).cast(pl.Float64)
+    return d.abs() if weights == "linear" else d * d
+
+
+def cohen_kappa_expr(
+    y_true: IntoColumn,
+    y_pred: IntoColumn,
+    *,
+    weights: str | None,
+    labels: object,
+    weight: IntoColumn | None,
+) -> pl.Expr:
+    """Cohen's kappa, or the weighted kappa over the label order (``summary``'s)."""
+    counts = _summary_counts(y_true, y_pred, labels, weight, weights)
+
+    def value(support: pl.Expr, predicted: pl.Expr, tp: pl.Expr) -> pl.Expr:
+        s = _sums(*_scaled(support, predicted, tp, counts.exact)[:3], counts.exact)
+        n = s.n.cast(pl.Float64)
+        if weights is None:
+            cov_tp = (s.correct * s.n - s.tp).cast(pl.Float64)
+            kappa = fm.kappa_from_covariances(cov_tp, (s.n * s.n - s.tp).cast(pl.Float64))
+        else:
+            # expected: every pair of classes (K^2 terms, all >= 0, as the frame's summary)
+            t, p, _, scale = _scaled(support, predicted, tp, counts.exact)
+            k = support.len()
+            pair = pl.int_range(k * k, dtype=pl.Int64)
+            i, j = pair // k, pair % k
+            terms = _kappa_weight(weights, i, j) * t.gather(i).cast(pl.Float64)
+            expected = (terms * p.gather(j).cast(pl.Float64)).sum()
+            # observed: each row's disagreement (the frame sums it over the cells)
+            observed = pl.element().struct.field("observed").first() / scale
+            kappa = fm.weighted_kappa(n * observed, expected)
+        single = (s.actual_classes == 1) & (s.predicted_classes == 1) & (s.both_classes == 1)
+        return pl.when((n == 0) | single).then(_NAN).otherwise(kappa)
+
+    return _finish(counts.reduce(value), counts, "cohen_kappa")
+
+
+def hamming_loss_expr(
+    y_true: IntoColumn, y_pred: IntoColumn, *, weight: IntoColumn | None
+) -> pl.Expr:
+    """The (weighted) share of rows whose prediction is not the label."""
+    t, p, w, checks = label_inputs(y_true, y_pred, weight)
+    wrong = ~equal_labels(t, p)
+    total = pl.len().cast(pl.Float64) if w is None else w.sum()
+    value = fm.POLARS.ratio(weighted_sum(wrong, w), total, _NAN) + guard(checks)
+    return nonempty(value, t).alias("hamming_loss")
