@@ -295,7 +295,32 @@ METHODS: list[Entry] = [
         weighted=False,
         outputs="roc_auc",
     ),
+    Entry(
+        "roc_auc[per_class]",
+        lambda m, c: m.roc_auc(c.y, c.qmap, by=c.by, weight=c.w, average=None),
+        ("multiclass",),
+        outputs="roc_auc",
+    ),
+    Entry(
+        "roc_auc[micro]",
+        lambda m, c: m.roc_auc(c.y, c.qmap, by=c.by, weight=c.w, average="micro"),
+        ("multiclass",),
+        outputs="roc_auc",
+    ),
+    Entry("roc_auc[max_fpr]", _b("roc_auc", max_fpr=0.3), ("binary",), outputs="roc_auc"),
     Entry("average_precision", _b("average_precision"), ("binary",), state="score_counts"),
+    Entry(
+        "average_precision[multiclass]",
+        lambda m, c: m.average_precision(c.y, c.qmap, by=c.by, weight=c.w, average="weighted"),
+        ("multiclass",),
+        outputs="average_precision",
+    ),
+    Entry(
+        "average_precision[per_class]",
+        lambda m, c: m.average_precision(c.y, c.qmap, by=c.by, weight=c.w, average=None),
+        ("multiclass",),
+        outputs="average_precision",
+    ),
     Entry(
         "average_precision[ci]",
         _b("average_precision", **CI),
@@ -306,7 +331,19 @@ METHODS: list[Entry] = [
         bootstrap=True,
     ),
     Entry("roc_curve", _b("roc_curve"), ("binary",), state="score_counts"),
+    Entry(
+        "roc_curve[multiclass]",
+        lambda m, c: m.roc_curve(c.y, c.qmap, by=c.by, weight=c.w),
+        ("multiclass",),
+        outputs="roc_curve",
+    ),
     Entry("pr_curve", _b("pr_curve"), ("binary",), state="score_counts"),
+    Entry(
+        "pr_curve[multiclass]",
+        lambda m, c: m.pr_curve(c.y, c.qmap, by=c.by, weight=c.w, drop_intermediate=True),
+        ("multiclass",),
+        outputs="pr_curve",
+    ),
     Entry(
         "pr_curve[drop_intermediate]",
         _b("pr_curve", drop_intermediate=True),
@@ -409,6 +446,34 @@ METHODS: list[Entry] = [
         outputs="calibration_curve",
     ),
     Entry("calibration_error", _b("calibration_error", strategy="quantile"), ("binary",)),
+    Entry(
+        "calibration_curve[per_class]",
+        lambda m, c: m.calibration_curve(
+            c.y, c.qmap, by=c.by, weight=c.w, n_bins=4, multi_class="per_class"
+        ),
+        ("multiclass",),
+        outputs="calibration_curve",
+    ),
+    Entry(
+        "calibration_curve[top_label]",
+        lambda m, c: m.calibration_curve(c.y, c.qmap, by=c.by, weight=c.w, strategy="quantile"),
+        ("multiclass",),
+        outputs="calibration_curve",
+    ),
+    Entry(
+        "calibration_error[per_class]",
+        lambda m, c: m.calibration_error(
+            c.y, c.qmap, by=c.by, weight=c.w, strategy="quantile", multi_class="per_class"
+        ),
+        ("multiclass",),
+        outputs="calibration_error",
+    ),
+    Entry(
+        "calibration_error[top_label]",
+        lambda m, c: m.calibration_error(c.y, c.qmap, by=c.by, weight=c.w, n_bins=6),
+        ("multiclass",),
+        outputs="calibration_error",
+    ),
     Entry(
         "top_k_accuracy",
         lambda m, c: m.top_k_accuracy(c.y, c.qmap, k=2, by=c.by, weight=c.w),
@@ -1116,10 +1181,22 @@ CLI: list[tuple[str, str, list[str]]] = [
     _cli("roc-auc", "roc_auc[delong]", *_SCORES, "--ci", "0.9", "--ci-method", "delong"),
     _cli("roc-auc", "roc_auc[ovr]", *_MULTICLASS, "--average", "weighted"),
     _cli("roc-auc", "roc_auc[ovo]", *_MULTICLASS, "--multi-class", "ovo"),
+    _cli("roc-auc", "roc_auc[per_class]", *_MULTICLASS, "--average", "none"),
+    _cli("roc-auc", "roc_auc[micro]", *_MULTICLASS, "--average", "micro"),
+    _cli("roc-auc", "roc_auc[max_fpr]", *_SCORES, "--max-fpr", "0.3"),
     _cli("average-precision", "average_precision", *_SCORES),
+    _cli(
+        "average-precision",
+        "average_precision[multiclass]",
+        *_MULTICLASS,
+        *("--average", "weighted"),
+    ),
+    _cli("average-precision", "average_precision[per_class]", *_MULTICLASS, "--average", "none"),
     _cli("average-precision", "average_precision[ci]", *_SCORES, *_CI),
     _cli("roc-curve", "roc_curve", *_SCORES),
+    _cli("roc-curve", "roc_curve[multiclass]", *_MULTICLASS),
     _cli("pr-curve", "pr_curve", *_SCORES),
+    _cli("pr-curve", "pr_curve[multiclass]", *_MULTICLASS, "--drop-intermediate"),
     _cli("pr-curve", "pr_curve[drop_intermediate]", *_SCORES, "--drop-intermediate"),
     _cli("score-counts", "score_counts", *_SCORES),
     _cli(
@@ -1172,6 +1249,25 @@ CLI: list[tuple[str, str, list[str]]] = [
     _cli("calibration-curve", "calibration_curve", *_SCORES, "--n-bins", "4"),
     _cli("calibration-curve", "calibration_curve[quantile]", *_SCORES, "--strategy", "quantile"),
     _cli("calibration-error", "calibration_error", *_SCORES, "--strategy", "quantile"),
+    _cli(
+        "calibration-curve",
+        "calibration_curve[per_class]",
+        *_MULTICLASS,
+        *("--n-bins", "4", "--multi-class", "per_class"),
+    ),
+    _cli(
+        "calibration-curve",
+        "calibration_curve[top_label]",
+        *_MULTICLASS,
+        *("--strategy", "quantile"),
+    ),
+    _cli(
+        "calibration-error",
+        "calibration_error[per_class]",
+        *_MULTICLASS,
+        *("--strategy", "quantile", "--multi-class", "per_class"),
+    ),
+    _cli("calibration-error", "calibration_error[top_label]", *_MULTICLASS, "--n-bins", "6"),
     _cli("top-k-accuracy", "top_k_accuracy", *_MULTICLASS, "--k", "2"),
     _cli("thresholds", "thresholds", *_SCORES),
     _cli("best-threshold", "best_threshold", *_SCORES, "--metric", "mcc"),
