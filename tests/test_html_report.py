@@ -37,6 +37,19 @@ pytest.importorskip("vl_convert")
 ROOT = Path(__file__).parents[1]
 EXAMPLE = ROOT / "examples" / "predictions.parquet"
 BOOT = {"ci": 0.95, "n_boot": 200, "seed": 0}
+#: The comparison table shows compare's columns but its best / ratio / outside ones.
+COMPARE_SHOWN = (
+    "metric",
+    "value",
+    "low",
+    "high",
+    "overall",
+    "diff",
+    "diff_low",
+    "diff_high",
+    "p_value",
+    "p_adjusted",
+)
 SCORES = {c: f"p_{c}" for c in ("bird", "cat", "dog", "fish")}
 
 
@@ -134,8 +147,8 @@ def expected_tables(df: pl.DataFrame | pl.LazyFrame, by: str) -> dict[str, pl.Da
     tables = {
         "summary": m.summary(y, p, **BOOT),
         "summary_by": m.summary(y, p, by=by, **BOOT),
-        "compare": m.compare(y, p, by=by, metric="accuracy", adjust="holm", **BOOT).with_columns(
-            differs=pl.col("p_adjusted") < 0.05
+        "compare": m.compare(y, p, by=by, metric="accuracy", adjust="holm", **BOOT).select(
+            by, *COMPARE_SHOWN, differs=pl.col("p_adjusted") < 0.05
         ),
         "report": m.report(y, p, **BOOT),
         "fairness": m.fairness(y, p, by=by),
@@ -227,7 +240,12 @@ def test_zero_weights_are_rows_removed(df: pl.DataFrame) -> None:
     w = df.with_columns(w=pl.when(pl.int_range(pl.len()) % 7 == 0).then(0.0).otherwise(1.0))
     kept = w.filter(pl.col("w") > 0)
     weighted = _report(w, weight="w", ci=None)
-    assert_same_page(weighted.replace("; weight = w", ""), _report(kept, ci=None))
+    unweighted = weighted.replace("; weight = w", "").replace(" (weighted rows)", "")
+    assert_same_page(unweighted, _report(kept, ci=None))
+    # with weights, the default gives no intervals (and says so); asked for, an error
+    default = _stable(_report(w, weight="w"))
+    assert_same_page(default, weighted)
+    assert "weight = w; no intervals (weighted rows)" in default
 
 
 def test_multiclass_scores_and_labels(df: pl.DataFrame) -> None:
@@ -277,7 +295,10 @@ def test_progress_lines_on_stderr(df: pl.DataFrame, capsys: pytest.CaptureFixtur
     ("kwargs", "error", "match"),
     [
         ({}, ValueError, "needs `y_pred`"),
-        ({"y_pred": "flag", "weight": "weight"}, ValueError, "ci=None with `weight`"),
+        ({"y_pred": "flag", "weight": "weight", "ci": 0.9}, ValueError, "un-weighted rows"),
+        ({"y_pred": "flag", "seed": -1}, ValueError, "`seed` must be"),
+        ({"y_pred": "flag", "by": "p_adjusted"}, ValueError, "collides with an output column"),
+        ({"y_score": "cat_score", "by": "label"}, ValueError, "collides with an output column"),
         ({"y_pred": "flag", "ci": 1.5}, ValueError, "ci"),
         ({"y_pred": "flag", "n_bins": 0}, ValueError, "n_bins"),
         ({"y_pred": "flag", "title": 3}, TypeError, "title"),
@@ -291,7 +312,8 @@ def test_bad_input_is_refused_with_a_clear_error(
     df: pl.DataFrame, kwargs: dict[str, Any], error: type[Exception], match: str
 ) -> None:
     with pytest.raises(error, match=match):
-        df.metrics.html_report("is_cat", **kwargs)
+        named = df.with_columns(p_adjusted=pl.col("region"), label=pl.col("region"))
+        named.metrics.html_report("is_cat", **kwargs)
 
 
 # ---------------------------------------------------------------------- in a browser

@@ -61,6 +61,9 @@ class Cols:
     s2: str = "s2"  # ... its binary score (2 decimals)
     pb2: str = "pb2"  # ... and binary predictions 0/1
     q: tuple[tuple[object, str], ...] = ((0, "q0"), (1, "q1"), (2, "q2"))  # class probs
+    ml: str = "ml"  # multilabel: a List of the labels 0/1/2 of each row (scores: q)
+    rl: str = "rl"  # graded relevances of the labels 0/1/2, a List aligned with q
+    rel: tuple[tuple[object, str], ...] = ((0, "r0"), (1, "r1"), (2, "r2"))  # relevances
     w: str | None = None
     by: str | None = "g"
     pos: object = 1  # the positive label of yb
@@ -69,6 +72,10 @@ class Cols:
     @property
     def qmap(self) -> dict[object, str]:
         return dict(self.q)
+
+    @property
+    def relmap(self) -> dict[object, str]:
+        return dict(self.rel)
 
 
 def _frame(n: int = 240, seed: int = 7) -> pl.DataFrame:
@@ -99,6 +106,20 @@ def _frame(n: int = 240, seed: int = 7) -> pl.DataFrame:
     p2 = np.where(rng.random(n) < 0.65, y, rng.integers(0, 3, n))
     s2 = np.round(np.clip(0.35 * yb + rng.random(n) * 0.65, 0, 1), 2)
     frame = frame.with_columns(p2=p2, s2=s2, pb2=(s2 >= 0.5).astype(np.int64))
+    # multilabel, from the columns above (no draw): the actual and the predicted class,
+    # every 11th row no label, every 13th all three; graded relevances 2 x actual + predicted
+    i = pl.int_range(pl.len())
+    ml = pl.concat_list("y", "p").list.unique().list.sort()
+    ml = pl.when(i % 11 == 0).then(pl.lit([], pl.List(pl.Int64))).otherwise(ml)
+    ml = pl.when(i % 13 == 0).then(pl.lit([0, 1, 2], pl.List(pl.Int64))).otherwise(ml)
+    frame = frame.with_columns(
+        ml.alias("ml"),
+        *(
+            (2 * (pl.col("y") == j).cast(pl.Float64) + (pl.col("p") == j)).alias(f"r{j}")
+            for j in range(3)
+        ),
+    )
+    frame = frame.with_columns(pl.concat_list("r0", "r1", "r2").cast(pl.List(pl.Int64)).alias("rl"))
     return frame.with_columns(
         pl.when(pl.int_range(pl.len()) % 17 == 0).then(None).otherwise("g").alias("g")
     )
@@ -308,6 +329,49 @@ METHODS: list[Entry] = [
         outputs="roc_auc",
     ),
     Entry("roc_auc[max_fpr]", _b("roc_auc", max_fpr=0.3), ("binary",), outputs="roc_auc"),
+    Entry(
+        "roc_auc[multilabel]",
+        lambda m, c: m.roc_auc(c.ml, c.qmap, by=c.by, weight=c.w, average=None),
+        ("multilabel",),
+        outputs="roc_auc",
+    ),
+    Entry(
+        "average_precision[multilabel]",
+        lambda m, c: m.average_precision(c.ml, c.qmap, by=c.by, weight=c.w, average="samples"),
+        ("multilabel",),
+        outputs="average_precision",
+    ),
+    Entry(
+        "coverage_error",
+        lambda m, c: m.coverage_error(c.ml, c.qmap, by=c.by, weight=c.w),
+        ("multilabel",),
+    ),
+    Entry(
+        "label_ranking_average_precision",
+        lambda m, c: m.label_ranking_average_precision(c.ml, c.qmap, by=c.by, weight=c.w),
+        ("multilabel",),
+    ),
+    Entry(
+        "label_ranking_loss",
+        lambda m, c: m.label_ranking_loss(c.ml, c.qmap, by=c.by, weight=c.w),
+        ("multilabel",),
+    ),
+    Entry(
+        "ndcg",
+        lambda m, c: m.ndcg(c.rl, c.qmap, labels=[k for k, _ in c.q], k=2, by=c.by, weight=c.w),
+        ("relevance",),
+    ),
+    Entry(
+        "dcg",
+        lambda m, c: m.dcg(c.rl, c.qmap, labels=[k for k, _ in c.q], by=c.by, weight=c.w),
+        ("relevance",),
+    ),
+    Entry(
+        "dcg[mapping]",
+        lambda m, c: m.dcg(c.relmap, c.qmap, log_base=3, by=c.by, weight=c.w),
+        ("relevance_map",),
+        outputs="dcg",
+    ),
     Entry("average_precision", _b("average_precision"), ("binary",), state="score_counts"),
     Entry(
         "average_precision[multiclass]",
@@ -636,6 +700,8 @@ def _renamed_labels(df: pl.DataFrame, labels: dict[int, str] = REORDERS) -> pl.D
     return df.with_columns(
         pl.col(col).replace_strict(mapping, return_dtype=pl.String)
         for col, mapping in relabel.items()
+    ).with_columns(
+        pl.col("ml").list.eval(pl.element().replace_strict(labels, return_dtype=pl.String))
     )
 
 
@@ -655,7 +721,11 @@ def test_label_renaming(entry: Entry, labels: dict[int, str]) -> None:
     when the renaming keeps the order (another order is another random draw)."""
     c = Cols(w="w") if entry.weighted else Cols()
     renamed = dataclasses.replace(
-        c, q=tuple((labels[k], col) for k, col in c.q), pos="pos", neg="neg"
+        c,
+        q=tuple((labels[k], col) for k, col in c.q),
+        rel=tuple((labels[k], col) for k, col in c.rel),
+        pos="pos",
+        neg="neg",
     )
     got = run(entry, _renamed_labels(DATA, labels), renamed)
     expected = run(entry, DATA, c)
@@ -910,9 +980,15 @@ def _bad_inputs(
     entry: Entry,
 ) -> list[tuple[str, Callable[[pl.DataFrame], pl.DataFrame], type, str]]:
     """(case, how the data is spoiled, the error type, a regex its message matches)."""
-    label = {"labels": "y", "binary": "yb", "binary_labels": "yb", "multiclass": "y"}[
-        entry.reads[0]
-    ]
+    label = {
+        "labels": "y",
+        "binary": "yb",
+        "binary_labels": "yb",
+        "multiclass": "y",
+        "multilabel": "ml",
+        "relevance": "rl",
+        "relevance_map": "r0",
+    }[entry.reads[0]]
     cases: list[tuple[str, Callable[[pl.DataFrame], pl.DataFrame], type, str]] = [
         ("missing label column", lambda d: d.drop(label), pl.exceptions.ColumnNotFoundError, label),
         ("missing by column", lambda d: d.drop("g"), pl.exceptions.ColumnNotFoundError, "g"),
@@ -938,6 +1014,8 @@ def _bad_inputs(
             f"'{label}'.*not class labels",
         )
     )
+    if entry.reads[0] in ("multilabel", "relevance", "relevance_map"):
+        cases.pop()  # a List column holds no NaN label, a relevance is no label
     if entry.weighted:
         cases.append(
             (
@@ -1099,6 +1177,14 @@ _LABELS = ("--y-true", "y", "--y-pred", "p")
 _BINARY_LABELS = ("--y-true", "yb", "--y-pred", "pb", "--pos-label", "1")
 _SCORES = ("--y-true", "yb", "--score", "s", "--pos-label", "1")
 _MULTICLASS = ("--y-true", "y", "--score-map", ",".join(f"{k}={v}" for k, v in Cols().q))
+_MULTILABEL = ("--y-true", "ml", "--score-map", ",".join(f"{k}={v}" for k, v in Cols().q))
+_RELEVANCE_LIST = ("--y-true", "rl", "--score-map", _MULTILABEL[-1], "--labels", "0,1,2")
+_RELEVANCE = (
+    "--y-true-map",
+    ",".join(f"{k}={v}" for k, v in Cols().rel),
+    "--score-map",
+    ",".join(f"{k}={v}" for k, v in Cols().q),
+)
 _CI = ("--ci", str(CI["ci"]), "--n-boot", str(CI["n_boot"]), "--seed", str(CI["seed"]))
 #: ``by=GROUPS, control=c.by``: the command line takes column names, so the group
 #: column is made by ``--with-column`` (the SQL of GROUPS; a ``by`` expression equals
@@ -1184,6 +1270,16 @@ CLI: list[tuple[str, str, list[str]]] = [
     _cli("roc-auc", "roc_auc[per_class]", *_MULTICLASS, "--average", "none"),
     _cli("roc-auc", "roc_auc[micro]", *_MULTICLASS, "--average", "micro"),
     _cli("roc-auc", "roc_auc[max_fpr]", *_SCORES, "--max-fpr", "0.3"),
+    _cli("roc-auc", "roc_auc[multilabel]", *_MULTILABEL, "--average", "none"),
+    _cli(
+        "average-precision", "average_precision[multilabel]", *_MULTILABEL, "--average", "samples"
+    ),
+    _cli("coverage-error", "coverage_error", *_MULTILABEL),
+    _cli("label-ranking-average-precision", "label_ranking_average_precision", *_MULTILABEL),
+    _cli("label-ranking-loss", "label_ranking_loss", *_MULTILABEL),
+    _cli("ndcg", "ndcg", *_RELEVANCE_LIST, "--k", "2"),
+    _cli("dcg", "dcg", *_RELEVANCE_LIST),
+    _cli("dcg", "dcg[mapping]", *_RELEVANCE, "--log-base", "3"),
     _cli("average-precision", "average_precision", *_SCORES),
     _cli(
         "average-precision",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
+from typing import Literal
 
 import polars as pl
 
@@ -24,7 +25,7 @@ class ReportMethods:
         by: By = None,
         pos_label: object = None,
         weight: str | None = None,
-        ci: float | None = 0.95,
+        ci: float | Literal["auto"] | None = "auto",
         n_boot: int = 1000,
         seed: int | None = 0,
         bins: int | None = None,
@@ -69,7 +70,9 @@ class ReportMethods:
             As in the methods (``bins``: approximate ranking metrics).
         ci, n_boot, seed
             Bootstrap intervals of the headline and per-segment numbers and the
-            segment comparison; ``ci=None`` for none (needed with ``weight``).
+            segment comparison.  ``"auto"`` (default): 95% intervals without
+            ``weight``, none with it (the bootstrap resamples un-weighted rows; the
+            page says so); ``None``: none.
         n_bins
             Bins of the reliability diagram and the calibration error.
         title
@@ -127,7 +130,7 @@ def _spec(
     by: By,
     pos_label: object,
     weight: str | None,
-    ci: float | None,
+    ci: float | Literal["auto"] | None,
     n_boot: int,
     seed: int | None,
     bins: int | None,
@@ -148,18 +151,22 @@ def _spec(
         if value is not None and not isinstance(value, str):
             msg = f"`{name}` must be a column name, got {value!r}"
             raise TypeError(msg)
-    if ci is not None and weight is not None:
+    if isinstance(ci, str) and ci == "auto":
+        ci = 0.95 if weight is None else None
+    elif ci is not None and weight is not None:
         msg = (
-            "html_report: intervals (`ci`) need un-weighted rows; pass ci=None with "
-            "`weight`, or drop `weight`"
+            "html_report: intervals (`ci`) need un-weighted rows (the bootstrap resamples "
+            "rows); with `weight`, leave ci at its default 'auto' (no intervals) or drop "
+            "`weight`"
         )
         raise ValueError(msg)
     v.check_ci(ci, n_boot, "bootstrap", ("bootstrap",))
+    v.check_seed(seed)
     if isinstance(n_bins, bool) or not isinstance(n_bins, int) or n_bins < 1:
         msg = f"`n_bins` must be a positive integer, got {n_bins!r}"
         raise ValueError(msg)
     segments = v.normalize_by(by)
-    v.check_by(lf.collect_schema(), segments, reserved=())
+    v.check_by(lf.collect_schema(), segments, reserved=sections.table_columns())
     return sections.Spec(
         y_true=y_true,
         y_pred=y_pred,

@@ -68,6 +68,8 @@ def _inputs(spec: sections.Spec) -> str:
         parts.append(f"segments by {', '.join(spec.by_names)}")
     if spec.weight is not None:
         parts.append(f"weight = {spec.weight}")
+    if spec.ci is None:
+        parts.append("no intervals" + (" (weighted rows)" if spec.weight is not None else ""))
     if spec.bins is not None:
         parts.append(f"scores binned into {spec.bins} bins (approximate ranking metrics)")
     return "; ".join(parts)

@@ -203,7 +203,7 @@ th.asc::after { content: " \\25B2"; } th.desc::after { content: " \\25BC"; }
 tr.flagged td { background: var(--flag); font-weight: 600; }
 td[data-null] { color: var(--muted); font-style: italic; }
 .ci { color: var(--muted); font-size: .85em; font-weight: normal; }
-figure.chart { margin: .8rem 0 1.4rem; }
+figure.chart { margin: .8rem 0 1.4rem; overflow-x: auto; }
 figcaption { color: var(--muted); max-width: 70em; }
 .error { color: #b42318; font-weight: 600; }
 """

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from pl_metrics._core import names
 from pl_metrics._report.page import Chart, Section, Table, card_html
 
 if TYPE_CHECKING:
@@ -178,7 +179,7 @@ def label_sections(
                     n_boot=s.n_boot,
                     seed=s.seed,
                 )
-            ).with_columns(differs=flagged(s.alpha))
+            ).select(*s.by_names, *COMPARE_SHOWN, differs=flagged(s.alpha))
             parts.append(
                 Table(
                     "compare",
@@ -228,6 +229,49 @@ def label_sections(
             "smallest rate; ratio: smallest over largest), and each segment's rates.",
             [Table("fairness", fair, ""), Table("group_rates", rates, "")],
         )
+
+
+#: The frame methods whose frames the report shows (its ``by`` may take none of
+#: their output names: the tables would have two columns of one name).
+METHODS = (
+    "summary",
+    "compare",
+    "report",
+    "confusion_matrix",
+    "fairness",
+    "group_rates",
+    "roc_auc",
+    "average_precision",
+    "log_loss",
+    "brier_score",
+    "roc_curve",
+    "pr_curve",
+    "calibration_curve",
+    "calibration_error",
+    "thresholds",
+    "best_threshold",
+    "gains",
+    "ks",
+)
+#: The columns of the comparison table shown (compare's others: best, ratios, outside).
+COMPARE_SHOWN = (
+    "metric",
+    "value",
+    "low",
+    "high",
+    "overall",
+    "diff",
+    "diff_low",
+    "diff_high",
+    "p_value",
+    "p_adjusted",
+)
+
+
+def table_columns() -> tuple[str, ...]:
+    """Every output column of the report's tables (and its own ``differs`` and ``label``)."""
+    columns = [c for m in METHODS for c in names.output_columns(m, ci=True)]
+    return tuple(dict.fromkeys([*columns, "differs", "label"]))
 
 
 def cards_of(frame: pl.DataFrame, metrics: tuple[str, ...]) -> list[str]:

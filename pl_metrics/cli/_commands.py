@@ -56,6 +56,21 @@ _SCORE_MAP = _Form(
     "the score column of each class: repeat for every class; labels typed like --y-true",
 )
 
+#: ``y_true`` / ``y_pred`` as ``{label: indicator column}`` (multilabel): their flags.
+_TARGET_MAPS = {"y_true": ("--y-true-map",), "y_pred": ("--y-pred-map",)}
+_TARGET_MAP = _Form(
+    {"action": "append", "metavar": "LABEL=COLUMN"},
+    _as_score_map,
+    "multilabel: the 0/1 indicator column of each label, repeat for every label "
+    "(a List column of labels is given as the column itself)",
+)
+
+
+def _float_or_auto(text: str) -> float | str:
+    """A number, or the word ``auto``."""
+    return "auto" if text.strip().lower() == "auto" else float(text)
+
+
 #: Parameter type hint (its members other than None) -> its form on the command line.
 _FORMS: list[tuple[frozenset[Any], _Form]] = [
     (frozenset({str, pl.Expr, Sequence[str | pl.Expr]}), _COLUMNS),  # By
@@ -106,6 +121,10 @@ _FORMS: list[tuple[frozenset[Any], _Form]] = [
             _as_buckets,
             "a count, or comma-separated shares",
         ),
+    ),
+    (
+        frozenset({float, typing.Literal["auto"]}),  # html_report's ci
+        _Form({"type": _float_or_auto, "metavar": "X|auto"}, None, "a level such as 0.95, or auto"),
     ),
     (frozenset({int}), _Form({"type": int, "metavar": "N"})),
     (frozenset({float}), _Form({"type": float, "metavar": "X"})),
@@ -330,6 +349,11 @@ def _options(method: str) -> list[_Option]:
         default = parameter.default
         if not required and default is not None and default is not False:
             text += f" (default: {default}{'; none: None' if optional else ''})"
+        if Mapping[object, str] in members and name in _TARGET_MAPS:  # multilabel indicators
+            options.append(_Option(name, flags, _form(method, name, str), False, text))
+            map_help = f"{text}; {_TARGET_MAP.note}"
+            options.append(_Option(name, _TARGET_MAPS[name], _TARGET_MAP, False, map_help))
+            continue
         if Mapping[object, str] in members:  # {label: column}: --score-map, or --score
             if str in members:
                 column = "the score column of the positive class (binary)"
@@ -429,6 +453,12 @@ _LABELS = "--y-true y_true --y-pred y_pred"
 _BINARY = "--y-true is_cat --score cat_score"
 _CAT_PRED = """--with-column "cat_pred=y_pred = 'cat'" --y-true is_cat --y-pred cat_pred"""
 _MAP = "--score-map bird=p_bird,cat=p_cat,dog=p_dog,fish=p_fish"
+#: Multilabel truth (one indicator column per class) and the class scores.
+_TAGS = (
+    " ".join(f"""--with-column "t_{c}=y_true = '{c}'\"""" for c in ("bird", "cat", "dog", "fish"))
+    + " --y-true-map bird=t_bird,cat=t_cat,dog=t_dog,fish=t_fish "
+    + _MAP
+)
 
 #: An example of each command on ``examples/predictions.parquet`` (the arguments after
 #: the path; ``over-time`` needs a date column ``day``); ``--help`` shows it, the
@@ -449,8 +479,10 @@ EXAMPLES: dict[str, str] = {
     "confusion-matrix": f"{_LABELS} --by region --normalize true",
     "cost-curve": f"{_BINARY} --points 11",
     "counts": f"{_LABELS} --by region",
+    "coverage-error": f"{_TAGS} --by region",
     "d2-brier-score": f"{_BINARY} --by region",
     "d2-log-loss-score": f"{_BINARY} --by region",
+    "dcg": f"{_TAGS} --k 2 --by region",
     "decision-cost": (
         """--with-column "not_cat=1 - cat_score" --y-true is_cat """
         "--score-map true=cat_score,false=not_cat --cost-matrix "
@@ -462,9 +494,18 @@ EXAMPLES: dict[str, str] = {
     "fairness": f"{_CAT_PRED} --by region",
     "gains": f"{_BINARY} --buckets 0.1,0.2,0.5",
     "group-rates": f"{_CAT_PRED} --by region",
+    "hamming-loss": f"{_LABELS} --by region",
     "html": f"{_LABELS} {_MAP} --by region --ci none -o report.html",
     "ks": f"{_BINARY} --by region",
+    "label-ranking-average-precision": f"{_TAGS} --by region",
+    "label-ranking-loss": f"{_TAGS} --by region",
     "log-loss": f"{_BINARY} --by region",
+    "ndcg": f"{_TAGS} --k 2 --by region",
+    "multilabel-confusion-matrix": (
+        """--with-column "t_cat=y_true = 'cat'" --with-column "t_dog=y_true = 'dog'" """
+        """--with-column "p_cat=y_pred = 'cat'" --with-column "p_dog=y_pred = 'dog'" """
+        "--y-true-map cat=t_cat,dog=t_dog --y-pred-map cat=p_cat,dog=p_dog --by region"
+    ),
     "over-time": f"{_LABELS} --index day --every 1d --period 7d --metrics accuracy,f1_macro",
     "per-class": f"{_LABELS} --by region --ci 0.95 --ci-method wilson",
     "pr-curve": f"{_BINARY} --by region",
@@ -478,6 +519,7 @@ EXAMPLES: dict[str, str] = {
     "threshold-report": f"{_BINARY} --threshold 0.3 --pos-label true --neg-label false",
     "thresholds": f"{_BINARY} --by region",
     "top-k-accuracy": f"--y-true y_true {_MAP} --k 2 --by region",
+    "zero-one-loss": f"{_LABELS} --by region --no-normalize",
 }
 
 
