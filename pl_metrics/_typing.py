@@ -142,3 +142,6 @@ By: TypeAlias = str | pl.Expr | Sequence[str | pl.Expr] | None
 Labels: TypeAlias = Sequence[object] | pl.Series | None
 #: The ``y_score=`` argument: one column (binary) or ``{label: column}`` (multiclass).
 Score: TypeAlias = str | Mapping[object, str]
+#: ``y_true`` / ``y_pred`` of the set-based methods: a label column, a List column of
+#: label sets (multilabel) or ``{label: indicator column}`` (multilabel).
+Target: TypeAlias = str | Mapping[object, str]

@@ -159,7 +159,7 @@ def test_plot_option_writes_a_chart(tmp_path: Path) -> None:
         (["report", str(EXAMPLE), "--y-true", "nope", "--y-pred", "y_pred"], b"column 'nope'"),
         (["report", str(EXAMPLE), *BASE, "--beta", "-1"], b"`beta` must be a finite float > 0"),
         (["report", str(EXAMPLE), *BASE, "--labels", ""], b"`labels` must not be empty"),
-        (["report", str(EXAMPLE), "--y-true", "y_true"], b"the following arguments are required"),
+        (["report", str(EXAMPLE), "--y-true", "y_true"], b"--y-pred is required (or --y-pred-map)"),
         (["roc-auc", str(EXAMPLE), "--y-true", "is_cat"], b"--score is required"),
         (["roc-auc", str(EXAMPLE), *SCORE, "--bins", "0"], b"`bins` must be None or an integer"),
         (["roc-auc", str(EXAMPLE), "--y-true", "y_true", "--score", "y_pred"], b"must be numeric"),

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import warnings
+from typing import Any
+
+import numpy as np
 import polars as pl
 import pytest
+import sklearn.metrics as skm
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from polars.exceptions import ColumnNotFoundError, SchemaError
+from polars.testing import assert_frame_equal
 
 import pl_metrics as plm
 from pl_metrics._multilabel import inputs as mi
@@ -132,3 +140,351 @@ def test_inputs_weights_drop_zero_rows_and_check_the_rest() -> None:
     ml = mi.multilabel_input(bad.lazy(), "t", "p", by="g", labels=None, weight="w", reserved=())
     with pytest.raises(plm.DataError, match="2 rows with a null, NaN"):
         _rows(ml)
+
+
+# ------------------------------------------------------------------- scikit-learn oracle
+LABELS = ["a", "b", "c", "d"]
+
+
+def _case(
+    t_sets: list[list[str]],
+    p_sets: list[list[str]],
+    w: list[float] | None = None,
+    g: list[int] | None = None,
+) -> pl.DataFrame:
+    """A frame with both input forms: List columns t, p and indicators t_a .. p_d."""
+    n = len(t_sets)
+    df = pl.DataFrame(
+        {
+            "t": t_sets,
+            "p": p_sets,
+            "w": w if w is not None else [1.0] * n,
+            "g": g if g is not None else [0] * n,
+        },
+        schema={"t": pl.List(pl.String), "p": pl.List(pl.String), "w": pl.Float64, "g": pl.Int64},
+    )
+    return _indicators(_indicators(df, "t", LABELS, "t_"), "p", LABELS, "p_")
+
+
+TMAP = {x: f"t_{x}" for x in LABELS}
+PMAP = {x: f"p_{x}" for x in LABELS}
+
+
+def _matrix(df: pl.DataFrame, prefix: str, labels: list[str]) -> np.ndarray:
+    return df.select(f"{prefix}{x}" for x in labels).to_numpy().astype(int)
+
+
+def _seen(df: pl.DataFrame) -> list[str]:
+    """The List form's label set: the sorted union over all rows."""
+    both = pl.concat([df["t"].explode(), df["p"].explode()]).drop_nulls()
+    return sorted(both.unique().to_list())
+
+
+def _sk_prfs(
+    yt: np.ndarray,
+    yp: np.ndarray,
+    average: str | None,
+    *,
+    beta: float,
+    zero_division: float,
+    sample_weight: np.ndarray | None,
+    labels: list[int] | None = None,
+) -> tuple[Any, ...]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return skm.precision_recall_fscore_support(
+            yt,
+            yp,
+            average=average,
+            beta=beta,
+            zero_division=zero_division,
+            sample_weight=sample_weight,
+            labels=labels,
+        )
+
+
+def _sk_jaccard(
+    yt: np.ndarray,
+    yp: np.ndarray,
+    average: str | None,
+    *,
+    zero_division: float,
+    sample_weight: np.ndarray | None,
+    labels: list[int] | None = None,
+) -> Any:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return skm.jaccard_score(
+            yt,
+            yp,
+            average=average,
+            zero_division=zero_division,
+            sample_weight=sample_weight,
+            labels=labels,
+        )
+
+
+def _close(a: object, b: object) -> bool:
+    return bool(np.allclose(np.asarray(a, float), np.asarray(b, float), rtol=1e-9, equal_nan=True))
+
+
+def _check_against_sklearn(
+    df: pl.DataFrame,
+    *,
+    form: str,
+    beta: float,
+    zero_division: float,
+    weighted: bool,
+    labels: list[str] | None,
+) -> None:
+    """per_class, averages (all four), report, confusion, losses and summary of one
+    segment, against scikit-learn on the indicator matrix of the label set."""
+    y_true, y_pred = ("t", "p") if form == "lists" else (TMAP, PMAP)
+    universe = _seen(df) if form == "lists" else LABELS
+    if labels is not None and form == "lists":
+        universe = sorted(set(universe) | set(labels))
+    if len(universe) < 2:  # scikit-learn reads one indicator column as binary labels
+        return
+    chosen = labels if labels is not None else universe
+    idx = [universe.index(x) for x in chosen]
+    yt, yp = _matrix(df, "t_", universe), _matrix(df, "p_", universe)
+    w = df["w"].to_numpy() if weighted else None
+    kw: dict[str, Any] = {"weight": "w" if weighted else None, "labels": labels}
+    f = "f1" if beta == 1 else f"f{beta:g}"
+
+    per = df.metrics.per_class(y_true, y_pred, beta=beta, zero_division=zero_division, **kw)
+    assert per["label"].to_list() == chosen
+    p, r, fs, s = _sk_prfs(
+        yt, yp, None, beta=beta, zero_division=zero_division, sample_weight=w, labels=idx
+    )
+    assert _close(per["precision"], p)
+    assert _close(per["recall"], r)
+    assert _close(per[f], fs)
+    assert _close(per["support"], s)
+    if not np.isnan(zero_division):  # jaccard_score has no zero_division=nan
+        jac = _sk_jaccard(yt, yp, None, zero_division=zero_division, sample_weight=w, labels=idx)
+        assert _close(per["jaccard"], jac)
+    mcm = skm.multilabel_confusion_matrix(yt, yp, sample_weight=w, labels=idx)
+    cm = df.metrics.multilabel_confusion_matrix(y_true, y_pred, **kw)
+    assert _close(cm["tp"], mcm[:, 1, 1])
+    assert _close(cm["fp"], mcm[:, 0, 1])
+    assert _close(cm["fn"], mcm[:, 1, 0])
+    assert _close(cm["tn"], mcm[:, 0, 0])
+    assert _close(per.select("tp", "fp", "fn", "tn").to_numpy(), cm.drop("label").to_numpy())
+
+    avg = df.metrics.averages(y_true, y_pred, beta=beta, zero_division=zero_division, **kw)
+    assert avg["average"].to_list() == ["micro", "macro", "weighted", "samples"]
+    for row in avg.iter_rows(named=True):
+        average = row["average"]
+        p, r, fs, _ = _sk_prfs(
+            yt, yp, average, beta=beta, zero_division=zero_division, sample_weight=w, labels=idx
+        )
+        assert _close([row["precision"], row["recall"], row[f]], [p, r, fs]), average
+        if not np.isnan(zero_division):
+            jac = _sk_jaccard(
+                yt, yp, average, zero_division=zero_division, sample_weight=w, labels=idx
+            )
+            assert _close(row["jaccard"], jac), average
+        assert _close(row["support"], per["support"].sum())
+
+    rep = df.metrics.report(y_true, y_pred, beta=beta, zero_division=zero_division, **kw)
+    assert _close(rep.filter(pl.col("average").is_null())["precision"], per["precision"])
+    assert _close(rep.filter(pl.col("average").is_not_null())[f], avg[f])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sk_rep = skm.classification_report(
+            yt,
+            yp,
+            labels=idx,
+            sample_weight=w,
+            zero_division=zero_division,
+            output_dict=True,
+        )
+    for row in rep.filter(pl.col("average").is_not_null()).iter_rows(named=True):
+        sk_row = sk_rep[f"{row['average']} avg"]
+        if beta == 1:
+            assert _close(
+                [row["precision"], row["recall"], row["f1"], row["support"]],
+                [sk_row["precision"], sk_row["recall"], sk_row["f1-score"], sk_row["support"]],
+            ), row["average"]
+
+    if labels is not None:
+        return
+    # no labels= in scikit-learn's set losses: the whole label set
+    ham = df.metrics.hamming_loss(y_true, y_pred, weight=kw["weight"])["hamming_loss"]
+    assert _close(ham, skm.hamming_loss(yt, yp, sample_weight=w))
+    for normalize in (True, False):
+        zol = df.metrics.zero_one_loss(y_true, y_pred, weight=kw["weight"], normalize=normalize)
+        sk = skm.zero_one_loss(yt, yp, normalize=normalize, sample_weight=w)
+        assert _close(zol["zero_one_loss"], sk)
+    summ = df.metrics.summary(y_true, y_pred, weight=kw["weight"])
+    assert summ.columns == ["n", "subset_accuracy", "hamming_loss", "jaccard_samples"]
+    assert _close(summ["n"], w.sum() if w is not None else len(df))
+    assert _close(summ["subset_accuracy"], skm.accuracy_score(yt, yp, sample_weight=w))
+    assert _close(summ["hamming_loss"], ham)
+    assert _close(
+        summ["jaccard_samples"],
+        _sk_jaccard(yt, yp, "samples", zero_division=0.0, sample_weight=w),
+    )
+    sw = df.metrics.multilabel_confusion_matrix(
+        y_true, y_pred, weight=kw["weight"], samplewise=True
+    )
+    mcm = skm.multilabel_confusion_matrix(yt, yp, sample_weight=w, samplewise=True)
+    assert sw["sample"].to_list() == list(range(len(df)))
+    assert _close(sw.select("tn", "fp", "fn", "tp").to_numpy(), mcm.reshape(-1, 4))
+
+
+label_sets = st.lists(st.sampled_from(LABELS), unique=True, max_size=4)
+
+
+@st.composite
+def cases(draw: st.DrawFn) -> pl.DataFrame:
+    n = draw(st.integers(1, 12))
+    t = [draw(label_sets) for _ in range(n)]
+    p = [draw(label_sets) for _ in range(n)]
+    w = [draw(st.sampled_from([0.5, 1.0, 2.0, 3.25])) for _ in range(n)]
+    return _case(t, p, w)
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    df=cases(),
+    form=st.sampled_from(["lists", "mapping"]),
+    beta=st.sampled_from([1.0, 0.5, 2.0]),
+    zero_division=st.sampled_from([0.0, 1.0, float("nan")]),
+    weighted=st.booleans(),
+    labels=st.sampled_from([None, ["c", "a"], ["d", "b", "a", "c"]]),
+)
+def test_against_sklearn(
+    df: pl.DataFrame,
+    form: str,
+    beta: float,
+    zero_division: float,
+    weighted: bool,
+    labels: list[str] | None,
+) -> None:
+    _check_against_sklearn(
+        df, form=form, beta=beta, zero_division=zero_division, weighted=weighted, labels=labels
+    )
+
+
+EMPTY_ROWS = _case([[], ["a"], [], ["b", "c"]], [[], [], ["c"], ["b"]], [1.0, 2.0, 1.0, 0.5])
+
+
+@pytest.mark.parametrize("form", ["lists", "mapping"])
+@pytest.mark.parametrize("zero_division", [0.0, 1.0, float("nan")])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize(
+    "df",
+    [
+        EMPTY_ROWS,  # empty true / predicted sets, a label never predicted, one never true
+        _case([[]], [[]]),  # one row, no labels at all
+        _case([["a"]], [["a"]]),  # one label
+        _case([["a", "b"], ["a"]], [["a", "b"], ["a"]], [1e-300, 1e300]),  # huge weights
+        _case([["d"], ["a"]], [["c"], ["b"]]),  # nothing right
+    ],
+    ids=["empty-rows", "no-labels", "one-label", "huge-weights", "all-wrong"],
+)
+def test_hard_cases_against_sklearn(
+    df: pl.DataFrame, form: str, zero_division: float, weighted: bool
+) -> None:
+    for labels in (None, ["c", "a"]):
+        _check_against_sklearn(
+            df, form=form, beta=1.0, zero_division=zero_division, weighted=weighted, labels=labels
+        )
+
+
+@pytest.mark.parametrize("form", ["lists", "mapping"])
+def test_segments_are_sklearn_per_segment(form: str) -> None:
+    rng = np.random.default_rng(3)
+    n = 60
+    t = [sorted(rng.choice(LABELS, rng.integers(0, 3), replace=False).tolist()) for _ in range(n)]
+    p = [sorted(rng.choice(LABELS, rng.integers(0, 3), replace=False).tolist()) for _ in range(n)]
+    df = _case(t, p, rng.choice([0.0, 1.0, 2.5], n).tolist(), rng.integers(0, 3, n).tolist())
+    y_true, y_pred = ("t", "p") if form == "lists" else (TMAP, PMAP)
+    universe = _seen(df) if form == "lists" else LABELS
+    for by in ("g", pl.col("g").alias("segment"), ["g", (pl.col("g") * 0).alias("zero")]):
+        rep = df.metrics.report(y_true, y_pred, by=by, weight="w")
+        ham = df.metrics.hamming_loss(y_true, y_pred, by=by, weight="w")
+        for g in range(3):
+            part = df.filter(pl.col("g") == g, pl.col("w") > 0)
+            yt, yp, w = _matrix(part, "t_", universe), _matrix(part, "p_", universe), part["w"]
+            key = pl.col(rep.columns[0]) == g
+            got = rep.filter(key, pl.col("average") == "samples")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                p_s, r_s, f_s, _ = skm.precision_recall_fscore_support(
+                    yt, yp, average="samples", sample_weight=w.to_numpy(), zero_division=0.0
+                )
+            assert _close(got.select("precision", "recall", "f1").row(0), [p_s, r_s, f_s])
+            assert rep.filter(key, pl.col("average").is_null())["label"].to_list() == universe
+            sk_ham = skm.hamming_loss(yt, yp, sample_weight=w.to_numpy())
+            assert _close(ham.filter(pl.col(ham.columns[0]) == g)["hamming_loss"], sk_ham)
+
+
+@pytest.mark.parametrize(
+    ("t", "p"),
+    [([0, 1, 1, 2, 2, 2], [0, 2, 1, 2, 0, 2]), (["x", "y", "y"], ["x", "x", "x"])],
+)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_single_label_losses_against_sklearn(
+    t: list[object], p: list[object], weighted: bool
+) -> None:
+    w = [1.0, 0.5, 2.0, 3.0, 0.0, 1.0][: len(t)]
+    df = pl.DataFrame({"t": t, "p": p, "w": w})
+    sample_weight = np.array(w) if weighted else None
+    weight = "w" if weighted else None
+    ham = df.metrics.hamming_loss("t", "p", weight=weight)["hamming_loss"]
+    assert _close(ham, skm.hamming_loss(t, p, sample_weight=sample_weight))
+    for normalize in (True, False):
+        zol = df.metrics.zero_one_loss("t", "p", weight=weight, normalize=normalize)
+        sk = skm.zero_one_loss(t, p, normalize=normalize, sample_weight=sample_weight)
+        assert _close(zol["zero_one_loss"], sk)
+    assert df.metrics.zero_one_loss("t", "p", normalize=False)["zero_one_loss"].dtype == pl.Int64
+
+
+def test_both_forms_give_the_same_frames() -> None:
+    df = EMPTY_ROWS
+    for method in ("per_class", "averages", "report", "summary", "multilabel_confusion_matrix"):
+        kw: dict[str, Any] = {"by": "g", "weight": "w"}
+        lists = getattr(df.metrics, method)("t", "p", labels=LABELS, **kw)
+        maps = getattr(df.metrics, method)(TMAP, PMAP, **kw)
+        assert_frame_equal(lists, maps)
+
+
+def test_eager_lazy_streaming() -> None:
+    df = EMPTY_ROWS
+    for method in ("per_class", "averages", "report", "summary", "hamming_loss", "zero_one_loss"):
+        eager = getattr(df.metrics, method)("t", "p", by="g", weight="w")
+        lazy = getattr(df.lazy().metrics, method)("t", "p", by="g", weight="w")
+        assert isinstance(lazy, pl.LazyFrame)
+        assert_frame_equal(eager, lazy.collect(engine="streaming"))
+
+
+def test_options_and_errors_of_the_multilabel_methods() -> None:
+    df = EMPTY_ROWS
+    with pytest.raises(ValueError, match="`ci` is not available for multilabel"):
+        df.metrics.averages("t", "p", ci=0.9)
+    with pytest.raises(ValueError, match="`kappa_weights` is for single-label"):
+        df.metrics.summary("t", "p", kappa_weights="linear")
+    with pytest.raises(ValueError, match="`samplewise` must be True or False"):
+        df.metrics.multilabel_confusion_matrix("t", "p", samplewise="yes")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="same multilabel form"):
+        df.metrics.report("t", PMAP)
+    with pytest.raises(ValueError, match="collides with an output column"):
+        df.rename({"g": "label"}).metrics.per_class("t", "p", by="label")
+    with pytest.raises(ValueError, match="collides with an output column"):
+        df.rename({"g": "subset_accuracy"}).metrics.summary("t", "p", by="subset_accuracy")
+    bad = pl.DataFrame({"t": [["a", "a"], ["b"]], "p": [["a"], []]})
+    for method in ("per_class", "summary", "hamming_loss", "multilabel_confusion_matrix"):
+        with pytest.raises(plm.DataError, match="'t' has 1 rows listing a label more than once"):
+            getattr(bad.metrics, method)("t", "p")
+    with pytest.raises(plm.DataError, match="more than once"):
+        bad.metrics.multilabel_confusion_matrix("t", "p", samplewise=True)
+
+
+def test_empty_frame() -> None:
+    df = EMPTY_ROWS.clear()
+    assert df.metrics.per_class("t", "p").height == 0
+    assert df.metrics.averages(TMAP, PMAP, by="g").height == 0
+    assert df.metrics.summary("t", "p").height == 0

@@ -197,6 +197,22 @@ for _method in (
     "dcg",
 ):
     OUTPUTS[_method] = (_method,)
+# multilabel: per label (or per row with ``samplewise``), the set losses, summary's
+# multilabel columns and the multilabel state (label rows, then row-histogram rows)
+OUTPUTS["multilabel_confusion_matrix"] = ("label", "sample", "tp", "fp", "fn", "tn")
+OUTPUTS["hamming_loss"] = ("hamming_loss",)
+OUTPUTS["zero_one_loss"] = ("zero_one_loss",)
+OUTPUTS["multilabel_summary"] = ("n", "subset_accuracy", "hamming_loss", "jaccard_samples")
+OUTPUTS["multilabel_counts"] = (
+    "label",
+    "support",
+    "predicted",
+    "tp",
+    "n_true",
+    "n_pred",
+    "n_common",
+    "count",
+)
 
 #: The metric columns that ``ci=`` gives ``<metric>_low`` / ``<metric>_high``.
 INTERVAL_METRICS: dict[str, tuple[str, ...]] = {

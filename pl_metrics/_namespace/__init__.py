@@ -25,6 +25,7 @@ from pl_metrics._namespace.compare import CompareMethods
 from pl_metrics._namespace.fairness import FairnessMethods
 from pl_metrics._namespace.labels import LabelMethods
 from pl_metrics._namespace.monitoring import MonitoringMethods
+from pl_metrics._namespace.multilabel import MultilabelMethods
 from pl_metrics._namespace.multilabel_ranking import MultilabelRankingMethods
 from pl_metrics._namespace.paired import PairedMethods
 from pl_metrics._namespace.practitioner import PractitionerMethods
@@ -38,6 +39,7 @@ from pl_metrics._typing import AucAverage, AucCiMethod, By, Labels, MultiClass, 
 @pl.api.register_lazyframe_namespace("metrics")
 class MetricsLazyFrame(
     LabelMethods,
+    MultilabelMethods,
     ScoringMethods,
     PractitionerMethods,
     RankingMethods,
@@ -110,6 +112,9 @@ class MetricsDataFrame:
     label_ranking_loss = eager(MetricsLazyFrame.label_ranking_loss)
     ndcg = eager(MetricsLazyFrame.ndcg)
     dcg = eager(MetricsLazyFrame.dcg)
+    multilabel_confusion_matrix = eager(MetricsLazyFrame.multilabel_confusion_matrix)
+    hamming_loss = eager(MetricsLazyFrame.hamming_loss)
+    zero_one_loss = eager(MetricsLazyFrame.zero_one_loss)
 
     def roc_auc(
         self,

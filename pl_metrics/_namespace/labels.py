@@ -11,6 +11,7 @@ from pl_metrics._core import names
 from pl_metrics._core.confusion import Counts, confusion_counts
 from pl_metrics._core.names import COUNTS_STATE
 from pl_metrics._intervals import attach as iv
+from pl_metrics._namespace import multilabel as ml
 from pl_metrics._namespace._common import wants_ci as _wants_ci
 from pl_metrics._typing import (
     BootstrapCiMethod,
@@ -20,6 +21,7 @@ from pl_metrics._typing import (
     LabelCiMethod,
     Labels,
     Normalize,
+    Target,
 )
 
 
@@ -48,8 +50,8 @@ class LabelMethods:
     def _label_scores(
         self,
         method: str,
-        y_true: str,
-        y_pred: str,
+        y_true: Target,
+        y_pred: Target,
         *,
         by: By,
         labels: Labels,
@@ -65,8 +67,28 @@ class LabelMethods:
         b, zd = v.check_beta(beta), v.check_zero_division(zero_division)
         methods = ("bootstrap", "wilson") if method == "per_class" else ("bootstrap",)
         wants_ci = _wants_ci(ci, n_boot, ci_method, weight, seed=seed, methods=methods)
+        if ml.multilabel(self._lf, y_true):
+            ml.refuse_ci(ci, method)
+            return ml.label_scores(
+                self._lf,
+                method,
+                y_true,
+                y_pred,
+                by=by,
+                labels=labels,
+                weight=weight,
+                beta=b,
+                zero_division=zd,
+            )
         counts = self._counts(
-            y_true, y_pred, by=by, labels=labels, weight=weight, method=method, beta=b, ci=wants_ci
+            v.check_column_name("y_true", y_true),
+            v.check_column_name("y_pred", y_pred),
+            by=by,
+            labels=labels,
+            weight=weight,
+            method=method,
+            beta=b,
+            ci=wants_ci,
         )
         point = getattr(cls, method)(counts, beta=b, zero_division=zd)
         if not wants_ci:
@@ -146,8 +168,8 @@ class LabelMethods:
 
     def per_class(
         self,
-        y_true: str,
-        y_pred: str,
+        y_true: Target,
+        y_pred: Target,
         *,
         by: By = None,
         labels: Labels = None,
@@ -167,6 +189,9 @@ class LabelMethods:
             As :meth:`confusion_matrix`, except that rows whose labels lie outside
             ``labels`` still count as false negatives / positives of the listed
             classes and in ``tn`` (``sklearn.metrics.precision_recall_fscore_support``).
+            Multilabel input: two List columns of label sets, or two mappings
+            ``{label: indicator column}`` (see :meth:`multilabel_confusion_matrix`);
+            one row per label, its counts against the rows without it.
         beta
             F-beta's beta, finite and > 0.
         zero_division
@@ -218,8 +243,8 @@ class LabelMethods:
 
     def averages(
         self,
-        y_true: str,
-        y_pred: str,
+        y_true: Target,
+        y_pred: Target,
         *,
         by: By = None,
         labels: Labels = None,
@@ -242,7 +267,8 @@ class LabelMethods:
         -------
         LazyFrame
             ``*by, average, precision, recall, f1, jaccard, support``; ``average`` is
-            ``"micro"``, ``"macro"``, ``"weighted"`` in that order.
+            ``"micro"``, ``"macro"``, ``"weighted"`` in that order, then ``"samples"``
+            for multilabel input.
 
         Notes
         -----
@@ -250,7 +276,12 @@ class LabelMethods:
         support-weighted mean of the per-class scores; with ``zero_division=nan``
         they skip the NaN classes (scikit-learn's ``_nanaverage``; its
         ``jaccard_score`` has no NaN option, and Jaccard follows the same rule
-        here).  ``support`` is the total support of the classes.
+        here).  ``support`` is the total support of the classes.  samples
+        (multilabel only): the mean over rows (weighted by ``weight``) of each
+        row's precision, recall, F and Jaccard of its two label sets, a row with
+        an empty denominator taking ``zero_division`` (NaN rows skipped).  Unlike
+        the others it is not a function of the per-label counts: it needs each
+        row's set sizes (its state keeps the histogram of them).
 
         Examples
         --------
@@ -285,8 +316,8 @@ class LabelMethods:
 
     def report(
         self,
-        y_true: str,
-        y_pred: str,
+        y_true: Target,
+        y_pred: Target,
         *,
         by: By = None,
         labels: Labels = None,
@@ -310,7 +341,8 @@ class LabelMethods:
         LazyFrame
             ``*by, label, average, precision, recall, f1, jaccard, support``: the
             per-class rows (``average`` null) then micro, macro, weighted (``label``
-            null), per segment.
+            null), per segment; multilabel input also a ``samples`` row
+            (:meth:`averages`).
 
         Examples
         --------
@@ -347,8 +379,8 @@ class LabelMethods:
 
     def summary(
         self,
-        y_true: str,
-        y_pred: str,
+        y_true: Target,
+        y_pred: Target,
         *,
         by: By = None,
         labels: Labels = None,
@@ -378,7 +410,14 @@ class LabelMethods:
         -------
         LazyFrame
             ``*by, n, accuracy, balanced_accuracy, mcc, cohen_kappa``; ``n`` is the
-            number (or weight) of rows counted.
+            number (or weight) of rows counted.  Multilabel input (List columns or
+            ``{label: indicator column}`` mappings) has other columns,
+            ``*by, n, subset_accuracy, hamming_loss, jaccard_samples``:
+            scikit-learn's ``accuracy_score`` (exact set match), ``hamming_loss``
+            and ``jaccard_score(average="samples")`` (0 for a row with two empty
+            sets).  Balanced accuracy, MCC and kappa have no multilabel definition
+            there (scikit-learn refuses such input), so the columns differ rather
+            than hold NaN; ``ci`` and ``kappa_weights`` are single-label only.
 
         Notes
         -----
@@ -408,8 +447,20 @@ class LabelMethods:
         )
         if wants_ci:
             v.check_kappa_interval(kappa_weights, ci_method)
+        if ml.multilabel(self._lf, y_true):
+            ml.refuse_ci(ci, "summary")
+            if kappa_weights is not None:
+                msg = "`kappa_weights` is for single-label rows; drop it for multilabel input"
+                raise ValueError(msg)
+            return ml.summary(self._lf, y_true, y_pred, by=by, labels=labels, weight=weight)
         counts = self._counts(
-            y_true, y_pred, by=by, labels=labels, weight=weight, method="summary", ci=wants_ci
+            v.check_column_name("y_true", y_true),
+            v.check_column_name("y_pred", y_pred),
+            by=by,
+            labels=labels,
+            weight=weight,
+            method="summary",
+            ci=wants_ci,
         )
         point = cls.summary(counts, kappa_weights=kappa_weights)
         if wants_ci:

@@ -89,7 +89,8 @@ def _json(text: str, flag: str, form: str) -> Any:
 
 
 def _label_dtype(ctx: _Context) -> pl.DataType | None:
-    return ctx.schema.get(ctx.y_true) if ctx.y_true is not None else None
+    dtype = ctx.schema.get(ctx.y_true) if ctx.y_true is not None else None
+    return dtype.inner if isinstance(dtype, pl.List) else dtype  # multilabel: a list's labels
 
 
 #: A converter: (the parsed value, its flag, the context) -> the method's argument.

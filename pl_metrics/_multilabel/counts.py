@@ -1,0 +1,128 @@
+"""Multilabel rows -> the two small counts frames every set-based metric is made of.
+
+:func:`multilabel_counts` reads the rows of :mod:`.inputs` and forms, per segment:
+
+- the **label counts** ``*keys, label, ORD, support, predicted, tp, fp, fn, tn``:
+  the 2x2 confusion counts of each label of the label set against its absence
+  (zero rows included; scikit-learn's ``multilabel_confusion_matrix``).  They
+  give ``per_class`` and the micro, macro and weighted averages;
+- the **row histogram** ``*keys, n_true, n_pred, n_common, count``: the number
+  (or weight) of rows whose true set has ``n_true`` labels, whose predicted set
+  ``n_pred`` and whose intersection ``n_common``.  Every per-row (samplewise)
+  metric is a function of that triple, so this small frame gives the
+  ``samples`` averages, the subset accuracy (``n_true = n_pred = n_common``),
+  the Hamming loss (``n_true + n_pred - 2 n_common`` labels wrong) and the
+  number of rows ``n`` (hence ``tn``).
+
+Both are sums over rows, so they are mergeable states: the states of shards
+concatenated and summed over equal keys are the state of all rows.  What makes
+``samples`` different from the other averages is that it averages a ratio per
+*row*: the per-label counts lose which labels shared a row, so ``samples``
+needs the per-row quantities; the triple histogram keeps exactly those (any
+``beta`` and ``zero_division`` can be finished from it, unlike sums of per-row
+scores, which fix both).
+
+The data checks of the rows are counted in the histogram's aggregation (one
+group per row pattern, every row in exactly one group).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from pl_metrics._core.names import INTERNAL, ORD
+from pl_metrics._multilabel.inputs import LABEL, PRED, TRUE, WEIGHT, Multilabel
+
+#: Columns of the row histogram (the public state uses the same names).
+N_TRUE, N_PRED, N_COMMON, COUNT = "n_true", "n_pred", "n_common", "count"
+_COMMON = f"{INTERNAL}ml_common"
+_IS = {part: f"{INTERNAL}ml_is_{part}" for part in ("support", "predicted", "tp")}
+_N = f"{INTERNAL}ml_n"
+
+
+@dataclass(frozen=True)
+class MultilabelCounts:
+    """The label counts and the row histogram of a multilabel input (both lazy)."""
+
+    ml: Multilabel
+    labels: pl.LazyFrame  # *keys, label, ORD, support, predicted, tp, fp, fn, tn
+    rows: pl.LazyFrame  # *keys, n_true, n_pred, n_common, count
+    n_labels: pl.LazyFrame  # one row, column ``n_labels``: the size of the label set
+
+    @property
+    def keys(self) -> list[str]:
+        return self.ml.keys
+
+
+def _sum(ml: Multilabel, flag: str) -> pl.Expr:
+    if ml.weighted:
+        return (pl.col(flag).cast(pl.Float64) * pl.col(WEIGHT)).sum()
+    return pl.col(flag).cast(pl.Int64).sum()
+
+
+def row_histogram(ml: Multilabel) -> pl.LazyFrame:
+    """``*keys, n_true, n_pred, n_common, count``, checked at collect (see module)."""
+    sizes = ml.rows.with_columns(
+        pl.col(TRUE).list.len().cast(pl.Int64).alias(N_TRUE),
+        pl.col(PRED).list.len().cast(pl.Int64).alias(N_PRED),
+        pl.col(TRUE).list.set_intersection(pl.col(PRED)).list.len().cast(pl.Int64).alias(N_COMMON),
+    )
+    hist = sizes.group_by(*ml.group_keys, N_TRUE, N_PRED, N_COMMON).agg(
+        ml.total().alias(COUNT), *ml.check_aggs()
+    )
+    return ml.with_all(ml.raise_if_bad(hist))
+
+
+def label_sums(ml: Multilabel) -> pl.LazyFrame:
+    """``*keys, label, support, predicted, tp``: the labels that occur in a segment."""
+    rows = ml.rows.with_columns(pl.col(TRUE).list.set_intersection(pl.col(PRED)).alias(_COMMON))
+    weight = [WEIGHT] if ml.weighted else []
+    parts = [
+        rows.select(
+            *ml.group_keys,
+            pl.col(column).alias(LABEL),
+            *weight,
+            *(pl.lit(p == part, pl.Boolean).alias(_IS[p]) for p in _IS),
+        )
+        for column, part in ((TRUE, "support"), (PRED, "predicted"), (_COMMON, "tp"))
+    ]
+    long = pl.concat(parts).explode(LABEL).drop_nulls(LABEL)
+    sums = long.group_by(*ml.group_keys, LABEL).agg(_sum(ml, _IS[p]).alias(p) for p in _IS)
+    return ml.with_all(sums)
+
+
+def multilabel_counts(ml: Multilabel) -> MultilabelCounts:
+    """The label counts (every label of the set in every segment) and the row histogram."""
+    return from_parts(ml, label_sums(ml), row_histogram(ml))
+
+
+def from_parts(ml: Multilabel, sums: pl.LazyFrame, hist: pl.LazyFrame) -> MultilabelCounts:
+    """The counts from the label sums (``*keys, label, support, predicted, tp``, labels
+    that occur) and the row histogram (a state's two parts, or the rows')."""
+    keys = ml.keys
+    label_set = ml.label_set(sums.select(LABEL))
+    n = hist.group_by(keys).agg(pl.col(COUNT).sum().alias(_N))
+    counts = (
+        n.join(label_set, how="cross")
+        .join(sums, on=[*keys, LABEL], how="left", nulls_equal=True)
+        .with_columns(pl.col("support", "predicted", "tp").fill_null(0))
+        .select(
+            *keys,
+            LABEL,
+            ORD,
+            "support",
+            "predicted",
+            "tp",
+            (pl.col("predicted") - pl.col("tp")).alias("fp"),
+            (pl.col("support") - pl.col("tp")).alias("fn"),
+            (pl.col(_N) - pl.col("support") - pl.col("predicted") + pl.col("tp")).alias("tn"),
+        )
+    )
+    if not ml.weighted:
+        counts = counts.with_columns(
+            pl.col("support", "predicted", "tp", "fp", "fn", "tn").cast(pl.Int64)
+        )
+    n_labels = label_set.select(pl.len().cast(pl.Int64).alias("n_labels"))
+    return MultilabelCounts(ml, counts, hist, n_labels)

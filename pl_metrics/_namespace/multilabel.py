@@ -1,0 +1,284 @@
+"""The multilabel methods of ``.metrics`` and the multilabel branch of the label methods.
+
+``per_class``, ``averages``, ``report`` and ``summary`` hand multilabel input
+(a List column, or a ``{label: indicator column}`` mapping) to
+:func:`label_scores` / :func:`summary`; ``multilabel_confusion_matrix`` is
+multilabel only; ``hamming_loss`` and ``zero_one_loss`` take both kinds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import polars as pl
+
+from pl_metrics._core import checks as v
+from pl_metrics._core import names
+from pl_metrics._core.confusion import Counts, confusion_counts
+from pl_metrics._multilabel import counts as mc
+from pl_metrics._multilabel import metrics as mm
+from pl_metrics._multilabel.inputs import is_multilabel, multilabel_input
+from pl_metrics._typing import By, Labels, Target
+
+
+def multilabel(lf: pl.LazyFrame, y_true: object) -> bool:
+    """Whether ``y_true`` is multilabel (a mapping, or a List column of ``lf``)."""
+    if isinstance(y_true, Mapping):
+        return True
+    if not isinstance(y_true, str):
+        return False
+    return is_multilabel(lf.collect_schema(), y_true)
+
+
+def refuse_ci(ci: float | None, method: str) -> None:
+    """``ci=`` is not offered for multilabel input (see the docs: the bootstrap draws
+    confusion cells of single-label rows; a multilabel row's labels are drawn together)."""
+    if ci is not None:
+        msg = (
+            f"`ci` is not available for multilabel input in {method}: the intervals "
+            "resample single-label confusion cells, and a multilabel row's labels must be "
+            "resampled together; drop `ci` (or bootstrap the rows yourself)"
+        )
+        raise ValueError(msg)
+
+
+def ml_counts(
+    lf: pl.LazyFrame,
+    y_true: Target,
+    y_pred: Target,
+    *,
+    by: By,
+    labels: Labels,
+    weight: str | None,
+    method: str,
+    beta: float = 1.0,
+) -> mc.MultilabelCounts:
+    """Check the multilabel input and build its (lazy) counts."""
+    reserved = names.output_columns(method, beta=beta)
+    ml = multilabel_input(
+        lf, y_true, y_pred, by=by, labels=labels, weight=weight, reserved=reserved
+    )
+    return mc.multilabel_counts(ml)
+
+
+def label_scores(
+    lf: pl.LazyFrame,
+    method: str,
+    y_true: Target,
+    y_pred: Target,
+    *,
+    by: By,
+    labels: Labels,
+    weight: str | None,
+    beta: float,
+    zero_division: float,
+) -> pl.LazyFrame:
+    """per_class / averages / report of multilabel input (options checked by the caller)."""
+    counts = ml_counts(
+        lf, y_true, y_pred, by=by, labels=labels, weight=weight, method=method, beta=beta
+    )
+    finish = {"per_class": mm.per_class, "averages": mm.averages, "report": mm.report}[method]
+    return finish(counts, beta=beta, zero_division=zero_division)
+
+
+def summary(
+    lf: pl.LazyFrame, y_true: Target, y_pred: Target, *, by: By, labels: Labels, weight: str | None
+) -> pl.LazyFrame:
+    """``summary`` of multilabel input: ``*by, n, subset_accuracy, hamming_loss,
+    jaccard_samples``."""
+    counts = ml_counts(
+        lf, y_true, y_pred, by=by, labels=labels, weight=weight, method="multilabel_summary"
+    )
+    return mm.summary(counts)
+
+
+class MultilabelMethods:
+    """Multilabel confusion matrices and the set losses, on a LazyFrame."""
+
+    _lf: pl.LazyFrame
+
+    def multilabel_confusion_matrix(
+        self,
+        y_true: Target,
+        y_pred: Target,
+        *,
+        by: By = None,
+        labels: Labels = None,
+        weight: str | None = None,
+        samplewise: bool = False,
+    ) -> pl.LazyFrame:
+        """The 2x2 confusion counts of each label (or of each row) of multilabel input.
+
+        Parameters
+        ----------
+        y_true, y_pred
+            The actual and predicted label sets: two List columns (an empty list is a
+            row without labels; a label twice in a row is an error), or two mappings
+            ``{label: column}`` of Boolean / 0-1 indicator columns with the same labels.
+        by
+            Segment column(s) or expressions, as in :meth:`confusion_matrix`.
+        labels
+            The labels and their order; ``None``: the mapping's labels, or the sorted
+            union of the labels of both List columns over all rows (every segment has
+            the same labels).  Labels outside ``labels`` are left out of every row
+            (scikit-learn's ``labels=`` selects indicator columns).
+        weight
+            Column of non-negative sample weights; counts become Float64 sums.
+        samplewise
+            One row per input row instead of per label: the counts of the row over
+            the labels (times its weight), as ``samplewise=True``.
+
+        Returns
+        -------
+        LazyFrame
+            ``*by, label, tp, fp, fn, tn`` in label order (Int64, Float64 with weights);
+            with ``samplewise``: ``*by, sample, tp, fp, fn, tn``, ``sample`` the row's
+            position in the input (Int64; rows of weight 0 are absent, scikit-learn
+            gives them zero counts).  ``sklearn.metrics.multilabel_confusion_matrix``'s
+            ``[[tn, fp], [fn, tp]]``, tidy.
+
+        Examples
+        --------
+        >>> import polars as pl, pl_metrics as plm
+        >>> df = pl.DataFrame({"t": [["cat", "dog"], ["dog"], []], "p": [["cat"], [], ["dog"]]})
+        >>> df.metrics.multilabel_confusion_matrix("t", "p")
+        shape: (2, 5)
+        ┌───────┬─────┬─────┬─────┬─────┐
+        │ label ┆ tp  ┆ fp  ┆ fn  ┆ tn  │
+        │ ---   ┆ --- ┆ --- ┆ --- ┆ --- │
+        │ str   ┆ i64 ┆ i64 ┆ i64 ┆ i64 │
+        ╞═══════╪═════╪═════╪═════╪═════╡
+        │ cat   ┆ 1   ┆ 0   ┆ 0   ┆ 2   │
+        │ dog   ┆ 0   ┆ 1   ┆ 2   ┆ 0   │
+        └───────┴─────┴─────┴─────┴─────┘
+        >>> df.metrics.multilabel_confusion_matrix("t", "p", samplewise=True)["fn"].to_list()
+        [1, 1, 0]
+        """
+        samplewise = v.check_flag("samplewise", samplewise)
+        method = "multilabel_confusion_matrix"
+        reserved = names.output_columns(method)
+        ml = multilabel_input(
+            self._lf,
+            y_true,
+            y_pred,
+            by=by,
+            labels=labels,
+            weight=weight,
+            reserved=reserved,
+            row_index=samplewise,
+        )
+        if samplewise:
+            n_labels = ml.label_set().select(pl.len().cast(pl.Int64).alias("n_labels"))
+            return mm.samplewise_confusion_matrix(ml, n_labels)
+        return mm.confusion_matrix(mc.multilabel_counts(ml))
+
+    def hamming_loss(
+        self,
+        y_true: Target,
+        y_pred: Target,
+        *,
+        by: By = None,
+        weight: str | None = None,
+    ) -> pl.LazyFrame:
+        """The Hamming loss: the (weighted) share of wrong labels.
+
+        Parameters
+        ----------
+        y_true, y_pred
+            Single-label columns, or multilabel input as in
+            :meth:`multilabel_confusion_matrix`.
+        by, weight
+            As :meth:`confusion_matrix`.
+
+        Returns
+        -------
+        LazyFrame
+            ``*by, hamming_loss`` (Float64).
+
+        Notes
+        -----
+        ``sklearn.metrics.hamming_loss``: single-label, the share of rows predicted
+        wrong (1 - accuracy); multilabel, the mean over rows and labels of
+        ``label in true set xor label in predicted set``, i.e. the symmetric
+        differences' sizes over ``n_rows x n_labels`` (rows weighted by
+        ``weight``).  The labels are the mapping's, or the union of the List
+        columns' over all rows: a label no row holds counts only in the mapping form.
+
+        Examples
+        --------
+        >>> import polars as pl, pl_metrics as plm
+        >>> df = pl.DataFrame({"t": [["a", "b"], ["b"]], "p": [["a"], ["b", "c"]]})
+        >>> df.metrics.hamming_loss("t", "p")["hamming_loss"].to_list()
+        [0.3333333333333333]
+        """
+        method = "hamming_loss"
+        if multilabel(self._lf, y_true):
+            counts = ml_counts(
+                self._lf, y_true, y_pred, by=by, labels=None, weight=weight, method=method
+            )
+            return mm.hamming_loss(counts)
+        return mm.label_hamming_loss(self._single(y_true, y_pred, by, weight, method))
+
+    def zero_one_loss(
+        self,
+        y_true: Target,
+        y_pred: Target,
+        *,
+        by: By = None,
+        weight: str | None = None,
+        normalize: bool = True,
+    ) -> pl.LazyFrame:
+        """The zero-one loss: the (weighted) share of rows not predicted exactly.
+
+        Parameters
+        ----------
+        y_true, y_pred
+            Single-label columns, or multilabel input as in
+            :meth:`multilabel_confusion_matrix` (a row counts as right only when its
+            predicted set is its true set: 1 - the subset accuracy).
+        by, weight
+            As :meth:`confusion_matrix`.
+        normalize
+            ``False``: the number (or weight) of the rows predicted wrong instead of
+            their share (``sklearn.metrics.zero_one_loss(normalize=False)``).
+
+        Returns
+        -------
+        LazyFrame
+            ``*by, zero_one_loss`` (Float64; Int64 with ``normalize=False`` and no weights).
+
+        Examples
+        --------
+        >>> import polars as pl, pl_metrics as plm
+        >>> df = pl.DataFrame({"t": [0, 1, 1, 2], "p": [0, 1, 2, 2]})
+        >>> df.metrics.zero_one_loss("t", "p")["zero_one_loss"].to_list()
+        [0.25]
+        """
+        normalize = v.check_flag("normalize", normalize)
+        method = "zero_one_loss"
+        if multilabel(self._lf, y_true):
+            counts = ml_counts(
+                self._lf, y_true, y_pred, by=by, labels=None, weight=weight, method=method
+            )
+            return mm.zero_one_loss(counts, normalize=normalize)
+        counts_1 = self._single(y_true, y_pred, by, weight, method)
+        return mm.label_zero_one_loss(counts_1, normalize=normalize)
+
+    def _single(
+        self, y_true: Target, y_pred: Target, by: By, weight: str | None, method: str
+    ) -> Counts:
+        if isinstance(y_pred, Mapping):
+            msg = (
+                f"`y_pred` is a mapping but `y_true` {y_true!r} is a single-label column; "
+                "give both as {label: indicator column} (multilabel) or both as columns"
+            )
+            raise TypeError(msg)
+        return confusion_counts(
+            self._lf,
+            str(y_true),  # a mapping is multilabel
+            y_pred,
+            by=by,
+            labels=None,
+            weight=weight,
+            reserved=names.output_columns(method),
+        )
