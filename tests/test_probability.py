@@ -322,3 +322,18 @@ def test_quantile_bin_edges_are_numpys_to_the_last_bit() -> None:
     prob_true, prob_pred = calibration_curve(df["y"], df["p"], n_bins=3, strategy="quantile")
     assert ours["prob_pred"].to_list() == prob_pred.tolist()
     assert ours["prob_true"].to_list() == prob_true.tolist()
+
+
+def test_best_threshold_where_is_checked_at_the_call() -> None:
+    """A misspelled column in ``where`` names ``where`` and the columns it may read (was
+    polars' error at collect time, with a query plan of internal columns)."""
+    df = pl.DataFrame({"y": [0, 1, 1, 0], "s": [0.1, 0.8, 0.6, 0.4], "g": ["a", "a", "b", "b"]})
+    lazy = df.lazy().metrics
+    with pytest.raises(pl.exceptions.ColumnNotFoundError, match=r"`where` expression .*recal"):
+        lazy.best_threshold("y", "s", metric="precision", where=pl.col("recal") >= 0.9)
+    with pytest.raises(TypeError, match="`where` must be a Boolean condition"):
+        lazy.best_threshold("y", "s", metric="precision", where=pl.col("recall") * 2)
+    by_segment = df.metrics.best_threshold(
+        "y", "s", by="g", metric="precision", where=(pl.col("g") == "a") & (pl.col("recall") > 0)
+    )
+    assert by_segment["g"].to_list() == ["a"]

@@ -427,6 +427,8 @@ class ProbabilityMethods:
             zero_division=zero_division,
             bins=bins,
         )
+        if where is not None:
+            _check_where(table.collect_schema(), where)
         return th.best(table, list(v.normalize_by(by).names), metric=metric, where=where)
 
     def det_curve(
@@ -556,6 +558,23 @@ class ProbabilityMethods:
             )
         )
         return report.rename(dict(zip(keys, segments.names, strict=True)))
+
+
+def _check_where(schema: pl.Schema, where: pl.Expr) -> None:
+    """``where`` must evaluate on the thresholds table to a Boolean (checked on its
+    schema, no rows: the error names ``where`` and the columns it may read)."""
+    try:
+        dtype = pl.LazyFrame(schema=schema).select(where).collect_schema().dtypes()[0]
+    except pl.exceptions.PolarsError as exc:
+        reason = str(exc).strip().split("\n")[0]  # polars' first line, not its plan
+        msg = (
+            f"`where` expression {where} cannot be evaluated on the thresholds table "
+            f"(columns: {list(schema.names())}): {reason}"
+        )
+        raise type(exc)(msg) from None
+    if dtype != pl.Boolean:
+        msg = f"`where` must be a Boolean condition such as pl.col('recall') >= 0.9, got {dtype}"
+        raise TypeError(msg)
 
 
 def _check_report_labels(
