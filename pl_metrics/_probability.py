@@ -366,9 +366,11 @@ def top_label(rows: Rows) -> tuple[pl.Expr, pl.Expr]:
     labels = rows.labels.sort()
     probs = [pl.col(rows.classes[label]).cast(pl.Float64) for label in labels]
     confidence = pl.max_horizontal(probs)
-    predicted = pl.when(probs[0] == confidence).then(pl.lit(labels[0], labels.dtype))
-    for label, p in zip(labels[1:], probs[1:], strict=True):
-        predicted = predicted.when(p == confidence).then(pl.lit(label, labels.dtype))
+    # the first class whose probability is the largest
+    predicted = pl.coalesce(
+        pl.when(p == confidence).then(pl.lit(label, labels.dtype))
+        for label, p in zip(labels, probs, strict=True)
+    )
     return confidence, (predicted == pl.col(rows.y_true)).cast(pl.Float64)
 
 
@@ -378,7 +380,7 @@ def _problems(rows: Rows, multi_class: str) -> list[tuple[object, pl.Expr, pl.Ex
     ``top_label``: :func:`top_label`; ``per_class``: each class's probability against
     "the row is of that class" (one-vs-rest), in sorted label order."""
     if rows.binary:
-        p = pl.col(rows.columns[0]).cast(pl.Float64)
+        p = rows.probabilities()[0]
         return [(None, p, rows.positive.cast(pl.Float64))]
     if multi_class == "top_label":
         return [(None, *top_label(rows))]
