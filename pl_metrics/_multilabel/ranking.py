@@ -37,9 +37,11 @@ Per row, with ``rank_max(x)`` = the number of the row's labels scored ``>= x``
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import SupportsFloat
 
 import polars as pl
 from polars.exceptions import SchemaError
@@ -48,6 +50,7 @@ from pl_metrics import _ranking as rk
 from pl_metrics._core import checks as v
 from pl_metrics._core import formulas as fm
 from pl_metrics._core import names
+from pl_metrics._core.labels import is_real
 from pl_metrics._core.names import ALL, INTERNAL, NEG, POS, SCORE
 from pl_metrics._core.scores import ScoreCounts
 from pl_metrics._multilabel import inputs as mi
@@ -129,14 +132,17 @@ def check_k(k: object) -> int | None:
 
 def check_log_base(log_base: object) -> float:
     """``log_base=`` of dcg: a finite number > 0 other than 1."""
-    ok = v.is_real(log_base) and 0 < float(log_base) < float("inf") and float(log_base) != 1
+    if not (is_real(log_base) and isinstance(log_base, SupportsFloat)):
+        ok = False
+    else:
+        ok = 0 < float(log_base) < float("inf") and float(log_base) != 1
     if not ok:
         msg = (
             "`log_base` must be a finite number > 0 other than 1 (the base of the "
             f"logarithmic discount, scikit-learn's default 2), got {log_base!r}"
         )
         raise ValueError(msg)
-    return float(log_base)
+    return float(log_base)  # type: ignore[arg-type]
 
 
 # ------------------------------------------------------------------------- inputs
@@ -195,7 +201,7 @@ def _score_exprs(
         column = str(y_score)
         v.check_columns(schema, **{argument: column})
         dtype = schema[column]
-        inner = dtype.inner if isinstance(dtype, (pl.List, pl.Array)) else None  # type: ignore[union-attr]
+        inner = dtype.inner if isinstance(dtype, (pl.List, pl.Array)) else None
         if inner is None or not (inner.is_numeric() or inner == pl.Boolean):
             msg = (
                 f"column {column!r} (argument `{argument}`) must be a List of numbers aligned "
@@ -214,7 +220,7 @@ def _score_exprs(
             (
                 f"{_BAD_LENGTH}_{argument}",
                 wrong,
-                lambda k, c=column: v.Bad.list_length(c, argument, k, n),
+                functools.partial(v.Bad.list_length, column, argument, n_labels=n),
             )
         ]
     bad = pl.any_horizontal((~e.is_finite()).fill_null(True) for e in exprs)
@@ -383,8 +389,10 @@ def _relevance_rows(
     else:
         v.check_column_name("y_true", y_true)
     source = true_map or (y_score if isinstance(y_score, Mapping) else labels)
-    ok = isinstance(source, (Mapping, Sequence, pl.Series)) and not isinstance(source, str)
-    dtype = _label_dtype(list(source), "labels") if ok and source else pl.String()  # type: ignore[arg-type]
+    dtype: pl.DataType = pl.String()
+    if isinstance(source, (Mapping, Sequence, pl.Series)) and not isinstance(source, str):
+        keys = list(source)
+        dtype = _label_dtype(keys, "labels") if keys else dtype
     column = y_true if isinstance(y_true, str) else "y_true"
     scored, mapping = _score_labels(y_score, labels, dtype, column)
     true_arg: object = y_true
@@ -610,7 +618,7 @@ def averaged(
         return rows.finish(result.select(*keys, mi.LABEL, metric), label=True)
     value = pl.col(metric)
     if average == "macro":
-        mean = pl.when(value.is_not_null().any()).then(value.mean())
+        mean: pl.Expr = pl.when(value.is_not_null().any()).then(value.mean())
     else:
         support = rows.ml.with_all(
             counts.finish(
@@ -619,19 +627,23 @@ def averaged(
         )
         per_label = per_label.join(support, on=[*keys, J], nulls_equal=True)
         p = pl.when(value.is_not_null()).then(pl.col(POS))
-        mean = pl.when(p.sum() > 0).then(fm.weighted_mean(value, p))
-        if metric == "average_precision":
-            mean = mean.otherwise(0.0)
+        defined = pl.when(p.sum() > 0).then(fm.weighted_mean(value, p))
+        mean = defined.otherwise(0.0) if metric == "average_precision" else defined
     result = per_label.group_by(keys).agg(mean.alias(metric)).sort(keys, nulls_last=True)
     return rows.finish(result.select(*keys, metric))
 
 
 # ------------------------------------------------------------------ the two methods
 def is_multilabel_call(lf: pl.LazyFrame, y_true: object) -> bool:
-    """``y_true`` is multilabel: a mapping, or a List column (reads the schema only)."""
+    """``y_true`` is multilabel: a mapping, or a List column (reads the schema only;
+    a missing column is refused here)."""
     if isinstance(y_true, Mapping):
         return True
-    return isinstance(y_true, str) and mi.is_multilabel(lf.collect_schema(), y_true)
+    if not isinstance(y_true, str):
+        return False
+    schema = lf.collect_schema()
+    v.check_columns(schema, y_true=y_true)  # a missing column first, on every path
+    return mi.is_multilabel(schema, y_true)
 
 
 def check_single_label(average: object, labels: object) -> None:
