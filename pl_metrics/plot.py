@@ -178,7 +178,10 @@ def _curves(
 ) -> pl.DataFrame:
     """The points of each segment in curve order, its ``area`` and legend label.
 
-    Points with a NaN coordinate are left out; a segment without points is not drawn.
+    Points with a NaN coordinate are left out.  A segment without points (no
+    positives or no negatives) keeps its place in the legend, marked "no curve",
+    with one row of null coordinates (not drawn): every segment keeps its colour
+    in every chart, and none disappears without a word.
     """
     columns = [c for c in ("threshold", x, y) if c in frame.columns]
     out = [
@@ -191,6 +194,18 @@ def _curves(
     for part in _parts(frame, by):
         points = sort(part.filter(pl.col(x).is_not_nan() & pl.col(y).is_not_nan()))
         if points.height == 0:
+            legend = f"{part[_SEGMENT][0]} (no curve: {name} undefined)"
+            out.append(
+                part.head(1)
+                .select(_SEGMENT_ID, _SEGMENT)
+                .with_columns(
+                    pl.lit(0, pl.Int64).alias(_ORDER),
+                    *(pl.lit(None, frame.schema[c]).alias(c) for c in columns),
+                    pl.lit(None, pl.Float64).alias(name.lower()),
+                    pl.lit(legend).alias("legend"),
+                )
+                .select(out[0].columns)
+            )
             continue
         value = points.select(area).item()
         legend = f"{points[_SEGMENT][0]} ({name} {value:.3f})"
@@ -212,7 +227,11 @@ def _threshold(data: pl.DataFrame) -> list[str]:
 
 def _legend(data: pl.DataFrame, by: list[str]) -> alt.Color:
     order = data.unique(_SEGMENT_ID, maintain_order=True)["legend"].unique(maintain_order=True)
-    return alt.Color("legend:N", title=_title(by), sort=order.to_list())
+    # the domain fixed to every segment in table order: the same segment has the same
+    # colour in the ROC and the PR chart, whichever segments have no curve
+    return alt.Color(
+        "legend:N", title=_title(by), sort=order.to_list(), scale=alt.Scale(domain=order.to_list())
+    )
 
 
 def _with_classes(frame: pl.DataFrame, by: str | Sequence[str] | None) -> list[str]:

@@ -557,3 +557,28 @@ def test_by_columns_named_like_the_chart_data(df: pl.DataFrame) -> None:
     data = _layer_data(plp.forest(table, metric="accuracy", by=by), 0)
     assert data["segment"].to_list() == _table_keys(table, by)
     assert data["value"].to_list() == table["accuracy"].to_list()
+
+
+def test_a_segment_without_a_curve_keeps_its_legend_entry_and_colours_stay() -> None:
+    """A segment without positives has no ROC curve: it stays in the legend, marked,
+    and every segment has the same colour (the same place in the colour domain) in the
+    ROC and the PR chart (it was dropped, shifting the colours of the others)."""
+    df = pl.read_parquet(EXAMPLE).with_columns(
+        pl.when(pl.col("region") == "eu").then(False).otherwise(pl.col("is_cat")).alias("is_cat")
+    )
+    roc = plp.roc_curve(df.metrics.roc_curve("is_cat", "cat_score", by="region"), by="region")
+    pr = plp.pr_curve(df.metrics.pr_curve("is_cat", "cat_score", by="region"), by="region")
+
+    def domain(chart: object) -> list[str]:
+        spec = chart.to_dict()  # type: ignore[attr-defined]
+        layers = spec.get("layer", [spec])
+        return next(
+            layer["encoding"]["color"]["scale"]["domain"]
+            for layer in layers
+            if "color" in layer.get("encoding", {})
+        )
+
+    roc_domain, pr_domain = domain(roc), domain(pr)
+    assert [d.split(" (")[0] for d in roc_domain] == ["apac", "eu", "latam", "us"]
+    assert [d.split(" (")[0] for d in pr_domain] == ["apac", "eu", "latam", "us"]
+    assert roc_domain[1] == "eu (no curve: AUC undefined)"
