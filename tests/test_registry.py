@@ -677,7 +677,7 @@ def test_every_public_method_is_in_the_registry() -> None:
         for n in plm.__all__
         if inspect.isfunction(getattr(plm, n)) and not n.startswith("from_") and n != "metrics"
     }  # plm.metrics(frame) is the namespace itself (test_typing.py)
-    assert expressions == set(EXPRESSIONS)
+    assert expressions == {n.split("[")[0] for n in EXPRESSIONS}
 
 
 # ---------------------------------------------------------------------------- row order
@@ -1098,7 +1098,9 @@ EXPRESSIONS: dict[str, tuple[Callable[[Cols], pl.Expr], Callable[[Cols], pl.Expr
 }
 EXPR_IDS = list(EXPRESSIONS)
 WEIGHTED_EXPRS = [
-    n for n in EXPRESSIONS if "weight" in inspect.signature(getattr(plm, n)).parameters
+    n
+    for n in EXPRESSIONS
+    if "weight" in inspect.signature(getattr(plm, n.split("[")[0])).parameters
 ]
 
 
@@ -1130,8 +1132,8 @@ def test_expression_invariances(name: str, parquet_dir: Path) -> None:
     same(agg(scanned, make(c)), base)
     over = data.select("g", make(c).over("g").alias("value")).unique().sort("g", nulls_last=True)
     same(over, base)
-    # label renaming (accuracy compares y with p: both renamed alike)
-    if name == "accuracy":
+    # label renaming (accuracy & co compare y with p: both renamed alike)
+    if name in MULTICLASS_EXPRS:
         renamed = _renamed_labels(data)
     else:
         binary = {0: "neg", 1: "pos"}
@@ -1148,11 +1150,27 @@ def test_expression_invariances(name: str, parquet_dir: Path) -> None:
 
 @pytest.mark.parametrize("name", EXPR_IDS)
 def test_expression_equals_the_frame_method(name: str) -> None:
+    # multiclass (y against p): averages() / summary()'s columns per group
+    "precision[macro]": (lambda c: plm.precision(c.y, c.p, average="macro", weight=c.w), None),
+    "recall[weighted]": (lambda c: plm.recall(c.y, c.p, average="weighted", weight=c.w), None),
+    "f1[macro]": (lambda c: plm.f1(c.y, c.p, average="macro", weight=c.w), None),
+    "f_beta[weighted]": (
+        lambda c: plm.f_beta(c.y, c.p, beta=0.5, average="weighted", weight=c.w),
+        None,
+    ),
+    "jaccard[micro]": (lambda c: plm.jaccard(c.y, c.p, average="micro", weight=c.w), None),
+    "mcc": (lambda c: plm.mcc(c.y, c.p, weight=c.w), None),
+    "balanced_accuracy": (lambda c: plm.balanced_accuracy(c.y, c.p, weight=c.w), None),
+    "cohen_kappa": (lambda c: plm.cohen_kappa(c.y, c.p, weight=c.w), None),
+    "hamming_loss": (lambda c: plm.hamming_loss(c.y, c.p, weight=c.w), None),
     """Each expression's per-group value is the frame method's, for the same rows."""
     make, _ = EXPRESSIONS[name]
     c = Cols(w="w") if name in WEIGHTED_EXPRS else Cols()
     data = _binary_preds(DATA)
     got = agg(data, make(c)).rename({"value": name})
+#: The expressions that compare y with p (both renamed alike).
+MULTICLASS_EXPRS = {"accuracy", *(n for n in EXPRESSIONS if "[" in n)}
+MULTICLASS_EXPRS |= {"mcc", "balanced_accuracy", "cohen_kappa", "hamming_loss"}
     m = data.metrics
     if name == "accuracy":
         expected = m.summary(c.y, c.p, by="g", weight=c.w).select("g", pl.col("accuracy"))
@@ -1212,6 +1230,20 @@ def _cli(
     return command, name, [*args, *by, *(("--weight", "w") if weighted else ())]
 
 
+    elif name in ("mcc", "balanced_accuracy", "cohen_kappa"):
+        expected = m.summary(c.y, c.p, by="g", weight=c.w).select("g", name)
+    elif name == "hamming_loss":
+        summary = m.summary(c.y, c.p, by="g", weight=c.w)
+        expected = summary.select("g", (1 - pl.col("accuracy")).alias(name))
+    elif "[" in name:
+        metric, average = name.rstrip("]").split("[")
+        beta = 0.5 if metric == "f_beta" else 1.0
+        column = {"f_beta": "f0.5"}.get(metric, metric)
+        expected = (
+            m.averages(c.y, c.p, by="g", weight=c.w, beta=beta)
+            .filter(pl.col("average") == average)
+            .select("g", pl.col(column).alias(name))
+        )
 #: Each ``pl-metrics`` command, with every registry entry of its method: the command
 #: must write the frame that the entry's call (:func:`run`) returns on the same rows.
 CLI: list[tuple[str, str, list[str]]] = [
