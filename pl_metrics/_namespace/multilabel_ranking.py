@@ -235,8 +235,8 @@ class MultilabelRankingMethods:
         --------
         >>> import polars as pl, pl_metrics as plm
         >>> df = pl.DataFrame({"rel": [[10, 0, 0, 1, 5]], "s": [[0.1, 0.2, 0.3, 4.0, 70.0]]})
-        >>> df.metrics.dcg("rel", "s", labels=list("abcde"))["dcg"].round(2).to_list()
-        [9.49]
+        >>> df.metrics.dcg("rel", "s", labels=list("abcde"))["dcg"].round(4).to_list()
+        [9.4995]
         """
         k = mr.check_k(k)
         log_base = mr.check_log_base(log_base)
