@@ -62,6 +62,7 @@ class Cols:
     pb2: str = "pb2"  # ... and binary predictions 0/1
     q: tuple[tuple[object, str], ...] = ((0, "q0"), (1, "q1"), (2, "q2"))  # class probs
     ml: str = "ml"  # multilabel: a List of the labels 0/1/2 of each row (scores: q)
+    mlp: str = "mlp"  # multilabel predictions: a List of labels 0/1/2 (the two models')
     rl: str = "rl"  # graded relevances of the labels 0/1/2, a List aligned with q
     rel: tuple[tuple[object, str], ...] = ((0, "r0"), (1, "r1"), (2, "r2"))  # relevances
     w: str | None = None
@@ -120,6 +121,10 @@ def _frame(n: int = 240, seed: int = 7) -> pl.DataFrame:
         ),
     )
     frame = frame.with_columns(pl.concat_list("r0", "r1", "r2").cast(pl.List(pl.Int64)).alias("rl"))
+    # multilabel predictions (no draw): both models' classes, every 7th row none
+    mlp = pl.concat_list("p", "p2").list.unique().list.sort()
+    mlp = pl.when(i % 7 == 0).then(pl.lit([], pl.List(pl.Int64))).otherwise(mlp)
+    frame = frame.with_columns(mlp.alias("mlp"))
     return frame.with_columns(
         pl.when(pl.int_range(pl.len()) % 17 == 0).then(None).otherwise("g").alias("g")
     )
@@ -345,6 +350,52 @@ METHODS: list[Entry] = [
         "coverage_error",
         lambda m, c: m.coverage_error(c.ml, c.qmap, by=c.by, weight=c.w),
         ("multilabel",),
+    ),
+    # multilabel set-based metrics (List columns; the mapping form: test_multilabel.py)
+    Entry(
+        "per_class[multilabel]",
+        lambda m, c: m.per_class(c.ml, c.mlp, by=c.by, weight=c.w, beta=2.0),
+        ("multilabel",),
+        outputs="per_class",
+        beta=2.0,
+    ),
+    Entry(
+        "averages[multilabel]",
+        lambda m, c: m.averages(c.ml, c.mlp, by=c.by, weight=c.w, zero_division=1.0),
+        ("multilabel",),
+        outputs="averages",
+    ),
+    Entry(
+        "report[multilabel]",
+        # a subset of the labels, in another order (renamed with the data: c.q's keys)
+        lambda m, c: m.report(c.ml, c.mlp, by=c.by, weight=c.w, labels=[c.q[2][0], c.q[0][0]]),
+        ("multilabel",),
+        outputs="report",
+    ),
+    Entry(
+        "summary[multilabel]",
+        lambda m, c: m.summary(c.ml, c.mlp, by=c.by, weight=c.w),
+        ("multilabel",),
+        outputs="summary",
+    ),
+    Entry(
+        "multilabel_confusion_matrix",
+        lambda m, c: m.multilabel_confusion_matrix(c.ml, c.mlp, by=c.by, weight=c.w),
+        ("multilabel",),
+    ),
+    Entry("hamming_loss", _m("hamming_loss"), ("labels",)),
+    Entry(
+        "hamming_loss[multilabel]",
+        lambda m, c: m.hamming_loss(c.ml, c.mlp, by=c.by, weight=c.w),
+        ("multilabel",),
+        outputs="hamming_loss",
+    ),
+    Entry("zero_one_loss", _m("zero_one_loss", normalize=False), ("labels",)),
+    Entry(
+        "zero_one_loss[multilabel]",
+        lambda m, c: m.zero_one_loss(c.ml, c.mlp, by=c.by, weight=c.w),
+        ("multilabel",),
+        outputs="zero_one_loss",
     ),
     Entry(
         "label_ranking_average_precision",
@@ -701,7 +752,7 @@ def _renamed_labels(df: pl.DataFrame, labels: dict[int, str] = REORDERS) -> pl.D
         pl.col(col).replace_strict(mapping, return_dtype=pl.String)
         for col, mapping in relabel.items()
     ).with_columns(
-        pl.col("ml").list.eval(pl.element().replace_strict(labels, return_dtype=pl.String))
+        pl.col("ml", "mlp").list.eval(pl.element().replace_strict(labels, return_dtype=pl.String))
     )
 
 
@@ -799,6 +850,7 @@ def _zero_weight_rows(n: int = 30) -> pl.DataFrame:
         pl.lit(3, pl.Int64).alias("p"),
         pl.Series("yb", rng.integers(0, 2, n)),
         pl.lit(0.123456).alias("s"),
+        pl.lit([3], pl.List(pl.Int64)).alias("mlp"),  # a label seen nowhere else
         pl.lit(0.0).alias("w"),
     )
 
@@ -834,6 +886,7 @@ def test_integer_weights_are_rows_repeated(entry: Entry) -> None:
         "predicted",
         "rows",
         "positives",
+        "zero_one_loss",  # normalize=False: the number of rows wrong
     )
     for column in counts:
         if column in got.columns and got.schema[column] != expected.schema.get(column):
@@ -1196,6 +1249,7 @@ _BINARY_LABELS = ("--y-true", "yb", "--y-pred", "pb", "--pos-label", "1")
 _SCORES = ("--y-true", "yb", "--score", "s", "--pos-label", "1")
 _MULTICLASS = ("--y-true", "y", "--score-map", ",".join(f"{k}={v}" for k, v in Cols().q))
 _MULTILABEL = ("--y-true", "ml", "--score-map", ",".join(f"{k}={v}" for k, v in Cols().q))
+_SETS = ("--y-true", "ml", "--y-pred", "mlp")  # multilabel List columns
 _RELEVANCE_LIST = ("--y-true", "rl", "--score-map", _MULTILABEL[-1], "--labels", "0,1,2")
 _RELEVANCE = (
     "--y-true-map",
@@ -1307,6 +1361,15 @@ CLI: list[tuple[str, str, list[str]]] = [
         "average-precision", "average_precision[multilabel]", *_MULTILABEL, "--average", "samples"
     ),
     _cli("coverage-error", "coverage_error", *_MULTILABEL),
+    _cli("per-class", "per_class[multilabel]", *_SETS, "--beta", "2"),
+    _cli("averages", "averages[multilabel]", *_SETS, "--zero-division", "1"),
+    _cli("report", "report[multilabel]", *_SETS, "--labels", "2,0"),
+    _cli("summary", "summary[multilabel]", *_SETS),
+    _cli("multilabel-confusion-matrix", "multilabel_confusion_matrix", *_SETS),
+    _cli("hamming-loss", "hamming_loss", *_LABELS),
+    _cli("hamming-loss", "hamming_loss[multilabel]", *_SETS),
+    _cli("zero-one-loss", "zero_one_loss", *_LABELS, "--no-normalize"),
+    _cli("zero-one-loss", "zero_one_loss[multilabel]", *_SETS),
     _cli("label-ranking-average-precision", "label_ranking_average_precision", *_MULTILABEL),
     _cli("label-ranking-loss", "label_ranking_loss", *_MULTILABEL),
     _cli("ndcg", "ndcg", *_RELEVANCE_LIST, "--k", "2"),

@@ -69,7 +69,17 @@ OUTPUTS: dict[str, tuple[str, ...]] = {
     ),
     "averages": ("average", "precision", "recall", "{f}", "jaccard", "support"),
     "report": ("label", "average", "precision", "recall", "{f}", "jaccard", "support"),
-    "summary": ("n", "accuracy", "balanced_accuracy", "mcc", "cohen_kappa"),
+    # the last three instead of accuracy .. cohen_kappa for multilabel input
+    "summary": (
+        "n",
+        "accuracy",
+        "balanced_accuracy",
+        "mcc",
+        "cohen_kappa",
+        "subset_accuracy",
+        "hamming_loss",
+        "jaccard_samples",
+    ),
     "roc_auc": ("label", "roc_auc", "roc_auc_error_bound"),
     "average_precision": ("label", "average_precision"),
     "roc_curve": ("label", "threshold", "fpr", "tpr"),
@@ -197,22 +207,10 @@ for _method in (
     "dcg",
 ):
     OUTPUTS[_method] = (_method,)
-# multilabel: per label (or per row with ``samplewise``), the set losses, summary's
-# multilabel columns and the multilabel state (label rows, then row-histogram rows)
+# multilabel: per label (or per row with ``samplewise``) and the set losses
 OUTPUTS["multilabel_confusion_matrix"] = ("label", "sample", "tp", "fp", "fn", "tn")
 OUTPUTS["hamming_loss"] = ("hamming_loss",)
 OUTPUTS["zero_one_loss"] = ("zero_one_loss",)
-OUTPUTS["multilabel_summary"] = ("n", "subset_accuracy", "hamming_loss", "jaccard_samples")
-OUTPUTS["multilabel_counts"] = (
-    "label",
-    "support",
-    "predicted",
-    "tp",
-    "n_true",
-    "n_pred",
-    "n_common",
-    "count",
-)
 
 #: The metric columns that ``ci=`` gives ``<metric>_low`` / ``<metric>_high``.
 INTERVAL_METRICS: dict[str, tuple[str, ...]] = {

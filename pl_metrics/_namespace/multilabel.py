@@ -86,9 +86,7 @@ def summary(
 ) -> pl.LazyFrame:
     """``summary`` of multilabel input: ``*by, n, subset_accuracy, hamming_loss,
     jaccard_samples``."""
-    counts = ml_counts(
-        lf, y_true, y_pred, by=by, labels=labels, weight=weight, method="multilabel_summary"
-    )
+    counts = ml_counts(lf, y_true, y_pred, by=by, labels=labels, weight=weight, method="summary")
     return mm.summary(counts)
 
 
