@@ -166,7 +166,7 @@ def test_non_numeric_score_and_bad_options() -> None:
         df.metrics.roc_auc("y", "s")
     with pytest.raises(ValueError, match="`multi_class` must be one of"):
         df.metrics.roc_auc("y", "f", multi_class="ova")
-    with pytest.raises(ValueError, match="`average` must be one of"):
+    with pytest.raises(ValueError, match="`average` must be None or one of"):
         df.metrics.roc_auc("y", "f", average="mean")
     with pytest.raises(plm.DataError, match="column 'y' has 1 null rows"):
         pl.DataFrame({"y": [0, None], "f": [0.1, 0.2]}).metrics.roc_auc("y", "f")
