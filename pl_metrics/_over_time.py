@@ -43,7 +43,7 @@ _LAST_END = f"{INTERNAL}last_end"
 _ORDER = f"{INTERNAL}metric_order"
 
 #: metric name -> (family, column of that family's frame)
-SUMMARY = names.OUTPUTS["summary"]
+SUMMARY = names.SUMMARY_LABELS  # over_time is single-label
 AVERAGED = tuple(
     f"{m}_{a}"
     for m in ("precision", "recall", "f1", "jaccard")

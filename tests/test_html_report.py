@@ -311,8 +311,8 @@ def test_progress_lines_on_stderr(df: pl.DataFrame, capsys: pytest.CaptureFixtur
 def test_bad_input_is_refused_with_a_clear_error(
     df: pl.DataFrame, kwargs: dict[str, Any], error: type[Exception], match: str
 ) -> None:
+    named = df.with_columns(p_adjusted=pl.col("region"), label=pl.col("region"))
     with pytest.raises(error, match=match):
-        named = df.with_columns(p_adjusted=pl.col("region"), label=pl.col("region"))
         named.metrics.html_report("is_cat", **kwargs)
 
 

@@ -238,9 +238,11 @@ def test_bad_score_states_are_refused(column: str, value: float, match: str) -> 
 
 
 # --------------------------------------------------------------------------- crashes, options
-def test_calibration_with_a_mapping_is_a_clear_error() -> None:
-    df = pl.DataFrame({"y": [0, 1], "a": [0.4, 0.6], "b": [0.6, 0.4]})
-    with pytest.raises(TypeError, match="`y_prob` must be a column name"):
+def test_calibration_with_a_mapping_of_too_few_classes_is_a_clear_error() -> None:
+    # a mapping is multiclass calibration now (top-label / per-class, issue 12): a row
+    # whose class has no probability column is refused, never read as a miss
+    df = pl.DataFrame({"y": [0, 1, 2], "a": [0.4, 0.6, 0.5], "b": [0.6, 0.4, 0.5]})
+    with pytest.raises(plm.DataError, match=r"1 rows whose label.*has no score column"):
         df.metrics.calibration_error("y", {0: "a", 1: "b"})
 
 
@@ -524,9 +526,11 @@ def test_float32_probabilities_use_float32_tolerance() -> None:
     assert got == pytest.approx(skm.log_loss(y, probs.astype(np.float64)), rel=1e-6)
 
 
-def test_a_mapping_given_to_a_binary_method_says_so() -> None:
+def test_a_mapping_missing_a_class_is_a_clear_error() -> None:
+    # average_precision takes {label: column} now (one-vs-rest, issue 12): a class of
+    # y_true without a score column is refused, never counted as a negative
     df = pl.DataFrame({"y": [0, 1, 2], "a": [0.2, 0.3, 0.5], "b": [0.3, 0.3, 0.4]})
-    with pytest.raises(TypeError, match="this method is binary"):
+    with pytest.raises(plm.DataError, match=r"1 rows whose label.*has no score column"):
         df.metrics.average_precision("y", {0: "a", 1: "b"})
 
 

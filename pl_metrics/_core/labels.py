@@ -100,7 +100,12 @@ def label_types(schema: pl.Schema, y_true: str, y_pred: str) -> LabelTypes:
             return LabelTypes(compute=pl.Float64(), output=pl.Float64(), float_columns=floats)
         ints = [schema[c] for c in (y_true, y_pred) if c not in floats]
         common = _integer_supertype(ints if not floats else [*ints, pl.Int64()])
-        return LabelTypes(compute=common, output=common, float_columns=floats)
+        # two Boolean columns (or one, for the ranking methods): compared as 0 / 1,
+        # reported as the booleans they are
+        both_bool = dt_true == pl.Boolean and dt_pred == pl.Boolean
+        return LabelTypes(
+            compute=common, output=pl.Boolean() if both_bool else common, float_columns=floats
+        )
     if fam_true != fam_pred:
         raise SchemaError(incompatible)
     if fam_true == "string":

@@ -48,6 +48,10 @@ COUNTS_STATE = {"actual": ACTUAL, "predicted": PREDICTED, "count": COUNT}
 SCORE_STATE = {"score": SCORE, "pos": POS, "neg": NEG}
 
 #: Each frame method's output columns after ``*by`` ("{f}": the F column's name).
+#: ``summary``'s columns for single-label input, and for multilabel input.
+SUMMARY_LABELS = ("n", "accuracy", "balanced_accuracy", "mcc", "cohen_kappa")
+SUMMARY_MULTILABEL = ("n", "subset_accuracy", "hamming_loss", "jaccard_samples")
+
 OUTPUTS: dict[str, tuple[str, ...]] = {
     # "normalized": only with ``normalize=``; declared here so that ``by`` may not take it
     # (so is "label" of the scores' per-class views: one-vs-rest rows with ``{label: column}``)
@@ -69,17 +73,8 @@ OUTPUTS: dict[str, tuple[str, ...]] = {
     ),
     "averages": ("average", "precision", "recall", "{f}", "jaccard", "support"),
     "report": ("label", "average", "precision", "recall", "{f}", "jaccard", "support"),
-    # the last three instead of accuracy .. cohen_kappa for multilabel input
-    "summary": (
-        "n",
-        "accuracy",
-        "balanced_accuracy",
-        "mcc",
-        "cohen_kappa",
-        "subset_accuracy",
-        "hamming_loss",
-        "jaccard_samples",
-    ),
+    # single-label, then (instead of accuracy .. cohen_kappa) multilabel input's
+    "summary": tuple(dict.fromkeys((*SUMMARY_LABELS, *SUMMARY_MULTILABEL))),
     "roc_auc": ("label", "roc_auc", "roc_auc_error_bound"),
     "average_precision": ("label", "average_precision"),
     "roc_curve": ("label", "threshold", "fpr", "tpr"),
