@@ -1148,6 +1148,19 @@ EXPRESSIONS: dict[str, tuple[Callable[[Cols], pl.Expr], Callable[[Cols], pl.Expr
     "average_precision": (lambda c: plm.average_precision(c.yb, c.s, pos_label=c.pos), None),
     "log_loss": (lambda c: plm.log_loss(c.yb, c.s, pos_label=c.pos, weight=c.w), None),
     "brier_score": (lambda c: plm.brier_score(c.yb, c.s, pos_label=c.pos, weight=c.w), None),
+    # multiclass (y against p): averages() / summary()'s columns per group
+    "precision[macro]": (lambda c: plm.precision(c.y, c.p, average="macro", weight=c.w), None),
+    "recall[weighted]": (lambda c: plm.recall(c.y, c.p, average="weighted", weight=c.w), None),
+    "f1[macro]": (lambda c: plm.f1(c.y, c.p, average="macro", weight=c.w), None),
+    "f_beta[weighted]": (
+        lambda c: plm.f_beta(c.y, c.p, beta=0.5, average="weighted", weight=c.w),
+        None,
+    ),
+    "jaccard[micro]": (lambda c: plm.jaccard(c.y, c.p, average="micro", weight=c.w), None),
+    "mcc": (lambda c: plm.mcc(c.y, c.p, weight=c.w), None),
+    "balanced_accuracy": (lambda c: plm.balanced_accuracy(c.y, c.p, weight=c.w), None),
+    "cohen_kappa": (lambda c: plm.cohen_kappa(c.y, c.p, weight=c.w), None),
+    "hamming_loss": (lambda c: plm.hamming_loss(c.y, c.p, weight=c.w), None),
 }
 EXPR_IDS = list(EXPRESSIONS)
 WEIGHTED_EXPRS = [
@@ -1155,6 +1168,9 @@ WEIGHTED_EXPRS = [
     for n in EXPRESSIONS
     if "weight" in inspect.signature(getattr(plm, n.split("[")[0])).parameters
 ]
+#: The expressions that compare y with p (both renamed alike).
+MULTICLASS_EXPRS = {"accuracy", *(n for n in EXPRESSIONS if "[" in n)}
+MULTICLASS_EXPRS |= {"mcc", "balanced_accuracy", "cohen_kappa", "hamming_loss"}
 
 
 def _binary_preds(df: pl.DataFrame) -> pl.DataFrame:
@@ -1203,33 +1219,31 @@ def test_expression_invariances(name: str, parquet_dir: Path) -> None:
 
 @pytest.mark.parametrize("name", EXPR_IDS)
 def test_expression_equals_the_frame_method(name: str) -> None:
-    # multiclass (y against p): averages() / summary()'s columns per group
-    "precision[macro]": (lambda c: plm.precision(c.y, c.p, average="macro", weight=c.w), None),
-    "recall[weighted]": (lambda c: plm.recall(c.y, c.p, average="weighted", weight=c.w), None),
-    "f1[macro]": (lambda c: plm.f1(c.y, c.p, average="macro", weight=c.w), None),
-    "f_beta[weighted]": (
-        lambda c: plm.f_beta(c.y, c.p, beta=0.5, average="weighted", weight=c.w),
-        None,
-    ),
-    "jaccard[micro]": (lambda c: plm.jaccard(c.y, c.p, average="micro", weight=c.w), None),
-    "mcc": (lambda c: plm.mcc(c.y, c.p, weight=c.w), None),
-    "balanced_accuracy": (lambda c: plm.balanced_accuracy(c.y, c.p, weight=c.w), None),
-    "cohen_kappa": (lambda c: plm.cohen_kappa(c.y, c.p, weight=c.w), None),
-    "hamming_loss": (lambda c: plm.hamming_loss(c.y, c.p, weight=c.w), None),
     """Each expression's per-group value is the frame method's, for the same rows."""
     make, _ = EXPRESSIONS[name]
     c = Cols(w="w") if name in WEIGHTED_EXPRS else Cols()
     data = _binary_preds(DATA)
     got = agg(data, make(c)).rename({"value": name})
-#: The expressions that compare y with p (both renamed alike).
-MULTICLASS_EXPRS = {"accuracy", *(n for n in EXPRESSIONS if "[" in n)}
-MULTICLASS_EXPRS |= {"mcc", "balanced_accuracy", "cohen_kappa", "hamming_loss"}
     m = data.metrics
     if name == "accuracy":
         expected = m.summary(c.y, c.p, by="g", weight=c.w).select("g", pl.col("accuracy"))
     elif name in ("roc_auc", "average_precision", "log_loss", "brier_score"):
         expected = getattr(m, name)(c.yb, c.s, by="g", weight=c.w, pos_label=1)
         expected = expected.select("g", name)
+    elif name in ("mcc", "balanced_accuracy", "cohen_kappa"):
+        expected = m.summary(c.y, c.p, by="g", weight=c.w).select("g", name)
+    elif name == "hamming_loss":
+        summary = m.summary(c.y, c.p, by="g", weight=c.w)
+        expected = summary.select("g", (1 - pl.col("accuracy")).alias(name))
+    elif "[" in name:
+        metric, average = name.rstrip("]").split("[")
+        beta = 0.5 if metric == "f_beta" else 1.0
+        column = {"f_beta": "f0.5"}.get(metric, metric)
+        expected = (
+            m.averages(c.y, c.p, by="g", weight=c.w, beta=beta)
+            .filter(pl.col("average") == average)
+            .select("g", pl.col(column).alias(name))
+        )
     else:
         beta = 0.5 if name == "f_beta" else 1.0
         column = {"f1": "f1", "f_beta": "f0.5"}.get(name, name)
@@ -1284,20 +1298,6 @@ def _cli(
     return command, name, [*args, *by, *(("--weight", "w") if weighted else ())]
 
 
-    elif name in ("mcc", "balanced_accuracy", "cohen_kappa"):
-        expected = m.summary(c.y, c.p, by="g", weight=c.w).select("g", name)
-    elif name == "hamming_loss":
-        summary = m.summary(c.y, c.p, by="g", weight=c.w)
-        expected = summary.select("g", (1 - pl.col("accuracy")).alias(name))
-    elif "[" in name:
-        metric, average = name.rstrip("]").split("[")
-        beta = 0.5 if metric == "f_beta" else 1.0
-        column = {"f_beta": "f0.5"}.get(metric, metric)
-        expected = (
-            m.averages(c.y, c.p, by="g", weight=c.w, beta=beta)
-            .filter(pl.col("average") == average)
-            .select("g", pl.col(column).alias(name))
-        )
 #: Each ``pl-metrics`` command, with every registry entry of its method: the command
 #: must write the frame that the entry's call (:func:`run`) returns on the same rows.
 CLI: list[tuple[str, str, list[str]]] = [
