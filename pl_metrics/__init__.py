@@ -59,7 +59,14 @@ from pl_metrics.expr import (
     roc_auc,
     specificity,
 )
-from pl_metrics.state import CountsState, ScoreCountsState, from_counts, from_score_counts
+from pl_metrics.state import (
+    CountsState,
+    MultilabelCountsState,
+    ScoreCountsState,
+    from_counts,
+    from_multilabel_counts,
+    from_score_counts,
+)
 
 __version__ = "0.1.0"
 
@@ -138,6 +145,7 @@ __all__ = [
     "MetricsDataFrame",
     "MetricsLazyFrame",
     "MultiClass",
+    "MultilabelCountsState",
     "Normalize",
     "OverTimeMetric",
     "PairedMetric",
@@ -151,6 +159,7 @@ __all__ = [
     "f1",
     "f_beta",
     "from_counts",
+    "from_multilabel_counts",
     "from_score_counts",
     "hamming_loss",
     "jaccard",

@@ -29,6 +29,9 @@ from pl_metrics._core import names
 from pl_metrics._core import scores as sc
 from pl_metrics._core.confusion import Counts
 from pl_metrics._core.names import ACTUAL, ALL, COUNTS_STATE, PREDICTED, SCORE_STATE
+from pl_metrics._multilabel import counts as mc
+from pl_metrics._multilabel import metrics as mm
+from pl_metrics._multilabel import state as mls
 from pl_metrics._typing import By, Labels
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
@@ -266,6 +269,77 @@ class ScoreCountsState(Generic[FrameT]):
         return _collect(_gains.gains(self._counts("gains"), cuts=cuts), self._eager)  # type: ignore[return-value]
 
 
+class MultilabelCountsState(Generic[FrameT]):
+    """A merged multilabel state; its methods return what ``.metrics`` returns on the
+    multilabel rows (DataFrames when the state was a DataFrame, else LazyFrames).
+
+    ``labels=`` of a finisher orders the labels; it must name every label of the
+    state (the ``samples`` average and the losses count every label of the state,
+    so a subset must be chosen when the states are made).
+    """
+
+    def __init__(self, state: FrameT, *, by: By = None) -> None:
+        self._eager = isinstance(state, pl.DataFrame)
+        self._by = v.normalize_by(by, expressions=False)
+        lazy = state.lazy()
+        schema = lazy.collect_schema()
+        v.check_columns(schema, **{f"state column {c}": c for c in names.MULTILABEL_STATE})
+        self._types = v.label_types(schema, "label", "label")
+        self._schema = schema
+        self._lazy = lazy
+
+    def _counts(self, labels: Labels, method: str, beta: float = 1.0) -> mc.MultilabelCounts:
+        v.check_by(self._schema, self._by, names.output_columns(method, beta=beta))
+        fixed = mls.public_labels(labels, self._types)
+        ml, sums, hist = mls.read_state(self._lazy, self._by, self._types, fixed, _merged)
+        return mc.from_parts(ml, sums, hist)
+
+    def _out(self, frame: pl.LazyFrame) -> FrameT:
+        return _collect(frame, self._eager)  # type: ignore[return-value]
+
+    def per_class(
+        self, *, labels: Labels = None, beta: float = 1.0, zero_division: float = 0.0
+    ) -> FrameT:
+        """As :meth:`MetricsLazyFrame.per_class` on multilabel input."""
+        b, zd = v.check_beta(beta), v.check_zero_division(zero_division)
+        return self._out(
+            mm.per_class(self._counts(labels, "per_class", b), beta=b, zero_division=zd)
+        )
+
+    def averages(
+        self, *, labels: Labels = None, beta: float = 1.0, zero_division: float = 0.0
+    ) -> FrameT:
+        """As :meth:`MetricsLazyFrame.averages` on multilabel input (with ``samples``)."""
+        b, zd = v.check_beta(beta), v.check_zero_division(zero_division)
+        return self._out(mm.averages(self._counts(labels, "averages", b), beta=b, zero_division=zd))
+
+    def report(
+        self, *, labels: Labels = None, beta: float = 1.0, zero_division: float = 0.0
+    ) -> FrameT:
+        """As :meth:`MetricsLazyFrame.report` on multilabel input (with ``samples``)."""
+        b, zd = v.check_beta(beta), v.check_zero_division(zero_division)
+        return self._out(mm.report(self._counts(labels, "report", b), beta=b, zero_division=zd))
+
+    def summary(self) -> FrameT:
+        """As :meth:`MetricsLazyFrame.summary` on multilabel input."""
+        return self._out(mm.summary(self._counts(None, "summary")))
+
+    def multilabel_confusion_matrix(self, *, labels: Labels = None) -> FrameT:
+        """As :meth:`MetricsLazyFrame.multilabel_confusion_matrix` (per label)."""
+        counts = self._counts(labels, "multilabel_confusion_matrix")
+        return self._out(mm.confusion_matrix(counts))
+
+    def hamming_loss(self) -> FrameT:
+        """As :meth:`MetricsLazyFrame.hamming_loss` on multilabel input."""
+        return self._out(mm.hamming_loss(self._counts(None, "hamming_loss")))
+
+    def zero_one_loss(self, *, normalize: bool = True) -> FrameT:
+        """As :meth:`MetricsLazyFrame.zero_one_loss` on multilabel input."""
+        normalize = v.check_flag("normalize", normalize)
+        counts = self._counts(None, "zero_one_loss")
+        return self._out(mm.zero_one_loss(counts, normalize=normalize))
+
+
 def _has_positives(df: pl.DataFrame) -> pl.DataFrame:
     """A non-empty per-score state must hold a positive somewhere."""
     if df.height and not df[sc.POS].sum():
@@ -321,3 +395,36 @@ def from_score_counts(state: FrameT, *, by: By = None) -> ScoreCountsState[Frame
     [0.75]
     """
     return ScoreCountsState(state, by=by)
+
+
+def from_multilabel_counts(state: FrameT, *, by: By = None) -> MultilabelCountsState[FrameT]:
+    """Finish multilabel metrics from a (concatenation of) ``.metrics.multilabel_counts(...)``
+    frame(s).
+
+    ``by``: the state's segment columns, by name, as in :func:`from_counts`.  The
+    state is the per-label 2x2 counts plus the histogram of the rows'
+    ``(n_true, n_pred, n_common)``: the ``samples`` average is a mean over rows of
+    a per-row ratio, which the per-label counts cannot give (they lose which labels
+    shared a row); the histogram keeps exactly what it needs, for any ``beta`` and
+    ``zero_division``.
+
+    Examples
+    --------
+    >>> import polars as pl, pl_metrics as plm
+    >>> a = pl.DataFrame({"t": [["x", "y"], ["y"]], "p": [["x"], ["x", "y"]]})
+    >>> b = pl.DataFrame({"t": [[], ["x"]], "p": [["y"], ["x"]]})
+    >>> state = pl.concat([d.metrics.multilabel_counts("t", "p") for d in (a, b)])
+    >>> plm.from_multilabel_counts(state).averages().select("average", "f1")
+    shape: (4, 2)
+    ┌──────────┬──────────┐
+    │ average  ┆ f1       │
+    │ ---      ┆ ---      │
+    │ str      ┆ f64      │
+    ╞══════════╪══════════╡
+    │ micro    ┆ 0.666667 │
+    │ macro    ┆ 0.65     │
+    │ weighted ┆ 0.65     │
+    │ samples  ┆ 0.583333 │
+    └──────────┴──────────┘
+    """
+    return MultilabelCountsState(state, by=by)

@@ -145,6 +145,14 @@ class Bad:
         )
 
     @staticmethod
+    def multilabel_state(n: int, what: str) -> DataError:
+        return DataError(
+            f"the multilabel state has {n} rows or segments where {what}; a multilabel "
+            "state holds the output of .metrics.multilabel_counts (its 'label' and "
+            "'rows' parts, unchanged), concatenated"
+        )
+
+    @staticmethod
     def count_overflow(n: int) -> DataError:
         return DataError(
             f"the merged counts of {n} segment(s) pass 2**63 - 1 and cannot be summed "

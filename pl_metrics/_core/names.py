@@ -206,6 +206,20 @@ for _method in (
 OUTPUTS["multilabel_confusion_matrix"] = ("label", "sample", "tp", "fp", "fn", "tn")
 OUTPUTS["hamming_loss"] = ("hamming_loss",)
 OUTPUTS["zero_one_loss"] = ("zero_one_loss",)
+# the multilabel mergeable state: per-label sums ("label" rows) and the row histogram
+# ("rows" rows) in one concatenable frame (``from_multilabel_counts``)
+MULTILABEL_STATE = (
+    "part",
+    "label",
+    "support",
+    "predicted",
+    "tp",
+    "n_true",
+    "n_pred",
+    "n_common",
+    "count",
+)
+OUTPUTS["multilabel_counts"] = MULTILABEL_STATE
 
 #: The metric columns that ``ci=`` gives ``<metric>_low`` / ``<metric>_high``.
 INTERVAL_METRICS: dict[str, tuple[str, ...]] = {

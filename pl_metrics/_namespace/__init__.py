@@ -115,6 +115,7 @@ class MetricsDataFrame:
     multilabel_confusion_matrix = eager(MetricsLazyFrame.multilabel_confusion_matrix)
     hamming_loss = eager(MetricsLazyFrame.hamming_loss)
     zero_one_loss = eager(MetricsLazyFrame.zero_one_loss)
+    multilabel_counts = eager(MetricsLazyFrame.multilabel_counts)
 
     def roc_auc(
         self,

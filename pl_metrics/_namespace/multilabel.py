@@ -17,6 +17,7 @@ from pl_metrics._core import names
 from pl_metrics._core.confusion import Counts, confusion_counts
 from pl_metrics._multilabel import counts as mc
 from pl_metrics._multilabel import metrics as mm
+from pl_metrics._multilabel import state as mls
 from pl_metrics._multilabel.inputs import is_multilabel, multilabel_input
 from pl_metrics._typing import By, Labels, Target
 
@@ -169,6 +170,85 @@ class MultilabelMethods:
             n_labels = ml.label_set().select(pl.len().cast(pl.Int64).alias("n_labels"))
             return mm.samplewise_confusion_matrix(ml, n_labels)
         return mm.confusion_matrix(mc.multilabel_counts(ml))
+
+    def multilabel_counts(
+        self,
+        y_true: Target,
+        y_pred: Target,
+        *,
+        by: By = None,
+        labels: Labels = None,
+        weight: str | None = None,
+    ) -> pl.LazyFrame:
+        """The multilabel counts as a mergeable state (finished by
+        :func:`pl_metrics.from_multilabel_counts`).
+
+        Parameters
+        ----------
+        y_true, y_pred, by, labels, weight
+            As :meth:`multilabel_confusion_matrix`.  ``labels=`` restricts every row to
+            those labels: a merged state holds them all (choose a subset here).
+
+        Returns
+        -------
+        LazyFrame
+            ``*by, part, label, support, predicted, tp, n_true, n_pred, n_common, count``
+            in two parts, one tidy frame (concatenate the states of shards):
+
+            - ``part == "label"``: one row per segment and label of the label set (zero
+              rows too), its ``support``, ``predicted`` and ``tp`` (Int64, Float64 with
+              weights; ``n_true .. count`` null);
+            - ``part == "rows"``: the row histogram, one row per segment and
+              ``(n_true, n_pred, n_common)`` seen (Int64: the sizes of a row's true and
+              predicted sets and of their intersection), ``count`` the number (weight)
+              of such rows (``label .. tp`` null).
+
+        Notes
+        -----
+        Per-label counts give ``per_class`` and the micro, macro and weighted averages;
+        the ``samples`` average (a mean over rows of each row's precision, recall,
+        F-beta, Jaccard), the subset accuracy and the losses are functions of the
+        rows' ``(n_true, n_pred, n_common)``, which per-label counts lose (they do not
+        say which labels shared a row).  Both parts are sums over rows, so the states
+        of shards, concatenated, are the state of all rows.
+
+        Examples
+        --------
+        >>> import polars as pl, pl_metrics as plm
+        >>> df = pl.DataFrame({"t": [["cat", "dog"], ["dog"], []], "p": [["cat"], [], ["dog"]]})
+        >>> state = df.metrics.multilabel_counts("t", "p")
+        >>> state.filter(part="label").select("label", "support", "predicted", "tp")
+        shape: (2, 4)
+        ┌───────┬─────────┬───────────┬─────┐
+        │ label ┆ support ┆ predicted ┆ tp  │
+        │ ---   ┆ ---     ┆ ---       ┆ --- │
+        │ str   ┆ i64     ┆ i64       ┆ i64 │
+        ╞═══════╪═════════╪═══════════╪═════╡
+        │ cat   ┆ 1       ┆ 1         ┆ 1   │
+        │ dog   ┆ 2       ┆ 1         ┆ 0   │
+        └───────┴─────────┴───────────┴─────┘
+        >>> state.filter(part="rows").select("n_true", "n_pred", "n_common", "count")
+        shape: (3, 4)
+        ┌────────┬────────┬──────────┬───────┐
+        │ n_true ┆ n_pred ┆ n_common ┆ count │
+        │ ---    ┆ ---    ┆ ---      ┆ ---   │
+        │ i64    ┆ i64    ┆ i64      ┆ i64   │
+        ╞════════╪════════╪══════════╪═══════╡
+        │ 0      ┆ 1      ┆ 0        ┆ 1     │
+        │ 1      ┆ 0      ┆ 0        ┆ 1     │
+        │ 2      ┆ 1      ┆ 1        ┆ 1     │
+        └────────┴────────┴──────────┴───────┘
+        """
+        counts = ml_counts(
+            self._lf,
+            y_true,
+            y_pred,
+            by=by,
+            labels=labels,
+            weight=weight,
+            method="multilabel_counts",
+        )
+        return mls.state_frame(counts)
 
     def hamming_loss(
         self,

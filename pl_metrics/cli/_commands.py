@@ -506,6 +506,11 @@ EXAMPLES: dict[str, str] = {
         """--with-column "p_cat=y_pred = 'cat'" --with-column "p_dog=y_pred = 'dog'" """
         "--y-true-map cat=t_cat,dog=t_dog --y-pred-map cat=p_cat,dog=p_dog --by region"
     ),
+    "multilabel-counts": (
+        """--with-column "t_cat=y_true = 'cat'" --with-column "t_dog=y_true = 'dog'" """
+        """--with-column "p_cat=y_pred = 'cat'" --with-column "p_dog=y_pred = 'dog'" """
+        "--y-true-map cat=t_cat,dog=t_dog --y-pred-map cat=p_cat,dog=p_dog --by region"
+    ),
     "over-time": f"{_LABELS} --index day --every 1d --period 7d --metrics accuracy,f1_macro",
     "per-class": f"{_LABELS} --by region --ci 0.95 --ci-method wilson",
     "pr-curve": f"{_BINARY} --by region",
