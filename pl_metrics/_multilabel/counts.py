@@ -62,12 +62,21 @@ def _sum(ml: Multilabel, flag: str) -> pl.Expr:
     return pl.col(flag).cast(pl.Int64).sum()
 
 
-def row_histogram(ml: Multilabel) -> pl.LazyFrame:
+def _with_common(ml: Multilabel) -> pl.LazyFrame:
+    """The rows with the intersection of their two sets (computed once, cached: the
+    histogram and the label sums both read it)."""
+    return ml.rows.with_columns(
+        pl.col(TRUE).list.set_intersection(pl.col(PRED)).alias(_COMMON)
+    ).cache()
+
+
+def row_histogram(ml: Multilabel, rows: pl.LazyFrame | None = None) -> pl.LazyFrame:
     """``*keys, n_true, n_pred, n_common, count``, checked at collect (see module)."""
-    sizes = ml.rows.with_columns(
+    rows = _with_common(ml) if rows is None else rows
+    sizes = rows.with_columns(
         pl.col(TRUE).list.len().cast(pl.Int64).alias(N_TRUE),
         pl.col(PRED).list.len().cast(pl.Int64).alias(N_PRED),
-        pl.col(TRUE).list.set_intersection(pl.col(PRED)).list.len().cast(pl.Int64).alias(N_COMMON),
+        pl.col(_COMMON).list.len().cast(pl.Int64).alias(N_COMMON),
     )
     hist = sizes.group_by(*ml.group_keys, N_TRUE, N_PRED, N_COMMON).agg(
         ml.total().alias(COUNT), *ml.check_aggs()
@@ -75,9 +84,9 @@ def row_histogram(ml: Multilabel) -> pl.LazyFrame:
     return ml.with_all(ml.raise_if_bad(hist))
 
 
-def label_sums(ml: Multilabel) -> pl.LazyFrame:
+def label_sums(ml: Multilabel, rows: pl.LazyFrame | None = None) -> pl.LazyFrame:
     """``*keys, label, support, predicted, tp``: the labels that occur in a segment."""
-    rows = ml.rows.with_columns(pl.col(TRUE).list.set_intersection(pl.col(PRED)).alias(_COMMON))
+    rows = _with_common(ml) if rows is None else rows
     weight = [WEIGHT] if ml.weighted else []
     parts = [
         rows.select(
@@ -95,7 +104,8 @@ def label_sums(ml: Multilabel) -> pl.LazyFrame:
 
 def multilabel_counts(ml: Multilabel) -> MultilabelCounts:
     """The label counts (every label of the set in every segment) and the row histogram."""
-    return from_parts(ml, label_sums(ml), row_histogram(ml))
+    rows = _with_common(ml)
+    return from_parts(ml, label_sums(ml, rows), row_histogram(ml, rows))
 
 
 def from_parts(ml: Multilabel, sums: pl.LazyFrame, hist: pl.LazyFrame) -> MultilabelCounts:
@@ -125,4 +135,6 @@ def from_parts(ml: Multilabel, sums: pl.LazyFrame, hist: pl.LazyFrame) -> Multil
             pl.col("support", "predicted", "tp", "fp", "fn", "tn").cast(pl.Int64)
         )
     n_labels = label_set.select(pl.len().cast(pl.Int64).alias("n_labels"))
-    return MultilabelCounts(ml, counts, hist, n_labels)
+    # each finisher reads these frames several times (per label, averages, samples):
+    # cached, the rows are read and counted once per query
+    return MultilabelCounts(ml, counts.cache(), hist.cache(), n_labels)
