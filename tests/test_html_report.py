@@ -259,6 +259,12 @@ def test_multiclass_scores_and_labels(df: pl.DataFrame) -> None:
         "report": m.report("y_true", "y_pred"),
         "roc_auc": m.roc_auc("y_true", SCORES),
         "roc_auc_by": m.roc_auc("y_true", SCORES, by=["region", "model_version"]),
+        "classes_ranking": m.roc_auc("y_true", SCORES, average=None).join(
+            m.average_precision("y_true", SCORES, average=None),
+            on="label",
+            how="left",
+            maintain_order="left",
+        ),
     }
     for name, frame in expected.items():
         collected = frame.collect()

@@ -329,18 +329,19 @@ def _ranking(
     if not isinstance(s.y_score, str):
         yield cards
         step("one-vs-rest curves")
-        rocs: list[pl.DataFrame] = []
-        prs: list[pl.DataFrame] = []
-        for label, column in s.y_score.items():
-            ovr: dict[str, Any] = {"pos_label": label, "weight": s.weight, "bins": s.bins}
-            tag = pl.lit(str(label)).alias("label")
-            rocs.append(_collect(m.roc_curve(s.y_true, column, **ovr).with_columns(tag)))
-            prs.append(_collect(m.pr_curve(s.y_true, column, **ovr).with_columns(tag)))
+        ovr: dict[str, Any] = {"weight": s.weight}
+        roc = _collect(m.roc_curve(s.y_true, s.y_score, **ovr))
+        pr = _collect(m.pr_curve(s.y_true, s.y_score, **ovr))
+        per_class = _collect(m.roc_auc(s.y_true, s.y_score, average=None, **ovr)).join(
+            _collect(m.average_precision(s.y_true, s.y_score, average=None, **ovr)),
+            on="label",
+            how="left",
+            maintain_order="left",
+        )
         parts += [
-            Chart(
-                "roc", _spec(plot.roc_curve(pl.concat(rocs))), "One-vs-rest ROC curve per class."
-            ),
-            Chart("pr", _spec(plot.pr_curve(pl.concat(prs))), "One-vs-rest PR curve per class."),
+            Table("classes_ranking", per_class, "Each class against the rest: ROC AUC and AP."),
+            Chart("roc", _spec(plot.roc_curve(roc)), "One-vs-rest ROC curve per class."),
+            Chart("pr", _spec(plot.pr_curve(pr)), "One-vs-rest PR curve per class."),
         ]
         intro = (
             "One-vs-rest ROC AUC of the class scores (macro average), and each class's "
