@@ -284,6 +284,7 @@ class MultilabelCountsState(Generic[FrameT]):
         lazy = state.lazy()
         schema = lazy.collect_schema()
         v.check_columns(schema, **{f"state column {c}": c for c in names.MULTILABEL_STATE})
+        mls.check_schema(schema)
         self._types = v.label_types(schema, "label", "label")
         self._schema = schema
         self._lazy = lazy

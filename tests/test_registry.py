@@ -45,7 +45,7 @@ from polars.testing import assert_frame_equal
 import pl_metrics as plm
 from pl_metrics import MetricsDataFrame, MetricsLazyFrame
 from pl_metrics._core import names
-from pl_metrics.state import CountsState, ScoreCountsState
+from pl_metrics.state import CountsState, MultilabelCountsState, ScoreCountsState
 
 
 @dataclasses.dataclass(frozen=True)
@@ -357,6 +357,7 @@ METHODS: list[Entry] = [
         lambda m, c: m.per_class(c.ml, c.mlp, by=c.by, weight=c.w, beta=2.0),
         ("multilabel",),
         outputs="per_class",
+        state="multilabel_counts",
         beta=2.0,
     ),
     Entry(
@@ -364,6 +365,7 @@ METHODS: list[Entry] = [
         lambda m, c: m.averages(c.ml, c.mlp, by=c.by, weight=c.w, zero_division=1.0),
         ("multilabel",),
         outputs="averages",
+        state="multilabel_counts",
     ),
     Entry(
         "report[multilabel]",
@@ -371,17 +373,34 @@ METHODS: list[Entry] = [
         lambda m, c: m.report(c.ml, c.mlp, by=c.by, weight=c.w, labels=[c.q[2][0], c.q[0][0]]),
         ("multilabel",),
         outputs="report",
+        state="multilabel_counts[labels]",
     ),
     Entry(
         "summary[multilabel]",
         lambda m, c: m.summary(c.ml, c.mlp, by=c.by, weight=c.w),
         ("multilabel",),
         outputs="summary",
+        state="multilabel_counts",
     ),
     Entry(
         "multilabel_confusion_matrix",
         lambda m, c: m.multilabel_confusion_matrix(c.ml, c.mlp, by=c.by, weight=c.w),
         ("multilabel",),
+        state="multilabel_counts",
+    ),
+    # the multilabel state (all labels; and a subset, for report[multilabel]'s labels=)
+    Entry(
+        "multilabel_counts",
+        lambda m, c: m.multilabel_counts(c.ml, c.mlp, by=c.by, weight=c.w),
+        ("multilabel",),
+    ),
+    Entry(
+        "multilabel_counts[labels]",
+        lambda m, c: m.multilabel_counts(
+            c.ml, c.mlp, by=c.by, weight=c.w, labels=[c.q[2][0], c.q[0][0]]
+        ),
+        ("multilabel",),
+        outputs="multilabel_counts",
     ),
     Entry("hamming_loss", _m("hamming_loss"), ("labels",)),
     Entry(
@@ -389,6 +408,7 @@ METHODS: list[Entry] = [
         lambda m, c: m.hamming_loss(c.ml, c.mlp, by=c.by, weight=c.w),
         ("multilabel",),
         outputs="hamming_loss",
+        state="multilabel_counts",
     ),
     Entry("zero_one_loss", _m("zero_one_loss", normalize=False), ("labels",)),
     Entry(
@@ -396,6 +416,7 @@ METHODS: list[Entry] = [
         lambda m, c: m.zero_one_loss(c.ml, c.mlp, by=c.by, weight=c.w),
         ("multilabel",),
         outputs="zero_one_loss",
+        state="multilabel_counts",
     ),
     Entry(
         "label_ranking_average_precision",
@@ -677,6 +698,21 @@ FINISHERS: dict[str, Callable[[object, Cols], object]] = {
     "pr_curve": lambda st, c: st.pr_curve(),
     "ks": lambda st, c: st.ks(),
     "gains": lambda st, c: st.gains(buckets=7),
+    # multilabel (from_multilabel_counts): keyed by the entry they equal
+    "per_class[multilabel]": lambda st, c: st.per_class(beta=2.0),
+    "averages[multilabel]": lambda st, c: st.averages(zero_division=1.0),
+    "report[multilabel]": lambda st, c: st.report(labels=[c.q[2][0], c.q[0][0]]),
+    "summary[multilabel]": lambda st, c: st.summary(),
+    "multilabel_confusion_matrix": lambda st, c: st.multilabel_confusion_matrix(),
+    "hamming_loss[multilabel]": lambda st, c: st.hamming_loss(),
+    "zero_one_loss[multilabel]": lambda st, c: st.zero_one_loss(),
+}
+#: Each state entry's finishing function.
+STATE_FINISH: dict[str, Callable[..., object]] = {
+    "counts": plm.from_counts,
+    "score_counts": plm.from_score_counts,
+    "multilabel_counts": plm.from_multilabel_counts,
+    "multilabel_counts[labels]": plm.from_multilabel_counts,
 }
 
 
@@ -722,7 +758,8 @@ def test_every_public_method_is_in_the_registry() -> None:
     assert _public(MetricsDataFrame) == registered | set(DOCUMENTS)
     assert all((Path(__file__).parents[1] / test).is_file() for test in DOCUMENTS.values())
     assert set(names.OUTPUTS) == registered  # each method's schema declared once
-    assert _public(CountsState) | _public(ScoreCountsState) == set(FINISHERS)
+    finishers = _public(CountsState) | _public(ScoreCountsState) | _public(MultilabelCountsState)
+    assert finishers == {name.split("[")[0] for name in FINISHERS}
     expressions = {
         n
         for n in plm.__all__
@@ -828,7 +865,7 @@ def test_merged_states_agree(entry: Entry, lazy: bool) -> None:
     state: pl.DataFrame | pl.LazyFrame = pl.concat(states)
     if lazy:
         state = state.lazy()
-    finish = plm.from_counts if entry.state == "counts" else plm.from_score_counts
+    finish = STATE_FINISH[entry.state]
     got = FINISHERS[entry.name](finish(state, by=c.by), c)
     assert isinstance(got, pl.LazyFrame) is lazy
     same(got, run(entry, DATA, c))
@@ -965,7 +1002,7 @@ def test_by_expression_equals_materialised_column(
         # evaluates `by` on its shard's rows: a median is the shard's median)
         shards = DATA.with_columns(part=pl.int_range(pl.len()) % 3).partition_by("part")
         states = [run(BY_NAME[entry.state], s.drop("part"), c) for s in shards]
-        finish = plm.from_counts if entry.state == "counts" else plm.from_score_counts
+        finish = STATE_FINISH[entry.state]
         same(FINISHERS[entry.name](finish(pl.concat(states), by=columns), c), expected)
 
 
@@ -1019,9 +1056,9 @@ def test_bad_by_expressions_are_refused_at_call_time(entry: Entry) -> None:
             entry.call(DATA.lazy().metrics, cb)  # lazy: refused before any collect
 
 
-@pytest.mark.parametrize("finish", [plm.from_counts, plm.from_score_counts])
-def test_state_finishers_take_names_not_expressions(finish: Callable) -> None:
-    state = run(BY_NAME["counts" if finish is plm.from_counts else "score_counts"], DATA, Cols())
+@pytest.mark.parametrize("kind", ["counts", "score_counts", "multilabel_counts"])
+def test_state_finishers_take_names_not_expressions(kind: str) -> None:
+    finish, state = STATE_FINISH[kind], run(BY_NAME[kind], DATA, Cols())
     with pytest.raises(TypeError, match="`by` of from_counts / from_score_counts names columns"):
         finish(state, by=pl.col("g"))
     with pytest.raises(TypeError, match="names columns of the state"):
@@ -1366,6 +1403,8 @@ CLI: list[tuple[str, str, list[str]]] = [
     _cli("report", "report[multilabel]", *_SETS, "--labels", "2,0"),
     _cli("summary", "summary[multilabel]", *_SETS),
     _cli("multilabel-confusion-matrix", "multilabel_confusion_matrix", *_SETS),
+    _cli("multilabel-counts", "multilabel_counts", *_SETS),
+    _cli("multilabel-counts", "multilabel_counts[labels]", *_SETS, "--labels", "2,0"),
     _cli("hamming-loss", "hamming_loss", *_LABELS),
     _cli("hamming-loss", "hamming_loss[multilabel]", *_SETS),
     _cli("zero-one-loss", "zero_one_loss", *_LABELS, "--no-normalize"),

@@ -39,6 +39,7 @@ LABEL_PART, ROWS_PART = "label", "rows"
 _LABEL_SUMS = ("support", "predicted", "tp")
 _TRIPLE = (N_TRUE, N_PRED, N_COMMON)
 _N = f"{INTERNAL}mls_n"
+_GUARD = f"{INTERNAL}mls_guard"
 #: Relative tolerance of the checks on weighted (Float64) sums: the order of float
 #: additions differs between the parts and between merges.
 _RTOL = 1e-9
@@ -134,10 +135,29 @@ def _checked_parts(
             "against n_true, n_pred, n_common times count: parts of different states?)",
         )
     ]
+    # one row holding 0, computed from both checked frames (a literal alone would be
+    # folded away by the optimizer, and the checks with it)
     checked_labels = per_label.map_batches(_raise(label_checks)).select(pl.len().alias(_N))
-    checked_segments = both.map_batches(_raise(segment_check)).select(pl.len().alias(_N))
-    guard = checked_labels.join(checked_segments, how="cross").select(pl.lit(0, pl.Int8))
+    checked_segments = both.map_batches(_raise(segment_check)).select(pl.len().alias(_GUARD))
+    guard = checked_labels.join(checked_segments, how="cross").select(
+        (pl.col(_N) * 0 + pl.col(_GUARD) * 0).alias(_GUARD)
+    )
     return hist.join(guard, how="cross").select(hist.collect_schema().names())
+
+
+def check_schema(schema: pl.Schema) -> None:
+    """The dtypes of a state's own columns (the counts': in the merge)."""
+    for column in _TRIPLE:
+        if not schema[column].is_integer():
+            msg = f"state column {column!r} must be integers, got {schema[column]}"
+            raise pl.exceptions.SchemaError(msg)
+    for column in (*_LABEL_SUMS, COUNT):
+        if not (schema[column].is_numeric() and schema[column] != pl.Boolean):
+            msg = f"state column {column!r} must be numeric, got {schema[column]}"
+            raise pl.exceptions.SchemaError(msg)
+    if schema[PART] not in (pl.String, pl.Categorical):
+        msg = f"state column {PART!r} must be strings ('label' or 'rows'), got {schema[PART]}"
+        raise pl.exceptions.SchemaError(msg)
 
 
 def read_state(
@@ -153,13 +173,7 @@ def read_state(
     them: checked at collect), or ``None`` (sorted).
     """
     schema = lazy.collect_schema()
-    for column in _TRIPLE:
-        if not schema[column].is_integer():
-            msg = f"state column {column!r} must be integers, got {schema[column]}"
-            raise pl.exceptions.SchemaError(msg)
-    if schema[PART] not in (pl.String, pl.Categorical):
-        msg = f"state column {PART!r} must be strings ('label' or 'rows'), got {schema[PART]}"
-        raise pl.exceptions.SchemaError(msg)
+    check_schema(schema)
     weighted = any(schema[c].is_float() for c in (*_LABEL_SUMS, COUNT))
     part = pl.col(PART).cast(pl.String)
     triple = [pl.col(c) for c in _TRIPLE]
