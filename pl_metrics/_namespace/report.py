@@ -151,7 +151,10 @@ def _spec(
         if value is not None and not isinstance(value, str):
             msg = f"`{name}` must be a column name, got {value!r}"
             raise TypeError(msg)
-    if isinstance(ci, str) and ci == "auto":
+    if isinstance(ci, str) and ci != "auto":
+        msg = f"`ci` must be a confidence level in (0, 1), None, or one of ['auto'], got {ci!r}"
+        raise ValueError(msg)
+    if isinstance(ci, str):
         ci = 0.95 if weight is None else None
     elif ci is not None and weight is not None:
         msg = (
