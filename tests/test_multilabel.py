@@ -463,8 +463,9 @@ def test_eager_lazy_streaming() -> None:
 
 def test_options_and_errors_of_the_multilabel_methods() -> None:
     df = EMPTY_ROWS
-    with pytest.raises(ValueError, match="`ci` is not available for multilabel"):
-        df.metrics.averages("t", "p", ci=0.9)
+    # ci is a bootstrap of whole rows (test_multilabel_intervals.py); Wilson is refused
+    with pytest.raises(ValueError, match="is not available for multilabel input"):
+        df.metrics.per_class("t", "p", ci=0.9, ci_method="wilson")
     with pytest.raises(ValueError, match="`kappa_weights` is for single-label"):
         df.metrics.summary("t", "p", kappa_weights="linear")
     with pytest.raises(ValueError, match="`samplewise` must be True or False"):

@@ -383,6 +383,24 @@ METHODS: list[Entry] = [
         state="multilabel_counts",
     ),
     Entry(
+        "report[multilabel-ci]",  # bootstrap of whole rows
+        lambda m, c: m.report(c.ml, c.mlp, by=c.by, **CI),
+        ("multilabel",),
+        outputs="report",
+        ci=True,
+        weighted=False,
+        bootstrap=True,
+    ),
+    Entry(
+        "summary[multilabel-ci]",
+        lambda m, c: m.summary(c.ml, c.mlp, by=c.by, **CI),
+        ("multilabel",),
+        outputs="summary",
+        ci=True,
+        weighted=False,
+        bootstrap=True,
+    ),
+    Entry(
         "multilabel_confusion_matrix",
         lambda m, c: m.multilabel_confusion_matrix(c.ml, c.mlp, by=c.by, weight=c.w),
         ("multilabel",),
@@ -1402,6 +1420,8 @@ CLI: list[tuple[str, str, list[str]]] = [
     _cli("averages", "averages[multilabel]", *_SETS, "--zero-division", "1"),
     _cli("report", "report[multilabel]", *_SETS, "--labels", "2,0"),
     _cli("summary", "summary[multilabel]", *_SETS),
+    _cli("report", "report[multilabel-ci]", *_SETS, *_CI),
+    _cli("summary", "summary[multilabel-ci]", *_SETS, *_CI),
     _cli("multilabel-confusion-matrix", "multilabel_confusion_matrix", *_SETS),
     _cli("multilabel-counts", "multilabel_counts", *_SETS),
     _cli("multilabel-counts", "multilabel_counts[labels]", *_SETS, "--labels", "2,0"),

@@ -226,7 +226,16 @@ INTERVAL_METRICS: dict[str, tuple[str, ...]] = {
     "per_class": ("precision", "recall", "specificity", "{f}", "jaccard"),
     "averages": ("precision", "recall", "{f}", "jaccard"),
     "report": ("precision", "recall", "{f}", "jaccard"),
-    "summary": ("accuracy", "balanced_accuracy", "mcc", "cohen_kappa"),
+    # single-label, then multilabel input's (bootstrap of whole rows)
+    "summary": (
+        "accuracy",
+        "balanced_accuracy",
+        "mcc",
+        "cohen_kappa",
+        "subset_accuracy",
+        "hamming_loss",
+        "jaccard_samples",
+    ),
     "roc_auc": ("roc_auc",),
     "average_precision": ("average_precision",),
     "disparity": ("difference", "ratio"),

@@ -68,7 +68,7 @@ class LabelMethods:
         methods = ("bootstrap", "wilson") if method == "per_class" else ("bootstrap",)
         wants_ci = _wants_ci(ci, n_boot, ci_method, weight, seed=seed, methods=methods)
         if ml.multilabel(self._lf, y_true):
-            ml.refuse_ci(ci, method)
+            ml.refuse_ci(ci, method, ci_method)
             return ml.label_scores(
                 self._lf,
                 method,
@@ -79,6 +79,9 @@ class LabelMethods:
                 weight=weight,
                 beta=b,
                 zero_division=zd,
+                ci=ci if wants_ci else None,
+                n_boot=n_boot,
+                seed=seed,
             )
         counts = self._counts(
             v.check_column_name("y_true", y_true),
@@ -417,7 +420,8 @@ class LabelMethods:
             and ``jaccard_score(average="samples")`` (0 for a row with two empty
             sets).  Balanced accuracy, MCC and kappa have no multilabel definition
             there (scikit-learn refuses such input), so the columns differ rather
-            than hold NaN; ``ci`` and ``kappa_weights`` are single-label only.
+            than hold NaN; ``kappa_weights`` is single-label only, and ``ci`` is a
+            bootstrap of whole rows (``subset_accuracy_low`` ...).
 
         Notes
         -----
@@ -448,11 +452,21 @@ class LabelMethods:
         if wants_ci:
             v.check_kappa_interval(kappa_weights, ci_method)
         if ml.multilabel(self._lf, y_true):
-            ml.refuse_ci(ci, "summary")
+            ml.refuse_ci(ci, "summary", ci_method)
             if kappa_weights is not None:
                 msg = "`kappa_weights` is for single-label rows; drop it for multilabel input"
                 raise ValueError(msg)
-            return ml.summary(self._lf, y_true, y_pred, by=by, labels=labels, weight=weight)
+            return ml.summary(
+                self._lf,
+                y_true,
+                y_pred,
+                by=by,
+                labels=labels,
+                weight=weight,
+                ci=ci if wants_ci else None,
+                n_boot=n_boot,
+                seed=seed,
+            )
         counts = self._counts(
             v.check_column_name("y_true", y_true),
             v.check_column_name("y_pred", y_pred),

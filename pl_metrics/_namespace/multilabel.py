@@ -8,6 +8,7 @@ multilabel only; ``hamming_loss`` and ``zero_one_loss`` take both kinds.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 
 import polars as pl
@@ -16,6 +17,7 @@ from pl_metrics._core import checks as v
 from pl_metrics._core import names
 from pl_metrics._core.confusion import Counts, confusion_counts
 from pl_metrics._multilabel import counts as mc
+from pl_metrics._multilabel import intervals as mi
 from pl_metrics._multilabel import metrics as mm
 from pl_metrics._multilabel import state as mls
 from pl_metrics._multilabel.inputs import is_multilabel, multilabel_input
@@ -31,14 +33,15 @@ def multilabel(lf: pl.LazyFrame, y_true: object) -> bool:
     return is_multilabel(lf.collect_schema(), y_true)
 
 
-def refuse_ci(ci: float | None, method: str) -> None:
-    """``ci=`` is not offered for multilabel input (see the docs: the bootstrap draws
-    confusion cells of single-label rows; a multilabel row's labels are drawn together)."""
-    if ci is not None:
+def refuse_ci(ci: float | None, method: str, ci_method: str = "bootstrap") -> None:
+    """Multilabel intervals are bootstrap intervals of whole rows (a row's labels are
+    drawn together: :mod:`pl_metrics._multilabel.intervals`); the analytic methods
+    (Wilson) are single-label only."""
+    if ci is not None and ci_method != "bootstrap":
         msg = (
-            f"`ci` is not available for multilabel input in {method}: the intervals "
-            "resample single-label confusion cells, and a multilabel row's labels must be "
-            "resampled together; drop `ci` (or bootstrap the rows yourself)"
+            f"`ci_method={ci_method!r}` is not available for multilabel input in {method}: "
+            "its intervals resample whole rows (a row's labels go together); use "
+            "ci_method='bootstrap'"
         )
         raise ValueError(msg)
 
@@ -53,9 +56,15 @@ def ml_counts(
     weight: str | None,
     method: str,
     beta: float = 1.0,
+    ci: bool = False,
 ) -> mc.MultilabelCounts:
-    """Check the multilabel input and build its (lazy) counts."""
-    reserved = names.output_columns(method, beta=beta)
+    """Check the multilabel input and build its (lazy) counts (``ci``: the interval
+    columns are reserved too)."""
+    reserved = list(names.output_columns(method, beta=beta))
+    if ci:
+        f = names.f_name(beta)
+        metrics = mi.METRICS[method][0]
+        reserved += names.interval_columns([f if m == "{f}" else m for m in metrics])
     ml = multilabel_input(
         lf, y_true, y_pred, by=by, labels=labels, weight=weight, reserved=reserved
     )
@@ -73,22 +82,63 @@ def label_scores(
     weight: str | None,
     beta: float,
     zero_division: float,
+    ci: float | None = None,
+    n_boot: int = 1000,
+    seed: int | None = 0,
 ) -> pl.LazyFrame:
-    """per_class / averages / report of multilabel input (options checked by the caller)."""
+    """per_class / averages / report of multilabel input (options checked by the
+    caller; ``ci``: bootstrap intervals of whole rows, un-weighted)."""
     counts = ml_counts(
-        lf, y_true, y_pred, by=by, labels=labels, weight=weight, method=method, beta=beta
+        lf,
+        y_true,
+        y_pred,
+        by=by,
+        labels=labels,
+        weight=weight,
+        method=method,
+        beta=beta,
+        ci=ci is not None,
     )
-    finish = {"per_class": mm.per_class, "averages": mm.averages, "report": mm.report}[method]
-    return finish(counts, beta=beta, zero_division=zero_division)
+    metric = {"per_class": mm.per_class, "averages": mm.averages, "report": mm.report}[method]
+    finish = functools.partial(metric, beta=beta, zero_division=zero_division)
+    point = finish(counts)
+    if ci is None:
+        return point
+    return mi.bootstrap(
+        counts.ml, point, method, finish, beta=beta, ci=ci, n_boot=n_boot, seed=seed
+    )
 
 
 def summary(
-    lf: pl.LazyFrame, y_true: Target, y_pred: Target, *, by: By, labels: Labels, weight: str | None
+    lf: pl.LazyFrame,
+    y_true: Target,
+    y_pred: Target,
+    *,
+    by: By,
+    labels: Labels,
+    weight: str | None,
+    ci: float | None = None,
+    n_boot: int = 1000,
+    seed: int | None = 0,
 ) -> pl.LazyFrame:
     """``summary`` of multilabel input: ``*by, n, subset_accuracy, hamming_loss,
-    jaccard_samples``."""
-    counts = ml_counts(lf, y_true, y_pred, by=by, labels=labels, weight=weight, method="summary")
-    return mm.summary(counts)
+    jaccard_samples`` (``ci``: with their bootstrap intervals, whole rows resampled)."""
+    counts = ml_counts(
+        lf,
+        y_true,
+        y_pred,
+        by=by,
+        labels=labels,
+        weight=weight,
+        method="summary",
+        ci=ci is not None,
+    )
+    point = mm.summary(counts)
+    if ci is None:
+        return point
+    return mi.bootstrap(
+        counts.ml, point, "summary", mm.summary, beta=1.0, ci=ci, n_boot=n_boot, seed=seed
+    )
 
 
 class MultilabelMethods:
