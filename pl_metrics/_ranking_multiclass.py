@@ -31,6 +31,9 @@ from pl_metrics._core import names
 from pl_metrics._core import scores as sc
 from pl_metrics._core.scores import CLASS, NEG, POS, SCORE, ScoreCounts
 
+#: A class's number (or weight) of positives, the weight of the weighted average.
+_POSITIVES = f"{names.INTERNAL}positives"
+
 #: The output column naming the class of a per-class row.
 LABEL = "label"
 
@@ -139,12 +142,12 @@ def average_precision(state: ScoreCounts, *, average: str | None) -> pl.LazyFram
     ovr = per_class_counts(state)
     p_total, ap = rk.ap_exprs()
     per_class = ovr.frame.group_by(ovr.keys).agg(
-        p_total.alias("P"), pl.when(p_total > 0).then(ap).alias("average_precision")
+        p_total.alias(_POSITIVES), pl.when(p_total > 0).then(ap).alias("average_precision")
     )
     if average is None:
         result = per_class.select(*ovr.keys, "average_precision")
         return _labelled(ovr, result.sort(ovr.keys, nulls_last=True))
-    mean = rk.class_mean(per_class, state.keys, "average_precision", pl.col("P"), average)
+    mean = rk.class_mean(per_class, state.keys, "average_precision", pl.col(_POSITIVES), average)
     return state.finish(mean)
 
 

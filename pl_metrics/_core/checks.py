@@ -28,6 +28,7 @@ from polars.exceptions import ColumnNotFoundError, SchemaError
 
 from pl_metrics._core.labels import (
     LabelTypes,
+    check_one_label_per_row,
     is_int,
     is_real,
     label_types,
@@ -46,6 +47,7 @@ __all__ = [
     "ROWS",
     "Bad",
     "LabelTypes",
+    "check_one_label_per_row",
     "label_types",
     "label_value",
     "labels_series",

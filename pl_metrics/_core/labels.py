@@ -65,6 +65,19 @@ def _integer_supertype(dtypes: Sequence[pl.DataType]) -> pl.DataType:
     return dtype if dtype.is_integer() else pl.Int128()
 
 
+def check_one_label_per_row(column: str, dtype: pl.DataType) -> None:
+    """A single-label path refuses a List / Array / Struct column: a set of labels
+    would be taken for one label (``["a", "b"]`` a class of its own), a wrong number."""
+    if isinstance(dtype, (pl.List, pl.Array, pl.Struct)):
+        msg = (
+            f"column {column!r} holds {dtype} values, not one label per row: multilabel "
+            "input (a List column of label sets, or a {label: indicator column} mapping) is "
+            "read by per_class, averages, report, summary, multilabel_confusion_matrix, "
+            "hamming_loss, zero_one_loss and the multilabel ranking metrics, not by this one"
+        )
+        raise SchemaError(msg)
+
+
 def label_types(schema: pl.Schema, y_true: str, y_pred: str) -> LabelTypes:
     """Resolve a lossless common dtype for ``y_true`` and ``y_pred`` or raise ``SchemaError``.
 
@@ -76,6 +89,8 @@ def label_types(schema: pl.Schema, y_true: str, y_pred: str) -> LabelTypes:
     column may hold values outside the Enum).  No cast can merge two labels.
     """
     dt_true, dt_pred = schema[y_true], schema[y_pred]
+    check_one_label_per_row(y_true, dt_true)
+    check_one_label_per_row(y_pred, dt_pred)
     fam_true, fam_pred = _family(dt_true), _family(dt_pred)
     incompatible = (
         f"columns {y_true!r} ({dt_true}) and {y_pred!r} ({dt_pred}) hold labels of "
@@ -127,6 +142,7 @@ def label_value(value: object, dtype: pl.DataType, argument: str, column: str) -
     column, ``1.5`` does not fit an integer column, ``"1"`` does not fit a
     numeric one (``ValueError`` naming the argument, the column and its dtype).
     """
+    check_one_label_per_row(column, dtype)
     target = pl.String() if isinstance(dtype, pl.Categorical) else dtype
     converted: Any = None
     if target == pl.Boolean:

@@ -201,11 +201,16 @@ def _score_exprs(
         column = str(y_score)
         v.check_columns(schema, **{argument: column})
         dtype = schema[column]
-        inner = dtype.inner if isinstance(dtype, (pl.List, pl.Array)) else None
+        inner = dtype.inner if isinstance(dtype, pl.List) else None  # an Array: cast it
         if inner is None or not (inner.is_numeric() or inner == pl.Boolean):
             msg = (
                 f"column {column!r} (argument `{argument}`) must be a List of numbers aligned "
                 f"with `labels` (or a mapping {{label: column}}), got {dtype}"
+                + (
+                    f"; cast it with pl.col({column!r}).arr.to_list()"
+                    if isinstance(dtype, pl.Array)
+                    else ""
+                )
             )
             raise SchemaError(msg)
         col = pl.col(column)
@@ -388,6 +393,15 @@ def _relevance_rows(
         true_map = v.check_score_map("y_true", y_true)
     else:
         v.check_column_name("y_true", y_true)
+        if labels is None:
+            # the positions of a List of relevances stand for labels: never guessed from
+            # the scores' mapping (its keys sorted would misalign a list in another order)
+            msg = (
+                f"`labels` is required with a List column of relevances (`y_true`={y_true!r}): "
+                "the labels its positions stand for, in order, e.g. labels=['cat', 'dog']; "
+                "or pass a mapping {label: relevance column}"
+            )
+            raise ValueError(msg)
     source = true_map or (y_score if isinstance(y_score, Mapping) else labels)
     dtype: pl.DataType = pl.String()
     if isinstance(source, (Mapping, Sequence, pl.Series)) and not isinstance(source, str):
@@ -471,8 +485,10 @@ def _dcg(k: int | None, log_base: float, ignore_ties: bool) -> pl.Expr:
     """The row's DCG: each label's relevance times the discount of its position; tied
     scores share the mean discount of the positions they span (scikit-learn's
     ``_tie_averaged_dcg``).  ``ignore_ties``: positions by descending score, ties in
-    the order of a reversed stable sort (the later label first, as scikit-learn's
-    ``argsort(...)[::-1]`` for up to 16 labels)."""
+    the order of a reversed stable sort (the later label first).  scikit-learn's
+    ``argsort(...)[::-1]`` is not a stable sort (its order of ties depends on numpy's
+    sort kernel): with ``ignore_ties`` and tied scores the two may differ, which is
+    why both document the option for scores without ties."""
     r, s = _field(_T), _field(_S)
     discount = _discount(k, log_base)
     if ignore_ties:
@@ -599,8 +615,9 @@ def averaged(
     ``metric`` ``"roc_auc"`` or ``"average_precision"``.
 
     A label (macro, weighted) or row (samples) whose ROC AUC is undefined (one class)
-    is left out of the mean (scikit-learn raises; as the multiclass one-vs-rest AUC
-    here and torchmetrics' macro AUROC); the mean of none is null.  Average precision
+    is left out of the mean (as the multiclass one-vs-rest AUC here and torchmetrics'
+    macro AUROC; scikit-learn's mean is NaN then, with a warning); the mean of none is
+    null.  Average precision
     is defined everywhere (0 without positives, scikit-learn's value) and averaged
     exactly as scikit-learn (weighted: 0 when no label has a positive).
     """

@@ -116,8 +116,10 @@ class RankingMethods:
             (row, label) cell one binary problem), ``"macro"``, ``"weighted"`` (by
             each label's (weighted) number of positives), ``"samples"`` (the mean
             over the rows of each row's AUC over its labels) or None (one row per
-            label); a label (row) of one class has no AUC and is left out of the
-            mean (scikit-learn raises; torchmetrics' macro AUROC leaves it out too).
+            label); a label (row) of one class has no AUC (null) and is left out of
+            the mean, as torchmetrics' macro AUROC does - **unlike scikit-learn**,
+            whose mean is then NaN (with a warning): a mean over the defined labels
+            instead of no number.
         max_fpr
             Binary: the partial AUC over ``fpr <= max_fpr`` (in (0, 1]), McClish's
             standardisation ``0.5 (1 + (A - m^2/2) / (m - m^2/2))`` (0.5 for a
@@ -138,7 +140,7 @@ class RankingMethods:
         Tied scores form one threshold; the value equals the trapezoid under
         ``sklearn.metrics.roc_curve`` and the Mann-Whitney U / (P N) with ties
         counted one half.  Multiclass: a class absent from a segment is left out
-        of that segment's average (scikit-learn raises).
+        of that segment's average (scikit-learn raises or returns NaN there).
 
         Examples
         --------

@@ -169,7 +169,11 @@ def _spec(
         msg = f"`n_bins` must be a positive integer, got {n_bins!r}"
         raise ValueError(msg)
     segments = v.normalize_by(by)
-    v.check_by(lf.collect_schema(), segments, reserved=sections.table_columns())
+    schema = lf.collect_schema()
+    v.check_by(schema, segments, reserved=sections.table_columns())
+    for column in (y_true, y_pred):
+        if column is not None and column in schema:  # missing: the methods name it
+            v.check_one_label_per_row(column, schema[column])  # single-label sections
     return sections.Spec(
         y_true=y_true,
         y_pred=y_pred,
