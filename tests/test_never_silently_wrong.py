@@ -7,6 +7,7 @@ come from scikit-learn or from a hand computation in a comment.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 import polars as pl
@@ -561,3 +562,57 @@ def test_threshold_report_needs_its_labels() -> None:
     predicted = [2 if s >= 0.5 else 1 for s in df["s"]]
     macro = got.filter(pl.col("average") == "macro")["f1"].item()
     assert macro == pytest.approx(skm.f1_score(df["y"], predicted, average="macro"))
+
+
+_SETS = pl.DataFrame(
+    {
+        "t": [["a"], ["a", "b"], [], ["b"]],
+        "p": [["a"], ["b"], ["a"], ["b"]],
+        "g": [1, 1, 2, 2],
+        "ia": [1.0, 0.0, 1.0, 0.0],
+        "ib": [0.0, 1.0, 0.0, 1.0],
+    }
+)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: _SETS.select(plm.hamming_loss("t", "p")),
+        lambda: _SETS.select(plm.f1("t", "p", average="macro")),
+        lambda: _SETS.select(plm.precision("t", "p", pos_label="a")),
+        lambda: _SETS.select(plm.accuracy("t", "p")),
+        lambda: _SETS.metrics.confusion_matrix("t", "p"),
+        lambda: _SETS.metrics.counts("t", "p"),
+        lambda: _SETS.metrics.compare("t", "p", by="g"),
+        lambda: _SETS.metrics.log_loss("t", {"a": "ia", "b": "ib"}),
+        lambda: _SETS.metrics.html_report("t", "p", ci=None),
+    ],
+    ids=["hamming", "f1", "precision", "accuracy", "cm", "counts", "compare", "log_loss", "html"],
+)
+def test_label_sets_on_a_single_label_path_are_refused(call: Callable[[], object]) -> None:
+    """A List column of label sets read as one label per row scored each set as a class
+    of its own (plm.hamming_loss 0.5 where scikit-learn's multilabel value is 0.25)."""
+    with pytest.raises(SchemaError, match="not one label per row: multilabel input"):
+        call()
+    assert _SETS.metrics.hamming_loss("t", "p")["hamming_loss"].item() == pytest.approx(0.25)
+
+
+def test_a_list_of_relevances_needs_its_labels() -> None:
+    """With a score mapping, a List of relevances was read in the mapping's sorted key
+    order (ndcg 0.631 instead of scikit-learn's 1.0 for the order the user meant)."""
+    df = pl.DataFrame({"rel": [[3.0, 0.0], [0.0, 1.0]], "sz": [0.9, 0.2], "sa": [0.1, 0.8]})
+    with pytest.raises(ValueError, match="`labels` is required with a List column of relevances"):
+        df.metrics.ndcg("rel", {"z": "sz", "a": "sa"})
+    got = df.metrics.ndcg("rel", {"z": "sz", "a": "sa"}, labels=["z", "a"])["ndcg"].item()
+    expected = skm.ndcg_score(
+        np.array([[3.0, 0.0], [0.0, 1.0]]), np.array([[0.9, 0.1], [0.2, 0.8]])
+    )
+    assert got == pytest.approx(expected, rel=1e-12)
+
+
+def test_an_array_of_scores_is_refused_with_the_cast_to_use() -> None:
+    df = pl.DataFrame({"t": [["a"], ["b"], ["a", "b"]], "s": [[0.9, 0.1], [0.2, 0.8], [0.5, 0.4]]})
+    arrays = df.with_columns(pl.col("s").cast(pl.Array(pl.Float64, 2)))
+    with pytest.raises(SchemaError, match=r"arr\.to_list\(\)"):
+        arrays.metrics.coverage_error("t", "s", labels=["a", "b"])
