@@ -937,3 +937,17 @@ def test_html_writes_the_report_to_the_output(tmp_path: Path) -> None:
 
 def _rounded(text: str) -> str:
     return re.sub(r"\d+\.\d{9,}", lambda m: f"{float(m.group()):.9g}", text)
+
+
+def test_ndcg_labels_are_text_not_typed_like_the_relevances(tmp_path: Path) -> None:
+    """dcg / ndcg's y_true holds relevances (numbers): their --labels / --score-map
+    labels are not numbers ('z' was refused as 'the label column holds numbers')."""
+    frame = pl.DataFrame(
+        {"rel": [[3.0, 0.0], [0.0, 1.0]], "sz": [0.9, 0.2], "sa": [0.1, 0.8]}
+    ).with_columns(s=pl.concat_list("sz", "sa"))
+    frame.write_parquet(tmp_path / "r.parquet")
+    got = cli.run(
+        ["ndcg", str(tmp_path / "r.parquet"), "--y-true", "rel", "--score", "s", "--labels", "z,a"]
+    )
+    expected = frame.metrics.ndcg("rel", "s", labels=["z", "a"])
+    assert_frame_equal(got, expected)

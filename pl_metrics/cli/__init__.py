@@ -38,6 +38,9 @@ from pl_metrics.cli._errors import UsageError, _Parser
 from pl_metrics.cli._inputs import _csv_arguments, _csv_options, _separator, _text_labels, scan
 from pl_metrics.cli._values import _as_expr, _Context, _items, _pairs
 
+#: The methods whose ``y_true`` holds graded relevances, not labels.
+_RELEVANCE = ("dcg", "ndcg")
+
 __all__ = ["CHARTS", "EXAMPLES", "Command", "UsageError", "commands", "main", "run", "scan"]
 
 
@@ -161,7 +164,9 @@ def run(argv: Sequence[str] | None = None) -> pl.DataFrame | str:
     by = command.raw(args, "by")
     ctx = _Context(
         schema=lf.collect_schema(),
-        y_true=labels[0] if labels else None,
+        # labels are typed like y_true's; dcg / ndcg's y_true holds relevances (numbers),
+        # not labels: theirs are read as text
+        y_true=labels[0] if labels and command.method not in _RELEVANCE else None,
         by=list(by) if isinstance(by, list) else [],
     )
     kwargs = command.kwargs(args, ctx)
