@@ -1610,6 +1610,7 @@ def _rounded(page: str) -> str:
     one frame differ in their last bits) and the charts' datasets, named by a hash
     of their rows (those bits included), numbered in the order they appear."""
     page = re.sub(r"\d+\.\d{9,}", lambda m: f"{float(m.group()):.9g}", page)
+    page = re.sub(r"generated \d{4}-\d\d-\d\d \d\d:\d\d UTC", "generated", page)  # the minute
     hashes: dict[str, int] = {}
     return re.sub(
         r"data-[0-9a-f]{32}", lambda m: f"data-{hashes.setdefault(m.group(), len(hashes))}", page
