@@ -198,7 +198,8 @@ def _list_checks(
         (f"{tag}_null", col.is_null(), lambda n: v.Bad.nulls(column, n)),
         (
             f"{tag}_null_label",
-            (col.list.drop_nulls().list.len() != col.list.len()).fill_null(False),
+            # (list.drop_nulls().list.len() was 25x slower on 5M rows)
+            col.list.eval(pl.element().is_null()).list.any().fill_null(False),
             lambda n: v.Bad.null_in_lists(column, n),
         ),
         (
