@@ -207,13 +207,20 @@ def binary_counts(
     return tp, fp, fn, tn, nonempty(guard(checks), y_true)
 
 
-def bad_float_labels(s: pl.Series) -> int:
-    """The rows of a float label Series that are NaN, infinite or not a whole Int64
-    (``checks.not_a_label`` in numpy; nulls are not counted: their own check); 0
-    for other dtypes."""
+def bad_float_rows(s: pl.Series) -> pl.Series:
+    """Row-wise: a float label that is NaN, infinite or not a whole Int64
+    (``checks.not_a_label`` in numpy); all false for other dtypes.  A null label is
+    NaN in numpy and flagged too: the null check comes first with its own error."""
     if not s.dtype.is_float():
-        return 0
-    x = s.cast(pl.Float64).to_numpy()  # nulls are NaN here: subtracted below
+        return pl.Series(np.zeros(len(s), dtype=bool))
+    x = s.cast(pl.Float64).to_numpy()
     with np.errstate(invalid="ignore"):
         bad = ~np.isfinite(x) | (x != np.round(x)) | (np.abs(x) >= 2.0**63)
-    return int(bad.sum()) - s.null_count()
+    return pl.Series(bad)
+
+
+def bad_float_labels(s: pl.Series) -> int:
+    """The number of :func:`bad_float_rows` (nulls not counted: their own check)."""
+    if not s.dtype.is_float():
+        return 0
+    return int(bad_float_rows(s).sum()) - s.null_count()

@@ -34,6 +34,7 @@ from pl_metrics._core import formulas as fm
 from pl_metrics._core.names import f_name
 from pl_metrics._expr_inputs import (
     Check,
+    bad_float_rows,
     equal_labels,
     guard,
     label_inputs,
@@ -109,22 +110,8 @@ def _check_labels(s: pl.Series, names: tuple[str, str], labels: list[object] | N
             values = series.cast(types.compute, strict=False).to_list()
             codes = pl.Series(key, [position.get(x) for x in values], dtype=pl.Int64)
         columns.append(codes)
-    columns += [_bad_rows(t).alias("bad_t"), _bad_rows(p).alias("bad_p")]
+    columns += [bad_float_rows(t).alias("bad_t"), bad_float_rows(p).alias("bad_p")]
     return pl.DataFrame(columns).to_struct(s.name)
-
-
-def _bad_rows(s: pl.Series) -> pl.Series:
-    """Row-wise: a float label that is NaN, infinite or not a whole Int64 (numpy).
-
-    A null label is NaN in numpy and counted here too: harmless, as the null
-    check comes first and raises its own error.
-    """
-    if not s.dtype.is_float():
-        return pl.Series(np.zeros(len(s), dtype=bool))
-    x = s.cast(pl.Float64).to_numpy()
-    with np.errstate(invalid="ignore"):
-        bad = ~np.isfinite(x) | (x != np.round(x)) | (np.abs(x) >= 2.0**63)
-    return pl.Series(bad)
 
 
 def _coded_rows(

@@ -37,6 +37,8 @@ from pl_metrics._multilabel.inputs import LABEL, PRED, TRUE, WEIGHT, Multilabel
 
 #: Columns of the row histogram (the public state uses the same names).
 N_TRUE, N_PRED, N_COMMON, COUNT = "n_true", "n_pred", "n_common", "count"
+#: The size of the label set (one row; cross-joined into frames of rows).
+N_LABELS = f"{INTERNAL}n_labels"
 _COMMON = f"{INTERNAL}ml_common"
 _IS = {part: f"{INTERNAL}ml_is_{part}" for part in ("support", "predicted", "tp")}
 _N = f"{INTERNAL}ml_n"
@@ -134,7 +136,7 @@ def from_parts(ml: Multilabel, sums: pl.LazyFrame, hist: pl.LazyFrame) -> Multil
         counts = counts.with_columns(
             pl.col("support", "predicted", "tp", "fp", "fn", "tn").cast(pl.Int64)
         )
-    n_labels = label_set.select(pl.len().cast(pl.Int64).alias("n_labels"))
+    n_labels = label_set.select(pl.len().cast(pl.Int64).alias(N_LABELS))
     # each finisher reads these frames several times (per label, averages, samples):
     # cached, the rows are read and counted once per query
     return MultilabelCounts(ml, counts.cache(), hist.cache(), n_labels)

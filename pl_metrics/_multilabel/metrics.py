@@ -26,6 +26,7 @@ from pl_metrics._core.names import ACTUAL, COUNT, INTERNAL, ORD, PREDICTED, f_na
 from pl_metrics._multilabel.counts import COUNT as ROWS
 from pl_metrics._multilabel.counts import (
     N_COMMON,
+    N_LABELS,
     N_PRED,
     N_TRUE,
     MultilabelCounts,
@@ -173,7 +174,7 @@ def samplewise_confusion_matrix(ml: Multilabel, n_labels: pl.LazyFrame) -> pl.La
         "tp": common,
         "fp": p - common,
         "fn": t - common,
-        "tn": pl.col("n_labels") - t - p + common,
+        "tn": pl.col(N_LABELS) - t - p + common,
     }
     if ml.weighted:
         cells = {k: c.cast(pl.Float64) * pl.col(WEIGHT) for k, c in cells.items()}
@@ -223,7 +224,7 @@ def _n() -> pl.Expr:
 
 def hamming_loss(counts: MultilabelCounts) -> pl.LazyFrame:
     """``*by, hamming_loss``: the (weighted) share of wrong (row, label) cells."""
-    n_labels = pl.col("n_labels").first().cast(pl.Float64)
+    n_labels = pl.col(N_LABELS).first().cast(pl.Float64)
     loss = _ratio(_weighted(_wrong_labels()), _n().cast(pl.Float64) * n_labels)
     return _per_segment(counts, [loss.alias("hamming_loss")])
 
@@ -245,7 +246,7 @@ def summary(counts: MultilabelCounts) -> pl.LazyFrame:
     two empty sets: 0, scikit-learn's default ``zero_division``)."""
     n = _n()
     jaccard = fm.jaccard(pl.col(N_COMMON), pl.col(N_TRUE), pl.col(N_PRED), 0.0)
-    n_labels = pl.col("n_labels").first().cast(pl.Float64)
+    n_labels = pl.col(N_LABELS).first().cast(pl.Float64)
     return _per_segment(
         counts,
         [

@@ -217,7 +217,7 @@ class MultilabelMethods:
             row_index=samplewise,
         )
         if samplewise:
-            n_labels = ml.label_set().select(pl.len().cast(pl.Int64).alias("n_labels"))
+            n_labels = ml.label_set().select(pl.len().cast(pl.Int64).alias(mc.N_LABELS))
             return mm.samplewise_confusion_matrix(ml, n_labels)
         return mm.confusion_matrix(mc.multilabel_counts(ml))
 
