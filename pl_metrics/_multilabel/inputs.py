@@ -153,11 +153,12 @@ class Multilabel:
         return names.restore_keys(result, self.by)
 
 
-def is_multilabel(schema: pl.Schema, y_true: object) -> bool:
-    """Whether ``y_true`` is multilabel: a mapping, or the name of a List column."""
+def is_multilabel(lf: pl.LazyFrame, y_true: object) -> bool:
+    """Whether ``y_true`` is multilabel: a mapping, or the name of a List column of
+    ``lf`` (reads the schema only; a missing column is not multilabel)."""
     if isinstance(y_true, Mapping):
         return True
-    return isinstance(y_true, str) and isinstance(schema.get(y_true), pl.List)
+    return isinstance(y_true, str) and isinstance(lf.collect_schema().get(y_true), pl.List)
 
 
 def _check_mapping(argument: str, mapping: Mapping[object, str]) -> dict[object, str]:

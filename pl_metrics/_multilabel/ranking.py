@@ -654,13 +654,9 @@ def averaged(
 def is_multilabel_call(lf: pl.LazyFrame, y_true: object) -> bool:
     """``y_true`` is multilabel: a mapping, or a List column (reads the schema only;
     a missing column is refused here)."""
-    if isinstance(y_true, Mapping):
-        return True
-    if not isinstance(y_true, str):
-        return False
-    schema = lf.collect_schema()
-    v.check_columns(schema, y_true=y_true)  # a missing column first, on every path
-    return mi.is_multilabel(schema, y_true)
+    if isinstance(y_true, str):
+        v.check_columns(lf.collect_schema(), y_true=y_true)  # a missing column first
+    return mi.is_multilabel(lf, y_true)
 
 
 def check_single_label(average: object, labels: object) -> None:

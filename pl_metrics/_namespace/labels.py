@@ -67,7 +67,7 @@ class LabelMethods:
         b, zd = v.check_beta(beta), v.check_zero_division(zero_division)
         methods = ("bootstrap", "wilson") if method == "per_class" else ("bootstrap",)
         wants_ci = _wants_ci(ci, n_boot, ci_method, weight, seed=seed, methods=methods)
-        if ml.multilabel(self._lf, y_true):
+        if ml.is_multilabel(self._lf, y_true):
             ml.refuse_ci(ci, method, ci_method)
             return ml.label_scores(
                 self._lf,
@@ -451,7 +451,7 @@ class LabelMethods:
         )
         if wants_ci:
             v.check_kappa_interval(kappa_weights, ci_method)
-        if ml.multilabel(self._lf, y_true):
+        if ml.is_multilabel(self._lf, y_true):
             ml.refuse_ci(ci, "summary", ci_method)
             if kappa_weights is not None:
                 msg = "`kappa_weights` is for single-label rows; drop it for multilabel input"

@@ -24,15 +24,6 @@ from pl_metrics._multilabel.inputs import is_multilabel, multilabel_input
 from pl_metrics._typing import By, Labels, Target
 
 
-def multilabel(lf: pl.LazyFrame, y_true: object) -> bool:
-    """Whether ``y_true`` is multilabel (a mapping, or a List column of ``lf``)."""
-    if isinstance(y_true, Mapping):
-        return True
-    if not isinstance(y_true, str):
-        return False
-    return is_multilabel(lf.collect_schema(), y_true)
-
-
 def refuse_ci(ci: float | None, method: str, ci_method: str = "bootstrap") -> None:
     """Multilabel intervals are bootstrap intervals of whole rows (a row's labels are
     drawn together: :mod:`pl_metrics._multilabel.intervals`); the analytic methods
@@ -340,7 +331,7 @@ class MultilabelMethods:
         [0.3333333333333333]
         """
         method = "hamming_loss"
-        if multilabel(self._lf, y_true):
+        if is_multilabel(self._lf, y_true):
             counts = ml_counts(
                 self._lf, y_true, y_pred, by=by, labels=None, weight=weight, method=method
             )
@@ -384,7 +375,7 @@ class MultilabelMethods:
         """
         normalize = v.check_flag("normalize", normalize)
         method = "zero_one_loss"
-        if multilabel(self._lf, y_true):
+        if is_multilabel(self._lf, y_true):
             counts = ml_counts(
                 self._lf, y_true, y_pred, by=by, labels=None, weight=weight, method=method
             )
