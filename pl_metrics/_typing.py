@@ -51,8 +51,9 @@ DisparityMethod: TypeAlias = Literal["between_groups", "to_overall"]
 FairnessAgg: TypeAlias = Literal["worst_case", "mean"]
 
 # ------------------------------------------------------------------ metric names
-#: The metrics of ``compare`` / ``disparity`` (``_fairness.METRICS`` but ``n``).
-FairnessMetric: TypeAlias = Literal[
+#: The label metrics that every comparison and ``over_time`` accept (nested in the
+#: Literals below, which Python flattens: ``typing.get_args`` lists them in order).
+_LabelMetric: TypeAlias = Literal[
     "accuracy",
     "balanced_accuracy",
     "mcc",
@@ -69,6 +70,12 @@ FairnessMetric: TypeAlias = Literal[
     "jaccard_micro",
     "jaccard_macro",
     "jaccard_weighted",
+]
+#: The score metrics of ``compare`` / ``disparity`` and ``over_time``.
+_ScoreMetric: TypeAlias = Literal["roc_auc", "average_precision", "ks", "log_loss", "brier_score"]
+#: The metrics of ``compare`` / ``disparity`` (``_fairness.METRICS`` but ``n``).
+FairnessMetric: TypeAlias = Literal[
+    _LabelMetric,
     "selection_rate",
     "prevalence",
     "true_positive_rate",
@@ -83,11 +90,7 @@ FairnessMetric: TypeAlias = Literal[
     "specificity",
     "f1",
     "jaccard",
-    "roc_auc",
-    "average_precision",
-    "ks",
-    "log_loss",
-    "brier_score",
+    _ScoreMetric,
 ]
 #: The metrics of ``compare_models`` (``_paired.METRICS``).
 PairedMetric: TypeAlias = Literal[
@@ -108,30 +111,7 @@ ThresholdMetric: TypeAlias = Literal[
     "tp", "fp", "fn", "tn", "precision", "recall", "f1", "specificity", "accuracy", "mcc"
 ]
 #: ``metrics=`` of ``over_time`` (``_over_time.METRICS``).
-OverTimeMetric: TypeAlias = Literal[
-    "n",
-    "accuracy",
-    "balanced_accuracy",
-    "mcc",
-    "cohen_kappa",
-    "precision_micro",
-    "precision_macro",
-    "precision_weighted",
-    "recall_micro",
-    "recall_macro",
-    "recall_weighted",
-    "f1_micro",
-    "f1_macro",
-    "f1_weighted",
-    "jaccard_micro",
-    "jaccard_macro",
-    "jaccard_weighted",
-    "roc_auc",
-    "average_precision",
-    "ks",
-    "log_loss",
-    "brier_score",
-]
+OverTimeMetric: TypeAlias = Literal["n", _LabelMetric, _ScoreMetric]
 
 # ------------------------------------------------------------------------ inputs
 #: A column given by name or as an expression.
