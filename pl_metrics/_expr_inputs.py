@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import partial
+from types import ModuleType
 
-import numpy as np
 import polars as pl
 
 from pl_metrics._core import checks as v
@@ -207,10 +207,22 @@ def binary_counts(
     return tp, fp, fn, tn, nonempty(guard(checks), y_true)
 
 
+def numpy() -> ModuleType:
+    """numpy, imported when an expression first needs it (the multiclass counts, the
+    float-label check): ``import pl_metrics`` needs polars only."""
+    try:
+        import numpy as np
+    except ModuleNotFoundError:
+        msg = "this expression needs numpy (multiclass averages, float labels): pip install numpy"
+        raise ModuleNotFoundError(msg) from None
+    return np
+
+
 def bad_float_rows(s: pl.Series) -> pl.Series:
     """Row-wise: a float label that is NaN, infinite or not a whole Int64
     (``checks.not_a_label`` in numpy); all false for other dtypes.  A null label is
     NaN in numpy and flagged too: the null check comes first with its own error."""
+    np = numpy()
     if not s.dtype.is_float():
         return pl.Series(np.zeros(len(s), dtype=bool))
     x = s.cast(pl.Float64).to_numpy()

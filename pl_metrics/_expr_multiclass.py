@@ -25,8 +25,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
+from typing import TYPE_CHECKING
 
-import numpy as np
 import polars as pl
 
 from pl_metrics._core import checks as v
@@ -40,9 +40,13 @@ from pl_metrics._expr_inputs import (
     label_inputs,
     name_of,
     nonempty,
+    numpy,
     weighted_sum,
 )
 from pl_metrics._typing import IntoColumn
+
+if TYPE_CHECKING:
+    import numpy as np
 
 _NAN = float("nan")
 #: What :func:`_check_labels` returns per row: the two class positions (null outside
@@ -100,6 +104,7 @@ def _check_labels(s: pl.Series, names: tuple[str, str], labels: list[object] | N
         types = v.label_types(pl.Schema({names[0]: t.dtype}), names[0], names[0])
     else:
         types = v.label_types(pl.Schema({names[0]: t.dtype, names[1]: p.dtype}), *names)
+    np = numpy()
     columns = []
     for key, series in (("t", t), ("p", p)):
         if labels is None:  # the positions are the dense ranks (label_codes)
@@ -191,6 +196,7 @@ def _weighted_bincounts(s: pl.Series, k: int | None, kappa_weights: str | None) 
     """One group's summed weights per actual class, per predicted class and of the
     correct rows, as one list of K ``{support, predicted, tp, observed}``
     (:func:`class_counts`)."""
+    np = numpy()
     rows = s.struct.unnest()
     a, b, w = (rows.to_series(i).to_numpy() for i in range(3))  # null positions: NaN
     a_ok, b_ok = _not_nan(a), _not_nan(b)
@@ -222,6 +228,7 @@ _WEIGHTED = pl.List(
 
 
 def _not_nan(x: np.ndarray) -> np.ndarray:
+    np = numpy()
     return ~np.isnan(x) if x.dtype.kind == "f" else np.ones(len(x), dtype=bool)
 
 
