@@ -228,8 +228,9 @@ _WEIGHTED = pl.List(
 
 
 def _not_nan(x: np.ndarray) -> np.ndarray:
-    np = numpy()
-    return ~np.isnan(x) if x.dtype.kind == "f" else np.ones(len(x), dtype=bool)
+    numpy_ = numpy()
+    kept: np.ndarray = ~numpy_.isnan(x) if x.dtype.kind == "f" else numpy_.ones(len(x), dtype=bool)
+    return kept
 
 
 def class_counts(
