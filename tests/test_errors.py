@@ -183,3 +183,29 @@ def test_a_bad_seed_is_refused_at_the_call(method: str, seed: object) -> None:
     )
     with pytest.raises(ValueError, match=r"`seed` must be None or an integer >= 0"):
         _SEEDED[method](df.lazy().metrics, {"ci": 0.9, "seed": seed})
+
+
+def test_import_and_frame_methods_need_polars_only() -> None:
+    """The runtime dependency is polars: `import pl_metrics` and the frame methods work
+    without numpy (a module-level numpy import once broke `make demo` in a fresh clone);
+    an expression that needs numpy says so."""
+    import subprocess
+    import sys
+
+    code = """
+import sys
+sys.modules["numpy"] = None  # numpy absent
+import polars as pl
+import pl_metrics as plm
+df = pl.DataFrame({"y": ["a", "b", "a"], "p": ["a", "a", "a"]})
+assert df.metrics.report("y", "p").height == 5
+assert df.select(plm.f1("y", "p", pos_label="a")).item() > 0
+try:
+    df.select(plm.f1("y", "p", average="macro"))
+except ModuleNotFoundError as exc:
+    assert "pip install numpy" in str(exc)
+else:
+    raise AssertionError("no error without numpy")
+"""
+    done = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
