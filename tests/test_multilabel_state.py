@@ -276,6 +276,26 @@ def test_lazy_state_gives_lazy_frames_and_streams() -> None:
     assert_frame_equal(got.collect(engine="in-memory"), expected)
 
 
+def test_unweighted_state_gives_the_rows_numbers_to_the_last_bit() -> None:
+    """Unweighted counts are integers, so a merged state must give exactly the rows'
+    floats: the samples means add the histogram in one order on every path (the
+    streaming engine's ``sum`` in ``agg`` added partial sums in whichever order its
+    threads finished, so two calls on one state differed in the last bit)."""
+    rng = np.random.default_rng(3)
+    n = 6000
+    t = [list(rng.choice(LABELS, rng.integers(0, 4), replace=False)) for _ in range(n)]
+    p = [list(rng.choice(LABELS, rng.integers(0, 4), replace=False)) for _ in range(n)]
+    df = _case(t, p, g=list(rng.integers(0, 3, n)))
+    halves = df.with_columns(half=pl.int_range(pl.len()) % 2).partition_by("half")
+    states = [h.metrics.multilabel_counts("t", "p", by="g") for h in halves]
+    merged = plm.from_multilabel_counts(pl.concat(states), by="g")
+    expected_report = df.metrics.report("t", "p", by="g", zero_division=float("nan"))
+    expected_summary = df.metrics.summary("t", "p", by="g")
+    for _ in range(15):
+        assert merged.report(zero_division=float("nan")).equals(expected_report)
+        assert merged.summary().equals(expected_summary)
+
+
 def test_empty_frame() -> None:
     df = _case([["a"]], [["a"]]).head(0)
     state = df.metrics.multilabel_counts("t", "p", by="g")

@@ -67,6 +67,15 @@ def _row_metrics(beta: float, zero_division: float) -> list[pl.Expr]:
     return cls._scores(pl.col(N_COMMON), pl.col(N_TRUE), pl.col(N_PRED), beta, zero_division)
 
 
+def _sum(values: pl.Expr) -> pl.Expr:
+    """The sum of a segment's histogram values (floats) added in the order of their
+    triple, unique in a segment: the same to the last bit on every path (the rows, a
+    merged state, the streaming engine, whose ``sum`` in ``agg`` adds partial sums in
+    the order its threads finish; ``cum_sum`` of the sorted values does not).  Nulls
+    are skipped, as by ``sum``."""
+    return values.fill_null(0.0).sort_by(N_TRUE, N_PRED, N_COMMON).cum_sum().last()
+
+
 def _samples_rows(counts: MultilabelCounts, beta: float, zero_division: float) -> pl.LazyFrame:
     """``*keys, precision, recall, f, jaccard``: the samples averages of each segment.
 
@@ -81,7 +90,8 @@ def _samples_rows(counts: MultilabelCounts, beta: float, zero_division: float) -
     for m in metrics:
         kept = pl.col(m).fill_nan(None) if nan else pl.col(m)
         w = pl.when(kept.is_not_null()).then(pl.col(ROWS)).cast(pl.Float64)
-        sums.append(pl.when(w.sum() > 0).then((kept * w).sum() / w.sum()).otherwise(_NAN).alias(m))
+        mean = _sum(kept * w) / _sum(w)
+        sums.append(pl.when(_sum(w) > 0).then(mean).otherwise(_NAN).alias(m))
     return rows.group_by(keys).agg(sums)
 
 
@@ -204,7 +214,7 @@ def _exact() -> pl.Expr:
 
 
 def _weighted(flag: pl.Expr) -> pl.Expr:
-    return (flag.cast(pl.Float64) * pl.col(ROWS).cast(pl.Float64)).sum()
+    return _sum(flag.cast(pl.Float64) * pl.col(ROWS).cast(pl.Float64))
 
 
 def _per_segment(counts: MultilabelCounts, exprs: list[pl.Expr]) -> pl.LazyFrame:
