@@ -160,7 +160,9 @@ def binary_frames(draw: st.DrawFn) -> dict:
         by = ["g"]
     weight = draw(st.sampled_from([None, "w"]))
     if weight:
-        data["w"] = draw(st.lists(st.sampled_from([0.0, 0.25, 1.0, 2.0]), min_size=n, max_size=n))
+        w = draw(st.lists(st.sampled_from([0.0, 0.25, 1.0, 2.0]), min_size=n, max_size=n))
+        w[0] = 1.0  # a row of weight 0 is removed: keep the positive row
+        data["w"] = w
     return {"df": pl.DataFrame(data), "by": by, "weight": weight}
 
 
