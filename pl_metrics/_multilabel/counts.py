@@ -28,6 +28,7 @@ group per row pattern, every row in exactly one group).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import polars as pl
@@ -40,7 +41,7 @@ N_TRUE, N_PRED, N_COMMON, COUNT = "n_true", "n_pred", "n_common", "count"
 #: The size of the label set (one row; cross-joined into frames of rows).
 N_LABELS = f"{INTERNAL}n_labels"
 _COMMON = f"{INTERNAL}ml_common"
-_IS = {part: f"{INTERNAL}ml_is_{part}" for part in ("support", "predicted", "tp")}
+_PARTS = ("support", "predicted", "tp")
 _N = f"{INTERNAL}ml_n"
 
 
@@ -56,12 +57,6 @@ class MultilabelCounts:
     @property
     def keys(self) -> list[str]:
         return self.ml.keys
-
-
-def _sum(ml: Multilabel, flag: str) -> pl.Expr:
-    if ml.weighted:
-        return (pl.col(flag).cast(pl.Float64) * pl.col(WEIGHT)).sum()
-    return pl.col(flag).cast(pl.Int64).sum()
 
 
 def _with_common(ml: Multilabel) -> pl.LazyFrame:
@@ -87,20 +82,29 @@ def row_histogram(ml: Multilabel, rows: pl.LazyFrame | None = None) -> pl.LazyFr
 
 
 def label_sums(ml: Multilabel, rows: pl.LazyFrame | None = None) -> pl.LazyFrame:
-    """``*keys, label, support, predicted, tp``: the labels that occur in a segment."""
+    """``*keys, label, support, predicted, tp``: the labels that occur in a segment.
+
+    Each of the three lists exploded and counted on its own, then joined (a null
+    label - a null list or a null in a list, refused by the checks - is dropped from
+    the small result: a filter on the exploded rows costs a pass over them)."""
     rows = _with_common(ml) if rows is None else rows
+    keys = [*ml.group_keys, LABEL]
     weight = [WEIGHT] if ml.weighted else []
-    parts = [
-        rows.select(
-            *ml.group_keys,
-            pl.col(column).alias(LABEL),
-            *weight,
-            *(pl.lit(p == part, pl.Boolean).alias(_IS[p]) for p in _IS),
-        )
-        for column, part in ((TRUE, "support"), (PRED, "predicted"), (_COMMON, "tp"))
+    counted = [
+        rows.select(*ml.group_keys, pl.col(column).alias(LABEL), *weight)
+        .explode(LABEL)
+        .group_by(keys)
+        .agg(ml.total().alias(part))
+        for column, part in zip((TRUE, PRED, _COMMON), _PARTS, strict=True)
     ]
-    long = pl.concat(parts).explode(LABEL).drop_nulls(LABEL)
-    sums = long.group_by(*ml.group_keys, LABEL).agg(_sum(ml, _IS[p]).alias(p) for p in _IS)
+    sums = functools.reduce(
+        lambda left, right: left.join(right, on=keys, how="full", coalesce=True, nulls_equal=True),
+        counted,
+    )
+    zero = 0.0 if ml.weighted else 0
+    sums = sums.filter(pl.col(LABEL).is_not_null()).with_columns(
+        pl.col(*_PARTS).fill_null(zero)
+    )
     return ml.with_all(sums)
 
 
@@ -114,6 +118,9 @@ def from_parts(ml: Multilabel, sums: pl.LazyFrame, hist: pl.LazyFrame) -> Multil
     """The counts from the label sums (``*keys, label, support, predicted, tp``, labels
     that occur) and the row histogram (a state's two parts, or the rows')."""
     keys = ml.keys
+    # cached before their first use: the label set, the row totals and the finishers
+    # read them again (uncached, the optimizer formed each again from the rows)
+    sums, hist = sums.cache(), hist.cache()
     label_set = ml.label_set(sums.select(LABEL))
     n = hist.group_by(keys).agg(pl.col(COUNT).sum().alias(_N))
     counts = (
@@ -139,4 +146,4 @@ def from_parts(ml: Multilabel, sums: pl.LazyFrame, hist: pl.LazyFrame) -> Multil
     n_labels = label_set.select(pl.len().cast(pl.Int64).alias(N_LABELS))
     # each finisher reads these frames several times (per label, averages, samples):
     # cached, the rows are read and counted once per query
-    return MultilabelCounts(ml, counts.cache(), hist.cache(), n_labels)
+    return MultilabelCounts(ml, counts.cache(), hist, n_labels)
