@@ -63,6 +63,9 @@ class Cols:
     q: tuple[tuple[object, str], ...] = ((0, "q0"), (1, "q1"), (2, "q2"))  # class probs
     ml: str = "ml"  # multilabel: a List of the labels 0/1/2 of each row (scores: q)
     mlp: str = "mlp"  # multilabel predictions: a List of labels 0/1/2 (the two models')
+    # the same multilabel sets as {label: indicator column} (Boolean truth, 0/1 predictions)
+    mlmap: tuple[tuple[object, str], ...] = ((0, "mt0"), (1, "mt1"), (2, "mt2"))
+    mlpmap: tuple[tuple[object, str], ...] = ((0, "mp0"), (1, "mp1"), (2, "mp2"))
     rl: str = "rl"  # graded relevances of the labels 0/1/2, a List aligned with q
     rel: tuple[tuple[object, str], ...] = ((0, "r0"), (1, "r1"), (2, "r2"))  # relevances
     w: str | None = None
@@ -125,6 +128,10 @@ def _frame(n: int = 240, seed: int = 7) -> pl.DataFrame:
     mlp = pl.concat_list("p", "p2").list.unique().list.sort()
     mlp = pl.when(i % 7 == 0).then(pl.lit([], pl.List(pl.Int64))).otherwise(mlp)
     frame = frame.with_columns(mlp.alias("mlp"))
+    frame = frame.with_columns(
+        *(pl.col("ml").list.contains(j).alias(f"mt{j}") for j in range(3)),
+        *(pl.col("mlp").list.contains(j).cast(pl.Int8).alias(f"mp{j}") for j in range(3)),
+    )
     return frame.with_columns(
         pl.when(pl.int_range(pl.len()) % 17 == 0).then(None).otherwise("g").alias("g")
     )
@@ -140,7 +147,7 @@ class Entry:
 
     name: str
     call: Call  # (namespace or state, cols) -> frame
-    reads: tuple[str, ...]  # the Cols it reads: "labels", "binary", "binary_labels", "multiclass"
+    reads: tuple[str, ...]  # the Cols it reads: "labels", "binary", "multilabel_map", ...
     weighted: bool = True  # takes weight=
     state: str | None = None  # "counts" / "score_counts": also finished from merged states
     outputs: str | None = None  # key of names.OUTPUTS (default: name)
@@ -376,6 +383,13 @@ METHODS: list[Entry] = [
         state="multilabel_counts[labels]",
     ),
     Entry(
+        "report[multilabel-map]",  # the indicator form: the List form's numbers
+        lambda m, c: m.report(dict(c.mlmap), dict(c.mlpmap), by=c.by, weight=c.w),
+        ("multilabel_map",),
+        outputs="report",
+        state="multilabel_counts[map]",
+    ),
+    Entry(
         "summary[multilabel]",
         lambda m, c: m.summary(c.ml, c.mlp, by=c.by, weight=c.w),
         ("multilabel",),
@@ -411,6 +425,12 @@ METHODS: list[Entry] = [
         "multilabel_counts",
         lambda m, c: m.multilabel_counts(c.ml, c.mlp, by=c.by, weight=c.w),
         ("multilabel",),
+    ),
+    Entry(
+        "multilabel_counts[map]",
+        lambda m, c: m.multilabel_counts(dict(c.mlmap), dict(c.mlpmap), by=c.by, weight=c.w),
+        ("multilabel_map",),
+        outputs="multilabel_counts",
     ),
     Entry(
         "multilabel_counts[labels]",
@@ -721,6 +741,7 @@ FINISHERS: dict[str, Callable[[object, Cols], object]] = {
     "averages[multilabel]": lambda st, c: st.averages(zero_division=1.0),
     "report[multilabel]": lambda st, c: st.report(labels=[c.q[2][0], c.q[0][0]]),
     "summary[multilabel]": lambda st, c: st.summary(),
+    "report[multilabel-map]": lambda st, c: st.report(),
     "multilabel_confusion_matrix": lambda st, c: st.multilabel_confusion_matrix(),
     "hamming_loss[multilabel]": lambda st, c: st.hamming_loss(),
     "zero_one_loss[multilabel]": lambda st, c: st.zero_one_loss(),
@@ -731,6 +752,7 @@ STATE_FINISH: dict[str, Callable[..., object]] = {
     "score_counts": plm.from_score_counts,
     "multilabel_counts": plm.from_multilabel_counts,
     "multilabel_counts[labels]": plm.from_multilabel_counts,
+    "multilabel_counts[map]": plm.from_multilabel_counts,
 }
 
 
@@ -830,6 +852,8 @@ def test_label_renaming(entry: Entry, labels: dict[int, str]) -> None:
         c,
         q=tuple((labels[k], col) for k, col in c.q),
         rel=tuple((labels[k], col) for k, col in c.rel),
+        mlmap=tuple((labels[k], col) for k, col in c.mlmap),
+        mlpmap=tuple((labels[k], col) for k, col in c.mlpmap),
         pos="pos",
         neg="neg",
     )
@@ -1094,6 +1118,7 @@ def _bad_inputs(
         "binary_labels": "yb",
         "multiclass": "y",
         "multilabel": "ml",
+        "multilabel_map": "mt0",
         "relevance": "rl",
         "relevance_map": "r0",
     }[entry.reads[0]]
@@ -1122,7 +1147,7 @@ def _bad_inputs(
             f"'{label}'.*not class labels",
         )
     )
-    if entry.reads[0] in ("multilabel", "relevance", "relevance_map"):
+    if entry.reads[0] in ("multilabel", "multilabel_map", "relevance", "relevance_map"):
         cases.pop()  # a List column holds no NaN label, a relevance is no label
     if entry.weighted:
         cases.append(
@@ -1319,6 +1344,10 @@ _SCORES = ("--y-true", "yb", "--score", "s", "--pos-label", "1")
 _MULTICLASS = ("--y-true", "y", "--score-map", ",".join(f"{k}={v}" for k, v in Cols().q))
 _MULTILABEL = ("--y-true", "ml", "--score-map", ",".join(f"{k}={v}" for k, v in Cols().q))
 _SETS = ("--y-true", "ml", "--y-pred", "mlp")  # multilabel List columns
+_SET_MAPS = (  # the same sets as indicator columns
+    *("--y-true-map", ",".join(f"{k}={v}" for k, v in Cols().mlmap)),
+    *("--y-pred-map", ",".join(f"{k}={v}" for k, v in Cols().mlpmap)),
+)
 _RELEVANCE_LIST = ("--y-true", "rl", "--score-map", _MULTILABEL[-1], "--labels", "0,1,2")
 _RELEVANCE = (
     "--y-true-map",
@@ -1420,11 +1449,13 @@ CLI: list[tuple[str, str, list[str]]] = [
     _cli("averages", "averages[multilabel]", *_SETS, "--zero-division", "1"),
     _cli("report", "report[multilabel]", *_SETS, "--labels", "2,0"),
     _cli("summary", "summary[multilabel]", *_SETS),
+    _cli("report", "report[multilabel-map]", *_SET_MAPS),
     _cli("report", "report[multilabel-ci]", *_SETS, *_CI),
     _cli("summary", "summary[multilabel-ci]", *_SETS, *_CI),
     _cli("multilabel-confusion-matrix", "multilabel_confusion_matrix", *_SETS),
     _cli("multilabel-counts", "multilabel_counts", *_SETS),
     _cli("multilabel-counts", "multilabel_counts[labels]", *_SETS, "--labels", "2,0"),
+    _cli("multilabel-counts", "multilabel_counts[map]", *_SET_MAPS),
     _cli("hamming-loss", "hamming_loss", *_LABELS),
     _cli("hamming-loss", "hamming_loss[multilabel]", *_SETS),
     _cli("zero-one-loss", "zero_one_loss", *_LABELS, "--no-normalize"),
@@ -1634,7 +1665,12 @@ def test_cli_equals_the_frame_method(
         return
     out = tmp_path / "out.parquet"
     assert cli.main([command, files, *args, "-o", str(out)]) == 0
-    same(pl.read_parquet(out), run(BY_NAME[name], DATA, c))
+    expected = run(BY_NAME[name], DATA, c)
+    if "--y-true-map" in args and "label" in expected.columns:
+        # the labels of indicator maps are text on the command line: no label column
+        # types them (the --y-true column types the labels of every other option)
+        expected = expected.with_columns(pl.col("label").cast(pl.String))
+    same(pl.read_parquet(out), expected)
 
 
 #: One command line per command (its first in ``CLI``) for the bad-input test.
