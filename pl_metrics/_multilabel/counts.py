@@ -102,9 +102,7 @@ def label_sums(ml: Multilabel, rows: pl.LazyFrame | None = None) -> pl.LazyFrame
         counted,
     )
     zero = 0.0 if ml.weighted else 0
-    sums = sums.filter(pl.col(LABEL).is_not_null()).with_columns(
-        pl.col(*_PARTS).fill_null(zero)
-    )
+    sums = sums.filter(pl.col(LABEL).is_not_null()).with_columns(pl.col(*_PARTS).fill_null(zero))
     return ml.with_all(sums)
 
 
