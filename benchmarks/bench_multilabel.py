@@ -22,9 +22,9 @@ List columns.  Cases, interleaved, medians:
 
 The repeat check is the largest cost the baseline does not pay: ``n_unique``
 of both lists costs about half the baseline on these data (measured: 0.47 s of
-10M rows, the baseline 0.85 s), so the validated floor is about 1.8x the
-baseline and the 1.5x target of issue 12 cannot be met by a report that checks
-its rows.  Alternatives measured and slower: pairwise ``list.get`` comparisons,
+10M rows, the baseline 0.85 s), so the validated floor is 1.9x-2.0x the
+baseline (docs/benchmarks.md) and the 1.5x target of issue 12 cannot be met by
+a report that checks its rows.  Alternatives measured and slower: pairwise ``list.get`` comparisons,
 ``list.sort`` + ``list.diff``, ``list.eval(is_duplicated)``, a numpy bit mask.
 """
 
