@@ -1,19 +1,28 @@
-"""ROC AUC of an in-memory frame by sorting each class's scores once.
+"""ROC AUC (and DeLong's interval) of continuous scores by sorting each class's scores once.
 
 The per-score counts of :mod:`pl_metrics._ranking` are exact, stream, and are
 fastest when scores take few distinct values; on continuous scores every row is
-its own group.  Then, for rows already in memory, it is faster to sort the
-positives' and the negatives' scores and binary-search: for every positive
-score s, the negatives below s plus half those equal to s sum to the
-Mann-Whitney U (ties one half), the same number as the trapezoid under the ROC
-curve.  Used by ``DataFrame.metrics.roc_auc`` (un-weighted) when the scores look
-continuous.
+its own group, and counting them costs several sorts.  There it is faster to
+sort the positives' and the negatives' scores (one query, both sorts in
+parallel) and binary-search: for every positive score s, the negatives below s
+plus half those equal to s is its placement (DeLong's V10), and the mean
+placement is the ROC AUC - the Mann-Whitney U / (P N) with ties one half, the
+same number as the trapezoid under the ROC curve.  DeLong's variance needs the
+negatives' placements too: one more search.
+
+Used by ``roc_auc`` on a DataFrame or a LazyFrame (un-weighted, binary or the
+one-vs-rest macro / weighted mean; ``ci_method="delong"`` too) when the first
+rows' scores look continuous (:func:`use_sorted_path`).  The lazy result is a
+LazyFrame like the counting path's: the rows are read when it is collected.
+Memory: the scores of every row (8 bytes each), where counting holds one row per
+distinct score; on continuous scores these are the same size.
 """
 
 from __future__ import annotations
 
 import importlib.util
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import polars as pl
 
@@ -21,6 +30,7 @@ from pl_metrics._core import checks as v
 from pl_metrics._core import formulas as fm
 from pl_metrics._core import names
 from pl_metrics._core import scores as sc
+from pl_metrics._intervals import analytic as an
 
 _POS, _NEG = f"{names.INTERNAL}pos", f"{names.INTERNAL}neg"
 _POSITIVES = f"{names.INTERNAL}positives"
@@ -31,41 +41,65 @@ MIN_DISTINCT = 2_000
 _SAMPLE = 10_000
 
 
-def use_sorted_path(df: pl.DataFrame, y_score: str | Mapping[object, str]) -> bool:
-    """Whether the scores look continuous (many distinct values among the first rows)
-    and numpy (an optional dependency, for its binary search) is installed."""
+def use_sorted_path(frame: pl.DataFrame | pl.LazyFrame, y_score: object) -> bool:
+    """Whether the scores look continuous (more than :data:`MIN_DISTINCT` distinct values
+    among the first 10,000 rows) and numpy (an optional dependency, for its binary
+    search) is installed.  On a LazyFrame this reads the first rows of the score
+    columns (a Parquet scan reads its first row group)."""
     if importlib.util.find_spec("numpy") is None:
         return False
     if not isinstance(y_score, (str, Mapping)):
         return False  # let the general path raise its error
     columns = [y_score] if isinstance(y_score, str) else list(y_score.values())
-    if not all(isinstance(c, str) and c in df.columns for c in columns):
+    schema = frame.collect_schema()
+    if not all(isinstance(c, str) and c in schema and schema[c].is_numeric() for c in columns):
         return False  # let the general path raise its error
-    head = df.head(_SAMPLE)
+    head = frame.lazy().select(columns).head(_SAMPLE).collect()
     return all(head.get_column(c).n_unique() > MIN_DISTINCT for c in columns)
 
 
-def _mann_whitney(pos: pl.Series, neg: pl.Series) -> float | None:
-    """AUC from the sorted scores of the positives and the negatives (None: one class)."""
-    import numpy as np  # only this in-memory path needs numpy
+def _beyond_and_tied(mine: Any, others: Any) -> tuple[Any, Any]:
+    """For each of the sorted scores ``mine``: how many of the sorted ``others`` are
+    strictly below it, and how many equal it."""
+    import numpy as np  # only this path needs numpy
 
-    if pos.len() == 0 or neg.len() == 0:
-        return None
-    p, n = pos.to_numpy(), neg.to_numpy()
-    below = np.searchsorted(n, p, side="left")
+    below = np.searchsorted(others, mine, side="left")
     # ties are rare for continuous scores: search again only where one exists
-    tied = n[np.minimum(below, n.size - 1)] == p
-    at_or_below = below.copy()
-    if tied.any():
-        at_or_below[tied] = np.searchsorted(n, p[tied], side="right")
-    beyond = below.sum(dtype=np.float64)
-    ties = at_or_below.sum(dtype=np.float64) - beyond
-    # the mean placement of the positives among the negatives
-    return float(fm.placement(beyond, ties, float(n.size)) / float(p.size))
+    tied = np.zeros(mine.size, dtype=np.int64)
+    maybe = others[np.minimum(below, others.size - 1)] == mine
+    if maybe.any():
+        tied[maybe] = np.searchsorted(others, mine[maybe], side="right") - below[maybe]
+    return below, tied
+
+
+def _auc(pos: pl.Series, neg: pl.Series, z: float | None) -> tuple[float | None, ...]:
+    """AUC (and with ``z``: DeLong's interval) from the sorted scores of the positives and
+    the negatives; None where undefined (one class; the interval: fewer than 2 of one)."""
+    import numpy as np
+
+    n_pos, n_neg = pos.len(), neg.len()
+    if n_pos == 0 or n_neg == 0:
+        return (None,) if z is None else (None, None, None)
+    p, n = pos.to_numpy(), neg.to_numpy()
+    below, tied = _beyond_and_tied(p, n)
+    p_total, n_total = float(n_pos), float(n_neg)
+    v10 = fm.placement(below.astype(np.float64), tied, n_total)
+    auc = float(v10.sum() / p_total)  # the mean placement of the positives
+    if z is None:
+        return (auc,)
+    if n_pos < 2 or n_neg < 2:
+        return auc, None, None
+    # a negative's placement: the positives above it, plus half those tied
+    below_n, tied_n = _beyond_and_tied(n, p)
+    v01 = fm.placement(p_total - below_n - tied_n, tied_n, p_total)
+    se = float(
+        fm.delong_se(1.0, v10, 1.0, v01, auc=auc, p_total=p_total, n_total=n_total, xp=fm.NUMPY)
+    )
+    return auc, min(max(auc - z * se, 0.0), 1.0), min(max(auc + z * se, 0.0), 1.0)
 
 
 def roc_auc_sorted(
-    df: pl.DataFrame,
+    frame: pl.DataFrame | pl.LazyFrame,
     y_true: str,
     y_score: str | Mapping[object, str],
     *,
@@ -73,15 +107,17 @@ def roc_auc_sorted(
     pos_label: object,
     average: str,
     reserved: Sequence[str],
-) -> pl.DataFrame:
-    """``*by, roc_auc``: binary, or the one-vs-rest macro / weighted mean (un-weighted rows).
+    ci: float | None = None,
+) -> pl.LazyFrame:
+    """``*by, roc_auc``: binary, or the one-vs-rest macro / weighted mean (un-weighted
+    rows); with ``ci`` (binary): also DeLong's ``roc_auc_low``, ``roc_auc_high``.
 
     The same checks and messages as the counting path (``_ranking``): only the
     way the AUC is summed differs.
     """
     mapping = None if isinstance(y_score, str) else v.check_score_map("y_score", y_score)
     columns = [y_score] if mapping is None else list(mapping.values())
-    lf = df.lazy()
+    lf = frame.lazy()
     schema, segments, types = sc.prepare(lf, y_true, columns, by=by, weight=None, reserved=reserved)
     dtype = schema[y_true]
     if mapping is None:
@@ -122,30 +158,45 @@ def roc_auc_sorted(
     grouped = v.raise_if_bad(grouped, checks)
     if default_pos:
         grouped = sc.check_default_pos_label(grouped, lf, y_true)
-    grouped = grouped.collect()
-    if known is None and grouped.height and not grouped[_POSITIVES].sum():
-        raise v.Bad.pos_label_absent(label, y_true, v.labels_present(lf, y_true))
+    z = None if ci is None else an.z_value(ci)
+    metrics = ["roc_auc"] if z is None else ["roc_auc", "roc_auc_low", "roc_auc_high"]
+    key_schema = {k: t for k, t in grouped.collect_schema().items() if k in keys}
 
-    aucs = [
-        [
-            _mann_whitney(p, n)
-            for p, n in zip(grouped[f"{_POS}{i}"], grouped[f"{_NEG}{i}"], strict=True)
-        ]
-        for i in range(len(tasks))
-    ]
-    positives = [grouped[f"{_POS}{i}"].list.len().cast(pl.Float64) for i in range(len(tasks))]
-    values = [
-        _average([a[r] for a in aucs], [p[r] for p in positives], average)
-        for r in range(grouped.height)
-    ]
-    result = pl.Series("roc_auc", values, pl.Float64)
+    def finish(df: pl.DataFrame) -> pl.DataFrame:
+        if known is None and df.height and not df[_POSITIVES].sum():
+            raise v.Bad.pos_label_absent(label, y_true, v.labels_present(lf, y_true))
+        out = _aucs(df, len(tasks), binary=mapping is None, z=z, average=average)
+        out = [s.alias(m) for s, m in zip(out, metrics, strict=True)]
+        return df.select(*key_schema).with_columns(out) if segments else pl.DataFrame(out)
+
+    out_schema = {**(key_schema if segments else {}), **dict.fromkeys(metrics, pl.Float64)}
+    result = grouped.map_batches(finish, schema=out_schema)
     if not segments:
-        return result.to_frame()
-    out = grouped.select(*keys).with_columns(result).sort(keys, nulls_last=True)
-    return names.restore_keys(out.lazy(), segments.names).collect()
+        return result
+    return names.restore_keys(result.sort(keys, nulls_last=True), segments.names)
 
 
-def _average(aucs: list[float | None], positives: list[float], average: str) -> float | None:
+def _aucs(
+    df: pl.DataFrame, n_tasks: int, *, binary: bool, z: float | None, average: str
+) -> list[pl.Series]:
+    """The AUC (binary, with ``z``: and DeLong's bounds) or the mean of the one-vs-rest
+    AUCs of each row (segment) of the sorted score lists."""
+    lists = [(df[f"{_POS}{i}"], df[f"{_NEG}{i}"]) for i in range(n_tasks)]
+    if binary:
+        rows = [_auc(p, n, z) for p, n in zip(*lists[0], strict=True)]
+    else:  # the mean over the classes of each segment's one-vs-rest AUCs
+        aucs = [[_auc(p, n, None)[0] for p, n in zip(*pn, strict=True)] for pn in lists]
+        positives = [pn[0].list.len().to_list() for pn in lists]
+        rows = [
+            (_average([a[r] for a in aucs], [p[r] for p in positives], average),)
+            for r in range(df.height)
+        ]
+    width = 1 if z is None else 3
+    values = list(zip(*rows, strict=True)) if rows else [()] * width
+    return [pl.Series(values=list(c), dtype=pl.Float64) for c in values]
+
+
+def _average(aucs: list[float | None], positives: list[int], average: str) -> float | None:
     """Mean of the defined AUCs: plain (macro) or weighted by the positives (prevalence)."""
     kept = [(a, p) for a, p in zip(aucs, positives, strict=True) if a is not None]
     if not kept:

@@ -321,3 +321,56 @@ def test_a_segments_interval_does_not_depend_on_the_other_segments() -> None:
             alone = getattr(df.filter(pl.col("g") == g).metrics, method)
             one = alone(*args, by="g", ci=0.9, n_boot=200, seed=4)
             assert_frame_equal(every.filter(pl.col("g") == g), one)
+
+
+def _delong_by_hand(y: np.ndarray, s: np.ndarray, z: float) -> tuple[float, float, float]:
+    """DeLong, DeLong & Clarke-Pearson (1988) over every (positive, negative) pair:
+    psi = 1 if the positive scores higher, 1/2 if tied; V10 the positives' row means,
+    V01 the negatives' column means; var = S10 / P + S01 / N (sample variances)."""
+    pos, neg = s[y == 1], s[y == 0]
+    psi = (pos[:, None] > neg[None, :]) + 0.5 * (pos[:, None] == neg[None, :])
+    v10, v01 = psi.mean(axis=1), psi.mean(axis=0)
+    auc = psi.mean()
+    if pos.size < 2 or neg.size < 2:
+        return auc, math.nan, math.nan
+    se = (v10.var(ddof=1) / pos.size + v01.var(ddof=1) / neg.size) ** 0.5
+    return auc, max(auc - z * se, 0.0), min(auc + z * se, 1.0)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    n=st.integers(2, 60),
+    ties=st.sampled_from([1, 4, 1000]),
+    seed=st.integers(0, 2**32 - 1),
+    sort=st.booleans(),
+)
+def test_delong_equals_the_pairwise_definition_on_both_strategies(
+    n: int, ties: int, seed: int, sort: bool
+) -> None:
+    from pl_metrics import _ranking_sorted
+
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    y[0] = 1  # a positive somewhere (none at all is the documented error)
+    s = rng.integers(0, ties, n) / ties  # few distinct scores: many ties between classes
+    df = pl.DataFrame({"y": y, "s": s, "g": rng.choice(["a", "b"], n)})
+    old = _ranking_sorted.MIN_DISTINCT
+    _ranking_sorted.MIN_DISTINCT = -1 if sort else 10**9
+    try:
+        got = df.metrics.roc_auc("y", "s", by="g", ci=0.9, ci_method="delong")
+    finally:
+        _ranking_sorted.MIN_DISTINCT = old
+    z = NormalDist().inv_cdf(0.95)
+    for g, auc, low, high in got.iter_rows():
+        seg = df.filter(pl.col("g") == g)
+        ys, ss = seg["y"].to_numpy(), seg["s"].to_numpy()
+        p, q = int(ys.sum()), int((1 - ys).sum())
+        if p == 0 or q == 0:
+            assert (auc, low, high) == (None, None, None)
+            continue
+        expected = _delong_by_hand(ys, ss, z)
+        assert auc == pytest.approx(expected[0], rel=1e-12, abs=1e-12)
+        if p < 2 or q < 2:  # a sample variance needs two of each class
+            assert (low, high) == (None, None)
+        else:
+            assert (low, high) == pytest.approx(expected[1:], rel=1e-9, abs=1e-12)

@@ -345,7 +345,7 @@ def test_sorted_path_equals_sklearn(case: dict) -> None:
         pos_label=None,
         average="macro",
         reserved=("roc_auc",),
-    )
+    ).collect()
     oracle.assert_close(got, _expected(case, build))
 
 
@@ -383,7 +383,7 @@ def test_sorted_path_multiclass_ovr_equals_the_counting_path(
     mapping = {c: c for c in sorted(c for c in df.columns if c != "y")}
     got = roc_auc_sorted(
         df, "y", mapping, by=None, pos_label=None, average=average, reserved=("roc_auc",)
-    )
+    ).collect()
     # the counting path is checked against scikit-learn above
     expected = df.lazy().metrics.roc_auc("y", mapping, average=average).collect()
     oracle.assert_close(got, expected)

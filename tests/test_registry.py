@@ -1786,3 +1786,65 @@ def test_every_output_schema_is_in_the_docs() -> None:
             continue  # "as `thresholds`": the same schema as a method checked on its own row
         for column in names.output_columns(method):
             assert column in row, f"docs/schemas.md: {method} does not name {column!r}"
+
+
+# --------------------------------------------------------------------- sorting strategy
+#: The entries whose un-weighted scores are sorted instead of counted when they look
+#: continuous (``_ranking_sorted``): the registry's scores have few distinct values, so
+#: the laws are run again with the sorting forced on (``MIN_DISTINCT = -1``).
+SORTING = [e for e in METHODS if e.name in ("roc_auc", "roc_auc[delong]", "roc_auc[ovr]")]
+SORTING_BAD = [p for p in BAD if p.values[0] in SORTING]
+
+
+def _force_sorting(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Force the sorting path; the list counts its AUC computations (it must be taken)."""
+    from pl_metrics import _ranking_sorted
+
+    calls: list[int] = []
+    auc = _ranking_sorted._auc
+
+    def counted(*args: object) -> object:
+        calls.append(1)
+        return auc(*args)
+
+    monkeypatch.setattr(_ranking_sorted, "MIN_DISTINCT", -1)
+    monkeypatch.setattr(_ranking_sorted, "_auc", counted)
+    return calls
+
+
+@pytest.mark.parametrize("entry", SORTING, ids=[e.name for e in SORTING])
+def test_sorting_strategy_obeys_the_laws(
+    entry: Entry, parquet_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    c = Cols()  # un-weighted: weights take the counting path
+    counted = run(entry, DATA, c)
+    sorting = _force_sorting(monkeypatch)
+    same(run(entry, DATA, c), counted)
+    assert sorting, f"{entry.name}: the sorting path was not taken"
+    same(run(entry, DATA.sample(fraction=1.0, shuffle=True, seed=3), c), counted)
+    lazy = entry.call(DATA.lazy().metrics, c)
+    same(lazy.collect(engine="streaming"), counted)
+    same(lazy.collect(engine="in-memory"), counted)
+    scanned = entry.call(pl.scan_parquet(parquet_dir / "*.parquet").metrics, c)
+    same(scanned.collect(engine="streaming"), counted)
+    for labels in (REORDERS, KEEPS_ORDER):
+        test_label_renaming(entry, labels)
+    test_by_may_have_any_name_but_an_output_column(entry)
+    for case in sorted(BY_EXPRESSIONS):
+        test_by_expression_equals_materialised_column(entry, case, parquet_dir)
+    if entry in POS_LABEL:
+        test_absent_pos_label_is_an_error_on_every_path(entry)
+
+
+@pytest.mark.parametrize(("entry", "case", "spoil", "error", "match"), SORTING_BAD)
+def test_sorting_strategy_bad_input_is_the_documented_error(
+    entry: Entry,
+    case: str,
+    spoil: Callable,
+    error: type,
+    match: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _force_sorting(monkeypatch)
+    test_bad_input_is_the_documented_error_on_every_path(entry, case, spoil, error, match, tmp_path)

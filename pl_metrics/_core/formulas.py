@@ -257,6 +257,18 @@ def roc_auc_terms(pos: Any, neg: Any, tps: Any, p_total: Any, n_total: Any) -> A
     return (neg / n_total) * placement(tps - pos, pos, p_total)
 
 
+def delong_se(
+    pos: Any, v10: Any, neg: Any, v01: Any, *, auc: Any, p_total: Any, n_total: Any, xp: Backend
+) -> Any:
+    """DeLong's standard error of the ROC AUC: ``sqrt(S10 / P + S01 / N)``, with S10 the
+    sample variance (denominator P - 1) of the positives' placements ``v10`` (each
+    counted ``pos`` times: a count per distinct score, or 1 per row) and S01 that of
+    the negatives' placements ``v01`` (denominator N - 1)."""
+    s10 = (pos * (v10 - auc) ** 2).sum() / (p_total - 1)
+    s01 = (neg * (v01 - auc) ** 2).sum() / (n_total - 1)
+    return xp.sqrt(s10 / p_total + s01 / n_total)
+
+
 def partial_roc_auc_terms(x0: Any, y0: Any, x1: Any, y1: Any, max_fpr: float) -> Any:
     """The trapezoids under the ROC curve left of ``fpr = max_fpr``: the step from
     ``(x0, y0)`` to ``(x1, y1)`` (fpr, tpr) clipped at ``max_fpr``, its end

@@ -44,9 +44,7 @@ def delong_exprs(ci: float) -> list[pl.Expr]:
     v10 = fm.placement(neg_below, neg, n_total)
     v01 = fm.placement(pos_above, pos, p_total)
     auc = ((pos / p_total) * v10).sum()
-    s10 = (pos * (v10 - auc) ** 2).sum() / (p_total - 1)
-    s01 = (neg * (v01 - auc) ** 2).sum() / (n_total - 1)
-    se = (s10 / p_total + s01 / n_total).sqrt()
+    se = fm.delong_se(pos, v10, neg, v01, auc=auc, p_total=p_total, n_total=n_total, xp=fm.POLARS)
     valid = (p_total > 1) & (n_total > 1)
     return [
         pl.when(valid).then((auc - z * se).clip(0.0, 1.0)).alias("roc_auc_low"),

@@ -3,23 +3,13 @@
 The LazyFrame methods (one mixin per domain: ``labels``, ``ranking``,
 ``probability``, ``compare``) build a query and never collect (they read the
 schema only).  Every DataFrame method is the same method followed by
-``collect()`` (:func:`~pl_metrics._namespace._common.eager`), except un-weighted
-binary / one-vs-rest ``roc_auc`` on continuous scores, which sorts the in-memory
-rows instead of counting every distinct score (same checks, same number,
-faster; see ``_ranking_sorted``).
+``collect()`` (:func:`~pl_metrics._namespace._common.eager`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import get_args
-
 import polars as pl
 
-from pl_metrics import _ranking_sorted as sorted_path
-from pl_metrics._core import checks as v
-from pl_metrics._core import names
-from pl_metrics._multilabel import ranking as mr
 from pl_metrics._namespace._common import eager, same_result
 from pl_metrics._namespace.compare import CompareMethods
 from pl_metrics._namespace.fairness import FairnessMethods
@@ -33,7 +23,6 @@ from pl_metrics._namespace.probability import ProbabilityMethods
 from pl_metrics._namespace.ranking import RankingMethods
 from pl_metrics._namespace.report import ReportMethods
 from pl_metrics._namespace.scoring import ScoringMethods
-from pl_metrics._typing import AucAverage, AucCiMethod, By, Labels, MultiClass, Score
 
 
 @pl.api.register_lazyframe_namespace("metrics")
@@ -117,69 +106,7 @@ class MetricsDataFrame:
     zero_one_loss = eager(MetricsLazyFrame.zero_one_loss)
     multilabel_counts = eager(MetricsLazyFrame.multilabel_counts)
 
-    def roc_auc(
-        self,
-        y_true: str | Mapping[object, str],
-        y_score: Score,
-        *,
-        by: By = None,
-        pos_label: object = None,
-        weight: str | None = None,
-        labels: Labels = None,
-        bins: int | None = None,
-        multi_class: MultiClass = "ovr",
-        average: AucAverage | None = "macro",
-        max_fpr: float | None = None,
-        ci: float | None = None,
-        n_boot: int = 1000,
-        seed: int | None = 0,
-        ci_method: AucCiMethod = "bootstrap",
-    ) -> pl.DataFrame:
-        # The rows are in memory: continuous binary scores are faster sorted than
-        # counted (the same number; see _ranking_sorted).
-        v.check_choice("multi_class", multi_class, ("ovr", "ovo"))
-        v.check_optional_choice("average", average, get_args(AucAverage))
-        # the per-class view, micro, max_fpr and a pos_label with {label: column}
-        # (refused there) take the general path
-        one_vs_rest = multi_class == "ovr" and average in ("macro", "weighted")
-        if (
-            weight is None
-            and bins is None
-            and ci is None
-            and max_fpr is None
-            and labels is None  # multilabel: the general path
-            and isinstance(y_true, str)
-            and not mr.is_multilabel_call(self._df.lazy(), y_true)
-            and (isinstance(y_score, str) or (one_vs_rest and pos_label is None))
-            and sorted_path.use_sorted_path(self._df, y_score)
-        ):
-            return sorted_path.roc_auc_sorted(
-                self._df,
-                y_true,
-                y_score,
-                by=by,
-                pos_label=pos_label,
-                average=average or "macro",  # binary scores: ignored
-                reserved=names.output_columns("roc_auc"),
-            )
-        return self._lazy.roc_auc(
-            y_true,
-            y_score,
-            by=by,
-            pos_label=pos_label,
-            weight=weight,
-            labels=labels,
-            bins=bins,
-            multi_class=multi_class,
-            average=average,
-            max_fpr=max_fpr,
-            ci=ci,
-            n_boot=n_boot,
-            seed=seed,
-            ci_method=ci_method,
-        ).collect()
-
-    roc_auc.__doc__ = MetricsLazyFrame.roc_auc.__doc__
+    roc_auc = eager(MetricsLazyFrame.roc_auc)
 
     # not a frame: the page of the LazyFrame's (same arguments, same page)
     html_report = same_result(MetricsLazyFrame.html_report)

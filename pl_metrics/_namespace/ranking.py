@@ -10,6 +10,7 @@ import polars as pl
 
 from pl_metrics import _ranking as rk
 from pl_metrics import _ranking_multiclass as mc
+from pl_metrics import _ranking_sorted as sorted_path
 from pl_metrics._core import checks as v
 from pl_metrics._core import names
 from pl_metrics._core import scores as sc
@@ -56,6 +57,39 @@ class RankingMethods:
             bins=v.check_bins(bins),
             pos_label_present=pos_label_present,
         )
+
+    def _sorted_or(
+        self,
+        counted: pl.LazyFrame,
+        *,
+        y_true: str,
+        y_score: Score,
+        by: By,
+        pos_label: object,
+        average: str,
+        ci: float | None,
+    ) -> pl.LazyFrame:
+        """The un-weighted ROC AUC (with ``ci``: and DeLong's interval): ``counted`` (the
+        per-score counts' plan), or the same numbers by sorting the scores when, at
+        collect, the first rows' scores look continuous (``_ranking_sorted``)."""
+        assert isinstance(y_score, (str, Mapping))  # the counting path checked it
+        sorted_ = sorted_path.roc_auc_sorted(
+            self._lf,
+            y_true,
+            y_score,
+            by=by,
+            pos_label=pos_label,
+            average=average,
+            reserved=names.output_columns("roc_auc", ci=ci is not None),
+            ci=ci,
+        )
+        lf = self._lf
+
+        def run() -> pl.DataFrame:
+            chosen = sorted_ if sorted_path.use_sorted_path(lf, y_score) else counted
+            return chosen.collect()
+
+        return pl.defer(run, schema=counted.collect_schema())
 
     def roc_auc(
         self,
@@ -197,13 +231,24 @@ class RankingMethods:
                 ci=wants_ci,
             )
             point = rk.roc_auc(counts, error_bound=bins is not None, max_fpr=max_fpr)
-            if wants_ci:
-                if ci_method == "delong":
-                    return iv.delong(counts, point, ci)
+            if wants_ci and ci_method == "bootstrap":
                 return iv.bootstrap_scores(
                     counts, point, "roc_auc", ci=ci, n_boot=n_boot, seed=seed
                 )
-            return point
+            if wants_ci:
+                point = iv.delong(counts, point, ci)
+            if weight is not None or bins is not None or max_fpr is not None:
+                return point
+            ci = ci if wants_ci else None
+            return self._sorted_or(
+                point,
+                y_true=y_true,
+                y_score=y_score,
+                by=by,
+                pos_label=pos_label,
+                average="macro",
+                ci=ci,
+            )
         if ci is not None:
             msg = "`ci` is for binary ROC AUC (a column name as `y_score`)"
             raise ValueError(msg)
@@ -216,7 +261,18 @@ class RankingMethods:
         mc.check_options(pos_label=pos_label, max_fpr=max_fpr)
         mc.check_average(average, multi_class)
         state = mc.counts(self._lf, y_true, y_score, by=by, weight=weight, method="roc_auc")
-        return mc.roc_auc(state, multi_class=multi_class, average=average)
+        counted = mc.roc_auc(state, multi_class=multi_class, average=average)
+        if weight is None and multi_class == "ovr" and average in ("macro", "weighted"):
+            return self._sorted_or(
+                counted,
+                y_true=y_true,
+                y_score=y_score,
+                by=by,
+                pos_label=None,
+                average=average,
+                ci=None,
+            )
+        return counted
 
     def average_precision(
         self,
