@@ -212,7 +212,8 @@ def report(counts: Counts, *, beta: float, zero_division: float) -> pl.LazyFrame
         "jaccard",
         "support",
     ]
-    classes = per_class_with_ord(counts, beta=beta, zero_division=zero_division)
+    # computed once for the class rows and the averages (polars would plan it twice)
+    classes = per_class_with_ord(counts, beta=beta, zero_division=zero_division).cache()
     class_rows = classes.with_columns(
         pl.lit(None, pl.String).alias("average"), pl.lit(0, pl.Int8).alias(_PART)
     )
