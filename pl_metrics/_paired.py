@@ -353,9 +353,6 @@ def bootstrap_tests(
     threads = pl.thread_pool_size()
     draw = _ap_draw if labels is None else _label_draw(metric)
 
-    def counts(part: pl.DataFrame) -> np.ndarray:
-        return part[COUNT].to_numpy()
-
     def finish(drawn: list[tuple[np.ndarray, Any]]) -> list[dict[str, np.ndarray]]:
         # numpy only: this runs on per_segment's threads, outside polars' pool
         import numpy as np
@@ -383,7 +380,7 @@ def bootstrap_tests(
             df = _with_label_positions(df, keys, *labels)
         df = df.sort([*keys, Y, A, B], nulls_last=True)
         out = bs.per_segment(
-            df, keys, counts, draw, finish, n_boot=n_boot, seed=seed, threads=threads
+            df, keys, df[COUNT].to_numpy(), draw, finish, n_boot=n_boot, seed=seed, threads=threads
         )
         return out.select(list(rep_schema)).cast(dict(rep_schema))
 

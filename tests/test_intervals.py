@@ -254,9 +254,9 @@ def test_replicate_auc_and_ap_equal_scikit_learn_and_survive_merging(
     else:
         assert ap == 0.0
     # merging one-class runs of scores leaves each metric as it was
-    merged = bs.merge_runs(pos, neg, positive_runs=True)
+    merged = bs.merge_runs(pos, neg, positive_runs=True)[:2]
     assert _same(rp.roc_auc(*(x[None, :] for x in merged))[0], auc)
-    merged = bs.merge_runs(pos, neg, positive_runs=False)
+    merged = bs.merge_runs(pos, neg, positive_runs=False)[:2]
     assert _same(rp.average_precision(*(x[None, :] for x in merged))[0], ap)
 
 
@@ -374,3 +374,65 @@ def test_delong_equals_the_pairwise_definition_on_both_strategies(
             assert (low, high) == (None, None)
         else:
             assert (low, high) == pytest.approx(expected[1:], rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.parametrize("counts", [[3, 0, 5, 1, 1], [400, 0, 250, 900, 50]])
+def test_both_ways_of_drawing_are_the_multinomial(counts: list[int]) -> None:
+    # a small segment is drawn row by row, a large one as a chain of binomials:
+    # both have the multinomial's means and covariances
+    counts_ = np.array(counts)
+    n = counts_.sum()
+    assert bs._by_rows(int(n), len(counts)) == (n < 100)
+    draws = bs.draw_segment(counts_, 40_000, np.random.default_rng(3))
+    assert (draws.sum(axis=1) == n).all()
+    assert (draws[:, counts_ == 0] == 0).all()
+    share = counts_ / n
+    expected = n * (np.diag(share) - np.outer(share, share))
+    np.testing.assert_allclose(draws.mean(axis=0), n * share, atol=4 * np.sqrt(n / 40_000))
+    np.testing.assert_allclose(np.cov(draws.T), expected, atol=0.05 * n)
+
+
+def _many_segments(rng: np.random.Generator) -> pl.DataFrame:
+    # 60 segments: small ones (drawn row by row) and large ones (binomials), two to
+    # four classes, segments with a single row or a single class
+    sizes = np.r_[rng.integers(1, 40, 50), rng.integers(2000, 4000, 10)]
+    g = np.repeat(np.arange(len(sizes)), sizes)
+    k = np.array([2, 3, 4])[g % 3]
+    t = rng.integers(0, 1 << 20, len(g)) % k
+    p = np.where(rng.random(len(g)) < 0.6, t, rng.integers(0, 1 << 20, len(g)) % k)
+    y = rng.integers(0, 2, len(g))
+    s = np.round(rng.normal(size=len(g)) + y, 1)
+    order = rng.permutation(len(g))
+    return pl.DataFrame({"g": g, "t": t, "p": p, "y": y, "s": s})[order]
+
+
+@pytest.mark.parametrize(
+    ("method", "args"),
+    [
+        ("report", ("t", "p")),
+        ("per_class", ("t", "p")),
+        ("averages", ("t", "p")),
+        ("summary", ("t", "p")),
+        ("roc_auc", ("y", "s")),
+        ("average_precision", ("y", "s")),
+    ],
+)
+def test_segments_drawn_together_are_the_segments_drawn_alone(
+    method: str, args: tuple[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # segments are packed in chunks and reduced together (stacked by number of
+    # classes): a frame of many segments gives each the interval it gets alone,
+    # whatever the packing (here: the default chunks, and chunks of ~1 segment)
+    df = _many_segments(np.random.default_rng(12))
+    kwargs = {"by": "g", "ci": 0.9, "n_boot": 150, "seed": 5}
+    every = getattr(df.metrics, method)(*args, **kwargs).sort("g", maintain_order=True)
+    defined = every.select(pl.col("^.*_low$").is_not_null().mean()).row(0)
+    assert min(defined) > 0.5  # intervals, not nulls, are compared
+    monkeypatch.setattr(bs, "_CHUNK_CELLS", 1)
+    one_by_one = getattr(df.metrics, method)(*args, **kwargs).sort("g", maintain_order=True)
+    assert_frame_equal(every, one_by_one)
+    for g in (0, 7, 33, 52, 59):
+        alone = df.filter(pl.col("g") == g)
+        assert_frame_equal(
+            every.filter(pl.col("g") == g), getattr(alone.metrics, method)(*args, **kwargs)
+        )

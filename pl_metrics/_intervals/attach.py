@@ -8,19 +8,14 @@ and returns that frame with the interval columns appended.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import polars as pl
 
 from pl_metrics import _classification as cls
 from pl_metrics._core import names
 from pl_metrics._core import scores as sc
-from pl_metrics._core.confusion import ACTUAL, COUNT, LABEL, ORD, PREDICTED, Counts, label_set
+from pl_metrics._core.confusion import ACTUAL, LABEL, ORD, PREDICTED, Counts, label_set
 from pl_metrics._intervals import analytic as an
 from pl_metrics._intervals import draws as bs
-
-if TYPE_CHECKING:
-    import numpy as np
 
 #: The columns besides the segment that identify a row of each frame.
 _ROW_KEYS = {"per_class": [LABEL], "averages": ["average"], "report": [LABEL, "average"]}
@@ -77,20 +72,23 @@ def bootstrap_labels(
         | {ORD: pl.Int64, bs.AVG: pl.Int64}
         | dict.fromkeys(columns, pl.Float64)
     )
-    draw_counts, finish = bs.label_intervals(
-        kind, beta=beta, zero_division=zero_division, ci=ci, f_column=f_column
-    )
     threads = pl.thread_pool_size()
-
-    def cell_counts(part: pl.DataFrame) -> np.ndarray:
-        return part[COUNT].to_numpy()
 
     def draw(df: pl.DataFrame) -> pl.DataFrame:
         if df.height == 0:
             return pl.DataFrame(schema=out_schema)
         df = df.sort([*keys, ACTUAL, PREDICTED], nulls_last=True)
-        out = bs.per_segment(
-            df, keys, cell_counts, draw_counts, finish, n_boot=n_boot, seed=seed, threads=threads
+        out = bs.label_intervals(
+            df,
+            keys,
+            kind,
+            beta=beta,
+            zero_division=zero_division,
+            ci=ci,
+            f_column=f_column,
+            n_boot=n_boot,
+            seed=seed,
+            threads=threads,
         )
         return out.select(list(out_schema)).cast(dict(out_schema))
 

@@ -4,20 +4,33 @@ Bootstrap: a bootstrap sample of a segment's n rows (i.i.d., drawn with
 replacement) has confusion counts distributed Multinomial(n, cell counts / n)
 over the segment's cells — the (actual, predicted) pairs, or the (score, class)
 pairs for the ranking metrics.  So each replicate is one multinomial draw per
-segment: its cost is the size of the state, not the number of rows.  Each
-segment's draws (a block of replicates at a time) are reduced in numpy to the
-replicates' metrics (:mod:`pl_metrics._replicates`) and then to their interval:
-no frame with a row per replicate is built, and polars only sees the state and
-the interval rows.  Intervals are the percentile interval of the replicates
-(linear interpolation, as ``np.percentile``); replicates where a metric is
-undefined (NaN) are skipped.
+segment, made in one of two exact ways, whichever costs less for the segment
+(:func:`_draw`): ``n`` rows drawn uniformly and counted by cell (small
+segments: a drawn row costs far less than a binomial variate), or a chain of
+binomials, one per cell given the cells before it (large segments: the cost
+is the size of the state, not the number of rows).  The replicates' draws are
+reduced in numpy to their metrics (:mod:`pl_metrics._intervals.replicates`)
+and then to their interval: no frame with a row per replicate is built, and
+polars only sees the state and the interval rows.  Intervals are the
+percentile interval of the replicates (linear interpolation, as
+``np.percentile``); replicates where a metric is undefined (NaN) are skipped.
+
+Segments are drawn and reduced a chunk at a time (:func:`redraw`): the
+segments of a chunk lie side by side in one array of cells (replicate x cell),
+so that counting, the metrics and the percentiles are a few numpy calls for
+the whole chunk, segments with as many classes stacked (replicate x segment x
+class); only the generator and the draw itself are made segment by segment.
+10,000 small segments then cost about what a few large ones of the same total
+size do.
 
 Determinism: each segment draws from its own generator, seeded by ``seed`` and
-a stable hash of the segment's key, over its cells in sorted order.  The same
-seed gives the same interval (with the same pl_metrics and numpy versions)
-whatever the row order, the number of threads (segments are drawn in
-parallel) or the other segments in the frame.  Segments are resampled
-separately (stratified by segment).
+a stable hash of the segment's key, over its cells in sorted order; the way
+it is drawn (rows or binomials, blocks of replicates) depends on its own size
+only.  The same seed gives the same interval (with the same pl_metrics and
+numpy versions) whatever the row order, the number of threads (chunks are
+drawn in parallel) or the other segments in the frame (which chunk a segment
+shares changes nothing: every reduction is per segment).  Segments are
+resampled separately (stratified by segment).
 
 Analytic intervals: Wilson's score interval for the metrics that are
 proportions of counts; DeLong's variance for ROC AUC (its structural
@@ -48,14 +61,34 @@ P_ORD = f"{v.INTERNAL}p_ord"
 N_LABELS = f"{v.INTERNAL}n_labels"
 #: Position of an interval row's average in ``AVERAGES`` (-1: not an average row).
 AVG = f"{v.INTERNAL}avg"
-#: Replicates drawn at once per segment are capped so a block holds ~4M cells.
+#: A segment's replicates are drawn a block at a time, a block holding ~4M draws.
 _BLOCK_CELLS = 1 << 22
+#: Segments are packed in chunks (a task for a thread) of ~1M draws: memory
+#: small, both cores busy, and few numpy calls per segment.
+_CHUNK_CELLS = 1 << 20
+#: A segment of n rows and k cells is redrawn row by row when n <= _ROW_COST k:
+#: a uniform row costs about a sixteenth of a binomial variate.
+_ROW_COST = 16
+
+#: ``(lo, hi, blocks)`` of a chunk of segments ``lo..hi - 1`` -> ``(segment of
+#: each output row, output columns)``; ``blocks``: the chunk's draws (replicate x
+#: cell), all replicates in one block unless the chunk is one large segment.
+Work = Callable[[int, int, Iterator["np.ndarray"]], tuple["np.ndarray", dict[str, "np.ndarray"]]]
 
 
 # --------------------------------------------------------------------------- drawing
 def _stable_hash(key: tuple[Any, ...]) -> int:
     """A hash of a segment's key that is the same in every process and version."""
     return int.from_bytes(hashlib.blake2b(repr(key).encode(), digest_size=8).digest(), "little")
+
+
+def generator(entropy: int, key: tuple[Any, ...]) -> np.random.Generator:
+    """The generator of the segment ``key``: ``SeedSequence(seed).entropy`` (read once
+    per call, so that ``seed=None`` gives every segment the same fresh entropy)
+    and a stable hash of the key."""
+    import numpy as np
+
+    return np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(_stable_hash(key),)))
 
 
 def _segments(df: pl.DataFrame, keys: Sequence[str]) -> list[tuple[int, int, tuple[Any, ...]]]:
@@ -72,32 +105,173 @@ def _segments(df: pl.DataFrame, keys: Sequence[str]) -> list[tuple[int, int, tup
     return list(zip(bounds["a"].to_list(), bounds["b"].to_list(), key_rows, strict=True))
 
 
-def _draw_blocks(counts: np.ndarray, n_boot: int, rng: np.random.Generator) -> Iterator[np.ndarray]:
-    """``n_boot`` multinomial redraws of ``counts`` (int64 rows), a block at a time.
+def _by_rows(n: int, k: int) -> bool:
+    """Whether a segment of ``n`` rows and ``k`` cells is drawn row by row."""
+    return n <= _ROW_COST * k
 
-    Cells with a zero count stay zero (numpy returns at once for them).
+
+def _block(n: int, k: int, n_boot: int) -> int:
+    """The replicates of a segment drawn at once (a function of the segment only)."""
+    width = n if _by_rows(n, k) else k
+    return max(1, min(n_boot, _BLOCK_CELLS // max(width, 1)))
+
+
+def _binomials(counts: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+    """``size`` multinomial redraws of ``counts``: each cell Binomial(rows left, its
+    share of the cells left), the last non-empty cell the rows left."""
+    import numpy as np
+
+    out = np.zeros((size, len(counts)), dtype=np.int64)
+    cells = np.flatnonzero(counts)
+    left = np.full(size, int(counts.sum()), dtype=np.int64)
+    rest = int(counts.sum())
+    for j in cells[:-1]:
+        drawn = rng.binomial(left, int(counts[j]) / rest)
+        out[:, j] = drawn
+        left -= drawn
+        rest -= int(counts[j])
+    if len(cells):
+        out[:, cells[-1]] = left
+    return out
+
+
+def _draw(
+    counts: np.ndarray, starts: np.ndarray, rngs: Sequence[np.random.Generator], size: int
+) -> np.ndarray:
+    """``size`` multinomial redraws (replicate x cell) of the segments whose cells are
+    ``counts[starts[i]:starts[i + 1]]``, each from its generator ``rngs[i]``.
+
+    A segment of n rows is drawn as n uniform rows, counted by cell (when
+    :func:`_by_rows`), or as a chain of binomials; the rows of all the
+    row-drawn segments are counted by one ``bincount``.
     """
     import numpy as np
 
-    n = int(counts.sum())
-    block = max(1, _BLOCK_CELLS // max(len(counts), 1))
-    for start in range(0, n_boot, block):
-        size = min(block, n_boot - start)
+    out = np.zeros((size, len(counts)), dtype=np.int64)
+    rows: list[np.ndarray] = []  # the drawn rows of each row-drawn segment (replicate x row)
+    cells: list[np.ndarray] = []  # the cell of each of its rows
+    for i, rng in enumerate(rngs):
+        a, b = int(starts[i]), int(starts[i + 1])
+        n = int(counts[a:b].sum())
         if n == 0:
-            yield np.zeros((size, len(counts)), dtype=np.int64)
+            continue
+        if _by_rows(n, b - a):
+            dtype = np.uint16 if n < 1 << 16 else np.int64
+            rows.append(rng.integers(0, n, size=(size, n), dtype=dtype))
+            cells.append(np.repeat(np.arange(a, b), counts[a:b]))
         else:
-            yield rng.multinomial(n, counts / n, size=size)
+            out[:, a:b] = _binomials(counts[a:b], size, rng)
+    if rows:
+        widths = np.array([r.shape[1] for r in rows])
+        first = np.repeat(np.cumsum(widths) - widths, widths)  # each row's segment offset
+        drawn = np.concatenate(cells)[np.concatenate(rows, axis=1) + first]
+        drawn += (np.arange(size) * len(counts))[:, None]
+        out += np.bincount(drawn.ravel(), minlength=out.size).reshape(out.shape)
+    return out
 
 
-#: Segments are drawn and finished a chunk at a time (a task for a thread):
-#: chunks of ~1M drawn cells keep memory small and both cores busy.
-_CHUNK_CELLS = 1 << 20
+def draw_segment(counts: np.ndarray, n_boot: int, rng: np.random.Generator) -> np.ndarray:
+    """``n_boot`` redraws (replicate x cell) of one segment's cell ``counts``: the
+    draws :func:`redraw` makes for that segment."""
+    import numpy as np
+
+    return np.concatenate(list(_segment_blocks(counts.astype(np.int64), n_boot, rng)))
+
+
+def _segment_blocks(
+    counts: np.ndarray, n_boot: int, rng: np.random.Generator
+) -> Iterator[np.ndarray]:
+    import numpy as np
+
+    block = _block(int(counts.sum()), len(counts), n_boot)
+    starts = np.array([0, len(counts)])
+    for start in range(0, n_boot, block):
+        yield _draw(counts, starts, [rng], min(block, n_boot - start))
+
+
+def redraw(
+    counts: np.ndarray,
+    starts: np.ndarray,
+    keys: Sequence[tuple[Any, ...]],
+    work: Work,
+    *,
+    n_boot: int,
+    seed: int | None,
+    threads: int,
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Redraw every segment and reduce its draws, a chunk of segments at a time.
+
+    Segment ``i`` (key ``keys[i]``) has the cell counts
+    ``counts[starts[i]:starts[i + 1]]``.  Segments drawn in one block are packed
+    in chunks of about ``_CHUNK_CELLS`` draws; a larger one is a chunk alone,
+    drawn a block of replicates at a time.  ``work(lo, hi, blocks)`` reduces a
+    chunk's draws (see :data:`Work`).  Chunks run on ``threads`` threads (numpy
+    releases the GIL; pass ``pl.thread_pool_size()`` read outside the query, as
+    inside a streaming query it is 1).  Returns the segment of each output row
+    and the columns, chunk after chunk.
+    """
+    import numpy as np
+
+    counts = counts.astype(np.int64)
+    entropy = np.random.SeedSequence(seed).entropy
+    n = np.add.reduceat(counts, starts[:-1]) if len(keys) else counts[:0]  # a cell at least
+    chunks: list[tuple[int, int]] = []
+    cells = _CHUNK_CELLS
+    for i in range(len(keys)):
+        k = int(starts[i + 1] - starts[i])
+        width = (int(n[i]) if _by_rows(int(n[i]), k) else k) * n_boot
+        if _block(int(n[i]), k, n_boot) < n_boot or cells + width > _CHUNK_CELLS:
+            chunks.append((i, i + 1))
+            cells = width
+        else:
+            chunks[-1] = (chunks[-1][0], i + 1)
+            cells += width
+
+    def chunk(bounds: tuple[int, int]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        lo, hi = bounds
+        rngs = [generator(entropy, key) for key in keys[lo:hi]]  # type: ignore[arg-type]
+        local = starts[lo : hi + 1] - starts[lo]
+        part = counts[starts[lo] : starts[hi]]
+        if hi - lo == 1:
+            return work(lo, hi, _segment_blocks(part, n_boot, rngs[0]))
+        return work(lo, hi, iter([_draw(part, local, rngs, n_boot)]))
+
+    with ThreadPoolExecutor(max(1, min(threads, len(chunks)))) as pool:
+        done = list(pool.map(chunk, chunks))
+    if not done:
+        return np.zeros(0, dtype=np.int64), {}
+    return (
+        np.concatenate([segment for segment, _ in done]),
+        {name: np.concatenate([c[name] for _, c in done]) for name in done[0][1]},
+    )
+
+
+def _frame(
+    df: pl.DataFrame,
+    keys: Sequence[str],
+    starts: np.ndarray,
+    segment: np.ndarray,
+    columns: dict[str, np.ndarray],
+) -> pl.DataFrame:
+    """``*keys, *columns``: the key of each output row's segment (its first row)."""
+    out = df.select(keys)[starts[segment]]
+    return out.with_columns(pl.Series(name, values) for name, values in columns.items())
+
+
+def _starts(df: pl.DataFrame, keys: Sequence[str]) -> tuple[np.ndarray, list[tuple[Any, ...]]]:
+    """The first row of each segment of ``df`` (sorted by ``keys``) and ``df.height``,
+    and the segments' keys."""
+    import numpy as np
+
+    segments = _segments(df, keys)
+    starts = np.array([a for a, _, _ in segments] + [df.height], dtype=np.int64)
+    return starts, [key for *_, key in segments]
 
 
 def per_segment(
     df: pl.DataFrame,
     keys: Sequence[str],
-    counts: Callable[[pl.DataFrame], np.ndarray],
+    counts: np.ndarray,
     draw: Callable[[pl.DataFrame, Iterator[np.ndarray]], Any],
     finish: Callable[[list[Any]], list[dict[str, np.ndarray]]],
     *,
@@ -105,48 +279,43 @@ def per_segment(
     seed: int | None,
     threads: int,
 ) -> pl.DataFrame:
-    """Redraw every segment of ``df`` (sorted by ``keys`` then its cells) and reduce.
+    """Redraw every segment of ``df`` (sorted by ``keys`` then its cells, whose counts
+    are ``counts``) and reduce it segment by segment.
 
-    ``counts(segment)`` gives the cell counts to redraw; ``draw(segment, blocks)``
-    reduces the blocks of draws of one segment; ``finish(drawn)`` turns a chunk
-    of segments' results into their interval rows, one dict of equal-length
-    columns per segment, vectorized across the chunk.  Chunks run on
-    ``threads`` threads (numpy releases the GIL; pass ``pl.thread_pool_size()``
-    read outside the query, as inside a streaming query it is 1).  Returns
+    ``draw(segment, blocks)`` reduces the blocks of draws of one segment;
+    ``finish(drawn)`` turns a chunk of segments' results into their rows, one
+    dict of equal-length columns per segment.  The draws are :func:`redraw`'s;
+    for reductions that are per segment (the replicate rows of ``resample``,
+    the paired bootstrap): the intervals reduce a chunk at once.  Returns
     ``*keys`` and the columns.
     """
     import numpy as np
 
-    root = np.random.SeedSequence(seed)
-    segments = _segments(df, keys)
+    starts, segment_keys = _starts(df, keys)
 
-    def one(segment: tuple[int, int, tuple[Any, ...]]) -> Any:
-        start, end, key = segment
-        rng = np.random.default_rng(
-            np.random.SeedSequence(root.entropy, spawn_key=(_stable_hash(key),))
-        )
-        part = df[start:end]
-        return draw(part, _draw_blocks(counts(part).astype(np.int64), n_boot, rng))
+    def work(lo: int, hi: int, blocks: Iterator[np.ndarray]) -> tuple[np.ndarray, dict]:
+        if hi - lo == 1:
+            results = [draw(df[int(starts[lo]) : int(starts[hi])], blocks)]
+        else:
+            drawn = next(blocks)
+            local = starts - starts[lo]
+            results = [
+                draw(
+                    df[int(starts[i]) : int(starts[i + 1])],
+                    iter([drawn[:, local[i] : local[i + 1]]]),
+                )
+                for i in range(lo, hi)
+            ]
+        rows = finish(results)
+        lengths = [len(next(iter(r.values()))) for r in rows]
+        return np.repeat(np.arange(lo, hi), lengths), {
+            name: np.concatenate([r[name] for r in rows]) for name in rows[0]
+        }
 
-    def chunk(members: list[tuple[int, int, tuple[Any, ...]]]) -> list[dict[str, np.ndarray]]:
-        return finish([one(segment) for segment in members])
-
-    chunks: list[list[tuple[int, int, tuple[Any, ...]]]] = [[]]
-    cells = 0
-    for segment in segments:
-        if cells >= _CHUNK_CELLS:
-            chunks.append([])
-            cells = 0
-        chunks[-1].append(segment)
-        cells += (segment[1] - segment[0]) * n_boot
-    with ThreadPoolExecutor(max(1, min(threads, len(chunks)))) as pool:
-        rows = [row for done in pool.map(chunk, chunks) for row in done]
-    lengths = np.array([len(next(iter(r.values()))) for r in rows])
-    first_rows = np.array([a for a, _, _ in segments])
-    out = df.select(keys)[np.repeat(first_rows, lengths)]
-    return out.with_columns(
-        pl.Series(name, np.concatenate([r[name] for r in rows])) for name in rows[0]
+    segment, columns = redraw(
+        counts, starts, segment_keys, work, n_boot=n_boot, seed=seed, threads=threads
     )
+    return _frame(df, keys, starts, segment, columns)
 
 
 # --------------------------------------------------------------------------- reductions
@@ -161,43 +330,68 @@ def grouper(group: np.ndarray, k: int) -> Callable[[np.ndarray], np.ndarray]:
     targets = sorted_group[starts]
     kept = targets >= 0
 
+    in_order = bool((order == np.arange(len(order))).all())  # no copy of the block
+
     def sums(block: np.ndarray) -> np.ndarray:
         out = np.zeros((block.shape[0], k), dtype=block.dtype)
         if len(order):
-            out[:, targets[kept]] = np.add.reduceat(block[:, order], starts, axis=1)[:, kept]
+            cells = block if in_order else block[:, order]
+            out[:, targets[kept]] = np.add.reduceat(cells, starts, axis=1)[:, kept]
         return out
 
     return sums
 
 
+def class_counter(
+    a: np.ndarray,
+    p: np.ndarray,
+    first: np.ndarray,
+    segment: np.ndarray,
+    n_slots: int,
+    *,
+    restrict: bool,
+) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+    """``count(block)``: ``tp, support, predicted`` (replicate x class slot) and ``n``
+    (replicate x segment) of a block of draws of segments side by side.
+
+    Cell ``j`` belongs to ``segment[j]`` (0, 1, ... in order), whose classes
+    have the slots ``first[j] + 0 .. first[j] + k - 1`` (of ``n_slots``); ``a`` / ``p`` are the
+    positions of its actual / predicted label in its segment's class list (-1
+    outside ``labels=``).  ``restrict`` drops the cells outside ``labels=`` (as
+    ``confusion_matrix``); otherwise they still count in ``n`` (as
+    ``precision_recall_fscore_support``).
+    """
+    import numpy as np
+
+    kept = (a >= 0) & (p >= 0) if restrict else np.ones(len(a), dtype=bool)
+    support = grouper(np.where(kept & (a >= 0), first + a, -1), n_slots)
+    predicted = grouper(np.where(kept & (p >= 0), first + p, -1), n_slots)
+    n_segments = int(segment[-1]) + 1 if len(segment) else 0
+    rows = grouper(np.where(kept, segment, -1), n_segments)
+    diagonal = np.flatnonzero((a == p) & (a >= 0))  # one cell per class at most
+    slots = first[diagonal] + a[diagonal]
+
+    def count(draws: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        tp = np.zeros((draws.shape[0], n_slots), dtype=draws.dtype)
+        tp[:, slots] = draws[:, diagonal]
+        return tp, support(draws), predicted(draws), rows(draws)
+
+    return count
+
+
 def class_counts(
     part: pl.DataFrame, blocks: Iterator[np.ndarray], restrict: bool
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``tp, support, predicted`` (replicate x class) and ``n`` (replicate) of a segment.
-
-    The segment's cells carry ``A_ORD`` / ``P_ORD`` (position of the actual /
-    predicted label in the class list, -1 outside ``labels=``) and ``N_LABELS``.
-    ``restrict`` drops the cells outside ``labels=`` (as ``confusion_matrix``);
-    otherwise they still count in ``n`` (as ``precision_recall_fscore_support``).
-    """
+    """``tp, support, predicted`` (replicate x class) and ``n`` (replicate) of one segment
+    whose cells carry ``A_ORD`` / ``P_ORD`` and ``N_LABELS`` (:func:`class_counter`)."""
     import numpy as np
 
     a, p = part[A_ORD].to_numpy(), part[P_ORD].to_numpy()
     k = int(part[N_LABELS][0])
-    kept = (a >= 0) & (p >= 0) if restrict else np.ones(len(a), dtype=bool)
-    support = grouper(np.where(kept, a, -1), k)
-    predicted = grouper(np.where(kept, p, -1), k)
-    diagonal = np.flatnonzero((a == p) & (a >= 0))  # one cell per class at most
-    sums: list[list[np.ndarray]] = [[], [], [], []]
-    for draws in blocks:
-        tp = np.zeros((draws.shape[0], k), dtype=draws.dtype)
-        tp[:, a[diagonal]] = draws[:, diagonal]
-        for total, value in zip(
-            sums, (tp, support(draws), predicted(draws), draws[:, kept].sum(axis=1)), strict=True
-        ):
-            total.append(value)
-    tp, support_, predicted_, n = (np.concatenate(t) for t in sums)
-    return tp, support_, predicted_, n
+    zeros = np.zeros(len(a), dtype=np.int64)
+    count = class_counter(a, p, zeros, zeros, k, restrict=restrict)
+    tp, support, predicted, n = (np.concatenate(x) for x in zip(*map(count, blocks), strict=True))
+    return tp, support, predicted, n[:, 0]
 
 
 #: The metrics of each confusion frame that get a bootstrap interval ("f" is F-beta).
@@ -209,86 +403,135 @@ LABEL_METRICS = {
 }
 
 
-def _same_classes(drawn: list[tuple[np.ndarray, ...]]) -> dict[int, list[int]]:
-    """The positions of the segments in ``drawn``, by their number of classes."""
-    groups: dict[int, list[int]] = {}
-    for i, arrays in enumerate(drawn):
-        groups.setdefault(arrays[0].shape[-1], []).append(i)
-    return groups
+def _label_values(
+    kind: str,
+    counts: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    *,
+    beta: float,
+    zero_division: float,
+) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+    """``ORD``, ``AVG`` of the rows of a segment of frame ``kind`` and each metric's
+    replicates (replicate x segment x row), from the counts (replicate x segment x
+    class; ``n``: replicate x segment) of segments with as many classes.
 
-
-def label_intervals(
-    kind: str, *, beta: float, zero_division: float, ci: float, f_column: str
-) -> tuple[Callable[..., tuple[np.ndarray, ...]], Callable[..., list[dict[str, np.ndarray]]]]:
-    """``draw`` and ``finish`` (see :func:`per_segment`) for the intervals of frame ``kind``.
-
-    ``draw``: a segment's per-class counts of every replicate.  ``finish``: the
-    metrics of the replicates of segments with as many classes at once, and
-    their intervals.  Rows of a segment: a row per class (``ORD`` its position,
-    ``AVG`` -1) for per_class and report, a row per average (``ORD`` -1, ``AVG``
-    its position in ``AVERAGES``) for averages and report, one row (both -1)
-    for summary; the columns ``<metric>_low`` / ``<metric>_high`` of
-    ``LABEL_METRICS[kind]``, the F-beta ones named after ``f_column``.
+    Rows: a row per class (``ORD`` its position, ``AVG`` -1) for per_class and
+    report, a row per average (``ORD`` -1, ``AVG`` its position in ``AVERAGES``)
+    for averages and report, one row (both -1) for summary.
     """
     import numpy as np
 
+    tp, support, predicted, n = counts
+    k = tp.shape[-1]
     metrics = LABEL_METRICS[kind]
-    names = [f_column if m == "f" else m for m in metrics]
+    opts = {"beta": beta, "zero_division": zero_division}
+    parts = []  # (ORD, AVG, {metric: replicate x segment x row})
+    if kind == "summary":
+        one_row = {m: x[..., None] for m, x in rp.summary(tp, support, predicted).items()}
+        parts.append(([-1], [-1], one_row))
+    per_class = None  # the per-class scores, reused by the averages
+    if kind in ("per_class", "report"):
+        per_class = rp.per_class(tp, support, predicted, n, **opts)
+        parts.append((list(range(k)), [-1] * k, per_class))
+    if kind in ("averages", "report"):
+        by_average = rp.averages(tp, support, predicted, **opts, per_class_scores=per_class)
+        values = {m: np.stack([by_average[a][m] for a in rp.AVERAGES], axis=-1) for m in metrics}
+        parts.append(([-1] * len(rp.AVERAGES), list(range(len(rp.AVERAGES))), values))
+    ords = np.concatenate([o for o, _, _ in parts]).astype(np.int64)
+    avgs = np.concatenate([a for _, a, _ in parts]).astype(np.int64)
+    joined = {m: np.concatenate([v[m] for *_, v in parts], axis=-1) for m in metrics}
+    return ords, avgs, joined
 
-    def draw(part: pl.DataFrame, blocks: Iterator[np.ndarray]) -> tuple[np.ndarray, ...]:
-        return class_counts(part, blocks, restrict=kind == "summary")
 
-    def bounds(values: dict[str, np.ndarray]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        return {name: rp.percentiles(values[m], ci) for m, name in zip(metrics, names, strict=True)}
+def label_intervals(
+    df: pl.DataFrame,
+    keys: Sequence[str],
+    kind: str,
+    *,
+    beta: float,
+    zero_division: float,
+    ci: float,
+    f_column: str,
+    n_boot: int,
+    seed: int | None,
+    threads: int,
+) -> pl.DataFrame:
+    """``*keys, ORD, AVG, <metric>_low, <metric>_high``: the bootstrap intervals of frame
+    ``kind`` (``LABEL_METRICS[kind]``, the F-beta ones named after ``f_column``).
 
-    def finish(drawn: list[tuple[np.ndarray, ...]]) -> list[dict[str, np.ndarray]]:
-        out: list[dict[str, np.ndarray]] = [{} for _ in drawn]
-        for k, members in _same_classes(drawn).items():
-            # replicate x segment x class (n: replicate x segment)
-            tp, support, predicted, n = (
-                np.stack([drawn[i][j] for i in members], axis=1) for j in range(4)
+    ``df``: the confusion cells ``*keys, ..., COUNT``, sorted by ``keys`` then
+    their labels, with ``A_ORD`` / ``P_ORD`` (class positions, -1 outside
+    ``labels=``) and ``N_LABELS``.  A chunk's segments are counted at once
+    (:func:`class_counter`), and those with as many classes reduced together
+    (:func:`_label_values`), rows as in :func:`_label_values`.
+    """
+    import numpy as np
+
+    from pl_metrics._core.names import COUNT
+
+    metrics = LABEL_METRICS[kind]
+    names_ = [f_column if m == "f" else m for m in metrics]
+    starts, segment_keys = _starts(df, keys)
+    a_all, p_all = df[A_ORD].to_numpy(), df[P_ORD].to_numpy()
+    classes = df[N_LABELS].to_numpy()[starts[:-1]].astype(np.int64)
+    segment_of = np.repeat(np.arange(len(segment_keys)), np.diff(starts))
+    opts = {"beta": beta, "zero_division": zero_division}
+
+    def work(lo: int, hi: int, blocks: Iterator[np.ndarray]) -> tuple[np.ndarray, dict]:
+        cells = slice(int(starts[lo]), int(starts[hi]))
+        k = classes[lo:hi]
+        first = np.cumsum(k) - k  # each segment's first class slot
+        segment = segment_of[cells] - lo
+        count = class_counter(
+            a_all[cells],
+            p_all[cells],
+            first[segment],
+            segment,
+            int(k.sum()),
+            restrict=kind == "summary",
+        )
+        tp, support, predicted, n = (
+            np.concatenate(x) for x in zip(*map(count, blocks), strict=True)
+        )
+        rows: list[np.ndarray] = []
+        columns: dict[str, list[np.ndarray]] = {ORD: [], AVG: []}
+        for size in np.unique(k):
+            members = np.flatnonzero(k == size)
+            at = first[members][:, None] + np.arange(size)  # segment x class
+            ords, avgs, values = _label_values(
+                kind, (tp[:, at], support[:, at], predicted[:, at], n[:, members]), **opts
             )
-            opts = {"beta": beta, "zero_division": zero_division}
-            parts = []  # (ORD, AVG, {metric: (low, high)}), bounds: segment x row
-            if kind == "summary":
-                one_row = {m: x[..., None] for m, x in rp.summary(tp, support, predicted).items()}
-                parts.append(([-1], [-1], bounds(one_row)))
-            values = None  # the per-class scores, reused by the averages
-            if kind in ("per_class", "report"):
-                values = rp.per_class(tp, support, predicted, n, **opts)
-                parts.append((list(range(k)), [-1] * k, bounds(values)))
-            if kind in ("averages", "report"):
-                by_average = rp.averages(tp, support, predicted, **opts, per_class_scores=values)
-                values = {
-                    m: np.stack([by_average[a][m] for a in rp.AVERAGES], axis=-1) for m in metrics
-                }
-                parts.append(
-                    ([-1] * len(rp.AVERAGES), list(range(len(rp.AVERAGES))), bounds(values))
-                )
-            ords = np.concatenate([o for o, _, _ in parts])
-            avgs = np.concatenate([a for _, a, _ in parts])
-            for s, i in enumerate(members):
-                columns = {ORD: ords, AVG: avgs}
-                for name in names:
-                    columns[f"{name}_low"] = np.concatenate([b[name][0][s] for *_, b in parts])
-                    columns[f"{name}_high"] = np.concatenate([b[name][1][s] for *_, b in parts])
-                out[i] = columns
-        return out
+            rows.append(np.repeat(lo + members, len(ords)))
+            columns[ORD].append(np.tile(ords, len(members)))
+            columns[AVG].append(np.tile(avgs, len(members)))
+            for m, name in zip(metrics, names_, strict=True):
+                low, high = rp.percentiles(values[m], ci)  # segment x row
+                columns.setdefault(f"{name}_low", []).append(low.ravel())
+                columns.setdefault(f"{name}_high", []).append(high.ravel())
+        return np.concatenate(rows), {c: np.concatenate(v) for c, v in columns.items()}
 
-    return draw, finish
+    segment, columns = redraw(
+        df[COUNT].to_numpy(),
+        starts,
+        segment_keys,
+        work,
+        n_boot=n_boot,
+        seed=seed,
+        threads=threads,
+    )
+    return _frame(df, keys, starts, segment, columns)
 
 
 #: Ranking metrics of a block of redrawn per-score counts, and whether runs of
 #: positive-only scores may merge for them (see :func:`merge_runs`).
-SCORE_METRICS: dict[str, tuple[Callable[[np.ndarray, np.ndarray], np.ndarray], bool]] = {
+SCORE_METRICS: dict[str, tuple[Callable[..., np.ndarray], bool]] = {
     "roc_auc": (rp.roc_auc, True),
     "average_precision": (rp.average_precision, False),
 }
 
 
 def merge_runs(
-    pos: np.ndarray, neg: np.ndarray, *, positive_runs: bool
-) -> tuple[np.ndarray, np.ndarray]:
+    pos: np.ndarray, neg: np.ndarray, *, positive_runs: bool, starts: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Merge adjacent scores (descending) that hold a single class: fewer cells to draw.
 
     Exact for the metric of every replicate, as a merged cell's redrawn count is
@@ -296,14 +539,22 @@ def merge_runs(
     in a row all see the same positives above them, and add nothing to AP's
     sum: they merge for AUC and AP.  Positive-only scores in a row only matter to
     AUC through their total: with ``positive_runs`` (AUC) they merge too.
+    Segments side by side (``starts``: their first rows) never merge across.
+    Returns the merged ``pos``, ``neg`` and the first merged cell of each segment.
     """
     import numpy as np
 
     kind = np.where(pos == 0, 2, np.where((neg == 0) & positive_runs, 1, 0))
     start = np.ones(len(kind), dtype=bool)
     start[1:] = (kind[1:] != kind[:-1]) | (kind[1:] == 0)
+    segments = np.zeros(1, dtype=np.int64) if starts is None else starts
+    start[segments[segments < len(kind)]] = True
     first = np.flatnonzero(start)
-    return np.add.reduceat(pos, first), np.add.reduceat(neg, first)
+    return (
+        np.add.reduceat(pos, first),
+        np.add.reduceat(neg, first),
+        np.searchsorted(first, segments),
+    )
 
 
 def score_intervals(
@@ -318,7 +569,8 @@ def score_intervals(
     """``*keys, <metric>_low, <metric>_high``: bootstrap interval of a ranking metric.
 
     ``state`` is the per-score counts ``*keys, score, pos, neg``; a replicate is a
-    multinomial redraw of its ``(score, positive)`` and ``(score, negative)`` cells.
+    multinomial redraw of its ``(score, positive)`` and ``(score, negative)`` cells
+    (after :func:`merge_runs`), a segment's positive cells then its negative ones.
     """
     schema = state.collect_schema()
     columns = names.interval_columns([metric])
@@ -326,33 +578,39 @@ def score_intervals(
     compute, positive_runs = SCORE_METRICS[metric]
     threads = pl.thread_pool_size()
 
-    def cells(part: pl.DataFrame) -> np.ndarray:
-        import numpy as np
-
-        pos, neg = part[POS].to_numpy(), part[NEG].to_numpy()
-        return np.concatenate(merge_runs(pos, neg, positive_runs=positive_runs))
-
-    def replicates(part: pl.DataFrame, blocks: Iterator[np.ndarray]) -> np.ndarray:
-        import numpy as np
-
-        return np.concatenate([compute(*np.split(d, 2, axis=1)) for d in blocks])
-
-    def finish(drawn: list[np.ndarray]) -> list[dict[str, np.ndarray]]:
-        import numpy as np
-
-        low, high = rp.percentiles(np.stack(drawn, axis=1), ci)  # replicate x segment
-        return [
-            dict(zip(columns, pair, strict=True))
-            for pair in zip(low[:, None], high[:, None], strict=True)
-        ]
-
     def draw(df: pl.DataFrame) -> pl.DataFrame:
+        import numpy as np
+
         if df.height == 0:
             return pl.DataFrame(schema=out_schema)
         df = df.sort([*keys, SCORE], descending=[False] * len(keys) + [True], nulls_last=True)
-        out = per_segment(
-            df, keys, cells, replicates, finish, n_boot=n_boot, seed=seed, threads=threads
+        starts, segment_keys = _starts(df, keys)
+        pos, neg, levels = merge_runs(
+            df[POS].to_numpy(), df[NEG].to_numpy(), positive_runs=positive_runs, starts=starts
         )
+        # segment s: its positive cells at 2 levels[s] + 0 .. m - 1, then its negative ones
+        m = np.diff(levels)
+        segment_of = np.repeat(np.arange(len(m)), m)
+        at_pos = levels[:-1][segment_of] + np.arange(len(pos))
+        at_neg = at_pos + m[segment_of]
+        counts = np.zeros(2 * len(pos), dtype=np.int64)
+        counts[at_pos], counts[at_neg] = pos, neg
+
+        def work(lo: int, hi: int, blocks: Iterator[np.ndarray]) -> tuple[np.ndarray, dict]:
+            first = int(levels[lo])
+            cells = slice(first, int(levels[hi]))
+            at = (at_pos[cells] - 2 * first, at_neg[cells] - 2 * first)
+            segment_starts = levels[lo:hi] - first
+            values = np.concatenate(
+                [compute(block[:, at[0]], block[:, at[1]], segment_starts) for block in blocks]
+            )
+            low, high = rp.percentiles(values, ci)  # segment
+            return np.arange(lo, hi), dict(zip(columns, (low, high), strict=True))
+
+        segment, bounds = redraw(
+            counts, 2 * levels, segment_keys, work, n_boot=n_boot, seed=seed, threads=threads
+        )
+        out = _frame(df, keys, starts, segment, bounds)
         return out.select(list(out_schema)).cast(dict(out_schema))
 
     return state.map_batches(draw, schema=out_schema).with_columns(pl.col(columns).fill_nan(None))
@@ -365,10 +623,14 @@ __all__ = [
     "N_LABELS",
     "P_ORD",
     "SCORE_METRICS",
+    "class_counter",
     "class_counts",
+    "draw_segment",
+    "generator",
     "grouper",
     "label_intervals",
     "merge_runs",
     "per_segment",
+    "redraw",
     "score_intervals",
 ]

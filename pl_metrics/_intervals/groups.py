@@ -194,10 +194,7 @@ def label_replicates(
 
         def one(i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
             start, end, key = segments[i]
-            rng = np.random.default_rng(
-                np.random.SeedSequence(root.entropy, spawn_key=(bs._stable_hash(key),))
-            )
-            drawn = np.concatenate(list(bs._draw_blocks(counts[start:end], n_boot, rng)))
+            drawn = bs.draw_segment(counts[start:end], n_boot, bs.generator(root.entropy, key))
             a_g, p_g = a[start:end], p[start:end]
             diagonal = np.flatnonzero(a_g == p_g)
             tp = np.zeros((n_boot, k))
@@ -268,11 +265,8 @@ def score_replicates(
             total_pos, total_neg = np.zeros((n_boot, len(levels))), np.zeros((n_boot, len(levels)))
             for i in run_:
                 start, end, key = segments[i]
-                rng = np.random.default_rng(
-                    np.random.SeedSequence(root.entropy, spawn_key=(bs._stable_hash(key),))
-                )
                 cells_ = np.concatenate([pos_n[start:end], neg_n[start:end]])
-                drawn = np.concatenate(list(bs._draw_blocks(cells_, n_boot, rng)))
+                drawn = bs.draw_segment(cells_, n_boot, bs.generator(root.entropy, key))
                 pos_d, neg_d = np.split(drawn, 2, axis=1)
                 at = np.searchsorted(-levels, -score[start:end])
                 total_pos[:, at] += pos_d

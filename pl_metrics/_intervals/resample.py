@@ -70,9 +70,6 @@ def replicates(
     )
     threads = pl.thread_pool_size()
 
-    def counts(part: pl.DataFrame) -> np.ndarray:
-        return part[COUNT].to_numpy()
-
     def draw(part: pl.DataFrame, blocks: Iterator[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         import numpy as np
 
@@ -97,7 +94,7 @@ def replicates(
             raise too_many(df.height, n_boot, columns)
         df = df.sort([*keys, *columns], nulls_last=True).with_row_index(_ROW)
         out = bs.per_segment(
-            df, keys, counts, draw, finish, n_boot=n_boot, seed=seed, threads=threads
+            df, keys, df[COUNT].to_numpy(), draw, finish, n_boot=n_boot, seed=seed, threads=threads
         )
         out = out.filter(pl.col(COUNT) > 0)
         rows = out[_ROW]
