@@ -10,8 +10,13 @@ placement is the ROC AUC - the Mann-Whitney U / (P N) with ties one half, the
 same number as the trapezoid under the ROC curve.  DeLong's variance needs the
 negatives' placements too: one more search.
 
-Used by ``roc_auc`` on a DataFrame or a LazyFrame (un-weighted, binary or the
-one-vs-rest macro / weighted mean; ``ci_method="delong"`` too) when the first
+Average precision is a sum over the positives of the precision at their score:
+the rows at or above it are the positives from its run of ties on, and the
+negatives from the same search on.
+
+Used by ``roc_auc`` (un-weighted, binary or the one-vs-rest macro / weighted
+mean; ``ci_method="delong"`` too) and the binary ``average_precision`` (un-weighted,
+no interval), on a DataFrame or a LazyFrame, when the first
 rows' scores look continuous (:func:`use_sorted_path`).  The lazy result is a
 LazyFrame like the counting path's: the rows are read when it is collected.
 Memory: the scores of every row (8 bytes each), where counting holds one row per
@@ -98,6 +103,30 @@ def _auc(pos: pl.Series, neg: pl.Series, z: float | None) -> tuple[float | None,
     return auc, min(max(auc - z * se, 0.0), 1.0), min(max(auc + z * se, 0.0), 1.0)
 
 
+def _ap(pos: pl.Series, neg: pl.Series, z: float | None) -> tuple[float | None, ...]:
+    """Average precision from the sorted scores of the positives and the negatives: each
+    positive adds 1 / P times the precision at its score's threshold (the rows scoring
+    at least as high), so tied positives add their threshold's term together as
+    scikit-learn's step-wise sum does; 0.0 without positives (as scikit-learn)."""
+    import numpy as np
+
+    n_pos = pos.len()
+    if n_pos == 0:
+        return (0.0,)
+    p, n = pos.to_numpy(), neg.to_numpy()
+    # positives at or above each positive's score: P minus the first index of its run
+    index = np.arange(n_pos)
+    first = np.maximum.accumulate(np.where(np.r_[True, p[1:] != p[:-1]], index, 0))
+    tps = (n_pos - first).astype(np.float64)
+    fps = (n.size - np.searchsorted(n, p, side="left")).astype(np.float64)
+    terms = fm.average_precision_terms(1.0, tps, fps, float(n_pos), xp=fm.NUMPY)
+    return (max(float(terms.sum()), 0.0),)
+
+
+#: The metric of the sorted scores of a segment's positives and negatives.
+_METRICS = {"roc_auc": _auc, "average_precision": _ap}
+
+
 def roc_auc_sorted(
     frame: pl.DataFrame | pl.LazyFrame,
     y_true: str,
@@ -108,9 +137,11 @@ def roc_auc_sorted(
     average: str,
     reserved: Sequence[str],
     ci: float | None = None,
+    metric: str = "roc_auc",
 ) -> pl.LazyFrame:
     """``*by, roc_auc``: binary, or the one-vs-rest macro / weighted mean (un-weighted
     rows); with ``ci`` (binary): also DeLong's ``roc_auc_low``, ``roc_auc_high``.
+    ``metric="average_precision"``: ``*by, average_precision`` (binary).
 
     The same checks and messages as the counting path (``_ranking``): only the
     way the AUC is summed differs.
@@ -159,13 +190,13 @@ def roc_auc_sorted(
     if default_pos:
         grouped = sc.check_default_pos_label(grouped, lf, y_true)
     z = None if ci is None else an.z_value(ci)
-    metrics = ["roc_auc"] if z is None else ["roc_auc", "roc_auc_low", "roc_auc_high"]
+    metrics = [metric] if z is None else [metric, *names.interval_columns([metric])]
     key_schema = {k: t for k, t in grouped.collect_schema().items() if k in keys}
 
     def finish(df: pl.DataFrame) -> pl.DataFrame:
         if known is None and df.height and not df[_POSITIVES].sum():
             raise v.Bad.pos_label_absent(label, y_true, v.labels_present(lf, y_true))
-        out = _aucs(df, len(tasks), binary=mapping is None, z=z, average=average)
+        out = _values(df, len(tasks), metric, binary=mapping is None, z=z, average=average)
         out = [s.alias(m) for s, m in zip(out, metrics, strict=True)]
         return df.select(*key_schema).with_columns(out) if segments else pl.DataFrame(out)
 
@@ -176,16 +207,17 @@ def roc_auc_sorted(
     return names.restore_keys(result.sort(keys, nulls_last=True), segments.names)
 
 
-def _aucs(
-    df: pl.DataFrame, n_tasks: int, *, binary: bool, z: float | None, average: str
+def _values(
+    df: pl.DataFrame, n_tasks: int, metric: str, *, binary: bool, z: float | None, average: str
 ) -> list[pl.Series]:
-    """The AUC (binary, with ``z``: and DeLong's bounds) or the mean of the one-vs-rest
-    AUCs of each row (segment) of the sorted score lists."""
+    """The metric (binary; the AUC with ``z``: and DeLong's bounds) or the mean of the
+    one-vs-rest AUCs of each row (segment) of the sorted score lists."""
     lists = [(df[f"{_POS}{i}"], df[f"{_NEG}{i}"]) for i in range(n_tasks)]
+    value = _METRICS[metric]
     if binary:
-        rows = [_auc(p, n, z) for p, n in zip(*lists[0], strict=True)]
+        rows = [value(p, n, z) for p, n in zip(*lists[0], strict=True)]
     else:  # the mean over the classes of each segment's one-vs-rest AUCs
-        aucs = [[_auc(p, n, None)[0] for p, n in zip(*pn, strict=True)] for pn in lists]
+        aucs = [[value(p, n, None)[0] for p, n in zip(*pn, strict=True)] for pn in lists]
         positives = [pn[0].list.len().to_list() for pn in lists]
         rows = [
             (_average([a[r] for a in aucs], [p[r] for p in positives], average),)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import warnings
+from collections.abc import Iterator
 
 import _oracle as oracle
 import numpy as np
@@ -42,6 +44,20 @@ def binary_frames(draw: st.DrawFn) -> dict:
     return {"df": pl.DataFrame(data), "by": by, "weight": "w" if weighted else None}
 
 
+@contextlib.contextmanager
+def strategy(sort: bool) -> Iterator[None]:
+    """Force the un-weighted scores to be sorted (``_ranking_sorted``) or counted,
+    whatever their number of distinct values."""
+    from pl_metrics import _ranking_sorted
+
+    old = _ranking_sorted.MIN_DISTINCT
+    _ranking_sorted.MIN_DISTINCT = -1 if sort else 10**9
+    try:
+        yield
+    finally:
+        _ranking_sorted.MIN_DISTINCT = old
+
+
 def _one_class(seg: pl.DataFrame) -> bool:
     return seg["y"].n_unique() < 2
 
@@ -55,8 +71,8 @@ def _kw(case: dict) -> dict:
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(case=binary_frames())
-def test_roc_auc_equals_sklearn(case: dict) -> None:
+@given(case=binary_frames(), sort=st.booleans())
+def test_roc_auc_equals_sklearn(case: dict, sort: bool) -> None:
     def build(seg: pl.DataFrame) -> pl.DataFrame:
         if _one_class(seg):
             value = None  # scikit-learn raises: "Only one class present in y_true"
@@ -66,12 +82,14 @@ def test_roc_auc_equals_sklearn(case: dict) -> None:
             )
         return pl.DataFrame({"roc_auc": [value]}, schema={"roc_auc": pl.Float64})
 
-    oracle.assert_close(case["df"].metrics.roc_auc("y", "s", **_kw(case)), _expected(case, build))
+    with strategy(sort):
+        got = case["df"].metrics.roc_auc("y", "s", **_kw(case))
+    oracle.assert_close(got, _expected(case, build))
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(case=binary_frames())
-def test_average_precision_equals_sklearn(case: dict) -> None:
+@given(case=binary_frames(), sort=st.booleans())
+def test_average_precision_equals_sklearn(case: dict, sort: bool) -> None:
     def build(seg: pl.DataFrame) -> pl.DataFrame:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -80,7 +98,8 @@ def test_average_precision_equals_sklearn(case: dict) -> None:
             )
         return pl.DataFrame({"average_precision": [value]})
 
-    got = case["df"].metrics.average_precision("y", "s", **_kw(case))
+    with strategy(sort):
+        got = case["df"].metrics.average_precision("y", "s", **_kw(case))
     oracle.assert_close(got, _expected(case, build))
 
 

@@ -1792,7 +1792,11 @@ def test_every_output_schema_is_in_the_docs() -> None:
 #: The entries whose un-weighted scores are sorted instead of counted when they look
 #: continuous (``_ranking_sorted``): the registry's scores have few distinct values, so
 #: the laws are run again with the sorting forced on (``MIN_DISTINCT = -1``).
-SORTING = [e for e in METHODS if e.name in ("roc_auc", "roc_auc[delong]", "roc_auc[ovr]")]
+SORTING = [
+    e
+    for e in METHODS
+    if e.name in ("roc_auc", "roc_auc[delong]", "roc_auc[ovr]", "average_precision")
+]
 SORTING_BAD = [p for p in BAD if p.values[0] in SORTING]
 
 
@@ -1801,14 +1805,17 @@ def _force_sorting(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     from pl_metrics import _ranking_sorted
 
     calls: list[int] = []
-    auc = _ranking_sorted._auc
 
-    def counted(*args: object) -> object:
-        calls.append(1)
-        return auc(*args)
+    def counted(metric: Callable) -> Callable:
+        def call(*args: object) -> object:
+            calls.append(1)
+            return metric(*args)
+
+        return call
 
     monkeypatch.setattr(_ranking_sorted, "MIN_DISTINCT", -1)
-    monkeypatch.setattr(_ranking_sorted, "_auc", counted)
+    for name, metric in _ranking_sorted._METRICS.items():
+        monkeypatch.setitem(_ranking_sorted._METRICS, name, counted(metric))
     return calls
 
 

@@ -68,10 +68,12 @@ class RankingMethods:
         pos_label: object,
         average: str,
         ci: float | None,
+        metric: str = "roc_auc",
     ) -> pl.LazyFrame:
-        """The un-weighted ROC AUC (with ``ci``: and DeLong's interval): ``counted`` (the
-        per-score counts' plan), or the same numbers by sorting the scores when, at
-        collect, the first rows' scores look continuous (``_ranking_sorted``)."""
+        """The un-weighted ROC AUC (with ``ci``: and DeLong's interval) or average
+        precision: ``counted`` (the per-score counts' plan), or the same numbers by
+        sorting the scores when, at collect, the first rows' scores look continuous
+        (``_ranking_sorted``)."""
         assert isinstance(y_score, (str, Mapping))  # the counting path checked it
         sorted_ = sorted_path.roc_auc_sorted(
             self._lf,
@@ -80,8 +82,9 @@ class RankingMethods:
             by=by,
             pos_label=pos_label,
             average=average,
-            reserved=names.output_columns("roc_auc", ci=ci is not None),
+            reserved=names.output_columns(metric, ci=ci is not None),
             ci=ci,
+            metric=metric,
         )
         lf = self._lf
 
@@ -374,7 +377,18 @@ class RankingMethods:
                 n_boot=n_boot,
                 seed=seed,
             )
-        return point
+        if weight is not None or bins is not None:
+            return point
+        return self._sorted_or(
+            point,
+            y_true=y_true,
+            y_score=y_score,
+            by=by,
+            pos_label=pos_label,
+            average="macro",
+            ci=None,
+            metric="average_precision",
+        )
 
     def roc_curve(
         self,
