@@ -178,8 +178,9 @@ def roc_auc_sorted(
     for i, (positive, column) in enumerate(tasks):
         score = pl.col(column).cast(pl.Float64) + 0.0  # -0.0 and 0.0 are one threshold
         lists += [
-            score.filter(positive).sort().alias(f"{_POS}{i}"),
-            score.filter(~positive).sort().alias(f"{_NEG}{i}"),
+            # sorted segment by segment at the end (one sorted copy at a time)
+            score.filter(positive).alias(f"{_POS}{i}"),
+            score.filter(~positive).alias(f"{_NEG}{i}"),
         ]
     keys = names.segment_keys(segments)
     if segments:
@@ -215,9 +216,11 @@ def _values(
     lists = [(df[f"{_POS}{i}"], df[f"{_NEG}{i}"]) for i in range(n_tasks)]
     value = _METRICS[metric]
     if binary:
-        rows = [value(p, n, z) for p, n in zip(*lists[0], strict=True)]
+        rows = [value(p.sort(), n.sort(), z) for p, n in zip(*lists[0], strict=True)]
     else:  # the mean over the classes of each segment's one-vs-rest AUCs
-        aucs = [[value(p, n, None)[0] for p, n in zip(*pn, strict=True)] for pn in lists]
+        aucs = [
+            [value(p.sort(), n.sort(), None)[0] for p, n in zip(*pn, strict=True)] for pn in lists
+        ]
         positives = [pn[0].list.len().to_list() for pn in lists]
         rows = [
             (_average([a[r] for a in aucs], [p[r] for p in positives], average),)
