@@ -60,12 +60,13 @@ lint: $(VENV)/.installed-test
 
 test: test-newest test-floor
 
+# -n auto: one worker per core (pytest-xdist); the suite's tests are independent
 test-newest: lint
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto
 
 test-floor: $(FLOOR_VENV)/.installed-test
 	$(FLOOR_BIN)/python -c 'import sys, polars; print("floor: polars", polars.__version__, "python", sys.version.split()[0])'
-	$(FLOOR_BIN)/python -m pytest
+	$(FLOOR_BIN)/python -m pytest -n auto
 
 docs: $(VENV)/.installed-docs
 	$(BIN)/python docs/make_images.py

@@ -88,12 +88,14 @@ def _auc(pos: pl.Series, neg: pl.Series, z: float | None) -> tuple[float | None,
     p, n = pos.to_numpy(), neg.to_numpy()
     below, tied = _beyond_and_tied(p, n)
     p_total, n_total = float(n_pos), float(n_neg)
-    v10 = fm.placement(below.astype(np.float64), tied, n_total)
-    auc = float(v10.sum() / p_total)  # the mean placement of the positives
+    # the mean placement of the positives (summed first: exact integers)
+    beyond, ties = float(below.sum(dtype=np.float64)), float(tied.sum(dtype=np.float64))
+    auc = float(fm.placement(beyond, ties, n_total) / p_total)
     if z is None:
         return (auc,)
     if n_pos < 2 or n_neg < 2:
         return auc, None, None
+    v10 = fm.placement(below.astype(np.float64), tied, n_total)
     # a negative's placement: the positives above it, plus half those tied
     below_n, tied_n = _beyond_and_tied(n, p)
     v01 = fm.placement(p_total - below_n - tied_n, tied_n, p_total)
