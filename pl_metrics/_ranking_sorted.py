@@ -129,7 +129,7 @@ def _ap(pos: pl.Series, neg: pl.Series, z: float | None) -> tuple[float | None, 
 _METRICS = {"roc_auc": _auc, "average_precision": _ap}
 
 
-def roc_auc_sorted(
+def sorted_metric(
     frame: pl.DataFrame | pl.LazyFrame,
     y_true: str,
     y_score: str | Mapping[object, str],

@@ -350,13 +350,13 @@ def test_ovo_with_weight_is_refused() -> None:
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=binary_frames())
 def test_sorted_path_equals_sklearn(case: dict) -> None:
-    from pl_metrics._ranking_sorted import roc_auc_sorted
+    from pl_metrics._ranking_sorted import sorted_metric
 
     def build(seg: pl.DataFrame) -> pl.DataFrame:
         value = None if _one_class(seg) else skm.roc_auc_score(seg["y"], seg["s"])
         return pl.DataFrame({"roc_auc": [value]}, schema={"roc_auc": pl.Float64})
 
-    got = roc_auc_sorted(
+    got = sorted_metric(
         case["df"],
         "y",
         "s",
@@ -397,10 +397,10 @@ def test_dataframe_takes_the_sorted_path_on_continuous_scores() -> None:
 def test_sorted_path_multiclass_ovr_equals_the_counting_path(
     df: pl.DataFrame, average: str
 ) -> None:
-    from pl_metrics._ranking_sorted import roc_auc_sorted
+    from pl_metrics._ranking_sorted import sorted_metric
 
     mapping = {c: c for c in sorted(c for c in df.columns if c != "y")}
-    got = roc_auc_sorted(
+    got = sorted_metric(
         df, "y", mapping, by=None, pos_label=None, average=average, reserved=("roc_auc",)
     ).collect()
     # the counting path is checked against scikit-learn above

@@ -58,24 +58,28 @@ class RankingMethods:
             pos_label_present=pos_label_present,
         )
 
-    def _sorted_or(
+    def _sorted_or(  # noqa: PLR0917 - the call sites' own arguments, in order
         self,
         counted: pl.LazyFrame,
-        *,
         y_true: str,
         y_score: Score,
         by: By,
         pos_label: object,
-        average: str,
-        ci: float | None,
+        weight: str | None,
+        bins: int | None = None,
+        *,
+        average: str = "macro",
+        ci: float | None = None,
         metric: str = "roc_auc",
     ) -> pl.LazyFrame:
-        """The un-weighted ROC AUC (with ``ci``: and DeLong's interval) or average
-        precision: ``counted`` (the per-score counts' plan), or the same numbers by
-        sorting the scores when, at collect, the first rows' scores look continuous
-        (``_ranking_sorted``)."""
+        """The ROC AUC (with ``ci``: and DeLong's interval) or average precision:
+        ``counted`` (the per-score counts' plan), or, for un-weighted rows without
+        ``bins``, the same numbers by sorting the scores when, at collect, the first
+        rows' scores look continuous (``_ranking_sorted``)."""
+        if weight is not None or bins is not None:
+            return counted
         assert isinstance(y_score, (str, Mapping))  # the counting path checked it
-        sorted_ = sorted_path.roc_auc_sorted(
+        sorted_ = sorted_path.sorted_metric(
             self._lf,
             y_true,
             y_score,
@@ -240,18 +244,10 @@ class RankingMethods:
                 )
             if wants_ci:
                 point = iv.delong(counts, point, ci)
-            if weight is not None or bins is not None or max_fpr is not None:
+            if max_fpr is not None:
                 return point
             ci = ci if wants_ci else None
-            return self._sorted_or(
-                point,
-                y_true=y_true,
-                y_score=y_score,
-                by=by,
-                pos_label=pos_label,
-                average="macro",
-                ci=ci,
-            )
+            return self._sorted_or(point, y_true, y_score, by, pos_label, weight, bins, ci=ci)
         if ci is not None:
             msg = "`ci` is for binary ROC AUC (a column name as `y_score`)"
             raise ValueError(msg)
@@ -265,16 +261,8 @@ class RankingMethods:
         mc.check_average(average, multi_class)
         state = mc.counts(self._lf, y_true, y_score, by=by, weight=weight, method="roc_auc")
         counted = mc.roc_auc(state, multi_class=multi_class, average=average)
-        if weight is None and multi_class == "ovr" and average in ("macro", "weighted"):
-            return self._sorted_or(
-                counted,
-                y_true=y_true,
-                y_score=y_score,
-                by=by,
-                pos_label=None,
-                average=average,
-                ci=None,
-            )
+        if multi_class == "ovr" and average in ("macro", "weighted"):
+            return self._sorted_or(counted, y_true, y_score, by, None, weight, average=average)
         return counted
 
     def average_precision(
@@ -377,17 +365,8 @@ class RankingMethods:
                 n_boot=n_boot,
                 seed=seed,
             )
-        if weight is not None or bins is not None:
-            return point
         return self._sorted_or(
-            point,
-            y_true=y_true,
-            y_score=y_score,
-            by=by,
-            pos_label=pos_label,
-            average="macro",
-            ci=None,
-            metric="average_precision",
+            point, y_true, y_score, by, pos_label, weight, bins, metric="average_precision"
         )
 
     def roc_curve(
