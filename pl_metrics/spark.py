@@ -1,0 +1,569 @@
+"""Distributed evaluation on Spark: states per partition on the executors, finished here.
+
+Needs the optional extra ``pl_metrics[spark]`` (and ``pl_metrics`` installed on
+the executors).  Only the columns a metric reads are selected; each partition's
+Arrow batches become Polars frames (``mapInArrow``) and one small mergeable
+state (``.metrics.counts`` or ``.metrics.score_counts``); the driver collects
+the states, sums them (:func:`pl_metrics.state.sum_states`) and finishes the
+metrics with :func:`pl_metrics.from_counts` / :func:`pl_metrics.from_score_counts`
+- the same functions as on one machine::
+
+    import pl_metrics.spark as pms
+
+    sdf = spark.read.parquet("s3://bucket/preds/")
+    pms.report(sdf, "y_true", "y_pred", by="country")
+
+Why the states meet on the driver (not in a Spark ``groupBy``): the finishing
+step needs the whole merged state there anyway, and a ``groupBy`` only removes
+keys repeated across partitions.  The confusion state has at most segments x
+K^2 rows per partition and a binned (``bins=``) or rounded score state at most
+segments x (bins + 1); for exact continuous scores the distinct scores are
+about the rows, so the merged state is as large as the partitions' states
+together.  The states travel as Arrow IPC, so their dtypes are exactly those
+of Polars (no Spark type mapping of the labels and counts).
+
+Errors: the columns, dtypes and options are checked on the driver before any
+job runs (the checks of the frame methods, on an empty frame of the Spark
+schema).  Bad rows (nulls, NaN scores, negative weights, ...) are found on the
+executors; their errors come back to the driver as the same exception, with
+the rows counted over all partitions: the message is the one the frame method
+gives on all rows (not a Py4J stack trace).
+"""
+
+from __future__ import annotations
+
+import io
+import pickle
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from pl_metrics._core import checks as v
+from pl_metrics._core.messages import Bad
+from pl_metrics._typing import By, Labels
+from pl_metrics.dask import _names
+from pl_metrics.state import (
+    COUNTS_COLUMNS,
+    SCORE_COUNTS_COLUMNS,
+    from_counts,
+    from_score_counts,
+    sum_states,
+)
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    from pyspark.sql import DataFrame as SparkFrame
+
+#: Rows of Arrow batches gathered into one Polars frame on an executor (read on the
+#: driver when a function is called).
+CHUNK_ROWS = 1_000_000
+#: Per-partition states merged on the executor once this many have piled up.
+_MERGE_EVERY = 8
+#: Labels of ``y_true`` each partition reports for the label-set checks.
+_SAMPLE = 21
+_SPECIAL = (-1, 0, 1)
+_BINARY = ("state", "labels", "errors")
+_ROW = "partition int, " + ", ".join(f"{c} binary" for c in _BINARY)
+_RAISED = (pl.exceptions.PolarsError, ValueError, TypeError, ArithmeticError)
+
+
+def _require_pyspark() -> None:
+    try:
+        import pyspark  # noqa: F401
+    except ImportError as exc:
+        msg = "pl_metrics.spark needs pyspark: pip install 'pl_metrics[spark]'"
+        raise ImportError(msg) from exc
+
+
+@dataclass(frozen=True)
+class _Job:
+    """One state method, its arguments and the columns it reads (picklable)."""
+
+    method: str
+    args: tuple[str, str]
+    kwargs: dict[str, Any]
+    keys: list[str]
+    values: list[str]
+    columns: list[str]
+    chunk_rows: int
+
+    @property
+    def y_true(self) -> str:
+        return self.args[0]
+
+    def state(self, lf: pl.LazyFrame) -> pl.DataFrame:
+        return getattr(lf.metrics, self.method)(*self.args, **self.kwargs).collect()
+
+    def merge(self, states: list[pl.DataFrame]) -> pl.DataFrame:
+        return sum_states(pl.concat(states, how="vertical_relaxed"), self.keys, self.values)
+
+
+def _job(
+    method: str, args: tuple[str, str], by: By = None, weight: str | None = None, **kwargs: Any
+) -> _Job:
+    segments = v.normalize_by(by)
+    state_columns = COUNTS_COLUMNS if method == "counts" else SCORE_COUNTS_COLUMNS
+    n_keys = 2 if method == "counts" else 1
+    columns: list[str] = []
+    for item in [*args, weight, *segments.given]:
+        roots = item.meta.root_names() if isinstance(item, pl.Expr) else [item]
+        columns += [c for c in roots if isinstance(c, str) and c not in columns]
+    return _Job(
+        method,
+        args,
+        {"by": list(segments.given) or None, "weight": weight, **kwargs},
+        [*segments.names, *state_columns[:n_keys]],
+        list(state_columns[n_keys:]),
+        columns,
+        CHUNK_ROWS,
+    )
+
+
+# ------------------------------------------------------------------ driver: schema
+def _polars_schema(sdf: SparkFrame, columns: Sequence[str]) -> pl.Schema:
+    """The Polars schema the executors see: the Spark columns read, through Arrow;
+    every other column as Null (only its name matters to the checks)."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+    from pyspark.sql.types import StructType
+
+    fields = {f.name: f for f in sdf.schema.fields}
+    read = StructType([fields[c] for c in columns if c in fields])
+    arrow = pl.from_arrow(to_arrow_schema(read).empty_table())
+    assert isinstance(arrow, pl.DataFrame)
+    return pl.Schema({name: arrow.schema.get(name, pl.Null()) for name in fields})
+
+
+def _quoted(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+# ---------------------------------------------------------------- executor: states
+def _partition_states(job: _Job) -> Any:
+    """The ``mapInArrow`` function: one row per partition with its state (Arrow IPC),
+    a sample of its ``y_true`` labels and its errors (pickled), never a raise."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        import pyarrow as pa
+        from pyspark import TaskContext
+
+        context = TaskContext.get()
+        states: list[pl.DataFrame] = []
+        labels: list[pl.Series] = []
+        errors: list[Exception] = []
+        for chunk in _chunks(batches, job.chunk_rows):
+            frame = pl.from_arrow(pa.Table.from_batches(chunk))
+            assert isinstance(frame, pl.DataFrame)
+            if job.method == "score_counts":
+                rows = v.without_zero_weights(frame.lazy(), job.kwargs["weight"])
+                labels.append(_label_sample(rows.select(job.y_true).collect().to_series()))
+            try:
+                states.append(job.state(frame.lazy()))
+            except _RAISED as exc:
+                errors.append(exc)
+            if len(states) >= _MERGE_EVERY:
+                states = [job.merge(states)]
+        row = {
+            "partition": [context.partitionId() if context else 0],
+            "state": [_ipc(job.merge(states)) if states and not errors else None],
+            "labels": [_ipc(pl.concat(labels).to_frame()) if labels else None],
+            "errors": [pickle.dumps(errors) if errors else None],
+        }
+        binary = pa.binary()
+        schema = pa.schema([("partition", pa.int32()), *((c, binary) for c in _BINARY)])
+        yield pa.RecordBatch.from_pydict(row, schema=schema)
+
+    return run
+
+
+def _chunks(batches: Iterator[pa.RecordBatch], size: int) -> Iterator[list[pa.RecordBatch]]:
+    chunk: list[pa.RecordBatch] = []
+    rows = 0
+    for batch in batches:
+        chunk.append(batch)
+        rows += batch.num_rows
+        if rows >= size:
+            yield chunk
+            chunk, rows = [], 0
+    if chunk:
+        yield chunk
+
+
+def _label_sample(labels: pl.Series) -> pl.Series:
+    """The labels a label-set check reads: the smallest ``_SAMPLE`` distinct ones
+    (the union over chunks holds the first 20 of all labels, as a message shows)
+    and whichever of -1, 0, 1 occur (the default ``pos_label``'s rule)."""
+    distinct = labels.drop_nulls().unique().sort()
+    if distinct.dtype.is_numeric() and distinct.dtype != pl.Boolean:
+        special = distinct.filter(distinct.is_in(pl.Series(_SPECIAL)))
+        return pl.concat([distinct.head(_SAMPLE), special.cast(distinct.dtype)]).unique()
+    return distinct.head(_SAMPLE)
+
+
+def _ipc(frame: pl.DataFrame) -> bytes:
+    out = io.BytesIO()
+    frame.write_ipc(out)
+    return out.getvalue()
+
+
+# ---------------------------------------------------------------- driver: merge
+def _run(sdf: SparkFrame, job: _Job, check: Callable[[pl.LazyFrame], object]) -> pl.DataFrame:
+    """The merged state of all partitions (the frame method's dtypes), or the error
+    the frame method raises on all rows.
+
+    ``check``: the frame method itself, called on a LazyFrame of no rows with the
+    Spark frame's schema: the option and schema checks, in the frame method's order
+    and with its messages, before any Spark job.
+    """
+    _require_pyspark()
+    schema = _polars_schema(sdf, job.columns)
+    check(pl.LazyFrame(schema=schema))
+    empty = job.state(pl.LazyFrame(schema=schema))
+    selected = sdf.select(*(_quoted(c) for c in job.columns))
+    rows = selected.mapInArrow(_partition_states(job), _ROW).collect()
+    rows = sorted(rows, key=lambda r: r["partition"])
+    errors = [e for r in rows if r["errors"] for e in pickle.loads(r["errors"])]
+    if errors:
+        raise _combined(errors, job)
+    if job.method == "score_counts":
+        _check_labels(rows, job, schema)
+    states = [pl.read_ipc(r["state"]) for r in rows if r["state"]]
+    merged = job.merge(states) if states else empty
+    return _as(merged, empty, job)
+
+
+_COUNT = re.compile(r"\bhas (\d+) ")
+
+
+def _combined(errors: list[Exception], job: _Job) -> Exception:
+    """The error of all rows from the errors of the chunks.
+
+    A chunk raises its first failing check; every chunk whose error is the first
+    failing check of all rows counted all its bad rows (a chunk that failed an
+    earlier check would make that one first).  When all errors are one check
+    (one type, one message but for the count of rows), the count is their sum:
+    the frame method's message.  Otherwise the first error is raised unchanged.
+    """
+    first = errors[0]
+    masked = [_masked(str(e), job.columns) for e in errors]
+    counts = [_COUNT.findall(m) for m in masked]
+    one_check = all(type(e) is type(first) for e in errors) and all(
+        len(c) == 1 and _COUNT.sub("has # ", m) == _COUNT.sub("has # ", masked[0])
+        for c, m in zip(counts, masked, strict=True)
+    )
+    if not one_check or len(errors) == 1:
+        return first
+    total = sum(int(c[0]) for c in counts)
+    text = _COUNT.sub(f"has {total} ", masked[0])
+    for i, column in enumerate(job.columns):
+        text = text.replace(f"\0{i}\0", repr(column))
+    try:
+        return type(first)(text)
+    except Exception:  # a type that cannot be built from one message
+        return first
+
+
+def _masked(message: str, columns: Sequence[str]) -> str:
+    """``message`` with the quoted column names replaced (a name holding "has 3 ")."""
+    for i, column in enumerate(columns):
+        message = message.replace(repr(column), f"\0{i}\0")
+    return message
+
+
+def _check_labels(rows: list[Any], job: _Job, schema: pl.Schema) -> None:
+    """The label-set checks of all rows (the default ``pos_label`` meets labels other
+    than {0, 1} and {-1, 1}; ``pos_label`` absent): the frame method's own checks on
+    a few rows holding the partitions' label samples, which decide those checks as
+    all rows would and whose first 20 labels are those of all rows."""
+    y_true, y_score = job.args
+    samples = [pl.read_ipc(r["labels"]).to_series() for r in rows if r["labels"]]
+    if not samples:
+        return
+    proxy = pl.LazyFrame(pl.concat(samples).unique().to_frame(y_true)).with_columns(
+        pl.lit(0).cast(schema[y_score]).alias(y_score)
+    )
+    pos_label, bins = job.kwargs["pos_label"], job.kwargs["bins"]
+    proxy.metrics.score_counts(y_true, y_score, pos_label=pos_label, bins=bins).collect()
+    positives = [pl.read_ipc(r["state"])["pos"].sum() for r in rows if r["state"]]
+    if positives and not any(positives):  # no row is pos_label: the finisher's error
+        proxy.metrics.roc_auc(y_true, y_score, pos_label=pos_label).collect()
+
+
+def _as(merged: pl.DataFrame, empty: pl.DataFrame, job: _Job) -> pl.DataFrame:
+    """The merged state in the frame method's dtypes (Int128 sums back to Int64,
+    refusing one that does not fit), sorted by its keys."""
+    for column in job.values:
+        if merged[column].dtype.is_float() and not merged[column].is_finite().all():
+            raise Bad.weight_overflow(str(job.kwargs["weight"]))
+    merged = merged.select(pl.col(c).cast(empty.schema[c], strict=True) for c in empty.columns)
+    return merged.sort(job.keys, nulls_last=False, maintain_order=True)
+
+
+# ---------------------------------------------------------------- public functions
+def _confusion(
+    sdf: SparkFrame,
+    method: str,
+    y_true: str,
+    y_pred: str,
+    *,
+    by: By,
+    weight: str | None,
+    options: dict[str, Any],
+) -> pl.DataFrame:
+    """A confusion method: the merged counts state finished by ``from_counts``."""
+    job = _job("counts", (y_true, y_pred), by, weight)
+
+    def check(lf: pl.LazyFrame) -> object:
+        return getattr(lf.metrics, method)(y_true, y_pred, by=by, weight=weight, **options)
+
+    state = _run(sdf, job, check)
+    return getattr(from_counts(state, by=_names(by)), method)(**options)
+
+
+def _ranking(
+    sdf: SparkFrame,
+    method: str,
+    y_true: str,
+    y_score: str,
+    *,
+    common: dict[str, Any],
+    options: dict[str, Any],
+    finish: dict[str, Any],
+) -> pl.DataFrame:
+    """A ranking method: the merged per-score state finished by ``from_score_counts``
+    (``common``: by, pos_label, weight, bins; ``options``: the frame method's other
+    options; ``finish``: the finisher's)."""
+    by = common["by"]
+    job = _job("score_counts", (y_true, y_score), **common)
+
+    def check(lf: pl.LazyFrame) -> object:
+        return getattr(lf.metrics, method)(y_true, y_score, **common, **options)
+
+    state = _run(sdf, job, check)
+    return getattr(from_score_counts(state, by=_names(by)), method)(**finish)
+
+
+def counts(
+    sdf: SparkFrame,
+    y_true: str,
+    y_pred: str,
+    *,
+    by: By = None,
+    weight: str | None = None,
+) -> pl.DataFrame:
+    """The merged confusion-counts state of all partitions (``*by, actual, predicted,
+    count``): ``.metrics.counts`` on all rows, sorted by its keys."""
+    job = _job("counts", (y_true, y_pred), by, weight)
+    return _run(sdf, job, job.state)
+
+
+def score_counts(
+    sdf: SparkFrame,
+    y_true: str,
+    y_score: str,
+    *,
+    by: By = None,
+    pos_label: object = None,
+    weight: str | None = None,
+    bins: int | None = None,
+) -> pl.DataFrame:
+    """The merged per-score state of all partitions (``*by, score, pos, neg``):
+    ``.metrics.score_counts`` on all rows, sorted by its keys."""
+    job = _job("score_counts", (y_true, y_score), by, weight, pos_label=pos_label, bins=bins)
+    return _run(sdf, job, job.state)
+
+
+def confusion_matrix(
+    sdf: SparkFrame,
+    y_true: str,
+    y_pred: str,
+    *,
+    by: By = None,
+    labels: Labels = None,
+    weight: str | None = None,
+    normalize: str | None = None,
+) -> pl.DataFrame:
+    """``.metrics.confusion_matrix`` of all rows of the Spark frame."""
+    options = {"labels": labels, "normalize": normalize}
+    return _confusion(
+        sdf, "confusion_matrix", y_true, y_pred, by=by, weight=weight, options=options
+    )
+
+
+def per_class(
+    sdf: SparkFrame,
+    y_true: str,
+    y_pred: str,
+    *,
+    by: By = None,
+    labels: Labels = None,
+    weight: str | None = None,
+    beta: float = 1.0,
+    zero_division: float = 0.0,
+) -> pl.DataFrame:
+    """``.metrics.per_class`` of all rows of the Spark frame."""
+    options = {"labels": labels, "beta": beta, "zero_division": zero_division}
+    return _confusion(sdf, "per_class", y_true, y_pred, by=by, weight=weight, options=options)
+
+
+def averages(
+    sdf: SparkFrame,
+    y_true: str,
+    y_pred: str,
+    *,
+    by: By = None,
+    labels: Labels = None,
+    weight: str | None = None,
+    beta: float = 1.0,
+    zero_division: float = 0.0,
+) -> pl.DataFrame:
+    """``.metrics.averages`` of all rows of the Spark frame."""
+    options = {"labels": labels, "beta": beta, "zero_division": zero_division}
+    return _confusion(sdf, "averages", y_true, y_pred, by=by, weight=weight, options=options)
+
+
+def report(
+    sdf: SparkFrame,
+    y_true: str,
+    y_pred: str,
+    *,
+    by: By = None,
+    labels: Labels = None,
+    weight: str | None = None,
+    beta: float = 1.0,
+    zero_division: float = 0.0,
+) -> pl.DataFrame:
+    """``.metrics.report`` of all rows of the Spark frame."""
+    options = {"labels": labels, "beta": beta, "zero_division": zero_division}
+    return _confusion(sdf, "report", y_true, y_pred, by=by, weight=weight, options=options)
+
+
+def summary(
+    sdf: SparkFrame,
+    y_true: str,
+    y_pred: str,
+    *,
+    by: By = None,
+    labels: Labels = None,
+    weight: str | None = None,
+    kappa_weights: str | None = None,
+) -> pl.DataFrame:
+    """``.metrics.summary`` of all rows of the Spark frame."""
+    options = {"labels": labels, "kappa_weights": kappa_weights}
+    return _confusion(sdf, "summary", y_true, y_pred, by=by, weight=weight, options=options)
+
+
+def roc_auc(
+    sdf: SparkFrame,
+    y_true: str,
+    y_score: str,
+    *,
+    by: By = None,
+    pos_label: object = None,
+    weight: str | None = None,
+    bins: int | None = None,
+    max_fpr: float | None = None,
+) -> pl.DataFrame:
+    """Binary ``.metrics.roc_auc`` of all rows of the Spark frame; with ``bins``, also
+    ``roc_auc_error_bound``."""
+    finish = {"error_bound": bins is not None, "max_fpr": max_fpr}
+    common = {"by": by, "pos_label": pos_label, "weight": weight, "bins": bins}
+    return _ranking(
+        sdf, "roc_auc", y_true, y_score, common=common, options={"max_fpr": max_fpr}, finish=finish
+    )
+
+
+def average_precision(
+    sdf: SparkFrame,
+    y_true: str,
+    y_score: str,
+    *,
+    by: By = None,
+    pos_label: object = None,
+    weight: str | None = None,
+    bins: int | None = None,
+) -> pl.DataFrame:
+    """Binary ``.metrics.average_precision`` of all rows of the Spark frame."""
+    common = {"by": by, "pos_label": pos_label, "weight": weight, "bins": bins}
+    return _ranking(sdf, "average_precision", y_true, y_score, common=common, options={}, finish={})
+
+
+def roc_curve(
+    sdf: SparkFrame,
+    y_true: str,
+    y_score: str,
+    *,
+    by: By = None,
+    pos_label: object = None,
+    weight: str | None = None,
+    bins: int | None = None,
+    drop_intermediate: bool = True,
+) -> pl.DataFrame:
+    """``.metrics.roc_curve`` of all rows of the Spark frame."""
+    options = {"drop_intermediate": drop_intermediate}
+    common = {"by": by, "pos_label": pos_label, "weight": weight, "bins": bins}
+    return _ranking(
+        sdf, "roc_curve", y_true, y_score, common=common, options=options, finish=options
+    )
+
+
+def pr_curve(
+    sdf: SparkFrame,
+    y_true: str,
+    y_score: str,
+    *,
+    by: By = None,
+    pos_label: object = None,
+    weight: str | None = None,
+    bins: int | None = None,
+    drop_intermediate: bool = False,
+) -> pl.DataFrame:
+    """``.metrics.pr_curve`` of all rows of the Spark frame."""
+    options = {"drop_intermediate": drop_intermediate}
+    common = {"by": by, "pos_label": pos_label, "weight": weight, "bins": bins}
+    return _ranking(
+        sdf, "pr_curve", y_true, y_score, common=common, options=options, finish=options
+    )
+
+
+def ks(
+    sdf: SparkFrame,
+    y_true: str,
+    y_score: str,
+    *,
+    by: By = None,
+    pos_label: object = None,
+    weight: str | None = None,
+    bins: int | None = None,
+) -> pl.DataFrame:
+    """``.metrics.ks`` of all rows of the Spark frame; with ``bins``, also
+    ``ks_error_bound``."""
+    common = {"by": by, "pos_label": pos_label, "weight": weight, "bins": bins}
+    return _ranking(
+        sdf,
+        "ks",
+        y_true,
+        y_score,
+        common=common,
+        options={},
+        finish={"error_bound": bins is not None},
+    )
+
+
+def gains(
+    sdf: SparkFrame,
+    y_true: str,
+    y_score: str,
+    *,
+    by: By = None,
+    pos_label: object = None,
+    weight: str | None = None,
+    bins: int | None = None,
+    buckets: int | Sequence[float] = 10,
+) -> pl.DataFrame:
+    """``.metrics.gains`` of all rows of the Spark frame."""
+    options = {"buckets": buckets}
+    common = {"by": by, "pos_label": pos_label, "weight": weight, "bins": bins}
+    return _ranking(sdf, "gains", y_true, y_score, common=common, options=options, finish=options)
