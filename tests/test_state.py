@@ -94,6 +94,22 @@ def test_lazy_state_gives_lazy_results_and_incremental_update() -> None:
     assert_frame_equal(result.collect(), pl.concat(days).metrics.report("t", "p"), check_exact=True)
 
 
+@pytest.mark.parametrize(
+    "dtype", [pl.Boolean, pl.Int32, pl.Int8, pl.String, pl.Enum(["false", "true"])]
+)
+def test_counts_state_keeps_counts_whatever_the_label_dtype(dtype: pl.DataType) -> None:
+    # the count column once took the labels' dtype: Boolean labels gave `count` true
+    # for 2 rows (found by the Spark tests, whose labels arrive as Boolean / Int32)
+    t, p = [True, True, False], [False, False, False]
+    df = pl.DataFrame({"t": t, "p": p})
+    text = dtype == pl.String or isinstance(dtype, pl.Enum)
+    df = df.with_columns((pl.all().cast(pl.String) if text else pl.all()).cast(dtype))
+    state = df.metrics.counts("t", "p")
+    assert state.schema["count"] == pl.Int64
+    assert sorted(state["count"].to_list()) == [1, 2]
+    assert_frame_equal(plm.from_counts(state).summary(), df.metrics.summary("t", "p"))
+
+
 def test_bad_state_is_a_clear_error() -> None:
     with pytest.raises(pl.exceptions.ColumnNotFoundError, match="'count'"):
         plm.from_counts(pl.DataFrame({"actual": [1], "predicted": [1]}))

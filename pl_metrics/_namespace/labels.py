@@ -518,4 +518,6 @@ class LabelMethods:
         counts = self._counts(y_true, y_pred, by=by, labels=None, weight=weight, method="counts")
         public = {internal: name for name, internal in COUNTS_STATE.items()}
         frame = counts.frame.select(*counts.keys, *public)
-        return counts.finish(frame, list(public)).rename(public)
+        # only the two label columns take the labels' output dtype; `count` stays a count
+        labels = [c for c, name in public.items() if name != "count"]
+        return counts.finish(frame, labels).rename(public)
