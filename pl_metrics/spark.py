@@ -154,7 +154,7 @@ def _partition_states(job: _Job) -> Any:
         labels: list[pl.Series] = []
         errors: list[Exception] = []
         for chunk in _chunks(batches, job.chunk_rows):
-            frame = pl.from_arrow(pa.Table.from_batches(chunk))
+            frame = pl.from_arrow(pa.Table.from_batches(chunk).rename_columns(job.columns))
             assert isinstance(frame, pl.DataFrame)
             if job.method == "score_counts":
                 rows = v.without_zero_weights(frame.lazy(), job.kwargs["weight"])
@@ -218,10 +218,14 @@ def _run(sdf: SparkFrame, job: _Job, check: Callable[[pl.LazyFrame], object]) ->
     and with its messages, before any Spark job.
     """
     _require_pyspark()
+    from pyspark.sql.functions import col
+
     schema = _polars_schema(sdf, job.columns)
     check(pl.LazyFrame(schema=schema))
     empty = job.state(pl.LazyFrame(schema=schema))
-    selected = sdf.select(*(_quoted(c) for c in job.columns))
+    # positional names: mapInArrow resolves the selected columns again by name, which
+    # fails for a name with a dot ("a.b" is read as a struct field)
+    selected = sdf.select(*(col(_quoted(c)).alias(f"c{i}") for i, c in enumerate(job.columns)))
     rows = selected.mapInArrow(_partition_states(job), _ROW).collect()
     rows = sorted(rows, key=lambda r: r["partition"])
     errors = [e for r in rows if r["errors"] for e in pickle.loads(r["errors"])]

@@ -1,0 +1,327 @@
+"""Spark local mode: pl_metrics.spark on a partitioned Spark frame equals one machine.
+
+Every expected value is the ``.metrics`` method on the same rows in Polars (tested
+against scikit-learn elsewhere).  The Spark frame has 5 partitions and Arrow batches
+of 500 rows, and the executors gather chunks of 700 rows: states of many chunks and
+partitions are merged, and bad rows are counted in several of them.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+from pyspark.sql import DataFrame as SparkFrame  # the `spark` extra, part of `test`
+from pyspark.sql import SparkSession
+
+import pl_metrics.spark as pms
+
+ROOT = Path(__file__).parents[1]
+N = 12_000
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[SparkSession]:
+    # the executors' Python: this interpreter, importing this checkout's pl_metrics
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    path = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), *([path] if path else [])])
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("pl_metrics tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.default.parallelism", "2")
+        .config("spark.sql.execution.arrow.maxRecordsPerBatch", "500")
+        .config("spark.sql.session.timeZone", "UTC")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+@pytest.fixture(autouse=True)
+def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pms, "CHUNK_ROWS", 700)
+
+
+def _frame() -> pl.DataFrame:
+    rng = np.random.default_rng(16)
+    animals = np.array(["bird", "cat", "dog"])
+    seg = pl.Series(rng.choice(["de", "fr", "us", ""], N)).replace("", None)
+    w = np.where(rng.random(N) < 0.2, 0.0, rng.random(N) * 3)
+    return pl.DataFrame(
+        {
+            "seg": seg,
+            "odd name.x": pl.Series(rng.choice(["a", "b", ""], N)).replace("", None),
+            "y_true": rng.integers(0, 4, N),
+            "y_pred": rng.integers(0, 4, N),
+            "t32": pl.Series(rng.integers(0, 3, N), dtype=pl.Int32),
+            "p32": pl.Series(rng.integers(0, 3, N), dtype=pl.Int32),
+            "t_str": animals[rng.integers(0, 3, N)],
+            "p_str": animals[rng.integers(0, 3, N)],
+            "t_bool": rng.random(N) < 0.3,
+            "p_bool": rng.random(N) < 0.4,
+            "t_float": rng.integers(0, 3, N).astype(float),
+            "p_float": rng.integers(0, 3, N).astype(float),
+            "y": rng.integers(0, 2, N),
+            "s": rng.random(N),
+            "s2": np.round(rng.random(N), 2),
+            "w": w,
+        }
+    )
+
+
+@pytest.fixture(scope="module")
+def df() -> pl.DataFrame:
+    return _frame()
+
+
+def _spark(spark: SparkSession, frame: pl.DataFrame, partitions: int = 5) -> SparkFrame:
+    sdf = spark.createDataFrame(frame.to_arrow()).repartition(partitions).cache()
+    sdf.count()
+    return sdf
+
+
+@pytest.fixture(scope="module")
+def sdf(spark: SparkSession, df: pl.DataFrame) -> SparkFrame:
+    return _spark(spark, df)
+
+
+def _equal(got: pl.DataFrame, expected: pl.DataFrame, weighted: bool) -> None:
+    """Exact for counts; weighted sums (and the ``bins`` error bounds, float sums
+    of the per-bin products in the state's row order) to 1e-12."""
+    bounds = [c for c in expected.columns if c.endswith("_error_bound")]
+    if bounds and not weighted:
+        assert_frame_equal(got.drop(bounds), expected.drop(bounds), check_exact=True)
+        assert_frame_equal(got, expected, rel_tol=1e-12, abs_tol=1e-15)
+    elif weighted:
+        assert_frame_equal(got, expected, rel_tol=1e-12, abs_tol=1e-12)
+    else:
+        assert_frame_equal(got, expected, check_exact=True)
+
+
+def test_the_spark_frame_has_several_partitions_and_spark_types(sdf: SparkFrame) -> None:
+    assert sdf.rdd.getNumPartitions() == 5
+    types = {f.name: f.dataType.simpleString() for f in sdf.schema.fields}
+    assert types["y_true"] == "bigint"
+    assert types["t32"] == "int"
+    assert types["t_str"] == "string"
+    assert types["t_bool"] == "boolean"
+    assert types["t_float"] == "double"
+
+
+# every label dtype, weighted or not (each Spark job costs ~0.5 s: one weight each)
+LABELS = [
+    ("y_true", "y_pred", None),
+    ("t32", "p32", "w"),
+    ("t_str", "p_str", "w"),
+    ("t_bool", "p_bool", None),
+]
+
+
+@pytest.mark.parametrize(("y_true", "y_pred", "weight"), LABELS)
+def test_confusion_methods_equal_one_machine(
+    df: pl.DataFrame, sdf: SparkFrame, y_true: str, y_pred: str, weight: str | None
+) -> None:
+    for method in ("report", "summary", "confusion_matrix"):
+        got = getattr(pms, method)(sdf, y_true, y_pred, by="seg", weight=weight)
+        expected = getattr(df.metrics, method)(y_true, y_pred, by="seg", weight=weight)
+        _equal(got, expected, weight is not None)
+
+
+def test_confusion_options_equal_one_machine(df: pl.DataFrame, sdf: SparkFrame) -> None:
+    # float labels (whole numbers), labels=, beta=, zero_division=, normalize=, kappa_weights=
+    cases: list[tuple[str, dict[str, object]]] = [
+        ("per_class", {"labels": [2.0, 0.0, 5.0], "beta": 2.0}),
+        ("averages", {"zero_division": float("nan"), "labels": [0.0, 1.0, 7.0]}),
+        ("confusion_matrix", {"normalize": "true", "by": ["seg", "odd name.x"]}),
+        ("summary", {"kappa_weights": "quadratic", "weight": "w"}),
+    ]
+    for method, options in cases:
+        got = getattr(pms, method)(sdf, "t_float", "p_float", **options)
+        expected = getattr(df.metrics, method)("t_float", "p_float", **options)
+        _equal(got, expected, "weight" in options)
+
+
+@pytest.mark.parametrize(
+    ("score", "bins", "weight"),
+    [("s", None, "w"), ("s2", None, None), ("s", 100, None), ("s2", 10, "w")],
+)
+def test_ranking_methods_equal_one_machine(
+    df: pl.DataFrame, sdf: SparkFrame, score: str, bins: int | None, weight: str | None
+) -> None:
+    for method in ("roc_auc", "average_precision", "ks"):
+        got = getattr(pms, method)(sdf, "y", score, by="seg", weight=weight, bins=bins)
+        expected = getattr(df.metrics, method)("y", score, by="seg", weight=weight, bins=bins)
+        _equal(got, expected, weight is not None)
+
+
+def test_curves_and_gains_equal_one_machine(df: pl.DataFrame, sdf: SparkFrame) -> None:
+    calls: list[tuple[str, dict[str, object]]] = [
+        ("roc_curve", {"by": "seg"}),
+        ("roc_curve", {"drop_intermediate": False, "bins": 20, "weight": "w"}),
+        ("pr_curve", {"by": "seg", "weight": "w"}),
+        ("gains", {"buckets": 5, "by": "seg"}),
+        ("roc_auc", {"max_fpr": 0.3}),
+    ]
+    for method, options in calls:
+        got = getattr(pms, method)(sdf, "y", "s2", **options)
+        expected = getattr(df.metrics, method)("y", "s2", **options)
+        _equal(got, expected, "weight" in options)
+
+
+def test_string_and_bool_labels_with_pos_label(df: pl.DataFrame, sdf: SparkFrame) -> None:
+    got = pms.roc_auc(sdf, "t_str", "s", pos_label="cat", by="odd name.x")
+    expected = df.metrics.roc_auc("t_str", "s", pos_label="cat", by="odd name.x")
+    _equal(got, expected, weighted=False)
+    got = pms.average_precision(sdf, "t_bool", "s2", weight="w")
+    _equal(got, df.metrics.average_precision("t_bool", "s2", weight="w"), weighted=True)
+
+
+def test_states_equal_one_machine(df: pl.DataFrame, sdf: SparkFrame) -> None:
+    by = ["seg", "odd name.x"]
+    got = pms.counts(sdf, "t_str", "p_str", by=by)
+    expected = df.metrics.counts("t_str", "p_str", by=by).sort([*by, "actual", "predicted"])
+    _equal(got, expected, weighted=False)
+    got = pms.score_counts(sdf, "y", "s2", by="seg", weight="w")
+    expected = df.metrics.score_counts("y", "s2", by="seg", weight="w").sort("seg", "score")
+    _equal(got, expected, weighted=True)
+
+
+def test_by_expressions_are_evaluated_on_the_executors(df: pl.DataFrame, sdf: SparkFrame) -> None:
+    upper = pl.col("odd name.x").str.to_uppercase().alias("X")
+    got = pms.summary(sdf, "y_true", "y_pred", by=upper)
+    _equal(got, df.metrics.summary("y_true", "y_pred", by=upper), weighted=False)
+    by = ["seg", (pl.col("s") > 0.5).alias("high")]
+    _equal(pms.roc_auc(sdf, "y", "s2", by=by), df.metrics.roc_auc("y", "s2", by=by), False)
+
+
+def test_zero_weight_rows_are_absent(spark: SparkSession, df: pl.DataFrame) -> None:
+    # rows of weight 0 holding a label, a score and a segment seen nowhere else
+    extra = df.head(300).with_columns(
+        pl.lit("zz").alias("seg"), pl.lit("fish").alias("t_str"), pl.lit(0.0).alias("w")
+    )
+    frame = pl.concat([df, extra])
+    sdf = _spark(spark, frame, partitions=4)
+    got = pms.report(sdf, "t_str", "p_str", by="seg", weight="w")
+    _equal(got, frame.metrics.report("t_str", "p_str", by="seg", weight="w"), weighted=True)
+    got = pms.roc_auc(sdf, "y", "s", by="seg", weight="w")
+    _equal(got, frame.metrics.roc_auc("y", "s", by="seg", weight="w"), weighted=True)
+
+
+def test_empty_frames_and_empty_partitions(spark: SparkSession, df: pl.DataFrame) -> None:
+    tiny = df.head(3)
+    sdf = _spark(spark, tiny, partitions=5)  # at least two partitions hold no row
+    _equal(pms.report(sdf, "t_str", "p_str"), tiny.metrics.report("t_str", "p_str"), False)
+    empty = sdf.limit(0)
+    _equal(
+        pms.report(empty, "t_str", "p_str"), tiny.clear().metrics.report("t_str", "p_str"), False
+    )
+    _equal(pms.counts(empty, "y", "y"), tiny.clear().metrics.counts("y", "y"), False)
+
+
+# ------------------------------------------------------------------------ errors
+def _same_error(spark_call: Callable[[], object], frame_call: Callable[[], object]) -> None:
+    """Both calls raise; the Spark one raises the frame method's type and message."""
+    with pytest.raises(Exception) as expected:  # noqa: PT011 - any error, compared below
+        frame_call()
+    with pytest.raises(type(expected.value)) as got:
+        spark_call()
+    assert type(got.value) is type(expected.value)
+    assert str(got.value) == str(expected.value)
+
+
+def test_schema_and_option_errors_are_the_frame_methods(df: pl.DataFrame, sdf: SparkFrame) -> None:
+    calls: list[tuple[str, tuple[str, str], dict[str, object]]] = [
+        ("report", ("nope", "y_pred"), {}),
+        ("report", ("y_true", "y_pred"), {"by": "missing"}),
+        ("summary", ("y_true", "y_pred"), {"weight": "nowhere"}),
+        ("report", ("y_true", "y_pred"), {"by": "SEG"}),  # Spark would resolve it, polars not
+        ("report", ("t_str", "y_pred"), {}),  # String vs Int64
+        ("report", ("y_true", "y_pred"), {"beta": 0}),
+        ("report", ("nope", "y_pred"), {"beta": -1}),  # the option first, as the frame method
+        ("report", ("y_true", "y_pred"), {"by": "precision"}),  # collides with the output
+        ("summary", ("y_true", "y_pred"), {"weight": "t_str"}),
+        ("roc_auc", ("y", "t_str"), {}),  # a String score
+        ("roc_auc", ("t_str", "s"), {}),  # String labels need pos_label
+        ("roc_auc", ("y", "s"), {"bins": 0}),
+        ("roc_auc", ("y", "s"), {"by": pl.col("nope").alias("k")}),
+    ]
+    for method, args, options in calls:
+        _same_error(
+            lambda m=method, a=args, o=options: getattr(pms, m)(sdf, *a, **o),
+            lambda m=method, a=args, o=options: getattr(df.metrics, m)(*a, **o),
+        )
+
+
+def test_bad_rows_counted_over_all_partitions(spark: SparkSession, df: pl.DataFrame) -> None:
+    frame = df.head(4000)
+    every = pl.int_range(pl.len()) % 97 == 0  # 42 rows, in every partition and many chunks
+    cases: list[tuple[str, tuple[str, str], dict[str, object], str, object]] = [
+        ("report", ("y_true", "y_pred"), {}, "y_true", None),
+        ("summary", ("t_str", "p_str"), {"by": "seg"}, "p_str", None),
+        ("report", ("t_float", "p_float"), {}, "t_float", float("nan")),
+        ("report", ("y_true", "y_pred"), {"weight": "w"}, "w", -1.0),
+        ("roc_auc", ("y", "s"), {"by": "seg"}, "s", float("nan")),
+        ("roc_auc", ("y", "s"), {"weight": "w"}, "w", None),
+        ("average_precision", ("y", "s"), {}, "y", None),
+        ("roc_auc", ("y", "s"), {"bins": 10}, "s", 1.5),
+    ]
+    # one Spark frame: each case's bad column next to the good ones, under the same name
+    bad = frame.with_columns(
+        pl.when(every).then(pl.lit(value, frame.schema[c])).otherwise(pl.col(c)).alias(f"{c}{i}")
+        for i, (_, _, _, c, value) in enumerate(cases)
+    )
+    sdf = _spark(spark, bad, partitions=3)
+    for i, (method, args, options, column, _) in enumerate(cases):
+        rows = bad.drop(column).rename({f"{column}{i}": column})
+        spark_rows = sdf.drop(column).withColumnRenamed(f"{column}{i}", column)
+        _same_error(
+            lambda m=method, a=args, o=options, s=spark_rows: getattr(pms, m)(s, *a, **o),
+            lambda m=method, a=args, o=options, r=rows: getattr(r.metrics, m)(*a, **o),
+        )
+
+
+def test_label_set_errors_of_all_rows(spark: SparkSession, df: pl.DataFrame) -> None:
+    frame = df.head(3000).select("y", "s", "t_str", "seg")
+    # labels -1 in one partition, 0 in another, 1 in both: each partition alone is
+    # {-1, 1} or {0, 1}, all rows are neither: the default pos_label must refuse them
+    part = pl.int_range(pl.len()) % 2
+    mixed = frame.with_columns(
+        pl.when(pl.col("y") == 1).then(1).when(part == 0).then(-1).otherwise(0).alias("y"),
+        part.alias("part"),
+    )
+    sdf = spark.createDataFrame(mixed.to_arrow()).repartition(2, "part")
+    _same_error(lambda: pms.roc_auc(sdf, "y", "s"), lambda: mixed.metrics.roc_auc("y", "s"))
+    # 25 distinct labels over 3 partitions: the message shows the first 20 of all rows
+    many = frame.with_columns((pl.int_range(pl.len()) % 25 + 2).alias("y"))
+    sdf = _spark(spark, many, partitions=3)
+    _same_error(lambda: pms.roc_auc(sdf, "y", "s"), lambda: many.metrics.roc_auc("y", "s"))
+    # pos_label absent from all rows (String labels; and the default 1 of 0-only labels)
+    sdf = _spark(spark, frame, partitions=3)
+    _same_error(
+        lambda: pms.roc_auc(sdf, "t_str", "s", pos_label="fish", by="seg"),
+        lambda: frame.metrics.roc_auc("t_str", "s", pos_label="fish", by="seg"),
+    )
+    zeros = frame.with_columns(pl.lit(0).alias("y"))
+    sdf = _spark(spark, zeros, partitions=3)
+    _same_error(
+        lambda: pms.average_precision(sdf, "y", "s"),
+        lambda: zeros.metrics.average_precision("y", "s"),
+    )
+
+
+def test_without_pyspark_a_clear_import_error(
+    monkeypatch: pytest.MonkeyPatch, sdf: SparkFrame
+) -> None:
+    monkeypatch.setitem(sys.modules, "pyspark", None)
+    with pytest.raises(ImportError, match=r"pip install 'pl_metrics\[spark\]'"):
+        pms.report(sdf, "y_true", "y_pred")
