@@ -229,10 +229,14 @@ def _run(sdf: SparkFrame, job: _Job, check: Callable[[pl.LazyFrame], object]) ->
     rows = selected.mapInArrow(_partition_states(job), _ROW).collect()
     rows = sorted(rows, key=lambda r: r["partition"])
     errors = [e for r in rows if r["errors"] for e in pickle.loads(r["errors"])]
-    if errors:
-        raise _combined(errors, job)
+    # the rows' checks come first (counted: "has N rows"), then the label-set checks
+    counted = [e for e in errors if len(_COUNT.findall(_masked(str(e), job.columns))) == 1]
+    if counted:
+        raise _combined(counted, job)
     if job.method == "score_counts":
         _check_labels(rows, job, schema)
+    if errors:  # a label-set error of a chunk is one of all rows: raised just above
+        raise errors[0]
     states = [pl.read_ipc(r["state"]) for r in rows if r["state"]]
     merged = job.merge(states) if states else empty
     return _as(merged, empty, job)
@@ -242,24 +246,26 @@ _COUNT = re.compile(r"\bhas (\d+) ")
 
 
 def _combined(errors: list[Exception], job: _Job) -> Exception:
-    """The error of all rows from the errors of the chunks.
+    """The error of all rows from the chunks' errors that count bad rows.
 
     A chunk raises its first failing check; every chunk whose error is the first
     failing check of all rows counted all its bad rows (a chunk that failed an
     earlier check would make that one first).  When all errors are one check
     (one type, one message but for the count of rows), the count is their sum:
-    the frame method's message.  Otherwise the first error is raised unchanged.
+    the frame method's message.  Otherwise (chunks failing different checks,
+    whose order is not known here) the first error is raised unchanged: the right
+    type and check, its count that of one chunk.
     """
     first = errors[0]
     masked = [_masked(str(e), job.columns) for e in errors]
-    counts = [_COUNT.findall(m) for m in masked]
-    one_check = all(type(e) is type(first) for e in errors) and all(
-        len(c) == 1 and _COUNT.sub("has # ", m) == _COUNT.sub("has # ", masked[0])
-        for c, m in zip(counts, masked, strict=True)
+    skeleton = _COUNT.sub("has # ", masked[0])
+    one_check = all(
+        type(e) is type(first) and _COUNT.sub("has # ", m) == skeleton
+        for e, m in zip(errors, masked, strict=True)
     )
     if not one_check or len(errors) == 1:
         return first
-    total = sum(int(c[0]) for c in counts)
+    total = sum(int(_COUNT.findall(m)[0]) for m in masked)
     text = _COUNT.sub(f"has {total} ", masked[0])
     for i, column in enumerate(job.columns):
         text = text.replace(f"\0{i}\0", repr(column))

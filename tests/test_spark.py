@@ -8,6 +8,7 @@ partitions are merged, and bad rows are counted in several of them.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -21,6 +22,7 @@ from pyspark.sql import DataFrame as SparkFrame  # the `spark` extra, part of `t
 from pyspark.sql import SparkSession
 
 import pl_metrics.spark as pms
+from pl_metrics.exceptions import DataError
 
 ROOT = Path(__file__).parents[1]
 N = 12_000
@@ -290,6 +292,35 @@ def test_bad_rows_counted_over_all_partitions(spark: SparkSession, df: pl.DataFr
         )
 
 
+def test_bad_rows_of_different_checks_in_different_chunks_are_an_error(
+    spark: SparkSession, df: pl.DataFrame
+) -> None:
+    # null labels in one partition, negative weights in another: which check the frame
+    # method reports first is not known to the chunks; the error is one of the two
+    frame = df.head(2000).select("y_true", "y_pred", "w")
+    first, second = frame.head(1000), frame.tail(1000)
+    first = first.with_columns(
+        pl.when(pl.col("w") > 2).then(None).otherwise("y_true").alias("y_true")
+    )
+    second = second.with_columns(pl.when(pl.col("w") > 2).then(-1.0).otherwise("w").alias("w"))
+    sdf = spark.createDataFrame(first.to_arrow()).union(spark.createDataFrame(second.to_arrow()))
+    with pytest.raises(DataError, match=r"'y_true'|'w'"):
+        pms.report(sdf, "y_true", "y_pred", weight="w")
+    with pytest.raises(DataError):
+        pl.concat([first, second]).metrics.report("y_true", "y_pred", weight="w")
+
+
+def _split(spark: SparkSession, parts: list[pl.DataFrame], column: str) -> SparkFrame:
+    """One Spark frame whose partitions each hold the rows of one of ``parts``
+    (a union of one Spark frame per part), checked: their ``column`` values differ."""
+    frames = [spark.createDataFrame(part.to_arrow()) for part in parts]
+    sdf = functools.reduce(SparkFrame.union, frames)
+    values = sdf.rdd.glom().map(lambda rows: sorted({r[column] for r in rows})).collect()
+    values = [v for v in values if v]
+    assert len({tuple(v) for v in values}) >= len(parts)
+    return sdf
+
+
 def test_label_set_errors_of_all_rows(spark: SparkSession, df: pl.DataFrame) -> None:
     frame = df.head(3000).select("y", "s", "t_str", "seg")
     # labels -1 in one partition, 0 in another, 1 in both: each partition alone is
@@ -299,11 +330,11 @@ def test_label_set_errors_of_all_rows(spark: SparkSession, df: pl.DataFrame) -> 
         pl.when(pl.col("y") == 1).then(1).when(part == 0).then(-1).otherwise(0).alias("y"),
         part.alias("part"),
     )
-    sdf = spark.createDataFrame(mixed.to_arrow()).repartition(2, "part")
+    sdf = _split(spark, mixed.partition_by("part"), "y")
     _same_error(lambda: pms.roc_auc(sdf, "y", "s"), lambda: mixed.metrics.roc_auc("y", "s"))
-    # 25 distinct labels over 3 partitions: the message shows the first 20 of all rows
-    many = frame.with_columns((pl.int_range(pl.len()) % 25 + 2).alias("y"))
-    sdf = _spark(spark, many, partitions=3)
+    # 25 labels, 8 or 9 per partition: the message shows the first 20 of all rows
+    many = frame.with_columns((pl.int_range(pl.len()) * 25 // pl.len() + 2).alias("y"))
+    sdf = _split(spark, [many.filter(pl.col("y") // 9 == i) for i in range(3)], "y")
     _same_error(lambda: pms.roc_auc(sdf, "y", "s"), lambda: many.metrics.roc_auc("y", "s"))
     # pos_label absent from all rows (String labels; and the default 1 of 0-only labels)
     sdf = _spark(spark, frame, partitions=3)
