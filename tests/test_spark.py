@@ -21,6 +21,7 @@ from polars.testing import assert_frame_equal
 from pyspark.sql import DataFrame as SparkFrame  # the `spark` extra, part of `test`
 from pyspark.sql import SparkSession
 
+import pl_metrics as plm
 import pl_metrics.spark as pms
 from pl_metrics.exceptions import DataError
 
@@ -99,14 +100,17 @@ def sdf(spark: SparkSession, df: pl.DataFrame) -> SparkFrame:
     return _spark(spark, df)
 
 
-def _equal(got: pl.DataFrame, expected: pl.DataFrame, weighted: bool) -> None:
-    """Exact for counts; weighted sums (and the ``bins`` error bounds, float sums
-    of the per-bin products in the state's row order) to 1e-12."""
+def _equal(got: pl.DataFrame, expected: pl.DataFrame, close: bool) -> None:
+    """Exact (counts), or ``close`` to 1e-12: weighted sums (added in another order),
+    and results the frame method computes another way (it sorts continuous
+    un-weighted scores for roc_auc and average_precision instead of counting them).
+    The ``bins`` error bounds (float sums of the per-bin products in the state's
+    row order) are always compared to 1e-12."""
     bounds = [c for c in expected.columns if c.endswith("_error_bound")]
-    if bounds and not weighted:
+    if bounds and not close:
         assert_frame_equal(got.drop(bounds), expected.drop(bounds), check_exact=True)
         assert_frame_equal(got, expected, rel_tol=1e-12, abs_tol=1e-15)
-    elif weighted:
+    elif close:
         assert_frame_equal(got, expected, rel_tol=1e-12, abs_tol=1e-12)
     else:
         assert_frame_equal(got, expected, check_exact=True)
@@ -157,15 +161,21 @@ def test_confusion_options_equal_one_machine(df: pl.DataFrame, sdf: SparkFrame) 
 
 @pytest.mark.parametrize(
     ("score", "bins", "weight"),
-    [("s", None, "w"), ("s2", None, None), ("s", 100, None), ("s2", 10, "w")],
+    [("s", None, "w"), ("s", None, None), ("s2", None, None), ("s", 100, None), ("s2", 10, "w")],
 )
 def test_ranking_methods_equal_one_machine(
     df: pl.DataFrame, sdf: SparkFrame, score: str, bins: int | None, weight: str | None
 ) -> None:
+    sorted_by_frame = weight is None and bins is None and score == "s"
     for method in ("roc_auc", "average_precision", "ks"):
         got = getattr(pms, method)(sdf, "y", score, by="seg", weight=weight, bins=bins)
         expected = getattr(df.metrics, method)("y", score, by="seg", weight=weight, bins=bins)
-        _equal(got, expected, weight is not None)
+        _equal(got, expected, weight is not None or sorted_by_frame)
+        if weight is None:  # one machine's state and the same finisher: bit for bit
+            state = df.metrics.score_counts("y", score, by="seg", bins=bins)
+            bound = {"error_bound": bins is not None} if method != "average_precision" else {}
+            one = getattr(plm.from_score_counts(state, by="seg"), method)(**bound)
+            _equal(got, one, close=False)
 
 
 def test_curves_and_gains_equal_one_machine(df: pl.DataFrame, sdf: SparkFrame) -> None:
@@ -185,25 +195,25 @@ def test_curves_and_gains_equal_one_machine(df: pl.DataFrame, sdf: SparkFrame) -
 def test_string_and_bool_labels_with_pos_label(df: pl.DataFrame, sdf: SparkFrame) -> None:
     got = pms.roc_auc(sdf, "t_str", "s", pos_label="cat", by="odd name.x")
     expected = df.metrics.roc_auc("t_str", "s", pos_label="cat", by="odd name.x")
-    _equal(got, expected, weighted=False)
+    _equal(got, expected, close=True)  # continuous, un-weighted: the frame method sorts
     got = pms.average_precision(sdf, "t_bool", "s2", weight="w")
-    _equal(got, df.metrics.average_precision("t_bool", "s2", weight="w"), weighted=True)
+    _equal(got, df.metrics.average_precision("t_bool", "s2", weight="w"), close=True)
 
 
 def test_states_equal_one_machine(df: pl.DataFrame, sdf: SparkFrame) -> None:
     by = ["seg", "odd name.x"]
     got = pms.counts(sdf, "t_str", "p_str", by=by)
     expected = df.metrics.counts("t_str", "p_str", by=by).sort([*by, "actual", "predicted"])
-    _equal(got, expected, weighted=False)
+    _equal(got, expected, close=False)
     got = pms.score_counts(sdf, "y", "s2", by="seg", weight="w")
     expected = df.metrics.score_counts("y", "s2", by="seg", weight="w").sort("seg", "score")
-    _equal(got, expected, weighted=True)
+    _equal(got, expected, close=True)
 
 
 def test_by_expressions_are_evaluated_on_the_executors(df: pl.DataFrame, sdf: SparkFrame) -> None:
     upper = pl.col("odd name.x").str.to_uppercase().alias("X")
     got = pms.summary(sdf, "y_true", "y_pred", by=upper)
-    _equal(got, df.metrics.summary("y_true", "y_pred", by=upper), weighted=False)
+    _equal(got, df.metrics.summary("y_true", "y_pred", by=upper), close=False)
     by = ["seg", (pl.col("s") > 0.5).alias("high")]
     _equal(pms.roc_auc(sdf, "y", "s2", by=by), df.metrics.roc_auc("y", "s2", by=by), False)
 
@@ -216,9 +226,9 @@ def test_zero_weight_rows_are_absent(spark: SparkSession, df: pl.DataFrame) -> N
     frame = pl.concat([df, extra])
     sdf = _spark(spark, frame, partitions=4)
     got = pms.report(sdf, "t_str", "p_str", by="seg", weight="w")
-    _equal(got, frame.metrics.report("t_str", "p_str", by="seg", weight="w"), weighted=True)
+    _equal(got, frame.metrics.report("t_str", "p_str", by="seg", weight="w"), close=True)
     got = pms.roc_auc(sdf, "y", "s", by="seg", weight="w")
-    _equal(got, frame.metrics.roc_auc("y", "s", by="seg", weight="w"), weighted=True)
+    _equal(got, frame.metrics.roc_auc("y", "s", by="seg", weight="w"), close=True)
 
 
 def test_empty_frames_and_empty_partitions(spark: SparkSession, df: pl.DataFrame) -> None:
