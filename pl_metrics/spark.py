@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from pl_metrics import metrics
 from pl_metrics._core import checks as v
 from pl_metrics._core.messages import Bad
 from pl_metrics._typing import By, Labels
@@ -95,7 +96,7 @@ class _Job:
         return self.args[0]
 
     def state(self, lf: pl.LazyFrame) -> pl.DataFrame:
-        return getattr(lf.metrics, self.method)(*self.args, **self.kwargs).collect()
+        return getattr(metrics(lf), self.method)(*self.args, **self.kwargs).collect()
 
     def merge(self, states: list[pl.DataFrame]) -> pl.DataFrame:
         return sum_states(pl.concat(states, how="vertical_relaxed"), self.keys, self.values)
@@ -295,18 +296,22 @@ def _check_labels(rows: list[Any], job: _Job, schema: pl.Schema) -> None:
         pl.lit(0).cast(schema[y_score]).alias(y_score)
     )
     pos_label, bins = job.kwargs["pos_label"], job.kwargs["bins"]
-    proxy.metrics.score_counts(y_true, y_score, pos_label=pos_label, bins=bins).collect()
+    metrics(proxy).score_counts(y_true, y_score, pos_label=pos_label, bins=bins).collect()
     positives = [pl.read_ipc(r["state"])["pos"].sum() for r in rows if r["state"]]
     if positives and not any(positives):  # no row is pos_label: the finisher's error
-        proxy.metrics.roc_auc(y_true, y_score, pos_label=pos_label).collect()
+        metrics(proxy).roc_auc(y_true, y_score, pos_label=pos_label).collect()
 
 
 def _as(merged: pl.DataFrame, empty: pl.DataFrame, job: _Job) -> pl.DataFrame:
     """The merged state in the frame method's dtypes (Int128 sums back to Int64,
-    refusing one that does not fit), sorted by its keys."""
-    for column in job.values:
-        if merged[column].dtype.is_float() and not merged[column].is_finite().all():
-            raise Bad.weight_overflow(str(job.kwargs["weight"]))
+    refusing one that does not fit), sorted by its keys; weights whose sum over a
+    segment is infinite are refused (each partition's sum may be finite)."""
+    if job.kwargs["weight"] is not None:  # as the frame methods: a segment's total
+        segments = job.keys[: len(job.keys) - (2 if job.method == "counts" else 1)]
+        total = pl.sum_horizontal(job.values).sum()
+        totals = merged.group_by(segments).agg(total) if segments else merged.select(total)
+        if not totals.to_series(len(segments)).is_finite().all():
+            raise Bad.weight_overflow(job.kwargs["weight"])
     merged = merged.select(pl.col(c).cast(empty.schema[c], strict=True) for c in empty.columns)
     return merged.sort(job.keys, nulls_last=False, maintain_order=True)
 
@@ -326,7 +331,7 @@ def _confusion(
     job = _job("counts", (y_true, y_pred), by, weight)
 
     def check(lf: pl.LazyFrame) -> object:
-        return getattr(lf.metrics, method)(y_true, y_pred, by=by, weight=weight, **options)
+        return getattr(metrics(lf), method)(y_true, y_pred, by=by, weight=weight, **options)
 
     state = _run(sdf, job, check)
     return getattr(from_counts(state, by=_names(by)), method)(**options)
@@ -349,7 +354,7 @@ def _ranking(
     job = _job("score_counts", (y_true, y_score), **common)
 
     def check(lf: pl.LazyFrame) -> object:
-        return getattr(lf.metrics, method)(y_true, y_score, **common, **options)
+        return getattr(metrics(lf), method)(y_true, y_score, **common, **options)
 
     state = _run(sdf, job, check)
     return getattr(from_score_counts(state, by=_names(by)), method)(**finish)

@@ -362,6 +362,21 @@ def test_label_set_errors_of_all_rows(spark: SparkSession, df: pl.DataFrame) -> 
     )
 
 
+def test_weights_summing_to_infinity_over_partitions(spark: SparkSession) -> None:
+    # each partition's sum of weights is finite, their sum is not
+    halves = [
+        pl.DataFrame({"t": [1, 0], "p": [1, 1], "s": [0.9, 0.2], "w": [1e308, 1.0], "h": [h, h]})
+        for h in (0, 1)
+    ]
+    sdf = _split(spark, halves, "h")
+    rows = pl.concat(halves)
+    for method, score in (("summary", "p"), ("roc_auc", "s")):
+        _same_error(
+            lambda m=method, c=score: getattr(pms, m)(sdf, "t", c, weight="w"),
+            lambda m=method, c=score: getattr(rows.metrics, m)("t", c, weight="w"),
+        )
+
+
 def test_without_pyspark_a_clear_import_error(
     monkeypatch: pytest.MonkeyPatch, sdf: SparkFrame
 ) -> None:
