@@ -18,7 +18,10 @@ case reads the same cached frame.  Cases and baselines:
   default ``numBins=1000`` (not the same approximation: Spark down-samples the
   sorted curve; ours bins the scores, with an error bound).
 
-The results are checked against each other before the times are printed.
+The floor: the same columns through ``mapInArrow`` to the Python workers, each
+partition only counting its rows (what any Arrow-batch evaluation in Python
+pays before it computes anything).  The results are checked against each
+other before the times are printed.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import polars as pl
@@ -109,6 +113,18 @@ def spark_auc(frame: SparkFrame, bins: int) -> float:
     return evaluator.evaluate(frame)
 
 
+def floor(frame: SparkFrame, columns: list[str]) -> int:
+    """The floor of any mapInArrow evaluation: the same columns through Arrow to
+    Python workers, each partition only counting its rows."""
+    import pyarrow as pa
+
+    def count(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        yield pa.RecordBatch.from_pydict({"n": [sum(b.num_rows for b in batches)]})
+
+    rows = frame.select(*columns).mapInArrow(count, "n long").collect()
+    return sum(r["n"] for r in rows)
+
+
 def check(ours: pl.DataFrame, theirs: dict[str, object], auc: float, spark_exact: float) -> None:
     """The two sides agree (else the times compare different work)."""
     per_class = ours.filter(pl.col("average").is_null()).sort("label")
@@ -140,6 +156,7 @@ def main() -> None:
         {
             "report": lambda: pms.report(frame, "y_true", "y_pred"),
             "MulticlassMetrics": lambda: mllib_report(spark, frame),
+            "floor 2": lambda: floor(frame, ["y_true", "y_pred"]),
             "roc_auc": lambda: pms.roc_auc(frame, "y", "s"),
             "evaluator exact": lambda: spark_auc(frame, 0),
             "roc_auc bins": lambda: pms.roc_auc(frame, "y", "s", bins=1000),
@@ -155,6 +172,20 @@ def main() -> None:
                 t["report"],
                 "MulticlassMetrics",
                 t["MulticlassMetrics"],
+                None,
+            ),
+            (
+                "  floor: mapInArrow of y_true, y_pred counting rows",
+                t["floor 2"],
+                "MulticlassMetrics",
+                t["MulticlassMetrics"],
+                None,
+            ),
+            (
+                "pl_metrics.spark.report against that floor",
+                t["report"],
+                "the floor",
+                t["floor 2"],
                 None,
             ),
             (
