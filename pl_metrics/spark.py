@@ -132,7 +132,9 @@ def _polars_schema(sdf: SparkFrame, columns: Sequence[str]) -> pl.Schema:
 
     fields = {f.name: f for f in sdf.schema.fields}
     read = StructType([fields[c] for c in columns if c in fields])
-    arrow = pl.from_arrow(to_arrow_schema(read).empty_table())
+    # timestamps reach the executors in the session's time zone
+    timezone = sdf.sparkSession.conf.get("spark.sql.session.timeZone")
+    arrow = pl.from_arrow(to_arrow_schema(read, timezone=timezone).empty_table())
     assert isinstance(arrow, pl.DataFrame)
     return pl.Schema({name: arrow.schema.get(name, pl.Null()) for name in fields})
 
@@ -303,8 +305,8 @@ def _check_labels(rows: list[Any], job: _Job, schema: pl.Schema) -> None:
 
 
 def _as(merged: pl.DataFrame, empty: pl.DataFrame, job: _Job) -> pl.DataFrame:
-    """The merged state in the frame method's dtypes (Int128 sums back to Int64,
-    refusing one that does not fit), sorted by its keys; weights whose sum over a
+    """The merged state with the frame method's count dtypes (Int128 sums back to
+    Int64, refusing one that does not fit), sorted by its keys; weights whose sum over a
     segment is infinite are refused (each partition's sum may be finite)."""
     if job.kwargs["weight"] is not None:  # as the frame methods: a segment's total
         segments = job.keys[: len(job.keys) - (2 if job.method == "counts" else 1)]
@@ -312,7 +314,8 @@ def _as(merged: pl.DataFrame, empty: pl.DataFrame, job: _Job) -> pl.DataFrame:
         totals = merged.group_by(segments).agg(total) if segments else merged.select(total)
         if not totals.to_series(len(segments)).is_finite().all():
             raise Bad.weight_overflow(job.kwargs["weight"])
-    merged = merged.select(pl.col(c).cast(empty.schema[c], strict=True) for c in empty.columns)
+    counts = [pl.col(c).cast(empty.schema[c], strict=True) for c in job.values]
+    merged = merged.select(*job.keys, *counts)
     return merged.sort(job.keys, nulls_last=False, maintain_order=True)
 
 

@@ -8,6 +8,7 @@ partitions are merged, and bad rows are counted in several of them.
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import os
 import sys
@@ -216,6 +217,27 @@ def test_by_expressions_are_evaluated_on_the_executors(df: pl.DataFrame, sdf: Sp
     _equal(got, df.metrics.summary("y_true", "y_pred", by=upper), close=False)
     by = ["seg", (pl.col("s") > 0.5).alias("high")]
     _equal(pms.roc_auc(sdf, "y", "s2", by=by), df.metrics.roc_auc("y", "s2", by=by), False)
+
+
+def test_dates_timestamps_and_decimals(spark: SparkSession) -> None:
+    # Spark DateType / TimestampType segments (with nulls) and DecimalType scores
+    day, noon = dt.date(2026, 1, 1), dt.datetime(2026, 1, 1, 12)
+    rows = pl.DataFrame(
+        {
+            "d": [day, day + dt.timedelta(days=1), None] * 5,
+            "ts": [noon, None, noon + dt.timedelta(hours=30)] * 5,
+            "t": [0, 1, 1, 0, 1] * 3,
+            "p": [0, 1, 0, 0, 0] * 3,
+            "dec": [0.25, 1.5, 2.5, 0.5, 0.75] * 3,
+        }
+    ).with_columns(pl.col("ts").dt.replace_time_zone("UTC"), pl.col("dec").cast(pl.Decimal(6, 2)))
+    sdf = _spark(spark, rows, partitions=3)
+    got = pms.summary(sdf, "t", "p", by=["d", "ts"])
+    # a Spark timestamp has no time zone of its own: it comes back in the session's
+    assert isinstance(got.schema["ts"], pl.Datetime)
+    got = got.with_columns(pl.col("ts").dt.convert_time_zone("UTC"))
+    _equal(got, rows.metrics.summary("t", "p", by=["d", "ts"]), close=False)
+    _equal(pms.roc_auc(sdf, "t", "dec", by="d"), rows.metrics.roc_auc("t", "dec", by="d"), False)
 
 
 def test_zero_weight_rows_are_absent(spark: SparkSession, df: pl.DataFrame) -> None:
