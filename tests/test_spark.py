@@ -32,25 +32,24 @@ N = 12_000
 
 @pytest.fixture(scope="session")
 def spark() -> Iterator[SparkSession]:
-    # the executors' Python: this interpreter, importing this checkout's pl_metrics
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    path = os.environ.get("PYTHONPATH")
-    os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), *([path] if path else [])])
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("pl_metrics tests")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "4")
-        .config("spark.default.parallelism", "2")
-        .config("spark.ui.showConsoleProgress", "false")
-        .getOrCreate()
-    )
-    # runtime settings: they hold even when a session was already running (getOrCreate)
-    session.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "500")
-    session.conf.set("spark.sql.shuffle.partitions", "4")
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
+    with pytest.MonkeyPatch.context() as env:
+        # the executors' Python: this interpreter, importing this checkout's pl_metrics
+        env.setenv("PYSPARK_PYTHON", sys.executable)
+        env.setenv("PYTHONPATH", str(ROOT), prepend=os.pathsep)
+        session = (
+            SparkSession.builder.master("local[2]")
+            .appName("pl_metrics tests")
+            .config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false")
+            .config("spark.default.parallelism", "2")
+            .getOrCreate()
+        )
+        # runtime settings: they hold even when a session was already running
+        session.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "500")
+        session.conf.set("spark.sql.shuffle.partitions", "4")
+        session.sparkContext.setLogLevel("ERROR")
+        yield session
+        session.stop()
 
 
 @pytest.fixture(autouse=True)
