@@ -60,13 +60,15 @@ lint: $(VENV)/.installed-test
 
 test: test-newest test-floor
 
-# -n auto: one worker per core (pytest-xdist); the suite's tests are independent
+# -n auto: one worker per core (pytest-xdist); the suite's tests are independent.
+# --dist loadgroup: the tests of one xdist_group share a worker (the Spark tests: one
+# Spark session, one JVM, instead of one per worker)
 test-newest: lint
-	$(BIN)/python -m pytest -n auto
+	$(BIN)/python -m pytest -n auto --dist loadgroup
 
 test-floor: $(FLOOR_VENV)/.installed-test
 	$(FLOOR_BIN)/python -c 'import sys, polars; print("floor: polars", polars.__version__, "python", sys.version.split()[0])'
-	$(FLOOR_BIN)/python -m pytest -n auto
+	$(FLOOR_BIN)/python -m pytest -n auto --dist loadgroup
 
 docs: $(VENV)/.installed-docs
 	$(BIN)/python docs/make_images.py

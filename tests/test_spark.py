@@ -26,6 +26,9 @@ import pl_metrics as plm
 import pl_metrics.spark as pms
 from pl_metrics.exceptions import DataError
 
+# one worker runs them all under `pytest -n auto --dist loadgroup`: one Spark session
+pytestmark = pytest.mark.xdist_group("spark")
+
 ROOT = Path(__file__).parents[1]
 N = 12_000
 
