@@ -26,6 +26,7 @@ from pl_metrics._core.names import ACTUAL, ALL, COUNT, ORD, PREDICTED, ROWS
 LABEL = "label"
 _NOT_LABEL = f"{names.INTERNAL}not_label"
 _SEGMENT_WEIGHT = f"{names.INTERNAL}segment_weight"
+_CELLS = f"{names.INTERNAL}cells_"  # + the count it goes with: its number of cells
 
 __all__ = [
     "ACTUAL",
@@ -190,29 +191,48 @@ def class_counts(counts: Counts, *, restrict: bool) -> pl.LazyFrame:
     frame = restricted(counts) if restrict else counts.frame
     key_label = [*keys, LABEL]
     total = pl.col(COUNT).sum()
-    support = frame.group_by(*keys, pl.col(ACTUAL).alias(LABEL)).agg(total.alias("support"))
-    predicted = frame.group_by(*keys, pl.col(PREDICTED).alias(LABEL)).agg(total.alias("predicted"))
-    tp = (
-        frame.filter(pl.col(ACTUAL) == pl.col(PREDICTED))
-        .group_by(*keys, pl.col(ACTUAL).alias(LABEL))
-        .agg(total.alias("tp"))
+    # Weighted counts are float sums: fp = predicted - tp (and fn, tn) can leave a
+    # residue of ~1e-17 where no cell contributes (a specificity of 1.0 where
+    # tn + fp is 0 and scikit-learn's is undefined).  The number of contributing
+    # cells, an exact integer, says where the difference is exactly 0.
+    weighted = not frame.collect_schema()[COUNT].is_integer()
+    cells = [pl.len().alias(_CELLS)] if weighted else []
+    parts = {
+        "support": frame.group_by(*keys, pl.col(ACTUAL).alias(LABEL)),
+        "predicted": frame.group_by(*keys, pl.col(PREDICTED).alias(LABEL)),
+        "tp": frame.filter(pl.col(ACTUAL) == pl.col(PREDICTED)).group_by(
+            *keys, pl.col(ACTUAL).alias(LABEL)
+        ),
+    }
+    joined = label_set(counts)
+    for name, grouped in parts.items():
+        agg = grouped.agg(total.alias(name), *(c.name.suffix(name) for c in cells))
+        joined = joined.join(agg, on=key_label, how="left", nulls_equal=True)
+    n = frame.group_by(keys).agg(total.alias("n"), *(c.name.suffix("n") for c in cells))
+    joined = joined.join(n, on=keys, how="left", nulls_equal=True).with_columns(
+        pl.col("support", "predicted", "tp", "n").fill_null(0)
     )
-    n = frame.group_by(keys).agg(total.alias("n"))
-    joined = (
-        label_set(counts)
-        .join(support, on=key_label, how="left", nulls_equal=True)
-        .join(predicted, on=key_label, how="left", nulls_equal=True)
-        .join(tp, on=key_label, how="left", nulls_equal=True)
-        .join(n, on=keys, how="left", nulls_equal=True)
-        .with_columns(pl.col("support", "predicted", "tp", "n").fill_null(0))
-    )
+    differences = {
+        "fp": (["predicted"], ["tp"]),
+        "fn": (["support"], ["tp"]),
+        "tn": (["n", "tp"], ["support", "predicted"]),
+    }
+
+    def difference(name: str) -> pl.Expr:
+        plus, minus = differences[name]
+        value = pl.sum_horizontal(*plus) - pl.sum_horizontal(*minus)
+        if not weighted:
+            return value.alias(name)
+        n_cells = pl.sum_horizontal(
+            pl.col(f"{_CELLS}{c}").fill_null(0) for c in plus
+        ) - pl.sum_horizontal(pl.col(f"{_CELLS}{c}").fill_null(0) for c in minus)
+        return pl.when(n_cells == 0).then(0.0).otherwise(value).alias(name)
+
     return joined.select(
         *key_label,
         ORD,
         "support",
         "predicted",
         "tp",
-        (pl.col("predicted") - pl.col("tp")).alias("fp"),
-        (pl.col("support") - pl.col("tp")).alias("fn"),
-        (pl.col("n") - pl.col("support") - pl.col("predicted") + pl.col("tp")).alias("tn"),
+        *(difference(name) for name in differences),
     )
