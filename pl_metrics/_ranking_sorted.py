@@ -26,8 +26,10 @@ distinct score; on continuous scores these are the same size.
 from __future__ import annotations
 
 import importlib.util
+import os
 from collections.abc import Mapping, Sequence
-from typing import Any
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Literal
 
 import polars as pl
 
@@ -63,12 +65,29 @@ def use_sorted_path(frame: pl.DataFrame | pl.LazyFrame, y_score: object) -> bool
     return all(head.get_column(c).n_unique() > MIN_DISTINCT for c in columns)
 
 
+#: Scores searched at once; more are split over the threads (numpy releases the GIL).
+_SEARCH_CHUNK = 1 << 20
+
+
+def _search(others: Any, mine: Any, side: Literal["left", "right"]) -> Any:
+    """``np.searchsorted(others, mine, side)``, in parallel chunks when ``mine`` is large."""
+    import numpy as np
+
+    threads = min(os.cpu_count() or 1, -(-mine.size // _SEARCH_CHUNK))
+    if threads <= 1:
+        return np.searchsorted(others, mine, side=side)
+    chunks = np.array_split(mine, threads)
+    with ThreadPoolExecutor(threads) as pool:
+        found = list(pool.map(lambda c: np.searchsorted(others, c, side=side), chunks))
+    return np.concatenate(found)
+
+
 def _beyond_and_tied(mine: Any, others: Any) -> tuple[Any, Any]:
     """For each of the sorted scores ``mine``: how many of the sorted ``others`` are
     strictly below it, and how many equal it."""
     import numpy as np  # only this path needs numpy
 
-    below = np.searchsorted(others, mine, side="left")
+    below = _search(others, mine, "left")
     # ties are rare for continuous scores: search again only where one exists
     tied = np.zeros(mine.size, dtype=np.int64)
     maybe = others[np.minimum(below, others.size - 1)] == mine
@@ -120,7 +139,7 @@ def _ap(pos: pl.Series, neg: pl.Series, z: float | None) -> tuple[float | None, 
     index = np.arange(n_pos)
     first = np.maximum.accumulate(np.where(np.r_[True, p[1:] != p[:-1]], index, 0))
     tps = (n_pos - first).astype(np.float64)
-    fps = (n.size - np.searchsorted(n, p, side="left")).astype(np.float64)
+    fps = (n.size - _search(n, p, "left")).astype(np.float64)
     terms = fm.average_precision_terms(1.0, tps, fps, float(n_pos), xp=fm.NUMPY)
     return (max(float(terms.sum()), 0.0),)
 
@@ -180,9 +199,8 @@ def sorted_metric(
     for i, (positive, column) in enumerate(tasks):
         score = pl.col(column).cast(pl.Float64) + 0.0  # -0.0 and 0.0 are one threshold
         lists += [
-            # sorted segment by segment at the end (one sorted copy at a time)
-            score.filter(positive).alias(f"{_POS}{i}"),
-            score.filter(~positive).alias(f"{_NEG}{i}"),
+            score.filter(positive).sort().alias(f"{_POS}{i}"),
+            score.filter(~positive).sort().alias(f"{_NEG}{i}"),
         ]
     keys = names.segment_keys(segments)
     if segments:
@@ -218,11 +236,9 @@ def _values(
     lists = [(df[f"{_POS}{i}"], df[f"{_NEG}{i}"]) for i in range(n_tasks)]
     value = _METRICS[metric]
     if binary:
-        rows = [value(p.sort(), n.sort(), z) for p, n in zip(*lists[0], strict=True)]
+        rows = [value(p, n, z) for p, n in zip(*lists[0], strict=True)]
     else:  # the mean over the classes of each segment's one-vs-rest AUCs
-        aucs = [
-            [value(p.sort(), n.sort(), None)[0] for p, n in zip(*pn, strict=True)] for pn in lists
-        ]
+        aucs = [[value(p, n, None)[0] for p, n in zip(*pn, strict=True)] for pn in lists]
         positives = [pn[0].list.len().to_list() for pn in lists]
         rows = [
             (_average([a[r] for a in aucs], [p[r] for p in positives], average),)
