@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import datetime as dt
 import inspect
+import os
 import re
 import runpy
 import subprocess
@@ -237,6 +238,11 @@ def _docs_code(folder: Path) -> Path:
     return path
 
 
+#: The tests reading one mypy run: on one pytest-xdist worker (`--dist loadgroup`), so
+#: mypy runs once.
+MYPY = pytest.mark.xdist_group("mypy")
+
+
 @pytest.fixture(scope="module")
 def mypy_output(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
     """One ``mypy --strict`` run over both fixture files and the code of docs/typing.md
@@ -246,7 +252,10 @@ def mypy_output(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
     its types are used, its own errors are not the user's.
     """
     cache = getattr(request.config, "cache", None)
-    cache_dir = cache.mkdir("mypy") if cache is not None else tmp_path_factory.mktemp("mypy")
+    # one cache per pytest-xdist worker: two mypy runs writing one cache crash
+    # ("INTERNAL ERROR", seen in CI with `pytest -n auto`)
+    name = f"mypy-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}"
+    cache_dir = cache.mkdir(name) if cache is not None else tmp_path_factory.mktemp(name)
     docs = _docs_code(tmp_path_factory.mktemp("docs"))
     done = subprocess.run(
         [
@@ -280,12 +289,14 @@ def _parsed(output: str, file: str) -> list[re.Match[str]]:
     return [m for m in found if m is not None and m["path"].endswith(file)]
 
 
+@MYPY
 def test_mypy_reports_only_the_fixture_files(mypy_output: str) -> None:
     paths = {m["path"] for m in map(_LINE.match, mypy_output.splitlines()) if m is not None}
     assert {Path(p).name for p in paths} == {"user_code.py", "user_errors.py", "docs_typing.py"}
     assert len(paths) == 3, mypy_output
 
 
+@MYPY
 def test_mypy_accepts_correct_code_and_reveals_frames(mypy_output: str) -> None:
     found = _parsed(mypy_output, "user_code.py")
     assert [m.group(0) for m in found if m["kind"] == "error"] == []
@@ -297,6 +308,7 @@ def test_mypy_accepts_correct_code_and_reveals_frames(mypy_output: str) -> None:
     }
 
 
+@MYPY
 def test_mypy_reports_misspelled_options_and_wrong_types(mypy_output: str) -> None:
     errors = [m for m in _parsed(mypy_output, "user_errors.py") if m["kind"] == "error"]
     expected = _marked(USER / "user_errors.py", "E:")
@@ -315,6 +327,7 @@ def test_user_code_runs() -> None:
     runpy.run_path(str(USER / "user_code.py"), run_name="__main__")
 
 
+@MYPY
 def test_mypy_accepts_the_docs_page(mypy_output: str) -> None:
     # the page's examples are strict-clean, and what it says mypy reveals is what it reveals
     found = _parsed(mypy_output, "docs_typing.py")
