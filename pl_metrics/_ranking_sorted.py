@@ -48,19 +48,17 @@ MIN_DISTINCT = 2_000
 _SAMPLE = 10_000
 
 
-def use_sorted_path(frame: pl.DataFrame | pl.LazyFrame, y_score: object) -> bool:
+def use_sorted_path(
+    frame: pl.DataFrame | pl.LazyFrame, y_score: str | Mapping[object, str]
+) -> bool:
     """Whether the scores look continuous (more than :data:`MIN_DISTINCT` distinct values
     among the first 10,000 rows) and numpy (an optional dependency, for its binary
-    search) is installed.  On a LazyFrame this reads the first rows of the score
-    columns (a Parquet scan reads its first row group)."""
+    search) is installed.  ``y_score`` is checked already (numeric columns of
+    ``frame``).  On a LazyFrame this reads the first rows of the score columns (a
+    Parquet scan reads its first row group)."""
     if importlib.util.find_spec("numpy") is None:
         return False
-    if not isinstance(y_score, (str, Mapping)):
-        return False  # let the general path raise its error
     columns = [y_score] if isinstance(y_score, str) else list(y_score.values())
-    schema = frame.collect_schema()
-    if not all(isinstance(c, str) and c in schema and schema[c].is_numeric() for c in columns):
-        return False  # let the general path raise its error
     head = frame.lazy().select(columns).head(_SAMPLE).collect()
     return all(head.get_column(c).n_unique() > MIN_DISTINCT for c in columns)
 

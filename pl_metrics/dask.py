@@ -134,11 +134,6 @@ def _cast(state: pl.DataFrame, schema: pl.Schema, path: str) -> pl.DataFrame:
     return cast
 
 
-def _names(by: By) -> list[str]:
-    """The state's segment columns: the output names of ``by`` (names or expressions)."""
-    return list(v.normalize_by(by).names)
-
-
 def _merge(group_keys: list[str], values: list[str], *states: pl.DataFrame) -> pl.DataFrame:
     return sum_states(pl.concat(states), group_keys, values)
 
@@ -244,7 +239,7 @@ def report(
     state = counts(
         paths, y_true, y_pred, client=client, by=by, weight=weight, split_every=split_every
     )
-    return from_counts(state, by=_names(by)).report(
+    return from_counts(state, by=v.by_names(by)).report(
         labels=labels, beta=beta, zero_division=zero_division
     )
 
@@ -264,7 +259,7 @@ def summary(
     state = counts(
         paths, y_true, y_pred, client=client, by=by, weight=weight, split_every=split_every
     )
-    return from_counts(state, by=_names(by)).summary(labels=labels)
+    return from_counts(state, by=v.by_names(by)).summary(labels=labels)
 
 
 def roc_auc(
@@ -291,4 +286,4 @@ def roc_auc(
         bins=bins,
         split_every=split_every,
     )
-    return from_score_counts(state, by=_names(by)).roc_auc(error_bound=bins is not None)
+    return from_score_counts(state, by=v.by_names(by)).roc_auc(error_bound=bins is not None)

@@ -45,7 +45,6 @@ from pl_metrics import metrics
 from pl_metrics._core import checks as v
 from pl_metrics._core.messages import Bad
 from pl_metrics._typing import By, Labels
-from pl_metrics.dask import _names
 from pl_metrics.state import (
     COUNTS_COLUMNS,
     SCORE_COUNTS_COLUMNS,
@@ -337,7 +336,7 @@ def _confusion(
         return getattr(metrics(lf), method)(y_true, y_pred, by=by, weight=weight, **options)
 
     state = _run(sdf, job, check)
-    return getattr(from_counts(state, by=_names(by)), method)(**options)
+    return getattr(from_counts(state, by=v.by_names(by)), method)(**options)
 
 
 def _ranking(
@@ -360,7 +359,7 @@ def _ranking(
         return getattr(metrics(lf), method)(y_true, y_score, **common, **options)
 
     state = _run(sdf, job, check)
-    return getattr(from_score_counts(state, by=_names(by)), method)(**finish)
+    return getattr(from_score_counts(state, by=v.by_names(by)), method)(**finish)
 
 
 def counts(

@@ -257,6 +257,12 @@ def check_ci(ci: object, n_boot: object, ci_method: object, methods: Sequence[st
     return True
 
 
+def by_names(by: object) -> list[str]:
+    """The output names of ``by`` (names or expressions): the segment columns of a
+    state made with it, to finish the state by."""
+    return list(normalize_by(by).names)
+
+
 def normalize_by(by: object, *, expressions: bool = True) -> Segments:
     """Turn ``by=`` into :class:`~pl_metrics._core.names.Segments`: a column name, a
     polars expression, or a list of them, with distinct output names.

@@ -429,7 +429,7 @@ class ProbabilityMethods:
         )
         if where is not None:
             _check_where(table.collect_schema(), where)
-        return th.best(table, list(v.normalize_by(by).names), metric=metric, where=where)
+        return th.best(table, v.by_names(by), metric=metric, where=where)
 
     def det_curve(
         self,
