@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal
@@ -40,27 +41,54 @@ from pl_metrics._core import scores as sc
 from pl_metrics._intervals import analytic as an
 
 _POS, _NEG = f"{names.INTERNAL}pos", f"{names.INTERNAL}neg"
+_KEY, _MIN = f"{names.INTERNAL}key", f"{names.INTERNAL}min"
 _POSITIVES = f"{names.INTERNAL}positives"
 _UNKNOWN = f"{names.INTERNAL}unknown"
 
 #: Distinct scores among the first rows above which the sorted path is used.
 MIN_DISTINCT = 2_000
 _SAMPLE = 10_000
+#: Whether scores that are not negative are sorted with their labels as one key
+#: (:class:`_Keyed`); False: always the two sorts and a search (:class:`_Searched`).
+USE_KEYS = True
+
+Strategy = Literal["count", "search", "keys"]
+
+
+class MixedSigns(Exception):  # noqa: N818 - a signal, not an error: the plan falls back
+    """Raised by a keyed plan that met a negative score (the keys need one sign)."""
+
+
+def strategy(frame: pl.DataFrame | pl.LazyFrame, y_score: str | Mapping[object, str]) -> Strategy:
+    """How to compute an un-weighted ranking metric, from the first 10,000 rows:
+
+    - ``"count"``: per distinct score (:mod:`pl_metrics._ranking`) when any score
+      column has at most :data:`MIN_DISTINCT` distinct values there, or numpy (an
+      optional dependency) is missing;
+    - ``"keys"``: one sort of each score with its label (:class:`_Keyed`) when no
+      score there is negative (a later negative one falls back to ``"search"``,
+      :class:`MixedSigns`);
+    - ``"search"``: sort the positives' and the negatives' scores, binary-search
+      one in the other (:class:`_Searched`).
+
+    ``y_score`` is checked already (numeric columns of ``frame``).  On a LazyFrame
+    this reads the first rows of the score columns (a Parquet scan: its first row
+    group)."""
+    if importlib.util.find_spec("numpy") is None:
+        return "count"
+    columns = [y_score] if isinstance(y_score, str) else list(y_score.values())
+    head = frame.lazy().select(columns).head(_SAMPLE).collect()
+    if not all(head.get_column(c).n_unique() > MIN_DISTINCT for c in columns):
+        return "count"
+    signs = head.select(pl.min_horizontal(pl.all().min()) >= 0).item()
+    return "keys" if USE_KEYS and signs is not False else "search"
 
 
 def use_sorted_path(
     frame: pl.DataFrame | pl.LazyFrame, y_score: str | Mapping[object, str]
 ) -> bool:
-    """Whether the scores look continuous (more than :data:`MIN_DISTINCT` distinct values
-    among the first 10,000 rows) and numpy (an optional dependency, for its binary
-    search) is installed.  ``y_score`` is checked already (numeric columns of
-    ``frame``).  On a LazyFrame this reads the first rows of the score columns (a
-    Parquet scan reads its first row group)."""
-    if importlib.util.find_spec("numpy") is None:
-        return False
-    columns = [y_score] if isinstance(y_score, str) else list(y_score.values())
-    head = frame.lazy().select(columns).head(_SAMPLE).collect()
-    return all(head.get_column(c).n_unique() > MIN_DISTINCT for c in columns)
+    """Whether :func:`strategy` sorts (``"keys"`` or ``"search"``)."""
+    return strategy(frame, y_score) != "count"
 
 
 #: Scores searched at once; more are split over the threads (numpy releases the GIL).
@@ -88,33 +116,168 @@ def _beyond_and_tied(mine: Any, others: Any) -> tuple[Any, Any]:
     below = _search(others, mine, "left")
     # ties are rare for continuous scores: search again only where one exists
     tied = np.zeros(mine.size, dtype=np.int64)
+    if not others.size:
+        return below, tied
     maybe = others[np.minimum(below, others.size - 1)] == mine
     if maybe.any():
         tied[maybe] = np.searchsorted(others, mine[maybe], side="right") - below[maybe]
     return below, tied
 
 
-def _auc(pos: pl.Series, neg: pl.Series, z: float | None) -> tuple[float | None, ...]:
-    """AUC (and with ``z``: DeLong's interval) from the sorted scores of the positives and
-    the negatives; None where undefined (one class; the interval: fewer than 2 of one)."""
+class _Searched:
+    """A segment's sorted scores as two arrays, the positives' and the negatives'; what
+    one class's score beats of the other's is found by binary search."""
+
+    def __init__(self, pos: pl.Series, neg: pl.Series) -> None:
+        self.n_pos, self.n_neg = pos.len(), neg.len()
+        self._p, self._n = pos.to_numpy(), neg.to_numpy()
+
+    def positives(self) -> Any:
+        """The positives' scores, ascending (equal scores: equal items)."""
+        return self._p
+
+    def per_positive(self) -> tuple[Any, Any]:
+        """For each positive (ascending): the negatives strictly below it, and tied."""
+        return _beyond_and_tied(self._p, self._n)
+
+    def per_negative(self) -> tuple[Any, Any]:
+        """For each negative (ascending): the positives strictly below it, and tied."""
+        return _beyond_and_tied(self._n, self._p)
+
+    def sums(self) -> tuple[int, int]:
+        """The sums over the positives of :meth:`per_positive` (exact integers)."""
+        below, tied = self.per_positive()
+        return int(below.sum()), int(tied.sum())
+
+
+class _Keyed:
+    """A segment's scores sorted once with their labels: key = the score's IEEE bits
+    shifted left by one, the label (1: positive) in the lowest bit (:func:`_keys`).
+    For scores that are not negative (after -0.0 became 0.0) the bits order as the
+    scores do, so the sorted keys are the sorted scores, and among equal scores the
+    negatives come first.  Then at a positive's position i, the negatives at or
+    before it are i minus the positives before it (its rank among the positives),
+    those tied with it included."""
+
+    def __init__(self, keys: pl.Series) -> None:
+        import numpy as np
+
+        k = self._k = keys.to_numpy()
+
+        def cross_ties() -> bool:
+            # a positive right after a negative of the same score (their keys differ in
+            # the label bit only): the only way a score can be shared by the two classes
+            return bool((np.bitwise_xor(k[1:], k[:-1]) == 1).any())
+
+        # numpy releases the GIL: on a large segment, the check beside the rest
+        pool = ThreadPoolExecutor(2) if k.size > _SEARCH_CHUNK else None
+        cross = pool.submit(cross_ties) if pool else None
+        if sys.byteorder == "little":  # the lowest byte of each key: its label bit
+            self._positive = (k.view(np.uint8)[::8] & np.uint8(1)).view(bool)
+        else:
+            self._positive = (k & np.uint64(1)).astype(bool)
+        self._where = np.flatnonzero(self._positive)
+        self._cross_ties = cross.result() if cross else cross_ties()
+        if pool:
+            pool.shutdown()
+        self.n_pos = self._where.size
+        self.n_neg = k.size - self.n_pos
+
+    def positives(self) -> Any:
+        """The positives' score bits, ascending (equal scores: equal items)."""
+        import numpy as np
+
+        return self._k[self._positive] >> np.uint64(1)
+
+    def _runs(self) -> tuple[Any, Any, Any]:
+        """Each row's run of equal scores, and the positives and negatives of each run."""
+        import numpy as np
+
+        values = self._k >> np.uint64(1)
+        new = np.empty(values.size, dtype=bool)
+        new[:1] = True
+        np.not_equal(values[1:], values[:-1], out=new[1:])
+        run = np.cumsum(new) - 1
+        runs = int(run[-1]) + 1 if run.size else 0
+        pos = np.bincount(run[self._positive], minlength=runs)
+        neg = np.bincount(run[~self._positive], minlength=runs)
+        return run, pos, neg
+
+    @staticmethod
+    def _at_or_before(mask: Any) -> Any:
+        """For each row of ``mask`` (ascending): the rows of the other class before it
+        (its position less its rank in its class)."""
+        import numpy as np
+
+        return np.flatnonzero(mask) - np.arange(np.count_nonzero(mask))
+
+    def per_positive(self) -> tuple[Any, Any]:
+        """For each positive (ascending): the negatives strictly below it, and tied."""
+        import numpy as np
+
+        at_or_before = self._where - np.arange(self.n_pos)
+        if not self._cross_ties:
+            return at_or_before, np.zeros(self.n_pos, dtype=np.int64)
+        run, _, neg = self._runs()
+        tied = neg[run[self._positive]]
+        return at_or_before - tied, tied  # a run's negatives come before its positives
+
+    def per_negative(self) -> tuple[Any, Any]:
+        """For each negative (ascending): the positives strictly below it, and tied."""
+        import numpy as np
+
+        below = self._at_or_before(~self._positive)
+        if not self._cross_ties:
+            return below, np.zeros(self.n_neg, dtype=np.int64)
+        run, pos, _ = self._runs()
+        return below, pos[run[~self._positive]]  # a run's positives come after
+
+    def sums(self) -> tuple[int, int]:
+        """The sums over the positives of :meth:`per_positive` (exact integers): the
+        positives' positions, less their ranks among themselves, are the negatives at
+        or before them; of those, the tied ones are each run's positives x negatives."""
+        import numpy as np
+
+        p = self.n_pos
+        at_or_before = int(self._where.sum(dtype=np.int64)) - p * (p - 1) // 2
+        if not self._cross_ties:
+            return at_or_before, 0
+        _, pos, neg = self._runs()
+        tied = int((pos * neg).sum(dtype=np.int64))
+        return at_or_before - tied, tied
+
+
+def _keys(columns: Sequence[pl.Series]) -> pl.Series:
+    """The sort keys of :class:`_Keyed`: (score bits << 1) | positive.  A negative score
+    gives a wrong key: the plan checks the scores' minimum (:class:`MixedSigns`)."""
     import numpy as np
 
-    n_pos, n_neg = pos.len(), neg.len()
+    score, positive = columns
+    bits = score.to_numpy().view(np.uint64) << np.uint64(1)
+    bits |= positive.fill_null(value=False).to_numpy().astype(np.uint64)
+    return pl.Series(score.name, bits, dtype=pl.UInt64)
+
+
+def _auc(s: _Searched | _Keyed, z: float | None) -> tuple[float | None, ...]:
+    """AUC (and with ``z``: DeLong's interval) of a segment's sorted scores; None where
+    undefined (one class; the interval: fewer than 2 of one)."""
+    import numpy as np
+
+    n_pos, n_neg = s.n_pos, s.n_neg
     if n_pos == 0 or n_neg == 0:
         return (None,) if z is None else (None, None, None)
-    p, n = pos.to_numpy(), neg.to_numpy()
-    below, tied = _beyond_and_tied(p, n)
     p_total, n_total = float(n_pos), float(n_neg)
     # the mean placement of the positives (summed first: exact integers)
-    beyond, ties = float(below.sum(dtype=np.float64)), float(tied.sum(dtype=np.float64))
-    auc = float(fm.placement(beyond, ties, n_total) / p_total)
+    beyond, ties = s.sums()
+    auc = float(fm.placement(float(beyond), float(ties), n_total) / p_total)
     if z is None:
         return (auc,)
     if n_pos < 2 or n_neg < 2:
         return auc, None, None
+    below, tied = s.per_positive()
     v10 = fm.placement(below.astype(np.float64), tied, n_total)
     # a negative's placement: the positives above it, plus half those tied
-    below_n, tied_n = _beyond_and_tied(n, p)
+    below_n, tied_n = s.per_negative()
     v01 = fm.placement(p_total - below_n - tied_n, tied_n, p_total)
     se = float(
         fm.delong_se(1.0, v10, 1.0, v01, auc=auc, p_total=p_total, n_total=n_total, xp=fm.NUMPY)
@@ -122,27 +285,28 @@ def _auc(pos: pl.Series, neg: pl.Series, z: float | None) -> tuple[float | None,
     return auc, min(max(auc - z * se, 0.0), 1.0), min(max(auc + z * se, 0.0), 1.0)
 
 
-def _ap(pos: pl.Series, neg: pl.Series, z: float | None) -> tuple[float | None, ...]:
-    """Average precision from the sorted scores of the positives and the negatives: each
-    positive adds 1 / P times the precision at its score's threshold (the rows scoring
-    at least as high), so tied positives add their threshold's term together as
-    scikit-learn's step-wise sum does; 0.0 without positives (as scikit-learn)."""
+def _ap(s: _Searched | _Keyed, z: float | None) -> tuple[float | None, ...]:
+    """Average precision of a segment's sorted scores: each positive adds 1 / P times
+    the precision at its score's threshold (the rows scoring at least as high), so
+    tied positives add their threshold's term together as scikit-learn's step-wise
+    sum does; 0.0 without positives (as scikit-learn)."""
     import numpy as np
 
-    n_pos = pos.len()
+    n_pos = s.n_pos
     if n_pos == 0:
         return (0.0,)
-    p, n = pos.to_numpy(), neg.to_numpy()
+    p = s.positives()
     # positives at or above each positive's score: P minus the first index of its run
     index = np.arange(n_pos)
     first = np.maximum.accumulate(np.where(np.r_[True, p[1:] != p[:-1]], index, 0))
     tps = (n_pos - first).astype(np.float64)
-    fps = (n.size - _search(n, p, "left")).astype(np.float64)
+    below, _ = s.per_positive()
+    fps = (s.n_neg - below).astype(np.float64)
     terms = fm.average_precision_terms(1.0, tps, fps, float(n_pos), xp=fm.NUMPY)
     return (max(float(terms.sum()), 0.0),)
 
 
-#: The metric of the sorted scores of a segment's positives and negatives.
+#: The metric of a segment's sorted scores.
 _METRICS = {"roc_auc": _auc, "average_precision": _ap}
 
 
@@ -157,6 +321,7 @@ def sorted_metric(
     reserved: Sequence[str],
     ci: float | None = None,
     metric: str = "roc_auc",
+    keyed: bool = False,
 ) -> pl.LazyFrame:
     """``*by, roc_auc``: binary, or the one-vs-rest macro / weighted mean (un-weighted
     rows); with ``ci`` (binary): also DeLong's ``roc_auc_low``, ``roc_auc_high``.
@@ -193,18 +358,13 @@ def sorted_metric(
         unknown = pl.col(y_true).is_not_null() & ~pl.col(y_true).is_in(known.implode())
         scalars.append(unknown.sum().alias(_UNKNOWN))
         checks.append((_UNKNOWN, lambda n: v.Bad.unknown_classes(y_true, n, known.to_list())))
-    lists = []
-    for i, (positive, column) in enumerate(tasks):
-        score = pl.col(column).cast(pl.Float64) + 0.0  # -0.0 and 0.0 are one threshold
-        lists += [
-            score.filter(positive).sort().alias(f"{_POS}{i}"),
-            score.filter(~positive).sort().alias(f"{_NEG}{i}"),
-        ]
+    key_columns, lists, minima = _lists(tasks, keyed=keyed)
     keys = names.segment_keys(segments)
+    rows = (names.with_segment_keys(lf, segments) if segments else lf).with_columns(key_columns)
     if segments:
-        grouped = names.with_segment_keys(lf, segments).group_by(keys).agg(*lists, *scalars)
+        grouped = rows.group_by(keys).agg(*lists, *scalars, *minima)
     else:
-        grouped = lf.select(*(e.implode() for e in lists), *scalars)
+        grouped = rows.select(*(e.implode() for e in lists), *scalars, *minima)
     grouped = v.raise_if_bad(grouped, checks)
     if default_pos:
         grouped = sc.check_default_pos_label(grouped, lf, y_true)
@@ -215,7 +375,11 @@ def sorted_metric(
     def finish(df: pl.DataFrame) -> pl.DataFrame:
         if known is None and df.height and not df[_POSITIVES].sum():
             raise v.Bad.pos_label_absent(label, y_true, v.labels_present(lf, y_true))
-        out = _values(df, len(tasks), metric, binary=mapping is None, z=z, average=average)
+        if keyed and any((df[f"{_MIN}{i}"] < 0).any() for i in range(len(tasks))):
+            raise MixedSigns
+        out = _values(
+            df, len(tasks), metric, binary=mapping is None, z=z, average=average, keyed=keyed
+        )
         out = [s.alias(m) for s, m in zip(out, metrics, strict=True)]
         return df.select(*key_schema).with_columns(out) if segments else pl.DataFrame(out)
 
@@ -226,18 +390,54 @@ def sorted_metric(
     return names.restore_keys(result.sort(keys, nulls_last=True), segments.names)
 
 
+def _lists(
+    tasks: Sequence[tuple[pl.Expr, str]], *, keyed: bool
+) -> tuple[list[pl.Expr], list[pl.Expr], list[pl.Expr]]:
+    """For each (positive, score column): the key columns to add to the rows, the sorted
+    lists to aggregate per segment, and the scores' minima (keyed: the sign check)."""
+    key_columns, lists, minima = [], [], []
+    for i, (positive, column) in enumerate(tasks):
+        score = pl.col(column).cast(pl.Float64) + 0.0  # -0.0 and 0.0 are one threshold
+        if keyed:
+            key = pl.map_batches(
+                [score, positive], _keys, return_dtype=pl.UInt64, is_elementwise=True
+            )
+            key_columns.append(key.alias(f"{_KEY}{i}"))
+            lists.append(pl.col(f"{_KEY}{i}").sort())
+            minima.append(score.min().alias(f"{_MIN}{i}"))
+        else:
+            lists += [
+                score.filter(positive).sort().alias(f"{_POS}{i}"),
+                score.filter(~positive).sort().alias(f"{_NEG}{i}"),
+            ]
+    return key_columns, lists, minima
+
+
 def _values(
-    df: pl.DataFrame, n_tasks: int, metric: str, *, binary: bool, z: float | None, average: str
+    df: pl.DataFrame,
+    n_tasks: int,
+    metric: str,
+    *,
+    binary: bool,
+    z: float | None,
+    average: str,
+    keyed: bool,
 ) -> list[pl.Series]:
     """The metric (binary; the AUC with ``z``: and DeLong's bounds) or the mean of the
     one-vs-rest AUCs of each row (segment) of the sorted score lists."""
-    lists = [(df[f"{_POS}{i}"], df[f"{_NEG}{i}"]) for i in range(n_tasks)]
+    if keyed:
+        tasks = [[_Keyed(k) for k in df[f"{_KEY}{i}"]] for i in range(n_tasks)]
+    else:
+        tasks = [
+            [_Searched(p, n) for p, n in zip(df[f"{_POS}{i}"], df[f"{_NEG}{i}"], strict=True)]
+            for i in range(n_tasks)
+        ]
     value = _METRICS[metric]
     if binary:
-        rows = [value(p, n, z) for p, n in zip(*lists[0], strict=True)]
+        rows = [value(segment, z) for segment in tasks[0]]
     else:  # the mean over the classes of each segment's one-vs-rest AUCs
-        aucs = [[value(p, n, None)[0] for p, n in zip(*pn, strict=True)] for pn in lists]
-        positives = [pn[0].list.len().to_list() for pn in lists]
+        aucs = [[value(segment, None)[0] for segment in task] for task in tasks]
+        positives = [[segment.n_pos for segment in task] for task in tasks]
         rows = [
             (_average([a[r] for a in aucs], [p[r] for p in positives], average),)
             for r in range(df.height)

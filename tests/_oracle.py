@@ -7,9 +7,10 @@ by hand as the comment says).
 
 from __future__ import annotations
 
+import contextlib
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 import polars as pl
@@ -18,6 +19,28 @@ from sklearn import metrics as skm
 from sklearn.utils.multiclass import unique_labels
 
 RTOL = 1e-9
+
+#: How an un-weighted ranking metric can be computed (``pl_metrics._ranking_sorted``).
+RANKING_STRATEGIES = ("count", "search", "keys")
+
+
+@contextlib.contextmanager
+def ranking_strategy(how: str) -> Iterator[None]:
+    """Force how the un-weighted ROC AUC / AP are computed, whatever the scores look
+    like: ``"count"`` per distinct score; ``"search"``: two sorts and a binary search;
+    ``"keys"``: one sort of the scores with their labels, chosen on the first row
+    alone, so that a negative score in a later row takes the fallback to the search
+    (``MixedSigns``)."""
+    from pl_metrics import _ranking_sorted as rs
+
+    old = rs.MIN_DISTINCT, rs.USE_KEYS, rs._SAMPLE
+    rs.MIN_DISTINCT = 10**9 if how == "count" else -1
+    rs.USE_KEYS = how == "keys"
+    rs._SAMPLE = 1 if how == "keys" else old[2]
+    try:
+        yield
+    finally:
+        rs.MIN_DISTINCT, rs.USE_KEYS, rs._SAMPLE = old
 
 
 def assert_close(left: pl.DataFrame, right: pl.DataFrame) -> None:

@@ -6,6 +6,7 @@ import math
 import warnings
 from statistics import NormalDist
 
+import _oracle as oracle
 import numpy as np
 import polars as pl
 import pytest
@@ -342,24 +343,21 @@ def _delong_by_hand(y: np.ndarray, s: np.ndarray, z: float) -> tuple[float, floa
     n=st.integers(2, 60),
     ties=st.sampled_from([1, 4, 1000]),
     seed=st.integers(0, 2**32 - 1),
-    sort=st.booleans(),
+    how=st.sampled_from(oracle.RANKING_STRATEGIES),
+    negative=st.booleans(),
 )
-def test_delong_equals_the_pairwise_definition_on_both_strategies(
-    n: int, ties: int, seed: int, sort: bool
+def test_delong_equals_the_pairwise_definition_on_every_strategy(
+    n: int, ties: int, seed: int, how: str, negative: bool
 ) -> None:
-    from pl_metrics import _ranking_sorted
-
     rng = np.random.default_rng(seed)
     y = rng.integers(0, 2, n)
     y[0] = 1  # a positive somewhere (none at all is the documented error)
     s = rng.integers(0, ties, n) / ties  # few distinct scores: many ties between classes
+    if negative:  # scores of both signs: the keys fall back to the search
+        s -= 0.5
     df = pl.DataFrame({"y": y, "s": s, "g": rng.choice(["a", "b"], n)})
-    old = _ranking_sorted.MIN_DISTINCT
-    _ranking_sorted.MIN_DISTINCT = -1 if sort else 10**9
-    try:
+    with oracle.ranking_strategy(how):
         got = df.metrics.roc_auc("y", "s", by="g", ci=0.9, ci_method="delong")
-    finally:
-        _ranking_sorted.MIN_DISTINCT = old
     z = NormalDist().inv_cdf(0.95)
     for g, auc, low, high in got.iter_rows():
         seg = df.filter(pl.col("g") == g)

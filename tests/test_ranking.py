@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import contextlib
 import math
 import warnings
-from collections.abc import Iterator
 
 import _oracle as oracle
 import numpy as np
@@ -44,20 +42,6 @@ def binary_frames(draw: st.DrawFn) -> dict:
     return {"df": pl.DataFrame(data), "by": by, "weight": "w" if weighted else None}
 
 
-@contextlib.contextmanager
-def strategy(sort: bool) -> Iterator[None]:
-    """Force the un-weighted scores to be sorted (``_ranking_sorted``) or counted,
-    whatever their number of distinct values."""
-    from pl_metrics import _ranking_sorted
-
-    old = _ranking_sorted.MIN_DISTINCT
-    _ranking_sorted.MIN_DISTINCT = -1 if sort else 10**9
-    try:
-        yield
-    finally:
-        _ranking_sorted.MIN_DISTINCT = old
-
-
 def _one_class(seg: pl.DataFrame) -> bool:
     return seg["y"].n_unique() < 2
 
@@ -71,8 +55,8 @@ def _kw(case: dict) -> dict:
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(case=binary_frames(), sort=st.booleans())
-def test_roc_auc_equals_sklearn(case: dict, sort: bool) -> None:
+@given(case=binary_frames(), how=st.sampled_from(oracle.RANKING_STRATEGIES))
+def test_roc_auc_equals_sklearn(case: dict, how: str) -> None:
     def build(seg: pl.DataFrame) -> pl.DataFrame:
         if _one_class(seg):
             value = None  # scikit-learn raises: "Only one class present in y_true"
@@ -82,14 +66,14 @@ def test_roc_auc_equals_sklearn(case: dict, sort: bool) -> None:
             )
         return pl.DataFrame({"roc_auc": [value]}, schema={"roc_auc": pl.Float64})
 
-    with strategy(sort):
+    with oracle.ranking_strategy(how):
         got = case["df"].metrics.roc_auc("y", "s", **_kw(case))
     oracle.assert_close(got, _expected(case, build))
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(case=binary_frames(), sort=st.booleans())
-def test_average_precision_equals_sklearn(case: dict, sort: bool) -> None:
+@given(case=binary_frames(), how=st.sampled_from(oracle.RANKING_STRATEGIES))
+def test_average_precision_equals_sklearn(case: dict, how: str) -> None:
     def build(seg: pl.DataFrame) -> pl.DataFrame:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -98,7 +82,7 @@ def test_average_precision_equals_sklearn(case: dict, sort: bool) -> None:
             )
         return pl.DataFrame({"average_precision": [value]})
 
-    with strategy(sort):
+    with oracle.ranking_strategy(how):
         got = case["df"].metrics.average_precision("y", "s", **_kw(case))
     oracle.assert_close(got, _expected(case, build))
 
@@ -348,15 +332,15 @@ def test_ovo_with_weight_is_refused() -> None:
 
 # ----------------------------------------------------------- sorted (in-memory) path
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(case=binary_frames())
-def test_sorted_path_equals_sklearn(case: dict) -> None:
-    from pl_metrics._ranking_sorted import sorted_metric
+@given(case=binary_frames(), keyed=st.booleans())
+def test_sorted_path_equals_sklearn(case: dict, keyed: bool) -> None:
+    from pl_metrics._ranking_sorted import MixedSigns, sorted_metric
 
     def build(seg: pl.DataFrame) -> pl.DataFrame:
         value = None if _one_class(seg) else skm.roc_auc_score(seg["y"], seg["s"])
         return pl.DataFrame({"roc_auc": [value]}, schema={"roc_auc": pl.Float64})
 
-    got = sorted_metric(
+    plan = sorted_metric(
         case["df"],
         "y",
         "s",
@@ -364,8 +348,13 @@ def test_sorted_path_equals_sklearn(case: dict) -> None:
         pos_label=None,
         average="macro",
         reserved=("roc_auc",),
-    ).collect()
-    oracle.assert_close(got, _expected(case, build))
+        keyed=keyed,
+    )
+    if keyed and case["df"]["s"].min() < 0:  # the keys need scores of one sign
+        with pytest.raises(MixedSigns):
+            plan.collect()
+        return
+    oracle.assert_close(plan.collect(), _expected(case, build))
 
 
 def test_dataframe_takes_the_sorted_path_on_continuous_scores() -> None:

@@ -1800,34 +1800,42 @@ SORTING = [
 SORTING_BAD = [p for p in BAD if p.values[0] in SORTING]
 
 
-def _force_sorting(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Force the sorting path; the list counts its AUC computations (it must be taken)."""
+#: The two sorting strategies and the class that holds a segment's sorted scores in each.
+SORTED = {"search": "_Searched", "keys": "_Keyed"}
+
+
+def _force_sorting(monkeypatch: pytest.MonkeyPatch, how: str) -> list[str]:
+    """Force a sorting strategy; the list names the class of every segment's sorted
+    scores that a metric read (the strategy must be taken: the registry's scores are
+    not negative, so ``"keys"`` applies)."""
     from pl_metrics import _ranking_sorted
 
-    calls: list[int] = []
+    calls: list[str] = []
 
     def counted(metric: Callable) -> Callable:
-        def call(*args: object) -> object:
-            calls.append(1)
-            return metric(*args)
+        def call(segment: object, *args: object) -> object:
+            calls.append(type(segment).__name__)
+            return metric(segment, *args)
 
         return call
 
     monkeypatch.setattr(_ranking_sorted, "MIN_DISTINCT", -1)
+    monkeypatch.setattr(_ranking_sorted, "USE_KEYS", how == "keys")
     for name, metric in _ranking_sorted._METRICS.items():
         monkeypatch.setitem(_ranking_sorted._METRICS, name, counted(metric))
     return calls
 
 
+@pytest.mark.parametrize("how", sorted(SORTED))
 @pytest.mark.parametrize("entry", SORTING, ids=[e.name for e in SORTING])
 def test_sorting_strategy_obeys_the_laws(
-    entry: Entry, parquet_dir: Path, monkeypatch: pytest.MonkeyPatch
+    entry: Entry, how: str, parquet_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     c = Cols()  # un-weighted: weights take the counting path
     counted = run(entry, DATA, c)
-    sorting = _force_sorting(monkeypatch)
+    sorting = _force_sorting(monkeypatch, how)
     same(run(entry, DATA, c), counted)
-    assert sorting, f"{entry.name}: the sorting path was not taken"
+    assert set(sorting) == {SORTED[how]}, f"{entry.name}: the {how} path was not taken"
     same(run(entry, DATA.sample(fraction=1.0, shuffle=True, seed=3), c), counted)
     lazy = entry.call(DATA.lazy().metrics, c)
     same(lazy.collect(engine="streaming"), counted)
@@ -1843,6 +1851,7 @@ def test_sorting_strategy_obeys_the_laws(
         test_absent_pos_label_is_an_error_on_every_path(entry)
 
 
+@pytest.mark.parametrize("how", sorted(SORTED))
 @pytest.mark.parametrize(("entry", "case", "spoil", "error", "match"), SORTING_BAD)
 def test_sorting_strategy_bad_input_is_the_documented_error(
     entry: Entry,
@@ -1850,8 +1859,9 @@ def test_sorting_strategy_bad_input_is_the_documented_error(
     spoil: Callable,
     error: type,
     match: str,
+    how: str,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    _force_sorting(monkeypatch)
+    _force_sorting(monkeypatch, how)
     test_bad_input_is_the_documented_error_on_every_path(entry, case, spoil, error, match, tmp_path)

@@ -79,22 +79,30 @@ class RankingMethods:
         if weight is not None or bins is not None:
             return counted
         assert isinstance(y_score, (str, Mapping))  # the counting path checked it
-        sorted_ = sorted_path.sorted_metric(
-            self._lf,
-            y_true,
-            y_score,
-            by=by,
-            pos_label=pos_label,
-            average=average,
-            reserved=names.output_columns(metric, ci=ci is not None),
-            ci=ci,
-            metric=metric,
-        )
         lf = self._lf
 
+        def sorted_(keyed: bool) -> pl.LazyFrame:
+            return sorted_path.sorted_metric(
+                lf,
+                y_true,
+                y_score,
+                by=by,
+                pos_label=pos_label,
+                average=average,
+                reserved=names.output_columns(metric, ci=ci is not None),
+                ci=ci,
+                metric=metric,
+                keyed=keyed,
+            )
+
         def run() -> pl.DataFrame:
-            chosen = sorted_ if sorted_path.use_sorted_path(lf, y_score) else counted
-            return chosen.collect()
+            how = sorted_path.strategy(lf, y_score)
+            if how == "keys":
+                try:
+                    return sorted_(keyed=True).collect()
+                except sorted_path.MixedSigns:  # a negative score after the first rows
+                    how = "search"
+            return (sorted_(keyed=False) if how == "search" else counted).collect()
 
         return pl.defer(run, schema=counted.collect_schema())
 
