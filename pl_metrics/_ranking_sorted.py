@@ -1,26 +1,36 @@
-"""ROC AUC (and DeLong's interval) of continuous scores by sorting each class's scores once.
+"""ROC AUC (and DeLong's interval) and average precision of continuous scores by sorting.
 
 The per-score counts of :mod:`pl_metrics._ranking` are exact, stream, and are
 fastest when scores take few distinct values; on continuous scores every row is
 its own group, and counting them costs several sorts.  There it is faster to
-sort the positives' and the negatives' scores (one query, both sorts in
-parallel) and binary-search: for every positive score s, the negatives below s
-plus half those equal to s is its placement (DeLong's V10), and the mean
-placement is the ROC AUC - the Mann-Whitney U / (P N) with ties one half, the
-same number as the trapezoid under the ROC curve.  DeLong's variance needs the
-negatives' placements too: one more search.
+sort.  For every positive score s, the negatives below s plus half those equal
+to s is its placement (DeLong's V10), and the mean placement is the ROC AUC -
+the Mann-Whitney U / (P N) with ties one half, the same number as the trapezoid
+under the ROC curve.  DeLong's variance needs the negatives' placements too.
+
+Two ways to find the placements, both exact (:func:`strategy` picks one):
+
+- :class:`_Keyed` (scores not negative: probabilities): each score's IEEE bits
+  shifted left by one, its label in the freed lowest bit, sorted once per
+  segment.  The bits of non-negative floats order as the floats do, so the
+  sorted keys are the sorted scores with, among equal scores, the negatives
+  first; a positive's placement is its position less its rank among the
+  positives (less half the negatives tied with it).  One sort, no search.
+- :class:`_Searched` (any sign): the positives' and the negatives' scores
+  sorted apart (one query, both sorts in parallel), one binary-searched in the
+  other.
 
 Average precision is a sum over the positives of the precision at their score:
 the rows at or above it are the positives from its run of ties on, and the
-negatives from the same search on.
+negatives not below it.
 
 Used by ``roc_auc`` (un-weighted, binary or the one-vs-rest macro / weighted
 mean; ``ci_method="delong"`` too) and the binary ``average_precision`` (un-weighted,
 no interval), on a DataFrame or a LazyFrame, when the first
-rows' scores look continuous (:func:`use_sorted_path`).  The lazy result is a
+rows' scores look continuous (:func:`strategy`).  The lazy result is a
 LazyFrame like the counting path's: the rows are read when it is collected.
-Memory: the scores of every row (8 bytes each), where counting holds one row per
-distinct score; on continuous scores these are the same size.
+Memory: 8 bytes a row (the keys, or the scores), where counting holds one row
+per distinct score; on continuous scores these are the same size.
 """
 
 from __future__ import annotations
