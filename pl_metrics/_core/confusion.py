@@ -190,28 +190,48 @@ def class_counts(counts: Counts, *, restrict: bool) -> pl.LazyFrame:
     keys = counts.keys
     frame = restricted(counts) if restrict else counts.frame
     key_label = [*keys, LABEL]
-    total = pl.col(COUNT).sum()
     # Weighted counts are float sums: fp = predicted - tp (and fn, tn) can leave a
     # residue of ~1e-17 where no cell contributes (a specificity of 1.0 where
     # tn + fp is 0 and scikit-learn's is undefined).  The number of contributing
     # cells, an exact integer, says where the difference is exactly 0.
-    weighted = not frame.collect_schema()[COUNT].is_integer()
-    cells = [pl.len().alias(_CELLS)] if weighted else []
-    parts = {
-        "support": frame.group_by(*keys, pl.col(ACTUAL).alias(LABEL)),
-        "predicted": frame.group_by(*keys, pl.col(PREDICTED).alias(LABEL)),
-        "tp": frame.filter(pl.col(ACTUAL) == pl.col(PREDICTED)).group_by(
-            *keys, pl.col(ACTUAL).alias(LABEL)
-        ),
-    }
-    joined = label_set(counts)
-    for name, grouped in parts.items():
-        agg = grouped.agg(total.alias(name), *(c.name.suffix(name) for c in cells))
-        joined = joined.join(agg, on=key_label, how="left", nulls_equal=True)
-    n = frame.group_by(keys).agg(total.alias("n"), *(c.name.suffix("n") for c in cells))
-    joined = joined.join(n, on=keys, how="left", nulls_equal=True).with_columns(
-        pl.col("support", "predicted", "tp", "n").fill_null(0)
+    dtype = frame.collect_schema()[COUNT]
+    weighted = not dtype.is_integer()
+    count, zero, hit = pl.col(COUNT), pl.lit(0, dtype), pl.col(ACTUAL) == pl.col(PREDICTED)
+
+    def part(label: str, support: bool, predicted: bool, tp: pl.Expr) -> pl.LazyFrame:
+        columns = {"support": support, "predicted": predicted}
+        values = [(count if on else zero).alias(c) for c, on in columns.items()]
+        values.append(pl.when(tp).then(count).otherwise(zero).alias("tp"))
+        if weighted:
+            values += [pl.lit(int(on)).alias(f"{_CELLS}{c}") for c, on in columns.items()]
+            values.append(tp.cast(pl.Int64).alias(f"{_CELLS}tp"))
+        return frame.select(*keys, pl.col(label).alias(LABEL), *values)
+
+    # each cell counts for its actual class (support; tp where it is a hit) and for
+    # its predicted class: one group_by gives every class seen in the segment
+    sums = ["support", "predicted", "tp"]
+    sums += [f"{_CELLS}{c}" for c in sums] if weighted else []
+    per_label = (
+        pl.concat([part(ACTUAL, True, False, hit), part(PREDICTED, False, True, pl.lit(False))])
+        .group_by(key_label)
+        .agg(pl.col(sums).sum())
     )
+    n = [pl.col("support").sum().over(keys).alias("n")]
+    n += [pl.col(f"{_CELLS}support").sum().over(keys).alias(f"{_CELLS}n")] if weighted else []
+    if counts.labels is None:  # the sorted union of the labels seen in the segment
+        ord_ = (pl.col(LABEL).rank("dense").over(keys) - 1).cast(pl.Int64).alias(ORD)
+        joined = per_label.with_columns(*n, ord_)
+    else:  # the given labels, absent ones with zero counts; n counts every row
+        totals = per_label.group_by(keys).agg(
+            pl.col("support").sum().alias("n"),
+            *([pl.col(f"{_CELLS}support").sum().alias(f"{_CELLS}n")] if weighted else []),
+        )
+        joined = (
+            label_set(counts)
+            .join(per_label, on=key_label, how="left", nulls_equal=True)
+            .join(totals, on=keys, how="left", nulls_equal=True)
+            .with_columns(pl.col("support", "predicted", "tp", "n").fill_null(0))
+        )
     differences = {
         "fp": (["predicted"], ["tp"]),
         "fn": (["support"], ["tp"]),
