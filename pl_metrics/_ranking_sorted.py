@@ -38,7 +38,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal
 
@@ -371,40 +371,109 @@ def sorted_metric(
     key_columns, lists, minima = _lists(tasks, keyed=keyed)
     keys = names.segment_keys(segments)
     rows = (names.with_segment_keys(lf, segments) if segments else lf).with_columns(key_columns)
-    if segments:
-        grouped = rows.group_by(keys).agg(*lists, *scalars, *minima)
-    else:
-        grouped = rows.select(*(e.implode() for e in lists), *scalars, *minima)
-    grouped = v.raise_if_bad(grouped, checks)
-    if default_pos:
-        grouped = sc.check_default_pos_label(grouped, lf, y_true)
     z = None if ci is None else an.z_value(ci)
     metrics = [metric] if z is None else [metric, *names.interval_columns([metric])]
-    key_schema = {k: t for k, t in grouped.collect_schema().items() if k in keys}
 
-    def finish(df: pl.DataFrame) -> pl.DataFrame:
+    def checked(grouped: pl.LazyFrame) -> pl.LazyFrame:
+        grouped = v.raise_if_bad(grouped, checks)
+        return sc.check_default_pos_label(grouped, lf, y_true) if default_pos else grouped
+
+    def finish(df: pl.DataFrame, lists: Lists) -> pl.DataFrame:
         if known is None and df.height and not df[_POSITIVES].sum():
             raise v.Bad.pos_label_absent(label, y_true, v.labels_present(lf, y_true))
         if keyed and any((df[f"{_MIN}{i}"] < 0).any() for i in range(len(tasks))):
             raise MixedSigns
         out = _values(
-            df, len(tasks), metric, binary=mapping is None, z=z, average=average, keyed=keyed
+            df.height,
+            lists,
+            len(tasks),
+            metric,
+            binary=mapping is None,
+            z=z,
+            average=average,
+            keyed=keyed,
         )
         out = [s.alias(m) for s, m in zip(out, metrics, strict=True)]
-        return df.select(*key_schema).with_columns(out) if segments else pl.DataFrame(out)
+        return df.select(*keys).with_columns(out) if segments else pl.DataFrame(out)
 
-    out_schema = {**(key_schema if segments else {}), **dict.fromkeys(metrics, pl.Float64)}
-    result = grouped.map_batches(finish, schema=out_schema)
     if not segments:
-        return result
+        grouped = rows.select(*(e.sort().implode() for e in lists), *scalars, *minima)
+        return checked(grouped).map_batches(
+            lambda df: finish(df, df.get_column), schema=dict.fromkeys(metrics, pl.Float64)
+        )
+    result = _in_batches(rows, keys, lists, [*scalars, *minima], checked, finish, metrics)
     return names.restore_keys(result.sort(keys, nulls_last=True), segments.names)
+
+
+#: Rows per batch of :func:`_in_batches`.
+BATCH_ROWS = 1 << 20
+_PART_ROW = f"{names.INTERNAL}part_row"
+
+#: ``lists(name)``: each segment's sorted values of the list aggregation ``name``.
+Lists = Callable[[str], Iterable[pl.Series]]
+
+
+def _in_batches(  # noqa: PLR0917 - the plan's parts, in order
+    rows: pl.LazyFrame,
+    keys: list[str],
+    lists: list[pl.Expr],
+    scalars: list[pl.Expr],
+    checked: Callable[[pl.LazyFrame], pl.LazyFrame],
+    finish: Callable[[pl.DataFrame, Lists], pl.DataFrame],
+    metrics: list[str],
+) -> pl.LazyFrame:
+    """``finish`` of ``checked(rows.group_by(keys).agg(*lists, *scalars))``, the lists
+    sorted, made a batch of rows at a time: each batch is grouped in memory, the
+    batches' groups are merged (counts summed, minima of minima), and each
+    segment's lists are gathered from its batches and sorted only when
+    ``finish`` reads them, one segment at a time.  Polars' streaming ``group_by``
+    of lists holds every input column of the query until the end (100M rows of
+    Parquet: 3 GiB); this holds the lists' values, once.
+
+    ``scalars``: counts (integers, summed) and the scores' minima (:data:`_MIN`).
+    """
+    needed = sorted({c for e in (*lists, *scalars) for c in e.meta.root_names()} - set(keys))
+    batches = rows.select(*keys, *needed)
+    per_batch = [*lists, *scalars]
+    counts = [e.meta.output_name() for e in scalars]
+
+    def merge(name: str) -> pl.Expr:
+        if name.startswith(_MIN):
+            return pl.col(name).min()
+        return pl.col(name).cast(pl.Int64).sum()  # a count of rows
+
+    def merged(parts: pl.LazyFrame) -> pl.LazyFrame:
+        return checked(parts.group_by(keys).agg(pl.col(_PART_ROW), *map(merge, counts)))
+
+    part_schema = batches.group_by(keys).agg(per_batch).collect_schema()
+    empty = pl.DataFrame(schema=part_schema).with_row_index(_PART_ROW)
+    key_schema = {k: part_schema[k] for k in keys}
+    schema = {**key_schema, **dict.fromkeys(metrics, pl.Float64)}
+
+    def run() -> pl.DataFrame:
+        grouped = [
+            batch.group_by(keys).agg(per_batch)
+            for batch in batches.collect_batches(chunk_size=BATCH_ROWS, maintain_order=False)
+        ]
+        parts = pl.concat(grouped).with_row_index(_PART_ROW) if grouped else empty
+        df = merged(parts.lazy()).collect()
+
+        def lists(name: str) -> Iterable[pl.Series]:
+            values = parts.get_column(name)
+            for rows_ in df.get_column(_PART_ROW):
+                yield values.gather(rows_).explode(keep_nulls=False, empty_as_null=False).sort()
+
+        return finish(df, lists)
+
+    return pl.defer(run, schema=schema)
 
 
 def _lists(
     tasks: Sequence[tuple[pl.Expr, str]], *, keyed: bool
 ) -> tuple[list[pl.Expr], list[pl.Expr], list[pl.Expr]]:
-    """For each (positive, score column): the key columns to add to the rows, the sorted
-    lists to aggregate per segment, and the scores' minima (keyed: the sign check)."""
+    """For each (positive, score column): the key columns to add to the rows, the values
+    whose sorted lists are aggregated per segment, and the scores' minima (keyed: the
+    sign check)."""
     key_columns, lists, minima = [], [], []
     for i, (positive, column) in enumerate(tasks):
         score = pl.col(column).cast(pl.Float64) + 0.0  # -0.0 and 0.0 are one threshold
@@ -413,18 +482,19 @@ def _lists(
                 [score, positive], _keys, return_dtype=pl.UInt64, is_elementwise=True
             )
             key_columns.append(key.alias(f"{_KEY}{i}"))
-            lists.append(pl.col(f"{_KEY}{i}").sort())
+            lists.append(pl.col(f"{_KEY}{i}"))
             minima.append(score.min().alias(f"{_MIN}{i}"))
         else:
             lists += [
-                score.filter(positive).sort().alias(f"{_POS}{i}"),
-                score.filter(~positive).sort().alias(f"{_NEG}{i}"),
+                score.filter(positive).alias(f"{_POS}{i}"),
+                score.filter(~positive).alias(f"{_NEG}{i}"),
             ]
     return key_columns, lists, minima
 
 
 def _values(
-    df: pl.DataFrame,
+    height: int,
+    lists: Lists,
     n_tasks: int,
     metric: str,
     *,
@@ -434,24 +504,24 @@ def _values(
     keyed: bool,
 ) -> list[pl.Series]:
     """The metric (binary; the AUC with ``z``: and DeLong's bounds) or the mean of the
-    one-vs-rest AUCs of each row (segment) of the sorted score lists."""
+    one-vs-rest AUCs of each of the ``height`` rows (segments) of the sorted lists;
+    a segment at a time (its arrays are freed before the next one's are made)."""
     if keyed:
-        tasks = [[_Keyed(k) for k in df[f"{_KEY}{i}"]] for i in range(n_tasks)]
+        tasks = [(_Keyed(k) for k in lists(f"{_KEY}{i}")) for i in range(n_tasks)]
     else:
         tasks = [
-            [_Searched(p, n) for p, n in zip(df[f"{_POS}{i}"], df[f"{_NEG}{i}"], strict=True)]
+            (_Searched(p, n) for p, n in zip(lists(f"{_POS}{i}"), lists(f"{_NEG}{i}"), strict=True))
             for i in range(n_tasks)
         ]
     value = _METRICS[metric]
-    if binary:
-        rows = [value(segment, z) for segment in tasks[0]]
-    else:  # the mean over the classes of each segment's one-vs-rest AUCs
-        aucs = [[value(segment, None)[0] for segment in task] for task in tasks]
-        positives = [[segment.n_pos for segment in task] for task in tasks]
-        rows = [
-            (_average([a[r] for a in aucs], [p[r] for p in positives], average),)
-            for r in range(df.height)
-        ]
+    rows: list[tuple[float | None, ...]] = []
+    for segments in zip(*tasks, strict=True):  # one row: a segment's classes
+        if binary:
+            rows.append(value(segments[0], z))
+        else:  # the mean over the classes of the segment's one-vs-rest AUCs
+            aucs = [value(segment, None)[0] for segment in segments]
+            rows.append((_average(aucs, [segment.n_pos for segment in segments], average),))
+    assert len(rows) == height
     width = 1 if z is None else 3
     values = list(zip(*rows, strict=True)) if rows else [()] * width
     return [pl.Series(values=list(c), dtype=pl.Float64) for c in values]
