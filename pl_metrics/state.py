@@ -147,6 +147,28 @@ def _state_error(column: str, what: str, n: int) -> v.DataError:
     return v.Bad.state(column, n, what)
 
 
+def _wants_ci(  # noqa: PLR0917 - a finisher's own arguments, in order
+    schema: pl.Schema,
+    values: Sequence[str],
+    method: str,
+    ci: float | None,
+    n_boot: int,
+    ci_method: str,
+    seed: object,
+) -> bool:
+    """The frame method's interval checks (its options, in its order), and a state of
+    integer counts (``values``: the state's count columns)."""
+    return v.wants_ci(
+        ci,
+        n_boot,
+        ci_method,
+        None,
+        seed=seed,
+        methods=v.CI_METHODS[method],
+        counts={c: schema[c] for c in values},
+    )
+
+
 def _collect(frame: pl.LazyFrame, eager: bool) -> pl.DataFrame | pl.LazyFrame:
     return frame.collect() if eager else frame
 
@@ -182,10 +204,7 @@ class CountsState(Generic[FrameT]):
     def _wants_ci(
         self, method: str, ci: float | None, n_boot: int, ci_method: str, seed: object
     ) -> bool:
-        """The frame method's interval checks, and integer counts."""
-        counts = {"count": self._schema["count"]}
-        methods = v.CI_METHODS[method]
-        return v.wants_ci(ci, n_boot, ci_method, None, seed=seed, methods=methods, counts=counts)
+        return _wants_ci(self._schema, ("count",), method, ci, n_boot, ci_method, seed)
 
     def _counts(self, labels: Labels, method: str, beta: float = 1.0, ci: bool = False) -> Counts:
         v.check_by(self._schema, self._by, names.output_columns(method, beta=beta, ci=ci))
@@ -370,10 +389,7 @@ class ScoreCountsState(Generic[FrameT]):
     def _wants_ci(
         self, method: str, ci: float | None, n_boot: int, ci_method: str, seed: object
     ) -> bool:
-        """The frame method's interval checks, and integer counts."""
-        counts = {c: self._schema[c] for c in ("pos", "neg")}
-        methods = v.CI_METHODS[method]
-        return v.wants_ci(ci, n_boot, ci_method, None, seed=seed, methods=methods, counts=counts)
+        return _wants_ci(self._schema, ("pos", "neg"), method, ci, n_boot, ci_method, seed)
 
     def roc_auc(
         self,
