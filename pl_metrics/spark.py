@@ -22,6 +22,13 @@ about the rows, so the merged state is as large as the partitions' states
 together.  The states travel as Arrow IPC, so their dtypes are exactly those
 of Polars (no Spark type mapping of the labels and counts).
 
+Intervals (``ci=``, ``n_boot``, ``seed``, ``ci_method``) of ``per_class``,
+``averages``, ``report``, ``summary``, ``roc_auc`` and ``average_precision`` come
+from the merged state on the driver: the bootstrap redraws the merged counts, so
+for a seed the interval is the frame method's on the same rows, however they
+are partitioned.  As the frame methods, they need un-weighted rows (``weight``
+with ``ci`` is refused before any job).
+
 Errors: the columns, dtypes and options are checked on the driver before any
 job runs (the checks of the frame methods, on an empty frame of the Spark
 schema).  Bad rows (nulls, NaN scores, negative weights, ...) are found on the
@@ -44,7 +51,14 @@ import polars as pl
 from pl_metrics import metrics
 from pl_metrics._core import checks as v
 from pl_metrics._core.messages import Bad
-from pl_metrics._typing import By, Labels
+from pl_metrics._typing import (
+    AucCiMethod,
+    BootstrapCiMethod,
+    By,
+    KappaWeights,
+    LabelCiMethod,
+    Labels,
+)
 from pl_metrics.state import (
     COUNTS_COLUMNS,
     SCORE_COUNTS_COLUMNS,
@@ -419,9 +433,32 @@ def per_class(
     weight: str | None = None,
     beta: float = 1.0,
     zero_division: float = 0.0,
+    ci: float | None = None,
+    n_boot: int = 1000,
+    seed: int | None = 0,
+    ci_method: LabelCiMethod = "bootstrap",
 ) -> pl.DataFrame:
-    """``.metrics.per_class`` of all rows of the Spark frame."""
+    """``.metrics.per_class`` of all rows of the Spark frame.
+
+    Parameters
+    ----------
+    sdf
+        The Spark frame.
+    y_true, y_pred, by, labels, weight, beta, zero_division
+        As :meth:`MetricsLazyFrame.per_class`.
+    ci, n_boot, seed, ci_method
+        As :meth:`MetricsLazyFrame.per_class` (``"bootstrap"`` or ``"wilson"``):
+        computed on the driver from the merged state; for a seed, the frame
+        method's interval on the same rows.  Not with ``weight`` (refused before
+        any Spark job).
+
+    Returns
+    -------
+    DataFrame
+        ``.metrics.per_class`` of all rows of the Spark frame.
+    """
     options = {"labels": labels, "beta": beta, "zero_division": zero_division}
+    options |= {"ci": ci, "n_boot": n_boot, "seed": seed, "ci_method": ci_method}
     return _confusion(sdf, "per_class", y_true, y_pred, by=by, weight=weight, options=options)
 
 
@@ -435,9 +472,32 @@ def averages(
     weight: str | None = None,
     beta: float = 1.0,
     zero_division: float = 0.0,
+    ci: float | None = None,
+    n_boot: int = 1000,
+    seed: int | None = 0,
+    ci_method: BootstrapCiMethod = "bootstrap",
 ) -> pl.DataFrame:
-    """``.metrics.averages`` of all rows of the Spark frame."""
+    """``.metrics.averages`` of all rows of the Spark frame.
+
+    Parameters
+    ----------
+    sdf
+        The Spark frame.
+    y_true, y_pred, by, labels, weight, beta, zero_division
+        As :meth:`MetricsLazyFrame.averages`.
+    ci, n_boot, seed, ci_method
+        As :meth:`MetricsLazyFrame.averages` (``"bootstrap"``):
+        computed on the driver from the merged state; for a seed, the frame
+        method's interval on the same rows.  Not with ``weight`` (refused before
+        any Spark job).
+
+    Returns
+    -------
+    DataFrame
+        ``.metrics.averages`` of all rows of the Spark frame.
+    """
     options = {"labels": labels, "beta": beta, "zero_division": zero_division}
+    options |= {"ci": ci, "n_boot": n_boot, "seed": seed, "ci_method": ci_method}
     return _confusion(sdf, "averages", y_true, y_pred, by=by, weight=weight, options=options)
 
 
@@ -451,9 +511,32 @@ def report(
     weight: str | None = None,
     beta: float = 1.0,
     zero_division: float = 0.0,
+    ci: float | None = None,
+    n_boot: int = 1000,
+    seed: int | None = 0,
+    ci_method: BootstrapCiMethod = "bootstrap",
 ) -> pl.DataFrame:
-    """``.metrics.report`` of all rows of the Spark frame."""
+    """``.metrics.report`` of all rows of the Spark frame.
+
+    Parameters
+    ----------
+    sdf
+        The Spark frame.
+    y_true, y_pred, by, labels, weight, beta, zero_division
+        As :meth:`MetricsLazyFrame.report`.
+    ci, n_boot, seed, ci_method
+        As :meth:`MetricsLazyFrame.report` (``"bootstrap"``):
+        computed on the driver from the merged state; for a seed, the frame
+        method's interval on the same rows.  Not with ``weight`` (refused before
+        any Spark job).
+
+    Returns
+    -------
+    DataFrame
+        ``.metrics.report`` of all rows of the Spark frame.
+    """
     options = {"labels": labels, "beta": beta, "zero_division": zero_division}
+    options |= {"ci": ci, "n_boot": n_boot, "seed": seed, "ci_method": ci_method}
     return _confusion(sdf, "report", y_true, y_pred, by=by, weight=weight, options=options)
 
 
@@ -465,10 +548,33 @@ def summary(
     by: By = None,
     labels: Labels = None,
     weight: str | None = None,
-    kappa_weights: str | None = None,
+    ci: float | None = None,
+    n_boot: int = 1000,
+    seed: int | None = 0,
+    ci_method: LabelCiMethod = "bootstrap",
+    kappa_weights: KappaWeights | None = None,
 ) -> pl.DataFrame:
-    """``.metrics.summary`` of all rows of the Spark frame."""
+    """``.metrics.summary`` of all rows of the Spark frame.
+
+    Parameters
+    ----------
+    sdf
+        The Spark frame.
+    y_true, y_pred, by, labels, weight, kappa_weights
+        As :meth:`MetricsLazyFrame.summary`.
+    ci, n_boot, seed, ci_method
+        As :meth:`MetricsLazyFrame.summary` (``"bootstrap"`` or ``"wilson"``):
+        computed on the driver from the merged state; for a seed, the frame
+        method's interval on the same rows.  Not with ``weight`` (refused before
+        any Spark job).
+
+    Returns
+    -------
+    DataFrame
+        ``.metrics.summary`` of all rows of the Spark frame.
+    """
     options = {"labels": labels, "kappa_weights": kappa_weights}
+    options |= {"ci": ci, "n_boot": n_boot, "seed": seed, "ci_method": ci_method}
     return _confusion(sdf, "summary", y_true, y_pred, by=by, weight=weight, options=options)
 
 
@@ -482,14 +588,36 @@ def roc_auc(
     weight: str | None = None,
     bins: int | None = None,
     max_fpr: float | None = None,
+    ci: float | None = None,
+    n_boot: int = 1000,
+    seed: int | None = 0,
+    ci_method: AucCiMethod = "bootstrap",
 ) -> pl.DataFrame:
-    """Binary ``.metrics.roc_auc`` of all rows of the Spark frame; with ``bins``, also
-    ``roc_auc_error_bound``."""
-    finish = {"error_bound": bins is not None, "max_fpr": max_fpr}
+    """Binary ``.metrics.roc_auc`` of all rows of the Spark frame.
+
+    Parameters
+    ----------
+    sdf
+        The Spark frame.
+    y_true, y_score, by, pos_label, weight, bins, max_fpr
+        As :meth:`MetricsLazyFrame.roc_auc`.
+    ci, n_boot, seed, ci_method
+        As :meth:`MetricsLazyFrame.roc_auc` (``"bootstrap"`` or ``"delong"``):
+        computed on the driver from the merged state; for a seed, the frame
+        method's interval on the same rows.  Not with ``weight`` (refused before
+        any Spark job).
+
+    Returns
+    -------
+    DataFrame
+        ``.metrics.roc_auc`` of all rows of the Spark frame; with ``bins``, also
+        ``roc_auc_error_bound``.
+    """
+    options = {"max_fpr": max_fpr, "ci": ci, "n_boot": n_boot, "seed": seed}
+    options |= {"ci_method": ci_method}
+    finish = {"error_bound": bins is not None, **options}
     common = {"by": by, "pos_label": pos_label, "weight": weight, "bins": bins}
-    return _ranking(
-        sdf, "roc_auc", y_true, y_score, common=common, options={"max_fpr": max_fpr}, finish=finish
-    )
+    return _ranking(sdf, "roc_auc", y_true, y_score, common=common, options=options, finish=finish)
 
 
 def average_precision(
@@ -501,10 +629,35 @@ def average_precision(
     pos_label: object = None,
     weight: str | None = None,
     bins: int | None = None,
+    ci: float | None = None,
+    n_boot: int = 1000,
+    seed: int | None = 0,
+    ci_method: BootstrapCiMethod = "bootstrap",
 ) -> pl.DataFrame:
-    """Binary ``.metrics.average_precision`` of all rows of the Spark frame."""
+    """Binary ``.metrics.average_precision`` of all rows of the Spark frame.
+
+    Parameters
+    ----------
+    sdf
+        The Spark frame.
+    y_true, y_score, by, pos_label, weight, bins
+        As :meth:`MetricsLazyFrame.average_precision`.
+    ci, n_boot, seed, ci_method
+        As :meth:`MetricsLazyFrame.average_precision` (``"bootstrap"``):
+        computed on the driver from the merged state; for a seed, the frame
+        method's interval on the same rows.  Not with ``weight`` (refused before
+        any Spark job).
+
+    Returns
+    -------
+    DataFrame
+        ``.metrics.average_precision`` of all rows of the Spark frame.
+    """
+    options = {"ci": ci, "n_boot": n_boot, "seed": seed, "ci_method": ci_method}
     common = {"by": by, "pos_label": pos_label, "weight": weight, "bins": bins}
-    return _ranking(sdf, "average_precision", y_true, y_score, common=common, options={}, finish={})
+    return _ranking(
+        sdf, "average_precision", y_true, y_score, common=common, options=options, finish=options
+    )
 
 
 def roc_curve(

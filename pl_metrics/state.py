@@ -11,6 +11,11 @@ same frames as the methods run on all rows at once::
 
 Counts (integers) merge exactly, so the results are bit-for-bit equal; weighted
 sums are equal up to the order of float additions (~1e-15 relative).
+
+Intervals (``ci=``) come from the merged state too: the bootstrap redraws the
+state's cells (a multinomial of its counts), so a merged state of un-weighted
+counts gives, for a seed, the interval the frame method gives on all the rows.
+A state made with ``weight=`` (float sums) has no interval.
 """
 
 from __future__ import annotations
@@ -29,10 +34,18 @@ from pl_metrics._core import names
 from pl_metrics._core import scores as sc
 from pl_metrics._core.confusion import Counts
 from pl_metrics._core.names import ACTUAL, ALL, COUNTS_STATE, PREDICTED, SCORE_STATE
+from pl_metrics._intervals import attach as iv
 from pl_metrics._multilabel import counts as mc
 from pl_metrics._multilabel import metrics as mm
 from pl_metrics._multilabel import state as mls
-from pl_metrics._typing import By, Labels
+from pl_metrics._typing import (
+    AucCiMethod,
+    BootstrapCiMethod,
+    By,
+    KappaWeights,
+    LabelCiMethod,
+    Labels,
+)
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
 
@@ -134,6 +147,28 @@ def _state_error(column: str, what: str, n: int) -> v.DataError:
     return v.Bad.state(column, n, what)
 
 
+def _wants_ci(  # noqa: PLR0917 - a finisher's own arguments, in order
+    schema: pl.Schema,
+    values: Sequence[str],
+    method: str,
+    ci: float | None,
+    n_boot: int,
+    ci_method: str,
+    seed: object,
+) -> bool:
+    """The frame method's interval checks (its options, in its order), and a state of
+    integer counts (``values``: the state's count columns)."""
+    return v.wants_ci(
+        ci,
+        n_boot,
+        ci_method,
+        None,
+        seed=seed,
+        methods=v.CI_METHODS[method],
+        counts={c: schema[c] for c in values},
+    )
+
+
 def _collect(frame: pl.LazyFrame, eager: bool) -> pl.DataFrame | pl.LazyFrame:
     return frame.collect() if eager else frame
 
@@ -142,6 +177,12 @@ class CountsState(Generic[FrameT]):
     """A merged confusion-counts state; its methods return what ``.metrics`` returns.
 
     Results are DataFrames when the state was a DataFrame, LazyFrames otherwise.
+    ``per_class``, ``averages``, ``report`` and ``summary`` take the frame
+    methods' ``ci``, ``n_boot``, ``seed`` and ``ci_method``: for a seed, the
+    interval is the frame method's on the rows the states were made of (the
+    bootstrap redraws the merged counts), whatever the shards.  Intervals need
+    a state of un-weighted (integer) counts: one made with ``weight=`` is
+    refused (``ValueError``).
     """
 
     def __init__(self, state: FrameT, *, by: By = None) -> None:
@@ -160,8 +201,13 @@ class CountsState(Generic[FrameT]):
             label_columns=self._types.float_columns,
         )
 
-    def _counts(self, labels: Labels, method: str, beta: float = 1.0) -> Counts:
-        v.check_by(self._schema, self._by, names.output_columns(method, beta=beta))
+    def _wants_ci(
+        self, method: str, ci: float | None, n_boot: int, ci_method: str, seed: object
+    ) -> bool:
+        return _wants_ci(self._schema, ("count",), method, ci, n_boot, ci_method, seed)
+
+    def _counts(self, labels: Labels, method: str, beta: float = 1.0, ci: bool = False) -> Counts:
+        v.check_by(self._schema, self._by, names.output_columns(method, beta=beta, ci=ci))
         frame = self._frame.with_columns(pl.col(ACTUAL, PREDICTED).cast(self._types.compute))
         labels_s = (
             None if labels is None else v.labels_series(labels, self._types.compute, "actual")
@@ -175,41 +221,149 @@ class CountsState(Generic[FrameT]):
         counts = self._counts(labels, "confusion_matrix")
         return _collect(cls.confusion_matrix(counts, normalize=normalize), self._eager)  # type: ignore[return-value]
 
-    def per_class(
-        self, *, labels: Labels = None, beta: float = 1.0, zero_division: float = 0.0
+    def _label_scores(
+        self,
+        method: str,
+        *,
+        labels: Labels,
+        beta: float,
+        zero_division: float,
+        ci: float | None,
+        n_boot: int,
+        seed: int | None,
+        ci_method: str,
     ) -> FrameT:
-        """As :meth:`MetricsLazyFrame.per_class`."""
+        """per_class / averages / report: options (the frame method's order), counts,
+        point estimates, intervals."""
         b, zd = v.check_beta(beta), v.check_zero_division(zero_division)
-        result = cls.per_class(self._counts(labels, "per_class", b), beta=b, zero_division=zd)
+        with_ci = self._wants_ci(method, ci, n_boot, ci_method, seed)
+        result = iv.finish_labels(
+            self._counts(labels, method, b, ci=with_ci),
+            method,
+            beta=b,
+            zero_division=zd,
+            ci=ci if with_ci else None,
+            ci_method=ci_method,
+            n_boot=n_boot,
+            seed=seed,
+        )
         return _collect(result, self._eager)  # type: ignore[return-value]
+
+    def per_class(
+        self,
+        *,
+        labels: Labels = None,
+        beta: float = 1.0,
+        zero_division: float = 0.0,
+        ci: float | None = None,
+        n_boot: int = 1000,
+        seed: int | None = 0,
+        ci_method: LabelCiMethod = "bootstrap",
+    ) -> FrameT:
+        """As :meth:`MetricsLazyFrame.per_class`, ``ci`` included (integer counts only)."""
+        return self._label_scores(
+            "per_class",
+            labels=labels,
+            beta=beta,
+            zero_division=zero_division,
+            ci=ci,
+            n_boot=n_boot,
+            seed=seed,
+            ci_method=ci_method,
+        )
 
     def averages(
-        self, *, labels: Labels = None, beta: float = 1.0, zero_division: float = 0.0
+        self,
+        *,
+        labels: Labels = None,
+        beta: float = 1.0,
+        zero_division: float = 0.0,
+        ci: float | None = None,
+        n_boot: int = 1000,
+        seed: int | None = 0,
+        ci_method: BootstrapCiMethod = "bootstrap",
     ) -> FrameT:
-        """As :meth:`MetricsLazyFrame.averages`."""
-        b, zd = v.check_beta(beta), v.check_zero_division(zero_division)
-        result = cls.averages(self._counts(labels, "averages", b), beta=b, zero_division=zd)
-        return _collect(result, self._eager)  # type: ignore[return-value]
+        """As :meth:`MetricsLazyFrame.averages`, ``ci`` included (integer counts only)."""
+        return self._label_scores(
+            "averages",
+            labels=labels,
+            beta=beta,
+            zero_division=zero_division,
+            ci=ci,
+            n_boot=n_boot,
+            seed=seed,
+            ci_method=ci_method,
+        )
 
     def report(
-        self, *, labels: Labels = None, beta: float = 1.0, zero_division: float = 0.0
+        self,
+        *,
+        labels: Labels = None,
+        beta: float = 1.0,
+        zero_division: float = 0.0,
+        ci: float | None = None,
+        n_boot: int = 1000,
+        seed: int | None = 0,
+        ci_method: BootstrapCiMethod = "bootstrap",
     ) -> FrameT:
-        """As :meth:`MetricsLazyFrame.report`."""
-        b, zd = v.check_beta(beta), v.check_zero_division(zero_division)
-        result = cls.report(self._counts(labels, "report", b), beta=b, zero_division=zd)
-        return _collect(result, self._eager)  # type: ignore[return-value]
+        """As :meth:`MetricsLazyFrame.report`, ``ci`` included (integer counts only).
 
-    def summary(self, *, labels: Labels = None, kappa_weights: str | None = None) -> FrameT:
-        """As :meth:`MetricsLazyFrame.summary`."""
+        Examples
+        --------
+        >>> import polars as pl, pl_metrics as plm
+        >>> rows = pl.DataFrame({"t": [0, 1, 1, 0, 1, 1] * 5, "p": [0, 1, 0, 0, 1, 1] * 5})
+        >>> shards = [rows[:12], rows[12:]]
+        >>> state = pl.concat([shard.metrics.counts("t", "p") for shard in shards])
+        >>> from_state = plm.from_counts(state).report(ci=0.95, n_boot=200, seed=1)
+        >>> from_state.equals(rows.metrics.report("t", "p", ci=0.95, n_boot=200, seed=1))
+        True
+        """
+        return self._label_scores(
+            "report",
+            labels=labels,
+            beta=beta,
+            zero_division=zero_division,
+            ci=ci,
+            n_boot=n_boot,
+            seed=seed,
+            ci_method=ci_method,
+        )
+
+    def summary(
+        self,
+        *,
+        labels: Labels = None,
+        ci: float | None = None,
+        n_boot: int = 1000,
+        seed: int | None = 0,
+        ci_method: LabelCiMethod = "bootstrap",
+        kappa_weights: KappaWeights | None = None,
+    ) -> FrameT:
+        """As :meth:`MetricsLazyFrame.summary`, ``ci`` included (integer counts only)."""
         kappa_weights = v.check_optional_choice(
             "kappa_weights", kappa_weights, ("linear", "quadratic")
         )
-        result = cls.summary(self._counts(labels, "summary"), kappa_weights=kappa_weights)
+        with_ci = self._wants_ci("summary", ci, n_boot, ci_method, seed)
+        if with_ci:
+            v.check_kappa_interval(kappa_weights, ci_method)
+        result = iv.finish_summary(
+            self._counts(labels, "summary", ci=with_ci),
+            kappa_weights=kappa_weights,
+            ci=ci if with_ci else None,
+            ci_method=ci_method,
+            n_boot=n_boot,
+            seed=seed,
+        )
         return _collect(result, self._eager)  # type: ignore[return-value]
 
 
 class ScoreCountsState(Generic[FrameT]):
-    """A merged per-score state (binary); its methods return what ``.metrics`` returns."""
+    """A merged per-score state (binary); its methods return what ``.metrics`` returns.
+
+    ``roc_auc`` and ``average_precision`` take the frame methods' ``ci``,
+    ``n_boot``, ``seed`` and ``ci_method``, as :class:`CountsState`'s methods do
+    (integer ``pos`` / ``neg`` only: a state made with ``weight=`` is refused).
+    """
 
     def __init__(self, state: FrameT, *, by: By = None) -> None:
         self._eager = isinstance(state, pl.DataFrame)
@@ -228,24 +382,62 @@ class ScoreCountsState(Generic[FrameT]):
         keys = names.segment_keys(self._by)
         self._state = sc.ScoreCounts(merged.cache(), list(self._by.names), keys)
 
-    def _counts(self, method: str) -> sc.ScoreCounts:
-        v.check_by(self._schema, self._by, names.output_columns(method))
+    def _counts(self, method: str, ci: bool = False) -> sc.ScoreCounts:
+        v.check_by(self._schema, self._by, names.output_columns(method, ci=ci))
         return self._state
 
-    def roc_auc(self, *, error_bound: bool = False, max_fpr: float | None = None) -> FrameT:
+    def _wants_ci(
+        self, method: str, ci: float | None, n_boot: int, ci_method: str, seed: object
+    ) -> bool:
+        return _wants_ci(self._schema, ("pos", "neg"), method, ci, n_boot, ci_method, seed)
+
+    def roc_auc(
+        self,
+        *,
+        error_bound: bool = False,
+        max_fpr: float | None = None,
+        ci: float | None = None,
+        n_boot: int = 1000,
+        seed: int | None = 0,
+        ci_method: AucCiMethod = "bootstrap",
+    ) -> FrameT:
         """As :meth:`MetricsLazyFrame.roc_auc` (binary); ``error_bound=True`` adds the
         ``roc_auc_error_bound`` column of a binned state (``bins=``); ``max_fpr``: the
-        standardised partial AUC (not with ``error_bound``)."""
+        standardised partial AUC (not with ``error_bound`` nor ``ci``); ``ci``
+        (integer counts only): the interval of the AUC of the state's scores (of a
+        binned state: of the binned AUC, as the frame method with ``bins``)."""
         max_fpr = v.check_max_fpr(max_fpr)
-        if max_fpr is not None and error_bound:
-            msg = "`max_fpr` takes no `error_bound` (the bound is of the whole area): drop one"
-            raise ValueError(msg)
-        result = rk.roc_auc(self._counts("roc_auc"), error_bound=error_bound, max_fpr=max_fpr)
+        with_ci = self._wants_ci("roc_auc", ci, n_boot, ci_method, seed)
+        v.check_partial_auc(max_fpr, bound="error_bound", bounded=bool(error_bound), ci=with_ci)
+        result = iv.finish_roc_auc(
+            self._counts("roc_auc", ci=with_ci),
+            error_bound=error_bound,
+            max_fpr=max_fpr,
+            ci=ci if with_ci else None,
+            ci_method=ci_method,
+            n_boot=n_boot,
+            seed=seed,
+        )
         return _collect(result, self._eager)  # type: ignore[return-value]
 
-    def average_precision(self) -> FrameT:
-        """As :meth:`MetricsLazyFrame.average_precision`."""
-        return _collect(rk.average_precision(self._counts("average_precision")), self._eager)  # type: ignore[return-value]
+    def average_precision(
+        self,
+        *,
+        ci: float | None = None,
+        n_boot: int = 1000,
+        seed: int | None = 0,
+        ci_method: BootstrapCiMethod = "bootstrap",
+    ) -> FrameT:
+        """As :meth:`MetricsLazyFrame.average_precision`, ``ci`` included (integer
+        counts only)."""
+        with_ci = self._wants_ci("average_precision", ci, n_boot, ci_method, seed)
+        result = iv.finish_average_precision(
+            self._counts("average_precision", ci=with_ci),
+            ci=ci if with_ci else None,
+            n_boot=n_boot,
+            seed=seed,
+        )
+        return _collect(result, self._eager)  # type: ignore[return-value]
 
     def roc_curve(self, *, drop_intermediate: bool = True) -> FrameT:
         """As :meth:`MetricsLazyFrame.roc_curve`."""

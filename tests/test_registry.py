@@ -190,6 +190,7 @@ METHODS: list[Entry] = [
         ci=True,
         weighted=False,
         bootstrap=True,
+        state="counts",
     ),
     Entry("summary", _m("summary"), ("labels",), state="counts"),
     Entry(
@@ -295,6 +296,7 @@ METHODS: list[Entry] = [
         ci=True,
         weighted=False,
         bootstrap=True,
+        state="counts",
     ),
     Entry("roc_auc", _b("roc_auc"), ("binary",), state="score_counts"),
     Entry("roc_auc[bins]", _b("roc_auc", bins=8), ("binary",), outputs="roc_auc"),
@@ -306,6 +308,7 @@ METHODS: list[Entry] = [
         ci=True,
         weighted=False,
         bootstrap=True,
+        state="score_counts",
     ),
     Entry(
         "roc_auc[delong]",
@@ -314,6 +317,7 @@ METHODS: list[Entry] = [
         outputs="roc_auc",
         ci=True,
         weighted=False,
+        state="score_counts",
     ),
     Entry(
         "roc_auc[ovr]",
@@ -503,6 +507,7 @@ METHODS: list[Entry] = [
         ci=True,
         weighted=False,
         bootstrap=True,
+        state="score_counts",
     ),
     Entry("roc_curve", _b("roc_curve"), ("binary",), state="score_counts"),
     Entry(
@@ -732,6 +737,12 @@ FINISHERS: dict[str, Callable[[object, Cols], object]] = {
     "summary": lambda st, c: st.summary(),
     "roc_auc": lambda st, c: st.roc_auc(),
     "average_precision": lambda st, c: st.average_precision(),
+    # intervals from a merged state of un-weighted counts: the frame method's draws
+    "report[ci]": lambda st, c: st.report(**CI),
+    "summary[ci]": lambda st, c: st.summary(**CI),
+    "roc_auc[ci]": lambda st, c: st.roc_auc(**CI),
+    "roc_auc[delong]": lambda st, c: st.roc_auc(ci=0.9, ci_method="delong"),
+    "average_precision[ci]": lambda st, c: st.average_precision(**CI),
     "roc_curve": lambda st, c: st.roc_curve(),
     "pr_curve": lambda st, c: st.pr_curve(),
     "ks": lambda st, c: st.ks(),
@@ -900,7 +911,7 @@ STATEFUL = [e for e in METHODS if e.state]
 @pytest.mark.parametrize("entry", STATEFUL, ids=[e.name for e in STATEFUL])
 @pytest.mark.parametrize("lazy", [False, True], ids=["eager", "lazy"])
 def test_merged_states_agree(entry: Entry, lazy: bool) -> None:
-    c = Cols(w="w")
+    c = Cols(w="w") if entry.weighted else Cols()  # intervals: states of un-weighted rows
     shards = DATA.with_columns(part=pl.int_range(pl.len()) % 3).partition_by("part")
     make = BY_NAME[entry.state]
     states = [run(make, shard.drop("part"), c) for shard in shards]

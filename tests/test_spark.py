@@ -213,6 +213,43 @@ def test_states_equal_one_machine(df: pl.DataFrame, sdf: SparkFrame) -> None:
     _equal(got, expected, close=True)
 
 
+def test_intervals_equal_one_machine(df: pl.DataFrame, sdf: SparkFrame) -> None:
+    # the bootstrap redraws the merged state, a segment's draws seeded by the seed and
+    # its key: for a seed, the frame method's interval on the same rows, bit for bit
+    ci = {"ci": 0.95, "n_boot": 200, "seed": 1}
+    calls: list[tuple[str, tuple[str, str], dict[str, object]]] = [
+        ("report", ("t_str", "p_str"), {"by": "seg", **ci}),
+        ("per_class", ("y_true", "y_pred"), {"ci": 0.9, "ci_method": "wilson", "beta": 2.0}),
+        ("summary", ("t_bool", "p_bool"), {"by": "odd name.x", **ci}),
+        ("roc_auc", ("y", "s2"), {"by": "seg", **ci}),
+        ("roc_auc", ("y", "s"), {"by": "seg", "bins": 100, **ci}),
+        ("average_precision", ("y", "s2"), {"by": "seg", "ci": 0.9, "n_boot": 100, "seed": 7}),
+    ]
+    for method, args, options in calls:
+        got = getattr(pms, method)(sdf, *args, **options)
+        assert any(c.endswith("_low") for c in got.columns), method
+        _equal(got, getattr(df.metrics, method)(*args, **options), close=False)
+    # DeLong: the frame method sorts continuous scores, the state counts them (1e-12)
+    got = pms.roc_auc(sdf, "y", "s", by="seg", ci=0.95, ci_method="delong")
+    _equal(got, df.metrics.roc_auc("y", "s", by="seg", ci=0.95, ci_method="delong"), close=True)
+
+
+def test_intervals_with_weights_are_refused_before_any_job(
+    spark: SparkSession, df: pl.DataFrame, sdf: SparkFrame
+) -> None:
+    context = spark.sparkContext
+    context.setJobGroup("pl_metrics weight ci", "must run no job")
+    try:
+        for method, args in (("report", ("y_true", "y_pred")), ("roc_auc", ("y", "s"))):
+            _same_error(
+                lambda m=method, a=args: getattr(pms, m)(sdf, *a, weight="w", ci=0.9),
+                lambda m=method, a=args: getattr(df.metrics, m)(*a, weight="w", ci=0.9),
+            )
+    finally:
+        context.setLocalProperty("spark.jobGroup.id", None)  # type: ignore[arg-type]
+    assert list(context.statusTracker().getJobIdsForGroup("pl_metrics weight ci")) == []
+
+
 def test_by_expressions_are_evaluated_on_the_executors(df: pl.DataFrame, sdf: SparkFrame) -> None:
     upper = pl.col("odd name.x").str.to_uppercase().alias("X")
     got = pms.summary(sdf, "y_true", "y_pred", by=upper)
@@ -292,6 +329,10 @@ def test_schema_and_option_errors_are_the_frame_methods(df: pl.DataFrame, sdf: S
         ("roc_auc", ("t_str", "s"), {}),  # String labels need pos_label
         ("roc_auc", ("y", "s"), {"bins": 0}),
         ("roc_auc", ("y", "s"), {"by": pl.col("nope").alias("k")}),
+        ("summary", ("y_true", "y_pred"), {"ci": 0.9, "kappa_weights": "linear"}),
+        ("report", ("y_true", "y_pred"), {"ci": 0.9, "ci_method": "wilson"}),
+        ("roc_auc", ("y", "s"), {"ci": 0.9, "max_fpr": 0.5}),
+        ("average_precision", ("y", "s"), {"ci": 0.9, "n_boot": 0}),
     ]
     for method, args, options in calls:
         _same_error(

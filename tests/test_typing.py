@@ -35,6 +35,7 @@ from pl_metrics import _over_time as ot
 from pl_metrics import _paired as pt
 from pl_metrics import _typing as tp
 from pl_metrics._core import multiple, names
+from pl_metrics.state import CountsState, ScoreCountsState
 
 ROOT = Path(__file__).resolve().parents[1]
 USER = ROOT / "tests" / "typing"
@@ -184,6 +185,48 @@ def test_literal_lists_what_the_method_accepts(name: str, param: str, values: se
     accepted = re.search(r"one of (\[.*?\])", str(info.value))
     assert accepted is not None, str(info.value)
     assert set(ast.literal_eval(accepted.group(1))) == values
+
+
+#: The state finishers' ``Literal`` parameters: ``ci_method`` and ``kappa_weights``.
+_STATES = {
+    CountsState: plm.from_counts(_ROWS.collect().metrics.counts("y", "p")),
+    ScoreCountsState: plm.from_score_counts(_ROWS.collect().metrics.score_counts("p", "s")),
+}
+_STATE_LITERAL_PARAMS = [
+    (cls_, name, param, _literals(hint))
+    for cls_ in _STATES
+    for name, method in inspect.getmembers(cls_, inspect.isfunction)
+    if not name.startswith("_")
+    for param, hint in typing.get_type_hints(method).items()
+    if param != "return" and _literals(hint)
+]
+
+
+@pytest.mark.parametrize(
+    ("cls_", "name", "param", "values"),
+    _STATE_LITERAL_PARAMS,
+    ids=[f"{c.__name__}.{n}.{p}" for c, n, p, _ in _STATE_LITERAL_PARAMS],
+)
+def test_state_literal_lists_what_the_finisher_accepts(
+    cls_: type, name: str, param: str, values: set[str]
+) -> None:
+    kwargs: dict[str, object] = {param: "__misspelled__"}
+    if param == "ci_method":
+        kwargs["ci"] = 0.9
+    with pytest.raises(ValueError, match=rf"`{param}` must be") as info:
+        getattr(_STATES[cls_], name)(**kwargs)
+    accepted = re.search(r"one of (\[.*?\])", str(info.value))
+    assert accepted is not None, str(info.value)
+    assert set(ast.literal_eval(accepted.group(1))) == values
+
+
+def test_the_state_probes_cover_the_interval_options() -> None:
+    probed = {(c.__name__, n, p) for c, n, p, _ in _STATE_LITERAL_PARAMS}
+    for name in ("per_class", "averages", "report", "summary"):
+        assert ("CountsState", name, "ci_method") in probed
+    assert ("CountsState", "summary", "kappa_weights") in probed
+    for name in ("roc_auc", "average_precision"):
+        assert ("ScoreCountsState", name, "ci_method") in probed
 
 
 def _key(p: inspect.Parameter) -> tuple[object, ...]:

@@ -17,6 +17,7 @@ states, the CLI); the label dtype rules live in :mod:`pl_metrics._core.labels`.
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
 import math
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -255,6 +256,70 @@ def check_ci(ci: object, n_boot: object, ci_method: object, methods: Sequence[st
     positive_int("n_boot", n_boot)
     check_choice("ci_method", ci_method, methods)
     return True
+
+
+#: The ``ci_method`` values of each method with intervals (the first, the default),
+#: for the frame methods and the state finishers alike.
+CI_METHODS: dict[str, tuple[str, ...]] = {
+    "per_class": ("bootstrap", "wilson"),
+    "averages": ("bootstrap",),
+    "report": ("bootstrap",),
+    "summary": ("bootstrap", "wilson"),
+    "roc_auc": ("bootstrap", "delong"),
+    "average_precision": ("bootstrap",),
+}
+
+
+def wants_ci(
+    ci: float | None,
+    n_boot: int,
+    ci_method: str,
+    weight: str | None,
+    *,
+    seed: object,
+    methods: tuple[str, ...],
+    counts: Mapping[str, pl.DataType] | None = None,
+) -> bool:
+    """Check the interval options (before anything else); True when intervals are asked for.
+
+    ``weight``: the frame method's weight column; ``counts``: a state finisher's
+    count columns and their dtypes.  Intervals resample counts of rows: a weight,
+    or a state whose counts are not integers (made with ``weight=``), is refused.
+    """
+    if not check_ci(ci, n_boot, ci_method, methods):
+        return False
+    check_seed(seed)
+    if ci_method == "bootstrap" and importlib.util.find_spec("numpy") is None:
+        msg = "ci_method='bootstrap' needs numpy: pip install numpy (or use an analytic ci_method)"
+        raise ModuleNotFoundError(msg)
+    if weight is not None:
+        msg = (
+            "`ci` needs un-weighted rows (the intervals resample counts of rows); "
+            "drop `weight` or compute the weighted point estimate alone"
+        )
+        raise ValueError(msg)
+    for column, dtype in (counts or {}).items():
+        if not dtype.is_integer():
+            msg = (
+                f"`ci` needs a state of un-weighted counts (the intervals resample counts "
+                f"of rows), but state column {column!r} is {dtype}, not integers: a state "
+                "made with `weight=` holds sums of weights. Make the states without "
+                "`weight`, or drop `ci` for the weighted point estimate alone (counts "
+                "of rows that were stored as floats: cast them to Int64 first)"
+            )
+            raise ValueError(msg)
+    return True
+
+
+def check_partial_auc(max_fpr: float | None, *, bound: str, bounded: bool, ci: bool) -> None:
+    """``roc_auc(max_fpr=...)``: the partial AUC takes no error bound (``bounded``:
+    asked for by the option named ``bound``, ``bins`` or ``error_bound``) and no ``ci``."""
+    if max_fpr is not None and (bounded or ci):
+        msg = (
+            f"`max_fpr` takes neither `{bound}` (the error bound is of the whole area) "
+            "nor `ci`: drop them for the partial AUC"
+        )
+        raise ValueError(msg)
 
 
 def by_names(by: object) -> list[str]:

@@ -1,9 +1,14 @@
 """``ci=``: add ``<metric>_low`` / ``<metric>_high`` columns to the metric frames.
 
 The point estimates come from the usual functions; the intervals from
-:mod:`pl_metrics._bootstrap` (multinomial bootstrap of the state, Wilson,
-DeLong).  Every function takes the state and the finished point-estimate frame
-and returns that frame with the interval columns appended.
+:mod:`pl_metrics._intervals.draws` (multinomial bootstrap of the state) and
+:mod:`pl_metrics._intervals.analytic` (Wilson, DeLong).  The ``finish_*``
+functions are a method's whole result from its counts, the point estimates
+and, with ``ci``, their intervals: the frame methods and the state finishers
+(``from_counts`` / ``from_score_counts``, so Dask and Spark) call them with
+the same counts, so the same seed gives the same interval on every path.
+The others take the state and the finished point-estimate frame and return
+that frame with the interval columns appended.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import polars as pl
 
 from pl_metrics import _classification as cls
+from pl_metrics import _ranking as rk
 from pl_metrics._core import names
 from pl_metrics._core import scores as sc
 from pl_metrics._core.confusion import ACTUAL, LABEL, ORD, PREDICTED, Counts, label_set
@@ -163,10 +169,91 @@ def delong(counts: sc.ScoreCounts, point: pl.LazyFrame, ci: float) -> pl.LazyFra
     )
 
 
+def finish_labels(
+    counts: Counts,
+    kind: str,
+    *,
+    beta: float,
+    zero_division: float,
+    ci: float | None,
+    ci_method: str,
+    n_boot: int,
+    seed: int | None,
+) -> pl.LazyFrame:
+    """per_class / averages / report (``kind``) of ``counts``; with ``ci`` (options
+    checked: :func:`~pl_metrics._core.checks.wants_ci`), their intervals."""
+    point = getattr(cls, kind)(counts, beta=beta, zero_division=zero_division)
+    if ci is None:
+        return point
+    if ci_method == "wilson":
+        return wilson_per_class(point, ci, beta)
+    return bootstrap_labels(
+        counts,
+        point,
+        kind,
+        beta=beta,
+        zero_division=zero_division,
+        ci=ci,
+        n_boot=n_boot,
+        seed=seed,
+    )
+
+
+def finish_summary(
+    counts: Counts,
+    *,
+    kappa_weights: str | None,
+    ci: float | None,
+    ci_method: str,
+    n_boot: int,
+    seed: int | None,
+) -> pl.LazyFrame:
+    """summary of ``counts``; with ``ci``, its intervals (Wilson: accuracy only)."""
+    point = cls.summary(counts, kappa_weights=kappa_weights)
+    if ci is None:
+        return point
+    if ci_method == "wilson":
+        return wilson_accuracy(point, ci)
+    return bootstrap_labels(counts, point, "summary", ci=ci, n_boot=n_boot, seed=seed)
+
+
+def finish_roc_auc(
+    counts: sc.ScoreCounts,
+    *,
+    error_bound: bool,
+    max_fpr: float | None,
+    ci: float | None,
+    ci_method: str,
+    n_boot: int,
+    seed: int | None,
+) -> pl.LazyFrame:
+    """Binary ROC AUC of the per-score ``counts``; with ``ci``, its interval."""
+    point = rk.roc_auc(counts, error_bound=error_bound, max_fpr=max_fpr)
+    if ci is None:
+        return point
+    if ci_method == "delong":
+        return delong(counts, point, ci)
+    return bootstrap_scores(counts, point, "roc_auc", ci=ci, n_boot=n_boot, seed=seed)
+
+
+def finish_average_precision(
+    counts: sc.ScoreCounts, *, ci: float | None, n_boot: int, seed: int | None
+) -> pl.LazyFrame:
+    """Binary average precision of the per-score ``counts``; with ``ci``, its interval."""
+    point = rk.average_precision(counts)
+    if ci is None:
+        return point
+    return bootstrap_scores(counts, point, "average_precision", ci=ci, n_boot=n_boot, seed=seed)
+
+
 __all__ = [
     "bootstrap_labels",
     "bootstrap_scores",
     "delong",
+    "finish_average_precision",
+    "finish_labels",
+    "finish_roc_auc",
+    "finish_summary",
     "wilson_accuracy",
     "wilson_per_class",
 ]

@@ -1,46 +1,19 @@
-"""What every namespace method shares: the interval options and the eager twins."""
+"""What every namespace method shares: the eager twins (the interval options are
+:func:`pl_metrics._core.checks.wants_ci`, shared with the state finishers)."""
 
 from __future__ import annotations
 
 import functools
-import importlib.util
 import inspect
 from collections.abc import Callable
 from typing import Concatenate, ParamSpec, Protocol, TypeVar
 
 import polars as pl
 
-from pl_metrics._core import checks as v
-
 P = ParamSpec("P")
 L = TypeVar("L")
 L_co = TypeVar("L_co", covariant=True)
 R = TypeVar("R")
-
-
-def wants_ci(
-    ci: float | None,
-    n_boot: int,
-    ci_method: str,
-    weight: str | None,
-    *,
-    seed: object,
-    methods: tuple[str, ...],
-) -> bool:
-    """Check the interval options (before anything else); True when intervals are asked for."""
-    if not v.check_ci(ci, n_boot, ci_method, methods):
-        return False
-    v.check_seed(seed)
-    if ci_method == "bootstrap" and importlib.util.find_spec("numpy") is None:
-        msg = "ci_method='bootstrap' needs numpy: pip install numpy (or use an analytic ci_method)"
-        raise ModuleNotFoundError(msg)
-    if weight is not None:
-        msg = (
-            "`ci` needs un-weighted rows (the intervals resample counts of rows); "
-            "drop `weight` or compute the weighted point estimate alone"
-        )
-        raise ValueError(msg)
-    return True
 
 
 class Eager(Protocol[L_co]):

@@ -13,7 +13,7 @@ from pl_metrics import _fairness as fair
 from pl_metrics._core import checks as v
 from pl_metrics._core import formulas as fm
 from pl_metrics._core import names
-from pl_metrics._namespace._common import wants_ci
+from pl_metrics._core.checks import wants_ci
 from pl_metrics._typing import By, DisparityMethod, FairnessAgg, FairnessMetric
 
 _METHODS = ("between_groups", "to_overall")

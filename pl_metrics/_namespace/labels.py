@@ -8,11 +8,11 @@ import polars as pl
 from pl_metrics import _classification as cls
 from pl_metrics._core import checks as v
 from pl_metrics._core import names
+from pl_metrics._core.checks import wants_ci as _wants_ci
 from pl_metrics._core.confusion import Counts, confusion_counts
 from pl_metrics._core.names import COUNTS_STATE
 from pl_metrics._intervals import attach as iv
 from pl_metrics._namespace import multilabel as ml
-from pl_metrics._namespace._common import wants_ci as _wants_ci
 from pl_metrics._typing import (
     BootstrapCiMethod,
     By,
@@ -65,7 +65,7 @@ class LabelMethods:
     ) -> pl.LazyFrame:
         """per_class / averages / report: options, counts, point estimates, intervals."""
         b, zd = v.check_beta(beta), v.check_zero_division(zero_division)
-        methods = ("bootstrap", "wilson") if method == "per_class" else ("bootstrap",)
+        methods = v.CI_METHODS[method]
         wants_ci = _wants_ci(ci, n_boot, ci_method, weight, seed=seed, methods=methods)
         if ml.is_multilabel(self._lf, y_true):
             ml.refuse_ci(ci, method, ci_method)
@@ -93,13 +93,15 @@ class LabelMethods:
             beta=b,
             ci=wants_ci,
         )
-        point = getattr(cls, method)(counts, beta=b, zero_division=zd)
-        if not wants_ci:
-            return point
-        if ci_method == "wilson":
-            return iv.wilson_per_class(point, ci, b)
-        return iv.bootstrap_labels(
-            counts, point, method, beta=b, zero_division=zd, ci=ci, n_boot=n_boot, seed=seed
+        return iv.finish_labels(
+            counts,
+            method,
+            beta=b,
+            zero_division=zd,
+            ci=ci if wants_ci else None,
+            ci_method=ci_method,
+            n_boot=n_boot,
+            seed=seed,
         )
 
     def confusion_matrix(
@@ -447,7 +449,7 @@ class LabelMethods:
             "kappa_weights", kappa_weights, ("linear", "quadratic")
         )
         wants_ci = _wants_ci(
-            ci, n_boot, ci_method, weight, seed=seed, methods=("bootstrap", "wilson")
+            ci, n_boot, ci_method, weight, seed=seed, methods=v.CI_METHODS["summary"]
         )
         if wants_ci:
             v.check_kappa_interval(kappa_weights, ci_method)
@@ -476,19 +478,14 @@ class LabelMethods:
             method="summary",
             ci=wants_ci,
         )
-        point = cls.summary(counts, kappa_weights=kappa_weights)
-        if wants_ci:
-            if ci_method == "wilson":
-                return iv.wilson_accuracy(point, ci)
-            return iv.bootstrap_labels(
-                counts,
-                point,
-                "summary",
-                ci=ci,
-                n_boot=n_boot,
-                seed=seed,
-            )
-        return point
+        return iv.finish_summary(
+            counts,
+            kappa_weights=kappa_weights,
+            ci=ci if wants_ci else None,
+            ci_method=ci_method,
+            n_boot=n_boot,
+            seed=seed,
+        )
 
     def counts(
         self, y_true: str, y_pred: str, *, by: By = None, weight: str | None = None

@@ -11,8 +11,8 @@ from pl_metrics import _probability as prob
 from pl_metrics._core import checks as v
 from pl_metrics._core import names
 from pl_metrics._core import scores as sc
+from pl_metrics._core.checks import wants_ci as _wants_ci
 from pl_metrics._core.confusion import confusion_counts
-from pl_metrics._namespace._common import wants_ci as _wants_ci
 from pl_metrics._typing import By, CiMethod, Labels, OverTimeMetric
 
 

@@ -14,9 +14,9 @@ from pl_metrics import _ranking_sorted as sorted_path
 from pl_metrics._core import checks as v
 from pl_metrics._core import names
 from pl_metrics._core import scores as sc
+from pl_metrics._core.checks import wants_ci as _wants_ci
 from pl_metrics._intervals import attach as iv
 from pl_metrics._multilabel import ranking as mr
-from pl_metrics._namespace._common import wants_ci as _wants_ci
 from pl_metrics._typing import (
     AucAverage,
     AucCiMethod,
@@ -227,14 +227,9 @@ class RankingMethods:
         y_true = v.check_column_name("y_true", y_true)
         if isinstance(y_score, str):
             wants_ci = _wants_ci(
-                ci, n_boot, ci_method, weight, seed=seed, methods=("bootstrap", "delong")
+                ci, n_boot, ci_method, weight, seed=seed, methods=v.CI_METHODS["roc_auc"]
             )
-            if max_fpr is not None and (bins is not None or wants_ci):
-                msg = (
-                    "`max_fpr` takes neither `bins` (its error bound is of the whole area) "
-                    "nor `ci`: drop them for the partial AUC"
-                )
-                raise ValueError(msg)
+            v.check_partial_auc(max_fpr, bound="bins", bounded=bins is not None, ci=wants_ci)
             counts = self._binary(
                 y_true,
                 y_score,
@@ -245,17 +240,19 @@ class RankingMethods:
                 method="roc_auc",
                 ci=wants_ci,
             )
-            point = rk.roc_auc(counts, error_bound=bins is not None, max_fpr=max_fpr)
-            if wants_ci and ci_method == "bootstrap":
-                return iv.bootstrap_scores(
-                    counts, point, "roc_auc", ci=ci, n_boot=n_boot, seed=seed
-                )
-            if wants_ci:
-                point = iv.delong(counts, point, ci)
-            if max_fpr is not None:
-                return point
             ci = ci if wants_ci else None
-            return self._sorted_or(point, y_true, y_score, by, pos_label, weight, bins, ci=ci)
+            counted = iv.finish_roc_auc(
+                counts,
+                error_bound=bins is not None,
+                max_fpr=max_fpr,
+                ci=ci,
+                ci_method=ci_method,
+                n_boot=n_boot,
+                seed=seed,
+            )
+            if max_fpr is not None or (ci is not None and ci_method == "bootstrap"):
+                return counted
+            return self._sorted_or(counted, y_true, y_score, by, pos_label, weight, bins, ci=ci)
         if ci is not None:
             msg = "`ci` is for binary ROC AUC (a column name as `y_score`)"
             raise ValueError(msg)
@@ -352,7 +349,8 @@ class RankingMethods:
                 self._lf, y_true, y_score, by=by, weight=weight, method="average_precision"
             )
             return mc.average_precision(state, average=average)
-        wants_ci = _wants_ci(ci, n_boot, ci_method, weight, seed=seed, methods=("bootstrap",))
+        methods = v.CI_METHODS["average_precision"]
+        wants_ci = _wants_ci(ci, n_boot, ci_method, weight, seed=seed, methods=methods)
         counts = self._binary(
             y_true,
             y_score,
@@ -363,18 +361,13 @@ class RankingMethods:
             method="average_precision",
             ci=wants_ci,
         )
-        point = rk.average_precision(counts)
+        counted = iv.finish_average_precision(
+            counts, ci=ci if wants_ci else None, n_boot=n_boot, seed=seed
+        )
         if wants_ci:
-            return iv.bootstrap_scores(
-                counts,
-                point,
-                "average_precision",
-                ci=ci,
-                n_boot=n_boot,
-                seed=seed,
-            )
+            return counted
         return self._sorted_or(
-            point, y_true, y_score, by, pos_label, weight, bins, metric="average_precision"
+            counted, y_true, y_score, by, pos_label, weight, bins, metric="average_precision"
         )
 
     def roc_curve(

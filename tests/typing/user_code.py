@@ -75,6 +75,12 @@ def main() -> None:
     reveal_type(plm.roc_auc("yb", "s"))  # revealed: Expr
     state = plm.from_counts(m.counts("y", "p", by="g"), by="g")
     reveal_type(state.report())  # revealed: DataFrame
+    # intervals from a state, with the frame methods' options
+    reveal_type(state.per_class(ci=0.9, ci_method="wilson"))  # revealed: DataFrame
+    reveal_type(state.summary(ci=0.9, n_boot=20, seed=None))  # revealed: DataFrame
+    scores = plm.from_score_counts(plm.metrics(lf).score_counts("yb", "s"))
+    reveal_type(scores.roc_auc(ci=0.9, ci_method="delong"))  # revealed: LazyFrame
+    reveal_type(scores.average_precision(ci=0.9, n_boot=20))  # revealed: LazyFrame
 
     # the two spellings give the same frame
     assert report.equals(df.metrics.report("y", "p", by="g"))  # type: ignore[attr-defined]

@@ -23,6 +23,13 @@ def misspelled_options(df: pl.DataFrame) -> None:
     m.html_report("y", "p", n_bin=5)  # E: call-arg
 
 
+def misspelled_state_options(df: pl.DataFrame) -> None:
+    state = plm.from_counts(df, by="g")
+    state.report(ci=0.9, ci_method="wilson")  # E: arg-type
+    state.summary(ci=0.9, kappa_weights="cubic")  # E: arg-type
+    plm.from_score_counts(df).roc_auc(ci=0.9, ci_method="wilson")  # E: arg-type
+
+
 def wrong_types(df: pl.DataFrame, lf: pl.LazyFrame) -> pl.DataFrame:
     plm.metrics(df).report("y", 3)  # E: arg-type
     plm.metrics(df).summary("y", "p", bogus=True)  # E: call-arg
