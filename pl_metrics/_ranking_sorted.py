@@ -422,19 +422,22 @@ def _in_batches(  # noqa: PLR0917 - the plan's parts, in order
     finish: Callable[[pl.DataFrame, Lists], pl.DataFrame],
     metrics: list[str],
 ) -> pl.LazyFrame:
-    """``finish`` of ``checked(rows.group_by(keys).agg(*lists, *scalars))``, the lists
-    sorted, made a batch of rows at a time: each batch is grouped in memory, the
-    batches' groups are merged (counts summed, minima of minima), and each
-    segment's lists are gathered from its batches and sorted only when
-    ``finish`` reads them, one segment at a time.  Polars' streaming ``group_by``
-    of lists holds every input column of the query until the end (100M rows of
-    Parquet: 3 GiB); this holds the lists' values, once.
+    """``finish`` of ``rows.group_by(keys).agg(*lists, *scalars)`` (the lists sorted), made
+    a batch of rows at a time: each batch's lists grouped in memory and its scalars
+    summed over the batch; the batches' groups merged, the scalars' totals
+    ``checked`` (counts summed, minima of minima) and set on every segment's row;
+    each segment's lists gathered from its batches and sorted only when ``finish``
+    reads them, one segment at a time.  Polars' streaming ``group_by`` of lists
+    holds every input column of the query until the end (100M rows of Parquet:
+    3 GiB); this holds the lists' values, once.
 
-    ``scalars``: counts (integers, summed) and the scores' minima (:data:`_MIN`).
+    ``scalars``: counts of rows (the checks, which the callers sum over the
+    segments) and the scores' minima (:data:`_MIN`), read over all the rows.
     """
+    import numpy as np
+
     needed = sorted({c for e in (*lists, *scalars) for c in e.meta.root_names()} - set(keys))
     batches = rows.select(*keys, *needed)
-    per_batch = [*lists, *scalars]
     counts = [e.meta.output_name() for e in scalars]
 
     def merge(name: str) -> pl.Expr:
@@ -442,28 +445,34 @@ def _in_batches(  # noqa: PLR0917 - the plan's parts, in order
             return pl.col(name).min()
         return pl.col(name).cast(pl.Int64).sum()  # a count of rows
 
-    def merged(parts: pl.LazyFrame) -> pl.LazyFrame:
-        return checked(parts.group_by(keys).agg(pl.col(_PART_ROW), *map(merge, counts)))
-
-    part_schema = batches.group_by(keys).agg(per_batch).collect_schema()
-    empty = pl.DataFrame(schema=part_schema).with_row_index(_PART_ROW)
+    part_schema = batches.group_by(keys).agg(lists).collect_schema()
     key_schema = {k: part_schema[k] for k in keys}
     schema = {**key_schema, **dict.fromkeys(metrics, pl.Float64)}
+    no_rows = pl.DataFrame(schema=batches.collect_schema())
 
     def run() -> pl.DataFrame:
-        import numpy as np
-
-        grouped = [
-            batch.group_by(keys).agg(per_batch)
-            for batch in batches.collect_batches(chunk_size=BATCH_ROWS, maintain_order=False)
-        ]
-        parts = pl.concat(grouped).with_row_index(_PART_ROW) if grouped else empty
-        df = merged(parts.lazy()).collect()
+        grouped, sums = [], [no_rows.select(scalars)]
+        for batch in batches.collect_batches(chunk_size=BATCH_ROWS, maintain_order=False):
+            lazy = batch.lazy()
+            per_segment, total = pl.collect_all(
+                [lazy.group_by(keys).agg(lists), lazy.select(scalars)], engine="in-memory"
+            )
+            grouped.append(per_segment)
+            sums.append(total)
+        totals = checked(pl.concat(sums).lazy().select(map(merge, counts))).collect()
+        parts = pl.concat(grouped or [pl.DataFrame(schema=part_schema)])
+        df = (
+            parts.select(keys)  # not the lists: grouping the frame would copy them
+            .with_row_index(_PART_ROW)
+            .group_by(keys)
+            .agg(_PART_ROW)
+            .with_columns(pl.lit(totals.get_column(c).item()).alias(c) for c in totals.columns)
+        )
         # a segment's row of each batch, read from the batch's own frame: a gather from
         # the concatenation (a chunk per batch) costs ~1 ms a row
         offsets = np.cumsum([0, *(g.height for g in grouped)])
 
-        def lists(name: str) -> Iterable[pl.Series]:
+        def lists_(name: str) -> Iterable[pl.Series]:
             columns = [g.get_column(name) for g in grouped]
             for rows_ in df.get_column(_PART_ROW):
                 at = rows_.to_numpy()
@@ -471,7 +480,7 @@ def _in_batches(  # noqa: PLR0917 - the plan's parts, in order
                 pieces = [columns[b][int(r - offsets[b])] for b, r in zip(batch, at, strict=True)]
                 yield pl.concat(pieces).sort()
 
-        return finish(df, lists)
+        return finish(df, lists_)
 
     return pl.defer(run, schema=schema)
 

@@ -30,17 +30,19 @@ def ranking_strategy(how: str) -> Iterator[None]:
     like: ``"count"`` per distinct score; ``"search"``: two sorts and a binary search;
     ``"keys"``: one sort of the scores with their labels, chosen on the first row
     alone, so that a negative score in a later row takes the fallback to the search
-    (``MixedSigns``)."""
+    (``MixedSigns``).  Segments are grouped in batches of 3 rows (``BATCH_ROWS``),
+    so that every segment's lists and every check's count are merged over batches."""
     from pl_metrics import _ranking_sorted as rs
 
-    old = rs.MIN_DISTINCT, rs.USE_KEYS, rs._SAMPLE
+    old = rs.MIN_DISTINCT, rs.USE_KEYS, rs._SAMPLE, rs.BATCH_ROWS
     rs.MIN_DISTINCT = 10**9 if how == "count" else -1
     rs.USE_KEYS = how == "keys"
     rs._SAMPLE = 1 if how == "keys" else old[2]
+    rs.BATCH_ROWS = 3
     try:
         yield
     finally:
-        rs.MIN_DISTINCT, rs.USE_KEYS, rs._SAMPLE = old
+        rs.MIN_DISTINCT, rs.USE_KEYS, rs._SAMPLE, rs.BATCH_ROWS = old
 
 
 def assert_close(left: pl.DataFrame, right: pl.DataFrame) -> None:

@@ -412,3 +412,22 @@ def test_dataframe_multiclass_continuous_equals_sklearn() -> None:
         assert got == pytest.approx(expected, rel=1e-9)
     with pytest.raises(plm.DataError, match="no score column"):
         df.with_columns(pl.lit(9).alias("y")).metrics.roc_auc("y", mapping)
+
+
+@pytest.mark.parametrize("how", ["search", "keys"])
+def test_sorted_path_counts_bad_rows_over_batches(how: str) -> None:
+    """Sorting by segment reads the rows in batches (3 rows under ``ranking_strategy``):
+    a check's count is the whole input's, as the counting path's message says."""
+    rng = np.random.default_rng(3)
+    n = 40
+    df = pl.DataFrame({"g": rng.choice(["a", "b"], n), "y": rng.integers(0, 2, n)})
+    df = df.with_columns(s=pl.Series(rng.random(n)))
+    every_4th = pl.int_range(pl.len()) % 4 == 0
+    bad = df.with_columns(pl.when(every_4th).then(None).otherwise(pl.col("s")).alias("s"))
+    messages = []
+    for strategy in ("count", how):
+        with oracle.ranking_strategy(strategy), pytest.raises(plm.DataError) as error:
+            bad.lazy().metrics.roc_auc("y", "s", by="g").collect()
+        messages.append(str(error.value))
+    assert messages[0] == messages[1]
+    assert "10 null" in messages[0]  # rows 0, 4, ..., 36

@@ -1832,6 +1832,7 @@ def _force_sorting(monkeypatch: pytest.MonkeyPatch, how: str) -> list[str]:
 
     monkeypatch.setattr(_ranking_sorted, "MIN_DISTINCT", -1)
     monkeypatch.setattr(_ranking_sorted, "USE_KEYS", how == "keys")
+    monkeypatch.setattr(_ranking_sorted, "BATCH_ROWS", 50)  # segments over several batches
     for name, metric in _ranking_sorted._METRICS.items():
         monkeypatch.setitem(_ranking_sorted._METRICS, name, counted(metric))
     return calls
