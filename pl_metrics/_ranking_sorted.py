@@ -20,6 +20,11 @@ Two ways to find the placements, both exact (:func:`strategy` picks one):
   sorted apart (one query, both sorts in parallel), one binary-searched in the
   other.
 
+By segment, the rows are read in batches (:func:`_in_batches`): each batch's keys
+(or scores) grouped by segment in memory, each segment's pieces concatenated
+and sorted when it is finished, one segment at a time.  Polars' streaming
+``group_by`` of lists would hold every column the query reads until the end.
+
 Average precision is a sum over the positives of the precision at their score:
 the rows at or above it are the positives from its run of ties on, and the
 negatives not below it.
