@@ -40,6 +40,7 @@ per distinct score; on continuous scores these are the same size.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import sys
@@ -404,18 +405,26 @@ def sorted_metric(
     if not segments:
         grouped = rows.select(*(e.sort().implode() for e in lists), *scalars, *minima)
         return checked(grouped).map_batches(
-            lambda df: finish(df, df.get_column), schema=dict.fromkeys(metrics, pl.Float64)
+            lambda df: finish(df, _ready(df)), schema=dict.fromkeys(metrics, pl.Float64)
         )
     result = _in_batches(rows, keys, lists, [*scalars, *minima], checked, finish, metrics)
     return names.restore_keys(result.sort(keys, nulls_last=True), segments.names)
 
 
+#: At most this many segments are finished two at a time (more: one at a time).
+_THREADED_SEGMENTS = 1_000
 #: Rows per batch of :func:`_in_batches`.
 BATCH_ROWS = 1 << 20
 _PART_ROW = f"{names.INTERNAL}part_row"
 
-#: ``lists(name)``: each segment's sorted values of the list aggregation ``name``.
-Lists = Callable[[str], Iterable[pl.Series]]
+#: ``lists(name)``: for each segment, a function that makes its sorted values of the
+#: list aggregation ``name`` (called when the segment is finished).
+Lists = Callable[[str], Iterable[Callable[[], pl.Series]]]
+
+
+def _ready(df: pl.DataFrame) -> Lists:
+    """The :data:`Lists` of a frame whose list columns hold the sorted values."""
+    return lambda name: [functools.partial(lambda s: s, s) for s in df.get_column(name)]
 
 
 def _in_batches(  # noqa: PLR0917 - the plan's parts, in order
@@ -477,13 +486,15 @@ def _in_batches(  # noqa: PLR0917 - the plan's parts, in order
         # the concatenation (a chunk per batch) costs ~1 ms a row
         offsets = np.cumsum([0, *(g.height for g in grouped)])
 
-        def lists_(name: str) -> Iterable[pl.Series]:
+        def segment(columns: list[pl.Series], at: Any) -> pl.Series:
+            batch = np.searchsorted(offsets, at, side="right") - 1
+            pieces = [columns[b][int(r - offsets[b])] for b, r in zip(batch, at, strict=True)]
+            return pl.concat(pieces).sort()
+
+        def lists_(name: str) -> Iterable[Callable[[], pl.Series]]:
             columns = [g.get_column(name) for g in grouped]
             for rows_ in df.get_column(_PART_ROW):
-                at = rows_.to_numpy()
-                batch = np.searchsorted(offsets, at, side="right") - 1
-                pieces = [columns[b][int(r - offsets[b])] for b, r in zip(batch, at, strict=True)]
-                yield pl.concat(pieces).sort()
+                yield functools.partial(segment, columns, rows_.to_numpy())
 
         return finish(df, lists_)
 
@@ -529,20 +540,36 @@ def _values(
     one-vs-rest AUCs of each of the ``height`` rows (segments) of the sorted lists;
     a segment at a time (its arrays are freed before the next one's are made)."""
     if keyed:
-        tasks = [(_Keyed(k) for k in lists(f"{_KEY}{i}")) for i in range(n_tasks)]
+        tasks = [
+            (functools.partial(lambda k: _Keyed(k()), k) for k in lists(f"{_KEY}{i}"))
+            for i in range(n_tasks)
+        ]
     else:
         tasks = [
-            (_Searched(p, n) for p, n in zip(lists(f"{_POS}{i}"), lists(f"{_NEG}{i}"), strict=True))
+            (
+                functools.partial(lambda p, n: _Searched(p(), n()), p, n)
+                for p, n in zip(lists(f"{_POS}{i}"), lists(f"{_NEG}{i}"), strict=True)
+            )
             for i in range(n_tasks)
         ]
     value = _METRICS[metric]
-    rows: list[tuple[float | None, ...]] = []
-    for segments in zip(*tasks, strict=True):  # one row: a segment's classes
+
+    def row(segments: tuple[Callable[[], _Searched | _Keyed], ...]) -> tuple[float | None, ...]:
+        """One row: a segment's classes, sorted and finished (freed after)."""
         if binary:
-            rows.append(value(segments[0], z))
-        else:  # the mean over the classes of the segment's one-vs-rest AUCs
-            aucs = [value(segment, None)[0] for segment in segments]
-            rows.append((_average(aucs, [segment.n_pos for segment in segments], average),))
+            return value(segments[0](), z)
+        # the mean over the classes of the segment's one-vs-rest AUCs
+        aucs, positives = [], []
+        for make in segments:
+            sorted_ = make()
+            aucs.append(value(sorted_, None)[0])
+            positives.append(sorted_.n_pos)
+        return (_average(aucs, positives, average),)
+
+    # a few large segments: two at a time (polars' sort and numpy release the GIL)
+    threads = min(os.cpu_count() or 1, 2) if 1 < height <= _THREADED_SEGMENTS else 1
+    with ThreadPoolExecutor(threads) as pool:
+        rows = list(pool.map(row, zip(*tasks, strict=True)))
     assert len(rows) == height
     width = 1 if z is None else 3
     values = list(zip(*rows, strict=True)) if rows else [()] * width
