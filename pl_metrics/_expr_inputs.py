@@ -65,6 +65,25 @@ def guard(checks: Sequence[Check]) -> pl.Expr:
     return counts.map_batches(check, return_dtype=pl.Float64, returns_scalar=True)
 
 
+def numeric_input(column: IntoColumn, argument: str, *, exact: bool = True) -> pl.Expr:
+    """``column`` as Float64, checked row-wise as the frame methods check a score or
+    probability column (``scores.prepare``, ``scores.score_checks``): a column that is
+    not numeric raises their ``SchemaError`` (strings and temporals are not scores),
+    and with ``exact`` integers at or beyond +-2**53, which Float64 would tie, their
+    :class:`DataError` (nulls, NaN and infinities are the callers' checks)."""
+    name = name_of(column)
+
+    def checked(s: pl.Series) -> pl.Series:
+        v.check_numeric(pl.Schema({name: s.dtype}), argument, name)
+        if exact and s.dtype.is_integer():
+            n_inexact = int((s.cast(pl.Float64).abs() >= v.MAX_EXACT_FLOAT_INT).sum())
+            if n_inexact:
+                raise v.Bad.inexact_scores([name], n_inexact)
+        return s.cast(pl.Float64)
+
+    return col(column).map_batches(checked, return_dtype=pl.Float64, is_elementwise=True)
+
+
 def null_checks(*columns: IntoColumn) -> list[Check]:
     return [(col(c).null_count(), partial(v.Bad.nulls, name_of(c))) for c in columns]
 

@@ -92,7 +92,8 @@ def strategy(frame: pl.DataFrame | pl.LazyFrame, y_score: str | Mapping[object, 
     group)."""
     if importlib.util.find_spec("numpy") is None:
         return "count"
-    columns = [y_score] if isinstance(y_score, str) else list(y_score.values())
+    # a column may serve several classes (sklearn's score matrix may repeat a column)
+    columns = [y_score] if isinstance(y_score, str) else list(dict.fromkeys(y_score.values()))
     head = frame.lazy().select(columns).head(_SAMPLE).collect()
     if not all(head.get_column(c).n_unique() > MIN_DISTINCT for c in columns):
         return "count"
@@ -361,7 +362,7 @@ def sorted_metric(
             (pl.col(y_true) == pl.lit(k, dtype), c) for k, c in zip(keys_, columns, strict=True)
         ]
         known = pl.Series(keys_, dtype=dtype)
-    score_aggs, checks = sc.score_checks(schema, columns)
+    score_aggs, checks = sc.score_checks(schema, list(dict.fromkeys(columns)))
     true_aggs, true_checks = sc.true_checks(y_true, types)
     scalars = [*score_aggs, *true_aggs]
     checks += true_checks

@@ -34,6 +34,7 @@ from pl_metrics._expr_inputs import (
     name_of,
     nonempty,
     null_checks,
+    numeric_input,
     pos_label_check,
     valid_weight,
     weighted_sum,
@@ -398,10 +399,11 @@ def hamming_loss(
     return mc.hamming_loss_expr(y_true, y_pred, weight=weight)
 
 
-def _score_check(score: IntoColumn) -> Check:
-    """Null, NaN or infinite scores (the frame methods' message)."""
-    n_bad = (~col(score).cast(pl.Float64).is_finite()).fill_null(True).sum()
-    return n_bad, partial(v.Bad.bad_scores, [name_of(score)])
+def _score_check(score: pl.Expr, name: str) -> Check:
+    """Null, NaN or infinite scores (the frame methods' message); ``score``: the column
+    ``name`` as :func:`numeric_input` made it."""
+    n_bad = (~score.is_finite()).fill_null(True).sum()
+    return n_bad, partial(v.Bad.bad_scores, [name])
 
 
 def roc_auc(y_true: IntoColumn, y_score: IntoColumn, *, pos_label: object = None) -> pl.Expr:
@@ -420,14 +422,15 @@ def roc_auc(y_true: IntoColumn, y_score: IntoColumn, *, pos_label: object = None
     [0.75]
     """
     positive = is_label(y_true, pos_label)
-    ranks = col(y_score).cast(pl.Float64).rank("average")
+    score = numeric_input(y_score, "y_score")
+    ranks = score.rank("average")
     p = positive.sum().cast(pl.Float64)
     n = pl.len().cast(pl.Float64) - p
     u = ranks.filter(positive).sum() - p * (p + 1) / 2
     value = pl.when((p > 0) & (n > 0)).then((u / p) / n)
     checks = [
         *null_checks(y_true),
-        _score_check(y_score),
+        _score_check(score, name_of(y_score)),
         pos_label_check(positive.sum(), [y_true], pos_label),
         *([default_pos_check(y_true)] if pos_label is None else []),
     ]
@@ -452,7 +455,7 @@ def average_precision(
     [0.833333]
     """
     positive = is_label(y_true, pos_label)
-    score = col(y_score).cast(pl.Float64)
+    score = numeric_input(y_score, "y_score")
     p = positive.sum().cast(pl.Float64)
     n_rows = pl.len().cast(pl.Float64)
     # rows with a score >= s, and positives with a score >= s, for each positive row
@@ -462,18 +465,18 @@ def average_precision(
     value = pl.when(p > 0).then(ap).otherwise(0.0)
     checks = [
         *null_checks(y_true),
-        _score_check(y_score),
+        _score_check(score, name_of(y_score)),
         pos_label_check(positive.sum(), [y_true], pos_label),
         *([default_pos_check(y_true)] if pos_label is None else []),
     ]
     return nonempty(value + guard(checks), col(y_true)).alias("average_precision")
 
 
-def _probability_check(y_prob: IntoColumn) -> Check:
-    """Null, NaN or out-of-[0, 1] probabilities (the frame methods' message)."""
-    p = col(y_prob).cast(pl.Float64)
+def _probability_check(p: pl.Expr, name: str) -> Check:
+    """Null, NaN or out-of-[0, 1] probabilities (the frame methods' message); ``p``: the
+    column ``name`` as :func:`numeric_input` made it."""
     n_bad = (p.is_nan() | (p < 0) | (p > 1)).fill_null(True).sum()
-    return n_bad, partial(v.Bad.bad_probabilities, [name_of(y_prob)])
+    return n_bad, partial(v.Bad.bad_probabilities, [name])
 
 
 def log_loss(
@@ -497,15 +500,16 @@ def log_loss(
     """
     from pl_metrics._probability import EPS
 
+    name = name_of(y_prob)
     weight, (y_true, y_prob) = without_zero_weights(weight, y_true, y_prob)
-    p = y_prob.cast(pl.Float64)
+    p = numeric_input(y_prob, "y_prob", exact=False)
     positive = is_label(y_true, pos_label)
     loss = (
         -pl.when(positive)
         .then(p.clip(EPS, 1 - EPS).log())
         .otherwise((1 - p).clip(EPS, 1 - EPS).log())
     )
-    return _mean(loss, weight, y_true, y_prob, positive, pos_label).alias("log_loss")
+    return _mean(loss, weight, y_true, (p, name), positive, pos_label).alias("log_loss")
 
 
 def brier_score(
@@ -519,18 +523,19 @@ def brier_score(
 
     Equals ``sklearn.metrics.brier_score_loss(y_true, y_prob, pos_label=pos_label)``.
     """
+    name = name_of(y_prob)
     weight, (y_true, y_prob) = without_zero_weights(weight, y_true, y_prob)
-    p = y_prob.cast(pl.Float64)
+    p = numeric_input(y_prob, "y_prob", exact=False)
     positive = is_label(y_true, pos_label)
     loss = (positive.cast(pl.Float64) - p) ** 2
-    return _mean(loss, weight, y_true, y_prob, positive, pos_label).alias("brier_score")
+    return _mean(loss, weight, y_true, (p, name), positive, pos_label).alias("brier_score")
 
 
 def _mean(  # noqa: PLR0917 - the per-row loss and the columns it was computed from
     loss: pl.Expr,
     weight: IntoColumn | None,
     y_true: IntoColumn,
-    y_prob: IntoColumn,
+    y_prob: tuple[pl.Expr, str],
     positive: pl.Expr,
     pos_label: object,
 ) -> pl.Expr:
@@ -538,7 +543,7 @@ def _mean(  # noqa: PLR0917 - the per-row loss and the columns it was computed f
     metrics (the frame methods' rules for ``pos_label``); null for an empty group."""
     checks = [
         *null_checks(y_true),
-        _probability_check(y_prob),
+        _probability_check(*y_prob),
         pos_label_check(positive.sum(), [y_true], pos_label),
         *([default_pos_check(y_true)] if pos_label is None else []),
     ]

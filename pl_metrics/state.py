@@ -70,6 +70,39 @@ def sum_states(state: FrameT, keys: Sequence[str], values: Sequence[str]) -> Fra
     return state.group_by(list(keys)).agg(sums)
 
 
+def _row_checks(
+    schema: pl.Schema,
+    columns: Mapping[str, str],
+    values: Sequence[str],
+    label_columns: Sequence[str],
+) -> list[tuple[pl.Expr, v.Check]]:
+    """The row checks of :func:`_merged` (on the internal names): each a count of bad
+    rows and its error."""
+    bad: list[tuple[pl.Expr, v.Check]] = []
+
+    def check(public: str, kind: str, wrong: pl.Expr, what: str) -> None:
+        name = f"{names.INTERNAL}{kind}_{public}"
+        bad.append((wrong.sum().alias(name), (name, partial(_state_error, public, what))))
+
+    for public, internal in columns.items():
+        x = pl.col(internal)
+        if public in values:
+            finite = x.cast(pl.Float64).is_finite() if schema[public].is_float() else pl.lit(True)
+            wrong = (x.is_null() | ~finite | (x < 0)).fill_null(True)
+            check(public, "bad", wrong, "null, NaN, infinite or negative counts")
+        elif public == "score":
+            wrong = (x.is_null() | ~x.cast(pl.Float64).is_finite()).fill_null(True)
+            check(public, "bad", wrong, "null, NaN or infinite scores")
+            if schema[public].is_integer():  # Float64 would tie them: the frames refuse them
+                what = "integer scores at or beyond +-2**53 (Float64 would tie them)"
+                check(public, "inexact", v.beyond_exact_float(x), what)
+        else:
+            check(public, "bad", x.is_null(), "null labels")
+    for public in label_columns:
+        check(public, "nan", v.not_a_label(columns[public]), "not class labels")
+    return bad
+
+
 def _merged(
     state: pl.LazyFrame,
     by: names.Segments,
@@ -94,25 +127,7 @@ def _merged(
     frame = names.with_segment_keys(state, by).select(
         *keys, *(pl.col(public).alias(internal) for public, internal in columns.items())
     )
-    bad: list[tuple[pl.Expr, v.Check]] = []
-    for public, internal in columns.items():
-        x = pl.col(internal)
-        if public in values:
-            finite = x.cast(pl.Float64).is_finite() if schema[public].is_float() else pl.lit(True)
-            wrong = (x.is_null() | ~finite | (x < 0)).fill_null(True)
-            what = "null, NaN, infinite or negative counts"
-        elif public == "score":
-            wrong = (x.is_null() | ~x.cast(pl.Float64).is_finite()).fill_null(True)
-            what = "null, NaN or infinite scores"
-        else:
-            wrong = x.is_null()
-            what = "null labels"
-        name = f"{names.INTERNAL}bad_{public}"
-        bad.append((wrong.sum().alias(name), (name, partial(_state_error, public, what))))
-    for public in label_columns:
-        name = f"{names.INTERNAL}nan_{public}"
-        check = (name, partial(_state_error, public, "not class labels"))
-        bad.append((v.not_a_label(columns[public]).sum().alias(name), check))
+    bad = _row_checks(schema, columns, values, label_columns)
 
     def check_rows(df: pl.DataFrame) -> pl.DataFrame:
         counts = df.select(expr for expr, _ in bad)
@@ -123,7 +138,10 @@ def _merged(
 
     internal_values = [columns[c] for c in values]
     internal_keys = [c for c in columns.values() if c not in internal_values]
-    merged = sum_states(frame.map_batches(check_rows), [*keys, *internal_keys], internal_values)
+    checked = frame.map_batches(check_rows)
+    if "score" in columns:  # as Float64; -0.0 and 0.0 one threshold, merged as one
+        checked = checked.with_columns(pl.col(columns["score"]).cast(pl.Float64) + 0.0)
+    merged = sum_states(checked, [*keys, *internal_keys], internal_values)
     integer = [columns[c] for c in values if schema[c].is_integer()]
     if integer:
 
@@ -372,8 +390,6 @@ class ScoreCountsState(Generic[FrameT]):
         schema = lazy.collect_schema()
         v.check_columns(schema, **{f"state column {c}": c for c in SCORE_STATE})
         v.check_numeric(schema, "state column score", "score")
-        # -0.0 and 0.0 are one threshold: normalised before equal scores are merged
-        lazy = lazy.with_columns(pl.col("score").cast(pl.Float64) + 0.0)
         merged = _merged(lazy, self._by, SCORE_STATE, ("pos", "neg"))
         # as the frame methods: pos_label absent from the whole input is an error
         # (a state whose every shard was made with a mistyped pos_label)

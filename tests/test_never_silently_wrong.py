@@ -6,6 +6,7 @@ come from scikit-learn or from a hand computation in a comment.
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from collections.abc import Callable
 
@@ -616,3 +617,101 @@ def test_an_array_of_scores_is_refused_with_the_cast_to_use() -> None:
     arrays = df.with_columns(pl.col("s").cast(pl.Array(pl.Float64, 2)))
     with pytest.raises(SchemaError, match=r"arr\.to_list\(\)"):
         arrays.metrics.coverage_error("t", "s", labels=["a", "b"])
+
+
+# --------------------------------------------------------------------------- session 24
+_BIG = pl.DataFrame(
+    {"g": [1, 1, 1, 1], "y": [0, 1, 0, 1], "s": [2**60, 2**60 + 1, 2**60 + 2, 2**60 + 3]}
+)
+_SCORE_EXPRESSIONS = {"roc_auc": plm.roc_auc, "average_precision": plm.average_precision}
+
+
+@pytest.mark.parametrize("name", list(_SCORE_EXPRESSIONS))
+@pytest.mark.parametrize("dtype", [pl.Int64, pl.UInt64])
+def test_expressions_refuse_integer_scores_beyond_2_53(name: str, dtype: pl.DataType) -> None:
+    """Cast to Float64, the four scores above became ties: 0.5 for both expressions,
+    where scikit-learn gives ROC AUC 0.75 and AP 0.8333 (the frame methods refused)."""
+    df = _BIG.with_columns(pl.col("s").cast(dtype))
+    with pytest.raises(plm.DataError) as frame:
+        getattr(df.metrics, name)("y", "s")
+    expr = _SCORE_EXPRESSIONS[name]("y", "s")
+    for run in (
+        lambda: df.group_by("g").agg(expr),
+        lambda: df.with_columns(expr.over("g")),
+        lambda: df.select(expr),
+        lambda: df.lazy().group_by("g").agg(expr).collect(engine="streaming"),
+    ):
+        with pytest.raises(plm.DataError) as got:
+            run()
+        assert str(got.value).startswith(str(frame.value))  # polars may add the expression
+    # below 2**53 the same integers are exact: scikit-learn's numbers
+    small = df.with_columns(pl.col("s") - 2**60)
+    sk = {"roc_auc": skm.roc_auc_score, "average_precision": skm.average_precision_score}
+    assert small.select(expr).item() == pytest.approx(sk[name]([0, 1, 0, 1], [0, 1, 2, 3]))
+
+
+@pytest.mark.parametrize(
+    ("make", "argument"),
+    [
+        (plm.roc_auc, "y_score"),
+        (plm.average_precision, "y_score"),
+        (plm.log_loss, "y_prob"),
+        (plm.brier_score, "y_prob"),
+    ],
+)
+@pytest.mark.parametrize(
+    "values",
+    [["0.1", "0.8", "0.3", "0.9"], [dt.date(2020, 1, d) for d in (1, 4, 2, 3)]],
+    ids=["string", "date"],
+)
+def test_expressions_refuse_scores_that_are_not_numbers(make, argument, values) -> None:
+    """String scores of numeric text gave 0.75 (the frame methods and scikit-learn refuse
+    them); other text a raw polars cast error; dates a number."""
+    df = pl.DataFrame({"y": [0, 1, 0, 1], "s": values})
+    method = make.__name__
+    with pytest.raises(SchemaError) as frame:
+        getattr(df.metrics, method)("y", "s")
+    assert f"(argument `{argument}`) must be numeric" in str(frame.value)
+    with pytest.raises(SchemaError) as got:
+        df.select(make("y", "s"))
+    assert str(got.value).startswith(str(frame.value))  # polars may add the expression
+
+
+def test_score_states_refuse_integer_scores_beyond_2_53() -> None:
+    """A hand-made state of integer scores 2**60 and 2**60 + 1 finished to 0.5 (one
+    tied threshold); scikit-learn's AUC of these two rows is 1.0."""
+    state = pl.DataFrame({"score": [2**60, 2**60 + 1], "pos": [0, 1], "neg": [1, 0]})
+    with pytest.raises(plm.DataError, match=r"'score' has 2 rows that are integer scores"):
+        plm.from_score_counts(state).roc_auc()
+    exact = state.with_columns(pl.col("score") - 2**60)  # 0 and 1: sklearn's 1.0
+    assert plm.from_score_counts(exact).roc_auc()["roc_auc"].item() == skm.roc_auc_score(
+        [0, 1], [0, 1]
+    )
+
+
+@pytest.mark.parametrize("how", ["count", "search", "keys"])
+@pytest.mark.parametrize("average", ["macro", "weighted"])
+def test_a_score_column_shared_by_two_classes(
+    monkeypatch: pytest.MonkeyPatch, how: str, average: str
+) -> None:
+    """A mapping whose classes share a column (a score matrix with a repeated column) was
+    a raw polars DuplicateError on the sorted path's sampling of the columns."""
+    from pl_metrics import _ranking_sorted as rs
+
+    monkeypatch.setattr(rs, "MIN_DISTINCT", 10**9 if how == "count" else -1)
+    monkeypatch.setattr(rs, "USE_KEYS", how == "keys")
+    rng = np.random.default_rng(24)
+    n = 3000
+    y, p0, p1 = rng.integers(0, 3, n), rng.random(n), rng.random(n)
+    seg = rng.integers(0, 2, n)
+    df = pl.DataFrame({"seg": seg, "y": y, "p0": p0, "p1": p1})
+    assert rs.strategy(df, {0: "p0", 1: "p1", 2: "p1"}) == how
+    got = df.metrics.roc_auc("y", {0: "p0", 1: "p1", 2: "p1"}, average=average, by="seg")
+    scores = np.c_[p0, p1, p1]
+    for g in (0, 1):
+        rows = seg == g
+        # scikit-learn refuses rows not summing to 1: its one-vs-rest mean by hand
+        aucs = [skm.roc_auc_score(y[rows] == k, scores[rows, k]) for k in range(3)]
+        weights = None if average == "macro" else [np.mean(y[rows] == k) for k in range(3)]
+        expected = np.average(aucs, weights=weights)
+        assert got.filter(seg=g)["roc_auc"].item() == pytest.approx(expected, rel=1e-12)

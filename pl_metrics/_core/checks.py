@@ -487,6 +487,12 @@ def _check_by_expression(schema: pl.Schema, expr: pl.Expr) -> None:
         raise type(exc)(msg) from None
 
 
+def beyond_exact_float(x: pl.Expr) -> pl.Expr:
+    """Row-wise: ``x`` (an integer column) at or beyond +-2**53, where Float64 would
+    tie it with its neighbours; false for nulls (their own check)."""
+    return (x.cast(pl.Float64).abs() >= MAX_EXACT_FLOAT_INT).fill_null(False)
+
+
 def check_numeric(schema: pl.Schema, argument: str, name: str | None) -> None:
     """A weight or score column must be numeric (``SchemaError`` otherwise)."""
     if name is None:

@@ -141,10 +141,7 @@ def score_checks(
     checks: list[v.Check] = [(_BAD_SCORE, lambda n: v.Bad.bad_scores(score_columns, n))]
     big = [c for c in score_columns if schema[c].is_integer()]
     if big:
-        limit = v.MAX_EXACT_FLOAT_INT
-        inexact = pl.sum_horizontal(
-            (pl.col(c).cast(pl.Float64).abs() >= limit).fill_null(False) for c in big
-        )
+        inexact = pl.sum_horizontal(v.beyond_exact_float(pl.col(c)) for c in big)
         aggs.append(inexact.sum().alias(_INEXACT))
         checks.append((_INEXACT, lambda n: v.Bad.inexact_scores(big, n)))
     return aggs, checks
@@ -163,7 +160,7 @@ def _score_key_checks(
     )
     checks: list[v.Check] = [(_BAD_SCORE, lambda n: v.Bad.bad_scores([column], n))]
     if schema[column].is_integer():
-        big = (key.abs() >= v.MAX_EXACT_FLOAT_INT).fill_null(False)
+        big = v.beyond_exact_float(key)
         frame = frame.with_columns(pl.when(big).then(rows).otherwise(0).alias(_INEXACT))
         checks.append((_INEXACT, lambda n: v.Bad.inexact_scores([column], n)))
     return frame, checks

@@ -235,9 +235,7 @@ def _score_exprs(
         (f"{_BAD_SCORE}_{argument}", bad, lambda k: error(shown, k)),
     ]
     if integers:
-        big = pl.any_horizontal(
-            (e.cast(pl.Float64).abs() >= v.MAX_EXACT_FLOAT_INT).fill_null(False) for e in integers
-        )
+        big = pl.any_horizontal(v.beyond_exact_float(e) for e in integers)
         checks.append((f"{_INEXACT}_{argument}", big, lambda k: v.Bad.inexact_scores(shown, k)))
     return [(e + 0.0) for e in exprs], checks
 
