@@ -15,7 +15,10 @@ Two ways to find the placements, both exact (:func:`strategy` picks one):
   segment.  The bits of non-negative floats order as the floats do, so the
   sorted keys are the sorted scores with, among equal scores, the negatives
   first; a positive's placement is its position less its rank among the
-  positives (less half the negatives tied with it).  One sort, no search.
+  positives (less half the negatives tied with it).  One sort, no search; the
+  keys are a polars expression (streamed, on polars' threads), and the sorted
+  keys are scanned in cache-sized blocks, a large segment in two halves on two
+  threads.
 - :class:`_Searched` (any sign): the positives' and the negatives' scores
   sorted apart (one query, both sorts in parallel), one binary-searched in the
   other.
@@ -167,9 +170,22 @@ class _Searched:
         return int(below.sum()), int(tied.sum())
 
 
+#: Rows scanned at once by :class:`_Keyed` (1 MiB of keys).
+_SCAN_BLOCK = 1 << 17
+
+
+def _label_bits(keys: Any) -> Any:
+    """The label bit of each key (``bool``: True for a positive)."""
+    import numpy as np
+
+    if sys.byteorder == "little":  # the lowest byte of each key holds its label bit
+        return (keys.view(np.uint8)[::8] & np.uint8(1)).view(bool)
+    return (keys & np.uint64(1)).astype(bool)
+
+
 class _Keyed:
     """A segment's scores sorted once with their labels: key = the score's IEEE bits
-    shifted left by one, the label (1: positive) in the lowest bit (:func:`_keys`).
+    shifted left by one, the label (1: positive) in the lowest bit (:func:`_key`).
     For scores that are not negative (after -0.0 became 0.0) the bits order as the
     scores do, so the sorted keys are the sorted scores, and among equal scores the
     negatives come first.  Then at a positive's position i, the negatives at or
@@ -181,24 +197,53 @@ class _Keyed:
 
         k = self._k = keys.to_numpy()
 
-        def cross_ties() -> bool:
-            # a positive right after a negative of the same score (their keys differ in
-            # the label bit only): the only way a score can be shared by the two classes
-            return bool((np.bitwise_xor(k[1:], k[:-1]) == 1).any())
+        def scan(a: int, b: int) -> tuple[int, int, bool]:
+            """Rows ``a..b - 1``: the positives, the sum of their positions, and whether
+            one is a positive right after a negative of the same score (keys differing
+            in the label bit only: the only way a score can be shared by the two
+            classes; the row before ``a`` included).  A block at a time, in buffers
+            that stay in the cache (whole-array temporaries cost more in page faults
+            than in arithmetic)."""
+            n_pos = total = 0
+            cross = False
+            xor = np.empty(_SCAN_BLOCK, dtype=np.uint64)
+            hit = np.empty(_SCAN_BLOCK, dtype=bool)
+            for lo in range(a, b, _SCAN_BLOCK):
+                hi = min(lo + _SCAN_BLOCK, b)
+                where = np.flatnonzero(_label_bits(k[lo:hi])) + lo
+                n_pos += where.size
+                total += int(where.sum(dtype=np.int64))
+                first = max(lo, 1)  # row i is compared with row i - 1
+                if not cross and hi > first:
+                    m = hi - first
+                    np.bitwise_xor(k[first:hi], k[first - 1 : hi - 1], out=xor[:m])
+                    cross = bool(np.equal(xor[:m], 1, out=hit[:m]).any())
+            return n_pos, total, cross
 
-        # numpy releases the GIL: on a large segment, the check beside the rest
-        pool = ThreadPoolExecutor(2) if k.size > _SEARCH_CHUNK else None
-        cross = pool.submit(cross_ties) if pool else None
-        if sys.byteorder == "little":  # the lowest byte of each key: its label bit
-            self._positive = (k.view(np.uint8)[::8] & np.uint8(1)).view(bool)
+        # a large segment in two halves on two threads (numpy releases the GIL)
+        halves = 2 if k.size > _SEARCH_CHUNK and (os.cpu_count() or 1) > 1 else 1
+        bounds = [k.size * i // halves for i in range(halves + 1)]
+        if halves == 1:
+            parts = [scan(0, k.size)]
         else:
-            self._positive = (k & np.uint64(1)).astype(bool)
-        self._where = np.flatnonzero(self._positive)
-        self._cross_ties = cross.result() if cross else cross_ties()
-        if pool:
-            pool.shutdown()
-        self.n_pos = self._where.size
+            with ThreadPoolExecutor(halves) as pool:
+                parts = list(pool.map(scan, bounds[:-1], bounds[1:]))
+        self.n_pos = sum(n for n, _, _ in parts)
         self.n_neg = k.size - self.n_pos
+        self._sum_where = sum(total for _, total, _ in parts)
+        self._cross_ties = any(cross for _, _, cross in parts)
+
+    @functools.cached_property
+    def _positive(self) -> Any:
+        """Which rows are positive (made when a caller needs every row)."""
+        return _label_bits(self._k)
+
+    @functools.cached_property
+    def _where(self) -> Any:
+        """The positives' positions, ascending."""
+        import numpy as np
+
+        return np.flatnonzero(self._positive)
 
     def positives(self) -> Any:
         """The positives' score bits, ascending (equal scores: equal items)."""
@@ -256,7 +301,7 @@ class _Keyed:
         import numpy as np
 
         p = self.n_pos
-        at_or_before = int(self._where.sum(dtype=np.int64)) - p * (p - 1) // 2
+        at_or_before = self._sum_where - p * (p - 1) // 2
         if not self._cross_ties:
             return at_or_before, 0
         _, pos, neg = self._runs()
@@ -264,15 +309,20 @@ class _Keyed:
         return at_or_before - tied, tied
 
 
-def _keys(columns: Sequence[pl.Series]) -> pl.Series:
-    """The sort keys of :class:`_Keyed`: (score bits << 1) | positive.  A negative score
-    gives a wrong key: the plan checks the scores' minimum (:class:`MixedSigns`)."""
-    import numpy as np
+#: Every bit of a Float64 but its sign.
+_NO_SIGN = (1 << 63) - 1
 
-    score, positive = columns
-    bits = score.to_numpy().view(np.uint64) << np.uint64(1)
-    bits |= positive.fill_null(value=False).to_numpy().astype(np.uint64)
-    return pl.Series(score.name, bits, dtype=pl.UInt64)
+
+def _key(score: pl.Expr, positive: pl.Expr) -> pl.Expr:
+    """The sort key of :class:`_Keyed`: the score's IEEE bits less the sign bit, times
+    two (no overflow: below 2^64), plus 1 for a positive.  A polars expression (no
+    copy to numpy): it streams and runs on polars' threads.  -0.0 and 0.0 get one
+    key; a negative score gets a wrong one: the plan checks the scores' minimum
+    (:class:`MixedSigns`).  Null scores or labels (refused by the checks before the
+    keys are read) get a key all the same."""
+    bits = score.reinterpret(dtype=pl.UInt64) & pl.lit(_NO_SIGN, pl.UInt64)
+    label = positive.fill_null(value=False).cast(pl.UInt64)
+    return (bits * pl.lit(2, pl.UInt64) + label).fill_null(0)
 
 
 def _auc(s: _Searched | _Keyed, z: float | None) -> tuple[float | None, ...]:
@@ -512,10 +562,7 @@ def _lists(
     for i, (positive, column) in enumerate(tasks):
         score = pl.col(column).cast(pl.Float64) + 0.0  # -0.0 and 0.0 are one threshold
         if keyed:
-            key = pl.map_batches(
-                [score, positive], _keys, return_dtype=pl.UInt64, is_elementwise=True
-            )
-            key_columns.append(key.alias(f"{_KEY}{i}"))
+            key_columns.append(_key(score, positive).alias(f"{_KEY}{i}"))
             lists.append(pl.col(f"{_KEY}{i}"))
             minima.append(score.min().alias(f"{_MIN}{i}"))
         else:

@@ -31,18 +31,29 @@ def ranking_strategy(how: str) -> Iterator[None]:
     ``"keys"``: one sort of the scores with their labels, chosen on the first row
     alone, so that a negative score in a later row takes the fallback to the search
     (``MixedSigns``).  Segments are grouped in batches of 3 rows (``BATCH_ROWS``),
-    so that every segment's lists and every check's count are merged over batches."""
+    so that every segment's lists and every check's count are merged over batches;
+    a segment of more than 4 rows is sorted as a large one (``_SEARCH_CHUNK``: the
+    keys scanned in two halves on two threads, the search split over threads),
+    its keys scanned 2 rows at a time (``_SCAN_BLOCK``: ties across the blocks)."""
     from pl_metrics import _ranking_sorted as rs
 
-    old = rs.MIN_DISTINCT, rs.USE_KEYS, rs._SAMPLE, rs.BATCH_ROWS
-    rs.MIN_DISTINCT = 10**9 if how == "count" else -1
-    rs.USE_KEYS = how == "keys"
-    rs._SAMPLE = 1 if how == "keys" else old[2]
-    rs.BATCH_ROWS = 3
+    names = ("MIN_DISTINCT", "USE_KEYS", "_SAMPLE", "BATCH_ROWS", "_SEARCH_CHUNK", "_SCAN_BLOCK")
+    old = {name: getattr(rs, name) for name in names}
+    forced = {
+        "MIN_DISTINCT": 10**9 if how == "count" else -1,
+        "USE_KEYS": how == "keys",
+        "_SAMPLE": 1 if how == "keys" else old["_SAMPLE"],
+        "BATCH_ROWS": 3,
+        "_SEARCH_CHUNK": 4,
+        "_SCAN_BLOCK": 2,
+    }
+    for name, value in forced.items():
+        setattr(rs, name, value)
     try:
         yield
     finally:
-        rs.MIN_DISTINCT, rs.USE_KEYS, rs._SAMPLE, rs.BATCH_ROWS = old
+        for name, value in old.items():
+            setattr(rs, name, value)
 
 
 def assert_close(left: pl.DataFrame, right: pl.DataFrame) -> None:

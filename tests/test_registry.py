@@ -1833,6 +1833,8 @@ def _force_sorting(monkeypatch: pytest.MonkeyPatch, how: str) -> list[str]:
     monkeypatch.setattr(_ranking_sorted, "MIN_DISTINCT", -1)
     monkeypatch.setattr(_ranking_sorted, "USE_KEYS", how == "keys")
     monkeypatch.setattr(_ranking_sorted, "BATCH_ROWS", 50)  # segments over several batches
+    monkeypatch.setattr(_ranking_sorted, "_SEARCH_CHUNK", 8)  # large: halves on two threads
+    monkeypatch.setattr(_ranking_sorted, "_SCAN_BLOCK", 3)  # keys scanned 3 rows at a time
     for name, metric in _ranking_sorted._METRICS.items():
         monkeypatch.setitem(_ranking_sorted._METRICS, name, counted(metric))
     return calls
