@@ -75,7 +75,7 @@ def numeric_input(column: IntoColumn, argument: str, *, exact: bool = True) -> p
 
     def checked(s: pl.Series) -> pl.Series:
         v.check_numeric(pl.Schema({name: s.dtype}), argument, name)
-        if exact and s.dtype.is_integer():
+        if exact and v.ties_as_float(s.dtype):
             n_inexact = int((s.cast(pl.Float64).abs() >= v.MAX_EXACT_FLOAT_INT).sum())
             if n_inexact:
                 raise v.Bad.inexact_scores([name], n_inexact)

@@ -106,6 +106,9 @@ class Rows:
             if probabilities
             else (lambda n: v.Bad.bad_scores(columns, n)),
         )
+        inexact = None if probabilities else sc.inexact_scores(schema, columns)
+        if inexact is not None:  # scores (top_k_accuracy) are compared as Float64
+            self.checks[f"{INTERNAL}inexact"] = inexact
         if not self.binary:
             known = pl.col(y_true).is_in(self.labels.implode()) | pl.col(y_true).is_null()
             total = pl.sum_horizontal(pl.col(c).cast(pl.Float64) for c in columns)

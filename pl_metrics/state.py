@@ -93,7 +93,7 @@ def _row_checks(
         elif public == "score":
             wrong = (x.is_null() | ~x.cast(pl.Float64).is_finite()).fill_null(True)
             check(public, "bad", wrong, "null, NaN or infinite scores")
-            if schema[public].is_integer():  # Float64 would tie them: the frames refuse them
+            if v.ties_as_float(schema[public]):  # Float64 would tie them: the frames refuse them
                 what = "integer scores at or beyond +-2**53 (Float64 would tie them)"
                 check(public, "inexact", v.beyond_exact_float(x), what)
         else:

@@ -715,3 +715,62 @@ def test_a_score_column_shared_by_two_classes(
         weights = None if average == "macro" else [np.mean(y[rows] == k) for k in range(3)]
         expected = np.average(aucs, weights=weights)
         assert got.filter(seg=g)["roc_auc"].item() == pytest.approx(expected, rel=1e-12)
+
+
+_B = 2**60
+
+
+def test_top_k_accuracy_refuses_integer_scores_beyond_2_53() -> None:
+    """As Float64 the scores below tie and top-1 accuracy was 0.25; scikit-learn's
+    top_k_accuracy_score on the exact integers is 0.5 (rows 1 and 3 are hits)."""
+    df = pl.DataFrame(
+        {
+            "y": [0, 1, 2, 0],
+            "a": [_B, _B + 1, _B, _B + 5],
+            "b": [_B + 1, _B, _B, _B + 3],
+            "c": [_B, _B, _B + 1, _B + 4],
+        }
+    )
+    scores = {0: "a", 1: "b", 2: "c"}
+    with pytest.raises(plm.DataError, match=r"integer scores at or beyond \+-2\*\*53"):
+        df.metrics.top_k_accuracy("y", scores, k=1)
+    small = df.with_columns(pl.col("a", "b", "c") - _B)
+    got = small.metrics.top_k_accuracy("y", scores, k=1)["top_k_accuracy"].item()
+    expected = skm.top_k_accuracy_score(
+        [0, 1, 2, 0], small.select("a", "b", "c").to_numpy(), k=1, labels=[0, 1, 2]
+    )
+    assert expected == 0.5
+    assert got == expected
+
+
+def test_decimal_scores_beyond_2_53_are_refused_on_every_path() -> None:
+    """Decimal(38, 0) scores 2**60 .. 2**60 + 3 became four Float64 ties: ROC AUC 0.5
+    from the frame method, the expression and a state, where scikit-learn's on the
+    exact values is 0.75 (positives at 2**60 + 1 and + 3)."""
+    df = pl.DataFrame(
+        {"y": [0, 1, 0, 1], "s": pl.Series([_B + i for i in range(4)], dtype=pl.Decimal(38, 0))}
+    )
+    match = r"integer scores at or beyond \+-2\*\*53"
+    with pytest.raises(plm.DataError, match=match):
+        df.metrics.roc_auc("y", "s")
+    with pytest.raises(plm.DataError, match=match):
+        df.select(plm.roc_auc("y", "s"))
+    state = pl.DataFrame({"score": df["s"], "pos": [0, 1, 0, 1], "neg": [1, 0, 1, 0]})
+    with pytest.raises(plm.DataError, match=r"'score' has 4 rows that are integer scores"):
+        plm.from_score_counts(state).roc_auc()
+    exact = df.with_columns(pl.col("s") - _B)  # 0 .. 3: the same order, exact
+    assert exact.metrics.roc_auc("y", "s")["roc_auc"].item() == skm.roc_auc_score(
+        [0, 1, 0, 1], [0, 1, 2, 3]
+    )
+
+
+def test_threshold_report_compares_integer_scores_exactly() -> None:
+    """2**53 + 3 rounds to 2**53 + 4 as Float64, so with threshold 2**53 + 4 it was
+    predicted positive (class 1's precision 0.5); exactly it is below the threshold:
+    predictions [0, 1], scikit-learn's precision 1.0 for both classes."""
+    df = pl.DataFrame({"y": [0, 1], "s": [2**53 + 3, 2**53 + 5]})
+    got = df.metrics.threshold_report("y", "s", threshold=float(2**53 + 4))
+    p, r, _, _ = skm.precision_recall_fscore_support([0, 1], [0, 1], labels=[0, 1])
+    rows = got.filter(pl.col("average").is_null()).sort("label")
+    assert rows["precision"].to_list() == list(p)
+    assert rows["recall"].to_list() == list(r)

@@ -487,9 +487,15 @@ def _check_by_expression(schema: pl.Schema, expr: pl.Expr) -> None:
         raise type(exc)(msg) from None
 
 
+def ties_as_float(dtype: pl.DataType) -> bool:
+    """Whether a score column of ``dtype`` can hold distinct values that Float64 ties
+    (integers and decimals at or beyond +-2**53: :func:`beyond_exact_float`)."""
+    return dtype.is_integer() or dtype.is_decimal()
+
+
 def beyond_exact_float(x: pl.Expr) -> pl.Expr:
-    """Row-wise: ``x`` (an integer column) at or beyond +-2**53, where Float64 would
-    tie it with its neighbours; false for nulls (their own check)."""
+    """Row-wise: ``x`` (an integer or decimal column) at or beyond +-2**53, where
+    Float64 would tie it with its neighbours; false for nulls (their own check)."""
     return (x.cast(pl.Float64).abs() >= MAX_EXACT_FLOAT_INT).fill_null(False)
 
 

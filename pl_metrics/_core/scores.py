@@ -11,7 +11,7 @@ The metrics (:mod:`pl_metrics._ranking`) are sums over these frames.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import polars as pl
@@ -139,12 +139,23 @@ def score_checks(
     )
     aggs = [bad.sum().alias(_BAD_SCORE)]
     checks: list[v.Check] = [(_BAD_SCORE, lambda n: v.Bad.bad_scores(score_columns, n))]
-    big = [c for c in score_columns if schema[c].is_integer()]
-    if big:
-        inexact = pl.sum_horizontal(v.beyond_exact_float(pl.col(c)) for c in big)
-        aggs.append(inexact.sum().alias(_INEXACT))
-        checks.append((_INEXACT, lambda n: v.Bad.inexact_scores(big, n)))
+    inexact = inexact_scores(schema, score_columns)
+    if inexact is not None:
+        aggs.append(inexact[0].alias(_INEXACT))
+        checks.append((_INEXACT, inexact[1]))
     return aggs, checks
+
+
+def inexact_scores(
+    schema: pl.Schema, score_columns: Sequence[str]
+) -> tuple[pl.Expr, Callable[[int], v.DataError]] | None:
+    """The count of integer (or decimal) scores at or beyond +-2**53, which Float64
+    would tie, and its error; None when no column can hold one."""
+    big = [c for c in score_columns if v.ties_as_float(schema[c])]
+    if not big:
+        return None
+    count = pl.sum_horizontal(v.beyond_exact_float(pl.col(c)) for c in big).sum()
+    return count, lambda n: v.Bad.inexact_scores(big, n)
 
 
 def _score_key_checks(
@@ -159,7 +170,7 @@ def _score_key_checks(
         pl.when(key.is_null() | ~key.is_finite()).then(rows).otherwise(0).alias(_BAD_SCORE)
     )
     checks: list[v.Check] = [(_BAD_SCORE, lambda n: v.Bad.bad_scores([column], n))]
-    if schema[column].is_integer():
+    if v.ties_as_float(schema[column]):
         big = v.beyond_exact_float(key)
         frame = frame.with_columns(pl.when(big).then(rows).otherwise(0).alias(_INEXACT))
         checks.append((_INEXACT, lambda n: v.Bad.inexact_scores([column], n)))

@@ -194,7 +194,7 @@ def _score_exprs(
         for column in columns:
             v.check_numeric(schema, argument, column)
         exprs = [pl.col(c).cast(pl.Float64) for c in columns]
-        integers = [pl.col(c) for c in columns if schema[c].is_integer()]
+        integers = [pl.col(c) for c in columns if v.ties_as_float(schema[c])]
         shown = list(dict.fromkeys(columns))
         length: list[_Check] = []
     else:
@@ -217,7 +217,7 @@ def _score_exprs(
         n = labels.len()
         exprs = [col.list.get(i, null_on_oob=True).cast(pl.Float64) for i in range(n)]
         integers = (
-            [col.list.get(i, null_on_oob=True) for i in range(n)] if inner.is_integer() else []
+            [col.list.get(i, null_on_oob=True) for i in range(n)] if v.ties_as_float(inner) else []
         )
         shown = [column]
         wrong = (col.list.len() != n).fill_null(True)

@@ -4,6 +4,7 @@ threshold_report."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from functools import partial
 from typing import get_args
@@ -528,10 +529,14 @@ class ProbabilityMethods:
         # the predicted label replaces the score column (so a null, NaN or infinite
         # score is reported as a null row of that column, never as a negative)
         score = pl.col(y_score).cast(pl.Float64)
+        above = score >= threshold
+        if schema[y_score].is_integer():  # exactly: Float64 rounds integers beyond 2**53
+            at_least = max(min(math.ceil(threshold), 2**100), -(2**100))  # within Int128
+            above = pl.col(y_score).cast(pl.Int128) >= pl.lit(at_least, pl.Int128)
         rule = (
             pl.when(score.is_null() | ~score.is_finite())
             .then(None)
-            .when(score >= threshold)
+            .when(above)
             .then(pl.lit(pos))
             .otherwise(pl.lit(neg_label))
         )
