@@ -76,6 +76,8 @@ def numeric_input(column: IntoColumn, argument: str, *, exact: bool = True) -> p
     def checked(s: pl.Series) -> pl.Series:
         v.check_numeric(pl.Schema({name: s.dtype}), argument, name)
         if exact and v.ties_as_float(s.dtype):
+            # checks.beyond_exact_float on a Series (no polars query inside a UDF); the
+            # count is of the rows this call sees (a streaming engine's batch)
             n_inexact = int((s.cast(pl.Float64).abs() >= v.MAX_EXACT_FLOAT_INT).sum())
             if n_inexact:
                 raise v.Bad.inexact_scores([name], n_inexact)

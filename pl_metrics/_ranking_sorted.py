@@ -112,6 +112,7 @@ def use_sorted_path(
 
 
 #: Scores searched at once; more are split over the threads (numpy releases the GIL).
+#: Also the size from which :class:`_Keyed` scans a segment's keys in two halves.
 _SEARCH_CHUNK = 1 << 20
 
 

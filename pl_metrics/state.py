@@ -114,8 +114,9 @@ def _merged(
 
     ``columns``: public -> internal names of the state's own columns; ``values``
     (public names) are the counts.  The data checks run at collect: counts must
-    be non-null, finite and >= 0, the labels / scores non-null (scores finite),
-    and integer counts of a segment must sum below 2^63.
+    be non-null, finite and >= 0, the labels / scores non-null (scores finite,
+    integer or decimal ones below 2^53), and integer counts of a segment must sum
+    below 2^63.  A ``score`` column is merged as Float64, -0.0 and 0.0 as one.
     """
     schema = state.collect_schema()
     v.check_columns(schema, **{f"state column {c}": c for c in [*by.names, *columns]})
