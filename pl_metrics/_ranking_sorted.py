@@ -233,18 +233,27 @@ class _Keyed:
         self.n_neg = k.size - self.n_pos
         self._sum_where = sum(total for _, total, _ in parts)
         self._cross_ties = any(cross for _, _, cross in parts)
+        self._positive_rows: Any = None
+        self._positions: Any = None
 
-    @functools.cached_property
+    # made when a caller needs every row (DeLong, AP), once; not functools'
+    # cached_property, whose lock (Python < 3.12) would serialise the segments that
+    # are finished two at a time
+    @property
     def _positive(self) -> Any:
-        """Which rows are positive (made when a caller needs every row)."""
-        return _label_bits(self._k)
+        """Which rows are positive."""
+        if self._positive_rows is None:
+            self._positive_rows = _label_bits(self._k)
+        return self._positive_rows
 
-    @functools.cached_property
+    @property
     def _where(self) -> Any:
         """The positives' positions, ascending."""
         import numpy as np
 
-        return np.flatnonzero(self._positive)
+        if self._positions is None:
+            self._positions = np.flatnonzero(self._positive)
+        return self._positions
 
     def positives(self) -> Any:
         """The positives' score bits, ascending (equal scores: equal items)."""
