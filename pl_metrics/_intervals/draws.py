@@ -142,31 +142,26 @@ def _draw(
     ``counts[starts[i]:starts[i + 1]]``, each from its generator ``rngs[i]``.
 
     A segment of n rows is drawn as n uniform rows, counted by cell (when
-    :func:`_by_rows`), or as a chain of binomials; the rows of all the
-    row-drawn segments are counted by one ``bincount``.
+    :func:`_by_rows`: one ``bincount`` of its replicates' cells), or as a chain of
+    binomials.
     """
     import numpy as np
 
     out = np.zeros((size, len(counts)), dtype=np.int64)
-    rows: list[np.ndarray] = []  # the drawn rows of each row-drawn segment (replicate x row)
-    cells: list[np.ndarray] = []  # the cell of each of its rows
     for i, rng in enumerate(rngs):
         a, b = int(starts[i]), int(starts[i + 1])
         n = int(counts[a:b].sum())
         if n == 0:
             continue
         if _by_rows(n, b - a):
-            dtype = np.uint16 if n < 1 << 16 else np.int64
-            rows.append(rng.integers(0, n, size=(size, n), dtype=dtype))
-            cells.append(np.repeat(np.arange(a, b), counts[a:b]))
+            k = b - a
+            rows = rng.integers(0, n, size=(size, n), dtype=np.uint16 if n < 1 << 16 else np.int64)
+            cell_of_row = np.repeat(np.arange(k, dtype=np.int64), counts[a:b])
+            drawn = cell_of_row[rows]  # replicate x row: the cell drawn
+            drawn += (np.arange(size, dtype=np.int64) * k)[:, None]
+            out[:, a:b] = np.bincount(drawn.ravel(), minlength=size * k).reshape(size, k)
         else:
             out[:, a:b] = _binomials(counts[a:b], size, rng)
-    if rows:
-        widths = np.array([r.shape[1] for r in rows])
-        first = np.repeat(np.cumsum(widths) - widths, widths)  # each row's segment offset
-        drawn = np.concatenate(cells)[np.concatenate(rows, axis=1) + first]
-        drawn += (np.arange(size) * len(counts))[:, None]
-        out += np.bincount(drawn.ravel(), minlength=out.size).reshape(out.shape)
     return out
 
 
@@ -374,7 +369,9 @@ def class_counter(
     def count(draws: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         tp = np.zeros((draws.shape[0], n_slots), dtype=draws.dtype)
         tp[:, slots] = draws[:, diagonal]
-        return tp, support(draws), predicted(draws), rows(draws)
+        # every cell kept: each replicate has its segment's rows (a multinomial's total)
+        n = rows(draws) if restrict else np.broadcast_to(rows(draws[:1]), (len(draws), n_segments))
+        return tp, support(draws), predicted(draws), n
 
     return count
 
@@ -409,10 +406,13 @@ def _label_values(
     *,
     beta: float,
     zero_division: float,
-) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+) -> tuple[np.ndarray, np.ndarray, list[dict[str, np.ndarray]]]:
     """``ORD``, ``AVG`` of the rows of a segment of frame ``kind`` and each metric's
     replicates (replicate x segment x row), from the counts (replicate x segment x
-    class; ``n``: replicate x segment) of segments with as many classes.
+    class; ``n``: replicate x segment) of segments with as many classes.  The
+    replicates come in parts (the class rows, the average rows), whose rows follow
+    each other in ``ORD`` / ``AVG`` order: their percentiles are taken part by part
+    (joining them first would copy every replicate).
 
     Rows: a row per class (``ORD`` its position, ``AVG`` -1) for per_class and
     report, a row per average (``ORD`` -1, ``AVG`` its position in ``AVERAGES``)
@@ -430,7 +430,8 @@ def _label_values(
         parts.append(([-1], [-1], one_row))
     per_class = None  # the per-class scores, reused by the averages
     if kind in ("per_class", "report"):
-        per_class = rp.per_class(tp, support, predicted, n, **opts)
+        specificity = "specificity" in metrics
+        per_class = rp.per_class(tp, support, predicted, n, **opts, specificity=specificity)
         parts.append((list(range(k)), [-1] * k, per_class))
     if kind in ("averages", "report"):
         by_average = rp.averages(tp, support, predicted, **opts, per_class_scores=per_class)
@@ -438,8 +439,7 @@ def _label_values(
         parts.append(([-1] * len(rp.AVERAGES), list(range(len(rp.AVERAGES))), values))
     ords = np.concatenate([o for o, _, _ in parts]).astype(np.int64)
     avgs = np.concatenate([a for _, a, _ in parts]).astype(np.int64)
-    joined = {m: np.concatenate([v[m] for *_, v in parts], axis=-1) for m in metrics}
-    return ords, avgs, joined
+    return ords, avgs, [v for *_, v in parts]
 
 
 def label_intervals(
@@ -497,14 +497,15 @@ def label_intervals(
         for size in np.unique(k):
             members = np.flatnonzero(k == size)
             at = first[members][:, None] + np.arange(size)  # segment x class
-            ords, avgs, values = _label_values(
+            ords, avgs, parts = _label_values(
                 kind, (tp[:, at], support[:, at], predicted[:, at], n[:, members]), **opts
             )
             rows.append(np.repeat(lo + members, len(ords)))
             columns[ORD].append(np.tile(ords, len(members)))
             columns[AVG].append(np.tile(avgs, len(members)))
             for m, name in zip(metrics, names_, strict=True):
-                low, high = rp.percentiles(values[m], ci)  # segment x row
+                bounds = [rp.percentiles(values[m], ci) for values in parts]  # segment x row
+                low, high = (np.concatenate(b, axis=-1) for b in zip(*bounds, strict=True))
                 columns.setdefault(f"{name}_low", []).append(low.ravel())
                 columns.setdefault(f"{name}_high", []).append(high.ravel())
         return np.concatenate(rows), {c: np.concatenate(v) for c, v in columns.items()}

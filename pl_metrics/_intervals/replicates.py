@@ -17,6 +17,7 @@ numpy is imported inside the functions: it is an optional dependency, needed by
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection
 from typing import TYPE_CHECKING
 
@@ -57,12 +58,15 @@ def per_class(
     *,
     beta: float,
     zero_division: float,
+    specificity: bool = True,
 ) -> dict[str, np.ndarray]:
-    """The per-class scores and specificity; ``n`` is the segment's row count."""
-    fp = predicted - tp
-    tn = n[..., None] - support - predicted + tp
+    """The per-class scores and (``specificity``) specificity; ``n`` is the segment's
+    row count."""
     out = scores(tp, support, predicted, beta, zero_division)
-    out["specificity"] = fm.specificity(tn, fp, zero_division, fm.NUMPY)
+    if specificity:
+        fp = predicted - tp
+        tn = n[..., None] - support - predicted + tp
+        out["specificity"] = fm.specificity(tn, fp, zero_division, fm.NUMPY)
     return out
 
 
@@ -89,14 +93,22 @@ def averages(
     out = {"micro": scores(*sums, beta, zero_division), "macro": {}, "weighted": {}}
     if per_class_scores is None:
         per_class_scores = scores(tp, support, predicted, beta, zero_division)
+    # a score is NaN only with zero_division=NaN; otherwise every class is kept, and
+    # the sums below are those of the general case with nothing masked (same numbers)
+    every_class = not math.isnan(zero_division)
     for name in SCORES:
         x = per_class_scores[name]
-        kept = ~np.isnan(x)
-        values = np.where(kept, x, 0.0)
-        n_kept = kept.sum(axis=-1)
+        if every_class:
+            values, weights = x, support
+            n_kept: np.ndarray | int = x.shape[-1]
+            w_sum = sums[1]
+        else:
+            kept = ~np.isnan(x)
+            values = np.where(kept, x, 0.0)
+            n_kept = kept.sum(axis=-1)
+            weights = np.where(kept, support, 0)
+            w_sum = weights.sum(axis=-1)
         macro = _ratio(values.sum(axis=-1), n_kept, np.nan)
-        weights = np.where(kept, support, 0)
-        w_sum = weights.sum(axis=-1)
         weighted = np.where(w_sum > 0, _ratio((values * weights).sum(axis=-1), w_sum, 0.0), macro)
         out["macro"][name] = macro
         out["weighted"][name] = weighted
