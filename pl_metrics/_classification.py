@@ -359,7 +359,7 @@ def summary(counts: Counts, *, kappa_weights: str | None = None) -> pl.LazyFrame
     cov_tp = (correct_ * n_ - tp_).cast(pl.Float64)
     cov_pp = pl.when(predicted_n <= 1).then(0.0).otherwise((n_ * n_ - pp_).cast(pl.Float64))
     cov_tt = pl.when(recall_n <= 1).then(0.0).otherwise((n_ * n_ - tt_).cast(pl.Float64))
-    mcc = fm.mcc_from_covariances(cov_tp, cov_pp, cov_tt)
+    mcc = fm.mcc_from_covariances(cov_tp, cov_pp, cov_tt, n)
     single = (recall_n == 1) & (predicted_n == 1) & (both_n == 1)
     expected = (n_ * n_ - tp_).cast(pl.Float64)
     if kappa_weights is None:

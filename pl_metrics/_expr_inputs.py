@@ -191,12 +191,15 @@ def pos_label_check(positives: pl.Expr, labels: Sequence[IntoColumn], pos_label:
 def without_zero_weights(
     weight: IntoColumn | None, *columns: IntoColumn
 ) -> tuple[pl.Expr | None, list[pl.Expr]]:
-    """The weight and the columns without the rows of weight 0: such rows are absent,
-    as in the frame methods (null, NaN and negative weights stay, for the check)."""
+    """The weight (as Float64: a column that is not numeric raises the frame methods'
+    ``SchemaError``, :func:`numeric_input`) and the columns without the rows of
+    weight 0: such rows are absent, as in the frame methods (null, NaN and negative
+    weights stay, for the check)."""
     if weight is None:
         return None, [col(c) for c in columns]
-    keep = (col(weight).cast(pl.Float64) != 0).fill_null(True)
-    return col(weight).filter(keep), [col(c).filter(keep) for c in columns]
+    w = numeric_input(weight, "weight", exact=False)
+    keep = (w != 0).fill_null(True)
+    return w.filter(keep), [col(c).filter(keep) for c in columns]
 
 
 def label_inputs(

@@ -417,7 +417,7 @@ def mcc_expr(
         tt = (s.n * s.n - s.tt).cast(pl.Float64)
         cov_pp = pl.when(s.predicted_classes <= 1).then(0.0).otherwise(pp)
         cov_tt = pl.when(s.actual_classes <= 1).then(0.0).otherwise(tt)
-        mcc: pl.Expr = fm.mcc_from_covariances(cov_tp, cov_pp, cov_tt)
+        mcc: pl.Expr = fm.mcc_from_covariances(cov_tp, cov_pp, cov_tt, s.n)
         return mcc
 
     return _finish(counts.reduce(value), counts, "mcc")

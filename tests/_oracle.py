@@ -213,14 +213,14 @@ def summary(y_true, y_pred, *, labels, weight) -> pl.DataFrame:
     n = float(len(y_true)) if weight is None else float(np.sum(weight))
     if len(y_true) == 0 or n == 0:
         # nothing to score (no rows, or only zero weights, after dropping the
-        # labels outside `labels`): scikit-learn raises; we give NaN (and MCC 0,
-        # its value when a covariance is 0).
+        # labels outside `labels`): scikit-learn raises; we give NaN (MCC too: it
+        # was 0, its value when a covariance is 0, a number made up for no rows).
         return pl.DataFrame(
             {
                 "n": [n],
                 "accuracy": [math.nan],
                 "balanced_accuracy": [math.nan],
-                "mcc": [0.0],
+                "mcc": [math.nan],
                 "cohen_kappa": [math.nan],
             }
         )

@@ -157,14 +157,18 @@ def test_fairness_equals_fairlearn(case: dict[str, object]) -> None:
     diff, ratio = diff.set_index("c"), ratio.set_index("c")
 
     def combine(a: float, b: float, kind: str) -> float:
-        # an undefined part (a ratio 0 / 0: every group's rate 0) is skipped, as
-        # fairlearn's ``.mean()`` skips the NaN (its worst case, builtin min/max,
-        # depends on the order: NaN first gives NaN)
+        # mean: an undefined part (a ratio 0 / 0: every group's rate 0) is skipped, as
+        # fairlearn's ``.mean()`` skips the NaN; worst case: undefined when a part
+        # is (fairlearn's builtin min / max of the two gives NaN when the first,
+        # the true positive rates', is NaN, and the other part when the second is:
+        # pl_metrics gives null in both cases, never a worst case it cannot know)
         parts = [x for x in (a, b) if not math.isnan(x)]
         if not parts:
             return math.nan
         if agg == "mean":
             return sum(parts) / len(parts)
+        if len(parts) < 2:
+            return math.nan
         return max(parts) if kind == "difference" else min(parts)
 
     rows = got.rows(named=True)

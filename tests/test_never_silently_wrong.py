@@ -774,3 +774,98 @@ def test_threshold_report_compares_integer_scores_exactly() -> None:
     rows = got.filter(pl.col("average").is_null()).sort("label")
     assert rows["precision"].to_list() == list(p)
     assert rows["recall"].to_list() == list(r)
+
+
+_WEIGHTED = pl.DataFrame(
+    {
+        "t": [1, 0, 1],
+        "p": [1, 1, 0],
+        "s": [0.9, 0.2, 0.4],
+        "date": [dt.date(1970, 1, 2), dt.date(1970, 1, 3), dt.date(1970, 1, 4)],
+        "text": ["1", "0", "1"],
+        "junk": ["x", "y", "z"],
+    }
+)
+
+
+@pytest.mark.parametrize("weight", ["date", "text", "junk"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda w: plm.accuracy("t", "p", weight=w),
+        lambda w: plm.f1("t", "p", pos_label=1, weight=w),
+        lambda w: plm.mcc("t", "p", weight=w),
+        lambda w: plm.log_loss("t", "s", weight=w),
+        lambda w: plm.brier_score("t", "s", weight=w),
+    ],
+    ids=["accuracy", "f1", "mcc", "log_loss", "brier_score"],
+)
+def test_expressions_refuse_weights_that_are_not_numbers(make, weight: str) -> None:
+    """Dates as weights gave accuracy 0.1667 (their day numbers: (1 * 1) / (1 + 2 + 3)),
+    numeric text 0.5, other text a raw polars cast error; the frame methods refuse
+    all three with this SchemaError."""
+    with pytest.raises(SchemaError) as frame:
+        _WEIGHTED.metrics.summary("t", "p", weight=weight)
+    with pytest.raises(SchemaError) as got:
+        _WEIGHTED.select(make(weight))
+    assert str(got.value).startswith(str(frame.value))  # polars may add the expression
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda df: df.metrics.report("t", "p", by="g"),
+        lambda df: df.metrics.counts("t", "p", by="g", weight="w"),  # was a Rust panic
+        lambda df: df.metrics.counts("t", "p", by="g"),  # was Object keys in the state
+        lambda df: df.metrics.roc_auc("t", "w", by="g"),
+        lambda df: df.metrics.summary("t", "p", by=pl.col("g")),
+    ],
+    ids=["report", "counts_weighted", "counts", "roc_auc", "expression"],
+)
+def test_a_by_column_of_python_objects_is_a_clear_error(call) -> None:
+    df = pl.DataFrame(
+        {
+            "t": [0, 1, 1, 0],
+            "p": [0, 1, 0, 0],
+            "w": [1.0, 0.0, 2.0, 1.0],
+            "g": np.array([None, "u", "v", "u"], dtype=object),
+        }
+    )
+    assert df.schema["g"] == pl.Object
+    with pytest.raises(SchemaError, match=r"`by` column 'g' holds Python objects"):
+        call(df)
+
+
+def test_worst_case_of_an_undefined_part_is_undefined() -> None:
+    """Both groups have a true positive rate of 0: its ratio is 0 / 0.  The worst case
+    was the false positive rates' ratio alone, 1.0 ("fair"); fairlearn's
+    equalized_odds_ratio and equal_opportunity_ratio are NaN (null here)."""
+    from fairlearn import metrics as flm
+
+    t, p, g = [0, 0, 1, 0, 0, 1, 0, 0], [0, 0, 0, 1, 0, 0, 0, 1], [1, 1, 0, 1, 0, 0, 0, 0]
+    got = pl.DataFrame({"t": t, "p": p, "g": g}).metrics.fairness("t", "p", by="g")
+    assert math.isnan(flm.equalized_odds_ratio(t, p, sensitive_features=g))
+    assert got["equalized_odds_ratio"].item() is None
+    assert got["equal_opportunity_ratio"].item() is None
+    # the differences are defined: fairlearn's
+    assert got["equalized_odds_difference"].item() == pytest.approx(
+        flm.equalized_odds_difference(t, p, sensitive_features=g)
+    )
+    mean = pl.DataFrame({"t": t, "p": p, "g": g}).metrics.fairness("t", "p", by="g", agg="mean")
+    assert mean["equalized_odds_ratio"].item() == pytest.approx(
+        flm.equalized_odds_ratio(t, p, sensitive_features=g, agg="mean")
+    )
+
+
+def test_mcc_of_a_segment_without_rows_in_labels_is_nan() -> None:
+    """Segment a has no row of label 1: its summary row has n = 0 and accuracy NaN, but
+    MCC was 0.0 (a made-up number; scikit-learn raises); the expression gave 0.0 too."""
+    df = pl.DataFrame({"g": ["a", "a", "b", "b"], "t": [0, 0, 1, 1], "p": [0, 1, 1, 1]})
+    frame = df.metrics.summary("t", "p", labels=[1], by="g").sort("g")
+    assert frame["n"].to_list() == [0, 2]
+    assert math.isnan(frame["mcc"][0])
+    assert frame["mcc"][1] == skm.matthews_corrcoef([1, 1], [1, 1])  # 0.0: one class
+    expr = df.group_by("g").agg(plm.mcc("t", "p", labels=[1])).sort("g")
+    assert math.isnan(expr["mcc"][0])
+    state = plm.from_counts(df.metrics.counts("t", "p", by="g"), by="g")
+    assert math.isnan(state.summary(labels=[1]).sort("g")["mcc"][0])

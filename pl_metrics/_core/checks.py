@@ -455,10 +455,17 @@ def check_by(schema: pl.Schema, by: Segments, reserved: Collection[str]) -> None
     for item, name in zip(by.given, by.names, strict=True):
         if isinstance(item, str):
             check_columns(schema, by=name)
+            dtype = schema[name]
             hint = f"`.rename({{{name!r}: 'segment'}})`"
         else:
-            _check_by_expression(schema, item)
+            dtype = _check_by_expression(schema, item)
             hint = f"`.alias('segment')` on the expression {item} whose output name it is"
+        if dtype == pl.Object:  # polars can neither group nor sort Python objects
+            msg = (
+                f"`by` column {name!r} holds Python objects (dtype Object), which cannot be "
+                f"grouped or sorted; cast it first, e.g. pl.col({name!r}).cast(pl.String)"
+            )
+            raise SchemaError(msg)
         if name.startswith(INTERNAL):
             msg = (
                 f"`by` column {name!r} starts with {INTERNAL!r}, the prefix of pl_metrics' "
@@ -473,11 +480,11 @@ def check_by(schema: pl.Schema, by: Segments, reserved: Collection[str]) -> None
             raise ValueError(msg)
 
 
-def _check_by_expression(schema: pl.Schema, expr: pl.Expr) -> None:
+def _check_by_expression(schema: pl.Schema, expr: pl.Expr) -> pl.DataType:
     """A ``by`` expression must resolve on the frame's schema (polars' own error type,
-    with a message naming ``by``)."""
+    with a message naming ``by``); its output dtype."""
     try:
-        pl.LazyFrame(schema=schema).select(expr).collect_schema()
+        return pl.LazyFrame(schema=schema).select(expr).collect_schema().dtypes()[0]
     except pl.exceptions.PolarsError as exc:
         reason = str(exc).strip().split("\n")[0]  # polars' first line; not its query plan
         msg = (

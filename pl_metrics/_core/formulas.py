@@ -207,13 +207,17 @@ def likelihood_ratios(  # noqa: PLR0917 - the counts, then the options, as every
 
 
 # --------------------------------------------------------------------------- multiclass
-def mcc_from_covariances(cov_tp: Any, cov_pp: Any, cov_tt: Any, xp: Backend = POLARS) -> Any:
+def mcc_from_covariances(
+    cov_tp: Any, cov_pp: Any, cov_tt: Any, n: Any, xp: Backend = POLARS
+) -> Any:
     """scikit-learn's ``matthews_corrcoef``: cov(t, p) / sqrt(cov(p, p) cov(t, t)), 0 when a
     covariance is 0.  The covariances (times n^2) are c n - sum t_k p_k,
     n^2 - sum p_k^2 and n^2 - sum t_k^2; callers compute them exactly where the
-    counts are integers (Int128) and pass them as floats."""
+    counts are integers (Int128) and pass them as floats.  NaN without rows (``n``
+    0: every row outside ``labels=``, where scikit-learn raises), as accuracy."""
     product = cov_pp * cov_tt
-    return xp.where(product == 0, 0.0, xp.ratio(cov_tp, xp.sqrt(product), 0.0))
+    value = xp.where(product == 0, 0.0, xp.ratio(cov_tp, xp.sqrt(product), 0.0))
+    return xp.where(n == 0, float("nan"), value)
 
 
 def kappa_from_covariances(cov_tp: Any, expected: Any, xp: Backend = POLARS) -> Any:

@@ -140,7 +140,7 @@ def summary(
         cov_tp = correct * n - t_dot_p
         cov_pp = np.where(predicted_n <= 1, 0.0, n * n - (p * p).sum(axis=-1))
         cov_tt = np.where(seen <= 1, 0.0, n * n - (t * t).sum(axis=-1))
-        out["mcc"] = fm.mcc_from_covariances(cov_tp, cov_pp, cov_tt, fm.NUMPY)
+        out["mcc"] = fm.mcc_from_covariances(cov_tp, cov_pp, cov_tt, n, fm.NUMPY)
         single = (seen == 1) & (predicted_n == 1) & (((t > 0) & (p > 0)).sum(axis=-1) == 1)
         out["cohen_kappa"] = np.where(
             (n == 0) | single,

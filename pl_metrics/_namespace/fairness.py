@@ -462,6 +462,14 @@ class FairnessMethods:
         return g.restore(out.sort([*g.strata, order], nulls_last=True))
 
 
+def _worst(parts: list[pl.Expr], pick: pl.Expr) -> pl.Expr:
+    """``pick`` (the worst of the ``parts``), null when a part is undefined (a ratio
+    0 / 0): the worst case is then unknown, never the other part alone (a ratio of
+    1.0, "fair", from the false positive rates where the true positive rates say
+    nothing; fairlearn's ``min`` of the two gives NaN there too)."""
+    return pl.when(pl.any_horizontal(p.is_null() for p in parts)).then(None).otherwise(pick)
+
+
 def _fairness_table(spread: pl.LazyFrame, strata: list[str], agg: str) -> pl.LazyFrame:
     """fairness's columns from the spread of its three rates (a row per stratum)."""
     metric = pl.col("metric")
@@ -477,8 +485,8 @@ def _fairness_table(spread: pl.LazyFrame, strata: list[str], agg: str) -> pl.Laz
         r_ = [pl.col(f"{names.INTERNAL}{r}_r") for r in rates]
         if len(rates) == 1:
             diff, ratio = d[0], r_[0]
-        elif agg == "worst_case":  # an undefined part (null) is skipped, as pandas skips NaN
-            diff, ratio = pl.max_horizontal(d), pl.min_horizontal(r_)
+        elif agg == "worst_case":
+            diff, ratio = _worst(d, pl.max_horizontal(d)), _worst(r_, pl.min_horizontal(r_))
         else:
             diff, ratio = pl.mean_horizontal(d), pl.mean_horizontal(r_)
         columns += [diff.alias(f"{stem}_difference"), ratio.alias(f"{stem}_ratio")]
