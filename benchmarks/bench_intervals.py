@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import warnings
+from collections.abc import Callable
 
 import numpy as np
 import polars as pl
@@ -31,6 +32,27 @@ def data(n: int, rng: np.random.Generator) -> pl.DataFrame:
     y = rng.integers(0, 2, n)
     s = np.round(rng.random(n) * 0.7 + 0.3 * y * rng.random(n), 2)
     return pl.DataFrame({"segment": rng.integers(0, 100, n), "t": t, "p": p, "y": y, "s": s})
+
+
+def _draws(df: pl.DataFrame, *, n_boot: int) -> Callable[[], object]:
+    """The floor of ``report(ci=...)``: the same multinomial redraws of each segment's
+    confusion cells (``draw_segment``, the function the intervals draw with), on
+    two threads, and nothing else."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from pl_metrics._intervals.draws import draw_segment
+
+    cells = df.group_by("segment", "t", "p").len().sort("segment", "t", "p")
+    counts = [g["len"].to_numpy() for _, g in cells.group_by("segment", maintain_order=True)]
+
+    def run() -> object:
+        def one(c: np.ndarray) -> object:
+            return draw_segment(c, n_boot, np.random.default_rng(int(c.sum())))
+
+        with ThreadPoolExecutor(2) as pool:
+            return list(pool.map(one, counts))
+
+    return run
 
 
 def main() -> None:
@@ -54,10 +76,16 @@ def main() -> None:
             lambda: df.metrics.roc_auc("y", "s", by="segment", ci=0.95, n_boot=1000),
         ),
     ):
-        t = side_by_side({"plain": plain, "ci": with_ci}, args.repeat)
+        cases = {"plain": plain, "ci": with_ci}
+        if name == "report":
+            cases["draws"] = _draws(df, n_boot=1000)
+        t = side_by_side(cases, args.repeat)
         label = f"{name}(by=segment, ci=0.95, n_boot=1000), {args.rows:,} rows x 100 segments"
         target = 3.0 if name == "report" else 5.0  # issue 16: report at most 3x
         rows.append((label, t["ci"], f"one plain {name}(by=segment)", t["plain"], target))
+        if name == "report":
+            what = "  floor: the exact multinomial draws alone (1,000 per segment, 2 threads)"
+            rows.append((what, t["draws"], "one plain report(by=segment)", t["plain"], None))
     t_delong = timed(
         lambda: df.metrics.roc_auc("y", "s", by="segment", ci=0.95, ci_method="delong"), args.repeat
     )
