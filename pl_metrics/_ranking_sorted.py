@@ -284,23 +284,23 @@ class _Keyed:
         return np.flatnonzero(mask) - np.arange(np.count_nonzero(mask))
 
     def per_positive(self) -> tuple[Any, Any]:
-        """For each positive (ascending): the negatives strictly below it, and tied."""
+        """For each positive (ascending): the negatives strictly below it, and tied (0,
+        not an array of zeros, when no score is shared by the classes)."""
         import numpy as np
 
         at_or_before = self._where - np.arange(self.n_pos)
         if not self._cross_ties:
-            return at_or_before, np.zeros(self.n_pos, dtype=np.int64)
+            return at_or_before, 0
         run, _, neg = self._runs()
         tied = neg[run[self._positive]]
         return at_or_before - tied, tied  # a run's negatives come before its positives
 
     def per_negative(self) -> tuple[Any, Any]:
-        """For each negative (ascending): the positives strictly below it, and tied."""
-        import numpy as np
-
+        """For each negative (ascending): the positives strictly below it, and tied (0
+        when no score is shared by the classes)."""
         below = self._at_or_before(~self._positive)
         if not self._cross_ties:
-            return below, np.zeros(self.n_neg, dtype=np.int64)
+            return below, 0
         run, pos, _ = self._runs()
         return below, pos[run[~self._positive]]  # a run's positives come after
 
@@ -338,7 +338,6 @@ def _key(score: pl.Expr, positive: pl.Expr) -> pl.Expr:
 def _auc(s: _Searched | _Keyed, z: float | None) -> tuple[float | None, ...]:
     """AUC (and with ``z``: DeLong's interval) of a segment's sorted scores; None where
     undefined (one class; the interval: fewer than 2 of one)."""
-    import numpy as np
 
     n_pos, n_neg = s.n_pos, s.n_neg
     if n_pos == 0 or n_neg == 0:
@@ -352,7 +351,7 @@ def _auc(s: _Searched | _Keyed, z: float | None) -> tuple[float | None, ...]:
     if n_pos < 2 or n_neg < 2:
         return auc, None, None
     below, tied = s.per_positive()
-    v10 = fm.placement(below.astype(np.float64), tied, n_total)
+    v10 = fm.placement(below, tied, n_total)
     # a negative's placement: the positives above it, plus half those tied
     below_n, tied_n = s.per_negative()
     v01 = fm.placement(p_total - below_n - tied_n, tied_n, p_total)
