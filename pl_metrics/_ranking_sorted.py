@@ -569,7 +569,9 @@ def _lists(
     sign check)."""
     key_columns, lists, minima = [], [], []
     for i, (positive, column) in enumerate(tasks):
-        score = pl.col(column).cast(pl.Float64) + 0.0  # -0.0 and 0.0 are one threshold
+        # -0.0 and 0.0 are one threshold: polars' optimizer drops this + 0.0 (-0.0 stays),
+        # so the keys clear the sign bit (_key) and the search compares them as floats
+        score = pl.col(column).cast(pl.Float64) + 0.0
         if keyed:
             key_columns.append(_key(score, positive).alias(f"{_KEY}{i}"))
             lists.append(pl.col(f"{_KEY}{i}"))
