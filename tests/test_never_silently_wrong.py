@@ -869,3 +869,19 @@ def test_mcc_of_a_segment_without_rows_in_labels_is_nan() -> None:
     assert math.isnan(expr["mcc"][0])
     state = plm.from_counts(df.metrics.counts("t", "p", by="g"), by="g")
     assert math.isnan(state.summary(labels=[1]).sort("g")["mcc"][0])
+
+
+@pytest.mark.parametrize("how", ["count", "search", "keys"])
+def test_signed_zero_scores_are_one_threshold_on_every_strategy(how: str) -> None:
+    """-0.0 and 0.0 are one score in scikit-learn (ties across the classes here).
+    Polars' optimizer drops a ``+ 0.0`` meant to merge them: the keyed sort relies on
+    its keys dropping the sign bit, the search on comparing floats."""
+    import _oracle as oracle
+
+    y, s = [1, 0, 1, 0, 1, 0], [-0.0, 0.0, 0.0, -0.0, 0.5, 0.25]
+    df = pl.DataFrame({"y": y, "s": s})
+    with oracle.ranking_strategy(how):
+        auc = df.metrics.roc_auc("y", "s")["roc_auc"].item()
+        ap = df.metrics.average_precision("y", "s")["average_precision"].item()
+    assert auc == pytest.approx(skm.roc_auc_score(y, s), rel=1e-12)  # 5/9
+    assert ap == pytest.approx(skm.average_precision_score(y, s), rel=1e-12)
