@@ -56,13 +56,19 @@ def _scores(
     ]
 
 
+def _class_order(counts: Counts) -> list[str]:
+    """What orders a segment's class rows: the label (``labels=None``: the sorted labels;
+    ORD is not computed, see ``class_counts(order=False)``), else ORD (``labels``' order)."""
+    return [LABEL] if counts.labels is None else [ORD]
+
+
 def per_class(counts: Counts, *, beta: float, zero_division: float) -> pl.LazyFrame:
     """``*by, label``, the counts ``support .. tn`` and the five scores of each class."""
     specificity = fm.specificity(pl.col("tn"), pl.col("fp"), zero_division)
     result = (
-        per_class_with_ord(counts, beta=beta, zero_division=zero_division)
+        per_class_with_ord(counts, beta=beta, zero_division=zero_division, order=False)
         .with_columns(specificity.alias("specificity"))
-        .sort([*counts.keys, ORD], nulls_last=True)
+        .sort([*counts.keys, *_class_order(counts)], nulls_last=True)
     )
     columns = ["support", "predicted", "tp", "fp", "fn", "tn", "precision", "recall"]
     result = result.select(*counts.keys, LABEL, *columns, "specificity", f_name(beta), "jaccard")
@@ -176,9 +182,12 @@ def _average_rows(
     )
 
 
-def per_class_with_ord(counts: Counts, *, beta: float, zero_division: float) -> pl.LazyFrame:
-    """Per-class counts and scores, keeping the internal key and label order columns."""
-    stats = class_counts(counts, restrict=False)
+def per_class_with_ord(
+    counts: Counts, *, beta: float, zero_division: float, order: bool = True
+) -> pl.LazyFrame:
+    """Per-class counts and scores, keeping the internal key and label order columns
+    (``order``: see :func:`class_counts`)."""
+    stats = class_counts(counts, restrict=False, order=order)
     return stats.with_columns(
         _scores(pl.col("tp"), pl.col("support"), pl.col("predicted"), beta, zero_division)
     )
@@ -186,7 +195,7 @@ def per_class_with_ord(counts: Counts, *, beta: float, zero_division: float) -> 
 
 def averages(counts: Counts, *, beta: float, zero_division: float) -> pl.LazyFrame:
     """``*by, average, precision, recall, f, jaccard, support``: micro, macro, weighted rows."""
-    classes = per_class_with_ord(counts, beta=beta, zero_division=zero_division)
+    classes = per_class_with_ord(counts, beta=beta, zero_division=zero_division, order=False)
     columns = ["average", "precision", "recall", f_name(beta), "jaccard", "support"]
     result = (
         _average_rows(counts, classes, beta, zero_division)
@@ -213,7 +222,9 @@ def report(counts: Counts, *, beta: float, zero_division: float) -> pl.LazyFrame
         "support",
     ]
     # computed once for the class rows and the averages (polars would plan it twice)
-    classes = per_class_with_ord(counts, beta=beta, zero_division=zero_division).cache()
+    classes = per_class_with_ord(
+        counts, beta=beta, zero_division=zero_division, order=False
+    ).cache()
     class_rows = classes.with_columns(
         pl.lit(None, pl.String).alias("average"), pl.lit(0, pl.Int8).alias(_PART)
     )
@@ -228,7 +239,7 @@ def report(counts: Counts, *, beta: float, zero_division: float) -> pl.LazyFrame
                 average_rows.select(*keys, *columns, ORD, _PART),
             ]
         )
-        .sort([*keys, _PART, ORD], nulls_last=True)
+        .sort([*keys, _PART, *dict.fromkeys([*_class_order(counts), ORD])], nulls_last=True)
         .select(*keys, *columns)
     )
     return counts.finish(result, [LABEL])
