@@ -23,6 +23,7 @@ from typing import Any
 import polars as pl
 
 from pl_metrics._core import checks as v
+from pl_metrics._shards import check_label_sets, label_sample
 from pl_metrics._typing import By, Labels
 from pl_metrics.state import (
     COUNTS_COLUMNS,
@@ -62,6 +63,16 @@ def _state_of_file(path: str, method: str, args: tuple, kwargs: dict) -> pl.Data
     try:
         lf = pl.scan_parquet(path)
         return getattr(lf.metrics, method)(*args, **kwargs).collect()
+    except (pl.exceptions.PolarsError, ValueError, TypeError, OSError) as exc:
+        raise _with_path(exc, path) from exc
+
+
+def _labels_of_file(path: str, y_true: str, weight: str | None) -> pl.Series:
+    """The sample of one file's ``y_true`` labels (rows of weight 0 left out) that the
+    label-set checks read (:func:`pl_metrics._shards.label_sample`)."""
+    try:
+        rows = v.without_zero_weights(pl.scan_parquet(path), weight)
+        return label_sample(rows.select(y_true).collect().to_series())
     except (pl.exceptions.PolarsError, ValueError, TypeError, OSError) as exc:
         raise _with_path(exc, path) from exc
 
@@ -206,13 +217,19 @@ def score_counts(
     bins: int | None = None,
     split_every: int = 8,
 ) -> pl.DataFrame:
-    """The merged per-score state of all files (``*by, score, pos, neg``)."""
+    """The merged per-score state of all files (``*by, score, pos, neg``).
+
+    Each file is checked as the frame method checks it, and the label sets of all
+    the files together (:func:`pl_metrics._shards.check_label_sets`): {-1, 1} in one
+    file and {0, 1} in another is the frame method's error on all the rows."""
     segments = v.normalize_by(by)
     given = list(segments.given) or None
     kwargs = {"by": given, "pos_label": pos_label, "weight": weight, "bins": bins}
-    return _map_reduce(
+    files = expand(paths)
+    labels = [client.submit(_labels_of_file, f, y_true, weight, pure=False) for f in files]
+    state = _map_reduce(
         client,
-        expand(paths),
+        files,
         method="score_counts",
         args=(y_true, y_score),
         kwargs=kwargs,
@@ -220,6 +237,16 @@ def score_counts(
         values=list(SCORE_COUNTS_COLUMNS[1:]),
         split_every=split_every,
     )
+    check_label_sets(
+        client.gather(labels),
+        int(state["pos"].sum()),
+        y_true=y_true,
+        y_score=y_score,
+        score_dtype=pl.Float64(),
+        pos_label=pos_label,
+        bins=bins,
+    )
+    return state
 
 
 def report(

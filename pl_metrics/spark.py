@@ -51,6 +51,7 @@ import polars as pl
 from pl_metrics import metrics
 from pl_metrics._core import checks as v
 from pl_metrics._core.messages import Bad
+from pl_metrics._shards import check_label_sets, label_sample
 from pl_metrics._typing import (
     AucCiMethod,
     BootstrapCiMethod,
@@ -76,9 +77,6 @@ if TYPE_CHECKING:
 CHUNK_ROWS = 1_000_000
 #: Per-partition states merged on the executor once this many have piled up.
 _MERGE_EVERY = 8
-#: Labels of ``y_true`` each partition reports for the label-set checks.
-_SAMPLE = 21
-_SPECIAL = (-1, 0, 1)
 _BINARY = ("state", "labels", "errors")
 _ROW = "partition int, " + ", ".join(f"{c} binary" for c in _BINARY)
 _RAISED = (pl.exceptions.PolarsError, ValueError, TypeError, ArithmeticError)
@@ -174,7 +172,7 @@ def _partition_states(job: _Job) -> Any:
             assert isinstance(frame, pl.DataFrame)
             if job.method == "score_counts":
                 rows = v.without_zero_weights(frame.lazy(), job.kwargs["weight"])
-                labels.append(_label_sample(rows.select(job.y_true).collect().to_series()))
+                labels.append(label_sample(rows.select(job.y_true).collect().to_series()))
             try:
                 states.append(job.state(frame.lazy()))
             except _RAISED as exc:
@@ -205,17 +203,6 @@ def _chunks(batches: Iterator[pa.RecordBatch], size: int) -> Iterator[list[pa.Re
             chunk, rows = [], 0
     if chunk:
         yield chunk
-
-
-def _label_sample(labels: pl.Series) -> pl.Series:
-    """The labels a label-set check reads: the smallest ``_SAMPLE`` distinct ones
-    (the union over chunks holds the first 20 of all labels, as a message shows)
-    and whichever of -1, 0, 1 occur (the default ``pos_label``'s rule)."""
-    distinct = labels.drop_nulls().unique().sort()
-    if distinct.dtype.is_numeric() and distinct.dtype != pl.Boolean:
-        special = distinct.filter(distinct.is_in(pl.Series(_SPECIAL)))
-        return pl.concat([distinct.head(_SAMPLE), special.cast(distinct.dtype)]).unique()
-    return distinct.head(_SAMPLE)
 
 
 def _ipc(frame: pl.DataFrame) -> bytes:
@@ -305,16 +292,16 @@ def _check_labels(rows: list[Any], job: _Job, schema: pl.Schema) -> None:
     all rows would and whose first 20 labels are those of all rows."""
     y_true, y_score = job.args
     samples = [pl.read_ipc(r["labels"]).to_series() for r in rows if r["labels"]]
-    if not samples:
-        return
-    proxy = pl.LazyFrame(pl.concat(samples).unique().to_frame(y_true)).with_columns(
-        pl.lit(0).cast(schema[y_score]).alias(y_score)
-    )
-    pos_label, bins = job.kwargs["pos_label"], job.kwargs["bins"]
-    metrics(proxy).score_counts(y_true, y_score, pos_label=pos_label, bins=bins).collect()
     positives = [pl.read_ipc(r["state"])["pos"].sum() for r in rows if r["state"]]
-    if positives and not any(positives):  # no row is pos_label: the finisher's error
-        metrics(proxy).roc_auc(y_true, y_score, pos_label=pos_label).collect()
+    check_label_sets(
+        samples,
+        sum(positives) if positives else None,
+        y_true=y_true,
+        y_score=y_score,
+        score_dtype=schema[y_score],
+        pos_label=job.kwargs["pos_label"],
+        bins=job.kwargs["bins"],
+    )
 
 
 def _as(merged: pl.DataFrame, empty: pl.DataFrame, job: _Job) -> pl.DataFrame:

@@ -12,6 +12,7 @@ import pytest
 from polars.testing import assert_frame_equal
 from sklearn.metrics import accuracy_score, matthews_corrcoef, recall_score
 
+import pl_metrics
 import pl_metrics.dask as pmd
 
 
@@ -126,3 +127,42 @@ def test_states_that_cannot_meet_are_a_schema_error(client, tmp_path: Path) -> N
     message = str(error.value)
     for part in ("'actual'", "Int64", "String", "ints.parquet", "strings.parquet"):
         assert part in message
+
+
+def _two_files(tmp_path: Path, first: list[int], second: list[int]) -> list[str]:
+    paths = []
+    for name, y in (("a", first), ("b", second)):
+        path = tmp_path / f"{name}.parquet"
+        pl.DataFrame({"y": y, "s": np.linspace(0.1, 0.9, len(y))}).write_parquet(path)
+        paths.append(str(path))
+    return paths
+
+
+def test_label_sets_are_checked_over_all_files(client, tmp_path: Path) -> None:
+    """{-1, 1} in one file and {0, 1} in the other: each file's checks pass, and the
+    merged state forgot the labels, so roc_auc gave 0.84 with 0 and -1 both negatives
+    where the frame method on all the rows refuses {-1, 0, 1} without a pos_label."""
+    paths = _two_files(tmp_path, [-1, 1, -1, 1, 1], [0, 1, 0, 0, 1])
+    frame = pl.concat([pl.read_parquet(p) for p in paths])
+    with pytest.raises(pl_metrics.DataError) as expected:
+        frame.metrics.roc_auc("y", "s")
+    with pytest.raises(pl_metrics.DataError) as got:
+        pmd.roc_auc(paths, "y", "s", client=client)
+    assert str(got.value) == str(expected.value)
+    # with pos_label, the same rows are scored as the frame method scores them
+    assert_frame_equal(
+        pmd.roc_auc(paths, "y", "s", client=client, pos_label=1),
+        frame.metrics.roc_auc("y", "s", pos_label=1),
+    )
+
+
+def test_a_pos_label_absent_from_every_file_is_the_frame_methods_error(client, tmp_path) -> None:
+    """It was the finisher's "the per-score state has no positive row"; the frame
+    method names pos_label and the labels there are."""
+    paths = _two_files(tmp_path, [0, 1, 0, 1, 1], [0, 1, 0, 0, 1])
+    frame = pl.concat([pl.read_parquet(p) for p in paths])
+    with pytest.raises(pl_metrics.DataError) as expected:
+        frame.metrics.roc_auc("y", "s", pos_label=5)
+    with pytest.raises(pl_metrics.DataError) as got:
+        pmd.roc_auc(paths, "y", "s", client=client, pos_label=5)
+    assert str(got.value) == str(expected.value)

@@ -885,3 +885,37 @@ def test_signed_zero_scores_are_one_threshold_on_every_strategy(how: str) -> Non
         ap = df.metrics.average_precision("y", "s")["average_precision"].item()
     assert auc == pytest.approx(skm.roc_auc_score(y, s), rel=1e-12)  # 5/9
     assert ap == pytest.approx(skm.average_precision_score(y, s), rel=1e-12)
+
+
+def test_integer_pos_label_and_labels_beyond_2_53_are_exact() -> None:
+    """pos_label=2**53 + 1 went through a float and became 2**53, the other class:
+    ROC AUC 0.0 where scikit-learn gives 1.0; labels=[2**53 + 1] reported class 2**53;
+    threshold_report said pos_label and neg_label were equal."""
+    big = 2**53
+    df = pl.DataFrame(
+        {
+            "y": [big, big + 1, big, big + 1, big + 1],
+            "s": [0.1, 0.9, 0.2, 0.8, 0.3],
+            "p": [big, big + 1, big + 1, big + 1, big],
+        }
+    )
+    y = np.array(df["y"].to_list()) == big + 1  # exact Python ints: the positives
+    s = df["s"].to_numpy()
+    for pos in (big + 1, np.int64(big + 1)):
+        assert df.metrics.roc_auc("y", "s", pos_label=pos).item() == skm.roc_auc_score(y, s)
+        assert df.metrics.average_precision("y", "s", pos_label=pos).item() == pytest.approx(
+            skm.average_precision_score(y, s), rel=1e-12
+        )
+        assert df.metrics.log_loss("y", "s", pos_label=pos).item() == pytest.approx(
+            skm.log_loss(y, s), rel=1e-12
+        )
+        assert df.select(plm.roc_auc("y", "s", pos_label=pos)).item() == skm.roc_auc_score(y, s)
+    got = df.metrics.report("y", "p", labels=[big + 1]).filter(pl.col("average").is_null())
+    assert got["label"].to_list() == [big + 1]
+    p, r, _, _ = skm.precision_recall_fscore_support(
+        df["y"].to_list(), df["p"].to_list(), labels=[big + 1]
+    )
+    assert got["precision"].to_list() == list(p)
+    assert got["recall"].to_list() == list(r)
+    rows = df.metrics.threshold_report("y", "s", threshold=0.5, pos_label=big + 1, neg_label=big)
+    assert rows.filter(pl.col("average").is_null())["label"].to_list() == [big, big + 1]

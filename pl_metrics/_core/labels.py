@@ -150,7 +150,9 @@ def label_value(value: object, dtype: pl.DataType, argument: str, column: str) -
         converted = bool(value) if ok else None
     elif target.is_numeric():
         ok = is_real(value) or isinstance(value, bool)
-        if ok and target.is_integer() and isinstance(value, numbers.Real):
+        if ok and target.is_integer() and isinstance(value, numbers.Integral):
+            value = int(value)  # exactly (numpy integers too): 2**53 + 1 is not 2**53
+        elif ok and target.is_integer() and isinstance(value, numbers.Real):
             as_float = float(value)
             value = int(as_float) if as_float.is_integer() else value  # 1.0 is the label 1
         if ok:
