@@ -99,20 +99,12 @@ def positive_int(name: str, value: object) -> int:
     return int(value)
 
 
-#: ``bins`` at most this: the edges are a table of ``bins + 2`` floats in the query
-#: (``scores.bin_edges``); more bins than that is the exact mode's job.
-MAX_BINS = 10_000_000
-
-
 def check_bins(bins: object) -> int | None:
-    """``bins=``: None or an integer from 1 to :data:`MAX_BINS`."""
+    """``bins=``: None or an integer >= 1."""
     if bins is None:
         return None
-    if not (is_int(bins) and 1 <= bins <= MAX_BINS):
-        msg = (
-            f"`bins` must be None or an integer from 1 to {MAX_BINS:,}, got {bins!r} "
-            "(for more, use the exact mode: bins=None)"
-        )
+    if not (is_int(bins) and bins >= 1):
+        msg = f"`bins` must be None or an integer >= 1, got {bins!r}"
         raise ValueError(msg)
     return int(bins)
 

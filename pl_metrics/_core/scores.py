@@ -11,7 +11,6 @@ The metrics (:mod:`pl_metrics._ranking`) are sums over these frames.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -118,36 +117,27 @@ def as_score(column: str, dtype: pl.DataType, bins: int | None = None) -> pl.Exp
     """The score as Float64, with -0.0 turned into 0.0 (one threshold, as in numpy).
 
     With ``bins``, a score in [0, 1] becomes its bin index: the largest ``j`` whose
-    lower edge ``j / bins`` (:func:`bin_edges`: the float nearest the fraction, so
-    the edges of ``bins=100`` are the 2-decimal scores) is at most the score (1.0 is
-    bin ``bins``): at most ``bins + 1`` distinct values per segment.
-    ``floor(score * bins)`` is that index but for rounding (0.29 * 100 is
-    28.999999999999996: the score 0.29, an edge, went to the bin below; 0.8999999999999999
-    * 10 is 9.0, above the edge 0.9); it is corrected by one where it misses, so that
-    a score at an edge is in that edge's bin and the curves at the edges are the
-    exact ones.  A score outside [0, 1] keeps ``floor(score * bins)`` (the check
-    refuses it).  :func:`_binary_counts` turns the index into its edge after
-    grouping.  The edges are a table made in Python, read by index: polars' streaming
-    engine may divide by a constant through its reciprocal in some chunks, so a
-    division in the query can give two floats for one fraction (seen with polars 2.1).
+    lower edge ``j * (1 / bins)`` (a float, as :func:`_binary_counts` makes it) is at
+    most the score (1.0 is bin ``bins``): at most ``bins + 1`` distinct values per
+    segment.  ``floor(score * bins)`` is that index but for rounding (0.29 * 100 is
+    28.999999999999996, where the edge 29 * 0.01 is the float 0.29: the score went
+    to the bin below; 0.8999999999999999 * 10 is 9.0, above the edge 0.9); it is
+    corrected by one where it misses, so that a score at an edge is in that edge's
+    bin and the curves at the edges are the exact ones.  A score outside [0, 1]
+    keeps ``floor(score * bins)`` (the check refuses it).  The edges are products,
+    not divisions: polars' streaming engine may divide by a constant through its
+    reciprocal in some chunks, so a division can give two floats for one fraction
+    (seen with polars 2.1).
     """
     score = pl.col(column).cast(pl.Float64) + 0.0
     if bins is not None:
-        edges = pl.lit(bin_edges(bins))
+        step = 1.0 / bins  # the edges, as _binary_counts makes them: index * step
         raw = (score * bins).floor()
-        guess = raw.clip(0, bins).cast(pl.Int64, strict=False)
-        up = pl.when(edges.gather(guess + 1) <= score).then(guess + 1).otherwise(guess)
-        index = pl.when(edges.gather(up) > score).then(up - 1).otherwise(up)
+        up = pl.when((raw + 1) * step <= score).then(raw + 1).otherwise(raw)
+        index = pl.when(up * step > score).then(up - 1).otherwise(up)
         outside = (raw < 0) | (raw > bins)
-        score = pl.when(outside).then(raw).otherwise(index.cast(pl.Float64))
+        score = pl.when(outside).then(raw).otherwise(index)
     return score.alias(SCORE)
-
-
-@functools.lru_cache(maxsize=16)
-def bin_edges(bins: int) -> pl.Series:
-    """``j / bins`` for ``j`` in ``0 .. bins + 1``, each the float nearest the fraction
-    (Python's division), the lower edges of the bins of :func:`as_score`."""
-    return pl.Series([j / bins for j in range(bins + 2)], dtype=pl.Float64)
 
 
 def score_checks(
@@ -292,10 +282,9 @@ def _binary_counts(
     if pos_label_present:
         positives = POS if weight is None else _POSITIVE_ROWS
         frame = check_pos_label(frame, lf, y_true, pos_label, positives)
-    if bins is not None:  # from the bin index to the bin's lower edge (a table, not a
-        # division in the query: every engine and shard reads the same float)
-        edge = pl.lit(bin_edges(bins)).gather(pl.col(SCORE).cast(pl.Int64))
-        frame = frame.with_columns(edge.alias(SCORE))
+    if bins is not None:  # from the bin index to the bin's lower edge; a product,
+        # not a division, so every engine and shard computes the same float (as_score)
+        frame = frame.with_columns(pl.col(SCORE) * (1.0 / bins))
     return frame
 
 
