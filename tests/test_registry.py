@@ -1095,6 +1095,11 @@ def _by_errors(entry: Entry) -> list[tuple[object, type, str]]:
         (pl.col("nope").alias("k"), pl.exceptions.ColumnNotFoundError, "`by` expression.*nope"),
         (pl.col("g") + 1, pl.exceptions.InvalidOperationError, "`by` expression"),
         (3, TypeError, "`by` must be a column name or a list"),
+        (  # Python objects can be neither grouped nor sorted (was a Rust panic)
+            pl.col("g").map_elements(lambda x: x, return_dtype=pl.Object).alias("k"),
+            pl.exceptions.SchemaError,
+            "`by` column 'k' holds Python objects",
+        ),
     ]
 
 
