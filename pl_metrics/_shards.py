@@ -29,14 +29,15 @@ def label_sample(labels: pl.Series) -> pl.Series:
     and whichever of -1, 0, 1 occur (the default ``pos_label``'s rule)."""
     distinct = labels.drop_nulls().unique().sort()
     if distinct.dtype.is_numeric() and distinct.dtype != pl.Boolean:
-        special = distinct.filter(distinct.is_in(pl.Series(SPECIAL)))
+        wanted = pl.Series(SPECIAL).cast(distinct.dtype, strict=False)  # -1: null in UInt
+        special = distinct.filter(distinct.is_in(wanted.drop_nulls()))
         return pl.concat([distinct.head(SAMPLE), special.cast(distinct.dtype)]).unique()
     return distinct.head(SAMPLE)
 
 
 def check_label_sets(
     samples: Sequence[pl.Series],
-    positives: int | None,
+    positives: float | None,
     *,
     y_true: str,
     y_score: str,
@@ -46,7 +47,7 @@ def check_label_sets(
 ) -> None:
     """Raise what the frame method raises on all the rows for their label set: the
     default ``pos_label`` meeting labels other than {0, 1} and {-1, 1}, and (with
-    ``positives`` 0: no row of the merged state is positive) a ``pos_label`` that
+    ``positives`` 0: the merged state's positive count or weight is 0) a ``pos_label`` that
     occurs nowhere.  The frame method's own checks, on a few rows holding the shards'
     label samples (they decide these checks as all the rows would)."""
     samples = [s.rename(y_true).to_frame() for s in samples if s.len()]

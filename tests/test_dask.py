@@ -166,3 +166,24 @@ def test_a_pos_label_absent_from_every_file_is_the_frame_methods_error(client, t
     with pytest.raises(pl_metrics.DataError) as got:
         pmd.roc_auc(paths, "y", "s", client=client, pos_label=5)
     assert str(got.value) == str(expected.value)
+
+
+def test_float_labels_and_small_weights_across_files(client, tmp_path: Path) -> None:
+    """Float y_true crashed the shards' label sample (is_in of an Int64 list); and with
+    weights below 1, the positives' total weight was rounded to 0, so a pos_label
+    outside the first labels was called absent.  Both equal the frame method."""
+    floats = pl.DataFrame({"y": [0.0, 1.0, 0.0, 1.0], "s": [0.2, 0.8, 0.4, 0.7]})
+    many = pl.DataFrame({"y": list(range(30)), "s": [i / 30 for i in range(30)], "w": [0.1] * 30})
+    for name, frame, kwargs in (
+        ("floats", floats, {}),
+        ("many", many, {"pos_label": 29, "weight": "w"}),
+    ):
+        paths = []
+        for i, part in enumerate(frame.iter_slices(frame.height // 2)):
+            path = tmp_path / f"{name}{i}.parquet"
+            part.write_parquet(path)
+            paths.append(str(path))
+        assert_frame_equal(
+            pmd.roc_auc(paths, "y", "s", client=client, **kwargs),
+            frame.metrics.roc_auc("y", "s", **kwargs),
+        )

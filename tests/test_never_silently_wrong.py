@@ -919,3 +919,34 @@ def test_integer_pos_label_and_labels_beyond_2_53_are_exact() -> None:
     assert got["recall"].to_list() == list(r)
     rows = df.metrics.threshold_report("y", "s", threshold=0.5, pos_label=big + 1, neg_label=big)
     assert rows.filter(pl.col("average").is_null())["label"].to_list() == [big, big + 1]
+
+
+def test_bins_refuse_scores_just_above_one() -> None:
+    """floor(1.5 * 1) = 1 and floor(1.04 * 10) = 10 are the top bins: such scores were
+    counted in them (ROC AUC 0.75 for the first frame below, no error), where every
+    score outside [0, 1] is refused with bins."""
+    for scores, bins in (([0.1, 0.9, 0.2, 1.5], 1), ([0.1, 0.9, 0.2, 1.04], 10)):
+        df = pl.DataFrame({"y": [0, 1, 0, 1], "s": scores})
+        with pytest.raises(plm.DataError, match=r"`bins` needs scores in \[0, 1\].* 1 rows"):
+            df.metrics.roc_auc("y", "s", bins=bins)
+    ok = pl.DataFrame({"y": [0, 1, 0, 1], "s": [0.1, 0.9, 0.2, 1.0]})
+    assert ok.metrics.roc_auc("y", "s", bins=10)["roc_auc"].item() == skm.roc_auc_score(
+        [0, 1, 0, 1], [0.1, 0.9, 0.2, 1.0]
+    )
+    with pytest.raises(ValueError, match=r"`bins` must be .* \(at most 2\*\*53\)"):
+        ok.metrics.roc_auc("y", "s", bins=2**53 + 1)
+
+
+def test_a_numpy_integer_pos_label_on_a_float_column_is_exact() -> None:
+    """np.int64(2**53 + 1) compared equal to the float 2**53 in numpy: the rows of 2**53
+    were scored as its positives (ROC AUC 1.0, no error); a Python int was refused."""
+    from fractions import Fraction
+
+    df = pl.DataFrame({"y": [2.0**53, 0.0, 2.0**53, 0.0], "s": [0.9, 0.1, 0.8, 0.2]})
+    for value in (np.int64(2**53 + 1), np.uint64(2**53 + 1), 2**53 + 1, Fraction(2**53 + 1)):
+        with pytest.raises(ValueError, match="cannot be a label of column 'y' \\(Float64\\)"):
+            df.metrics.roc_auc("y", "s", pos_label=value)
+    for value in (np.int64(2**53), 2**53, 2.0**53):  # the label itself: sklearn's 1.0
+        assert df.metrics.roc_auc("y", "s", pos_label=value).item() == skm.roc_auc_score(
+            [1, 0, 1, 0], [0.9, 0.1, 0.8, 0.2]
+        )

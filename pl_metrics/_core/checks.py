@@ -100,11 +100,12 @@ def positive_int(name: str, value: object) -> int:
 
 
 def check_bins(bins: object) -> int | None:
-    """``bins=``: None or an integer >= 1."""
+    """``bins=``: None or an integer from 1 to 2**53 (beyond, the edges ``j * (1 /
+    bins)`` are no longer distinct floats below their scores)."""
     if bins is None:
         return None
-    if not (is_int(bins) and bins >= 1):
-        msg = f"`bins` must be None or an integer >= 1, got {bins!r}"
+    if not (is_int(bins) and 1 <= bins <= MAX_EXACT_FLOAT_INT):
+        msg = f"`bins` must be None or an integer >= 1 (at most 2**53), got {bins!r}"
         raise ValueError(msg)
     return int(bins)
 

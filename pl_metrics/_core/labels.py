@@ -150,8 +150,10 @@ def label_value(value: object, dtype: pl.DataType, argument: str, column: str) -
         converted = bool(value) if ok else None
     elif target.is_numeric():
         ok = is_real(value) or isinstance(value, bool)
-        if ok and target.is_integer() and isinstance(value, numbers.Integral):
-            value = int(value)  # exactly (numpy integers too): 2**53 + 1 is not 2**53
+        if ok and isinstance(value, numbers.Rational) and value.denominator == 1:
+            # a whole number kept exact (numpy integers, Fraction(k, 1) too), compared
+            # as a Python int below: 2**53 + 1 is neither 2**53 nor 2.0**53
+            value = int(value)
         elif ok and target.is_integer() and isinstance(value, numbers.Real):
             as_float = float(value)
             value = int(as_float) if as_float.is_integer() else value  # 1.0 is the label 1

@@ -124,7 +124,7 @@ def as_score(column: str, dtype: pl.DataType, bins: int | None = None) -> pl.Exp
     to the bin below; 0.8999999999999999 * 10 is 9.0, above the edge 0.9); it is
     corrected by one where it misses, so that a score at an edge is in that edge's
     bin and the curves at the edges are the exact ones.  A score outside [0, 1]
-    keeps ``floor(score * bins)`` (the check refuses it).  The edges are products,
+    gets an index outside ``0 .. bins`` (the check refuses it).  The edges are products,
     not divisions: polars' streaming engine may divide by a constant through its
     reciprocal in some chunks, so a division can give two floats for one fraction
     (seen with polars 2.1).
@@ -135,8 +135,16 @@ def as_score(column: str, dtype: pl.DataType, bins: int | None = None) -> pl.Exp
         raw = (score * bins).floor()
         up = pl.when((raw + 1) * step <= score).then(raw + 1).otherwise(raw)
         index = pl.when(up * step > score).then(up - 1).otherwise(up)
-        outside = (raw < 0) | (raw > bins)
-        score = pl.when(outside).then(raw).otherwise(index)
+        # finite but outside [0, 1] (a score just above 1 has floor(score * bins) =
+        # bins): an index the bins check refuses (NaN, infinities: the score check's)
+        finite = score.is_finite()
+        score = (
+            pl.when((score > 1) & finite)
+            .then(bins + 1)
+            .when((score < 0) & finite)
+            .then(-1)
+            .otherwise(index)
+        )
     return score.alias(SCORE)
 
 

@@ -349,8 +349,9 @@ class FairnessMethods:
             equal_opportunity_difference, equal_opportunity_ratio`` (equal to
             fairlearn's functions of the same names), then ``<column>_low`` /
             ``<column>_high`` with ``ci``.  A ratio of two zero rates (every
-            group's rate 0) is null; equalized odds skips an undefined part, as
-            fairlearn's ``mean`` does (its worst case depends on the order).
+            group's rate 0) is null; equalized odds' worst case is null when a
+            part is (fairlearn's is NaN when the first part is, and the other part
+            when the second is), its mean skips an undefined part (as fairlearn's).
         """
         v.check_choice("method", method, _METHODS)
         v.check_choice("agg", agg, _AGGS)
