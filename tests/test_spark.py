@@ -203,6 +203,14 @@ def test_string_and_bool_labels_with_pos_label(df: pl.DataFrame, sdf: SparkFrame
     _equal(got, df.metrics.average_precision("t_bool", "s2", weight="w"), close=True)
 
 
+def test_float_labels(spark: SparkSession, df: pl.DataFrame) -> None:
+    """A double y_true crashed every partition's label sample (is_in of Float64 labels
+    in an Int64 list); the frame method scores it."""
+    frame = df.with_columns(pl.col("y").cast(pl.Float64))
+    got = pms.roc_auc(_spark(spark, frame), "y", "s2", by="seg")
+    _equal(got, frame.metrics.roc_auc("y", "s2", by="seg"), close=False)
+
+
 def test_states_equal_one_machine(df: pl.DataFrame, sdf: SparkFrame) -> None:
     by = ["seg", "odd name.x"]
     got = pms.counts(sdf, "t_str", "p_str", by=by)
