@@ -57,9 +57,10 @@ def _scores(
 
 
 def _class_order(counts: Counts) -> list[str]:
-    """What orders a segment's class rows: the label (``labels=None``: the sorted labels;
-    ORD is not computed, see ``class_counts(order=False)``), else ORD (``labels``' order)."""
-    return [LABEL] if counts.labels is None else [ORD]
+    """What orders a segment's rows: with ``labels=None`` the class rows by their label
+    (their ORD is not computed, see ``class_counts(order=False)``), then ORD (the
+    average rows', which have no label); else ORD (``labels``' order)."""
+    return [LABEL, ORD] if counts.labels is None else [ORD]
 
 
 def per_class(counts: Counts, *, beta: float, zero_division: float) -> pl.LazyFrame:
@@ -239,7 +240,7 @@ def report(counts: Counts, *, beta: float, zero_division: float) -> pl.LazyFrame
                 average_rows.select(*keys, *columns, ORD, _PART),
             ]
         )
-        .sort([*keys, _PART, *dict.fromkeys([*_class_order(counts), ORD])], nulls_last=True)
+        .sort([*keys, _PART, *_class_order(counts)], nulls_last=True)
         .select(*keys, *columns)
     )
     return counts.finish(result, [LABEL])

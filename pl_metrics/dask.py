@@ -54,6 +54,10 @@ def expand(paths: Paths) -> list[str]:
     return files
 
 
+#: The errors of reading one file that are raised again with the file's path in front.
+_FILE_ERRORS = (pl.exceptions.PolarsError, ValueError, TypeError, OSError)
+
+
 def _state_of_file(path: str, method: str, args: tuple, kwargs: dict) -> pl.DataFrame:
     """The state of one file; an error's message starts with the file's path.
 
@@ -63,7 +67,7 @@ def _state_of_file(path: str, method: str, args: tuple, kwargs: dict) -> pl.Data
     try:
         lf = pl.scan_parquet(path)
         return getattr(lf.metrics, method)(*args, **kwargs).collect()
-    except (pl.exceptions.PolarsError, ValueError, TypeError, OSError) as exc:
+    except _FILE_ERRORS as exc:
         raise _with_path(exc, path) from exc
 
 
@@ -73,7 +77,7 @@ def _labels_of_file(path: str, y_true: str, weight: str | None) -> pl.Series:
     try:
         rows = v.without_zero_weights(pl.scan_parquet(path), weight)
         return label_sample(rows.select(y_true).collect().to_series())
-    except (pl.exceptions.PolarsError, ValueError, TypeError, OSError) as exc:
+    except _FILE_ERRORS as exc:
         raise _with_path(exc, path) from exc
 
 
