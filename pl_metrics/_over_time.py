@@ -133,8 +133,19 @@ def check_metrics(metrics: object, *, y_pred: str | None, y_score: str | None) -
     return list(names_)
 
 
-def bucket_end(lf: pl.LazyFrame, index: str, w: Windows) -> pl.Expr:
-    """Each row's bucket end: ``dt.truncate(every)`` then one ``every`` later."""
+def bucket_end(lf: pl.LazyFrame, index: str, w: Windows) -> tuple[pl.Expr, str | None]:
+    """Each row's bucket end (``dt.truncate(every)`` then one ``every`` later), and
+    the time zone that :func:`assemble` gives it back (None: the key is the label).
+
+    Day, week and month buckets of a time-zone-aware index are cut on the local
+    calendar: the key is the local wall clock's bucket end, naive, so that
+    truncation, the windows' shifts and ``window_start`` are calendar arithmetic
+    on dates, and a bucket holds exactly the rows whose local date falls in it.
+    Truncating and shifting the aware instants went wrong in zones whose clocks
+    change at midnight (Santiago, Havana, Cairo, Beirut, the Azores): a day that
+    starts at 01:00 shifted by a day lands on 01:00 of a day that has a midnight,
+    splitting the windows and counting rows outside the window their label names.
+    """
     v.check_column_name("index", index)
     schema = lf.collect_schema()
     v.check_columns(schema, index=index)
@@ -150,12 +161,30 @@ def bucket_end(lf: pl.LazyFrame, index: str, w: Windows) -> pl.Expr:
         # Buckets shorter than a day are cut on the UTC clock: a local clock has an
         # hour that repeats and one that never happens at a daylight-saving change,
         # and local truncation with absolute offsets would give buckets that
-        # overlap or leave gaps.  Day, week and month buckets follow the local
-        # calendar (a day may be 23 or 25 hours long there).
+        # overlap or leave gaps.
         utc = pl.col(index).dt.convert_time_zone("UTC")
         end = utc.dt.truncate(w.every).dt.offset_by(w.every)
-        return end.dt.convert_time_zone(time_zone)
-    return pl.col(index).dt.truncate(w.every).dt.offset_by(w.every)
+        return end.dt.convert_time_zone(time_zone), None
+    if time_zone is not None:
+        local = pl.col(index).dt.replace_time_zone(None)
+        return local.dt.truncate(w.every).dt.offset_by(w.every), time_zone
+    return pl.col(index).dt.truncate(w.every).dt.offset_by(w.every), None
+
+
+def first_instant(midnight: pl.Expr, time_zone: str) -> pl.Expr:
+    """The first instant of the local day that starts at the naive ``midnight``.
+
+    Midnight itself where it happens (the earlier one where it happens twice: a
+    clock set back from 01:00 to 00:00); where the clock jumps over it (00:00 to
+    01:00), the jump: midnight on the clock before it, the previous midnight plus
+    24 hours (a fixed duration).  A jump that starts before midnight and ends after
+    it is labelled by the instant the earlier clock reads midnight; tzdata has none
+    since 2011 (Samoa skipped a whole day from its midnight).
+    """
+    aware = {"ambiguous": "earliest", "non_existent": "null"}
+    here = midnight.dt.replace_time_zone(time_zone, **aware)
+    before = midnight.dt.offset_by("-1d").dt.replace_time_zone(time_zone, **aware)
+    return pl.coalesce(here, before + pl.duration(days=1))
 
 
 def _spread(frame: pl.LazyFrame, key: str, w: Windows, combine: dict[str, pl.Expr]) -> pl.LazyFrame:
@@ -293,17 +322,26 @@ def finish_scores(
 
 
 def assemble(
-    parts: list[pl.LazyFrame], by: list[str], metrics: list[str], w: Windows
+    parts: list[pl.LazyFrame],
+    by: list[str],
+    metrics: list[str],
+    w: Windows,
+    time_zone: str | None = None,
 ) -> pl.LazyFrame:
     """One long frame: ``*by, window_start, window_end, metric, value[, low, high]``,
-    sorted by segment, window and the order of ``metrics``."""
+    sorted by segment, window and the order of ``metrics``; with ``time_zone``
+    (:func:`bucket_end`'s local keys) both bounds are the first instants of their
+    local days."""
     order = pl.col(METRIC).replace_strict(metrics, list(range(len(metrics))), return_dtype=pl.Int64)
     frame = pl.concat(parts, how="vertical_relaxed").with_columns(order.alias(_ORDER))
-    start = pl.col(WINDOW_END).dt.offset_by(f"-{w.period}").alias(WINDOW_START)
+    end = pl.col(WINDOW_END)
+    start = end.dt.offset_by(f"-{w.period}")
+    if time_zone is not None:
+        end, start = first_instant(end, time_zone), first_instant(start, time_zone)
     columns = frame.collect_schema().names()
     rest = [c for c in columns if c not in (*by, WINDOW_END, _ORDER)]
     return frame.sort([*by, WINDOW_END, _ORDER], nulls_last=True).select(
-        *by, start, WINDOW_END, *rest
+        *by, start.alias(WINDOW_START), end.alias(WINDOW_END), *rest
     )
 
 

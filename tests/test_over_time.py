@@ -4,6 +4,7 @@ with the frame methods (themselves checked against scikit-learn)."""
 from __future__ import annotations
 
 import datetime as dt
+from zoneinfo import ZoneInfo
 
 import _oracle as oracle
 import numpy as np
@@ -280,3 +281,66 @@ def test_null_index_is_refused_for_every_family(metric: str) -> None:
     )
     with pytest.raises(plm.DataError, match="'ts' \\(argument `index`\\) has null"):
         df.metrics.over_time("y", y_pred="p", y_score="s", index="ts", every="1d", metrics=metric)
+
+
+def _transitions(zone: str, year: int) -> list[dt.datetime]:
+    """The UTC instants of the zone's clock changes in ``year`` (a 15-minute scan)."""
+    tz = ZoneInfo(zone)
+    t = dt.datetime(year, 1, 1, tzinfo=dt.timezone.utc)
+    found, offset = [], t.astimezone(tz).utcoffset()
+    while t.year == year:
+        t += dt.timedelta(minutes=15)
+        if t.astimezone(tz).utcoffset() != offset:
+            found.append(t.replace(tzinfo=None))
+            offset = t.astimezone(tz).utcoffset()
+    return found
+
+
+def _first_instant(day: dt.date, zone: str) -> dt.datetime:
+    """Brute force: the first 15-minute UTC instant whose local date is ``day``."""
+    tz = ZoneInfo(zone)
+    t = dt.datetime.combine(day, dt.time(), dt.timezone.utc) - dt.timedelta(hours=15)
+    while t.astimezone(tz).date() < day:
+        t += dt.timedelta(minutes=15)
+    return t.astimezone(tz)
+
+
+MIDNIGHT_ZONES = ["America/Havana", "America/Santiago", "Africa/Cairo", "Asia/Beirut"]
+
+
+@pytest.mark.parametrize(
+    ("every", "period"), [("1d", None), ("1d", "2d"), ("1d", "3d"), ("1w", None), ("1w", "2w")]
+)
+@pytest.mark.parametrize("change", [0, 1])  # the spring and the autumn change of 2025
+@pytest.mark.parametrize("zone", [*MIDNIGHT_ZONES, "Atlantic/Azores", "America/New_York"])
+def test_local_calendar_buckets_where_clocks_change_at_midnight(
+    zone: str, change: int, every: str, period: str | None
+) -> None:
+    # Santiago's 2025-09-07 starts at 01:00 (midnight skipped), Havana's 2025-11-02
+    # has two midnights: shifting aware instants by a calendar day put window ends
+    # at 01:00 of days that have a midnight (2026-09-07 01:00 -03: windows in
+    # pieces, 23 rows where the day holds 47, overlapping labels).  A bucket holds
+    # exactly the rows of its local dates, labelled by its first day's first instant.
+    at = _transitions(zone, 2025)[change]
+    utc = pl.datetime_range(
+        at - dt.timedelta(days=9), at + dt.timedelta(days=9), "30m", eager=True, time_zone="UTC"
+    )
+    rng = np.random.default_rng(7)
+    df = pl.DataFrame(
+        {"ts": utc.dt.convert_time_zone(zone), "y": rng.integers(0, 2, len(utc))}
+    ).with_columns(p=pl.Series(rng.integers(0, 2, len(utc))))
+    got = df.metrics.over_time(
+        "y", y_pred="p", index="ts", every=every, period=period, metrics=["n", "accuracy"]
+    )
+    _check_windows(df, got, "ts")  # n and accuracy of the rows in [start, end)
+    n = got.filter(pl.col("metric") == "n")
+    span = {"1d": 1, "2d": 2, "3d": 3, "1w": 7, "2w": 14}
+    for row in n.iter_rows(named=True):
+        start, end = row["window_start"], row["window_end"]
+        # each bound is the first instant of its local day, found by brute force
+        assert start == _first_instant(start.date(), zone), row
+        assert end == _first_instant(end.date(), zone), row
+        assert (end.date() - start.date()).days == span[period or every], row
+    if period is None:  # tumbling: every row in exactly one window, no gap, no overlap
+        assert n["value"].sum() == df.height
+        assert n["window_start"][1:].to_list() == n["window_end"][:-1].to_list()

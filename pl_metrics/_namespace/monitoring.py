@@ -119,7 +119,7 @@ class MonitoringMethods:
         v.check_not_named(columns, ot.WINDOW_END)
         segments = v.normalize_by(by)
         v.check_by(self._lf.collect_schema(), segments, names.output_columns("over_time"))
-        end = ot.bucket_end(self._lf, index, w)
+        end, time_zone = ot.bucket_end(self._lf, index, w)
         # the inner code sees the segments under stand-in names (so a `by` named like
         # a summary column, "accuracy", is just a segment) and the bucket end
         taken = (y_true, y_pred, y_score, weight, index, ot.WINDOW_END)
@@ -157,5 +157,5 @@ class MonitoringMethods:
                 lf, y_true, y_score, by=keys, pos_label=pos_label, weight=weight, reserved=reserved
             )
             parts += ot.finish_scores(ot.score_windows(counts, w, index), chosen, **options)
-        result = ot.assemble(parts, stand_ins, chosen, w)
+        result = ot.assemble(parts, stand_ins, chosen, w, time_zone)
         return result.rename(dict(zip(stand_ins, segments.names, strict=True)))
