@@ -112,8 +112,8 @@ def binary_confusion(
     pos = sc.resolve_pos_label(schema, y_true, pos_label)
     pos = v.label_value(pos, counts.types.compute, "pos_label", y_true)
     if sc.defaults_pos_label(schema, y_true, pos_label):
-        checks = sc.default_pos_label_aggs(pl.col(names.ACTUAL), pl.col(names.PREDICTED))
-        frame = sc.check_default_pos_label(counts.frame.with_columns(checks), lf, y_true)
+        checks = sc.default_pos_label_pair_aggs(pl.col(names.ACTUAL), pl.col(names.PREDICTED))
+        frame = sc.check_default_pos_label(counts.frame.with_columns(checks), lf, y_true, y_pred)
         counts = replace(counts, frame=frame)
     return counts, pos
 

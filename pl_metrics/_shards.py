@@ -30,7 +30,7 @@ def label_sample(labels: pl.Series) -> pl.Series:
     distinct = labels.drop_nulls().unique().sort()
     if distinct.dtype.is_numeric() and distinct.dtype != pl.Boolean:
         wanted = pl.Series(SPECIAL).cast(distinct.dtype, strict=False)  # -1: null in UInt
-        special = distinct.filter(distinct.is_in(wanted.drop_nulls()))
+        special = distinct.filter(distinct.is_in(wanted.drop_nulls().implode()))
         return pl.concat([distinct.head(SAMPLE), special]).unique()
     return distinct.head(SAMPLE)
 

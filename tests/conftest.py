@@ -15,3 +15,18 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
             yellow=True,
             bold=True,
         )
+
+
+def library_warnings_as_errors() -> str:
+    """``PYTHONWARNINGS`` for the processes the suite starts (Dask's workers, Spark's
+    Python workers): any warning raised from a ``pl_metrics`` module is an error
+    there too, as ``filterwarnings`` makes it in this process.  The variable takes
+    exact module names (no pattern), so every module is listed."""
+    import pkgutil
+
+    import pl_metrics
+
+    modules = ["pl_metrics"] + [
+        m.name for m in pkgutil.walk_packages(pl_metrics.__path__, prefix="pl_metrics.")
+    ]
+    return ",".join(f"error::Warning:{m}" for m in modules)

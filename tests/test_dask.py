@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
+import warnings
 from pathlib import Path
 
 import distributed  # the `dask` extra, part of the `test` extra
 import numpy as np
 import polars as pl
 import pytest
+from conftest import library_warnings_as_errors
 from polars.testing import assert_frame_equal
 from sklearn.metrics import accuracy_score, matthews_corrcoef, recall_score
 
@@ -18,13 +20,27 @@ import pl_metrics.dask as pmd
 
 @pytest.fixture(scope="module")
 def client():
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-        ) as cluster,
-        distributed.Client(cluster) as c,
-    ):
-        yield c
+    with pytest.MonkeyPatch.context() as env:
+        # the worker processes start with this environment: the suite's warning filter
+        env.setenv("PYTHONWARNINGS", library_warnings_as_errors())
+        with (
+            distributed.LocalCluster(
+                n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+            ) as cluster,
+            distributed.Client(cluster) as c,
+        ):
+            yield c
+
+
+def _warn_from_the_library() -> None:
+    warnings.warn_explicit("seen", DeprecationWarning, "x.py", 1, module="pl_metrics._shards")
+
+
+def test_a_library_warning_is_an_error_on_the_workers(client: distributed.Client) -> None:
+    # a polars DeprecationWarning from pl_metrics._shards went unseen through Dask:
+    # the workers did not have the suite's filter
+    with pytest.raises(DeprecationWarning, match="seen"):
+        client.submit(_warn_from_the_library, pure=False).result()
 
 
 @pytest.fixture(scope="module")

@@ -588,3 +588,38 @@ def test_data_errors_of_the_scores_count_rows_not_replicates() -> None:
     df = pl.DataFrame({"g": ["a", "b"] * 20, "y": [0, 1] * 20, "s": [0.5] * 13 + [1.5] * 27})
     with pytest.raises(plm.DataError, match=" 27 "):
         df.metrics.compare("y", "s", by="g", metric="log_loss", n_boot=20)
+
+
+@pytest.mark.parametrize(
+    ("method", "kwargs"),
+    [
+        ("selection_rate", {}),
+        ("group_rates", {}),
+        ("class_likelihood_ratios", {}),
+        ("fairness", {"by": "g"}),
+    ],
+)
+@pytest.mark.parametrize(
+    ("pred", "message"),
+    [
+        # y_pred alone holds a third label: it is named, with its labels
+        ([0, 1, 2, 1], r"column 'p' holds the labels \[0, 1, 2\]; with labels other"),
+        # each column alone is {0, 1} or {-1, 1}; together {-1, 0, 1}: y_pred named
+        (
+            [-1, 1, 1, -1],
+            r"column 'p' holds the labels \[-1, 1\], which with the labels "
+            r"\[0, 1\] of column 'y'",
+        ),
+    ],
+)
+def test_default_pos_label_error_names_the_column_with_the_other_labels(
+    method: str, kwargs: dict, pred: list, message: str
+) -> None:
+    # y is {0, 1}: the message said "column 'y' holds the labels [0, 1]" for both
+    df = pl.DataFrame({"y": [0, 1, 0, 1], "p": pred, "g": ["a", "a", "b", "b"]})
+    with pytest.raises(plm.DataError, match=message):
+        pl.DataFrame(getattr(df.metrics, method)("y", "p", **kwargs))
+    with pytest.raises(plm.DataError, match=r"column 'y' holds the labels \[0, 1, 2\]"):
+        df.with_columns(y=pl.Series([0, 1, 2, 1])).pipe(
+            lambda d: pl.DataFrame(getattr(d.metrics, method)("y", "y", **kwargs))
+        )

@@ -15,6 +15,7 @@ import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
 from scipy import stats
 from test_ranking import SCORE_KINDS
 
@@ -268,12 +269,57 @@ def test_gains_ties_stay_in_one_bucket() -> None:
 
 
 @pytest.mark.parametrize(
-    "buckets", [0, -1, 1.5, True, [], [0.5, 0.2], [0.0, 0.5], [0.5, 1.2], "10"]
+    "buckets",
+    [
+        *(0, -1, 1.5, True, [], [0.5, 0.2], [0.0, 0.5], [0.5, 1.2], "10"),
+        # a NaN or infinite share: a raw Fraction error before
+        *([float("nan"), 0.5], [0.2, float("inf")], [float("-inf"), 0.5], [0.5, float("nan")]),
+    ],
 )
 def test_gains_bad_buckets(buckets: object) -> None:
     df = pl.DataFrame({"y": [0, 1], "s": [0.1, 0.9]})
     with pytest.raises(ValueError, match="`buckets` must be"):
         df.metrics.gains("y", "s", buckets=buckets)
+
+
+@pytest.mark.parametrize("tiny", [1e-40, 1e-300, 5e-324, 1.2345678901234567e-10])
+def test_gains_tiny_shares(tiny: float) -> None:
+    # 1e-40 is 1 / 10**40: its products overflowed Int128 (a raw polars error).  On
+    # 10 rows a share below 1 / 10 ends bucket 1 after the top block, whatever its
+    # size: rows ranked above a block, 0 or at least 1 of 10, are below or above it.
+    # So the table equals that of the share 0.05 (hand count: bucket 1 the block at
+    # 0.9, then the 0.5 cut after 5 rows of 10: 0.9 x2, 0.8, 0.7, 0.6 | the rest)
+    df = pl.DataFrame(
+        {
+            "y": [1, 0, 1, 1, 0, 0, 1, 0, 0, 0],
+            "s": [0.9, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1],
+        }
+    )
+    got = df.metrics.gains("y", "s", buckets=[tiny, 0.5])
+    assert got["rows"].to_list() == [2, 3, 5]
+    assert_frame_equal(got, df.metrics.gains("y", "s", buckets=[0.05, 0.5]))
+    weighted = df.with_columns(w=pl.lit(2.0)).metrics.gains(
+        "y", "s", buckets=[tiny, 0.5], weight="w"
+    )
+    assert weighted["rows"].to_list() == [4.0, 6.0, 10.0]
+
+
+def test_share_above_int64_denominators_compares_as_the_exact_decimal() -> None:
+    # checks._share: a share whose decimal denominator is above the largest row count
+    # is replaced by its upper neighbour among fractions of denominator <= that count;
+    # brute force with the count set to 60: for every total <= 60 and every number of
+    # rows before, the cut is reached for the neighbour exactly when for the decimal
+    from pl_metrics._core import checks
+
+    for q in [1e-40, 0.1234567, 0.333, 0.9999, 2 / 3, 0.015625, 1 / 7]:
+        exact = Fraction(repr(q))
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(checks, "_MOST_ROWS", 60)
+            near = checks._share(q)
+        assert near.denominator <= 60 or near == exact
+        for total in range(1, 61):
+            for before in range(total + 1):
+                assert (Fraction(before, total) >= exact) == (Fraction(before, total) >= near)
 
 
 def test_merged_state_gives_the_same_tables() -> None:

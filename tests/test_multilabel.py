@@ -489,3 +489,22 @@ def test_empty_frame() -> None:
     assert df.metrics.per_class("t", "p").height == 0
     assert df.metrics.averages(TMAP, PMAP, by="g").height == 0
     assert df.metrics.summary("t", "p").height == 0
+
+
+@pytest.mark.parametrize(
+    "method",
+    ["averages", "summary", "hamming_loss", "multilabel_confusion_matrix", "per_class", "report"],
+)
+def test_one_list_column_as_both_truth_and_predictions(method: str) -> None:
+    # averages("t", "t") raised a raw DuplicateError (the column's checks made twice);
+    # it equals the same call on a copy of the column (checked against sklearn above)
+    df = EMPTY_ROWS.select("t", "w")
+    got = getattr(df.metrics, method)("t", "t", weight="w")
+    assert_frame_equal(got, getattr(df.with_columns(u="t").metrics, method)("t", "u", weight="w"))
+    sets = _matrix(EMPTY_ROWS, "t_", LABELS)
+    if method == "summary":
+        assert got["hamming_loss"].item() == skm.hamming_loss(sets, sets)  # 0.0
+        assert got["subset_accuracy"].item() == skm.accuracy_score(sets, sets)  # 1.0
+    bad = df.with_columns(t=pl.when(pl.int_range(pl.len()) > 0).then("t"))  # a null list
+    with pytest.raises(plm.DataError, match="column 't'"):  # one error, naming the column
+        pl.DataFrame(getattr(bad.metrics, method)("t", "t"))

@@ -12,12 +12,14 @@ import datetime as dt
 import functools
 import os
 import sys
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 import pytest
+from conftest import library_warnings_as_errors
 from polars.testing import assert_frame_equal
 from pyspark.sql import DataFrame as SparkFrame  # the `spark` extra, part of `test`
 from pyspark.sql import SparkSession
@@ -39,6 +41,8 @@ def spark() -> Iterator[SparkSession]:
         # the executors' Python: this interpreter, importing this checkout's pl_metrics
         env.setenv("PYSPARK_PYTHON", sys.executable)
         env.setenv("PYTHONPATH", str(ROOT), prepend=os.pathsep)
+        # ... with the suite's warning filter (a library warning is an error there too)
+        env.setenv("PYTHONWARNINGS", library_warnings_as_errors())
         session = (
             SparkSession.builder.master("local[2]")
             .appName("pl_metrics tests")
@@ -53,6 +57,16 @@ def spark() -> Iterator[SparkSession]:
         session.sparkContext.setLogLevel("ERROR")
         yield session
         session.stop()
+
+
+def test_a_library_warning_is_an_error_on_the_workers(spark: SparkSession) -> None:
+    # the Python workers did not have the suite's filter: a warning from pl_metrics
+    # went unseen there
+    def warn_from_the_library(_: object) -> None:  # local: pickled by value
+        warnings.warn_explicit("seen", DeprecationWarning, "x.py", 1, module="pl_metrics.spark")
+
+    with pytest.raises(Exception, match="DeprecationWarning: seen"):
+        spark.sparkContext.parallelize([1], 1).foreach(warn_from_the_library)
 
 
 @pytest.fixture(autouse=True)

@@ -120,6 +120,32 @@ def check_max_fpr(max_fpr: object) -> float | None:
     return None if max_fpr == 1 else float(max_fpr)
 
 
+#: the largest row count (or total) a cut is compared with: an Int64
+_MOST_ROWS = 2**63 - 1
+
+
+def _share(q: float) -> Fraction:
+    """A cumulative share as the decimal it was written as, or, where that decimal's
+    denominator is above :data:`_MOST_ROWS` (``1e-40``: its Int128 products would
+    overflow), the smallest fraction above it with a denominator at most
+    :data:`_MOST_ROWS`: no share of rows ``before / total`` (``total`` an Int64) lies
+    strictly between the two, so every comparison is the same, and the products
+    ``before * den`` stay below 2**126."""
+    share = Fraction(repr(float(q)))
+    if share.denominator <= _MOST_ROWS or share <= 0:
+        return share
+    # the two neighbours of `share` among the fractions of denominator <= _MOST_ROWS
+    # (the continued-fraction walk of Fraction.limit_denominator, both bounds kept)
+    p0, q0, p1, q1 = 0, 1, 1, 0
+    n, d = share.numerator, share.denominator
+    while q0 + (n // d) * q1 <= _MOST_ROWS:
+        a = n // d
+        p0, q0, p1, q1 = p1, q1, p0 + a * p1, q0 + a * q1
+        n, d = d, n - a * d
+    k = (_MOST_ROWS - q0) // q1
+    return max(Fraction(p0 + k * p1, q0 + k * q1), Fraction(p1, q1))
+
+
 def check_buckets(buckets: object) -> list[tuple[int, int]]:
     """``buckets=`` of ``gains``: an integer >= 1 (equal shares of rows) or increasing
     cumulative shares in (0, 1] (the last share, 1, may be left out).
@@ -133,7 +159,7 @@ def check_buckets(buckets: object) -> list[tuple[int, int]]:
         m = int(buckets)
         return [(j, m) for j in range(1, m)]
     if isinstance(buckets, Sequence) and not isinstance(buckets, str) and buckets:
-        shares = [Fraction(repr(float(q))) for q in buckets if is_real(q)]
+        shares = [_share(q) for q in buckets if is_real(q) and math.isfinite(q)]
         ordered = all(a < b for a, b in itertools.pairwise(shares))
         if len(shares) == len(buckets) and ordered and shares[0] > 0 and shares[-1] <= 1:
             inner = shares[:-1] if shares[-1] == 1 else shares

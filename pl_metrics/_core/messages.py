@@ -69,9 +69,26 @@ class Bad:
         )
 
     @staticmethod
-    def pos_label_needed(column: str, present: Sequence[object]) -> DataError:
-        shown = list(present[:20]) + (["..."] if len(present) > 20 else [])
-        holds = f"the labels {shown}; with labels" if shown else "labels in a group"
+    def pos_label_needed(
+        column: str,
+        present: Sequence[object],
+        *,
+        beside: tuple[str, Sequence[object]] | None = None,
+    ) -> DataError:
+        """The default ``pos_label`` meets labels other than {0, 1} / {-1, 1} in
+        ``column`` (``beside``: only together with another column's labels)."""
+
+        def show(labels: Sequence[object]) -> list[object]:
+            return list(labels[:20]) + (["..."] if len(labels) > 20 else [])
+
+        if beside is not None:
+            other, labels = beside
+            return DataError(
+                f"column {column!r} holds the labels {show(present)}, which with the "
+                f"labels {show(labels)} of column {other!r} are other than {{0, 1}} or "
+                "{-1, 1}; pass `pos_label` to say which one is positive"
+            )
+        holds = f"the labels {show(present)}; with labels" if present else "labels in a group"
         return DataError(
             f"column {column!r} holds {holds} other than {{0, 1}} or {{-1, 1}}, "
             "pass `pos_label` to say which one is positive"

@@ -87,30 +87,56 @@ def defaults_pos_label(schema: pl.Schema, y_true: str, pos_label: object) -> boo
     return pos_label is None and dtype != pl.Boolean and dtype.is_numeric()
 
 
-def default_pos_label_aggs(*labels: pl.Expr) -> list[pl.Expr]:
+def default_pos_label_aggs(*labels: pl.Expr, tag: str = "") -> list[pl.Expr]:
     """Aggregations counting the labels (of every column given) outside {0, 1} and
     outside {-1, 1}: the default pos_label's rule (:func:`check_default_pos_label`;
-    the expressions take the smaller of the two per group)."""
+    the expressions take the smaller of the two per group).  ``tag`` suffixes the
+    two names (a second column's counts beside the first's)."""
     ys = [y.cast(pl.Float64) for y in labels]  # any numeric dtype: no integer is lost as 0, 1, -1
     return [
-        pl.sum_horizontal((~y.is_in(values)).fill_null(False).sum() for y in ys).alias(name)
+        pl.sum_horizontal((~y.is_in(values)).fill_null(False).sum() for y in ys).alias(name + tag)
         for name, values in ((_NOT_01, [0.0, 1.0]), (_NOT_11, [-1.0, 1.0]))
     ]
 
 
-def check_default_pos_label(frame: pl.LazyFrame, rows: pl.LazyFrame, y_true: str) -> pl.LazyFrame:
+_PRED = "_pred"
+
+
+def default_pos_label_pair_aggs(y_true: pl.Expr, y_pred: pl.Expr) -> list[pl.Expr]:
+    """:func:`default_pos_label_aggs` of the truth and, apart, of the predictions, so
+    that :func:`check_default_pos_label` names the column holding the other labels."""
+    return [*default_pos_label_aggs(y_true), *default_pos_label_aggs(y_pred, tag=_PRED)]
+
+
+def check_default_pos_label(
+    frame: pl.LazyFrame, rows: pl.LazyFrame, y_true: str, y_pred: str | None = None
+) -> pl.LazyFrame:
     """Raise at collect when the default ``pos_label`` (1) meets labels other than
     {0, 1} or {-1, 1} anywhere in the input (scikit-learn's
     ``_check_pos_label_consistency``): with {1, 2}, is 1 or 2 the positive class?
-    scikit-learn's own functions disagree, so the user must say.  Drops the two
-    check columns."""
+    scikit-learn's own functions disagree, so the user must say.  Drops the check
+    columns.  With ``y_pred`` (the counts of :func:`default_pos_label_pair_aggs`),
+    the message names the column that holds the other labels: ``y_true`` when its
+    own labels break the rule, else ``y_pred`` (alone, or beside ``y_true``'s)."""
+    pair = [_NOT_01 + _PRED, _NOT_11 + _PRED] if y_pred is not None else []
 
     def check(df: pl.DataFrame) -> pl.DataFrame:
-        if df.height and df[_NOT_01].sum() and df[_NOT_11].sum():
+        if not df.height:
+            return df
+        not_01, not_11 = df[_NOT_01].sum(), df[_NOT_11].sum()
+        if not_01 and not_11:
             raise v.Bad.pos_label_needed(y_true, v.labels_present(rows, y_true))
+        if y_pred is not None:
+            pred_01, pred_11 = df[pair[0]].sum(), df[pair[1]].sum()
+            if (not_01 or pred_01) and (not_11 or pred_11):
+                present = v.labels_present(rows, y_pred)
+                if pred_01 and pred_11:
+                    raise v.Bad.pos_label_needed(y_pred, present)
+                beside = (y_true, v.labels_present(rows, y_true))
+                raise v.Bad.pos_label_needed(y_pred, present, beside=beside)
         return df
 
-    return frame.map_batches(check).drop(_NOT_01, _NOT_11)
+    return frame.map_batches(check).drop(_NOT_01, _NOT_11, *pair)
 
 
 def as_score(column: str, dtype: pl.DataType, bins: int | None = None) -> pl.Expr:

@@ -309,7 +309,8 @@ def _from_lists(columns: dict[str, str], schema: pl.Schema, labels: object) -> _
     lists, checks = {}, []
     for argument, column in columns.items():
         col = pl.col(column)
-        checks += _list_checks(column, inner[argument], col)
+        if argument == "y_true" or column != columns["y_true"]:  # one column: checked once
+            checks += _list_checks(column, inner[argument], col)
         if inner[argument].is_float():  # -0.0 is the label 0.0
             col = col.list.eval(pl.element().cast(pl.Float64) + 0.0)
         as_compute = col.cast(pl.List(types.compute))
