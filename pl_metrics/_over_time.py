@@ -51,6 +51,10 @@ AVERAGED = tuple(
 )
 RANKING = ("roc_auc", "average_precision", "ks")
 PROBABILITY = ("log_loss", "brier_score")
+#: ``ci_method`` -> the metrics it gives an interval (the analytic ones; None: each
+#: metric's own default, ``checks.CI_METHODS``: DeLong for roc_auc, the logit
+#: interval for average_precision, the bootstrap for the label metrics)
+ANALYTIC = {"wilson": {"accuracy"}, "delong": {"roc_auc"}, "logit": {"average_precision"}}
 #: the metrics that read ``y_score`` (a binary score / probability of pos_label)
 SCORED = (*RANKING, *PROBABILITY)
 METRICS = (*SUMMARY, *AVERAGED, *SCORED)
@@ -247,11 +251,12 @@ def finish_labels(
     metrics: list[str],
     *,
     ci: float | None,
-    ci_method: str,
+    ci_method: str | None,
     n_boot: int,
     seed: int | None,
 ) -> list[pl.LazyFrame]:
-    """The label metrics of each window, one long frame per metric."""
+    """The label metrics of each window, one long frame per metric (``ci_method``
+    None: the bootstrap, their default)."""
     by = counts.by  # the user's by, then WINDOW_END
     out = []
     wanted = [m for m in metrics if m in SUMMARY]
@@ -297,11 +302,12 @@ def finish_scores(
     metrics: list[str],
     *,
     ci: float | None,
-    ci_method: str,
+    ci_method: str | None,
     n_boot: int,
     seed: int | None,
 ) -> list[pl.LazyFrame]:
-    """The ranking metrics of each window, one long frame per metric."""
+    """The ranking metrics of each window, one long frame per metric (``ci_method``
+    None: each metric's default)."""
     by = counts.by
     out = []
     for m in (m for m in metrics if m in RANKING):
@@ -312,11 +318,13 @@ def finish_scores(
             )
         else:
             point = rk.roc_auc(counts) if m == "roc_auc" else rk.average_precision(counts)
-            if ci is not None:
-                if ci_method == "delong":
-                    point = iv.delong(counts, point, ci)
-                else:
-                    point = iv.bootstrap_scores(counts, point, m, ci=ci, n_boot=n_boot, seed=seed)
+            method = v.CI_METHODS[m][0] if ci_method is None else ci_method
+            if ci is not None and method == "delong":
+                point = iv.delong(counts, point, ci)
+            elif ci is not None and method == "logit":
+                point = iv.logit(counts, point, ci)
+            elif ci is not None:
+                point = iv.bootstrap_scores(counts, point, m, ci=ci, n_boot=n_boot, seed=seed)
         out.append(_long(point, by[:-1], m, m, ci is not None))
     return out
 

@@ -365,12 +365,13 @@ def _ap(s: _Searched | _Keyed, z: float | None) -> tuple[float | None, ...]:
     """Average precision of a segment's sorted scores: each positive adds 1 / P times
     the precision at its score's threshold (the rows scoring at least as high), so
     tied positives add their threshold's term together as scikit-learn's step-wise
-    sum does; 0.0 without positives (as scikit-learn)."""
+    sum does; 0.0 without positives (as scikit-learn).  With ``z``: and its logit
+    interval (``formulas.ap_logit_bounds``; there are positives here)."""
     import numpy as np
 
     n_pos = s.n_pos
     if n_pos == 0:
-        return (0.0,)
+        return (0.0,) if z is None else (0.0, None, None)
     p = s.positives()
     # positives at or above each positive's score: P minus the first index of its run
     index = np.arange(n_pos)
@@ -379,7 +380,11 @@ def _ap(s: _Searched | _Keyed, z: float | None) -> tuple[float | None, ...]:
     below, _ = s.per_positive()
     fps = (s.n_neg - below).astype(np.float64)
     terms = fm.average_precision_terms(1.0, tps, fps, float(n_pos), xp=fm.NUMPY)
-    return (max(float(terms.sum()), 0.0),)
+    ap = max(float(terms.sum()), 0.0)
+    if z is None:
+        return (ap,)
+    low, high = fm.ap_logit_bounds(ap, n_pos, z, xp=fm.NUMPY)
+    return ap, float(low), float(high)
 
 
 #: The metric of a segment's sorted scores.
@@ -401,7 +406,8 @@ def sorted_metric(
 ) -> pl.LazyFrame:
     """``*by, roc_auc``: binary, or the one-vs-rest macro / weighted mean (un-weighted
     rows); with ``ci`` (binary): also DeLong's ``roc_auc_low``, ``roc_auc_high``.
-    ``metric="average_precision"``: ``*by, average_precision`` (binary).
+    ``metric="average_precision"``: ``*by, average_precision`` (binary; with ``ci``:
+    also its logit interval).
 
     The same checks and messages as the counting path (``_ranking``): only the
     way the AUC is summed differs.

@@ -27,11 +27,13 @@ AucAverage: TypeAlias = Literal["micro", "macro", "weighted", "samples"]
 #: Multiclass ROC AUC strategies.
 MultiClass: TypeAlias = Literal["ovr", "ovo"]
 #: How ``ci=`` intervals are computed: every method (``compare``, ``over_time``).
-CiMethod: TypeAlias = Literal["bootstrap", "wilson", "delong"]
+CiMethod: TypeAlias = Literal["bootstrap", "wilson", "delong", "logit"]
 #: ``ci_method`` of ``per_class`` / ``summary`` (Wilson: accuracy and per-class rates).
 LabelCiMethod: TypeAlias = Literal["bootstrap", "wilson"]
 #: ``ci_method`` of ``roc_auc`` (DeLong's variance).
-AucCiMethod: TypeAlias = Literal["bootstrap", "delong"]
+AucCiMethod: TypeAlias = Literal["delong", "bootstrap"]
+#: ``ci_method`` of average_precision (``checks.CI_METHODS``; the first, the default).
+ApCiMethod: TypeAlias = Literal["logit", "bootstrap"]
 #: ``ci_method`` of the methods whose intervals are bootstrap only.
 BootstrapCiMethod: TypeAlias = Literal["bootstrap"]
 #: ``adjust=``: the adjustment of many p-values (``_core.multiple.ADJUSTMENTS``).

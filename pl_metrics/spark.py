@@ -53,6 +53,7 @@ from pl_metrics._core import checks as v
 from pl_metrics._core.messages import Bad
 from pl_metrics._shards import check_label_sets, label_sample
 from pl_metrics._typing import (
+    ApCiMethod,
     AucCiMethod,
     BootstrapCiMethod,
     By,
@@ -578,7 +579,7 @@ def roc_auc(
     ci: float | None = None,
     n_boot: int = 1000,
     seed: int | None = 0,
-    ci_method: AucCiMethod = "bootstrap",
+    ci_method: AucCiMethod = "delong",
 ) -> pl.DataFrame:
     """Binary ``.metrics.roc_auc`` of all rows of the Spark frame.
 
@@ -589,7 +590,7 @@ def roc_auc(
     y_true, y_score, by, pos_label, weight, bins, max_fpr
         As :meth:`MetricsLazyFrame.roc_auc`.
     ci, n_boot, seed, ci_method
-        As :meth:`MetricsLazyFrame.roc_auc` (``"bootstrap"`` or ``"delong"``):
+        As :meth:`MetricsLazyFrame.roc_auc` (``"delong"``, the default, or ``"bootstrap"``):
         computed on the driver from the merged state; for a seed, the frame
         method's interval on the same rows.  Not with ``weight`` (refused before
         any Spark job).
@@ -619,7 +620,7 @@ def average_precision(
     ci: float | None = None,
     n_boot: int = 1000,
     seed: int | None = 0,
-    ci_method: BootstrapCiMethod = "bootstrap",
+    ci_method: ApCiMethod = "logit",
 ) -> pl.DataFrame:
     """Binary ``.metrics.average_precision`` of all rows of the Spark frame.
 
@@ -630,7 +631,8 @@ def average_precision(
     y_true, y_score, by, pos_label, weight, bins
         As :meth:`MetricsLazyFrame.average_precision`.
     ci, n_boot, seed, ci_method
-        As :meth:`MetricsLazyFrame.average_precision` (``"bootstrap"``):
+        As :meth:`MetricsLazyFrame.average_precision` (``"logit"``, the default, or
+        ``"bootstrap"``):
         computed on the driver from the merged state; for a seed, the frame
         method's interval on the same rows.  Not with ``weight`` (refused before
         any Spark job).

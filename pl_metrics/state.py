@@ -39,6 +39,7 @@ from pl_metrics._multilabel import counts as mc
 from pl_metrics._multilabel import metrics as mm
 from pl_metrics._multilabel import state as mls
 from pl_metrics._typing import (
+    ApCiMethod,
     AucCiMethod,
     BootstrapCiMethod,
     By,
@@ -416,7 +417,7 @@ class ScoreCountsState(Generic[FrameT]):
         ci: float | None = None,
         n_boot: int = 1000,
         seed: int | None = 0,
-        ci_method: AucCiMethod = "bootstrap",
+        ci_method: AucCiMethod = "delong",
     ) -> FrameT:
         """As :meth:`MetricsLazyFrame.roc_auc` (binary); ``error_bound=True`` adds the
         ``roc_auc_error_bound`` column of a binned state (``bins=``); ``max_fpr``: the
@@ -443,7 +444,7 @@ class ScoreCountsState(Generic[FrameT]):
         ci: float | None = None,
         n_boot: int = 1000,
         seed: int | None = 0,
-        ci_method: BootstrapCiMethod = "bootstrap",
+        ci_method: ApCiMethod = "logit",
     ) -> FrameT:
         """As :meth:`MetricsLazyFrame.average_precision`, ``ci`` included (integer
         counts only)."""
@@ -451,6 +452,7 @@ class ScoreCountsState(Generic[FrameT]):
         result = iv.finish_average_precision(
             self._counts("average_precision", ci=with_ci),
             ci=ci if with_ci else None,
+            ci_method=ci_method,
             n_boot=n_boot,
             seed=seed,
         )

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 from sklearn import metrics as skm
 
-import pl_metrics  # noqa: F401  (registers .metrics)
+import pl_metrics
 from pl_metrics._intervals import draws as bs
 from pl_metrics._intervals import replicates as rp
 
@@ -105,11 +105,12 @@ def test_same_seed_same_interval_whatever_the_row_order() -> None:
         pl.Series("g", np.random.default_rng(6).choice(["x", "y"], 2000))
     )
     shuffled = df.sample(fraction=1.0, shuffle=True, seed=3)
+    boot = {"ci": 0.9, "n_boot": 300, "ci_method": "bootstrap"}
     for method, args in (("report", ("t", "p")), ("roc_auc", ("y", "s"))):
-        a = getattr(df.metrics, method)(*args, by="g", ci=0.9, n_boot=300, seed=7)
-        b = getattr(shuffled.metrics, method)(*args, by="g", ci=0.9, n_boot=300, seed=7)
+        a = getattr(df.metrics, method)(*args, by="g", seed=7, **boot)
+        b = getattr(shuffled.metrics, method)(*args, by="g", seed=7, **boot)
         assert_frame_equal(a, b)
-        c = getattr(df.metrics, method)(*args, by="g", ci=0.9, n_boot=300, seed=8)
+        c = getattr(df.metrics, method)(*args, by="g", seed=8, **boot)
         assert not a.equals(c)
         # the point estimates are the usual ones
         plain = getattr(df.metrics, method)(*args, by="g")
@@ -434,3 +435,82 @@ def test_segments_drawn_together_are_the_segments_drawn_alone(
         assert_frame_equal(
             every.filter(pl.col("g") == g), getattr(alone.metrics, method)(*args, **kwargs)
         )
+
+
+def _logit_oracle(y: np.ndarray, s: np.ndarray, ci: float) -> tuple[float, float, float]:
+    """AP from scikit-learn and the logit interval written out (Boyd, Eng & Page
+    2013): theta = AP, P positives, eta = log(theta / (1 - theta)), tau = 1 /
+    sqrt(P theta (1 - theta)), bounds 1 / (1 + exp(-(eta -+ z tau))); at theta = 1
+    their limits, 0 and 1 (eta - z tau -> -inf: tau ~ 1 / sqrt(1 - theta) outgrows
+    eta ~ -log(1 - theta))."""
+    theta = skm.average_precision_score(y, s)
+    n_pos = int(y.sum())
+    if theta == 1:
+        return theta, 0.0, 1.0
+    z = NormalDist().inv_cdf(0.5 + ci / 2)
+    eta = math.log(theta / (1 - theta))
+    tau = 1 / math.sqrt(n_pos * theta * (1 - theta))
+    return theta, 1 / (1 + math.exp(-(eta - z * tau))), 1 / (1 + math.exp(-(eta + z * tau)))
+
+
+@pytest.mark.parametrize("scores", ["continuous", "ties"])  # the sorted and counting paths
+@pytest.mark.parametrize("ci", [0.9, 0.95])
+def test_average_precision_logit_interval_is_the_default(scores: str, ci: float) -> None:
+    rng = np.random.default_rng(11)
+    n = 3000
+    y = rng.integers(0, 2, n)
+    s = rng.normal(size=n) + y
+    g = rng.choice(["a", "b", "c", "d"], n)
+    # segment d: all positives ranked first (AP 1: no interval); c: a few rows
+    s = np.where(g == "d", y + rng.random(n) / 2, s)
+    df = pl.DataFrame({"y": y, "s": s.round(1) if scores == "ties" else s, "g": g})
+    df = df.filter((pl.col("g") != "c") | (pl.int_range(pl.len()).over("g") < 12))
+    got = df.metrics.average_precision("y", "s", by="g", ci=ci).sort("g")
+    explicit = df.metrics.average_precision("y", "s", by="g", ci=ci, ci_method="logit").sort("g")
+    assert_frame_equal(got, explicit)
+    state = pl_metrics.from_score_counts(df.metrics.score_counts("y", "s", by="g"), by="g")
+    assert_frame_equal(state.average_precision(ci=ci).sort("g"), got, check_row_order=False)
+    for row in got.iter_rows(named=True):
+        part = df.filter(pl.col("g") == row["g"])
+        ap, low, high = _logit_oracle(part["y"].to_numpy(), part["s"].to_numpy(), ci)
+        assert row["average_precision"] == pytest.approx(ap, rel=1e-12)
+        # (a float a step below 1 gives 0 and 1 within 1e-12 too)
+        assert row["average_precision_low"] == pytest.approx(low, rel=1e-9, abs=1e-12), row
+        assert row["average_precision_high"] == pytest.approx(high, rel=1e-9, abs=1e-12), row
+        assert row["average_precision_low"] < ap <= row["average_precision_high"]
+    assert got.filter(pl.col("g") == "d")["average_precision"].item() == pytest.approx(1.0)
+    # a segment without positives: AP 0.0 (scikit-learn's), no interval
+    none = df.with_columns(y=pl.when(pl.col("g") == "a").then(0).otherwise("y"))
+    got = none.metrics.average_precision("y", "s", by="g", ci=ci).filter(pl.col("g") == "a")
+    assert got.row(0) == ("a", 0.0, None, None)
+
+
+def test_roc_auc_delong_is_the_default() -> None:
+    rng = np.random.default_rng(12)
+    df = _frame(2000, rng).with_columns(g=pl.Series(rng.choice(["x", "y"], 2000)))
+    for s in ("s", pl.col("s") + pl.Series(rng.random(2000) / 1000)):  # ties; continuous
+        frame = df.with_columns(s=s)
+        got = frame.metrics.roc_auc("y", "s", by="g", ci=0.9)
+        assert_frame_equal(got, frame.metrics.roc_auc("y", "s", by="g", ci=0.9, ci_method="delong"))
+        state = pl_metrics.from_score_counts(frame.metrics.score_counts("y", "s", by="g"), by="g")
+        assert_frame_equal(state.roc_auc(ci=0.9), got, check_row_order=False, rel_tol=1e-12)
+
+
+def test_over_time_scores_take_their_analytic_default() -> None:
+    import datetime as dt
+
+    rng = np.random.default_rng(13)
+    n = 600
+    df = _frame(n, rng).with_columns(
+        day=pl.Series(
+            [dt.date(2026, 1, 1) + dt.timedelta(days=int(d)) for d in rng.integers(0, 3, n)]
+        )
+    )
+    got = df.metrics.over_time(
+        "y", y_score="s", index="day", every="1d", metrics=["roc_auc", "average_precision"], ci=0.9
+    )
+    for row in got.iter_rows(named=True):
+        part = df.filter(pl.col("day") == row["window_start"])
+        method = getattr(part.metrics, row["metric"])
+        expected = method("y", "s", ci=0.9).row(0)  # DeLong / logit, each metric's default
+        assert (row["value"], row["low"], row["high"]) == pytest.approx(expected, rel=1e-12)

@@ -292,8 +292,9 @@ CI_METHODS: dict[str, tuple[str, ...]] = {
     "averages": ("bootstrap",),
     "report": ("bootstrap",),
     "summary": ("bootstrap", "wilson"),
-    "roc_auc": ("bootstrap", "delong"),
-    "average_precision": ("bootstrap",),
+    # the scores' analytic intervals by default (a sort's cost); the bootstrap when asked
+    "roc_auc": ("delong", "bootstrap"),
+    "average_precision": ("logit", "bootstrap"),
 }
 
 

@@ -29,6 +29,12 @@ class Backend(Protocol):
     def to_float(self, x: Any) -> Any:
         """Counts as Float64 (before products: integer counts may overflow)."""
 
+    def log(self, x: Any) -> Any:
+        """Natural logarithm."""
+
+    def exp(self, x: Any) -> Any:
+        """Exponential."""
+
 
 class _Polars:
     def ratio(self, numerator: pl.Expr, denominator: pl.Expr, zero_division: float) -> pl.Expr:
@@ -47,6 +53,12 @@ class _Polars:
 
     def to_float(self, x: Any) -> pl.Expr:
         return x.cast(pl.Float64) if isinstance(x, pl.Expr) else pl.lit(float(x), pl.Float64)
+
+    def log(self, x: pl.Expr) -> pl.Expr:
+        return x.log()
+
+    def exp(self, x: pl.Expr) -> pl.Expr:
+        return x.exp()
 
 
 class _Numpy:
@@ -71,6 +83,16 @@ class _Numpy:
         import numpy as np
 
         return np.asarray(x, dtype=np.float64)
+
+    def log(self, x: Any) -> Any:
+        import numpy as np
+
+        return np.log(x)
+
+    def exp(self, x: Any) -> Any:
+        import numpy as np
+
+        return np.exp(x)
 
 
 POLARS: Backend = _Polars()
@@ -298,6 +320,28 @@ def average_precision_terms(
     """scikit-learn's step-wise AP terms: delta recall x precision at each threshold
     (0 where the threshold adds no positive).  Their sum is the AP."""
     return xp.where(pos > 0, (pos / p_total) * xp.ratio(tps, tps + fps, 0.0), 0.0)
+
+
+def ap_logit_bounds(ap: Any, n_pos: Any, z: float, xp: Backend) -> tuple[Any, Any]:
+    """The logit interval of the average precision (Boyd, Eng & Page 2013): with
+    AP = theta and P positives, ``eta = logit(theta)``, ``tau = 1 / sqrt(P theta
+    (1 - theta))``, bounds ``expit(eta -+ z tau)``.
+
+    At theta = 1 the bounds' limits, [0, 1] (as theta -> 1, tau grows faster than
+    eta: the interval widens to the whole range; a float a step below 1 gives the
+    same); NaN without positives (no AP to speak of; theta = 0 only then)."""
+    defined = (ap > 0) & (ap < 1) & (n_pos > 0)
+    theta = xp.where(defined, xp.to_float(ap), 0.5)  # no infinite logit computed
+    eta = xp.log(theta / (1.0 - theta))
+    tau = 1.0 / xp.sqrt(xp.to_float(n_pos) * theta * (1.0 - theta))
+    low = 1.0 / (1.0 + xp.exp(z * tau - eta))
+    high = 1.0 / (1.0 + xp.exp(-eta - z * tau))
+    perfect = (ap >= 1) & (n_pos > 0)
+    nan = float("nan")
+    return (
+        xp.where(defined, low, xp.where(perfect, 0.0, nan)),
+        xp.where(defined, high, xp.where(perfect, 1.0, nan)),
+    )
 
 
 def weighted_mean(value: pl.Expr, weight: pl.Expr) -> pl.Expr:

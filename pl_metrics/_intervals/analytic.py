@@ -1,6 +1,6 @@
 """Analytic intervals: Wilson's score interval for proportions of counts, DeLong's
 variance for ROC AUC (its structural components from the per-score counts,
-ties counted one half)."""
+ties counted one half), the logit interval of the average precision."""
 
 from __future__ import annotations
 
@@ -49,4 +49,14 @@ def delong_exprs(ci: float) -> list[pl.Expr]:
     return [
         pl.when(valid).then((auc - z * se).clip(0.0, 1.0)).alias("roc_auc_low"),
         pl.when(valid).then((auc + z * se).clip(0.0, 1.0)).alias("roc_auc_high"),
+    ]
+
+
+def ap_logit(ap: pl.Expr, positives: pl.Expr, ci: float) -> list[pl.Expr]:
+    """``average_precision_low`` / ``_high``: the logit interval
+    (``formulas.ap_logit_bounds``); null without positives."""
+    low, high = fm.ap_logit_bounds(ap, positives, z_value(ci), xp=fm.POLARS)
+    return [
+        low.fill_nan(None).alias("average_precision_low"),
+        high.fill_nan(None).alias("average_precision_high"),
     ]

@@ -169,6 +169,17 @@ def delong(counts: sc.ScoreCounts, point: pl.LazyFrame, ci: float) -> pl.LazyFra
     )
 
 
+def logit(counts: sc.ScoreCounts, point: pl.LazyFrame, ci: float) -> pl.LazyFrame:
+    """The logit interval of the binary average precision (its positives per segment)."""
+    positives = f"{names.INTERNAL}positives"
+    total = counts.frame.group_by(counts.keys).agg(pl.col(names.POS).sum().alias(positives))
+    joined = _join(point, counts.finish(total), counts.by)
+    bounds = an.ap_logit(pl.col("average_precision"), pl.col(positives), ci)
+    return joined.with_columns(bounds).select(
+        *point.collect_schema().names(), *names.interval_columns(["average_precision"])
+    )
+
+
 def finish_labels(
     counts: Counts,
     kind: str,
@@ -237,12 +248,19 @@ def finish_roc_auc(
 
 
 def finish_average_precision(
-    counts: sc.ScoreCounts, *, ci: float | None, n_boot: int, seed: int | None
+    counts: sc.ScoreCounts,
+    *,
+    ci: float | None,
+    ci_method: str,
+    n_boot: int,
+    seed: int | None,
 ) -> pl.LazyFrame:
     """Binary average precision of the per-score ``counts``; with ``ci``, its interval."""
     point = rk.average_precision(counts)
     if ci is None:
         return point
+    if ci_method == "logit":
+        return logit(counts, point, ci)
     return bootstrap_scores(counts, point, "average_precision", ci=ci, n_boot=n_boot, seed=seed)
 
 
@@ -254,6 +272,7 @@ __all__ = [
     "finish_labels",
     "finish_roc_auc",
     "finish_summary",
+    "logit",
     "wilson_accuracy",
     "wilson_per_class",
 ]

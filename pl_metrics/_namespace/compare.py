@@ -22,7 +22,7 @@ from pl_metrics._namespace.fairness import prepare
 from pl_metrics._typing import Adjust, By, CiMethod, FairnessMetric
 
 #: The metrics with an analytic interval of their own method, by ``ci_method``.
-_ANALYTIC = {"wilson": ("accuracy",), "delong": ("roc_auc",)}
+_ANALYTIC = {"wilson": ("accuracy",), "delong": ("roc_auc",), "logit": ("average_precision",)}
 
 
 class CompareMethods:
@@ -68,8 +68,10 @@ class CompareMethods:
             The level and the bootstrap of the intervals and p-values.
         ci_method
             The segment's own interval: ``"bootstrap"`` (percentile, any metric),
-            ``"wilson"`` (``accuracy``) or ``"delong"`` (``roc_auc``).  The
-            difference's interval and p-value are always bootstrapped.
+            ``"wilson"`` (``accuracy``), ``"delong"`` (``roc_auc``) or ``"logit"``
+            (``average_precision``).  The difference's interval and p-value are
+            always bootstrapped (its replicates give the segment's bootstrap
+            interval at no further cost: the default).
         pos_label, zero_division
             As the metric's own method.
         adjust
@@ -114,7 +116,7 @@ class CompareMethods:
         if ci is None:
             msg = "`ci` is required: compare gives every segment an interval (e.g. ci=0.95)"
             raise ValueError(msg)
-        v.check_ci(ci, n_boot, ci_method, ("bootstrap", "wilson", "delong"))
+        v.check_ci(ci, n_boot, ci_method, ("bootstrap", *_ANALYTIC))
         if ci_method != "bootstrap" and metric not in _ANALYTIC[ci_method]:
             msg = (
                 f"ci_method={ci_method!r} is an analytic interval of "

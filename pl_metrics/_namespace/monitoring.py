@@ -38,7 +38,7 @@ class MonitoringMethods:
         ci: float | None = None,
         n_boot: int = 1000,
         seed: int | None = 0,
-        ci_method: CiMethod = "bootstrap",
+        ci_method: CiMethod | None = None,
     ) -> pl.LazyFrame:
         """Metrics per time window: tumbling (``period`` = ``every``) or rolling.
 
@@ -73,8 +73,12 @@ class MonitoringMethods:
             As the frame methods.
         ci, n_boot, seed, ci_method
             Intervals per window, as :meth:`summary` / :meth:`averages` /
-            :meth:`roc_auc` (``"wilson"``: accuracy only; ``"delong"``: roc_auc
-            only; ``n``, ``ks``, ``log_loss`` and ``brier_score`` have none).
+            :meth:`roc_auc` / :meth:`average_precision`.  ``ci_method`` None (the
+            default): each metric's own default, DeLong for ``roc_auc``, the logit
+            interval for ``average_precision``, the bootstrap for the label
+            metrics; ``"bootstrap"``: every metric; ``"wilson"``: accuracy only;
+            ``"delong"``: roc_auc only; ``"logit"``: average_precision only.
+            ``n``, ``ks``, ``log_loss`` and ``brier_score`` have none.
 
         Returns
         -------
@@ -102,7 +106,7 @@ class MonitoringMethods:
         w = ot.windows(every, period)
         # metrics without intervals (n, ks, log_loss, brier_score) go with any method
         free = {"n", "ks", *ot.PROBABILITY}
-        allowed = {"wilson": {"accuracy"}, "delong": {"roc_auc"}}.get(str(ci_method))
+        allowed = ot.ANALYTIC.get(str(ci_method))
         if allowed is not None:
             allowed |= free
         if ci is not None and allowed is not None and not set(chosen) <= allowed:
@@ -111,8 +115,11 @@ class MonitoringMethods:
                 f"use ci_method='bootstrap' for {sorted(set(chosen) - allowed)}"
             )
             raise ValueError(msg)
+        # None: each metric's default (the bootstrap for the label metrics)
+        label_ci = any(m not in (*ot.SCORED, "n") for m in chosen)
+        method = ci_method or ("bootstrap" if label_ci else "delong")
         wants_ci = _wants_ci(
-            ci, n_boot, ci_method, weight, seed=seed, methods=("bootstrap", "wilson", "delong")
+            ci, n_boot, method, weight, seed=seed, methods=("bootstrap", *ot.ANALYTIC)
         )
         columns = {"y_true": y_true, "y_pred": y_pred, "y_score": y_score}
         columns |= {"weight": weight, "index": index}

@@ -18,9 +18,9 @@ from pl_metrics._core.checks import wants_ci as _wants_ci
 from pl_metrics._intervals import attach as iv
 from pl_metrics._multilabel import ranking as mr
 from pl_metrics._typing import (
+    ApCiMethod,
     AucAverage,
     AucCiMethod,
-    BootstrapCiMethod,
     By,
     Labels,
     MultiClass,
@@ -72,7 +72,8 @@ class RankingMethods:
         ci: float | None = None,
         metric: str = "roc_auc",
     ) -> pl.LazyFrame:
-        """The ROC AUC (with ``ci``: and DeLong's interval) or average precision:
+        """The ROC AUC (with ``ci``: and DeLong's interval) or average precision (with
+        ``ci``: and its logit interval):
         ``counted`` (the per-score counts' plan), or, for un-weighted rows without
         ``bins``, the same numbers by sorting the scores when, at collect, the first
         rows' scores look continuous (``_ranking_sorted``)."""
@@ -122,7 +123,7 @@ class RankingMethods:
         ci: float | None = None,
         n_boot: int = 1000,
         seed: int | None = 0,
-        ci_method: AucCiMethod = "bootstrap",
+        ci_method: AucCiMethod = "delong",
     ) -> pl.LazyFrame:
         """Area under the ROC curve, per segment.
 
@@ -175,6 +176,14 @@ class RankingMethods:
             chance curve, 1 for a perfect one), as ``roc_auc_score(max_fpr=m)``.
             Refused for multiclass scores (scikit-learn raises), with ``bins`` and
             with ``ci``.
+        ci, n_boot, seed, ci_method
+            Binary, un-weighted: ``roc_auc_low`` / ``roc_auc_high`` at level ``ci``.
+            ``ci_method="delong"`` (the default: DeLong's variance of the
+            Mann-Whitney statistic, a normal interval clipped to [0, 1], about the
+            cost of the AUC itself; null with fewer than two positives or
+            negatives) or ``"bootstrap"`` (``n_boot`` percentile replicates of the
+            rows, seeded by ``seed``; for small segments or AUCs near 0 or 1,
+            where the normal approximation is poor).  See docs/intervals.md.
 
         Returns
         -------
@@ -284,7 +293,7 @@ class RankingMethods:
         ci: float | None = None,
         n_boot: int = 1000,
         seed: int | None = 0,
-        ci_method: BootstrapCiMethod = "bootstrap",
+        ci_method: ApCiMethod = "logit",
     ) -> pl.LazyFrame:
         """Average precision (scikit-learn's step-wise sum, no interpolation).
 
@@ -302,6 +311,13 @@ class RankingMethods:
             (0 without positives, scikit-learn's), ``"weighted"`` is 0 when no
             label has a positive, ``"samples"`` averages each row's AP (0 for a
             row without true labels).
+        ci, n_boot, seed, ci_method
+            Binary, un-weighted: ``average_precision_low`` / ``_high`` at level
+            ``ci``.  ``ci_method="logit"`` (the default: Boyd, Eng & Page 2013,
+            with AP = theta and P positives, ``expit(logit(theta) -+ z / sqrt(P
+            theta (1 - theta)))``; null where theta is 0 or 1) or ``"bootstrap"``
+            (``n_boot`` percentile replicates of the rows, seeded by ``seed``;
+            for few positives, where the logit interval's approximation is poor).
 
         Returns
         -------
@@ -361,13 +377,14 @@ class RankingMethods:
             method="average_precision",
             ci=wants_ci,
         )
+        ci = ci if wants_ci else None
         counted = iv.finish_average_precision(
-            counts, ci=ci if wants_ci else None, n_boot=n_boot, seed=seed
+            counts, ci=ci, ci_method=ci_method, n_boot=n_boot, seed=seed
         )
-        if wants_ci:
+        if ci is not None and ci_method == "bootstrap":
             return counted
         return self._sorted_or(
-            counted, y_true, y_score, by, pos_label, weight, bins, metric="average_precision"
+            counted, y_true, y_score, by, pos_label, weight, bins, ci=ci, metric="average_precision"
         )
 
     def roc_curve(
