@@ -658,6 +658,14 @@ METHODS: list[Entry] = [
         lambda m, c: m.top_k_accuracy(c.y, c.qmap, k=2, by=c.by, weight=c.w),
         ("multiclass",),
     ),
+    Entry("hinge_loss", _b("hinge_loss"), ("binary",)),
+    Entry(
+        # labels=: a small segment of the registry's rows lacks a class (an error without)
+        "hinge_loss[multiclass]",
+        lambda m, c: m.hinge_loss(c.y, c.qmap, by=c.by, weight=c.w, labels=[k for k, _ in c.q]),
+        ("multiclass",),
+        outputs="hinge_loss",
+    ),
     Entry("thresholds", _b("thresholds"), ("binary",)),
     Entry("best_threshold", _b("best_threshold", metric="mcc"), ("binary",)),
     Entry("det_curve", _b("det_curve"), ("binary",)),
@@ -1244,6 +1252,7 @@ EXPRESSIONS: dict[str, tuple[Callable[[Cols], pl.Expr], Callable[[Cols], pl.Expr
     "average_precision": (lambda c: plm.average_precision(c.yb, c.s, pos_label=c.pos), None),
     "log_loss": (lambda c: plm.log_loss(c.yb, c.s, pos_label=c.pos, weight=c.w), None),
     "brier_score": (lambda c: plm.brier_score(c.yb, c.s, pos_label=c.pos, weight=c.w), None),
+    "hinge_loss": (lambda c: plm.hinge_loss(c.yb, c.s, pos_label=c.pos, weight=c.w), None),
     # multiclass (y against p): averages() / summary()'s columns per group
     "precision[macro]": (lambda c: plm.precision(c.y, c.p, average="macro", weight=c.w), None),
     "recall[weighted]": (lambda c: plm.recall(c.y, c.p, average="weighted", weight=c.w), None),
@@ -1323,7 +1332,7 @@ def test_expression_equals_the_frame_method(name: str) -> None:
     m = data.metrics
     if name == "accuracy":
         expected = m.summary(c.y, c.p, by="g", weight=c.w).select("g", pl.col("accuracy"))
-    elif name in ("roc_auc", "average_precision", "log_loss", "brier_score"):
+    elif name in ("roc_auc", "average_precision", "log_loss", "brier_score", "hinge_loss"):
         expected = getattr(m, name)(c.yb, c.s, by="g", weight=c.w, pos_label=1)
         expected = expected.select("g", name)
     elif name in ("mcc", "balanced_accuracy", "cohen_kappa"):
@@ -1566,6 +1575,8 @@ CLI: list[tuple[str, str, list[str]]] = [
     ),
     _cli("calibration-error", "calibration_error[top_label]", *_MULTICLASS, "--n-bins", "6"),
     _cli("top-k-accuracy", "top_k_accuracy", *_MULTICLASS, "--k", "2"),
+    _cli("hinge-loss", "hinge_loss", *_SCORES),
+    _cli("hinge-loss", "hinge_loss[multiclass]", *_MULTICLASS, "--labels", "0,1,2"),
     _cli("thresholds", "thresholds", *_SCORES),
     _cli("best-threshold", "best_threshold", *_SCORES, "--metric", "mcc"),
     _cli("det-curve", "det_curve", *_SCORES),

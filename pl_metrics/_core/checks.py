@@ -232,6 +232,24 @@ def check_replace_undefined_by(value: object) -> tuple[float, float]:
     raise ValueError(msg)
 
 
+def check_labels_are_keys(
+    labels: object, keys: Collection[object], dtype: pl.DataType, y_true: str
+) -> None:
+    """``labels`` of a ``{label: column}`` method whose columns are the classes
+    (``hinge_loss``): the same classes as the mapping's keys, in any order
+    (scikit-learn's ``labels`` names the columns of its score matrix)."""
+    if isinstance(labels, (str, bytes)) or not isinstance(labels, (Sequence, pl.Series)):
+        msg = f"`labels` must be a sequence of labels, got {labels!r}"
+        raise TypeError(msg)
+    given = [label_value(label, dtype, "labels", y_true) for label in labels]
+    if set(given) != set(keys):
+        msg = (
+            f"`labels` {list(labels)!r} must be the classes of `y_score`'s mapping "
+            f"{list(keys)!r}: each class has its score column"
+        )
+        raise ValueError(msg)
+
+
 def check_kappa_interval(kappa_weights: str | None, ci_method: str) -> None:
     """``summary(kappa_weights=..., ci=...)``: refused with the bootstrap, whose
     replicates keep per-class counts, not the cells a weighted kappa needs."""

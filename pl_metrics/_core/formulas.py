@@ -243,6 +243,20 @@ def d2_score(loss: Any, null_loss: Any, xp: Backend = POLARS) -> Any:
     return 1.0 - xp.ratio(loss, null_loss, float("nan"))
 
 
+def binary_margin(positive: pl.Expr, score: pl.Expr) -> pl.Expr:
+    """The margin of a binary decision score: ``score`` for a row of ``pos_label``,
+    ``-score`` for the others (scikit-learn's ``hinge_loss`` codes the classes +1 / -1).
+    Polars only."""
+    return pl.when(positive).then(score).otherwise(-score)
+
+
+def hinge(margin: Any, xp: Backend = POLARS) -> Any:
+    """scikit-learn's ``hinge_loss`` of one row: ``max(0, 1 - margin)``, with ``margin``
+    the binary :func:`binary_margin`, or Crammer and Singer's multiclass margin (the
+    actual class's score minus the largest score of the other classes)."""
+    return xp.where(margin < 1, 1 - margin, 0.0)
+
+
 # --------------------------------------------------------------------------- ranking
 # Per distinct score, scores descending: pos / neg at the score, tps = cumulative
 # positives, fps = cumulative negatives, P / N the totals.
