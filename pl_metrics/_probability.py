@@ -457,8 +457,21 @@ def top_k_accuracy(rows: Rows, *, k: int) -> pl.LazyFrame:
     """``*by, top_k_accuracy``: the actual class is among the ``k`` highest scores.
 
     Ties rank the class that comes later in sorted label order first, as
-    scikit-learn's stable ``argsort(...)[:, ::-1]``.
+    scikit-learn's stable ``argsort(...)[:, ::-1]``.  One score column (binary,
+    the score of ``pos_label``): scikit-learn's rule for a 1-D ``y_score``, with
+    ``k = 1`` the prediction ``score > 0.5`` when the segment's scores all lie in
+    [0, 1], else ``score > 0``, and a hit when it is the row's class; with
+    ``k >= 2`` both classes are in the top k, every row a hit.
     """
+    if rows.binary:
+        score = rows.probabilities()[0]
+        if k >= 2:
+            hit = pl.lit(1.0, pl.Float64)
+        else:
+            inside = (score.min() >= 0) & (score.max() <= 1)
+            threshold = pl.when(inside).then(0.5).otherwise(0.0)
+            hit = ((score > threshold) == rows.positive).cast(pl.Float64)
+        return rows.finish(rows.aggregate(rows.mean(hit).alias("top_k_accuracy")))
     labels = rows.labels.sort()
     true_score = rows.true_probability()
     index = pl.when(pl.col(rows.y_true) == pl.lit(labels[0])).then(0)

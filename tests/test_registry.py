@@ -658,6 +658,12 @@ METHODS: list[Entry] = [
         lambda m, c: m.top_k_accuracy(c.y, c.qmap, k=2, by=c.by, weight=c.w),
         ("multiclass",),
     ),
+    Entry(
+        "top_k_accuracy[binary]",
+        _b("top_k_accuracy", k=1),
+        ("binary",),
+        outputs="top_k_accuracy",
+    ),
     Entry("hinge_loss", _b("hinge_loss"), ("binary",)),
     Entry(
         # labels=: a small segment of the registry's rows lacks a class (an error without)
@@ -1575,6 +1581,7 @@ CLI: list[tuple[str, str, list[str]]] = [
     ),
     _cli("calibration-error", "calibration_error[top_label]", *_MULTICLASS, "--n-bins", "6"),
     _cli("top-k-accuracy", "top_k_accuracy", *_MULTICLASS, "--k", "2"),
+    _cli("top-k-accuracy", "top_k_accuracy[binary]", *_SCORES, "--k", "1"),
     _cli("hinge-loss", "hinge_loss", *_SCORES),
     _cli("hinge-loss", "hinge_loss[multiclass]", *_MULTICLASS, "--labels", "0,1,2"),
     _cli("thresholds", "thresholds", *_SCORES),

@@ -5,7 +5,6 @@ threshold_report."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from functools import partial
 from typing import get_args
 
@@ -279,10 +278,11 @@ class ProbabilityMethods:
     def top_k_accuracy(
         self,
         y_true: str,
-        y_score: Mapping[object, str],
+        y_score: Score,
         *,
         k: int = 2,
         by: By = None,
+        pos_label: object = None,
         weight: str | None = None,
     ) -> pl.LazyFrame:
         """Fraction of rows whose actual class is among the ``k`` highest scores.
@@ -292,24 +292,40 @@ class ProbabilityMethods:
         y_true
             Column of the actual labels.
         y_score
-            ``{label: column}`` of per-class scores (any real numbers).
+            ``{label: column}`` of per-class scores (any real numbers), or one
+            column: the score of ``pos_label`` (binary).
         k
             How many of the highest-scored classes count as a hit.
-        by, weight
-            As :meth:`roc_auc`.
+        by, pos_label, weight
+            As :meth:`roc_auc` (``pos_label``: with one score column only).
 
         Returns
         -------
         LazyFrame
             ``*by, top_k_accuracy``: ``sklearn.metrics.top_k_accuracy_score``
             with ``labels`` = the sorted mapping keys (ties: the later label first).
+            One column (scikit-learn's 1-D ``y_score``, the score of the greater
+            label, here of ``pos_label``): with ``k=1`` a row is predicted
+            ``pos_label`` when its score is above 0.5 if all the segment's scores
+            lie in [0, 1], else above 0; with ``k >= 2`` every row is a hit (1.0).
+
+        Examples
+        --------
+        >>> import polars as pl, pl_metrics as plm
+        >>> # by hand: scores in [0, 1], threshold 0.5: predicted 0, 1, 0: 2 hits of 3
+        >>> df = pl.DataFrame({"y": [0, 1, 1], "s": [0.2, 0.7, 0.5]})
+        >>> round(df.metrics.top_k_accuracy("y", "s", k=1)["top_k_accuracy"].item(), 6)
+        0.666667
         """
         k = v.positive_int("k", k)
+        if not isinstance(y_score, str):
+            mc.check_options(pos_label=pos_label)
+            y_score = v.check_score_map("y_score", y_score)
         rows = self._rows(
             y_true,
-            v.check_score_map("y_score", y_score),
+            y_score,
             by=by,
-            pos_label=None,
+            pos_label=pos_label,
             weight=weight,
             method="top_k_accuracy",
             probabilities=False,
