@@ -353,13 +353,15 @@ def cohen_kappa(
     weights: KappaWeights | None = None,
     labels: Sequence[object] | None = None,
     weight: IntoColumn | None = None,
+    replace_undefined_by: float = float("nan"),
 ) -> pl.Expr:
-    """Cohen's kappa of ``y_pred`` against ``y_true``; NaN when the expected
-    disagreement is 0 (one class, all actual and all predicted).
+    """Cohen's kappa of ``y_pred`` against ``y_true``; ``replace_undefined_by`` (default
+    NaN) when the expected disagreement is 0 (one class, all actual and all predicted).
 
     Equals :meth:`~pl_metrics.MetricsLazyFrame.summary`'s ``cohen_kappa`` (with
     ``kappa_weights=weights``) and ``sklearn.metrics.cohen_kappa_score(y_true,
-    y_pred, weights=weights, labels=labels, sample_weight=weight)``.
+    y_pred, weights=weights, labels=labels, sample_weight=weight,
+    replace_undefined_by=replace_undefined_by)``.
 
     Parameters
     ----------
@@ -370,6 +372,8 @@ def cohen_kappa(
         the classes' order).  Not the sample weights: those are ``weight``.
     y_true, y_pred, labels, weight
         As :func:`mcc`.
+    replace_undefined_by
+        The value where kappa is undefined: NaN (default) or a number in [-1, 1].
 
     Examples
     --------
@@ -379,7 +383,15 @@ def cohen_kappa(
     0.761905
     """
     checked = v.check_optional_choice("weights", weights, ("linear", "quadratic"))
-    return mc.cohen_kappa_expr(y_true, y_pred, weights=checked, labels=labels, weight=weight)
+    undefined = v.check_kappa_undefined(replace_undefined_by)
+    return mc.cohen_kappa_expr(
+        y_true,
+        y_pred,
+        weights=checked,
+        labels=labels,
+        weight=weight,
+        replace_undefined_by=undefined,
+    )
 
 
 def hamming_loss(

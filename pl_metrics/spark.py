@@ -540,6 +540,7 @@ def summary(
     seed: int | None = 0,
     ci_method: LabelCiMethod = "bootstrap",
     kappa_weights: KappaWeights | None = None,
+    replace_undefined_by: float = float("nan"),
 ) -> pl.DataFrame:
     """``.metrics.summary`` of all rows of the Spark frame.
 
@@ -547,7 +548,7 @@ def summary(
     ----------
     sdf
         The Spark frame.
-    y_true, y_pred, by, labels, weight, kappa_weights
+    y_true, y_pred, by, labels, weight, kappa_weights, replace_undefined_by
         As :meth:`MetricsLazyFrame.summary`.
     ci, n_boot, seed, ci_method
         As :meth:`MetricsLazyFrame.summary` (``"bootstrap"`` or ``"wilson"``):
@@ -561,6 +562,7 @@ def summary(
         ``.metrics.summary`` of all rows of the Spark frame.
     """
     options = {"labels": labels, "kappa_weights": kappa_weights}
+    options |= {"replace_undefined_by": replace_undefined_by}
     options |= {"ci": ci, "n_boot": n_boot, "seed": seed, "ci_method": ci_method}
     return _confusion(sdf, "summary", y_true, y_pred, by=by, weight=weight, options=options)
 

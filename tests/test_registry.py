@@ -203,6 +203,13 @@ METHODS: list[Entry] = [
         outputs="summary",
     ),
     Entry(
+        "summary[replace_undefined_by]",
+        _m("summary", replace_undefined_by=0.5),
+        ("labels",),
+        state="counts",
+        outputs="summary",
+    ),
+    Entry(
         "confusion_matrix[normalize]",
         _m("confusion_matrix", normalize="true"),
         ("labels",),
@@ -749,6 +756,7 @@ FINISHERS: dict[str, Callable[[object, Cols], object]] = {
     "averages": lambda st, c: st.averages(zero_division=1.0),
     "report": lambda st, c: st.report(),
     "summary": lambda st, c: st.summary(),
+    "summary[replace_undefined_by]": lambda st, c: st.summary(replace_undefined_by=0.5),
     "roc_auc": lambda st, c: st.roc_auc(),
     "average_precision": lambda st, c: st.average_precision(),
     # intervals from a merged state of un-weighted counts: the frame method's draws
@@ -1424,6 +1432,7 @@ CLI: list[tuple[str, str, list[str]]] = [
     _cli("report", "report", *_LABELS),
     _cli("report", "report[ci]", *_LABELS, *_CI),
     _cli("summary", "summary", *_LABELS),
+    _cli("summary", "summary[replace_undefined_by]", *_LABELS, "--replace-undefined-by", "0.5"),
     _cli(
         "summary",
         "summary[kappa_weights]",

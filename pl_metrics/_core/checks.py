@@ -232,6 +232,26 @@ def check_replace_undefined_by(value: object) -> tuple[float, float]:
     raise ValueError(msg)
 
 
+def check_kappa_undefined(value: object) -> float:
+    """``replace_undefined_by`` of Cohen's kappa: NaN or a number in [-1, 1]
+    (scikit-learn's rule)."""
+    if is_real(value) and (math.isnan(value) or -1 <= value <= 1):
+        return float(value)
+    msg = f"`replace_undefined_by` must be float('nan') or a number in [-1, 1], got {value!r}"
+    raise ValueError(msg)
+
+
+def check_kappa_undefined_interval(replace_undefined_by: float, ci: bool) -> None:
+    """``summary(replace_undefined_by=..., ci=...)``: the bootstrap's replicates keep
+    NaN for an undefined kappa, so a replacement with an interval is refused."""
+    if ci and not math.isnan(replace_undefined_by):
+        msg = (
+            "`replace_undefined_by` with `ci` is not supported: the bootstrap replicates "
+            "of kappa keep NaN where it is undefined; drop one of them"
+        )
+        raise ValueError(msg)
+
+
 def check_labels_are_keys(
     labels: object, keys: Collection[object], dtype: pl.DataType, y_true: str
 ) -> None:

@@ -226,6 +226,17 @@ def kappa_from_covariances(cov_tp: Any, expected: Any, xp: Backend = POLARS) -> 
     return xp.ratio(cov_tp, expected, float("nan"))
 
 
+def kappa_or_undefined(
+    kappa: Any, n: Any, single: Any, replace_undefined_by: float, xp: Backend = POLARS
+) -> Any:
+    """Cohen's kappa (weighted or not), or ``replace_undefined_by`` where it is undefined:
+    no rows (``n`` 0) or ``single``, one class that is all the actual and all the
+    predicted labels; the expected disagreement is then 0 and kappa 0 / 0
+    (scikit-learn's ``cohen_kappa_score(replace_undefined_by=np.nan)``).  The cases
+    are found by counting classes, not by comparing float sums."""
+    return xp.where((n == 0) | single, replace_undefined_by, kappa)
+
+
 def weighted_kappa(disagreement: Any, expected: Any, xp: Backend = POLARS) -> Any:
     """scikit-learn's ``cohen_kappa_score(weights=...)``: 1 - sum w_ij C_ij / sum w_ij E_ij,
     with ``disagreement`` = n sum w_ij C_ij (the confusion counts C) and ``expected``
