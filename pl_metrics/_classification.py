@@ -320,7 +320,9 @@ def _weighted_disagreement(counts: Counts, stats: pl.LazyFrame, kappa_weights: s
     )
 
 
-def summary(counts: Counts, *, kappa_weights: str | None = None) -> pl.LazyFrame:
+def summary(
+    counts: Counts, *, kappa_weights: str | None = None, replace_undefined_by: float = math.nan
+) -> pl.LazyFrame:
     """``*by, n, accuracy, balanced_accuracy, mcc, cohen_kappa``: one row per segment.
 
     Computed on the confusion matrix (rows with labels outside ``labels=`` dropped).
@@ -384,9 +386,7 @@ def summary(counts: Counts, *, kappa_weights: str | None = None) -> pl.LazyFrame
             nulls_equal=True,
         )
         kappa = fm.weighted_kappa(n * pl.col(_term("kappa", "D")), pl.col(_term("kappa", "E")))
-    # n = 0 or one class both all actual and all predicted: the expected
-    # disagreement is 0 (found by counting classes, not by comparing float sums)
-    kappa = pl.when((n == 0) | single).then(_NAN).otherwise(kappa)
+    kappa = fm.kappa_or_undefined(kappa, n, single, replace_undefined_by)
     balanced = pl.col(_term("recall", "sum")).cast(pl.Float64) / _SCALE / recall_n
     n_out = pl.col("n")
     if weighted:

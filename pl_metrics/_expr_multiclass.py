@@ -22,6 +22,7 @@ The expressions are usable in ``select``, ``group_by().agg()`` and ``over()``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -450,6 +451,7 @@ def cohen_kappa_expr(
     weights: str | None,
     labels: object,
     weight: IntoColumn | None,
+    replace_undefined_by: float = math.nan,
 ) -> pl.Expr:
     """Cohen's kappa, or the weighted kappa over the label order (``summary``'s)."""
     counts = _summary_counts(y_true, y_pred, labels, weight, weights)
@@ -472,7 +474,7 @@ def cohen_kappa_expr(
             observed = pl.element().struct.field("observed").first() / scale
             kappa = fm.weighted_kappa(n * observed, expected)
         single = (s.actual_classes == 1) & (s.predicted_classes == 1) & (s.both_classes == 1)
-        return pl.when((n == 0) | single).then(_NAN).otherwise(kappa)
+        return fm.kappa_or_undefined(kappa, n, single, replace_undefined_by)
 
     return _finish(counts.reduce(value), counts, "cohen_kappa")
 

@@ -457,8 +457,21 @@ def top_k_accuracy(rows: Rows, *, k: int) -> pl.LazyFrame:
     """``*by, top_k_accuracy``: the actual class is among the ``k`` highest scores.
 
     Ties rank the class that comes later in sorted label order first, as
-    scikit-learn's stable ``argsort(...)[:, ::-1]``.
+    scikit-learn's stable ``argsort(...)[:, ::-1]``.  One score column (binary,
+    the score of ``pos_label``): scikit-learn's rule for a 1-D ``y_score``, with
+    ``k = 1`` the prediction ``score > 0.5`` when the segment's scores all lie in
+    [0, 1], else ``score > 0``, and a hit when it is the row's class; with
+    ``k >= 2`` both classes are in the top k, every row a hit.
     """
+    if rows.binary:
+        score = rows.probabilities()[0]
+        if k >= 2:
+            hit = pl.lit(1.0, pl.Float64)
+        else:
+            inside = (score.min() >= 0) & (score.max() <= 1)
+            threshold = pl.when(inside).then(0.5).otherwise(0.0)
+            hit = ((score > threshold) == rows.positive).cast(pl.Float64)
+        return rows.finish(rows.aggregate(rows.mean(hit).alias("top_k_accuracy")))
     labels = rows.labels.sort()
     true_score = rows.true_probability()
     index = pl.when(pl.col(rows.y_true) == pl.lit(labels[0])).then(0)
@@ -473,6 +486,39 @@ def top_k_accuracy(rows: Rows, *, k: int) -> pl.LazyFrame:
     )
     hit = (above < k).cast(pl.Float64)
     return rows.finish(rows.aggregate(rows.mean(hit).alias("top_k_accuracy")))
+
+
+def hinge_loss(rows: Rows, *, labels_given: bool) -> pl.LazyFrame:
+    """``*by, hinge_loss``: scikit-learn's ``hinge_loss``, the (weighted) mean of
+    :func:`formulas.hinge` of each row's margin.
+
+    Binary: the decision score of ``pos_label``, its rows +1 and the others -1
+    (:func:`formulas.binary_margin`).  Multiclass (Crammer and Singer): the actual
+    class's score minus the largest score of the other classes.  Without
+    ``labels``, scikit-learn needs every class of the mapping in each segment's
+    ``y_true``: a segment lacking one is an error (with ``labels_given`` they may be
+    absent).
+    """
+    if rows.binary:
+        margin = fm.binary_margin(rows.positive, rows.probabilities()[0])
+    else:
+        others = [
+            pl.when(pl.col(rows.y_true) == pl.lit(label)).then(None).otherwise(score)
+            for label, score in zip(rows.labels, rows.probabilities(), strict=True)
+        ]
+        margin = rows.true_probability() - pl.max_horizontal(others)
+        if not labels_given:
+            absent = pl.sum_horizontal(
+                (~(pl.col(rows.y_true) == pl.lit(label)).any()).cast(pl.Int64)
+                for label in rows.labels
+            )
+            classes = list(rows.classes)
+            rows.checks[f"{INTERNAL}absent"] = (
+                (absent > 0).cast(pl.Int64),
+                lambda n: v.Bad.absent_classes(rows.y_true, n, classes),
+            )
+    loss = rows.mean(fm.hinge(margin))
+    return rows.finish(rows.aggregate(loss.alias("hinge_loss")))
 
 
 #: Relative tolerance under which two expected costs are a tie (decision_cost).

@@ -51,6 +51,7 @@ __all__ = [
     "f1",
     "f_beta",
     "hamming_loss",
+    "hinge_loss",
     "jaccard",
     "log_loss",
     "mcc",
@@ -352,13 +353,15 @@ def cohen_kappa(
     weights: KappaWeights | None = None,
     labels: Sequence[object] | None = None,
     weight: IntoColumn | None = None,
+    replace_undefined_by: float = float("nan"),
 ) -> pl.Expr:
-    """Cohen's kappa of ``y_pred`` against ``y_true``; NaN when the expected
-    disagreement is 0 (one class, all actual and all predicted).
+    """Cohen's kappa of ``y_pred`` against ``y_true``; ``replace_undefined_by`` (default
+    NaN) when the expected disagreement is 0 (one class, all actual and all predicted).
 
     Equals :meth:`~pl_metrics.MetricsLazyFrame.summary`'s ``cohen_kappa`` (with
     ``kappa_weights=weights``) and ``sklearn.metrics.cohen_kappa_score(y_true,
-    y_pred, weights=weights, labels=labels, sample_weight=weight)``.
+    y_pred, weights=weights, labels=labels, sample_weight=weight,
+    replace_undefined_by=replace_undefined_by)``.
 
     Parameters
     ----------
@@ -369,6 +372,8 @@ def cohen_kappa(
         the classes' order).  Not the sample weights: those are ``weight``.
     y_true, y_pred, labels, weight
         As :func:`mcc`.
+    replace_undefined_by
+        The value where kappa is undefined: NaN (default) or a number in [-1, 1].
 
     Examples
     --------
@@ -378,7 +383,15 @@ def cohen_kappa(
     0.761905
     """
     checked = v.check_optional_choice("weights", weights, ("linear", "quadratic"))
-    return mc.cohen_kappa_expr(y_true, y_pred, weights=checked, labels=labels, weight=weight)
+    undefined = v.check_kappa_undefined(replace_undefined_by)
+    return mc.cohen_kappa_expr(
+        y_true,
+        y_pred,
+        weights=checked,
+        labels=labels,
+        weight=weight,
+        replace_undefined_by=undefined,
+    )
 
 
 def hamming_loss(
@@ -509,7 +522,8 @@ def log_loss(
         .then(p.clip(EPS, 1 - EPS).log())
         .otherwise((1 - p).clip(EPS, 1 - EPS).log())
     )
-    return _mean(loss, weight, y_true, (p, name), positive, pos_label).alias("log_loss")
+    check = _probability_check(p, name)
+    return _mean(loss, weight, y_true, check, positive, pos_label).alias("log_loss")
 
 
 def brier_score(
@@ -528,22 +542,56 @@ def brier_score(
     p = numeric_input(y_prob, "y_prob", exact=False)
     positive = is_label(y_true, pos_label)
     loss = (positive.cast(pl.Float64) - p) ** 2
-    return _mean(loss, weight, y_true, (p, name), positive, pos_label).alias("brier_score")
+    check = _probability_check(p, name)
+    return _mean(loss, weight, y_true, check, positive, pos_label).alias("brier_score")
+
+
+def hinge_loss(
+    y_true: IntoColumn,
+    y_score: IntoColumn,
+    *,
+    pos_label: object = None,
+    weight: IntoColumn | None = None,
+) -> pl.Expr:
+    """Binary hinge loss of the decision score of ``pos_label``: the mean of
+    ``max(0, 1 - margin)``, margin = the score for a row of ``pos_label``, minus
+    the score for the others.
+
+    Equals :meth:`~pl_metrics.MetricsLazyFrame.hinge_loss` and
+    ``sklearn.metrics.hinge_loss(y_true, y_score, sample_weight=weight)`` (whose
+    positive class is the greater label).
+
+    Examples
+    --------
+    >>> import polars as pl, pl_metrics as plm
+    >>> # by hand: max(0, 1 + 0.5) = 1.5, max(0, 1 - 2) = 0, max(0, 1 - 0.25) = 0.75
+    >>> df = pl.DataFrame({"y": [0, 1, 1], "s": [0.5, 2.0, 0.25]})
+    >>> df.select(plm.hinge_loss("y", "s"))["hinge_loss"].to_list()
+    [0.75]
+    """
+    name = name_of(y_score)
+    weight, (y_true, y_score) = without_zero_weights(weight, y_true, y_score)
+    score = numeric_input(y_score, "y_score")
+    positive = is_label(y_true, pos_label)
+    loss = fm.hinge(fm.binary_margin(positive, score))
+    check = _score_check(score, name)
+    return _mean(loss, weight, y_true, check, positive, pos_label).alias("hinge_loss")
 
 
 def _mean(  # noqa: PLR0917 - the per-row loss and the columns it was computed from
     loss: pl.Expr,
     weight: IntoColumn | None,
     y_true: IntoColumn,
-    y_prob: tuple[pl.Expr, str],
+    score_check: Check,
     positive: pl.Expr,
     pos_label: object,
 ) -> pl.Expr:
     """The (weighted) mean of a per-row loss, with the checks of the probability
-    metrics (the frame methods' rules for ``pos_label``); null for an empty group."""
+    metrics (the frame methods' rules for ``pos_label``) and ``score_check`` (of the
+    probabilities or scores); null for an empty group."""
     checks = [
         *null_checks(y_true),
-        _probability_check(*y_prob),
+        score_check,
         pos_label_check(positive.sum(), [y_true], pos_label),
         *([default_pos_check(y_true)] if pos_label is None else []),
     ]

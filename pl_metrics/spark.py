@@ -541,6 +541,7 @@ def summary(
     seed: int | None = 0,
     ci_method: LabelCiMethod = "bootstrap",
     kappa_weights: KappaWeights | None = None,
+    replace_undefined_by: float = float("nan"),
 ) -> pl.DataFrame:
     """``.metrics.summary`` of all rows of the Spark frame.
 
@@ -548,7 +549,7 @@ def summary(
     ----------
     sdf
         The Spark frame.
-    y_true, y_pred, by, labels, weight, kappa_weights
+    y_true, y_pred, by, labels, weight, kappa_weights, replace_undefined_by
         As :meth:`MetricsLazyFrame.summary`.
     ci, n_boot, seed, ci_method
         As :meth:`MetricsLazyFrame.summary` (``"bootstrap"`` or ``"wilson"``):
@@ -562,6 +563,7 @@ def summary(
         ``.metrics.summary`` of all rows of the Spark frame.
     """
     options = {"labels": labels, "kappa_weights": kappa_weights}
+    options |= {"replace_undefined_by": replace_undefined_by}
     options |= {"ci": ci, "n_boot": n_boot, "seed": seed, "ci_method": ci_method}
     return _confusion(sdf, "summary", y_true, y_pred, by=by, weight=weight, options=options)
 

@@ -358,17 +358,21 @@ class CountsState(Generic[FrameT]):
         seed: int | None = 0,
         ci_method: LabelCiMethod = "bootstrap",
         kappa_weights: KappaWeights | None = None,
+        replace_undefined_by: float = float("nan"),
     ) -> FrameT:
         """As :meth:`MetricsLazyFrame.summary`, ``ci`` included (integer counts only)."""
         kappa_weights = v.check_optional_choice(
             "kappa_weights", kappa_weights, ("linear", "quadratic")
         )
+        undefined = v.check_kappa_undefined(replace_undefined_by)
         with_ci = self._wants_ci("summary", ci, n_boot, ci_method, seed)
         if with_ci:
             v.check_kappa_interval(kappa_weights, ci_method)
+        v.check_kappa_undefined_interval(undefined, with_ci)
         result = iv.finish_summary(
             self._counts(labels, "summary", ci=with_ci),
             kappa_weights=kappa_weights,
+            replace_undefined_by=undefined,
             ci=ci if with_ci else None,
             ci_method=ci_method,
             n_boot=n_boot,

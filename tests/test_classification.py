@@ -357,3 +357,76 @@ def test_weighted_counts_are_float() -> None:
     df = pl.DataFrame({"y_true": [0, 1], "y_pred": [0, 1], "w": [1, 2]})
     assert df.metrics.confusion_matrix("y_true", "y_pred", weight="w")["count"].dtype == pl.Float64
     assert df.metrics.confusion_matrix("y_true", "y_pred")["count"].dtype == pl.Int64
+
+
+@pytest.mark.parametrize("replace", [float("nan"), 0.0, -1.0, 0.5, 1.0])
+@pytest.mark.parametrize("kappa_weights", [None, "linear", "quadratic"])
+def test_kappa_replace_undefined_by_equals_sklearn(
+    replace: float, kappa_weights: str | None
+) -> None:
+    """Segments whose kappa is undefined (one class, all actual and all predicted; rows
+    only outside labels= are a segment of n = 0, where scikit-learn raises) and defined
+    ones: the frame method, the merged state and the expression equal
+    ``cohen_kappa_score(..., replace_undefined_by=)`` per segment."""
+    import warnings
+
+    from sklearn import metrics as skm
+
+    import pl_metrics as plm
+
+    df = pl.DataFrame(
+        {
+            "g": ["one", "one", "one", "two", "two", "two", "w", "w"],
+            "t": [2, 2, 2, 0, 1, 2, 1, 1],
+            "p": [2, 2, 2, 0, 2, 2, 1, 1],
+            "w": [1.0, 0.5, 3.0, 1.0, 1.0, 2.0, 0.0, 0.0],  # segment "w": weight 0 only
+        }
+    )
+    kw = {"replace_undefined_by": replace, "kappa_weights": kappa_weights}
+    got = df.metrics.summary("t", "p", by="g", weight="w", **kw)
+    state = plm.from_counts(df.metrics.counts("t", "p", by="g", weight="w"), by="g")
+    merged = state.summary(**kw)
+    expr = (
+        df.lazy()
+        .filter(pl.col("w") > 0)
+        .group_by("g")
+        .agg(
+            plm.cohen_kappa(
+                "t", "p", weights=kappa_weights, weight="w", replace_undefined_by=replace
+            )
+        )
+        .sort("g")
+        .collect()
+    )
+    assert got["g"].to_list() == ["one", "two"]
+    for i, part in enumerate(df.filter(pl.col("w") > 0).partition_by("g", maintain_order=True)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # UndefinedMetricWarning, one label
+            expected = skm.cohen_kappa_score(
+                part["t"],
+                part["p"],
+                weights=kappa_weights,
+                sample_weight=part["w"],
+                replace_undefined_by=replace,
+            )
+        for value in (got, merged, expr):
+            assert value["cohen_kappa"][i] == pytest.approx(expected, rel=1e-12, nan_ok=True)
+    # segment "one" is undefined (by hand: one class 2, all actual and predicted)
+    assert got["cohen_kappa"][0] == pytest.approx(replace, nan_ok=True)
+    assert not math.isnan(got["cohen_kappa"][1])  # segment "two" is defined
+    # n = 0: every row outside labels= (scikit-learn raises; the same rule)
+    empty = df.metrics.summary("t", "p", labels=[5, 6], replace_undefined_by=replace)
+    assert empty["cohen_kappa"][0] == pytest.approx(replace, nan_ok=True)
+
+
+def test_kappa_replace_undefined_by_is_checked() -> None:
+    import pl_metrics as plm
+
+    df = pl.DataFrame({"t": [0, 1], "p": [0, 1]})
+    for bad in (1.5, -2, "0", None):
+        with pytest.raises(ValueError, match="replace_undefined_by"):
+            df.metrics.summary("t", "p", replace_undefined_by=bad)
+        with pytest.raises(ValueError, match="replace_undefined_by"):
+            plm.cohen_kappa("t", "p", replace_undefined_by=bad)
+    with pytest.raises(ValueError, match="replace_undefined_by"):
+        df.metrics.summary("t", "p", replace_undefined_by=0.0, ci=0.9)

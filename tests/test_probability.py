@@ -337,3 +337,47 @@ def test_best_threshold_where_is_checked_at_the_call() -> None:
         "y", "s", by="g", metric="precision", where=(pl.col("g") == "a") & (pl.col("recall") > 0)
     )
     assert by_segment["g"].to_list() == ["a"]
+
+
+#: binary scores for top_k_accuracy: some segments in [0, 1] (threshold 0.5), some
+#: beyond (threshold 0): 0.5 and 0 themselves are not above their threshold
+TOP_K_SCORES = st.sampled_from([0.0, 0.2, 0.5, 0.5, 0.7, 1.0, -0.5, 1.5])
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=binary(probs=TOP_K_SCORES), k=st.integers(1, 3), flip=st.booleans())
+def test_top_k_accuracy_of_one_score_column_equals_sklearn(case: dict, k: int, flip: bool) -> None:
+    """scikit-learn's 1-D ``y_score`` (the score of the greater label) per segment, on
+    the rows of non-zero weight; ``pos_label=0`` is scikit-learn's on labels 1 - y."""
+    df, weight = case["df"], case["weight"]
+    pos = 0 if flip else 1
+    got = df.metrics.top_k_accuracy("y", "p", k=k, pos_label=pos, **_kw(case))
+    rows = df if weight is None else df.filter(pl.col("w") > 0)
+    parts = rows.partition_by(case["by"], as_dict=True) if case["by"] else {(): rows}
+    assert got.height == len(parts)
+    for key, part in parts.items():
+        coded = (part["y"] == pos).cast(pl.Int64).to_numpy()
+        w = None if weight is None else part["w"].to_numpy()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # k >= 2 classes: "meaningless", 1.0
+            expected = skm.top_k_accuracy_score(
+                coded, part["p"].to_numpy(), k=k, labels=[0, 1], sample_weight=w
+            )
+        value = got.filter(pl.col("g") == key[0]) if key else got
+        assert value["top_k_accuracy"].item() == pytest.approx(expected, rel=1e-12)
+
+
+def test_top_k_accuracy_of_one_column_threshold_and_pos_label() -> None:
+    """By hand: scores beyond [0, 1] are thresholded at 0 (0.3 > 0: predicted 1, a hit
+    for y = 1; -1 -> 0, a hit for y = 0; 2 -> 1, a miss for y = 0): 2 / 3; string
+    labels need pos_label; a mapping refuses pos_label."""
+    df = pl.DataFrame({"y": [1, 0, 0], "s": [0.3, -1.0, 2.0]})
+    assert df.metrics.top_k_accuracy("y", "s", k=1)["top_k_accuracy"].item() == 2 / 3
+    assert skm.top_k_accuracy_score(df["y"], df["s"], k=1) == 2 / 3
+    text = df.with_columns(pl.col("y").replace_strict({1: "b", 0: "a"}))
+    with pytest.raises(ValueError, match="pos_label"):
+        text.metrics.top_k_accuracy("y", "s", k=1)
+    got = text.metrics.top_k_accuracy("y", "s", k=1, pos_label="b")
+    assert got["top_k_accuracy"].item() == 2 / 3
+    with pytest.raises(ValueError, match="pos_label"):
+        df.metrics.top_k_accuracy("y", {0: "s", 1: "s"}, k=1, pos_label=1)

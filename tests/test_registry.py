@@ -203,6 +203,13 @@ METHODS: list[Entry] = [
         outputs="summary",
     ),
     Entry(
+        "summary[replace_undefined_by]",
+        _m("summary", replace_undefined_by=0.5),
+        ("labels",),
+        state="counts",
+        outputs="summary",
+    ),
+    Entry(
         "confusion_matrix[normalize]",
         _m("confusion_matrix", normalize="true"),
         ("labels",),
@@ -658,6 +665,20 @@ METHODS: list[Entry] = [
         lambda m, c: m.top_k_accuracy(c.y, c.qmap, k=2, by=c.by, weight=c.w),
         ("multiclass",),
     ),
+    Entry(
+        "top_k_accuracy[binary]",
+        _b("top_k_accuracy", k=1),
+        ("binary",),
+        outputs="top_k_accuracy",
+    ),
+    Entry("hinge_loss", _b("hinge_loss"), ("binary",)),
+    Entry(
+        # labels=: a small segment of the registry's rows lacks a class (an error without)
+        "hinge_loss[multiclass]",
+        lambda m, c: m.hinge_loss(c.y, c.qmap, by=c.by, weight=c.w, labels=[k for k, _ in c.q]),
+        ("multiclass",),
+        outputs="hinge_loss",
+    ),
     Entry("thresholds", _b("thresholds"), ("binary",)),
     Entry("best_threshold", _b("best_threshold", metric="mcc"), ("binary",)),
     Entry("det_curve", _b("det_curve"), ("binary",)),
@@ -735,6 +756,7 @@ FINISHERS: dict[str, Callable[[object, Cols], object]] = {
     "averages": lambda st, c: st.averages(zero_division=1.0),
     "report": lambda st, c: st.report(),
     "summary": lambda st, c: st.summary(),
+    "summary[replace_undefined_by]": lambda st, c: st.summary(replace_undefined_by=0.5),
     "roc_auc": lambda st, c: st.roc_auc(),
     "average_precision": lambda st, c: st.average_precision(),
     # intervals from a merged state of un-weighted counts: the frame method's draws
@@ -1244,6 +1266,7 @@ EXPRESSIONS: dict[str, tuple[Callable[[Cols], pl.Expr], Callable[[Cols], pl.Expr
     "average_precision": (lambda c: plm.average_precision(c.yb, c.s, pos_label=c.pos), None),
     "log_loss": (lambda c: plm.log_loss(c.yb, c.s, pos_label=c.pos, weight=c.w), None),
     "brier_score": (lambda c: plm.brier_score(c.yb, c.s, pos_label=c.pos, weight=c.w), None),
+    "hinge_loss": (lambda c: plm.hinge_loss(c.yb, c.s, pos_label=c.pos, weight=c.w), None),
     # multiclass (y against p): averages() / summary()'s columns per group
     "precision[macro]": (lambda c: plm.precision(c.y, c.p, average="macro", weight=c.w), None),
     "recall[weighted]": (lambda c: plm.recall(c.y, c.p, average="weighted", weight=c.w), None),
@@ -1323,7 +1346,7 @@ def test_expression_equals_the_frame_method(name: str) -> None:
     m = data.metrics
     if name == "accuracy":
         expected = m.summary(c.y, c.p, by="g", weight=c.w).select("g", pl.col("accuracy"))
-    elif name in ("roc_auc", "average_precision", "log_loss", "brier_score"):
+    elif name in ("roc_auc", "average_precision", "log_loss", "brier_score", "hinge_loss"):
         expected = getattr(m, name)(c.yb, c.s, by="g", weight=c.w, pos_label=1)
         expected = expected.select("g", name)
     elif name in ("mcc", "balanced_accuracy", "cohen_kappa"):
@@ -1409,6 +1432,7 @@ CLI: list[tuple[str, str, list[str]]] = [
     _cli("report", "report", *_LABELS),
     _cli("report", "report[ci]", *_LABELS, *_CI),
     _cli("summary", "summary", *_LABELS),
+    _cli("summary", "summary[replace_undefined_by]", *_LABELS, "--replace-undefined-by", "0.5"),
     _cli(
         "summary",
         "summary[kappa_weights]",
@@ -1566,6 +1590,9 @@ CLI: list[tuple[str, str, list[str]]] = [
     ),
     _cli("calibration-error", "calibration_error[top_label]", *_MULTICLASS, "--n-bins", "6"),
     _cli("top-k-accuracy", "top_k_accuracy", *_MULTICLASS, "--k", "2"),
+    _cli("top-k-accuracy", "top_k_accuracy[binary]", *_SCORES, "--k", "1"),
+    _cli("hinge-loss", "hinge_loss", *_SCORES),
+    _cli("hinge-loss", "hinge_loss[multiclass]", *_MULTICLASS, "--labels", "0,1,2"),
     _cli("thresholds", "thresholds", *_SCORES),
     _cli("best-threshold", "best_threshold", *_SCORES, "--metric", "mcc"),
     _cli("det-curve", "det_curve", *_SCORES),

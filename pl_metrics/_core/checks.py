@@ -258,6 +258,44 @@ def check_replace_undefined_by(value: object) -> tuple[float, float]:
     raise ValueError(msg)
 
 
+def check_kappa_undefined(value: object) -> float:
+    """``replace_undefined_by`` of Cohen's kappa: NaN or a number in [-1, 1]
+    (scikit-learn's rule)."""
+    if is_real(value) and (math.isnan(value) or -1 <= value <= 1):
+        return float(value)
+    msg = f"`replace_undefined_by` must be float('nan') or a number in [-1, 1], got {value!r}"
+    raise ValueError(msg)
+
+
+def check_kappa_undefined_interval(replace_undefined_by: float, ci: bool) -> None:
+    """``summary(replace_undefined_by=..., ci=...)``: the bootstrap's replicates keep
+    NaN for an undefined kappa, so a replacement with an interval is refused."""
+    if ci and not math.isnan(replace_undefined_by):
+        msg = (
+            "`replace_undefined_by` with `ci` is not supported: the bootstrap replicates "
+            "of kappa keep NaN where it is undefined; drop one of them"
+        )
+        raise ValueError(msg)
+
+
+def check_labels_are_keys(
+    labels: object, keys: Collection[object], dtype: pl.DataType, y_true: str
+) -> None:
+    """``labels`` of a ``{label: column}`` method whose columns are the classes
+    (``hinge_loss``): the same classes as the mapping's keys, in any order
+    (scikit-learn's ``labels`` names the columns of its score matrix)."""
+    if isinstance(labels, (str, bytes)) or not isinstance(labels, (Sequence, pl.Series)):
+        msg = f"`labels` must be a sequence of labels, got {labels!r}"
+        raise TypeError(msg)
+    given = [label_value(label, dtype, "labels", y_true) for label in labels]
+    if set(given) != set(keys):
+        msg = (
+            f"`labels` {list(labels)!r} must be the classes of `y_score`'s mapping "
+            f"{list(keys)!r}: each class has its score column"
+        )
+        raise ValueError(msg)
+
+
 def check_kappa_interval(kappa_weights: str | None, ci_method: str) -> None:
     """``summary(kappa_weights=..., ci=...)``: refused with the bootstrap, whose
     replicates keep per-class counts, not the cells a weighted kappa needs."""

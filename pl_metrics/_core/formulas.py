@@ -248,6 +248,17 @@ def kappa_from_covariances(cov_tp: Any, expected: Any, xp: Backend = POLARS) -> 
     return xp.ratio(cov_tp, expected, float("nan"))
 
 
+def kappa_or_undefined(
+    kappa: Any, n: Any, single: Any, replace_undefined_by: float, xp: Backend = POLARS
+) -> Any:
+    """Cohen's kappa (weighted or not), or ``replace_undefined_by`` where it is undefined:
+    no rows (``n`` 0) or ``single``, one class that is all the actual and all the
+    predicted labels; the expected disagreement is then 0 and kappa 0 / 0
+    (scikit-learn's ``cohen_kappa_score(replace_undefined_by=np.nan)``).  The cases
+    are found by counting classes, not by comparing float sums."""
+    return xp.where((n == 0) | single, replace_undefined_by, kappa)
+
+
 def weighted_kappa(disagreement: Any, expected: Any, xp: Backend = POLARS) -> Any:
     """scikit-learn's ``cohen_kappa_score(weights=...)``: 1 - sum w_ij C_ij / sum w_ij E_ij,
     with ``disagreement`` = n sum w_ij C_ij (the confusion counts C) and ``expected``
@@ -263,6 +274,20 @@ def d2_score(loss: Any, null_loss: Any, xp: Backend = POLARS) -> Any:
     of the per-row losses of the model and of the class priors; NaN where the null
     loss is 0."""
     return 1.0 - xp.ratio(loss, null_loss, float("nan"))
+
+
+def binary_margin(positive: pl.Expr, score: pl.Expr) -> pl.Expr:
+    """The margin of a binary decision score: ``score`` for a row of ``pos_label``,
+    ``-score`` for the others (scikit-learn's ``hinge_loss`` codes the classes +1 / -1).
+    Polars only."""
+    return pl.when(positive).then(score).otherwise(-score)
+
+
+def hinge(margin: Any, xp: Backend = POLARS) -> Any:
+    """scikit-learn's ``hinge_loss`` of one row: ``max(0, 1 - margin)``, with ``margin``
+    the binary :func:`binary_margin`, or Crammer and Singer's multiclass margin (the
+    actual class's score minus the largest score of the other classes)."""
+    return xp.where(margin < 1, 1 - margin, 0.0)
 
 
 # --------------------------------------------------------------------------- ranking

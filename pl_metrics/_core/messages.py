@@ -138,6 +138,14 @@ class Bad:
         )
 
     @staticmethod
+    def absent_classes(column: str, n: int, keys: Sequence[object]) -> DataError:
+        return DataError(
+            f"column {column!r} lacks some classes of the mapping (keys: {list(keys)!r}) in "
+            f"{n} segments; pass labels={list(keys)!r} to score them (scikit-learn needs "
+            "every class in y_true, or labels)"
+        )
+
+    @staticmethod
     def state(column: str, n: int, what: str) -> DataError:
         return DataError(
             f"state column {column!r} has {n} rows that are {what}; a state holds the "

@@ -88,6 +88,7 @@ OUTPUTS: dict[str, tuple[str, ...]] = {
     "calibration_curve": ("label", "bin", "prob_true", "prob_pred", "count"),
     "calibration_error": ("label", "ece", "mce"),
     "top_k_accuracy": ("top_k_accuracy",),
+    "hinge_loss": ("hinge_loss",),
     "thresholds": (
         "threshold",
         "tp",

@@ -13,6 +13,8 @@ that frame with the interval columns appended.
 
 from __future__ import annotations
 
+import math
+
 import polars as pl
 
 from pl_metrics import _classification as cls
@@ -218,9 +220,12 @@ def finish_summary(
     ci_method: str,
     n_boot: int,
     seed: int | None,
+    replace_undefined_by: float = math.nan,
 ) -> pl.LazyFrame:
     """summary of ``counts``; with ``ci``, its intervals (Wilson: accuracy only)."""
-    point = cls.summary(counts, kappa_weights=kappa_weights)
+    point = cls.summary(
+        counts, kappa_weights=kappa_weights, replace_undefined_by=replace_undefined_by
+    )
     if ci is None:
         return point
     if ci_method == "wilson":

@@ -142,11 +142,8 @@ def summary(
         cov_tt = np.where(seen <= 1, 0.0, n * n - (t * t).sum(axis=-1))
         out["mcc"] = fm.mcc_from_covariances(cov_tp, cov_pp, cov_tt, n, fm.NUMPY)
         single = (seen == 1) & (predicted_n == 1) & (((t > 0) & (p > 0)).sum(axis=-1) == 1)
-        out["cohen_kappa"] = np.where(
-            (n == 0) | single,
-            np.nan,
-            fm.kappa_from_covariances(cov_tp, n * n - t_dot_p, fm.NUMPY),
-        )
+        kappa = fm.kappa_from_covariances(cov_tp, n * n - t_dot_p, fm.NUMPY)
+        out["cohen_kappa"] = fm.kappa_or_undefined(kappa, n, single, np.nan, fm.NUMPY)
     return out
 
 

@@ -76,6 +76,7 @@ class MetricsDataFrame:
     calibration_curve = eager(MetricsLazyFrame.calibration_curve)
     calibration_error = eager(MetricsLazyFrame.calibration_error)
     top_k_accuracy = eager(MetricsLazyFrame.top_k_accuracy)
+    hinge_loss = eager(MetricsLazyFrame.hinge_loss)
     thresholds = eager(MetricsLazyFrame.thresholds)
     best_threshold = eager(MetricsLazyFrame.best_threshold)
     det_curve = eager(MetricsLazyFrame.det_curve)

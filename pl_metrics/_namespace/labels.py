@@ -3,6 +3,8 @@ report, summary and their mergeable state, counts."""
 
 from __future__ import annotations
 
+import math
+
 import polars as pl
 
 from pl_metrics import _classification as cls
@@ -395,6 +397,7 @@ class LabelMethods:
         seed: int | None = 0,
         ci_method: LabelCiMethod = "bootstrap",
         kappa_weights: KappaWeights | None = None,
+        replace_undefined_by: float = float("nan"),
     ) -> pl.LazyFrame:
         """Accuracy, balanced accuracy, MCC and Cohen's kappa, one row per segment.
 
@@ -410,6 +413,11 @@ class LabelMethods:
             ``(i - j)^2`` in the segment's label order (the sorted labels, or
             ``labels``: pass it when the sorted order is not the classes' order).
             Not with ``ci_method="bootstrap"``.
+        replace_undefined_by
+            Kappa where it is undefined (no rows, or one class that is all the
+            actual and all the predicted labels: 0 / 0): NaN (default) or a number
+            in [-1, 1], scikit-learn's ``cohen_kappa_score(replace_undefined_by=)``.
+            Not with ``ci``.
 
         Returns
         -------
@@ -428,8 +436,8 @@ class LabelMethods:
         Notes
         -----
         As scikit-learn: balanced accuracy is the mean recall over the classes
-        present in ``y_true``; MCC is 0 when a covariance is 0; kappa is NaN when
-        the expected disagreement is 0.
+        present in ``y_true``; MCC is 0 when a covariance is 0; kappa is
+        ``replace_undefined_by`` when the expected disagreement is 0.
 
         Examples
         --------
@@ -451,10 +459,15 @@ class LabelMethods:
         wants_ci = _wants_ci(
             ci, n_boot, ci_method, weight, seed=seed, methods=v.CI_METHODS["summary"]
         )
+        undefined = v.check_kappa_undefined(replace_undefined_by)
         if wants_ci:
             v.check_kappa_interval(kappa_weights, ci_method)
+        v.check_kappa_undefined_interval(undefined, wants_ci)
         if ml.is_multilabel(self._lf, y_true):
             ml.refuse_ci(ci, "summary", ci_method)
+            if not math.isnan(undefined):
+                msg = "`replace_undefined_by` is for single-label rows (kappa); drop it"
+                raise ValueError(msg)
             if kappa_weights is not None:
                 msg = "`kappa_weights` is for single-label rows; drop it for multilabel input"
                 raise ValueError(msg)
@@ -481,6 +494,7 @@ class LabelMethods:
         return iv.finish_summary(
             counts,
             kappa_weights=kappa_weights,
+            replace_undefined_by=undefined,
             ci=ci if wants_ci else None,
             ci_method=ci_method,
             n_boot=n_boot,

@@ -1,11 +1,10 @@
 """The probability and threshold methods of ``.metrics``: log_loss, brier_score,
-calibration_curve / _error, top_k_accuracy, thresholds, best_threshold, det_curve,
+calibration_curve / _error, top_k_accuracy, hinge_loss, thresholds, best_threshold, det_curve,
 threshold_report."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from functools import partial
 from typing import get_args
 
@@ -17,7 +16,14 @@ from pl_metrics import _thresholds as th
 from pl_metrics._core import checks as v
 from pl_metrics._core import names
 from pl_metrics._core import scores as sc
-from pl_metrics._typing import BinStrategy, By, CalibrationMultiClass, Score, ThresholdMetric
+from pl_metrics._typing import (
+    BinStrategy,
+    By,
+    CalibrationMultiClass,
+    Labels,
+    Score,
+    ThresholdMetric,
+)
 
 
 class ProbabilityMethods:
@@ -272,10 +278,11 @@ class ProbabilityMethods:
     def top_k_accuracy(
         self,
         y_true: str,
-        y_score: Mapping[object, str],
+        y_score: Score,
         *,
         k: int = 2,
         by: By = None,
+        pos_label: object = None,
         weight: str | None = None,
     ) -> pl.LazyFrame:
         """Fraction of rows whose actual class is among the ``k`` highest scores.
@@ -285,30 +292,130 @@ class ProbabilityMethods:
         y_true
             Column of the actual labels.
         y_score
-            ``{label: column}`` of per-class scores (any real numbers).
+            ``{label: column}`` of per-class scores (any real numbers), or one
+            column: the score of ``pos_label`` (binary).
         k
             How many of the highest-scored classes count as a hit.
-        by, weight
-            As :meth:`roc_auc`.
+        by, pos_label, weight
+            As :meth:`roc_auc` (``pos_label``: with one score column only).
 
         Returns
         -------
         LazyFrame
             ``*by, top_k_accuracy``: ``sklearn.metrics.top_k_accuracy_score``
             with ``labels`` = the sorted mapping keys (ties: the later label first).
+            One column (scikit-learn's 1-D ``y_score``, the score of the greater
+            label, here of ``pos_label``): with ``k=1`` a row is predicted
+            ``pos_label`` when its score is above 0.5 if all the segment's scores
+            lie in [0, 1], else above 0; with ``k >= 2`` every row is a hit (1.0).
+
+        Examples
+        --------
+        >>> import polars as pl, pl_metrics as plm
+        >>> # by hand: scores in [0, 1], threshold 0.5: predicted 0, 1, 0: 2 hits of 3
+        >>> df = pl.DataFrame({"y": [0, 1, 1], "s": [0.2, 0.7, 0.5]})
+        >>> round(df.metrics.top_k_accuracy("y", "s", k=1)["top_k_accuracy"].item(), 6)
+        0.666667
         """
         k = v.positive_int("k", k)
+        if not isinstance(y_score, str):
+            mc.check_options(pos_label=pos_label)
+            y_score = v.check_score_map("y_score", y_score)
         rows = self._rows(
             y_true,
-            v.check_score_map("y_score", y_score),
+            y_score,
             by=by,
-            pos_label=None,
+            pos_label=pos_label,
             weight=weight,
             method="top_k_accuracy",
             probabilities=False,
             argument="y_score",
         )
         return prob.top_k_accuracy(rows, k=k)
+
+    def hinge_loss(
+        self,
+        y_true: str,
+        y_score: Score,
+        *,
+        by: By = None,
+        labels: Labels = None,
+        pos_label: object = None,
+        weight: str | None = None,
+    ) -> pl.LazyFrame:
+        """Average hinge loss of decision scores (the margin's shortfall from 1), per segment.
+
+        Parameters
+        ----------
+        y_true
+            Column of the actual labels.
+        y_score
+            Binary: the column of the decision score of ``pos_label`` (any real
+            numbers, positive for ``pos_label``, as ``decision_function``).
+            Multiclass: a mapping ``{label: column}`` of per-class decision
+            scores, three classes or more.
+        labels
+            Multiclass: the classes of the mapping (in any order).  Without it,
+            every class of the mapping must occur in each segment's ``y_true``
+            (scikit-learn's rule); with it, classes may be absent.  Not for a
+            single score column (``pos_label`` names its class).
+        by, pos_label, weight
+            As :meth:`roc_auc`.
+
+        Returns
+        -------
+        LazyFrame
+            ``*by, hinge_loss``: ``sklearn.metrics.hinge_loss``, the (weighted)
+            mean of ``max(0, 1 - margin)``.  Binary: margin = the score for a row
+            of ``pos_label``, minus the score for the others.  Multiclass (Crammer
+            and Singer): the actual class's score minus the largest score of the
+            other classes.
+
+        Notes
+        -----
+        scikit-learn codes the greater of two labels +1; here ``pos_label`` does
+        (as :meth:`roc_auc`: default 1 for labels {0, 1} or {-1, 1}), the same for
+        the default.  A segment whose rows are all ``pos_label`` counts them as +1,
+        where scikit-learn, called on one class, codes every row -1.
+
+        Examples
+        --------
+        >>> import polars as pl, pl_metrics as plm
+        >>> # by hand: max(0, 1 + 0.5) = 1.5, max(0, 1 - 2) = 0, max(0, 1 - 0.25) = 0.75
+        >>> df = pl.DataFrame({"y": [0, 1, 1], "s": [0.5, 2.0, 0.25]})
+        >>> df.metrics.hinge_loss("y", "s")["hinge_loss"].to_list()
+        [0.75]
+        """
+        if not isinstance(y_score, str):
+            mc.check_options(pos_label=pos_label)
+            n_classes = len(v.check_score_map("y_score", y_score))
+            if n_classes < 3:
+                msg = (
+                    f"`y_score` maps {n_classes} classes: the multiclass hinge loss needs "
+                    "three or more; for two classes pass one column of decision scores "
+                    "(the positive class's) and pos_label"
+                )
+                raise ValueError(msg)
+        elif labels is not None:
+            msg = (
+                "`labels` is for {label: column} scores: a single column of decision "
+                "scores is of `pos_label` against the rest"
+            )
+            raise ValueError(msg)
+        rows = self._rows(
+            y_true,
+            y_score,
+            by=by,
+            pos_label=pos_label,
+            weight=weight,
+            method="hinge_loss",
+            probabilities=False,
+            argument="y_score",
+        )
+        if labels is not None:
+            dtype = self._lf.collect_schema()[y_true]
+            v.check_labels_are_keys(labels, rows.classes, dtype, y_true)
+        return prob.hinge_loss(rows, labels_given=labels is not None)
 
     def thresholds(
         self,

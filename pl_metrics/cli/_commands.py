@@ -499,6 +499,7 @@ EXAMPLES: dict[str, str] = {
     "ks": f"{_BINARY} --by region",
     "label-ranking-average-precision": f"{_TAGS} --by region",
     "label-ranking-loss": f"{_TAGS} --by region",
+    "hinge-loss": f"{_BINARY} --by region",
     "log-loss": f"{_BINARY} --by region",
     "ndcg": f"{_TAGS} --k 2 --by region",
     "multilabel-confusion-matrix": (
