@@ -92,7 +92,7 @@ def gains(counts: ScoreCounts, *, cuts: list[tuple[int, int]]) -> pl.LazyFrame:
     """
     keys = counts.keys
     points = curve_points(counts)
-    weighted = points.collect_schema()[POS].is_float()
+    weighted = counts.count_type() == pl.Float64
     exact = pl.Float64 if weighted else pl.Int128
     pos, neg = pl.col(POS).cast(pl.Float64), pl.col(NEG).cast(pl.Float64)
     total = (pl.col("P") + pl.col("N")).cast(exact)
@@ -139,13 +139,12 @@ def gains(counts: ScoreCounts, *, cuts: list[tuple[int, int]]) -> pl.LazyFrame:
         .otherwise(nan)
         .alias("cum_lift"),
     )
-    count_type = pl.Float64 if weighted else pl.Int64
     result = result.select(
         *keys,
         _BUCKET,
         "threshold",
-        rows.cast(count_type),
-        positives.cast(count_type),
+        rows.cast(counts.count_type()),
+        positives.cast(counts.count_type()),
         "rate",
         "cum_share",
         "gain",

@@ -117,14 +117,10 @@ class Rows:
                 lambda n: v.Bad.unknown_classes(y_true, n, list(self.classes)),
             )
         if not self.binary and probabilities:
-            names_ = ", ".join(repr(c) for c in columns)
             tolerance = sum_tolerance([schema[c] for c in columns])
             self.checks[f"{INTERNAL}sum"] = (
                 ((total - 1).abs() > tolerance).sum(),
-                lambda n: v.DataError(
-                    f"{n} rows of the probabilities {names_} do not sum to 1 "
-                    f"(tolerance {tolerance:.2g})"
-                ),
+                lambda n: v.Bad.probabilities_not_summing_to_1(columns, n, tolerance),
             )
         if weight is not None:
             self.checks[v.BAD_WEIGHT] = (
@@ -398,7 +394,8 @@ def _calibration_bins(
 ) -> tuple[pl.LazyFrame, list[str]]:
     """``*keys, bin, prob_true, prob_pred, count`` (per class: ``*keys, CLASS, bin, ...``):
     the non-empty bins, in order, and the keys of one curve."""
-    count = pl.len().cast(pl.Float64) if rows.weight is None else rows.weight.sum()
+    # rows as Int64 (as report's support), weights as Float64
+    count = pl.len().cast(pl.Int64) if rows.weight is None else rows.weight.sum()
     parts = []
     for label, p, outcome in _problems(rows, multi_class):
         frame, bin_expr = _bin_of(rows, p, n_bins, strategy)

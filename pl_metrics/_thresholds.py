@@ -14,7 +14,7 @@ import polars as pl
 
 from pl_metrics._core import formulas as fm
 from pl_metrics._core.names import INTERNAL, ORD, f_name
-from pl_metrics._core.scores import POS, SCORE, ScoreCounts
+from pl_metrics._core.scores import SCORE, ScoreCounts
 from pl_metrics._ranking import curve_points, with_start
 
 _PC = f"{INTERNAL}pc"
@@ -29,10 +29,14 @@ def _confusion() -> tuple[pl.Expr, pl.Expr, pl.Expr, pl.Expr]:
     return tp, fp, pl.col("P") - tp, pl.col("N") - fp
 
 
-def _threshold_columns() -> list[pl.Expr]:
-    """``threshold, tp, fp, fn, tn``: the first columns of the threshold tables."""
-    counts = (c.alias(name) for c, name in zip(_confusion(), SWEEP_COUNTS, strict=True))
-    return [pl.col(SCORE).alias("threshold"), *counts]
+def _threshold_columns(counts: ScoreCounts) -> list[pl.Expr]:
+    """``threshold, tp, fp, fn, tn``: the first columns of the threshold tables.
+
+    The curve sums counts as Float64 (exact below 2**53); row counts are cast back
+    to Int64 here, weights stay Float64."""
+    dtype = counts.count_type()
+    cells = (c.cast(dtype).alias(n) for c, n in zip(_confusion(), SWEEP_COUNTS, strict=True))
+    return [pl.col(SCORE).alias("threshold"), *cells]
 
 
 def sweep(counts: ScoreCounts, *, beta: float, zero_division: float) -> pl.LazyFrame:
@@ -47,7 +51,7 @@ def sweep(counts: ScoreCounts, *, beta: float, zero_division: float) -> pl.LazyF
     support, predicted = tp + fn, tp + fp
     result = curve.select(
         *keys,
-        *_threshold_columns(),
+        *_threshold_columns(counts),
         fm.precision(tp, predicted, zero_division).alias("precision"),
         fm.recall(tp, support, zero_division).alias("recall"),
         fm.f_beta(tp, support, predicted, beta, zero_division).alias(f_name(beta)),
@@ -135,12 +139,12 @@ def expected_cost(counts: ScoreCounts, *, matrix: list[list[float]], best: bool)
     # exact while every integer cost x count stays far inside Int128 (counts < 2^63)
     fits = max(abs(c) for row in whole for c in row) < 2**60
     rank = cost
-    if fits and counts.frame.collect_schema()[POS].is_integer():
+    if fits and counts.count_type() == pl.Int64:
         exact = [x.cast(pl.Int128) for x in (tp, fp, fn, tn)]
         rank = fm.total_cost(*exact, [[pl.lit(c, pl.Int128) for c in row] for row in whole])
     table = curve.select(
         *keys,
-        *_threshold_columns(),
+        *_threshold_columns(counts),
         cost.alias("cost"),
         rank.alias(_RANK),
         ORD,

@@ -25,11 +25,15 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import altair as alt
 import polars as pl
 
+from pl_metrics._core.checks import require_plot_extra
 from pl_metrics._core.names import INTERNAL as _INTERNAL
 from pl_metrics._core.names import OUTPUTS
+
+require_plot_extra("pl_metrics.plot")  # the error names the extra to install
+
+import altair as alt  # noqa: E402 - after the check of the extra
 
 #: Columns of the chart data made here (the user's ``by`` columns are not passed on).
 _SEGMENT = "segment"  # the combined key, e.g. "north / v1"
@@ -236,7 +240,8 @@ def _legend(data: pl.DataFrame, by: list[str]) -> alt.Color:
 
 def _with_classes(frame: pl.DataFrame, by: str | Sequence[str] | None) -> list[str]:
     """``by``, and ``label`` last when the frame has it: one-vs-rest curves of several
-    classes (concatenated by the user) are one curve per class, never one merged curve."""
+    classes (a ``{label: column}`` score mapping) are one curve per class, never one
+    merged curve."""
     names = _by_list(by)
     return [*names, "label"] if "label" in frame.columns and "label" not in names else names
 
@@ -250,16 +255,11 @@ def roc_curve(frame: pl.DataFrame, *, by: str | Sequence[str] | None = None) -> 
     came from.  Points with a NaN rate (a segment without positives or negatives)
     are left out.
 
-    Multiclass: ``.metrics.roc_curve`` is binary; one-vs-rest curves of several
-    classes, concatenated with a ``label`` column, are drawn one per class (and per
-    segment of ``by``; ``label`` is the last part of the key)::
+    Multiclass: the one-vs-rest curves of ``.metrics.roc_curve`` with a ``{label:
+    column}`` score mapping have a ``label`` column and are drawn one per class (and
+    per segment of ``by``; ``label`` is the last part of the key)::
 
-        pl.concat(
-            df.with_columns(pl.col("y") == c)
-            .metrics.roc_curve("y", f"p_{c}")
-            .with_columns(label=pl.lit(c))
-            for c in classes
-        )
+        roc_curve(df.metrics.roc_curve("y", {c: f"p_{c}" for c in classes}))
     """
     names = _checked(
         frame,

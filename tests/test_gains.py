@@ -361,7 +361,7 @@ def test_expected_cost_equals_brute_force(case: dict, matrix: list, best: bool) 
             (tn, fp), (fn, tp) = cm
             cost = float((np.asarray(matrix) * cm).sum() / cm.sum())
             rows.append({"threshold": t, "tp": tp, "fp": fp, "fn": fn, "tn": tn, "cost": cost})
-        table = pl.DataFrame(rows).cast(dict.fromkeys(("tp", "fp", "fn", "tn"), pl.Float64))
+        table = pl.DataFrame(rows)
         if best:
             table = table.filter(pl.col("cost") == pl.col("cost").min()).head(1)
         return table

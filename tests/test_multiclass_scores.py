@@ -327,8 +327,7 @@ def _curve(y: np.ndarray, p: np.ndarray, n_bins: int, strategy: str) -> pl.DataF
     counts = np.bincount(ids, minlength=len(edges))
     bins = np.flatnonzero(counts)
     return pl.DataFrame(
-        {"bin": bins, "prob_true": prob_true, "prob_pred": prob_pred, "count": counts[bins]},
-        schema_overrides={"count": pl.Float64},
+        {"bin": bins, "prob_true": prob_true, "prob_pred": prob_pred, "count": counts[bins]}
     )
 
 

@@ -554,9 +554,13 @@ def test_weighted_summary_does_not_overflow(scale: float) -> None:
 def test_threshold_report_needs_its_labels() -> None:
     # labels {1, 2} with the default pos_label 1 / neg_label 0 reported a class 0 with
     # no rows and every metric 0.0; pos_label 7 (absent) reported as if it were a class
+    # (since issue 26 neg_label is the other label of y_true: with the default pos_label
+    # 1 on {1, 2}, which label is positive is unsaid, as in the binary methods)
     df = pl.DataFrame({"y": [1, 2, 1, 2], "s": [0.1, 0.9, 0.4, 0.6]})
-    with pytest.raises(plm.DataError, match="default neg_label 0"):
-        df.metrics.threshold_report("y", "s", pos_label=2)
+    with pytest.raises(plm.DataError, match="pass `pos_label`"):
+        df.metrics.threshold_report("y", "s")
+    with pytest.raises(plm.DataError, match="`neg_label` is not given"):
+        df.with_columns(y=pl.Series([1, 2, 3, 2])).metrics.threshold_report("y", "s", pos_label=2)
     with pytest.raises(plm.DataError, match="`pos_label`=7 does not occur"):
         df.metrics.threshold_report("y", "s", pos_label=7, neg_label=1)
     got = df.metrics.threshold_report("y", "s", pos_label=2, neg_label=1)

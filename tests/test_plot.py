@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import struct
+import subprocess
+import sys
 from pathlib import Path
 
 import altair as alt
@@ -23,6 +25,33 @@ EXAMPLE = Path(__file__).parents[1] / "examples" / "predictions.parquet"
 @pytest.fixture(scope="module")
 def df() -> pl.DataFrame:
     return pl.read_parquet(EXAMPLE)
+
+
+@pytest.mark.parametrize("absent", ["altair", "vl_convert"])
+def test_without_the_plot_extra_the_error_names_it(absent: str) -> None:
+    """Issue 26: `import pl_metrics.plot` without Altair said only "No module named
+    'altair'"; it names the extra, with html_report's message (one home; the CLI's
+    --plot shows it too)."""
+    code = f"""
+import sys
+sys.modules[{absent!r}] = None  # the module absent
+import polars as pl
+import pl_metrics
+df = pl.DataFrame({{"y": [0, 1], "p": [0, 1]}})
+for call in (lambda: __import__("pl_metrics.plot"), lambda: df.metrics.html_report("y", "p")):
+    try:
+        call()
+    except ModuleNotFoundError as exc:
+        print(exc)
+    else:
+        raise AssertionError("no error without " + {absent!r})
+"""
+    done = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        f"pl_metrics.plot needs {absent} (the charts): pip install 'pl_metrics[plot]'",
+        f"html_report needs {absent} (the charts): pip install 'pl_metrics[plot]'",
+    ]
 
 
 def _png_size(path: Path) -> tuple[int, int]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 import warnings
 
 import _oracle as oracle
@@ -214,11 +215,59 @@ def test_threshold_report_equals_report_of_thresholded_predictions() -> None:
         pl.when(pl.col("s") >= 0.37).then(pl.lit("spam")).otherwise(pl.lit("ham")).alias("pred")
     )
     oracle.assert_close(got, pred.metrics.report("y", "pred"))
-    with pytest.raises(ValueError, match="`neg_label` is required"):
-        df.metrics.threshold_report("y", "s", pos_label="spam")
+    # neg_label: the other label of y_true (issue 26; it was required for strings)
+    inferred = df.metrics.threshold_report("y", "s", threshold=0.37, pos_label="spam")
+    oracle.assert_close(inferred, got)
     bad = df.with_columns(pl.when(pl.col("s") > 0.9).then(None).otherwise(pl.col("s")).alias("s"))
     with pytest.raises(plm.DataError, match="column 's' has"):
         bad.metrics.threshold_report("y", "s", pos_label="spam", neg_label="ham")
+
+
+@pytest.mark.parametrize(
+    ("labels", "pos_label"), [((0, 1), 0), ((0, 1), None), ((-1, 1), None), ((1, 2), 2)]
+)
+def test_threshold_report_infers_neg_label(labels: tuple[int, int], pos_label: int | None) -> None:
+    """Issue 26: pos_label=0 on {0, 1} said "`neg_label` must differ from `pos_label`", an
+    argument never passed; {-1, 1} and {1, 2} said their labels were not the default
+    neg_label 0.  The negative class is the other label of y_true, as in the binary
+    methods; every number from scikit-learn on the thresholded predictions."""
+    rng = np.random.default_rng(6)
+    y = rng.choice(labels, 300)
+    s = np.round(rng.random(300), 2)
+    df = pl.DataFrame({"y": y, "s": s})
+    pos = 1 if pos_label is None else pos_label
+    neg = next(label for label in labels if label != pos)
+    got = df.metrics.threshold_report("y", "s", threshold=0.4, pos_label=pos_label)
+    predicted = np.where(s >= 0.4, pos, neg)
+    p, r, f, n = skm.precision_recall_fscore_support(y, predicted, labels=sorted(labels))
+    rows = got.filter(pl.col("average").is_null())
+    assert rows["label"].to_list() == sorted(labels)
+    np.testing.assert_allclose(rows["precision"], p, rtol=1e-12)
+    np.testing.assert_allclose(rows["recall"], r, rtol=1e-12)
+    np.testing.assert_allclose(rows["f1"], f, rtol=1e-12)
+    assert rows["support"].to_list() == n.tolist()
+
+
+def test_threshold_report_refuses_what_it_cannot_infer() -> None:
+    """neg_label is inferred only from exactly one label besides pos_label (rows of
+    weight 0 do not count); the default pos_label 1 only on {0, 1} or {-1, 1}."""
+    s = [0.1, 0.9, 0.4, 0.6, 0.5]
+    df = pl.DataFrame({"y": [1, 2, 1, 2, 3], "s": s, "w": [1, 1, 1, 1, 0]})
+    with pytest.raises(plm.DataError, match=r"`neg_label` is not given .* \[1, 2, 3\]"):
+        df.metrics.threshold_report("y", "s", pos_label=2)
+    weighted = df.metrics.threshold_report("y", "s", pos_label=2, weight="w")
+    explicit = df.metrics.threshold_report("y", "s", pos_label=2, neg_label=1, weight="w")
+    oracle.assert_close(weighted, explicit)
+    with pytest.raises(plm.DataError, match="pass `pos_label`"):
+        df.filter(pl.col("y") < 3).metrics.threshold_report("y", "s")
+    only = pl.DataFrame({"y": ["spam"] * 5, "s": s})
+    with pytest.raises(plm.DataError, match=r"`neg_label` is not given .* \['spam'\]"):
+        only.metrics.threshold_report("y", "s", pos_label="spam")
+    with pytest.raises(plm.DataError, match="`neg_label` is not given"):
+        pl.DataFrame({"y": [0] * 5, "s": s}).metrics.threshold_report("y", "s", pos_label=0)
+    # numbers with only pos_label 1: the default 0, as before (a class of no rows)
+    ones = pl.DataFrame({"y": [1] * 5, "s": s}).metrics.threshold_report("y", "s")
+    assert ones.filter(pl.col("average").is_null())["label"].to_list() == [0, 1]
 
 
 def test_threshold_report_on_booleans_defaults_to_true_vs_false() -> None:
@@ -233,6 +282,24 @@ def test_threshold_report_on_booleans_defaults_to_true_vs_false() -> None:
     oracle.assert_close(got, pred.metrics.report("y", "pred"))
     recall = skm.recall_score(df["y"].to_numpy(), pred["pred"].to_numpy())
     assert got.filter(pl.col("label") == 1)["recall"].item() == pytest.approx(recall, rel=1e-12)
+
+
+def test_probabilities_not_summing_to_1_show_how_to_renormalise() -> None:
+    """Issue 26: the message names the fix, docs/faq.md's expression written with the
+    user's columns; run as it is written, it gives scikit-learn's loss of the
+    renormalised rows."""
+    multi = pl.DataFrame(
+        {"y": [0, 1, 2], "p a": [0.5, 0.2, 0.2], "b": [0.3, 0.7, 0.2], "c": [0.2, 0.2, 0.6]}
+    )
+    mapping = {0: "p a", 1: "b", 2: "c"}
+    with pytest.raises(plm.DataError, match="renormalise them") as info:
+        multi.metrics.log_loss("y", mapping)
+    code = re.search(r"`(df\.with_columns\(.*\))`", str(info.value))
+    assert code is not None, str(info.value)
+    fixed = eval(code.group(1), {"pl": pl, "df": multi})  # the message's code, as written
+    probs = multi.select("p a", "b", "c").to_numpy()
+    expected = skm.log_loss(multi["y"], probs / probs.sum(axis=1, keepdims=True))
+    assert fixed.metrics.log_loss("y", mapping).item() == pytest.approx(expected, rel=1e-12)
 
 
 def test_bad_probabilities_are_clear_errors() -> None:

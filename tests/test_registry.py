@@ -1006,6 +1006,47 @@ def test_integer_weights_are_rows_repeated(entry: Entry) -> None:
     same(got, expected)
 
 
+#: The columns that count rows (``predicted`` but where it is a label column, beside
+#: ``actual``; multilabel_counts' n_true .. n_common are set sizes, keys of its
+#: histogram): Int64 without weights, Float64 sums of the weights with them.
+COUNT_COLUMNS = (
+    "n",
+    "support",
+    "predicted",
+    "tp",
+    "fp",
+    "fn",
+    "tn",
+    "pos",
+    "neg",
+    "rows",
+    "positives",
+    "count",
+)
+COUNTING = [
+    e for e in METHODS if set(COUNT_COLUMNS) & set(names.OUTPUTS[e.outputs or e.name.split("[")[0]])
+]
+
+
+@pytest.mark.parametrize("entry", COUNTING, ids=[e.name for e in COUNTING])
+def test_counts_are_int64_without_weights(entry: Entry) -> None:
+    """Issue 26: the thresholds tables' tp .. tn and calibration's count were Float64
+    (the CLI printed 185.0000): row counts are integers in every method, as report's
+    support; with ``weight=`` (even integer weights) Float64 sums."""
+
+    def dtypes(frame: pl.DataFrame) -> dict[str, pl.DataType]:
+        labels = {"predicted"} if "actual" in frame.columns else set()
+        return {c: frame.schema[c] for c in set(COUNT_COLUMNS) - labels if c in frame.columns}
+
+    plain = dtypes(run(entry, DATA, Cols()))
+    assert plain, f"{entry.name}: none of its count columns"
+    assert plain == dict.fromkeys(plain, pl.Int64), entry.name
+    if entry.weighted:
+        for w in ("w", "wi"):
+            weighted = dtypes(run(entry, DATA, Cols(w=w)))
+            assert weighted == dict.fromkeys(plain, pl.Float64), (entry.name, w)
+
+
 # ------------------------------------------------------------------------------ by names
 #: Names a ``by`` column might have: every output column of every method, the
 #: internal names of earlier versions, and the internal prefix itself.

@@ -308,6 +308,19 @@ def check_kappa_interval(kappa_weights: str | None, ci_method: str) -> None:
         raise ValueError(msg)
 
 
+#: The modules of the ``plot`` extra: the charts (Altair) and their PNG / SVG export.
+PLOT_EXTRA = ("altair", "vl_convert")
+
+
+def require_plot_extra(what: str) -> None:
+    """Raise ``ModuleNotFoundError`` naming the ``plot`` extra when one of its modules is
+    missing (``what``: the feature that needs it, ``pl_metrics.plot``, html_report)."""
+    missing = [m for m in PLOT_EXTRA if importlib.util.find_spec(m) is None]
+    if missing:
+        msg = f"{what} needs {' and '.join(missing)} (the charts): pip install 'pl_metrics[plot]'"
+        raise ModuleNotFoundError(msg)
+
+
 def check_ci(ci: object, n_boot: object, ci_method: object, methods: Sequence[str]) -> bool:
     """``ci`` in (0, 1) or None, ``n_boot >= 1``, ``ci_method`` one of ``methods``.
 

@@ -69,6 +69,17 @@ class Bad:
         )
 
     @staticmethod
+    def probabilities_not_summing_to_1(
+        columns: Sequence[str], n: int, tolerance: float
+    ) -> DataError:
+        names = ", ".join(repr(c) for c in columns)
+        return DataError(
+            f"{n} rows of the probabilities {names} do not sum to 1 (tolerance "
+            f"{tolerance:.2g}); renormalise them (docs/faq.md): "
+            f"`df.with_columns(pl.col({list(columns)!r}) / pl.sum_horizontal({list(columns)!r}))`"
+        )
+
+    @staticmethod
     def pos_label_needed(
         column: str,
         present: Sequence[object],
@@ -111,12 +122,12 @@ class Bad:
         )
 
     @staticmethod
-    def neg_label_needed(column: str, present: Sequence[object], default: object) -> DataError:
+    def neg_label_needed(column: str, present: Sequence[object], pos_label: object) -> DataError:
         shown = list(present[:20]) + (["..."] if len(present) > 20 else [])
         return DataError(
-            f"column {column!r} holds the labels {shown}, not only pos_label and the "
-            f"default neg_label {default!r}; pass pos_label and neg_label to say which "
-            "labels the threshold decides between"
+            f"`neg_label` is not given and column {column!r} holds the labels {shown}: it is "
+            f"inferred only where they are pos_label={pos_label!r} and one other label; "
+            "pass neg_label, the label a score below the threshold predicts"
         )
 
     @staticmethod

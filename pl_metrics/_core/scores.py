@@ -58,6 +58,11 @@ class ScoreCounts:
         """Restore the ``by`` names."""
         return names.restore_keys(result, self.by)
 
+    def count_type(self) -> type[pl.DataType]:
+        """The dtype of the counts a method writes (tp, fp, rows, ...): Int64 for row
+        counts, Float64 for weights (as ``report``'s support)."""
+        return pl.Int64 if self.frame.collect_schema()[POS].is_integer() else pl.Float64
+
 
 def resolve_pos_label(schema: pl.Schema, y_true: str, pos_label: object) -> object:
     """``pos_label`` as a label of ``y_true``'s dtype (exactly); default 1 for numbers,

@@ -172,7 +172,8 @@ class ProbabilityMethods:
         LazyFrame
             ``*by, bin, prob_true, prob_pred, count`` for the non-empty bins:
             ``sklearn.calibration.calibration_curve`` (a probability on an edge
-            goes to the lower bin); ``count`` is the (weighted) number of rows.
+            goes to the lower bin); ``count`` is the number of rows (Int64), with
+            ``weight`` their total weight (Float64).
             Top label: ``calibration_curve(argmax == y_true, max probability)``
             (``prob_true`` is the accuracy of the bin, ``prob_pred`` its mean
             confidence).  Per class: ``*by, label, bin, prob_true, prob_pred,
@@ -191,9 +192,9 @@ class ProbabilityMethods:
         ┌─────┬───────────┬───────────┬───────┐
         │ bin ┆ prob_true ┆ prob_pred ┆ count │
         │ --- ┆ ---       ┆ ---       ┆ ---   │
-        │ i64 ┆ f64       ┆ f64       ┆ f64   │
+        │ i64 ┆ f64       ┆ f64       ┆ i64   │
         ╞═════╪═══════════╪═══════════╪═══════╡
-        │ 1   ┆ 0.75      ┆ 0.6875    ┆ 4.0   │
+        │ 1   ┆ 0.75      ┆ 0.6875    ┆ 4     │
         └─────┴───────────┴───────────┴───────┘
         """
         v.check_choice("strategy", strategy, ("uniform", "quantile"))
@@ -444,6 +445,7 @@ class ProbabilityMethods:
             ``*by, threshold, tp, fp, fn, tn, precision, recall, f1, specificity,
             accuracy, mcc``, thresholds descending; the same numbers as
             thresholding the scores and calling scikit-learn's binary metrics.
+            ``tp`` .. ``tn`` are Int64 (Float64 sums with ``weight``).
 
         Examples
         --------
@@ -454,12 +456,12 @@ class ProbabilityMethods:
         ┌───────────┬─────┬─────┬───────────┐
         │ threshold ┆ tp  ┆ fp  ┆ precision │
         │ ---       ┆ --- ┆ --- ┆ ---       │
-        │ f64       ┆ f64 ┆ f64 ┆ f64       │
+        │ f64       ┆ i64 ┆ i64 ┆ f64       │
         ╞═══════════╪═════╪═════╪═══════════╡
-        │ 0.8       ┆ 1.0 ┆ 0.0 ┆ 1.0       │
-        │ 0.4       ┆ 1.0 ┆ 1.0 ┆ 0.5       │
-        │ 0.35      ┆ 2.0 ┆ 1.0 ┆ 0.666667  │
-        │ 0.1       ┆ 2.0 ┆ 2.0 ┆ 0.5       │
+        │ 0.8       ┆ 1   ┆ 0   ┆ 1.0       │
+        │ 0.4       ┆ 1   ┆ 1   ┆ 0.5       │
+        │ 0.35      ┆ 2   ┆ 1   ┆ 0.666667  │
+        │ 0.1       ┆ 2   ┆ 2   ┆ 0.5       │
         └───────────┴─────┴─────┴───────────┘
         """
         b, zd = v.check_beta(beta), v.check_zero_division(zero_division)
@@ -600,8 +602,13 @@ class ProbabilityMethods:
         threshold
             A row is predicted ``pos_label`` when its score is ``>= threshold``.
         pos_label, neg_label
-            The two classes; default 1 / 0 for numbers, True / False for booleans;
-            required for string labels.
+            The two classes.  ``pos_label``: default 1 for numbers (then the labels
+            must be {0, 1} or {-1, 1}), True for booleans, required for strings.
+            ``neg_label``: default False for booleans, else the label of ``y_true``
+            other than ``pos_label`` (every other label is the negative class, as in
+            the binary methods); required when ``y_true`` holds more than two labels
+            (``DataError``) or only ``pos_label`` (numbers: then 0; with
+            ``pos_label`` 0 required).
 
         Returns
         -------
@@ -620,19 +627,15 @@ class ProbabilityMethods:
         v.check_by(schema, segments, names.output_columns("threshold_report", beta=b))
         pos = sc.resolve_pos_label(schema, y_true, pos_label)
         dtype = schema[y_true]
-        neg_defaulted = neg_label is None
+        inferred = neg_label is None and dtype != pl.Boolean
         if neg_label is None:
-            if dtype == pl.Boolean:
-                neg_label = not pos
-            elif dtype.is_numeric():
-                neg_label = 0
-            else:
-                msg = f"`neg_label` is required when {y_true!r} holds {dtype} labels"
+            negative = _inferred_neg_label(y_true, weight, pos, dtype)
+        else:
+            neg_label = v.label_value(neg_label, dtype, "neg_label", y_true)
+            if neg_label == pos:
+                msg = f"`neg_label` must differ from `pos_label`, both are {pos!r}"
                 raise ValueError(msg)
-        neg_label = v.label_value(neg_label, dtype, "neg_label", y_true)
-        if neg_label == pos:
-            msg = f"`neg_label` must differ from `pos_label`, both are {pos!r}"
-            raise ValueError(msg)
+            negative = pl.lit(neg_label)
         # the predicted label replaces the score column (so a null, NaN or infinite
         # score is reported as a null row of that column, never as a negative)
         score = pl.col(y_score).cast(pl.Float64)
@@ -645,7 +648,7 @@ class ProbabilityMethods:
             .then(None)
             .when(above)
             .then(pl.lit(pos))
-            .otherwise(pl.lit(neg_label))
+            .otherwise(negative)
         )
         # the segments are evaluated on the input rows (a `by` expression may read
         # the score), in the same with_columns, under stand-in names
@@ -664,11 +667,9 @@ class ProbabilityMethods:
             zero_division=zero_division,
             labels=None,
         )
-        report = report.map_batches(
-            partial(
-                _check_report_labels, self._lf, y_true, pos, neg_label if neg_defaulted else None
-            )
-        )
+        default_pos = pos_label is None and inferred
+        check = partial(_check_report_labels, self._lf, y_true, pos, inferred, default_pos)
+        report = report.map_batches(check)
         return report.rename(dict(zip(keys, segments.names, strict=True)))
 
 
@@ -689,17 +690,48 @@ def _check_where(schema: pl.Schema, where: pl.Expr) -> None:
         raise TypeError(msg)
 
 
-def _check_report_labels(
-    lf: pl.LazyFrame, y_true: str, pos: object, default_neg: object, df: pl.DataFrame
+def _inferred_neg_label(
+    y_true: str, weight: str | None, pos: object, dtype: pl.DataType
+) -> pl.Expr:
+    """threshold_report's ``neg_label`` when not given: False against True; else the label
+    of ``y_true`` other than ``pos_label`` (on the rows of non-zero weight), as the binary
+    methods take every other label as the negative class.  :class:`_ReportLabels` refuses
+    more than one such label.  With none (``y_true`` holds only ``pos_label``): 0 for
+    numbers (1 against ``pos_label`` 0 is no default: refused), else refused."""
+    if dtype == pl.Boolean:
+        return pl.lit(not pos)
+    label = pl.col(y_true)
+    other = label != pl.lit(pos)
+    if weight is not None:
+        other &= pl.col(weight) != 0
+    fallback = pl.lit(0) if dtype.is_numeric() and pos != 0 else pl.lit(pos)  # pos: refused
+    return label.filter(other).first().fill_null(fallback.cast(dtype))
+
+
+def _check_report_labels(  # noqa: PLR0917 - partial()'s arguments, then the frame
+    lf: pl.LazyFrame,
+    y_true: str,
+    pos: object,
+    inferred: bool,
+    default_pos: bool,
+    df: pl.DataFrame,
 ) -> pl.DataFrame:
     """threshold_report's data checks, on its small result: ``pos_label`` must occur in
-    ``y_true`` (as for the ranking methods), and with the default ``neg_label`` every
-    actual label must be ``pos_label`` or that default (labels {1, 2} are not 0 / 1)."""
+    ``y_true`` (as for the ranking methods); with ``neg_label`` inferred (``inferred``),
+    ``y_true`` must hold one label other than ``pos_label`` (numbers: at most one, see
+    :func:`_inferred_neg_label`), and with the default ``pos_label`` 1 (``default_pos``)
+    that label must be 0 or -1 (labels {1, 2}: which is positive?)."""
+    if not df.height:
+        return df
     classes = df.filter(pl.col("average").is_null() & (pl.col("support") > 0))["label"]
-    if df.height and pos not in classes.to_list():
+    labels = classes.to_list()
+    if pos not in labels:
         raise v.Bad.pos_label_absent(pos, y_true, v.labels_present(lf, y_true))
-    # the label column of a report of booleans holds 0 / 1 (labels compare as integers)
-    allowed = pl.Series([pos, default_neg]).cast(classes.dtype)
-    if default_neg is not None and not classes.is_in(allowed.implode()).all():
-        raise v.Bad.neg_label_needed(y_true, v.labels_present(lf, y_true), default_neg)
+    if not inferred:
+        return df
+    others = [label for label in labels if label != pos]
+    if len(others) > 1 or (not others and (not classes.dtype.is_numeric() or pos == 0)):
+        raise v.Bad.neg_label_needed(y_true, v.labels_present(lf, y_true), pos)
+    if default_pos and others and others[0] not in {0, -1}:
+        raise v.Bad.pos_label_needed(y_true, v.labels_present(lf, y_true))
     return df

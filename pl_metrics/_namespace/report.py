@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from typing import Literal
 
@@ -137,13 +136,7 @@ def _spec(
     n_bins: int,
 ) -> sections.Spec:
     """Check what needs no data (the methods check the rest) and normalise ``by``."""
-    missing = [m for m in ("altair", "vl_convert") if importlib.util.find_spec(m) is None]
-    if missing:
-        msg = (
-            f"html_report needs {' and '.join(missing)} (the charts): "
-            "pip install 'pl_metrics[plot]'"
-        )
-        raise ModuleNotFoundError(msg)
+    v.require_plot_extra("html_report")
     if y_pred is None and y_score is None:
         msg = "html_report needs `y_pred` (predicted labels) or `y_score` (scores), or both"
         raise ValueError(msg)

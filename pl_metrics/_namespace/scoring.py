@@ -150,6 +150,7 @@ class ScoringMethods(RankingMethods, ProbabilityMethods):
             ``*by, threshold, tp, fp, fn, tn, cost``: thresholds descending, the
             first ``+inf`` (every row predicted negative), then every distinct
             score; ``cost`` = ``(c00 tn + c01 fp + c10 fn + c11 tp) / rows``.
+            ``tp`` .. ``tn`` are Int64 (Float64 sums with ``weight``).
 
         Examples
         --------

@@ -222,7 +222,7 @@ def _plot(
     try:
         from pl_metrics import plot
     except ImportError as exc:
-        msg = f"--plot needs the plot extra: pip install 'pl_metrics[plot]' ({exc})"
+        msg = f"--plot: {exc}"  # names the extra (checks.require_plot_extra)
         raise UsageError(msg) from None
     kwargs: dict[str, Any] = {"by": [*by, *chart.by] or None}
     if chart.function == "forest":
