@@ -294,8 +294,8 @@ class RankingMethods:
             As :meth:`roc_auc`: binary, or ``{label: column}`` (one-vs-rest).
         average
             Multiclass (``{label: column}``), as ``average_precision_score`` of the
-            label-binarized ``y_true``: ``"macro"`` (mean over the classes present
-            in the segment), ``"weighted"`` (by their (weighted) prevalence),
+            label-binarized ``y_true``: ``"macro"`` (mean over the classes of
+            ``y_score``), ``"weighted"`` (by their (weighted) prevalence),
             ``"micro"`` (the indicator matrix and the scores raveled) or None (one
             row per class).  Ignored for binary scores.  Multilabel (a List or
             mapping ``y_true``): as :meth:`roc_auc`; every label has its value
@@ -310,8 +310,11 @@ class RankingMethods:
             (recall_i - recall_{i-1}) x precision_i; 0.0 for a segment without
             positives, 1.0 for one without negatives (scikit-learn's values).
             With ``average=None``: ``*by, label, average_precision``, one row per
-            class, null for a class absent from the segment (left out of the
-            macro mean; scikit-learn refuses a score column of an absent class).
+            class.  A class (or label) without positives in a segment has the AP
+            0.0 in every form, counted in the macro mean: scikit-learn's value for
+            such a column of a ``{label: indicator}`` ``y_true`` (for multiclass
+            ``y_true`` it refuses a score column of an absent class), so the
+            multiclass and the multilabel form of the same data agree.
 
         Examples
         --------
