@@ -63,7 +63,8 @@ class MultilabelRankingMethods:
         ----------
         y_true
             Multilabel truth: a List column of each row's labels (an empty list: no
-            label), or ``{label: indicator column}`` (Boolean or 0/1 columns).
+            label), or ``{label: indicator column}`` (Boolean, 0/1 integer or 0.0/1.0
+            float columns).
         y_score
             The score of every label: ``{label: score column}``, or a List column of
             scores aligned with ``labels`` (one number per label, in that order).
