@@ -176,6 +176,25 @@ def test_row_metrics_equal_sklearn(data: tuple, weighted: bool, form: int) -> No
 
 @SETTINGS
 @given(data=multilabel(), weighted=st.booleans(), form=st.integers(0, 3))
+def test_label_ranking_average_precision_of_one_label_equals_sklearn(
+    data: tuple, weighted: bool, form: int
+) -> None:
+    """One label: every row is all true or all false, scikit-learn's LRAP is 1 (its
+    own rule); it was refused ("at least two")."""
+    Y, S, W = (x[:, :1] if x.ndim == 2 else x for x in data)
+    w = W if weighted else None
+    df = _frame(Y, S, W)
+    y_true, y_score, labels = _forms(1)[form]
+    name = "label_ranking_average_precision"
+    got = df.metrics.label_ranking_average_precision(
+        y_true, y_score, labels=labels, weight="w" if weighted else None
+    )
+    expected = skm.label_ranking_average_precision_score(Y, S, sample_weight=w)
+    _close(_value(got, name), float(expected))
+
+
+@SETTINGS
+@given(data=multilabel(), weighted=st.booleans(), form=st.integers(0, 3))
 def test_roc_auc_and_average_precision_equal_sklearn(
     data: tuple, weighted: bool, form: int
 ) -> None:

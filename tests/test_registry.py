@@ -475,6 +475,14 @@ METHODS: list[Entry] = [
         ("multilabel",),
     ),
     Entry(
+        "label_ranking_average_precision[one-label]",  # scikit-learn's 1 per row
+        lambda m, c: m.label_ranking_average_precision(
+            dict(c.mlmap[:1]), dict(c.q[:1]), by=c.by, weight=c.w
+        ),
+        ("multilabel_map",),
+        outputs="label_ranking_average_precision",
+    ),
+    Entry(
         "label_ranking_loss",
         lambda m, c: m.label_ranking_loss(c.ml, c.qmap, by=c.by, weight=c.w),
         ("multilabel",),
@@ -1491,6 +1499,16 @@ CLI: list[tuple[str, str, list[str]]] = [
         *("--score-map", _MULTILABEL[-1], "--average", "none"),
     ),
     _cli("coverage-error", "coverage_error", *_MULTILABEL),
+    _cli(
+        "label-ranking-average-precision",
+        "label_ranking_average_precision[one-label]",
+        *(
+            "--y-true-map",
+            "{}={}".format(*Cols().mlmap[0]),
+            "--score-map",
+            "{}={}".format(*Cols().q[0]),
+        ),
+    ),
     _cli("per-class", "per_class[multilabel]", *_SETS, "--beta", "2"),
     _cli("averages", "averages[multilabel]", *_SETS, "--zero-division", "1"),
     _cli("report", "report[multilabel]", *_SETS, "--labels", "2,0"),

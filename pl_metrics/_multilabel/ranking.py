@@ -147,11 +147,12 @@ def check_log_base(log_base: object) -> float:
 
 # ------------------------------------------------------------------------- inputs
 def _score_labels(
-    y_score: object, labels: object, dtype: pl.DataType, column: str
+    y_score: object, labels: object, dtype: pl.DataType, column: str, at_least: int = 2
 ) -> tuple[pl.Series, dict[object, str] | None]:
-    """The scored labels in output order (as ``dtype``) and the score mapping, if any."""
+    """The scored labels in output order (as ``dtype``) and the score mapping, if any
+    (at least ``at_least`` labels)."""
     if isinstance(y_score, Mapping):
-        mapping = v.check_score_map("y_score", y_score)
+        mapping = v.check_score_map("y_score", y_score, at_least=at_least)
         try:
             keys = [v.label_value(k, dtype, "y_score", column) for k in mapping]
         except ValueError as exc:
@@ -178,8 +179,9 @@ def _score_labels(
         )
         raise ValueError(msg)
     series = v.labels_series(labels, dtype, column).alias(mi.LABEL)
-    if series.len() < 2:
-        msg = f"`labels` must hold at least two labels, got {series.to_list()!r}"
+    if series.len() < at_least:
+        wanted = "one label" if at_least == 1 else "two labels"
+        msg = f"`labels` must hold at least {wanted}, got {series.to_list()!r}"
         raise ValueError(msg)
     return series, None
 
@@ -281,13 +283,15 @@ def ranking_rows(
     reserved: Sequence[str],
     relevance: bool = False,
     nonnegative: bool = False,
+    at_least: int = 2,
 ) -> RankingRows:
     """Check the options and the schema; the rows as ``*keys, PAIRS, [WEIGHT]``.
 
     ``relevance`` (dcg / ndcg): ``y_true`` is graded - ``{label: numeric column}`` or a
     List of numbers aligned with ``labels``, read as the scores are; ``t`` is then
     the relevance (Float64), else the truth (Boolean); ``nonnegative`` (ndcg): a
-    negative relevance is a data error.
+    negative relevance is a data error; ``at_least``: the fewest labels scored (1 for
+    the label ranking average precision, which scikit-learn defines on one label).
     """
     schema = lf.collect_schema()
     if relevance:
@@ -326,7 +330,7 @@ def ranking_rows(
             f"column}} for multilabel scores, got {y_true!r}"
         )
         raise TypeError(msg)
-    scored, mapping = _score_labels(y_score, labels, dtype, column)
+    scored, mapping = _score_labels(y_score, labels, dtype, column, at_least)
     scores, score_checks = _score_exprs(schema, mapping or y_score, scored, "y_score")
     ml = mi.multilabel_input(
         lf,

@@ -44,6 +44,8 @@ class MultilabelRankingMethods:
             reserved=names.output_columns(method),
             relevance=relevance,
             nonnegative=method == "ndcg",
+            # scikit-learn's LRAP of one label is 1 (a row all true or all false)
+            at_least=1 if method == "label_ranking_average_precision" else 2,
         )
         return mr.row_metric(rows, method, method, **options)
 
@@ -125,7 +127,8 @@ class MultilabelRankingMethods:
             ``*by, label_ranking_average_precision`` (Float64): the (weighted) mean
             over the rows of: for each true label, the share of true labels among
             the labels scored at least as high, averaged over the row's true
-            labels; 1 for a row whose labels are all true or all false.
+            labels; 1 for a row whose labels are all true or all false (so 1.0
+            with a single label, as scikit-learn).
 
         Examples
         --------
