@@ -355,6 +355,12 @@ METHODS: list[Entry] = [
         outputs="roc_auc",
     ),
     Entry(
+        "roc_auc[multilabel-max_fpr]",
+        lambda m, c: m.roc_auc(c.ml, c.qmap, by=c.by, weight=c.w, average="weighted", max_fpr=0.4),
+        ("multilabel",),
+        outputs="roc_auc",
+    ),
+    Entry(
         "average_precision[multilabel]",
         lambda m, c: m.average_precision(c.ml, c.qmap, by=c.by, weight=c.w, average="samples"),
         ("multilabel",),
@@ -1489,6 +1495,11 @@ CLI: list[tuple[str, str, list[str]]] = [
     _cli("roc-auc", "roc_auc[micro]", *_MULTICLASS, "--average", "micro"),
     _cli("roc-auc", "roc_auc[max_fpr]", *_SCORES, "--max-fpr", "0.3"),
     _cli("roc-auc", "roc_auc[multilabel]", *_MULTILABEL, "--average", "none"),
+    _cli(
+        "roc-auc",
+        "roc_auc[multilabel-max_fpr]",
+        *(*_MULTILABEL, "--average", "weighted", "--max-fpr", "0.4"),
+    ),
     _cli(
         "average-precision", "average_precision[multilabel]", *_MULTILABEL, "--average", "samples"
     ),

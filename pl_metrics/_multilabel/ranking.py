@@ -125,6 +125,16 @@ def check_average(average: object) -> str | None:
     return str(average)
 
 
+def check_partial(average: str | None, max_fpr: float | None) -> None:
+    """``max_fpr`` of multilabel roc_auc: per label or micro, not per row (samples)."""
+    if average == "samples" and max_fpr is not None:
+        msg = (
+            "`max_fpr` with average='samples' (a partial AUC of each row's labels) is not "
+            "available: use average=None, 'micro', 'macro' or 'weighted'"
+        )
+        raise ValueError(msg)
+
+
 def check_k(k: object) -> int | None:
     """``k=``: None (every label) or an integer >= 1."""
     return None if k is None else v.positive_int("k", k)
@@ -611,7 +621,12 @@ def _label_frame(rows: RankingRows) -> pl.LazyFrame:
 
 
 def averaged(
-    rows: RankingRows, metric: str, average: str | None, *, weight: str | None
+    rows: RankingRows,
+    metric: str,
+    average: str | None,
+    *,
+    weight: str | None,
+    max_fpr: float | None = None,
 ) -> pl.LazyFrame:
     """``*by, <metric>`` (``average=None``: ``*by, label, <metric>``, labels in order) for
     ``metric`` ``"roc_auc"`` or ``"average_precision"``.
@@ -622,8 +637,15 @@ def averaged(
     null.  Average precision
     is defined everywhere (0 without positives, scikit-learn's value) and averaged
     exactly as scikit-learn (weighted: 0 when no label has a positive).
+
+    ``max_fpr`` (ROC AUC): each label's (or the micro cells') McClish-standardised
+    partial AUC, averaged as the full one (scikit-learn's ``roc_auc_score(max_fpr=)``
+    of an indicator matrix); not with ``average="samples"``.
     """
-    finish = rk.roc_auc if metric == "roc_auc" else rk.average_precision
+    if metric == "roc_auc":
+        finish = functools.partial(rk.roc_auc, max_fpr=max_fpr)
+    else:
+        finish = rk.average_precision
     if average == "samples":
         return row_metric(rows, metric, metric)
     keys = rows.keys
@@ -703,9 +725,11 @@ def ranking_metric(
     by: object,
     weight: str | None,
     average: str | None,
+    max_fpr: float | None = None,
 ) -> pl.LazyFrame:
     """``roc_auc`` / ``average_precision`` of multilabel ``y_true`` (:func:`averaged`)."""
     average = check_average(average)
+    check_partial(average, max_fpr)
     rows = ranking_rows(
         lf,
         y_true,
@@ -715,4 +739,4 @@ def ranking_metric(
         weight=weight,
         reserved=names.output_columns(metric),
     )
-    return averaged(rows, metric, average, weight=weight)
+    return averaged(rows, metric, average, weight=weight, max_fpr=max_fpr)

@@ -173,8 +173,10 @@ class RankingMethods:
             Binary: the partial AUC over ``fpr <= max_fpr`` (in (0, 1]), McClish's
             standardisation ``0.5 (1 + (A - m^2/2) / (m - m^2/2))`` (0.5 for a
             chance curve, 1 for a perfect one), as ``roc_auc_score(max_fpr=m)``.
-            Refused for multiclass scores (scikit-learn raises), with ``bins`` and
-            with ``ci``.
+            Multilabel: each label's standardised partial AUC (``average=None``),
+            averaged as the full AUC, or that of the micro cells, as scikit-learn;
+            not with ``average="samples"``.  Refused for multiclass scores
+            (scikit-learn raises), with ``bins`` and with ``ci``.
 
         Returns
         -------
@@ -210,9 +212,7 @@ class RankingMethods:
         v.check_bins(bins)
         max_fpr = v.check_max_fpr(max_fpr)
         if mr.is_multilabel_call(self._lf, y_true):
-            mr.check_options(
-                pos_label=pos_label, bins=bins, max_fpr=max_fpr, ci=ci, multi_class=multi_class
-            )
+            mr.check_options(pos_label=pos_label, bins=bins, ci=ci, multi_class=multi_class)
             return mr.ranking_metric(
                 self._lf,
                 "roc_auc",
@@ -222,6 +222,7 @@ class RankingMethods:
                 by=by,
                 weight=weight,
                 average=average,
+                max_fpr=max_fpr,
             )
         mr.check_single_label(average, labels)
         y_true = v.check_column_name("y_true", y_true)
