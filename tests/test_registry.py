@@ -1510,16 +1510,6 @@ CLI: list[tuple[str, str, list[str]]] = [
         *("--score-map", _MULTILABEL[-1], "--average", "none"),
     ),
     _cli("coverage-error", "coverage_error", *_MULTILABEL),
-    _cli(
-        "label-ranking-average-precision",
-        "label_ranking_average_precision[one-label]",
-        *(
-            "--y-true-map",
-            "{}={}".format(*Cols().mlmap[0]),
-            "--score-map",
-            "{}={}".format(*Cols().q[0]),
-        ),
-    ),
     _cli("per-class", "per_class[multilabel]", *_SETS, "--beta", "2"),
     _cli("averages", "averages[multilabel]", *_SETS, "--zero-division", "1"),
     _cli("report", "report[multilabel]", *_SETS, "--labels", "2,0"),
@@ -1536,6 +1526,16 @@ CLI: list[tuple[str, str, list[str]]] = [
     _cli("zero-one-loss", "zero_one_loss", *_LABELS, "--no-normalize"),
     _cli("zero-one-loss", "zero_one_loss[multilabel]", *_SETS),
     _cli("label-ranking-average-precision", "label_ranking_average_precision", *_MULTILABEL),
+    _cli(
+        "label-ranking-average-precision",
+        "label_ranking_average_precision[one-label]",
+        *(
+            "--y-true-map",
+            "{}={}".format(*Cols().mlmap[0]),
+            "--score-map",
+            "{}={}".format(*Cols().q[0]),
+        ),
+    ),
     _cli("label-ranking-loss", "label_ranking_loss", *_MULTILABEL),
     _cli("ndcg", "ndcg", *_RELEVANCE_LIST, "--k", "2"),
     _cli("dcg", "dcg", *_RELEVANCE_LIST),
