@@ -156,23 +156,29 @@ def average_precision(counts: ScoreCounts) -> pl.LazyFrame:
 
     scikit-learn's values for one class: 0.0 without positives, 1.0 without negatives.
     """
-    p_total, ap = ap_exprs()
+    _, ap = ap_exprs()
     result = (
         counts.frame.group_by(counts.keys)
-        .agg(pl.when(p_total > 0).then(ap).otherwise(0.0).alias("average_precision"))
+        .agg(ap.alias("average_precision"))
         .sort(counts.keys, nulls_last=True)
     )
     return counts.finish(result)
 
 
 def ap_exprs() -> tuple[pl.Expr, pl.Expr]:
-    """Per-group aggregations of the per-score counts: P, and the AP (meaningful
-    where P > 0: the caller says what a group without positives gets)."""
+    """Per-group aggregations of the per-score counts: P, and the AP.
+
+    The one rule for a group without positives (a segment of the binary form, a class
+    absent from a segment, a label true in no row): its AP is 0.0, scikit-learn's value
+    (``precision_recall_curve`` sets the recall to 1 at every threshold, so the sum
+    is 0; it warns "No positive class found in y_true").  Every form averages it as
+    any other class's AP.
+    """
     pos, neg = _sorted(POS).cast(pl.Float64), _sorted(NEG).cast(pl.Float64)
     tps, fps = pos.cum_sum(), neg.cum_sum()
     p_total = tps.last()  # as curve_points: recall reaches exactly 1
     terms = fm.average_precision_terms(pos, tps, fps, p_total)
-    return p_total, terms.sum().clip(lower_bound=0.0)
+    return p_total, pl.when(p_total > 0).then(terms.sum().clip(lower_bound=0.0)).otherwise(0.0)
 
 
 def curve_points(counts: ScoreCounts) -> pl.LazyFrame:

@@ -13,11 +13,14 @@ binary metrics of :mod:`pl_metrics._ranking` unchanged:
   label-binarized ``y_true`` and the scores raveled, as scikit-learn's
   ``average="micro"``.
 
-A class absent from a segment's ``y_true`` has no positives there: its ROC AUC
-and average precision are null (scikit-learn refuses a ``y_score`` column of a
-class absent from ``y_true``), left out of the macro and weighted means (and
-weigh 0 in the weighted mean anyway); its curves are the binary curves of a
-problem without positives (tpr NaN, recall 1, as scikit-learn's binary curves).
+A class absent from a segment's ``y_true`` has no positives there: its ROC AUC is
+null (scikit-learn refuses a ``y_score`` column of a class absent from ``y_true``),
+left out of the macro and weighted means (and weighs 0 in the weighted mean
+anyway); its average precision is 0.0 and counts in the macro mean, as in the
+multilabel form and scikit-learn's ``average_precision_score`` of the
+``{label: indicator}`` matrix (:func:`pl_metrics._ranking.ap_exprs`); its curves
+are the binary curves of a problem without positives (tpr NaN, recall 1, as
+scikit-learn's binary curves).
 """
 
 from __future__ import annotations
@@ -133,8 +136,9 @@ def average_precision(state: ScoreCounts, *, average: str | None) -> pl.LazyFram
     """``*by, label, average_precision`` (``average=None``) or ``*by, average_precision``:
     scikit-learn's ``average_precision_score`` of the label-binarized ``y_true``.
 
-    Per class, null for a class without positives in the segment; macro: the mean of
-    the classes present; weighted: by their (weighted) prevalence; micro: the raveled
+    Per class, 0.0 for a class without positives in the segment (the rule of every
+    form: :func:`pl_metrics._ranking.ap_exprs`); macro: the mean over the classes of
+    ``y_score``; weighted: by their (weighted) prevalence; micro: the raveled
     indicator matrix (a class absent from a segment adds negatives only).
     """
     if average == "micro":
@@ -142,7 +146,7 @@ def average_precision(state: ScoreCounts, *, average: str | None) -> pl.LazyFram
     ovr = per_class_counts(state)
     p_total, ap = rk.ap_exprs()
     per_class = ovr.frame.group_by(ovr.keys).agg(
-        p_total.alias(_POSITIVES), pl.when(p_total > 0).then(ap).alias("average_precision")
+        p_total.alias(_POSITIVES), ap.alias("average_precision")
     )
     if average is None:
         result = per_class.select(*ovr.keys, "average_precision")

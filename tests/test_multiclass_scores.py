@@ -123,7 +123,9 @@ def test_roc_auc_micro_equals_sklearn(case: dict) -> None:
 
 
 def test_macro_is_the_mean_of_the_per_class_rows_present() -> None:
-    # class 2 is absent from segment "b": null there, left out of b's macro mean
+    # class 2 is absent from segment "b": its ROC AUC is null there, left out of b's
+    # macro mean; its average precision is 0.0 (the rule of the multilabel form and
+    # scikit-learn's indicator matrix), counted in the mean
     df = pl.DataFrame(
         {
             "g": ["a"] * 6 + ["b"] * 4,
@@ -135,7 +137,8 @@ def test_macro_is_the_mean_of_the_per_class_rows_present() -> None:
     )
     for method in ("roc_auc", "average_precision"):
         rows = getattr(df.metrics, method)("y", MAP, by="g", average=None)
-        assert rows.filter(pl.col("g") == "b", pl.col("label") == 2)[method].to_list() == [None]
+        absent = None if method == "roc_auc" else 0.0
+        assert rows.filter(pl.col("g") == "b", pl.col("label") == 2)[method].to_list() == [absent]
         macro = getattr(df.metrics, method)("y", MAP, by="g")
         mean = rows.group_by("g").agg(pl.col(method).mean()).sort("g")
         oracle.assert_close(macro, mean)
@@ -210,39 +213,61 @@ def test_bad_max_fpr_is_refused(bad: object) -> None:
 @given(case=multiclass_frames(), average=st.sampled_from([None, "macro", "weighted", "micro"]))
 def test_average_precision_equals_sklearn(case: dict, average: str | None) -> None:
     def build(seg: pl.DataFrame) -> pl.DataFrame:
+        # sklearn's average_precision_score of the label-binarized y_true (three columns
+        # whatever the segment holds): a class absent from the segment is a column
+        # without positives, whose AP is 0.0 (with a warning) and counts in the mean
         y, scores, sw = _arrays(seg, case["weight"])
         indicator = label_binarize(y, classes=list(CLASSES))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            if average == "micro":  # sklearn's micro of the indicator matrix
-                value = skm.average_precision_score(indicator, scores, average="micro", **sw)
-                return pl.DataFrame({"average_precision": [value]})
-            per_class = [
-                skm.average_precision_score(indicator[:, k], scores[:, k], **sw)
-                if indicator[:, k].any()
-                else None  # absent: null, left out of the means
-                for k in CLASSES
-            ]
+            value = skm.average_precision_score(indicator, scores, average=average, **sw)
             if set(np.unique(y)) == set(CLASSES):  # sklearn's multiclass call agrees
                 direct = skm.average_precision_score(y, scores, average=average, **sw)
-                kept = per_class if average is None else None
-                if kept is not None:
-                    np.testing.assert_allclose(kept, direct, rtol=1e-12)
+                np.testing.assert_allclose(value, direct, rtol=1e-12)
         if average is None:
-            return _per_class(per_class, "average_precision")
-        present = [(k, v) for k, v in zip(CLASSES, per_class, strict=True) if v is not None]
-        if average == "macro":
-            value = float(np.mean([v for _, v in present]))
-        else:  # by the (weighted) number of rows of each class
-            w = sw.get("sample_weight", np.ones(len(y)))
-            support = [float(w[y == k].sum()) for k, _ in present]
-            value = float(np.average([v for _, v in present], weights=support))
-        if set(np.unique(y)) == set(CLASSES):
-            assert math.isclose(value, direct, rel_tol=1e-9)
-        return pl.DataFrame({"average_precision": [value]})
+            return _per_class([float(x) for x in value], "average_precision")
+        return pl.DataFrame({"average_precision": [float(value)]})
 
     got = case["df"].metrics.average_precision("y", MAP, average=average, **_kw(case))
     _check(got, _expected(case, build))
+
+
+@SETTINGS
+@given(case=multiclass_frames(), average=st.sampled_from([None, "macro", "weighted", "micro"]))
+def test_average_precision_one_rule_in_the_multiclass_and_multilabel_forms(
+    case: dict, average: str | None
+) -> None:
+    """The same rows as a label column, as {label: indicator column} and as a List of
+    label sets: one number (a class without positives in a segment: 0.0 in each), and
+    scikit-learn's on the indicator matrix."""
+    df = case["df"].with_columns(
+        *(pl.col("y").eq(k).alias(f"t{k}") for k in CLASSES), pl.concat_list("y").alias("ys")
+    )
+    multiclass = df.metrics.average_precision("y", MAP, average=average, **_kw(case))
+    indicators = {k: f"t{k}" for k in CLASSES}
+    by_map = df.metrics.average_precision(indicators, MAP, average=average, **_kw(case))
+    by_list = df.metrics.average_precision("ys", MAP, average=average, **_kw(case))
+    oracle.assert_close(by_map, multiclass)
+    oracle.assert_close(by_list, multiclass)
+
+
+def test_average_precision_of_a_class_without_positives_is_sklearns_zero() -> None:
+    # class "c" has no row: sklearn's AP of its indicator column is 0.0 (it warns), and
+    # the macro mean is (5/6 + 1 + 0) / 3 = 0.6111 (a: positives at 0.6 and 0.3, the
+    # 0.3 tied with one negative: 1/2 x 1 + 1/2 x 2/3 = 5/6; b: both on top: 1)
+    df = pl.DataFrame(
+        {"y": ["a", "b", "a", "b"], "pa": [0.6, 0.2, 0.3, 0.5], "pb": [0.3, 0.5, 0.3, 0.4]}
+    ).with_columns(pc=1 - pl.col("pa") - pl.col("pb"))
+    scores = {"a": "pa", "b": "pb", "c": "pc"}
+    indicator = df.select((pl.col("y") == k).cast(pl.Int64).alias(k) for k in scores).to_numpy()
+    probs = df.select(scores.values()).to_numpy()
+    with pytest.warns(UserWarning, match="No positive class found"):
+        expected = skm.average_precision_score(indicator, probs, average=None)
+    assert expected.tolist() == pytest.approx([5 / 6, 1.0, 0.0])
+    per_class = df.metrics.average_precision("y", scores, average=None)
+    assert per_class["average_precision"].to_list() == pytest.approx(expected.tolist())
+    macro = df.metrics.average_precision("y", scores)["average_precision"].item()
+    assert macro == pytest.approx((5 / 6 + 1.0) / 3)
 
 
 # ----------------------------------------------------------------------- curves

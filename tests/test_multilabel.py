@@ -56,6 +56,44 @@ def test_inputs_both_forms_give_the_same_sets() -> None:
     assert maps.labels.to_list() == ["a", "b", "c"]
 
 
+@pytest.mark.parametrize("dtype", [pl.Float64, pl.Float32])
+def test_inputs_float_indicators_are_the_integer_ones(dtype: pl.DataType) -> None:
+    """0.0 / 1.0 (and -0.0) float indicators are the sets of the 0/1 integer ones, in the
+    set-based and the ranking methods alike."""
+    df = _indicators(_indicators(LISTS, "t", ["a", "b", "c"], "t_"), "p", ["a", "b", "c"], "p_")
+    df = df.with_columns(s_a=pl.Series([0.9, 0.1, 0.4, 0.3]), s_b=0.5, s_c=pl.col("w") / 4)
+    floats = df.with_columns(pl.col("^[tp]_.$").cast(dtype)).with_columns(
+        pl.when(pl.col("t_a") == 0).then(-0.0).otherwise("t_a").cast(dtype).alias("t_a")
+    )
+    tmap, pmap = {x: f"t_{x}" for x in "abc"}, {x: f"p_{x}" for x in "abc"}
+    smap = {x: f"s_{x}" for x in "abc"}
+    for frame in (df, floats):
+        assert frame.metrics.report(tmap, pmap, by="g", weight="w").equals(
+            df.metrics.report("t", "p", by="g", weight="w")
+        )
+    for method in ("average_precision", "roc_auc"):
+        got = getattr(floats.metrics, method)(tmap, smap, average=None)
+        assert_frame_equal(got, getattr(df.metrics, method)(tmap, smap, average=None))
+    assert_frame_equal(
+        floats.metrics.label_ranking_average_precision(tmap, smap, weight="w"),
+        df.metrics.label_ranking_average_precision("t", smap, weight="w"),
+    )
+
+
+@pytest.mark.parametrize("bad", [0.5, float("nan"), 2.0, float("inf"), -1.0, None])
+def test_inputs_float_indicators_other_than_0_or_1_are_refused(bad: float | None) -> None:
+    df = pl.DataFrame(
+        {"ta": [1.0, 0.0, 1.0], "tb": [0.0, 1.0, 1.0], "sa": [0.2, 0.7, 0.4], "sb": [0.1, 0.3, 0.9]}
+    )
+    df = df.with_columns(pl.Series("tb", [0.0, bad, 1.0], dtype=pl.Float64))
+    tmap, smap = {"a": "ta", "b": "tb"}, {"a": "sa", "b": "sb"}
+    message = r"column 'tb' \(an indicator column of `y_true`\) has 1 rows that are not 0/1"
+    with pytest.raises(plm.DataError, match=message):
+        df.metrics.average_precision(tmap, smap)
+    with pytest.raises(plm.DataError, match=message):
+        df.lazy().metrics.report(tmap, {"a": "ta", "b": "ta"}).collect(engine="streaming")
+
+
 def test_inputs_labels_restrict_the_sets_in_their_order() -> None:
     ml = mi.multilabel_input(
         LISTS.lazy(), "t", "p", by=None, labels=["c", "b", "z"], weight=None, reserved=()
@@ -97,9 +135,15 @@ def test_inputs_bad_indicators_and_schemas() -> None:
     )
     with pytest.raises(plm.DataError, match=r"'tb' .* 1 rows"):
         _rows(ml)
-    with pytest.raises(SchemaError, match=r"'pb' .* must be Boolean or 0/1 integers"):
+    with pytest.raises(SchemaError, match=r"'ps' .* must be Boolean or 0/1 integers or floats"):
         mi.multilabel_input(
-            df.lazy(), {"b": "tb"}, {"b": "pb"}, by=None, labels=None, weight=None, reserved=()
+            df.with_columns(ps=pl.lit("1")).lazy(),
+            {"b": "tb"},
+            {"b": "ps"},
+            by=None,
+            labels=None,
+            weight=None,
+            reserved=(),
         )
     with pytest.raises(ValueError, match="same labels"):
         mi.multilabel_input(

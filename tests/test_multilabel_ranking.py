@@ -118,18 +118,26 @@ def _value(frame: pl.DataFrame, column: str) -> object:
     return frame[column][0]
 
 
-def _auc_or_none(y: np.ndarray, s: np.ndarray, w: np.ndarray | None) -> float | None:
+def _auc_or_none(
+    y: np.ndarray, s: np.ndarray, w: np.ndarray | None, max_fpr: float | None = None
+) -> float | None:
     if len(np.unique(y)) < 2:
         return None
-    return float(skm.roc_auc_score(y, s, sample_weight=w))
+    return float(skm.roc_auc_score(y, s, sample_weight=w, max_fpr=max_fpr))
 
 
 def _expected_auc(
-    Y: np.ndarray, S: np.ndarray, W: np.ndarray | None, average: str | None
+    Y: np.ndarray,
+    S: np.ndarray,
+    W: np.ndarray | None,
+    average: str | None,
+    max_fpr: float | None = None,
 ) -> object:
-    """scikit-learn's roc_auc_score of the labels (rows) with both classes, averaged."""
+    """scikit-learn's roc_auc_score of the labels (rows) with both classes, averaged
+    (``max_fpr``: each label's standardised partial AUC)."""
     if average == "micro":
-        return _auc_or_none(Y.ravel(), S.ravel(), None if W is None else np.repeat(W, Y.shape[1]))
+        w = None if W is None else np.repeat(W, Y.shape[1])
+        return _auc_or_none(Y.ravel(), S.ravel(), w, max_fpr)
     if average == "samples":
         per_row = [(i, _auc_or_none(Y[i], S[i], None)) for i in range(len(Y))]
         defined = [(i, a) for i, a in per_row if a is not None]
@@ -137,7 +145,7 @@ def _expected_auc(
             return None
         weights = None if W is None else W[[i for i, _ in defined]]
         return float(np.average([a for _, a in defined], weights=weights))
-    per_label = [_auc_or_none(Y[:, j], S[:, j], W) for j in range(Y.shape[1])]
+    per_label = [_auc_or_none(Y[:, j], S[:, j], W, max_fpr) for j in range(Y.shape[1])]
     if average is None:
         return per_label
     defined = [(j, a) for j, a in enumerate(per_label) if a is not None]
@@ -176,6 +184,25 @@ def test_row_metrics_equal_sklearn(data: tuple, weighted: bool, form: int) -> No
 
 @SETTINGS
 @given(data=multilabel(), weighted=st.booleans(), form=st.integers(0, 3))
+def test_label_ranking_average_precision_of_one_label_equals_sklearn(
+    data: tuple, weighted: bool, form: int
+) -> None:
+    """One label: every row is all true or all false, scikit-learn's LRAP is 1 (its
+    own rule); it was refused ("at least two")."""
+    Y, S, W = (x[:, :1] if x.ndim == 2 else x for x in data)
+    w = W if weighted else None
+    df = _frame(Y, S, W)
+    y_true, y_score, labels = _forms(1)[form]
+    name = "label_ranking_average_precision"
+    got = df.metrics.label_ranking_average_precision(
+        y_true, y_score, labels=labels, weight="w" if weighted else None
+    )
+    expected = skm.label_ranking_average_precision_score(Y, S, sample_weight=w)
+    _close(_value(got, name), float(expected))
+
+
+@SETTINGS
+@given(data=multilabel(), weighted=st.booleans(), form=st.integers(0, 3))
 def test_roc_auc_and_average_precision_equal_sklearn(
     data: tuple, weighted: bool, form: int
 ) -> None:
@@ -199,6 +226,36 @@ def test_roc_auc_and_average_precision_equal_sklearn(
         else:
             _close(_value(auc, "roc_auc"), _expected_auc(Y, S, w, average))
             _close(_value(ap, "average_precision"), _expected_ap(Y, S, w, average))
+
+
+@SETTINGS
+@given(
+    data=multilabel(),
+    weighted=st.booleans(),
+    form=st.integers(0, 3),
+    max_fpr=st.sampled_from([0.1, 0.3, 0.75]),
+)
+def test_partial_roc_auc_equals_sklearn(
+    data: tuple, weighted: bool, form: int, max_fpr: float
+) -> None:
+    """``max_fpr``: scikit-learn's standardised partial AUC of each label (of the
+    raveled cells for micro), averaged; a label of one class null and left out
+    (scikit-learn raises there)."""
+    Y, S, W = data
+    w = W if weighted else None
+    df = _frame(Y, S, W)
+    y_true, y_score, labels = _forms(Y.shape[1])[form]
+    kw = {"labels": labels, "weight": "w" if weighted else None, "max_fpr": max_fpr}
+    for average in ("micro", "macro", "weighted", None):
+        got = df.metrics.roc_auc(y_true, y_score, average=average, **kw)
+        expected = _expected_auc(Y, S, w, average, max_fpr)
+        if average is None:
+            for g, e in zip(got["roc_auc"], expected, strict=True):  # type: ignore[call-overload]
+                _close(g, e)
+        else:
+            _close(_value(got, "roc_auc"), expected)
+    with pytest.raises(ValueError, match="`max_fpr` with average='samples'"):
+        df.metrics.roc_auc(y_true, y_score, average="samples", **kw)
 
 
 @st.composite
@@ -580,7 +637,6 @@ def test_refused_options_of_multilabel_scores() -> None:
         {"ci": 0.9},
         {"bins": 10},
         {"pos_label": 1},
-        {"max_fpr": 0.5},
         {"multi_class": "ovo"},
     ):
         with pytest.raises(ValueError, match="multilabel"):

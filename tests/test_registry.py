@@ -66,6 +66,8 @@ class Cols:
     # the same multilabel sets as {label: indicator column} (Boolean truth, 0/1 predictions)
     mlmap: tuple[tuple[object, str], ...] = ((0, "mt0"), (1, "mt1"), (2, "mt2"))
     mlpmap: tuple[tuple[object, str], ...] = ((0, "mp0"), (1, "mp1"), (2, "mp2"))
+    # ... and the truth as 0.0 / 1.0 Float64 indicator columns
+    mlfmap: tuple[tuple[object, str], ...] = ((0, "mf0"), (1, "mf1"), (2, "mf2"))
     rl: str = "rl"  # graded relevances of the labels 0/1/2, a List aligned with q
     rel: tuple[tuple[object, str], ...] = ((0, "r0"), (1, "r1"), (2, "r2"))  # relevances
     w: str | None = None
@@ -131,6 +133,7 @@ def _frame(n: int = 240, seed: int = 7) -> pl.DataFrame:
     frame = frame.with_columns(
         *(pl.col("ml").list.contains(j).alias(f"mt{j}") for j in range(3)),
         *(pl.col("mlp").list.contains(j).cast(pl.Int8).alias(f"mp{j}") for j in range(3)),
+        *(pl.col("ml").list.contains(j).cast(pl.Float64).alias(f"mf{j}") for j in range(3)),
     )
     return frame.with_columns(
         pl.when(pl.int_range(pl.len()) % 17 == 0).then(None).otherwise("g").alias("g")
@@ -359,9 +362,21 @@ METHODS: list[Entry] = [
         outputs="roc_auc",
     ),
     Entry(
+        "roc_auc[multilabel-max_fpr]",
+        lambda m, c: m.roc_auc(c.ml, c.qmap, by=c.by, weight=c.w, average="weighted", max_fpr=0.4),
+        ("multilabel",),
+        outputs="roc_auc",
+    ),
+    Entry(
         "average_precision[multilabel]",
         lambda m, c: m.average_precision(c.ml, c.qmap, by=c.by, weight=c.w, average="samples"),
         ("multilabel",),
+        outputs="average_precision",
+    ),
+    Entry(
+        "average_precision[multilabel-float]",  # 0.0 / 1.0 float indicators of the truth
+        lambda m, c: m.average_precision(dict(c.mlfmap), c.qmap, by=c.by, weight=c.w, average=None),
+        ("multilabel_float",),
         outputs="average_precision",
     ),
     Entry(
@@ -471,6 +486,14 @@ METHODS: list[Entry] = [
         "label_ranking_average_precision",
         lambda m, c: m.label_ranking_average_precision(c.ml, c.qmap, by=c.by, weight=c.w),
         ("multilabel",),
+    ),
+    Entry(
+        "label_ranking_average_precision[one-label]",  # scikit-learn's 1 per row
+        lambda m, c: m.label_ranking_average_precision(
+            dict(c.mlmap[:1]), dict(c.q[:1]), by=c.by, weight=c.w
+        ),
+        ("multilabel_map",),
+        outputs="label_ranking_average_precision",
     ),
     Entry(
         "label_ranking_loss",
@@ -887,6 +910,7 @@ def test_label_renaming(entry: Entry, labels: dict[int, str]) -> None:
         rel=tuple((labels[k], col) for k, col in c.rel),
         mlmap=tuple((labels[k], col) for k, col in c.mlmap),
         mlpmap=tuple((labels[k], col) for k, col in c.mlpmap),
+        mlfmap=tuple((labels[k], col) for k, col in c.mlfmap),
         pos="pos",
         neg="neg",
     )
@@ -1198,6 +1222,7 @@ def _bad_inputs(
         "multiclass": "y",
         "multilabel": "ml",
         "multilabel_map": "mt0",
+        "multilabel_float": "mf0",
         "relevance": "rl",
         "relevance_map": "r0",
     }[entry.reads[0]]
@@ -1228,6 +1253,19 @@ def _bad_inputs(
     )
     if entry.reads[0] in ("multilabel", "multilabel_map", "relevance", "relevance_map"):
         cases.pop()  # a List column holds no NaN label, a relevance is no label
+    if entry.reads[0] == "multilabel_float":
+        cases.pop()  # a float indicator: NaN, like 0.5, is not 0 or 1
+        cases.extend(
+            (
+                f"{bad} indicator",
+                lambda d, bad=bad: d.with_columns(
+                    pl.when(pl.int_range(pl.len()) == 6).then(bad).otherwise(label).alias(label)
+                ),
+                plm.DataError,
+                f"'{label}'.*not 0/1",
+            )
+            for bad in (float("nan"), 0.5, 2.0)
+        )
     if entry.weighted:
         cases.append(
             (
@@ -1523,7 +1561,18 @@ CLI: list[tuple[str, str, list[str]]] = [
     _cli("roc-auc", "roc_auc[max_fpr]", *_SCORES, "--max-fpr", "0.3"),
     _cli("roc-auc", "roc_auc[multilabel]", *_MULTILABEL, "--average", "none"),
     _cli(
+        "roc-auc",
+        "roc_auc[multilabel-max_fpr]",
+        *(*_MULTILABEL, "--average", "weighted", "--max-fpr", "0.4"),
+    ),
+    _cli(
         "average-precision", "average_precision[multilabel]", *_MULTILABEL, "--average", "samples"
+    ),
+    _cli(
+        "average-precision",
+        "average_precision[multilabel-float]",
+        *("--y-true-map", ",".join(f"{k}={v}" for k, v in Cols().mlfmap)),
+        *("--score-map", _MULTILABEL[-1], "--average", "none"),
     ),
     _cli("coverage-error", "coverage_error", *_MULTILABEL),
     _cli("per-class", "per_class[multilabel]", *_SETS, "--beta", "2"),
@@ -1542,6 +1591,16 @@ CLI: list[tuple[str, str, list[str]]] = [
     _cli("zero-one-loss", "zero_one_loss", *_LABELS, "--no-normalize"),
     _cli("zero-one-loss", "zero_one_loss[multilabel]", *_SETS),
     _cli("label-ranking-average-precision", "label_ranking_average_precision", *_MULTILABEL),
+    _cli(
+        "label-ranking-average-precision",
+        "label_ranking_average_precision[one-label]",
+        *(
+            "--y-true-map",
+            "{}={}".format(*Cols().mlmap[0]),
+            "--score-map",
+            "{}={}".format(*Cols().q[0]),
+        ),
+    ),
     _cli("label-ranking-loss", "label_ranking_loss", *_MULTILABEL),
     _cli("ndcg", "ndcg", *_RELEVANCE_LIST, "--k", "2"),
     _cli("dcg", "dcg", *_RELEVANCE_LIST),

@@ -490,13 +490,15 @@ def check_column_name(argument: str, name: object) -> str:
     return name
 
 
-def check_score_map(argument: str, y_score: object) -> dict[object, str]:
-    """A multiclass ``{label: column}`` mapping with at least two classes."""
+def check_score_map(argument: str, y_score: object, *, at_least: int = 2) -> dict[object, str]:
+    """A ``{label: column}`` mapping with at least two classes (``at_least``: 1 for the
+    metrics that scikit-learn defines on a single label)."""
     if not isinstance(y_score, Mapping):
         msg = f"`{argument}` must be a column name or a mapping {{label: column}}, got {y_score!r}"
         raise TypeError(msg)
-    if len(y_score) < 2:
-        msg = f"`{argument}` must map at least two classes to columns, got {dict(y_score)!r}"
+    if len(y_score) < at_least:
+        wanted = "one class" if at_least == 1 else "two classes"
+        msg = f"`{argument}` must map at least {wanted} to columns, got {dict(y_score)!r}"
         raise ValueError(msg)
     for column in y_score.values():
         check_column_name(argument, column)

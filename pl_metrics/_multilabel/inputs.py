@@ -8,9 +8,9 @@ and ``y_pred``):
   columns: :func:`~pl_metrics._core.labels.label_types`).  An empty list is a
   row with no label; a null list, a null inside a list and a label listed twice
   in a row are data errors (:class:`~pl_metrics.DataError` counting the rows).
-- **Indicator mappings**: ``{label: column}`` of Boolean or 0/1 integer
-  columns, the same keys for ``y_true`` and ``y_pred``; a null or another value
-  is a data error.
+- **Indicator mappings**: ``{label: column}`` of Boolean, 0/1 integer or 0.0/1.0
+  float columns, the same keys for ``y_true`` and ``y_pred``; a null or another
+  value (0.5, NaN, 2.0) is a data error naming the column.
 
 :func:`multilabel_input` checks the options and the schema and returns a
 :class:`Multilabel`: its ``rows`` frame has one row per input row (rows of
@@ -225,10 +225,13 @@ def _indicator_checks(
             bad = pl.col(column).is_null()
         elif dtype.is_integer():
             bad = ~pl.col(column).is_in([0, 1]).fill_null(False)
+        elif dtype.is_float():  # exactly 0.0 (-0.0) or 1.0: not a probability, not NaN
+            col = pl.col(column)
+            bad = ~((col == 0.0) | (col == 1.0)).fill_null(False)
         else:
             msg = (
                 f"column {column!r} (an indicator column of `{argument}`) must be Boolean or "
-                f"0/1 integers, got {dtype}; cast it, e.g. `pl.col({column!r}) > 0.5`"
+                f"0/1 integers or floats, got {dtype}; cast it, e.g. `pl.col({column!r}) > 0.5`"
             )
             raise SchemaError(msg)
         name = f"{INTERNAL}ml_bad_{argument}_{i}"

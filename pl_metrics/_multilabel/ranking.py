@@ -125,6 +125,16 @@ def check_average(average: object) -> str | None:
     return str(average)
 
 
+def check_partial(average: str | None, max_fpr: float | None) -> None:
+    """``max_fpr`` of multilabel roc_auc: per label or micro, not per row (samples)."""
+    if average == "samples" and max_fpr is not None:
+        msg = (
+            "`max_fpr` with average='samples' (a partial AUC of each row's labels) is not "
+            "available: use average=None, 'micro', 'macro' or 'weighted'"
+        )
+        raise ValueError(msg)
+
+
 def check_k(k: object) -> int | None:
     """``k=``: None (every label) or an integer >= 1."""
     return None if k is None else v.positive_int("k", k)
@@ -147,11 +157,12 @@ def check_log_base(log_base: object) -> float:
 
 # ------------------------------------------------------------------------- inputs
 def _score_labels(
-    y_score: object, labels: object, dtype: pl.DataType, column: str
+    y_score: object, labels: object, dtype: pl.DataType, column: str, at_least: int = 2
 ) -> tuple[pl.Series, dict[object, str] | None]:
-    """The scored labels in output order (as ``dtype``) and the score mapping, if any."""
+    """The scored labels in output order (as ``dtype``) and the score mapping, if any
+    (at least ``at_least`` labels)."""
     if isinstance(y_score, Mapping):
-        mapping = v.check_score_map("y_score", y_score)
+        mapping = v.check_score_map("y_score", y_score, at_least=at_least)
         try:
             keys = [v.label_value(k, dtype, "y_score", column) for k in mapping]
         except ValueError as exc:
@@ -178,8 +189,9 @@ def _score_labels(
         )
         raise ValueError(msg)
     series = v.labels_series(labels, dtype, column).alias(mi.LABEL)
-    if series.len() < 2:
-        msg = f"`labels` must hold at least two labels, got {series.to_list()!r}"
+    if series.len() < at_least:
+        wanted = "one label" if at_least == 1 else "two labels"
+        msg = f"`labels` must hold at least {wanted}, got {series.to_list()!r}"
         raise ValueError(msg)
     return series, None
 
@@ -281,13 +293,15 @@ def ranking_rows(
     reserved: Sequence[str],
     relevance: bool = False,
     nonnegative: bool = False,
+    at_least: int = 2,
 ) -> RankingRows:
     """Check the options and the schema; the rows as ``*keys, PAIRS, [WEIGHT]``.
 
     ``relevance`` (dcg / ndcg): ``y_true`` is graded - ``{label: numeric column}`` or a
     List of numbers aligned with ``labels``, read as the scores are; ``t`` is then
     the relevance (Float64), else the truth (Boolean); ``nonnegative`` (ndcg): a
-    negative relevance is a data error.
+    negative relevance is a data error; ``at_least``: the fewest labels scored (1 for
+    the label ranking average precision, which scikit-learn defines on one label).
     """
     schema = lf.collect_schema()
     if relevance:
@@ -326,7 +340,7 @@ def ranking_rows(
             f"column}} for multilabel scores, got {y_true!r}"
         )
         raise TypeError(msg)
-    scored, mapping = _score_labels(y_score, labels, dtype, column)
+    scored, mapping = _score_labels(y_score, labels, dtype, column, at_least)
     scores, score_checks = _score_exprs(schema, mapping or y_score, scored, "y_score")
     ml = mi.multilabel_input(
         lf,
@@ -607,7 +621,12 @@ def _label_frame(rows: RankingRows) -> pl.LazyFrame:
 
 
 def averaged(
-    rows: RankingRows, metric: str, average: str | None, *, weight: str | None
+    rows: RankingRows,
+    metric: str,
+    average: str | None,
+    *,
+    weight: str | None,
+    max_fpr: float | None = None,
 ) -> pl.LazyFrame:
     """``*by, <metric>`` (``average=None``: ``*by, label, <metric>``, labels in order) for
     ``metric`` ``"roc_auc"`` or ``"average_precision"``.
@@ -618,8 +637,15 @@ def averaged(
     null.  Average precision
     is defined everywhere (0 without positives, scikit-learn's value) and averaged
     exactly as scikit-learn (weighted: 0 when no label has a positive).
+
+    ``max_fpr`` (ROC AUC): each label's (or the micro cells') McClish-standardised
+    partial AUC, averaged as the full one (scikit-learn's ``roc_auc_score(max_fpr=)``
+    of an indicator matrix); not with ``average="samples"``.
     """
-    finish = rk.roc_auc if metric == "roc_auc" else rk.average_precision
+    if metric == "roc_auc":
+        finish = functools.partial(rk.roc_auc, max_fpr=max_fpr)
+    else:
+        finish = rk.average_precision
     if average == "samples":
         return row_metric(rows, metric, metric)
     keys = rows.keys
@@ -699,9 +725,11 @@ def ranking_metric(
     by: object,
     weight: str | None,
     average: str | None,
+    max_fpr: float | None = None,
 ) -> pl.LazyFrame:
     """``roc_auc`` / ``average_precision`` of multilabel ``y_true`` (:func:`averaged`)."""
     average = check_average(average)
+    check_partial(average, max_fpr)
     rows = ranking_rows(
         lf,
         y_true,
@@ -711,4 +739,4 @@ def ranking_metric(
         weight=weight,
         reserved=names.output_columns(metric),
     )
-    return averaged(rows, metric, average, weight=weight)
+    return averaged(rows, metric, average, weight=weight, max_fpr=max_fpr)

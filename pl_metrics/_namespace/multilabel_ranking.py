@@ -44,6 +44,8 @@ class MultilabelRankingMethods:
             reserved=names.output_columns(method),
             relevance=relevance,
             nonnegative=method == "ndcg",
+            # scikit-learn's LRAP of one label is 1 (a row all true or all false)
+            at_least=1 if method == "label_ranking_average_precision" else 2,
         )
         return mr.row_metric(rows, method, method, **options)
 
@@ -63,7 +65,8 @@ class MultilabelRankingMethods:
         ----------
         y_true
             Multilabel truth: a List column of each row's labels (an empty list: no
-            label), or ``{label: indicator column}`` (Boolean or 0/1 columns).
+            label), or ``{label: indicator column}`` (Boolean, 0/1 integer or 0.0/1.0
+            float columns).
         y_score
             The score of every label: ``{label: score column}``, or a List column of
             scores aligned with ``labels`` (one number per label, in that order).
@@ -124,7 +127,8 @@ class MultilabelRankingMethods:
             ``*by, label_ranking_average_precision`` (Float64): the (weighted) mean
             over the rows of: for each true label, the share of true labels among
             the labels scored at least as high, averaged over the row's true
-            labels; 1 for a row whose labels are all true or all false.
+            labels; 1 for a row whose labels are all true or all false (so 1.0
+            with a single label, as scikit-learn).
 
         Examples
         --------

@@ -174,8 +174,10 @@ class RankingMethods:
             Binary: the partial AUC over ``fpr <= max_fpr`` (in (0, 1]), McClish's
             standardisation ``0.5 (1 + (A - m^2/2) / (m - m^2/2))`` (0.5 for a
             chance curve, 1 for a perfect one), as ``roc_auc_score(max_fpr=m)``.
-            Refused for multiclass scores (scikit-learn raises), with ``bins`` and
-            with ``ci``.
+            Multilabel: each label's standardised partial AUC (``average=None``),
+            averaged as the full AUC, or that of the micro cells, as scikit-learn;
+            not with ``average="samples"``.  Refused for multiclass scores
+            (scikit-learn raises), with ``bins`` and with ``ci``.
         ci, n_boot, seed, ci_method
             Binary, un-weighted: ``roc_auc_low`` / ``roc_auc_high`` at level ``ci``.
             ``ci_method="delong"`` (the default: DeLong's variance of the
@@ -219,9 +221,7 @@ class RankingMethods:
         v.check_bins(bins)
         max_fpr = v.check_max_fpr(max_fpr)
         if mr.is_multilabel_call(self._lf, y_true):
-            mr.check_options(
-                pos_label=pos_label, bins=bins, max_fpr=max_fpr, ci=ci, multi_class=multi_class
-            )
+            mr.check_options(pos_label=pos_label, bins=bins, ci=ci, multi_class=multi_class)
             return mr.ranking_metric(
                 self._lf,
                 "roc_auc",
@@ -231,6 +231,7 @@ class RankingMethods:
                 by=by,
                 weight=weight,
                 average=average,
+                max_fpr=max_fpr,
             )
         mr.check_single_label(average, labels)
         y_true = v.check_column_name("y_true", y_true)
@@ -303,8 +304,8 @@ class RankingMethods:
             As :meth:`roc_auc`: binary, or ``{label: column}`` (one-vs-rest).
         average
             Multiclass (``{label: column}``), as ``average_precision_score`` of the
-            label-binarized ``y_true``: ``"macro"`` (mean over the classes present
-            in the segment), ``"weighted"`` (by their (weighted) prevalence),
+            label-binarized ``y_true``: ``"macro"`` (mean over the classes of
+            ``y_score``), ``"weighted"`` (by their (weighted) prevalence),
             ``"micro"`` (the indicator matrix and the scores raveled) or None (one
             row per class).  Ignored for binary scores.  Multilabel (a List or
             mapping ``y_true``): as :meth:`roc_auc`; every label has its value
@@ -326,8 +327,11 @@ class RankingMethods:
             (recall_i - recall_{i-1}) x precision_i; 0.0 for a segment without
             positives, 1.0 for one without negatives (scikit-learn's values).
             With ``average=None``: ``*by, label, average_precision``, one row per
-            class, null for a class absent from the segment (left out of the
-            macro mean; scikit-learn refuses a score column of an absent class).
+            class.  A class (or label) without positives in a segment has the AP
+            0.0 in every form, counted in the macro mean: scikit-learn's value for
+            such a column of a ``{label: indicator}`` ``y_true`` (for multiclass
+            ``y_true`` it refuses a score column of an absent class), so the
+            multiclass and the multilabel form of the same data agree.
 
         Examples
         --------
