@@ -786,7 +786,10 @@ BINARY = [str(EXAMPLE), "--y-true", "is_cat", "--score", "cat_score"]
             ["roc-auc", str(EXAMPLE), "--y-true", "y_true", "--score-map", "bird"],
             "expected LABEL=COLUMN",
         ),
-        (["top-k-accuracy", str(EXAMPLE), "--y-true", "y_true"], "required: --score-map"),
+        (
+            ["top-k-accuracy", str(EXAMPLE), "--y-true", "y_true"],
+            "--score is required (or --score-map)",
+        ),
         (
             [
                 "compare-models",

@@ -155,7 +155,7 @@ def expected_tables(df: pl.DataFrame | pl.LazyFrame, by: str) -> dict[str, pl.Da
         "group_rates": m.group_rates(y, p, by=by),
         "roc_auc": m.roc_auc(y, s, **b, **BOOT),
         "roc_auc_by": m.roc_auc(y, s, by=by, **b, **BOOT),
-        "average_precision": m.average_precision(y, s, by=by, **b),
+        "average_precision": m.average_precision(y, s, by=by, **b, **BOOT),
         "log_loss": m.log_loss(y, s, by=by, **b),
         "brier_score": m.brier_score(y, s, by=by, **b),
         "calibration_error": m.calibration_error(y, s, by=by, n_bins=10, **b),

@@ -134,10 +134,11 @@ def _collect(frame: pl.LazyFrame) -> pl.DataFrame:
     return frame.collect()
 
 
-def _interval_text(ci: float | None) -> str:
+def _interval_text(ci: float | None, how: str = "bootstrap percentile intervals") -> str:
+    """The sentence naming the section's intervals (``how``: their methods' defaults)."""
     if ci is None:
         return ""
-    return f" In brackets: {ci:.0%} bootstrap percentile intervals."
+    return f" In brackets: {ci:.0%} {how}."
 
 
 # ------------------------------------------------------------------------ sections
@@ -351,7 +352,8 @@ def _ranking(
         return
     score = s.y_score
     step("average precision, log loss, Brier score")
-    ap = _collect(m.average_precision(s.y_true, score, by=s.by, bins=s.bins, **binary))
+    ap_opts = {"bins": s.bins, **s.opts}  # the logit interval by default: the AP's cost
+    ap = _collect(m.average_precision(s.y_true, score, by=s.by, **binary, **ap_opts))
     loss = _collect(m.log_loss(s.y_true, score, by=s.by, **binary))
     brier = _collect(m.brier_score(s.y_true, score, by=s.by, **binary))
     if not s.by:
@@ -375,7 +377,8 @@ def _ranking(
         "ranking",
         "Ranking and probabilities",
         "How well the score ranks positives above negatives (ROC AUC, average precision) and "
-        "how good it is as a probability (log loss, Brier score)." + _interval_text(s.ci),
+        "how good it is as a probability (log loss, Brier score)."
+        + _interval_text(s.ci, "DeLong intervals of the ROC AUC, logit intervals of the AP"),
         parts,
     )
 

@@ -1,0 +1,190 @@
+"""Issue 25's rows in one run: each public call with its defaults, beside its floor or peer.
+
+    .venv/bin/python benchmarks/bench_defaults.py [--rows 1_000_000] [--segments 1000]
+        [--repeat 3] [--slow]
+
+One process, continuous scores (``s``, ``s2``: two models), binary labels ``y``,
+three-class labels / probabilities for the multiclass rows, ``seg`` with
+``--segments`` values.  Each row is (call, its time, the floor or peer, its
+time, ratio, the issue's target).  Times are medians of ``--repeat``
+interleaved runs; the calls marked slow (the bootstraps, tens of seconds to
+minutes on 1M rows) run once, and only with ``--slow``.  POLARS_MAX_THREADS
+sets the threads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Callable
+
+import numpy as np
+import polars as pl
+from _common import print_table, side_by_side, timed
+from bench_ranking import rank_formula
+
+import pl_metrics  # noqa: F401  (registers .metrics)
+
+AP = "average_precision"
+RANK_BY = "rank formula in group_by().agg()"
+
+
+def frame(rows: int, segments: int, seed: int = 0) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, rows)
+    t = rng.integers(0, 3, rows)
+    logits = rng.normal(size=(rows, 3)) + np.eye(3)[t] * 1.5
+    prob = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    return pl.DataFrame(
+        {
+            "seg": rng.integers(0, segments, rows),
+            "y": y,
+            "p": np.where(rng.random(rows) < 0.8, y, 1 - y),
+            "s": rng.normal(size=rows) + y,
+            "s2": rng.normal(size=rows) + 0.8 * y,
+            "t": t,
+            "tp": np.where(rng.random(rows) < 0.7, t, rng.integers(0, 3, rows)),
+            "q0": prob[:, 0],
+            "q1": prob[:, 1],
+            "q2": prob[:, 2],
+        }
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rows", type=lambda s: int(s.replace("_", "")), default=1_000_000)
+    parser.add_argument("--segments", type=int, default=1000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--slow", action="store_true", help="also the bootstraps (minutes)")
+    args = parser.parse_args()
+    df = frame(args.rows, args.segments)
+    m = df.metrics
+    q = {0: "q0", 1: "q1", 2: "q2"}
+
+    def sort() -> object:
+        return df.select(pl.col("s").sort())
+
+    def rank_by() -> object:
+        return df.group_by("seg").agg(rank_formula("y", "s"))
+
+    def html(path: str = "/tmp/bench_defaults.html") -> object:
+        return m.html_report("y", "p", y_score="s", by="seg", path=path)
+
+    def report_and_scores() -> object:
+        return (
+            m.report("y", "p", by="seg"),
+            m.roc_auc("y", "s", by="seg"),
+            m.average_precision("y", "s", by="seg"),
+        )
+
+    fast: dict[str, Callable[[], object]] = {
+        "polars sort": sort,
+        RANK_BY: rank_by,
+        "roc_auc": lambda: m.roc_auc("y", "s"),
+        "roc_auc(ci=0.95)": lambda: m.roc_auc("y", "s", ci=0.95),
+        "average_precision": lambda: m.average_precision("y", "s"),
+        "average_precision(ci=0.95)": lambda: m.average_precision("y", "s", ci=0.95),
+        "roc_auc(by=seg)": lambda: m.roc_auc("y", "s", by="seg"),
+        "roc_auc(by=seg, ci=0.95)": lambda: m.roc_auc("y", "s", by="seg", ci=0.95),
+        "average_precision(by=seg)": lambda: m.average_precision("y", "s", by="seg"),
+        "average_precision(by=seg, ci=0.95)": (
+            lambda: m.average_precision("y", "s", by="seg", ci=0.95)
+        ),
+        "two roc_auc": lambda: (m.roc_auc("y", "s"), m.roc_auc("y", "s2")),
+        "compare_models(roc_auc)": (lambda: m.compare_models("y", ["s", "s2"], metric="roc_auc")),
+        "roc_auc, 3 classes": lambda: m.roc_auc("t", q),
+        "average_precision, 3 classes": lambda: m.average_precision("t", q),
+        "roc_curve": lambda: m.roc_curve("y", "s"),
+        "pr_curve": lambda: m.pr_curve("y", "s"),
+        "ks": lambda: m.ks("y", "s"),
+        "gains": lambda: m.gains("y", "s"),
+        "summary(by=seg)": lambda: m.summary("t", "tp", by="seg"),
+        "summary(by=seg, ci=0.95)": lambda: m.summary("t", "tp", by="seg", ci=0.95),
+        "report + roc_auc + AP by seg": report_and_scores,
+    }
+    try:
+        from sklearn.metrics import roc_curve as sk_roc_curve
+
+        y, s = df["y"].to_numpy(), df["s"].to_numpy()
+        fast["scikit-learn roc_curve"] = lambda: sk_roc_curve(y, s)
+    except ImportError:
+        pass
+    t = side_by_side(fast, args.repeat)
+    rows = [
+        ("roc_auc(ci=0.95) (DeLong by default)", "roc_auc(ci=0.95)", "roc_auc", None),
+        (
+            "average_precision(ci=0.95) (logit)",
+            "average_precision(ci=0.95)",
+            "average_precision",
+            None,
+        ),
+        ("roc_auc(by=seg, ci=0.95)", "roc_auc(by=seg, ci=0.95)", "roc_auc(by=seg)", None),
+        (
+            "average_precision(by=seg, ci=0.95)",
+            "average_precision(by=seg, ci=0.95)",
+            "average_precision(by=seg)",
+            None,
+        ),
+        ("compare_models(roc_auc)", "compare_models(roc_auc)", "two roc_auc", 5.0),
+        ("average_precision, 3 classes", "average_precision, 3 classes", "roc_auc, 3 classes", 2.0),
+        ("roc_curve", "roc_curve", "polars sort", 5.0),
+        ("pr_curve", "pr_curve", "polars sort", 5.0),
+        ("ks", "ks", "polars sort", 5.0),
+        ("gains", "gains", "polars sort", 5.0),
+        ("roc_curve", "roc_curve", "scikit-learn roc_curve", 1.0),
+        ("roc_auc(by=seg)", "roc_auc(by=seg)", RANK_BY, 1.5),
+        (
+            "average_precision(by=seg)",
+            "average_precision(by=seg)",
+            "rank formula in group_by().agg()",
+            2.0,
+        ),
+        ("summary(by=seg, ci=0.95)", "summary(by=seg, ci=0.95)", "summary(by=seg)", 10.0),
+    ]
+    table = [(name, t[a], b, t[b], target) for name, a, b, target in rows if a in t and b in t]
+    if args.slow:
+        once = {
+            "html_report(by=seg, scores)": html,
+            "roc_auc(ci_method='bootstrap', n_boot=1000)": (
+                lambda: m.roc_auc("y", "s", ci=0.95, ci_method="bootstrap")
+            ),
+            "compare_models(average_precision)": (
+                lambda: m.compare_models("y", ["s", "s2"], metric="average_precision")
+            ),
+        }
+        slow = {name: timed(fn, 1) for name, fn in once.items()}
+        two_ap = timed(lambda: (m.average_precision("y", "s"), m.average_precision("y", "s2")), 1)
+        table += [
+            (
+                "html_report(by=seg, scores)",
+                slow["html_report(by=seg, scores)"],
+                "report + roc_auc + AP by seg",
+                t["report + roc_auc + AP by seg"],
+                25.0,
+            ),
+            (
+                "roc_auc(ci_method='bootstrap', n_boot=1000)",
+                slow["roc_auc(ci_method='bootstrap', n_boot=1000)"],
+                "roc_auc",
+                t["roc_auc"],
+                100.0,
+            ),
+            (
+                "compare_models(average_precision)",
+                slow["compare_models(average_precision)"],
+                "two average_precision",
+                two_ap,
+                50.0,
+            ),
+        ]
+    threads = os.environ.get("POLARS_MAX_THREADS", str(pl.thread_pool_size()))
+    print_table(
+        table,
+        f"### Defaults: {args.rows:,} rows, {args.segments:,} segments, "
+        f"continuous scores, {threads} polars threads, median of {args.repeat}",
+    )
+
+
+if __name__ == "__main__":
+    main()
