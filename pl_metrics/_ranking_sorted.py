@@ -407,7 +407,7 @@ def sorted_metric(
     """``*by, roc_auc``: binary, or the one-vs-rest macro / weighted mean (un-weighted
     rows); with ``ci`` (binary): also DeLong's ``roc_auc_low``, ``roc_auc_high``.
     ``metric="average_precision"``: ``*by, average_precision`` (binary; with ``ci``:
-    also its logit interval).
+    also its logit interval; or the one-vs-rest macro / weighted mean).
 
     The same checks and messages as the counting path (``_ranking``): only the
     way the AUC is summed differs.
@@ -623,7 +623,8 @@ def _values(
         """One row: a segment's classes, sorted and finished (freed after)."""
         if binary:
             return value(segments[0](), z)
-        # the mean over the classes of the segment's one-vs-rest AUCs
+        # the mean over the classes of the segment's one-vs-rest AUCs (APs: a class
+        # without positives has AP 0.0 and counts, as on the counting path)
         aucs, positives = [], []
         for make in segments:
             sorted_ = make()
@@ -642,7 +643,8 @@ def _values(
 
 
 def _average(aucs: list[float | None], positives: list[int], average: str) -> float | None:
-    """Mean of the defined AUCs: plain (macro) or weighted by the positives (prevalence)."""
+    """Mean of the defined AUCs (or APs): plain (macro) or weighted by the positives
+    (prevalence)."""
     kept = [(a, p) for a, p in zip(aucs, positives, strict=True) if a is not None]
     if not kept:
         return None

@@ -210,8 +210,12 @@ def test_bad_max_fpr_is_refused(bad: object) -> None:
 
 # ------------------------------------------------------------- average precision
 @SETTINGS
-@given(case=multiclass_frames(), average=st.sampled_from([None, "macro", "weighted", "micro"]))
-def test_average_precision_equals_sklearn(case: dict, average: str | None) -> None:
+@given(
+    case=multiclass_frames(),
+    average=st.sampled_from([None, "macro", "weighted", "micro"]),
+    how=st.sampled_from(oracle.RANKING_STRATEGIES),  # macro / weighted: sorted or counted
+)
+def test_average_precision_equals_sklearn(case: dict, average: str | None, how: str) -> None:
     def build(seg: pl.DataFrame) -> pl.DataFrame:
         # sklearn's average_precision_score of the label-binarized y_true (three columns
         # whatever the segment holds): a class absent from the segment is a column
@@ -228,7 +232,8 @@ def test_average_precision_equals_sklearn(case: dict, average: str | None) -> No
             return _per_class([float(x) for x in value], "average_precision")
         return pl.DataFrame({"average_precision": [float(value)]})
 
-    got = case["df"].metrics.average_precision("y", MAP, average=average, **_kw(case))
+    with oracle.ranking_strategy(how):
+        got = case["df"].metrics.average_precision("y", MAP, average=average, **_kw(case))
     _check(got, _expected(case, build))
 
 

@@ -368,7 +368,19 @@ class RankingMethods:
             state = mc.counts(
                 self._lf, y_true, y_score, by=by, weight=weight, method="average_precision"
             )
-            return mc.average_precision(state, average=average)
+            counted = mc.average_precision(state, average=average)
+            if average in ("macro", "weighted"):  # the mean of the sorted classes' APs
+                return self._sorted_or(
+                    counted,
+                    y_true,
+                    y_score,
+                    by,
+                    None,
+                    weight,
+                    average=average,
+                    metric="average_precision",
+                )
+            return counted
         methods = v.CI_METHODS["average_precision"]
         wants_ci = _wants_ci(ci, n_boot, ci_method, weight, seed=seed, methods=methods)
         counts = self._binary(
