@@ -12,7 +12,7 @@ from __future__ import annotations
 import polars as pl
 
 from pl_metrics._core import formulas as fm
-from pl_metrics._core.names import ORD
+from pl_metrics._core.names import ALL, ORD
 from pl_metrics._core.scores import CLASS, N_ROWS, NEG, OTHER, POS, SCORE, TRUE, ScoreCounts
 
 
@@ -184,9 +184,14 @@ def ap_exprs() -> tuple[pl.Expr, pl.Expr]:
 def curve_points(counts: ScoreCounts) -> pl.LazyFrame:
     """``*keys, score, tps, fps, P, N, ORD`` with ORD 0 at the highest score."""
     keys = counts.keys
+    if keys == [ALL]:  # one segment (a constant key): the scores alone, a single-column
+        # sort (polars' sort by two columns encodes the rows first: 3x-5x slower)
+        ordered = counts.frame.sort(SCORE, descending=True, nulls_last=True)
+    else:
+        descending = [False] * len(keys) + [True]
+        ordered = counts.frame.sort([*keys, SCORE], descending=descending, nulls_last=True)
     return (
-        counts.frame.sort([*keys, SCORE], descending=[False] * len(keys) + [True], nulls_last=True)
-        .with_columns(
+        ordered.with_columns(
             pl.col(POS).cast(pl.Float64).cum_sum().over(keys).alias("tps"),
             pl.col(NEG).cast(pl.Float64).cum_sum().over(keys).alias("fps"),
             pl.int_range(pl.len()).over(keys).alias(ORD),
@@ -217,9 +222,10 @@ def with_start(curve: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
         pl.lit(-1, pl.Int64).alias(ORD),
     )
     columns = [*keys, SCORE, "tps", "fps", "P", "N", ORD]
-    return pl.concat([start.select(columns), curve.select(columns).cast({ORD: pl.Int64})]).sort(
-        [*keys, ORD], nulls_last=True
-    )
+    both = pl.concat([start.select(columns), curve.select(columns).cast({ORD: pl.Int64})])
+    if keys == [ALL]:  # one segment: the curve is in ORD order already, after its start
+        return both
+    return both.sort([*keys, ORD], nulls_last=True)
 
 
 def roc_curve(counts: ScoreCounts, *, drop_intermediate: bool) -> pl.LazyFrame:
@@ -273,9 +279,12 @@ def pr_curve(counts: ScoreCounts, *, drop_intermediate: bool = False) -> pl.Lazy
         pl.lit(-1, pl.Int64).alias(ORD),
     )
     columns = [*keys, SCORE, "precision", "recall", ORD]
-    result = (
-        pl.concat([end.select(columns), curve.select(columns).cast({ORD: pl.Int64})])
-        .sort([*keys, ORD], descending=[False] * len(keys) + [True], nulls_last=True)
-        .select(*keys, pl.col(SCORE).alias("threshold"), "precision", "recall")
-    )
+    points = curve.select(columns).cast({ORD: pl.Int64})
+    if keys == [ALL]:  # one segment: the curve reversed (ORD descending), then its end
+        ordered = pl.concat([points.reverse(), end.select(columns)])
+    else:
+        ordered = pl.concat([end.select(columns), points]).sort(
+            [*keys, ORD], descending=[False] * len(keys) + [True], nulls_last=True
+        )
+    result = ordered.select(*keys, pl.col(SCORE).alias("threshold"), "precision", "recall")
     return counts.finish(result)
