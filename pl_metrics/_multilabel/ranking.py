@@ -49,6 +49,7 @@ from polars.exceptions import SchemaError
 from pl_metrics import _ranking as rk
 from pl_metrics._core import checks as v
 from pl_metrics._core import formulas as fm
+from pl_metrics._core import indicators as ind
 from pl_metrics._core import names
 from pl_metrics._core.labels import is_real
 from pl_metrics._core.names import ALL, INTERNAL, NEG, POS, SCORE
@@ -273,7 +274,7 @@ def _truth_checks(y_true: object, labels: pl.Series, ml: mi.Multilabel) -> list[
 
 def _label_dtype(keys: list[object], argument: str) -> pl.DataType:
     """The dtype of labels given as mapping keys or ``labels=`` (as the inputs read them)."""
-    return mi._keys_series(dict.fromkeys(keys, ""), argument).dtype
+    return ind.mapping_labels(dict.fromkeys(keys, ""), argument).dtype
 
 
 def _free_name(schema: pl.Schema, name: str) -> str:
