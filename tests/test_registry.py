@@ -371,6 +371,12 @@ METHODS: list[Entry] = [
         outputs="roc_auc",
     ),
     Entry(
+        "roc_auc[multilabel-samples-max_fpr]",
+        lambda m, c: m.roc_auc(c.ml, c.qmap, by=c.by, weight=c.w, average="samples", max_fpr=0.3),
+        ("multilabel",),
+        outputs="roc_auc",
+    ),
+    Entry(
         "average_precision[multilabel]",
         lambda m, c: m.average_precision(c.ml, c.qmap, by=c.by, weight=c.w, average="samples"),
         ("multilabel",),
@@ -1614,6 +1620,11 @@ CLI: list[tuple[str, str, list[str]]] = [
         "roc-auc",
         "roc_auc[multilabel-max_fpr]",
         *(*_MULTILABEL, "--average", "weighted", "--max-fpr", "0.4"),
+    ),
+    _cli(
+        "roc-auc",
+        "roc_auc[multilabel-samples-max_fpr]",
+        *(*_MULTILABEL, "--average", "samples", "--max-fpr", "0.3"),
     ),
     _cli(
         "average-precision", "average_precision[multilabel]", *_MULTILABEL, "--average", "samples"
