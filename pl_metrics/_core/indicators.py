@@ -108,7 +108,7 @@ def one_hot_label(
             functools.partial(v.Bad.not_one_hot, argument, columns),
         )
     )
-    label: pl.Expr | pl.When | pl.Then = pl
+    label = pl.lit(None, labels.dtype)  # a bad row (refused by the checks)
     for key, flag in flags.items():
-        label = label.when(flag).then(pl.lit(key, labels.dtype))  # type: ignore[union-attr]
-    return label.otherwise(None).cast(labels.dtype), checks  # type: ignore[union-attr]
+        label = pl.when(flag).then(pl.lit(key, labels.dtype)).otherwise(label)
+    return label, checks
