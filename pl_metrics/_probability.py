@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import polars as pl
 
 from pl_metrics._core import checks as v
 from pl_metrics._core import formulas as fm
+from pl_metrics._core import indicators as ind
 from pl_metrics._core import names
 from pl_metrics._core import scores as sc
 from pl_metrics._core.names import ALL, INTERNAL
@@ -44,6 +45,8 @@ _EDGE = f"{INTERNAL}edge"
 _BIN = f"{INTERNAL}bin"
 _CLASS = f"{INTERNAL}class"
 _WEIGHT_TOTAL = f"{INTERNAL}weight_total"
+#: The label column made of a one-hot ``y_true`` (:func:`_one_hot`).
+_ONE_HOT = f"{INTERNAL}one_hot"
 
 
 class Rows:
@@ -67,14 +70,26 @@ class Rows:
         probabilities: bool = True,
         binary_only: bool = False,
         argument: str = "y_prob",
+        one_hot: bool = False,
     ) -> None:
+        one_hot_checks: dict[str, Check] = {}
+        if one_hot and isinstance(y_true, Mapping):
+            lf, y_prob, one_hot_checks = _one_hot(lf, y_true, y_prob, argument)
+            y_true = _ONE_HOT
         if binary_only or isinstance(y_prob, str):
             v.check_column_name(argument, y_prob)
             columns = [y_prob]
         else:
             columns = list(v.check_score_map(argument, y_prob).values())
         schema, segments, types = sc.prepare(
-            lf, y_true, columns, by=by, weight=weight, reserved=reserved, argument=argument
+            lf,
+            y_true,
+            columns,
+            by=by,
+            weight=weight,
+            reserved=reserved,
+            argument=argument,
+            made_true=bool(one_hot_checks),
         )
         self.by = list(segments.names)
         keys = names.segment_keys(segments) if segments else []
@@ -96,7 +111,8 @@ class Rows:
             self.classes = dict(zip(keys_, columns, strict=True))
             self.labels = pl.Series(keys_, dtype=dtype)
         true_aggs, true_checks = sc.true_checks(y_true, types)
-        self.checks: dict[str, Check] = {
+        self.checks: dict[str, Check] = one_hot_checks  # first: a bad row has no label
+        self.checks |= {
             name: (agg, error) for agg, (name, error) in zip(true_aggs, true_checks, strict=True)
         }
         bad = pl.sum_horizontal(_bad_value(c, probabilities=probabilities) for c in columns).sum()
@@ -207,6 +223,32 @@ class Rows:
         if self.binary:
             return self.positive.any().cast(pl.Int64) + (~self.positive).any().cast(pl.Int64)
         return pl.col(self.y_true).n_unique()
+
+
+def _one_hot(
+    lf: pl.LazyFrame, y_true: Mapping[object, str], y_prob: object, argument: str
+) -> tuple[pl.LazyFrame, dict[object, str], dict[str, Check]]:
+    """A one-hot ``y_true`` as the label column :data:`_ONE_HOT` of ``lf``; ``y_prob``
+    keyed by ``y_true``'s labels; the indicator checks, counted in the aggregation."""
+    if not isinstance(y_prob, Mapping):
+        msg = (
+            "a one-hot `y_true` ({label: indicator column}) needs "
+            f"`{argument}` as {{label: column}} of the same labels, got {y_prob!r}"
+        )
+        raise TypeError(msg)
+    probs = v.check_score_map(argument, y_prob)
+    truth = ind.check_mapping("y_true", y_true)
+    if set(truth) != set(probs):
+        only_true = sorted(set(truth) - set(probs), key=repr)
+        only_prob = sorted(set(probs) - set(truth), key=repr)
+        msg = (
+            f"a one-hot `y_true` and `{argument}` must map the same labels; only in "
+            f"y_true: {only_true}, only in {argument}: {only_prob}"
+        )
+        raise ValueError(msg)
+    label, checks = ind.one_hot_label("y_true", truth, lf.collect_schema())
+    counted = {name: (flag.cast(pl.Int64).sum(), error) for name, flag, error in checks}
+    return lf.with_columns(label.alias(_ONE_HOT)), {k: probs[k] for k in truth}, counted
 
 
 def _bad_value(column: str, *, probabilities: bool) -> pl.Expr:

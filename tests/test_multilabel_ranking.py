@@ -139,7 +139,8 @@ def _expected_auc(
         w = None if W is None else np.repeat(W, Y.shape[1])
         return _auc_or_none(Y.ravel(), S.ravel(), w, max_fpr)
     if average == "samples":
-        per_row = [(i, _auc_or_none(Y[i], S[i], None)) for i in range(len(Y))]
+        # each row's AUC un-weighted (max_fpr: its partial AUC), the rows' mean weighted
+        per_row = [(i, _auc_or_none(Y[i], S[i], None, max_fpr)) for i in range(len(Y))]
         defined = [(i, a) for i, a in per_row if a is not None]
         if not defined:
             return None
@@ -239,14 +240,14 @@ def test_partial_roc_auc_equals_sklearn(
     data: tuple, weighted: bool, form: int, max_fpr: float
 ) -> None:
     """``max_fpr``: scikit-learn's standardised partial AUC of each label (of the
-    raveled cells for micro), averaged; a label of one class null and left out
-    (scikit-learn raises there)."""
+    raveled cells for micro, of each row for samples), averaged; a label or row of
+    one class null and left out (scikit-learn raises there)."""
     Y, S, W = data
     w = W if weighted else None
     df = _frame(Y, S, W)
     y_true, y_score, labels = _forms(Y.shape[1])[form]
     kw = {"labels": labels, "weight": "w" if weighted else None, "max_fpr": max_fpr}
-    for average in ("micro", "macro", "weighted", None):
+    for average in ("micro", "macro", "weighted", "samples", None):
         got = df.metrics.roc_auc(y_true, y_score, average=average, **kw)
         expected = _expected_auc(Y, S, w, average, max_fpr)
         if average is None:
@@ -254,8 +255,21 @@ def test_partial_roc_auc_equals_sklearn(
                 _close(g, e)
         else:
             _close(_value(got, "roc_auc"), expected)
-    with pytest.raises(ValueError, match="`max_fpr` with average='samples'"):
-        df.metrics.roc_auc(y_true, y_score, average="samples", **kw)
+    # every row of both classes: scikit-learn's own samples average (it raises otherwise)
+    both = (Y.sum(axis=1) > 0) & (Y.sum(axis=1) < Y.shape[1])
+    if w is not None:
+        both &= w > 0
+    if both.any():
+        sub = _frame(Y[both], S[both], W[both])
+        got = sub.metrics.roc_auc(y_true, y_score, average="samples", **kw)
+        sk = skm.roc_auc_score(
+            Y[both],
+            S[both],
+            average="samples",
+            max_fpr=max_fpr,
+            sample_weight=None if w is None else W[both],
+        )
+        _close(_value(got, "roc_auc"), float(sk))
 
 
 @st.composite
@@ -643,3 +657,36 @@ def test_refused_options_of_multilabel_scores() -> None:
             df.metrics.roc_auc("y", s_map, **kwargs)
     with pytest.raises(ValueError, match="multilabel"):
         df.metrics.average_precision("y", s_map, ci=0.9)
+
+
+def test_partial_samples_auc_hard_cases() -> None:
+    """average="samples" with max_fpr: segments, a row of weight 0 (absent), rows of one
+    class (left out; a segment of only such rows is null), the empty frame, odd names."""
+    df = pl.DataFrame(
+        {
+            "t 0!": [True, False, True, False],
+            "__t1": [False, False, True, True],
+            "s(0)": [0.2, 0.5, 0.1, 0.7],
+            "s(1)": [0.4, 0.5, 0.3, 0.7],
+            "w": [1.0, 0.0, 2.0, 1e12],
+            "g": ["a", "b", "a", "a"],
+        }
+    )
+    truth, scores = {0: "t 0!", 1: "__t1"}, {0: "s(0)", 1: "s(1)"}
+    # segment a: rows 0 and 3 have both classes, row 2 has one; segment b: row 1, one class
+    rows = {0: ([1, 0], [0.2, 0.4]), 3: ([0, 1], [0.7, 0.7])}
+    auc = {i: skm.roc_auc_score(y, s, max_fpr=0.5) for i, (y, s) in rows.items()}
+    got = df.metrics.roc_auc(truth, scores, average="samples", max_fpr=0.5, by="g")
+    assert got["g"].to_list() == ["a", "b"]
+    _close(got["roc_auc"][0], (auc[0] + auc[3]) / 2)
+    assert got["roc_auc"][1] is None
+    weighted = df.lazy().metrics.roc_auc(
+        truth, scores, average="samples", max_fpr=0.5, by="g", weight="w"
+    )
+    weighted = weighted.collect(engine="streaming")
+    assert weighted["g"].to_list() == ["a"]  # b's only row weighs 0
+    _close(weighted["roc_auc"][0], (auc[0] * 1.0 + auc[3] * 1e12) / (1.0 + 1e12))
+    for by in (None, "g"):
+        empty = df.clear().metrics.roc_auc(truth, scores, average="samples", max_fpr=0.5, by=by)
+        assert empty.height == 0
+        assert empty.columns == [*([by] if by else []), "roc_auc"]

@@ -68,6 +68,8 @@ class Cols:
     mlpmap: tuple[tuple[object, str], ...] = ((0, "mp0"), (1, "mp1"), (2, "mp2"))
     # ... and the truth as 0.0 / 1.0 Float64 indicator columns
     mlfmap: tuple[tuple[object, str], ...] = ((0, "mf0"), (1, "mf1"), (2, "mf2"))
+    # the multiclass labels y one-hot: {label: 0/1 Int8 column}, one set per row
+    oh: tuple[tuple[object, str], ...] = ((0, "oh0"), (1, "oh1"), (2, "oh2"))
     rl: str = "rl"  # graded relevances of the labels 0/1/2, a List aligned with q
     rel: tuple[tuple[object, str], ...] = ((0, "r0"), (1, "r1"), (2, "r2"))  # relevances
     w: str | None = None
@@ -134,6 +136,7 @@ def _frame(n: int = 240, seed: int = 7) -> pl.DataFrame:
         *(pl.col("ml").list.contains(j).alias(f"mt{j}") for j in range(3)),
         *(pl.col("mlp").list.contains(j).cast(pl.Int8).alias(f"mp{j}") for j in range(3)),
         *(pl.col("ml").list.contains(j).cast(pl.Float64).alias(f"mf{j}") for j in range(3)),
+        *((pl.col("y") == j).cast(pl.Int8).alias(f"oh{j}") for j in range(3)),
     )
     return frame.with_columns(
         pl.when(pl.int_range(pl.len()) % 17 == 0).then(None).otherwise("g").alias("g")
@@ -364,6 +367,12 @@ METHODS: list[Entry] = [
     Entry(
         "roc_auc[multilabel-max_fpr]",
         lambda m, c: m.roc_auc(c.ml, c.qmap, by=c.by, weight=c.w, average="weighted", max_fpr=0.4),
+        ("multilabel",),
+        outputs="roc_auc",
+    ),
+    Entry(
+        "roc_auc[multilabel-samples-max_fpr]",
+        lambda m, c: m.roc_auc(c.ml, c.qmap, by=c.by, weight=c.w, average="samples", max_fpr=0.3),
         ("multilabel",),
         outputs="roc_auc",
     ),
@@ -632,7 +641,19 @@ METHODS: list[Entry] = [
         ("multiclass",),
         outputs="log_loss",
     ),
+    Entry(
+        "log_loss[one-hot]",
+        lambda m, c: m.log_loss(dict(c.oh), c.qmap, by=c.by, weight=c.w),
+        ("one_hot",),
+        outputs="log_loss",
+    ),
     Entry("brier_score", _b("brier_score"), ("binary",)),
+    Entry(
+        "brier_score[one-hot]",
+        lambda m, c: m.brier_score(dict(c.oh), c.qmap, by=c.by, weight=c.w),
+        ("one_hot",),
+        outputs="brier_score",
+    ),
     Entry("d2_log_loss_score", _b("d2_log_loss_score"), ("binary",)),
     Entry(
         "d2_log_loss_score[multiclass]",
@@ -640,11 +661,23 @@ METHODS: list[Entry] = [
         ("multiclass",),
         outputs="d2_log_loss_score",
     ),
+    Entry(
+        "d2_log_loss_score[one-hot]",
+        lambda m, c: m.d2_log_loss_score(dict(c.oh), c.qmap, by=c.by, weight=c.w),
+        ("one_hot",),
+        outputs="d2_log_loss_score",
+    ),
     Entry("d2_brier_score", _b("d2_brier_score"), ("binary",)),
     Entry(
         "d2_brier_score[multiclass]",
         lambda m, c: m.d2_brier_score(c.y, c.qmap, by=c.by, weight=c.w),
         ("multiclass",),
+        outputs="d2_brier_score",
+    ),
+    Entry(
+        "d2_brier_score[one-hot]",
+        lambda m, c: m.d2_brier_score(dict(c.oh), c.qmap, by=c.by, weight=c.w),
+        ("one_hot",),
         outputs="d2_brier_score",
     ),
     Entry("calibration_curve", _b("calibration_curve", n_bins=4), ("binary",)),
@@ -911,6 +944,7 @@ def test_label_renaming(entry: Entry, labels: dict[int, str]) -> None:
         mlmap=tuple((labels[k], col) for k, col in c.mlmap),
         mlpmap=tuple((labels[k], col) for k, col in c.mlpmap),
         mlfmap=tuple((labels[k], col) for k, col in c.mlfmap),
+        oh=tuple((labels[k], col) for k, col in c.oh),
         pos="pos",
         neg="neg",
     )
@@ -1223,6 +1257,7 @@ def _bad_inputs(
         "multilabel": "ml",
         "multilabel_map": "mt0",
         "multilabel_float": "mf0",
+        "one_hot": "oh0",
         "relevance": "rl",
         "relevance_map": "r0",
     }[entry.reads[0]]
@@ -1253,7 +1288,7 @@ def _bad_inputs(
     )
     if entry.reads[0] in ("multilabel", "multilabel_map", "relevance", "relevance_map"):
         cases.pop()  # a List column holds no NaN label, a relevance is no label
-    if entry.reads[0] == "multilabel_float":
+    if entry.reads[0] in ("multilabel_float", "one_hot"):
         cases.pop()  # a float indicator: NaN, like 0.5, is not 0 or 1
         cases.extend(
             (
@@ -1265,6 +1300,22 @@ def _bad_inputs(
                 f"'{label}'.*not 0/1",
             )
             for bad in (float("nan"), 0.5, 2.0)
+        )
+    if entry.reads[0] == "one_hot":  # exactly one indicator set in each row
+        cases.extend(
+            (
+                f"{what} indicators set",
+                lambda d, value=value: d.with_columns(
+                    pl.when(pl.int_range(pl.len()) == 7)
+                    .then(pl.lit(value, pl.Int8))
+                    .otherwise(c)
+                    .alias(c)
+                    for c in ("oh0", "oh1", "oh2")
+                ),
+                plm.DataError,
+                "'oh0', 'oh1', 'oh2' \\(the one-hot indicator columns of `y_true`\\) have 1 rows",
+            )
+            for what, value in (("no", 0), ("three", 1))
         )
     if entry.weighted:
         cases.append(
@@ -1461,6 +1512,11 @@ _BINARY_LABELS = ("--y-true", "yb", "--y-pred", "pb", "--pos-label", "1")
 _SCORES = ("--y-true", "yb", "--score", "s", "--pos-label", "1")
 _MULTICLASS = ("--y-true", "y", "--score-map", ",".join(f"{k}={v}" for k, v in Cols().q))
 _MULTILABEL = ("--y-true", "ml", "--score-map", ",".join(f"{k}={v}" for k, v in Cols().q))
+#: the labels y one-hot (the labels of both maps are text on the command line)
+_ONE_HOT = (
+    *("--y-true-map", ",".join(f"{k}={v}" for k, v in Cols().oh)),
+    *("--score-map", _MULTICLASS[-1]),
+)
 _SETS = ("--y-true", "ml", "--y-pred", "mlp")  # multilabel List columns
 _SET_MAPS = (  # the same sets as indicator columns
     *("--y-true-map", ",".join(f"{k}={v}" for k, v in Cols().mlmap)),
@@ -1566,6 +1622,11 @@ CLI: list[tuple[str, str, list[str]]] = [
         *(*_MULTILABEL, "--average", "weighted", "--max-fpr", "0.4"),
     ),
     _cli(
+        "roc-auc",
+        "roc_auc[multilabel-samples-max_fpr]",
+        *(*_MULTILABEL, "--average", "samples", "--max-fpr", "0.3"),
+    ),
+    _cli(
         "average-precision", "average_precision[multilabel]", *_MULTILABEL, "--average", "samples"
     ),
     _cli(
@@ -1667,6 +1728,10 @@ CLI: list[tuple[str, str, list[str]]] = [
     _cli("d2-log-loss-score", "d2_log_loss_score[multiclass]", *_MULTICLASS),
     _cli("d2-brier-score", "d2_brier_score", *_SCORES),
     _cli("d2-brier-score", "d2_brier_score[multiclass]", *_MULTICLASS),
+    _cli("log-loss", "log_loss[one-hot]", *_ONE_HOT),
+    _cli("brier-score", "brier_score[one-hot]", *_ONE_HOT),
+    _cli("d2-log-loss-score", "d2_log_loss_score[one-hot]", *_ONE_HOT),
+    _cli("d2-brier-score", "d2_brier_score[one-hot]", *_ONE_HOT),
     _cli("calibration-curve", "calibration_curve", *_SCORES, "--n-bins", "4"),
     _cli("calibration-curve", "calibration_curve[quantile]", *_SCORES, "--strategy", "quantile"),
     _cli("calibration-error", "calibration_error", *_SCORES, "--strategy", "quantile"),

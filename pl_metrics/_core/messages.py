@@ -218,6 +218,15 @@ class Bad:
         )
 
     @staticmethod
+    def not_one_hot(argument: str, columns: Sequence[str], n: int) -> DataError:
+        names = ", ".join(repr(c) for c in columns)
+        return DataError(
+            f"columns {names} (the one-hot indicator columns of `{argument}`) have {n} rows "
+            "with no indicator set or more than one; each row must set exactly one class "
+            "(pass the label column instead, or drop those rows)"
+        )
+
+    @staticmethod
     def list_length(column: str, argument: str, n: int, n_labels: int) -> DataError:
         return DataError(
             f"column {column!r} (argument `{argument}`) has {n} rows whose list is null or "

@@ -365,10 +365,15 @@ def prepare(
     weight: str | None,
     reserved: Sequence[str],
     argument: str = "y_score",
+    made_true: bool = False,
 ) -> tuple[pl.Schema, names.Segments, v.LabelTypes]:
-    """The schema checks shared by the ranking and probability methods."""
+    """The schema checks shared by the ranking and probability methods.
+
+    ``made_true``: ``y_true`` is an internal column made from the user's (the labels
+    of a one-hot ``y_true``), whose name is not the user's to check."""
     segments = v.normalize_by(by)
-    v.check_column_name("y_true", y_true)
+    if not made_true:
+        v.check_column_name("y_true", y_true)
     if weight is not None:
         v.check_column_name("weight", weight)
     schema = lf.collect_schema()

@@ -39,7 +39,6 @@ the whole frame, so every segment reports the same labels).
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -47,6 +46,7 @@ import polars as pl
 from polars.exceptions import SchemaError
 
 from pl_metrics._core import checks as v
+from pl_metrics._core import indicators as ind
 from pl_metrics._core import names
 from pl_metrics._core.names import ALL, INTERNAL, ORD
 from pl_metrics.exceptions import DataError
@@ -161,34 +161,6 @@ def is_multilabel(lf: pl.LazyFrame, y_true: object) -> bool:
     return isinstance(y_true, str) and isinstance(lf.collect_schema().get(y_true), pl.List)
 
 
-def _check_mapping(argument: str, mapping: Mapping[object, str]) -> dict[object, str]:
-    if len(mapping) == 0:
-        msg = f"`{argument}` must map at least one label to an indicator column, got {{}}"
-        raise ValueError(msg)
-    if any(key is None for key in mapping):
-        msg = f"`{argument}` must not have None as a label, got {dict(mapping)!r}"
-        raise ValueError(msg)
-    for column in mapping.values():
-        v.check_column_name(argument, column)
-    return dict(mapping)
-
-
-def _keys_series(mapping: Mapping[object, str], argument: str) -> pl.Series:
-    """The mapping's labels as a sorted Series of one dtype."""
-    keys = list(mapping)
-    try:
-        series = pl.Series(LABEL, keys, strict=True)
-    except (TypeError, ValueError, pl.exceptions.PolarsError):
-        series = None
-    if series is None or not (series.dtype.is_integer() or series.dtype in (pl.String, pl.Boolean)):
-        msg = (
-            f"the labels of `{argument}` must be all strings or all integers (one dtype), "
-            f"got {keys!r}"
-        )
-        raise ValueError(msg)
-    return series.sort()
-
-
 def _list_checks(
     column: str, inner: pl.DataType, col: pl.Expr
 ) -> list[tuple[str, pl.Expr, Callable[[int], DataError]]]:
@@ -212,30 +184,6 @@ def _list_checks(
     if inner.is_float():
         not_label = col.list.eval(v.not_a_label(pl.element())).list.any().fill_null(False)
         checks.append((f"{tag}_nan", not_label, lambda n: v.Bad.not_labels(column, n)))
-    return checks
-
-
-def _indicator_checks(
-    argument: str, mapping: Mapping[object, str], schema: pl.Schema
-) -> list[tuple[str, pl.Expr, Callable[[int], DataError]]]:
-    checks: list[tuple[str, pl.Expr, Callable[[int], DataError]]] = []
-    for i, column in enumerate(dict.fromkeys(mapping.values())):
-        dtype = schema[column]
-        if dtype == pl.Boolean:
-            bad = pl.col(column).is_null()
-        elif dtype.is_integer():
-            bad = ~pl.col(column).is_in([0, 1]).fill_null(False)
-        elif dtype.is_float():  # exactly 0.0 (-0.0) or 1.0: not a probability, not NaN
-            col = pl.col(column)
-            bad = ~((col == 0.0) | (col == 1.0)).fill_null(False)
-        else:
-            msg = (
-                f"column {column!r} (an indicator column of `{argument}`) must be Boolean or "
-                f"0/1 integers or floats, got {dtype}; cast it, e.g. `pl.col({column!r}) > 0.5`"
-            )
-            raise SchemaError(msg)
-        name = f"{INTERNAL}ml_bad_{argument}_{i}"
-        checks.append((name, bad, functools.partial(v.Bad.not_indicators, argument, column)))
     return checks
 
 
@@ -271,7 +219,7 @@ def _from_mappings(maps: dict[str, dict[object, str]], schema: pl.Schema, labels
         raise ValueError(msg)
     for argument, mapping in maps.items():
         v.check_columns(schema, **{f"{argument}[{k!r}]": c for k, c in mapping.items()})
-    keys_s = _keys_series(maps["y_true"], "y_true")
+    keys_s = ind.mapping_labels(maps["y_true"], "y_true", LABEL)
     types = v.LabelTypes(compute=keys_s.dtype, output=keys_s.dtype)
     fixed = keys_s
     if labels is not None:
@@ -286,7 +234,7 @@ def _from_mappings(maps: dict[str, dict[object, str]], schema: pl.Schema, labels
             raise ValueError(msg)
     kept = fixed.sort()
     lists = {a: _as_list(m, kept) for a, m in maps.items()}
-    checks = [c for a, m in maps.items() for c in _indicator_checks(a, m, schema)]
+    checks = [c for a, m in maps.items() for c in ind.indicator_checks(a, m, schema)]
     return lists, types, fixed, checks
 
 
@@ -335,7 +283,7 @@ def _form(
         )
         raise TypeError(msg)
     if mappings:
-        maps = {a: _check_mapping(a, m) for a, m in mappings.items()}
+        maps = {a: ind.check_mapping(a, m) for a, m in mappings.items()}
         return _from_mappings(maps, schema, labels)
     columns = {a: v.check_column_name(a, c) for a, c in pair.items()}
     return _from_lists(columns, schema, labels)

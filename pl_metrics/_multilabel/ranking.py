@@ -49,6 +49,7 @@ from polars.exceptions import SchemaError
 from pl_metrics import _ranking as rk
 from pl_metrics._core import checks as v
 from pl_metrics._core import formulas as fm
+from pl_metrics._core import indicators as ind
 from pl_metrics._core import names
 from pl_metrics._core.labels import is_real
 from pl_metrics._core.names import ALL, INTERNAL, NEG, POS, SCORE
@@ -123,16 +124,6 @@ def check_average(average: object) -> str | None:
         return None
     v.check_choice("average", average, AVERAGES)
     return str(average)
-
-
-def check_partial(average: str | None, max_fpr: float | None) -> None:
-    """``max_fpr`` of multilabel roc_auc: per label or micro, not per row (samples)."""
-    if average == "samples" and max_fpr is not None:
-        msg = (
-            "`max_fpr` with average='samples' (a partial AUC of each row's labels) is not "
-            "available: use average=None, 'micro', 'macro' or 'weighted'"
-        )
-        raise ValueError(msg)
 
 
 def check_k(k: object) -> int | None:
@@ -273,7 +264,7 @@ def _truth_checks(y_true: object, labels: pl.Series, ml: mi.Multilabel) -> list[
 
 def _label_dtype(keys: list[object], argument: str) -> pl.DataType:
     """The dtype of labels given as mapping keys or ``labels=`` (as the inputs read them)."""
-    return mi._keys_series(dict.fromkeys(keys, ""), argument).dtype
+    return ind.mapping_labels(dict.fromkeys(keys, ""), argument).dtype
 
 
 def _free_name(schema: pl.Schema, name: str) -> str:
@@ -592,15 +583,23 @@ def _raise(rows: RankingRows, frame: pl.LazyFrame) -> pl.LazyFrame:
 
 
 # ----------------------------------------------------------------------- per label
-def _score_counts(rows: RankingRows, *, per_label: bool, weight: str | None) -> ScoreCounts:
+def _score_counts(
+    rows: RankingRows, *, per_label: bool, weight: str | None, per_row: bool = False
+) -> ScoreCounts:
     """The per-score state of every label (``per_label``: keys ``*keys, ALL, J``) or of
-    all the (row, label) cells together (micro: ``*keys, ALL``)."""
+    all the (row, label) cells together (micro: ``*keys, ALL``); ``per_row``: of each
+    row's labels (keys ``*keys, ALL, ROW[, WEIGHT]``), counted un-weighted (the row's
+    weight weighs its value in the samples mean, as scikit-learn's)."""
     frame = rows.frame.with_columns(pl.int_ranges(0, pl.col(PAIRS).list.len()).alias(J))
+    if per_row:
+        frame = frame.with_row_index(mi.ROW)
     frame = frame.explode(PAIRS, J)
     frame = frame.with_columns(pl.lit(0, pl.Int8).alias(ALL))
     keys = [*rows.ml.group_keys, ALL, *([J] if per_label else [])]
+    if per_row:
+        keys += [mi.ROW, *([mi.WEIGHT] if rows.ml.weighted else [])]
     t = pl.col(PAIRS).struct.field(_T)
-    if rows.ml.weighted:
+    if rows.ml.weighted and not per_row:
         w = pl.col(mi.WEIGHT)
         pos, neg = (t.cast(pl.Float64) * w).sum(), ((~t).cast(pl.Float64) * w).sum()
     else:
@@ -614,6 +613,23 @@ def _score_counts(rows: RankingRows, *, per_label: bool, weight: str | None) -> 
         counts = counts.with_columns((~total.is_finite()).cast(pl.Int64).alias(_OVERFLOW))
         counts = v.raise_if_bad(counts, [(_OVERFLOW, lambda _: v.Bad.weight_overflow(weight))])
     return ScoreCounts(counts.select(*keys, SCORE, POS, NEG).cache(), [], keys)
+
+
+def _row_partial_auc(rows: RankingRows, max_fpr: float) -> pl.LazyFrame:
+    """``*by, roc_auc`` of ``average="samples"`` with ``max_fpr``: each row's labels as
+    one binary problem (its true labels the positives), the row's standardised partial
+    AUC by the binary formula (:func:`_ranking.roc_auc`) on its per-score counts, then
+    the (weighted) mean over the rows; a row of one class is left out (as for the full
+    AUC, :func:`row_metric`).  scikit-learn's ``roc_auc_score(average="samples",
+    max_fpr=)``: ``_binary_roc_auc_score`` per row, averaged with the sample weights."""
+    per_row = rows.ml.with_all(
+        rk.roc_auc(_score_counts(rows, per_label=False, weight=None, per_row=True), max_fpr=max_fpr)
+    )
+    value = _mean(pl.col("roc_auc"), rows.ml.weighted).alias("roc_auc")
+    result = per_row.group_by(rows.keys).agg(value, *_aggregate_checks(rows))
+    extra = [(n, e) for n, _, e in rows.ml.checks if n not in rows.frame.collect_schema()]
+    result = v.raise_if_bad(result, extra).sort(rows.keys, nulls_last=True)
+    return rows.finish(result.select(*rows.keys, "roc_auc"))
 
 
 def _label_frame(rows: RankingRows) -> pl.LazyFrame:
@@ -638,14 +654,16 @@ def averaged(
     is defined everywhere (0 without positives, scikit-learn's value) and averaged
     exactly as scikit-learn (weighted: 0 when no label has a positive).
 
-    ``max_fpr`` (ROC AUC): each label's (or the micro cells') McClish-standardised
-    partial AUC, averaged as the full one (scikit-learn's ``roc_auc_score(max_fpr=)``
-    of an indicator matrix); not with ``average="samples"``.
+    ``max_fpr`` (ROC AUC): each label's (or the micro cells', or each row's for
+    samples) McClish-standardised partial AUC, averaged as the full one
+    (scikit-learn's ``roc_auc_score(max_fpr=)`` of an indicator matrix).
     """
     if metric == "roc_auc":
         finish = functools.partial(rk.roc_auc, max_fpr=max_fpr)
     else:
         finish = rk.average_precision
+    if average == "samples" and max_fpr is not None:
+        return _row_partial_auc(rows, max_fpr)
     if average == "samples":
         return row_metric(rows, metric, metric)
     keys = rows.keys
@@ -729,7 +747,6 @@ def ranking_metric(
 ) -> pl.LazyFrame:
     """``roc_auc`` / ``average_precision`` of multilabel ``y_true`` (:func:`averaged`)."""
     average = check_average(average)
-    check_partial(average, max_fpr)
     rows = ranking_rows(
         lf,
         y_true,

@@ -93,19 +93,21 @@ class PractitionerMethods(ProbabilityMethods):
     def _d2(
         self,
         metric: str,
-        y_true: str,
+        y_true: Score,
         y_prob: Score,
         *,
         by: By,
         pos_label: object,
         weight: str | None,
     ) -> pl.LazyFrame:
-        rows = self._rows(y_true, y_prob, by=by, pos_label=pos_label, weight=weight, method=metric)
+        rows = self._rows(
+            y_true, y_prob, by=by, pos_label=pos_label, weight=weight, method=metric, one_hot=True
+        )
         return prob.d2_score(rows, metric)
 
     def d2_log_loss_score(
         self,
-        y_true: str,
+        y_true: Score,
         y_prob: Score,
         *,
         by: By = None,
@@ -118,7 +120,8 @@ class PractitionerMethods(ProbabilityMethods):
         ----------
         y_true, y_prob, by, pos_label, weight
             As :meth:`log_loss` (binary: the probability column of ``pos_label``;
-            multiclass: ``{label: column}``, the mapping's keys being the classes).
+            multiclass: ``{label: column}``, the mapping's keys being the classes;
+            ``y_true`` also one-hot, ``{label: indicator column}``).
 
         Returns
         -------
@@ -142,7 +145,7 @@ class PractitionerMethods(ProbabilityMethods):
 
     def d2_brier_score(
         self,
-        y_true: str,
+        y_true: Score,
         y_prob: Score,
         *,
         by: By = None,
@@ -154,7 +157,7 @@ class PractitionerMethods(ProbabilityMethods):
         Parameters
         ----------
         y_true, y_prob, by, pos_label, weight
-            As :meth:`brier_score`.
+            As :meth:`brier_score` (``y_true`` also one-hot).
 
         Returns
         -------

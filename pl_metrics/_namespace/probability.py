@@ -33,7 +33,7 @@ class ProbabilityMethods:
 
     def _rows(
         self,
-        y_true: str,
+        y_true: Score,
         y_prob: Score,
         *,
         by: By,
@@ -43,7 +43,10 @@ class ProbabilityMethods:
         probabilities: bool = True,
         binary_only: bool = False,
         argument: str = "y_prob",
+        one_hot: bool = False,
     ) -> prob.Rows:
+        if one_hot and not isinstance(y_true, str):
+            mc.check_options(pos_label=pos_label)
         return prob.Rows(
             self._lf,
             y_true,
@@ -55,11 +58,12 @@ class ProbabilityMethods:
             probabilities=probabilities,
             binary_only=binary_only,
             argument=argument,
+            one_hot=one_hot,
         )
 
     def log_loss(
         self,
-        y_true: str,
+        y_true: Score,
         y_prob: Score,
         *,
         by: By = None,
@@ -72,13 +76,17 @@ class ProbabilityMethods:
         Parameters
         ----------
         y_true
-            Column of the actual labels.
+            Column of the actual labels; or, with ``{label: column}`` probabilities,
+            the same labels one-hot: ``{label: indicator column}`` (Boolean, 0/1 or
+            0.0/1.0), exactly one set in each row (scikit-learn's label indicator
+            ``y_true``); any other row is a ``DataError`` naming the columns.  The
+            result is that of the column of the labels whose indicator is set.
         y_prob
             Binary: the column of the probability of ``pos_label``.  Multiclass: a
             mapping ``{label: column}`` of per-class probabilities, each row
             summing to 1 (tolerance ``1e-8 + sqrt(eps)``, as scikit-learn).
         by, pos_label, weight
-            As :meth:`roc_auc`.
+            As :meth:`roc_auc` (``pos_label``: with one probability column only).
         normalize
             Mean (default) or sum of the per-row losses.
 
@@ -100,13 +108,19 @@ class ProbabilityMethods:
             msg = f"`normalize` must be True or False, got {normalize!r}"
             raise ValueError(msg)
         rows = self._rows(
-            y_true, y_prob, by=by, pos_label=pos_label, weight=weight, method="log_loss"
+            y_true,
+            y_prob,
+            by=by,
+            pos_label=pos_label,
+            weight=weight,
+            method="log_loss",
+            one_hot=True,
         )
         return prob.log_loss(rows, normalize=normalize)
 
     def brier_score(
         self,
-        y_true: str,
+        y_true: Score,
         y_prob: Score,
         *,
         by: By = None,
@@ -118,7 +132,7 @@ class ProbabilityMethods:
         Parameters
         ----------
         y_true, y_prob, by, pos_label, weight
-            As :meth:`log_loss`.
+            As :meth:`log_loss` (``y_true`` also one-hot).
 
         Returns
         -------
@@ -127,11 +141,16 @@ class ProbabilityMethods:
             the sum over classes, halved for two classes as its
             ``scale_by_half="auto"``).
         """
-        return prob.brier_score(
-            self._rows(
-                y_true, y_prob, by=by, pos_label=pos_label, weight=weight, method="brier_score"
-            )
+        rows = self._rows(
+            y_true,
+            y_prob,
+            by=by,
+            pos_label=pos_label,
+            weight=weight,
+            method="brier_score",
+            one_hot=True,
         )
+        return prob.brier_score(rows)
 
     def calibration_curve(
         self,

@@ -175,8 +175,9 @@ class RankingMethods:
             standardisation ``0.5 (1 + (A - m^2/2) / (m - m^2/2))`` (0.5 for a
             chance curve, 1 for a perfect one), as ``roc_auc_score(max_fpr=m)``.
             Multilabel: each label's standardised partial AUC (``average=None``),
-            averaged as the full AUC, or that of the micro cells, as scikit-learn;
-            not with ``average="samples"``.  Refused for multiclass scores
+            averaged as the full AUC, or that of the micro cells, or (``"samples"``)
+            each row's over its labels, averaged over the rows, as scikit-learn.
+            Refused for multiclass scores
             (scikit-learn raises), with ``bins`` and with ``ci``.
         ci, n_boot, seed, ci_method
             Binary, un-weighted: ``roc_auc_low`` / ``roc_auc_high`` at level ``ci``.

@@ -56,13 +56,14 @@ _SCORE_MAP = _Form(
     "the score column of each class: repeat for every class; labels typed like --y-true",
 )
 
-#: ``y_true`` / ``y_pred`` as ``{label: indicator column}`` (multilabel): their flags.
+#: ``y_true`` / ``y_pred`` as ``{label: indicator column}`` (multilabel, or a one-hot
+#: ``y_true`` of the probability losses): their flags.
 _TARGET_MAPS = {"y_true": ("--y-true-map",), "y_pred": ("--y-pred-map",)}
 _TARGET_MAP = _Form(
     {"action": "append", "metavar": "LABEL=COLUMN"},
     _as_score_map,
-    "multilabel: the 0/1 indicator column of each label, repeat for every label "
-    "(a List column of labels is given as the column itself)",
+    "the 0/1 indicator column of each label (multilabel sets, or one-hot: one set per "
+    "row), repeat for every label (a column of labels is given as the column itself)",
 )
 
 
