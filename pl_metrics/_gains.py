@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from pl_metrics import _ranking as rk
 from pl_metrics._core import formulas as fm
 from pl_metrics._core.names import INTERNAL, POS, SCORE
 from pl_metrics._core.scores import NEG, ScoreCounts
@@ -32,6 +33,9 @@ _CUM_ROWS = f"{INTERNAL}cum_rows"
 _CUM_POS = f"{INTERNAL}cum_pos"
 _ALL_ROWS = f"{INTERNAL}all_rows"
 _ALL_POS = f"{INTERNAL}all_pos"
+_ALL_NEG = f"{INTERNAL}all_neg"
+_DISTANCE = f"{INTERNAL}distance"
+_SHARE = f"{INTERNAL}share"
 
 
 def ks(counts: ScoreCounts, *, error_bound: bool = False) -> pl.LazyFrame:
@@ -49,28 +53,31 @@ def ks(counts: ScoreCounts, *, error_bound: bool = False) -> pl.LazyFrame:
     distance moves by at most the bin's share of either class.
     """
     keys = counts.keys
-    frame = counts.frame
-    exact = pl.Float64 if frame.collect_schema()[POS].is_float() else pl.Int128
-    # in descending score order inside each group (not a sort before the group_by,
-    # which the optimiser may drop)
-    pos, neg = (pl.col(c).sort_by(SCORE, descending=True).cast(exact) for c in (POS, NEG))
-    score = pl.col(SCORE).sort(descending=True)
-    tps, fps = pos.cum_sum(), neg.cum_sum()
-    p, n = pos.sum(), neg.sum()
-    numerator = fm.ks_distance(tps, fps, p, n)
-    best = numerator.max()
+    exact = pl.Float64 if counts.frame.collect_schema()[POS].is_float() else pl.Int128
+
+    per_segment = rk.per_segment(keys)
+    # the cumulative sums in a window over the sorted rows (a sort that feeds an
+    # order-dependent with_columns stays; one before a group_by the optimiser may drop)
+    pos, neg = (pl.col(c).cast(exact) for c in (POS, NEG))
+    p, n = per_segment(pos.sum()), per_segment(neg.sum())
+    numerator = fm.ks_distance(per_segment(pos.cum_sum()), per_segment(neg.cum_sum()), p, n)
+    columns = [numerator.alias(_DISTANCE), p.alias(_ALL_POS), n.alias(_ALL_NEG)]
+    if error_bound:
+        columns.append(pl.max_horizontal(pos / p, neg / n).cast(pl.Float64).alias(_SHARE))
+    rows = rk.by_score_descending(counts).select(*keys, SCORE, *columns)
+    distance, best = pl.col(_DISTANCE), pl.col(_DISTANCE).max()
+    p, n = pl.col(_ALL_POS).first(), pl.col(_ALL_NEG).first()
     both = (p > 0) & (n > 0)
     aggs = [
         pl.when(both)
         .then(best.cast(pl.Float64) / p.cast(pl.Float64) / n.cast(pl.Float64))
         .alias("ks"),
         # the first point (highest threshold) where the maximum is reached
-        pl.when(both).then(score.filter(numerator == best).first()).alias("threshold"),
+        pl.when(both).then(pl.col(SCORE).filter(distance == best).max()).alias("threshold"),
     ]
     if error_bound:
-        share = pl.max_horizontal(pos / p, neg / n).cast(pl.Float64)
-        aggs.append(pl.when(both).then(share.max()).alias("ks_error_bound"))
-    result = frame.group_by(keys).agg(*aggs).sort(keys, nulls_last=True)
+        aggs.append(pl.when(both).then(pl.col(_SHARE).max()).alias("ks_error_bound"))
+    result = rows.group_by(keys).agg(*aggs).sort(keys, nulls_last=True)
     return counts.finish(result)
 
 
@@ -91,6 +98,7 @@ def gains(counts: ScoreCounts, *, cuts: list[tuple[int, int]]) -> pl.LazyFrame:
     counts (exact), in Float64 for weights.
     """
     keys = counts.keys
+    per_segment = rk.per_segment(keys)
     points = curve_points(counts)
     weighted = counts.count_type() == pl.Float64
     exact = pl.Float64 if weighted else pl.Int128
@@ -116,12 +124,12 @@ def gains(counts: ScoreCounts, *, cuts: list[tuple[int, int]]) -> pl.LazyFrame:
     cum_rows, cum_pos = pl.col(_CUM_ROWS), pl.col(_CUM_POS)
     all_rows, all_pos = pl.col(_ALL_ROWS), pl.col(_ALL_POS)
     per_bucket = per_bucket.with_columns(
-        rows.cum_sum().over(keys).alias(_CUM_ROWS),
-        positives.cum_sum().over(keys).alias(_CUM_POS),
+        per_segment(rows.cum_sum()).alias(_CUM_ROWS),
+        per_segment(positives.cum_sum()).alias(_CUM_POS),
     ).with_columns(
         # totals as the last cumulative sums: cum_share and gain end at exactly 1
-        cum_rows.last().over(keys).alias(_ALL_ROWS),
-        cum_pos.last().over(keys).alias(_ALL_POS),
+        per_segment(cum_rows.last()).alias(_ALL_ROWS),
+        per_segment(cum_pos.last()).alias(_ALL_POS),
     )
     nan = float("nan")
     base_rate = fm.POLARS.ratio(all_pos, all_rows, nan)

@@ -9,6 +9,8 @@ scikit-learn's step-wise AP).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import polars as pl
 
 from pl_metrics._core import formulas as fm
@@ -181,30 +183,50 @@ def ap_exprs() -> tuple[pl.Expr, pl.Expr]:
     return p_total, pl.when(p_total > 0).then(terms.sum().clip(lower_bound=0.0)).otherwise(0.0)
 
 
+def by_score_descending(counts: ScoreCounts) -> pl.LazyFrame:
+    """The per-score counts sorted by segment, then score from the highest."""
+    return in_segments(counts.frame, counts.keys, SCORE, descending=True)
+
+
 def curve_points(counts: ScoreCounts) -> pl.LazyFrame:
     """``*keys, score, tps, fps, P, N, ORD`` with ORD 0 at the highest score."""
     keys = counts.keys
-    if keys == [ALL]:  # one segment (a constant key): the scores alone, a single-column
-        # sort (polars' sort by two columns encodes the rows first: 3x-5x slower)
-        ordered = counts.frame.sort(SCORE, descending=True, nulls_last=True)
-    else:
-        descending = [False] * len(keys) + [True]
-        ordered = counts.frame.sort([*keys, SCORE], descending=descending, nulls_last=True)
+    over = per_segment(keys)
     return (
-        ordered.with_columns(
-            pl.col(POS).cast(pl.Float64).cum_sum().over(keys).alias("tps"),
-            pl.col(NEG).cast(pl.Float64).cum_sum().over(keys).alias("fps"),
-            pl.int_range(pl.len()).over(keys).alias(ORD),
+        by_score_descending(counts)
+        .with_columns(
+            over(pl.col(POS).cast(pl.Float64).cum_sum()).alias("tps"),
+            over(pl.col(NEG).cast(pl.Float64).cum_sum()).alias("fps"),
+            over(pl.int_range(pl.len())).alias(ORD),
         )
         .with_columns(
             # The totals are the last cumulative sums (scikit-learn's tps[-1]), not a
             # separate sum: P - tps is then exactly 0 at the lowest threshold, and no
             # float residue of weights summed in another order makes fn = 1e-14 (an
             # MCC of 1e-9 where scikit-learn has 0, a tpr of 0.9999999999999999).
-            pl.col("tps").last().over(keys).alias("P"),
-            pl.col("fps").last().over(keys).alias("N"),
+            over(pl.col("tps").last()).alias("P"),
+            over(pl.col("fps").last()).alias("N"),
         )
     )
+
+
+def in_segments(
+    frame: pl.LazyFrame, keys: list[str], column: str, *, descending: bool = False
+) -> pl.LazyFrame:
+    """``frame`` sorted by segment, then ``column``: by ``column`` alone for one
+    segment (the constant key; a sort by several columns encodes every row)."""
+    if keys == [ALL]:
+        return frame.sort(column, descending=descending, nulls_last=True)
+    order = [False] * len(keys) + [descending]
+    return frame.sort([*keys, column], descending=order, nulls_last=True)
+
+
+def per_segment(keys: list[str]) -> Callable[[pl.Expr], pl.Expr]:
+    """``expr.over(keys)``, or ``expr`` itself for one segment (the constant key: a
+    window over one group still groups every row)."""
+    if keys == [ALL]:
+        return lambda expr: expr
+    return lambda expr: expr.over(keys)
 
 
 def _rate(num: str, den: str) -> pl.Expr:
@@ -225,7 +247,7 @@ def with_start(curve: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
     both = pl.concat([start.select(columns), curve.select(columns).cast({ORD: pl.Int64})])
     if keys == [ALL]:  # one segment: the curve is in ORD order already, after its start
         return both
-    return both.sort([*keys, ORD], nulls_last=True)
+    return in_segments(both, keys, ORD)
 
 
 def roc_curve(counts: ScoreCounts, *, drop_intermediate: bool) -> pl.LazyFrame:
@@ -235,12 +257,14 @@ def roc_curve(counts: ScoreCounts, *, drop_intermediate: bool) -> pl.LazyFrame:
     if drop_intermediate:
         # sklearn: keep the ends and every point where the slope changes
         # (np.diff(fps, 2) or np.diff(tps, 2) non-zero), computed the same way.
+        over = per_segment(keys)
+
         def bend(c: str) -> pl.Expr:
             col = pl.col(c)
-            nxt, prv = col.shift(-1).over(keys), col.shift(1).over(keys)
+            nxt, prv = over(col.shift(-1)), over(col.shift(1))
             return ((nxt - col) - (col - prv)) != 0
 
-        last = pl.col(ORD) == pl.len().over(keys) - 1
+        last = pl.col(ORD) == over(pl.len()) - 1
         curve = curve.filter((pl.col(ORD) == 0) | last | bend("fps") | bend("tps"))
     result = with_start(curve, keys).select(
         *keys,
@@ -261,9 +285,9 @@ def pr_curve(counts: ScoreCounts, *, drop_intermediate: bool = False) -> pl.Lazy
     keys = counts.keys
     curve = curve_points(counts)
     if drop_intermediate:
-        tps = pl.col("tps")
-        changes = (tps != tps.shift(1).over(keys)) | (tps != tps.shift(-1).over(keys))
-        ends = (pl.col(ORD) == 0) | (pl.col(ORD) == pl.len().over(keys) - 1)
+        tps, over = pl.col("tps"), per_segment(keys)
+        changes = (tps != over(tps.shift(1))) | (tps != over(tps.shift(-1)))
+        ends = (pl.col(ORD) == 0) | (pl.col(ORD) == over(pl.len()) - 1)
         curve = curve.filter(ends | changes.fill_null(False))
     curve = curve.with_columns(
         pl.when(pl.col("tps") + pl.col("fps") != 0)
@@ -283,8 +307,6 @@ def pr_curve(counts: ScoreCounts, *, drop_intermediate: bool = False) -> pl.Lazy
     if keys == [ALL]:  # one segment: the curve reversed (ORD descending), then its end
         ordered = pl.concat([points.reverse(), end.select(columns)])
     else:
-        ordered = pl.concat([end.select(columns), points]).sort(
-            [*keys, ORD], descending=[False] * len(keys) + [True], nulls_last=True
-        )
+        ordered = in_segments(pl.concat([end.select(columns), points]), keys, ORD, descending=True)
     result = ordered.select(*keys, pl.col(SCORE).alias("threshold"), "precision", "recall")
     return counts.finish(result)

@@ -15,7 +15,7 @@ import polars as pl
 from pl_metrics._core import formulas as fm
 from pl_metrics._core.names import INTERNAL, ORD, f_name
 from pl_metrics._core.scores import SCORE, ScoreCounts
-from pl_metrics._ranking import curve_points, with_start
+from pl_metrics._ranking import curve_points, in_segments, per_segment, with_start
 
 _PC = f"{INTERNAL}pc"
 _RANK = f"{INTERNAL}rank"
@@ -60,7 +60,7 @@ def sweep(counts: ScoreCounts, *, beta: float, zero_division: float) -> pl.LazyF
         fm.binary_mcc(tp, fp, fn, tn).alias("mcc"),
         ORD,
     )
-    return counts.finish(result.sort([*keys, ORD], nulls_last=True).drop(ORD))
+    return counts.finish(in_segments(result, keys, ORD).drop(ORD))
 
 
 def best(
@@ -97,18 +97,18 @@ def det_curve(counts: ScoreCounts, *, drop_intermediate: bool) -> pl.LazyFrame:
     keys = counts.keys
     # sklearn 1.9 starts the curve at (threshold +inf, tps 0, fps 0) too
     curve = with_start(curve_points(counts), keys).filter((pl.col("P") > 0) & (pl.col("N") > 0))
-    tps = pl.col("tps")
+    tps, over = pl.col("tps"), per_segment(keys)
     if drop_intermediate:
         # sklearn: keep the ends and the points where tps changes on either side
-        changes = (tps != tps.shift(1).over(keys)) | (tps.shift(-1).over(keys) != tps)
-        first = pl.col(ORD) == pl.col(ORD).min().over(keys)
-        last = pl.col(ORD) == pl.col(ORD).max().over(keys)
+        changes = (tps != over(tps.shift(1))) | (over(tps.shift(-1)) != tps)
+        first = pl.col(ORD) == over(pl.col(ORD).min())
+        last = pl.col(ORD) == over(pl.col(ORD).max())
         curve = curve.filter(first | last | changes.fill_null(True))
     fps = pl.col("fps")
-    first = pl.col(ORD).filter(fps == fps.first()).max().over(keys)
-    last_needed = pl.col(ORD).filter(tps == tps.last()).min().over(keys)
+    first = over(pl.col(ORD).filter(fps == fps.first()).max())
+    last_needed = over(pl.col(ORD).filter(tps == tps.last()).min())
     curve = curve.filter((pl.col(ORD) >= first) & (pl.col(ORD) <= last_needed))
-    result = curve.sort([*keys, ORD], descending=[False] * len(keys) + [True]).select(
+    result = in_segments(curve, keys, ORD, descending=True).select(
         *keys,
         pl.col(SCORE).alias("threshold"),
         (fps / pl.col("N")).alias("fpr"),
@@ -142,16 +142,18 @@ def expected_cost(counts: ScoreCounts, *, matrix: list[list[float]], best: bool)
     if fits and counts.count_type() == pl.Int64:
         exact = [x.cast(pl.Int128) for x in (tp, fp, fn, tn)]
         rank = fm.total_cost(*exact, [[pl.lit(c, pl.Int128) for c in row] for row in whole])
-    table = curve.select(
+    selected = curve.select(
         *keys,
         *_threshold_columns(counts),
         cost.alias("cost"),
         rank.alias(_RANK),
         ORD,
-    ).sort([*keys, ORD], nulls_last=True)
+    )
+    table = in_segments(selected, keys, ORD)
     if best:
-        least = pl.col(_RANK) == pl.col(_RANK).min().over(keys)
-        table = table.filter(least).filter(pl.col(ORD) == pl.col(ORD).min().over(keys))
+        over = per_segment(keys)
+        least = pl.col(_RANK) == over(pl.col(_RANK).min())
+        table = table.filter(least).filter(pl.col(ORD) == over(pl.col(ORD).min()))
     return counts.finish(table.drop(ORD, _RANK))
 
 
