@@ -59,7 +59,7 @@ def ks(counts: ScoreCounts, *, error_bound: bool = False) -> pl.LazyFrame:
     # the cumulative sums in a window over the sorted rows (a sort that feeds an
     # order-dependent with_columns stays; one before a group_by the optimiser may drop)
     pos, neg = (pl.col(c).cast(exact) for c in (POS, NEG))
-    p, n = per_segment(pos.sum()), per_segment(neg.sum())
+    p, n = pos.sum().over(keys), neg.sum().over(keys)  # columns: rk.per_segment says why
     numerator = fm.ks_distance(per_segment(pos.cum_sum()), per_segment(neg.cum_sum()), p, n)
     columns = [numerator.alias(_DISTANCE), p.alias(_ALL_POS), n.alias(_ALL_NEG)]
     if error_bound:
@@ -127,9 +127,10 @@ def gains(counts: ScoreCounts, *, cuts: list[tuple[int, int]]) -> pl.LazyFrame:
         per_segment(rows.cum_sum()).alias(_CUM_ROWS),
         per_segment(positives.cum_sum()).alias(_CUM_POS),
     ).with_columns(
-        # totals as the last cumulative sums: cum_share and gain end at exactly 1
-        per_segment(cum_rows.last()).alias(_ALL_ROWS),
-        per_segment(cum_pos.last()).alias(_ALL_POS),
+        # totals as the last cumulative sums: cum_share and gain end at exactly 1 (a
+        # column, in a window: rk.per_segment says why)
+        cum_rows.last().over(keys).alias(_ALL_ROWS),
+        cum_pos.last().over(keys).alias(_ALL_POS),
     )
     nan = float("nan")
     base_rate = fm.POLARS.ratio(all_pos, all_rows, nan)

@@ -51,10 +51,6 @@ AVERAGED = tuple(
 )
 RANKING = ("roc_auc", "average_precision", "ks")
 PROBABILITY = ("log_loss", "brier_score")
-#: ``ci_method`` -> the metrics it gives an interval (the analytic ones; None: each
-#: metric's own default, ``checks.CI_METHODS``: DeLong for roc_auc, the logit
-#: interval for average_precision, the bootstrap for the label metrics)
-ANALYTIC = {"wilson": {"accuracy"}, "delong": {"roc_auc"}, "logit": {"average_precision"}}
 #: the metrics that read ``y_score`` (a binary score / probability of pos_label)
 SCORED = (*RANKING, *PROBABILITY)
 METRICS = (*SUMMARY, *AVERAGED, *SCORED)
@@ -318,7 +314,7 @@ def finish_scores(
             )
         else:
             point = rk.roc_auc(counts) if m == "roc_auc" else rk.average_precision(counts)
-            method = v.CI_METHODS[m][0] if ci_method is None else ci_method
+            method = v.default_ci_method(m) if ci_method is None else ci_method
             if ci is not None and method == "delong":
                 point = iv.delong(counts, point, ci)
             elif ci is not None and method == "logit":

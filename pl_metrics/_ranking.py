@@ -180,7 +180,9 @@ def ap_exprs() -> tuple[pl.Expr, pl.Expr]:
     tps, fps = pos.cum_sum(), neg.cum_sum()
     p_total = tps.last()  # as curve_points: recall reaches exactly 1
     terms = fm.average_precision_terms(pos, tps, fps, p_total)
-    return p_total, pl.when(p_total > 0).then(terms.sum().clip(lower_bound=0.0)).otherwise(0.0)
+    # clipped to [0, 1]: a sum of terms may round a step above 1 (1.0000000000000002)
+    ap = terms.sum().clip(lower_bound=0.0, upper_bound=1.0)
+    return p_total, pl.when(p_total > 0).then(ap).otherwise(0.0)
 
 
 def by_score_descending(counts: ScoreCounts) -> pl.LazyFrame:
@@ -204,8 +206,11 @@ def curve_points(counts: ScoreCounts) -> pl.LazyFrame:
             # separate sum: P - tps is then exactly 0 at the lowest threshold, and no
             # float residue of weights summed in another order makes fn = 1e-14 (an
             # MCC of 1e-9 where scikit-learn has 0, a tpr of 0.9999999999999999).
-            over(pl.col("tps").last()).alias("P"),
-            over(pl.col("fps").last()).alias("N"),
+            # A column, in a window even for one segment: polars divides by a
+            # broadcast scalar as a product with its reciprocal (49 * (1 / 49) is
+            # 0.9999999999999999), by a column exactly.
+            pl.col("tps").last().over(keys).alias("P"),
+            pl.col("fps").last().over(keys).alias("N"),
         )
     )
 
@@ -223,7 +228,9 @@ def in_segments(
 
 def per_segment(keys: list[str]) -> Callable[[pl.Expr], pl.Expr]:
     """``expr.over(keys)``, or ``expr`` itself for one segment (the constant key: a
-    window over one group still groups every row)."""
+    window over one group still groups every row).  Not for a total that divides
+    (an aggregation is a broadcast scalar then, and polars divides by a scalar
+    through its reciprocal: 49 * (1 / 49) is 0.9999999999999999): keep its window."""
     if keys == [ALL]:
         return lambda expr: expr
     return lambda expr: expr.over(keys)

@@ -514,3 +514,24 @@ def test_over_time_scores_take_their_analytic_default() -> None:
         method = getattr(part.metrics, row["metric"])
         expected = method("y", "s", ci=0.9).row(0)  # DeLong / logit, each metric's default
         assert (row["value"], row["low"], row["high"]) == pytest.approx(expected, rel=1e-12)
+
+
+def test_every_signature_default_is_the_catalogues() -> None:
+    # the default ci_method of each method (frame, state finisher, Spark) is the first
+    # of checks.CI_METHODS, the one the checks and compare / over_time read
+    import inspect
+
+    from pl_metrics import spark
+    from pl_metrics._core import checks
+    from pl_metrics.state import CountsState, ScoreCountsState
+
+    seen = 0
+    for owner in (pl_metrics.MetricsLazyFrame, CountsState, ScoreCountsState, spark):
+        for name, methods in checks.CI_METHODS.items():
+            function = getattr(owner, name, None)
+            if function is None:
+                continue
+            default = inspect.signature(function).parameters["ci_method"].default
+            assert default == methods[0], (owner, name)
+            seen += 1
+    assert seen == 18  # six frame methods, the two states six, Spark six

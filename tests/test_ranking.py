@@ -431,3 +431,26 @@ def test_sorted_path_counts_bad_rows_over_batches(how: str) -> None:
         messages.append(str(error.value))
     assert messages[0] == messages[1]
     assert "10 null" in messages[0]  # rows 0, 4, ..., 36
+
+
+@pytest.mark.parametrize("by", [None, "g"])
+def test_curve_ends_are_exact_with_one_segment_or_several(by: str | None) -> None:
+    # 49 positives: polars divides by a broadcast scalar through its reciprocal
+    # (49 * (1 / 49) is 0.9999999999999999); the totals must divide as columns, as
+    # scikit-learn divides arrays.  Compared exactly, not within a tolerance.
+    df = pl.DataFrame({"y": [0] * 49 + [1] * 49, "s": [i / 98 for i in range(98)], "g": ["a"] * 98})
+    y, s = df["y"].to_numpy(), df["s"].to_numpy()
+    for drop in (False, True):
+        fpr, tpr, _ = skm.roc_curve(y, s, drop_intermediate=drop)
+        got = df.metrics.roc_curve("y", "s", by=by, drop_intermediate=drop)
+        assert np.array_equal(got["fpr"].to_numpy(), fpr)
+        assert np.array_equal(got["tpr"].to_numpy(), tpr)
+    precision, recall, _ = skm.precision_recall_curve(y, s)
+    got = df.metrics.pr_curve("y", "s", by=by)
+    assert np.array_equal(got["precision"].to_numpy(), precision)
+    assert np.array_equal(got["recall"].to_numpy(), recall)
+    gains = df.metrics.gains("y", "s", by=by)
+    assert gains["gain"][-1] == 1.0  # every positive
+    assert gains["cum_share"][-1] == 1.0  # every row
+    # the lowest threshold predicts every row positive: accuracy 49 / 98 = 0.5 exactly
+    assert df.metrics.thresholds("y", "s", by=by)["accuracy"][-1] == 0.5

@@ -43,8 +43,14 @@ def spark() -> Iterator[SparkSession]:
         env.setenv("PYTHONPATH", str(ROOT), prepend=os.pathsep)
         # ... with the suite's warning filter (a library warning is an error there too)
         env.setenv("PYTHONWARNINGS", library_warnings_as_errors())
+        # a session another test left (the docs' Spark example) has workers started
+        # without the warning filter: a new one, with the filter in its workers' env
+        active = SparkSession.getActiveSession()
+        if active is not None:
+            active.stop()
         session = (
             SparkSession.builder.master("local[2]")
+            .config("spark.executorEnv.PYTHONWARNINGS", library_warnings_as_errors())
             .appName("pl_metrics tests")
             .config("spark.ui.enabled", "false")
             .config("spark.ui.showConsoleProgress", "false")

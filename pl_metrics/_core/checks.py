@@ -348,6 +348,21 @@ CI_METHODS: dict[str, tuple[str, ...]] = {
     "average_precision": ("logit", "bootstrap"),
 }
 
+#: The analytic ``ci_method`` values and the metrics each gives an interval (the
+#: bootstrap gives every metric one): for the calls that take one method for
+#: several metrics (``compare``, ``over_time``).
+ANALYTIC_CI: dict[str, frozenset[str]] = {
+    "wilson": frozenset({"accuracy"}),
+    "delong": frozenset({"roc_auc"}),
+    "logit": frozenset({"average_precision"}),
+}
+
+
+def default_ci_method(metric: str) -> str:
+    """A metric's default ``ci_method``: its own method's (:data:`CI_METHODS`' first:
+    DeLong for roc_auc, the logit interval for average_precision), else the bootstrap."""
+    return CI_METHODS.get(metric, ("bootstrap",))[0]
+
 
 def wants_ci(
     ci: float | None,

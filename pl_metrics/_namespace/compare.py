@@ -21,9 +21,6 @@ from pl_metrics._intervals import resample as rs
 from pl_metrics._namespace.fairness import prepare
 from pl_metrics._typing import Adjust, By, CiMethod, FairnessMetric
 
-#: The metrics with an analytic interval of their own method, by ``ci_method``.
-_ANALYTIC = {"wilson": ("accuracy",), "delong": ("roc_auc",), "logit": ("average_precision",)}
-
 
 class CompareMethods:
     """``compare`` on a LazyFrame."""
@@ -41,7 +38,7 @@ class CompareMethods:
         ci: float = 0.95,
         n_boot: int = 1000,
         seed: int | None = 0,
-        ci_method: CiMethod = "bootstrap",
+        ci_method: CiMethod | None = None,
         pos_label: object = None,
         zero_division: float = 0.0,
         adjust: Adjust | None = None,
@@ -69,9 +66,11 @@ class CompareMethods:
         ci_method
             The segment's own interval: ``"bootstrap"`` (percentile, any metric),
             ``"wilson"`` (``accuracy``), ``"delong"`` (``roc_auc``) or ``"logit"``
-            (``average_precision``).  The difference's interval and p-value are
-            always bootstrapped (its replicates give the segment's bootstrap
-            interval at no further cost: the default).
+            (``average_precision``).  None (the default): the metric's own
+            method's default (DeLong for ``roc_auc``, logit for
+            ``average_precision``), else the bootstrap, whose replicates the
+            difference needs anyway: its interval and p-value are always
+            bootstrapped.
         pos_label, zero_division
             As the metric's own method.
         adjust
@@ -116,11 +115,13 @@ class CompareMethods:
         if ci is None:
             msg = "`ci` is required: compare gives every segment an interval (e.g. ci=0.95)"
             raise ValueError(msg)
-        v.check_ci(ci, n_boot, ci_method, ("bootstrap", *_ANALYTIC))
-        if ci_method != "bootstrap" and metric not in _ANALYTIC[ci_method]:
+        if ci_method is None:
+            ci_method = v.default_ci_method(str(metric))
+        v.check_ci(ci, n_boot, ci_method, ("bootstrap", *v.ANALYTIC_CI))
+        if ci_method != "bootstrap" and metric not in v.ANALYTIC_CI[ci_method]:
             msg = (
                 f"ci_method={ci_method!r} is an analytic interval of "
-                f"{' and '.join(_ANALYTIC[ci_method])} only, not of {metric!r}; "
+                f"{' and '.join(sorted(v.ANALYTIC_CI[ci_method]))} only, not of {metric!r}; "
                 "use ci_method='bootstrap'"
             )
             raise ValueError(msg)

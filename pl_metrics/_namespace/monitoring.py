@@ -106,20 +106,20 @@ class MonitoringMethods:
         w = ot.windows(every, period)
         # metrics without intervals (n, ks, log_loss, brier_score) go with any method
         free = {"n", "ks", *ot.PROBABILITY}
-        allowed = ot.ANALYTIC.get(str(ci_method))
+        allowed = v.ANALYTIC_CI.get(str(ci_method))
         if allowed is not None:
-            allowed |= free
+            allowed |= free  # a new set
         if ci is not None and allowed is not None and not set(chosen) <= allowed:
             msg = (
                 f"ci_method={ci_method!r} gives intervals for {sorted(allowed - free)} only; "
                 f"use ci_method='bootstrap' for {sorted(set(chosen) - allowed)}"
             )
             raise ValueError(msg)
-        # None: each metric's default (the bootstrap for the label metrics)
-        label_ci = any(m not in (*ot.SCORED, "n") for m in chosen)
-        method = ci_method or ("bootstrap" if label_ci else "delong")
+        # None: each metric's default; checked as the bootstrap if one of them is
+        defaults = {v.default_ci_method(m) for m in chosen}
+        method = ci_method or ("bootstrap" if "bootstrap" in defaults else defaults.pop())
         wants_ci = _wants_ci(
-            ci, n_boot, method, weight, seed=seed, methods=("bootstrap", *ot.ANALYTIC)
+            ci, n_boot, method, weight, seed=seed, methods=("bootstrap", *v.ANALYTIC_CI)
         )
         columns = {"y_true": y_true, "y_pred": y_pred, "y_score": y_score}
         columns |= {"weight": weight, "index": index}

@@ -327,7 +327,9 @@ class ProbabilityMethods:
             One column (scikit-learn's 1-D ``y_score``, the score of the greater
             label, here of ``pos_label``): with ``k=1`` a row is predicted
             ``pos_label`` when its score is above 0.5 if all the segment's scores
-            lie in [0, 1], else above 0; with ``k >= 2`` every row is a hit (1.0).
+            lie in [0, 1], else above 0 (the scores of rows of weight 0 are not
+            read: a weight-0 row is a row removed, where scikit-learn still reads
+            its score); with ``k >= 2`` every row is a hit (1.0).
 
         Examples
         --------

@@ -184,7 +184,8 @@ class RankingMethods:
             ``ci_method="delong"`` (the default: DeLong's variance of the
             Mann-Whitney statistic, a normal interval clipped to [0, 1], about the
             cost of the AUC itself; null with fewer than two positives or
-            negatives) or ``"bootstrap"`` (``n_boot`` percentile replicates of the
+            negatives; zero-width at an AUC of 0 or 1, where every placement is
+            equal) or ``"bootstrap"`` (``n_boot`` percentile replicates of the
             rows, seeded by ``seed``; for small segments or AUCs near 0 or 1,
             where the normal approximation is poor).  See docs/intervals.md.
 
@@ -317,7 +318,8 @@ class RankingMethods:
             Binary, un-weighted: ``average_precision_low`` / ``_high`` at level
             ``ci``.  ``ci_method="logit"`` (the default: Boyd, Eng & Page 2013,
             with AP = theta and P positives, ``expit(logit(theta) -+ z / sqrt(P
-            theta (1 - theta)))``; null where theta is 0 or 1) or ``"bootstrap"``
+            theta (1 - theta)))``; [0, 1] at theta = 1, the bounds' limits; null
+            without positives) or ``"bootstrap"``
             (``n_boot`` percentile replicates of the rows, seeded by ``seed``;
             for few positives, where the logit interval's approximation is poor).
 
