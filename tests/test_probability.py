@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 from sklearn import metrics as skm
 from sklearn.calibration import calibration_curve
+from test_practitioner import _d2_brier_score  # scikit-learn's, or its definition
 
 import pl_metrics as plm
 
@@ -507,6 +508,10 @@ def _indicator_oracle(seg: pl.DataFrame, case: dict) -> pl.DataFrame:
     proba = seg.select(case["probs"][c] for c in labels).to_numpy()
     kw = oracle.sample_weight(seg, case["weight"])
     one_class = (indicators.sum(axis=0) > 0).sum() < 2
+    # D^2 from the labels the rows' indicators set: scikit-learn 1.9 takes the indicator
+    # matrix there too (the same number), 1.7 (the floor's) only labels
+    y = np.asarray(labels)[indicators.argmax(axis=1)] if len(seg) else np.asarray(labels)[:0]
+    d2 = {"labels": labels, **kw}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return pl.DataFrame(
@@ -514,10 +519,10 @@ def _indicator_oracle(seg: pl.DataFrame, case: dict) -> pl.DataFrame:
                 "log_loss": [skm.log_loss(indicators, proba, **kw)],
                 "brier_score": [skm.brier_score_loss(indicators, proba, **kw)],
                 "d2_log_loss_score": [
-                    math.nan if one_class else skm.d2_log_loss_score(indicators, proba, **kw)
+                    math.nan if one_class else skm.d2_log_loss_score(y, proba, **d2)
                 ],
                 "d2_brier_score": [
-                    math.nan if one_class else skm.d2_brier_score(indicators, proba, **kw)
+                    math.nan if one_class else _d2_brier_score(y, proba, labels, **kw)
                 ],
             }
         )
