@@ -40,8 +40,9 @@ def frame(rows: int, segments: int, seed: int = 0) -> pl.DataFrame:
             "seg": rng.integers(0, segments, rows),
             "y": y,
             "p": np.where(rng.random(rows) < 0.8, y, 1 - y),
-            "s": rng.normal(size=rows) + y,
-            "s2": rng.normal(size=rows) + 0.8 * y,
+            # probabilities (html_report reads them as such), continuous
+            "s": 1 / (1 + np.exp(-(rng.normal(size=rows) + y))),
+            "s2": 1 / (1 + np.exp(-(rng.normal(size=rows) + 0.8 * y))),
             "t": t,
             "tp": np.where(rng.random(rows) < 0.7, t, rng.integers(0, 3, rows)),
             "q0": prob[:, 0],

@@ -448,3 +448,50 @@ def test_the_report_renders_in_chromium(
         browser.execute_script("arguments[0].scrollIntoView()", section)
         section.screenshot(str(out / f"{kind}-{section.get_attribute('id')}.png"))
     browser.find_element(By.CSS_SELECTOR, "header").screenshot(str(out / f"{kind}-header.png"))
+
+
+def test_many_segments_and_many_points_stay_a_readable_page() -> None:
+    # 1M scores by 1,000 segments drew 1,000 ROC / PR lines of 1,000 points each and
+    # a threshold chart of 3M points: 150 MB and a minute and a half.  Beyond
+    # MAX_CURVES segments the curves are those of all rows; every series of every
+    # chart holds at most MAX_POINTS points, the first and the last kept; the
+    # legends and tables keep the exact values.
+    import json
+
+    import numpy as np
+
+    from pl_metrics._report import sections
+
+    rng = np.random.default_rng(5)
+    n = 6000
+    y = rng.integers(0, 2, n)
+    frame = pl.DataFrame(
+        {
+            "y": y,
+            "p": rng.integers(0, 2, n),
+            "s": 1 / (1 + np.exp(-(rng.normal(size=n) + y))),
+            "seg": rng.integers(0, sections.MAX_CURVES + 1, n),
+        }
+    )
+    page = frame.metrics.html_report("y", "p", y_score="s", by="seg", ci=None)
+    charts = json.loads(page.split('id="plm-charts">')[1].split("</script>")[0])
+    text = json.dumps(charts)
+    auc = frame.metrics.roc_auc("y", "s")["roc_auc"][0]  # the legend: all rows' AUC
+    assert f"AUC {auc:.3f}" in text
+    assert "ROC curve of all rows (legend: AUC); 11 segments are too many" in page
+    assert "Reliability diagram of all rows: 11 segments are too many" in page
+    for dataset in (d for c in charts.values() for d in c.get("datasets", {}).values()):
+        series: dict[tuple, list[dict]] = {}
+        for row in dataset:
+            series.setdefault((row.get("segment_id"), row.get("metric")), []).append(row)
+        assert all(len(rows) <= sections.MAX_POINTS for rows in series.values())
+    thresholds = frame.metrics.thresholds("y", "s")  # 6,000 distinct scores
+    drawn = charts["threshold_metrics"]["datasets"].values()
+    f1 = [row for d in drawn for row in d if row["metric"] == "f1"]
+    assert len(f1) == sections.MAX_POINTS
+    assert f1[0]["threshold"] == thresholds["threshold"][0]  # the ends kept
+    assert f1[-1]["threshold"] == thresholds["threshold"][-1]
+    few = frame.filter(pl.col("seg") < 3)  # a line per segment
+    assert "ROC curve per segment" in few.metrics.html_report(
+        "y", "p", y_score="s", by="seg", ci=None
+    )

@@ -77,6 +77,10 @@ class Progress:
             )
 
 
+#: Segments drawn as curves at most (one colour each); with more, the curves are
+#: those of all rows and the segments' values are in their tables.
+MAX_CURVES = 10
+
 #: Points drawn per series at most: a curve of 10M distinct scores is thinned for
 #: the browser (evenly along the curve, ends kept); every number uses every point.
 MAX_POINTS = 400
@@ -85,8 +89,15 @@ MAX_POINTS = 400
 def _spec(chart: Any) -> dict[str, Any]:
     """The chart's Vega-Lite spec, JSON-safe (NaN / inf as null: not drawn), with its
     data thinned to :data:`MAX_POINTS` per series (a series: the rows of one
-    ``segment_id`` and ``metric``, in the order the chart draws them)."""
+    ``segment_id`` and ``metric``, in the order the chart draws them): the frames
+    of the chart and of its layers, before they are written out (a threshold
+    chart of 1M scores was 3M rows of Python dicts: half a minute)."""
     import altair as alt
+
+    for part in (chart, *getattr(chart, "layer", ())):
+        data = getattr(part, "data", None)
+        if isinstance(data, pl.DataFrame):
+            part.data = thinned(data, MAX_POINTS)
 
     def finite(value: Any) -> Any:
         if isinstance(value, float) and not math.isfinite(value):
@@ -99,28 +110,23 @@ def _spec(chart: Any) -> dict[str, Any]:
 
     with alt.data_transformers.disable_max_rows():
         spec: dict[str, Any] = chart.to_dict()
-    datasets = spec.get("datasets", {})
-    for name, rows in datasets.items():
-        datasets[name] = thinned(rows, MAX_POINTS)
     out: dict[str, Any] = finite(spec)
     return out
 
 
-def thinned(rows: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
-    """At most ``limit`` rows per series, evenly spaced, first and last kept."""
-    series: dict[tuple[Any, ...], list[int]] = {}
-    for i, row in enumerate(rows):
-        series.setdefault((row.get("segment_id"), row.get("metric")), []).append(i)
-    if all(len(idx) <= limit for idx in series.values()):
-        return rows
-    keep: set[int] = set()
-    for idx in series.values():
-        if len(idx) <= limit:
-            keep.update(idx)
-        else:
-            step = (len(idx) - 1) / (limit - 1)
-            keep.update(idx[round(k * step)] for k in range(limit))
-    return [row for i, row in enumerate(rows) if i in keep]
+def thinned(frame: pl.DataFrame, limit: int) -> pl.DataFrame:
+    """At most ``limit`` rows per series (the rows of one ``segment_id`` and
+    ``metric``, where the frame has them), evenly spaced in row order, the first
+    and the last kept: of a series of ``n > limit`` rows, the first row of each of
+    the ``limit - 1`` equal spans of positions ``i (limit - 1) // (n - 1)``, and
+    the last (integer arithmetic: exactly ``limit`` rows)."""
+    series = [c for c in ("segment_id", "metric") if c in frame.columns]
+    i, n = pl.int_range(pl.len()), pl.len()
+    if series:
+        i, n = i.over(series), n.over(series)
+    span = (i * (limit - 1)) // (n - 1).clip(lower_bound=1)
+    before = ((i - 1) * (limit - 1)) // (n - 1).clip(lower_bound=1)
+    return frame.filter((n <= limit) | (i == n - 1) | (span > before))
 
 
 def _metrics(lf: pl.LazyFrame) -> MetricsLazyFrame:
@@ -303,6 +309,29 @@ def score_sections(
         yield _gains(lf, s, step)
 
 
+def _curves(m: MetricsLazyFrame, s: Spec, binary: dict[str, Any], *, segments: int) -> list[Chart]:
+    """The ROC and PR curves of a binary score: a line per segment up to
+    :data:`MAX_CURVES`; beyond, no one can tell the lines apart (and the page
+    grows by a curve per segment): the curves of all rows."""
+    from pl_metrics import plot
+
+    assert isinstance(s.y_score, str)
+    each = bool(s.by) and segments <= MAX_CURVES
+    by = s.by if each else None
+    roc = _collect(m.roc_curve(s.y_true, s.y_score, by=by, bins=s.bins, **binary))
+    pr = _collect(m.pr_curve(s.y_true, s.y_score, by=by, bins=s.bins, **binary))
+    names = s.by_names if each else None
+    whose = "per segment" if each else "of all rows"
+    many = f"; {segments} segments are too many lines to tell apart: their values are above"
+    many = many if s.by and not each else ""
+    return [
+        Chart(
+            "roc", _spec(plot.roc_curve(roc, by=names)), f"ROC curve {whose} (legend: AUC){many}."
+        ),
+        Chart("pr", _spec(plot.pr_curve(pr, by=names)), f"PR curve {whose} (legend: AP){many}."),
+    ]
+
+
 def _ranking(
     lf: pl.LazyFrame, s: Spec, step: Callable[[str], None]
 ) -> Iterator[Section | list[str]]:
@@ -366,13 +395,7 @@ def _ranking(
         Table("brier_score", brier, "Brier score."),
     ]
     step("ROC and precision-recall curves")
-    roc = _collect(m.roc_curve(s.y_true, score, by=s.by, bins=s.bins, **binary))
-    pr = _collect(m.pr_curve(s.y_true, score, by=s.by, bins=s.bins, **binary))
-    by = s.by_names or None
-    parts += [
-        Chart("roc", _spec(plot.roc_curve(roc, by=by)), "ROC curve per segment (legend: AUC)."),
-        Chart("pr", _spec(plot.pr_curve(pr, by=by)), "Precision-recall curves (legend: AP)."),
-    ]
+    parts += _curves(m, s, binary, segments=ap.height)
     yield Section(
         "ranking",
         "Ranking and probabilities",
@@ -394,16 +417,21 @@ def _calibration(lf: pl.LazyFrame, s: Spec, step: Callable[[str], None]) -> Sect
         "n_bins": s.n_bins,
     }
     step("calibration")
-    curve = _collect(_metrics(lf).calibration_curve(s.y_true, s.y_score, **binary))
     error = _collect(_metrics(lf).calibration_error(s.y_true, s.y_score, **binary))
-    chart = plot.reliability(curve, by=s.by_names or None)
+    each = bool(s.by) and error.height <= MAX_CURVES  # a line per segment, as _curves
+    drawn = binary | {"by": s.by if each else None}
+    curve = _collect(_metrics(lf).calibration_curve(s.y_true, s.y_score, **drawn))
+    chart = plot.reliability(curve, by=s.by_names if each else None)
+    caption = "Reliability diagram" + ("" if each or not s.by else " of all rows")
+    if s.by and not each:
+        caption += f": {error.height} segments are too many lines to tell apart"
     return Section(
         "calibration",
         "Calibration",
         f"Reliability diagram: the observed rate of positives against the mean score, in "
         f"{s.n_bins} equal-width score bins; ECE / MCE: expected / maximum calibration error.",
         [
-            Chart("reliability", _spec(chart), "Reliability diagram."),
+            Chart("reliability", _spec(chart), caption + "."),
             Table("calibration_error", error),
         ],
     )
