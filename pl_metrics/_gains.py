@@ -25,7 +25,7 @@ import polars as pl
 from pl_metrics import _ranking as rk
 from pl_metrics._core import formulas as fm
 from pl_metrics._core.names import INTERNAL, POS, SCORE
-from pl_metrics._core.scores import NEG, ScoreCounts
+from pl_metrics._core.scores import NEG, ScoreCounts, per_segment
 from pl_metrics._ranking import curve_points
 
 _BUCKET = "bucket"
@@ -55,12 +55,12 @@ def ks(counts: ScoreCounts, *, error_bound: bool = False) -> pl.LazyFrame:
     keys = counts.keys
     exact = pl.Float64 if counts.frame.collect_schema()[POS].is_float() else pl.Int128
 
-    per_segment = rk.per_segment(keys)
+    over = per_segment(keys)
     # the cumulative sums in a window over the sorted rows (a sort that feeds an
     # order-dependent with_columns stays; one before a group_by the optimiser may drop)
     pos, neg = (pl.col(c).cast(exact) for c in (POS, NEG))
-    p, n = pos.sum().over(keys), neg.sum().over(keys)  # columns: rk.per_segment says why
-    numerator = fm.ks_distance(per_segment(pos.cum_sum()), per_segment(neg.cum_sum()), p, n)
+    p, n = pos.sum().over(keys), neg.sum().over(keys)  # columns: per_segment says why
+    numerator = fm.ks_distance(over(pos.cum_sum()), over(neg.cum_sum()), p, n)
     columns = [numerator.alias(_DISTANCE), p.alias(_ALL_POS), n.alias(_ALL_NEG)]
     if error_bound:
         columns.append(pl.max_horizontal(pos / p, neg / n).cast(pl.Float64).alias(_SHARE))
@@ -98,7 +98,7 @@ def gains(counts: ScoreCounts, *, cuts: list[tuple[int, int]]) -> pl.LazyFrame:
     counts (exact), in Float64 for weights.
     """
     keys = counts.keys
-    per_segment = rk.per_segment(keys)
+    over = per_segment(keys)
     points = curve_points(counts)
     weighted = counts.count_type() == pl.Float64
     exact = pl.Float64 if weighted else pl.Int128
@@ -124,11 +124,11 @@ def gains(counts: ScoreCounts, *, cuts: list[tuple[int, int]]) -> pl.LazyFrame:
     cum_rows, cum_pos = pl.col(_CUM_ROWS), pl.col(_CUM_POS)
     all_rows, all_pos = pl.col(_ALL_ROWS), pl.col(_ALL_POS)
     per_bucket = per_bucket.with_columns(
-        per_segment(rows.cum_sum()).alias(_CUM_ROWS),
-        per_segment(positives.cum_sum()).alias(_CUM_POS),
+        over(rows.cum_sum()).alias(_CUM_ROWS),
+        over(positives.cum_sum()).alias(_CUM_POS),
     ).with_columns(
         # totals as the last cumulative sums: cum_share and gain end at exactly 1 (a
-        # column, in a window: rk.per_segment says why)
+        # column, in a window: per_segment says why)
         cum_rows.last().over(keys).alias(_ALL_ROWS),
         cum_pos.last().over(keys).alias(_ALL_POS),
     )

@@ -164,10 +164,6 @@ def score_cells(
 
 
 # --------------------------------------------------------------------------- DeLong
-def _over(expr: pl.Expr, keys: list[str]) -> pl.Expr:
-    return expr.over(keys) if keys else expr
-
-
 def delong_se(cells: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
     """``*keys, SE``: DeLong's standard error of ``AUC(B) - AUC(A)`` per segment.
 
@@ -192,8 +188,9 @@ def delong_se(cells: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
             .sort([*keys, score], nulls_last=True)
         )
         pos, neg = pl.col("pos"), pl.col("neg")
-        k10 = 2 * _over(neg.cum_sum(), keys) - neg  # 2 (negatives below) + tied
-        k01 = 2 * (_over(pos.sum(), keys) - _over(pos.cum_sum(), keys)) + pos
+        over = sc.per_segment(keys)  # integers: exact as scalars too
+        k10 = 2 * over(neg.cum_sum()) - neg  # 2 (negatives below) + tied
+        k01 = 2 * (over(pos.sum()) - over(pos.cum_sum())) + pos
         cells = cells.join(
             per_score.select(*keys, score, k10.alias(_K10 + score), k01.alias(_K01 + score)),
             on=[*keys, score],

@@ -9,13 +9,21 @@ scikit-learn's step-wise AP).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import polars as pl
 
 from pl_metrics._core import formulas as fm
 from pl_metrics._core.names import ALL, ORD
-from pl_metrics._core.scores import CLASS, N_ROWS, NEG, OTHER, POS, SCORE, TRUE, ScoreCounts
+from pl_metrics._core.scores import (
+    CLASS,
+    N_ROWS,
+    NEG,
+    OTHER,
+    POS,
+    SCORE,
+    TRUE,
+    ScoreCounts,
+    per_segment,
+)
 
 
 def _sorted(column: str) -> pl.Expr:
@@ -224,16 +232,6 @@ def in_segments(
         return frame.sort(column, descending=descending, nulls_last=True)
     order = [False] * len(keys) + [descending]
     return frame.sort([*keys, column], descending=order, nulls_last=True)
-
-
-def per_segment(keys: list[str]) -> Callable[[pl.Expr], pl.Expr]:
-    """``expr.over(keys)``, or ``expr`` itself for one segment (the constant key: a
-    window over one group still groups every row).  Not for a total that divides
-    (an aggregation is a broadcast scalar then, and polars divides by a scalar
-    through its reciprocal: 49 * (1 / 49) is 0.9999999999999999): keep its window."""
-    if keys == [ALL]:
-        return lambda expr: expr
-    return lambda expr: expr.over(keys)
 
 
 def _rate(num: str, den: str) -> pl.Expr:

@@ -14,8 +14,8 @@ import polars as pl
 
 from pl_metrics._core import formulas as fm
 from pl_metrics._core.names import INTERNAL, ORD, f_name
-from pl_metrics._core.scores import SCORE, ScoreCounts
-from pl_metrics._ranking import curve_points, in_segments, per_segment, with_start
+from pl_metrics._core.scores import SCORE, ScoreCounts, per_segment
+from pl_metrics._ranking import curve_points, in_segments, with_start
 
 _PC = f"{INTERNAL}pc"
 _RANK = f"{INTERNAL}rank"
@@ -75,7 +75,7 @@ def best(
     if where is not None:
         table = table.filter(where)
     position = pl.int_range(pl.len())
-    ranked = table.with_columns((position.over(keys) if keys else position).alias(ORD))
+    ranked = table.with_columns(per_segment(keys)(position).alias(ORD))
     value = pl.col(metric).fill_nan(None)
     top = ranked.filter(value.is_not_null())
     if keys:

@@ -1042,23 +1042,9 @@ def test_integer_weights_are_rows_repeated(entry: Entry) -> None:
     repeated = DATA.select(pl.all().repeat_by("wi").explode()).drop("wi")
     got = run(entry, DATA, Cols(w="wi"))
     expected = run(entry, repeated.with_columns(pl.lit(1).alias("wi")), Cols())
-    if "count" in got.columns:  # weighted counts are Float64, row counts integers
-        expected = expected.with_columns(pl.col("count").cast(got.schema["count"]))
-    counts = (
-        "n",
-        "support",
-        "tp",
-        "fp",
-        "fn",
-        "tn",
-        "pos",
-        "neg",
-        "predicted",
-        "rows",
-        "positives",
-        "zero_one_loss",  # normalize=False: the number of rows wrong
-    )
-    for column in counts:
+    # weighted counts are Float64, row counts integers (zero_one_loss with
+    # normalize=False: the number of rows wrong)
+    for column in (*COUNT_COLUMNS, "zero_one_loss"):
         if column in got.columns and got.schema[column] != expected.schema.get(column):
             expected = expected.with_columns(pl.col(column).cast(got.schema[column]))
     same(got, expected)

@@ -64,6 +64,17 @@ class ScoreCounts:
         return pl.Int64 if self.frame.collect_schema()[POS].is_integer() else pl.Float64
 
 
+def per_segment(keys: Sequence[str]) -> Callable[[pl.Expr], pl.Expr]:
+    """``expr.over(keys)``, or ``expr`` itself for one segment (no key, or the
+    constant :data:`ALL`: a window over one group still groups every row).  Not for
+    a total that divides (an aggregation is a broadcast scalar then, and polars
+    divides by a scalar through its reciprocal: 49 * (1 / 49) is
+    0.9999999999999999): keep its window."""
+    if not keys or list(keys) == [ALL]:
+        return lambda expr: expr
+    return lambda expr: expr.over(keys)
+
+
 def resolve_pos_label(schema: pl.Schema, y_true: str, pos_label: object) -> object:
     """``pos_label`` as a label of ``y_true``'s dtype (exactly); default 1 for numbers,
     True for booleans; required for strings."""
