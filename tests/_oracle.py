@@ -34,10 +34,20 @@ def ranking_strategy(how: str) -> Iterator[None]:
     so that every segment's lists and every check's count are merged over batches;
     a segment of more than 4 rows is sorted as a large one (``_SEARCH_CHUNK``: the
     keys scanned in two halves on two threads, the search split over threads),
-    its keys scanned 2 rows at a time (``_SCAN_BLOCK``: ties across the blocks)."""
+    its keys scanned 2 rows at a time (``_SCAN_BLOCK``: ties across the blocks);
+    segments of at most 5 rows are finished a range of them at a time, vectorised
+    (``CHUNK_ROWS``), a larger one alone."""
     from pl_metrics import _ranking_sorted as rs
 
-    names = ("MIN_DISTINCT", "USE_KEYS", "_SAMPLE", "BATCH_ROWS", "_SEARCH_CHUNK", "_SCAN_BLOCK")
+    names = (
+        "MIN_DISTINCT",
+        "USE_KEYS",
+        "_SAMPLE",
+        "BATCH_ROWS",
+        "_SEARCH_CHUNK",
+        "_SCAN_BLOCK",
+        "CHUNK_ROWS",
+    )
     old = {name: getattr(rs, name) for name in names}
     forced = {
         "MIN_DISTINCT": 10**9 if how == "count" else -1,
@@ -46,6 +56,7 @@ def ranking_strategy(how: str) -> Iterator[None]:
         "BATCH_ROWS": 3,
         "_SEARCH_CHUNK": 4,
         "_SCAN_BLOCK": 2,
+        "CHUNK_ROWS": 5,
     }
     for name, value in forced.items():
         setattr(rs, name, value)

@@ -454,3 +454,82 @@ def test_curve_ends_are_exact_with_one_segment_or_several(by: str | None) -> Non
     assert gains["cum_share"][-1] == 1.0  # every row
     # the lowest threshold predicts every row positive: accuracy 49 / 98 = 0.5 exactly
     assert df.metrics.thresholds("y", "s", by=by)["accuracy"][-1] == 0.5
+
+
+def _segments_of_every_size(scores: str, seed: int = 5) -> pl.DataFrame:
+    """150 segments of 1 to 40 rows (some of one class, some tied across the classes),
+    rows shuffled so that each segment spans several batches."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 41, 150)
+    seg = np.repeat(np.arange(150), sizes)
+    n = seg.size
+    y = rng.integers(0, 2, n)
+    y[seg % 17 == 0] = 1  # one class: no AUC; AP of all positives
+    y[seg % 19 == 0] = 0  # no positive: AP 0.0
+    raw = {
+        "probabilities": rng.random(n),
+        "signed": rng.normal(size=n) * 1e3,
+        "tied": np.round(rng.normal(size=n), 1) * np.where(rng.random(n) < 0.1, -0.0, 1.0),
+    }[scores]
+    t = rng.integers(0, 3, n)
+    q = rng.dirichlet([1.0, 1.0, 1.0], n)
+    return pl.DataFrame(
+        {"seg": seg, "y": y, "s": raw, "t": t, "q0": q[:, 0], "q1": q[:, 1], "q2": q[:, 2]}
+    ).sample(fraction=1.0, shuffle=True, seed=seed)
+
+
+@pytest.mark.parametrize("how", ["search", "keys"])
+@pytest.mark.parametrize("scores", ["probabilities", "signed", "tied"])
+def test_many_small_segments_vectorised_equal_scikit_learn(
+    scores: str, how: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Small segments are finished a range at a time in one numpy pass (``CHUNK_ROWS``):
+    each segment's AUC and AP equal scikit-learn's on its rows; the AUC is the same
+    float as one segment alone, the AP and every bound within 1e-12 of it (a
+    segment's terms summed in another order)."""
+    from pl_metrics import _ranking_sorted as rs
+
+    df = _segments_of_every_size(scores)
+    monkeypatch.setattr(rs, "MIN_DISTINCT", -1)  # sorted, whatever the scores look like
+    monkeypatch.setattr(rs, "USE_KEYS", how == "keys")
+    monkeypatch.setattr(rs, "BATCH_ROWS", 400)  # segments over several batches
+    chunks = []
+    chunk = rs._chunk_metric
+    monkeypatch.setattr(rs, "_chunk_metric", lambda *a: chunks.append(1) or chunk(*a))
+    q = {0: "q0", 1: "q1", 2: "q2"}
+    calls = {
+        "roc_auc": lambda m: m.roc_auc("y", "s", by="seg", ci=0.9),
+        "average_precision": lambda m: m.average_precision("y", "s", by="seg", ci=0.9),
+        "roc_auc macro": lambda m: m.roc_auc("t", q, by="seg"),
+        "roc_auc weighted": lambda m: m.roc_auc("t", q, by="seg", average="weighted"),
+        "average_precision macro": lambda m: m.average_precision("t", q, by="seg"),
+        "average_precision weighted": (
+            lambda m: m.average_precision("t", q, by="seg", average="weighted")
+        ),
+    }
+    for name, call in calls.items():
+        monkeypatch.setattr(rs, "CHUNK_ROWS", 1_000)  # ranges of about 50 segments
+        vectorised = call(df.metrics).sort("seg")
+        monkeypatch.setattr(rs, "CHUNK_ROWS", 0)  # every segment alone
+        alone = call(df.metrics).sort("seg")
+        metric = name.split()[0]
+        if metric == "roc_auc":
+            assert vectorised[metric].equals(alone[metric]), name
+        oracle.assert_close(vectorised, alone)  # rtol 1e-9; nulls in the same places
+        gap = (vectorised.drop("seg") - alone.drop("seg")).select(pl.all().abs().max())
+        assert all(g is None or g <= 1e-12 for g in gap.row(0)), (name, gap)
+    assert len(chunks) >= 3 * 8  # every call took ranges of segments (3 classes each)
+
+    got = calls["roc_auc"](df.metrics).sort("seg")
+    got_ap = calls["average_precision"](df.metrics).sort("seg")
+    for (key,), rows in df.partition_by("seg", as_dict=True).items():
+        y, s = rows["y"].to_numpy(), rows["s"].to_numpy()
+        auc = got.filter(pl.col("seg") == key)["roc_auc"].item()
+        ap = got_ap.filter(pl.col("seg") == key)["average_precision"].item()
+        if np.unique(y).size < 2:
+            assert auc is None  # scikit-learn raises
+        else:
+            assert auc == pytest.approx(skm.roc_auc_score(y, s), rel=1e-12, abs=1e-15)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # no positive: scikit-learn warns, returns 0.0
+            assert ap == pytest.approx(skm.average_precision_score(y, s), rel=1e-12, abs=1e-15)

@@ -1998,10 +1998,11 @@ SORTING_BAD = [p for p in BAD if p.values[0] in SORTING]
 SORTED = {"search": "_Searched", "keys": "_Keyed"}
 
 
-def _force_sorting(monkeypatch: pytest.MonkeyPatch, how: str) -> list[str]:
+def _force_sorting(monkeypatch: pytest.MonkeyPatch, how: str, chunk_rows: int = 10) -> list[str]:
     """Force a sorting strategy; the list names the class of every segment's sorted
-    scores that a metric read (the strategy must be taken: the registry's scores are
-    not negative, so ``"keys"`` applies)."""
+    scores that a metric read, or ``"chunk"`` for a range of small segments
+    vectorised (segments of at most ``chunk_rows`` rows; the strategy must be taken:
+    the registry's scores are not negative, so ``"keys"`` applies)."""
     from pl_metrics import _ranking_sorted
 
     calls: list[str] = []
@@ -2018,21 +2019,32 @@ def _force_sorting(monkeypatch: pytest.MonkeyPatch, how: str) -> list[str]:
     monkeypatch.setattr(_ranking_sorted, "BATCH_ROWS", 50)  # segments over several batches
     monkeypatch.setattr(_ranking_sorted, "_SEARCH_CHUNK", 8)  # large: halves on two threads
     monkeypatch.setattr(_ranking_sorted, "_SCAN_BLOCK", 3)  # keys scanned 3 rows at a time
+    monkeypatch.setattr(_ranking_sorted, "CHUNK_ROWS", chunk_rows)
     for name, metric in _ranking_sorted._METRICS.items():
         monkeypatch.setitem(_ranking_sorted._METRICS, name, counted(metric))
+    chunk = _ranking_sorted._chunk_metric
+
+    def chunked(*args: object) -> object:
+        calls.append("chunk")
+        return chunk(*args)
+
+    monkeypatch.setattr(_ranking_sorted, "_chunk_metric", chunked)
     return calls
 
 
+@pytest.mark.parametrize("chunk_rows", [10, 1 << 20], ids=["alone", "vectorised"])
 @pytest.mark.parametrize("how", sorted(SORTED))
 @pytest.mark.parametrize("entry", SORTING, ids=[e.name for e in SORTING])
 def test_sorting_strategy_obeys_the_laws(
-    entry: Entry, how: str, parquet_dir: Path, monkeypatch: pytest.MonkeyPatch
+    entry: Entry, how: str, chunk_rows: int, parquet_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     c = Cols()  # un-weighted: weights take the counting path
     counted = run(entry, DATA, c)
-    sorting = _force_sorting(monkeypatch, how)
+    sorting = _force_sorting(monkeypatch, how, chunk_rows)
     same(run(entry, DATA, c), counted)
-    assert set(sorting) == {SORTED[how]}, f"{entry.name}: the {how} path was not taken"
+    taken = SORTED[how] if chunk_rows < 15 else "chunk"  # the smallest segment: 15 rows
+    assert set(sorting) <= {SORTED[how], "chunk"}
+    assert taken in sorting, f"{entry.name}: the {how} path ({taken}) was not taken"
     same(run(entry, DATA.sample(fraction=1.0, shuffle=True, seed=3), c), counted)
     lazy = entry.call(DATA.lazy().metrics, c)
     same(lazy.collect(engine="streaming"), counted)

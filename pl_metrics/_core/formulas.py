@@ -92,7 +92,8 @@ class _Numpy:
     def exp(self, x: Any) -> Any:
         import numpy as np
 
-        return np.exp(x)
+        with np.errstate(over="ignore"):  # inf: the limit the formulas here expect
+            return np.exp(x)
 
 
 POLARS: Backend = _Polars()
@@ -315,8 +316,23 @@ def delong_se(
     sample variance (denominator P - 1) of the positives' placements ``v10`` (each
     counted ``pos`` times: a count per distinct score, or 1 per row) and S01 that of
     the negatives' placements ``v01`` (denominator N - 1)."""
-    s10 = (pos * (v10 - auc) ** 2).sum() / (p_total - 1)
-    s01 = (neg * (v01 - auc) ** 2).sum() / (n_total - 1)
+    return delong_se_of_squares(
+        (pos * (v10 - auc) ** 2).sum(),
+        (neg * (v01 - auc) ** 2).sum(),
+        p_total=p_total,
+        n_total=n_total,
+        xp=xp,
+    )
+
+
+def delong_se_of_squares(
+    squares10: Any, squares01: Any, *, p_total: Any, n_total: Any, xp: Backend
+) -> Any:
+    """:func:`delong_se` from the sums of the squared deviations of the placements from
+    the AUC (the positives' ``squares10``, the negatives' ``squares01``), summed by
+    the caller (per segment: a grouped sum)."""
+    s10 = squares10 / (p_total - 1)
+    s01 = squares01 / (n_total - 1)
     return xp.sqrt(s10 / p_total + s01 / n_total)
 
 
