@@ -484,7 +484,7 @@ def sorted_metric(
 #: time (about this many rows, one vectorised numpy pass: :func:`_chunk_metric`); a
 #: larger segment, or one alone in its range, on its own (:class:`_Keyed`,
 #: :class:`_Searched`).
-CHUNK_ROWS = 1 << 20
+CHUNK_ROWS = 1 << 18
 #: Rows per batch of :func:`_in_batches`.
 BATCH_ROWS = 1 << 20
 _PART_ROW = f"{names.INTERNAL}part_row"
