@@ -24,15 +24,17 @@ from dataclasses import dataclass, replace
 import polars as pl
 
 from pl_metrics import _classification as cls
+from pl_metrics import _fairness as fair
 from pl_metrics import _gains
 from pl_metrics import _probability as prob
 from pl_metrics import _ranking as rk
 from pl_metrics._core import checks as v
 from pl_metrics._core import formulas as fm
 from pl_metrics._core import names
-from pl_metrics._core.confusion import Counts
+from pl_metrics._core.confusion import LABEL, Counts
 from pl_metrics._core.names import COUNT, INTERNAL, NEG, POS
 from pl_metrics._core.scores import ScoreCounts
+from pl_metrics._intervals import analytic as an
 from pl_metrics._intervals import attach as iv
 
 #: The output columns (declared in ``_core.names``).  WINDOW_END also holds each
@@ -49,11 +51,18 @@ AVERAGED = tuple(
     for m in ("precision", "recall", "f1", "jaccard")
     for a in ("micro", "macro", "weighted")
 )
+#: the metrics of the ``pos_label`` class (binary labels, as the binary methods)
+POSITIVE = ("precision", "recall", "f1", "jaccard", "specificity")
+#: the positive-class metrics that are proportions: Wilson's interval (``ci_method="wilson"``)
+WILSON = frozenset({"precision", "recall", "specificity", "jaccard"})
 RANKING = ("roc_auc", "average_precision", "ks")
 PROBABILITY = ("log_loss", "brier_score")
+#: the expected calibration error of 15 equal bins (``calibration_error``'s ``ece``)
+CALIBRATION = ("calibration_error",)
+CALIBRATION_BINS = 15
 #: the metrics that read ``y_score`` (a binary score / probability of pos_label)
-SCORED = (*RANKING, *PROBABILITY)
-METRICS = (*SUMMARY, *AVERAGED, *SCORED)
+SCORED = (*RANKING, *PROBABILITY, *CALIBRATION)
+METRICS = (*SUMMARY, *AVERAGED, *POSITIVE, *SCORED)
 
 _UNITS = {"ns": 1, "us": 1_000, "ms": 1_000_000, "s": 10**9, "m": 60 * 10**9, "h": 3600 * 10**9}
 _CALENDAR = {"d": ("d", 1), "w": ("d", 7), "mo": ("mo", 1), "q": ("mo", 3), "y": ("mo", 12)}
@@ -127,7 +136,7 @@ def check_metrics(metrics: object, *, y_pred: str | None, y_score: str | None) -
     if y_score is None and any(m in SCORED for m in names_):
         msg = (
             "`y_score` is required for the ranking and probability metrics (roc_auc, "
-            "average_precision, ks, log_loss, brier_score)"
+            "average_precision, ks, log_loss, brier_score, calibration_error)"
         )
         raise ValueError(msg)
     return list(names_)
@@ -293,6 +302,54 @@ def finish_labels(
     return out
 
 
+def finish_positive(
+    counts: Counts,
+    pos: object,
+    metrics: list[str],
+    *,
+    columns: tuple[str, str],
+    ci: float | None,
+    ci_method: str | None,
+    n_boot: int,
+    seed: int | None,
+) -> list[pl.LazyFrame]:
+    """The metrics of the ``pos`` class (compute dtype) of each window, one long frame
+    per metric, from its 2x2 counts against the one other label
+    (``_fairness.binary_table``: more labels are refused, as by the binary methods;
+    ``columns``: y_true, y_pred, for that message); a window without ``pos`` gets
+    the zero-division values (0.0; specificity from its negatives), as
+    scikit-learn's binary scores with ``zero_division=0``.  Intervals: the
+    bootstrap of ``per_class`` (its default; null where the window lacks ``pos``),
+    or (``ci_method="wilson"``) Wilson's for the proportions (:data:`WILSON`)."""
+    wanted = [m for m in metrics if m in POSITIVE]
+    table = fair.binary_table(counts, pos, "over_time", *columns)
+    c = {k: pl.col(k) for k in ("tp", "fp", "fn", "tn")}
+    values = [fm.binary_metric(m, c, 0.0).alias(m) for m in wanted]
+    intervals: list[pl.Expr] = []
+    if ci is not None and ci_method == "wilson":
+        trials = {
+            "precision": (c["tp"], c["tp"] + c["fp"]),
+            "recall": (c["tp"], c["tp"] + c["fn"]),
+            "specificity": (c["tn"], c["tn"] + c["fp"]),
+            "jaccard": (c["tp"], c["tp"] + c["fp"] + c["fn"]),
+        }
+        for m in wanted:  # f1 is refused with wilson by the caller
+            low, high = an.wilson(*trials[m], ci)
+            intervals += [low.alias(f"{m}_low"), high.alias(f"{m}_high")]
+    point = counts.finish(table.select(*counts.keys, *values, *intervals))
+    if ci is not None and ci_method != "wilson":
+        per_class = cls.per_class(counts, beta=1.0, zero_division=0.0)
+        per_class = iv.bootstrap_labels(
+            counts, per_class, "per_class", ci=ci, n_boot=n_boot, seed=seed
+        )
+        label = pl.lit(pos, counts.types.compute).cast(counts.types.output)
+        bounds = per_class.filter(pl.col(LABEL) == label).select(
+            *counts.by, pl.col(names.interval_columns(wanted))
+        )
+        point = point.join(bounds, on=counts.by, how="left", nulls_equal=True)
+    return [_long(point, counts.by[:-1], m, m, ci is not None) for m in wanted]
+
+
 def finish_scores(
     counts: ScoreCounts,
     metrics: list[str],
@@ -375,3 +432,45 @@ def finish_probabilities(
             point = point.with_columns(nulls)
         out.append(_long(point, rows.by[:-1], m, m, ci is not None))
     return out
+
+
+_TRUE = f"{INTERNAL}prob_true"
+_PRED = f"{INTERNAL}prob_pred"
+_BIN = f"{INTERNAL}bin"
+
+
+def finish_calibration(
+    rows: prob.Rows, w: Windows, index: str, *, ci: float | None
+) -> list[pl.LazyFrame]:
+    """The expected calibration error of each window (``calibration_error``'s ``ece``,
+    :data:`CALIBRATION_BINS` equal bins): per bucket and bin the (weighted) mean
+    outcome, mean probability and the bin's weight; a window's bin sums its
+    buckets' (means weighted by their weights, ``formulas.weighted_mean``), and
+    its ECE is the weighted mean over its non-empty bins of ``|prob_true -
+    prob_pred|``.  No interval (null bounds with ``ci``)."""
+    key = rows.keys[-1]
+    p = rows.probabilities()[0]
+    outcome = rows.outcomes()[0]
+    total = pl.len().cast(pl.Float64) if rows.weight is None else rows.weight.sum()
+    frame = rows.aggregate(
+        rows.mean(outcome).alias(_TRUE),
+        rows.mean(p).alias(_PRED),
+        total.alias(_WEIGHT),
+        keys=[*rows.keys, _BIN],
+        frame=rows.lf.with_columns(prob.uniform_bin(p, CALIBRATION_BINS).alias(_BIN)),
+    )
+    frame = null_index_check(frame, key, index)
+    weight = pl.col(_WEIGHT)
+    combine = {
+        _TRUE: fm.weighted_mean(pl.col(_TRUE), weight),
+        _PRED: fm.weighted_mean(pl.col(_PRED), weight),
+        _WEIGHT: weight.sum(),
+    }
+    frame = _spread(frame, key, w, combine)
+    gap = (pl.col(_TRUE) - pl.col(_PRED)).abs()
+    ece = frame.group_by(rows.keys).agg((gap * (weight / weight.sum())).sum().alias("ece"))
+    point = rows.finish(ece.select(*rows.keys, pl.col("ece").alias(CALIBRATION[0])))
+    if ci is not None:
+        nulls = [pl.lit(None, pl.Float64).alias(c) for c in names.interval_columns(CALIBRATION)]
+        point = point.with_columns(nulls)
+    return [_long(point, rows.by[:-1], CALIBRATION[0], CALIBRATION[0], ci is not None)]

@@ -378,6 +378,14 @@ def _numpy_quantile(x: pl.Expr, q: float, weight: pl.Expr | None = None) -> pl.E
     return pl.when(t >= 0.5).then(b - diff * (1 - t)).otherwise(a + diff * t).first()
 
 
+def uniform_bin(p: pl.Expr, n_bins: int) -> pl.Expr:
+    """The bin of the probability ``p`` among ``n_bins`` equal bins of [0, 1]: the number
+    of inner edges strictly below it (a probability on an edge: the lower bin)."""
+    if n_bins == 1:
+        return pl.lit(0, pl.Int64)
+    return pl.sum_horizontal((p > edge).cast(pl.Int64) for edge in _uniform_edges(n_bins))
+
+
 def _bin_of(rows: Rows, p: pl.Expr, n_bins: int, strategy: str) -> tuple[pl.LazyFrame, pl.Expr]:
     """Rows with the bin of the probability ``p``: the number of inner edges strictly
     below it (``np.searchsorted(edges[1:-1], p)``, as
@@ -385,9 +393,7 @@ def _bin_of(rows: Rows, p: pl.Expr, n_bins: int, strategy: str) -> tuple[pl.Lazy
     if n_bins == 1:  # no inner edge: one bin
         return rows.lf, pl.lit(0, pl.Int64)
     if strategy == "uniform":
-        return rows.lf, pl.sum_horizontal(
-            (p > edge).cast(pl.Int64) for edge in _uniform_edges(n_bins)
-        )
+        return rows.lf, uniform_bin(p, n_bins)
     # numpy: np.percentile(p, np.linspace(0, 1, n_bins + 1) * 100), q divided by 100 again
     step = 1.0 / n_bins
     qs = [((i * step) * 100) / 100 for i in range(1, n_bins)]

@@ -113,7 +113,17 @@ ThresholdMetric: TypeAlias = Literal[
     "tp", "fp", "fn", "tn", "precision", "recall", "f1", "specificity", "accuracy", "mcc"
 ]
 #: ``metrics=`` of ``over_time`` (``_over_time.METRICS``).
-OverTimeMetric: TypeAlias = Literal["n", _LabelMetric, _ScoreMetric]
+OverTimeMetric: TypeAlias = Literal[
+    "n",
+    _LabelMetric,
+    "precision",
+    "recall",
+    "f1",
+    "jaccard",
+    "specificity",
+    _ScoreMetric,
+    "calibration_error",
+]
 
 # ------------------------------------------------------------------------ inputs
 #: A column given by name or as an expression.

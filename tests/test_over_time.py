@@ -12,6 +12,7 @@ import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sklearn import metrics as skm
 
 import pl_metrics as plm
 
@@ -27,17 +28,21 @@ METRICS = [
     "ks",
     "log_loss",
     "brier_score",
+    "calibration_error",
 ]
+#: The pos_label class's metrics (binary labels: drawn with a binary ``p``).
+POSITIVE = ["precision", "recall", "f1", "jaccard", "specificity"]
 
 
 @st.composite
 def frames(draw: st.DrawFn) -> dict:
     n = draw(st.integers(1, 60))
+    binary = draw(st.booleans())  # binary predictions: the positive class's metrics too
     hours = draw(st.lists(st.integers(0, 24 * 9), min_size=n, max_size=n))
     data = {
         "ts": [START + dt.timedelta(hours=h) for h in hours],
         "y": oracle.with_a_positive(draw(st.lists(st.integers(0, 1), min_size=n, max_size=n))),
-        "p": draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)),
+        "p": draw(st.lists(st.integers(0, 1 if binary else 2), min_size=n, max_size=n)),
         "s": draw(st.lists(st.integers(0, 10).map(lambda i: i / 10), min_size=n, max_size=n)),
     }
     by = None
@@ -51,7 +56,8 @@ def frames(draw: st.DrawFn) -> dict:
     k = draw(st.integers(1, 3))
     step = {"1d": 24, "2d": 48, "12h": 12}[every]
     period = f"{k * step}h" if every == "12h" else f"{k * int(every[0])}d"
-    chosen = draw(st.lists(st.sampled_from(METRICS), min_size=1, max_size=4, unique=True))
+    pool = METRICS + POSITIVE if binary else METRICS
+    chosen = draw(st.lists(st.sampled_from(pool), min_size=1, max_size=4, unique=True))
     return {
         "df": pl.DataFrame(data),
         "by": by,
@@ -73,12 +79,47 @@ def _window_value(rows: pl.DataFrame, metric: str, weight: str | None) -> float 
         return table.filter(pl.col("average") == average)[name].item()
     if metric in ("log_loss", "brier_score"):
         return getattr(m, metric)("y", "s", weight=weight)[metric].item()
+    if metric in POSITIVE:
+        return _positive_class(rows, metric, weight)
+    if metric == "calibration_error":
+        return _expected_calibration_error(rows, weight)
     if (rows["y"] == 1).sum() == 0:  # a window without positives: one class
         # (the frame methods refuse an input without pos_label; over_time's input has it)
         return {"roc_auc": None, "average_precision": 0.0, "ks": None}[metric]
     if metric == "ks":
         return m.ks("y", "s", weight=weight)["ks"].item()
     return getattr(m, metric)("y", "s", weight=weight)[metric].item()
+
+
+def _positive_class(rows: pl.DataFrame, metric: str, weight: str | None) -> float:
+    """scikit-learn's score of class 1 (specificity: the recall of class 0), 0.0 where
+    undefined (``zero_division=0``; ``labels=[c]`` so a window of one class is scored)."""
+    y, p = rows["y"].to_numpy(), rows["p"].to_numpy()
+    w = None if weight is None else rows[weight].to_numpy()
+    score = {
+        "precision": skm.precision_score,
+        "recall": skm.recall_score,
+        "specificity": skm.recall_score,
+        "f1": skm.f1_score,
+        "jaccard": skm.jaccard_score,
+    }[metric]
+    label = 0 if metric == "specificity" else 1
+    kw = {"labels": [label], "average": None, "zero_division": 0, "sample_weight": w}
+    return float(score(y, p, **kw)[0])
+
+
+def _expected_calibration_error(rows: pl.DataFrame, weight: str | None) -> float:
+    """ECE of 15 equal bins, by hand: scikit-learn's ``calibration_curve`` bins
+    (``np.searchsorted(edges[1:-1], s)``: a score on an edge in the lower bin), each
+    non-empty bin's |mean outcome - mean score| weighted by its share of the weight."""
+    s, y = rows["s"].to_numpy(), rows["y"].to_numpy().astype(float)
+    w = np.ones(s.size) if weight is None else rows[weight].to_numpy()
+    bins = np.searchsorted(np.linspace(0.0, 1.0, 16)[1:-1], s)
+    total = np.bincount(bins, weights=w, minlength=15)
+    seen = total > 0
+    true = np.bincount(bins, weights=w * y, minlength=15)[seen] / total[seen]
+    pred = np.bincount(bins, weights=w * s, minlength=15)[seen] / total[seen]
+    return float(np.sum(np.abs(true - pred) * total[seen] / total.sum()))
 
 
 def brute_force(case: dict) -> pl.DataFrame:
@@ -344,3 +385,60 @@ def test_local_calendar_buckets_where_clocks_change_at_midnight(
     if period is None:  # tumbling: every row in exactly one window, no gap, no overlap
         assert n["value"].sum() == df.height
         assert n["window_start"][1:].to_list() == n["window_end"][:-1].to_list()
+
+
+def test_positive_class_intervals_per_window() -> None:
+    """The positive class's intervals per window: the bootstrap (the default) is
+    ``per_class``'s on the window's rows (the same segment key: the same draws), row
+    ``pos_label``; ``ci_method="wilson"`` is statsmodels' Wilson interval of the
+    window's counts; f1 has no Wilson interval (refused, naming the bootstrap)."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    rng = np.random.default_rng(7)
+    n = 600
+    df = pl.DataFrame(
+        {
+            "ts": [START + dt.timedelta(minutes=int(m)) for m in rng.integers(0, 60 * 24 * 4, n)],
+            "y": rng.choice(["no", "yes"], n),
+            "p": rng.choice(["no", "yes"], n),
+        }
+    )
+    args = {"y_pred": "p", "index": "ts", "every": "1d", "period": "2d", "pos_label": "yes"}
+    got = df.metrics.over_time("y", metrics=POSITIVE, ci=0.9, n_boot=60, **args)
+    window = got.filter(pl.col("window_end") == got["window_end"].unique().sort()[2])
+    start, end = window["window_start"][0], window["window_end"][0]
+    rows = df.filter((pl.col("ts") >= start) & (pl.col("ts") < end))
+    rows = rows.with_columns(pl.lit(end).alias("window_end"))
+    direct = rows.metrics.per_class("y", "p", by="window_end", ci=0.9, n_boot=60)
+    direct = direct.filter(pl.col("label") == "yes").row(0, named=True)
+    for metric in POSITIVE:
+        row = window.filter(pl.col("metric") == metric).row(0, named=True)
+        column = metric
+        expected = (direct[column], direct[f"{column}_low"], direct[f"{column}_high"])
+        assert (row["value"], row["low"], row["high"]) == pytest.approx(expected, rel=1e-12)
+
+    wilson = df.metrics.over_time(
+        "y", metrics=["precision", "recall", "specificity"], ci=0.9, ci_method="wilson", **args
+    )
+    y, p = rows["y"] == "yes", rows["p"] == "yes"
+    tp, fp, fn, tn = (y & p).sum(), (~y & p).sum(), (y & ~p).sum(), (~y & ~p).sum()
+    for metric, (hits, trials) in {
+        "precision": (tp, tp + fp),
+        "recall": (tp, tp + fn),
+        "specificity": (tn, tn + fp),
+    }.items():
+        row = wilson.filter((pl.col("metric") == metric) & (pl.col("window_end") == end))
+        low, high = proportion_confint(hits, trials, alpha=0.1, method="wilson")
+        assert row.select("low", "high").row(0) == pytest.approx((low, high), rel=1e-9)
+    with pytest.raises(ValueError, match="use ci_method='bootstrap' for \\['f1'\\]"):
+        df.metrics.over_time("y", metrics=["f1"], ci=0.9, ci_method="wilson", **args)
+
+
+def test_positive_class_needs_binary_labels_and_names_pos_label() -> None:
+    """As the binary methods: three labels are refused; string labels need pos_label."""
+    df = pl.DataFrame({"ts": [START] * 4, "y": ["a", "b", "c", "a"], "p": ["a", "b", "c", "c"]})
+    args = {"y_pred": "p", "index": "ts", "every": "1d", "metrics": ["precision"]}
+    with pytest.raises(ValueError, match="`pos_label` is required"):
+        df.metrics.over_time("y", **args)
+    with pytest.raises(plm.DataError, match=r"over_time is binary: 1 segment"):
+        df.metrics.over_time("y", pos_label="a", **args)

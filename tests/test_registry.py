@@ -600,6 +600,23 @@ METHODS: list[Entry] = [
         outputs="over_time",
     ),
     Entry(
+        "over_time[positive]",
+        lambda m, c: m.over_time(
+            c.yb,
+            y_pred=c.pb,
+            y_score=c.s,
+            pos_label=c.pos,
+            index="ts",
+            every="1d",
+            period="2d",
+            metrics=["precision", "recall", "f1", "jaccard", "specificity", "calibration_error"],
+            by=c.by,
+            weight=c.w,
+        ),
+        ("binary",),
+        outputs="over_time",
+    ),
+    Entry(
         "over_time[ci]",
         lambda m, c: m.over_time(
             c.y, y_pred=c.p, index="ts", every="1d", period="2d", by=c.by, **CI

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
+from pl_metrics import _fairness as fair
 from pl_metrics import _over_time as ot
 from pl_metrics import _probability as prob
 from pl_metrics._core import checks as v
@@ -64,9 +65,15 @@ class MonitoringMethods:
             Names from ``summary`` (``n``, ``accuracy``, ``balanced_accuracy``,
             ``mcc``, ``cohen_kappa``), ``averages`` (``precision_macro``,
             ``f1_weighted``, ... : ``{precision,recall,f1,jaccard}_{micro,macro,weighted}``;
-            they read ``y_pred``), ranking (``roc_auc``, ``average_precision``,
-            ``ks``) and probability (``log_loss``, ``brier_score``; binary): these
-            read the score / probability of ``pos_label``, ``y_score``.
+            they read ``y_pred``), the ``pos_label`` class's ``precision``,
+            ``recall``, ``f1``, ``jaccard`` and ``specificity`` (binary labels, as
+            ``selection_rate``; they read ``y_pred``; a window without
+            ``pos_label`` gets 0.0, specificity its negatives' share, as
+            scikit-learn's ``zero_division=0``), ranking (``roc_auc``,
+            ``average_precision``, ``ks``) and probability (``log_loss``,
+            ``brier_score``, ``calibration_error``: :meth:`calibration_error`'s
+            ``ece`` of 15 equal bins; binary): these read the score /
+            probability of ``pos_label``, ``y_score``.
         y_pred, y_score
             Column of the predicted labels / of the score of ``pos_label``.
         by, weight, labels, pos_label
@@ -76,9 +83,11 @@ class MonitoringMethods:
             :meth:`roc_auc` / :meth:`average_precision`.  ``ci_method`` None (the
             default): each metric's own default, DeLong for ``roc_auc``, the logit
             interval for ``average_precision``, the bootstrap for the label
-            metrics; ``"bootstrap"``: every metric; ``"wilson"``: accuracy only;
+            metrics; ``"bootstrap"``: every metric; ``"wilson"``: accuracy and
+            the positive class's precision, recall, specificity and jaccard;
             ``"delong"``: roc_auc only; ``"logit"``: average_precision only.
-            ``n``, ``ks``, ``log_loss`` and ``brier_score`` have none.
+            ``n``, ``ks``, ``log_loss``, ``brier_score`` and ``calibration_error``
+            have none.
 
         Returns
         -------
@@ -104,11 +113,13 @@ class MonitoringMethods:
         """
         chosen = ot.check_metrics(metrics, y_pred=y_pred, y_score=y_score)
         w = ot.windows(every, period)
-        # metrics without intervals (n, ks, log_loss, brier_score) go with any method
-        free = {"n", "ks", *ot.PROBABILITY}
+        # metrics without intervals (n, ks, the losses, calibration_error) go with any method
+        free = {"n", "ks", *ot.PROBABILITY, *ot.CALIBRATION}
         allowed = v.ANALYTIC_CI.get(str(ci_method))
         if allowed is not None:
             allowed |= free  # a new set
+        if ci_method == "wilson":  # and the positive class's proportions
+            allowed |= ot.WILSON
         if ci is not None and allowed is not None and not set(chosen) <= allowed:
             msg = (
                 f"ci_method={ci_method!r} gives intervals for {sorted(allowed - free)} only; "
@@ -140,13 +151,21 @@ class MonitoringMethods:
         options = {"ci": ci if wants_ci else None, "ci_method": ci_method}
         options |= {"n_boot": n_boot, "seed": seed}
         parts = []
-        if any(m not in ot.SCORED for m in chosen):
+        if any(m in ot.SUMMARY or m in ot.AVERAGED for m in chosen):
             v.check_column_name("y_pred", y_pred)
             counts = confusion_counts(
                 lf, y_true, y_pred, by=keys, labels=labels, weight=weight, reserved=reserved
             )
             parts += ot.finish_labels(ot.label_windows(counts, w, index), chosen, **options)
-        if any(m in ot.PROBABILITY for m in chosen):
+        if any(m in ot.POSITIVE for m in chosen):
+            assert y_pred is not None  # check_metrics
+            binary, pos = fair.binary_confusion(
+                lf, y_true, y_pred, by=keys, pos_label=pos_label, weight=weight, reserved=reserved
+            )
+            parts += ot.finish_positive(
+                ot.label_windows(binary, w, index), pos, chosen, columns=(y_true, y_pred), **options
+            )
+        if any(m in ot.PROBABILITY or m in ot.CALIBRATION for m in chosen):
             rows = prob.Rows(
                 lf,
                 y_true,
@@ -159,6 +178,8 @@ class MonitoringMethods:
                 argument="y_score",
             )
             parts += ot.finish_probabilities(rows, chosen, w, index, ci=options["ci"])
+            if "calibration_error" in chosen:
+                parts += ot.finish_calibration(rows, w, index, ci=options["ci"])
         if any(m in ot.RANKING for m in chosen):
             counts = sc.binary_score_counts(
                 lf, y_true, y_score, by=keys, pos_label=pos_label, weight=weight, reserved=reserved
