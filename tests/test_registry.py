@@ -1700,6 +1700,13 @@ CLI: list[tuple[str, str, list[str]]] = [
     ),
     _cli(
         "over-time",
+        "over_time[positive]",
+        *_BINARY_LABELS,
+        *("--score", "s", "--index", "ts", "--every", "1d", "--period", "2d"),
+        *("--metrics", "precision,recall,f1,jaccard,specificity,calibration_error"),
+    ),
+    _cli(
+        "over-time",
         "over_time[ci]",
         *_LABELS,
         *("--index", "ts", "--every", "1d", "--period", "2d"),
