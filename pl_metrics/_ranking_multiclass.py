@@ -30,9 +30,12 @@ from collections.abc import Mapping
 import polars as pl
 
 from pl_metrics import _ranking as rk
+from pl_metrics._core import checks as v
+from pl_metrics._core import formulas as fm
 from pl_metrics._core import names
 from pl_metrics._core import scores as sc
 from pl_metrics._core.scores import CLASS, NEG, POS, SCORE, ScoreCounts
+from pl_metrics._intervals import analytic as an
 
 #: A class's number (or weight) of positives, the weight of the weighted average.
 _POSITIVES = f"{names.INTERNAL}positives"
@@ -93,11 +96,12 @@ def counts(
     by: object,
     weight: str | None,
     method: str,
+    ci: bool = False,
 ) -> ScoreCounts:
-    """The multiclass state of ``method``'s rows (checks as every multiclass method)."""
-    return sc.multiclass_score_counts(
-        lf, y_true, y_score, by=by, weight=weight, reserved=names.output_columns(method)
-    )
+    """The multiclass state of ``method``'s rows (checks as every multiclass method;
+    ``ci``: the interval columns are the method's output columns too)."""
+    reserved = names.output_columns(method, ci=ci)
+    return sc.multiclass_score_counts(lf, y_true, y_score, by=by, weight=weight, reserved=reserved)
 
 
 def per_class_counts(state: ScoreCounts) -> ScoreCounts:
@@ -130,6 +134,119 @@ def roc_auc(state: ScoreCounts, *, multi_class: str, average: str | None) -> pl.
     if average == "micro":
         return rk.roc_auc(micro_counts(state))
     return rk.roc_auc_multiclass(state, multi_class=multi_class, average=average)
+
+
+def roc_auc_delong_per_class(state: ScoreCounts, ci: float) -> pl.LazyFrame:
+    """``*by, label, roc_auc, roc_auc_low, roc_auc_high``: each class's AUC against the
+    rest and DeLong's interval of that binary problem (null for a class with fewer
+    than two positives or negatives in the segment)."""
+    ovr = per_class_counts(state)
+    result = ovr.frame.group_by(ovr.keys).agg(*rk.auc_exprs(), *an.delong_exprs(ci))
+    columns = ["roc_auc", *names.interval_columns(["roc_auc"])]
+    return _labelled(ovr, result.select(*ovr.keys, *columns).sort(ovr.keys, nulls_last=True))
+
+
+#: The standard error column of :func:`delong_mean_se`.
+SE = f"{names.INTERNAL}se"
+
+
+def delong_mean_se(
+    lf: pl.LazyFrame,
+    y_true: str,
+    y_score: Mapping[object, str],
+    *,
+    by: object,
+    average: str,
+) -> pl.LazyFrame:
+    """``*by, SE``: the standard error of the macro / weighted mean of the one-vs-rest
+    ROC AUCs (un-weighted rows; the inputs checked by the point estimate's plan).
+
+    Each class k is a binary problem on the same rows (its positives the rows of
+    class k, its negatives the others), its AUC A_k the mean of DeLong's
+    placements.  The mean sum_k c_k A_k (macro: c_k = 1 / K over the classes with
+    an AUC; weighted: their share of the positives) has the variance
+    ``sum_k sum_l c_k c_l C_kl``: C_kk is DeLong's variance of A_k; C_kl the
+    covariance of the two AUCs' influence functions over the rows, the sum over
+    the rows of psi_k psi_l, with psi_k = (placement_k - A_k) / P_k for a positive
+    of k and / N_k for a negative (DeLong's covariance of two AUCs on the same
+    rows, where each row is a positive of its class and a negative of the
+    others).  Computed as ``sum_rows (sum_k c_k psi_k)^2`` plus, per class,
+    ``c_k^2 (C_kk - sum_rows psi_k^2)``.  Null when a class of the mean has fewer
+    than two positives or negatives."""
+    segments = v.normalize_by(by)
+    schema = lf.collect_schema()
+    dtype = schema[y_true]
+    keys = names.segment_keys(segments)
+    rows = (
+        names.with_segment_keys(lf, segments)
+        if segments
+        else lf.with_columns(pl.lit(True).alias(names.ALL))
+    )
+    rows = rows.select(*keys, y_true, *dict.fromkeys(y_score.values()))
+    classes = []
+    for i, (label, column) in enumerate(y_score.items()):
+        pos = pl.col(y_true) == pl.lit(v.label_value(label, dtype, "y_score", y_true), dtype)
+        score = pl.col(column).cast(pl.Float64) + 0.0  # -0.0 is 0.0
+        p = pos.sum().over(keys).cast(pl.Float64)
+        n = pl.len().over(keys).cast(pl.Float64) - p
+        # the other class's rows below + half those tied: its rank less its rank in its class
+        m = score.rank("average").over(keys) - score.rank("average").over([*keys, pos])
+        placement = (
+            pl.when(pos).then(fm.placement(m, 0.0, n)).otherwise(fm.placement(p - m, 0.0, p))
+        )
+        classes.append(
+            [
+                placement.alias(f"{SE}v{i}"),
+                pos.alias(f"{SE}pos{i}"),
+                p.alias(f"{SE}p{i}"),
+                n.alias(f"{SE}n{i}"),
+            ]
+        )
+    rows = rows.with_columns(e for c in classes for e in c)
+    terms = []
+    for i in range(len(classes)):
+        v_, pos = pl.col(f"{SE}v{i}"), pl.col(f"{SE}pos{i}")
+        p, n = pl.col(f"{SE}p{i}"), pl.col(f"{SE}n{i}")
+        auc = v_.filter(pos).sum().over(keys) / p
+        size = pl.when(pos).then(p).otherwise(n)
+        terms += [
+            ((v_ - auc) / size).alias(f"{SE}psi{i}"),
+            # DeLong's variance, summed per segment: (v - A)^2 / (P (P - 1)) or N (N - 1)
+            ((v_ - auc) ** 2 / (size * (size - 1))).alias(f"{SE}dev{i}"),
+            ((p > 0) & (n > 0)).alias(f"{SE}def{i}"),
+        ]
+    rows = rows.with_columns(terms)
+    defined = [pl.col(f"{SE}def{i}") for i in range(len(classes))]
+    share = [
+        pl.col(f"{SE}p{i}") if average == "weighted" else pl.lit(1.0) for i in range(len(classes))
+    ]
+    total = pl.sum_horizontal(
+        pl.when(d).then(w).otherwise(0.0) for d, w in zip(defined, share, strict=True)
+    )
+    weights = [
+        pl.when(d).then(w / total).otherwise(0.0) for d, w in zip(defined, share, strict=True)
+    ]
+    rows = rows.with_columns(w.alias(f"{SE}c{i}") for i, w in enumerate(weights))
+    c = [pl.col(f"{SE}c{i}") for i in range(len(classes))]
+    psi = [pl.col(f"{SE}psi{i}").fill_nan(0.0).fill_null(0.0) for i in range(len(classes))]
+    g = pl.sum_horizontal(ci * x for ci, x in zip(c, psi, strict=True))
+    corrections = [
+        ci.first() ** 2 * (pl.col(f"{SE}dev{i}").sum() - (x**2).sum())
+        for i, (ci, x) in enumerate(zip(c, psi, strict=True))
+    ]
+    enough = [
+        (pl.col(f"{SE}p{i}") > 1) & (pl.col(f"{SE}n{i}") > 1) | ~pl.col(f"{SE}def{i}")
+        for i in range(len(classes))
+    ]
+    valid = pl.all_horizontal(e.first() for e in enough) & pl.any_horizontal(
+        d.first() for d in defined
+    )
+    variance = (g**2).sum() + pl.sum_horizontal(
+        pl.when(ci.first() > 0).then(x).otherwise(0.0) for ci, x in zip(c, corrections, strict=True)
+    )
+    se = pl.when(valid).then(variance.clip(lower_bound=0.0).sqrt())
+    result = rows.group_by(keys).agg(se.alias(SE))
+    return names.restore_keys(result, segments.names)
 
 
 def average_precision(state: ScoreCounts, *, average: str | None) -> pl.LazyFrame:
@@ -176,9 +293,11 @@ __all__ = [
     "check_average",
     "check_options",
     "counts",
+    "delong_mean_se",
     "micro_counts",
     "per_class_counts",
     "pr_curve",
     "roc_auc",
+    "roc_auc_delong_per_class",
     "roc_curve",
 ]

@@ -182,6 +182,26 @@ def logit(counts: sc.ScoreCounts, point: pl.LazyFrame, ci: float) -> pl.LazyFram
     )
 
 
+def normal_bounds(
+    point: pl.LazyFrame, se: pl.LazyFrame, metric: str, column: str, ci: float
+) -> pl.LazyFrame:
+    """``point`` (``*by, metric``) with ``<metric>_low`` / ``_high``: the normal interval
+    ``metric -+ z se`` clipped to [0, 1], ``se`` the ``column`` of ``se`` (``*by,
+    column``; null: no interval)."""
+    by = [c for c in point.collect_schema().names() if c != metric]
+    joined = (
+        point.join(se, on=by, how="left", nulls_equal=True)
+        if by
+        else pl.concat([point, se], how="horizontal")
+    )
+    z = an.z_value(ci)
+    value, error = pl.col(metric), pl.col(column)
+    low, high = (value - z * error).clip(0.0, 1.0), (value + z * error).clip(0.0, 1.0)
+    return joined.with_columns(low.alias(f"{metric}_low"), high.alias(f"{metric}_high")).drop(
+        column
+    )
+
+
 def finish_labels(
     counts: Counts,
     kind: str,
@@ -278,6 +298,7 @@ __all__ = [
     "finish_roc_auc",
     "finish_summary",
     "logit",
+    "normal_bounds",
     "wilson_accuracy",
     "wilson_per_class",
 ]

@@ -180,7 +180,12 @@ class RankingMethods:
             Refused for multiclass scores
             (scikit-learn raises), with ``bins`` and with ``ci``.
         ci, n_boot, seed, ci_method
-            Binary, un-weighted: ``roc_auc_low`` / ``roc_auc_high`` at level ``ci``.
+            Un-weighted: ``roc_auc_low`` / ``roc_auc_high`` at level ``ci``.
+            Multiclass (one-vs-rest, DeLong only): per class with
+            ``average=None``; for the macro / weighted mean, DeLong's variance
+            of each class's AUC and the covariances between the classes from
+            the rows' placements (each row a positive of its class and a
+            negative of the others; see docs/intervals.md).
             ``ci_method="delong"`` (the default: DeLong's variance of the
             Mann-Whitney statistic, a normal interval clipped to [0, 1], about the
             cost of the AUC itself; null with fewer than two positives or
@@ -265,8 +270,16 @@ class RankingMethods:
             if max_fpr is not None or (ci is not None and ci_method == "bootstrap"):
                 return counted
             return self._sorted_or(counted, y_true, y_score, by, pos_label, weight, bins, ci=ci)
-        if ci is not None:
-            msg = "`ci` is for binary ROC AUC (a column name as `y_score`)"
+        wants_ci = _wants_ci(
+            ci, n_boot, ci_method, weight, seed=seed, methods=v.CI_METHODS["roc_auc"]
+        )
+        if wants_ci and (ci_method != "delong" or multi_class != "ovr" or average == "micro"):
+            msg = (
+                "`ci` with {label: column} scores is DeLong's interval of one-vs-rest "
+                "ROC AUCs (multi_class='ovr', average None, 'macro' or 'weighted'); "
+                f"not with ci_method={ci_method!r}, multi_class={multi_class!r}, "
+                f"average={average!r}"
+            )
             raise ValueError(msg)
         if bins is not None:
             msg = "`bins` is for binary scores (a column name as `y_score`)"
@@ -276,10 +289,21 @@ class RankingMethods:
             raise ValueError(msg)
         mc.check_options(pos_label=pos_label, max_fpr=max_fpr)
         mc.check_average(average, multi_class)
-        state = mc.counts(self._lf, y_true, y_score, by=by, weight=weight, method="roc_auc")
+        state = mc.counts(
+            self._lf, y_true, y_score, by=by, weight=weight, method="roc_auc", ci=wants_ci
+        )
+        if wants_ci and average is None:
+            assert ci is not None
+            return mc.roc_auc_delong_per_class(state, ci)
         counted = mc.roc_auc(state, multi_class=multi_class, average=average)
         if multi_class == "ovr" and average in ("macro", "weighted"):
-            return self._sorted_or(counted, y_true, y_score, by, None, weight, average=average)
+            point = self._sorted_or(counted, y_true, y_score, by, None, weight, average=average)
+            if not wants_ci:
+                return point
+            assert ci is not None
+            assert average is not None
+            se = mc.delong_mean_se(self._lf, y_true, y_score, by=by, average=average)
+            return iv.normal_bounds(point, se, "roc_auc", mc.SE, ci)
         return counted
 
     def average_precision(
