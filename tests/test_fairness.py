@@ -623,3 +623,93 @@ def test_default_pos_label_error_names_the_column_with_the_other_labels(
         df.with_columns(y=pl.Series([0, 1, 2, 1])).pipe(
             lambda d: pl.DataFrame(getattr(d.metrics, method)("y", "y", **kwargs))
         )
+
+
+# ------------------------------------------------------------------------ custom metrics
+#: scikit-learn-shaped callables (a custom metric is any such function).
+CUSTOM = {
+    "acc": skm.accuracy_score,
+    "mcc": skm.matthews_corrcoef,
+    "rate": _scalar(flm.selection_rate),
+}
+
+
+@settings(max_examples=60, deadline=None)
+@given(cases())
+def test_custom_metrics_equal_fairlearn_metric_frame(case: dict[str, object]) -> None:
+    """``custom`` is MetricFrame's ``by_group`` (and, without ``by``, its ``overall``);
+    ``disparity(metric={name: fn})`` its ``overall``, ``group_min``, ``group_max``,
+    ``difference`` and ``ratio``, per control stratum."""
+    df, weight = case["df"], case["weight"]
+    frame = _frame(case, CUSTOM)
+    by = ["c", "g"] if case["control"] else ["g"]
+    got = df.metrics.custom(CUSTOM, "y", "p", by=by, weight=weight)
+    # fairlearn also lists the (control, group) pairs without rows, all NaN: no row here
+    present = set(df.select(by).unique().rows())
+    expected = frame.by_group.reset_index()
+    keys = [tuple(k) for k in expected[by].itertuples(index=False)]
+    assert got.select(by).rows() == [k for k in keys if k in present]
+    for key, (_, want) in zip(keys, expected.iterrows(), strict=True):
+        if key not in present:
+            assert all(math.isnan(want[name]) for name in CUSTOM)
+            continue
+        row = got.filter(pl.all_horizontal(pl.col(c) == v for c, v in zip(by, key, strict=True)))
+        for name in CUSTOM:
+            _same(row[name].item(), want[name])
+    if not case["control"]:
+        overall = df.metrics.custom(CUSTOM, "y", "p", weight=weight).row(0, named=True)
+        for name in CUSTOM:
+            _same(overall[name], frame.overall[name])
+    method = case["method"]
+    spread = df.metrics.disparity(
+        "y",
+        "p",
+        by="g",
+        control="c" if case["control"] else None,
+        metric=CUSTOM,
+        method=method,
+        weight=weight,
+    )
+    stats = {
+        "overall": frame.overall,
+        "group_min": frame.group_min(),
+        "group_max": frame.group_max(),
+        "difference": frame.difference(method=method),
+        "ratio": frame.ratio(method=method),
+    }
+    for row in spread.iter_rows(named=True):
+        for stat, values in stats.items():
+            value = values.loc[row["c"]] if case["control"] else values
+            _same(row[stat], value[row["metric"]])
+
+
+def test_custom_metrics_refuse_bad_callables_and_inputs() -> None:
+    df = pl.DataFrame({"g": ["a", "a", "b"], "y": [1, 0, 1], "p": [1, 1, 0]})
+    with pytest.raises(TypeError, match=r"`metrics` must be a non-empty \{name: callable\}"):
+        df.metrics.custom({"acc": "accuracy"}, "y", "p")
+    with pytest.raises(TypeError, match="`metrics` must be"):
+        df.metrics.custom({}, "y", "p")
+    with pytest.raises(ValueError, match=r"custom metric 'per_class' returned array"):
+        df.metrics.custom(
+            {"per_class": lambda y, p: skm.recall_score(y, p, average=None)}, "y", "p"
+        )
+    with pytest.raises(plm.DataError, match="'y' has 1 rows that are not class labels"):
+        df.with_columns(pl.Series("y", [1.0, float("nan"), 0.0])).metrics.custom(
+            {"acc": skm.accuracy_score}, "y", "p"
+        )
+    with pytest.raises(plm.DataError, match="'p' has 1 null rows"):
+        df.with_columns(pl.Series("p", [1, None, 0])).metrics.custom(
+            {"acc": skm.accuracy_score}, "y", "p"
+        )
+    with pytest.raises(ValueError, match="`by` column 'acc' collides"):
+        df.rename({"g": "acc"}).metrics.custom({"acc": skm.accuracy_score}, "y", "p", by="acc")
+    with pytest.raises(ValueError, match="`ci` is not offered with custom metrics"):
+        df.metrics.disparity("y", "p", by="g", metric={"acc": skm.accuracy_score}, ci=0.9)
+    # None and NaN are null; an integer or numpy number is a float
+    got = df.metrics.custom(
+        {"none": lambda y, p: None, "nan": lambda y, p: float("nan"), "n": lambda y, p: len(y)},
+        "y",
+        "p",
+        by="g",
+    )
+    assert got.rows() == [("a", None, None, 2.0), ("b", None, None, 1.0)]

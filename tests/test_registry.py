@@ -41,6 +41,7 @@ import numpy as np
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
+from sklearn import metrics as skm
 
 import pl_metrics as plm
 from pl_metrics import MetricsDataFrame, MetricsLazyFrame
@@ -160,6 +161,12 @@ class Entry:
     beta: float = 1.0
     ci: bool = False  # adds the *_low / *_high columns
     bootstrap: bool = False  # its intervals are random draws (from a seed)
+    columns: tuple[str, ...] = ()  # output columns named by the call (custom's metrics)
+
+    def output_columns(self) -> tuple[str, ...]:
+        """The columns after ``*by`` (declared in ``names.OUTPUTS``, and the call's own)."""
+        declared = names.output_columns(self.outputs or self.name, beta=self.beta, ci=self.ci)
+        return (*declared, *self.columns)
 
 
 def _m(name: str, **kw: object) -> Call:
@@ -585,6 +592,14 @@ METHODS: list[Entry] = [
         outputs="pr_curve",
     ),
     Entry("score_counts", _b("score_counts"), ("binary",)),
+    Entry(
+        "custom",
+        lambda m, c: m.custom(
+            {"acc": skm.accuracy_score, "mcc": skm.matthews_corrcoef}, c.y, c.p, by=c.by, weight=c.w
+        ),
+        ("labels",),
+        columns=("acc", "mcc"),
+    ),
     Entry(
         "over_time[labels]",
         lambda m, c: m.over_time(
@@ -1138,7 +1153,7 @@ BY_CANDIDATES = sorted(
 def test_by_may_have_any_name_but_an_output_column(entry: Entry) -> None:
     c = Cols()
     baseline = run(entry, DATA, c)
-    outputs = names.output_columns(entry.outputs or entry.name, beta=entry.beta, ci=entry.ci)
+    outputs = entry.output_columns()
     inputs = {"y", "p", "yb", "s", "pb", "q0", "q1", "q2", "w", "wi", "ts"}
     for name in BY_CANDIDATES:
         if name in inputs:
@@ -1220,7 +1235,7 @@ def test_by_expression_on_the_sorted_roc_auc_path() -> None:
 
 def _by_errors(entry: Entry) -> list[tuple[object, type, str]]:
     """(by, error type, message regex) of the ``by`` values refused at call time."""
-    output = names.output_columns(entry.outputs or entry.name, beta=entry.beta, ci=entry.ci)[-1]
+    output = entry.output_columns()[-1]
     return [
         (pl.all(), ValueError, "`by` expression .* does not have a single output column name"),
         (pl.col("g", "y"), ValueError, "does not have a single output column name.*alias"),
@@ -1701,6 +1716,13 @@ CLI: list[tuple[str, str, list[str]]] = [
     _cli("pr-curve", "pr_curve[multiclass]", *_MULTICLASS, "--drop-intermediate"),
     _cli("pr-curve", "pr_curve[drop_intermediate]", *_SCORES, "--drop-intermediate"),
     _cli("score-counts", "score_counts", *_SCORES),
+    _cli(
+        "custom",
+        "custom",
+        *_LABELS,
+        "--metrics",
+        "acc=sklearn.metrics:accuracy_score,mcc=sklearn.metrics:matthews_corrcoef",
+    ),
     _cli(
         "over-time",
         "over_time[labels]",

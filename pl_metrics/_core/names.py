@@ -108,6 +108,7 @@ OUTPUTS: dict[str, tuple[str, ...]] = {
     "decision_cost": ("cost",),
     "cost_curve": ("probability_cost", "normalized_cost"),
     "over_time": ("window_start", "window_end", "metric", "value", "low", "high"),
+    "custom": (),  # *by, then one column per name of ``metrics``
     "gains": (
         "bucket",
         "threshold",

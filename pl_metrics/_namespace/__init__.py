@@ -66,6 +66,7 @@ class MetricsDataFrame:
     averages = eager(MetricsLazyFrame.averages)
     report = eager(MetricsLazyFrame.report)
     summary = eager(MetricsLazyFrame.summary)
+    custom = eager(MetricsLazyFrame.custom)
     counts = eager(MetricsLazyFrame.counts)
     average_precision = eager(MetricsLazyFrame.average_precision)
     roc_curve = eager(MetricsLazyFrame.roc_curve)

@@ -4,11 +4,13 @@ fairness (fairlearn's six disparity metrics) and disparity (any metric's
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import polars as pl
 
+from pl_metrics import _custom as cu
 from pl_metrics import _fairness as fair
 from pl_metrics._core import checks as v
 from pl_metrics._core import formulas as fm
@@ -84,11 +86,23 @@ def prepare(
 
 
 def disparities(
-    g: Groups, metrics: list[str], x: fair.Inputs, method: str
+    g: Groups,
+    metrics: list[str],
+    x: fair.Inputs,
+    method: str,
+    callables: Mapping[str, cu.Metric] | None = None,
 ) -> tuple[pl.LazyFrame, pl.LazyFrame]:
-    """``(per_group, spread)``: each metric per group and its spread per stratum."""
-    per_group = fair.evaluate(g.lf, metrics, [*g.strata, *g.groups], x)
-    overall = fair.evaluate(g.lf, metrics, g.strata, x)
+    """``(per_group, spread)``: each metric per group and its spread per stratum
+    (``callables``: the custom metrics, by name)."""
+    if callables is None:
+        per_group = fair.evaluate(g.lf, metrics, [*g.strata, *g.groups], x)
+        overall = fair.evaluate(g.lf, metrics, g.strata, x)
+    else:
+        rows = v.without_zero_weights(g.lf, x.weight)
+        per_group, overall = (
+            cu.evaluate(rows, callables, x.y_true, x.y_pred, keys=keys, weight=x.weight)
+            for keys in ([*g.strata, *g.groups], g.strata)
+        )
     table = fair.with_overall(per_group, overall, g.strata, metrics)
     return per_group, fair.spread(table, g.strata, metrics, method)
 
@@ -384,13 +398,63 @@ class FairnessMethods:
             out = _join_on(out, bounds, g.strata)
         return g.restore(out)
 
+    def custom(
+        self,
+        metrics: Mapping[str, Callable[..., Any]],
+        y_true: str,
+        y_pred: str,
+        *,
+        by: By = None,
+        weight: str | None = None,
+    ) -> pl.LazyFrame:
+        """Your own metrics per segment, as fairlearn's ``MetricFrame`` ``by_group``.
+
+        Parameters
+        ----------
+        metrics
+            ``{name: callable}``: scikit-learn-shaped functions ``fn(y_true,
+            y_pred)`` (``fn(y_true, y_pred, sample_weight=w)`` with ``weight``)
+            of numpy arrays, returning one number.  Each runs in Python once
+            per segment (the built-in methods compute every segment in one
+            polars query: use them where one exists).
+        y_true, y_pred
+            Columns passed as the callables' first two arguments (labels, or
+            scores for a score metric).
+        by
+            Segment column(s) or expression(s), as in :meth:`confusion_matrix`.
+        weight
+            Column passed as ``sample_weight``; rows of weight 0 are dropped, as
+            by every method (fairlearn passes them: the same number unless they
+            alone hold a class of the segment).
+
+        Returns
+        -------
+        LazyFrame
+            ``*by, <name>...`` (Float64; a callable's None or NaN is null), one
+            row per segment, sorted by segment; no rows: no row.
+
+        Examples
+        --------
+        >>> import polars as pl, pl_metrics as plm
+        >>> df = pl.DataFrame({"g": ["a", "a", "b"], "y": [1, 0, 1], "p": [1, 1, 1]})
+        >>> def hits(y_true, y_pred):
+        ...     return float((y_true == y_pred).sum())
+        >>> df.metrics.custom({"hits": hits}, "y", "p", by="g")["hits"].to_list()
+        [1.0, 1.0]
+        """
+        return cu.custom(
+            self._lf, cu.check_metrics("metrics", metrics), y_true, y_pred, by=by, weight=weight
+        )
+
     def disparity(
         self,
         y_true: str,
         y_pred: str,
         *,
         by: By,
-        metric: FairnessMetric | Sequence[FairnessMetric] = "accuracy",
+        metric: FairnessMetric | Sequence[FairnessMetric] | Mapping[str, Callable[..., Any]] = (
+            "accuracy"
+        ),
         control: By = None,
         method: DisparityMethod = "between_groups",
         pos_label: object = None,
@@ -411,7 +475,8 @@ class FairnessMethods:
         by, control, method, ci, n_boot, seed
             As :meth:`fairness`.
         metric
-            A metric name or a list of them: ``accuracy``, ``balanced_accuracy``,
+            ``{name: callable}`` (custom metrics, as :meth:`custom`; no ``ci``), or
+            a metric name or a list of them: ``accuracy``, ``balanced_accuracy``,
             ``mcc``, ``cohen_kappa``; ``precision_macro`` ... ``jaccard_weighted``
             (the rows of :meth:`averages`); the binary ``precision``, ``recall``,
             ``specificity``, ``f1``, ``jaccard`` and every rate of :meth:`group_rates`;
@@ -428,12 +493,23 @@ class FairnessMethods:
             ``difference_low, difference_high, ratio_low, ratio_high`` with ``ci``.
             Undefined group values are skipped (as pandas skips NaN).
         """
-        metrics: list[str] = [metric] if isinstance(metric, str) else list(metric)
-        if not metrics or len(set(metrics)) != len(metrics):
-            msg = f"`metric` must be a metric name or a list of distinct names, got {metric!r}"
-            raise ValueError(msg)
-        for m in metrics:
-            fair.check_metric(m)
+        callables = None
+        if isinstance(metric, Mapping):
+            callables = cu.check_metrics("metric", metric)
+            metrics = list(callables)
+            if ci is not None:
+                msg = (
+                    "`ci` is not offered with custom metrics (each replicate would call "
+                    "them once per group): give ci=None"
+                )
+                raise ValueError(msg)
+        else:
+            metrics = [metric] if isinstance(metric, str) else list(metric)
+            if not metrics or len(set(metrics)) != len(metrics):
+                msg = f"`metric` must be a metric name or a list of distinct names, got {metric!r}"
+                raise ValueError(msg)
+            for m in metrics:
+                fair.check_metric(m)
         v.check_choice("method", method, _METHODS)
         v.check_seed(seed)
         zd = v.check_zero_division(zero_division)
@@ -449,7 +525,7 @@ class FairnessMethods:
             method="disparity",
         )
         x = fair.Inputs(y_true, y_pred, pos_label, weight, zd, "disparity")
-        per_group, out = disparities(g, metrics, x, method)
+        per_group, out = disparities(g, metrics, x, method, callables)
         if with_ci:
             assert ci is not None
             reps, _ = replicate_spread(

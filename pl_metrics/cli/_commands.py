@@ -8,18 +8,19 @@ import inspect
 import re
 import types
 import typing
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import polars as pl
 
 import pl_metrics  # registers .metrics
-from pl_metrics._typing import ThresholdMetric
+from pl_metrics._typing import FairnessMetric, ThresholdMetric
 from pl_metrics.cli._errors import UsageError
 from pl_metrics.cli._values import (
     Convert,
     _as_buckets,
+    _as_callables,
     _as_columns,
     _as_cost_mapping,
     _as_expr,
@@ -84,6 +85,15 @@ _FORMS: list[tuple[frozenset[Any], _Form]] = [
         ),
     ),
     (frozenset({Mapping[object, str]}), _SCORE_MAP),
+    (
+        frozenset({Mapping[str, Callable[..., Any]]}),
+        _Form(
+            {"action": "append", "metavar": "NAME=module:function"},
+            _as_callables,
+            "importable scikit-learn-shaped functions fn(y_true, y_pred), comma-separated "
+            "or repeated",
+        ),
+    ),
     (
         frozenset({Mapping[str, str], Sequence[str]}),
         _Form(
@@ -171,12 +181,28 @@ _EXTRA_FLAGS: dict[tuple[str, str], tuple[tuple[str, ...], dict[str, Any]]] = {
     ),
 }
 
+
 #: Parameters of a (method, parameter) read in another way than their type says.
+def _metrics_or_custom(values: list[str], flag: str, ctx: _Context) -> object:
+    """``disparity --metric``: names of :data:`FairnessMetric`, or ``NAME=module:function``."""
+    if any("=" in i or ":" in i for i in _items(values)):
+        return _as_callables(values, flag, ctx)
+    convert = _choices_form(list(typing.get_args(FairnessMetric))).convert
+    assert convert is not None
+    return convert(values, flag, ctx)
+
+
 _SPECIAL_FORMS: dict[tuple[str, str], _Form] = {
     ("reference_disparities", "reference"): _Form(
         {"metavar": "KEY"},
         _as_group_key,
         "'largest', or the --by values, comma-separated",
+    ),
+    # metric names, or custom metrics NAME=module:function
+    ("disparity", "metric"): _Form(
+        {"action": "append", "metavar": "NAME,...|NAME=module:function,..."},
+        _metrics_or_custom,
+        "metric names, or custom metrics as NAME=module:function; comma-separated or repeated",
     ),
     # a column of thresholds: f1 ... or f<beta> (f2 with --beta 2), not only the Literal's
     ("best_threshold", "metric"): _Form(
@@ -490,6 +516,7 @@ EXAMPLES: dict[str, str] = {
         """\'{"true": {"true": 0, "false": 5}, "false": {"true": 1, "false": 0}}\' --by region"""
     ),
     "det-curve": f"{_BINARY} --by region",
+    "custom": f"{_LABELS} --by region --metrics mcc=sklearn.metrics:matthews_corrcoef",
     "disparity": f"{_LABELS} --by region --metric accuracy,f1_macro",
     "expected-cost": f"{_BINARY} --cost-matrix '[[0, 1], [10, 0]]' --best --by region",
     "fairness": f"{_CAT_PRED} --by region",

@@ -198,3 +198,27 @@ def _optional(parse: Callable[[str], Any]) -> Callable[[str], Any]:
 
     parse_or_none.__name__ = parse.__name__  # argparse names it in "invalid int value"
     return parse_or_none
+
+
+def _as_callables(values: list[str], flag: str, ctx: _Context) -> dict[str, Callable[..., Any]]:
+    """``NAME=module:function`` (or ``module:function``, named after the function), comma-
+    separated or repeated: each function imported."""
+    import importlib
+
+    out: dict[str, Callable[..., Any]] = {}
+    for item in _items(values):
+        name, sep, path = item.partition("=")
+        if not sep:
+            name, path = item.rpartition(":")[2], item
+        module, colon, attribute = path.strip().partition(":")
+        if not colon or not module or not attribute:
+            example = "acc=sklearn.metrics:accuracy_score"
+            msg = f"{flag} {item!r}: expected NAME=module:function, e.g. {example}"
+            raise UsageError(msg)
+        try:
+            function = getattr(importlib.import_module(module), attribute)
+        except (ImportError, AttributeError) as exc:
+            msg = f"{flag} {item!r}: cannot import {attribute!r} from {module!r} ({exc})"
+            raise UsageError(msg) from None
+        out[name.strip()] = function
+    return out

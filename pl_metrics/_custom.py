@@ -1,0 +1,133 @@
+"""Custom metrics: scikit-learn-shaped callables per segment, as fairlearn's ``MetricFrame``.
+
+A callable ``fn(y_true, y_pred[, sample_weight=])`` runs in Python once per
+segment, on the segment's rows as numpy arrays: its cost is the callable's,
+times the number of segments (the built-in methods run every segment in one
+polars query; use them where one exists).  Rows of weight 0 are dropped, as
+by every method here (fairlearn passes them: the same number for a metric
+that weighs its rows, unless they alone hold a class).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import polars as pl
+
+from pl_metrics._core import checks as v
+from pl_metrics._core import names
+
+#: A custom metric: ``fn(y_true, y_pred, **kw) -> number``.
+Metric = Callable[..., Any]
+
+
+def check_metrics(argument: str, metrics: object) -> dict[str, Metric]:
+    """``metrics`` as ``{name: callable}`` (a non-empty mapping of text names)."""
+    if (
+        not isinstance(metrics, Mapping)
+        or not metrics
+        or not all(isinstance(k, str) and k for k in metrics)
+        or not all(callable(f) for f in metrics.values())
+    ):
+        msg = (
+            f"`{argument}` must be a non-empty {{name: callable}} of scikit-learn-shaped "
+            f"functions fn(y_true, y_pred), e.g. {{'mae': mean_absolute_error}}, got {metrics!r}"
+        )
+        raise TypeError(msg)
+    internal = [k for k in metrics if k.startswith(names.INTERNAL)]
+    if internal:
+        msg = f"`{argument}` names may not start with {names.INTERNAL!r}: {internal}"
+        raise ValueError(msg)
+    return dict(metrics)
+
+
+def _number(name: str, value: object, segment: tuple[object, ...]) -> float | None:
+    """A callable's result as a float (None and NaN: null), else a ValueError naming it."""
+    if value is None:
+        return None
+    if hasattr(value, "ndim") and getattr(value, "ndim", 1) == 0:
+        value = value.item()  # type: ignore[attr-defined]  # a numpy scalar
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        msg = (
+            f"custom metric {name!r} returned {value!r} on the segment {segment}: it must "
+            "return one number per segment (e.g. average= for a per-class scikit-learn score)"
+        )
+        raise ValueError(msg)
+    number = float(value)
+    return None if math.isnan(number) else number
+
+
+def evaluate(
+    rows: pl.LazyFrame,
+    metrics: Mapping[str, Metric],
+    y_true: str,
+    y_pred: str,
+    *,
+    keys: Sequence[str],
+    weight: str | None,
+) -> pl.LazyFrame:
+    """``*keys, *metrics``: each callable on each ``keys`` group of ``rows`` (sorted by the
+    keys; no key: one row of all the rows; no rows: no row).  Null ``y_true`` /
+    ``y_pred`` values, ``y_true`` floats that are not labels (NaN, 0.5) and bad
+    weights (null, NaN, negative...) are refused, naming the column; rows of weight
+    0 are dropped, as by every method."""
+    keys = list(keys)
+    read = list(dict.fromkeys([*keys, y_true, y_pred, *([weight] if weight else [])]))
+    schema = rows.collect_schema()
+    out_schema = {k: schema[k] for k in keys} | dict.fromkeys(metrics, pl.Float64)
+
+    def run() -> pl.DataFrame:
+        df = rows.select(read).collect()
+        for column in (y_true, y_pred):
+            if df.get_column(column).null_count():
+                raise v.Bad.nulls(column, df.get_column(column).null_count())
+        if schema[y_true].is_float() and (bad := df.select(v.not_a_label(y_true).sum()).item()):
+            raise v.Bad.not_labels(y_true, bad)
+        if weight is not None and (bad := df.select(v.bad_weight(weight)).item()):
+            raise v.Bad.bad_weights(weight, bad)
+        if not df.height:
+            return pl.DataFrame(schema=out_schema)
+        groups = df.partition_by(keys, as_dict=True) if keys else {(): df}
+        out = []
+        for key, part in groups.items():
+            kwargs = {} if weight is None else {"sample_weight": part.get_column(weight).to_numpy()}
+            y, p = part.get_column(y_true).to_numpy(), part.get_column(y_pred).to_numpy()
+            values = [_number(n, fn(y, p, **kwargs), key) for n, fn in metrics.items()]
+            out.append([*key, *values])
+        frame = pl.DataFrame(out, schema=out_schema, orient="row")
+        return frame.sort(keys, nulls_last=True) if keys else frame
+
+    return pl.defer(run, schema=out_schema)
+
+
+def custom(
+    lf: pl.LazyFrame,
+    metrics: Mapping[str, Metric],
+    y_true: str,
+    y_pred: str,
+    *,
+    by: object,
+    weight: str | None,
+) -> pl.LazyFrame:
+    """``*by, *metrics`` (the frame method :meth:`custom`)."""
+    segments = v.normalize_by(by)
+    v.check_column_name("y_true", y_true)
+    v.check_column_name("y_pred", y_pred)
+    if weight is not None:
+        v.check_column_name("weight", weight)
+    schema = lf.collect_schema()
+    v.check_columns(schema, y_true=y_true, y_pred=y_pred)
+    v.single_label_types(schema, y_true)  # labels: numbers, booleans or text
+    v.check_numeric(schema, "weight", weight)
+    v.check_by(schema, segments, list(metrics))
+    keys = names.segment_keys(segments) if segments else []
+    rows = names.with_segment_keys(lf, segments) if segments else lf
+    rows = v.without_zero_weights(rows, weight)
+    result = evaluate(rows, metrics, y_true, y_pred, keys=keys, weight=weight)
+    return names.restore_keys(result, segments.names) if segments else result
+
+
+__all__ = ["Metric", "check_metrics", "custom", "evaluate"]
