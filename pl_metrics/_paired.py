@@ -16,11 +16,15 @@ segment, the counts of its distinct ``(y_true, baseline, model)`` rows
   approximation of Bin(n, 1/2) is poor below 25 trials).
 - roc_auc: DeLong, DeLong & Clarke-Pearson's (1988) test of two correlated
   AUCs, from the placements of every positive and negative under each model
-  (their mid-ranks, Sun & Xu 2014: one sort of the distinct scores, no pair
-  loop): ``z = diff / se``, ``se^2 = S10 / P + S01 / N`` with S10 / S01 the
+  (their mid-ranks, Sun & Xu 2014: one sort of the cells per model, no pair
+  loop, no join): ``z = diff / se``, ``se^2 = S10 / P + S01 / N`` with S10 / S01 the
   sample variances (denominators P - 1, N - 1) of the placement differences
   of the positives / negatives (the contrast of DeLong's covariance matrix,
-  ``L S L'``); interval ``diff +- z_ci se``, clipped to [-1, 1].
+  ``L S L'``); interval ``diff +- z_ci se``, clipped to [-1, 1].  The
+  placements come from one vectorised numpy call over all segments
+  (:func:`_placements_numpy`), or without numpy from one polars query
+  (:func:`_placements`); on continuous scores the cells are the rows
+  themselves (``score_cells(counted=False)``).
 - every other metric: the paired bootstrap.  A replicate is one multinomial
   redraw of the segment's joint cells (:func:`pl_metrics._intervals.draws.per_segment`:
   seeded by ``seed`` and a stable hash of the segment's key and the model's
@@ -33,14 +37,16 @@ segment, the counts of its distinct ``(y_true, baseline, model)`` rows
   the B defined replicates (``resample.p_value``), as ``compare``'s.
 
 Accuracy's interval is the paired bootstrap's too (McNemar's test has none).
-numpy is imported inside the functions (the bootstrap needs it; DeLong does not).
+numpy is imported inside the functions (the bootstrap needs it; DeLong uses it where installed).
 """
 
 from __future__ import annotations
 
 import importlib.util
 import math
+import os
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
@@ -255,7 +261,8 @@ def _placements_numpy(
         run = np.cumsum(new) - 1
     neg_before, pos_to = np.cumsum(neg) - neg, np.cumsum(pos)
     if group is None:  # one segment: from its first to its last run
-        segment_before, segment_to = 0, pos_to[-1]
+        segment_before: Any = 0
+        segment_to = pos_to[-1]
     else:
         runs = np.arange(neg.size)
         first = np.maximum.accumulate(np.where(opens, runs, 0))
@@ -286,9 +293,10 @@ def _differences_numpy(df: pl.DataFrame) -> pl.DataFrame:
         seen[first] = True
         dense = np.cumsum(seen) - 1
         group = dense[first].astype(np.uint16 if dense[-1] < 1 << 16 else np.int64)
-    a, b = (
-        _placements_numpy(group, positive, df[s].cast(pl.Float64).to_numpy(), count) for s in (A, B)
-    )
+    scores = [df[s].cast(pl.Float64).to_numpy() for s in (A, B)]
+    # the two models on two threads (numpy's sorts and gathers release the GIL)
+    with ThreadPoolExecutor(min(2, os.cpu_count() or 1)) as pool:
+        a, b = pool.map(lambda s: _placements_numpy(group, positive, s, count), scores)
     return df.with_columns(pl.Series(_D, b - a, dtype=pl.Int64))
 
 
