@@ -255,6 +255,11 @@ def test_delong_on_continuous_scores_equals_the_brute_force() -> None:
         z, p = delong_reference(*(seg[c].to_numpy() for c in ("y", "a", "b")))
         assert row["statistic"] == pytest.approx(z, rel=1e-9)
         assert row["p_value"] == pytest.approx(p, rel=1e-9, abs=1e-300)
+    # the row order, the engine: the same within a summation order
+    shuffled = df.sample(fraction=1.0, shuffle=True, seed=3).lazy()
+    for engine in ("in-memory", "streaming"):
+        again = shuffled.metrics.compare_models("y", ["a", "b"], by="g", metric="roc_auc")
+        assert_frame_equal(again.collect(engine=engine), out, check_exact=False, rel_tol=1e-12)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
