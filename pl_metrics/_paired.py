@@ -412,27 +412,43 @@ def _label_draw(metric: str) -> Draw:
     return draw
 
 
+def _score_counts(positive: np.ndarray, score: np.ndarray) -> Callable[[np.ndarray], Any]:
+    """``counts(block)``: a block of redrawn cells (replicate x cell) as one model's
+    per-score positives and negatives, its distinct scores descending.  Where every
+    cell has its own score (continuous scores) that is one gather of the block in
+    score order, split by class; else sums by score (``draws.grouper``)."""
+    import numpy as np
+
+    distinct, inverse = np.unique(score, return_inverse=True)
+    k = len(distinct)
+    position = k - 1 - inverse.ravel()  # descending
+    if k == len(score):  # a permutation: nothing to sum
+        order = np.argsort(position)
+        is_positive = positive[order]
+
+        def gathered(block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            cells = block[:, order]
+            pos = np.where(is_positive, cells, 0)
+            return pos, cells - pos
+
+        return gathered
+    pos = bs.grouper(np.where(positive, position, -1), k)
+    neg = bs.grouper(np.where(positive, -1, position), k)
+    return lambda block: (pos(block), neg(block))
+
+
 def _ap_draw(part: pl.DataFrame, blocks: Iterator[np.ndarray]) -> tuple[np.ndarray, Any]:
     """A segment's replicate values of average precision, baseline and model: each one's redrawn
-    per-score counts (its distinct scores descending) and ``replicates.average_precision``."""
+    per-score counts (its distinct scores descending, :func:`_score_counts`) and
+    ``replicates.average_precision``."""
     import numpy as np
 
     positive = part[Y].to_numpy()
-    sums = []
-    for score in (A, B):
-        distinct, inverse = np.unique(part[score].to_numpy(), return_inverse=True)
-        k = len(distinct)
-        position = k - 1 - inverse.ravel()  # descending
-        sums.append(
-            (
-                bs.grouper(np.where(positive, position, -1), k),
-                bs.grouper(np.where(positive, -1, position), k),
-            )
-        )
+    counts = [_score_counts(positive, part[score].to_numpy()) for score in (A, B)]
     values: list[list[np.ndarray]] = [[], []]
     for block in blocks:
-        for out, (pos, neg) in zip(values, sums, strict=True):
-            out.append(rp.average_precision(pos(block), neg(block)))
+        for out, count in zip(values, counts, strict=True):
+            out.append(rp.average_precision(*count(block)))
     return np.stack([np.concatenate(v) for v in values]), None
 
 

@@ -392,6 +392,27 @@ def test_paired_bootstrap_equals_the_row_bootstrap(metric: str) -> None:
     assert abs((high + low) / 2 - (r_high + r_low) / 2) < 0.1 * width
 
 
+@pytest.mark.parametrize("decimals", [None, 1])  # None: every cell its own score
+def test_ap_replicate_counts_per_score(decimals: int | None) -> None:
+    """A block of redrawn cells as one model's per-score positives and negatives,
+    scores descending: the gather of distinct scores and the sums of tied ones
+    equal a count written out (bincount of each replicate by score position)."""
+    rng = np.random.default_rng(11)
+    n = 300
+    positive = rng.random(n) < 0.4
+    score = rng.normal(size=n)
+    if decimals is not None:
+        score = np.round(score, decimals)
+    block = rng.integers(0, 3, (5, n))
+    distinct = np.unique(score)
+    position = len(distinct) - 1 - np.searchsorted(distinct, score)  # descending
+    pos, neg = pt._score_counts(positive, score)(block)
+    for r in range(block.shape[0]):
+        for got, rows in ((pos, positive), (neg, ~positive)):
+            expected = np.bincount(position[rows], weights=block[r, rows], minlength=len(distinct))
+            np.testing.assert_array_equal(got[r], expected.astype(np.int64))
+
+
 def test_seeded_per_segment_and_pair() -> None:
     """The same seed gives the same draws whatever the row order, the other segments
     and the other models."""
