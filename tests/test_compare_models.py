@@ -235,6 +235,98 @@ def test_delong_equals_the_brute_force(decimals: int) -> None:
         assert row["high"] == pytest.approx(row["diff"] + z90 * se, rel=1e-9)
 
 
+def test_delong_on_continuous_scores_equals_the_brute_force() -> None:
+    """Continuous scores (over 2,000 distinct in the first rows: roc_auc's sorted path)
+    take DeLong's placements from a cell per row, sorted in numpy, all segments
+    at once; the same z and p-value as the brute force, ties across the classes
+    included."""
+    rng = np.random.default_rng(7)
+    n = 6000
+    y = rng.integers(0, 2, n)
+    a = rng.normal(size=n) + y
+    a[:300] = np.round(a[:300], 1)  # some runs of equal scores shared by the classes
+    df = pl.DataFrame(
+        {"g": rng.choice(["a", "b", "c"], n), "y": y, "a": a, "b": rng.normal(size=n) + 1.2 * y}
+    )
+    out = df.metrics.compare_models("y", ["a", "b"], by="g", metric="roc_auc")
+    assert out.height == 3
+    for row in out.iter_rows(named=True):
+        seg = df.filter(pl.col("g") == row["g"])
+        z, p = delong_reference(*(seg[c].to_numpy() for c in ("y", "a", "b")))
+        assert row["statistic"] == pytest.approx(z, rel=1e-9)
+        assert row["p_value"] == pytest.approx(p, rel=1e-9, abs=1e-300)
+    # the row order, the engine: the same within a summation order
+    shuffled = df.sample(fraction=1.0, shuffle=True, seed=3).lazy()
+    for engine in ("in-memory", "streaming"):
+        again = shuffled.metrics.compare_models("y", ["a", "b"], by="g", metric="roc_auc")
+        assert_frame_equal(again.collect(engine=engine), out, check_exact=False, rel_tol=1e-12)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from([None, 0, 1]),  # segment (a null key too)
+            st.booleans(),
+            st.integers(0, 4),  # few distinct scores: ties across the classes
+            st.integers(-2, 2),
+            st.integers(1, 3),  # rows of the cell
+        ),
+        max_size=40,
+    ),
+    st.booleans(),
+)
+def test_delong_placements_numpy_equal_polars(cells: list, one_segment: bool) -> None:
+    """The two homes of DeLong's placements, numpy's (one vectorised call) and the polars
+    query (without numpy), give the same integers on the same cells; and a cell
+    repeated as rows of count 1 the same standard error as the counted cell."""
+    keys = [pt.ALL] if one_segment else ["k"]
+    df = pl.DataFrame(
+        cells,
+        schema={
+            "k": pl.Int64,
+            pt.Y: pl.Boolean,
+            pt.A: pl.Float64,
+            pt.B: pl.Float64,
+            pt.COUNT: pl.Int64,
+        },
+        orient="row",
+    ).with_columns(pl.lit(0, pl.Int8).alias(pt.ALL), pl.col(pt.A) / 2)
+    segment = [] if one_segment else keys
+    by_polars = df.lazy()
+    for score in (pt.A, pt.B):
+        by_polars = pt._placements(by_polars, segment, score)
+    by_polars = by_polars.with_columns((pl.col(pt._K + pt.B) - pl.col(pt._K + pt.A)).alias(pt._D))
+    numpy_in = (
+        df
+        if one_segment
+        else df.with_row_index(pt._GROUP).with_columns(pl.col(pt._GROUP).first().over(keys))
+    )
+    by_numpy = pt._differences_numpy(numpy_in)
+    columns = [*keys, pt.Y, pt.A, pt.B, pt.COUNT, pt._D]
+    sort = [*keys, pt.Y, pt.A, pt.B, pt.COUNT]
+    assert_frame_equal(
+        by_numpy.select(columns).sort(sort, nulls_last=True),
+        by_polars.collect().select(columns).sort(sort, nulls_last=True),
+    )
+    rows = df.select(pl.all().repeat_by(pt.COUNT).explode()).with_columns(
+        pl.lit(1, pl.Int64).alias(pt.COUNT)
+    )
+    se = {}
+    for name, frame in (("cells", df), ("rows", rows)):
+        for use_numpy in (True, False):
+            pt.USE_NUMPY = use_numpy
+            try:
+                se[name, use_numpy] = (
+                    pt.delong_se(frame.lazy(), keys).collect().sort(keys, nulls_last=True)
+                )
+            finally:
+                pt.USE_NUMPY = True
+    first = se["cells", True]
+    for other in se.values():
+        assert_frame_equal(other, first, check_exact=False, rel_tol=1e-12, abs_tol=1e-15)
+
+
 def test_delong_undefined_cases() -> None:
     df = pl.DataFrame(
         {
@@ -298,6 +390,27 @@ def test_paired_bootstrap_equals_the_row_bootstrap(metric: str) -> None:
     low, high = out["low"][0], out["high"][0]
     assert abs((high - low) - width) < 0.1 * width
     assert abs((high + low) / 2 - (r_high + r_low) / 2) < 0.1 * width
+
+
+@pytest.mark.parametrize("decimals", [None, 1])  # None: every cell its own score
+def test_ap_replicate_counts_per_score(decimals: int | None) -> None:
+    """A block of redrawn cells as one model's per-score positives and negatives,
+    scores descending: the gather of distinct scores and the sums of tied ones
+    equal a count written out (bincount of each replicate by score position)."""
+    rng = np.random.default_rng(11)
+    n = 300
+    positive = rng.random(n) < 0.4
+    score = rng.normal(size=n)
+    if decimals is not None:
+        score = np.round(score, decimals)
+    block = rng.integers(0, 3, (5, n))
+    distinct = np.unique(score)
+    position = len(distinct) - 1 - np.searchsorted(distinct, score)  # descending
+    pos, neg = pt._score_counts(positive, score)(block)
+    for r in range(block.shape[0]):
+        for got, rows in ((pos, positive), (neg, ~positive)):
+            expected = np.bincount(position[rows], weights=block[r, rows], minlength=len(distinct))
+            np.testing.assert_array_equal(got[r], expected.astype(np.int64))
 
 
 def test_seeded_per_segment_and_pair() -> None:

@@ -13,6 +13,7 @@ from pl_metrics import _paired as pt
 from pl_metrics._core import checks as v
 from pl_metrics._core import multiple, names
 from pl_metrics._core import scores as sc
+from pl_metrics._ranking_sorted import use_sorted_path
 from pl_metrics._typing import Adjust, By, PairedMetric
 
 _METHOD = "compare_models"
@@ -211,7 +212,13 @@ class PairedMethods:
             labels = None  # the cells' label dtype and pos_label in it (label metrics)
             if metric in pt.SCORE_METRICS:
                 positive = pl.col(y_true) == pl.lit(pos, schema[y_true])
-                cells = pt.score_cells(rows, keys, positive, baseline, column, schema=schema)
+                # continuous scores (roc_auc's sorted path): a cell per row, for DeLong
+                counted = metric != "roc_auc" or not use_sorted_path(
+                    rows, {baseline: baseline, column: column}
+                )
+                cells = pt.score_cells(
+                    rows, keys, positive, baseline, column, schema=schema, counted=counted
+                )
             else:
                 types = pt.common_label_types(schema, y_true, baseline, column)
                 cells = pt.label_cells(rows, keys, y_true, baseline, column, types=types)
@@ -221,8 +228,8 @@ class PairedMethods:
                 labels = (types.compute, in_dtype)
             cells = cells.with_columns(pl.lit(name).alias(pt.MODEL))
             if metric == "roc_auc":
-                tests = pt.delong_se(cells, seg)
-                pair = pair.join(tests, on=seg, how="left", nulls_equal=True)
+                tests = pt.delong_se(cells, keys)  # one model: by the segments alone
+                pair = pair.join(tests, on=keys, how="left", nulls_equal=True)
                 diff = pl.col(pt.VALUE) - pl.col(pt.BASE)
                 pair = pair.with_columns(pt.delong_columns(diff, pl.col(pt.SE), ci))
             else:
