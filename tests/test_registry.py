@@ -593,6 +593,14 @@ METHODS: list[Entry] = [
     ),
     Entry("score_counts", _b("score_counts"), ("binary",)),
     Entry(
+        "drift",
+        lambda m, c: m.drift(
+            [c.s, c.s2], reference=pl.col("ts") < dt.date(2026, 3, 3), by=c.by, bins=4
+        ),
+        ("columns",),
+        weighted=False,
+    ),
+    Entry(
         "custom",
         lambda m, c: m.custom(
             {"acc": skm.accuracy_score, "mcc": skm.matthews_corrcoef}, c.y, c.p, by=c.by, weight=c.w
@@ -1283,6 +1291,11 @@ def _bad_inputs(
     entry: Entry,
 ) -> list[tuple[str, Callable[[pl.DataFrame], pl.DataFrame], type, str]]:
     """(case, how the data is spoiled, the error type, a regex its message matches)."""
+    if entry.reads[0] == "columns":  # drift: a null is a bin of its own, not bad input
+        return [
+            ("missing column", lambda d: d.drop("s"), pl.exceptions.ColumnNotFoundError, "'s'"),
+            ("missing by column", lambda d: d.drop("g"), pl.exceptions.ColumnNotFoundError, "g"),
+        ]
     label = {
         "labels": "y",
         "binary": "yb",
@@ -1717,6 +1730,11 @@ CLI: list[tuple[str, str, list[str]]] = [
     _cli("pr-curve", "pr_curve[drop_intermediate]", *_SCORES, "--drop-intermediate"),
     _cli("score-counts", "score_counts", *_SCORES),
     _cli(
+        "drift",
+        "drift",
+        *("--columns", "s,s2", "--reference", "ts < DATE '2026-03-03'", "--bins", "4"),
+    ),
+    _cli(
         "custom",
         "custom",
         *_LABELS,
@@ -1938,22 +1956,27 @@ FIRST_CLI = {command: (name, args) for command, name, args in reversed(CLI)}
 def test_cli_bad_input_is_one_line_naming_the_column(
     command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A null in the ``--y-true`` column (every command has one): status 2, one line
-    on stderr naming the column, no output file."""
+    """A null in the ``--y-true`` column (every command but drift has one; drift: a
+    missing column): status 2, one line on stderr naming the column, no output file."""
     from pl_metrics import cli
 
     name, args = FIRST_CLI[command]
-    label = args[args.index("--y-true") + 1]
-    bad = DATA.with_columns(
-        pl.when(pl.int_range(pl.len()) == 5).then(None).otherwise(label).alias(label)
-    )
+    if "--y-true" in args:
+        label = args[args.index("--y-true") + 1]
+        bad = DATA.with_columns(
+            pl.when(pl.int_range(pl.len()) == 5).then(None).otherwise(label).alias(label)
+        )
+        why = "null"
+    else:  # drift reads no labels (a null is a bin): a missing column
+        label = args[args.index("--columns") + 1].split(",")[0]
+        bad, why = DATA.drop(label), "not found"
     bad.write_parquet(tmp_path / "bad.parquet")
     out = tmp_path / ("out.html" if name in DOCUMENT_CALLS else "out.parquet")
     assert cli.main([command, str(tmp_path / "bad.parquet"), *args, "-o", str(out)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1  # one line, no traceback
     assert f"'{label}'" in err
-    assert "null" in err
+    assert why in err
     assert not out.exists()
 
 

@@ -22,6 +22,17 @@ class Bad:
         )
 
     @staticmethod
+    def reference_nulls(n: int) -> DataError:
+        return DataError(
+            f"`reference` is null on {n} rows: each row is a reference row or a current "
+            "one; fill the expression's nulls, e.g. `.fill_null(False)`"
+        )
+
+    @staticmethod
+    def no_reference_rows() -> DataError:
+        return DataError("`reference` has no rows: drift needs reference rows to compare with")
+
+    @staticmethod
     def not_labels(column: str, n: int) -> DataError:
         return DataError(
             f"column {column!r} has {n} rows that are not class labels (NaN, infinite or "

@@ -109,6 +109,7 @@ OUTPUTS: dict[str, tuple[str, ...]] = {
     "cost_curve": ("probability_cost", "normalized_cost"),
     "over_time": ("window_start", "window_end", "metric", "value", "low", "high"),
     "custom": (),  # *by, then one column per name of ``metrics``
+    "drift": ("column", "n_reference", "n_current", "psi", "js_distance", "ks", "wasserstein"),
     "gains": (
         "bucket",
         "threshold",

@@ -67,6 +67,7 @@ class MetricsDataFrame:
     report = eager(MetricsLazyFrame.report)
     summary = eager(MetricsLazyFrame.summary)
     custom = eager(MetricsLazyFrame.custom)
+    drift = eager(MetricsLazyFrame.drift)
     counts = eager(MetricsLazyFrame.counts)
     average_precision = eager(MetricsLazyFrame.average_precision)
     roc_curve = eager(MetricsLazyFrame.roc_curve)

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
+from pl_metrics import _drift as dr
 from pl_metrics import _fairness as fair
 from pl_metrics import _over_time as ot
 from pl_metrics import _probability as prob
@@ -18,9 +19,66 @@ from pl_metrics._typing import By, CiMethod, Labels, OverTimeMetric
 
 
 class MonitoringMethods:
-    """Metrics per time window, on a LazyFrame."""
+    """Metrics per time window and drift, on a LazyFrame."""
 
     _lf: pl.LazyFrame
+
+    def drift(
+        self,
+        columns: str | Sequence[str],
+        *,
+        reference: pl.DataFrame | pl.LazyFrame | pl.Expr,
+        by: By = None,
+        bins: int = 10,
+        eps: float = 1e-4,
+    ) -> pl.LazyFrame:
+        """Drift of each column between the reference rows and the current ones.
+
+        Parameters
+        ----------
+        columns
+            The columns to compare: numeric, or text / categorical / boolean.
+        reference
+            The reference rows: a DataFrame / LazyFrame with ``columns`` (the
+            training data, say), or a Boolean expression over this frame marking
+            them (``pl.col("day") < date``; the other rows are the current
+            ones; a null is refused).
+        by
+            Segments of the current rows (column(s) or expression(s):
+            ``pl.col("ts").dt.truncate("1w")`` gives weekly drift); the
+            reference is one sample.
+        bins
+            Numeric columns: the bins of ``psi`` / ``js_distance`` are cut at the
+            reference's quantiles j / bins (linear interpolation, duplicate edges
+            dropped); a value falls in the first bin whose upper edge is >= it.
+            Text / categorical / boolean columns: a bin per value of either
+            side.  Nulls (and NaN) are one more bin on both sides.
+        eps
+            The proportion that replaces 0 in ``psi`` (only there).
+
+        Returns
+        -------
+        LazyFrame
+            ``*by, column, n_reference, n_current, psi, js_distance, ks,
+            wasserstein``, one row per segment and column (columns in the order
+            given): the rows of each side (nulls included); the population
+            stability index sum (q - p) ln(q / p) over the bins (p the
+            reference's proportions, q the current's); SciPy's
+            ``jensenshannon(p, q, base=2)``; and, for numeric columns, SciPy's
+            two-sample KS statistic and ``wasserstein_distance`` of the non-null
+            values (null for the other columns).
+
+        Examples
+        --------
+        >>> import polars as pl, pl_metrics as plm
+        >>> df = pl.DataFrame({"x": [1.0, 2.0, 3.0, 4.0, 2.0, 3.0, 4.0, 5.0],
+        ...                    "new": [False] * 4 + [True] * 4})
+        >>> out = df.metrics.drift("x", reference=~pl.col("new"), bins=2)
+        >>> out.select("n_reference", "n_current", "ks", "wasserstein").row(0)
+        (4, 4, 0.25, 1.0)
+        """
+        chosen = dr.check_options(columns, bins, eps)
+        return dr.drift(self._lf, chosen, reference=reference, by=by, bins=bins, eps=eps)
 
     def over_time(
         self,

@@ -198,6 +198,13 @@ _SPECIAL_FORMS: dict[tuple[str, str], _Form] = {
         _as_group_key,
         "'largest', or the --by values, comma-separated",
     ),
+    # the reference rows: a Boolean expression over the input's rows
+    ("drift", "reference"): _Form(
+        {"metavar": "SQL"},
+        _as_expr,
+        "a Boolean SQL expression marking the reference rows (the others are the current "
+        "ones), e.g. \"model_version = 'v1'\"",
+    ),
     # metric names, or custom metrics NAME=module:function
     ("disparity", "metric"): _Form(
         {"action": "append", "metavar": "NAME,...|NAME=module:function,..."},
@@ -516,6 +523,9 @@ EXAMPLES: dict[str, str] = {
         """\'{"true": {"true": 0, "false": 5}, "false": {"true": 1, "false": 0}}\' --by region"""
     ),
     "det-curve": f"{_BINARY} --by region",
+    "drift": (
+        "--columns cat_score,p_bird,y_pred --reference \"model_version = 'v1'\" --by region"
+    ),
     "custom": f"{_LABELS} --by region --metrics mcc=sklearn.metrics:matthews_corrcoef",
     "disparity": f"{_LABELS} --by region --metric accuracy,f1_macro",
     "expected-cost": f"{_BINARY} --cost-matrix '[[0, 1], [10, 0]]' --best --by region",

@@ -1,0 +1,335 @@
+"""Drift between a reference and the current rows: PSI, Jensen-Shannon, KS, Wasserstein.
+
+Per column and per segment of the current rows (``by`` splits the current rows
+only; the reference is one sample):
+
+- **bins** (PSI, Jensen-Shannon): a numeric column's bins are cut at the
+  reference's quantiles j / bins, j = 1 ... bins - 1 (linear interpolation,
+  duplicates dropped); a value falls in the first bin whose upper edge is >= it
+  (the last bin is open).  A text, categorical or boolean column has a bin per
+  value of either side.  Nulls (and NaN) are one more bin on both sides.  The
+  bin counts are one ``group_by`` of each side (streamed); proportions p
+  (reference) and q (current) are over every row, nulls included.
+- ``psi`` = sum (q - p) ln(q / p), zero proportions replaced by ``eps``;
+  ``js_distance`` = SciPy's ``jensenshannon(p, q, base=2)`` on the raw
+  proportions.  Every bin the reference or the segment has rows in counts.
+- **sorted values** (numeric columns, the non-null values): ``ks`` the
+  two-sample Kolmogorov-Smirnov statistic and ``wasserstein`` the first
+  Wasserstein distance (SciPy's ``ks_2samp(...).statistic`` and
+  ``wasserstein_distance``).  The reference is sorted once; each current value
+  finds its place in it by binary search (one vectorised numpy call for all the
+  segments): the ECDFs differ most at a current value or just before one, and
+  between two current values the area between the ECDFs comes from the
+  reference's running integral (:func:`_distances`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import polars as pl
+
+from pl_metrics._core import checks as v
+from pl_metrics._core import names
+
+_BIN = f"{names.INTERNAL}bin"
+_REF = f"{names.INTERNAL}ref"
+_CUR = f"{names.INTERNAL}cur"
+_SEG = f"{names.INTERNAL}seg"
+_VALUE = f"{names.INTERNAL}value"
+COLUMNS = names.OUTPUTS["drift"]
+
+
+def _kind(dtype: pl.DataType) -> str | None:
+    """``"numeric"``, ``"categorical"`` (text, categories, booleans) or None."""
+    if dtype == pl.Boolean or dtype in (pl.String, pl.Categorical) or isinstance(dtype, pl.Enum):
+        return "categorical"
+    if dtype.is_numeric():
+        return "numeric"
+    return None
+
+
+def check_options(columns: object, bins: object, eps: object) -> list[str]:
+    """``columns`` as a list of distinct names; ``bins`` >= 1; ``eps`` > 0."""
+    chosen = [columns] if isinstance(columns, str) else columns
+    if (
+        not isinstance(chosen, Sequence)
+        or not chosen
+        or not all(isinstance(c, str) for c in chosen)
+        or len(set(chosen)) != len(chosen)
+    ):
+        msg = f"`columns` must be a column name or a list of distinct names, got {columns!r}"
+        raise TypeError(msg)
+    v.positive_int("bins", bins)
+    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not 0 < eps < 1:
+        msg = f"`eps` must be a number in (0, 1), got {eps!r}"
+        raise ValueError(msg)
+    return list(chosen)
+
+
+def _value(column: str, kind: str) -> pl.Expr:
+    """The column as compared: numbers as Float64 (NaN as null), categories as text."""
+    if kind == "numeric":
+        x = pl.col(column).cast(pl.Float64)
+        return pl.when(x.is_nan()).then(None).otherwise(x)
+    return pl.col(column).cast(pl.String)
+
+
+def _bin(value: pl.Expr, edges: list[float] | None) -> pl.Expr:
+    """A value's bin: the number of edges below it (numbers) or the value (categories);
+    null: the null bin."""
+    if edges is None:
+        return value
+    if not edges:
+        return pl.when(value.is_not_null()).then(pl.lit(0, pl.Int64))
+    return pl.when(value.is_not_null()).then(
+        pl.sum_horizontal((value > e).cast(pl.Int64) for e in edges)
+    )
+
+
+def _edges(reference: pl.LazyFrame, value: pl.Expr, bins: int) -> list[float]:
+    """The reference's quantiles j / bins (linear), distinct, ascending."""
+    if bins == 1:
+        return []
+    qs = [j / bins for j in range(1, bins)]
+    row = reference.select(
+        value.drop_nulls().quantile(q, interpolation="linear").alias(str(i))
+        for i, q in enumerate(qs)
+    ).collect()
+    return sorted({x for x in row.row(0) if x is not None})
+
+
+def _divergences(p: pl.Expr, q: pl.Expr, eps: float) -> tuple[pl.Expr, pl.Expr]:
+    """Aggregations over a segment's bins: PSI and the Jensen-Shannon distance (base 2)."""
+    p_, q_ = (pl.when(x == 0).then(eps).otherwise(x) for x in (p, q))
+    psi = ((q_ - p_) * (q_ / p_).log()).sum()
+    m = (p + q) / 2
+
+    def rel_entr(x: pl.Expr) -> pl.Expr:
+        return pl.when(x > 0).then(x * (x / m).log()).otherwise(0.0)
+
+    js = ((rel_entr(p).sum() + rel_entr(q).sum()) / 2 / math.log(2)).clip(lower_bound=0.0).sqrt()
+    return psi, js
+
+
+def _distances(reference: Any, values: Any, counts: Any) -> tuple[Any, Any]:
+    """KS and Wasserstein distances between the sorted ``reference`` and each segment of
+    ``values`` (each segment's sorted, one after the other, ``counts`` values each;
+    NaN where a side is empty).
+
+    KS: between two current values the current ECDF is flat and the reference's
+    rises, so |F_r - F_c| is largest at a current value (both right-continuous) or
+    just before one (both left limits): the counts there are those SciPy's
+    ``ks_2samp`` divides, so the statistic is the same number (SciPy's exact mode
+    may restate it as a fraction of the sample sizes, a last bit apart).  Wasserstein: the
+    integral of |F_r - F_c|, over each stretch between two current values (F_c =
+    k / m there) from the reference's running integral H(x) = int F_r, split where
+    F_r reaches k / m (the reference's value of rank ceil(k n / m))."""
+    import numpy as np
+
+    n = reference.size
+    segments = counts.size
+    ks = np.full(segments, np.nan)
+    w = np.full(segments, np.nan)
+    if n == 0 or values.size == 0:
+        return ks, w
+    starts = np.cumsum(counts) - counts
+    segment = np.repeat(np.arange(segments), counts)
+    position = np.arange(values.size) - starts[segment]  # 0-based within the segment
+    m = counts[segment]
+    # runs of equal values within a segment: the first and last position of each
+    new = np.ones(values.size, dtype=bool)
+    new[1:] = (values[1:] != values[:-1]) | (segment[1:] != segment[:-1])
+    run = np.cumsum(new) - 1
+    first = np.flatnonzero(new)
+    last = np.r_[first[1:], values.size] - 1
+    below_c = position[first][run]  # current values strictly below
+    at_or_below_c = position[last][run] + 1
+    at_or_below_r = np.searchsorted(reference, values, side="right")
+    below_r = np.searchsorted(reference, values, side="left")
+    gap = np.maximum(
+        np.abs(at_or_below_r / n - at_or_below_c / m), np.abs(below_r / n - below_c / m)
+    )
+    has = counts > 0
+    ks[has] = np.maximum.reduceat(gap, starts[has])
+
+    # H at the reference's values: H(r_1) = 0, H(r_i+1) = H(r_i) + (i / n)(r_i+1 - r_i)
+    grid = np.r_[0.0, np.cumsum(np.arange(1, n) / n * np.diff(reference))]
+
+    def integral(x: Any) -> Any:
+        """H(x) = int_-inf^x F_r."""
+        i = np.searchsorted(reference, x, side="right")  # reference values <= x
+        j = np.maximum(i - 1, 0)
+        return np.where(i > 0, grid[j] + (i / n) * (x - reference[j]), 0.0)
+
+    # the stretch [c_k, c_k+1) after each current value (k = its 1-based position), at
+    # F_c = k / m; the stretch before the first value (F_c = 0) is H(c_1)
+    k = position + 1
+    a = values
+    is_last = k == m
+    b = np.where(is_last, values, np.r_[values[1:], 0.0])
+    t = k / m
+    rank = np.minimum(-(-k * n // m), n)  # ceil(k n / m): F_r >= k / m from r_rank on
+    crossing = reference[rank - 1]
+    e = np.clip(crossing, a, b)
+    h_a, h_b, h_e = integral(a), integral(b), integral(e)
+    inner = (h_b - h_a) - t * (b - a) + 2 * (t * (e - a) - (h_e - h_a))
+    # after the last value F_c = 1: the area where F_r < 1, up to the reference's largest
+    top = reference[-1]
+    tail = np.where(a < top, (top - a) - (integral(np.full_like(a, top)) - h_a), 0.0)
+    area = np.where(is_last, tail, inner)
+    head = integral(values[starts[has]])
+    w[has] = np.add.reduceat(area, starts[has]) + head
+    return ks, w
+
+
+def _sides(
+    lf: pl.LazyFrame, reference: object, keyed: pl.LazyFrame
+) -> tuple[pl.LazyFrame, pl.LazyFrame, pl.Schema, pl.Expr | None]:
+    """(reference rows, current rows, the reference's schema, the flag expression);
+    ``keyed``: ``lf`` with its segment keys (evaluated over all its rows, then split)."""
+    if isinstance(reference, pl.Expr):
+        return lf.filter(reference), keyed.filter(~reference), lf.collect_schema(), reference
+    if isinstance(reference, (pl.DataFrame, pl.LazyFrame)):
+        ref = reference.lazy()
+        return ref, keyed, ref.collect_schema(), None
+    msg = (
+        "`reference` must be a DataFrame / LazyFrame of reference rows, or a Boolean "
+        f"expression marking them in this frame, got {type(reference).__name__}"
+    )
+    raise TypeError(msg)
+
+
+def _kinds(columns: list[str], schema: pl.Schema, ref_schema: pl.Schema) -> dict[str, str]:
+    """Each column's kind, the same on both sides (else a ``SchemaError``)."""
+    kinds = {}
+    for column in columns:
+        v.check_columns(schema, columns=column)
+        if column not in ref_schema:
+            msg = (
+                f"column {column!r} (argument `columns`) not found in the reference; "
+                f"available columns: {list(ref_schema.names())}"
+            )
+            raise pl.exceptions.ColumnNotFoundError(msg)
+        kind, ref_kind = _kind(schema[column]), _kind(ref_schema[column])
+        if kind is None or kind != ref_kind:
+            msg = (
+                f"column {column!r} (argument `columns`) is {schema[column]} here and "
+                f"{ref_schema[column]} in the reference: drift compares numeric columns, or "
+                "text / categorical / boolean columns, of the same kind on both sides"
+            )
+            raise pl.exceptions.SchemaError(msg)
+        kinds[column] = kind
+    return kinds
+
+
+def _binned(  # noqa: PLR0917 - the sides, then the column and the options
+    ref_rows: pl.LazyFrame,
+    current: pl.LazyFrame,
+    keys: list[str],
+    value: pl.Expr,
+    edges: list[float] | None,
+    eps: float,
+) -> pl.DataFrame:
+    """``*keys, n_reference, n_current, psi, js_distance`` of one column: each side's
+    rows per bin (one ``group_by`` each), every segment against every bin of the
+    reference or of its own rows."""
+    binned = _bin(value, edges)
+    ref_bins = ref_rows.group_by(binned.alias(_BIN)).agg(pl.len().alias(_REF))
+    cur_bins = current.group_by(*keys, binned.alias(_BIN)).agg(pl.len().alias(_CUR))
+    ref_df, cur_df = pl.collect_all([ref_bins, cur_bins])
+    n_ref = ref_df.get_column(_REF).sum()
+    grid = cur_df.select(keys).unique().join(ref_df, how="cross")
+    table = grid.join(cur_df, on=[*keys, _BIN], how="full", coalesce=True, nulls_equal=True)
+    table = table.with_columns(pl.col(_REF, _CUR).fill_null(0))
+    n_cur = pl.col(_CUR).sum().over(keys)
+    p = pl.col(_REF).cast(pl.Float64) / n_ref
+    q = pl.col(_CUR).cast(pl.Float64) / n_cur
+    table = table.with_columns(p.alias(_REF), q.alias(_CUR), n_cur.alias("n_current"))
+    psi, js = _divergences(pl.col(_REF), pl.col(_CUR), eps)
+    result = table.group_by(keys).agg(
+        pl.col("n_current").first(), psi.alias("psi"), js.alias("js_distance")
+    )
+    return result.with_columns(pl.lit(n_ref, pl.Int64).alias("n_reference"))
+
+
+def _sorted_distances(
+    ref_rows: pl.LazyFrame, current: pl.LazyFrame, keys: list[str], value: pl.Expr
+) -> pl.DataFrame:
+    """``*keys, ks, wasserstein`` of one numeric column (:func:`_distances`): the
+    reference's values sorted, each segment's sorted (polars sorts the lists in
+    parallel), then one numpy pass."""
+    import numpy as np
+
+    ref = ref_rows.select(value.drop_nulls().sort().alias(_VALUE)).collect()
+    cur = (
+        current.select(*keys, value.alias(_VALUE))
+        .group_by(keys)
+        .agg(pl.col(_VALUE).drop_nulls())
+        .collect()
+    )
+    lists = cur.get_column(_VALUE).list.eval(pl.element().sort())
+    counts = lists.list.len().to_numpy().astype(np.int64)
+    flat = lists.explode().drop_nulls().to_numpy().astype(np.float64)
+    ks, w = _distances(ref.get_column(_VALUE).to_numpy().astype(np.float64), flat, counts)
+    return cur.select(keys).with_columns(
+        pl.Series("ks", ks).fill_nan(None), pl.Series("wasserstein", w).fill_nan(None)
+    )
+
+
+def drift(
+    lf: pl.LazyFrame,
+    columns: list[str],
+    *,
+    reference: pl.DataFrame | pl.LazyFrame | pl.Expr,
+    by: object,
+    bins: int,
+    eps: float,
+) -> pl.LazyFrame:
+    """``*by, column, n_reference, n_current, psi, js_distance, ks, wasserstein``."""
+    segments = v.normalize_by(by)
+    schema = lf.collect_schema()
+    v.check_by(schema, segments, COLUMNS)
+    keys = names.segment_keys(segments) if segments else [names.ALL]
+    if segments:
+        keyed = names.with_segment_keys(lf, segments)
+    else:
+        keyed = lf.with_columns(pl.lit(True).alias(names.ALL))
+    ref_rows, current, ref_schema, flag = _sides(lf, reference, keyed)
+    kinds = _kinds(columns, schema, ref_schema)
+    current_schema = current.collect_schema()
+    out_schema = pl.Schema(
+        {k: current_schema[k] for k in keys}
+        | {"column": pl.String, "n_reference": pl.Int64, "n_current": pl.Int64}
+        | dict.fromkeys(("psi", "js_distance", "ks", "wasserstein"), pl.Float64)
+    )
+
+    def one(column: str) -> pl.DataFrame:
+        value = _value(column, kinds[column])
+        numeric = kinds[column] == "numeric"
+        edges = _edges(ref_rows, value, bins) if numeric else None
+        result = _binned(ref_rows, current, keys, value, edges, eps)
+        if numeric:
+            distances = _sorted_distances(ref_rows, current, keys, value)
+            result = result.join(distances, on=keys, how="left", nulls_equal=True)
+        else:
+            nothing = pl.lit(None, pl.Float64)
+            result = result.with_columns(nothing.alias("ks"), nothing.alias("wasserstein"))
+        result = result.with_columns(pl.lit(column).alias("column"))
+        return result.select(list(out_schema)).cast(dict(out_schema))
+
+    def run() -> pl.DataFrame:
+        if flag is not None and (nulls := lf.select(flag.null_count()).collect().item()):
+            raise v.Bad.reference_nulls(nulls)
+        if not ref_rows.select(pl.len()).collect().item():
+            raise v.Bad.no_reference_rows()
+        out = pl.concat([one(column) for column in columns], how="vertical_relaxed")
+        order = pl.col("column").replace_strict(columns, list(range(len(columns))))
+        return out.sort([*keys, order], nulls_last=True)
+
+    return names.restore_keys(pl.defer(run, schema=out_schema), segments.names)
+
+
+__all__ = ["COLUMNS", "check_options", "drift"]

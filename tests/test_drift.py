@@ -1,0 +1,188 @@
+"""drift against SciPy and the definitions (``../shared/API.md``): PSI and the
+Jensen-Shannon distance of the binned proportions, the two-sample KS statistic and
+the Wasserstein distance of the values, per segment of the current rows."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+
+import _oracle as oracle
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scipy.spatial.distance import jensenshannon
+from scipy.stats import ks_2samp, wasserstein_distance
+
+import pl_metrics as plm
+
+
+def _expected(ref: list, cur: list, numeric: bool, bins: int, eps: float) -> dict:
+    """One column of one segment, by the definitions:
+
+    - numeric bins: edges = np.quantile(reference's non-null values, j / bins) for j = 1
+      ... bins - 1 (numpy's default: linear), duplicates dropped; a value's bin is the
+      first whose upper edge is >= it, ``np.searchsorted(edges, x, side="left")``;
+    - categories: a bin per value of either side; nulls (and NaN): one more bin;
+    - p, q the proportions over every row; psi = sum (q - p) ln(q / p), a proportion
+      of 0 replaced by eps; js = scipy's jensenshannon(p, q, base=2);
+    - ks / wasserstein: scipy on the non-null values (None for categories or an
+      empty side)."""
+
+    def missing(x: object) -> bool:
+        return x is None or (isinstance(x, float) and math.isnan(x))
+
+    if numeric:
+        values = np.array([x for x in ref if not missing(x)], dtype=float)
+        # no edge with one bin, or no reference value: every value in one bin
+        qs = [j / bins for j in range(1, bins)]
+        edges = np.unique(np.quantile(values, qs)) if qs and values.size else np.array([])
+
+        def key(x: object) -> object:
+            return None if missing(x) else int(np.searchsorted(edges, x, side="left"))
+    else:
+
+        def key(x: object) -> object:
+            return None if missing(x) else x
+
+    ref_keys, cur_keys = [key(x) for x in ref], [key(x) for x in cur]
+    bins_ = sorted(set(ref_keys) | set(cur_keys), key=repr)
+    p = np.array([ref_keys.count(b) for b in bins_]) / len(ref)
+    q = np.array([cur_keys.count(b) for b in bins_]) / len(cur)
+    p_, q_ = np.where(p == 0, eps, p), np.where(q == 0, eps, q)
+    out = {
+        "n_reference": len(ref),
+        "n_current": len(cur),
+        "psi": float(np.sum((q_ - p_) * np.log(q_ / p_))),
+        "js_distance": float(jensenshannon(p, q, base=2)),
+        "ks": None,
+        "wasserstein": None,
+    }
+    r = [x for x in ref if not missing(x)]
+    c = [x for x in cur if not missing(x)]
+    if numeric and r and c:
+        out["ks"] = float(ks_2samp(r, c).statistic)
+        out["wasserstein"] = float(wasserstein_distance(r, c))
+    return out
+
+
+def _close(got: dict, expected: dict) -> None:
+    for name, want in expected.items():
+        value = got[name]
+        if want is None:
+            assert value is None, (name, value)
+        elif name.startswith("n_"):
+            assert value == want, (name, value, want)
+        else:
+            assert value == pytest.approx(want, rel=1e-9, abs=1e-12), (name, value, want)
+
+
+NUMBERS = st.one_of(
+    st.integers(-3, 3).map(float),  # ties
+    st.floats(-5, 5, allow_nan=False, allow_infinity=False),
+    st.just(None),
+    st.just(float("nan")),
+)
+WORDS = st.one_of(st.sampled_from(["a", "b", "c", "d"]), st.just(None))
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    ref=st.lists(st.tuples(NUMBERS, WORDS), min_size=1, max_size=40),
+    cur=st.lists(st.tuples(NUMBERS, WORDS, st.sampled_from(["s", "t"])), min_size=1, max_size=50),
+    bins=st.integers(1, 6),
+    eps=st.sampled_from([1e-4, 1e-2]),
+    as_expression=st.booleans(),
+)
+def test_drift_equals_the_definitions_and_scipy(
+    ref: list, cur: list, bins: int, eps: float, as_expression: bool
+) -> None:
+    schema = {"x": pl.Float64, "w": pl.String, "g": pl.String}
+    reference = pl.DataFrame([(*r, "s") for r in ref], schema=schema, orient="row")
+    current = pl.DataFrame(cur, schema=schema, orient="row")
+    if as_expression:  # one frame, the reference rows marked
+        both = pl.concat([reference.with_columns(ref=True), current.with_columns(ref=False)])
+        got = both.metrics.drift(["x", "w"], reference=pl.col("ref"), by="g", bins=bins, eps=eps)
+    else:
+        got = current.metrics.drift(["x", "w"], reference=reference, by="g", bins=bins, eps=eps)
+    segments = sorted(set(current["g"]))
+    assert got.select("g", "column").rows() == [(g, c) for g in segments for c in ("x", "w")]
+    for row in got.iter_rows(named=True):
+        rows = current.filter(pl.col("g") == row["g"])
+        column = row["column"]
+        expected = _expected(
+            reference[column].to_list(), rows[column].to_list(), column == "x", bins, eps
+        )
+        _close(row, expected)
+
+
+def test_drift_by_week_eager_lazy_streaming_and_parquet(tmp_path: object) -> None:
+    """Weekly drift with ``by=`` an expression: the same on every path, and each
+    week's row the drift of that week's rows alone."""
+    rng = np.random.default_rng(3)
+    n = 3000
+    day = [dt.date(2026, 1, 1) + dt.timedelta(days=int(d)) for d in rng.integers(0, 60, n)]
+    df = pl.DataFrame(
+        {
+            "day": day,
+            "x": rng.normal(size=n) + np.array([d.toordinal() for d in day]) / 200,
+            "k": rng.choice(["a", "b", "c"], n),
+        }
+    )
+    reference = pl.col("day") < dt.date(2026, 1, 15)
+    week = pl.col("day").dt.truncate("1w").alias("week")
+    args = {"reference": reference, "by": week, "bins": 8}
+    eager = df.metrics.drift(["x", "k"], **args)
+    path = tmp_path / "d.parquet"  # type: ignore[operator]
+    df.write_parquet(path)
+    for other in (
+        df.lazy().metrics.drift(["x", "k"], **args).collect(engine="streaming"),
+        df.lazy().metrics.drift(["x", "k"], **args).collect(engine="in-memory"),
+        pl.scan_parquet(path).metrics.drift(["x", "k"], **args).collect(),
+    ):
+        oracle.assert_close(other, eager)  # sums over the bins: any order, 1e-9
+    ref = df.filter(reference)
+    for row in eager.iter_rows(named=True):
+        rows = df.filter(~reference & (pl.col("day").dt.truncate("1w") == row["week"]))
+        column = row["column"]
+        expected = _expected(ref[column].to_list(), rows[column].to_list(), column == "x", 8, 1e-4)
+        _close(row, expected)
+    # the drifting column drifts more every week: a sanity check of the example data
+    psi = eager.filter(pl.col("column") == "x")["psi"].to_list()
+    assert psi[-1] > psi[0]
+
+
+def test_drift_integer_and_boolean_columns() -> None:
+    ref = pl.DataFrame({"i": [1, 2, 2, 3, 9], "b": [True, False, True, None, True]})
+    cur = pl.DataFrame({"i": [2, 3, 3, 4], "b": [False, False, None, True]})
+    got = cur.metrics.drift(["i", "b"], reference=ref.lazy(), bins=3)
+    for row in got.iter_rows(named=True):
+        column = row["column"]
+        numeric = column == "i"
+        _close(row, _expected(ref[column].to_list(), cur[column].to_list(), numeric, 3, 1e-4))
+
+
+def test_drift_refuses_what_it_cannot_compare() -> None:
+    df = pl.DataFrame({"x": [1.0, 2.0, 3.0], "s": ["a", "b", "a"], "ref": [True, None, False]})
+    with pytest.raises(plm.DataError, match="`reference` is null on 1 rows"):
+        df.metrics.drift("x", reference=pl.col("ref"))
+    with pytest.raises(plm.DataError, match="`reference` has no rows"):
+        df.metrics.drift("x", reference=pl.col("x") > 5)
+    with pytest.raises(pl.exceptions.ColumnNotFoundError, match="'x'.*not found in the reference"):
+        df.metrics.drift("x", reference=pl.DataFrame({"y": [1.0]}))
+    with pytest.raises(pl.exceptions.SchemaError, match="'s'.*String here and Int64 in the ref"):
+        df.metrics.drift("s", reference=pl.DataFrame({"s": [1]}))
+    with pytest.raises(pl.exceptions.ColumnNotFoundError, match="'nope'"):
+        df.metrics.drift("nope", reference=df)
+    with pytest.raises(TypeError, match="`reference` must be a DataFrame"):
+        df.metrics.drift("x", reference="train.parquet")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="`columns` must be a column name or a list"):
+        df.metrics.drift(["x", "x"], reference=df)
+    with pytest.raises(ValueError, match="`eps` must be a number in"):
+        df.metrics.drift("x", reference=df, eps=0)
+    with pytest.raises(ValueError, match="`bins`"):
+        df.metrics.drift("x", reference=df, bins=0)
+    with pytest.raises(ValueError, match="`by` column 'psi' collides"):
+        df.rename({"s": "psi"}).metrics.drift("x", reference=df, by="psi")
