@@ -375,10 +375,16 @@ def test_delong_equals_the_pairwise_definition_on_every_strategy(
             assert (low, high) == pytest.approx(expected[1:], rel=1e-9, abs=1e-12)
 
 
+@pytest.mark.parametrize("float_chain", [True, False])
 @pytest.mark.parametrize("counts", [[3, 0, 5, 1, 1], [400, 0, 250, 900, 50]])
-def test_both_ways_of_drawing_are_the_multinomial(counts: list[int]) -> None:
-    # a small segment is drawn row by row, a large one as a chain of binomials:
-    # both have the multinomial's means and covariances
+def test_both_ways_of_drawing_are_the_multinomial(
+    counts: list[int], float_chain: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a small segment is drawn row by row, a large one as a chain of binomials
+    # (numpy's multinomial, or the chain of integer ratios past _FLOAT_CHAIN):
+    # all have the multinomial's means and covariances
+    if not float_chain:
+        monkeypatch.setattr(bs, "_FLOAT_CHAIN", 0)
     counts_ = np.array(counts)
     n = counts_.sum()
     assert bs._by_rows(int(n), len(counts)) == (n < 100)

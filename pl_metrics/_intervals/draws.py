@@ -70,6 +70,11 @@ _CHUNK_CELLS = 1 << 20
 #: A segment of n rows and k cells is redrawn row by row when n <= _ROW_COST k:
 #: a uniform row costs about a sixteenth of a binomial variate.
 _ROW_COST = 16
+#: numpy's multinomial takes the shares as floats (count / rows) and subtracts them
+#: as it goes: a conditional share is off by at most cells x rows x 2**-52,
+#: relatively.  Up to cells x rows = 2**32 (1e-6 relatively, far below the
+#: bootstrap's own noise) it draws; above, the chain of integer ratios does.
+_FLOAT_CHAIN = 1 << 32
 
 #: ``(lo, hi, blocks)`` of a chunk of segments ``lo..hi - 1`` -> ``(segment of
 #: each output row, output columns)``; ``blocks``: the chunk's draws (replicate x
@@ -118,24 +123,33 @@ def _block(n: int, k: int, n_boot: int) -> int:
 
 
 def _binomials(counts: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
-    """``size`` multinomial redraws of ``counts``: numpy's multinomial over the non-empty
-    cells (in C, per replicate, each cell Binomial(rows left, its share of the cells
-    left), the last non-empty cell the rows left), an empty cell 0.
+    """``size`` multinomial redraws of ``counts``: each cell Binomial(rows left, its
+    share of the cells left), the last non-empty cell the rows left, an empty cell 0.
 
-    One call per segment: a chain of numpy calls, one per cell, cost a quarter more
-    (each call's checks and arrays, 8 per segment of 3 classes); the binomial
-    variates are the same algorithm.  The shares are ``count / rows`` as floats; a
-    cell of count 0 is never drawn (left out before the call).
+    Drawn by numpy's multinomial over the non-empty cells (the chain runs in C, per
+    replicate: one call per segment; a numpy call per cell cost a quarter more,
+    8 per segment of 3 classes), unless :data:`_FLOAT_CHAIN` says its float shares
+    are not exact enough: then the chain is drawn here, a cell at a time, each
+    share a ratio of integer counts.
     """
     import numpy as np
 
     cells = np.flatnonzero(counts)
     n = int(counts.sum())
-    if len(cells) == len(counts):
-        return rng.multinomial(n, counts / n, size=size).astype(np.int64, copy=False)
     out = np.zeros((size, len(counts)), dtype=np.int64)
-    if len(cells):
+    if not len(cells):
+        return out
+    if len(cells) * n <= _FLOAT_CHAIN:
         out[:, cells] = rng.multinomial(n, counts[cells] / n, size=size)
+        return out
+    left = np.full(size, n, dtype=np.int64)
+    rest = n
+    for j in cells[:-1]:
+        drawn = rng.binomial(left, int(counts[j]) / rest)
+        out[:, j] = drawn
+        left -= drawn
+        rest -= int(counts[j])
+    out[:, cells[-1]] = left
     return out
 
 
