@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import numpy as np
 import polars as pl
@@ -24,9 +24,11 @@ from _common import print_table, side_by_side, timed
 from bench_ranking import rank_formula
 
 import pl_metrics  # noqa: F401  (registers .metrics)
+from pl_metrics._intervals import draws as bs
 
 AP = "average_precision"
 RANK_BY = "rank formula in group_by().agg()"
+DRAWS = "its bootstrap draws alone"
 
 
 def frame(rows: int, segments: int, seed: int = 0) -> pl.DataFrame:
@@ -72,6 +74,22 @@ def main() -> None:
     def html(path: str = "/tmp/bench_defaults.html") -> object:
         return m.html_report("y", "p", y_score="s", by="seg", path=path)
 
+    def summary_draws() -> object:
+        # the bootstrap draws of summary(by=seg, ci=0.95) alone: its confusion cells
+        # counted, sorted as the interval code sorts them, redrawn (the same seeds),
+        # nothing reduced: the floor of the multinomial path
+        cells = df.group_by("seg", "t", "tp").len().sort("seg", "t", "tp")
+        starts, keys = bs._starts(cells, ["seg"])
+
+        def nothing(lo: int, hi: int, blocks: Iterator[np.ndarray]) -> tuple[np.ndarray, dict]:
+            for _ in blocks:
+                pass
+            return np.arange(lo, hi), {}
+
+        counts = cells["len"].to_numpy()
+        threads = pl.thread_pool_size()
+        return bs.redraw(counts, starts, keys, nothing, n_boot=1000, seed=0, threads=threads)
+
     def report_and_scores() -> object:
         return (
             m.report("y", "p", by="seg"),
@@ -102,6 +120,8 @@ def main() -> None:
         "gains": lambda: m.gains("y", "s"),
         "summary(by=seg)": lambda: m.summary("t", "tp", by="seg"),
         "summary(by=seg, ci=0.95)": lambda: m.summary("t", "tp", by="seg", ci=0.95),
+        "compare(by=seg)": lambda: m.compare("t", "tp", by="seg"),
+        DRAWS: summary_draws,
         "report + roc_auc + AP by seg": report_and_scores,
     }
     try:
@@ -142,6 +162,8 @@ def main() -> None:
             2.0,
         ),
         ("summary(by=seg, ci=0.95)", "summary(by=seg, ci=0.95)", "summary(by=seg)", 10.0),
+        ("compare(by=seg)", "compare(by=seg)", "summary(by=seg)", 10.0),
+        ("summary(by=seg, ci=0.95)", "summary(by=seg, ci=0.95)", DRAWS, 1.3),
     ]
     table = [(name, t[a], b, t[b], target) for name, a, b, target in rows if a in t and b in t]
     if args.slow:

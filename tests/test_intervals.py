@@ -375,10 +375,16 @@ def test_delong_equals_the_pairwise_definition_on_every_strategy(
             assert (low, high) == pytest.approx(expected[1:], rel=1e-9, abs=1e-12)
 
 
+@pytest.mark.parametrize("float_chain", [True, False])
 @pytest.mark.parametrize("counts", [[3, 0, 5, 1, 1], [400, 0, 250, 900, 50]])
-def test_both_ways_of_drawing_are_the_multinomial(counts: list[int]) -> None:
-    # a small segment is drawn row by row, a large one as a chain of binomials:
-    # both have the multinomial's means and covariances
+def test_both_ways_of_drawing_are_the_multinomial(
+    counts: list[int], float_chain: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a small segment is drawn row by row, a large one as a chain of binomials
+    # (numpy's multinomial, or the chain of integer ratios past _FLOAT_CHAIN):
+    # all have the multinomial's means and covariances
+    if not float_chain:
+        monkeypatch.setattr(bs, "_FLOAT_CHAIN", 0)
     counts_ = np.array(counts)
     n = counts_.sum()
     assert bs._by_rows(int(n), len(counts)) == (n < 100)
@@ -389,6 +395,33 @@ def test_both_ways_of_drawing_are_the_multinomial(counts: list[int]) -> None:
     expected = n * (np.diag(share) - np.outer(share, share))
     np.testing.assert_allclose(draws.mean(axis=0), n * share, atol=4 * np.sqrt(n / 40_000))
     np.testing.assert_allclose(np.cov(draws.T), expected, atol=0.05 * n)
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 5])
+def test_square_counts_are_the_grouped_counts(size: int) -> None:
+    # a chunk of segments with every (actual, predicted) cell of their classes, in
+    # order, is counted as a (replicate, segment, actual, predicted) array: the same
+    # tp / support / predicted / n as the general grouping (class_counter)
+    rng = np.random.default_rng(size)
+    segments, cells = 4, size * size
+    a = np.tile(np.arange(cells) // size, segments)
+    p = np.tile(np.arange(cells) % size, segments)
+    segment = np.repeat(np.arange(segments), cells)
+    draws = rng.multinomial(50, np.full(cells, 1 / cells), size=(7, segments)).reshape(7, -1)
+    square = bs.square_counter(a, p, size, segments)
+    assert square is not None
+    general = bs.class_counter(a, p, segment * size, segment, segments * size, restrict=True)
+    for got, want in zip(square(draws), general(draws), strict=True):
+        np.testing.assert_array_equal(got, want.reshape(got.shape))
+    # by hand, replicate 0, segment 0: tp is the diagonal, support the row sums
+    first = draws[0, :cells].reshape(size, size)
+    np.testing.assert_array_equal(square(draws)[0][0, 0], np.diag(first))
+    np.testing.assert_array_equal(square(draws)[1][0, 0], first.sum(axis=1))
+    # a missing cell, another order or another size: not a square chunk
+    assert bs.square_counter(a[1:], p[1:], size, segments) is None
+    if size > 1:
+        assert bs.square_counter(p, a, size, segments) is None
+    assert bs.square_counter(a, p, size + 1, segments) is None
 
 
 def _many_segments(rng: np.random.Generator) -> pl.DataFrame:

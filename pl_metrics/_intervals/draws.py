@@ -6,14 +6,15 @@ over the segment's cells — the (actual, predicted) pairs, or the (score, class
 pairs for the ranking metrics.  So each replicate is one multinomial draw per
 segment, made in one of two exact ways, whichever costs less for the segment
 (:func:`_draw`): ``n`` rows drawn uniformly and counted by cell (small
-segments: a drawn row costs far less than a binomial variate), or a chain of
-binomials, one per cell given the cells before it (large segments: the cost
-is the size of the state, not the number of rows).  The replicates' draws are
-reduced in numpy to their metrics (:mod:`pl_metrics._intervals.replicates`)
-and then to their interval: no frame with a row per replicate is built, and
-polars only sees the state and the interval rows.  Intervals are the
-percentile interval of the replicates (linear interpolation, as
-``np.percentile``); replicates where a metric is undefined (NaN) are skipped.
+segments: a drawn row costs far less than a binomial variate), or numpy's
+multinomial, a chain of binomials in C, one per cell given the cells before
+it (large segments: the cost is the size of the state, not the number of
+rows).  The replicates' draws are reduced in numpy to their metrics
+(:mod:`pl_metrics._intervals.replicates`) and then to their interval: no
+frame with a row per replicate is built, and polars only sees the state and
+the interval rows.  Intervals are the percentile interval of the replicates
+(linear interpolation, as ``np.percentile``); replicates where a metric is
+undefined (NaN) are skipped.
 
 Segments are drawn and reduced a chunk at a time (:func:`redraw`): the
 segments of a chunk lie side by side in one array of cells (replicate x cell),
@@ -69,6 +70,11 @@ _CHUNK_CELLS = 1 << 20
 #: A segment of n rows and k cells is redrawn row by row when n <= _ROW_COST k:
 #: a uniform row costs about a sixteenth of a binomial variate.
 _ROW_COST = 16
+#: numpy's multinomial takes the shares as floats (count / rows) and subtracts them
+#: as it goes: a conditional share is off by at most cells x rows x 2**-52,
+#: relatively.  Up to cells x rows = 2**32 (1e-6 relatively, far below the
+#: bootstrap's own noise) it draws; above, the chain of integer ratios does.
+_FLOAT_CHAIN = 1 << 32
 
 #: ``(lo, hi, blocks)`` of a chunk of segments ``lo..hi - 1`` -> ``(segment of
 #: each output row, output columns)``; ``blocks``: the chunk's draws (replicate x
@@ -118,20 +124,32 @@ def _block(n: int, k: int, n_boot: int) -> int:
 
 def _binomials(counts: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
     """``size`` multinomial redraws of ``counts``: each cell Binomial(rows left, its
-    share of the cells left), the last non-empty cell the rows left."""
+    share of the cells left), the last non-empty cell the rows left, an empty cell 0.
+
+    Drawn by numpy's multinomial over the non-empty cells (the chain runs in C, per
+    replicate: one call per segment; a numpy call per cell cost a quarter more,
+    8 per segment of 3 classes), unless :data:`_FLOAT_CHAIN` says its float shares
+    are not exact enough: then the chain is drawn here, a cell at a time, each
+    share a ratio of integer counts.
+    """
     import numpy as np
 
-    out = np.zeros((size, len(counts)), dtype=np.int64)
     cells = np.flatnonzero(counts)
-    left = np.full(size, int(counts.sum()), dtype=np.int64)
-    rest = int(counts.sum())
+    n = int(counts.sum())
+    out = np.zeros((size, len(counts)), dtype=np.int64)
+    if not len(cells):
+        return out
+    if len(cells) * n <= _FLOAT_CHAIN:
+        out[:, cells] = rng.multinomial(n, counts[cells] / n, size=size)
+        return out
+    left = np.full(size, n, dtype=np.int64)
+    rest = n
     for j in cells[:-1]:
         drawn = rng.binomial(left, int(counts[j]) / rest)
         out[:, j] = drawn
         left -= drawn
         rest -= int(counts[j])
-    if len(cells):
-        out[:, cells[-1]] = left
+    out[:, cells[-1]] = left
     return out
 
 
@@ -366,12 +384,53 @@ def class_counter(
     diagonal = np.flatnonzero((a == p) & (a >= 0))  # one cell per class at most
     slots = first[diagonal] + a[diagonal]
 
+    # every cell kept: each replicate has its segment's rows (a multinomial's total)
+    every_cell = not restrict or bool(kept.all())
+
     def count(draws: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         tp = np.zeros((draws.shape[0], n_slots), dtype=draws.dtype)
         tp[:, slots] = draws[:, diagonal]
-        # every cell kept: each replicate has its segment's rows (a multinomial's total)
-        n = rows(draws) if restrict else np.broadcast_to(rows(draws[:1]), (len(draws), n_segments))
+        if every_cell:
+            n = np.broadcast_to(rows(draws[:1]), (len(draws), n_segments))
+        else:
+            n = rows(draws)
         return tp, support(draws), predicted(draws), n
+
+    return count
+
+
+def square_counter(
+    a: np.ndarray, p: np.ndarray, size: int, segments: int
+) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] | None:
+    """:func:`class_counter`'s ``count`` for a chunk of ``segments`` segments of ``size``
+    classes whose cells are every (actual, predicted) pair of their classes, in
+    order (``a`` / ``p``: 0, 0; 0, 1; ...; segment after segment), else None.
+
+    The block of draws is then a (replicate, segment, actual, predicted) array: the
+    counts are its diagonal and its sums over each axis, with no copy of the block
+    and no grouping (``size`` additions of strided views: for a few classes, a
+    fifth of :func:`grouper`'s cost).  ``tp, support, predicted`` are (replicate x
+    segment x class), ``n`` (replicate x segment); every cell is in ``labels=``, so
+    ``n`` is each segment's rows in every replicate (a multinomial's total).
+    """
+    import numpy as np
+
+    grid = np.arange(size * size)
+    square = len(a) == segments * size * size and bool(
+        (a == np.tile(grid // size, segments)).all() and (p == np.tile(grid % size, segments)).all()
+    )
+    if not square:
+        return None
+
+    def count(draws: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        d = draws.reshape(len(draws), segments, size, size)
+        tp = d.reshape(len(draws), segments, size * size)[..., :: size + 1]
+        support, predicted = d[..., 0].copy(), d[..., 0, :].copy()
+        for j in range(1, size):
+            support += d[..., j]
+            predicted += d[..., j, :]
+        n = np.broadcast_to(support[:1].sum(axis=-1), (len(draws), segments))
+        return tp, support, predicted, n
 
     return count
 
@@ -481,14 +540,11 @@ def label_intervals(
         k = classes[lo:hi]
         first = np.cumsum(k) - k  # each segment's first class slot
         segment = segment_of[cells] - lo
-        count = class_counter(
-            a_all[cells],
-            p_all[cells],
-            first[segment],
-            segment,
-            int(k.sum()),
-            restrict=kind == "summary",
-        )
+        a, p = a_all[cells], p_all[cells]
+        count = None if (k != k[0]).any() else square_counter(a, p, int(k[0]), hi - lo)
+        if count is None:
+            restrict = kind == "summary"
+            count = class_counter(a, p, first[segment], segment, int(k.sum()), restrict=restrict)
         tp, support, predicted, n = (
             np.concatenate(x) for x in zip(*map(count, blocks), strict=True)
         )
@@ -496,10 +552,18 @@ def label_intervals(
         columns: dict[str, list[np.ndarray]] = {ORD: [], AVG: []}
         for size in np.unique(k):
             members = np.flatnonzero(k == size)
-            at = first[members][:, None] + np.arange(size)  # segment x class
-            ords, avgs, parts = _label_values(
-                kind, (tp[:, at], support[:, at], predicted[:, at], n[:, members]), **opts
-            )
+            if len(members) == hi - lo:  # one size: the slots are segment x class already
+                shape = (tp.shape[0], len(members), int(size))
+                chunk_counts = (
+                    tp.reshape(shape),
+                    support.reshape(shape),
+                    predicted.reshape(shape),
+                    n,
+                )
+            else:
+                at = first[members][:, None] + np.arange(size)  # segment x class
+                chunk_counts = (tp[:, at], support[:, at], predicted[:, at], n[:, members])
+            ords, avgs, parts = _label_values(kind, chunk_counts, **opts)
             rows.append(np.repeat(lo + members, len(ords)))
             columns[ORD].append(np.tile(ords, len(members)))
             columns[AVG].append(np.tile(avgs, len(members)))
@@ -634,4 +698,5 @@ __all__ = [
     "per_segment",
     "redraw",
     "score_intervals",
+    "square_counter",
 ]

@@ -21,8 +21,7 @@ counts per distinct score of the stratum.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -47,26 +46,32 @@ SCORE_METRICS = {"roc_auc": rp.roc_auc, "average_precision": rp.average_precisio
 def label_metric_values(
     metrics: Sequence[str],
     binary: Callable[[str, dict[str, Any]], Any],
-    drawn: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]],
+    counts: tuple[np.ndarray, np.ndarray, np.ndarray],
+    seen: np.ndarray,
     *,
     pos: int,
     zero_division: float,
-) -> list[dict[str, np.ndarray]]:
-    """Each metric of each member's replicate counts ``(tp, support, predicted, seen)``
-    (replicate x class; ``seen`` its classes): summary and averages over the seen
-    classes, binary metrics (``binary(name, counts)``) of class ``pos``.  Members with
-    as many seen classes are reduced together (replicate x member x class)."""
+) -> dict[str, np.ndarray]:
+    """Each metric (replicate x member) of the members' replicate counts ``(tp, support,
+    predicted)`` (replicate x member x class; ``seen`` (member x class) their classes):
+    summary and averages over the seen classes, binary metrics (``binary(name,
+    counts)``) of class ``pos``.  Members with as many seen classes are reduced
+    together (replicate x member x seen class)."""
     import numpy as np
 
-    out: list[dict[str, np.ndarray]] = [{} for _ in drawn]
+    tp, support = counts[:2]
+    n_rep, n_members = tp.shape[:2]
+    out = {m: np.full((n_rep, n_members), np.nan) for m in metrics}
     if any(m in SUMMARY or m in _AVERAGES for m in metrics):
-        by_size: dict[int, list[int]] = {}
-        for i, member in enumerate(drawn):
-            by_size.setdefault(int(member[3].sum()), []).append(i)
-        for members in by_size.values():
-            t, s, p = (
-                np.stack([drawn[i][j][:, drawn[i][3]] for i in members], axis=1) for j in range(3)
-            )
+        sizes = seen.sum(axis=1)
+        for size in np.unique(sizes):
+            members = np.flatnonzero(sizes == size)
+            if size == seen.shape[1]:  # every class seen: no gather (no copy if all members)
+                every = len(members) == n_members
+                t, s, p = (x if every else x[:, members] for x in counts)
+            else:  # each member's seen classes, ascending (member x seen class)
+                at = np.nonzero(seen[members])[1].reshape(len(members), int(size))
+                t, s, p = (np.take_along_axis(x[:, members], at[None], axis=2) for x in counts)
             summary = rp.summary(t, s, p, [m for m in metrics if m in SUMMARY])
             averages = (
                 rp.averages(t, s, p, beta=1.0, zero_division=zero_division)
@@ -75,27 +80,19 @@ def label_metric_values(
             )
             for m in metrics:
                 if m in SUMMARY:
-                    values = summary[m]
+                    out[m][:, members] = summary[m]
                 elif m in _AVERAGES:
                     average, score = _AVERAGES[m]
-                    values = averages[average]["f" if score == "f1" else score]
-                else:
-                    continue
-                for column, i in enumerate(members):
-                    out[i][m] = values[:, column]
+                    out[m][:, members] = averages[average]["f" if score == "f1" else score]
     binary_metrics = [m for m in metrics if m not in SUMMARY and m not in _AVERAGES]
     if binary_metrics:
-        tp, support, predicted = (
-            np.stack([x[j][:, pos] if pos >= 0 else np.zeros(x[j].shape[0]) for x in drawn], axis=1)
-            for j in range(3)
-        )
-        n = np.stack([x[1].sum(axis=1) for x in drawn], axis=1)
-        counts = {"tp": tp, "fp": predicted - tp, "fn": support - tp}
-        counts["tn"] = n - tp - counts["fp"] - counts["fn"]
+        zeros = np.zeros((n_rep, n_members))
+        tp_, support_, predicted_ = (x[:, :, pos] if pos >= 0 else zeros for x in counts)
+        n = support.sum(axis=2)
+        binary_counts = {"tp": tp_, "fp": predicted_ - tp_, "fn": support_ - tp_}
+        binary_counts["tn"] = n - tp_ - binary_counts["fp"] - binary_counts["fn"]
         for m in binary_metrics:
-            values = np.asarray(binary(m, counts), dtype=np.float64)
-            for column, member in enumerate(out):
-                member[m] = values[:, column]
+            out[m] = np.asarray(binary(m, binary_counts), dtype=np.float64)
     return out
 
 
@@ -125,12 +122,6 @@ def _frame(
             for m in metrics
         ),
     )
-
-
-def _chunks(members: list[int], cells: int) -> list[list[int]]:
-    """``members`` in chunks of about 2**24 replicate cells (memory, and a batch to reduce)."""
-    size = max(1, (1 << 24) // max(cells, 1))
-    return [members[i : i + size] for i in range(0, len(members), size)]
 
 
 def _strata_runs(
@@ -188,38 +179,60 @@ def label_replicates(
         found = (classes == pos_label).arg_true() if pos_label is not None else []
         pos = int(found[0]) if len(found) else -1
         counts = df[COUNT].to_numpy().astype(np.int64)
-        root = np.random.SeedSequence(seed)
-        segments = bs._segments(df, keys)
+        starts, segment_keys = bs._starts(df, keys)
+        n_segments = len(segment_keys)
+        segment_of = np.repeat(np.arange(n_segments), np.diff(starts))
+        seen = np.zeros((n_segments, k), dtype=bool)  # each segment's classes
+        seen[segment_of, a] = seen[segment_of, p] = True
+        # each segment's stratum: 0, 1, ... (segments are sorted by stratum)
+        stratum_of = np.zeros(n_segments, dtype=np.int64)
+        if strata:
+            stratum_of = df.select(pl.struct(strata).rle_id())[:, 0].to_numpy()[starts[:-1]]
+        n_strata = int(stratum_of.max()) + 1
         opts = {"pos": pos, "zero_division": zero_division}
+        sums: list[tuple[np.ndarray, list[np.ndarray]]] = []  # (strata, tp / support / predicted)
 
-        def one(i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-            start, end, key = segments[i]
-            drawn = bs.draw_segment(counts[start:end], n_boot, bs.generator(root.entropy, key))
-            a_g, p_g = a[start:end], p[start:end]
-            diagonal = np.flatnonzero(a_g == p_g)
-            tp = np.zeros((n_boot, k))
-            tp[:, a_g[diagonal]] = drawn[:, diagonal]
-            seen = np.zeros(k, dtype=bool)
-            seen[a_g] = seen[p_g] = True
-            return tp, bs.grouper(a_g, k)(drawn), bs.grouper(p_g, k)(drawn), seen
+        def work(lo: int, hi: int, blocks: Iterator[np.ndarray]) -> tuple[np.ndarray, dict]:
+            # the chunk's segments side by side, each with the k class slots
+            cells = slice(int(starts[lo]), int(starts[hi]))
+            local = segment_of[cells] - lo
+            width = (hi - lo) * k
+            count = bs.class_counter(a[cells], p[cells], local * k, local, width, restrict=False)
+            tp, support, predicted, _ = (
+                np.concatenate(x) for x in zip(*map(count, blocks), strict=True)
+            )
+            shape = (len(tp), hi - lo, k)
+            drawn = (
+                tp.reshape(shape).astype(np.float64),
+                support.reshape(shape),
+                predicted.reshape(shape),
+            )
+            values = label_metric_values(metrics, binary, drawn, seen[lo:hi], **opts)
+            # the chunk's sums per stratum (integers: exact in any order)
+            own = stratum_of[lo:hi]
+            runs = np.flatnonzero(np.r_[True, own[1:] != own[:-1]])
+            sums.append((own[runs], [np.add.reduceat(x, runs, axis=1) for x in drawn]))
+            return np.arange(lo, hi), {m: values[m].T for m in metrics}  # segment x replicate
 
-        rows = []
-        with ThreadPoolExecutor(max(1, threads)) as pool:
-            for run_ in _strata_runs(segments, len(strata)):
-                total = [np.zeros((n_boot, k)) for _ in range(3)]
-                seen_all = np.zeros(k, dtype=bool)
-                stratum = []
-                for chunk in _chunks(run_, n_boot * k):
-                    drawn = list(pool.map(one, chunk))
-                    for member in drawn:
-                        for j in range(3):
-                            total[j] += member[j]
-                        seen_all |= member[3]
-                    values = label_metric_values(metrics, binary, drawn, **opts)
-                    stratum += [(segments[i][0], v) for i, v in zip(chunk, values, strict=True)]
-                overall = label_metric_values(metrics, binary, [(*total, seen_all)], **opts)[0]
-                rows += [(first, values, overall) for first, values in stratum]
-        out = _frame(df, keys, rows=rows, metrics=metrics, n_boot=n_boot)
+        segment, values = bs.redraw(
+            counts, starts, segment_keys, work, n_boot=n_boot, seed=seed, threads=threads
+        )
+        total = [np.zeros((n_boot, n_strata, k)) for _ in range(3)]
+        for own, parts in sums:
+            for j in range(3):
+                total[j][:, own] += parts[j]
+        seen_all = np.zeros((n_strata, k), dtype=bool)
+        np.logical_or.at(seen_all, stratum_of, seen)
+        overall = label_metric_values(metrics, binary, tuple(total), seen_all, **opts)
+        stratum = stratum_of[segment]
+        out = df.select(keys)[np.repeat(starts[segment], n_boot)].with_columns(
+            pl.Series(rs.REP, np.tile(np.arange(n_boot, dtype=np.int64), len(segment))),
+            *(pl.Series(m, values[m].ravel(), pl.Float64) for m in metrics),
+            *(
+                pl.Series(overall_column(m), overall[m][:, stratum].T.ravel(), pl.Float64)
+                for m in metrics
+            ),
+        )
         return out.select(list(out_schema)).cast(dict(out_schema))
 
     return cells.map_batches(run, schema=out_schema)
