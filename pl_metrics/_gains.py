@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import polars as pl
 
-from pl_metrics import _ranking as rk
 from pl_metrics._core import formulas as fm
 from pl_metrics._core.names import INTERNAL, POS, SCORE
 from pl_metrics._core.scores import NEG, ScoreCounts, per_segment
@@ -54,17 +53,15 @@ def ks(counts: ScoreCounts, *, error_bound: bool = False) -> pl.LazyFrame:
     """
     keys = counts.keys
     exact = pl.Float64 if counts.frame.collect_schema()[POS].is_float() else pl.Int128
-
-    over = per_segment(keys)
-    # the cumulative sums in a window over the sorted rows (a sort that feeds an
-    # order-dependent with_columns stays; one before a group_by the optimiser may drop)
-    pos, neg = (pl.col(c).cast(exact) for c in (POS, NEG))
-    p, n = pos.sum().over(keys), neg.sum().over(keys)  # columns: per_segment says why
-    numerator = fm.ks_distance(over(pos.cum_sum()), over(neg.cum_sum()), p, n)
+    # the curve's cumulative sums at each threshold, its totals the last of them (for
+    # counts exact integers in Float64, below 2^53)
+    tps, fps, p, n = (pl.col(c).cast(exact) for c in ("tps", "fps", "P", "N"))
+    numerator = fm.ks_distance(tps, fps, p, n)
     columns = [numerator.alias(_DISTANCE), p.alias(_ALL_POS), n.alias(_ALL_NEG)]
     if error_bound:
+        pos, neg = (pl.col(c).cast(exact) for c in (POS, NEG))
         columns.append(pl.max_horizontal(pos / p, neg / n).cast(pl.Float64).alias(_SHARE))
-    rows = rk.by_score_descending(counts).select(*keys, SCORE, *columns)
+    rows = curve_points(counts).select(*keys, SCORE, *columns)
     distance, best = pl.col(_DISTANCE), pl.col(_DISTANCE).max()
     p, n = pl.col(_ALL_POS).first(), pl.col(_ALL_NEG).first()
     both = (p > 0) & (n > 0)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from pl_metrics import _sorted_curve
 from pl_metrics._core import formulas as fm
 from pl_metrics._core.names import ALL, ORD
 from pl_metrics._core.scores import (
@@ -199,7 +200,17 @@ def by_score_descending(counts: ScoreCounts) -> pl.LazyFrame:
 
 
 def curve_points(counts: ScoreCounts) -> pl.LazyFrame:
-    """``*keys, score, tps, fps, P, N, ORD`` with ORD 0 at the highest score."""
+    """``*keys, score, pos, neg, tps, fps, P, N, ORD`` with ORD 0 at the highest score;
+    with :attr:`ScoreCounts.rows`, of continuous scores by sorting the rows
+    (:mod:`pl_metrics._sorted_curve`, the same points)."""
+    counted = _counted_curve(counts)
+    if counts.rows is None:
+        return counted
+    return _sorted_curve.deferred(counts.rows, counted)
+
+
+def _counted_curve(counts: ScoreCounts) -> pl.LazyFrame:
+    """:func:`curve_points` from the per-score counts."""
     keys = counts.keys
     over = per_segment(keys)
     return (
