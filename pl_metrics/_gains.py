@@ -54,7 +54,7 @@ def ks(counts: ScoreCounts, *, error_bound: bool = False) -> pl.LazyFrame:
     keys = counts.keys
     exact = pl.Float64 if counts.frame.collect_schema()[POS].is_float() else pl.Int128
     # the curve's cumulative sums at each threshold, its totals the last of them (for
-    # counts exact integers in Float64, below 2^53)
+    # counts exact integers in Float64, below 2^53; weights in the curve's order)
     tps, fps, p, n = (pl.col(c).cast(exact) for c in ("tps", "fps", "P", "N"))
     numerator = fm.ks_distance(tps, fps, p, n)
     columns = [numerator.alias(_DISTANCE), p.alias(_ALL_POS), n.alias(_ALL_NEG)]

@@ -245,6 +245,14 @@ def in_segments(
     return frame.sort([*keys, column], descending=order, nulls_last=True)
 
 
+def descending_in_segments(curve: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
+    """A curve in :func:`curve_points`' order (by segment, ORD ascending) in the order of
+    ORD descending: reversed for one segment, no sort."""
+    if keys == [ALL]:
+        return curve.reverse()
+    return in_segments(curve, keys, ORD, descending=True)
+
+
 def _rate(num: str, den: str) -> pl.Expr:
     return pl.when(pl.col(den) > 0).then(pl.col(num) / pl.col(den)).otherwise(float("nan"))
 

@@ -44,6 +44,7 @@ from pl_metrics._core.scores import Rows
 _KEY = f"{names.INTERNAL}curve_key"
 _P, _N = f"{names.INTERNAL}row_pos", f"{names.INTERNAL}row_neg"
 _MIN = f"{names.INTERNAL}min_score"
+_ALONE = f"{names.INTERNAL}alone"
 _POSITIVES = f"{names.INTERNAL}positive_rows"
 
 Way = Literal["count", "keys", "rows"]
@@ -182,7 +183,11 @@ def sorted_curve(rows: Rows, schema: pl.Schema, *, keyed: bool) -> pl.DataFrame:
         running = [over(pl.col(c).cum_sum()) for c in (_P, _N)]
     # the last row of each run of equal scores (and of each segment)
     end = last | score.ne_missing(score.shift(-1))
-    runs = ordered.with_columns(running[0].alias("tps"), running[1].alias("fps")).filter(end)
+    runs = ordered.with_columns(running[0].alias("tps"), running[1].alias("fps"))
+    if rows.weight is not None:  # a run of one row: its weight is its count, exactly
+        alone = first | score.ne_missing(score.shift(1))
+        runs = runs.with_columns(alone.alias(_ALONE))
+    runs = runs.filter(end)
     if rows.weight is None:
 
         def in_segment(c: pl.Expr) -> pl.Expr:
@@ -197,11 +202,17 @@ def sorted_curve(rows: Rows, schema: pl.Schema, *, keyed: bool) -> pl.DataFrame:
     position = pl.int_range(pl.len()).cast(schema[ORD])
     count_type = schema[POS]
 
-    def run_count(cum: pl.Expr) -> pl.Expr:
-        """The run's own count: a difference of the running sums (exact for counts)."""
+    def run_count(cum: pl.Expr, own: str) -> pl.Expr:
+        """The run's own count: a difference of the running sums (exact for counts);
+        with weights the row's own where the run is one row (the counting path's
+        sum), else the difference (tied weights: summed in another order)."""
         if not keys:
-            return (cum - cum.shift(1, fill_value=0)).cast(count_type)
-        return pl.when(first).then(cum).otherwise(cum - cum.shift(1)).cast(count_type)
+            count = cum - cum.shift(1, fill_value=0)
+        else:
+            count = pl.when(first).then(cum).otherwise(cum - cum.shift(1))
+        if rows.weight is not None:
+            count = pl.when(pl.col(_ALONE)).then(pl.col(own)).otherwise(count)
+        return count.cast(count_type)
 
     def total(cum: pl.Expr) -> pl.Expr:
         """The segment's last cumulative sum, on each of its rows (a column, as
@@ -212,8 +223,8 @@ def sorted_curve(rows: Rows, schema: pl.Schema, *, keyed: bool) -> pl.DataFrame:
 
     curve = (
         runs.with_columns(
-            run_count(tps).alias(POS),
-            run_count(fps).alias(NEG),
+            run_count(tps, _P).alias(POS),
+            run_count(fps, _N).alias(NEG),
             tps.cast(pl.Float64),
             fps.cast(pl.Float64),
             (position - pl.when(first).then(position).forward_fill() if keys else position).alias(

@@ -15,7 +15,7 @@ import polars as pl
 from pl_metrics._core import formulas as fm
 from pl_metrics._core.names import INTERNAL, ORD, f_name
 from pl_metrics._core.scores import SCORE, ScoreCounts, per_segment
-from pl_metrics._ranking import curve_points, in_segments, with_start
+from pl_metrics._ranking import curve_points, descending_in_segments, with_start
 
 _PC = f"{INTERNAL}pc"
 _RANK = f"{INTERNAL}rank"
@@ -58,9 +58,8 @@ def sweep(counts: ScoreCounts, *, beta: float, zero_division: float) -> pl.LazyF
         fm.specificity(tn, fp, zero_division).alias("specificity"),
         fm.accuracy(tp + tn, pl.col("P") + pl.col("N"), zero_division).alias("accuracy"),
         fm.binary_mcc(tp, fp, fn, tn).alias("mcc"),
-        ORD,
     )
-    return counts.finish(in_segments(result, keys, ORD).drop(ORD))
+    return counts.finish(result)  # in the curve's order: by segment, thresholds descending
 
 
 def best(
@@ -108,7 +107,7 @@ def det_curve(counts: ScoreCounts, *, drop_intermediate: bool) -> pl.LazyFrame:
     first = over(pl.col(ORD).filter(fps == fps.first()).max())
     last_needed = over(pl.col(ORD).filter(tps == tps.last()).min())
     curve = curve.filter((pl.col(ORD) >= first) & (pl.col(ORD) <= last_needed))
-    result = in_segments(curve, keys, ORD, descending=True).select(
+    result = descending_in_segments(curve, keys).select(
         *keys,
         pl.col(SCORE).alias("threshold"),
         (fps / pl.col("N")).alias("fpr"),
@@ -149,7 +148,7 @@ def expected_cost(counts: ScoreCounts, *, matrix: list[list[float]], best: bool)
         rank.alias(_RANK),
         ORD,
     )
-    table = in_segments(selected, keys, ORD)
+    table = selected  # in with_start's order: by segment, thresholds descending
     if best:
         over = per_segment(keys)
         least = pl.col(_RANK) == over(pl.col(_RANK).min())
