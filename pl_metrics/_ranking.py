@@ -257,8 +257,10 @@ def _rate(num: str, den: str) -> pl.Expr:
     return pl.when(pl.col(den) > 0).then(pl.col(num) / pl.col(den)).otherwise(float("nan"))
 
 
-def with_start(curve: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
-    """The curve with its (threshold +inf, tps 0, fps 0) point first (ORD -1), sorted."""
+def with_start(curve: pl.LazyFrame, keys: list[str], *, ordered: bool = True) -> pl.LazyFrame:
+    """The curve with its (threshold +inf, tps 0, fps 0) point first (ORD -1), sorted
+    (``ordered=False``: the start points after the curves, for a use that reads no
+    order)."""
     start = curve.group_by(keys).agg(
         pl.lit(float("inf")).alias(SCORE),
         pl.lit(0.0).alias("tps"),
@@ -269,7 +271,7 @@ def with_start(curve: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
     )
     columns = [*keys, SCORE, "tps", "fps", "P", "N", ORD]
     both = pl.concat([start.select(columns), curve.select(columns).cast({ORD: pl.Int64})])
-    if keys == [ALL]:  # one segment: the curve is in ORD order already, after its start
+    if keys == [ALL] or not ordered:  # one segment: in ORD order already, after its start
         return both
     return in_segments(both, keys, ORD)
 

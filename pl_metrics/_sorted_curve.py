@@ -149,15 +149,6 @@ def _by_segment_descending(
     )
 
 
-def _boundary(keys: list[str], step: int) -> pl.Expr:
-    """Row-wise on rows sorted by segment: the first (``step`` 1) or the last (-1) row
-    of its segment."""
-    edge = pl.int_range(pl.len()) == (0 if step == 1 else pl.len() - 1)
-    for key in keys:
-        edge |= pl.col(key).ne_missing(pl.col(key).shift(step))
-    return edge
-
-
 def sorted_curve(rows: Rows, schema: pl.Schema, *, keyed: bool) -> pl.DataFrame:
     """The curve points (``schema``: the counting plan's) by one sort of the rows.
 
@@ -173,7 +164,7 @@ def sorted_curve(rows: Rows, schema: pl.Schema, *, keyed: bool) -> pl.DataFrame:
     else:
         score, row_pos = pl.col(SCORE), pl.col(_P)
     keys = rows.keys
-    first, last = _boundary(keys, 1), _boundary(keys, -1)
+    first, last = sc.segment_edge(keys, 1), sc.segment_edge(keys, -1)
     if rows.weight is None:
         # exact integers: the running positives and rows of all segments; the
         # curve's are these less their values before the segment's first run
@@ -237,6 +228,14 @@ def sorted_curve(rows: Rows, schema: pl.Schema, *, keyed: bool) -> pl.DataFrame:
     )
     # in memory: the order-dependent steps after the sort cost a third less than streamed
     checked, points = pl.collect_all([gate, curve.select(list(schema))], engine="in-memory")
+    _raise(rows, checked, points, keyed=keyed)
+    return points
+
+
+def _raise(rows: Rows, checked: pl.DataFrame, points: pl.DataFrame, *, keyed: bool) -> None:
+    """The checks read after the sort, in the counting path's order: weights summing
+    to infinity, the default ``pos_label``'s labels, ``pos_label`` absent; then a
+    negative score of a keyed sort (:class:`~pl_metrics._ranking_sorted.MixedSigns`)."""
     if (
         rows.weight is not None
         and not points.select((pl.col("P") + pl.col("N")).is_finite().all()).item()
@@ -250,4 +249,3 @@ def sorted_curve(rows: Rows, schema: pl.Schema, *, keyed: bool) -> pl.DataFrame:
     later.collect()
     if keyed and checked.height and checked[_MIN][0] < 0:
         raise sorted_path.MixedSigns
-    return points

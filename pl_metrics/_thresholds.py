@@ -13,12 +13,15 @@ from fractions import Fraction
 import polars as pl
 
 from pl_metrics._core import formulas as fm
-from pl_metrics._core.names import INTERNAL, ORD, f_name
+from pl_metrics._core import scores as sc
+from pl_metrics._core.names import ALL, INTERNAL, ORD, f_name
 from pl_metrics._core.scores import SCORE, ScoreCounts, per_segment
 from pl_metrics._ranking import curve_points, descending_in_segments, with_start
 
 _PC = f"{INTERNAL}pc"
 _RANK = f"{INTERNAL}rank"
+_FPR, _FNR = f"{INTERNAL}fpr", f"{INTERNAL}fnr"
+_SHARES = tuple(f"{INTERNAL}share_{c}" for c in ("tp", "fp", "fn", "tn"))
 #: The columns of a threshold sweep after ``*by, threshold``.
 SWEEP_COUNTS = ("tp", "fp", "fn", "tn")
 
@@ -46,8 +49,12 @@ def sweep(counts: ScoreCounts, *, beta: float, zero_division: float) -> pl.LazyF
     scores (``>=``) and computing the binary metrics of scikit-learn.
     """
     keys = counts.keys
-    curve = curve_points(counts)
     tp, fp, fn, tn = _confusion()
+    # MCC's shares as columns first (one expression would repeat the total in each)
+    shares = [pl.col(name) for name in _SHARES]
+    curve = curve_points(counts).with_columns(
+        s.alias(name) for s, name in zip(fm.mcc_shares(tp, fp, fn, tn), _SHARES, strict=True)
+    )
     support, predicted = tp + fn, tp + fp
     result = curve.select(
         *keys,
@@ -57,7 +64,7 @@ def sweep(counts: ScoreCounts, *, beta: float, zero_division: float) -> pl.LazyF
         fm.f_beta(tp, support, predicted, beta, zero_division).alias(f_name(beta)),
         fm.specificity(tn, fp, zero_division).alias("specificity"),
         fm.accuracy(tp + tn, pl.col("P") + pl.col("N"), zero_division).alias("accuracy"),
-        fm.binary_mcc(tp, fp, fn, tn).alias("mcc"),
+        fm.mcc_of_shares(*shares).alias("mcc"),
     )
     return counts.finish(result)  # in the curve's order: by segment, thresholds descending
 
@@ -164,12 +171,31 @@ def cost_curve(counts: ScoreCounts, *, points: int) -> pl.LazyFrame:
     [0, 1].  A segment without positives or negatives has no rows.
     """
     keys = counts.keys
-    curve = with_start(curve_points(counts), keys).filter((pl.col("P") > 0) & (pl.col("N") > 0))
-    fpr, fnr = pl.col("fps") / pl.col("N"), 1 - pl.col("tps") / pl.col("P")
-    grid = [i / (points - 1) for i in range(points)] if points > 1 else [0.5]
-    envelope = curve.group_by(keys).agg(
-        (fnr * pc + fpr * (1 - pc)).min().alias(f"{_PC}{i}") for i, pc in enumerate(grid)
+    tps, fps = pl.col("tps"), pl.col("fps")
+    # A point whose fpr and fnr are both no lower than another point's is never below
+    # it (a line is monotone in both, and so is each rounding): of a run of equal fps
+    # only the last point (most tps), of a run of equal tps only the first (least fps)
+    # can be the minimum.  The same minima from about a fifth of the points of
+    # continuous scores.
+    lowest = (sc.segment_edge(keys, -1) | fps.ne_missing(fps.shift(-1))) & (
+        sc.segment_edge(keys, 1) | tps.ne_missing(tps.shift(1))
     )
+    curve = with_start(curve_points(counts).filter(lowest), keys, ordered=False).filter(
+        (pl.col("P") > 0) & (pl.col("N") > 0)
+    )
+    fpr, fnr = fps / pl.col("N"), 1 - tps / pl.col("P")
+    curve = curve.select(*keys, fpr.alias(_FPR), fnr.alias(_FNR))
+    grid = [i / (points - 1) for i in range(points)] if points > 1 else [0.5]
+    fpr, fnr = pl.col(_FPR), pl.col(_FNR)
+    lines = [(fnr * pc + fpr * (1 - pc)).min().alias(f"{_PC}{i}") for i, pc in enumerate(grid)]
+    if keys == [ALL]:  # one segment: a select (no rows without a curve, as group_by)
+        envelope = (
+            curve.select(pl.col(ALL).first(), *lines, pl.len().alias(_RANK))
+            .filter(pl.col(_RANK) > 0)
+            .drop(_RANK)
+        )
+    else:
+        envelope = curve.group_by(keys).agg(lines)
     long = envelope.unpivot(index=keys, variable_name=_PC, value_name="normalized_cost")
     position = pl.col(_PC).str.strip_prefix(_PC).cast(pl.Int64)
     result = long.with_columns(position.alias(ORD)).with_columns(

@@ -95,6 +95,16 @@ def per_segment(keys: Sequence[str]) -> Callable[[pl.Expr], pl.Expr]:
     return lambda expr: expr.over(keys)
 
 
+def segment_edge(keys: Sequence[str], step: int) -> pl.Expr:
+    """Row-wise, on rows sorted by segment: the first (``step`` 1) or the last (-1) row
+    of its segment (a key differs from the row before / after; null keys compare as
+    values).  No window: a comparison with the next row."""
+    edge = pl.int_range(pl.len()) == (0 if step == 1 else pl.len() - 1)
+    for key in keys:
+        edge |= pl.col(key).ne_missing(pl.col(key).shift(step))
+    return edge
+
+
 def resolve_pos_label(schema: pl.Schema, y_true: str, pos_label: object) -> object:
     """``pos_label`` as a label of ``y_true``'s dtype (exactly); default 1 for numbers,
     True for booleans; required for strings."""
