@@ -24,7 +24,7 @@ import polars as pl
 
 from pl_metrics._core import formulas as fm
 from pl_metrics._core.names import INTERNAL, POS, SCORE
-from pl_metrics._core.scores import NEG, ScoreCounts, per_segment
+from pl_metrics._core.scores import NEG, ScoreCounts, aggregate, per_segment
 from pl_metrics._ranking import curve_points
 
 _BUCKET = "bucket"
@@ -41,9 +41,9 @@ def ks(counts: ScoreCounts, *, error_bound: bool = False) -> pl.LazyFrame:
     """``*by, ks, threshold``; null for a segment without positives or negatives.
 
     The distance at a threshold is ``|tps N - fps P| / (P N)``; its numerator is
-    compared in exact integers for counts (Int128), so two thresholds at the same
-    distance tie exactly and the highest one is reported (as floats, ``2/3 - 0``
-    and ``1 - 1/3`` differ in the last bit).
+    compared in exact integers for counts (as Float64 where ``P N < 2^53``, else
+    Int128), so two thresholds at the same distance tie exactly and the highest one
+    is reported (as floats, ``2/3 - 0`` and ``1 - 1/3`` differ in the last bit).
 
     With ``error_bound`` (binned scores, ``bins=``) also ``ks_error_bound``: the
     largest share of the positives or of the negatives in one bin.  The exact
@@ -52,7 +52,25 @@ def ks(counts: ScoreCounts, *, error_bound: bool = False) -> pl.LazyFrame:
     distance moves by at most the bin's share of either class.
     """
     keys = counts.keys
-    exact = pl.Float64 if counts.frame.collect_schema()[POS].is_float() else pl.Int128
+    wanted = [*keys, SCORE, "tps", "fps", "P", "N", *((POS, NEG) if error_bound else ())]
+    points = curve_points(counts, wanted).cache()
+    if counts.frame.collect_schema()[POS].is_float():
+        result = _ks(points, keys, pl.Float64, error_bound=error_bound)
+    else:
+        # counts: exact in Float64 where P N < 2^53 (every product an integer below it;
+        # the test itself exact), else in Int128
+        small = pl.col("P") * pl.col("N") < 2.0**53
+        result = pl.concat([
+            _ks(points.filter(small), keys, pl.Float64, error_bound=error_bound),
+            _ks(points.filter(~small), keys, pl.Int128, error_bound=error_bound),
+        ])
+    return counts.finish(result.sort(keys, nulls_last=True))
+
+
+def _ks(
+    points: pl.LazyFrame, keys: list[str], exact: type[pl.DataType], *, error_bound: bool
+) -> pl.LazyFrame:
+    """:func:`ks` of the curve points, their sums compared as ``exact``."""
     # the curve's cumulative sums at each threshold, its totals the last of them (for
     # counts exact integers in Float64, below 2^53; weights in the curve's order)
     tps, fps, p, n = (pl.col(c).cast(exact) for c in ("tps", "fps", "P", "N"))
@@ -61,7 +79,7 @@ def ks(counts: ScoreCounts, *, error_bound: bool = False) -> pl.LazyFrame:
     if error_bound:
         pos, neg = (pl.col(c).cast(exact) for c in (POS, NEG))
         columns.append(pl.max_horizontal(pos / p, neg / n).cast(pl.Float64).alias(_SHARE))
-    rows = curve_points(counts).select(*keys, SCORE, *columns)
+    rows = points.select(*keys, SCORE, *columns)
     distance, best = pl.col(_DISTANCE), pl.col(_DISTANCE).max()
     p, n = pl.col(_ALL_POS).first(), pl.col(_ALL_NEG).first()
     both = (p > 0) & (n > 0)
@@ -74,8 +92,7 @@ def ks(counts: ScoreCounts, *, error_bound: bool = False) -> pl.LazyFrame:
     ]
     if error_bound:
         aggs.append(pl.when(both).then(pl.col(_SHARE).max()).alias("ks_error_bound"))
-    result = rows.group_by(keys).agg(*aggs).sort(keys, nulls_last=True)
-    return counts.finish(result)
+    return aggregate(rows, keys, aggs)
 
 
 def gains(counts: ScoreCounts, *, cuts: list[tuple[int, int]]) -> pl.LazyFrame:

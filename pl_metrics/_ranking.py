@@ -9,6 +9,8 @@ scikit-learn's step-wise AP).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import polars as pl
 
 from pl_metrics import _sorted_curve
@@ -199,14 +201,15 @@ def by_score_descending(counts: ScoreCounts) -> pl.LazyFrame:
     return in_segments(counts.frame, counts.keys, SCORE, descending=True)
 
 
-def curve_points(counts: ScoreCounts) -> pl.LazyFrame:
+def curve_points(counts: ScoreCounts, columns: Sequence[str] | None = None) -> pl.LazyFrame:
     """``*keys, score, pos, neg, tps, fps, P, N, ORD`` with ORD 0 at the highest score;
     with :attr:`ScoreCounts.rows`, of continuous scores by sorting the rows
-    (:mod:`pl_metrics._sorted_curve`, the same points)."""
+    (:mod:`pl_metrics._sorted_curve`, the same points).  ``columns``: only these
+    (keys, P and N among them), so that the sorting path computes no other."""
     counted = _counted_curve(counts)
-    if counts.rows is None:
-        return counted
-    return _sorted_curve.deferred(counts.rows, counted)
+    if counts.rows is not None:
+        return _sorted_curve.deferred(counts.rows, counted, columns)
+    return counted if columns is None else counted.select(columns)
 
 
 def _counted_curve(counts: ScoreCounts) -> pl.LazyFrame:

@@ -30,6 +30,7 @@ are counted (a ``group_by`` of few groups beats a sort of every row).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 import polars as pl
@@ -66,23 +67,28 @@ def way(rows: Rows) -> Way:
     return "rows"
 
 
-def deferred(rows: Rows, counted: pl.LazyFrame) -> pl.LazyFrame:
+def deferred(
+    rows: Rows, counted: pl.LazyFrame, columns: Sequence[str] | None = None
+) -> pl.LazyFrame:
     """The curve points: ``counted`` (the counting plan), or the same points by sorting
-    the rows (:func:`sorted_curve`), picked at collect (:func:`way`)."""
+    the rows (:func:`sorted_curve`), picked at collect (:func:`way`); ``columns``: only
+    these (P and N among them)."""
     schema = counted.collect_schema()
+    columns = list(schema) if columns is None else list(columns)
+    counted = counted.select(columns)
 
     def run() -> pl.DataFrame:
         how = way(rows)
         if how == "keys":
             try:
-                return sorted_curve(rows, schema, keyed=True)
+                return sorted_curve(rows, schema, columns, keyed=True)
             except sorted_path.MixedSigns:  # a negative score after the first rows
                 how = "rows"
         if how == "rows":
-            return sorted_curve(rows, schema, keyed=False)
+            return sorted_curve(rows, schema, columns, keyed=False)
         return counted.collect()
 
-    return pl.defer(run, schema=schema).cache()
+    return pl.defer(run, schema=counted.collect_schema()).cache()
 
 
 def _gate(rows: Rows, positive: pl.Expr, *, keyed: bool) -> tuple[pl.LazyFrame, list[v.Check]]:
@@ -149,8 +155,11 @@ def _by_segment_descending(
     )
 
 
-def sorted_curve(rows: Rows, schema: pl.Schema, *, keyed: bool) -> pl.DataFrame:
-    """The curve points (``schema``: the counting plan's) by one sort of the rows.
+def sorted_curve(
+    rows: Rows, schema: pl.Schema, columns: Sequence[str], *, keyed: bool
+) -> pl.DataFrame:
+    """The curve points (``schema``: the counting plan's) by one sort of the rows; only
+    ``columns`` of them.
 
     Raises the checks' errors, and :class:`~pl_metrics._ranking_sorted.MixedSigns`
     when ``keyed`` meets a negative score."""
@@ -227,7 +236,7 @@ def sorted_curve(rows: Rows, schema: pl.Schema, *, keyed: bool) -> pl.DataFrame:
         .with_columns(total(tps).alias("P"), total(fps).alias("N"))
     )
     # in memory: the order-dependent steps after the sort cost a third less than streamed
-    checked, points = pl.collect_all([gate, curve.select(list(schema))], engine="in-memory")
+    checked, points = pl.collect_all([gate, curve.select(columns)], engine="in-memory")
     _raise(rows, checked, points, keyed=keyed)
     return points
 

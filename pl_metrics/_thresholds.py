@@ -14,7 +14,7 @@ import polars as pl
 
 from pl_metrics._core import formulas as fm
 from pl_metrics._core import scores as sc
-from pl_metrics._core.names import ALL, INTERNAL, ORD, f_name
+from pl_metrics._core.names import INTERNAL, ORD, f_name
 from pl_metrics._core.scores import SCORE, ScoreCounts, per_segment
 from pl_metrics._ranking import curve_points, descending_in_segments, with_start
 
@@ -188,14 +188,7 @@ def cost_curve(counts: ScoreCounts, *, points: int) -> pl.LazyFrame:
     grid = [i / (points - 1) for i in range(points)] if points > 1 else [0.5]
     fpr, fnr = pl.col(_FPR), pl.col(_FNR)
     lines = [(fnr * pc + fpr * (1 - pc)).min().alias(f"{_PC}{i}") for i, pc in enumerate(grid)]
-    if keys == [ALL]:  # one segment: a select (no rows without a curve, as group_by)
-        envelope = (
-            curve.select(pl.col(ALL).first(), *lines, pl.len().alias(_RANK))
-            .filter(pl.col(_RANK) > 0)
-            .drop(_RANK)
-        )
-    else:
-        envelope = curve.group_by(keys).agg(lines)
+    envelope = sc.aggregate(curve, keys, lines)
     long = envelope.unpivot(index=keys, variable_name=_PC, value_name="normalized_cost")
     position = pl.col(_PC).str.strip_prefix(_PC).cast(pl.Int64)
     result = long.with_columns(position.alias(ORD)).with_columns(

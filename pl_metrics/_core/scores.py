@@ -105,6 +105,19 @@ def segment_edge(keys: Sequence[str], step: int) -> pl.Expr:
     return edge
 
 
+def aggregate(frame: pl.LazyFrame, keys: Sequence[str], aggs: Sequence[pl.Expr]) -> pl.LazyFrame:
+    """``frame.group_by(keys).agg(aggs)``; for one segment (the constant :data:`ALL`) a
+    ``select`` of the aggregations, no row for no rows (as the ``group_by``): a
+    ``group_by`` of one group still hashes every row."""
+    if list(keys) != [ALL]:
+        return frame.group_by(keys).agg(aggs)
+    return (
+        frame.select(pl.col(ALL).first(), *aggs, pl.len().alias(N_ROWS))
+        .filter(pl.col(N_ROWS) > 0)
+        .drop(N_ROWS)
+    )
+
+
 def resolve_pos_label(schema: pl.Schema, y_true: str, pos_label: object) -> object:
     """``pos_label`` as a label of ``y_true``'s dtype (exactly); default 1 for numbers,
     True for booleans; required for strings."""
