@@ -60,10 +60,12 @@ def ks(counts: ScoreCounts, *, error_bound: bool = False) -> pl.LazyFrame:
         # counts: exact in Float64 where P N < 2^53 (every product an integer below it;
         # the test itself exact), else in Int128
         small = pl.col("P") * pl.col("N") < 2.0**53
-        result = pl.concat([
-            _ks(points.filter(small), keys, pl.Float64, error_bound=error_bound),
-            _ks(points.filter(~small), keys, pl.Int128, error_bound=error_bound),
-        ])
+        result = pl.concat(
+            [
+                _ks(points.filter(small), keys, pl.Float64, error_bound=error_bound),
+                _ks(points.filter(~small), keys, pl.Int128, error_bound=error_bound),
+            ]
+        )
     return counts.finish(result.sort(keys, nulls_last=True))
 
 
@@ -108,25 +110,38 @@ def gains(counts: ScoreCounts, *, cuts: list[tuple[int, int]]) -> pl.LazyFrame:
 
     ``cuts``: the inner cuts as fractions ``(num, den)`` of the segment's rows.
     A block of tied scores goes to ``1 +`` the number of cuts at or below the
-    share of rows ranked above it: ``before * den >= num * total``, in Int128 for
-    counts (exact), in Float64 for weights.
+    share of rows ranked above it: ``before * den >= num * total``, exact for counts
+    (in Float64 where ``total * den < 2^53``, else Int128), in Float64 for weights.
     """
     keys = counts.keys
     over = per_segment(keys)
-    points = curve_points(counts)
-    weighted = counts.count_type() == pl.Float64
-    exact = pl.Float64 if weighted else pl.Int128
+    wanted = [*keys, SCORE, POS, NEG, "tps", "fps", "P", "N"]
+    points = curve_points(counts, wanted).cache()
     pos, neg = pl.col(POS).cast(pl.Float64), pl.col(NEG).cast(pl.Float64)
-    total = (pl.col("P") + pl.col("N")).cast(exact)
-    # rows ranked above the block (a higher score); exact integers for counts
-    before = (pl.col("tps") + pl.col("fps") - pos - neg).cast(exact)
-    bucket = pl.lit(1, pl.Int64)
-    if cuts:
+
+    def bucket(exact: type[pl.DataType]) -> pl.Expr:
+        total = (pl.col("P") + pl.col("N")).cast(exact)
+        # rows ranked above the block (a higher score); exact integers for counts
+        before = (pl.col("tps") + pl.col("fps") - pos - neg).cast(exact)
+        if not cuts:
+            return pl.lit(1, pl.Int64)
         reached = (before * den >= total * num for num, den in cuts)
-        bucket = pl.sum_horizontal(r.cast(pl.Int64) for r in reached) + 1
+        return pl.sum_horizontal(r.cast(pl.Int64) for r in reached) + 1
+
+    if counts.count_type() == pl.Float64:
+        bucketed = points.with_columns(bucket(pl.Float64).alias(_BUCKET))
+    else:
+        # counts: every product an exact integer as Float64 where total x den < 2^53
+        # (the test itself exact), else in Int128
+        small = (pl.col("P") + pl.col("N")) * max((den for _, den in cuts), default=1) < 2.0**53
+        bucketed = pl.concat(
+            [
+                points.filter(small).with_columns(bucket(pl.Float64).alias(_BUCKET)),
+                points.filter(~small).with_columns(bucket(pl.Int128).alias(_BUCKET)),
+            ]
+        )
     per_bucket = (
-        points.with_columns(bucket.alias(_BUCKET))
-        .group_by(*keys, _BUCKET)
+        bucketed.group_by(*keys, _BUCKET)
         .agg(
             pl.col(SCORE).min().alias("threshold"),
             (pos + neg).sum().alias("rows"),
