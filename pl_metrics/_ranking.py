@@ -25,6 +25,7 @@ from pl_metrics._core.scores import (
     SCORE,
     TRUE,
     ScoreCounts,
+    aggregate,
     per_segment,
 )
 
@@ -201,6 +202,10 @@ def by_score_descending(counts: ScoreCounts) -> pl.LazyFrame:
     return in_segments(counts.frame, counts.keys, SCORE, descending=True)
 
 
+#: The curve's columns that the curves and threshold tables read (not pos / neg).
+CURVE = (SCORE, "tps", "fps", "P", "N", ORD)
+
+
 def curve_points(counts: ScoreCounts, columns: Sequence[str] | None = None) -> pl.LazyFrame:
     """``*keys, score, pos, neg, tps, fps, P, N, ORD`` with ORD 0 at the highest score;
     with :attr:`ScoreCounts.rows`, of continuous scores by sorting the rows
@@ -264,13 +269,17 @@ def with_start(curve: pl.LazyFrame, keys: list[str], *, ordered: bool = True) ->
     """The curve with its (threshold +inf, tps 0, fps 0) point first (ORD -1), sorted
     (``ordered=False``: the start points after the curves, for a use that reads no
     order)."""
-    start = curve.group_by(keys).agg(
-        pl.lit(float("inf")).alias(SCORE),
-        pl.lit(0.0).alias("tps"),
-        pl.lit(0.0).alias("fps"),
-        pl.col("P").first(),
-        pl.col("N").first(),
-        pl.lit(-1, pl.Int64).alias(ORD),
+    start = aggregate(
+        curve,
+        keys,
+        [
+            pl.lit(float("inf")).alias(SCORE),
+            pl.lit(0.0).alias("tps"),
+            pl.lit(0.0).alias("fps"),
+            pl.col("P").first(),
+            pl.col("N").first(),
+            pl.lit(-1, pl.Int64).alias(ORD),
+        ],
     )
     columns = [*keys, SCORE, "tps", "fps", "P", "N", ORD]
     both = pl.concat([start.select(columns), curve.select(columns).cast({ORD: pl.Int64})])
@@ -282,7 +291,7 @@ def with_start(curve: pl.LazyFrame, keys: list[str], *, ordered: bool = True) ->
 def roc_curve(counts: ScoreCounts, *, drop_intermediate: bool) -> pl.LazyFrame:
     """``*by, threshold, fpr, tpr``: sklearn's points, the first at threshold +inf."""
     keys = counts.keys
-    curve = curve_points(counts)
+    curve = curve_points(counts, [*keys, *CURVE])
     if drop_intermediate:
         # sklearn: keep the ends and every point where the slope changes
         # (np.diff(fps, 2) or np.diff(tps, 2) non-zero), computed the same way.
@@ -312,7 +321,7 @@ def pr_curve(counts: ScoreCounts, *, drop_intermediate: bool = False) -> pl.Lazy
     and those where tps differs from the previous or the next threshold's (the
     ends of each vertical run of equal recall)."""
     keys = counts.keys
-    curve = curve_points(counts)
+    curve = curve_points(counts, [*keys, *CURVE])
     if drop_intermediate:
         tps, over = pl.col("tps"), per_segment(keys)
         changes = (tps != over(tps.shift(1))) | (tps != over(tps.shift(-1)))

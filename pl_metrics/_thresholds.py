@@ -16,7 +16,7 @@ from pl_metrics._core import formulas as fm
 from pl_metrics._core import scores as sc
 from pl_metrics._core.names import INTERNAL, ORD, f_name
 from pl_metrics._core.scores import SCORE, ScoreCounts, per_segment
-from pl_metrics._ranking import curve_points, descending_in_segments, with_start
+from pl_metrics._ranking import CURVE, curve_points, descending_in_segments, with_start
 
 _PC = f"{INTERNAL}pc"
 _RANK = f"{INTERNAL}rank"
@@ -24,6 +24,11 @@ _FPR, _FNR = f"{INTERNAL}fpr", f"{INTERNAL}fnr"
 _SHARES = tuple(f"{INTERNAL}share_{c}" for c in ("tp", "fp", "fn", "tn"))
 #: The columns of a threshold sweep after ``*by, threshold``.
 SWEEP_COUNTS = ("tp", "fp", "fn", "tn")
+
+
+def _points(counts: ScoreCounts) -> pl.LazyFrame:
+    """The curve points that the tables read (:data:`~pl_metrics._ranking.CURVE`)."""
+    return curve_points(counts, [*counts.keys, *CURVE])
 
 
 def _confusion() -> tuple[pl.Expr, pl.Expr, pl.Expr, pl.Expr]:
@@ -52,7 +57,7 @@ def sweep(counts: ScoreCounts, *, beta: float, zero_division: float) -> pl.LazyF
     tp, fp, fn, tn = _confusion()
     # MCC's shares as columns first (one expression would repeat the total in each)
     shares = [pl.col(name) for name in _SHARES]
-    curve = curve_points(counts).with_columns(
+    curve = _points(counts).with_columns(
         s.alias(name) for s, name in zip(fm.mcc_shares(tp, fp, fn, tn), _SHARES, strict=True)
     )
     support, predicted = tp + fn, tp + fp
@@ -64,7 +69,7 @@ def sweep(counts: ScoreCounts, *, beta: float, zero_division: float) -> pl.LazyF
         fm.f_beta(tp, support, predicted, beta, zero_division).alias(f_name(beta)),
         fm.specificity(tn, fp, zero_division).alias("specificity"),
         fm.accuracy(tp + tn, pl.col("P") + pl.col("N"), zero_division).alias("accuracy"),
-        fm.mcc_of_shares(*shares).alias("mcc"),
+        fm.mcc_of_shares(shares[0], shares[1], shares[2], shares[3]).alias("mcc"),
     )
     return counts.finish(result)  # in the curve's order: by segment, thresholds descending
 
@@ -102,7 +107,7 @@ def det_curve(counts: ScoreCounts, *, drop_intermediate: bool) -> pl.LazyFrame:
     """
     keys = counts.keys
     # sklearn 1.9 starts the curve at (threshold +inf, tps 0, fps 0) too
-    curve = with_start(curve_points(counts), keys).filter((pl.col("P") > 0) & (pl.col("N") > 0))
+    curve = with_start(_points(counts), keys).filter((pl.col("P") > 0) & (pl.col("N") > 0))
     tps, over = pl.col("tps"), per_segment(keys)
     if drop_intermediate:
         # sklearn: keep the ends and the points where tps changes on either side
@@ -135,7 +140,7 @@ def expected_cost(counts: ScoreCounts, *, matrix: list[list[float]], best: bool)
     thresholds of equal cost tie exactly (0.07 is not 0.06999999999999999).
     """
     keys = counts.keys
-    curve = with_start(curve_points(counts), keys)
+    curve = with_start(_points(counts), keys)
     tp, fp, fn, tn = _confusion()
     rows = pl.col("P") + pl.col("N")
     cost = fm.total_cost(tp, fp, fn, tn, matrix) / rows
@@ -180,7 +185,7 @@ def cost_curve(counts: ScoreCounts, *, points: int) -> pl.LazyFrame:
     lowest = (sc.segment_edge(keys, -1) | fps.ne_missing(fps.shift(-1))) & (
         sc.segment_edge(keys, 1) | tps.ne_missing(tps.shift(1))
     )
-    curve = with_start(curve_points(counts).filter(lowest), keys, ordered=False).filter(
+    curve = with_start(_points(counts).filter(lowest), keys, ordered=False).filter(
         (pl.col("P") > 0) & (pl.col("N") > 0)
     )
     fpr, fnr = fps / pl.col("N"), 1 - tps / pl.col("P")
