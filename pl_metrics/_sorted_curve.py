@@ -20,6 +20,12 @@ per-score sums only where weighted scores tie (in the last bits).
   (:class:`~pl_metrics._ranking_sorted.MixedSigns`).
 - **rows**: the score sorted with its label (and weight) as payload.
 
+By segment, each segment's rows are sorted apart in one ``group_by`` and exploded
+in the keys' order (a sort by the keys and the score encodes every row: several
+times slower), and the segments' running counts are the running counts of all
+rows less their value before the segment (no window); weights restart their sum
+in a window per segment.
+
 The data checks (bad scores, labels, weights, the default ``pos_label``, a
 ``pos_label`` present) are one aggregation over the rows, collected with the
 sort (``collect_all``) and raised with the counting path's messages.
