@@ -118,6 +118,7 @@ def gains(counts: ScoreCounts, *, cuts: list[tuple[int, int]]) -> pl.LazyFrame:
     wanted = [*keys, SCORE, POS, NEG, "tps", "fps", "P", "N"]
     points = curve_points(counts, wanted).cache()
     pos, neg = pl.col(POS).cast(pl.Float64), pl.col(NEG).cast(pl.Float64)
+    counts_ = counts.count_type() == pl.Int64
 
     def bucket(exact: type[pl.DataType]) -> pl.Expr:
         total = (pl.col("P") + pl.col("N")).cast(exact)
@@ -125,6 +126,13 @@ def gains(counts: ScoreCounts, *, cuts: list[tuple[int, int]]) -> pl.LazyFrame:
         before = (pl.col("tps") + pl.col("fps") - pos - neg).cast(exact)
         if not cuts:
             return pl.lit(1, pl.Int64)
+        k = cuts[-1][1]
+        if exact == pl.Float64 and cuts == [(j, k) for j in range(1, k)] and counts_:
+            # k equal shares of counts: the cuts reached are floor(before k / total)
+            # (exact in Int64: before k <= total k < 2^53), one division for k - 1
+            # comparisons
+            whole = (before.cast(pl.Int64) * k) // total.cast(pl.Int64)
+            return pl.min_horizontal(whole, pl.lit(k - 1, pl.Int64)) + 1
         reached = (before * den >= total * num for num, den in cuts)
         return pl.sum_horizontal(r.cast(pl.Int64) for r in reached) + 1
 
