@@ -116,8 +116,13 @@ def main() -> None:
         "average_precision, 3 classes": lambda: m.average_precision("t", q),
         "roc_curve": lambda: m.roc_curve("y", "s"),
         "pr_curve": lambda: m.pr_curve("y", "s"),
+        "det_curve": lambda: m.det_curve("y", "s"),
+        "thresholds": lambda: m.thresholds("y", "s"),
+        "best_threshold": lambda: m.best_threshold("y", "s"),
         "ks": lambda: m.ks("y", "s"),
         "gains": lambda: m.gains("y", "s"),
+        "expected_cost": lambda: m.expected_cost("y", "s", cost_matrix=[[0, 1], [5, 0]]),
+        "cost_curve": lambda: m.cost_curve("y", "s"),
         "summary(by=seg)": lambda: m.summary("t", "tp", by="seg"),
         "summary(by=seg, ci=0.95)": lambda: m.summary("t", "tp", by="seg", ci=0.95),
         "compare(by=seg)": lambda: m.compare("t", "tp", by="seg"),
@@ -129,6 +134,13 @@ def main() -> None:
 
         y, s = df["y"].to_numpy(), df["s"].to_numpy()
         fast["scikit-learn roc_curve"] = lambda: sk_roc_curve(y, s)
+    except ImportError:
+        pass
+    try:
+        from scipy.stats import ks_2samp
+
+        y, s = df["y"].to_numpy(), df["s"].to_numpy()
+        fast["scipy ks_2samp"] = lambda: ks_2samp(s[y == 1], s[y == 0])
     except ImportError:
         pass
     t = side_by_side(fast, args.repeat)
@@ -149,11 +161,22 @@ def main() -> None:
         ),
         ("compare_models(roc_auc)", "compare_models(roc_auc)", "two roc_auc", 5.0),
         ("average_precision, 3 classes", "average_precision, 3 classes", "roc_auc, 3 classes", 2.0),
-        ("roc_curve", "roc_curve", "polars sort", 5.0),
-        ("pr_curve", "pr_curve", "polars sort", 5.0),
-        ("ks", "ks", "polars sort", 5.0),
-        ("gains", "gains", "polars sort", 5.0),
+        *(
+            (name, name, "polars sort", 5.0)
+            for name in (
+                "roc_curve",
+                "pr_curve",
+                "det_curve",
+                "thresholds",
+                "best_threshold",
+                "ks",
+                "gains",
+                "expected_cost",
+                "cost_curve",
+            )
+        ),
         ("roc_curve", "roc_curve", "scikit-learn roc_curve", 1.0),
+        ("ks", "ks", "scipy ks_2samp", 1.0),
         ("roc_auc(by=seg)", "roc_auc(by=seg)", RANK_BY, 1.5),
         (
             "average_precision(by=seg)",

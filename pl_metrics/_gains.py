@@ -22,10 +22,9 @@ from __future__ import annotations
 
 import polars as pl
 
-from pl_metrics import _ranking as rk
 from pl_metrics._core import formulas as fm
 from pl_metrics._core.names import INTERNAL, POS, SCORE
-from pl_metrics._core.scores import NEG, ScoreCounts, per_segment
+from pl_metrics._core.scores import NEG, ScoreCounts, aggregate, per_segment
 from pl_metrics._ranking import curve_points
 
 _BUCKET = "bucket"
@@ -42,9 +41,9 @@ def ks(counts: ScoreCounts, *, error_bound: bool = False) -> pl.LazyFrame:
     """``*by, ks, threshold``; null for a segment without positives or negatives.
 
     The distance at a threshold is ``|tps N - fps P| / (P N)``; its numerator is
-    compared in exact integers for counts (Int128), so two thresholds at the same
-    distance tie exactly and the highest one is reported (as floats, ``2/3 - 0``
-    and ``1 - 1/3`` differ in the last bit).
+    compared in exact integers for counts (as Float64 where ``P N < 2^53``, else
+    Int128), so two thresholds at the same distance tie exactly and the highest one
+    is reported (as floats, ``2/3 - 0`` and ``1 - 1/3`` differ in the last bit).
 
     With ``error_bound`` (binned scores, ``bins=``) also ``ks_error_bound``: the
     largest share of the positives or of the negatives in one bin.  The exact
@@ -53,18 +52,36 @@ def ks(counts: ScoreCounts, *, error_bound: bool = False) -> pl.LazyFrame:
     distance moves by at most the bin's share of either class.
     """
     keys = counts.keys
-    exact = pl.Float64 if counts.frame.collect_schema()[POS].is_float() else pl.Int128
+    wanted = [*keys, SCORE, "tps", "fps", "P", "N", *((POS, NEG) if error_bound else ())]
+    points = curve_points(counts, wanted).cache()
+    if counts.frame.collect_schema()[POS].is_float():
+        result = _ks(points, keys, pl.Float64, error_bound=error_bound)
+    else:
+        # counts: exact in Float64 where P N < 2^53 (every product an integer below it;
+        # the test itself exact), else in Int128
+        small = pl.col("P") * pl.col("N") < 2.0**53
+        result = pl.concat(
+            [
+                _ks(points.filter(small), keys, pl.Float64, error_bound=error_bound),
+                _ks(points.filter(~small), keys, pl.Int128, error_bound=error_bound),
+            ]
+        )
+    return counts.finish(result.sort(keys, nulls_last=True))
 
-    over = per_segment(keys)
-    # the cumulative sums in a window over the sorted rows (a sort that feeds an
-    # order-dependent with_columns stays; one before a group_by the optimiser may drop)
-    pos, neg = (pl.col(c).cast(exact) for c in (POS, NEG))
-    p, n = pos.sum().over(keys), neg.sum().over(keys)  # columns: per_segment says why
-    numerator = fm.ks_distance(over(pos.cum_sum()), over(neg.cum_sum()), p, n)
+
+def _ks(
+    points: pl.LazyFrame, keys: list[str], exact: type[pl.DataType], *, error_bound: bool
+) -> pl.LazyFrame:
+    """:func:`ks` of the curve points, their sums compared as ``exact``."""
+    # the curve's cumulative sums at each threshold, its totals the last of them (for
+    # counts exact integers in Float64, below 2^53; weights in the curve's order)
+    tps, fps, p, n = (pl.col(c).cast(exact) for c in ("tps", "fps", "P", "N"))
+    numerator = fm.ks_distance(tps, fps, p, n)
     columns = [numerator.alias(_DISTANCE), p.alias(_ALL_POS), n.alias(_ALL_NEG)]
     if error_bound:
+        pos, neg = (pl.col(c).cast(exact) for c in (POS, NEG))
         columns.append(pl.max_horizontal(pos / p, neg / n).cast(pl.Float64).alias(_SHARE))
-    rows = rk.by_score_descending(counts).select(*keys, SCORE, *columns)
+    rows = points.select(*keys, SCORE, *columns)
     distance, best = pl.col(_DISTANCE), pl.col(_DISTANCE).max()
     p, n = pl.col(_ALL_POS).first(), pl.col(_ALL_NEG).first()
     both = (p > 0) & (n > 0)
@@ -77,8 +94,7 @@ def ks(counts: ScoreCounts, *, error_bound: bool = False) -> pl.LazyFrame:
     ]
     if error_bound:
         aggs.append(pl.when(both).then(pl.col(_SHARE).max()).alias("ks_error_bound"))
-    result = rows.group_by(keys).agg(*aggs).sort(keys, nulls_last=True)
-    return counts.finish(result)
+    return aggregate(rows, keys, aggs)
 
 
 def gains(counts: ScoreCounts, *, cuts: list[tuple[int, int]]) -> pl.LazyFrame:
@@ -94,25 +110,46 @@ def gains(counts: ScoreCounts, *, cuts: list[tuple[int, int]]) -> pl.LazyFrame:
 
     ``cuts``: the inner cuts as fractions ``(num, den)`` of the segment's rows.
     A block of tied scores goes to ``1 +`` the number of cuts at or below the
-    share of rows ranked above it: ``before * den >= num * total``, in Int128 for
-    counts (exact), in Float64 for weights.
+    share of rows ranked above it: ``before * den >= num * total``, exact for counts
+    (in Float64 where ``total * den < 2^53``, else Int128), in Float64 for weights.
     """
     keys = counts.keys
     over = per_segment(keys)
-    points = curve_points(counts)
-    weighted = counts.count_type() == pl.Float64
-    exact = pl.Float64 if weighted else pl.Int128
+    wanted = [*keys, SCORE, POS, NEG, "tps", "fps", "P", "N"]
+    points = curve_points(counts, wanted).cache()
     pos, neg = pl.col(POS).cast(pl.Float64), pl.col(NEG).cast(pl.Float64)
-    total = (pl.col("P") + pl.col("N")).cast(exact)
-    # rows ranked above the block (a higher score); exact integers for counts
-    before = (pl.col("tps") + pl.col("fps") - pos - neg).cast(exact)
-    bucket = pl.lit(1, pl.Int64)
-    if cuts:
+    counts_ = counts.count_type() == pl.Int64
+
+    def bucket(exact: type[pl.DataType]) -> pl.Expr:
+        total = (pl.col("P") + pl.col("N")).cast(exact)
+        # rows ranked above the block (a higher score); exact integers for counts
+        before = (pl.col("tps") + pl.col("fps") - pos - neg).cast(exact)
+        if not cuts:
+            return pl.lit(1, pl.Int64)
+        k = cuts[-1][1]
+        if exact == pl.Float64 and cuts == [(j, k) for j in range(1, k)] and counts_:
+            # k equal shares of counts: the cuts reached are floor(before k / total)
+            # (exact in Int64: before k <= total k < 2^53), one division for k - 1
+            # comparisons
+            whole = (before.cast(pl.Int64) * k) // total.cast(pl.Int64)
+            return pl.min_horizontal(whole, pl.lit(k - 1, pl.Int64)) + 1
         reached = (before * den >= total * num for num, den in cuts)
-        bucket = pl.sum_horizontal(r.cast(pl.Int64) for r in reached) + 1
+        return pl.sum_horizontal(r.cast(pl.Int64) for r in reached) + 1
+
+    if counts.count_type() == pl.Float64:
+        bucketed = points.with_columns(bucket(pl.Float64).alias(_BUCKET))
+    else:
+        # counts: every product an exact integer as Float64 where total x den < 2^53
+        # (the test itself exact), else in Int128
+        small = (pl.col("P") + pl.col("N")) * max((den for _, den in cuts), default=1) < 2.0**53
+        bucketed = pl.concat(
+            [
+                points.filter(small).with_columns(bucket(pl.Float64).alias(_BUCKET)),
+                points.filter(~small).with_columns(bucket(pl.Int128).alias(_BUCKET)),
+            ]
+        )
     per_bucket = (
-        points.with_columns(bucket.alias(_BUCKET))
-        .group_by(*keys, _BUCKET)
+        bucketed.group_by(*keys, _BUCKET)
         .agg(
             pl.col(SCORE).min().alias("threshold"),
             (pos + neg).sum().alias("rows"),

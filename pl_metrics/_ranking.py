@@ -9,8 +9,11 @@ scikit-learn's step-wise AP).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import polars as pl
 
+from pl_metrics import _sorted_curve
 from pl_metrics._core import formulas as fm
 from pl_metrics._core.names import ALL, ORD
 from pl_metrics._core.scores import (
@@ -22,6 +25,7 @@ from pl_metrics._core.scores import (
     SCORE,
     TRUE,
     ScoreCounts,
+    aggregate,
     per_segment,
 )
 
@@ -198,8 +202,23 @@ def by_score_descending(counts: ScoreCounts) -> pl.LazyFrame:
     return in_segments(counts.frame, counts.keys, SCORE, descending=True)
 
 
-def curve_points(counts: ScoreCounts) -> pl.LazyFrame:
-    """``*keys, score, tps, fps, P, N, ORD`` with ORD 0 at the highest score."""
+#: The curve's columns that the curves and threshold tables read (not pos / neg).
+CURVE = (SCORE, "tps", "fps", "P", "N", ORD)
+
+
+def curve_points(counts: ScoreCounts, columns: Sequence[str] | None = None) -> pl.LazyFrame:
+    """``*keys, score, pos, neg, tps, fps, P, N, ORD`` with ORD 0 at the highest score;
+    with :attr:`ScoreCounts.rows`, of continuous scores by sorting the rows
+    (:mod:`pl_metrics._sorted_curve`, the same points).  ``columns``: only these
+    (keys, P and N among them), so that the sorting path computes no other."""
+    counted = _counted_curve(counts)
+    if counts.rows is not None:
+        return _sorted_curve.deferred(counts.rows, counted, columns)
+    return counted if columns is None else counted.select(columns)
+
+
+def _counted_curve(counts: ScoreCounts) -> pl.LazyFrame:
+    """:func:`curve_points` from the per-score counts."""
     keys = counts.keys
     over = per_segment(keys)
     return (
@@ -234,23 +253,37 @@ def in_segments(
     return frame.sort([*keys, column], descending=order, nulls_last=True)
 
 
+def descending_in_segments(curve: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
+    """A curve in :func:`curve_points`' order (by segment, ORD ascending) in the order of
+    ORD descending: reversed for one segment, no sort."""
+    if keys == [ALL]:
+        return curve.reverse()
+    return in_segments(curve, keys, ORD, descending=True)
+
+
 def _rate(num: str, den: str) -> pl.Expr:
     return pl.when(pl.col(den) > 0).then(pl.col(num) / pl.col(den)).otherwise(float("nan"))
 
 
-def with_start(curve: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
-    """The curve with its (threshold +inf, tps 0, fps 0) point first (ORD -1), sorted."""
-    start = curve.group_by(keys).agg(
-        pl.lit(float("inf")).alias(SCORE),
-        pl.lit(0.0).alias("tps"),
-        pl.lit(0.0).alias("fps"),
-        pl.col("P").first(),
-        pl.col("N").first(),
-        pl.lit(-1, pl.Int64).alias(ORD),
+def with_start(curve: pl.LazyFrame, keys: list[str], *, ordered: bool = True) -> pl.LazyFrame:
+    """The curve with its (threshold +inf, tps 0, fps 0) point first (ORD -1), sorted
+    (``ordered=False``: the start points after the curves, for a use that reads no
+    order)."""
+    start = aggregate(
+        curve,
+        keys,
+        [
+            pl.lit(float("inf")).alias(SCORE),
+            pl.lit(0.0).alias("tps"),
+            pl.lit(0.0).alias("fps"),
+            pl.col("P").first(),
+            pl.col("N").first(),
+            pl.lit(-1, pl.Int64).alias(ORD),
+        ],
     )
     columns = [*keys, SCORE, "tps", "fps", "P", "N", ORD]
     both = pl.concat([start.select(columns), curve.select(columns).cast({ORD: pl.Int64})])
-    if keys == [ALL]:  # one segment: the curve is in ORD order already, after its start
+    if keys == [ALL] or not ordered:  # one segment: in ORD order already, after its start
         return both
     return in_segments(both, keys, ORD)
 
@@ -258,7 +291,7 @@ def with_start(curve: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
 def roc_curve(counts: ScoreCounts, *, drop_intermediate: bool) -> pl.LazyFrame:
     """``*by, threshold, fpr, tpr``: sklearn's points, the first at threshold +inf."""
     keys = counts.keys
-    curve = curve_points(counts)
+    curve = curve_points(counts, [*keys, *CURVE])
     if drop_intermediate:
         # sklearn: keep the ends and every point where the slope changes
         # (np.diff(fps, 2) or np.diff(tps, 2) non-zero), computed the same way.
@@ -288,7 +321,7 @@ def pr_curve(counts: ScoreCounts, *, drop_intermediate: bool = False) -> pl.Lazy
     and those where tps differs from the previous or the next threshold's (the
     ends of each vertical run of equal recall)."""
     keys = counts.keys
-    curve = curve_points(counts)
+    curve = curve_points(counts, [*keys, *CURVE])
     if drop_intermediate:
         tps, over = pl.col("tps"), per_segment(keys)
         changes = (tps != over(tps.shift(1))) | (tps != over(tps.shift(-1)))

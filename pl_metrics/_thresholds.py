@@ -13,14 +13,22 @@ from fractions import Fraction
 import polars as pl
 
 from pl_metrics._core import formulas as fm
+from pl_metrics._core import scores as sc
 from pl_metrics._core.names import INTERNAL, ORD, f_name
 from pl_metrics._core.scores import SCORE, ScoreCounts, per_segment
-from pl_metrics._ranking import curve_points, in_segments, with_start
+from pl_metrics._ranking import CURVE, curve_points, descending_in_segments, with_start
 
 _PC = f"{INTERNAL}pc"
 _RANK = f"{INTERNAL}rank"
+_FPR, _FNR = f"{INTERNAL}fpr", f"{INTERNAL}fnr"
+_SHARES = tuple(f"{INTERNAL}share_{c}" for c in ("tp", "fp", "fn", "tn"))
 #: The columns of a threshold sweep after ``*by, threshold``.
 SWEEP_COUNTS = ("tp", "fp", "fn", "tn")
+
+
+def _points(counts: ScoreCounts) -> pl.LazyFrame:
+    """The curve points that the tables read (:data:`~pl_metrics._ranking.CURVE`)."""
+    return curve_points(counts, [*counts.keys, *CURVE])
 
 
 def _confusion() -> tuple[pl.Expr, pl.Expr, pl.Expr, pl.Expr]:
@@ -46,8 +54,12 @@ def sweep(counts: ScoreCounts, *, beta: float, zero_division: float) -> pl.LazyF
     scores (``>=``) and computing the binary metrics of scikit-learn.
     """
     keys = counts.keys
-    curve = curve_points(counts)
     tp, fp, fn, tn = _confusion()
+    # MCC's shares as columns first (one expression would repeat the total in each)
+    shares = [pl.col(name) for name in _SHARES]
+    curve = _points(counts).with_columns(
+        s.alias(name) for s, name in zip(fm.mcc_shares(tp, fp, fn, tn), _SHARES, strict=True)
+    )
     support, predicted = tp + fn, tp + fp
     result = curve.select(
         *keys,
@@ -57,10 +69,9 @@ def sweep(counts: ScoreCounts, *, beta: float, zero_division: float) -> pl.LazyF
         fm.f_beta(tp, support, predicted, beta, zero_division).alias(f_name(beta)),
         fm.specificity(tn, fp, zero_division).alias("specificity"),
         fm.accuracy(tp + tn, pl.col("P") + pl.col("N"), zero_division).alias("accuracy"),
-        fm.binary_mcc(tp, fp, fn, tn).alias("mcc"),
-        ORD,
+        fm.mcc_of_shares(shares[0], shares[1], shares[2], shares[3]).alias("mcc"),
     )
-    return counts.finish(in_segments(result, keys, ORD).drop(ORD))
+    return counts.finish(result)  # in the curve's order: by segment, thresholds descending
 
 
 def best(
@@ -96,7 +107,7 @@ def det_curve(counts: ScoreCounts, *, drop_intermediate: bool) -> pl.LazyFrame:
     """
     keys = counts.keys
     # sklearn 1.9 starts the curve at (threshold +inf, tps 0, fps 0) too
-    curve = with_start(curve_points(counts), keys).filter((pl.col("P") > 0) & (pl.col("N") > 0))
+    curve = with_start(_points(counts), keys).filter((pl.col("P") > 0) & (pl.col("N") > 0))
     tps, over = pl.col("tps"), per_segment(keys)
     if drop_intermediate:
         # sklearn: keep the ends and the points where tps changes on either side
@@ -108,7 +119,7 @@ def det_curve(counts: ScoreCounts, *, drop_intermediate: bool) -> pl.LazyFrame:
     first = over(pl.col(ORD).filter(fps == fps.first()).max())
     last_needed = over(pl.col(ORD).filter(tps == tps.last()).min())
     curve = curve.filter((pl.col(ORD) >= first) & (pl.col(ORD) <= last_needed))
-    result = in_segments(curve, keys, ORD, descending=True).select(
+    result = descending_in_segments(curve, keys).select(
         *keys,
         pl.col(SCORE).alias("threshold"),
         (fps / pl.col("N")).alias("fpr"),
@@ -129,7 +140,7 @@ def expected_cost(counts: ScoreCounts, *, matrix: list[list[float]], best: bool)
     thresholds of equal cost tie exactly (0.07 is not 0.06999999999999999).
     """
     keys = counts.keys
-    curve = with_start(curve_points(counts), keys)
+    curve = with_start(_points(counts), keys)
     tp, fp, fn, tn = _confusion()
     rows = pl.col("P") + pl.col("N")
     cost = fm.total_cost(tp, fp, fn, tn, matrix) / rows
@@ -149,7 +160,7 @@ def expected_cost(counts: ScoreCounts, *, matrix: list[list[float]], best: bool)
         rank.alias(_RANK),
         ORD,
     )
-    table = in_segments(selected, keys, ORD)
+    table = selected  # in with_start's order: by segment, thresholds descending
     if best:
         over = per_segment(keys)
         least = pl.col(_RANK) == over(pl.col(_RANK).min())
@@ -165,12 +176,24 @@ def cost_curve(counts: ScoreCounts, *, points: int) -> pl.LazyFrame:
     [0, 1].  A segment without positives or negatives has no rows.
     """
     keys = counts.keys
-    curve = with_start(curve_points(counts), keys).filter((pl.col("P") > 0) & (pl.col("N") > 0))
-    fpr, fnr = pl.col("fps") / pl.col("N"), 1 - pl.col("tps") / pl.col("P")
-    grid = [i / (points - 1) for i in range(points)] if points > 1 else [0.5]
-    envelope = curve.group_by(keys).agg(
-        (fnr * pc + fpr * (1 - pc)).min().alias(f"{_PC}{i}") for i, pc in enumerate(grid)
+    tps, fps = pl.col("tps"), pl.col("fps")
+    # A point whose fpr and fnr are both no lower than another point's is never below
+    # it (a line is monotone in both, and so is each rounding): of a run of equal fps
+    # only the last point (most tps), of a run of equal tps only the first (least fps)
+    # can be the minimum.  The same minima from about a fifth of the points of
+    # continuous scores.
+    lowest = (sc.segment_edge(keys, -1) | fps.ne_missing(fps.shift(-1))) & (
+        sc.segment_edge(keys, 1) | tps.ne_missing(tps.shift(1))
     )
+    curve = with_start(_points(counts).filter(lowest), keys, ordered=False).filter(
+        (pl.col("P") > 0) & (pl.col("N") > 0)
+    )
+    fpr, fnr = fps / pl.col("N"), 1 - tps / pl.col("P")
+    curve = curve.select(*keys, fpr.alias(_FPR), fnr.alias(_FNR))
+    grid = [i / (points - 1) for i in range(points)] if points > 1 else [0.5]
+    fpr, fnr = pl.col(_FPR), pl.col(_FNR)
+    lines = [(fnr * pc + fpr * (1 - pc)).min().alias(f"{_PC}{i}") for i, pc in enumerate(grid)]
+    envelope = sc.aggregate(curve, keys, lines)
     long = envelope.unpivot(index=keys, variable_name=_PC, value_name="normalized_cost")
     position = pl.col(_PC).str.strip_prefix(_PC).cast(pl.Int64)
     result = long.with_columns(position.alias(ORD)).with_columns(

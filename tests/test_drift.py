@@ -170,9 +170,9 @@ def test_drift_refuses_what_it_cannot_compare() -> None:
         df.metrics.drift("x", reference=pl.col("ref"))
     with pytest.raises(plm.DataError, match="`reference` has no rows"):
         df.metrics.drift("x", reference=pl.col("x") > 5)
-    with pytest.raises(pl.exceptions.ColumnNotFoundError, match="'x'.*not found in the reference"):
+    with pytest.raises(pl.exceptions.ColumnNotFoundError, match=r"'x'.*not found in the reference"):
         df.metrics.drift("x", reference=pl.DataFrame({"y": [1.0]}))
-    with pytest.raises(pl.exceptions.SchemaError, match="'s'.*String here and Int64 in the ref"):
+    with pytest.raises(pl.exceptions.SchemaError, match=r"'s'.*String here and Int64 in the ref"):
         df.metrics.drift("s", reference=pl.DataFrame({"s": [1]}))
     with pytest.raises(pl.exceptions.ColumnNotFoundError, match="'nope'"):
         df.metrics.drift("nope", reference=df)

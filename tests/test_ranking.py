@@ -533,3 +533,62 @@ def test_many_small_segments_vectorised_equal_scikit_learn(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # no positive: scikit-learn warns, returns 0.0
             assert ap == pytest.approx(skm.average_precision_score(y, s), rel=1e-12, abs=1e-15)
+
+
+def _spy_sorted_curve(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Record each sort of the curve points (True: keyed)."""
+    from pl_metrics import _sorted_curve
+
+    taken: list[bool] = []
+    sort = _sorted_curve.sorted_curve
+
+    def spy(*args: object, keyed: bool) -> pl.DataFrame:
+        taken.append(keyed)
+        return sort(*args, keyed=keyed)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_sorted_curve, "sorted_curve", spy)
+    return taken
+
+
+def test_continuous_scores_sort_the_curve_as_sklearn(monkeypatch: pytest.MonkeyPatch) -> None:
+    """5,000 continuous scores (more than 2,000 distinct): the curve is sorted, keyed
+    (no negative score); the points are scikit-learn's, the KS statistic SciPy's."""
+    from scipy.stats import ks_2samp
+
+    taken = _spy_sorted_curve(monkeypatch)
+    rng = np.random.default_rng(11)
+    y = rng.integers(0, 2, 5000)
+    s = rng.random(5000) + 0.3 * y
+    df = pl.DataFrame({"y": y, "s": s})
+    got = df.metrics.roc_curve("y", "s", drop_intermediate=False)
+    fpr, tpr, thresholds = skm.roc_curve(y, s, drop_intermediate=False)
+    np.testing.assert_array_equal(got["fpr"].to_numpy(), fpr)
+    np.testing.assert_array_equal(got["tpr"].to_numpy(), tpr)
+    np.testing.assert_array_equal(got["threshold"].to_numpy(), thresholds)
+    ks = df.metrics.ks("y", "s")["ks"].item()
+    assert ks == pytest.approx(ks_2samp(s[y == 1], s[y == 0]).statistic, rel=1e-12)
+    assert taken == [True, True]
+
+
+def test_sorted_curve_falls_back_on_a_later_negative_score(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The first rows (5 here) have no negative score, so the scores are sorted as keys
+    (their bits, which order as the scores only without a sign); a negative score
+    after them is met at collect and the rows are sorted with their labels instead:
+    scikit-learn's points all the same."""
+    from pl_metrics import _ranking_sorted as rs
+
+    monkeypatch.setattr(rs, "MIN_DISTINCT", -1)
+    monkeypatch.setattr(rs, "_SAMPLE", 5)
+    taken = _spy_sorted_curve(monkeypatch)
+    rng = np.random.default_rng(12)
+    n = 600
+    s = np.r_[rng.random(5), rng.normal(size=n - 5)]
+    y = rng.integers(0, 2, n)
+    got = pl.DataFrame({"y": y, "s": s}).metrics.roc_curve("y", "s", drop_intermediate=False)
+    fpr, tpr, thresholds = skm.roc_curve(y, s, drop_intermediate=False)
+    assert taken == [True, False]
+    np.testing.assert_array_equal(got["fpr"].to_numpy(), fpr)
+    np.testing.assert_array_equal(got["tpr"].to_numpy(), tpr)
+    np.testing.assert_array_equal(got["threshold"].to_numpy(), thresholds)

@@ -2160,3 +2160,97 @@ def test_sorting_strategy_bad_input_is_the_documented_error(
 ) -> None:
     _force_sorting(monkeypatch, how)
     test_bad_input_is_the_documented_error_on_every_path(entry, case, spoil, error, match, tmp_path)
+
+
+# ---------------------------------------------------------------- sorted curve points
+#: The entries whose curve points are found by sorting the rows when the scores look
+#: continuous (``_sorted_curve``); forced on here, where the registry's scores have
+#: few distinct values (2 decimals: runs of tied scores).
+SORTED_CURVES = [
+    e
+    for e in METHODS
+    if e.name.split("[")[0]
+    in (
+        "roc_curve",
+        "pr_curve",
+        "det_curve",
+        "thresholds",
+        "best_threshold",
+        "ks",
+        "gains",
+        "expected_cost",
+        "cost_curve",
+    )
+    and "multiclass" not in e.name
+    and "bins" not in e.name
+]
+
+
+def _force_sorted_curve(monkeypatch: pytest.MonkeyPatch, how: str) -> list[bool]:
+    """Force the sorted curve (``"keys"``: one UInt64 key, else the rows); the list
+    records each sort taken (True: keyed)."""
+    from pl_metrics import _ranking_sorted, _sorted_curve
+
+    taken: list[bool] = []
+    sort = _sorted_curve.sorted_curve
+
+    def counted(*args: object, keyed: bool) -> pl.DataFrame:
+        taken.append(keyed)
+        return sort(*args, keyed=keyed)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_ranking_sorted, "MIN_DISTINCT", -1)
+    monkeypatch.setattr(_ranking_sorted, "USE_KEYS", how == "keys")
+    monkeypatch.setattr(_sorted_curve, "sorted_curve", counted)
+    return taken
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["counts", "weights"])
+@pytest.mark.parametrize("how", ["keys", "rows"])
+@pytest.mark.parametrize("entry", SORTED_CURVES, ids=[e.name for e in SORTED_CURVES])
+def test_sorted_curve_equals_the_counted_one(
+    entry: Entry, how: str, weighted: bool, parquet_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bit for bit with counts (integer sums); with weights tied scores are summed row by
+    row (within 1e-12).  Segments with a null key, every row order, lazy, streaming and
+    Parquet, by expressions, and the bad inputs' errors on the sorted path too."""
+    c = Cols(w="w" if weighted else None)
+    counted = run(entry, DATA, c)
+    taken = _force_sorted_curve(monkeypatch, how)
+    got = run(entry, DATA, c)
+    assert taken, f"{entry.name}: the sorted path was not taken"
+    assert set(taken) == {how == "keys" and not weighted}
+    if weighted:
+        same(got, counted)
+    else:
+        assert_frame_equal(got, counted, check_exact=True)
+    same(run(entry, DATA.sample(fraction=1.0, shuffle=True, seed=3), c), counted)
+    lazy = entry.call(DATA.lazy().metrics, c)
+    same(lazy.collect(engine="streaming"), counted)
+    scanned = entry.call(pl.scan_parquet(parquet_dir / "*.parquet").metrics, c)
+    same(scanned.collect(engine="streaming"), counted)
+    if weighted:
+        return
+    test_by_may_have_any_name_but_an_output_column(entry)
+    for case in sorted(BY_EXPRESSIONS):
+        test_by_expression_equals_materialised_column(entry, case, parquet_dir)
+    if entry in POS_LABEL:
+        test_absent_pos_label_is_an_error_on_every_path(entry)
+
+
+SORTED_CURVES_BAD = [p for p in BAD if p.values[0] in SORTED_CURVES]
+
+
+@pytest.mark.parametrize("how", ["keys", "rows"])
+@pytest.mark.parametrize(("entry", "case", "spoil", "error", "match"), SORTED_CURVES_BAD)
+def test_sorted_curve_bad_input_is_the_documented_error(
+    entry: Entry,
+    case: str,
+    spoil: Callable,
+    error: type,
+    match: str,
+    how: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _force_sorted_curve(monkeypatch, how)
+    test_bad_input_is_the_documented_error_on_every_path(entry, case, spoil, error, match, tmp_path)

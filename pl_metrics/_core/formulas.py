@@ -146,12 +146,24 @@ def binary_mcc(tp: Any, fp: Any, fn: Any, tn: Any, xp: Backend = POLARS) -> Any:
 
     The counts are divided by their total first (MCC does not change): products
     of weighted counts near 1e77 would overflow the four margins' product to
-    infinity (MCC 0), or to NaN.
+    infinity (MCC 0), or to NaN.  The two steps are :func:`mcc_shares` and
+    :func:`mcc_of_shares` (a frame of many rows computes the shares as columns
+    first: one polars expression repeats the total in every share).
     """
+    return mcc_of_shares(*mcc_shares(tp, fp, fn, tn, xp), xp)
+
+
+def mcc_shares(tp: Any, fp: Any, fn: Any, tn: Any, xp: Backend = POLARS) -> tuple[Any, ...]:
+    """:func:`binary_mcc`'s first step: tp, fp, fn, tn as shares of their total (as
+    Float64; the total 1 where it is 0)."""
     tp, fp, fn, tn = (xp.to_float(x) for x in (tp, fp, fn, tn))
     n = tp + fp + fn + tn
     n = xp.where(n > 0, n, 1.0)
-    tp, fp, fn, tn = tp / n, fp / n, fn / n, tn / n
+    return tp / n, fp / n, fn / n, tn / n
+
+
+def mcc_of_shares(tp: Any, fp: Any, fn: Any, tn: Any, xp: Backend = POLARS) -> Any:
+    """:func:`binary_mcc` of the shares of :func:`mcc_shares`."""
     pos_margins = (tp + fp) * (tp + fn)
     neg_margins = (tn + fp) * (tn + fn)
     zero = (pos_margins == 0) | (neg_margins == 0)

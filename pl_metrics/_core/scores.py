@@ -47,12 +47,32 @@ __all__ = [
 
 
 @dataclass(frozen=True)
+class Rows:
+    """What :func:`binary_score_counts` read to count: the rows
+    (segment keys added, zero weights dropped) and the checked arguments."""
+
+    rows: pl.LazyFrame
+    keys: list[str]  # internal segment keys, [] for one segment
+    schema: pl.Schema
+    y_true: str
+    y_score: str
+    pos_label: object  # of y_true's dtype
+    types: v.LabelTypes
+    weight: str | None
+    default_pos: bool
+    pos_label_present: bool
+
+
+@dataclass(frozen=True)
 class ScoreCounts:
     """Per-segment, per-distinct-score positive and negative counts (or weights)."""
 
     frame: pl.LazyFrame  # *keys, SCORE, POS, NEG
     by: list[str]  # the output names of the user's segments
     keys: list[str]  # internal names of ``by``, or [ALL]
+    #: The rows behind the counts, where a curve may sort them instead
+    #: (:mod:`pl_metrics._sorted_curve`); None: the curve is counted.
+    rows: Rows | None = None
 
     def finish(self, result: pl.LazyFrame) -> pl.LazyFrame:
         """Restore the ``by`` names."""
@@ -73,6 +93,29 @@ def per_segment(keys: Sequence[str]) -> Callable[[pl.Expr], pl.Expr]:
     if not keys or list(keys) == [ALL]:
         return lambda expr: expr
     return lambda expr: expr.over(keys)
+
+
+def segment_edge(keys: Sequence[str], step: int) -> pl.Expr:
+    """Row-wise, on rows sorted by segment: the first (``step`` 1) or the last (-1) row
+    of its segment (a key differs from the row before / after; null keys compare as
+    values).  No window: a comparison with the next row."""
+    edge = pl.int_range(pl.len()) == (0 if step == 1 else pl.len() - 1)
+    for key in keys:
+        edge |= pl.col(key).ne_missing(pl.col(key).shift(step))
+    return edge
+
+
+def aggregate(frame: pl.LazyFrame, keys: Sequence[str], aggs: Sequence[pl.Expr]) -> pl.LazyFrame:
+    """``frame.group_by(keys).agg(aggs)``; for one segment (the constant :data:`ALL`) a
+    ``select`` of the aggregations, no row for no rows (as the ``group_by``): a
+    ``group_by`` of one group still hashes every row."""
+    if list(keys) != [ALL]:
+        return frame.group_by(keys).agg(aggs)
+    return (
+        frame.select(pl.col(ALL).first(), *aggs, pl.len().alias(N_ROWS))
+        .filter(pl.col(N_ROWS) > 0)
+        .drop(N_ROWS)
+    )
 
 
 def resolve_pos_label(schema: pl.Schema, y_true: str, pos_label: object) -> object:
@@ -408,12 +451,16 @@ def binary_score_counts(
     reserved: Sequence[str],
     bins: int | None = None,
     pos_label_present: bool = True,
+    sortable: bool = False,
 ) -> ScoreCounts:
     """Validate and build the (lazy) per-score counts of a binary problem.
 
     ``bins``: the approximate mode, see :func:`as_score`.  Options are checked
     by the caller first.  ``pos_label_present``: raise when no row of the input is
     ``pos_label`` (a state of one shard may have none, and is not checked).
+    ``sortable``: keep the rows (:attr:`ScoreCounts.rows`, not with ``bins``), so
+    that the curve of continuous scores is found by sorting them
+    (:mod:`pl_metrics._sorted_curve`).
     """
     y_score = v.check_column_name("y_score", y_score)
     schema, segments, types = prepare(
@@ -438,7 +485,22 @@ def binary_score_counts(
     frame = frame.select(*keys, SCORE, POS, NEG).cache()
     if not segments:
         frame = frame.with_columns(pl.lit(0, pl.Int8).alias(ALL))
-    return ScoreCounts(frame, list(segments.names), keys or [ALL])
+    read = None
+    if sortable and bins is None:
+        default_pos = defaults_pos_label(schema, y_true, pos_label)
+        read = Rows(
+            rows,
+            keys,
+            schema,
+            y_true,
+            y_score,
+            label,
+            types,
+            weight,
+            default_pos,
+            pos_label_present,
+        )
+    return ScoreCounts(frame, list(segments.names), keys or [ALL], read)
 
 
 def multiclass_score_counts(

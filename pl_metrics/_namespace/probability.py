@@ -495,6 +495,7 @@ class ProbabilityMethods:
             weight=weight,
             reserved=names.output_columns("thresholds", beta=b),
             bins=v.check_bins(bins),
+            sortable=True,
         )
         return th.sweep(counts, beta=b, zero_division=zd)
 
@@ -598,6 +599,7 @@ class ProbabilityMethods:
             weight=weight,
             reserved=names.output_columns("det_curve"),
             bins=v.check_bins(bins),
+            sortable=True,
         )
         return th.det_curve(counts, drop_intermediate=drop_intermediate)
 

@@ -45,6 +45,7 @@ class RankingMethods:
         bins: int | None = None,
         ci: bool = False,
         pos_label_present: bool = True,
+        sortable: bool = False,
     ) -> sc.ScoreCounts:
         return sc.binary_score_counts(
             self._lf,
@@ -56,6 +57,7 @@ class RankingMethods:
             reserved=names.output_columns(method, ci=ci),
             bins=v.check_bins(bins),
             pos_label_present=pos_label_present,
+            sortable=sortable,
         )
 
     def _sorted_or(  # noqa: PLR0917 - the call sites' own arguments, in order
@@ -492,6 +494,7 @@ class RankingMethods:
             weight=weight,
             bins=bins,
             method="roc_curve",
+            sortable=True,
         )
         return rk.roc_curve(counts, drop_intermediate=drop_intermediate)
 
@@ -540,7 +543,14 @@ class RankingMethods:
             state = mc.counts(self._lf, y_true, y_score, by=by, weight=weight, method="pr_curve")
             return mc.pr_curve(state, drop_intermediate=drop_intermediate)
         counts = self._binary(
-            y_true, y_score, by=by, pos_label=pos_label, weight=weight, bins=bins, method="pr_curve"
+            y_true,
+            y_score,
+            by=by,
+            pos_label=pos_label,
+            weight=weight,
+            bins=bins,
+            method="pr_curve",
+            sortable=True,
         )
         return rk.pr_curve(counts, drop_intermediate=drop_intermediate)
 

@@ -59,7 +59,14 @@ class ScoringMethods(RankingMethods, ProbabilityMethods):
         (0.6666666666666666, 0.8)
         """
         counts = self._binary(
-            y_true, y_score, by=by, pos_label=pos_label, weight=weight, bins=bins, method="ks"
+            y_true,
+            y_score,
+            by=by,
+            pos_label=pos_label,
+            weight=weight,
+            bins=bins,
+            method="ks",
+            sortable=True,
         )
         return _gains.ks(counts, error_bound=bins is not None)
 
@@ -112,7 +119,14 @@ class ScoringMethods(RankingMethods, ProbabilityMethods):
         """
         cuts = v.check_buckets(buckets)
         counts = self._binary(
-            y_true, y_score, by=by, pos_label=pos_label, weight=weight, bins=bins, method="gains"
+            y_true,
+            y_score,
+            by=by,
+            pos_label=pos_label,
+            weight=weight,
+            bins=bins,
+            method="gains",
+            sortable=True,
         )
         return _gains.gains(counts, cuts=cuts)
 
@@ -169,6 +183,7 @@ class ScoringMethods(RankingMethods, ProbabilityMethods):
             weight=weight,
             bins=bins,
             method="expected_cost",
+            sortable=True,
         )
         return th.expected_cost(counts, matrix=matrix, best=best)
 
@@ -278,5 +293,6 @@ class ScoringMethods(RankingMethods, ProbabilityMethods):
             weight=weight,
             bins=bins,
             method="cost_curve",
+            sortable=True,
         )
         return th.cost_curve(counts, points=n)

@@ -523,9 +523,7 @@ EXAMPLES: dict[str, str] = {
         """\'{"true": {"true": 0, "false": 5}, "false": {"true": 1, "false": 0}}\' --by region"""
     ),
     "det-curve": f"{_BINARY} --by region",
-    "drift": (
-        "--columns cat_score,p_bird,y_pred --reference \"model_version = 'v1'\" --by region"
-    ),
+    "drift": ("--columns cat_score,p_bird,y_pred --reference \"model_version = 'v1'\" --by region"),
     "custom": f"{_LABELS} --by region --metrics mcc=sklearn.metrics:matthews_corrcoef",
     "disparity": f"{_LABELS} --by region --metric accuracy,f1_macro",
     "expected-cost": f"{_BINARY} --cost-matrix '[[0, 1], [10, 0]]' --best --by region",
