@@ -1,8 +1,9 @@
 # Quick start on a fresh machine with only Python 3 and make:
 #   make demo   - builds .venv, installs the package, runs the CLI on the bundled example
 #   make test   - installs the test extras and runs lint + the whole suite (doctests included)
-#                 twice: in .venv (the newest polars) and in .venv-floor (the oldest polars
-#                 pyproject.toml allows, pinned exactly; `make test-floor` runs only that one)
+#                 in .venv (the newest polars), then the library suite again in .venv-floor
+#                 (the oldest polars pyproject.toml allows, pinned exactly; `make test-floor`
+#                 runs only that one; the environment tests run once, at the newest)
 #   make docs   - renders the chart images and builds the documentation site (--strict)
 PYTHON ?= python3
 VENV   := .venv
@@ -66,9 +67,11 @@ test: test-newest test-floor
 test-newest: lint
 	$(BIN)/python -m pytest -n auto --dist loadgroup
 
+# The library suite again at the floor; the environment tests (Spark, mypy, the docs,
+# the CLI in subprocesses, the browser: tests/conftest.py) ran once, at the newest.
 test-floor: $(FLOOR_VENV)/.installed-test
 	$(FLOOR_BIN)/python -c 'import sys, polars; print("floor: polars", polars.__version__, "python", sys.version.split()[0])'
-	$(FLOOR_BIN)/python -m pytest -n auto --dist loadgroup
+	$(FLOOR_BIN)/python -m pytest -n auto --dist loadgroup -m "not environment"
 
 docs: $(VENV)/.installed-docs
 	$(BIN)/python docs/make_images.py

@@ -1,8 +1,23 @@
-"""Suite-wide hooks: say plainly when the browser test of the HTML report did not run."""
+"""Suite-wide hooks: the environment tests marked (run once, at the newest polars); say
+plainly when the browser test of the HTML report did not run."""
 
 from __future__ import annotations
 
 import pytest
+
+
+#: Tests of the environment more than of the library: Spark local mode, mypy on user
+#: code, the docs' examples, the CLI in subprocesses, the report in a browser.  They
+#: run once, at the newest polars: ``make test-floor`` deselects them
+#: (``-m "not environment"``); the library suite runs at both.
+ENVIRONMENT_MODULES = frozenset({"test_spark.py", "test_typing.py", "test_docs.py", "test_cli.py"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        browser = item.name.startswith("test_the_report_renders_in_chromium")
+        if item.path.name in ENVIRONMENT_MODULES or browser:
+            item.add_marker(pytest.mark.environment)
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
