@@ -343,7 +343,7 @@ CHARTS = {
         "threshold_metrics",
         "gains_chart",
     ],
-    "multiclass": ["forest_accuracy", "confusion", "roc", "pr"],
+    "multiclass": ["forest_accuracy", "confusion", "forest_roc_auc", "roc", "pr"],
 }
 
 #: Every cell of every sortable table, as the rendered page holds it.

@@ -343,8 +343,10 @@ def _ranking(
     if s.binary_score:
         binary: dict[str, Any] = {"pos_label": s.pos_label, "weight": s.weight}
         auc_opts: dict[str, Any] = {"bins": s.bins, **s.opts}
-    else:  # one-vs-rest: no interval
+    else:  # one-vs-rest: DeLong's interval of the macro mean (the only one offered)
         binary, auc_opts = {"weight": s.weight}, {"bins": s.bins}
+        if s.ci is not None:
+            auc_opts["ci"] = s.ci
     auc = _collect(m.roc_auc(s.y_true, s.y_score, **binary, **auc_opts))
     cards = cards_of(auc, ("roc_auc",))
     parts: list[Table | Chart] = [Table("roc_auc", auc, "All rows: ROC AUC.")]
@@ -362,7 +364,8 @@ def _ranking(
         ovr: dict[str, Any] = {"weight": s.weight}
         roc = _collect(m.roc_curve(s.y_true, s.y_score, **ovr))
         pr = _collect(m.pr_curve(s.y_true, s.y_score, **ovr))
-        per_class = _collect(m.roc_auc(s.y_true, s.y_score, average=None, **ovr)).join(
+        interval = {} if s.ci is None else {"ci": s.ci}
+        per_class = _collect(m.roc_auc(s.y_true, s.y_score, average=None, **ovr, **interval)).join(
             _collect(m.average_precision(s.y_true, s.y_score, average=None, **ovr)),
             on="label",
             how="left",
@@ -377,6 +380,11 @@ def _ranking(
             "One-vs-rest ROC AUC of the class scores (macro average), and each class's "
             "curves against the rest (legends: its AUC / AP)."
         )
+        if s.ci is not None:
+            intro += (
+                f" Intervals at {s.ci:.0%}: DeLong's, per class and for the macro mean "
+                "(its classes' covariances from the rows' placements)."
+            )
         yield Section("ranking", "Ranking", intro, parts)
         return
     score = s.y_score
