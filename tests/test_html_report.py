@@ -151,7 +151,16 @@ def expected_tables(df: pl.DataFrame | pl.LazyFrame, by: str) -> dict[str, pl.Da
             by, *COMPARE_SHOWN, differs=pl.col("p_adjusted") < 0.05
         ),
         "report": m.report(y, p, **BOOT),
-        "fairness": m.fairness(y, p, by=by),
+        # a row per criterion (its difference and ratio), as the page shows it
+        "fairness": m.fairness(y, p, by=by)
+        .unpivot()
+        .with_columns(
+            pl.col("variable").str.extract(r"^(.*)_(difference|ratio)$", 1).alias("criterion"),
+            pl.col("variable").str.extract(r"_(difference|ratio)$", 1).alias("stat"),
+        )
+        .collect()
+        .pivot("stat", index="criterion", values="value")
+        .lazy(),
         "group_rates": m.group_rates(y, p, by=by),
         "roc_auc": m.roc_auc(y, s, **b, **BOOT),
         "roc_auc_by": m.roc_auc(y, s, by=by, **b, **BOOT),
@@ -370,7 +379,7 @@ def browser() -> Any:
 
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1300,1000"):
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,1000"):
         options.add_argument(arg)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(options=options, service=Service(executable_path=CHROMEDRIVER))
@@ -425,6 +434,14 @@ def test_the_report_renders_in_chromium(
         name = chart.get_attribute("id")
         marks = chart.find_elements(By.CSS_SELECTOR, "svg [role=graphics-symbol]")
         assert len(marks) > 3, f"chart {name} drew no marks"
+
+    # at a 1,400 px window every column of every table is in view (no table scrolls)
+    cut = browser.execute_script(
+        "return Array.from(document.querySelectorAll('.table-wrap'))"
+        ".filter(w => w.scrollWidth > w.clientWidth + 1)"
+        ".map(w => w.querySelector('table').id)"
+    )
+    assert cut == [], f"tables wider than a 1,400 px window: {cut}"
 
     # the numbers the browser shows are the methods'
     shown = browser.execute_script(_READ_TABLES)

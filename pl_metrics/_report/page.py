@@ -123,7 +123,9 @@ def table_html(table: Table) -> str:
     shown = [c for c in frame.columns if c not in hidden]
     kinds = {c: _kind(frame.schema[c]) for c in frame.columns}
     head = "".join(
-        f'<th data-kind="{kinds[c]}" title="click to sort">{html.escape(c)}'
+        # a long name breaks after its underscores: every column fits a 1,400 px window
+        f'<th data-kind="{kinds[c]}" title="click to sort">'
+        + html.escape(c).replace("_", "_<wbr>")
         + (' <span class="ci">[interval]</span>' if c in intervals else "")
         + "</th>"
         for c in shown
@@ -182,7 +184,7 @@ header h1 { margin: 0 0 .3rem; font-size: 1.5rem; }
 header p { margin: .1rem 0; color: var(--muted); }
 nav { margin-top: .6rem; }
 nav a { margin-right: 1rem; color: var(--accent); text-decoration: none; }
-main { padding: 0 2rem 3rem; max-width: 1200px; }
+main { padding: 0 2rem 3rem; }
 section { margin-top: 2rem; }
 section h2 { font-size: 1.2rem; border-bottom: 1px solid var(--line); padding-bottom: .2rem; }
 .intro { color: var(--muted); max-width: 70em; }
@@ -197,7 +199,8 @@ table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
 .caption { color: var(--muted); margin: .8rem 0 0; }
 th, td { padding: .25rem .6rem; border-bottom: 1px solid var(--line); text-align: right;
          white-space: nowrap; }
-th { cursor: pointer; background: var(--bg); user-select: none; }
+th { cursor: pointer; background: var(--bg); user-select: none; white-space: normal;
+     vertical-align: bottom; }
 th[data-kind="text"], td[data-kind="text"] { text-align: left; }
 th.asc::after { content: " \\25B2"; } th.desc::after { content: " \\25BC"; }
 tr.flagged td { background: var(--flag); font-weight: 600; }
