@@ -34,7 +34,7 @@ def check_metrics(argument: str, metrics: object) -> dict[str, Metric]:
     ):
         msg = (
             f"`{argument}` must be a non-empty {{name: callable}} of scikit-learn-shaped "
-            f"functions fn(y_true, y_pred), e.g. {{'mae': mean_absolute_error}}, got {metrics!r}"
+            f"functions fn(y_true, y_pred), e.g. {{'mcc': matthews_corrcoef}}, got {metrics!r}"
         )
         raise TypeError(msg)
     internal = [k for k in metrics if k.startswith(names.INTERNAL)]

@@ -16,7 +16,9 @@ only; the reference is one sample):
 - **sorted values** (numeric columns, the non-null values): ``ks`` the
   two-sample Kolmogorov-Smirnov statistic and ``wasserstein`` the first
   Wasserstein distance (SciPy's ``ks_2samp(...).statistic`` and
-  ``wasserstein_distance``).  The reference is sorted once; each current value
+  ``wasserstein_distance``; null where a value is infinite, where SciPy gives
+  inf or nan).  Integers at or beyond +-2**53 are refused (as Float64 they
+  would tie).  The reference is sorted once; each current value
   finds its place in it by binary search (one vectorised numpy call for all the
   segments): the ECDFs differ most at a current value or just before one, and
   between two current values the area between the ECDFs comes from the
@@ -135,6 +137,17 @@ def _distances(reference: Any, values: Any, counts: Any) -> tuple[Any, Any]:
     w = np.full(segments, np.nan)
     if n == 0 or values.size == 0:
         return ks, w
+    with np.errstate(all="ignore"):  # infinities: the area is left undefined (below)
+        return _ks_and_area(reference, values, counts, ks, w)
+
+
+def _ks_and_area(reference: Any, values: Any, counts: Any, ks: Any, w: Any) -> tuple[Any, Any]:
+    """:func:`_distances` of non-empty sides; the Wasserstein distance NaN (null) where
+    a value of either side is infinite or the area overflows (SciPy: inf or nan)."""
+    import numpy as np
+
+    n = reference.size
+    segments = counts.size
     starts = np.cumsum(counts) - counts
     segment = np.repeat(np.arange(segments), counts)
     position = np.arange(values.size) - starts[segment]  # 0-based within the segment
@@ -182,6 +195,10 @@ def _distances(reference: Any, values: Any, counts: Any) -> tuple[Any, Any]:
     area = np.where(is_last, tail, inner)
     head = integral(values[starts[has]])
     w[has] = np.add.reduceat(area, starts[has]) + head
+    infinite = np.bincount(segment, weights=~np.isfinite(values), minlength=segments) > 0
+    if not np.isfinite(reference).all():
+        infinite[:] = True
+    w[infinite | ~np.isfinite(w)] = np.nan
     return ks, w
 
 
@@ -279,6 +296,21 @@ def _sorted_distances(
     )
 
 
+def _check_exact(ref_rows: pl.LazyFrame, current: pl.LazyFrame, numeric: list[str]) -> None:
+    """Integers (or decimals) at or beyond +-2**53 are refused, as by the ranking
+    methods: as Float64 they would tie with their neighbours."""
+    for column in numeric:
+        if (
+            ref_rows.collect_schema()[column].is_float()
+            and current.collect_schema()[column].is_float()
+        ):
+            continue
+        big = v.beyond_exact_float(pl.col(column)).sum()
+        n = sum(side.select(big).collect().item() for side in (ref_rows, current))
+        if n:
+            raise v.Bad.inexact_scores([column], n, argument="columns", what="values")
+
+
 def drift(
     lf: pl.LazyFrame,
     columns: list[str],
@@ -323,6 +355,7 @@ def drift(
     def run() -> pl.DataFrame:
         if flag is not None and (nulls := lf.select(flag.null_count()).collect().item()):
             raise v.Bad.reference_nulls(nulls)
+        _check_exact(ref_rows, current, [c for c in columns if kinds[c] == "numeric"])
         if not ref_rows.select(pl.len()).collect().item():
             raise v.Bad.no_reference_rows()
         out = pl.concat([one(column) for column in columns], how="vertical_relaxed")

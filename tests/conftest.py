@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-
 #: Tests of the environment more than of the library: Spark local mode, mypy on user
 #: code, the docs' examples, the CLI in subprocesses, the report in a browser.  They
 #: run once, at the newest polars: ``make test-floor`` deselects them

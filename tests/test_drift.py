@@ -186,3 +186,19 @@ def test_drift_refuses_what_it_cannot_compare() -> None:
         df.metrics.drift("x", reference=df, bins=0)
     with pytest.raises(ValueError, match="`by` column 'psi' collides"):
         df.rename({"s": "psi"}).metrics.drift("x", reference=df, by="psi")
+
+
+def test_drift_infinities_and_integers_beyond_exact_floats() -> None:
+    """KS with infinite values is SciPy's; the Wasserstein distance is then null (SciPy:
+    inf or nan); integers beyond 2**53 are refused (as Float64 they would tie: KS 0.25
+    where SciPy gives 0.5 on the integers)."""
+    ref = pl.DataFrame({"x": [1.0, 2.0, float("inf"), float("-inf"), 3.0, 4.0]})
+    cur = pl.DataFrame({"x": [1.0, 2.0, 5.0, 0.5], "g": ["a", "a", "b", "b"]})
+    got = cur.metrics.drift("x", reference=ref, by="g")
+    for g, ks, w in got.select("g", "ks", "wasserstein").iter_rows():
+        values = cur.filter(pl.col("g") == g)["x"].to_list()
+        assert ks == pytest.approx(ks_2samp(ref["x"].to_list(), values).statistic, abs=1e-15)
+        assert w is None
+    big = pl.DataFrame({"x": [2**62, 2**62 + 1, 2**62 + 2, 5]})
+    with pytest.raises(plm.DataError, match=r"'x' \(argument `columns`\) has 4 integer values"):
+        pl.DataFrame({"x": [2**62 + 1, 5]}).metrics.drift("x", reference=big)

@@ -1660,6 +1660,12 @@ CLI: list[tuple[str, str, list[str]]] = [
     _cli("roc-auc", "roc_auc[ovr]", *_MULTICLASS, "--average", "weighted"),
     _cli("roc-auc", "roc_auc[ovo]", *_MULTICLASS, "--multi-class", "ovo"),
     _cli("roc-auc", "roc_auc[ovr][delong]", *_MULTICLASS, "--average", "weighted", "--ci", "0.9"),
+    _cli(
+        "roc-auc",
+        "roc_auc[ovr][delong][per_class]",
+        *_MULTICLASS,
+        *("--average", "none", "--ci", "0.9"),
+    ),
     _cli("roc-auc", "roc_auc[per_class]", *_MULTICLASS, "--average", "none"),
     _cli("roc-auc", "roc_auc[micro]", *_MULTICLASS, "--average", "micro"),
     _cli("roc-auc", "roc_auc[max_fpr]", *_SCORES, "--max-fpr", "0.3"),

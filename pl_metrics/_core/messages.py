@@ -65,11 +65,13 @@ class Bad:
         )
 
     @staticmethod
-    def inexact_scores(columns: Sequence[str], n: int) -> DataError:
+    def inexact_scores(
+        columns: Sequence[str], n: int, argument: str = "y_score", what: str = "scores"
+    ) -> DataError:
         names = ", ".join(repr(c) for c in columns)
         return DataError(
-            f"column {names} (argument `y_score`) has {n} integer scores at or beyond +-2**53, "
-            "which cannot be compared exactly as Float64; rescale them"
+            f"column {names} (argument `{argument}`) has {n} integer {what} at or beyond "
+            "+-2**53, which cannot be compared exactly as Float64; rescale them"
         )
 
     @staticmethod

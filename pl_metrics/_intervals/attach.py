@@ -189,11 +189,7 @@ def normal_bounds(
     ``metric -+ z se`` clipped to [0, 1], ``se`` the ``column`` of ``se`` (``*by,
     column``; null: no interval)."""
     by = [c for c in point.collect_schema().names() if c != metric]
-    joined = (
-        point.join(se, on=by, how="left", nulls_equal=True)
-        if by
-        else pl.concat([point, se], how="horizontal")
-    )
+    joined = _join(point, se, by)  # the point's row order kept
     z = an.z_value(ci)
     value, error = pl.col(metric), pl.col(column)
     low, high = (value - z * error).clip(0.0, 1.0), (value + z * error).clip(0.0, 1.0)

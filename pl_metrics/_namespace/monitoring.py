@@ -66,7 +66,8 @@ class MonitoringMethods:
             reference's proportions, q the current's); SciPy's
             ``jensenshannon(p, q, base=2)``; and, for numeric columns, SciPy's
             two-sample KS statistic and ``wasserstein_distance`` of the non-null
-            values (null for the other columns).
+            values (null for the other columns, and ``wasserstein`` where a
+            value is infinite).  Integer values at or beyond +-2**53 are refused.
 
         Examples
         --------
