@@ -69,7 +69,8 @@ def _is_stacked(models: object, model: object, id_: object, baseline: object) ->
             "id and model) name the column of the model and the column pairing the rows, "
             f"compare_models(y_true, {models!r}, model='model', id='id'); for models side by "
             "side pass a list of their columns (the first is the baseline) or a mapping "
-            "{name: column}"
+            "{name: column} (pl-metrics: --model-column COLUMN --id COLUMN, or --model "
+            "once per model)"
         )
         if model is None and id_ is None:
             raise TypeError(msg)  # today's call: `models` a mapping or a list
@@ -232,7 +233,23 @@ class PairedMethods:
         models
             The models' prediction columns (score columns for ``roc_auc`` /
             ``average_precision``): a mapping ``{name: column}`` or a list of columns
-            (named by their columns); at least two, the first is the baseline.
+            (named by their columns); at least two, the first is the baseline.  Or,
+            with ``model`` and ``id``, the one column of every model's predictions
+            (scores) in stacked rows.
+        model
+            Stacked rows, one per ``(id, model)``: the column naming each row's
+            model (its values, as text, are the output's ``model`` / ``baseline``).
+            The result is the wide form's on the rows pivoted to one per id (a
+            column per model, baseline first), so every number is the same.
+        id
+            Stacked rows: the column pairing the rows of the models (the row of the
+            data they scored).  An id without a row of every model, or with two rows
+            of a model, a null id or model, or an id whose rows differ in ``y_true``
+            or in a ``by`` segment is a ``DataError``.
+        baseline
+            Stacked rows: the model compared with the others (a value of ``model``;
+            default: the first model in sorted order); the others follow in sorted
+            order.
         by
             Segment column(s) or expression(s), as in :meth:`confusion_matrix`.
         metric
@@ -304,6 +321,17 @@ class PairedMethods:
         └───────┴───────┴────────────────┴───────┴───────────────┴─────────┘
         >>> out["statistic"].to_list()  # McNemar's b = 0 (old right, new wrong), c = 3
         [0.0]
+
+        The same predictions stacked, one row per (id, model):
+
+        >>> stacked = df.with_row_index("id").unpivot(
+        ...     ["old", "new"], index=["id", "y"], variable_name="version", value_name="pred"
+        ... )
+        >>> same = stacked.metrics.compare_models(
+        ...     "y", "pred", model="version", id="id", baseline="old", n_boot=200
+        ... )
+        >>> same.equals(out)
+        True
         """
         _check_options(metric, pos_label, ci, n_boot, seed)
         multiple.check_adjust(adjust)
