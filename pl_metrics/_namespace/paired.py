@@ -3,6 +3,7 @@ against a baseline, per segment (the numerics in :mod:`pl_metrics._paired`)."""
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 from collections.abc import Mapping, Sequence
 
@@ -174,7 +175,7 @@ def _unstack(
     checks += [
         (
             check[6 + i],
-            lambda n, name=name: v.Bad.differs_within_ids(f"the segment (`by`) {name!r}", id_, n),
+            functools.partial(v.Bad.differs_within_ids, f"the segment (`by`) {name!r}", id_),
         )
         for i, name in enumerate(by.names)
     ]
