@@ -179,7 +179,9 @@ def _unstack(
         )
         for i, name in enumerate(by.names)
     ]
-    frame = v.raise_if_bad(pivoted, checks).select(y_true, *wide.values(), *keys)
+    # cached: the wide form reads its rows in several branches (each model's value,
+    # each pair's cells), which would each pivot the stacked rows again
+    frame = v.raise_if_bad(pivoted, checks).select(y_true, *wide.values(), *keys).cache()
     return frame, [(m, wide[m]) for m in models], keys
 
 
