@@ -307,6 +307,12 @@ class PairedMethods:
         the ``B`` defined replicate differences ``d``.  No ``weight=``: the tests and
         intervals resample rows, which weights are not.
 
+        Stacked rows (``model=``, ``id=``) are pivoted by one ``group_by(id)``
+        (cached in the plan), after a small query reading the model names; the
+        wide form's separate passes over its rows (``roc_auc``'s look at the
+        first rows, the per-model values) each pivot them again, so on large
+        inputs collecting the pivot once, or passing the wide columns, is faster.
+
         Examples
         --------
         >>> import polars as pl, pl_metrics as plm
