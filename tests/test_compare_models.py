@@ -517,7 +517,7 @@ DF = DF.with_columns(n=1 - pl.col("m"), s=pl.col("m") * 0.5, t=pl.col("y") * 0.3
     [
         ({"models": ["m"]}, ValueError, "at least two models"),
         ({"models": ["m", "m"]}, ValueError, r"more than once: \['m'\]"),
-        ({"models": "m"}, TypeError, "mapping .* or a list"),
+        ({"models": "m"}, TypeError, r"one column \('m'\).*model='model', id='id'.* pass a list"),
         ({"models": {"a": "m", "b": "nope"}}, pl.exceptions.ColumnNotFoundError, "'nope'.*models"),
         ({"models": {"a": "m", 3: "n"}}, TypeError, "names must be strings"),
         ({"by": pl.col("g").alias("model")}, ValueError, "`by` column 'model' collides"),
@@ -574,3 +574,165 @@ def test_labels_of_several_dtypes() -> None:
     assert_frame_equal(
         got, DF.metrics.compare_models("y", ["m", "n"], by="g", metric="f1", n_boot=30)
     )
+
+
+# ------------------------------------------------------------------------- stacked rows
+def _stack(df: pl.DataFrame, models: dict[str, str], seed: int = 0) -> pl.DataFrame:
+    """The models' columns of ``df`` as stacked rows: one per (row, model), shuffled."""
+    rows = df.with_row_index("id")
+    parts = [
+        rows.select("id", "y", "g", pl.lit(name).alias("model"), pl.col(col).alias("pred"))
+        for name, col in models.items()
+    ]
+    return pl.concat(parts).sample(fraction=1.0, shuffle=True, seed=seed)
+
+
+@pytest.mark.parametrize("metric", sorted(ORACLES))
+def test_stacked_equals_wide(metric: str) -> None:
+    """Stacked rows (any row order) give the wide form's frame, every number the same:
+    models in sorted order, or the baseline first then the others sorted.  DeLong's
+    se sums the cells in the order the pivot gives them (as the wide form on its
+    rows shuffled): within 1e-12; the bootstrap's draws and counts are exact."""
+    tol = {"rel_tol": 1e-12, "abs_tol": 1e-12} if metric == "roc_auc" else {"check_exact": True}
+
+    @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(df=paired(metric), seed=st.integers(0, 2**16), by=st.booleans())
+    def run(df: pl.DataFrame, seed: int, by: bool) -> None:
+        stacked = _stack(df, {"two": "m2", "base": "m0", "one": "m1"}, seed)
+        kw = {"by": "g" if by else None, "metric": metric, "n_boot": 20, "seed": 5}
+        wide = df.metrics.compare_models("y", {"base": "m0", "one": "m1", "two": "m2"}, **kw)
+        got = stacked.metrics.compare_models("y", "pred", model="model", id="id", **kw)
+        assert_frame_equal(got, wide, **tol)
+        wide = df.metrics.compare_models(
+            "y", {"one": "m1", "base": "m0", "two": "m2"}, adjust="holm", **kw
+        )
+        lazy = stacked.lazy().metrics.compare_models(
+            "y", "pred", model="model", id="id", baseline="one", adjust="holm", **kw
+        )
+        assert_frame_equal(lazy.collect(engine="streaming"), wide, **tol)
+
+    run()
+
+
+def test_stacked_by_expressions_and_model_dtype() -> None:
+    """``by`` expressions are evaluated on the stacked rows; integer model names sort
+    as numbers (2 before 10) and are the output's names as text."""
+    rng = np.random.default_rng(4)
+    n = 200
+    df = pl.DataFrame(
+        {
+            "y": rng.integers(0, 2, n),
+            "g": rng.choice(["a", "b"], n),
+            "m0": rng.integers(0, 2, n),
+            "m1": rng.integers(0, 2, n),
+        }
+    )
+    rows = df.with_row_index("id")
+    stacked = pl.concat(
+        [
+            rows.select("id", "y", "g", pl.lit(m, pl.Int64).alias("version"), pl.col(c).alias("p"))
+            for m, c in ((10, "m1"), (2, "m0"))
+        ]
+    )
+    by = pl.col("g").str.to_uppercase().alias("G")
+    got = stacked.metrics.compare_models("y", "p", model="version", id="id", by=by, n_boot=30)
+    wide = df.metrics.compare_models("y", {"2": "m0", "10": "m1"}, by=by, n_boot=30)
+    assert_frame_equal(got, wide, check_exact=True)
+    assert got["baseline"].unique().to_list() == ["2"]
+
+
+ST = pl.DataFrame(
+    {
+        "id": [1, 1, 2, 2, 3, 3],
+        "v": ["a", "b"] * 3,
+        "y": [0, 0, 1, 1, 1, 1],
+        "p": [0, 1, 1, 1, 0, 1],
+        "g": ["x", "x", "y", "y", "x", "x"],
+    }
+)
+
+
+@pytest.mark.parametrize(
+    ("frame", "kwargs", "error", "match"),
+    [
+        (
+            ST,
+            {"model": None, "id": None},
+            TypeError,
+            r"`models` is one column \('p'\).*model=.*id=",
+        ),
+        (ST, {"id": None}, ValueError, r"one column .*--model-column"),
+        (ST, {"model": None}, ValueError, r"one column .*id='id'"),
+        (ST, {"models": ["p", "y"], "id": "id"}, ValueError, "are for models stacked in rows"),
+        (ST, {"models": ["p", "y"], "baseline": "a"}, ValueError, "are for models stacked"),
+        (ST, {"id": "v"}, ValueError, "four different columns"),
+        (ST, {"id": "nope"}, pl.exceptions.ColumnNotFoundError, "'nope' .argument `id`"),
+        (ST, {"model": "nope"}, pl.exceptions.ColumnNotFoundError, "'nope' .argument `model`"),
+        (ST, {"baseline": "c"}, ValueError, r"`baseline` 'c' is not a model .*\['a', 'b'\]"),
+        # a 7th row: model a of id 1 again (counts: 1 id)
+        (
+            pl.concat([ST, ST.head(1)]),
+            {},
+            plm.DataError,
+            r"'id' \(argument `id`\) has 1 ids with more than one row of the same model",
+        ),
+        # id 3 without model b, id 2 without model a (counts: 2 ids)
+        (
+            ST.filter(~pl.int_range(pl.len()).is_in([2, 5])),
+            {},
+            plm.DataError,
+            r"'id' \(argument `id`\) has 2 ids without a row of every model \['a', 'b'\]",
+        ),
+        (
+            ST.with_columns(y=pl.Series([0, 1, 1, 1, 1, 0])),  # ids 1 and 3 disagree
+            {},
+            plm.DataError,
+            r"column 'y' \(argument `y_true`\) differs between the models' rows of 2 ids",
+        ),
+        (
+            ST.with_columns(g=pl.Series(["x", "z", "y", "y", "x", "x"])),
+            {"by": "g"},
+            plm.DataError,
+            r"segment \(`by`\) 'g' differs between the models' rows of 1 ids",
+        ),
+        (
+            ST.with_columns(id=pl.Series([1, None, 2, 2, 3, None])),
+            {},
+            plm.DataError,
+            r"'id' \(argument `id`\) has 2 null rows",
+        ),
+        (
+            ST.with_columns(v=pl.Series(["a", None] * 3)),
+            {},
+            plm.DataError,
+            r"'v' \(argument `model`\) has 3 null rows",
+        ),
+        (ST.with_columns(v=pl.lit("a")), {}, plm.DataError, r"holds 1 model\(s\) \['a'\]"),
+        (
+            ST.with_columns(p=pl.Series([0, None, 1, None, 0, 1])),
+            {},
+            plm.DataError,
+            "column 'p' has 2 null rows",
+        ),
+        (
+            ST.with_columns(y=pl.Series([0, 0, None, None, 1, 1])),
+            {},
+            plm.DataError,
+            "column 'y' has 2 null rows",
+        ),
+        (  # the wide form's own checks name the model's column
+            ST.with_columns(p=pl.Series([0.0, float("nan"), 1.0, 1.0, 0.0, 1.0])),
+            {},
+            plm.DataError,
+            r"'p\[model=b\]' has 1 rows that are not class labels",
+        ),
+    ],
+)
+def test_stacked_bad_input(frame: pl.DataFrame, kwargs: dict, error: type, match: str) -> None:
+    kw = {"models": "p", "model": "v", "id": "id", "n_boot": 10} | kwargs
+    models = kw.pop("models")
+    with pytest.raises(error, match=match):
+        frame.metrics.compare_models("y", models, **kw)
+    for engine in ("streaming", "in-memory"):
+        with pytest.raises(error, match=match):
+            frame.lazy().metrics.compare_models("y", models, **kw).collect(engine=engine)

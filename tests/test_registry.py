@@ -185,6 +185,28 @@ def _b(name: str, **kw: object) -> Call:
 
 
 CI = {"ci": 0.9, "n_boot": 40, "seed": 3}
+#: The columns of the stacked rows of compare_models[stacked]: id, model, prediction.
+STACKED = ("stack_id", "stack_model", "stack_pred")
+
+
+def stack(frame: pl.DataFrame | pl.LazyFrame, c: Cols) -> pl.DataFrame | pl.LazyFrame:
+    """The two models' predictions ``c.p``, ``c.p2`` of each row as two stacked rows
+    (``STACKED``: the row's index, the model named by its column, the prediction)."""
+    rows = frame.with_row_index(STACKED[0])
+    return pl.concat(
+        rows.with_columns(pl.lit(p).alias(STACKED[1]), pl.col(p).alias(STACKED[2]))
+        for p in (c.p, c.p2)
+    )
+
+
+def _stacked(m: object, c: Cols) -> object:
+    """The namespace of the stacked rows of the frame of namespace ``m`` (lazy stays lazy)."""
+    if isinstance(m, MetricsDataFrame):
+        return stack(m._df, c).metrics
+    assert isinstance(m, MetricsLazyFrame)
+    return stack(m._lf, c).metrics
+
+
 #: The groups of the disparity methods, whose output is per control stratum: the
 #: registry's ``by`` is their ``control=`` (a column of the output), these the groups.
 GROUPS = (pl.col("q0") > 0.35).alias("high_q0")
@@ -854,6 +876,16 @@ METHODS: list[Entry] = [
             c.yb, [c.s, c.s2], by=c.by, metric="average_precision", pos_label=c.pos, n_boot=30
         ),
         ("binary",),
+        weighted=False,
+        outputs="compare_models",
+        bootstrap=True,
+    ),
+    Entry(  # the models' rows stacked (_stacked): the "compare_models" entry's frame
+        "compare_models[stacked]",
+        lambda m, c: _stacked(m, c).compare_models(
+            c.y, STACKED[2], model=STACKED[1], id=STACKED[0], by=c.by, n_boot=40, seed=2
+        ),
+        ("labels",),
         weighted=False,
         outputs="compare_models",
         bootstrap=True,
@@ -1863,6 +1895,12 @@ CLI: list[tuple[str, str, list[str]]] = [
         *("--y-true", "yb", "--model", "s", "--model", "s2", "--metric", "average_precision"),
         *("--pos-label", "1", "--n-boot", "30"),
     ),
+    _cli(  # on the stacked rows (CLI_INPUTS)
+        "compare-models",
+        "compare_models[stacked]",
+        *("--y-true", "y", "--model", STACKED[2], "--model-column", STACKED[1]),
+        *("--id", STACKED[0], "--n-boot", "40", "--seed", "2"),
+    ),
     # a document (DOCUMENTS): compared with the method's page (DOCUMENT_CALLS); its
     # intervals are of un-weighted rows (a weight with ci is refused)
     _cli(
@@ -1944,6 +1982,9 @@ def test_cli_equals_the_frame_method(
         assert isinstance(page, str)
         assert _rounded(out.read_text(encoding="utf-8")) == _rounded(page)
         return
+    if name in CLI_INPUTS:  # rows other than DATA's
+        CLI_INPUTS[name](pl.scan_parquet(files), c).sink_parquet(tmp_path / "input.parquet")
+        files = str(tmp_path / "input.parquet")
     out = tmp_path / "out.parquet"
     assert cli.main([command, files, *args, "-o", str(out)]) == 0
     expected = run(BY_NAME[name], DATA, c)
@@ -1952,6 +1993,17 @@ def test_cli_equals_the_frame_method(
         # types them (the --y-true column types the labels of every other option)
         expected = expected.with_columns(pl.col("label").cast(pl.String))
     same(pl.read_parquet(out), expected)
+
+
+#: The input of a command line that reads other rows than DATA's (made from them).
+CLI_INPUTS: dict[str, Callable[[pl.LazyFrame, Cols], object]] = {"compare_models[stacked]": stack}
+
+
+def test_stacked_compare_models_is_the_wide_entry() -> None:
+    """The stacked entry's frame is the wide ``compare_models`` entry's (same names,
+    same draws): every invariance above holds for the stacked rows too."""
+    c = Cols()
+    same(run(BY_NAME["compare_models[stacked]"], DATA, c), run(BY_NAME["compare_models"], DATA, c))
 
 
 #: One command line per command (its first in ``CLI``) for the bad-input test.

@@ -263,3 +263,45 @@ class Bad:
             "relevance; ndcg needs relevances >= 0 (as scikit-learn's ndcg_score); use dcg "
             "for signed gains"
         )
+
+    @staticmethod
+    def stacked_nulls(column: str, argument: str, n: int) -> DataError:
+        """A null in the ``model`` or ``id`` column of stacked models (no model or no id)."""
+        return DataError(
+            f"column {column!r} (argument `{argument}`) has {n} null rows: a stacked row "
+            f"needs its model and its id; drop or fill them first, e.g. `.drop_nulls({column!r})`"
+        )
+
+    @staticmethod
+    def one_model(column: str, models: Sequence[object]) -> DataError:
+        return DataError(
+            f"column {column!r} (argument `model`) holds {len(models)} model(s) "
+            f"{list(models)!r}; compare_models needs at least two: a baseline and a model "
+            "compared with it"
+        )
+
+    @staticmethod
+    def repeated_ids(id_column: str, n: int, model: str) -> DataError:
+        return DataError(
+            f"column {id_column!r} (argument `id`) has {n} ids with more than one row of the "
+            f"same model (column {model!r}); each model scores an id once: drop the repeats "
+            f"first, e.g. `.unique([{id_column!r}, {model!r}])`"
+        )
+
+    @staticmethod
+    def unpaired_ids(id_column: str, n: int, models: Sequence[object]) -> DataError:
+        shown = list(models[:20]) + (["..."] if len(models) > 20 else [])
+        return DataError(
+            f"column {id_column!r} (argument `id`) has {n} ids without a row of every model "
+            f"{shown!r}; compare_models pairs the models' rows by id: drop those ids, or "
+            "compare the models on the ids they share"
+        )
+
+    @staticmethod
+    def differs_within_ids(what: str, id_column: str, n: int) -> DataError:
+        """``what`` (``y_true``'s column, or a ``by`` segment) is not the same in the
+        stacked rows of one id."""
+        return DataError(
+            f"{what} differs between the models' rows of {n} ids (column {id_column!r}, "
+            "argument `id`); an id is one row scored by every model: its rows must agree"
+        )

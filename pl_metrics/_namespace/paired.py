@@ -3,10 +3,12 @@ against a baseline, per segment (the numerics in :mod:`pl_metrics._paired`)."""
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 from collections.abc import Mapping, Sequence
 
 import polars as pl
+from polars.exceptions import SchemaError
 
 from pl_metrics import _fairness as fair
 from pl_metrics import _paired as pt
@@ -50,6 +52,139 @@ def _models(models: object) -> list[tuple[str, str]]:
     return items
 
 
+def _is_stacked(models: object, model: object, id_: object, baseline: object) -> bool:
+    """Whether ``compare_models`` reads stacked rows (``models`` one column, with
+    ``model=`` and ``id=``); the single-column call without them says how."""
+    if not isinstance(models, str):
+        if model is not None or id_ is not None or baseline is not None:
+            msg = (
+                "`model`, `id` and `baseline` are for models stacked in rows (one row per id "
+                "and model): `models` then names the one column of their predictions, got "
+                f"{models!r}; with models side by side in columns, the first is the baseline"
+            )
+            raise ValueError(msg)
+        return False
+    if model is None or id_ is None:
+        msg = (
+            f"`models` is one column ({models!r}): for models stacked in rows (one row per "
+            "id and model) name the column of the model and the column pairing the rows, "
+            f"compare_models(y_true, {models!r}, model='model', id='id'); for models side by "
+            "side pass a list of their columns (the first is the baseline) or a mapping "
+            "{name: column} (pl-metrics: --model-column COLUMN --id COLUMN, or --model "
+            "once per model)"
+        )
+        if model is None and id_ is None:
+            raise TypeError(msg)  # today's call: `models` a mapping or a list
+        raise ValueError(msg)
+    return True
+
+
+#: The stacked rows' temporaries: the model as text, and the id's null flag.
+_MODEL = f"{names.INTERNAL}stacked_model"
+_NULL_ID = f"{names.INTERNAL}null_id"
+
+
+def _unstack(
+    lf: pl.LazyFrame,
+    y_true: str,
+    column: str,
+    *,
+    model: str,
+    id_: str,
+    baseline: str | None,
+    by: names.Segments,
+) -> tuple[pl.LazyFrame, list[tuple[str, str]], list[str]]:
+    """Stacked rows (one per ``(id, model)``) as the wide form: ``(frame, models, keys)``,
+    the frame one row per id with ``y_true``, a column per model (``column[model=name]``)
+    and the segments under stand-in names ``keys``; ``models`` its ``(name, column)``
+    pairs, the baseline first, then the others in sorted order.
+
+    One ``group_by(id)`` pivots the rows and counts in the same pass what would make
+    the pairing wrong (checked on its result, ``checks.raise_if_bad``): null ids or
+    values, an id with two rows of a model or none, ``y_true`` or a segment that
+    differs between an id's rows.  The model names are read first (a small
+    ``group_by(model)`` query, as the labels are)."""
+    for argument, name in (("models", column), ("model", model), ("id", id_)):
+        v.check_column_name(argument, name)
+    given = {"y_true": y_true, "models": column, "model": model, "id": id_}
+    if len(set(given.values())) < len(given):
+        msg = f"`y_true`, `models`, `model` and `id` must be four different columns, got {given}"
+        raise ValueError(msg)
+    schema = lf.collect_schema()
+    v.check_columns(schema, **given)
+    v.check_by(schema, by, names.output_columns(_METHOD))
+    if schema[model].is_nested() or schema[model] == pl.Object:
+        msg = f"column {model!r} (argument `model`) must hold model names, got {schema[model]}"
+        raise SchemaError(msg)
+    found = lf.group_by(model).agg(pl.len()).sort(model, nulls_last=True).collect()
+    null_rows = found.filter(pl.col(model).is_null()).get_column("len").sum()
+    if null_rows:
+        raise v.Bad.stacked_nulls(model, "model", int(null_rows))
+    models = found.get_column(model).cast(pl.String).to_list()
+    if len(models) < 2:
+        raise v.Bad.one_model(model, models)
+    if baseline is not None:
+        if str(baseline) not in models:
+            msg = f"`baseline` {baseline!r} is not a model of column {model!r}: {models!r}"
+            raise ValueError(msg)
+        models = [str(baseline), *(m for m in models if m != str(baseline))]
+    taken = {y_true, column, id_}
+    wide = {}
+    for name in models:
+        wide[name] = f"{column}[model={name}]"
+        while wide[name] in taken:
+            wide[name] += "_"
+        taken.add(wide[name])
+    keys = names.stand_in_keys(by, taken)
+    rows = lf.select(
+        id_,
+        y_true,
+        column,
+        pl.col(model).cast(pl.String).alias(_MODEL),
+        pl.col(id_).is_null().alias(_NULL_ID),
+        *(e.alias(k) for e, k in zip(by.exprs, keys, strict=True)),
+    )
+    check = [f"{names.INTERNAL}check{i}" for i in range(6 + len(keys))]
+    of = {name: (pl.col(_MODEL) == name).sum() for name in models}
+    pivoted = rows.group_by(id_).agg(
+        pl.col(y_true).first(),
+        *(pl.col(column).filter(pl.col(_MODEL) == m).first().alias(wide[m]) for m in models),
+        *(pl.col(k).first() for k in keys),
+        pl.col(_NULL_ID).sum().alias(check[0]),
+        pl.col(y_true).null_count().alias(check[1]),
+        pl.col(column).null_count().alias(check[2]),
+        pl.any_horizontal(*(n > 1 for n in of.values())).cast(pl.Int64).alias(check[3]),
+        pl.any_horizontal(*(n == 0 for n in of.values())).cast(pl.Int64).alias(check[4]),
+        (pl.col(y_true).n_unique() > 1).cast(pl.Int64).alias(check[5]),
+        *(
+            (pl.col(k).n_unique() > 1).cast(pl.Int64).alias(check[6 + i])
+            for i, k in enumerate(keys)
+        ),
+    )
+    checks: list[v.Check] = [
+        (check[0], lambda n: v.Bad.stacked_nulls(id_, "id", n)),
+        (check[1], lambda n: v.Bad.nulls(y_true, n)),
+        (check[2], lambda n: v.Bad.nulls(column, n)),
+        (check[3], lambda n: v.Bad.repeated_ids(id_, n, model)),
+        (check[4], lambda n: v.Bad.unpaired_ids(id_, n, models)),
+        (
+            check[5],
+            lambda n: v.Bad.differs_within_ids(f"column {y_true!r} (argument `y_true`)", id_, n),
+        ),
+    ]
+    checks += [
+        (
+            check[6 + i],
+            functools.partial(v.Bad.differs_within_ids, f"the segment (`by`) {name!r}", id_),
+        )
+        for i, name in enumerate(by.names)
+    ]
+    # cached: the wide form reads its rows in several branches (each model's value,
+    # each pair's cells), which would each pivot the stacked rows again
+    frame = v.raise_if_bad(pivoted, checks).select(y_true, *wide.values(), *keys).cache()
+    return frame, [(m, wide[m]) for m in models], keys
+
+
 def _check_options(
     metric: object, pos_label: object, ci: object, n_boot: object, seed: object
 ) -> None:
@@ -78,8 +213,11 @@ class PairedMethods:
     def compare_models(
         self,
         y_true: str,
-        models: Mapping[str, str] | Sequence[str],
+        models: Mapping[str, str] | Sequence[str] | str,
         *,
+        model: str | None = None,
+        id: str | None = None,
+        baseline: str | None = None,
         by: By = None,
         metric: PairedMetric = "accuracy",
         pos_label: object = None,
@@ -98,7 +236,23 @@ class PairedMethods:
         models
             The models' prediction columns (score columns for ``roc_auc`` /
             ``average_precision``): a mapping ``{name: column}`` or a list of columns
-            (named by their columns); at least two, the first is the baseline.
+            (named by their columns); at least two, the first is the baseline.  Or,
+            with ``model`` and ``id``, the one column of every model's predictions
+            (scores) in stacked rows.
+        model
+            Stacked rows, one per ``(id, model)``: the column naming each row's
+            model (its values, as text, are the output's ``model`` / ``baseline``).
+            The result is the wide form's on the rows pivoted to one per id (a
+            column per model, baseline first), so every number is the same.
+        id
+            Stacked rows: the column pairing the rows of the models (the row of the
+            data they scored).  An id without a row of every model, or with two rows
+            of a model, a null id or model, or an id whose rows differ in ``y_true``
+            or in a ``by`` segment is a ``DataError``.
+        baseline
+            Stacked rows: the model compared with the others (a value of ``model``;
+            default: the first model in sorted order); the others follow in sorted
+            order.
         by
             Segment column(s) or expression(s), as in :meth:`confusion_matrix`.
         metric
@@ -153,6 +307,12 @@ class PairedMethods:
         the ``B`` defined replicate differences ``d``.  No ``weight=``: the tests and
         intervals resample rows, which weights are not.
 
+        Stacked rows (``model=``, ``id=``) are pivoted by one ``group_by(id)``
+        (cached in the plan), after a small query reading the model names; the
+        wide form's separate passes over its rows (``roc_auc``'s look at the
+        first rows, the per-model values) each pivot them again, so on large
+        inputs collecting the pivot once, or passing the wide columns, is faster.
+
         Examples
         --------
         >>> import polars as pl, pl_metrics as plm
@@ -170,101 +330,151 @@ class PairedMethods:
         └───────┴───────┴────────────────┴───────┴───────────────┴─────────┘
         >>> out["statistic"].to_list()  # McNemar's b = 0 (old right, new wrong), c = 3
         [0.0]
+
+        The same predictions stacked, one row per (id, model):
+
+        >>> stacked = df.with_row_index("id").unpivot(
+        ...     ["old", "new"], index=["id", "y"], variable_name="version", value_name="pred"
+        ... )
+        >>> same = stacked.metrics.compare_models(
+        ...     "y", "pred", model="version", id="id", baseline="old", n_boot=200
+        ... )
+        >>> same.equals(out)
+        True
         """
         _check_options(metric, pos_label, ci, n_boot, seed)
         multiple.check_adjust(adjust)
-        items = _models(models)
         segments = v.normalize_by(by)
         v.check_column_name("y_true", y_true)
-        schema = self._lf.collect_schema()
-        v.check_columns(schema, y_true=y_true)
-        for _, column in items:
-            v.check_columns(schema, models=column)
-        v.check_by(schema, segments, names.output_columns(_METHOD))
-        columns = list(dict.fromkeys(c for _, c in items))
-        # The point values come from the metric's own method (its checks, its
-        # number), which sees the segments under stand-in names (see compare).
-        inner = names.stand_in_keys(segments, (y_true, *columns))
-        rows = self._lf.select(
-            y_true,
-            *(c for c in columns if c != y_true),
-            *(e.alias(k) for e, k in zip(segments.exprs, inner, strict=True)),
-        )
-        keys = inner or [names.ALL]
-        values = {
-            c: _values(rows, metric, inner, fair.Inputs(y_true, c, pos_label, None, 0.0, _METHOD))
-            for c in columns
-        }
-        binary = metric not in pt.LABEL_METRICS
-        pos = sc.resolve_pos_label(schema, y_true, pos_label) if binary else None
-        if not inner:
-            rows = rows.with_columns(pl.lit(0, pl.Int8).alias(names.ALL))
-        (base, baseline), *others = items
-        parts = []
-        for order, (name, column) in enumerate(others, start=1):
-            pair = (
-                values[baseline]
-                .rename({pt.VALUE: pt.BASE})
-                .join(values[column], on=keys, how="left", nulls_equal=True)
-                .with_columns(pl.lit(name).alias(pt.MODEL), pl.lit(order).alias(pt.ORDER))
+        lf, items, keys = self._lf, None, segments
+        if _is_stacked(models, model, id, baseline):
+            assert isinstance(models, str)
+            assert model is not None
+            assert id is not None
+            # the stacked rows pivoted to the wide form (one row per id), whose
+            # segments are stand-in columns: every number is the wide form's
+            lf, items, stand_ins = _unstack(
+                lf, y_true, models, model=model, id_=id, baseline=baseline, by=segments
             )
-            seg = [*keys, pt.MODEL]
-            labels = None  # the cells' label dtype and pos_label in it (label metrics)
-            if metric in pt.SCORE_METRICS:
-                positive = pl.col(y_true) == pl.lit(pos, schema[y_true])
-                # continuous scores (roc_auc's sorted path): a cell per row, for DeLong
-                counted = metric != "roc_auc" or not use_sorted_path(
-                    rows, {baseline: baseline, column: column}
-                )
-                cells = pt.score_cells(
-                    rows, keys, positive, baseline, column, schema=schema, counted=counted
-                )
-            else:
-                types = pt.common_label_types(schema, y_true, baseline, column)
-                cells = pt.label_cells(rows, keys, y_true, baseline, column, types=types)
-                in_dtype = (
-                    None if pos is None else v.label_value(pos, types.compute, "pos_label", y_true)
-                )
-                labels = (types.compute, in_dtype)
-            cells = cells.with_columns(pl.lit(name).alias(pt.MODEL))
-            if metric == "roc_auc":
-                tests = pt.delong_se(cells, keys)  # one model: by the segments alone
-                pair = pair.join(tests, on=keys, how="left", nulls_equal=True)
-                diff = pl.col(pt.VALUE) - pl.col(pt.BASE)
-                pair = pair.with_columns(pt.delong_columns(diff, pl.col(pt.SE), ci))
-            else:
-                # joined to the point values first: their methods' data checks run
-                # before the replicates read the cells
-                checked = cells.join(pair.select(seg), on=seg, how="inner", nulls_equal=True)
-                tests = pt.bootstrap_tests(
-                    checked, seg, metric=metric, labels=labels, ci=ci, n_boot=n_boot, seed=seed
-                )
-                pair = pair.join(tests, on=seg, how="left", nulls_equal=True)
-            parts.append(pair.select(*keys, pt.MODEL, pt.ORDER, pt.VALUE, pt.BASE, *pt.TEST_SCHEMA))
-        table = pl.concat(parts)
-        diff = pl.col(pt.VALUE) - pl.col(pt.BASE)
-        defined = diff.fill_nan(None).is_not_null()
-        table = table.with_columns(
-            diff.alias("diff"),
-            *(pl.when(defined).then(pl.col(c)).alias(c) for c in (pt.LOW, pt.HIGH, pt.STAT, pt.P)),
+            keys = v.normalize_by(stand_ins or None)
+        table = _compare(
+            lf,
+            y_true,
+            _models(models) if items is None else items,
+            keys,
+            metric=metric,
+            pos_label=pos_label,
+            ci=ci,
+            n_boot=n_boot,
+            seed=seed,
+            adjust=adjust,
         )
-        table = multiple.adjusted(table, pt.P, "p_adjusted", [pt.ORDER], adjust)
-        table = table.sort([*keys, pt.ORDER], nulls_last=True).select(
-            *inner,
-            pl.lit(metric).alias("metric"),
-            pl.col(pt.MODEL).alias("model"),
-            pl.lit(base).alias("baseline"),
-            pl.col(pt.VALUE).alias("value"),
-            pl.col(pt.BASE).alias("baseline_value"),
-            "diff",
-            pl.col(pt.LOW).alias("low"),
-            pl.col(pt.HIGH).alias("high"),
-            pl.col(pt.TEST).alias("test"),
-            pl.col(pt.STAT).alias("statistic"),
-            pl.col(pt.P).alias("p_value"),
-            "p_adjusted",
+        return table.rename(dict(zip(keys.names, segments.names, strict=True)))
+
+
+def _compare(
+    lf: pl.LazyFrame,
+    y_true: str,
+    items: list[tuple[str, str]],
+    segments: names.Segments,
+    *,
+    metric: str,
+    pos_label: object,
+    ci: float,
+    n_boot: int,
+    seed: int | None,
+    adjust: Adjust | None,
+) -> pl.LazyFrame:
+    """The wide form: ``items`` the ``(name, column)`` of each model, the baseline first."""
+    schema = lf.collect_schema()
+    v.check_columns(schema, y_true=y_true)
+    for _, column in items:
+        v.check_columns(schema, models=column)
+    v.check_by(schema, segments, names.output_columns(_METHOD))
+    columns = list(dict.fromkeys(c for _, c in items))
+    # The point values come from the metric's own method (its checks, its
+    # number), which sees the segments under stand-in names (see compare).
+    inner = names.stand_in_keys(segments, (y_true, *columns))
+    rows = lf.select(
+        y_true,
+        *(c for c in columns if c != y_true),
+        *(e.alias(k) for e, k in zip(segments.exprs, inner, strict=True)),
+    )
+    keys = inner or [names.ALL]
+    values = {
+        c: _values(rows, metric, inner, fair.Inputs(y_true, c, pos_label, None, 0.0, _METHOD))
+        for c in columns
+    }
+    binary = metric not in pt.LABEL_METRICS
+    pos = sc.resolve_pos_label(schema, y_true, pos_label) if binary else None
+    if not inner:
+        rows = rows.with_columns(pl.lit(0, pl.Int8).alias(names.ALL))
+    (base, baseline), *others = items
+    parts = []
+    for order, (name, column) in enumerate(others, start=1):
+        pair = (
+            values[baseline]
+            .rename({pt.VALUE: pt.BASE})
+            .join(values[column], on=keys, how="left", nulls_equal=True)
+            .with_columns(pl.lit(name).alias(pt.MODEL), pl.lit(order).alias(pt.ORDER))
         )
-        return table.rename(dict(zip(inner, segments.names, strict=True)))
+        seg = [*keys, pt.MODEL]
+        labels = None  # the cells' label dtype and pos_label in it (label metrics)
+        if metric in pt.SCORE_METRICS:
+            positive = pl.col(y_true) == pl.lit(pos, schema[y_true])
+            # continuous scores (roc_auc's sorted path): a cell per row, for DeLong
+            counted = metric != "roc_auc" or not use_sorted_path(
+                rows, {baseline: baseline, column: column}
+            )
+            cells = pt.score_cells(
+                rows, keys, positive, baseline, column, schema=schema, counted=counted
+            )
+        else:
+            types = pt.common_label_types(schema, y_true, baseline, column)
+            cells = pt.label_cells(rows, keys, y_true, baseline, column, types=types)
+            in_dtype = (
+                None if pos is None else v.label_value(pos, types.compute, "pos_label", y_true)
+            )
+            labels = (types.compute, in_dtype)
+        cells = cells.with_columns(pl.lit(name).alias(pt.MODEL))
+        if metric == "roc_auc":
+            tests = pt.delong_se(cells, keys)  # one model: by the segments alone
+            pair = pair.join(tests, on=keys, how="left", nulls_equal=True)
+            diff = pl.col(pt.VALUE) - pl.col(pt.BASE)
+            pair = pair.with_columns(pt.delong_columns(diff, pl.col(pt.SE), ci))
+        else:
+            # joined to the point values first: their methods' data checks run
+            # before the replicates read the cells
+            checked = cells.join(pair.select(seg), on=seg, how="inner", nulls_equal=True)
+            tests = pt.bootstrap_tests(
+                checked, seg, metric=metric, labels=labels, ci=ci, n_boot=n_boot, seed=seed
+            )
+            pair = pair.join(tests, on=seg, how="left", nulls_equal=True)
+        parts.append(pair.select(*keys, pt.MODEL, pt.ORDER, pt.VALUE, pt.BASE, *pt.TEST_SCHEMA))
+    table = pl.concat(parts)
+    diff = pl.col(pt.VALUE) - pl.col(pt.BASE)
+    defined = diff.fill_nan(None).is_not_null()
+    table = table.with_columns(
+        diff.alias("diff"),
+        *(pl.when(defined).then(pl.col(c)).alias(c) for c in (pt.LOW, pt.HIGH, pt.STAT, pt.P)),
+    )
+    table = multiple.adjusted(table, pt.P, "p_adjusted", [pt.ORDER], adjust)
+    table = table.sort([*keys, pt.ORDER], nulls_last=True).select(
+        *inner,
+        pl.lit(metric).alias("metric"),
+        pl.col(pt.MODEL).alias("model"),
+        pl.lit(base).alias("baseline"),
+        pl.col(pt.VALUE).alias("value"),
+        pl.col(pt.BASE).alias("baseline_value"),
+        "diff",
+        pl.col(pt.LOW).alias("low"),
+        pl.col(pt.HIGH).alias("high"),
+        pl.col(pt.TEST).alias("test"),
+        pl.col(pt.STAT).alias("statistic"),
+        pl.col(pt.P).alias("p_value"),
+        "p_adjusted",
+    )
+    return table.rename(dict(zip(inner, segments.names, strict=True)))
 
 
 def _values(rows: pl.LazyFrame, metric: str, keys: list[str], x: fair.Inputs) -> pl.LazyFrame:

@@ -95,11 +95,12 @@ _FORMS: list[tuple[frozenset[Any], _Form]] = [
         ),
     ),
     (
-        frozenset({Mapping[str, str], Sequence[str]}),
+        frozenset({Mapping[str, str], Sequence[str], str}),
         _Form(
             {"action": "append", "metavar": "[NAME=]COLUMN"},
             _as_models,
-            "repeat (or comma-separate) for every model, the baseline first",
+            "repeat (or comma-separate) for every model, the baseline first; one column "
+            "with --model-column and --id: the models' rows stacked",
         ),
     ),
     (
@@ -148,6 +149,7 @@ _FLAGS: dict[str, tuple[str, ...]] = {
     "y_score": ("--score", "--y-score"),
     "y_prob": ("--score", "--y-prob"),
     "models": ("--model", "--models"),
+    "model": ("--model-column",),  # compare_models' stacked rows (--model is `models`)
 }
 
 #: The help of a parameter whose docstring entry points elsewhere ("As the frame
@@ -220,7 +222,7 @@ _SPECIAL_FORMS: dict[tuple[str, str], _Form] = {
 }
 
 #: Parameters naming a column (their metavar).
-_COLUMN_PARAMS = {"y_true", "y_pred", "y_score", "y_prob", "weight", "index"}
+_COLUMN_PARAMS = {"y_true", "y_pred", "y_score", "y_prob", "weight", "index", "model", "id"}
 
 #: Command names other than the method's name in kebab-case.
 _NAMES = {"html_report": "html"}

@@ -110,8 +110,11 @@ def _as_score_map(values: list[str], flag: str, ctx: _Context) -> dict[object, s
     return {_typed(label, _label_dtype(ctx), f"{flag} label"): col for label, col in pairs}
 
 
-def _as_models(values: list[str], flag: str, ctx: _Context) -> dict[str, str] | list[str]:
+def _as_models(values: list[str], flag: str, ctx: _Context) -> dict[str, str] | list[str] | str:
+    """Several models' columns (``[NAME=]COLUMN``), or one column: the stacked rows'."""
     items = _items(values)
+    if len(items) == 1 and "=" not in items[0]:
+        return items[0]
     named = ["=" in i for i in items]
     if any(named) and not all(named):
         msg = f"{flag}: give every model as NAME=COLUMN, or every one as COLUMN, not both"
