@@ -179,9 +179,9 @@ def _unstack(
         )
         for i, name in enumerate(by.names)
     ]
-    # cached: the wide form reads its rows in several branches (each model's value,
-    # each pair's cells), which would each pivot the stacked rows again
-    frame = v.raise_if_bad(pivoted, checks).select(y_true, *wide.values(), *keys).cache()
+    # collected once by compare_models (the wide form reads its rows in several
+    # branches and collects, which would each pivot the stacked rows again)
+    frame = v.raise_if_bad(pivoted, checks).select(y_true, *wide.values(), *keys)
     return frame, [(m, wide[m]) for m in models], keys
 
 
@@ -308,10 +308,10 @@ class PairedMethods:
         intervals resample rows, which weights are not.
 
         Stacked rows (``model=``, ``id=``) are pivoted by one ``group_by(id)``
-        (cached in the plan), after a small query reading the model names; the
-        wide form's separate passes over its rows (``roc_auc``'s look at the
-        first rows, the per-model values) each pivot them again, so on large
-        inputs collecting the pivot once, or passing the wide columns, is faster.
+        after a small query reading the model names; at collect the pivot is
+        made once, in memory (a row per id, a column per model), and the wide
+        form runs on it: 200,000 ids x 2 models, ``roc_auc`` by 5 segments,
+        about 2x the wide form's time (0.35 s against 0.15 s).
 
         Examples
         --------
@@ -357,18 +357,18 @@ class PairedMethods:
                 lf, y_true, models, model=model, id_=id, baseline=baseline, by=segments
             )
             keys = v.normalize_by(stand_ins or None)
-        table = _compare(
-            lf,
-            y_true,
-            _models(models) if items is None else items,
-            keys,
-            metric=metric,
-            pos_label=pos_label,
-            ci=ci,
-            n_boot=n_boot,
-            seed=seed,
-            adjust=adjust,
-        )
+        options = {"metric": metric, "pos_label": pos_label, "ci": ci, "n_boot": n_boot}
+        options |= {"seed": seed, "adjust": adjust}
+        chosen = _models(models) if items is None else items
+        table = _compare(lf, y_true, chosen, keys, **options)
+        if items is not None:  # stacked: the pivot made once, then the wide plan on it
+            pivoted = lf
+
+            def run() -> pl.DataFrame:
+                wide = pivoted.collect().lazy()  # the wide plan collects several times
+                return _compare(wide, y_true, chosen, keys, **options).collect()
+
+            table = pl.defer(run, schema=table.collect_schema())
         return table.rename(dict(zip(keys.names, segments.names, strict=True)))
 
 
