@@ -19,6 +19,7 @@ import polars as pl
 
 from pl_metrics._core import checks as v
 from pl_metrics._core import names
+from pl_metrics._core.confusion import checked_schema
 
 #: A custom metric: ``fn(y_true, y_pred, **kw) -> number``.
 Metric = Callable[..., Any]
@@ -113,16 +114,10 @@ def custom(
     weight: str | None,
 ) -> pl.LazyFrame:
     """``*by, *metrics`` (the frame method :meth:`custom`)."""
-    segments = v.normalize_by(by)
-    v.check_column_name("y_true", y_true)
-    v.check_column_name("y_pred", y_pred)
-    if weight is not None:
-        v.check_column_name("weight", weight)
-    schema = lf.collect_schema()
-    v.check_columns(schema, y_true=y_true, y_pred=y_pred)
+    schema, segments = checked_schema(
+        lf, y_true, y_pred, by=by, weight=weight, reserved=list(metrics)
+    )
     v.single_label_types(schema, y_true)  # labels: numbers, booleans or text
-    v.check_numeric(schema, "weight", weight)
-    v.check_by(schema, segments, list(metrics))
     keys = names.segment_keys(segments) if segments else []
     rows = names.with_segment_keys(lf, segments) if segments else lf
     rows = v.without_zero_weights(rows, weight)

@@ -299,14 +299,15 @@ def _sorted_distances(
 def _check_exact(ref_rows: pl.LazyFrame, current: pl.LazyFrame, numeric: list[str]) -> None:
     """Integers (or decimals) at or beyond +-2**53 are refused, as by the ranking
     methods: as Float64 they would tie with their neighbours."""
-    for column in numeric:
-        if (
-            ref_rows.collect_schema()[column].is_float()
-            and current.collect_schema()[column].is_float()
-        ):
-            continue
-        big = v.beyond_exact_float(pl.col(column)).sum()
-        n = sum(side.select(big).collect().item() for side in (ref_rows, current))
+    sides = (ref_rows, current)
+    exact = [c for c in numeric if not all(side.collect_schema()[c].is_float() for side in sides)]
+    if not exact:
+        return
+    counts = [  # one scan of each side for all the columns
+        side.select(v.beyond_exact_float(pl.col(c)).sum() for c in exact).collect().row(0)
+        for side in sides
+    ]
+    for column, n in zip(exact, map(sum, zip(*counts, strict=True)), strict=True):
         if n:
             raise v.Bad.inexact_scores([column], n, argument="columns", what="values")
 

@@ -58,6 +58,30 @@ class Counts:
         return names.restore_keys(result, self.by)
 
 
+def checked_schema(
+    lf: pl.LazyFrame,
+    y_true: str,
+    y_pred: str,
+    *,
+    by: object,
+    weight: str | None,
+    reserved: Sequence[str],
+) -> tuple[pl.Schema, names.Segments]:
+    """The schema stage of a method of ``y_true`` and ``y_pred`` (at call time): the
+    argument names, the columns, ``by`` (not one of ``reserved``, the method's output
+    columns) and a numeric ``weight``; the schema and the segments."""
+    segments = v.normalize_by(by)
+    v.check_column_name("y_true", y_true)
+    v.check_column_name("y_pred", y_pred)
+    if weight is not None:
+        v.check_column_name("weight", weight)
+    schema = lf.collect_schema()
+    v.check_columns(schema, y_true=y_true, y_pred=y_pred)
+    v.check_by(schema, segments, reserved)
+    v.check_numeric(schema, "weight", weight)
+    return schema, segments
+
+
 def confusion_counts(
     lf: pl.LazyFrame,
     y_true: str,
@@ -73,15 +97,7 @@ def confusion_counts(
     ``reserved`` are the output columns of the calling method, which ``by``
     columns may not take.  Options are checked by the caller first.
     """
-    segments = v.normalize_by(by)
-    v.check_column_name("y_true", y_true)
-    v.check_column_name("y_pred", y_pred)
-    if weight is not None:
-        v.check_column_name("weight", weight)
-    schema = lf.collect_schema()
-    v.check_columns(schema, y_true=y_true, y_pred=y_pred)
-    v.check_by(schema, segments, reserved)
-    v.check_numeric(schema, "weight", weight)
+    schema, segments = checked_schema(lf, y_true, y_pred, by=by, weight=weight, reserved=reserved)
     types = v.label_types(schema, y_true, y_pred)
     labels_s = None if labels is None else v.labels_series(labels, types.compute, y_true)
 
