@@ -27,6 +27,7 @@ import pl_metrics  # noqa: F401  (registers .metrics)
 from pl_metrics._intervals import draws as bs
 
 AP = "average_precision"
+BOOT_SUMMARY = "summary(by=seg, ci=0.95, ci_method='bootstrap')"
 RANK_BY = "rank formula in group_by().agg()"
 DRAWS = "its bootstrap draws alone"
 
@@ -125,6 +126,7 @@ def main() -> None:
         "cost_curve": lambda: m.cost_curve("y", "s"),
         "summary(by=seg)": lambda: m.summary("t", "tp", by="seg"),
         "summary(by=seg, ci=0.95)": lambda: m.summary("t", "tp", by="seg", ci=0.95),
+        BOOT_SUMMARY: lambda: m.summary("t", "tp", by="seg", ci=0.95, ci_method="bootstrap"),
         "compare(by=seg)": lambda: m.compare("t", "tp", by="seg"),
         DRAWS: summary_draws,
         "report + roc_auc + AP by seg": report_and_scores,
@@ -186,9 +188,10 @@ def main() -> None:
             "rank formula in group_by().agg()",
             2.0,
         ),
-        ("summary(by=seg, ci=0.95)", "summary(by=seg, ci=0.95)", "summary(by=seg)", 10.0),
+        ("summary(by=seg, ci=0.95) (delta)", "summary(by=seg, ci=0.95)", "summary(by=seg)", 10.0),
         ("compare(by=seg)", "compare(by=seg)", "summary(by=seg)", 10.0),
-        ("summary(by=seg, ci=0.95)", "summary(by=seg, ci=0.95)", DRAWS, 1.3),
+        (BOOT_SUMMARY, BOOT_SUMMARY, "summary(by=seg)", None),
+        (BOOT_SUMMARY, BOOT_SUMMARY, DRAWS, 1.3),
     ]
     table = [(name, t[a], b, t[b], target) for name, a, b, target in rows if a in t and b in t]
     if args.slow:

@@ -39,6 +39,7 @@ from pl_metrics._typing import (
     Normalize,
     OverTimeMetric,
     PairedMetric,
+    SummaryCiMethod,
     ThresholdMetric,
 )
 from pl_metrics.exceptions import DataError
@@ -151,6 +152,7 @@ __all__ = [
     "OverTimeMetric",
     "PairedMetric",
     "ScoreCountsState",
+    "SummaryCiMethod",
     "ThresholdMetric",
     "accuracy",
     "average_precision",

@@ -28,8 +28,11 @@ AucAverage: TypeAlias = Literal["micro", "macro", "weighted", "samples"]
 MultiClass: TypeAlias = Literal["ovr", "ovo"]
 #: How ``ci=`` intervals are computed: every method (``compare``, ``over_time``).
 CiMethod: TypeAlias = Literal["bootstrap", "wilson", "delong", "logit"]
-#: ``ci_method`` of ``per_class`` / ``summary`` (Wilson: accuracy and per-class rates).
+#: ``ci_method`` of ``per_class`` (Wilson: the per-class rates).
 LabelCiMethod: TypeAlias = Literal["bootstrap", "wilson"]
+#: ``ci_method`` of ``summary`` (``checks.CI_METHODS``; the first, the default: Wilson
+#: for the accuracy, the delta method for balanced accuracy, MCC and kappa).
+SummaryCiMethod: TypeAlias = Literal["delta", "bootstrap", "wilson"]
 #: ``ci_method`` of ``roc_auc`` (DeLong's variance).
 AucCiMethod: TypeAlias = Literal["delong", "bootstrap"]
 #: ``ci_method`` of average_precision (``checks.CI_METHODS``; the first, the default).

@@ -60,6 +60,7 @@ from pl_metrics._typing import (
     KappaWeights,
     LabelCiMethod,
     Labels,
+    SummaryCiMethod,
 )
 from pl_metrics.state import (
     COUNTS_COLUMNS,
@@ -539,7 +540,7 @@ def summary(
     ci: float | None = None,
     n_boot: int = 1000,
     seed: int | None = 0,
-    ci_method: LabelCiMethod = "bootstrap",
+    ci_method: SummaryCiMethod = "delta",
     kappa_weights: KappaWeights | None = None,
     replace_undefined_by: float = float("nan"),
 ) -> pl.DataFrame:

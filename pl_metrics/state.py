@@ -46,6 +46,7 @@ from pl_metrics._typing import (
     KappaWeights,
     LabelCiMethod,
     Labels,
+    SummaryCiMethod,
 )
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
@@ -356,7 +357,7 @@ class CountsState(Generic[FrameT]):
         ci: float | None = None,
         n_boot: int = 1000,
         seed: int | None = 0,
-        ci_method: LabelCiMethod = "bootstrap",
+        ci_method: SummaryCiMethod = "delta",
         kappa_weights: KappaWeights | None = None,
         replace_undefined_by: float = float("nan"),
     ) -> FrameT:

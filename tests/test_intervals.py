@@ -565,7 +565,11 @@ def test_every_signature_default_is_the_catalogues() -> None:
             if function is None:
                 continue
             default = inspect.signature(function).parameters["ci_method"].default
-            assert default == methods[0], (owner, name)
+            if owner is pl_metrics.MetricsLazyFrame and name == "summary":
+                # None: the first for single-label rows, the bootstrap for multilabel ones
+                assert default is None
+            else:
+                assert default == methods[0], (owner, name)
             seen += 1
     assert seen == 18  # six frame methods, the two states six, Spark six
 
@@ -692,3 +696,165 @@ def test_multiclass_roc_auc_intervals_are_delong_ovr(kwargs: dict, match: str) -
     df = df.with_columns(b=1 - pl.col("a") - 0.1, c=pl.lit(0.1))
     with pytest.raises(ValueError, match=match):
         df.metrics.roc_auc("y", {0: "a", 1: "b", 2: "c"}, ci=0.9, **kwargs)
+
+
+# ------------------------------------------------ summary: the delta method (default)
+def _cells_oracle(t: np.ndarray, p: np.ndarray, labels: list) -> tuple[np.ndarray, np.ndarray]:
+    """The confusion cells (actual x predicted over ``labels``) as rows with weights."""
+    cm = skm.confusion_matrix(t, p, labels=labels)
+    k = len(labels)
+    return cm.ravel().astype(float), np.array([(i, j) for i in range(k) for j in range(k)])
+
+
+def _delta_se_by_hand(metric, cm_shares: np.ndarray, pairs: np.ndarray, n: int) -> float:
+    """The multinomial delta method: var = (sum pi g^2 - (sum pi g)^2) / n, g_ij the
+    derivative of ``metric`` (scikit-learn's, on the cells as weighted rows) in the
+    share pi_ij of cell ij, by central differences of the renormalised shares."""
+
+    def f(shares: np.ndarray) -> float:
+        kept = shares > 0
+        return metric(pairs[kept, 0], pairs[kept, 1], sample_weight=shares[kept])
+
+    g = np.zeros(len(cm_shares))
+    h = 1e-6
+    for c in np.flatnonzero(cm_shares):  # empty cells weigh nothing in the sums
+        up, down = cm_shares.copy(), cm_shares.copy()
+        up[c] += h
+        down[c] -= h
+        g[c] = (f(up / up.sum()) - f(down / down.sum())) / (2 * h)
+    var = (cm_shares @ (g * g) - (cm_shares @ g) ** 2) / n
+    return math.sqrt(max(var, 0.0))
+
+
+def _balanced_accuracy(t, p, sample_weight):
+    return skm.balanced_accuracy_score(t, p, sample_weight=sample_weight)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    n=st.integers(8, 300),
+    k=st.integers(2, 4),
+    accuracy=st.floats(0.0, 1.0),
+    seed=st.integers(0, 2**32 - 1),
+    ci=st.sampled_from([0.8, 0.95]),
+)
+def test_summary_delta_is_statsmodels_kappa_and_the_delta_method(
+    n: int, k: int, accuracy: float, seed: int, ci: float
+) -> None:
+    from statsmodels.stats.inter_rater import cohens_kappa
+
+    rng = np.random.default_rng(seed)
+    t = rng.integers(0, k, n)
+    p = np.where(rng.random(n) < accuracy, t, rng.integers(0, k, n))
+    df = pl.DataFrame({"t": t, "p": p})
+    out = df.metrics.summary("t", "p", ci=ci)  # the default: ci_method="delta"
+    z = NormalDist().inv_cdf(0.5 + ci / 2)
+    labels = sorted(set(t) | set(p))
+    cm = skm.confusion_matrix(t, p, labels=labels)
+    shares, pairs = _cells_oracle(t, p, labels)
+    shares /= shares.sum()
+
+    # kappa: estimate +- z statsmodels' std_kappa (Fleiss, Cohen & Everitt), clipped to
+    # [-1, 1]; at 95 % statsmodels' own kappa_low / kappa_upp (its level is fixed)
+    if len(labels) > 1:
+        res = cohens_kappa(cm, return_results=True)
+        low, high = res.kappa - z * res.std_kappa, res.kappa + z * res.std_kappa
+        if ci == 0.95:
+            low, high = res.kappa_low, res.kappa_upp
+        assert out["cohen_kappa_low"][0] == pytest.approx(max(low, -1.0), abs=1e-12)
+        assert out["cohen_kappa_high"][0] == pytest.approx(min(high, 1.0), abs=1e-12)
+    else:  # one class, all actual and predicted: kappa undefined (NaN), no interval
+        assert out["cohen_kappa_low"][0] is None
+
+    # MCC: estimate +- z se, se by the delta method on scikit-learn's MCC
+    mcc = out["mcc"][0]
+    if len(set(t)) > 1 and len(set(p)) > 1:
+        se = _delta_se_by_hand(skm.matthews_corrcoef, shares, pairs, n)
+        assert out["mcc_low"][0] == pytest.approx(max(mcc - z * se, -1.0), abs=1e-6)
+        assert out["mcc_high"][0] == pytest.approx(min(mcc + z * se, 1.0), abs=1e-6)
+    else:  # MCC is 0 by convention there, with no derivative
+        assert out["mcc_low"][0] is None
+
+    # balanced accuracy: Wilson with the effective rows BA (1 - BA) / var, capped at
+    # (and where var = 0 equal to) K^2 / sum(1 / n_k), K the classes with actual rows
+    ba = out["balanced_accuracy"][0]
+    se = _delta_se_by_hand(_balanced_accuracy, shares, pairs, n)
+    support = cm.sum(axis=1)[cm.sum(axis=1) > 0]
+    design = len(support) ** 2 / (1.0 / support).sum()
+    effective = min(ba * (1 - ba) / se**2, design) if se > 1e-9 else design
+    centre = (ba + z * z / (2 * effective)) / (1 + z * z / effective)
+    half = (z * math.sqrt(ba * (1 - ba) / effective + z * z / (4 * effective**2))) / (
+        1 + z * z / effective
+    )
+    assert out["balanced_accuracy_low"][0] == pytest.approx(centre - half, abs=1e-6)
+    assert out["balanced_accuracy_high"][0] == pytest.approx(centre + half, abs=1e-6)
+    # accuracy: Wilson's interval, as ci_method="wilson"
+    wilson = df.metrics.summary("t", "p", ci=ci, ci_method="wilson")
+    assert_frame_equal(
+        out.select("accuracy_low", "accuracy_high"), wilson.select("accuracy_low", "accuracy_high")
+    )
+
+
+def test_summary_delta_one_class_is_the_wilson_interval_of_its_recall() -> None:
+    # every row actually 1: balanced accuracy = the recall of 1 = 7 / 10
+    df = pl.DataFrame({"t": [1] * 10, "p": [1] * 7 + [0] * 3})
+    out = df.metrics.summary("t", "p", ci=0.9)
+    recall = (
+        pl.DataFrame({"t": [1] * 10, "p": [1] * 7 + [0] * 3})
+        .metrics.per_class("t", "p", ci=0.9, ci_method="wilson")
+        .filter(pl.col("label") == 1)
+    )
+    assert out["balanced_accuracy_low"][0] == pytest.approx(recall["recall_low"][0], rel=1e-12)
+    assert out["balanced_accuracy_high"][0] == pytest.approx(recall["recall_high"][0], rel=1e-12)
+    assert out["mcc_low"][0] is None  # one actual class: MCC has no derivative
+    # fewer than 2 rows: no interval but the accuracy's
+    one = pl.DataFrame({"t": [1], "p": [0]}).metrics.summary("t", "p", ci=0.9)
+    bounds = one.select(pl.col("^(balanced_accuracy|mcc|cohen_kappa)_(low|high)$"))
+    assert bounds.null_count().row(0) == (1,) * 6
+
+
+def test_summary_delta_is_the_same_bits_on_every_path() -> None:
+    rng = np.random.default_rng(11)
+    n = 3000
+    t = rng.integers(0, 3, n)
+    df = pl.DataFrame(
+        {
+            "g": rng.choice(["a", "b", None], n),
+            "t": t,
+            "p": np.where(rng.random(n) < 0.6, t, rng.integers(0, 4, n)),
+        }
+    )
+    expected = df.metrics.summary("t", "p", by="g", ci=0.95, labels=[0, 1, 2, 3]).sort("g")
+    shuffled = df.sample(fraction=1.0, shuffle=True, seed=2).lazy()
+    got = shuffled.metrics.summary("t", "p", by="g", ci=0.95, labels=[0, 1, 2, 3])
+    assert_frame_equal(got.collect(engine="streaming").sort("g"), expected, check_exact=True)
+    # the in-memory engine plans the float arithmetic its own way: the last bit may differ
+    assert_frame_equal(got.collect(engine="in-memory").sort("g"), expected, rel_tol=1e-14)
+    # each segment alone has its interval in the segmented frame
+    alone = df.filter(pl.col("g") == "a").metrics.summary("t", "p", ci=0.95, labels=[0, 1, 2, 3])
+    assert_frame_equal(expected.filter(pl.col("g") == "a").drop("g"), alone, check_exact=True)
+
+
+def test_summary_delta_covers_the_truth_95_percent() -> None:
+    # 3 classes with shares 0.5 / 0.3 / 0.2; a row is predicted right with probability
+    # 0.7, else uniformly over the classes: the population cells pi_ij are known, and
+    # the population metrics are scikit-learn's on those cells as weights
+    share, right = np.array([0.5, 0.3, 0.2]), 0.7
+    pi = np.diag(share * right) + np.outer(share, np.full(3, (1 - right) / 3))
+    pairs = np.array([(i, j) for i in range(3) for j in range(3)])
+    truth = {
+        "balanced_accuracy": skm.balanced_accuracy_score(*pairs.T, sample_weight=pi.ravel()),
+        "mcc": skm.matthews_corrcoef(*pairs.T, sample_weight=pi.ravel()),
+        "cohen_kappa": skm.cohen_kappa_score(*pairs.T, sample_weight=pi.ravel()),
+    }
+    rng = np.random.default_rng(3)
+    repeats, n = 400, 300
+    cells = rng.choice(9, size=(repeats, n), p=pi.ravel())
+    df = pl.DataFrame(
+        {"r": np.repeat(np.arange(repeats), n), "t": (cells // 3).ravel(), "p": (cells % 3).ravel()}
+    )
+    out = df.metrics.summary("t", "p", by="r", ci=0.95)
+    for metric, value in truth.items():
+        cover = ((out[f"{metric}_low"] <= value) & (value <= out[f"{metric}_high"])).mean()
+        # 400 repeats: the Monte-Carlo sd of a 95 % coverage is 1.1 %
+        assert 0.915 <= cover <= 0.985, (metric, cover)

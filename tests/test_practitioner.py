@@ -399,8 +399,10 @@ def test_label_options_are_checked() -> None:
             df.metrics.summary("t", "p", kappa_weights=bad)
     with pytest.raises(ValueError, match="`kappa_weights` must be None or one of"):
         plm.from_counts(df.metrics.counts("t", "p")).summary(kappa_weights="cubic")
-    with pytest.raises(ValueError, match=r"kappa_weights.*bootstrap"):
-        df.metrics.summary("t", "p", kappa_weights="linear", ci=0.9, n_boot=10)
+    with pytest.raises(ValueError, match=r"kappa_weights.*ci_method='bootstrap'"):
+        df.metrics.summary("t", "p", kappa_weights="linear", ci=0.9, ci_method="bootstrap")
+    with pytest.raises(ValueError, match=r"kappa_weights.*ci_method='delta'"):  # the default
+        df.metrics.summary("t", "p", kappa_weights="linear", ci=0.9)
     # Wilson gives the accuracy's interval only: no conflict
     wilson = df.metrics.summary("t", "p", kappa_weights="linear", ci=0.9, ci_method="wilson")
     assert wilson["cohen_kappa_low"].is_null().all()

@@ -220,7 +220,7 @@ BAD_OPTIONS: list[tuple[str, dict[str, object]]] = [
     ("averages", {"ci": 0.9, "ci_method": "delong"}),
     ("per_class", {"ci": 0.9, "ci_method": "percentile"}),
     ("per_class", {"beta": 0, "ci": 2}),  # the options in the frame method's order
-    ("summary", {"ci": 0.9, "kappa_weights": "linear"}),  # bootstrap: no weighted kappa
+    ("summary", {"ci": 0.9, "kappa_weights": "linear"}),  # delta: no weighted kappa
     ("summary", {"ci": 0.9, "kappa_weights": "cubic"}),
     ("summary", {"ci": 0.9, "ci_method": "delong"}),
     ("roc_auc", {"ci": 0.9, "ci_method": "wilson"}),

@@ -298,12 +298,14 @@ def check_labels_are_keys(
 
 def check_kappa_interval(kappa_weights: str | None, ci_method: str) -> None:
     """``summary(kappa_weights=..., ci=...)``: refused with the bootstrap, whose
-    replicates keep per-class counts, not the cells a weighted kappa needs."""
-    if kappa_weights is not None and ci_method == "bootstrap":
+    replicates keep per-class counts, not the cells a weighted kappa needs, and
+    with the delta method (unweighted kappa's)."""
+    if kappa_weights is not None and ci_method in ("bootstrap", "delta"):
         msg = (
-            "`kappa_weights` with ci_method='bootstrap' is not supported: the bootstrap "
-            "replicates keep per-class counts, not the off-diagonal cells a weighted "
-            "kappa needs; drop `ci`, or use ci_method='wilson' (accuracy only)"
+            f"`kappa_weights` with ci_method={ci_method!r} is not supported: the "
+            "bootstrap replicates keep per-class counts, not the off-diagonal cells a "
+            "weighted kappa needs, and the delta method is Cohen's (unweighted) kappa's; "
+            "drop `ci`, or use ci_method='wilson' (accuracy only)"
         )
         raise ValueError(msg)
 
@@ -342,7 +344,8 @@ CI_METHODS: dict[str, tuple[str, ...]] = {
     "per_class": ("bootstrap", "wilson"),
     "averages": ("bootstrap",),
     "report": ("bootstrap",),
-    "summary": ("bootstrap", "wilson"),
+    # analytic by default (a group_by's cost); the bootstrap when asked
+    "summary": ("delta", "bootstrap", "wilson"),
     # the scores' analytic intervals by default (a sort's cost); the bootstrap when asked
     "roc_auc": ("delong", "bootstrap"),
     "average_precision": ("logit", "bootstrap"),

@@ -9,7 +9,8 @@ from statistics import NormalDist
 import polars as pl
 
 from pl_metrics._core import formulas as fm
-from pl_metrics._core.names import NEG, POS, SCORE
+from pl_metrics._core.confusion import ACTUAL, LABEL, PREDICTED, Counts, class_counts, restricted
+from pl_metrics._core.names import COUNT, INTERNAL, NEG, POS, SCORE
 
 
 def z_value(ci: float) -> float:
@@ -60,3 +61,167 @@ def ap_logit(ap: pl.Expr, positives: pl.Expr, ci: float) -> list[pl.Expr]:
         low.fill_nan(None).alias("average_precision_low"),
         high.fill_nan(None).alias("average_precision_high"),
     ]
+
+
+#: The standard errors of :func:`summary_delta` (internal columns).
+_SE = {m: f"{INTERNAL}se_{m}" for m in ("balanced_accuracy", "mcc", "cohen_kappa")}
+_BA_N = f"{INTERNAL}ba_n_design"
+
+
+def summary_delta(counts: Counts) -> pl.LazyFrame:
+    """``*keys`` and the delta-method standard errors of the balanced accuracy, MCC
+    and Cohen's kappa of each segment's confusion matrix (integer counts).
+
+    Each metric is a smooth function f of the cell proportions pi_ij (actual i,
+    predicted j) of n multinomial rows; its variance is, to first order,
+    (sum pi g^2 - (sum pi g)^2) / n with g_ij = df / dpi_ij.  For these metrics
+    g_ij = gamma_i [i = j] + alpha_i + beta_j, with a_i, b_j the actual and
+    predicted shares, r_i the recalls, P_o the accuracy, P_e = sum a b,
+    u = 1 - sum b^2, v = 1 - sum a^2, K the classes with actual rows:
+
+    - balanced accuracy: gamma = 1 / (K a), alpha = -r / (K a), beta = 0
+      (the variance is sum r (1 - r) / (K^2 n_i));
+    - kappa: gamma = 1 / (1 - P_e), alpha_i = -b_i c, beta_j = -a_j c with
+      c = (1 - P_o) / (1 - P_e)^2 (Fleiss, Cohen & Everitt 1969: statsmodels'
+      ``cohens_kappa().std_kappa``);
+    - MCC = (P_o - P_e) / sqrt(u v): gamma = 1 / sqrt(u v),
+      alpha_i = -b_i / sqrt(u v) + mcc a_i / v, beta_j = -a_j / sqrt(u v) + mcc b_j / u.
+
+    The variance is summed over the cells as sum pi (g - sum pi g)^2.  Null where
+    the metric has no derivative (MCC with one actual or predicted class, kappa
+    with P_e = 1) or n < 2.  Also
+    ``_BA_N``: K^2 / sum(1 / n_i), the rows a proportion with the balanced
+    accuracy's variance would have if every recall were equal.
+    """
+    keys = counts.keys
+    f64, i128 = pl.Float64, pl.Int128
+    classes = class_counts(counts, restrict=True, order=False)
+    t, p, d = (pl.col(c) for c in ("support", "predicted", "tp"))
+    present = t > 0
+
+    def ordered_sum(x: pl.Expr, by: str | list[str] = LABEL) -> pl.Expr:
+        return x.sort_by(by).sum()
+
+    segment = classes.group_by(keys).agg(
+        t.sum().alias(f"{INTERNAL}n"),
+        d.sum().alias(f"{INTERNAL}correct"),
+        *(
+            (x.cast(i128) * y.cast(i128)).sum().alias(f"{INTERNAL}{name}")
+            for name, x, y in (("tp", t, p), ("pp", p, p), ("tt", t, t))
+        ),
+        present.sum().alias(f"{INTERNAL}actual_classes"),
+        (p > 0).sum().alias(f"{INTERNAL}predicted_classes"),
+        (present & (p > 0)).sum().alias(f"{INTERNAL}both"),
+        ordered_sum(pl.when(present).then(1.0 / t.cast(f64))).alias(f"{INTERNAL}inverse"),
+    )
+    n_ = pl.col(f"{INTERNAL}n")
+    n, square = n_.cast(f64), n_.cast(i128) * n_.cast(i128)
+
+    def share_of_square(name: str) -> pl.Expr:  # 1 - sum / n^2, from an exact difference
+        return (square - pl.col(f"{INTERNAL}{name}")).cast(f64) / (n * n)
+
+    po = pl.col(f"{INTERNAL}correct").cast(f64) / n
+    one_minus_pe, u, v = (share_of_square(x) for x in ("tp", "pp", "tt"))
+    root = (u * v).sqrt()
+    mcc = (po - (1.0 - one_minus_pe)) / root
+    k = pl.col(f"{INTERNAL}actual_classes").cast(f64)
+    a, b = t.cast(f64) / n, p.cast(f64) / n
+    c = (1.0 - po) / one_minus_pe**2
+    coefficients = {  # metric: (gamma, alpha, beta)
+        "balanced_accuracy": (
+            pl.when(present).then(1.0 / (k * a)).otherwise(0.0),
+            pl.when(present).then(-(d.cast(f64) / t.cast(f64)) / (k * a)).otherwise(0.0),
+            pl.lit(0.0),
+        ),
+        "mcc": (1.0 / root, -b / root + mcc * a / v, -a / root + mcc * b / u),
+        "cohen_kappa": (1.0 / one_minus_pe, -b * c, -a * c),
+    }
+    per_class = (
+        classes.join(segment, on=keys, how="left", nulls_equal=True)
+        .with_columns(gamma.alias(f"{INTERNAL}g_{m}") for m, (gamma, _, _) in coefficients.items())
+        .with_columns(
+            *(alpha.alias(f"{INTERNAL}a_{m}") for m, (_, alpha, _) in coefficients.items()),
+            *(beta.alias(f"{INTERNAL}b_{m}") for m, (_, _, beta) in coefficients.items()),
+        )
+    )
+    gammas = [f"{INTERNAL}g_{m}" for m in coefficients]
+    alphas = [f"{INTERNAL}a_{m}" for m in coefficients]
+    betas = [f"{INTERNAL}b_{m}" for m in coefficients]
+    cells = (
+        restricted(counts)
+        .join(
+            per_class.select(*keys, pl.col(LABEL).alias(ACTUAL), *gammas, *alphas),
+            on=[*keys, ACTUAL],
+            how="left",
+            nulls_equal=True,
+        )
+        .join(
+            per_class.select(*keys, pl.col(LABEL).alias(PREDICTED), *betas),
+            on=[*keys, PREDICTED],
+            how="left",
+            nulls_equal=True,
+        )
+    )
+    share = pl.col(COUNT).cast(f64) / pl.col(COUNT).sum().cast(f64)
+    hit = (pl.col(ACTUAL) == pl.col(PREDICTED)).cast(f64)
+    variances = []
+    for m in coefficients:
+        # sum pi (g - mean g)^2 over the cells: no difference of large sums (a perfect
+        # classifier's g is one value, its variance exactly 0)
+        g = (
+            pl.col(f"{INTERNAL}g_{m}") * hit
+            + pl.col(f"{INTERNAL}a_{m}")
+            + pl.col(f"{INTERNAL}b_{m}")
+        )
+        mean = ordered_sum(share * g, [ACTUAL, PREDICTED])
+        variances.append(
+            ordered_sum(share * (g - mean) ** 2, [ACTUAL, PREDICTED]).alias(f"{INTERNAL}v_{m}")
+        )
+    moments = (
+        cells.group_by(keys).agg(variances).join(segment, on=keys, how="left", nulls_equal=True)
+    )
+    actual_n, predicted_n, both_n = (
+        pl.col(f"{INTERNAL}{x}") for x in ("actual_classes", "predicted_classes", "both")
+    )
+    valid = {
+        "balanced_accuracy": (n_ > 1) & (actual_n > 0),
+        "mcc": (n_ > 1) & (actual_n > 1) & (predicted_n > 1),
+        # P_e = 1 iff one class is all the actual and all the predicted labels
+        "cohen_kappa": (n_ > 1) & ~((actual_n == 1) & (predicted_n == 1) & (both_n == 1)),
+    }
+    ses = [
+        pl.when(valid[m]).then((pl.col(f"{INTERNAL}v_{m}") / n).sqrt()).alias(_SE[m])
+        for m in coefficients
+    ]
+    design = (k * k / pl.col(f"{INTERNAL}inverse")).alias(_BA_N)
+    return moments.select(*keys, design, *ses)
+
+
+def summary_bounds(ci: float) -> list[pl.Expr]:
+    """The ``_low`` / ``_high`` columns of ``ci_method="delta"`` over the summary
+    joined to :func:`summary_delta`'s standard errors: Wilson for the accuracy; for
+    the balanced accuracy, Wilson's interval with the delta method's effective rows
+    BA (1 - BA) / var (capped at, and where the variance is 0 equal to, ``_BA_N``:
+    one class gives the Wilson interval of its recall); Wald (the estimate +- z se,
+    clipped to [-1, 1]) for MCC and kappa (statsmodels' ``cohens_kappa`` interval)."""
+    z = z_value(ci)
+    out = []
+    low, high = wilson(pl.col("accuracy") * pl.col("n"), pl.col("n"), ci)
+    out += [low.alias("accuracy_low"), high.alias("accuracy_high")]
+    ba, se = pl.col("balanced_accuracy"), pl.col(_SE["balanced_accuracy"])
+    design = pl.col(_BA_N)
+    effective = pl.when(se > 0).then(pl.min_horizontal(ba * (1.0 - ba) / (se * se), design))
+    effective = effective.otherwise(design)
+    low, high = wilson(ba * effective, effective, ci)
+    valid = se.is_not_null()
+    out += [
+        pl.when(valid).then(low).alias("balanced_accuracy_low"),
+        pl.when(valid).then(high).alias("balanced_accuracy_high"),
+    ]
+    for m in ("mcc", "cohen_kappa"):
+        value, se = pl.col(m), pl.col(_SE[m])
+        out += [
+            (value - z * se).clip(-1.0, 1.0).alias(f"{m}_low"),
+            (value + z * se).clip(-1.0, 1.0).alias(f"{m}_high"),
+        ]
+    return out

@@ -145,6 +145,18 @@ def wilson_accuracy(point: pl.LazyFrame, ci: float) -> pl.LazyFrame:
     return point.with_columns(low.alias("accuracy_low"), high.alias("accuracy_high"), *nulls)
 
 
+def delta_summary(counts: Counts, point: pl.LazyFrame, ci: float) -> pl.LazyFrame:
+    """The summary's analytic intervals (``ci_method="delta"``): Wilson for the accuracy,
+    the delta method for the others (:func:`analytic.summary_delta`)."""
+    errors = counts.finish(an.summary_delta(counts))
+    columns = names.interval_columns(list(bs.LABEL_METRICS["summary"]))
+    return (
+        _join(point, errors, counts.by)
+        .with_columns(an.summary_bounds(ci))
+        .select(*point.collect_schema().names(), *columns)
+    )
+
+
 def bootstrap_scores(
     counts: sc.ScoreCounts,
     point: pl.LazyFrame,
@@ -238,7 +250,8 @@ def finish_summary(
     seed: int | None,
     replace_undefined_by: float = math.nan,
 ) -> pl.LazyFrame:
-    """summary of ``counts``; with ``ci``, its intervals (Wilson: accuracy only)."""
+    """summary of ``counts``; with ``ci``, its intervals (``"delta"``: Wilson for the
+    accuracy, the delta method for the others; ``"wilson"``: accuracy only)."""
     point = cls.summary(
         counts, kappa_weights=kappa_weights, replace_undefined_by=replace_undefined_by
     )
@@ -246,6 +259,8 @@ def finish_summary(
         return point
     if ci_method == "wilson":
         return wilson_accuracy(point, ci)
+    if ci_method == "delta":
+        return delta_summary(counts, point, ci)
     return bootstrap_labels(counts, point, "summary", ci=ci, n_boot=n_boot, seed=seed)
 
 

@@ -23,6 +23,7 @@ from pl_metrics._typing import (
     LabelCiMethod,
     Labels,
     Normalize,
+    SummaryCiMethod,
     Target,
 )
 
@@ -395,7 +396,7 @@ class LabelMethods:
         ci: float | None = None,
         n_boot: int = 1000,
         seed: int | None = 0,
-        ci_method: LabelCiMethod = "bootstrap",
+        ci_method: SummaryCiMethod | None = None,
         kappa_weights: KappaWeights | None = None,
         replace_undefined_by: float = float("nan"),
     ) -> pl.LazyFrame:
@@ -412,12 +413,32 @@ class LabelMethods:
             disagreement between the i-th and j-th label weighing ``|i - j|`` or
             ``(i - j)^2`` in the segment's label order (the sorted labels, or
             ``labels``: pass it when the sorted order is not the classes' order).
-            Not with ``ci_method="bootstrap"``.
+            Its interval: ``ci_method="wilson"`` only (the accuracy's).
         replace_undefined_by
             Kappa where it is undefined (no rows, or one class that is all the
             actual and all the predicted labels: 0 / 0): NaN (default) or a number
             in [-1, 1], scikit-learn's ``cohen_kappa_score(replace_undefined_by=)``.
             Not with ``ci``.
+        ci, n_boot, seed, ci_method
+            Intervals ``<metric>_low`` / ``<metric>_high`` at level ``ci`` (counts
+            of rows: not with ``weight``).  ``ci_method``:
+
+            - ``"delta"`` (the default for single-label rows; a ``group_by``'s
+              cost): Wilson's score interval for the accuracy; for the others the
+              delta method on the confusion cells (n rows drawn i.i.d.: the
+              variance of each metric to first order in the cell shares):
+              balanced accuracy by Wilson's interval with the delta method's
+              effective rows (one class: the Wilson interval of its recall); MCC
+              and kappa by estimate +- z se, clipped to [-1, 1] (kappa's se is
+              Fleiss, Cohen & Everitt's: statsmodels' ``cohens_kappa``).  Null
+              where the metric has no derivative (MCC with one actual or one
+              predicted class) or fewer than 2 rows.  Large-sample intervals:
+              zero-width where every row is classified right.
+            - ``"bootstrap"`` (multilabel rows' default and only method): the
+              percentile interval of ``n_boot`` multinomial redraws of each
+              segment's cells, seeded by ``seed`` and the segment's key; ask for
+              it with small segments, or to avoid the normal approximation.
+            - ``"wilson"``: the accuracy only (the others null).
 
         Returns
         -------
@@ -456,6 +477,9 @@ class LabelMethods:
         kappa_weights = v.check_optional_choice(
             "kappa_weights", kappa_weights, ("linear", "quadratic")
         )
+        multilabel = ml.is_multilabel(self._lf, y_true)
+        if ci_method is None:  # the multilabel summary's intervals are bootstraps of rows
+            ci_method = "bootstrap" if multilabel else v.CI_METHODS["summary"][0]
         wants_ci = _wants_ci(
             ci, n_boot, ci_method, weight, seed=seed, methods=v.CI_METHODS["summary"]
         )
@@ -463,7 +487,7 @@ class LabelMethods:
         if wants_ci:
             v.check_kappa_interval(kappa_weights, ci_method)
         v.check_kappa_undefined_interval(undefined, wants_ci)
-        if ml.is_multilabel(self._lf, y_true):
+        if multilabel:
             ml.refuse_ci(ci, "summary", ci_method)
             if not math.isnan(undefined):
                 msg = "`replace_undefined_by` is for single-label rows (kappa); drop it"

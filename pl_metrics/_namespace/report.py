@@ -68,8 +68,10 @@ class ReportMethods:
         pos_label, weight, bins
             As in the methods (``bins``: approximate ranking metrics).
         ci, n_boot, seed
-            Bootstrap intervals of the headline and per-segment numbers and the
-            segment comparison.  ``"auto"`` (default): 95% intervals without
+            Intervals of the headline and per-segment numbers (each method's
+            default: Wilson / the delta method for the summary, DeLong and logit
+            for the scores, the bootstrap for the per-class table) and the
+            segment comparison (bootstrap).  ``"auto"`` (default): 95% intervals without
             ``weight``, none with it (the bootstrap resamples un-weighted rows; the
             page says so); ``None``: none.
         n_bins

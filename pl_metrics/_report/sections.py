@@ -200,7 +200,12 @@ def label_sections(
         "summary-section",
         "Summary",
         "Accuracy, balanced accuracy, Matthews correlation and Cohen's kappa of the predicted "
-        "labels, over all rows and per segment." + _interval_text(s.ci),
+        "labels, over all rows and per segment."
+        + _interval_text(
+            s.ci,
+            "intervals: Wilson's for accuracy, the delta method's for the others "
+            "(the segment comparison's differences: bootstrap)",
+        ),
         parts,
     )
 
