@@ -26,6 +26,7 @@ from pl_metrics._core import names
 from pl_metrics._core import scores as sc
 from pl_metrics._core.confusion import Counts, confusion_counts
 from pl_metrics._core.names import INTERNAL
+from pl_metrics._intervals import analytic as an
 from pl_metrics._intervals import groups as gr
 from pl_metrics._intervals import resample as rs
 
@@ -124,6 +125,41 @@ def binary_table(
     """``*keys, tp, fp, fn, tn`` of ``pos`` against the one other label (else a DataError)."""
     error = partial(v.Bad.not_binary, method, y_true, y_pred, pos)
     return cls.binary_counts(counts, pos_label=pos, error=error)
+
+
+#: The metrics that are a proportion of rows, as (successes, trials) of the 2x2
+#: counts (``accuracy``: of the confusion cells): ``compare``'s analytic comparison.
+PROPORTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    **fm.RATES,
+    "recall": (("tp",), ("tp", "fn")),
+    "specificity": (("tn",), ("fp", "tn")),
+    "jaccard": (("tp",), ("tp", "fp", "fn")),
+    "accuracy": ((), ()),
+}
+
+
+def proportion_parts(lf: pl.LazyFrame, name: str, keys: Sequence[str], x: Inputs) -> pl.LazyFrame:
+    """``*keys, SUCCESSES, TRIALS`` of the proportion ``name`` (:data:`PROPORTIONS`)."""
+    by = list(keys) or None
+    if name == "accuracy":
+        counts = confusion_counts(
+            lf, x.y_true, x.y_pred, by=by, labels=None, weight=None, reserved=()
+        )
+        count, hit = pl.col(names.COUNT), pl.col(names.ACTUAL) == pl.col(names.PREDICTED)
+        table = counts.frame.group_by(counts.keys).agg(
+            count.filter(hit).sum().alias(an.SUCCESSES), count.sum().alias(an.TRIALS)
+        )
+        return counts.finish(table)
+    counts, pos = binary_confusion(
+        lf, x.y_true, x.y_pred, by=by, pos_label=x.pos_label, weight=None, reserved=()
+    )
+    successes, trials = PROPORTIONS[name]
+    table = binary_table(counts, pos, x.method, x.y_true, x.y_pred).select(
+        *counts.keys,
+        pl.sum_horizontal(successes).alias(an.SUCCESSES),
+        pl.sum_horizontal(trials).alias(an.TRIALS),
+    )
+    return counts.finish(table)
 
 
 def binary_value(name: str, zero_division: float) -> pl.Expr:

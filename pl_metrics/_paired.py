@@ -112,14 +112,6 @@ def mcnemar(b: int, c: int) -> tuple[str, float, float]:
     return "mcnemar_chi2", statistic, math.erfc(math.sqrt(statistic / 2))  # chi2(1).sf
 
 
-def normal_p_value(z: pl.Series) -> pl.Series:
-    """Two-sided p-value of a standard normal statistic, ``erfc(|z| / sqrt 2)``."""
-    return pl.Series(
-        [None if x is None else math.erfc(abs(x) / math.sqrt(2)) for x in z.to_list()],
-        dtype=pl.Float64,
-    )
-
-
 def delong_columns(diff: pl.Expr, se: pl.Expr, ci: float) -> list[pl.Expr]:
     """``LOW, HIGH, TEST, STAT, P`` of DeLong's test from the difference and its se
     (the interval clipped to [-1, 1], the range of a difference of AUCs)."""
@@ -131,7 +123,7 @@ def delong_columns(diff: pl.Expr, se: pl.Expr, ci: float) -> list[pl.Expr]:
         (diff + z * se).clip(-1.0, 1.0).alias(HIGH),
         pl.lit("delong").alias(TEST),
         statistic.alias(STAT),
-        statistic.map_batches(normal_p_value, return_dtype=pl.Float64).alias(P),
+        statistic.map_batches(an.normal_p_value, return_dtype=pl.Float64).alias(P),
     ]
 
 
@@ -566,6 +558,5 @@ __all__ = [
     "delong_se",
     "label_cells",
     "mcnemar",
-    "normal_p_value",
     "score_cells",
 ]

@@ -419,7 +419,9 @@ def test_compare_draws_the_replicates_of_the_methods_own_interval(
         pl.when(pl.col("g") == 1).then(2).otherwise(pl.col("p")).alias("p3")  # 3 classes
     )
     got = df.metrics.compare("y", "p3", by="g", metric=metric, n_boot=300, seed=5)
-    own = getattr(df.metrics, method)("y", "p3", by="g", ci=0.95, n_boot=300, seed=5)
+    own = getattr(df.metrics, method)(
+        "y", "p3", by="g", ci=0.95, n_boot=300, seed=5, ci_method="bootstrap"
+    )
     if method == "averages":
         own = own.filter(pl.col("average") == metric.rsplit("_", 1)[1])
     assert got["g"].to_list() == own["g"].to_list()

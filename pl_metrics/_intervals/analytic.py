@@ -4,6 +4,7 @@ ties counted one half), the logit interval of the average precision."""
 
 from __future__ import annotations
 
+import math
 from statistics import NormalDist
 
 import polars as pl
@@ -15,6 +16,14 @@ from pl_metrics._core.names import COUNT, INTERNAL, NEG, POS, SCORE
 
 def z_value(ci: float) -> float:
     return NormalDist().inv_cdf(0.5 + ci / 2)
+
+
+def normal_p_value(z: pl.Series) -> pl.Series:
+    """Two-sided p-value of a standard normal statistic, ``erfc(|z| / sqrt 2)``."""
+    return pl.Series(
+        [None if x is None else math.erfc(abs(x) / math.sqrt(2)) for x in z.to_list()],
+        dtype=pl.Float64,
+    )
 
 
 def wilson(successes: pl.Expr, trials: pl.Expr, ci: float) -> tuple[pl.Expr, pl.Expr]:
@@ -100,7 +109,8 @@ def summary_delta(counts: Counts) -> pl.LazyFrame:
     present = t > 0
 
     def ordered_sum(x: pl.Expr, by: str | list[str] = LABEL) -> pl.Expr:
-        return x.sort_by(by).sum()
+        # one running sum in label order: the engines' sums may add in other orders
+        return x.sort_by(by).cum_sum().last()
 
     segment = classes.group_by(keys).agg(
         t.sum().alias(f"{INTERNAL}n"),
@@ -225,3 +235,61 @@ def summary_bounds(ci: float) -> list[pl.Expr]:
             (value + z * se).clip(-1.0, 1.0).alias(f"{m}_high"),
         ]
     return out
+
+
+#: The columns :func:`compare_to_overall` reads: a segment's successes and trials.
+SUCCESSES, TRIALS = f"{INTERNAL}successes", f"{INTERNAL}trials"
+
+
+def compare_to_overall(strata: list[str], ci: float) -> list[list[pl.Expr]]:
+    """``compare``'s analytic columns for a proportion x / m, in three stages (each a
+    ``with_columns`` over the segment rows ``*strata, *groups, SUCCESSES, TRIALS``):
+    ``low, high, diff_low, diff_high, ratio_low, ratio_high, p_value``.
+
+    The segment's interval is Wilson's.  The overall value of a stratum is
+    sum x / sum m = sum w_t v_t (w_t = m_t / M): with the segments independent and
+    their trials fixed, diff = v_s - o has variance (1 - 2 w_s) var_s + W, W =
+    sum_t w_t^2 var_t, computed with Agresti & Caffo's proportions (x + 1) / (m + 2)
+    and var = v (1 - v) / (m + 2) (never 0 at 0 or 1); the interval is
+    (v~_s - o~) +- z se, the p-value erfc(|z| / sqrt 2) with z = (v~_s - o~) / se
+    (two segments: statsmodels' ``test_proportions_2indep(method="agresti-caffo")``,
+    its interval times the other segment's share).  The ratio's interval is
+    r~ exp(+- z se), se^2 = var_s / v~_s^2 + W / o~^2 - 2 w_s var_s / (v~_s o~)
+    (the delta method on log v~_s - log o~).  Null where the segment has no trials.
+    """
+    z = z_value(ci)
+    x, m = pl.col(SUCCESSES).cast(pl.Float64), pl.col(TRIALS).cast(pl.Float64)
+
+    def over(e: pl.Expr) -> pl.Expr:
+        return e.over(strata) if strata else e
+
+    w_, v_, var_ = (f"{INTERNAL}{c}" for c in ("w", "v", "var"))
+    o_, big_w = f"{INTERNAL}o", f"{INTERNAL}big_w"
+    low, high = wilson(pl.col(SUCCESSES), pl.col(TRIALS), ci)
+    adjusted = (x + 1.0) / (m + 2.0)
+    first = [
+        low.alias("low"),
+        high.alias("high"),
+        (m / over(m.sum())).alias(w_),
+        adjusted.alias(v_),
+        (adjusted * (1.0 - adjusted) / (m + 2.0)).alias(var_),
+    ]
+    w, v, var = pl.col(w_), pl.col(v_), pl.col(var_)
+    second = [over((w * v).sum()).alias(o_), over((w * w * var).sum()).alias(big_w)]
+    o, big = pl.col(o_), pl.col(big_w)
+    d = v - o
+    se = ((1.0 - 2.0 * w) * var + big).clip(lower_bound=0.0).sqrt()
+    log_se = (var / (v * v) + big / (o * o) - 2.0 * w * var / (v * o)).clip(lower_bound=0.0)
+    ratio = v / o
+    defined = m > 0
+    third = [
+        pl.when(defined).then(d - z * se).alias("diff_low"),
+        pl.when(defined).then(d + z * se).alias("diff_high"),
+        pl.when(defined).then(ratio * (-z * log_se.sqrt()).exp()).alias("ratio_low"),
+        pl.when(defined).then(ratio * (z * log_se.sqrt()).exp()).alias("ratio_high"),
+        pl.when(defined & (se > 0))
+        .then(d / se)
+        .map_batches(normal_p_value, return_dtype=pl.Float64, is_elementwise=True)
+        .alias("p_value"),
+    ]
+    return [first, second, third]

@@ -11,11 +11,14 @@ segments compared (``adjust=``).
 
 from __future__ import annotations
 
+from typing import Any
+
 import polars as pl
 
 from pl_metrics import _fairness as fair
 from pl_metrics._core import checks as v
 from pl_metrics._core import multiple, names
+from pl_metrics._intervals import analytic as an
 from pl_metrics._intervals import groups as gr
 from pl_metrics._intervals import resample as rs
 from pl_metrics._namespace.fairness import prepare
@@ -115,13 +118,17 @@ class CompareMethods:
         if ci is None:
             msg = "`ci` is required: compare gives every segment an interval (e.g. ci=0.95)"
             raise ValueError(msg)
+        proportion = metric in fair.PROPORTIONS
         if ci_method is None:
-            ci_method = v.default_ci_method(str(metric))
+            ci_method = "wilson" if proportion else v.default_ci_method(str(metric))
         v.check_ci(ci, n_boot, ci_method, ("bootstrap", *v.ANALYTIC_CI))
-        if ci_method != "bootstrap" and metric not in v.ANALYTIC_CI[ci_method]:
+        allowed = v.ANALYTIC_CI.get(ci_method, frozenset())
+        if ci_method == "wilson":
+            allowed = frozenset(fair.PROPORTIONS)
+        if ci_method != "bootstrap" and metric not in allowed:
             msg = (
                 f"ci_method={ci_method!r} is an analytic interval of "
-                f"{' and '.join(sorted(v.ANALYTIC_CI[ci_method]))} only, not of {metric!r}; "
+                f"{', '.join(sorted(allowed))} only, not of {metric!r}; "
                 "use ci_method='bootstrap'"
             )
             raise ValueError(msg)
@@ -145,57 +152,102 @@ class CompareMethods:
         overall = fair.evaluate(g.lf, [name], g.strata, x)
         table = fair.with_overall(value, overall, g.strata, [name])
         table = table.rename({name: "value", gr.overall_column(name): "overall"})
-
-        table_r, _ = fair.replicate_tables(
-            g.lf, g.strata, g.groups, [name], x, point=value, n_boot=n_boot, seed=seed
-        )
-        v_, o_ = f"{names.INTERNAL}v", f"{names.INTERNAL}o"
-        rep = table_r.rename({name: v_, gr.overall_column(name): o_})
-        d = fair.difference(pl.col(v_), pl.col(o_))
-        diff_low, diff_high = rs.percentile_bounds(d, ci)
-        ratio_low, ratio_high = rs.percentile_bounds(pl.col(v_) / pl.col(o_), ci)
-        aggs = [
-            diff_low.alias("diff_low"),
-            diff_high.alias("diff_high"),
-            ratio_low.alias("ratio_low"),
-            ratio_high.alias("ratio_high"),
-            rs.p_value(d).alias("p_value"),
-        ]
-        if ci_method == "bootstrap":
-            low, high = rs.percentile_bounds(pl.col(v_), ci)
-            aggs += [low.alias("low"), high.alias("high")]
-        stats = rep.group_by(keys).agg(aggs)
-        table = table.join(stats, on=keys, how="left", nulls_equal=True)
-        if ci_method != "bootstrap":
-            method = getattr(g.lf.metrics, m.method)
-            options = {"pos_label": pos_label} if m.scores else {}
-            own = method(y_true, y_pred, by=keys, ci=ci, ci_method=ci_method, **options)
-            bounds = [f"{name}_low", f"{name}_high"]
-            table = table.join(
-                own.select(
-                    *keys,
-                    *(pl.col(b).alias(e) for b, e in zip(bounds, ("low", "high"), strict=True)),
-                ),
-                on=keys,
-                how="left",
-                nulls_equal=True,
-            )
-
-        val, total = pl.col("value"), pl.col("overall")
-        if m.higher_is_better is None:
-            best = pl.lit(None, pl.Float64)
+        if ci_method == "wilson":  # a proportion: every interval and the p-value analytic
+            parts = fair.proportion_parts(g.lf, name, keys, x)
+            if keys:
+                table = table.join(parts, on=keys, how="left", nulls_equal=True)
+            else:
+                table = pl.concat([table, parts], how="horizontal")
+            for stage in an.compare_to_overall(list(g.strata), ci):
+                table = table.with_columns(stage)
         else:
-            best = val.fill_nan(None).max() if m.higher_is_better else val.fill_nan(None).min()
-            best = best.over(g.strata) if g.strata else best
-        table = table.with_columns(
-            pl.lit(name).alias("metric"),
-            fair.difference(val, total).alias("diff"),
-            (val / total).alias("ratio"),
-            best.alias("best"),
-        ).with_columns(
-            (val - pl.col("best")).alias("diff_best"),
-            (val / pl.col("best")).alias("ratio_best"),
-            ((total < pl.col("low")) | (total > pl.col("high"))).alias("outside"),
+            table = _bootstrapped(
+                table,
+                g=g,
+                value=value,
+                m=m,
+                x=x,
+                ci=ci,
+                n_boot=n_boot,
+                seed=seed,
+                ci_method=ci_method,
+            )
+        return _finish(table, g=g, m=m, name=name, adjust=adjust)
+
+
+def _finish(
+    table: pl.LazyFrame, *, g: Any, m: fair.Metric, name: str, adjust: str | None
+) -> pl.LazyFrame:
+    """The columns after the intervals: best, the differences, outside, p_adjusted."""
+    keys = [*g.strata, *g.groups]
+    val, total = pl.col("value"), pl.col("overall")
+    if m.higher_is_better is None:
+        best = pl.lit(None, pl.Float64)
+    else:
+        best = val.fill_nan(None).max() if m.higher_is_better else val.fill_nan(None).min()
+        best = best.over(g.strata) if g.strata else best
+    table = table.with_columns(
+        pl.lit(name).alias("metric"),
+        fair.difference(val, total).alias("diff"),
+        (val / total).alias("ratio"),
+        best.alias("best"),
+    ).with_columns(
+        (val - pl.col("best")).alias("diff_best"),
+        (val / pl.col("best")).alias("ratio_best"),
+        ((total < pl.col("low")) | (total > pl.col("high"))).alias("outside"),
+    )
+    table = multiple.adjusted(table, "p_value", "p_adjusted", g.strata, adjust)
+    return g.restore(table.select(*keys, *names.output_columns("compare")))
+
+
+def _bootstrapped(
+    table: pl.LazyFrame,
+    *,
+    g: Any,
+    value: pl.LazyFrame,
+    m: fair.Metric,
+    x: fair.Inputs,
+    ci: float,
+    n_boot: int,
+    seed: int | None,
+    ci_method: str,
+) -> pl.LazyFrame:
+    """The bootstrap's ``diff`` / ``ratio`` intervals and p-value (and the segment's
+    interval: the bootstrap's, or the metric's own analytic method's)."""
+    y_true, y_pred, pos_label = x.y_true, x.y_pred, x.pos_label
+    keys, name = [*g.strata, *g.groups], value.collect_schema().names()[-1]
+    table_r, _ = fair.replicate_tables(
+        g.lf, g.strata, g.groups, [name], x, point=value, n_boot=n_boot, seed=seed
+    )
+    v_, o_ = f"{names.INTERNAL}v", f"{names.INTERNAL}o"
+    rep = table_r.rename({name: v_, gr.overall_column(name): o_})
+    d = fair.difference(pl.col(v_), pl.col(o_))
+    diff_low, diff_high = rs.percentile_bounds(d, ci)
+    ratio_low, ratio_high = rs.percentile_bounds(pl.col(v_) / pl.col(o_), ci)
+    aggs = [
+        diff_low.alias("diff_low"),
+        diff_high.alias("diff_high"),
+        ratio_low.alias("ratio_low"),
+        ratio_high.alias("ratio_high"),
+        rs.p_value(d).alias("p_value"),
+    ]
+    if ci_method == "bootstrap":
+        low, high = rs.percentile_bounds(pl.col(v_), ci)
+        aggs += [low.alias("low"), high.alias("high")]
+    stats = rep.group_by(keys).agg(aggs)
+    table = table.join(stats, on=keys, how="left", nulls_equal=True)
+    if ci_method != "bootstrap":
+        method = getattr(g.lf.metrics, m.method)
+        options = {"pos_label": pos_label} if m.scores else {}
+        own = method(y_true, y_pred, by=keys, ci=ci, ci_method=ci_method, **options)
+        bounds = [f"{name}_low", f"{name}_high"]
+        table = table.join(
+            own.select(
+                *keys,
+                *(pl.col(b).alias(e) for b, e in zip(bounds, ("low", "high"), strict=True)),
+            ),
+            on=keys,
+            how="left",
+            nulls_equal=True,
         )
-        table = multiple.adjusted(table, "p_value", "p_adjusted", g.strata, adjust)
-        return g.restore(table.select(*keys, *names.output_columns("compare")))
+    return table
