@@ -308,8 +308,10 @@ def test_compare_any_metric_values_and_adjustment(metric: str) -> None:
     if metric in ("accuracy", "f1", "mcc"):  # segment 0 is worse by design, beyond noise
         worst = out.filter(pl.col("g") == 0).row(0, named=True)
         assert worst["diff_high"] < 0
-        # no replicate crosses 0: the smallest p-value 200 replicates give
-        assert worst["p_value"] == pytest.approx(2 / 201)
+        if metric == "accuracy":  # a proportion: Agresti & Caffo's z, analytic by default
+            assert worst["p_value"] < 1e-6
+        else:  # no replicate crosses 0: the smallest p-value 200 replicates give
+            assert worst["p_value"] == pytest.approx(2 / 201)
 
 
 @pytest.mark.parametrize("adjust", ["bonferroni", "holm", "bh", "by"])
@@ -418,7 +420,9 @@ def test_compare_draws_the_replicates_of_the_methods_own_interval(
     df = _segments(n_groups=5, n=3000).with_columns(
         pl.when(pl.col("g") == 1).then(2).otherwise(pl.col("p")).alias("p3")  # 3 classes
     )
-    got = df.metrics.compare("y", "p3", by="g", metric=metric, n_boot=300, seed=5)
+    got = df.metrics.compare(
+        "y", "p3", by="g", metric=metric, n_boot=300, seed=5, ci_method="bootstrap"
+    )
     own = getattr(df.metrics, method)(
         "y", "p3", by="g", ci=0.95, n_boot=300, seed=5, ci_method="bootstrap"
     )
@@ -715,3 +719,103 @@ def test_custom_metrics_refuse_bad_callables_and_inputs() -> None:
         by="g",
     )
     assert got.rows() == [("a", None, None, 2.0), ("b", None, None, 1.0)]
+
+
+# ------------------------------------------- compare: the analytic test of proportions
+def _agresti_caffo(x: np.ndarray, m: np.ndarray, ci: float) -> dict[str, np.ndarray]:
+    """compare's analytic columns by hand (numpy), one stratum of segments with x
+    successes of m trials: v~ = (x + 1) / (m + 2), var = v~ (1 - v~) / (m + 2),
+    w = m / sum m, o~ = sum w v~, W = sum w^2 var; diff = v~ - o~ with variance
+    (1 - w)^2 var + sum over the other segments of w^2 var; ratio r~ = v~ / o~ with
+    log-variance var / v~^2 + W / o~^2 - 2 w var / (v~ o~)."""
+    from statistics import NormalDist
+
+    z = NormalDist().inv_cdf(0.5 + ci / 2)
+    v = (x + 1) / (m + 2)
+    var = v * (1 - v) / (m + 2)
+    w = m / m.sum()
+    o = (w * v).sum()
+    big = (w * w * var).sum()
+    se = np.sqrt((1 - w) ** 2 * var + (big - w * w * var))
+    d = v - o
+    log_se = np.sqrt(var / v**2 + big / o**2 - 2 * w * var / (v * o))
+    p = np.array([math.erfc(abs(t) / math.sqrt(2)) for t in d / se])
+    return {
+        "diff_low": d - z * se,
+        "diff_high": d + z * se,
+        "ratio_low": v / o * np.exp(-z * log_se),
+        "ratio_high": v / o * np.exp(z * log_se),
+        "p_value": p,
+    }
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    sizes=st.lists(st.integers(1, 200), min_size=2, max_size=6),
+    skill=st.floats(0.0, 1.0),
+    seed=st.integers(0, 2**32 - 1),
+    ci=st.sampled_from([0.9, 0.95]),
+)
+def test_compare_proportions_are_agresti_caffo(
+    sizes: list[int], skill: float, seed: int, ci: float
+) -> None:
+    from statsmodels.stats.proportion import (
+        confint_proportions_2indep,
+        proportion_confint,
+        test_proportions_2indep,
+    )
+
+    rng = np.random.default_rng(seed)
+    g = np.repeat(np.arange(len(sizes)), sizes)
+    y = rng.integers(0, 2, len(g))
+    p = np.where(rng.random(len(g)) < skill, y, 1 - y)
+    df = pl.DataFrame({"g": g, "y": y, "p": p})
+    out = df.metrics.compare("y", "p", by="g", ci=ci)  # accuracy: analytic by default
+    assert out["g"].to_list() == list(range(len(sizes)))
+    x = np.array([(y[g == k] == p[g == k]).sum() for k in range(len(sizes))], dtype=float)
+    m = np.array(sizes, dtype=float)
+    expected = _agresti_caffo(x, m, ci)
+    for column, values in expected.items():
+        assert out[column].to_numpy() == pytest.approx(values, rel=1e-9, abs=1e-12), column
+    # the segment's own interval: Wilson's (statsmodels)
+    low, high = proportion_confint(x, m, alpha=1 - ci, method="wilson")
+    assert out["low"].to_numpy() == pytest.approx(low, abs=1e-12)
+    assert out["high"].to_numpy() == pytest.approx(high, abs=1e-12)
+    if len(sizes) == 2:  # a segment against the overall value: the two-sample test
+        test = test_proportions_2indep(x[0], m[0], x[1], m[1], method="agresti-caffo")
+        assert out["p_value"][0] == pytest.approx(test.pvalue, rel=1e-9)
+        bounds = confint_proportions_2indep(
+            x[0], m[0], x[1], m[1], method="agresti-caffo", alpha=1 - ci
+        )
+        share = m[1] / m.sum()  # diff = v0 - o = share of the other x (v0 - v1)
+        assert out["diff_low"][0] == pytest.approx(share * bounds[0], rel=1e-9)
+        assert out["diff_high"][0] == pytest.approx(share * bounds[1], rel=1e-9)
+
+
+def test_compare_proportions_analytic_by_stratum_and_for_rates() -> None:
+    df = _segments(n_groups=6, n=3000)
+    out = df.metrics.compare("y", "p", by="g", control="c", metric="false_positive_rate")
+    for c in (0, 1):
+        part = df.filter(pl.col("c") == c).sort("g")
+        negatives = part.filter(pl.col("y") == 0)
+        x = negatives.group_by("g").agg((pl.col("p") == 1).sum()).sort("g")["p"].to_numpy()
+        m = negatives.group_by("g").len().sort("g")["len"].to_numpy()
+        expected = _agresti_caffo(x.astype(float), m.astype(float), 0.95)
+        got = out.filter(pl.col("c") == c).sort("g")
+        for column, values in expected.items():
+            assert got[column].to_numpy() == pytest.approx(values, rel=1e-9), column
+
+
+def test_compare_proportions_p_values_are_calibrated() -> None:
+    # 300 segments of one true accuracy (0.8): under the null, about 5 % of the
+    # p-values fall below 0.05 and the difference's interval covers 0 about 95 %
+    rng = np.random.default_rng(7)
+    g = rng.integers(0, 300, 60_000)
+    y = rng.integers(0, 2, len(g))
+    p = np.where(rng.random(len(g)) < 0.8, y, 1 - y)
+    out = pl.DataFrame({"g": g, "y": y, "p": p}).metrics.compare("y", "p", by="g")
+    rejected = (out["p_value"] < 0.05).mean()
+    covered = ((out["diff_low"] <= 0) & (out["diff_high"] >= 0)).mean()
+    # 300 segments: the binomial sd of a 5 % rate is 1.3 %
+    assert 0.015 <= rejected <= 0.09, rejected
+    assert 0.91 <= covered <= 0.985, covered

@@ -289,6 +289,8 @@ def compare_to_overall(strata: list[str], ci: float) -> list[list[pl.Expr]]:
         pl.when(defined).then(ratio * (z * log_se.sqrt()).exp()).alias("ratio_high"),
         pl.when(defined & (se > 0))
         .then(d / se)
+        .when(defined & (d == 0))  # one segment: its own overall value, exactly
+        .then(0.0)
         .map_batches(normal_p_value, return_dtype=pl.Float64, is_elementwise=True)
         .alias("p_value"),
     ]

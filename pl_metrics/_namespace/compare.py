@@ -4,9 +4,9 @@
 of the catalogue (:data:`pl_metrics._fairness.METRICS`): the segment's value
 with its confidence interval, the overall value (of the segment's control
 stratum), the difference and ratio to overall and to the best segment
-(fairlearn's ``difference`` / ``ratio``, per segment), the bootstrap interval
-of the difference to overall and its p-value, adjusted for the number of
-segments compared (``adjust=``).
+(fairlearn's ``difference`` / ``ratio``, per segment), the interval of the
+difference to overall and its p-value (analytic for proportions, else
+bootstrapped), adjusted for the number of segments compared (``adjust=``).
 """
 
 from __future__ import annotations
@@ -67,13 +67,19 @@ class CompareMethods:
         ci, n_boot, seed
             The level and the bootstrap of the intervals and p-values.
         ci_method
-            The segment's own interval: ``"bootstrap"`` (percentile, any metric),
-            ``"wilson"`` (``accuracy``), ``"delong"`` (``roc_auc``) or ``"logit"``
-            (``average_precision``).  None (the default): the metric's own
-            method's default (DeLong for ``roc_auc``, logit for
-            ``average_precision``), else the bootstrap, whose replicates the
-            difference needs anyway: its interval and p-value are always
-            bootstrapped.
+            ``"wilson"`` (the default for the proportions: ``accuracy`` and the
+            rates of a 2x2 matrix, ``recall``, ``specificity``, ``jaccard``):
+            every interval and the p-value analytic, a ``group_by``'s cost —
+            Wilson's interval for the segment, and for ``diff`` / ``ratio`` the
+            normal approximation with the segments independent (the overall value
+            is the segments' trials-weighted mean) and Agresti & Caffo's
+            proportions (x + 1) / (m + 2) (with two segments, statsmodels'
+            ``test_proportions_2indep(method="agresti-caffo")``).
+            ``"bootstrap"``: percentile intervals and the bootstrap p-value, any
+            metric.  ``"delong"`` (``roc_auc``'s default) / ``"logit"``
+            (``average_precision``'s): the segment's own interval analytic, the
+            difference's interval and p-value bootstrapped.  Other metrics
+            (F1, MCC, kappa, log loss ...): the bootstrap.
         pos_label, zero_division
             As the metric's own method.
         adjust
@@ -92,10 +98,10 @@ class CompareMethods:
             error rates; null for ``selection_rate`` / ``prevalence``, which have no
             better side), ``outside`` whether the overall value lies outside the
             segment's interval, ``diff_low`` / ``diff_high`` (``ratio_low`` /
-            ``ratio_high``) the bootstrap interval of ``diff`` (``ratio``; each
-            replicate's overall value is that of the union of its segments'
-            replicates) and ``p_value`` the two-sided bootstrap p-value of
-            ``diff == 0``.  Sorted by stratum and segment.
+            ``ratio_high``) the interval of ``diff`` (``ratio``) and ``p_value``
+            the two-sided p-value of ``diff == 0``: analytic (``ci_method``), or
+            bootstrapped (each replicate's overall value is that of the union of
+            its segments' replicates).  Sorted by stratum and segment.
 
         Examples
         --------

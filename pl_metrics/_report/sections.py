@@ -191,7 +191,7 @@ def label_sections(
                 Table(
                     "compare",
                     compared,
-                    "Each segment against all rows (bootstrap; Holm-adjusted p-values). "
+                    "Each segment against all rows (Agresti-Caffo z-tests; Holm-adjusted p-values). "
                     f"Highlighted: p_adjusted < {s.alpha:g}.",
                     flag="differs",
                 )
@@ -203,8 +203,7 @@ def label_sections(
         "labels, over all rows and per segment."
         + _interval_text(
             s.ci,
-            "intervals: Wilson's for accuracy, the delta method's for the others "
-            "(the segment comparison's differences: bootstrap)",
+            "intervals: Wilson's for accuracy, the delta method's for the others",
         ),
         parts,
     )
