@@ -191,7 +191,8 @@ def label_sections(
                 Table(
                     "compare",
                     compared,
-                    "Each segment against all rows (Agresti-Caffo z-tests; Holm-adjusted p-values). "
+                    "Each segment against all rows (Agresti-Caffo z-tests; Holm-adjusted "
+                    "p-values). "
                     f"Highlighted: p_adjusted < {s.alpha:g}.",
                     flag="differs",
                 )
