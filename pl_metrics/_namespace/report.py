@@ -72,8 +72,8 @@ class ReportMethods:
             default: Wilson / the delta method for the summary, DeLong and logit
             for the scores, the bootstrap for the per-class table) and the
             segment comparison (analytic: accuracy is a proportion).  ``"auto"``
-            (default): 95% intervals without ``weight``, none with it (the bootstrap resamples un-weighted rows; the
-            page says so); ``None``: none.
+            (default): 95% intervals without ``weight``, none with it (the
+            intervals count un-weighted rows; the page says so); ``None``: none.
         n_bins
             Bins of the reliability diagram and the calibration error.
         title
