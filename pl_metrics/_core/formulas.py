@@ -153,11 +153,14 @@ def binary_mcc(tp: Any, fp: Any, fn: Any, tn: Any, xp: Backend = POLARS) -> Any:
     return mcc_of_shares(*mcc_shares(tp, fp, fn, tn, xp), xp)
 
 
-def mcc_shares(tp: Any, fp: Any, fn: Any, tn: Any, xp: Backend = POLARS) -> tuple[Any, ...]:
+def mcc_shares(  # noqa: PLR0917 - the counts, then the options, as every formula here
+    tp: Any, fp: Any, fn: Any, tn: Any, xp: Backend = POLARS, total: Any = None
+) -> tuple[Any, ...]:
     """:func:`binary_mcc`'s first step: tp, fp, fn, tn as shares of their total (as
-    Float64; the total 1 where it is 0)."""
+    Float64; the total 1 where it is 0).  ``total``: that total when it is already
+    known (a threshold sweep's P + N: no sum of four columns per row)."""
     tp, fp, fn, tn = (xp.to_float(x) for x in (tp, fp, fn, tn))
-    n = tp + fp + fn + tn
+    n = tp + fp + fn + tn if total is None else xp.to_float(total)
     n = xp.where(n > 0, n, 1.0)
     return tp / n, fp / n, fn / n, tn / n
 
@@ -166,9 +169,10 @@ def mcc_of_shares(tp: Any, fp: Any, fn: Any, tn: Any, xp: Backend = POLARS) -> A
     """:func:`binary_mcc` of the shares of :func:`mcc_shares`."""
     pos_margins = (tp + fp) * (tp + fn)
     neg_margins = (tn + fp) * (tn + fn)
-    zero = (pos_margins == 0) | (neg_margins == 0)
+    # 0 where a margin is 0: the shares are at most 1, so sqrt(0) * sqrt(m) is 0 (never
+    # 0 * inf), and the denominator is 0 exactly then (or where it underflows)
     denominator = xp.sqrt(pos_margins) * xp.sqrt(neg_margins)
-    return xp.where(zero, 0.0, xp.ratio(tp * tn - fp * fn, denominator, 0.0))
+    return xp.ratio(tp * tn - fp * fn, denominator, 0.0)
 
 
 #: The rates of a 2x2 confusion matrix, each as (numerator, denominator) of tp, fp,
