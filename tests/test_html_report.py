@@ -512,3 +512,26 @@ def test_many_segments_and_many_points_stay_a_readable_page() -> None:
     assert "ROC curve per segment" in few.metrics.html_report(
         "y", "p", y_score="s", by="seg", ci=None
     )
+
+
+def test_every_chart_of_a_report_is_valid_vega_lite(
+    df: pl.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the report writes its specs unvalidated (a second of jsonschema per report):
+    # here each chart it builds is validated first, labels with segments and scores
+    from pl_metrics._report import sections
+
+    validated: list[str] = []
+    unvalidated = sections._spec
+
+    def checked(chart: Any) -> dict[str, Any]:
+        import altair as alt
+
+        with alt.data_transformers.disable_max_rows():
+            chart.to_dict()  # altair validates against the Vega-Lite schema (raises if not)
+        validated.append(type(chart).__name__)
+        return unvalidated(chart)
+
+    monkeypatch.setattr(sections, "_spec", checked)
+    df.metrics.html_report("is_cat", "flag", y_score="cat_score", by="region", n_boot=50)
+    assert len(validated) >= 8, validated

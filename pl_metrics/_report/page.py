@@ -15,7 +15,9 @@ import functools
 import html
 import json
 import math
+import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -158,14 +160,49 @@ def chart_html(chart: Chart) -> str:
 
 
 # --------------------------------------------------------------------------- page
+def _cache_dir() -> Path:
+    """Where the Vega bundle is kept between runs: ``$PL_METRICS_CACHE``, else
+    ``$XDG_CACHE_HOME/pl_metrics``, else ``~/.cache/pl_metrics``."""
+    if os.environ.get("PL_METRICS_CACHE"):
+        return Path(os.environ["PL_METRICS_CACHE"])
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "pl_metrics"
+
+
 @functools.lru_cache(maxsize=4)
 def vega_bundle(vl_version: str | None) -> str:
-    """Vega, Vega-Lite and vega-embed in one script (from vl_convert, offline)."""
+    """Vega, Vega-Lite and vega-embed in one script (from vl_convert, offline).
+
+    Bundling takes vl_convert about 4 s: the bundle is kept on disk
+    (:func:`_cache_dir`, one file per vl_convert version and Vega-Lite version,
+    written whole then renamed) and read back by the next process; a cache that
+    cannot be read or written is bundled again, never an error.
+    """
     import vl_convert
 
+    version = getattr(vl_convert, "__version__", "unknown")
+    path = _cache_dir() / f"vega-bundle-{version}-{vl_version or 'default'}.js"
+    try:
+        cached = path.read_text(encoding="utf-8")
+        if cached.rstrip().endswith(_BUNDLE_END):
+            return cached.removesuffix(_BUNDLE_END + "\n")
+    except OSError:
+        pass
     bundle: str = vl_convert.javascript_bundle("window.vegaEmbed = vegaEmbed;", vl_version)
     # inlined in a <script> element: "</script" inside would end it early
-    return bundle.replace("</script", "<\\/script")
+    bundle = bundle.replace("</script", "<\\/script")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(f".{os.getpid()}.tmp")
+        partial.write_text(bundle + _BUNDLE_END + "\n", encoding="utf-8")
+        os.replace(partial, path)
+    except OSError:
+        pass
+    return bundle
+
+
+#: The line that closes a whole cached bundle (a cut file lacks it).
+_BUNDLE_END = "// pl_metrics: end of the Vega bundle"
 
 
 def _json(value: object) -> str:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from pl_metrics import _thresholds as th
 from pl_metrics._core import names
 from pl_metrics._report.page import Chart, Section, Table, card_html
 
@@ -109,7 +110,9 @@ def _spec(chart: Any) -> dict[str, Any]:
         return value
 
     with alt.data_transformers.disable_max_rows():
-        spec: dict[str, Any] = chart.to_dict()
+        # not validated against the Vega-Lite schema here (1.6 s of a report of eight
+        # charts): tests/test_plot.py validates every chart function's output
+        spec: dict[str, Any] = chart.to_dict(validate=False)
     out: dict[str, Any] = finite(spec)
     return out
 
@@ -121,9 +124,13 @@ def thinned(frame: pl.DataFrame, limit: int) -> pl.DataFrame:
     the ``limit - 1`` equal spans of positions ``i (limit - 1) // (n - 1)``, and
     the last (integer arithmetic: exactly ``limit`` rows)."""
     series = [c for c in ("segment_id", "metric") if c in frame.columns]
-    i, n = pl.int_range(pl.len()), pl.len()
-    if series:
+    if frame.height <= limit:
+        return frame
+    i, n = pl.int_range(pl.len(), dtype=pl.Int64), pl.len().cast(pl.Int64)
+    if series:  # each window once (a filter repeating them took 1.4 s on 3M rows)
         i, n = i.over(series), n.over(series)
+    positions = frame.select(i.alias("i"), n.alias("n"))  # a frame apart: no name clash
+    i, n = positions["i"], positions["n"]
     span = (i * (limit - 1)) // (n - 1).clip(lower_bound=1)
     before = ((i - 1) * (limit - 1)) // (n - 1).clip(lower_bound=1)
     return frame.filter((n <= limit) | (i == n - 1) | (span > before))
@@ -474,7 +481,8 @@ def _thresholds(lf: pl.LazyFrame, s: Spec, step: Callable[[str], None]) -> Secti
     binary: dict[str, Any] = {"pos_label": s.pos_label, "weight": s.weight, "bins": s.bins}
     step("thresholds")
     thresholds = _collect(_metrics(lf).thresholds(s.y_true, s.y_score, **binary))
-    best = _collect(_metrics(lf).best_threshold(s.y_true, s.y_score, metric="f1", **binary))
+    # the best F1 of the sweep just collected (best_threshold's rule): no second sort
+    best = th.best(thresholds.lazy(), [], metric="f1", where=None).collect()
     chart = plot.threshold_metrics(thresholds)
     return Section(
         "thresholds",
