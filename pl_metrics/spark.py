@@ -553,7 +553,8 @@ def summary(
     y_true, y_pred, by, labels, weight, kappa_weights, replace_undefined_by
         As :meth:`MetricsLazyFrame.summary`.
     ci, n_boot, seed, ci_method
-        As :meth:`MetricsLazyFrame.summary` (``"bootstrap"`` or ``"wilson"``):
+        As :meth:`MetricsLazyFrame.summary` (``"delta"``, the default,
+        ``"bootstrap"`` or ``"wilson"``):
         computed on the driver from the merged state; for a seed, the frame
         method's interval on the same rows.  Not with ``weight`` (refused before
         any Spark job).

@@ -12,6 +12,16 @@ import pytest
 ENVIRONMENT_MODULES = frozenset({"test_spark.py", "test_typing.py", "test_docs.py", "test_cli.py"})
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """The report's Vega bundle cache in a directory of this run, not the user's
+    ``~/.cache`` (the processes the suite starts inherit it)."""
+    import os
+    import tempfile
+
+    del config
+    os.environ.setdefault("PL_METRICS_CACHE", tempfile.mkdtemp(prefix="pl_metrics_cache_"))
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         browser = item.name.startswith("test_the_report_renders_in_chromium")

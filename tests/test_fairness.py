@@ -726,8 +726,8 @@ def _agresti_caffo(x: np.ndarray, m: np.ndarray, ci: float) -> dict[str, np.ndar
     """compare's analytic columns by hand (numpy), one stratum of segments with x
     successes of m trials: v~ = (x + 1) / (m + 2), var = v~ (1 - v~) / (m + 2),
     w = m / sum m, o~ = sum w v~, W = sum w^2 var; diff = v~ - o~ with variance
-    (1 - w)^2 var + sum over the other segments of w^2 var; ratio r~ = v~ / o~ with
-    log-variance var / v~^2 + W / o~^2 - 2 w var / (v~ o~)."""
+    (1 - w)^2 var + sum over the other segments of w^2 var; the ratio's interval
+    1 + the difference's / o~, at least 0."""
     from statistics import NormalDist
 
     z = NormalDist().inv_cdf(0.5 + ci / 2)
@@ -738,13 +738,12 @@ def _agresti_caffo(x: np.ndarray, m: np.ndarray, ci: float) -> dict[str, np.ndar
     big = (w * w * var).sum()
     se = np.sqrt((1 - w) ** 2 * var + (big - w * w * var))
     d = v - o
-    log_se = np.sqrt(var / v**2 + big / o**2 - 2 * w * var / (v * o))
     p = np.array([math.erfc(abs(t) / math.sqrt(2)) for t in d / se])
     return {
         "diff_low": d - z * se,
         "diff_high": d + z * se,
-        "ratio_low": v / o * np.exp(-z * log_se),
-        "ratio_high": v / o * np.exp(z * log_se),
+        "ratio_low": np.maximum(1 + (d - z * se) / o, 0.0),
+        "ratio_high": 1 + (d + z * se) / o,
         "p_value": p,
     }
 
@@ -819,3 +818,17 @@ def test_compare_proportions_p_values_are_calibrated() -> None:
     # 300 segments: the binomial sd of a 5 % rate is 1.3 %
     assert 0.015 <= rejected <= 0.09, rejected
     assert 0.91 <= covered <= 0.985, covered
+
+
+def test_compare_proportions_ratio_interval_agrees_with_the_p_value() -> None:
+    # recall 0 of 8 in one segment, 60 of 100 in the other (the reviewer's case): the
+    # p-value rejects, so neither interval may hold "no difference"
+    y = np.ones(108, dtype=np.int64)
+    p = np.r_[np.zeros(8), np.ones(60), np.zeros(40)].astype(np.int64)
+    g = np.r_[np.zeros(8), np.ones(100)].astype(np.int64)
+    out = pl.DataFrame({"g": g, "y": y, "p": p}).metrics.compare("y", "p", by="g", metric="recall")
+    row = out.filter(pl.col("g") == 0).row(0, named=True)
+    assert row["p_value"] < 0.001
+    assert row["diff_high"] < 0
+    assert row["ratio_high"] < 1
+    assert row["ratio_low"] <= row["ratio"] <= row["ratio_high"]  # 0 inside [0, ...]

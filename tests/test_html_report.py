@@ -535,3 +535,62 @@ def test_every_chart_of_a_report_is_valid_vega_lite(
     monkeypatch.setattr(sections, "_spec", checked)
     df.metrics.html_report("is_cat", "flag", y_score="cat_score", by="region", n_boot=50)
     assert len(validated) >= 8, validated
+
+
+# ------------------------------------------------------------- the Vega bundle cache
+@pytest.fixture
+def fake_bundler(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """vl_convert's bundler replaced by a counter (the real one takes seconds), the
+    cache in ``tmp_path / "cache"``, the in-process memo cleared."""
+    import vl_convert
+
+    from pl_metrics._report import page
+
+    calls: list[str] = []
+
+    def bundle(snippet: str, version: str | None = None) -> str:
+        calls.append(snippet)
+        return f"/* vega {version} */ var a = '</script>';"
+
+    monkeypatch.setattr(vl_convert, "javascript_bundle", bundle)
+    monkeypatch.setenv("PL_METRICS_CACHE", str(tmp_path / "cache"))
+    page.vega_bundle.cache_clear()
+    yield calls
+    page.vega_bundle.cache_clear()
+
+
+def _cached_files(tmp_path: Path) -> list[Path]:
+    return sorted((tmp_path / "cache").glob("*"))
+
+
+def test_the_vega_bundle_is_cached_whole_and_read_back(
+    fake_bundler: list[str], tmp_path: Path
+) -> None:
+    from pl_metrics._report import page
+
+    first = page.vega_bundle("v6")
+    assert "<\\/script>" in first
+    assert "</script" not in first
+    (cached,) = _cached_files(tmp_path)  # no temporary file left
+    page.vega_bundle.cache_clear()  # a new process
+    assert page.vega_bundle("v6") == first
+    assert len(fake_bundler) == 1  # bundled once, read back after
+    # a cut file (no end line), a file that is not text: bundled again, never an error
+    for broken in (cached.read_bytes()[:10], b"\xff\xfe\x00broken"):
+        cached.write_bytes(broken)
+        page.vega_bundle.cache_clear()
+        assert page.vega_bundle("v6") == first
+    assert len(fake_bundler) == 3
+    assert cached.read_text(encoding="utf-8").startswith(first)  # rewritten whole
+
+
+def test_an_unusable_cache_directory_is_no_error(
+    fake_bundler: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pl_metrics._report import page
+
+    blocker = tmp_path / "a file"
+    blocker.write_text("not a directory")
+    monkeypatch.setenv("PL_METRICS_CACHE", str(blocker / "cache"))  # mkdir fails
+    assert page.vega_bundle("v6").startswith("/* vega v6 */")
+    assert blocker.read_text() == "not a directory"

@@ -860,3 +860,27 @@ def test_summary_delta_covers_the_truth_95_percent() -> None:
         cover = ((out[f"{metric}_low"] <= value) & (value <= out[f"{metric}_high"])).mean()
         # 400 repeats: the Monte-Carlo sd of a 95 % coverage is 1.1 %
         assert 0.915 <= cover <= 0.985, (metric, cover)
+
+
+@pytest.mark.parametrize(
+    "df",
+    [
+        pl.DataFrame({"t": [5, 5, 6], "p": [5, 6, 6]}),  # labels= outside every row
+        pl.DataFrame({"t": [], "p": []}, schema={"t": pl.Int64, "p": pl.Int64}),  # no rows
+    ],
+)
+def test_summary_delta_of_no_counted_rows_has_null_bounds(df: pl.DataFrame) -> None:
+    out = df.metrics.summary("t", "p", ci=0.95, labels=[1, 2])
+    wilson = df.metrics.summary("t", "p", ci=0.95, labels=[1, 2], ci_method="wilson")
+    # the plain summary's rows: one of n = 0 when rows exist outside labels=, none
+    # without rows
+    assert out.height == df.metrics.summary("t", "p", labels=[1, 2]).height
+    if out.is_empty():
+        assert out.columns == wilson.columns
+        return
+    assert out["n"][0] == 0
+    assert out.drop(pl.col("^.*_(low|high)$")).equals(wilson.drop(pl.col("^.*_(low|high)$")))
+    bounds = out.select(pl.col("^.*_(low|high)$"))
+    assert bounds.null_count().row(0) == (1,) * 8
+    state = pl_metrics.from_counts(df.metrics.counts("t", "p")).summary(ci=0.95, labels=[1, 2])
+    assert_frame_equal(state, out)

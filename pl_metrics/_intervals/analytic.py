@@ -253,9 +253,11 @@ def compare_to_overall(strata: list[str], ci: float) -> list[list[pl.Expr]]:
     and var = v (1 - v) / (m + 2) (never 0 at 0 or 1); the interval is
     (v~_s - o~) +- z se, the p-value erfc(|z| / sqrt 2) with z = (v~_s - o~) / se
     (two segments: statsmodels' ``test_proportions_2indep(method="agresti-caffo")``,
-    its interval times the other segment's share).  The ratio's interval is
-    r~ exp(+- z se), se^2 = var_s / v~_s^2 + W / o~^2 - 2 w_s var_s / (v~_s o~)
-    (the delta method on log v~_s - log o~).  Null where the segment has no trials.
+    its interval times the other segment's share).  The ratio's interval is the
+    difference's over the overall value, 1 + (v~_s - o~ +- z se) / o~ (at least 0):
+    it holds 1 exactly when the difference's holds 0, as the p-value says (a
+    delta-method interval of log v~_s - log o~ did not, at 0 of 8).  Null where the
+    segment has no trials.
     """
     z = z_value(ci)
     x, m = pl.col(SUCCESSES).cast(pl.Float64), pl.col(TRIALS).cast(pl.Float64)
@@ -279,14 +281,12 @@ def compare_to_overall(strata: list[str], ci: float) -> list[list[pl.Expr]]:
     o, big = pl.col(o_), pl.col(big_w)
     d = v - o
     se = ((1.0 - 2.0 * w) * var + big).clip(lower_bound=0.0).sqrt()
-    log_se = (var / (v * v) + big / (o * o) - 2.0 * w * var / (v * o)).clip(lower_bound=0.0)
-    ratio = v / o
     defined = m > 0
     third = [
         pl.when(defined).then(d - z * se).alias("diff_low"),
         pl.when(defined).then(d + z * se).alias("diff_high"),
-        pl.when(defined).then(ratio * (-z * log_se.sqrt()).exp()).alias("ratio_low"),
-        pl.when(defined).then(ratio * (z * log_se.sqrt()).exp()).alias("ratio_high"),
+        pl.when(defined).then((1.0 + (d - z * se) / o).clip(lower_bound=0.0)).alias("ratio_low"),
+        pl.when(defined).then(1.0 + (d + z * se) / o).alias("ratio_high"),
         pl.when(defined & (se > 0))
         .then(d / se)
         .when(defined & (d == 0))  # one segment: its own overall value, exactly

@@ -148,12 +148,16 @@ def wilson_accuracy(point: pl.LazyFrame, ci: float) -> pl.LazyFrame:
 def delta_summary(counts: Counts, point: pl.LazyFrame, ci: float) -> pl.LazyFrame:
     """The summary's analytic intervals (``ci_method="delta"``): Wilson for the accuracy,
     the delta method for the others (:func:`analytic.summary_delta`)."""
-    errors = counts.finish(an.summary_delta(counts))
+    errors = an.summary_delta(counts)
+    if counts.by:
+        joined = _join(point, counts.finish(errors), counts.by)
+    else:  # the summary's row (none without rows), even where no cell is left (labels=)
+        only = pl.LazyFrame({names.ALL: [0]}, schema={names.ALL: pl.Int8})
+        errors = only.join(errors, on=names.ALL, how="left").drop(names.ALL)
+        joined = point.join(errors, how="cross")
     columns = names.interval_columns(list(bs.LABEL_METRICS["summary"]))
-    return (
-        _join(point, errors, counts.by)
-        .with_columns(an.summary_bounds(ci))
-        .select(*point.collect_schema().names(), *columns)
+    return joined.with_columns(an.summary_bounds(ci)).select(
+        *point.collect_schema().names(), *columns
     )
 
 

@@ -65,7 +65,8 @@ class CompareMethods:
             Control feature column(s): segments are compared inside each stratum,
             with the stratum's overall value.
         ci, n_boot, seed
-            The level and the bootstrap of the intervals and p-values.
+            The level of the intervals; the bootstrap's replicates and seed
+            (unused by the analytic comparison of proportions).
         ci_method
             ``"wilson"`` (the default for the proportions: ``accuracy`` and the
             rates of a 2x2 matrix, ``recall``, ``specificity``, ``jaccard``):
@@ -74,7 +75,10 @@ class CompareMethods:
             normal approximation with the segments independent (the overall value
             is the segments' trials-weighted mean) and Agresti & Caffo's
             proportions (x + 1) / (m + 2) (with two segments, statsmodels'
-            ``test_proportions_2indep(method="agresti-caffo")``).
+            ``test_proportions_2indep(method="agresti-caffo")``); the ratio's
+            interval is 1 + the difference's / the overall value.  A segment
+            with no trials (a recall without positives) gets null bounds and
+            p-value (left out of ``adjust``'s family).
             ``"bootstrap"``: percentile intervals and the bootstrap p-value, any
             metric.  ``"delong"`` (``roc_auc``'s default) / ``"logit"``
             (``average_precision``'s): the segment's own interval analytic, the

@@ -432,8 +432,10 @@ class LabelMethods:
               and kappa by estimate +- z se, clipped to [-1, 1] (kappa's se is
               Fleiss, Cohen & Everitt's: statsmodels' ``cohens_kappa``).  Null
               where the metric has no derivative (MCC with one actual or one
-              predicted class) or fewer than 2 rows.  Large-sample intervals:
-              zero-width where every row is classified right.
+              predicted class; kappa where one class is every actual and
+              predicted label) or fewer than 2 rows.  Large-sample intervals:
+              zero-width where every row is classified right (and kappa's with
+              one actual class: 0 whatever the predictions).
             - ``"bootstrap"`` (multilabel rows' default and only method): the
               percentile interval of ``n_boot`` multinomial redraws of each
               segment's cells, seeded by ``seed`` and the segment's key; ask for

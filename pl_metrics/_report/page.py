@@ -10,6 +10,7 @@ Vega JavaScript that :mod:`vl_convert` bundles, inlined: the file opens offline.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import html
@@ -169,40 +170,77 @@ def _cache_dir() -> Path:
     return Path(base) / "pl_metrics"
 
 
+#: What the cached bundle is made of besides vl_convert's versions: the script it
+#: bundles, and a format number to raise when the escaping below changes (either
+#: names another file).
+_BUNDLE_SNIPPET = "window.vegaEmbed = vegaEmbed;"
+_BUNDLE_FORMAT = 1
+#: The line that closes a whole cached bundle (a cut file lacks it).
+_BUNDLE_END = "// pl_metrics: end of the Vega bundle"
+#: Whatever a cache directory or file can raise: missing, unwritable, not text, no home.
+_CACHE_ERRORS = (OSError, ValueError, RuntimeError)
+
+
+def _bundle_path(vl_version: str | None) -> Path | None:
+    import hashlib
+
+    import vl_convert
+
+    version = getattr(vl_convert, "__version__", "unknown")
+    recipe = f"{_BUNDLE_FORMAT}|{version}|{vl_version}|{_BUNDLE_SNIPPET}".encode()
+    digest = hashlib.blake2b(recipe, digest_size=8).hexdigest()
+    try:
+        return _cache_dir() / f"vega-bundle-{version}-{vl_version or 'default'}-{digest}.js"
+    except _CACHE_ERRORS:
+        return None
+
+
 @functools.lru_cache(maxsize=4)
 def vega_bundle(vl_version: str | None) -> str:
     """Vega, Vega-Lite and vega-embed in one script (from vl_convert, offline).
 
     Bundling takes vl_convert about 4 s: the bundle is kept on disk
-    (:func:`_cache_dir`, one file per vl_convert version and Vega-Lite version,
-    written whole then renamed) and read back by the next process; a cache that
-    cannot be read or written is bundled again, never an error.
+    (:func:`_cache_dir`; the file named by vl_convert's and Vega-Lite's versions
+    and a hash of what is bundled, written to a temporary file then renamed, and
+    read back only when whole) for the next process.  A cache that cannot be
+    found, read or written is bundled again: never an error.
     """
     import vl_convert
 
-    version = getattr(vl_convert, "__version__", "unknown")
-    path = _cache_dir() / f"vega-bundle-{version}-{vl_version or 'default'}.js"
-    try:
-        cached = path.read_text(encoding="utf-8")
-        if cached.rstrip().endswith(_BUNDLE_END):
-            return cached.removesuffix(_BUNDLE_END + "\n")
-    except OSError:
-        pass
-    bundle: str = vl_convert.javascript_bundle("window.vegaEmbed = vegaEmbed;", vl_version)
+    path = _bundle_path(vl_version)
+    if path is not None:
+        try:
+            cached = path.read_text(encoding="utf-8")
+            if cached.endswith(_BUNDLE_END + "\n"):
+                return cached.removesuffix(_BUNDLE_END + "\n")
+        except _CACHE_ERRORS:
+            pass
+    bundle: str = vl_convert.javascript_bundle(_BUNDLE_SNIPPET, vl_version)
     # inlined in a <script> element: "</script" inside would end it early
     bundle = bundle.replace("</script", "<\\/script")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_suffix(f".{os.getpid()}.tmp")
-        partial.write_text(bundle + _BUNDLE_END + "\n", encoding="utf-8")
-        os.replace(partial, path)
-    except OSError:
-        pass
+    if path is not None:
+        _write_cache(path, bundle + _BUNDLE_END + "\n")
     return bundle
 
 
-#: The line that closes a whole cached bundle (a cut file lacks it).
-_BUNDLE_END = "// pl_metrics: end of the Vega bundle"
+def _write_cache(path: Path, text: str) -> None:
+    """``text`` to ``path`` whole (a temporary file of its own, renamed), or nothing."""
+    import tempfile
+
+    partial: str | None = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, partial = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(partial, path)
+        partial = None
+    except _CACHE_ERRORS:
+        pass
+    finally:
+        if partial is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(partial)
 
 
 def _json(value: object) -> str:
