@@ -12,6 +12,7 @@ import polars as pl
 from pl_metrics._core import formulas as fm
 from pl_metrics._core.confusion import ACTUAL, LABEL, PREDICTED, Counts, class_counts, restricted
 from pl_metrics._core.names import COUNT, INTERNAL, NEG, POS, SCORE
+from pl_metrics._core.scores import per_segment
 
 
 def z_value(ci: float) -> float:
@@ -220,8 +221,8 @@ def summary_bounds(ci: float) -> list[pl.Expr]:
     out += [low.alias("accuracy_low"), high.alias("accuracy_high")]
     ba, se = pl.col("balanced_accuracy"), pl.col(_SE["balanced_accuracy"])
     design = pl.col(_BA_N)
-    effective = pl.when(se > 0).then(pl.min_horizontal(ba * (1.0 - ba) / (se * se), design))
-    effective = effective.otherwise(design)
+    from_variance = pl.min_horizontal(ba * (1.0 - ba) / (se * se), design)
+    effective = pl.when(se > 0).then(from_variance).otherwise(design)
     low, high = wilson(ba * effective, effective, ci)
     valid = se.is_not_null()
     out += [
@@ -261,10 +262,7 @@ def compare_to_overall(strata: list[str], ci: float) -> list[list[pl.Expr]]:
     """
     z = z_value(ci)
     x, m = pl.col(SUCCESSES).cast(pl.Float64), pl.col(TRIALS).cast(pl.Float64)
-
-    def over(e: pl.Expr) -> pl.Expr:
-        return e.over(strata) if strata else e
-
+    over = per_segment(strata)  # a window per stratum, none without strata
     w_, v_, var_ = (f"{INTERNAL}{c}" for c in ("w", "v", "var"))
     o_, big_w = f"{INTERNAL}o", f"{INTERNAL}big_w"
     low, high = wilson(pl.col(SUCCESSES), pl.col(TRIALS), ci)

@@ -11,17 +11,16 @@ bootstrapped), adjusted for the number of segments compared (``adjust=``).
 
 from __future__ import annotations
 
-from typing import Any
-
 import polars as pl
 
 from pl_metrics import _fairness as fair
 from pl_metrics._core import checks as v
 from pl_metrics._core import multiple, names
+from pl_metrics._core.scores import per_segment
 from pl_metrics._intervals import analytic as an
 from pl_metrics._intervals import groups as gr
 from pl_metrics._intervals import resample as rs
-from pl_metrics._namespace.fairness import prepare
+from pl_metrics._namespace.fairness import Groups, prepare
 from pl_metrics._typing import Adjust, By, CiMethod, FairnessMetric
 
 
@@ -163,11 +162,8 @@ class CompareMethods:
         table = fair.with_overall(value, overall, g.strata, [name])
         table = table.rename({name: "value", gr.overall_column(name): "overall"})
         if ci_method == "wilson":  # a proportion: every interval and the p-value analytic
-            parts = fair.proportion_parts(g.lf, name, keys, x)
-            if keys:
-                table = table.join(parts, on=keys, how="left", nulls_equal=True)
-            else:
-                table = pl.concat([table, parts], how="horizontal")
+            parts = fair.proportion_parts(g.lf, name, keys, x)  # keys: `by` is required
+            table = table.join(parts, on=keys, how="left", nulls_equal=True)
             for stage in an.compare_to_overall(list(g.strata), ci):
                 table = table.with_columns(stage)
         else:
@@ -175,6 +171,7 @@ class CompareMethods:
                 table,
                 g=g,
                 value=value,
+                name=name,
                 m=m,
                 x=x,
                 ci=ci,
@@ -186,7 +183,7 @@ class CompareMethods:
 
 
 def _finish(
-    table: pl.LazyFrame, *, g: Any, m: fair.Metric, name: str, adjust: str | None
+    table: pl.LazyFrame, *, g: Groups, m: fair.Metric, name: str, adjust: str | None
 ) -> pl.LazyFrame:
     """The columns after the intervals: best, the differences, outside, p_adjusted."""
     keys = [*g.strata, *g.groups]
@@ -195,7 +192,7 @@ def _finish(
         best = pl.lit(None, pl.Float64)
     else:
         best = val.fill_nan(None).max() if m.higher_is_better else val.fill_nan(None).min()
-        best = best.over(g.strata) if g.strata else best
+        best = per_segment(g.strata)(best)
     table = table.with_columns(
         pl.lit(name).alias("metric"),
         fair.difference(val, total).alias("diff"),
@@ -213,8 +210,9 @@ def _finish(
 def _bootstrapped(
     table: pl.LazyFrame,
     *,
-    g: Any,
+    g: Groups,
     value: pl.LazyFrame,
+    name: str,
     m: fair.Metric,
     x: fair.Inputs,
     ci: float,
@@ -225,7 +223,7 @@ def _bootstrapped(
     """The bootstrap's ``diff`` / ``ratio`` intervals and p-value (and the segment's
     interval: the bootstrap's, or the metric's own analytic method's)."""
     y_true, y_pred, pos_label = x.y_true, x.y_pred, x.pos_label
-    keys, name = [*g.strata, *g.groups], value.collect_schema().names()[-1]
+    keys = [*g.strata, *g.groups]
     table_r, _ = fair.replicate_tables(
         g.lf, g.strata, g.groups, [name], x, point=value, n_boot=n_boot, seed=seed
     )

@@ -126,10 +126,10 @@ def thinned(frame: pl.DataFrame, limit: int) -> pl.DataFrame:
     series = [c for c in ("segment_id", "metric") if c in frame.columns]
     if frame.height <= limit:
         return frame
-    i, n = pl.int_range(pl.len(), dtype=pl.Int64), pl.len().cast(pl.Int64)
+    position, size = pl.int_range(pl.len(), dtype=pl.Int64), pl.len().cast(pl.Int64)
     if series:  # each window once (a filter repeating them took 1.4 s on 3M rows)
-        i, n = i.over(series), n.over(series)
-    positions = frame.select(i.alias("i"), n.alias("n"))  # a frame apart: no name clash
+        position, size = position.over(series), size.over(series)
+    positions = frame.select(position.alias("i"), size.alias("n"))  # apart: no name clash
     i, n = positions["i"], positions["n"]
     span = (i * (limit - 1)) // (n - 1).clip(lower_bound=1)
     before = ((i - 1) * (limit - 1)) // (n - 1).clip(lower_bound=1)
