@@ -331,8 +331,17 @@ METHODS: list[Entry] = [
         bootstrap=True,
     ),
     Entry(
-        "summary[ci]",
+        "summary[ci]",  # the delta method (the default): no draws
         _m("summary", **CI),
+        ("labels",),
+        outputs="summary",
+        ci=True,
+        weighted=False,
+        state="counts",
+    ),
+    Entry(
+        "summary[bootstrap]",
+        _m("summary", **CI, ci_method="bootstrap"),
         ("labels",),
         outputs="summary",
         ci=True,
@@ -827,8 +836,7 @@ METHODS: list[Entry] = [
         "compare",
         lambda m, c: m.compare(c.y, c.p, by=c.by, metric="accuracy", ci_method="wilson"),
         ("labels",),
-        weighted=False,
-        bootstrap=True,  # the difference's interval and p-value
+        weighted=False,  # accuracy: every interval and p-value analytic, no draws
     ),
     Entry(
         "compare[bootstrap]",
@@ -906,6 +914,7 @@ FINISHERS: dict[str, Callable[[object, Cols], object]] = {
     # intervals from a merged state of un-weighted counts: the frame method's draws
     "report[ci]": lambda st, c: st.report(**CI),
     "summary[ci]": lambda st, c: st.summary(**CI),
+    "summary[bootstrap]": lambda st, c: st.summary(**CI, ci_method="bootstrap"),
     "roc_auc[ci]": lambda st, c: st.roc_auc(**CI),
     "roc_auc[delong]": lambda st, c: st.roc_auc(ci=0.9, ci_method="delong"),
     "average_precision[ci]": lambda st, c: st.average_precision(**CI),
@@ -1657,6 +1666,7 @@ CLI: list[tuple[str, str, list[str]]] = [
         "quadratic",
     ),
     _cli("summary", "summary[ci]", *_LABELS, *_CI),
+    _cli("summary", "summary[bootstrap]", *_LABELS, *_CI, "--ci-method", "bootstrap"),
     _cli("class-likelihood-ratios", "class_likelihood_ratios", *_BINARY_LABELS),
     _cli("selection-rate", "selection_rate", *_BINARY_LABELS),
     _cli("group-rates", "group_rates", *_BINARY_LABELS),
