@@ -47,7 +47,7 @@ def _draws(df: pl.DataFrame, *, n_boot: int) -> Callable[[], object]:
 
     def run() -> object:
         def one(c: np.ndarray) -> object:
-            return draw_segment(c, n_boot, np.random.default_rng(int(c.sum())))
+            return draw_segment(c, n_boot, int(c.sum()), ())
 
         with ThreadPoolExecutor(2) as pool:
             return list(pool.map(one, counts))

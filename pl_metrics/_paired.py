@@ -45,7 +45,7 @@ from __future__ import annotations
 import importlib.util
 import math
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -359,7 +359,7 @@ def delong_se(cells: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
 
 
 # --------------------------------------------------------------------------- bootstrap
-Draw = Callable[[pl.DataFrame, Iterator["np.ndarray"]], tuple["np.ndarray", Any]]
+Draw = Callable[[pl.DataFrame, "bs.Blocks"], tuple["np.ndarray", Any]]
 
 
 def _label_draw(metric: str) -> Draw:
@@ -379,7 +379,7 @@ def _label_draw(metric: str) -> Draw:
         name = "f" if metric == "f1" else metric
         return rp.scores(tp, support, predicted, 1.0, ZERO_DIVISION)[name][:, pos]
 
-    def draw(part: pl.DataFrame, blocks: Iterator[np.ndarray]) -> tuple[np.ndarray, Any]:
+    def draw(part: pl.DataFrame, blocks: bs.Blocks) -> tuple[np.ndarray, Any]:
         y, a, b = (part[_ORDS[c]].to_numpy() for c in (Y, A, B))
         k, pos = int(part[bs.N_LABELS][0]), int(part[_POS_ORD][0])
         models = []  # per model: its confusion cells and how the joint cells sum into them
@@ -392,11 +392,14 @@ def _label_draw(metric: str) -> Draw:
                 {bs.A_ORD: pairs // k, bs.P_ORD: pairs % k, bs.N_LABELS: n_labels}
             )
             models.append((confusion, bs.grouper(cell.ravel(), len(pairs))))
-        values: list[list[np.ndarray]] = [[], []]
-        for block in blocks:
-            for out, (confusion, merge) in zip(values, models, strict=True):
-                counts = bs.class_counts(confusion, iter([merge(block)]), True)
-                out.append(value(*counts[:3], pos))
+
+        def both(block: np.ndarray) -> list[np.ndarray]:
+            return [
+                value(*bs.class_counts(confusion, bs.Blocks.one(merge(block)), True)[:3], pos)
+                for confusion, merge in models
+            ]
+
+        values = list(zip(*blocks.map(both), strict=True))
         count = part[COUNT].to_numpy()
         discordant = (int(count[(y == a) & (y != b)].sum()), int(count[(y != a) & (y == b)].sum()))
         return np.stack([np.concatenate(v) for v in values]), discordant
@@ -429,7 +432,7 @@ def _score_counts(positive: np.ndarray, score: np.ndarray) -> Callable[[np.ndarr
     return lambda block: (pos(block), neg(block))
 
 
-def _ap_draw(part: pl.DataFrame, blocks: Iterator[np.ndarray]) -> tuple[np.ndarray, Any]:
+def _ap_draw(part: pl.DataFrame, blocks: bs.Blocks) -> tuple[np.ndarray, Any]:
     """A segment's replicate values of average precision, baseline and model: each one's redrawn
     per-score counts (its distinct scores descending, :func:`_score_counts`) and
     ``replicates.average_precision``."""
@@ -437,10 +440,12 @@ def _ap_draw(part: pl.DataFrame, blocks: Iterator[np.ndarray]) -> tuple[np.ndarr
 
     positive = part[Y].to_numpy()
     counts = [_score_counts(positive, part[score].to_numpy()) for score in (A, B)]
-    values: list[list[np.ndarray]] = [[], []]
-    for block in blocks:
-        for out, count in zip(values, counts, strict=True):
-            out.append(rp.average_precision(*count(block)))
+    values = list(
+        zip(
+            *blocks.map(lambda block: [rp.average_precision(*c(block)) for c in counts]),
+            strict=True,
+        )
+    )
     return np.stack([np.concatenate(v) for v in values]), None
 
 

@@ -388,7 +388,7 @@ def test_both_ways_of_drawing_are_the_multinomial(
     counts_ = np.array(counts)
     n = counts_.sum()
     assert bs._by_rows(int(n), len(counts)) == (n < 100)
-    draws = bs.draw_segment(counts_, 40_000, np.random.default_rng(3))
+    draws = bs.draw_segment(counts_, 40_000, 3, ("segment",))
     assert (draws.sum(axis=1) == n).all()
     assert (draws[:, counts_ == 0] == 0).all()
     share = counts_ / n

@@ -325,6 +325,15 @@ def roc_auc_terms(pos: Any, neg: Any, tps: Any, p_total: Any, n_total: Any) -> A
     return (neg / n_total) * placement(tps - pos, pos, p_total)
 
 
+def roc_auc_of_sums(twice_u: Any, p_total: Any, n_total: Any) -> Any:
+    """The ROC AUC from its integer Mann-Whitney sum: ``twice_u`` = sum over the
+    scores of ``neg * (2 tps - pos)``, twice U (ties one half).  The terms of
+    :func:`roc_auc_terms` summed before they are normalised: the bootstrap's
+    replicates, whose counts are integers, sum them exactly in int64 and divide
+    once."""
+    return twice_u / (2.0 * p_total * n_total)
+
+
 def delong_se(
     pos: Any, v10: Any, neg: Any, v01: Any, *, auc: Any, p_total: Any, n_total: Any, xp: Backend
 ) -> Any:

@@ -67,6 +67,8 @@ _BLOCK_CELLS = 1 << 22
 #: Segments are packed in chunks (a task for a thread) of ~1M draws: memory
 #: small, both cores busy, and few numpy calls per segment.
 _CHUNK_CELLS = 1 << 20
+#: A large segment's rows are drawn in ranges of this many (16 random bits a row).
+_RANGE = 1 << 16
 #: A segment of n rows and k cells is redrawn row by row when n <= _ROW_COST k:
 #: a uniform row costs about a sixteenth of a binomial variate.
 _ROW_COST = 16
@@ -79,7 +81,7 @@ _FLOAT_CHAIN = 1 << 32
 #: ``(lo, hi, blocks)`` of a chunk of segments ``lo..hi - 1`` -> ``(segment of
 #: each output row, output columns)``; ``blocks``: the chunk's draws (replicate x
 #: cell), all replicates in one block unless the chunk is one large segment.
-Work = Callable[[int, int, Iterator["np.ndarray"]], tuple["np.ndarray", dict[str, "np.ndarray"]]]
+Work = Callable[[int, int, "Blocks"], tuple["np.ndarray", dict[str, "np.ndarray"]]]
 
 
 # --------------------------------------------------------------------------- drawing
@@ -88,13 +90,15 @@ def _stable_hash(key: tuple[Any, ...]) -> int:
     return int.from_bytes(hashlib.blake2b(repr(key).encode(), digest_size=8).digest(), "little")
 
 
-def generator(entropy: int, key: tuple[Any, ...]) -> np.random.Generator:
+def generator(entropy: int, key: tuple[Any, ...], block: int | None = None) -> np.random.Generator:
     """The generator of the segment ``key``: ``SeedSequence(seed).entropy`` (read once
     per call, so that ``seed=None`` gives every segment the same fresh entropy)
-    and a stable hash of the key."""
+    and a stable hash of the key; with ``block``, that of the segment's block of
+    replicates ``block`` (a segment drawn in several blocks)."""
     import numpy as np
 
-    return np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(_stable_hash(key),)))
+    spawn_key = (_stable_hash(key),) if block is None else (_stable_hash(key), block)
+    return np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=spawn_key))
 
 
 def _segments(df: pl.DataFrame, keys: Sequence[str]) -> list[tuple[int, int, tuple[Any, ...]]]:
@@ -183,23 +187,121 @@ def _draw(
     return out
 
 
-def draw_segment(counts: np.ndarray, n_boot: int, rng: np.random.Generator) -> np.ndarray:
-    """``n_boot`` redraws (replicate x cell) of one segment's cell ``counts``: the
-    draws :func:`redraw` makes for that segment."""
+class _Ranges:
+    """A large segment's rows in cache-sized ranges of :data:`_RANGE` rows (the last one
+    shorter), drawn by :meth:`draw`: ``size`` multinomial redraws (replicate x cell)
+    of its cell ``counts``, a replicate and a range at a time.
+
+    A replicate's rows per range are one multinomial draw (:func:`_binomials`);
+    each range's rows are then drawn uniformly within it (16 random bits a row,
+    the last range by ``integers``), and counted by cell there: the cells a
+    range covers, their counts and the rows drawn stay in the cache.  Exact: the
+    rows are uniform among the n, given how many fall in each range.
+    """
+
+    def __init__(self, counts: np.ndarray) -> None:
+        import numpy as np
+
+        self.k, self.n = len(counts), int(counts.sum())
+        n_ranges = -(-self.n // _RANGE)
+        self.sizes = np.full(n_ranges, _RANGE, dtype=np.int64)
+        self.sizes[-1] = self.n - _RANGE * (n_ranges - 1)
+        cell_of_row = np.repeat(np.arange(self.k, dtype=np.int64), counts)
+        first = np.arange(n_ranges, dtype=np.int64) * _RANGE
+        # each range's first and last cell, and its rows' cells from its first
+        self.lo, self.hi = cell_of_row[first], cell_of_row[first + self.sizes - 1] + 1
+        # a table that stays in the cache: uint16 unless a range spans more cells
+        # (empty cells between its rows' cells)
+        small = int((self.hi - self.lo).max()) <= 1 << 16
+        local = cell_of_row - np.repeat(self.lo, self.sizes)
+        self.local = local.astype(np.uint16 if small else np.int64)
+
+    def draw(self, size: int, rng: np.random.Generator) -> np.ndarray:
+        import numpy as np
+
+        per_range = _binomials(self.sizes, size, rng)
+        out = np.zeros((size, self.k), dtype=np.int64)
+        last = len(self.sizes) - 1
+        for r in range(size):
+            full = int(per_range[r, :last].sum())
+            bits = np.frombuffer(rng.bytes(2 * full), dtype=np.uint16)
+            ends = np.cumsum(per_range[r, :last])
+            for j in range(len(self.sizes)):
+                if j < last:
+                    rows = bits[ends[j] - per_range[r, j] : ends[j]]
+                else:
+                    rows = rng.integers(0, self.sizes[j], per_range[r, j])
+                table = self.local[j * _RANGE : j * _RANGE + self.sizes[j]]
+                lo, hi = self.lo[j], self.hi[j]
+                out[r, lo:hi] += np.bincount(table[rows.astype(np.intp)], minlength=hi - lo)
+        return out
+
+
+class Blocks:
+    """The draws of a chunk of segments, a block of replicates (replicate x cell) at a
+    time: iterated in order, or reduced with :meth:`map`, which draws and reduces
+    the blocks of one large segment on ``threads`` threads.
+
+    Block ``j`` of a segment drawn in several blocks comes from its own generator,
+    keyed by the seed, the segment's key and ``j`` (:func:`generator`): the blocks
+    are independent, so the threads may draw them in any order.
+    """
+
+    def __init__(self, make: Callable[[int], np.ndarray], n_blocks: int, threads: int = 1):
+        self._make, self._n, self._threads = make, n_blocks, threads
+
+    @classmethod
+    def one(cls, block: np.ndarray) -> Blocks:
+        """Blocks of the single ``block``, already drawn."""
+        return cls(lambda _: block, 1)
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        return (self._make(j) for j in range(self._n))
+
+    def map(self, fn: Callable[[np.ndarray], Any]) -> list[Any]:
+        """``[fn(block) for block in self]``, the blocks drawn and reduced in parallel."""
+        if self._n == 1 or self._threads == 1:
+            return [fn(block) for block in self]
+        with ThreadPoolExecutor(min(self._threads, self._n)) as pool:
+            return list(pool.map(lambda j: fn(self._make(j)), range(self._n)))
+
+
+def segment_draws(
+    counts: np.ndarray, n_boot: int, entropy: int, key: tuple[Any, ...], threads: int = 1
+) -> Blocks:
+    """``n_boot`` redraws of one segment's cell ``counts`` (its key ``key``), a block
+    of replicates at a time: the draws :func:`redraw` makes for that segment.
+
+    A segment drawn in one block draws from ``generator(entropy, key)``, rows or
+    binomials as :func:`_draw` says; one drawn in several blocks draws block
+    ``j`` from ``generator(entropy, key, j)``, by :class:`_Ranges` when it is
+    drawn by rows.
+    """
     import numpy as np
 
-    return np.concatenate(list(_segment_blocks(counts.astype(np.int64), n_boot, rng)))
+    counts = counts.astype(np.int64)
+    n, k = int(counts.sum()), len(counts)
+    block = _block(n, k, n_boot)
+    if block >= n_boot:
+        return Blocks(
+            lambda _: _draw(counts, np.array([0, k]), [generator(entropy, key)], n_boot), 1
+        )
+
+    ranges = _Ranges(counts) if _by_rows(n, k) else None
+
+    def make(j: int) -> np.ndarray:
+        size = min(block, n_boot - j * block)
+        rng = generator(entropy, key, j)
+        return _binomials(counts, size, rng) if ranges is None else ranges.draw(size, rng)
+
+    return Blocks(make, -(-n_boot // block), threads)
 
 
-def _segment_blocks(
-    counts: np.ndarray, n_boot: int, rng: np.random.Generator
-) -> Iterator[np.ndarray]:
+def draw_segment(counts: np.ndarray, n_boot: int, entropy: int, key: tuple[Any, ...]) -> np.ndarray:
+    """All of :func:`segment_draws` (replicate x cell)."""
     import numpy as np
 
-    block = _block(int(counts.sum()), len(counts), n_boot)
-    starts = np.array([0, len(counts)])
-    for start in range(0, n_boot, block):
-        yield _draw(counts, starts, [rng], min(block, n_boot - start))
+    return np.concatenate(segment_draws(counts, n_boot, entropy, key).map(lambda block: block))
 
 
 def redraw(
@@ -242,12 +344,13 @@ def redraw(
 
     def chunk(bounds: tuple[int, int]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         lo, hi = bounds
-        rngs = [generator(entropy, key) for key in keys[lo:hi]]  # type: ignore[arg-type]
         local = starts[lo : hi + 1] - starts[lo]
         part = counts[starts[lo] : starts[hi]]
         if hi - lo == 1:
-            return work(lo, hi, _segment_blocks(part, n_boot, rngs[0]))
-        return work(lo, hi, iter([_draw(part, local, rngs, n_boot)]))
+            return work(lo, hi, segment_draws(part, n_boot, entropy, keys[lo], threads))
+        rngs = [generator(entropy, key) for key in keys[lo:hi]]  # type: ignore[arg-type]
+        drawn = _draw(part, local, rngs, n_boot)
+        return work(lo, hi, Blocks.one(drawn))
 
     with ThreadPoolExecutor(max(1, min(threads, len(chunks)))) as pool:
         done = list(pool.map(chunk, chunks))
@@ -285,7 +388,7 @@ def per_segment(
     df: pl.DataFrame,
     keys: Sequence[str],
     counts: np.ndarray,
-    draw: Callable[[pl.DataFrame, Iterator[np.ndarray]], Any],
+    draw: Callable[[pl.DataFrame, Blocks], Any],
     finish: Callable[[list[Any]], list[dict[str, np.ndarray]]],
     *,
     n_boot: int,
@@ -306,16 +409,16 @@ def per_segment(
 
     starts, segment_keys = _starts(df, keys)
 
-    def work(lo: int, hi: int, blocks: Iterator[np.ndarray]) -> tuple[np.ndarray, dict]:
+    def work(lo: int, hi: int, blocks: Blocks) -> tuple[np.ndarray, dict]:
         if hi - lo == 1:
             results = [draw(df[int(starts[lo]) : int(starts[hi])], blocks)]
         else:
-            drawn = next(blocks)
+            drawn = next(iter(blocks))
             local = starts - starts[lo]
             results = [
                 draw(
                     df[int(starts[i]) : int(starts[i + 1])],
-                    iter([drawn[:, local[i] : local[i + 1]]]),
+                    Blocks.one(drawn[:, local[i] : local[i + 1]]),
                 )
                 for i in range(lo, hi)
             ]
@@ -436,7 +539,7 @@ def square_counter(
 
 
 def class_counts(
-    part: pl.DataFrame, blocks: Iterator[np.ndarray], restrict: bool
+    part: pl.DataFrame, blocks: Blocks, restrict: bool
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``tp, support, predicted`` (replicate x class) and ``n`` (replicate) of one segment
     whose cells carry ``A_ORD`` / ``P_ORD`` and ``N_LABELS`` (:func:`class_counter`)."""
@@ -446,7 +549,7 @@ def class_counts(
     k = int(part[N_LABELS][0])
     zeros = np.zeros(len(a), dtype=np.int64)
     count = class_counter(a, p, zeros, zeros, k, restrict=restrict)
-    tp, support, predicted, n = (np.concatenate(x) for x in zip(*map(count, blocks), strict=True))
+    tp, support, predicted, n = (np.concatenate(x) for x in zip(*blocks.map(count), strict=True))
     return tp, support, predicted, n[:, 0]
 
 
@@ -535,7 +638,7 @@ def label_intervals(
     segment_of = np.repeat(np.arange(len(segment_keys)), np.diff(starts))
     opts = {"beta": beta, "zero_division": zero_division}
 
-    def work(lo: int, hi: int, blocks: Iterator[np.ndarray]) -> tuple[np.ndarray, dict]:
+    def work(lo: int, hi: int, blocks: Blocks) -> tuple[np.ndarray, dict]:
         cells = slice(int(starts[lo]), int(starts[hi]))
         k = classes[lo:hi]
         first = np.cumsum(k) - k  # each segment's first class slot
@@ -546,7 +649,7 @@ def label_intervals(
             restrict = kind == "summary"
             count = class_counter(a, p, first[segment], segment, int(k.sum()), restrict=restrict)
         tp, support, predicted, n = (
-            np.concatenate(x) for x in zip(*map(count, blocks), strict=True)
+            np.concatenate(x) for x in zip(*blocks.map(count), strict=True)
         )
         rows: list[np.ndarray] = []
         columns: dict[str, list[np.ndarray]] = {ORD: [], AVG: []}
@@ -622,6 +725,15 @@ def merge_runs(
     )
 
 
+def sorted_by_score(df: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
+    """The per-score counts ``df`` by ``keys``, then score descending (nulls last): one
+    sort by score, then a stable one by the keys (a sort by both at once encodes
+    every row's keys and score: several times slower)."""
+    return df.sort(SCORE, descending=True, nulls_last=True).sort(
+        keys, maintain_order=True, nulls_last=True
+    )
+
+
 def score_intervals(
     state: pl.LazyFrame,
     keys: Sequence[str],
@@ -648,7 +760,7 @@ def score_intervals(
 
         if df.height == 0:
             return pl.DataFrame(schema=out_schema)
-        df = df.sort([*keys, SCORE], descending=[False] * len(keys) + [True], nulls_last=True)
+        df = sorted_by_score(df, keys)
         starts, segment_keys = _starts(df, keys)
         pos, neg, levels = merge_runs(
             df[POS].to_numpy(), df[NEG].to_numpy(), positive_runs=positive_runs, starts=starts
@@ -661,13 +773,13 @@ def score_intervals(
         counts = np.zeros(2 * len(pos), dtype=np.int64)
         counts[at_pos], counts[at_neg] = pos, neg
 
-        def work(lo: int, hi: int, blocks: Iterator[np.ndarray]) -> tuple[np.ndarray, dict]:
+        def work(lo: int, hi: int, blocks: Blocks) -> tuple[np.ndarray, dict]:
             first = int(levels[lo])
             cells = slice(first, int(levels[hi]))
             at = (at_pos[cells] - 2 * first, at_neg[cells] - 2 * first)
             segment_starts = levels[lo:hi] - first
             values = np.concatenate(
-                [compute(block[:, at[0]], block[:, at[1]], segment_starts) for block in blocks]
+                blocks.map(lambda block: compute(block[:, at[0]], block[:, at[1]], segment_starts))
             )
             low, high = rp.percentiles(values, ci)  # segment
             return np.arange(lo, hi), dict(zip(columns, (low, high), strict=True))
@@ -688,6 +800,7 @@ __all__ = [
     "N_LABELS",
     "P_ORD",
     "SCORE_METRICS",
+    "Blocks",
     "class_counter",
     "class_counts",
     "draw_segment",
@@ -698,5 +811,7 @@ __all__ = [
     "per_segment",
     "redraw",
     "score_intervals",
+    "segment_draws",
+    "sorted_by_score",
     "square_counter",
 ]

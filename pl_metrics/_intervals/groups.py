@@ -21,7 +21,7 @@ counts per distinct score of the stratum.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -192,14 +192,14 @@ def label_replicates(
         opts = {"pos": pos, "zero_division": zero_division}
         sums: list[tuple[np.ndarray, list[np.ndarray]]] = []  # (strata, tp / support / predicted)
 
-        def work(lo: int, hi: int, blocks: Iterator[np.ndarray]) -> tuple[np.ndarray, dict]:
+        def work(lo: int, hi: int, blocks: bs.Blocks) -> tuple[np.ndarray, dict]:
             # the chunk's segments side by side, each with the k class slots
             cells = slice(int(starts[lo]), int(starts[hi]))
             local = segment_of[cells] - lo
             width = (hi - lo) * k
             count = bs.class_counter(a[cells], p[cells], local * k, local, width, restrict=False)
             tp, support, predicted, _ = (
-                np.concatenate(x) for x in zip(*map(count, blocks), strict=True)
+                np.concatenate(x) for x in zip(*blocks.map(count), strict=True)
             )
             shape = (len(tp), hi - lo, k)
             drawn = (
@@ -265,7 +265,7 @@ def score_replicates(
             return pl.DataFrame(schema=out_schema)
         if 2 * df.height * n_boot > rs.MAX_ROWS:
             raise rs.too_many(df.height, n_boot, [column])
-        df = df.sort([*keys, SCORE], descending=[False] * len(keys) + [True], nulls_last=True)
+        df = bs.sorted_by_score(df, keys)
         score = df[SCORE].to_numpy()
         pos_n, neg_n = df[POS].to_numpy().astype(np.int64), df[NEG].to_numpy().astype(np.int64)
         root = np.random.SeedSequence(seed)
@@ -279,7 +279,7 @@ def score_replicates(
             for i in run_:
                 start, end, key = segments[i]
                 cells_ = np.concatenate([pos_n[start:end], neg_n[start:end]])
-                drawn = bs.draw_segment(cells_, n_boot, bs.generator(root.entropy, key))
+                drawn = bs.draw_segment(cells_, n_boot, root.entropy, key)
                 pos_d, neg_d = np.split(drawn, 2, axis=1)
                 at = np.searchsorted(-levels, -score[start:end])
                 total_pos[:, at] += pos_d

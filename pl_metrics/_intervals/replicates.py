@@ -18,7 +18,7 @@ numpy is imported inside the functions: it is an optional dependency, needed by
 from __future__ import annotations
 
 import math
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING
 
 from pl_metrics._core import formulas as fm
@@ -147,67 +147,99 @@ def summary(
     return out
 
 
-def _by_segment(
-    pos: np.ndarray, neg: np.ndarray, starts: np.ndarray | None
-) -> tuple[np.ndarray, ...]:
-    """``pos``, ``neg`` (replicate x score, descending, segments side by side from
-    ``starts``; None: one segment) as float, their running sums within each
-    segment, each score's segment totals, and ``sums(x)``: x summed by segment."""
+#: The replicates are reduced about this many cells at a time: a few arrays of it fit
+#: in a core's cache, where numpy's passes over them cost half what they cost in memory.
+_CACHE_CELLS = 1 << 17
+
+
+def _in_groups(
+    fn: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray],
+    pos: np.ndarray,
+    neg: np.ndarray,
+    starts: np.ndarray | None,
+) -> np.ndarray:
+    """``fn(pos, neg, segments)`` over groups of replicates (rows) of about
+    :data:`_CACHE_CELLS` cells; ``(replicate,)`` when ``starts`` is None, else
+    ``(replicate, segment)``."""
     import numpy as np
 
-    pos, neg = pos.astype(np.float64), neg.astype(np.float64)
-    starts = np.zeros(1, dtype=np.int64) if starts is None else np.asarray(starts)
-    lengths = np.diff(np.r_[starts, pos.shape[1]])
+    pos, neg = pos.astype(np.int64, copy=False), neg.astype(np.int64, copy=False)
+    segments = np.zeros(1, dtype=np.int64) if starts is None else np.asarray(starts)
+    step = max(1, _CACHE_CELLS // max(pos.shape[1], 1))
+    parts = [fn(pos[i : i + step], neg[i : i + step], segments) for i in range(0, len(pos), step)]
+    out = np.concatenate(parts) if parts else np.zeros((0, len(segments)))
+    return out[:, 0] if starts is None else out
 
-    def sums(x: np.ndarray) -> np.ndarray:
-        return np.add.reduceat(x, starts, axis=1)
 
-    def running(x: np.ndarray) -> np.ndarray:
-        total = np.cumsum(x, axis=1)  # integer counts: exact, so the differences are too
-        before = np.where(starts > 0, total[:, np.maximum(starts - 1, 0)], 0.0)
-        return total - np.repeat(before, lengths, axis=1)
+def _running(x: np.ndarray, segments: np.ndarray) -> np.ndarray:
+    """The running sums of ``x`` (replicate x score, integer counts) within each segment
+    (``segments``: the first score of each)."""
+    import numpy as np
 
-    p_total, n_total = sums(pos), sums(neg)
-    return (
-        pos,
-        neg,
-        running(pos),
-        running(neg),
-        np.repeat(p_total, lengths, axis=1),
-        np.repeat(n_total, lengths, axis=1),
-        p_total,
-        n_total,
-        sums,  # type: ignore[return-value]
-    )
+    total = np.cumsum(x, axis=1)
+    if len(segments) > 1:
+        before = total[:, segments[1:] - 1]
+        total -= np.repeat(
+            np.c_[np.zeros(len(x), dtype=total.dtype), before],
+            np.diff(np.r_[segments, x.shape[1]]),
+            axis=1,
+        )
+    return total
+
+
+def _auc(pos: np.ndarray, neg: np.ndarray, segments: np.ndarray) -> np.ndarray:
+    import numpy as np
+
+    tps = np.cumsum(pos, axis=1)
+    n_total = np.add.reduceat(neg, segments, axis=1)
+    # the positives of the segments to the left, before each segment's first score
+    before = np.where(segments > 0, tps[:, np.maximum(segments - 1, 0)], 0)
+    tps *= 2
+    tps -= pos
+    tps *= neg
+    twice_u = np.add.reduceat(tps, segments, axis=1) - 2 * before * n_total
+    p_total = np.add.reduceat(pos, segments, axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        area = fm.roc_auc_of_sums(twice_u, p_total, n_total)
+    return np.where((p_total > 0) & (n_total > 0), area, np.nan)
 
 
 def roc_auc(pos: np.ndarray, neg: np.ndarray, starts: np.ndarray | None = None) -> np.ndarray:
-    """ROC AUC of each row (scores descending): sum neg * (tps - pos / 2) / (P N).
+    """ROC AUC of each row (scores descending): twice U = sum neg * (2 tps - pos), over
+    2 P N (:func:`pl_metrics._core.formulas.roc_auc_of_sums`).
 
     ``starts``: the first score of each segment of a row (segments side by
     side): the AUC of each (row, segment); None: one segment, the AUC of each row.
+    The counts are integers, so the sums are exact (int64): within a segment,
+    sum neg * 2 (tps - before) = sum neg * 2 tps - 2 before N, with ``before``
+    the positives of the segments to its left.
     """
+    return _in_groups(_auc, pos, neg, starts)
+
+
+def _ap(pos: np.ndarray, neg: np.ndarray, segments: np.ndarray) -> np.ndarray:
     import numpy as np
 
-    pos, neg, tps, _, p_each, n_each, p_total, n_total, sums = _by_segment(pos, neg, starts)
+    tps = _running(pos, segments)
+    seen = _running(pos + neg, segments)
+    # delta recall x precision (formulas.average_precision_terms) times P: pos tps /
+    # (tps + fps); a score without positives adds 0 (and may have seen 0 rows)
+    np.maximum(seen, 1, out=seen)
+    tps *= pos
+    terms = tps / seen
+    p_total = np.add.reduceat(pos, segments, axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        area = sums(fm.roc_auc_terms(pos, neg, tps, p_each, n_each))
-    area = np.where((p_total > 0) & (n_total > 0), area, np.nan)
-    return area[:, 0] if starts is None else area
+        ap = np.add.reduceat(terms, segments, axis=1) / p_total
+    return np.clip(np.where(p_total > 0, ap, 0.0), 0.0, None)
 
 
 def average_precision(
     pos: np.ndarray, neg: np.ndarray, starts: np.ndarray | None = None
 ) -> np.ndarray:
     """AP of each row (scores descending); 0.0 without positives (scikit-learn).
-    ``starts``: as :func:`roc_auc`."""
-    import numpy as np
-
-    pos, neg, tps, fps, p_each, _, p_total, _, sums = _by_segment(pos, neg, starts)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        terms = fm.average_precision_terms(pos, tps, fps, p_each, fm.NUMPY)
-    ap = np.clip(np.where(p_total > 0, sums(terms), 0.0), 0.0, None)
-    return ap[:, 0] if starts is None else ap
+    ``starts``: as :func:`roc_auc`.  Each segment's terms are summed, then divided
+    by its positives."""
+    return _in_groups(_ap, pos, neg, starts)
 
 
 def percentiles(values: np.ndarray, ci: float) -> tuple[np.ndarray, np.ndarray]:

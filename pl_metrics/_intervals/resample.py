@@ -21,7 +21,7 @@ scores have a cell per row: round them, or use fewer replicates).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import polars as pl
@@ -70,7 +70,7 @@ def replicates(
     )
     threads = pl.thread_pool_size()
 
-    def draw(part: pl.DataFrame, blocks: Iterator[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    def draw(part: pl.DataFrame, blocks: bs.Blocks) -> tuple[np.ndarray, np.ndarray]:
         import numpy as np
 
         return part[_ROW].to_numpy(), np.concatenate(list(blocks))
