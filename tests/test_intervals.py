@@ -397,6 +397,58 @@ def test_both_ways_of_drawing_are_the_multinomial(
     np.testing.assert_allclose(np.cov(draws.T), expected, atol=0.05 * n)
 
 
+@pytest.mark.parametrize("span", ["small", "wide"])
+def test_rows_drawn_range_by_range_are_the_multinomial(
+    span: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a large segment draws a replicate's rows per range of _RANGE rows (a multinomial
+    # over the ranges), then uniformly within each range, counted by cell there: the
+    # multinomial's means and covariances, empty cells included, with the range's
+    # table of cells in uint16 ("small") or int64 ("wide")
+    monkeypatch.setattr(bs, "_RANGE", 4)
+    if span == "wide":
+        monkeypatch.setattr(bs, "_SMALL_SPAN", 1)
+    counts = np.array([3, 0, 5, 1, 0, 0, 2, 1, 4, 0])  # 16 rows, 4 ranges
+    ranges = bs._Ranges(counts)
+    assert ranges.local.dtype == (np.uint16 if span == "small" else np.int64)
+    draws = ranges.draw(40_000, np.random.default_rng(3))
+    n = counts.sum()
+    assert (draws.sum(axis=1) == n).all()
+    assert (draws[:, counts == 0] == 0).all()
+    share = counts / n
+    expected = n * (np.diag(share) - np.outer(share, share))
+    np.testing.assert_allclose(draws.mean(axis=0), n * share, atol=4 * np.sqrt(n / 40_000))
+    np.testing.assert_allclose(np.cov(draws.T), expected, atol=0.05 * n)
+
+
+@pytest.mark.parametrize(
+    ("method", "args"),
+    [("report", ("t", "p")), ("roc_auc", ("y", "s")), ("average_precision", ("y", "s"))],
+)
+def test_large_segments_draw_their_blocks_on_any_thread(
+    method: str, args: tuple[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a segment too large for one block of replicates draws block j from the
+    # generator of (seed, key, j), by ranges of rows: the blocks are drawn and
+    # reduced on the threads, and the interval is the same on one thread, packed
+    # with other segments or alone
+    monkeypatch.setattr(bs, "_BLOCK_CELLS", 500)  # a few replicates a block
+    monkeypatch.setattr(bs, "_RANGE", 16)  # several ranges a replicate
+    df = _many_segments(np.random.default_rng(13))
+    kwargs = {"by": "g", "ci": 0.9, "n_boot": 150, "seed": 5, "ci_method": "bootstrap"}
+    every = getattr(df.metrics, method)(*args, **kwargs).sort("g", maintain_order=True)
+    defined = every.select(pl.col("^.*_low$").is_not_null().mean()).row(0)
+    assert min(defined) > 0.5  # intervals, not nulls, are compared
+    monkeypatch.setattr(pl, "thread_pool_size", lambda: 1)
+    one_thread = getattr(df.metrics, method)(*args, **kwargs).sort("g", maintain_order=True)
+    assert_frame_equal(every, one_thread)
+    for g in (0, 33):
+        alone = df.filter(pl.col("g") == g)
+        assert_frame_equal(
+            every.filter(pl.col("g") == g), getattr(alone.metrics, method)(*args, **kwargs)
+        )
+
+
 @pytest.mark.parametrize("size", [1, 2, 3, 5])
 def test_square_counts_are_the_grouped_counts(size: int) -> None:
     # a chunk of segments with every (actual, predicted) cell of their classes, in

@@ -67,8 +67,11 @@ _BLOCK_CELLS = 1 << 22
 #: Segments are packed in chunks (a task for a thread) of ~1M draws: memory
 #: small, both cores busy, and few numpy calls per segment.
 _CHUNK_CELLS = 1 << 20
-#: A large segment's rows are drawn in ranges of this many (16 random bits a row).
+#: A large segment's rows are drawn in ranges of this many (16 random bits a row;
+#: a power of two, at most 2**16).
 _RANGE = 1 << 16
+#: A range's table of cells is uint16 when the range spans at most this many cells.
+_SMALL_SPAN = 1 << 16
 #: A segment of n rows and k cells is redrawn row by row when n <= _ROW_COST k:
 #: a uniform row costs about a sixteenth of a binomial variate.
 _ROW_COST = 16
@@ -212,7 +215,7 @@ class _Ranges:
         self.lo, self.hi = cell_of_row[first], cell_of_row[first + self.sizes - 1] + 1
         # a table that stays in the cache: uint16 unless a range spans more cells
         # (empty cells between its rows' cells)
-        small = int((self.hi - self.lo).max()) <= 1 << 16
+        small = int((self.hi - self.lo).max()) <= _SMALL_SPAN
         local = cell_of_row - np.repeat(self.lo, self.sizes)
         self.local = local.astype(np.uint16 if small else np.int64)
 
@@ -227,8 +230,8 @@ class _Ranges:
             bits = np.frombuffer(rng.bytes(2 * full), dtype=np.uint16)
             ends = np.cumsum(per_range[r, :last])
             for j in range(len(self.sizes)):
-                if j < last:
-                    rows = bits[ends[j] - per_range[r, j] : ends[j]]
+                if j < last:  # _RANGE a power of two: its low bits are uniform
+                    rows = bits[ends[j] - per_range[r, j] : ends[j]] & (_RANGE - 1)
                 else:
                     rows = rng.integers(0, self.sizes[j], per_range[r, j])
                 table = self.local[j * _RANGE : j * _RANGE + self.sizes[j]]
