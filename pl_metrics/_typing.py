@@ -28,8 +28,12 @@ AucAverage: TypeAlias = Literal["micro", "macro", "weighted", "samples"]
 MultiClass: TypeAlias = Literal["ovr", "ovo"]
 #: How ``ci=`` intervals are computed: every method (``compare``, ``over_time``).
 CiMethod: TypeAlias = Literal["bootstrap", "wilson", "delong", "logit"]
-#: ``ci_method`` of ``per_class`` (Wilson: the per-class rates).
-LabelCiMethod: TypeAlias = Literal["bootstrap", "wilson"]
+#: ``ci_method`` of ``per_class`` (``checks.CI_METHODS``; the first, the default: Wilson
+#: for the per-class proportions, the delta method for F-beta; ``"wilson"``: the
+#: proportions only).
+LabelCiMethod: TypeAlias = Literal["delta", "bootstrap", "wilson"]
+#: ``ci_method`` of ``averages`` and ``report`` (the first, the default: the delta method).
+AverageCiMethod: TypeAlias = Literal["delta", "bootstrap"]
 #: ``ci_method`` of ``summary`` (``checks.CI_METHODS``; the first, the default: Wilson
 #: for the accuracy, the delta method for balanced accuracy, MCC and kappa).
 SummaryCiMethod: TypeAlias = Literal["delta", "bootstrap", "wilson"]

@@ -55,7 +55,7 @@ from pl_metrics._shards import check_label_sets, label_sample
 from pl_metrics._typing import (
     ApCiMethod,
     AucCiMethod,
-    BootstrapCiMethod,
+    AverageCiMethod,
     By,
     KappaWeights,
     LabelCiMethod,
@@ -425,7 +425,7 @@ def per_class(
     ci: float | None = None,
     n_boot: int = 1000,
     seed: int | None = 0,
-    ci_method: LabelCiMethod = "bootstrap",
+    ci_method: LabelCiMethod = "delta",
 ) -> pl.DataFrame:
     """``.metrics.per_class`` of all rows of the Spark frame.
 
@@ -464,7 +464,7 @@ def averages(
     ci: float | None = None,
     n_boot: int = 1000,
     seed: int | None = 0,
-    ci_method: BootstrapCiMethod = "bootstrap",
+    ci_method: AverageCiMethod = "delta",
 ) -> pl.DataFrame:
     """``.metrics.averages`` of all rows of the Spark frame.
 
@@ -503,7 +503,7 @@ def report(
     ci: float | None = None,
     n_boot: int = 1000,
     seed: int | None = 0,
-    ci_method: BootstrapCiMethod = "bootstrap",
+    ci_method: AverageCiMethod = "delta",
 ) -> pl.DataFrame:
     """``.metrics.report`` of all rows of the Spark frame.
 

@@ -41,7 +41,7 @@ from pl_metrics._multilabel import state as mls
 from pl_metrics._typing import (
     ApCiMethod,
     AucCiMethod,
-    BootstrapCiMethod,
+    AverageCiMethod,
     By,
     KappaWeights,
     LabelCiMethod,
@@ -279,7 +279,7 @@ class CountsState(Generic[FrameT]):
         ci: float | None = None,
         n_boot: int = 1000,
         seed: int | None = 0,
-        ci_method: LabelCiMethod = "bootstrap",
+        ci_method: LabelCiMethod = "delta",
     ) -> FrameT:
         """As :meth:`MetricsLazyFrame.per_class`, ``ci`` included (integer counts only)."""
         return self._label_scores(
@@ -302,7 +302,7 @@ class CountsState(Generic[FrameT]):
         ci: float | None = None,
         n_boot: int = 1000,
         seed: int | None = 0,
-        ci_method: BootstrapCiMethod = "bootstrap",
+        ci_method: AverageCiMethod = "delta",
     ) -> FrameT:
         """As :meth:`MetricsLazyFrame.averages`, ``ci`` included (integer counts only)."""
         return self._label_scores(
@@ -325,7 +325,7 @@ class CountsState(Generic[FrameT]):
         ci: float | None = None,
         n_boot: int = 1000,
         seed: int | None = 0,
-        ci_method: BootstrapCiMethod = "bootstrap",
+        ci_method: AverageCiMethod = "delta",
     ) -> FrameT:
         """As :meth:`MetricsLazyFrame.report`, ``ci`` included (integer counts only).
 

@@ -617,7 +617,12 @@ def test_every_signature_default_is_the_catalogues() -> None:
             if function is None:
                 continue
             default = inspect.signature(function).parameters["ci_method"].default
-            if owner is pl_metrics.MetricsLazyFrame and name == "summary":
+            if owner is pl_metrics.MetricsLazyFrame and name in {
+                "summary",
+                "per_class",
+                "averages",
+                "report",
+            }:
                 # None: the first for single-label rows, the bootstrap for multilabel ones
                 assert default is None
             else:
@@ -936,3 +941,162 @@ def test_summary_delta_of_no_counted_rows_has_null_bounds(df: pl.DataFrame) -> N
     assert bounds.null_count().row(0) == (1,) * 8
     state = pl_metrics.from_counts(df.metrics.counts("t", "p")).summary(ci=0.95, labels=[1, 2])
     assert_frame_equal(state, out)
+
+
+def _wilson_at(value: float, se: float, trials: float, z: float) -> tuple[float, float]:
+    """Wilson's interval at the effective rows value (1 - value) / se^2 (``trials``
+    where the variance is 0), as ``analytic.wilson_at_variance`` documents it."""
+    spread = value * (1 - value)
+    n = spread / se**2 if se > 1e-7 and spread > 0 else trials
+    centre = (value + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(value * (1 - value) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return centre - half, centre + half
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    n=st.integers(8, 200),
+    k=st.integers(2, 4),
+    accuracy=st.floats(0.0, 1.0),
+    seed=st.integers(0, 2**32 - 1),
+    ci=st.sampled_from([0.8, 0.95]),
+    beta=st.sampled_from([1.0, 0.5, 2.0]),
+    zero_division=st.sampled_from([0.0, math.nan]),
+    subset=st.booleans(),
+)
+def test_label_delta_is_the_delta_method_on_scikit_learn(
+    n: int,
+    k: int,
+    accuracy: float,
+    seed: int,
+    ci: float,
+    beta: float,
+    zero_division: float,
+    subset: bool,
+) -> None:
+    # per_class / averages / report(ci) by default (ci_method="delta"): Wilson's
+    # interval for the per-class proportions; for F-beta and every average, Wilson's
+    # interval at the effective rows M (1 - M) / var, var by the multinomial delta
+    # method on scikit-learn's metric (its numerical derivatives in each cell's
+    # share), at the score's trials where var is 0
+    rng = np.random.default_rng(seed)
+    t = rng.integers(0, k, n)
+    p = np.where(rng.random(n) < accuracy, t, rng.integers(0, k, n))
+    df = pl.DataFrame({"t": t, "p": p})
+    every = sorted(set(t) | set(p))
+    labels = every[:-1] if subset and len(every) > 2 else every
+    kwargs = {"ci": ci, "beta": beta, "zero_division": zero_division, "labels": labels}
+    per_class = df.metrics.per_class("t", "p", **kwargs)
+    averages = df.metrics.averages("t", "p", **kwargs)
+    z = NormalDist().inv_cdf(0.5 + ci / 2)
+    shares, positions = _cells_oracle(t, p, every)
+    shares /= shares.sum()
+    pairs = np.asarray(every)[positions]  # the cells' labels
+    f = "f1" if beta == 1 else f"f{beta:g}"
+
+    def prfs(average: str | None, i: int):
+        def metric(y, yhat, sample_weight):
+            out = skm.precision_recall_fscore_support(
+                y,
+                yhat,
+                beta=beta,
+                labels=labels,
+                average=average,
+                sample_weight=sample_weight,
+                zero_division=zero_division,
+            )[i]
+            return out if average else out[labels.index(c)]
+
+        return metric
+
+    def jaccard(average: str | None):
+        def metric(y, yhat, sample_weight):
+            out = skm.jaccard_score(
+                y,
+                yhat,
+                labels=labels,
+                average=average,
+                sample_weight=sample_weight,
+                zero_division=zero_division,
+            )
+            return out if average else out[labels.index(c)]
+
+        return metric
+
+    for row, c in enumerate(labels):
+        tp, fp, fn = (per_class[x][row] for x in ("tp", "fp", "fn"))
+        value = per_class[f][row]
+        if tp + fp + fn == 0:
+            assert per_class[f"{f}_low"][row] is None
+            continue
+        se = _delta_se_by_hand(prfs(None, 2), shares, pairs, n)
+        low, high = _wilson_at(value, se, tp + fp + fn, z)
+        assert per_class[f"{f}_low"][row] == pytest.approx(low, abs=1e-6), (c, se)
+        assert per_class[f"{f}_high"][row] == pytest.approx(high, abs=1e-6), (c, se)
+        for name, trials in (
+            ("precision", tp + fp),
+            ("recall", tp + fn),
+            ("jaccard", tp + fp + fn),
+        ):
+            if trials:
+                low, high = _wilson_at(tp / trials, 0.0, trials, z)
+                assert per_class[f"{name}_low"][row] == pytest.approx(low, abs=1e-12)
+    for row, average in enumerate(("micro", "macro", "weighted")):
+        tp_, fp_, fn_ = (per_class[x].sum() for x in ("tp", "fp", "fn"))
+        trials = {"precision": tp_ + fp_, "recall": tp_ + fn_}
+        scores = [
+            ("precision", prfs(average, 0)),
+            ("recall", prfs(average, 1)),
+            (f, prfs(average, 2)),
+        ]
+        if not math.isnan(zero_division):  # scikit-learn's jaccard_score refuses nan
+            scores.append(("jaccard", jaccard(average)))
+        for name, metric in scores:
+            value = averages[name][row]
+            if math.isnan(value):
+                assert averages[f"{name}_low"][row] is None
+                continue
+            se = _delta_se_by_hand(metric, shares, pairs, n)
+            fallback = trials.get(name, tp_ + fp_ + fn_) if average == "micro" else n
+            low, high = _wilson_at(value, se, fallback, z)
+            assert averages[f"{name}_low"][row] == pytest.approx(low, abs=1e-6), (average, name)
+            assert averages[f"{name}_high"][row] == pytest.approx(high, abs=1e-6), (average, name)
+    # the report's rows are the per-class rows' and the averages'
+    report = df.metrics.report("t", "p", **kwargs)
+    columns = [c for c in report.columns if c.endswith(("_low", "_high"))]
+    assert_frame_equal(report.head(len(labels)).select(columns), per_class.select(columns))
+    assert_frame_equal(report.tail(3).select(columns), averages.select(columns))
+
+
+def test_label_delta_covers_the_truth_95_percent() -> None:
+    # the population of test_summary_delta_covers_the_truth_95_percent: per-class F1
+    # and the averages of scikit-learn on the population cells are the truth
+    share, right = np.array([0.5, 0.3, 0.2]), 0.7
+    pi = np.diag(share * right) + np.outer(share, np.full(3, (1 - right) / 3))
+    pairs = np.array([(i, j) for i in range(3) for j in range(3)])
+    rng = np.random.default_rng(4)
+    repeats, n = 400, 300
+    cells = rng.choice(9, size=(repeats, n), p=pi.ravel())
+    df = pl.DataFrame(
+        {"r": np.repeat(np.arange(repeats), n), "t": (cells // 3).ravel(), "p": (cells % 3).ravel()}
+    )
+    per_class = df.metrics.per_class("t", "p", by="r", ci=0.95)
+    truth = skm.f1_score(*pairs.T, sample_weight=pi.ravel(), average=None)
+    for c in range(3):
+        rows = per_class.filter(pl.col("label") == c)
+        value = float(truth[c])
+        cover = ((rows["f1_low"] <= value) & (value <= rows["f1_high"])).mean()
+        assert 0.915 <= cover <= 0.985, (c, cover)
+    averages = df.metrics.averages("t", "p", by="r", ci=0.95)
+    for average in ("macro", "weighted"):
+        rows = averages.filter(pl.col("average") == average)
+        for name, truth_ in (
+            ("precision", skm.precision_score(*pairs.T, sample_weight=pi.ravel(), average=average)),
+            ("recall", skm.recall_score(*pairs.T, sample_weight=pi.ravel(), average=average)),
+            ("f1", skm.f1_score(*pairs.T, sample_weight=pi.ravel(), average=average)),
+            ("jaccard", skm.jaccard_score(*pairs.T, sample_weight=pi.ravel(), average=average)),
+        ):
+            value = float(truth_)
+            cover = ((rows[f"{name}_low"] <= value) & (value <= rows[f"{name}_high"])).mean()
+            # 400 repeats: the Monte-Carlo sd of a 95 % coverage is 1.1 %
+            assert 0.915 <= cover <= 0.985, (average, name, cover)

@@ -341,10 +341,10 @@ def check_ci(ci: object, n_boot: object, ci_method: object, methods: Sequence[st
 #: The ``ci_method`` values of each method with intervals (the first, the default),
 #: for the frame methods and the state finishers alike.
 CI_METHODS: dict[str, tuple[str, ...]] = {
-    "per_class": ("bootstrap", "wilson"),
-    "averages": ("bootstrap",),
-    "report": ("bootstrap",),
     # analytic by default (a group_by's cost); the bootstrap when asked
+    "per_class": ("delta", "bootstrap", "wilson"),
+    "averages": ("delta", "bootstrap"),
+    "report": ("delta", "bootstrap"),
     "summary": ("delta", "bootstrap", "wilson"),
     # the scores' analytic intervals by default (a sort's cost); the bootstrap when asked
     "roc_auc": ("delong", "bootstrap"),

@@ -131,6 +131,36 @@ def jaccard(
     return xp.ratio(tp, support + predicted - tp, zero_division)
 
 
+def score_partials(  # noqa: PLR0917 - the counts, then the options, as every formula here
+    name: str, tp: Any, fp: Any, fn: Any, beta: float, xp: Backend = POLARS
+) -> tuple[Any, Any, Any]:
+    """The derivatives of a per-class score (``precision``, ``recall``, ``f`` (F-beta),
+    ``jaccard``) by its ``tp``, ``fp`` and ``fn`` counts: the delta method's
+    gradient (:mod:`pl_metrics._intervals.analytic`); 0 where the score's
+    denominator is 0 (the score is then ``zero_division``, a constant).
+
+    - precision = tp / (tp + fp): (fp, -tp, 0) / (tp + fp)^2;
+    - recall = tp / (tp + fn): (fn, 0, -tp) / (tp + fn)^2;
+    - F-beta = A tp / D, A = 1 + b^2, D = A tp + b^2 fn + fp:
+      (A (b^2 fn + fp), -A tp, -A b^2 tp) / D^2;
+    - jaccard = tp / U, U = tp + fp + fn: (fp + fn, -tp, -tp) / U^2.
+    """
+    tp, fp, fn = xp.to_float(tp), xp.to_float(fp), xp.to_float(fn)
+    zero = 0.0 * tp
+    if name == "precision":
+        den, parts = tp + fp, (fp, -tp, zero)
+    elif name == "recall":
+        den, parts = tp + fn, (fn, zero, -tp)
+    elif name == "f":
+        a, b2 = 1 + beta * beta, beta * beta
+        den, parts = a * tp + b2 * fn + fp, (a * (b2 * fn + fp), -a * tp, -a * b2 * tp)
+    else:
+        den, parts = tp + fp + fn, (fp + fn, -tp, -tp)
+    square = den * den
+    d_tp, d_fp, d_fn = (xp.ratio(part, square, 0.0) for part in parts)
+    return d_tp, d_fp, d_fn
+
+
 def specificity(tn: Any, fp: Any, zero_division: float, xp: Backend = POLARS) -> Any:
     """tn / (tn + fp): the recall of the rows that are not the class."""
     return xp.ratio(tn, tn + fp, zero_division)

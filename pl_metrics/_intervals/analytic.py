@@ -78,6 +78,12 @@ _SE = {m: f"{INTERNAL}se_{m}" for m in ("balanced_accuracy", "mcc", "cohen_kappa
 _BA_N = f"{INTERNAL}ba_n_design"
 
 
+def _ordered_sum(x: pl.Expr, by: str | list[str]) -> pl.Expr:
+    """``x.sum()`` as one running sum in the order of ``by``: the same bits on every
+    engine (their sums may add in other orders)."""
+    return x.sort_by(by).cum_sum().last()
+
+
 def summary_delta(counts: Counts) -> pl.LazyFrame:
     """``*keys`` and the delta-method standard errors of the balanced accuracy, MCC
     and Cohen's kappa of each segment's confusion matrix (integer counts).
@@ -109,10 +115,6 @@ def summary_delta(counts: Counts) -> pl.LazyFrame:
     t, p, d = (pl.col(c) for c in ("support", "predicted", "tp"))
     present = t > 0
 
-    def ordered_sum(x: pl.Expr, by: str | list[str] = LABEL) -> pl.Expr:
-        # one running sum in label order: the engines' sums may add in other orders
-        return x.sort_by(by).cum_sum().last()
-
     segment = classes.group_by(keys).agg(
         t.sum().alias(f"{INTERNAL}n"),
         d.sum().alias(f"{INTERNAL}correct"),
@@ -123,7 +125,7 @@ def summary_delta(counts: Counts) -> pl.LazyFrame:
         present.sum().alias(f"{INTERNAL}actual_classes"),
         (p > 0).sum().alias(f"{INTERNAL}predicted_classes"),
         (present & (p > 0)).sum().alias(f"{INTERNAL}both"),
-        ordered_sum(pl.when(present).then(1.0 / t.cast(f64))).alias(f"{INTERNAL}inverse"),
+        _ordered_sum(pl.when(present).then(1.0 / t.cast(f64)), LABEL).alias(f"{INTERNAL}inverse"),
     )
     n_ = pl.col(f"{INTERNAL}n")
     n, square = n_.cast(f64), n_.cast(i128) * n_.cast(i128)
@@ -184,9 +186,9 @@ def summary_delta(counts: Counts) -> pl.LazyFrame:
             + pl.col(f"{INTERNAL}a_{m}")
             + pl.col(f"{INTERNAL}b_{m}")
         )
-        mean = ordered_sum(share * g, [ACTUAL, PREDICTED])
+        mean = _ordered_sum(share * g, [ACTUAL, PREDICTED])
         variances.append(
-            ordered_sum(share * (g - mean) ** 2, [ACTUAL, PREDICTED]).alias(f"{INTERNAL}v_{m}")
+            _ordered_sum(share * (g - mean) ** 2, [ACTUAL, PREDICTED]).alias(f"{INTERNAL}v_{m}")
         )
     moments = (
         cells.group_by(keys).agg(variances).join(segment, on=keys, how="left", nulls_equal=True)
@@ -235,6 +237,192 @@ def summary_bounds(ci: float) -> list[pl.Expr]:
             (value - z * se).clip(-1.0, 1.0).alias(f"{m}_low"),
             (value + z * se).clip(-1.0, 1.0).alias(f"{m}_high"),
         ]
+    return out
+
+
+def wilson_at_variance(
+    value: pl.Expr, se: pl.Expr, trials: pl.Expr, ci: float
+) -> tuple[pl.Expr, pl.Expr]:
+    """Wilson's interval of a score in [0, 1] with the delta method's standard error
+    ``se``: at the effective rows value (1 - value) / se^2, those of a proportion
+    with that variance; where the variance is 0 (the score at 0 or 1) at
+    ``trials``, the rows the score is a share of (an interval that is not
+    zero-width at 0 or 1).  Null where ``se`` is, or where there are no trials."""
+    v = value.cast(pl.Float64)
+    spread = v * (1.0 - v)
+    effective = (
+        pl.when((se > 0) & (spread > 0)).then(spread / (se * se)).otherwise(trials.cast(pl.Float64))
+    )
+    low, high = wilson(v * effective, effective, ci)
+    valid = se.is_not_null() & v.is_not_nan() & (trials > 0)
+    return pl.when(valid).then(low), pl.when(valid).then(high)
+
+
+def per_class_delta(columns: dict[str, str], beta: float, ci: float) -> list[pl.Expr]:
+    """The ``_low`` / ``_high`` columns of ``per_class(ci_method="delta")`` over its
+    rows (``tp, fp, fn, tn`` and the scores; ``columns``: each score's column by
+    its formula name): Wilson's interval for the proportions (precision, recall,
+    specificity, Jaccard: tp among tp + fp, tp + fn, tn + fp, tp + fp + fn); for
+    F-beta, :func:`wilson_at_variance` with the delta method's variance
+    sum over its cells of count x derivative^2 (``formulas.score_partials``: tp,
+    fp and fn each a sum of multinomial cells), at tp + fp + fn where it is 0."""
+    tp, fp, fn, tn = (pl.col(c) for c in ("tp", "fp", "fn", "tn"))
+    out = []
+    pairs = {
+        "precision": (tp, tp + fp),
+        "recall": (tp, tp + fn),
+        "specificity": (tn, tn + fp),
+        "jaccard": (tp, tp + fp + fn),
+    }
+    for name, (successes, trials) in pairs.items():
+        low, high = wilson(successes, trials, ci)
+        out += [low.alias(f"{name}_low"), high.alias(f"{name}_high")]
+    d_tp, d_fp, d_fn = fm.score_partials("f", tp, fp, fn, beta)
+    f64 = pl.Float64
+    variance = tp.cast(f64) * d_tp**2 + fp.cast(f64) * d_fp**2 + fn.cast(f64) * d_fn**2
+    f = columns["f"]
+    low, high = wilson_at_variance(pl.col(f), variance.sqrt(), tp + fp + fn, ci)
+    return [*out, low.alias(f"{f}_low"), high.alias(f"{f}_high")]
+
+
+def _avg(name: str, part: str) -> str:
+    """An internal column of :func:`averages_delta` (score ``name``, ``part``)."""
+    return f"{INTERNAL}avg_{part}_{name}"
+
+
+def averages_delta(
+    counts: Counts,
+    classes: pl.LazyFrame,
+    columns: dict[str, str],
+    *,
+    beta: float,
+) -> pl.LazyFrame:
+    """``*keys, average`` and, for each averaged score, the delta method's standard
+    error and fallback trials (see :func:`averages_bounds`) of its micro, macro and
+    weighted averages.
+
+    ``classes``: the per-class rows (``tp, support, predicted`` and the scores,
+    ``columns``: each score's column by its formula name); ``counts.frame``: the
+    segment's multinomial cells (actual a, predicted p).  An average M is a smooth
+    function of the cells; its variance is n sum pi (d - sum pi d)^2 with d the
+    derivative by a cell's count: d(a, p) = G_tp(a) [a = p] + (G_fn(a) +
+    G_fp(p)) [a != p] + E(a), where for a class c (``formulas.score_partials``
+    gives each score's derivatives by its tp, fp, fn):
+
+    - micro (the score of the summed counts): G the derivatives at the sums;
+    - macro (the mean over the K kept classes, kept: not NaN): G(c) = the class's
+      derivatives / K;
+    - weighted (support-weighted mean W over the kept classes, S their support):
+      G(c) = s_c / S x the class's derivatives, and E(c) = (M_c - W) / S (a row
+      of actual class c moves the weights); the macro mean's where S is 0.
+
+    Classes outside ``labels=`` have G = E = 0: their rows count as false
+    negatives / positives of the listed classes only.  Null where n < 2.
+    """
+    keys = counts.keys
+    f64 = pl.Float64
+    tp, support, predicted = (pl.col(c).cast(f64) for c in ("tp", "support", "predicted"))
+    fp, fn = predicted - tp, support - tp
+    kept = {m: pl.col(c).is_not_nan() for m, c in columns.items()}  # NaN: zero_division=nan
+
+    def t(name: str) -> str:
+        return f"{INTERNAL}d_{name}"
+
+    sums = [
+        _ordered_sum(x, LABEL).alias(t(name)) for name, x in (("tp", tp), ("fp", fp), ("fn", fn))
+    ]
+    for m, c in columns.items():
+        sums += [
+            _ordered_sum(kept[m].cast(f64), LABEL).alias(t(f"k_{m}")),
+            _ordered_sum(pl.when(kept[m]).then(support).otherwise(0.0), LABEL).alias(t(f"s_{m}")),
+            _ordered_sum(pl.when(kept[m]).then(support * pl.col(c)).otherwise(0.0), LABEL).alias(
+                t(f"sx_{m}")
+            ),
+        ]
+    segment = classes.group_by(keys).agg(sums)
+    totals = [pl.col(t(x)) for x in ("tp", "fp", "fn")]
+    coefficients = []  # per class: G_tp, G_fp, G_fn, E of each (average, score)
+    for m, c in columns.items():
+        parts = fm.score_partials(m, tp, fp, fn, beta)
+        micro = fm.score_partials(m, *totals, beta)
+        k, s, sx = (pl.col(t(f"{x}_{m}")) for x in ("k", "s", "sx"))
+        macro_scale = pl.when(kept[m]).then(1.0 / k).otherwise(0.0)
+        weighted_scale = pl.when(s > 0).then(pl.when(kept[m]).then(support / s).otherwise(0.0))
+        spread = pl.when(kept[m] & (s > 0)).then((pl.col(c) - sx / s) / s).otherwise(0.0)
+        scales = {"macro": macro_scale, "weighted": weighted_scale.otherwise(macro_scale)}
+        for name, d_micro in zip(("tp", "fp", "fn"), micro, strict=True):
+            coefficients.append(d_micro.alias(_avg(m, f"micro_{name}")))
+        for average, scale in scales.items():
+            for name, d in zip(("tp", "fp", "fn"), parts, strict=True):
+                coefficients.append((scale * d).alias(_avg(m, f"{average}_{name}")))
+        coefficients.append(spread.alias(_avg(m, "weighted_e")))
+    per_class = classes.join(segment, on=keys, how="left", nulls_equal=True).select(
+        *keys, LABEL, *coefficients
+    )
+    averages = ("micro", "macro", "weighted")
+    at_actual = [_avg(m, f"{a}_{x}") for m in columns for a in averages for x in ("tp", "fn")]
+    at_actual += [_avg(m, "weighted_e") for m in columns]
+    at_predicted = [_avg(m, f"{a}_fp") for m in columns for a in averages]
+    cells = counts.frame.join(
+        per_class.select(*keys, pl.col(LABEL).alias(ACTUAL), *at_actual),
+        on=[*keys, ACTUAL],
+        how="left",
+        nulls_equal=True,
+    ).join(
+        per_class.select(*keys, pl.col(LABEL).alias(PREDICTED), *at_predicted),
+        on=[*keys, PREDICTED],
+        how="left",
+        nulls_equal=True,
+    )
+    hit = pl.col(ACTUAL) == pl.col(PREDICTED)
+    share = pl.col(COUNT).cast(f64) / pl.col(COUNT).sum().cast(f64)
+    order = [ACTUAL, PREDICTED]
+    variances = []
+    for m in columns:
+        for a in averages:
+            g = (
+                pl.when(hit)
+                .then(pl.col(_avg(m, f"{a}_tp")).fill_null(0.0))
+                .otherwise(
+                    pl.col(_avg(m, f"{a}_fn")).fill_null(0.0)
+                    + pl.col(_avg(m, f"{a}_fp")).fill_null(0.0)
+                )
+            )
+            if a == "weighted":
+                g = g + pl.col(_avg(m, "weighted_e")).fill_null(0.0)
+            mean = _ordered_sum(share * g, order)
+            variances.append(_ordered_sum(share * (g - mean) ** 2, order).alias(_avg(m, f"{a}_v")))
+    n_ = pl.col(COUNT).sum().alias(f"{INTERNAL}avg_n")
+    moments = (
+        cells.group_by(keys)
+        .agg(n_, *variances)
+        .join(segment, on=keys, how="left", nulls_equal=True)
+    )
+    n = pl.col(f"{INTERNAL}avg_n")
+    tp_, fp_, fn_ = totals
+    micro_trials = {"precision": tp_ + fp_, "recall": tp_ + fn_}
+    rows = []
+    for a in averages:
+        out = [*keys, pl.lit(a).alias("average")]
+        for m in columns:
+            se = pl.when(n > 1).then((pl.col(_avg(m, f"{a}_v")) * n.cast(f64)).sqrt())
+            trials = micro_trials.get(m, tp_ + fp_ + fn_) if a == "micro" else n.cast(f64)
+            out += [se.alias(_avg(m, "se")), trials.alias(_avg(m, "trials"))]
+        rows.append(moments.select(out))
+    return pl.concat(rows)
+
+
+def averages_bounds(columns: dict[str, str], ci: float) -> list[pl.Expr]:
+    """The ``_low`` / ``_high`` columns of the averages over their rows joined to
+    :func:`averages_delta`: :func:`wilson_at_variance` of each score (the micro
+    precision and recall: exactly Wilson's interval of the summed tp among the
+    summed predicted / actual rows)."""
+    out = []
+    for m, c in columns.items():
+        low, high = wilson_at_variance(
+            pl.col(c), pl.col(_avg(m, "se")), pl.col(_avg(m, "trials")), ci
+        )
+        out += [low.alias(f"{c}_low"), high.alias(f"{c}_high")]
     return out
 
 

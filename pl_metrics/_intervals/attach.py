@@ -22,6 +22,7 @@ from pl_metrics import _ranking as rk
 from pl_metrics._core import names
 from pl_metrics._core import scores as sc
 from pl_metrics._core.confusion import ACTUAL, LABEL, ORD, PREDICTED, Counts, label_set
+from pl_metrics._core.names import INTERNAL
 from pl_metrics._intervals import analytic as an
 from pl_metrics._intervals import draws as bs
 
@@ -112,6 +113,49 @@ def bootstrap_labels(
     intervals = counts.finish(intervals, [LABEL] if LABEL in row_keys else [])
     return _join(point, intervals, [*counts.by, *row_keys]).select(
         *point.collect_schema().names(), *columns
+    )
+
+
+def delta_labels(
+    counts: Counts,
+    point: pl.LazyFrame,
+    kind: str,
+    *,
+    beta: float,
+    zero_division: float,
+    ci: float,
+) -> pl.LazyFrame:
+    """The analytic intervals of per_class / averages / report (``kind``,
+    ``ci_method="delta"``) joined to its point estimates ``point``: Wilson's for the
+    per-class proportions, the delta method's for F-beta and the averages
+    (:func:`analytic.per_class_delta`, :func:`analytic.averages_delta`)."""
+    f_column = cls.f_name(beta)
+    scores = {"precision": "precision", "recall": "recall", "f": f_column, "jaccard": "jaccard"}
+    columns = names.interval_columns([scores.get(m, m) for m in bs.LABEL_METRICS[kind]])
+    output = [*point.collect_schema().names(), *columns]
+    if kind == "per_class":
+        return point.with_columns(an.per_class_delta(scores, beta, ci)).select(output)
+    classes = cls.per_class_with_ord(counts, beta=beta, zero_division=zero_division, order=False)
+    errors = an.averages_delta(counts, classes, scores, beta=beta)
+    errors = counts.finish(errors)
+    if kind == "averages":
+        joined = _join(point, errors, [*counts.by, "average"])
+        return joined.with_columns(an.averages_bounds(scores, ci)).select(output)
+    # report: its class rows' intervals from the per-class rows, its average rows'
+    # from the averages
+    class_rows = classes.with_columns(an.per_class_delta(scores, beta, ci)).select(
+        *counts.keys, LABEL, pl.lit(None, pl.String).alias("average"), *columns
+    )
+    joined = _join(point, counts.finish(class_rows, [LABEL]), [*counts.by, LABEL, "average"])
+    joined = _join(joined, errors, [*counts.by, "average"])
+    averaged = [
+        bound.alias(f"{INTERNAL}{bound.meta.output_name()}")
+        for bound in an.averages_bounds(scores, ci)
+    ]
+    return (
+        joined.with_columns(averaged)
+        .with_columns(pl.coalesce(c, f"{INTERNAL}{c}").alias(c) for c in columns)
+        .select(output)
     )
 
 
@@ -232,6 +276,8 @@ def finish_labels(
         return point
     if ci_method == "wilson":
         return wilson_per_class(point, ci, beta)
+    if ci_method == "delta":
+        return delta_labels(counts, point, kind, beta=beta, zero_division=zero_division, ci=ci)
     return bootstrap_labels(
         counts,
         point,
@@ -308,6 +354,7 @@ __all__ = [
     "bootstrap_labels",
     "bootstrap_scores",
     "delong",
+    "delta_labels",
     "finish_average_precision",
     "finish_labels",
     "finish_roc_auc",

@@ -16,7 +16,7 @@ from pl_metrics._core.names import COUNTS_STATE
 from pl_metrics._intervals import attach as iv
 from pl_metrics._namespace import multilabel as ml
 from pl_metrics._typing import (
-    BootstrapCiMethod,
+    AverageCiMethod,
     By,
     CiMethod,
     KappaWeights,
@@ -64,13 +64,16 @@ class LabelMethods:
         ci: float | None,
         n_boot: int,
         seed: int | None,
-        ci_method: CiMethod,
+        ci_method: CiMethod | None,
     ) -> pl.LazyFrame:
         """per_class / averages / report: options, counts, point estimates, intervals."""
         b, zd = v.check_beta(beta), v.check_zero_division(zero_division)
         methods = v.CI_METHODS[method]
+        multilabel = ml.is_multilabel(self._lf, y_true)
+        if ci_method is None:  # the multilabel intervals are bootstraps of rows
+            ci_method = "bootstrap" if multilabel else methods[0]
         wants_ci = _wants_ci(ci, n_boot, ci_method, weight, seed=seed, methods=methods)
-        if ml.is_multilabel(self._lf, y_true):
+        if multilabel:
             ml.refuse_ci(ci, method, ci_method)
             return ml.label_scores(
                 self._lf,
@@ -187,7 +190,7 @@ class LabelMethods:
         ci: float | None = None,
         n_boot: int = 1000,
         seed: int | None = 0,
-        ci_method: LabelCiMethod = "bootstrap",
+        ci_method: LabelCiMethod | None = None,
     ) -> pl.LazyFrame:
         """Counts and scores of each class against the rest.
 
@@ -262,7 +265,7 @@ class LabelMethods:
         ci: float | None = None,
         n_boot: int = 1000,
         seed: int | None = 0,
-        ci_method: BootstrapCiMethod = "bootstrap",
+        ci_method: AverageCiMethod | None = None,
     ) -> pl.LazyFrame:
         """Micro, macro and support-weighted averages of the per-class scores.
 
@@ -335,7 +338,7 @@ class LabelMethods:
         ci: float | None = None,
         n_boot: int = 1000,
         seed: int | None = 0,
-        ci_method: BootstrapCiMethod = "bootstrap",
+        ci_method: AverageCiMethod | None = None,
     ) -> pl.LazyFrame:
         """The classification report: per-class rows, then the three averages.
 
