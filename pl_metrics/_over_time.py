@@ -261,7 +261,8 @@ def finish_labels(
     seed: int | None,
 ) -> list[pl.LazyFrame]:
     """The label metrics of each window, one long frame per metric (``ci_method``
-    None: the bootstrap, their default)."""
+    None: their methods' default, the delta method of :meth:`summary` and
+    :meth:`averages`)."""
     by = counts.by  # the user's by, then WINDOW_END
     out = []
     wanted = [m for m in metrics if m in SUMMARY]
@@ -270,6 +271,8 @@ def finish_labels(
         if ci is not None:
             if ci_method == "wilson":
                 point = iv.wilson_accuracy(point, ci)
+            elif ci_method is None:
+                point = iv.delta_summary(counts, point, ci)
             else:
                 point = iv.bootstrap_labels(
                     counts, point, "summary", ci=ci, n_boot=n_boot, seed=seed
@@ -284,7 +287,9 @@ def finish_labels(
     averaged = [m for m in metrics if m in AVERAGED]
     if averaged:
         point = cls.averages(counts, beta=1.0, zero_division=0.0)
-        if ci is not None:
+        if ci is not None and ci_method is None:
+            point = iv.delta_labels(counts, point, "averages", beta=1.0, zero_division=0.0, ci=ci)
+        elif ci is not None:
             point = iv.bootstrap_labels(
                 counts,
                 point,
@@ -318,9 +323,10 @@ def finish_positive(
     (``_fairness.binary_table``: more labels are refused, as by the binary methods;
     ``columns``: y_true, y_pred, for that message); a window without ``pos`` gets
     the zero-division values (0.0; specificity from its negatives), as
-    scikit-learn's binary scores with ``zero_division=0``.  Intervals: the
-    bootstrap of ``per_class`` (its default; null where the window lacks ``pos``),
-    or (``ci_method="wilson"``) Wilson's for the proportions (:data:`WILSON`)."""
+    scikit-learn's binary scores with ``zero_division=0``.  Intervals: those of
+    ``per_class`` (its default, the delta method, or the bootstrap; null where the
+    window lacks ``pos``), or (``ci_method="wilson"``) Wilson's for the
+    proportions (:data:`WILSON`)."""
     wanted = [m for m in metrics if m in POSITIVE]
     table = fair.binary_table(counts, pos, "over_time", *columns)
     c = {k: pl.col(k) for k in ("tp", "fp", "fn", "tn")}
@@ -339,9 +345,14 @@ def finish_positive(
     point = counts.finish(table.select(*counts.keys, *values, *intervals))
     if ci is not None and ci_method != "wilson":
         per_class = cls.per_class(counts, beta=1.0, zero_division=0.0)
-        per_class = iv.bootstrap_labels(
-            counts, per_class, "per_class", ci=ci, n_boot=n_boot, seed=seed
-        )
+        if ci_method is None:
+            per_class = iv.delta_labels(
+                counts, per_class, "per_class", beta=1.0, zero_division=0.0, ci=ci
+            )
+        else:
+            per_class = iv.bootstrap_labels(
+                counts, per_class, "per_class", ci=ci, n_boot=n_boot, seed=seed
+            )
         label = pl.lit(pos, counts.types.compute).cast(counts.types.output)
         bounds = per_class.filter(pl.col(LABEL) == label).select(
             *counts.by, pl.col(names.interval_columns(wanted))

@@ -139,18 +139,22 @@ def assert_same(shown: pl.DataFrame, expected: pl.DataFrame, what: str) -> None:
             assert same, f"{what}: column {name!r} row {i}: page {a!r}, method {b!r}"
 
 
-def expected_tables(df: pl.DataFrame | pl.LazyFrame, by: str) -> dict[str, pl.DataFrame]:
-    """The tables of ``_report(df)``, each from its frame method called directly."""
+def expected_tables(
+    df: pl.DataFrame | pl.LazyFrame, by: str, **ci_method: str
+) -> dict[str, pl.DataFrame]:
+    """The tables of ``_report(df, **ci_method)``, each from its frame method called
+    directly."""
     m = df.lazy().metrics
+    boot = {**BOOT, **ci_method}
     y, p, s = "is_cat", "flag", "cat_score"
     b = {"pos_label": None, "weight": None}
     tables = {
-        "summary": m.summary(y, p, **BOOT),
-        "summary_by": m.summary(y, p, by=by, **BOOT),
-        "compare": m.compare(y, p, by=by, metric="accuracy", adjust="holm", **BOOT).select(
+        "summary": m.summary(y, p, **boot),
+        "summary_by": m.summary(y, p, by=by, **boot),
+        "compare": m.compare(y, p, by=by, metric="accuracy", adjust="holm", **boot).select(
             by, *COMPARE_SHOWN, differs=pl.col("p_adjusted") < 0.05
         ),
-        "report": m.report(y, p, **BOOT),
+        "report": m.report(y, p, **boot),
         # a row per criterion (its difference and ratio), as the page shows it
         "fairness": m.fairness(y, p, by=by)
         .unpivot()
@@ -162,9 +166,9 @@ def expected_tables(df: pl.DataFrame | pl.LazyFrame, by: str) -> dict[str, pl.Da
         .pivot("stat", index="criterion", values="value")
         .lazy(),
         "group_rates": m.group_rates(y, p, by=by),
-        "roc_auc": m.roc_auc(y, s, **b, **BOOT),
-        "roc_auc_by": m.roc_auc(y, s, by=by, **b, **BOOT),
-        "average_precision": m.average_precision(y, s, by=by, **b, **BOOT),
+        "roc_auc": m.roc_auc(y, s, **b, **boot),
+        "roc_auc_by": m.roc_auc(y, s, by=by, **b, **boot),
+        "average_precision": m.average_precision(y, s, by=by, **b, **boot),
         "log_loss": m.log_loss(y, s, by=by, **b),
         "brier_score": m.brier_score(y, s, by=by, **b),
         "calibration_error": m.calibration_error(y, s, by=by, n_bins=10, **b),
@@ -224,6 +228,22 @@ def test_every_table_equals_its_frame_method(df: pl.DataFrame) -> None:
     for name, frame in expected.items():
         assert_same(as_frame(tables[name], frame.schema), frame, name)
     assert expected["compare"]["differs"].any(), "the example should flag a segment"
+
+
+def test_ci_method_bootstrap_is_every_methods_bootstrap(df: pl.DataFrame) -> None:
+    # html_report(ci_method="bootstrap"): each table with intervals is its method's
+    # with ci_method="bootstrap" (the same replicates and seed), and the page says so
+    page = _report(df, ci_method="bootstrap")
+    tables = page_tables(page)
+    expected = expected_tables(df, "region", ci_method="bootstrap")
+    for name in ("summary", "summary_by", "compare", "report", "roc_auc", "average_precision"):
+        assert_same(as_frame(tables[name], expected[name].schema), expected[name], name)
+    default = expected_tables(df, "region")
+    assert not expected["summary"].equals(default["summary"])  # another interval
+    assert "bootstrap percentile intervals" in page
+    assert "paired bootstrap tests" in page
+    with pytest.raises(ValueError, match="ci_method"):
+        _report(df, ci_method="delta")
 
 
 def test_the_flagged_segments_are_the_compare_rows_below_alpha(df: pl.DataFrame) -> None:

@@ -33,9 +33,10 @@ def test_equivalent_to_the_row_bootstrap() -> None:
     # intervals (2,000 replicates each) within Monte-Carlo tolerance
     rng = np.random.default_rng(0)
     df = _frame(3000, rng)
-    ours = df.metrics.summary("t", "p", ci=0.95, n_boot=2000, seed=1)
-    pc = df.metrics.per_class("t", "p", ci=0.95, n_boot=2000, seed=1)
-    auc = df.metrics.roc_auc("y", "s", ci=0.95, n_boot=2000, seed=1)
+    boot = {"ci": 0.95, "n_boot": 2000, "seed": 1, "ci_method": "bootstrap"}
+    ours = df.metrics.summary("t", "p", **boot)
+    pc = df.metrics.per_class("t", "p", **boot)
+    auc = df.metrics.roc_auc("y", "s", **boot)
     t, p, y, s = (df[c].to_numpy() for c in ("t", "p", "y", "s"))
     acc, prec0, aucs = [], [], []
     for _ in range(2000):
@@ -282,8 +283,9 @@ def test_labels_option_bootstraps_like_the_rows() -> None:
     rng = np.random.default_rng(3)
     df = _frame(3000, rng)
     labels = [2, 0, 7]
-    pc = df.metrics.per_class("t", "p", labels=labels, ci=0.95, n_boot=2000, seed=2)
-    sm = df.metrics.summary("t", "p", labels=labels, ci=0.95, n_boot=2000, seed=2)
+    boot = {"ci": 0.95, "n_boot": 2000, "seed": 2, "ci_method": "bootstrap"}
+    pc = df.metrics.per_class("t", "p", labels=labels, **boot)
+    sm = df.metrics.summary("t", "p", labels=labels, **boot)
     assert pc["label"].to_list() == labels
     assert pc.filter(pl.col("label") == 7)["recall_low"].to_list() == [0.0]  # zero_division
     t, p = df["t"].to_numpy(), df["p"].to_numpy()
@@ -318,10 +320,11 @@ def test_a_segments_interval_does_not_depend_on_the_other_segments() -> None:
     df = df.with_columns(pl.when(z).then(pl.col(c) % 2).otherwise(c).alias(c) for c in ("t", "p"))
     for method, args in (("report", ("t", "p")), ("summary", ("t", "p")), ("roc_auc", ("y", "s"))):
         run = getattr(df.metrics, method)
-        every = run(*args, by="g", ci=0.9, n_boot=200, seed=4)
+        boot = {"ci": 0.9, "n_boot": 200, "seed": 4, "ci_method": "bootstrap"}
+        every = run(*args, by="g", **boot)
         for g in ("x", "z"):
             alone = getattr(df.filter(pl.col("g") == g).metrics, method)
-            one = alone(*args, by="g", ci=0.9, n_boot=200, seed=4)
+            one = alone(*args, by="g", **boot)
             assert_frame_equal(every.filter(pl.col("g") == g), one)
 
 
@@ -508,7 +511,7 @@ def test_segments_drawn_together_are_the_segments_drawn_alone(
     # classes): a frame of many segments gives each the interval it gets alone,
     # whatever the packing (here: the default chunks, and chunks of ~1 segment)
     df = _many_segments(np.random.default_rng(12))
-    kwargs = {"by": "g", "ci": 0.9, "n_boot": 150, "seed": 5}
+    kwargs = {"by": "g", "ci": 0.9, "n_boot": 150, "seed": 5, "ci_method": "bootstrap"}
     every = getattr(df.metrics, method)(*args, **kwargs).sort("g", maintain_order=True)
     defined = every.select(pl.col("^.*_low$").is_not_null().mean()).row(0)
     assert min(defined) > 0.5  # intervals, not nulls, are compared

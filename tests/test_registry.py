@@ -218,8 +218,17 @@ METHODS: list[Entry] = [
     Entry("averages", _m("averages", zero_division=1.0), ("labels",), state="counts"),
     Entry("report", _m("report"), ("labels",), state="counts"),
     Entry(
-        "report[ci]",
+        "report[ci]",  # the delta method (the default): no draws
         _m("report", **CI),
+        ("labels",),
+        outputs="report",
+        ci=True,
+        weighted=False,
+        state="counts",
+    ),
+    Entry(
+        "report[bootstrap]",
+        _m("report", **CI, ci_method="bootstrap"),
         ("labels",),
         outputs="report",
         ci=True,
@@ -687,9 +696,26 @@ METHODS: list[Entry] = [
         outputs="over_time",
     ),
     Entry(
-        "over_time[ci]",
+        "over_time[ci]",  # the label metrics' analytic default: no draws
         lambda m, c: m.over_time(
             c.y, y_pred=c.p, index="ts", every="1d", period="2d", by=c.by, **CI
+        ),
+        ("labels",),
+        outputs="over_time",
+        weighted=False,
+    ),
+    Entry(
+        "over_time[bootstrap]",
+        lambda m, c: m.over_time(
+            c.y,
+            y_pred=c.p,
+            index="ts",
+            every="1d",
+            period="2d",
+            by=c.by,
+            metrics=["accuracy", "mcc", "f1_macro"],
+            ci_method="bootstrap",
+            **CI,
         ),
         ("labels",),
         outputs="over_time",
@@ -915,6 +941,7 @@ FINISHERS: dict[str, Callable[[object, Cols], object]] = {
     "report[ci]": lambda st, c: st.report(**CI),
     "summary[ci]": lambda st, c: st.summary(**CI),
     "summary[bootstrap]": lambda st, c: st.summary(**CI, ci_method="bootstrap"),
+    "report[bootstrap]": lambda st, c: st.report(**CI, ci_method="bootstrap"),
     "roc_auc[ci]": lambda st, c: st.roc_auc(**CI),
     "roc_auc[delong]": lambda st, c: st.roc_auc(ci=0.9, ci_method="delong"),
     "average_precision[ci]": lambda st, c: st.average_precision(**CI),
@@ -1654,6 +1681,7 @@ CLI: list[tuple[str, str, list[str]]] = [
     _cli("averages", "averages", *_LABELS, "--zero-division", "1"),
     _cli("report", "report", *_LABELS),
     _cli("report", "report[ci]", *_LABELS, *_CI),
+    _cli("report", "report[bootstrap]", *_LABELS, *_CI, "--ci-method", "bootstrap"),
     _cli("summary", "summary", *_LABELS),
     _cli("summary", "summary[replace_undefined_by]", *_LABELS, "--replace-undefined-by", "0.5"),
     _cli(

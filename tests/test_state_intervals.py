@@ -79,10 +79,12 @@ def test_confusion_intervals_from_merged_states_equal_the_frame_methods(
         "zero_division": data.draw(st.sampled_from([0.0, 1.0, math.nan])),
     }
     calls: list[tuple[str, dict[str, object]]] = [
-        ("per_class", options),
+        ("per_class", options),  # the delta method (the default)
         ("per_class", {**options, "ci_method": "wilson"}),
+        ("per_class", {**options, "ci_method": "bootstrap"}),
         ("averages", options),
         ("report", options),
+        ("report", {**options, "ci_method": "bootstrap"}),
         ("summary", {"labels": labels}),
         ("summary", {"labels": labels, "ci_method": "wilson", "kappa_weights": "quadratic"}),
     ]

@@ -141,8 +141,9 @@ class MonitoringMethods:
             Intervals per window, as :meth:`summary` / :meth:`averages` /
             :meth:`roc_auc` / :meth:`average_precision`.  ``ci_method`` None (the
             default): each metric's own default, DeLong for ``roc_auc``, the logit
-            interval for ``average_precision``, the bootstrap for the label
-            metrics; ``"bootstrap"``: every metric; ``"wilson"``: accuracy and
+            interval for ``average_precision``, Wilson / the delta method for the
+            label metrics (as :meth:`summary`, :meth:`averages` and
+            :meth:`per_class`); ``"bootstrap"``: every metric; ``"wilson"``: accuracy and
             the positive class's precision, recall, specificity and jaccard;
             ``"delong"``: roc_auc only; ``"logit"``: average_precision only.
             ``n``, ``ks``, ``log_loss``, ``brier_score`` and ``calibration_error``
@@ -185,11 +186,13 @@ class MonitoringMethods:
                 f"use ci_method='bootstrap' for {sorted(set(chosen) - allowed)}"
             )
             raise ValueError(msg)
-        # None: each metric's default; checked as the bootstrap if one of them is
-        defaults = {v.default_ci_method(m) for m in chosen}
+        # None: each metric's default (the label metrics' the delta method); checked
+        # as the bootstrap if one of them is
+        scored = [m for m in chosen if m in {"roc_auc", "average_precision"}]
+        defaults = {v.default_ci_method(m) for m in scored} or {"delta"}
         method = ci_method or ("bootstrap" if "bootstrap" in defaults else defaults.pop())
         wants_ci = _wants_ci(
-            ci, n_boot, method, weight, seed=seed, methods=("bootstrap", *v.ANALYTIC_CI)
+            ci, n_boot, method, weight, seed=seed, methods=("bootstrap", "delta", *v.ANALYTIC_CI)
         )
         columns = {"y_true": y_true, "y_pred": y_pred, "y_score": y_score}
         columns |= {"weight": weight, "index": index}

@@ -9,7 +9,7 @@ import polars as pl
 
 from pl_metrics._core import checks as v
 from pl_metrics._report import build, sections, write
-from pl_metrics._typing import By, Score
+from pl_metrics._typing import BootstrapCiMethod, By, Score
 
 
 class ReportMethods:
@@ -27,6 +27,7 @@ class ReportMethods:
         ci: float | Literal["auto"] | None = "auto",
         n_boot: int = 1000,
         seed: int | None = 0,
+        ci_method: BootstrapCiMethod | None = None,
         bins: int | None = None,
         n_bins: int = 10,
         title: str = "Evaluation report",
@@ -67,11 +68,14 @@ class ReportMethods:
             Segment column(s) or expression(s), as in every method.
         pos_label, weight, bins
             As in the methods (``bins``: approximate ranking metrics).
-        ci, n_boot, seed
-            Intervals of the headline and per-segment numbers (each method's
-            default: Wilson / the delta method for the summary, DeLong and logit
-            for the scores, the bootstrap for the per-class table) and the
-            segment comparison (analytic: accuracy is a proportion).  ``"auto"``
+        ci, n_boot, seed, ci_method
+            Intervals of the headline and per-segment numbers and the segment
+            comparison.  ``ci_method=None`` (default): each method's default, a
+            ``group_by``'s or a sort's cost (Wilson / the delta method for the
+            summary and the per-class table, DeLong and logit for the scores,
+            Agresti-Caffo for the comparison of accuracy); ``"bootstrap"``: the
+            bootstrap (``n_boot`` replicates, ``seed``) wherever a method offers
+            it (the one-vs-rest ROC AUC keeps DeLong's).  ``ci="auto"``
             (default): 95% intervals without ``weight``, none with it (the
             intervals count un-weighted rows; the page says so); ``None``: none.
         n_bins
@@ -107,6 +111,7 @@ class ReportMethods:
             ci=ci,
             n_boot=n_boot,
             seed=seed,
+            ci_method=ci_method,
             bins=bins,
             n_bins=n_bins,
         )
@@ -134,6 +139,7 @@ def _spec(
     ci: float | Literal["auto"] | None,
     n_boot: int,
     seed: int | None,
+    ci_method: str | None,
     bins: int | None,
     n_bins: int,
 ) -> sections.Spec:
@@ -158,7 +164,7 @@ def _spec(
             "`weight`"
         )
         raise ValueError(msg)
-    v.check_ci(ci, n_boot, "bootstrap", ("bootstrap",))
+    v.check_ci(ci, n_boot, "bootstrap" if ci_method is None else ci_method, ("bootstrap",))
     v.check_seed(seed)
     if isinstance(n_bins, bool) or not isinstance(n_bins, int) or n_bins < 1:
         msg = f"`n_bins` must be a positive integer, got {n_bins!r}"
@@ -180,6 +186,7 @@ def _spec(
         ci=ci,
         n_boot=n_boot,
         seed=seed,
+        ci_method=ci_method,
         bins=bins,
         n_bins=n_bins,
         alpha=1.0 - ci if ci is not None else 0.05,

@@ -43,6 +43,7 @@ class Spec:
     ci: float | None
     n_boot: int
     seed: int | None
+    ci_method: str | None  # None: each method's default; "bootstrap"
     bins: int | None
     n_bins: int
     alpha: float
@@ -56,7 +57,15 @@ class Spec:
         """The interval options of the methods that take them."""
         if self.ci is None:
             return {}
-        return {"ci": self.ci, "n_boot": self.n_boot, "seed": self.seed}
+        method = {} if self.ci_method is None else {"ci_method": self.ci_method}
+        return {"ci": self.ci, "n_boot": self.n_boot, "seed": self.seed, **method}
+
+    def intervals(self, analytic: str) -> str:
+        """The sentence naming a section's intervals (``analytic``: the defaults')."""
+        if self.ci is None:
+            return ""
+        how = analytic if self.ci_method is None else "bootstrap percentile intervals"
+        return f" In brackets: {self.ci:.0%} {how}."
 
 
 class Progress:
@@ -147,13 +156,6 @@ def _collect(frame: pl.LazyFrame) -> pl.DataFrame:
     return frame.collect()
 
 
-def _interval_text(ci: float | None, how: str = "bootstrap percentile intervals") -> str:
-    """The sentence naming the section's intervals (``how``: their methods' defaults)."""
-    if ci is None:
-        return ""
-    return f" In brackets: {ci:.0%} {how}."
-
-
 # ------------------------------------------------------------------------ sections
 def label_sections(
     lf: pl.LazyFrame, s: Spec, step: Callable[[str], None]
@@ -183,23 +185,14 @@ def label_sections(
             )
             step("segment comparison")
             compared = _collect(
-                m.compare(
-                    s.y_true,
-                    s.y_pred,
-                    by=s.by,
-                    metric="accuracy",
-                    adjust="holm",
-                    ci=s.ci,
-                    n_boot=s.n_boot,
-                    seed=s.seed,
-                )
+                m.compare(s.y_true, s.y_pred, by=s.by, metric="accuracy", adjust="holm", **s.opts)
             ).select(*s.by_names, *COMPARE_SHOWN, differs=flagged(s.alpha))
+            tests = "Agresti-Caffo z-tests" if s.ci_method is None else "paired bootstrap tests"
             parts.append(
                 Table(
                     "compare",
                     compared,
-                    "Each segment against all rows (Agresti-Caffo z-tests; Holm-adjusted "
-                    "p-values). "
+                    f"Each segment against all rows ({tests}; Holm-adjusted p-values). "
                     f"Highlighted: p_adjusted < {s.alpha:g}.",
                     flag="differs",
                 )
@@ -209,10 +202,7 @@ def label_sections(
         "Summary",
         "Accuracy, balanced accuracy, Matthews correlation and Cohen's kappa of the predicted "
         "labels, over all rows and per segment."
-        + _interval_text(
-            s.ci,
-            "intervals: Wilson's for accuracy, the delta method's for the others",
-        ),
+        + s.intervals("intervals: Wilson's for accuracy, the delta method's for the others"),
         parts,
     )
 
@@ -223,7 +213,11 @@ def label_sections(
         "classes",
         "Per class",
         "Precision, recall, F1 and Jaccard of each class, then their micro, macro and "
-        "weighted averages (scikit-learn's classification_report).",
+        "weighted averages (scikit-learn's classification_report)."
+        + s.intervals(
+            "intervals: Wilson's for the per-class proportions, the delta method's for F1 "
+            "and the averages"
+        ),
         [
             Table("report", report, "All rows: per-class report."),
             Chart(
@@ -438,7 +432,7 @@ def _ranking(
         "Ranking and probabilities",
         "How well the score ranks positives above negatives (ROC AUC, average precision) and "
         "how good it is as a probability (log loss, Brier score)."
-        + _interval_text(s.ci, "DeLong intervals of the ROC AUC, logit intervals of the AP"),
+        + s.intervals("DeLong intervals of the ROC AUC, logit intervals of the AP"),
         parts,
     )
 
