@@ -129,6 +129,8 @@ def main() -> None:
         "expected_cost": lambda: m.expected_cost("y", "s", cost_matrix=[[0, 1], [5, 0]]),
         "cost_curve": lambda: m.cost_curve("y", "s"),
         "summary(by=seg)": lambda: m.summary("t", "tp", by="seg"),
+        "report(by=seg)": lambda: m.report("t", "tp", by="seg"),
+        "report(by=seg, ci=0.95)": lambda: m.report("t", "tp", by="seg", ci=0.95),
         "summary(by=seg, ci=0.95)": lambda: m.summary("t", "tp", by="seg", ci=0.95),
         BOOT_SUMMARY: lambda: m.summary("t", "tp", by="seg", ci=0.95, ci_method="bootstrap"),
         "compare(by=seg)": lambda: m.compare("t", "tp", by="seg"),
@@ -192,6 +194,7 @@ def main() -> None:
         ),
         ("summary(by=seg, ci=0.95) (delta)", "summary(by=seg, ci=0.95)", "summary(by=seg)", 10.0),
         ("compare(by=seg)", "compare(by=seg)", "summary(by=seg)", 10.0),
+        ("report(by=seg, ci=0.95) (delta)", "report(by=seg, ci=0.95)", "report(by=seg)", None),
         (BOOT_SUMMARY, BOOT_SUMMARY, "summary(by=seg)", None),
         (BOOT_SUMMARY, BOOT_SUMMARY, DRAWS, 1.3),
     ]

@@ -1845,6 +1845,14 @@ CLI: list[tuple[str, str, list[str]]] = [
         *("--index", "ts", "--every", "1d", "--period", "2d"),
         *_CI,
     ),
+    _cli(
+        "over-time",
+        "over_time[bootstrap]",
+        *_LABELS,
+        *("--index", "ts", "--every", "1d", "--period", "2d"),
+        *("--metrics", "accuracy,mcc,f1_macro", "--ci-method", "bootstrap"),
+        *_CI,
+    ),
     _cli("expected-cost", "expected_cost", *_SCORES, "--cost-matrix", "[[0, 1], [4, 0]]"),
     _cli(
         "expected-cost",

@@ -384,7 +384,10 @@ def test_mypy_accepts_the_docs_page(mypy_output: str) -> None:
     assert len(revealed) == 4
     start = 'Revealed type is "def (y_true: str | typing.Mapping[object, str], y_pred: str'
     assert revealed[3].startswith(start)  # a column, or {label: indicator column} (multilabel)
-    end = "ci_method: Literal['delta'] | Literal['bootstrap'] | None =) -> polars.dataframe.frame.DataFrame\""
+    end = (
+        "ci_method: Literal['delta'] | Literal['bootstrap'] | None =) "
+        '-> polars.dataframe.frame.DataFrame"'
+    )
     assert revealed[3].endswith(end)
     page = DOCS_PAGE.read_text()
     for note in revealed[:3]:

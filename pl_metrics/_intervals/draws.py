@@ -27,8 +27,11 @@ size do.
 Determinism: each segment draws from its own generator, seeded by ``seed`` and
 a stable hash of the segment's key, over its cells in sorted order; the way
 it is drawn (rows or binomials, blocks of replicates) depends on its own size
-only.  The same seed gives the same interval (with the same pl_metrics and
-numpy versions) whatever the row order, the number of threads (chunks are
+only.  A segment too large for one block of replicates draws its block j from
+the generator of (``seed``, key, j) (:func:`segment_draws`): its blocks are
+drawn and reduced on the threads in any order (:meth:`Blocks.map`), its rows
+range by range (:class:`_Ranges`).  The same seed gives the same interval (with
+the same pl_metrics and numpy versions) whatever the row order, the number of threads (chunks are
 drawn in parallel) or the other segments in the frame (which chunk a segment
 shares changes nothing: every reduction is per segment).  Segments are
 resampled separately (stratified by segment).

@@ -191,9 +191,9 @@ class MonitoringMethods:
         scored = [m for m in chosen if m in {"roc_auc", "average_precision"}]
         defaults = {v.default_ci_method(m) for m in scored} or {"delta"}
         method = ci_method or ("bootstrap" if "bootstrap" in defaults else defaults.pop())
-        wants_ci = _wants_ci(
-            ci, n_boot, method, weight, seed=seed, methods=("bootstrap", "delta", *v.ANALYTIC_CI)
-        )
+        # "delta" only as the label metrics' default (explicitly: not a choice here)
+        methods = ("bootstrap", *v.ANALYTIC_CI, *(["delta"] if ci_method is None else []))
+        wants_ci = _wants_ci(ci, n_boot, method, weight, seed=seed, methods=methods)
         columns = {"y_true": y_true, "y_pred": y_pred, "y_score": y_score}
         columns |= {"weight": weight, "index": index}
         v.check_not_named(columns, ot.WINDOW_END)
