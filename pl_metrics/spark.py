@@ -436,7 +436,8 @@ def per_class(
     y_true, y_pred, by, labels, weight, beta, zero_division
         As :meth:`MetricsLazyFrame.per_class`.
     ci, n_boot, seed, ci_method
-        As :meth:`MetricsLazyFrame.per_class` (``"bootstrap"`` or ``"wilson"``):
+        As :meth:`MetricsLazyFrame.per_class` (``"delta"``, ``"bootstrap"`` or
+        ``"wilson"``):
         computed on the driver from the merged state; for a seed, the frame
         method's interval on the same rows.  Not with ``weight`` (refused before
         any Spark job).
@@ -475,7 +476,7 @@ def averages(
     y_true, y_pred, by, labels, weight, beta, zero_division
         As :meth:`MetricsLazyFrame.averages`.
     ci, n_boot, seed, ci_method
-        As :meth:`MetricsLazyFrame.averages` (``"bootstrap"``):
+        As :meth:`MetricsLazyFrame.averages` (``"delta"`` or ``"bootstrap"``):
         computed on the driver from the merged state; for a seed, the frame
         method's interval on the same rows.  Not with ``weight`` (refused before
         any Spark job).
@@ -514,7 +515,7 @@ def report(
     y_true, y_pred, by, labels, weight, beta, zero_division
         As :meth:`MetricsLazyFrame.report`.
     ci, n_boot, seed, ci_method
-        As :meth:`MetricsLazyFrame.report` (``"bootstrap"``):
+        As :meth:`MetricsLazyFrame.report` (``"delta"`` or ``"bootstrap"``):
         computed on the driver from the merged state; for a seed, the frame
         method's interval on the same rows.  Not with ``weight`` (refused before
         any Spark job).

@@ -241,7 +241,7 @@ def test_ci_method_bootstrap_is_every_methods_bootstrap(df: pl.DataFrame) -> Non
     default = expected_tables(df, "region")
     assert not expected["summary"].equals(default["summary"])  # another interval
     assert "bootstrap percentile intervals" in page
-    assert "paired bootstrap tests" in page
+    assert "(bootstrap tests; Holm-adjusted" in page
     with pytest.raises(ValueError, match="ci_method"):
         _report(df, ci_method="delta")
 

@@ -1103,3 +1103,43 @@ def test_label_delta_covers_the_truth_95_percent() -> None:
             cover = ((rows[f"{name}_low"] <= value) & (value <= rows[f"{name}_high"])).mean()
             # 400 repeats: the Monte-Carlo sd of a 95 % coverage is 1.1 %
             assert 0.915 <= cover <= 0.985, (average, name, cover)
+
+
+def test_wilson_bounds_hold_the_estimate_exactly_at_0_and_1() -> None:
+    # the closed form's centre -+ half cancel at 0 and 1 (floats left 1e-17 there):
+    # every Wilson bound of a score of 0 is exactly 0, of 1 exactly 1, and each
+    # interval holds its estimate (per_class' proportions, F1 at its trials,
+    # summary's accuracy), for every size
+    for n in range(1, 61):
+        right = pl.DataFrame({"t": [1] * n + [0], "p": [1] * n + [0]})
+        row = right.metrics.per_class("t", "p", ci=0.95).row(1, named=True)
+        assert row["recall_high"] == row["f1_high"] == row["precision_high"] == 1.0, n
+        wrong = pl.DataFrame({"t": [1] * n + [0], "p": [0] * (n + 1)})
+        row = wrong.metrics.per_class("t", "p", ci=0.95).row(1, named=True)
+        assert row["recall_low"] == row["f1_low"] == row["jaccard_low"] == 0.0, n
+        acc = wrong.head(n).metrics.summary("t", "p", ci=0.95)
+        assert acc["accuracy_low"][0] == 0.0, n
+    rng = np.random.default_rng(5)
+    df = _frame(400, rng).with_columns(g=pl.Series(rng.integers(0, 40, 400)))
+    for method in ("per_class", "averages"):
+        out = getattr(df.metrics, method)("t", "p", by="g", ci=0.9)
+        for name in ("precision", "recall", "f1", "jaccard"):
+            assert (out[f"{name}_low"] <= out[name]).all(), (method, name)
+            assert (out[name] <= out[f"{name}_high"]).all(), (method, name)
+
+
+def test_averages_delta_of_one_row_and_of_labels_without_rows() -> None:
+    # one row: the variance is 0, so each average gets Wilson's interval of 1 of 1
+    # (micro precision: exactly Wilson's, as per_class' recall and summary's accuracy);
+    # listed labels that no row holds: every average is the constant zero_division,
+    # with no interval (as the per-class rows)
+    one = pl.DataFrame({"t": ["x"], "p": ["x"]}).metrics.averages("t", "p", ci=0.9)
+    z = NormalDist().inv_cdf(0.95)
+    wilson_low = 1 / (1 + z * z)  # Wilson's lower bound of 1 success in 1 trial
+    assert one["precision_low"].to_list() == pytest.approx([wilson_low] * 3, rel=1e-12)
+    assert one["f1_high"].to_list() == [1.0] * 3
+    absent = pl.DataFrame({"t": [0, 0, 0, 1, 1], "p": [0, 2, 2, 1, 0]}).metrics.averages(
+        "t", "p", ci=0.95, labels=[7, 8], zero_division=1.0
+    )
+    assert absent["precision"].to_list() == [1.0] * 3
+    assert absent.select(pl.col("^.*_(low|high)$").is_null().all()).row(0) == (True,) * 8

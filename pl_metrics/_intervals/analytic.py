@@ -28,14 +28,20 @@ def normal_p_value(z: pl.Series) -> pl.Series:
 
 
 def wilson(successes: pl.Expr, trials: pl.Expr, ci: float) -> tuple[pl.Expr, pl.Expr]:
-    """Wilson's score interval of ``successes / trials`` (null when trials == 0)."""
+    """Wilson's score interval of ``successes / trials`` (null when trials == 0).
+
+    Its bounds are exactly 0 at no success and 1 at all (the closed form's
+    centre -+ half cancel there, which floats leave at 1e-17 from the bound), and
+    hold the estimate."""
     z = z_value(ci)
     n = trials.cast(pl.Float64)
     p = successes.cast(pl.Float64) / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * ((p * (1 - p) / n + z * z / (4 * n * n)).sqrt()) / (1 + z * z / n)
+    low = pl.when(p <= 0).then(0.0).otherwise(pl.min_horizontal(centre - half, p))
+    high = pl.when(p >= 1).then(1.0).otherwise(pl.max_horizontal(centre + half, p))
     valid = n > 0
-    return pl.when(valid).then(centre - half), pl.when(valid).then(centre + half)
+    return pl.when(valid).then(low), pl.when(valid).then(high)
 
 
 def delong_exprs(ci: float) -> list[pl.Expr]:
@@ -317,7 +323,7 @@ def averages_delta(
       of actual class c moves the weights); the macro mean's where S is 0.
 
     Classes outside ``labels=`` have G = E = 0: their rows count as false
-    negatives / positives of the listed classes only.  Null where n < 2.
+    negatives / positives of the listed classes only.
     """
     keys = counts.keys
     f64 = pl.Float64
@@ -405,8 +411,11 @@ def averages_delta(
     for a in averages:
         out = [*keys, pl.lit(a).alias("average")]
         for m in columns:
-            se = pl.when(n > 1).then((pl.col(_avg(m, f"{a}_v")) * n.cast(f64)).sqrt())
-            trials = micro_trials.get(m, tp_ + fp_ + fn_) if a == "micro" else n.cast(f64)
+            se = (pl.col(_avg(m, f"{a}_v")) * n.cast(f64)).sqrt()
+            # macro / weighted: the segment's rows, unless no listed class has a row
+            # (the average is then the constant zero_division: no interval)
+            counted = pl.when(tp_ + fp_ + fn_ > 0).then(n.cast(f64)).otherwise(0.0)
+            trials = micro_trials.get(m, tp_ + fp_ + fn_) if a == "micro" else counted
             out += [se.alias(_avg(m, "se")), trials.alias(_avg(m, "trials"))]
         rows.append(moments.select(out))
     return pl.concat(rows)

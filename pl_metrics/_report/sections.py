@@ -187,7 +187,7 @@ def label_sections(
             compared = _collect(
                 m.compare(s.y_true, s.y_pred, by=s.by, metric="accuracy", adjust="holm", **s.opts)
             ).select(*s.by_names, *COMPARE_SHOWN, differs=flagged(s.alpha))
-            tests = "Agresti-Caffo z-tests" if s.ci_method is None else "paired bootstrap tests"
+            tests = "Agresti-Caffo z-tests" if s.ci_method is None else "bootstrap tests"
             parts.append(
                 Table(
                     "compare",
