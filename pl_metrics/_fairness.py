@@ -128,12 +128,10 @@ def binary_table(
 
 
 #: The metrics that are a proportion of rows, as (successes, trials) of the 2x2
-#: counts (``accuracy``: of the confusion cells): ``compare``'s analytic comparison.
+#: counts (``formulas.PROPORTIONS``; ``accuracy``: of the confusion cells):
+#: ``compare``'s analytic comparison.
 PROPORTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    **fm.RATES,
-    "recall": (("tp",), ("tp", "fn")),
-    "specificity": (("tn",), ("fp", "tn")),
-    "jaccard": (("tp",), ("tp", "fp", "fn")),
+    **fm.PROPORTIONS,
     "accuracy": ((), ()),
 }
 

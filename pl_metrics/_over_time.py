@@ -333,14 +333,8 @@ def finish_positive(
     values = [fm.binary_metric(m, c, 0.0).alias(m) for m in wanted]
     intervals: list[pl.Expr] = []
     if ci is not None and ci_method == "wilson":
-        trials = {
-            "precision": (c["tp"], c["tp"] + c["fp"]),
-            "recall": (c["tp"], c["tp"] + c["fn"]),
-            "specificity": (c["tn"], c["tn"] + c["fp"]),
-            "jaccard": (c["tp"], c["tp"] + c["fp"] + c["fn"]),
-        }
         for m in wanted:  # f1 is refused with wilson by the caller
-            low, high = an.wilson(*trials[m], ci)
+            low, high = an.proportion_bounds(m, ci)
             intervals += [low.alias(f"{m}_low"), high.alias(f"{m}_high")]
     point = counts.finish(table.select(*counts.keys, *values, *intervals))
     if ci is not None and ci_method != "wilson":

@@ -997,32 +997,19 @@ def test_label_delta_is_the_delta_method_on_scikit_learn(
     pairs = np.asarray(every)[positions]  # the cells' labels
     f = "f1" if beta == 1 else f"f{beta:g}"
 
-    def prfs(average: str | None, i: int):
-        def metric(y, yhat, sample_weight):
-            out = skm.precision_recall_fscore_support(
-                y,
-                yhat,
-                beta=beta,
-                labels=labels,
-                average=average,
-                sample_weight=sample_weight,
-                zero_division=zero_division,
-            )[i]
-            return out if average else out[labels.index(c)]
+    def oracle(name: str, average: str | None, label: object = None):
+        """scikit-learn's score ``name`` (its ``average``, else the class ``label``) of
+        weighted rows, for :func:`_delta_se_by_hand`."""
 
-        return metric
-
-    def jaccard(average: str | None):
         def metric(y, yhat, sample_weight):
-            out = skm.jaccard_score(
-                y,
-                yhat,
-                labels=labels,
-                average=average,
-                sample_weight=sample_weight,
-                zero_division=zero_division,
-            )
-            return out if average else out[labels.index(c)]
+            options = {"labels": labels, "average": average, "zero_division": zero_division}
+            options["sample_weight"] = sample_weight
+            if name == "jaccard":
+                out = skm.jaccard_score(y, yhat, **options)
+            else:
+                out = skm.precision_recall_fscore_support(y, yhat, beta=beta, **options)
+                out = out[("precision", "recall", "f").index(name)]
+            return out if average else out[labels.index(label)]
 
         return metric
 
@@ -1032,7 +1019,7 @@ def test_label_delta_is_the_delta_method_on_scikit_learn(
         if tp + fp + fn == 0:
             assert per_class[f"{f}_low"][row] is None
             continue
-        se = _delta_se_by_hand(prfs(None, 2), shares, pairs, n)
+        se = _delta_se_by_hand(oracle("f", None, c), shares, pairs, n)
         low, high = _wilson_at(value, se, tp + fp + fn, z)
         assert per_class[f"{f}_low"][row] == pytest.approx(low, abs=1e-6), (c, se)
         assert per_class[f"{f}_high"][row] == pytest.approx(high, abs=1e-6), (c, se)
@@ -1047,19 +1034,15 @@ def test_label_delta_is_the_delta_method_on_scikit_learn(
     for row, average in enumerate(("micro", "macro", "weighted")):
         tp_, fp_, fn_ = (per_class[x].sum() for x in ("tp", "fp", "fn"))
         trials = {"precision": tp_ + fp_, "recall": tp_ + fn_}
-        scores = [
-            ("precision", prfs(average, 0)),
-            ("recall", prfs(average, 1)),
-            (f, prfs(average, 2)),
-        ]
+        scores = [("precision", "precision"), ("recall", "recall"), (f, "f")]
         if not math.isnan(zero_division):  # scikit-learn's jaccard_score refuses nan
-            scores.append(("jaccard", jaccard(average)))
-        for name, metric in scores:
+            scores.append(("jaccard", "jaccard"))
+        for name, formula in scores:
             value = averages[name][row]
             if math.isnan(value):
                 assert averages[f"{name}_low"][row] is None
                 continue
-            se = _delta_se_by_hand(metric, shares, pairs, n)
+            se = _delta_se_by_hand(oracle(formula, average), shares, pairs, n)
             fallback = trials.get(name, tp_ + fp_ + fn_) if average == "micro" else n
             low, high = _wilson_at(value, se, fallback, z)
             assert averages[f"{name}_low"][row] == pytest.approx(low, abs=1e-6), (average, name)

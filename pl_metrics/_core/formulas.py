@@ -222,6 +222,17 @@ RATES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 }
 
 
+#: The scores that are a proportion of rows, as (successes, trials) of the 2x2 counts
+#: (the rates, and the per-class recall, specificity and Jaccard): their Wilson
+#: intervals (``per_class``, ``over_time``) and ``compare``'s analytic comparison.
+PROPORTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    **RATES,
+    "recall": (("tp",), ("tp", "fn")),
+    "specificity": (("tn",), ("fp", "tn")),
+    "jaccard": (("tp",), ("tp", "fp", "fn")),
+}
+
+
 def rate(name: str, counts: dict[str, Any], zero_division: float, xp: Backend = POLARS) -> Any:
     """Rate ``name`` of :data:`RATES` from ``counts`` (``tp, fp, fn, tn``); ``zero_division``
     where its denominator is 0 (fairlearn: 0, from ``confusion_matrix(normalize=...)``)."""

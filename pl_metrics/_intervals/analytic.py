@@ -5,6 +5,8 @@ ties counted one half), the logit interval of the average precision."""
 from __future__ import annotations
 
 import math
+import operator
+from functools import reduce
 from statistics import NormalDist
 
 import polars as pl
@@ -42,6 +44,15 @@ def wilson(successes: pl.Expr, trials: pl.Expr, ci: float) -> tuple[pl.Expr, pl.
     high = pl.when(p >= 1).then(1.0).otherwise(pl.max_horizontal(centre + half, p))
     valid = n > 0
     return pl.when(valid).then(low), pl.when(valid).then(high)
+
+
+def proportion_bounds(name: str, ci: float) -> tuple[pl.Expr, pl.Expr]:
+    """Wilson's interval of the proportion ``name`` of the 2x2 counts (columns ``tp,
+    fp, fn, tn``; ``formulas.PROPORTIONS``)."""
+    successes, trials = (
+        reduce(operator.add, (pl.col(c) for c in part)) for part in fm.PROPORTIONS[name]
+    )
+    return wilson(successes, trials, ci)
 
 
 def delong_exprs(ci: float) -> list[pl.Expr]:
@@ -272,16 +283,10 @@ def per_class_delta(columns: dict[str, str], beta: float, ci: float) -> list[pl.
     F-beta, :func:`wilson_at_variance` with the delta method's variance
     sum over its cells of count x derivative^2 (``formulas.score_partials``: tp,
     fp and fn each a sum of multinomial cells), at tp + fp + fn where it is 0."""
-    tp, fp, fn, tn = (pl.col(c) for c in ("tp", "fp", "fn", "tn"))
+    tp, fp, fn = (pl.col(c) for c in ("tp", "fp", "fn"))
     out = []
-    pairs = {
-        "precision": (tp, tp + fp),
-        "recall": (tp, tp + fn),
-        "specificity": (tn, tn + fp),
-        "jaccard": (tp, tp + fp + fn),
-    }
-    for name, (successes, trials) in pairs.items():
-        low, high = wilson(successes, trials, ci)
+    for name in ("precision", "recall", "specificity", "jaccard"):
+        low, high = proportion_bounds(name, ci)
         out += [low.alias(f"{name}_low"), high.alias(f"{name}_high")]
     d_tp, d_fp, d_fn = fm.score_partials("f", tp, fp, fn, beta)
     f64 = pl.Float64
@@ -407,14 +412,14 @@ def averages_delta(
     n = pl.col(f"{INTERNAL}avg_n")
     tp_, fp_, fn_ = totals
     micro_trials = {"precision": tp_ + fp_, "recall": tp_ + fn_}
+    # macro / weighted: the segment's rows, unless no listed class has a row (the
+    # average is then the constant zero_division: no interval)
+    counted = pl.when(tp_ + fp_ + fn_ > 0).then(n.cast(f64)).otherwise(0.0)
     rows = []
     for a in averages:
         out = [*keys, pl.lit(a).alias("average")]
         for m in columns:
             se = (pl.col(_avg(m, f"{a}_v")) * n.cast(f64)).sqrt()
-            # macro / weighted: the segment's rows, unless no listed class has a row
-            # (the average is then the constant zero_division: no interval)
-            counted = pl.when(tp_ + fp_ + fn_ > 0).then(n.cast(f64)).otherwise(0.0)
             trials = micro_trials.get(m, tp_ + fp_ + fn_) if a == "micro" else counted
             out += [se.alias(_avg(m, "se")), trials.alias(_avg(m, "trials"))]
         rows.append(moments.select(out))

@@ -19,6 +19,7 @@ import polars as pl
 
 from pl_metrics import _classification as cls
 from pl_metrics import _ranking as rk
+from pl_metrics._core import formulas as fm
 from pl_metrics._core import names
 from pl_metrics._core import scores as sc
 from pl_metrics._core.confusion import ACTUAL, LABEL, ORD, PREDICTED, Counts, label_set
@@ -161,17 +162,10 @@ def delta_labels(
 
 def wilson_per_class(point: pl.LazyFrame, ci: float, beta: float) -> pl.LazyFrame:
     """Wilson intervals of the per-class proportions (F-beta, not a proportion: null)."""
-    tp, fp, fn, tn = (pl.col(c) for c in ("tp", "fp", "fn", "tn"))
-    pairs = {
-        "precision": (tp, tp + fp),
-        "recall": (tp, tp + fn),
-        "specificity": (tn, tn + fp),
-        "jaccard": (tp, tp + fp + fn),
-    }
     columns = []
     for name in ("precision", "recall", "specificity", cls.f_name(beta), "jaccard"):
-        if name in pairs:
-            low, high = an.wilson(*pairs[name], ci)
+        if name in fm.PROPORTIONS:
+            low, high = an.proportion_bounds(name, ci)
         else:
             low = high = pl.lit(None, pl.Float64)
         columns += [low.alias(f"{name}_low"), high.alias(f"{name}_high")]

@@ -188,7 +188,7 @@ class MonitoringMethods:
             raise ValueError(msg)
         # None: each metric's default (the label metrics' the delta method); checked
         # as the bootstrap if one of them is
-        scored = [m for m in chosen if m in {"roc_auc", "average_precision"}]
+        scored = [m for m in chosen if m in v.CI_METHODS]  # roc_auc, average_precision
         defaults = {v.default_ci_method(m) for m in scored} or {"delta"}
         method = ci_method or ("bootstrap" if "bootstrap" in defaults else defaults.pop())
         # "delta" only as the label metrics' default (explicitly: not a choice here)
