@@ -53,19 +53,23 @@ def ks(counts: ScoreCounts, *, error_bound: bool = False) -> pl.LazyFrame:
     """
     keys = counts.keys
     wanted = [*keys, SCORE, "tps", "fps", "P", "N", *((POS, NEG) if error_bound else ())]
-    points = curve_points(counts, wanted).cache()
-    if counts.frame.collect_schema()[POS].is_float():
-        result = _ks(points, keys, pl.Float64, error_bound=error_bound)
-    else:
+    weighted = counts.frame.collect_schema()[POS].is_float()
+
+    def table(points: pl.LazyFrame) -> pl.LazyFrame:
+        if weighted:
+            return _ks(points, keys, pl.Float64, error_bound=error_bound)
         # counts: exact in Float64 where P N < 2^53 (every product an integer below it;
         # the test itself exact), else in Int128
         small = pl.col("P") * pl.col("N") < 2.0**53
-        result = pl.concat(
+        points = points.cache()
+        return pl.concat(
             [
                 _ks(points.filter(small), keys, pl.Float64, error_bound=error_bound),
                 _ks(points.filter(~small), keys, pl.Int128, error_bound=error_bound),
             ]
         )
+
+    result = curve_points(counts, wanted, table)
     return counts.finish(result.sort(keys, nulls_last=True))
 
 
@@ -116,7 +120,6 @@ def gains(counts: ScoreCounts, *, cuts: list[tuple[int, int]]) -> pl.LazyFrame:
     keys = counts.keys
     over = per_segment(keys)
     wanted = [*keys, SCORE, POS, NEG, "tps", "fps", "P", "N"]
-    points = curve_points(counts, wanted).cache()
     pos, neg = pl.col(POS).cast(pl.Float64), pl.col(NEG).cast(pl.Float64)
     counts_ = counts.count_type() == pl.Int64
 
@@ -136,27 +139,31 @@ def gains(counts: ScoreCounts, *, cuts: list[tuple[int, int]]) -> pl.LazyFrame:
         reached = (before * den >= total * num for num, den in cuts)
         return pl.sum_horizontal(r.cast(pl.Int64) for r in reached) + 1
 
-    if counts.count_type() == pl.Float64:
-        bucketed = points.with_columns(bucket(pl.Float64).alias(_BUCKET))
-    else:
-        # counts: every product an exact integer as Float64 where total x den < 2^53
-        # (the test itself exact), else in Int128
-        small = (pl.col("P") + pl.col("N")) * max((den for _, den in cuts), default=1) < 2.0**53
-        bucketed = pl.concat(
-            [
-                points.filter(small).with_columns(bucket(pl.Float64).alias(_BUCKET)),
-                points.filter(~small).with_columns(bucket(pl.Int128).alias(_BUCKET)),
-            ]
+    def table(points: pl.LazyFrame) -> pl.LazyFrame:
+        if counts.count_type() == pl.Float64:
+            bucketed = points.with_columns(bucket(pl.Float64).alias(_BUCKET))
+        else:
+            # counts: every product an exact integer as Float64 where total x den < 2^53
+            # (the test itself exact), else in Int128
+            small = (pl.col("P") + pl.col("N")) * max((den for _, den in cuts), default=1) < 2.0**53
+            points = points.cache()
+            bucketed = pl.concat(
+                [
+                    points.filter(small).with_columns(bucket(pl.Float64).alias(_BUCKET)),
+                    points.filter(~small).with_columns(bucket(pl.Int128).alias(_BUCKET)),
+                ]
+            )
+        return (
+            bucketed.group_by(*keys, _BUCKET)
+            .agg(
+                pl.col(SCORE).min().alias("threshold"),
+                (pos + neg).sum().alias("rows"),
+                pos.sum().alias("positives"),
+            )
+            .sort([*keys, _BUCKET], nulls_last=True)
         )
-    per_bucket = (
-        bucketed.group_by(*keys, _BUCKET)
-        .agg(
-            pl.col(SCORE).min().alias("threshold"),
-            (pos + neg).sum().alias("rows"),
-            pos.sum().alias("positives"),
-        )
-        .sort([*keys, _BUCKET], nulls_last=True)
-    )
+
+    per_bucket = curve_points(counts, wanted, table)
     rows, positives = pl.col("rows"), pl.col("positives")
     cum_rows, cum_pos = pl.col(_CUM_ROWS), pl.col(_CUM_POS)
     all_rows, all_pos = pl.col(_ALL_ROWS), pl.col(_ALL_POS)

@@ -9,7 +9,7 @@ scikit-learn's step-wise AP).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import polars as pl
 
@@ -206,15 +206,24 @@ def by_score_descending(counts: ScoreCounts) -> pl.LazyFrame:
 CURVE = (SCORE, "tps", "fps", "P", "N", ORD)
 
 
-def curve_points(counts: ScoreCounts, columns: Sequence[str] | None = None) -> pl.LazyFrame:
+def curve_points(
+    counts: ScoreCounts,
+    columns: Sequence[str] | None = None,
+    then: Callable[[pl.LazyFrame], pl.LazyFrame] | None = None,
+) -> pl.LazyFrame:
     """``*keys, score, pos, neg, tps, fps, P, N, ORD`` with ORD 0 at the highest score;
     with :attr:`ScoreCounts.rows`, of continuous scores by sorting the rows
     (:mod:`pl_metrics._sorted_curve`, the same points).  ``columns``: only these
-    (keys, P and N among them), so that the sorting path computes no other."""
+    (keys, P and N among them), so that the sorting path computes no other.
+
+    ``then``: the table a method builds from the points, applied to them (the
+    sorting path applies it to its points in memory, inside its deferred step: the
+    streaming engine runs what follows a deferred frame on one thread)."""
     counted = _counted_curve(counts)
     if counts.rows is not None:
-        return _sorted_curve.deferred(counts.rows, counted, columns)
-    return counted if columns is None else counted.select(columns)
+        return _sorted_curve.deferred(counts.rows, counted, columns, then)
+    counted = counted if columns is None else counted.select(columns)
+    return counted if then is None else then(counted)
 
 
 def _counted_curve(counts: ScoreCounts) -> pl.LazyFrame:
@@ -291,25 +300,28 @@ def with_start(curve: pl.LazyFrame, keys: list[str], *, ordered: bool = True) ->
 def roc_curve(counts: ScoreCounts, *, drop_intermediate: bool) -> pl.LazyFrame:
     """``*by, threshold, fpr, tpr``: sklearn's points, the first at threshold +inf."""
     keys = counts.keys
-    curve = curve_points(counts, [*keys, *CURVE])
-    if drop_intermediate:
-        # sklearn: keep the ends and every point where the slope changes
-        # (np.diff(fps, 2) or np.diff(tps, 2) non-zero), computed the same way.
-        over = per_segment(keys)
 
-        def bend(c: str) -> pl.Expr:
-            col = pl.col(c)
-            nxt, prv = over(col.shift(-1)), over(col.shift(1))
-            return ((nxt - col) - (col - prv)) != 0
+    def table(curve: pl.LazyFrame) -> pl.LazyFrame:
+        if drop_intermediate:
+            # sklearn: keep the ends and every point where the slope changes
+            # (np.diff(fps, 2) or np.diff(tps, 2) non-zero), computed the same way.
+            over = per_segment(keys)
 
-        last = pl.col(ORD) == over(pl.len()) - 1
-        curve = curve.filter((pl.col(ORD) == 0) | last | bend("fps") | bend("tps"))
-    result = with_start(curve, keys).select(
-        *keys,
-        pl.col(SCORE).alias("threshold"),
-        _rate("fps", "N").alias("fpr"),
-        _rate("tps", "P").alias("tpr"),
-    )
+            def bend(c: str) -> pl.Expr:
+                col = pl.col(c)
+                nxt, prv = over(col.shift(-1)), over(col.shift(1))
+                return ((nxt - col) - (col - prv)) != 0
+
+            last = pl.col(ORD) == over(pl.len()) - 1
+            curve = curve.filter((pl.col(ORD) == 0) | last | bend("fps") | bend("tps"))
+        return with_start(curve, keys).select(
+            *keys,
+            pl.col(SCORE).alias("threshold"),
+            _rate("fps", "N").alias("fpr"),
+            _rate("tps", "P").alias("tpr"),
+        )
+
+    result = curve_points(counts, [*keys, *CURVE], table)
     return counts.finish(result)
 
 
@@ -321,30 +333,38 @@ def pr_curve(counts: ScoreCounts, *, drop_intermediate: bool = False) -> pl.Lazy
     and those where tps differs from the previous or the next threshold's (the
     ends of each vertical run of equal recall)."""
     keys = counts.keys
-    curve = curve_points(counts, [*keys, *CURVE])
-    if drop_intermediate:
-        tps, over = pl.col("tps"), per_segment(keys)
-        changes = (tps != over(tps.shift(1))) | (tps != over(tps.shift(-1)))
-        ends = (pl.col(ORD) == 0) | (pl.col(ORD) == over(pl.len()) - 1)
-        curve = curve.filter(ends | changes.fill_null(False))
-    curve = curve.with_columns(
-        pl.when(pl.col("tps") + pl.col("fps") != 0)
-        .then(pl.col("tps") / (pl.col("tps") + pl.col("fps")))
-        .otherwise(0.0)
-        .alias("precision"),
-        pl.when(pl.col("P") > 0).then(pl.col("tps") / pl.col("P")).otherwise(1.0).alias("recall"),
-    )
-    end = curve.group_by(keys).agg(
-        pl.lit(None, pl.Float64).alias(SCORE),
-        pl.lit(1.0).alias("precision"),
-        pl.lit(0.0).alias("recall"),
-        pl.lit(-1, pl.Int64).alias(ORD),
-    )
-    columns = [*keys, SCORE, "precision", "recall", ORD]
-    points = curve.select(columns).cast({ORD: pl.Int64})
-    if keys == [ALL]:  # one segment: the curve reversed (ORD descending), then its end
-        ordered = pl.concat([points.reverse(), end.select(columns)])
-    else:
-        ordered = in_segments(pl.concat([end.select(columns), points]), keys, ORD, descending=True)
-    result = ordered.select(*keys, pl.col(SCORE).alias("threshold"), "precision", "recall")
+
+    def table(curve: pl.LazyFrame) -> pl.LazyFrame:
+        if drop_intermediate:
+            tps, over = pl.col("tps"), per_segment(keys)
+            changes = (tps != over(tps.shift(1))) | (tps != over(tps.shift(-1)))
+            ends = (pl.col(ORD) == 0) | (pl.col(ORD) == over(pl.len()) - 1)
+            curve = curve.filter(ends | changes.fill_null(False))
+        curve = curve.with_columns(
+            pl.when(pl.col("tps") + pl.col("fps") != 0)
+            .then(pl.col("tps") / (pl.col("tps") + pl.col("fps")))
+            .otherwise(0.0)
+            .alias("precision"),
+            pl.when(pl.col("P") > 0)
+            .then(pl.col("tps") / pl.col("P"))
+            .otherwise(1.0)
+            .alias("recall"),
+        )
+        end = curve.group_by(keys).agg(
+            pl.lit(None, pl.Float64).alias(SCORE),
+            pl.lit(1.0).alias("precision"),
+            pl.lit(0.0).alias("recall"),
+            pl.lit(-1, pl.Int64).alias(ORD),
+        )
+        columns = [*keys, SCORE, "precision", "recall", ORD]
+        points = curve.select(columns).cast({ORD: pl.Int64})
+        if keys == [ALL]:  # one segment: the curve reversed (ORD descending), then its end
+            ordered = pl.concat([points.reverse(), end.select(columns)])
+        else:
+            ordered = in_segments(
+                pl.concat([end.select(columns), points]), keys, ORD, descending=True
+            )
+        return ordered.select(*keys, pl.col(SCORE).alias("threshold"), "precision", "recall")
+
+    result = curve_points(counts, [*keys, *CURVE], table)
     return counts.finish(result)

@@ -8,6 +8,7 @@ are the ``tp`` / ``fp`` of that threshold; ``fn = P - tp`` and ``tn = N - fp``.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from fractions import Fraction
 
 import polars as pl
@@ -26,9 +27,10 @@ _SHARES = tuple(f"{INTERNAL}share_{c}" for c in ("tp", "fp", "fn", "tn"))
 SWEEP_COUNTS = ("tp", "fp", "fn", "tn")
 
 
-def _points(counts: ScoreCounts) -> pl.LazyFrame:
-    """The curve points that the tables read (:data:`~pl_metrics._ranking.CURVE`)."""
-    return curve_points(counts, [*counts.keys, *CURVE])
+def _points(counts: ScoreCounts, then: Callable[[pl.LazyFrame], pl.LazyFrame]) -> pl.LazyFrame:
+    """``then`` of the curve points that the tables read
+    (:data:`~pl_metrics._ranking.CURVE`; see :func:`~pl_metrics._ranking.curve_points`)."""
+    return curve_points(counts, [*counts.keys, *CURVE], then)
 
 
 def _confusion() -> tuple[pl.Expr, pl.Expr, pl.Expr, pl.Expr]:
@@ -65,22 +67,27 @@ def sweep(counts: ScoreCounts, *, beta: float, zero_division: float) -> pl.LazyF
     # a point, not 20 (MCC was half of the sweep's cost)
     shares = [pl.col(name) for name in _SHARES]
     total = pl.col("P") + pl.col("N")
-    curve = _points(counts).with_columns(
-        s.alias(name)
-        for s, name in zip(fm.mcc_shares(tp, fp, fn, tn, total=total), _SHARES, strict=True)
-    )
     support, predicted = tp + fn, tp + fp
-    result = curve.select(
-        *keys,
-        *_threshold_columns(counts),
-        fm.precision(tp, predicted, zero_division).alias("precision"),
-        fm.recall(tp, support, zero_division).alias("recall"),
-        fm.f_beta(tp, support, predicted, beta, zero_division).alias(f_name(beta)),
-        fm.specificity(tn, fp, zero_division).alias("specificity"),
-        fm.accuracy(tp + tn, pl.col("P") + pl.col("N"), zero_division).alias("accuracy"),
-        fm.mcc_of_shares(shares[0], shares[1], shares[2], shares[3]).alias("mcc"),
-    )
-    return counts.finish(result)  # in the curve's order: by segment, thresholds descending
+    columns = _threshold_columns(counts)
+
+    def table(curve: pl.LazyFrame) -> pl.LazyFrame:
+        return curve.with_columns(
+            s.alias(name)
+            for s, name in zip(fm.mcc_shares(tp, fp, fn, tn, total=total), _SHARES, strict=True)
+        ).select(
+            *keys,
+            *columns,
+            fm.precision(tp, predicted, zero_division).alias("precision"),
+            fm.recall(tp, support, zero_division).alias("recall"),
+            fm.f_beta(tp, support, predicted, beta, zero_division).alias(f_name(beta)),
+            fm.specificity(tn, fp, zero_division).alias("specificity"),
+            fm.accuracy(tp + tn, total, zero_division).alias("accuracy"),
+            fm.mcc_of_shares(shares[0], shares[1], shares[2], shares[3]).alias("mcc"),
+        )
+
+    return counts.finish(
+        _points(counts, table)
+    )  # in the curve's order: by segment, thresholds descending
 
 
 def best(
@@ -111,26 +118,29 @@ def det_curve(counts: ScoreCounts, *, drop_intermediate: bool) -> pl.LazyFrame:
     found.  A segment with a single class has no DET curve (no rows).
     """
     keys = counts.keys
-    # sklearn 1.9 starts the curve at (threshold +inf, tps 0, fps 0) too
-    curve = with_start(_points(counts), keys).filter((pl.col("P") > 0) & (pl.col("N") > 0))
-    tps, over = pl.col("tps"), per_segment(keys)
-    if drop_intermediate:
-        # sklearn: keep the ends and the points where tps changes on either side
-        changes = (tps != over(tps.shift(1))) | (over(tps.shift(-1)) != tps)
-        first = pl.col(ORD) == over(pl.col(ORD).min())
-        last = pl.col(ORD) == over(pl.col(ORD).max())
-        curve = curve.filter(first | last | changes.fill_null(True))
-    fps = pl.col("fps")
-    first = over(pl.col(ORD).filter(fps == fps.first()).max())
-    last_needed = over(pl.col(ORD).filter(tps == tps.last()).min())
-    curve = curve.filter((pl.col(ORD) >= first) & (pl.col(ORD) <= last_needed))
-    result = descending_in_segments(curve, keys).select(
-        *keys,
-        pl.col(SCORE).alias("threshold"),
-        (fps / pl.col("N")).alias("fpr"),
-        ((pl.col("P") - tps) / pl.col("P")).alias("fnr"),
-    )
-    return counts.finish(result)
+
+    def table(points: pl.LazyFrame) -> pl.LazyFrame:
+        # sklearn 1.9 starts the curve at (threshold +inf, tps 0, fps 0) too
+        curve = with_start(points, keys).filter((pl.col("P") > 0) & (pl.col("N") > 0))
+        tps, over = pl.col("tps"), per_segment(keys)
+        if drop_intermediate:
+            # sklearn: keep the ends and the points where tps changes on either side
+            changes = (tps != over(tps.shift(1))) | (over(tps.shift(-1)) != tps)
+            first = pl.col(ORD) == over(pl.col(ORD).min())
+            last = pl.col(ORD) == over(pl.col(ORD).max())
+            curve = curve.filter(first | last | changes.fill_null(True))
+        fps = pl.col("fps")
+        first = over(pl.col(ORD).filter(fps == fps.first()).max())
+        last_needed = over(pl.col(ORD).filter(tps == tps.last()).min())
+        curve = curve.filter((pl.col(ORD) >= first) & (pl.col(ORD) <= last_needed))
+        return descending_in_segments(curve, keys).select(
+            *keys,
+            pl.col(SCORE).alias("threshold"),
+            (fps / pl.col("N")).alias("fpr"),
+            ((pl.col("P") - tps) / pl.col("P")).alias("fnr"),
+        )
+
+    return counts.finish(_points(counts, table))
 
 
 def expected_cost(counts: ScoreCounts, *, matrix: list[list[float]], best: bool) -> pl.LazyFrame:
@@ -145,7 +155,6 @@ def expected_cost(counts: ScoreCounts, *, matrix: list[list[float]], best: bool)
     thresholds of equal cost tie exactly (0.07 is not 0.06999999999999999).
     """
     keys = counts.keys
-    curve = with_start(_points(counts), keys)
     tp, fp, fn, tn = _confusion()
     rows = pl.col("P") + pl.col("N")
     cost = fm.total_cost(tp, fp, fn, tn, matrix) / rows
@@ -158,19 +167,20 @@ def expected_cost(counts: ScoreCounts, *, matrix: list[list[float]], best: bool)
     if fits and counts.count_type() == pl.Int64:
         exact = [x.cast(pl.Int128) for x in (tp, fp, fn, tn)]
         rank = fm.total_cost(*exact, [[pl.lit(c, pl.Int128) for c in row] for row in whole])
-    selected = curve.select(
-        *keys,
-        *_threshold_columns(counts),
-        cost.alias("cost"),
-        rank.alias(_RANK),
-        ORD,
-    )
-    table = selected  # in with_start's order: by segment, thresholds descending
-    if best:
-        over = per_segment(keys)
-        least = pl.col(_RANK) == over(pl.col(_RANK).min())
-        table = table.filter(least).filter(pl.col(ORD) == over(pl.col(ORD).min()))
-    return counts.finish(table.drop(ORD, _RANK))
+    columns = _threshold_columns(counts)
+
+    def table(points: pl.LazyFrame) -> pl.LazyFrame:
+        # in with_start's order: by segment, thresholds descending
+        table = with_start(points, keys).select(
+            *keys, *columns, cost.alias("cost"), rank.alias(_RANK), ORD
+        )
+        if best:
+            over = per_segment(keys)
+            least = pl.col(_RANK) == over(pl.col(_RANK).min())
+            table = table.filter(least).filter(pl.col(ORD) == over(pl.col(ORD).min()))
+        return table.drop(ORD, _RANK)
+
+    return counts.finish(_points(counts, table))
 
 
 def cost_curve(counts: ScoreCounts, *, points: int) -> pl.LazyFrame:
@@ -190,15 +200,21 @@ def cost_curve(counts: ScoreCounts, *, points: int) -> pl.LazyFrame:
     lowest = (sc.segment_edge(keys, -1) | fps.ne_missing(fps.shift(-1))) & (
         sc.segment_edge(keys, 1) | tps.ne_missing(tps.shift(1))
     )
-    curve = with_start(_points(counts).filter(lowest), keys, ordered=False).filter(
-        (pl.col("P") > 0) & (pl.col("N") > 0)
-    )
     fpr, fnr = fps / pl.col("N"), 1 - tps / pl.col("P")
-    curve = curve.select(*keys, fpr.alias(_FPR), fnr.alias(_FNR))
     grid = [i / (points - 1) for i in range(points)] if points > 1 else [0.5]
-    fpr, fnr = pl.col(_FPR), pl.col(_FNR)
-    lines = [(fnr * pc + fpr * (1 - pc)).min().alias(f"{_PC}{i}") for i, pc in enumerate(grid)]
-    envelope = sc.aggregate(curve, keys, lines)
+
+    def table(curve: pl.LazyFrame) -> pl.LazyFrame:
+        curve = with_start(curve.filter(lowest), keys, ordered=False).filter(
+            (pl.col("P") > 0) & (pl.col("N") > 0)
+        )
+        curve = curve.select(*keys, fpr.alias(_FPR), fnr.alias(_FNR))
+        fpr_, fnr_ = pl.col(_FPR), pl.col(_FNR)
+        lines = [
+            (fnr_ * pc + fpr_ * (1 - pc)).min().alias(f"{_PC}{i}") for i, pc in enumerate(grid)
+        ]
+        return sc.aggregate(curve, keys, lines)
+
+    envelope = _points(counts, table)
     long = envelope.unpivot(index=keys, variable_name=_PC, value_name="normalized_cost")
     position = pl.col(_PC).str.strip_prefix(_PC).cast(pl.Int64)
     result = long.with_columns(position.alias(ORD)).with_columns(
