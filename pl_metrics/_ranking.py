@@ -267,7 +267,14 @@ def descending_in_segments(curve: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame
     ORD descending: reversed for one segment, no sort."""
     if keys == [ALL]:
         return curve.reverse()
-    return in_segments(curve, keys, ORD, descending=True)
+    return _segments_in_order(curve.reverse(), keys)
+
+
+def _segments_in_order(frame: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
+    """``frame``'s segments in the order of their keys (nulls last), each segment's rows
+    in the order they had: a stable sort by the keys alone (a sort by the keys and a
+    position encodes every row, 2x slower)."""
+    return frame.sort(keys, maintain_order=True, nulls_last=True)
 
 
 def _rate(num: str, den: str) -> pl.Expr:
@@ -294,7 +301,7 @@ def with_start(curve: pl.LazyFrame, keys: list[str], *, ordered: bool = True) ->
     both = pl.concat([start.select(columns), curve.select(columns).cast({ORD: pl.Int64})])
     if keys == [ALL] or not ordered:  # one segment: in ORD order already, after its start
         return both
-    return in_segments(both, keys, ORD)
+    return _segments_in_order(both, keys)  # in ORD order in each segment, its start first
 
 
 def roc_curve(counts: ScoreCounts, *, drop_intermediate: bool) -> pl.LazyFrame:
@@ -358,12 +365,10 @@ def pr_curve(counts: ScoreCounts, *, drop_intermediate: bool = False) -> pl.Lazy
         )
         columns = [*keys, SCORE, "precision", "recall", ORD]
         points = curve.select(columns).cast({ORD: pl.Int64})
-        if keys == [ALL]:  # one segment: the curve reversed (ORD descending), then its end
-            ordered = pl.concat([points.reverse(), end.select(columns)])
-        else:
-            ordered = in_segments(
-                pl.concat([end.select(columns), points]), keys, ORD, descending=True
-            )
+        # each segment's curve reversed (ORD descending), then its end
+        ordered = pl.concat([points.reverse(), end.select(columns)])
+        if keys != [ALL]:
+            ordered = _segments_in_order(ordered, keys)
         return ordered.select(*keys, pl.col(SCORE).alias("threshold"), "precision", "recall")
 
     result = curve_points(counts, [*keys, *CURVE], table)
