@@ -41,6 +41,9 @@ SummaryCiMethod: TypeAlias = Literal["delta", "bootstrap", "wilson"]
 AucCiMethod: TypeAlias = Literal["delong", "bootstrap"]
 #: ``ci_method`` of average_precision (``checks.CI_METHODS``; the first, the default).
 ApCiMethod: TypeAlias = Literal["logit", "bootstrap"]
+#: ``ci_method`` of ``compare_models`` (``_paired.CI_METHODS``: DeLong for roc_auc, the
+#: delta method for average_precision, the paired bootstrap for the label metrics).
+PairedCiMethod: TypeAlias = Literal["delong", "delta", "bootstrap"]
 #: ``ci_method`` of the methods whose intervals are bootstrap only.
 BootstrapCiMethod: TypeAlias = Literal["bootstrap"]
 #: ``adjust=``: the adjustment of many p-values (``_core.multiple.ADJUSTMENTS``).

@@ -378,7 +378,9 @@ def test_paired_bootstrap_equals_the_row_bootstrap(metric: str) -> None:
     df = pl.DataFrame({"y": y, "a": s[0], "b": s[1], "pa": s[0] > 0.4, "pb": s[1] > 0.5})
     df = df.with_columns(pl.col("pa", "pb").cast(pl.Int64))
     columns = ("a", "b") if metric == "average_precision" else ("pa", "pb")
-    out = df.metrics.compare_models("y", list(columns), metric=metric, n_boot=4000, seed=5)
+    out = df.metrics.compare_models(
+        "y", list(columns), metric=metric, ci_method="bootstrap", n_boot=4000, seed=5
+    )
     value, reps = ROW_BOOTSTRAP[metric]
     y_, a, b = (df[c].to_numpy() for c in ("y", *columns))
     if metric != "average_precision":
@@ -438,6 +440,150 @@ def test_seeded_per_segment_and_pair() -> None:
     assert not other["low"].equals(full["low"])
 
 
+# ------------------------------------------------------------- average precision: delta
+def _ap_difference(y: np.ndarray, a: np.ndarray, b: np.ndarray, w: np.ndarray) -> float:
+    """scikit-learn's AP(b) - AP(a) of the cells ``(y, a, b)`` weighted by ``w``."""
+    return float(
+        skm.average_precision_score(y, b, sample_weight=w)
+        - skm.average_precision_score(y, a, sample_weight=w)
+    )
+
+
+def ap_delta_reference(y: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
+    """The delta method's se of AP(b) - AP(a) from numerical derivatives of
+    scikit-learn: the distinct (y, a, b) cells with their row counts x, the
+    difference as a function of x (``sample_weight``), its gradient d by central
+    differences, and var = sum x d^2 - (sum x d)^2 / n (the multinomial's
+    covariance diag(x) - x x' / n)."""
+    cells, x = np.unique(np.c_[y, a, b], axis=0, return_counts=True)
+    yc, ac, bc = cells[:, 0] == 1, cells[:, 1], cells[:, 2]
+    x = x.astype(float)
+    h = 1e-6
+    d = np.empty(len(x))
+    for i in range(len(x)):
+        up, down = x.copy(), x.copy()
+        up[i] += h
+        down[i] -= h
+        d[i] = (_ap_difference(yc, ac, bc, up) - _ap_difference(yc, ac, bc, down)) / (2 * h)
+    variance = (x * d * d).sum() - (x * d).sum() ** 2 / x.sum()
+    return math.sqrt(max(variance, 0.0))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_ap_delta_equals_the_delta_method_on_scikit_learn(data: st.DataObject) -> None:
+    """The delta method's se, interval and test of AP(model) - AP(baseline) per segment
+    equal those built from numerical derivatives of scikit-learn's AP (ties, repeated
+    cells, segments of one class)."""
+    n = data.draw(st.integers(4, 40))
+    values = st.sampled_from([0.0, 0.1, 0.35, 0.5, 0.8, 1.0])
+    df = pl.DataFrame(
+        {
+            "g": data.draw(st.lists(st.sampled_from("ab"), min_size=n, max_size=n)),
+            "y": oracle.with_a_positive(
+                data.draw(st.lists(st.sampled_from([0, 1]), min_size=n, max_size=n))
+            ),
+            "a": data.draw(st.lists(values, min_size=n, max_size=n)),
+            "b": data.draw(st.lists(values, min_size=n, max_size=n)),
+        }
+    )
+    out = df.metrics.compare_models("y", ["a", "b"], by="g", metric="average_precision", ci=0.9)
+    z = norm.ppf(0.95)
+    checked: set[str] = set()
+    for row in out.iter_rows(named=True):
+        part = df.filter(pl.col("g") == row["g"])
+        y, a, b = (part[c].to_numpy() for c in ("y", "a", "b"))
+        assert row["test"] == "delta"
+        if y.sum() == 0:  # AP undefined: no test
+            assert row["p_value"] is None
+            continue
+        se = ap_delta_reference(y == 1, a, b)
+        assert row["diff"] == pytest.approx(_ap_difference(y == 1, a, b, np.ones(len(y))))
+        if se < 1e-6:  # a variance of 0: every derivative 0 (the same ranking, no negatives)
+            assert (row["diff"], row["statistic"], row["p_value"]) == (0.0, 0.0, 1.0)
+            checked.add("same")
+            continue
+        if y.sum() < 2 or (y == 0).sum() < 2:  # as DeLong: no test
+            assert (row["statistic"], row["p_value"], row["low"]) == (None, None, None)
+            continue
+        checked.add("z")
+        expected_z = row["diff"] / se
+        assert row["statistic"] == pytest.approx(expected_z, rel=1e-5, abs=1e-6)
+        assert row["p_value"] == pytest.approx(2 * norm.sf(abs(expected_z)), rel=1e-5, abs=1e-9)
+        assert row["low"] == pytest.approx(max(-1.0, row["diff"] - z * se), rel=1e-6, abs=1e-8)
+        assert row["high"] == pytest.approx(min(1.0, row["diff"] + z * se), rel=1e-6, abs=1e-8)
+    AP_DELTA_CASES.update(checked)
+
+
+#: The cases the hypothesis test met (a variance of 0, a z statistic): see the next test.
+AP_DELTA_CASES: set[str] = set()
+
+
+def test_ap_delta_cases_were_met() -> None:
+    """The hypothesis test above compared z statistics, not only undefined tests (it
+    runs first in this module's order; on its own, it is run here)."""
+    if not AP_DELTA_CASES:
+        test_ap_delta_equals_the_delta_method_on_scikit_learn()
+    assert sorted(AP_DELTA_CASES) == ["same", "z"]
+
+
+def test_ap_gradient_equals_numerical_derivatives() -> None:
+    """Each cell's derivative of its segment's AP (written out in _paired) equals
+    scikit-learn's AP differentiated by that cell's weight, and the counts times
+    the derivatives sum to 0 (AP is homogeneous of degree 0 in the counts)."""
+    rng = np.random.default_rng(7)
+    for trial in range(30):
+        n = int(rng.integers(3, 30))
+        y = rng.integers(0, 2, n).astype(bool)
+        y[0] = True
+        score = np.round(rng.normal(size=n), 1)  # ties
+        count = rng.integers(1, 4, n)
+        group = rng.integers(0, 3, n) if trial % 2 else None
+        grad, _ = pt._ap_gradient_numpy(group, y, score, count)
+        for g in [None] if group is None else range(3):
+            rows = np.ones(n, dtype=bool) if g is None else group == g
+            if not y[rows].any():
+                continue
+            w = count[rows].astype(float)
+            expected = np.empty(int(rows.sum()))
+            for i in range(len(expected)):
+                up, down = w.copy(), w.copy()
+                up[i] += 1e-6
+                down[i] -= 1e-6
+                ap = (
+                    skm.average_precision_score(y[rows], score[rows], sample_weight=x)
+                    for x in (up, down)
+                )
+                expected[i] = (next(ap) - next(ap)) / 2e-6
+            np.testing.assert_allclose(grad[rows], expected, rtol=1e-5, atol=1e-7)
+            assert abs((w * grad[rows]).sum()) < 1e-12
+
+
+def test_ap_delta_edge_cases() -> None:
+    """The same ranking: se 0, statistic 0, p-value 1; fewer than two positives or
+    negatives: no test (as DeLong); the bootstrap's interval and the delta
+    method's agree on 20,000 rows."""
+    rng = np.random.default_rng(3)
+    n = 20_000
+    y = rng.integers(0, 2, n)
+    s = rng.normal(size=n) + y
+    df = pl.DataFrame({"y": y, "a": s, "b": 2 * s + 1, "c": rng.normal(size=n) + 0.8 * y})
+    same = df.metrics.compare_models("y", ["a", "b"], metric="average_precision").row(0, named=True)
+    assert (same["diff"], same["statistic"], same["p_value"]) == (0.0, 0.0, 1.0)
+    assert same["low"] == same["high"] == 0.0
+    one = pl.DataFrame({"y": [1, 0, 0, 0], "a": [0.9, 0.1, 0.2, 0.3], "b": [0.2, 0.1, 0.9, 0.3]})
+    row = one.metrics.compare_models("y", ["a", "b"], metric="average_precision").row(0, named=True)
+    assert row["diff"] == pytest.approx(1 / 3 - 1.0)
+    assert row["statistic"] is None
+    assert row["p_value"] is None
+    kw = {"metric": "average_precision", "n_boot": 2000, "seed": 1}
+    delta = df.metrics.compare_models("y", ["a", "c"], **kw).row(0, named=True)
+    boot = df.metrics.compare_models("y", ["a", "c"], ci_method="bootstrap", **kw)
+    width = delta["high"] - delta["low"]
+    assert abs(boot["high"][0] - boot["low"][0] - width) < 0.1 * width
+    assert abs(boot["low"][0] - delta["low"]) < 0.1 * width
+
+
 # --------------------------------------------------------------------------- simulation
 N_SEG = 400
 
@@ -455,12 +601,13 @@ def _exchangeable(rng: np.random.Generator, n: int, effect: float = 0.0) -> pl.D
     ).with_columns(pl.col("p0", "p1").cast(pl.Int64))
 
 
-#: metric -> the score or label columns of the two models
+#: (metric, ci_method) -> the score or label columns of the two models
 SIMULATED = {
-    "accuracy": ("p0", "p1"),
-    "f1": ("p0", "p1"),
-    "roc_auc": ("s0", "s1"),
-    "average_precision": ("s0", "s1"),
+    ("accuracy", None): ("p0", "p1"),
+    ("f1", None): ("p0", "p1"),
+    ("roc_auc", None): ("s0", "s1"),
+    ("average_precision", None): ("s0", "s1"),  # the delta method
+    ("average_precision", "bootstrap"): ("s0", "s1"),
 }
 
 
@@ -468,25 +615,25 @@ def test_size_and_coverage_under_the_null() -> None:
     """Exchangeable models: p < 0.05 in about 5 % of the segments and the intervals
     cover the true difference 0 in about 95 % (binomial 99.9 % bounds, 400 segments)."""
     df = _exchangeable(np.random.default_rng(11), 120)
-    for metric, columns in SIMULATED.items():
+    for (metric, method), columns in SIMULATED.items():
         out = df.metrics.compare_models(
-            "y", list(columns), by="g", metric=metric, n_boot=200, seed=1
+            "y", list(columns), by="g", metric=metric, ci_method=method, n_boot=200, seed=1
         )
         rejected = (out["p_value"] < 0.05).mean()
         covered = ((out["low"] <= 0) & (out["high"] >= 0)).mean()
-        assert 0.014 <= rejected <= 0.086, (metric, rejected)
-        assert 0.914 <= covered <= 0.986, (metric, covered)
+        assert 0.014 <= rejected <= 0.086, (metric, method, rejected)
+        assert 0.914 <= covered <= 0.986, (metric, method, covered)
 
 
 def test_power_against_a_better_model() -> None:
     df = _exchangeable(np.random.default_rng(12), 300, effect=0.8)
-    for metric, columns in SIMULATED.items():
+    for (metric, method), columns in SIMULATED.items():
         out = df.filter(pl.col("g") < 40).metrics.compare_models(
-            "y", list(columns), by="g", metric=metric, n_boot=200, seed=1
+            "y", list(columns), by="g", metric=metric, ci_method=method, n_boot=200, seed=1
         )
         assert (out["diff"] > 0).all(), metric
-        assert (out["p_value"] < 0.05).mean() > 0.9, metric
-        assert (out["low"] > 0).mean() > 0.9, metric
+        assert (out["p_value"] < 0.05).mean() > 0.9, (metric, method)
+        assert (out["low"] > 0).mean() > 0.9, (metric, method)
 
 
 # ------------------------------------------------------------------------------ adjust
@@ -529,6 +676,17 @@ DF = DF.with_columns(n=1 - pl.col("m"), s=pl.col("m") * 0.5, t=pl.col("y") * 0.3
         ({"n_boot": 0}, ValueError, "`n_boot`"),
         ({"seed": -1}, ValueError, "`seed`"),
         ({"pos_label": 1}, ValueError, "`pos_label` is for the binary metrics"),
+        ({"ci_method": "delta"}, ValueError, r"`ci_method`.*'accuracy'.*\['bootstrap'\]"),
+        (
+            {"metric": "roc_auc", "models": ["s", "t"], "ci_method": "bootstrap"},
+            ValueError,
+            r"`ci_method`.*\['delong'\]; got 'bootstrap'",
+        ),
+        (
+            {"metric": "average_precision", "models": ["s", "t"], "ci_method": "delong"},
+            ValueError,
+            r"\['delta', 'bootstrap'\]",
+        ),
         ({"metric": "roc_auc", "models": ["m", "g"]}, pl.exceptions.SchemaError, "'g'"),
     ],
 )

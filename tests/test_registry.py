@@ -904,10 +904,25 @@ METHODS: list[Entry] = [
         weighted=False,
         outputs="compare_models",
     ),
-    Entry(
+    Entry(  # the delta method (the default)
         "compare_models[average_precision]",
         lambda m, c: m.compare_models(
-            c.yb, [c.s, c.s2], by=c.by, metric="average_precision", pos_label=c.pos, n_boot=30
+            c.yb, [c.s, c.s2], by=c.by, metric="average_precision", pos_label=c.pos
+        ),
+        ("binary",),
+        weighted=False,
+        outputs="compare_models",
+    ),
+    Entry(
+        "compare_models[average_precision, bootstrap]",
+        lambda m, c: m.compare_models(
+            c.yb,
+            [c.s, c.s2],
+            by=c.by,
+            metric="average_precision",
+            pos_label=c.pos,
+            ci_method="bootstrap",
+            n_boot=30,
         ),
         ("binary",),
         weighted=False,
@@ -1939,7 +1954,13 @@ CLI: list[tuple[str, str, list[str]]] = [
         "compare-models",
         "compare_models[average_precision]",
         *("--y-true", "yb", "--model", "s", "--model", "s2", "--metric", "average_precision"),
-        *("--pos-label", "1", "--n-boot", "30"),
+        *("--pos-label", "1"),
+    ),
+    _cli(
+        "compare-models",
+        "compare_models[average_precision, bootstrap]",
+        *("--y-true", "yb", "--model", "s", "--model", "s2", "--metric", "average_precision"),
+        *("--pos-label", "1", "--ci-method", "bootstrap", "--n-boot", "30"),
     ),
     _cli(  # on the stacked rows (CLI_INPUTS)
         "compare-models",

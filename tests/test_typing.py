@@ -116,8 +116,9 @@ def test_metrics_is_exported() -> None:
         (tp.ThresholdMetric, names.output_columns("thresholds")[1:]),
         (tp.Adjust, multiple.ADJUSTMENTS),
         (tp.Average, cls.AVERAGES),
+        (tp.PairedCiMethod, tuple(dict.fromkeys(m for ms in pt.CI_METHODS.values() for m in ms))),
     ],
-    ids=["Fairness", "Paired", "OverTime", "Threshold", "Adjust", "Average"],
+    ids=["Fairness", "Paired", "OverTime", "Threshold", "Adjust", "Average", "PairedCiMethod"],
 )
 def test_literal_equals_its_catalogue(alias: object, catalogue: tuple[str, ...]) -> None:
     # the same names in the same order (the order of the docs and of the CLI's choices)

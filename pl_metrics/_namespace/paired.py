@@ -16,7 +16,7 @@ from pl_metrics._core import checks as v
 from pl_metrics._core import multiple, names
 from pl_metrics._core import scores as sc
 from pl_metrics._ranking_sorted import use_sorted_path
-from pl_metrics._typing import Adjust, By, PairedMetric
+from pl_metrics._typing import Adjust, By, PairedCiMethod, PairedMetric
 
 _METHOD = "compare_models"
 
@@ -186,8 +186,15 @@ def _unstack(
 
 
 def _check_options(
-    metric: object, pos_label: object, ci: object, n_boot: object, seed: object
-) -> None:
+    metric: object,
+    pos_label: object,
+    ci: object,
+    *,
+    n_boot: object,
+    seed: object,
+    ci_method: object,
+) -> str:
+    """Check the options; returns the ``ci_method`` (None: the metric's default)."""
     v.check_choice("metric", metric, pt.METRICS)
     if pos_label is not None and metric in pt.LABEL_METRICS:
         msg = (
@@ -198,11 +205,26 @@ def _check_options(
     if ci is None:
         msg = "`ci` is required: compare_models gives every difference an interval (e.g. 0.95)"
         raise ValueError(msg)
-    v.check_ci(ci, n_boot, "bootstrap", ("bootstrap",))
+    assert isinstance(metric, str)
+    methods = pt.CI_METHODS[metric]
+    if ci_method is not None:
+        v.check_choice(
+            "ci_method", ci_method, tuple(dict.fromkeys(sum(pt.CI_METHODS.values(), ())))
+        )
+    if ci_method is not None and ci_method not in methods:
+        msg = (
+            f"`ci_method` of compare_models(metric={metric!r}) must be one of "
+            f"{list(methods)}; got {ci_method!r}"
+        )
+        raise ValueError(msg)
+    method = methods[0] if ci_method is None else str(ci_method)
+    v.check_ci(ci, n_boot, method, methods)
     v.check_seed(seed)
-    if metric != "roc_auc" and importlib.util.find_spec("numpy") is None:
-        msg = f"compare_models(metric={metric!r}) draws bootstrap replicates: pip install numpy"
+    if method != "delong" and importlib.util.find_spec("numpy") is None:
+        what = "draws bootstrap replicates" if method == "bootstrap" else "sorts in numpy"
+        msg = f"compare_models(metric={metric!r}, ci_method={method!r}) {what}: pip install numpy"
         raise ModuleNotFoundError(msg)
+    return method
 
 
 class PairedMethods:
@@ -222,6 +244,7 @@ class PairedMethods:
         metric: PairedMetric = "accuracy",
         pos_label: object = None,
         ci: float = 0.95,
+        ci_method: PairedCiMethod | None = None,
         n_boot: int = 1000,
         seed: int | None = 0,
         adjust: Adjust | None = None,
@@ -266,9 +289,17 @@ class PairedMethods:
             {0, 1} or {-1, 1} only, required for string labels.
         ci
             Level of the interval of each difference.
+        ci_method
+            How the intervals and tests are computed; None (default): the metric's
+            own analytic test where there is one. ``"delong"`` (roc_auc, its only
+            one), ``"delta"`` (average_precision's default: the delta method over
+            the rows, a sort per model) or ``"bootstrap"`` (the paired bootstrap:
+            the label metrics' only one; for average_precision a redraw of every
+            row per replicate, hundreds of times the delta method's cost on
+            continuous scores).
         n_boot, seed
-            The paired bootstrap's replicates and seed (every metric but roc_auc; the
-            same seed gives the same result whatever the row order or other segments).
+            The paired bootstrap's replicates and seed (the same seed gives the same
+            result whatever the row order or other segments).
         adjust
             Adjust the p-values of a model for the number of segments it is tested in:
             ``"holm"``, ``"bonferroni"``, ``"bh"``, ``"by"`` or None (``p_adjusted`` =
@@ -283,14 +314,15 @@ class PairedMethods:
             ``baseline_value`` are the metric's method's values (null or NaN where it
             is undefined), ``diff = value - baseline_value``, ``low`` / ``high`` its
             interval at level ``ci``; ``test`` (String) is ``"mcnemar_exact"`` /
-            ``"mcnemar_chi2"`` (accuracy), ``"delong"`` (roc_auc) or
-            ``"paired_bootstrap"``; ``statistic`` (Float64) McNemar's (``min(b, c)``
-            exact, the chi-square otherwise) or DeLong's z, null for the bootstrap;
+            ``"mcnemar_chi2"`` (accuracy), ``"delong"`` (roc_auc), ``"delta"``
+            (average_precision) or ``"paired_bootstrap"``; ``statistic`` (Float64)
+            McNemar's (``min(b, c)`` exact, the chi-square otherwise) or the z of
+            DeLong / the delta method, null for the bootstrap;
             ``p_value`` the two-sided p-value of ``diff == 0``.  Where ``diff`` is
-            undefined, or the test is (DeLong with fewer than two positives or
-            negatives, or a variance of exactly 0 with the models ranking the rows
-            differently), the interval and test are null; two models that rank
-            every row alike get DeLong's statistic 0 and p-value 1.
+            undefined, or the test is (DeLong or the delta method with fewer than
+            two positives or negatives, or a variance of exactly 0 with the models
+            ranking the rows differently), the interval and test are null; two
+            models that rank every row alike get the statistic 0 and p-value 1.
 
         Notes
         -----
@@ -299,6 +331,13 @@ class PairedMethods:
         (baseline right, model wrong) and ``c``: exact binomial when ``b + c < 25``,
         else chi-square with continuity correction (``statsmodels``' ``mcnemar``);
         roc_auc with DeLong's test of correlated AUCs (interval ``diff +- z se``);
+        average_precision by the delta method: the segment's rows are a
+        multinomial sample of its (class, baseline score, model score) cells, the
+        difference of the APs a function of the cells' counts ``x`` with gradient
+        ``d`` (written out: one pass down each model's scores), its variance
+        ``sum x d^2 - (sum x d)^2 / n``, the interval ``diff +- z se`` clipped to
+        [-1, 1] and the p-value of ``z = diff / se`` (asymptotic, as DeLong's; the
+        bootstrap when asked, for segments of a few positives);
         the other metrics, and accuracy's interval, with the paired bootstrap: a
         replicate redraws the segment's rows (its distinct ``(y_true, baseline,
         model)`` rows), both models are evaluated on it, the interval is the
@@ -342,7 +381,9 @@ class PairedMethods:
         >>> same.equals(out)
         True
         """
-        _check_options(metric, pos_label, ci, n_boot, seed)
+        method = _check_options(
+            metric, pos_label, ci, n_boot=n_boot, seed=seed, ci_method=ci_method
+        )
         multiple.check_adjust(adjust)
         segments = v.normalize_by(by)
         v.check_column_name("y_true", y_true)
@@ -357,7 +398,8 @@ class PairedMethods:
                 lf, y_true, models, model=model, id_=id, baseline=baseline, by=segments
             )
             keys = v.normalize_by(stand_ins or None)
-        options = {"metric": metric, "pos_label": pos_label, "ci": ci, "n_boot": n_boot}
+        options = {"metric": metric, "pos_label": pos_label, "ci": ci, "ci_method": method}
+        options |= {"n_boot": n_boot}
         options |= {"seed": seed, "adjust": adjust}
         chosen = _models(models) if items is None else items
         table = _compare(lf, y_true, chosen, keys, **options)
@@ -381,6 +423,7 @@ def _compare(
     metric: str,
     pos_label: object,
     ci: float,
+    ci_method: str,
     n_boot: int,
     seed: int | None,
     adjust: Adjust | None,
@@ -423,7 +466,7 @@ def _compare(
         if metric in pt.SCORE_METRICS:
             positive = pl.col(y_true) == pl.lit(pos, schema[y_true])
             # continuous scores (roc_auc's sorted path): a cell per row, for DeLong
-            counted = metric != "roc_auc" or not use_sorted_path(
+            counted = ci_method == "bootstrap" or not use_sorted_path(
                 rows, {baseline: baseline, column: column}
             )
             cells = pt.score_cells(
@@ -437,11 +480,14 @@ def _compare(
             )
             labels = (types.compute, in_dtype)
         cells = cells.with_columns(pl.lit(name).alias(pt.MODEL))
-        if metric == "roc_auc":
-            tests = pt.delong_se(cells, keys)  # one model: by the segments alone
+        if ci_method != "bootstrap":  # one model: by the segments alone
+            if ci_method == "delong":
+                tests = pt.delong_se(cells, keys)
+            else:
+                tests = pt.ap_delta_se(cells, keys)
             pair = pair.join(tests, on=keys, how="left", nulls_equal=True)
             diff = pl.col(pt.VALUE) - pl.col(pt.BASE)
-            pair = pair.with_columns(pt.delong_columns(diff, pl.col(pt.SE), ci))
+            pair = pair.with_columns(pt.delong_columns(diff, pl.col(pt.SE), ci, ci_method))
         else:
             # joined to the point values first: their methods' data checks run
             # before the replicates read the cells
