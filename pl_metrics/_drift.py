@@ -41,7 +41,9 @@ _REF = f"{names.INTERNAL}ref"
 _CUR = f"{names.INTERNAL}cur"
 _SEG = f"{names.INTERNAL}seg"
 _VALUE = f"{names.INTERNAL}value"
+_CUR_ROWS = f"{names.INTERNAL}cur_rows"
 COLUMNS = names.OUTPUTS["drift"]
+BIN_COLUMNS = names.OUTPUTS["drift_bins"]
 
 
 def _kind(dtype: pl.DataType) -> str | None:
@@ -242,17 +244,16 @@ def _kinds(columns: list[str], schema: pl.Schema, ref_schema: pl.Schema) -> dict
     return kinds
 
 
-def _binned(  # noqa: PLR0917 - the sides, then the column and the options
+def _bin_table(
     ref_rows: pl.LazyFrame,
     current: pl.LazyFrame,
     keys: list[str],
     value: pl.Expr,
     edges: list[float] | None,
-    eps: float,
-) -> pl.DataFrame:
-    """``*keys, n_reference, n_current, psi, js_distance`` of one column: each side's
-    rows per bin (one ``group_by`` each), every segment against every bin of the
-    reference or of its own rows."""
+) -> tuple[pl.DataFrame, int]:
+    """``*keys, _BIN, _REF, _CUR, n_current`` of one column (each side's proportion of
+    rows per bin, one ``group_by`` each; every segment against every bin of the
+    reference or of its own rows) and the reference's rows."""
     binned = _bin(value, edges)
     ref_bins = ref_rows.group_by(binned.alias(_BIN)).agg(pl.len().alias(_REF))
     cur_bins = current.group_by(*keys, binned.alias(_BIN)).agg(pl.len().alias(_CUR))
@@ -264,12 +265,60 @@ def _binned(  # noqa: PLR0917 - the sides, then the column and the options
     n_cur = pl.col(_CUR).sum().over(keys)
     p = pl.col(_REF).cast(pl.Float64) / n_ref
     q = pl.col(_CUR).cast(pl.Float64) / n_cur
-    table = table.with_columns(p.alias(_REF), q.alias(_CUR), n_cur.alias("n_current"))
+    shares = table.with_columns(
+        p.alias(_REF), q.alias(_CUR), n_cur.alias("n_current"), pl.col(_CUR).alias(_CUR_ROWS)
+    )
+    return shares, n_ref
+
+
+def _binned(  # noqa: PLR0917 - the sides, then the column and the options
+    ref_rows: pl.LazyFrame,
+    current: pl.LazyFrame,
+    keys: list[str],
+    value: pl.Expr,
+    edges: list[float] | None,
+    eps: float,
+) -> pl.DataFrame:
+    """``*keys, n_reference, n_current, psi, js_distance`` of one column, from its bins
+    (:func:`_bin_table`)."""
+    table, n_ref = _bin_table(ref_rows, current, keys, value, edges)
     psi, js = _divergences(pl.col(_REF), pl.col(_CUR), eps)
     result = table.group_by(keys).agg(
         pl.col("n_current").first(), psi.alias("psi"), js.alias("js_distance")
     )
     return result.with_columns(pl.lit(n_ref, pl.Int64).alias("n_reference"))
+
+
+def _labelled(table: pl.DataFrame, keys: list[str], edges: list[float] | None) -> pl.DataFrame:
+    """The bins of :func:`_bin_table` as ``*keys, bin, lower, upper, reference_share,
+    current_share, current_rows``, each segment's bins in order (numbers ascending,
+    categories sorted, the null bin last): a numeric bin is ``(lower, upper]`` (its
+    first lower edge -inf, its last upper edge inf), named so; a category's bin is
+    its value (no edges); the null bin's name is null (a category may be "null")."""
+    nothing = pl.lit(None, pl.Float64)
+    b = pl.col(_BIN)
+    if edges is None:
+        lower = upper = nothing
+        name = b
+        order = b
+    else:
+        bounds = [-math.inf, *edges, math.inf]
+        index = list(range(len(bounds) - 1))
+        lower = b.replace_strict(index, bounds[:-1], default=None, return_dtype=pl.Float64)
+        upper = b.replace_strict(index, bounds[1:], default=None, return_dtype=pl.Float64)
+        labels = [f"({bounds[i]:.6g}, {bounds[i + 1]:.6g}]" for i in index]
+        name = b.replace_strict(index, labels, default=None, return_dtype=pl.String)
+        order = b
+    ordered = table.sort([*keys, order], nulls_last=True)
+    return ordered.select(
+        *keys,
+        name.alias("bin"),
+        lower.alias("lower"),
+        upper.alias("upper"),
+        pl.col(_REF).alias("reference_share"),
+        pl.col(_CUR).alias("current_share"),
+        pl.col(_CUR_ROWS).cast(pl.Int64).alias("current_rows"),
+    )
 
 
 def _sorted_distances(
@@ -312,6 +361,38 @@ def _check_exact(ref_rows: pl.LazyFrame, current: pl.LazyFrame, numeric: list[st
             raise v.Bad.inexact_scores([column], n, argument="columns", what="values")
 
 
+def _setup(
+    lf: pl.LazyFrame, columns: list[str], reference: object, by: object, outputs: Sequence[str]
+) -> tuple[Any, list[str], pl.LazyFrame, pl.LazyFrame, dict[str, str], pl.Schema, Any]:
+    """(segments, keys, reference rows, current rows, each column's kind, the current
+    rows' schema, the checks run at collect) of :func:`drift` and :func:`drift_bins`."""
+    segments = v.normalize_by(by)
+    schema = lf.collect_schema()
+    v.check_by(schema, segments, outputs)
+    keys = names.segment_keys(segments) if segments else [names.ALL]
+    if segments:
+        keyed = names.with_segment_keys(lf, segments)
+    else:
+        keyed = lf.with_columns(pl.lit(True).alias(names.ALL))
+    ref_rows, current, ref_schema, flag = _sides(lf, reference, keyed)
+    kinds = _kinds(columns, schema, ref_schema)
+
+    def check() -> None:
+        if flag is not None and (nulls := lf.select(flag.null_count()).collect().item()):
+            raise v.Bad.reference_nulls(nulls)
+        _check_exact(ref_rows, current, [c for c in columns if kinds[c] == "numeric"])
+        if not ref_rows.select(pl.len()).collect().item():
+            raise v.Bad.no_reference_rows()
+
+    return segments, keys, ref_rows, current, kinds, current.collect_schema(), check
+
+
+def _in_order(out: pl.DataFrame, keys: list[str], columns: list[str]) -> pl.DataFrame:
+    """Segments, then the columns in the order given (stable: a column's rows keep theirs)."""
+    order = pl.col("column").replace_strict(columns, list(range(len(columns))))
+    return out.sort([*keys, order], nulls_last=True, maintain_order=True)
+
+
 def drift(
     lf: pl.LazyFrame,
     columns: list[str],
@@ -322,17 +403,9 @@ def drift(
     eps: float,
 ) -> pl.LazyFrame:
     """``*by, column, n_reference, n_current, psi, js_distance, ks, wasserstein``."""
-    segments = v.normalize_by(by)
-    schema = lf.collect_schema()
-    v.check_by(schema, segments, COLUMNS)
-    keys = names.segment_keys(segments) if segments else [names.ALL]
-    if segments:
-        keyed = names.with_segment_keys(lf, segments)
-    else:
-        keyed = lf.with_columns(pl.lit(True).alias(names.ALL))
-    ref_rows, current, ref_schema, flag = _sides(lf, reference, keyed)
-    kinds = _kinds(columns, schema, ref_schema)
-    current_schema = current.collect_schema()
+    segments, keys, ref_rows, current, kinds, current_schema, check = _setup(
+        lf, columns, reference, by, COLUMNS
+    )
     out_schema = pl.Schema(
         {k: current_schema[k] for k in keys}
         | {"column": pl.String, "n_reference": pl.Int64, "n_current": pl.Int64}
@@ -354,16 +427,45 @@ def drift(
         return result.select(list(out_schema)).cast(dict(out_schema))
 
     def run() -> pl.DataFrame:
-        if flag is not None and (nulls := lf.select(flag.null_count()).collect().item()):
-            raise v.Bad.reference_nulls(nulls)
-        _check_exact(ref_rows, current, [c for c in columns if kinds[c] == "numeric"])
-        if not ref_rows.select(pl.len()).collect().item():
-            raise v.Bad.no_reference_rows()
+        check()
         out = pl.concat([one(column) for column in columns], how="vertical_relaxed")
-        order = pl.col("column").replace_strict(columns, list(range(len(columns))))
-        return out.sort([*keys, order], nulls_last=True)
+        return _in_order(out, keys, columns)
 
     return names.restore_keys(pl.defer(run, schema=out_schema), segments.names)
 
 
-__all__ = ["COLUMNS", "check_options", "drift"]
+def drift_bins(
+    lf: pl.LazyFrame,
+    columns: list[str],
+    *,
+    reference: pl.DataFrame | pl.LazyFrame | pl.Expr,
+    by: object,
+    bins: int,
+) -> pl.LazyFrame:
+    """``*by, column, bin, lower, upper, reference_share, current_share, current_rows``:
+    the bins :func:`drift`'s ``psi`` and ``js_distance`` sum over (:func:`_labelled`)."""
+    segments, keys, ref_rows, current, kinds, current_schema, check = _setup(
+        lf, columns, reference, by, BIN_COLUMNS
+    )
+    out_schema = pl.Schema(
+        {k: current_schema[k] for k in keys}
+        | {"column": pl.String, "bin": pl.String, "lower": pl.Float64, "upper": pl.Float64}
+        | {"reference_share": pl.Float64, "current_share": pl.Float64, "current_rows": pl.Int64}
+    )
+
+    def one(column: str) -> pl.DataFrame:
+        value = _value(column, kinds[column])
+        edges = _edges(ref_rows, value, bins) if kinds[column] == "numeric" else None
+        table, _ = _bin_table(ref_rows, current, keys, value, edges)
+        result = _labelled(table, keys, edges).with_columns(pl.lit(column).alias("column"))
+        return result.select(list(out_schema)).cast(dict(out_schema))
+
+    def run() -> pl.DataFrame:
+        check()
+        out = pl.concat([one(column) for column in columns], how="vertical_relaxed")
+        return _in_order(out, keys, columns)
+
+    return names.restore_keys(pl.defer(run, schema=out_schema), segments.names)
+
+
+__all__ = ["BIN_COLUMNS", "COLUMNS", "check_options", "drift", "drift_bins"]

@@ -51,6 +51,11 @@ def _expected(ref: list, cur: list, numeric: bool, bins: int, eps: float) -> dic
     bins_ = sorted(set(ref_keys) | set(cur_keys), key=repr)
     p = np.array([ref_keys.count(b) for b in bins_]) / len(ref)
     q = np.array([cur_keys.count(b) for b in bins_]) / len(cur)
+    BINS.clear()  # the bins, for drift_bins' test: (key, p, q, current rows), edges
+    BINS.update(
+        rows=[(b, p[i], q[i], cur_keys.count(b)) for i, b in enumerate(bins_)],
+        edges=edges if numeric else None,
+    )
     p_, q_ = np.where(p == 0, eps, p), np.where(q == 0, eps, q)
     out = {
         "n_reference": len(ref),
@@ -66,6 +71,10 @@ def _expected(ref: list, cur: list, numeric: bool, bins: int, eps: float) -> dic
         out["ks"] = float(ks_2samp(r, c).statistic)
         out["wasserstein"] = float(wasserstein_distance(r, c))
     return out
+
+
+#: The bins of the last ``_expected`` call.
+BINS: dict = {}
 
 
 def _close(got: dict, expected: dict) -> None:
@@ -116,6 +125,52 @@ def test_drift_equals_the_definitions_and_scipy(
             reference[column].to_list(), rows[column].to_list(), column == "x", bins, eps
         )
         _close(row, expected)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    ref=st.lists(st.tuples(NUMBERS, WORDS), min_size=1, max_size=40),
+    cur=st.lists(st.tuples(NUMBERS, WORDS, st.sampled_from(["s", "t"])), min_size=1, max_size=50),
+    bins=st.integers(1, 6),
+)
+def test_drift_bins_are_the_definitions_bins(ref: list, cur: list, bins: int) -> None:
+    """Each segment's bins of each column, in order (numbers ascending, categories
+    sorted, the null bin last), with the definitions' shares (``_expected``), the
+    numeric bins' edges (-inf and inf at the ends) and the current rows; PSI and JS
+    summed over them are drift's."""
+    schema = {"x": pl.Float64, "w": pl.String, "g": pl.String}
+    reference = pl.DataFrame([(*r, "s") for r in ref], schema=schema, orient="row")
+    current = pl.DataFrame(cur, schema=schema, orient="row")
+    got = current.metrics.drift_bins(["x", "w"], reference=reference, by="g", bins=bins)
+    drift = current.metrics.drift(["x", "w"], reference=reference, by="g", bins=bins)
+    for (g, column), part in got.group_by(["g", "column"], maintain_order=True):
+        rows = current.filter(pl.col("g") == g)
+        _expected(reference[column].to_list(), rows[column].to_list(), column == "x", bins, 1e-4)
+        want = sorted(
+            BINS["rows"], key=lambda r: (r[0] is None, r[0] or 0 if column == "x" else r[0] or "")
+        )
+        assert len(part) == len(want)
+        for row, (key, p, q, n) in zip(part.iter_rows(named=True), want, strict=True):
+            assert row["reference_share"] == pytest.approx(p, rel=1e-12)
+            assert row["current_share"] == pytest.approx(q, rel=1e-12)
+            assert row["current_rows"] == n
+            if key is None:
+                assert (row["bin"], row["lower"], row["upper"]) == (None, None, None)
+            elif column == "w":
+                assert (row["bin"], row["lower"], row["upper"]) == (key, None, None)
+            else:
+                bounds = [-math.inf, *BINS["edges"], math.inf]
+                # polars' quantile and numpy's: the same edges within the last bit
+                assert row["lower"] == pytest.approx(bounds[key], rel=1e-12)
+                assert row["upper"] == pytest.approx(bounds[key + 1], rel=1e-12)
+                assert row["bin"] == f"({row['lower']:.6g}, {row['upper']:.6g}]"
+        expected = drift.filter((pl.col("g") == g) & (pl.col("column") == column)).row(
+            0, named=True
+        )
+        p, q = part["reference_share"].to_numpy(), part["current_share"].to_numpy()
+        assert float(jensenshannon(p, q, base=2)) == pytest.approx(
+            expected["js_distance"], abs=1e-12
+        )
 
 
 def test_drift_by_week_eager_lazy_streaming_and_parquet(tmp_path: object) -> None:

@@ -641,6 +641,14 @@ METHODS: list[Entry] = [
         weighted=False,
     ),
     Entry(
+        "drift_bins",
+        lambda m, c: m.drift_bins(
+            [c.s, c.s2], reference=pl.col("ts") < dt.date(2026, 3, 3), by=c.by, bins=4
+        ),
+        ("columns",),
+        weighted=False,
+    ),
+    Entry(
         "custom",
         lambda m, c: m.custom(
             {"acc": skm.accuracy_score, "mcc": skm.matthews_corrcoef}, c.y, c.p, by=c.by, weight=c.w
@@ -1826,6 +1834,11 @@ CLI: list[tuple[str, str, list[str]]] = [
         *("--columns", "s,s2", "--reference", "ts < DATE '2026-03-03'", "--bins", "4"),
     ),
     _cli(
+        "drift-bins",
+        "drift_bins",
+        *("--columns", "s,s2", "--reference", "ts < DATE '2026-03-03'", "--bins", "4"),
+    ),
+    _cli(
         "custom",
         "custom",
         *_LABELS,
@@ -2128,6 +2141,7 @@ PLOTS: dict[str, Chart] = {
     "reliability": Chart("calibration_curve"),
     "threshold_metrics": Chart("thresholds"),
     "gains": Chart("gains"),
+    "drift": Chart("drift_bins"),
     "forest": Chart(
         "summary[ci]",
         {"metric": "accuracy"},

@@ -68,6 +68,7 @@ class MetricsDataFrame:
     summary = eager(MetricsLazyFrame.summary)
     custom = eager(MetricsLazyFrame.custom)
     drift = eager(MetricsLazyFrame.drift)
+    drift_bins = eager(MetricsLazyFrame.drift_bins)
     counts = eager(MetricsLazyFrame.counts)
     average_precision = eager(MetricsLazyFrame.average_precision)
     roc_curve = eager(MetricsLazyFrame.roc_curve)

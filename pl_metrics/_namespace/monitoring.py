@@ -81,6 +81,55 @@ class MonitoringMethods:
         chosen = dr.check_options(columns, bins, eps)
         return dr.drift(self._lf, chosen, reference=reference, by=by, bins=bins, eps=eps)
 
+    def drift_bins(
+        self,
+        columns: str | Sequence[str],
+        *,
+        reference: pl.DataFrame | pl.LazyFrame | pl.Expr,
+        by: By = None,
+        bins: int = 10,
+    ) -> pl.LazyFrame:
+        """The bins of :meth:`drift`: each side's share of the rows per bin, to look at.
+
+        Parameters
+        ----------
+        columns, reference, by, bins
+            As :meth:`drift` (the same bins).
+
+        Returns
+        -------
+        LazyFrame
+            ``*by, column, bin, lower, upper, reference_share, current_share,
+            current_rows``: a row per segment, column and bin that the reference
+            or the segment has rows in (the bins ``psi`` and ``js_distance`` sum
+            over), in order: a numeric column's bins ascending, ``bin`` named
+            ``"(lower, upper]"`` (the first ``lower`` -inf, the last ``upper``
+            inf); a text / categorical / boolean column's values sorted (``bin``
+            the value as text, no edges); the null bin (nulls and NaN) last, its
+            ``bin`` null.  The shares are of every row of the side, nulls included
+            (``drift``'s p and q); ``current_rows`` the segment's rows in the bin.
+            ``plot.drift`` draws it.
+
+        Examples
+        --------
+        >>> import polars as pl, pl_metrics as plm
+        >>> df = pl.DataFrame({"x": [1.0, 2.0, 3.0, 4.0, 2.0, 3.0, 4.0, None],
+        ...                    "new": [False] * 4 + [True] * 4})
+        >>> df.metrics.drift_bins("x", reference=~pl.col("new"), bins=2).drop("column")
+        shape: (3, 6)
+        ┌─────────────┬───────┬───────┬─────────────────┬───────────────┬──────────────┐
+        │ bin         ┆ lower ┆ upper ┆ reference_share ┆ current_share ┆ current_rows │
+        │ ---         ┆ ---   ┆ ---   ┆ ---             ┆ ---           ┆ ---          │
+        │ str         ┆ f64   ┆ f64   ┆ f64             ┆ f64           ┆ i64          │
+        ╞═════════════╪═══════╪═══════╪═════════════════╪═══════════════╪══════════════╡
+        │ (-inf, 2.5] ┆ -inf  ┆ 2.5   ┆ 0.5             ┆ 0.25          ┆ 1            │
+        │ (2.5, inf]  ┆ 2.5   ┆ inf   ┆ 0.5             ┆ 0.5           ┆ 2            │
+        │ null        ┆ null  ┆ null  ┆ 0.0             ┆ 0.25          ┆ 1            │
+        └─────────────┴───────┴───────┴─────────────────┴───────────────┴──────────────┘
+        """
+        chosen = dr.check_options(columns, bins, 0.5)
+        return dr.drift_bins(self._lf, chosen, reference=reference, by=by, bins=bins)
+
     def over_time(
         self,
         y_true: str,

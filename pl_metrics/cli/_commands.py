@@ -207,6 +207,12 @@ _SPECIAL_FORMS: dict[tuple[str, str], _Form] = {
         "a Boolean SQL expression marking the reference rows (the others are the current "
         "ones), e.g. \"model_version = 'v1'\"",
     ),
+    ("drift_bins", "reference"): _Form(
+        {"metavar": "SQL"},
+        _as_expr,
+        "a Boolean SQL expression marking the reference rows (the others are the current "
+        "ones), e.g. \"model_version = 'v1'\"",
+    ),
     # metric names, or custom metrics NAME=module:function
     ("disparity", "metric"): _Form(
         {"action": "append", "metavar": "NAME,...|NAME=module:function,..."},
@@ -526,6 +532,7 @@ EXAMPLES: dict[str, str] = {
     ),
     "det-curve": f"{_BINARY} --by region",
     "drift": ("--columns cat_score,p_bird,y_pred --reference \"model_version = 'v1'\" --by region"),
+    "drift-bins": ("--columns cat_score,y_pred --reference \"model_version = 'v1'\" --by region"),
     "custom": f"{_LABELS} --by region --metrics mcc=sklearn.metrics:matthews_corrcoef",
     "disparity": f"{_LABELS} --by region --metric accuracy,f1_macro",
     "expected-cost": f"{_BINARY} --cost-matrix '[[0, 1], [10, 0]]' --best --by region",
@@ -591,4 +598,5 @@ CHARTS = {
     "average-precision": _Chart("forest", "average_precision"),
     "compare": _Chart("forest"),
     "compare-models": _Chart("forest", "diff", by=("model",)),
+    "drift-bins": _Chart("drift"),
 }

@@ -1,0 +1,365 @@
+"""The curves: ROC, precision-recall, reliability, metrics by threshold, gains."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import altair as alt
+import polars as pl
+
+from pl_metrics._core.names import OUTPUTS
+from pl_metrics.plot._base import (
+    _F_COLUMN,
+    _ORDER,
+    _PR,
+    _ROC,
+    _SEGMENT,
+    _SEGMENT_ID,
+    _by_list,
+    _checked,
+    _diagonal,
+    _no_nan,
+    _order,
+    _parts,
+    _segment_colour,
+    _segmented,
+    _title,
+    _unit_x,
+    _unit_y,
+)
+
+
+def _curves(
+    frame: pl.DataFrame,
+    by: list[str],
+    *,
+    x: str,
+    y: str,
+    sort: Callable[[pl.DataFrame], pl.DataFrame],
+    area: pl.Expr,
+    name: str,
+) -> pl.DataFrame:
+    """The points of each segment in curve order, its ``area`` and legend label.
+
+    Points with a NaN coordinate are left out.  A segment without points (no
+    positives or no negatives) keeps its place in the legend, marked "no curve",
+    with one row of null coordinates (not drawn): every segment keeps its colour
+    in every chart, and none disappears without a word.
+    """
+    columns = [c for c in ("threshold", x, y) if c in frame.columns]
+    out = [
+        pl.DataFrame(
+            schema={_ORDER: pl.Int64, _SEGMENT_ID: pl.Int64, _SEGMENT: pl.String}
+            | {c: frame.schema[c] for c in columns}
+            | {name.lower(): pl.Float64, "legend": pl.String}
+        )
+    ]
+    for part in _parts(frame, by):
+        points = sort(part.filter(pl.col(x).is_not_nan() & pl.col(y).is_not_nan()))
+        if points.height == 0:
+            legend = f"{part[_SEGMENT][0]} (no curve: {name} undefined)"
+            out.append(
+                part.head(1)
+                .select(_SEGMENT_ID, _SEGMENT)
+                .with_columns(
+                    pl.lit(0, pl.Int64).alias(_ORDER),
+                    *(pl.lit(None, frame.schema[c]).alias(c) for c in columns),
+                    pl.lit(None, pl.Float64).alias(name.lower()),
+                    pl.lit(legend).alias("legend"),
+                )
+                .select(out[0].columns)
+            )
+            continue
+        value = points.select(area).item()
+        legend = f"{points[_SEGMENT][0]} ({name} {value:.3f})"
+        out.append(
+            points.select(_SEGMENT_ID, _SEGMENT, *columns)
+            .with_row_index(_ORDER)
+            .with_columns(
+                pl.col(_ORDER).cast(pl.Int64),
+                pl.lit(value, pl.Float64).alias(name.lower()),
+                pl.lit(legend).alias("legend"),
+            )
+        )
+    return pl.concat(out)
+
+
+def _threshold(data: pl.DataFrame) -> list[str]:
+    return ["threshold:Q"] if "threshold" in data.columns else []
+
+
+def _legend(data: pl.DataFrame, by: list[str]) -> alt.Color:
+    order = data.unique(_SEGMENT_ID, maintain_order=True)["legend"].unique(maintain_order=True)
+    # the domain fixed to every segment in table order: the same segment has the same
+    # colour in the ROC and the PR chart, whichever segments have no curve
+    return alt.Color(
+        "legend:N", title=_title(by), sort=order.to_list(), scale=alt.Scale(domain=order.to_list())
+    )
+
+
+def _with_classes(frame: pl.DataFrame, by: str | Sequence[str] | None) -> list[str]:
+    """``by``, and ``label`` last when the frame has it: one-vs-rest curves of several
+    classes (a ``{label: column}`` score mapping) are one curve per class, never one
+    merged curve."""
+    names = _by_list(by)
+    return [*names, "label"] if "label" in frame.columns and "label" not in names else names
+
+
+def roc_curve(frame: pl.DataFrame, *, by: str | Sequence[str] | None = None) -> alt.LayerChart:
+    """ROC curves of ``.metrics.roc_curve(...)``: one line per segment, AUC in the legend,
+    the chance diagonal dashed.
+
+    The AUC is the trapezoid area under the segment's points in curve order (fpr,
+    then tpr, ascending) - ``sklearn.metrics.roc_auc_score`` of the data the curve
+    came from.  Points with a NaN rate (a segment without positives or negatives)
+    are left out.
+
+    Multiclass: the one-vs-rest curves of ``.metrics.roc_curve`` with a ``{label:
+    column}`` score mapping have a ``label`` column and are drawn one per class (and
+    per segment of ``by``; ``label`` is the last part of the key)::
+
+        roc_curve(df.metrics.roc_curve("y", {c: f"p_{c}" for c in classes}))
+    """
+    names = _checked(
+        frame,
+        _with_classes(frame, by),
+        "roc_curve",
+        required=("fpr", "tpr"),
+        known=_ROC.__contains__,
+        point=["threshold"],
+    )
+    fpr, tpr = pl.col("fpr"), pl.col("tpr")
+    auc = ((fpr - fpr.shift(1)) * (tpr + tpr.shift(1)) / 2).sum()
+    data = _curves(
+        frame,
+        names,
+        x="fpr",
+        y="tpr",
+        sort=lambda points: points.sort("fpr", "tpr", maintain_order=True),
+        area=auc,
+        name="AUC",
+    )
+    lines = (
+        alt.Chart(data)
+        .mark_line(interpolate="linear")
+        .encode(
+            x=alt.X("fpr:Q", title="false positive rate", scale=alt.Scale(domain=[0, 1])),
+            y=alt.Y("tpr:Q", title="true positive rate", scale=alt.Scale(domain=[0, 1])),
+            color=_legend(data, names),
+            detail=f"{_SEGMENT_ID}:N",
+            order=f"{_ORDER}:Q",
+            tooltip=["legend:N", *_threshold(data), "fpr:Q", "tpr:Q"],
+        )
+    )
+    diagonal = (
+        alt.Chart(pl.DataFrame({"fpr": [0.0, 1.0], "tpr": [0.0, 1.0]}))
+        .mark_line(strokeDash=[4, 4], color="gray")
+        .encode(x="fpr:Q", y="tpr:Q")
+    )
+    return (diagonal + lines).properties(title="ROC curve", width=360, height=360)
+
+
+def pr_curve(frame: pl.DataFrame, *, by: str | Sequence[str] | None = None) -> alt.Chart:
+    """Precision-recall curves of ``.metrics.pr_curve(...)``, average precision in the legend.
+
+    The AP is scikit-learn's step-wise sum over the segment's points in curve
+    order (recall descending, then precision ascending):
+    ``sum((recall[i] - recall[i + 1]) * precision[i])`` - the area of the steps drawn.
+    One-vs-rest curves with a ``label`` column: one curve per class, as :func:`roc_curve`.
+    """
+    names = _checked(
+        frame,
+        _with_classes(frame, by),
+        "pr_curve",
+        required=("precision", "recall"),
+        known=_PR.__contains__,
+        point=["threshold"],
+    )
+    recall, precision = pl.col("recall"), pl.col("precision")
+    ap = ((recall - recall.shift(-1)) * precision).sum()
+    data = _curves(
+        frame,
+        names,
+        x="recall",
+        y="precision",
+        sort=lambda points: points.sort(
+            "recall", "precision", descending=[True, False], maintain_order=True
+        ),
+        area=ap,
+        name="AP",
+    )
+    return (
+        alt.Chart(data)
+        # points run from recall 1 to 0 and precision[i] holds on (recall[i+1], recall[i]]:
+        # horizontal first (as scikit-learn's display, drawstyle="steps-post")
+        .mark_line(interpolate="step-after")
+        .encode(
+            x=alt.X("recall:Q", scale=alt.Scale(domain=[0, 1])),
+            y=alt.Y("precision:Q", scale=alt.Scale(domain=[0, 1])),
+            color=_legend(data, names),
+            detail=f"{_SEGMENT_ID}:N",
+            order=f"{_ORDER}:Q",
+            tooltip=["legend:N", *_threshold(data), "recall:Q", "precision:Q"],
+        )
+        .properties(title="Precision-recall curve", width=360, height=360)
+    )
+
+
+def reliability(frame: pl.DataFrame, *, by: str | Sequence[str] | None = None) -> alt.LayerChart:
+    """Reliability diagram of ``.metrics.calibration_curve(...)``: observed frequency
+    (``prob_true``) against mean predicted probability (``prob_pred``) per bin, one
+    line per segment, each point sized by its bin's (weighted) row count; the
+    diagonal (perfect calibration) dashed.
+
+    Both axes run from 0 to 1: a curve below the diagonal is over-confident, above
+    it under-confident.  A bin without rows has no point (the frame has no row for it).
+    """
+    names = _checked(
+        frame,
+        _with_classes(frame, by),  # calibration_curve(multi_class="per_class"): per class
+        "reliability",
+        required=("prob_true", "prob_pred"),
+        known=OUTPUTS["calibration_curve"].__contains__,
+        point=["bin"],
+    )
+    data = _no_nan(_segmented(frame, names))
+    sort = [_SEGMENT_ID, "prob_pred"]
+    data = data.sort(sort, maintain_order=True).select(
+        _SEGMENT_ID, _SEGMENT, *[c for c in OUTPUTS["calibration_curve"] if c in data.columns]
+    )
+    size = "count" in data.columns
+    tooltip = [
+        *([f"{_SEGMENT}:N"] if names else []),
+        *(["bin:O"] if "bin" in data.columns else []),
+        alt.Tooltip("prob_pred:Q", format=".3f"),
+        alt.Tooltip("prob_true:Q", format=".3f"),
+        *([alt.Tooltip("count:Q", format=",.4~g")] if size else []),
+    ]
+    base = alt.Chart(data).encode(
+        x=_unit_x("prob_pred", "mean predicted probability"),
+        y=_unit_y("prob_true", "observed frequency"),
+        order="prob_pred:Q",
+        **(_segment_colour(names, data) if names else {}),
+    )
+    points = base.mark_circle(opacity=0.8).encode(
+        tooltip=tooltip, **({"size": alt.Size("count:Q", title="rows")} if size else {})
+    )
+    lines = base.mark_line(strokeWidth=1.5)
+    return (_diagonal("prob_pred", "prob_true") + lines + points).properties(
+        title="Reliability diagram", width=360, height=360
+    )
+
+
+_THRESHOLDS = OUTPUTS["thresholds"]
+#: Columns of ``.metrics.thresholds(...)`` that are rates (the others are counts).
+_RATES = ("precision", "recall", "specificity", "accuracy", "mcc")
+
+
+def threshold_metrics(
+    frame: pl.DataFrame,
+    *,
+    by: str | Sequence[str] | None = None,
+    metrics: Sequence[str] = ("precision", "recall", "f1"),
+) -> alt.Chart | alt.FacetChart:
+    """Metrics of ``.metrics.thresholds(...)`` against the threshold: one line per
+    metric (colour), one panel per segment.
+
+    The value axis runs from 0 to 1 (from -1 with ``mcc``), the same in every
+    panel; undefined (NaN) values are left out, not drawn as 0.
+    """
+    metrics = list(metrics)
+    counts = [m for m in metrics if not (m in _RATES or _F_COLUMN.fullmatch(m))]
+    if counts or not metrics:
+        msg = (
+            f"threshold_metrics: metrics must be rates of the thresholds frame "
+            f"({', '.join(_RATES)} or f<beta>), got {metrics!r}"
+        )
+        raise ValueError(msg)
+    names = _checked(
+        frame,
+        by,
+        "threshold_metrics",
+        required=("threshold", *metrics),
+        known=lambda c: c in _THRESHOLDS or bool(_F_COLUMN.fullmatch(c)),
+        point=["threshold"],
+    )
+    data = _segmented(frame.filter(pl.col("threshold").is_finite()), names)
+    long = _no_nan(
+        data.unpivot(
+            on=metrics,
+            index=[_SEGMENT_ID, _SEGMENT, "threshold"],
+            variable_name="metric",
+            value_name="value",
+        )
+    )
+    low = -1 if "mcc" in metrics else 0
+    chart = (
+        alt.Chart(long)
+        # a row is positive when its score is >= the threshold: between two thresholds
+        # t1 < t2 the decisions (and metrics) are those of t2, the step's right end
+        .mark_line(interpolate="step-before")
+        .encode(
+            x=alt.X("threshold:Q"),
+            y=alt.Y("value:Q", title=None, scale=alt.Scale(domain=[low, 1])),
+            color=alt.Color("metric:N", sort=metrics),
+            order="threshold:Q",
+            tooltip=[
+                *([f"{_SEGMENT}:N"] if names else []),
+                alt.Tooltip("threshold:Q", format=".4f"),
+                "metric:N",
+                alt.Tooltip("value:Q", format=".4f"),
+            ],
+        )
+        .properties(width=300, height=220)
+    )
+    if names:
+        facet = alt.Facet(f"{_SEGMENT}:N", title=_title(names), sort=_order(long))
+        chart = chart.facet(facet=facet, columns=2)
+    return chart.properties(title="Metrics by threshold")
+
+
+def gains(frame: pl.DataFrame, *, by: str | Sequence[str] | None = None) -> alt.LayerChart:
+    """Cumulative gains of ``.metrics.gains(...)``: the share of the positives found
+    (``gain``) against the share of rows taken, highest scores first
+    (``cum_share``), one line per segment from (0, 0); the diagonal is a random
+    order.  Axes from 0 to 1."""
+    names = _checked(
+        frame,
+        by,
+        "gains",
+        required=("cum_share", "gain"),
+        known=OUTPUTS["gains"].__contains__,
+        point=["bucket"],
+    )
+    data = _no_nan(_segmented(frame, names)).select(
+        _SEGMENT_ID, _SEGMENT, *[c for c in OUTPUTS["gains"] if c in frame.columns]
+    )
+    origin = (
+        data.unique(_SEGMENT_ID, maintain_order=True)
+        .select(_SEGMENT_ID, _SEGMENT)
+        .with_columns(pl.lit(0.0).alias("cum_share"), pl.lit(0.0).alias("gain"))
+    )
+    data = pl.concat([origin, data], how="diagonal_relaxed").sort(
+        _SEGMENT_ID, "cum_share", maintain_order=True
+    )
+    tooltip = [
+        *([f"{_SEGMENT}:N"] if names else []),
+        *(["bucket:O"] if "bucket" in data.columns else []),
+        alt.Tooltip("cum_share:Q", format=".3f"),
+        alt.Tooltip("gain:Q", format=".3f"),
+        *([alt.Tooltip("cum_lift:Q", format=".3f")] if "cum_lift" in data.columns else []),
+    ]
+    lines = (
+        alt.Chart(data)
+        .mark_line(point=True)
+        .encode(
+            x=_unit_x("cum_share", "share of rows (highest scores first)"),
+            y=_unit_y("gain", "share of positives found"),
+            order="cum_share:Q",
+            tooltip=tooltip,
+            **(_segment_colour(names, data) if names else {}),
+        )
+    )
+    return (_diagonal("cum_share", "gain") + lines).properties(
+        title="Cumulative gains", width=360, height=360
+    )
