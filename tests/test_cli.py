@@ -896,6 +896,11 @@ CHART_ARGS = {
         "--by",
         "region",
     ],
+    "drift-bins": [
+        str(EXAMPLE),
+        *("--columns", "cat_score,y_pred", "--reference", "model_version = 'v1'"),
+        *("--by", "region"),
+    ],
 }
 
 

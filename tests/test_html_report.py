@@ -29,7 +29,7 @@ from typing import Any
 import polars as pl
 import pytest
 
-import pl_metrics  # noqa: F401
+import pl_metrics as plm  # registers .metrics
 
 pytest.importorskip("altair")
 pytest.importorskip("vl_convert")
@@ -246,6 +246,53 @@ def test_ci_method_bootstrap_is_every_methods_bootstrap(df: pl.DataFrame) -> Non
         _report(df, ci_method="delta")
 
 
+def test_the_drift_section_is_drift_and_drift_bins(df: pl.DataFrame) -> None:
+    """reference= adds the drift section: its tables are drift's (all rows, then per
+    segment, PSI >= 0.25 flagged); with an expression, the other sections are those
+    of the other rows (the same page as the report of those rows alone, plus the
+    section); drift_columns= chooses the columns."""
+    v1 = pl.col("model_version") == "v1"
+    # a drifting score in v2 of one region, so that a row is flagged
+    shifted = df.with_columns(
+        pl.when(~v1 & (pl.col("region") == "eu"))
+        .then(pl.col("cat_score") ** 4)
+        .otherwise(pl.col("cat_score"))
+        .alias("cat_score")
+    )
+    page = _report(shifted, reference=v1)
+    tables = page_tables(page)
+    m = shifted.lazy().metrics
+    flag = (pl.col("psi") >= 0.25).fill_null(value=False).alias("psi >= 0.25")
+    columns = ["is_cat", "flag", "cat_score"]  # the report's own, by default
+    expected = {
+        "drift": m.drift(columns, reference=v1).with_columns(flag).collect(),
+        "drift_by": m.drift(columns, reference=v1, by="region").with_columns(flag).collect(),
+    }
+    for name, frame in expected.items():
+        assert_same(as_frame(tables[name], frame.schema), frame, name)
+    assert expected["drift_by"]["psi >= 0.25"].any()
+    assert 'id="drift_bins"' in page
+    # the other sections: the report of the current rows alone
+    current = page_tables(_report(shifted.filter(~v1)))
+    for name, rows in current.items():
+        assert len(tables[name]) == len(rows), name
+        for row, row2 in zip(tables[name], rows, strict=True):
+            for cell, cell2 in zip(row, row2, strict=True):
+                assert _close(cell.get("data-value"), cell2.get("data-value")), (name, cell)
+    assert sorted(tables) == sorted([*current, "drift", "drift_by"])
+    # a frame of reference rows; the columns chosen
+    reference = shifted.filter(v1)
+    chosen = page_tables(_report(shifted, reference=reference, drift_columns="p_cat"))
+    frame = m.drift("p_cat", reference=reference).with_columns(flag).collect()
+    assert_same(as_frame(chosen["drift"], frame.schema), frame, "drift_columns")
+    with pytest.raises(ValueError, match="`drift_columns` needs `reference`"):
+        _report(shifted, drift_columns="p_cat")
+    with pytest.raises(TypeError, match="`reference` must be"):
+        _report(shifted, reference="v1")
+    with pytest.raises(plm.DataError, match="null"):  # a null in the flag: drift's error
+        _report(shifted, reference=pl.when(v1).then(True))
+
+
 def test_the_flagged_segments_are_the_compare_rows_below_alpha(df: pl.DataFrame) -> None:
     page = _report(df)
     flagged = re.findall(r'<tr class="flagged"><td data-col="region"[^>]*>([^<]+)</td>', page)
@@ -374,6 +421,7 @@ CHARTS = {
     ],
     "multiclass": ["forest_accuracy", "confusion", "forest_roc_auc", "roc", "pr"],
 }
+CHARTS["drift"] = [*CHARTS["binary"], "drift_bins"]
 
 #: Every cell of every sortable table, as the rendered page holds it.
 _READ_TABLES = """
@@ -413,7 +461,7 @@ def _screenshots() -> Path:
     return out
 
 
-@pytest.mark.parametrize("kind", ["binary", "multiclass"])
+@pytest.mark.parametrize("kind", ["binary", "multiclass", "drift"])
 def test_the_report_renders_in_chromium(
     browser: Any, df: pl.DataFrame, tmp_path: Path, kind: str
 ) -> None:
@@ -424,6 +472,16 @@ def test_the_report_renders_in_chromium(
     if kind == "binary":
         _report(df, path=path)
         expected = expected_tables(df, "region")
+    elif kind == "drift":  # the binary report of v2's rows, and their drift from v1's
+        v1 = pl.col("model_version") == "v1"
+        _report(df, path=path, reference=v1)
+        m = df.lazy().metrics
+        flag = (pl.col("psi") >= 0.25).fill_null(value=False).alias("psi >= 0.25")
+        columns = ["is_cat", "flag", "cat_score"]
+        expected = {
+            "drift": m.drift(columns, reference=v1).with_columns(flag).collect(),
+            "drift_by": m.drift(columns, reference=v1, by="region").with_columns(flag).collect(),
+        }
     else:
         df.metrics.html_report(
             "y_true", "y_pred", y_score=SCORES, by="region", n_boot=200, path=path
@@ -469,7 +527,7 @@ def test_the_report_renders_in_chromium(
         assert_same(as_frame(shown[name], frame.schema), frame, f"{kind}: {name} in Chromium")
 
     # a click sorts a table on its exact values (descending on the second click)
-    table = "summary_by" if kind == "binary" else "report"
+    table = "report" if kind == "multiclass" else "summary_by"
     header = browser.find_element(By.CSS_SELECTOR, f"#{table} th:nth-child(3)")
     column = header.text.split(" [")[0]
     header.click()

@@ -1997,6 +1997,14 @@ CLI: list[tuple[str, str, list[str]]] = [
         *("--y-pred", "p", *_CI),
         weighted=False,
     ),
+    _cli(
+        "html",
+        "html_report[drift]",
+        *_BINARY_LABELS,
+        *("--score", "s", "--ci", "none", "--reference", "ts < DATE '2026-03-03'"),
+        *("--drift-columns", "s,s2"),
+        weighted=False,
+    ),
 ]
 
 #: The document methods (DOCUMENTS) as the ``html`` command lines above call them:
@@ -2007,6 +2015,16 @@ DOCUMENT_CALLS: dict[str, Call] = {
     ),
     "html_report[ci]": lambda m, c: m.html_report(
         c.y, c.p, y_score=c.qmap, by=c.by, weight=c.w, **CI
+    ),
+    "html_report[drift]": lambda m, c: m.html_report(
+        c.yb,
+        c.pb,
+        y_score=c.s,
+        by=c.by,
+        pos_label=c.pos,
+        ci=None,
+        reference=pl.col("ts") < dt.date(2026, 3, 3),
+        drift_columns=[c.s, c.s2],
     ),
 }
 CLI_IDS = [f"{command}:{name}" for command, name, _ in CLI]

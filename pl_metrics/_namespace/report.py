@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Literal
 
 import polars as pl
 
+from pl_metrics import _drift as dr
 from pl_metrics._core import checks as v
 from pl_metrics._report import build, sections, write
 from pl_metrics._typing import BootstrapCiMethod, By, Score
@@ -33,6 +35,8 @@ class ReportMethods:
         title: str = "Evaluation report",
         path: str | Path | None = None,
         progress: bool = False,
+        reference: pl.DataFrame | pl.LazyFrame | pl.Expr | None = None,
+        drift_columns: str | Sequence[str] | None = None,
     ) -> str:
         """A self-contained HTML page of every evaluation of the rows, per segment.
 
@@ -86,6 +90,16 @@ class ReportMethods:
             Also write the page to this file (UTF-8).
         progress
             Print one line per step on stderr (for long inputs).
+        reference
+            Add a drift section (:meth:`drift` and :meth:`drift_bins`, per segment
+            and over all rows): the reference rows as a DataFrame / LazyFrame (the
+            training data, say), or a Boolean expression marking them in this frame
+            (``pl.col("model_version") == "v1"``): then every other section
+            evaluates the other rows only.  None (default): no drift section.
+        drift_columns
+            The columns the drift section compares (they must be in the reference
+            too); default: the report's own columns (``y_true``, ``y_pred``, the
+            score column(s)).
 
         Returns
         -------
@@ -114,6 +128,8 @@ class ReportMethods:
             ci_method=ci_method,
             bins=bins,
             n_bins=n_bins,
+            reference=reference,
+            drift_columns=drift_columns,
         )
         if not isinstance(title, str):
             msg = f"`title` must be a string, got {title!r}"
@@ -142,6 +158,8 @@ def _spec(
     ci_method: str | None,
     bins: int | None,
     n_bins: int,
+    reference: object = None,
+    drift_columns: object = None,
 ) -> sections.Spec:
     """Check what needs no data (the methods check the rest) and normalise ``by``."""
     v.require_plot_extra("html_report")
@@ -175,6 +193,7 @@ def _spec(
     for column in (y_true, y_pred):
         if column is not None and column in schema:  # missing: the methods name it
             v.check_one_label_per_row(column, schema[column])  # single-label sections
+    drifted = _drift_columns(reference, drift_columns, (y_true, y_pred, y_score))
     return sections.Spec(
         y_true=y_true,
         y_pred=y_pred,
@@ -190,4 +209,29 @@ def _spec(
         bins=bins,
         n_bins=n_bins,
         alpha=1.0 - ci if ci is not None else 0.05,
+        reference=reference,  # type: ignore[arg-type]
+        drift_columns=drifted,
     )
+
+
+def _drift_columns(
+    reference: object, drift_columns: object, own: tuple[str, str | None, Score | None]
+) -> tuple[str, ...]:
+    """The drift section's columns (``own``: the report's y_true, y_pred, y_score by
+    default); none without ``reference``."""
+    if reference is None:
+        if drift_columns is not None:
+            msg = "`drift_columns` needs `reference`: the rows the columns are compared with"
+            raise ValueError(msg)
+        return ()
+    if not isinstance(reference, (pl.DataFrame, pl.LazyFrame, pl.Expr)):
+        msg = (
+            "`reference` must be a DataFrame / LazyFrame of reference rows, or a Boolean "
+            f"expression marking them in this frame, got {type(reference).__name__}"
+        )
+        raise TypeError(msg)
+    if drift_columns is None:
+        y_true, y_pred, y_score = own
+        scores = y_score.values() if isinstance(y_score, Mapping) else [y_score]
+        drift_columns = [c for c in dict.fromkeys([y_true, y_pred, *scores]) if c is not None]
+    return tuple(dr.check_options(drift_columns, 10, 0.5))

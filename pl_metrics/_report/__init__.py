@@ -35,10 +35,16 @@ def build(
     cards: list[str] = []
     found: list[Section] = []
     parts = []
+    # first: its data checks (a null in the reference flag) before the long sections
+    drift = None if spec.reference is None else [sections.drift_section(lf, spec, step)]
+    if isinstance(spec.reference, pl.Expr):  # the other sections read the current rows
+        lf = lf.filter(~spec.reference)
     if spec.y_pred is not None:
         parts.append(sections.label_sections(lf, spec, step))
     if spec.y_score is not None:
         parts.append(sections.score_sections(lf, spec, step))
+    if drift is not None:
+        parts.append(drift)
     for part in parts:
         for item in part:
             if isinstance(item, Section):
@@ -72,6 +78,10 @@ def _inputs(spec: sections.Spec) -> str:
         parts.append("no intervals" + (" (weighted rows)" if spec.weight is not None else ""))
     if spec.bins is not None:
         parts.append(f"scores binned into {spec.bins} bins (approximate ranking metrics)")
+    if isinstance(spec.reference, pl.Expr):
+        parts.append(f"reference rows {spec.reference} (drift); the other sections: the others")
+    elif spec.reference is not None:
+        parts.append(f"drift of {', '.join(spec.drift_columns)} against the reference rows")
     return "; ".join(parts)
 
 

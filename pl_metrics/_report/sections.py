@@ -47,6 +47,10 @@ class Spec:
     bins: int | None
     n_bins: int
     alpha: float
+    #: The drift section: the reference rows (a frame, or an expression marking them:
+    #: the other sections then read the other rows) and the columns compared.
+    reference: pl.DataFrame | pl.LazyFrame | pl.Expr | None = None
+    drift_columns: tuple[str, ...] = ()
 
     @property
     def binary_score(self) -> bool:
@@ -512,4 +516,50 @@ def _gains(lf: pl.LazyFrame, s: Spec, step: Callable[[str], None]) -> Section:
             Table("gains", gains, "Gains by decile."),
             Table("ks", ks, "KS."),
         ],
+    )
+
+
+#: The PSI at and above which the drift section highlights a row (a common reading:
+#: below 0.1 stable, 0.1 to 0.25 worth watching, above 0.25 a shift to act on).
+PSI_FLAG = 0.25
+
+
+def drift_section(lf: pl.LazyFrame, s: Spec, step: Callable[[str], None]) -> Section:
+    """Drift of ``s.drift_columns`` between the reference rows and ``lf`` (all rows, per
+    segment), and the bins of all rows."""
+    from pl_metrics import plot
+
+    assert s.reference is not None
+    step("drift against the reference")
+    m = _metrics(lf)
+    columns = list(s.drift_columns)
+    flag = f"psi >= {PSI_FLAG:g}"
+
+    def flagged_psi(by: list[str | pl.Expr]) -> pl.DataFrame:
+        table = _collect(m.drift(columns, reference=s.reference, by=by or None))
+        return table.with_columns((pl.col("psi") >= PSI_FLAG).fill_null(value=False).alias(flag))
+
+    what = (
+        "PSI and Jensen-Shannon over the bins, KS and Wasserstein of the numeric columns' "
+        f"values. Highlighted: PSI >= {PSI_FLAG:g}."
+    )
+    parts: list[Table | Chart] = [Table("drift", flagged_psi([]), f"All rows: {what}", flag=flag)]
+    if s.by:
+        parts.append(Table("drift_by", flagged_psi(s.by), "Per segment.", flag=flag))
+    bins = _collect(m.drift_bins(columns, reference=s.reference))
+    parts.append(
+        Chart(
+            "drift_bins",
+            _spec(plot.drift(bins)),
+            "Share of rows per bin: the reference (grey) and all rows here.",
+        )
+    )
+    return Section(
+        "drift",
+        "Drift against the reference",
+        "Each column's distribution here against the reference rows: numeric columns in "
+        "ten bins cut at the reference's deciles, a bin per category, nulls a bin of "
+        "their own (PSI: below 0.1 is commonly read as stable, 0.1 to 0.25 as a shift "
+        "worth watching, above 0.25 as one to act on).",
+        parts,
     )

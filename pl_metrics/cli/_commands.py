@@ -207,6 +207,11 @@ _SPECIAL_FORMS: dict[tuple[str, str], _Form] = {
         "a Boolean SQL expression marking the reference rows (the others are the current "
         "ones), e.g. \"model_version = 'v1'\"",
     ),
+    ("html_report", "reference"): _Form(
+        {"metavar": "SQL"},
+        _as_expr,
+        "a Boolean SQL expression marking the reference rows, e.g. \"model_version = 'v1'\"",
+    ),
     ("drift_bins", "reference"): _Form(
         {"metavar": "SQL"},
         _as_expr,

@@ -380,7 +380,7 @@ def drift(frame: pl.DataFrame, *, by: str | Sequence[str] | None = None) -> alt.
         )
         .properties(width=alt.Step(14), height=160)
     )
-    columns = long["column"].unique(maintain_order=True).to_list()
+    columns = frame["column"].unique(maintain_order=True).to_list()  # the order given
     facet: dict[str, Any] = {"column": alt.Facet("column:N", title=None, sort=columns)}
     if names:
         facet["row"] = alt.Facet(f"{_SEGMENT}:N", title=_title(names), sort=_order(long))
