@@ -20,6 +20,7 @@ from pl_metrics._core import indicators as ind
 from pl_metrics._core import names
 from pl_metrics._core import scores as sc
 from pl_metrics._core.names import ALL, INTERNAL
+from pl_metrics._intervals import analytic
 
 #: scikit-learn clips probabilities to [eps, 1 - eps] with the float64 machine epsilon.
 EPS = sys.float_info.epsilon
@@ -44,6 +45,7 @@ _LOW, _HIGH = f"{INTERNAL}low", f"{INTERNAL}high"
 _EDGE = f"{INTERNAL}edge"
 _BIN = f"{INTERNAL}bin"
 _CLASS = f"{INTERNAL}class"
+_BIN_POSITIVES = f"{INTERNAL}bin_positives"
 _WEIGHT_TOTAL = f"{INTERNAL}weight_total"
 #: The label column made of a one-hot ``y_true`` (:func:`_one_hot`).
 _ONE_HOT = f"{INTERNAL}one_hot"
@@ -438,22 +440,30 @@ def _problems(rows: Rows, multi_class: str) -> list[tuple[object, pl.Expr, pl.Ex
 
 
 def _calibration_bins(
-    rows: Rows, *, n_bins: int, strategy: str, multi_class: str
+    rows: Rows, *, n_bins: int, strategy: str, multi_class: str, ci: float | None = None
 ) -> tuple[pl.LazyFrame, list[str]]:
     """``*keys, bin, prob_true, prob_pred, count`` (per class: ``*keys, CLASS, bin, ...``):
-    the non-empty bins, in order, and the keys of one curve."""
+    the non-empty bins, in order, and the keys of one curve; with ``ci`` (un-weighted
+    rows) also ``prob_true_low``, ``prob_true_high``: Wilson's interval of the bin's
+    positives among its rows."""
     # rows as Int64 (as report's support), weights as Float64
     count = pl.len().cast(pl.Int64) if rows.weight is None else rows.weight.sum()
     parts = []
     for label, p, outcome in _problems(rows, multi_class):
         frame, bin_expr = _bin_of(rows, p, n_bins, strategy)
+        positives = [] if ci is None else [outcome.cast(pl.Int64).sum().alias(_BIN_POSITIVES)]
         bins = rows.aggregate(
             rows.mean(outcome).alias("prob_true"),
             rows.mean(p).alias("prob_pred"),
             count.alias("count"),
+            *positives,
             keys=[*rows.keys, _BIN],
             frame=frame.with_columns(bin_expr.alias(_BIN)),
         )
+        bounds = []
+        if ci is not None:
+            low, high = analytic.wilson(pl.col(_BIN_POSITIVES), pl.col("count"), ci)
+            bounds = [low.alias("prob_true_low"), high.alias("prob_true_high")]
         label_column = [] if label is None else [pl.lit(label, rows.labels.dtype).alias(_CLASS)]
         parts.append(
             bins.select(
@@ -463,6 +473,7 @@ def _calibration_bins(
                 "prob_true",
                 "prob_pred",
                 "count",
+                *bounds,
             )
         )
     if rows.binary or multi_class == "top_label":
@@ -478,10 +489,18 @@ def _labelled(rows: Rows, frame: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
 
 
 def calibration_curve(
-    rows: Rows, *, n_bins: int, strategy: str, multi_class: str = "top_label"
+    rows: Rows,
+    *,
+    n_bins: int,
+    strategy: str,
+    multi_class: str = "top_label",
+    ci: float | None = None,
 ) -> pl.LazyFrame:
-    """``*by, [label,] bin, prob_true, prob_pred, count``: the non-empty bins, in order."""
-    bins, keys = _calibration_bins(rows, n_bins=n_bins, strategy=strategy, multi_class=multi_class)
+    """``*by, [label,] bin, prob_true, prob_pred, count[, prob_true_low, prob_true_high]``:
+    the non-empty bins, in order."""
+    bins, keys = _calibration_bins(
+        rows, n_bins=n_bins, strategy=strategy, multi_class=multi_class, ci=ci
+    )
     return _labelled(rows, bins, keys)
 
 

@@ -134,6 +134,44 @@ def test_calibration_curve_equals_sklearn(case: dict, n_bins: int, strategy: str
         assert err["mce"][0] == pytest.approx(float(gap.max()), rel=1e-12)
 
 
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    case=binary(probs=st.one_of(PROBS, st.floats(0, 1))),
+    n_bins=st.integers(1, 6),
+    ci=st.sampled_from([0.9, 0.95]),
+)
+def test_calibration_curve_intervals_are_wilsons(case: dict, n_bins: int, ci: float) -> None:
+    """``ci=``: each bin's prob_true_low / high is statsmodels' Wilson interval of its
+    positives among its rows (the rows with the bin's scores, counted here); the
+    rest of the frame is the one without ``ci``; a weight is refused."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    case = case | {"weight": None}
+    kw = {"n_bins": n_bins, **_kw(case)}
+    got = case["df"].metrics.calibration_curve("y", "p", ci=ci, **kw)
+    plain = case["df"].metrics.calibration_curve("y", "p", **kw)
+    assert_frame_equal(got.drop("prob_true_low", "prob_true_high"), plain)
+    edges = np.linspace(0, 1, n_bins + 1)[1:-1]
+    df = case["df"].with_columns(
+        pl.Series("bin", np.searchsorted(edges, case["df"]["p"].to_numpy(), side="left"))
+    )
+    keys = [*case["by"], "bin"]
+    counted = df.group_by(keys).agg(
+        (pl.col("y") == 1).sum().alias("positives"), pl.len().alias("n")
+    )
+    joined = got.join(counted, on=keys, how="left", nulls_equal=True)
+    assert joined["n"].to_list() == got["count"].to_list()
+    low, high = proportion_confint(
+        joined["positives"].to_numpy(), joined["n"].to_numpy(), alpha=1 - ci, method="wilson"
+    )
+    np.testing.assert_allclose(got["prob_true_low"].to_numpy(), low, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(got["prob_true_high"].to_numpy(), high, rtol=1e-9, atol=1e-12)
+    assert (got["prob_true_low"] <= got["prob_true"]).all()
+    assert (got["prob_true"] <= got["prob_true_high"]).all()
+    with pytest.raises(ValueError, match="un-weighted"):
+        case["df"].with_columns(w=1.0).metrics.calibration_curve("y", "p", ci=ci, weight="w")
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=binary(), beta=st.sampled_from([1.0, 2.0]), zd=st.sampled_from([0.0, 1.0]))
 def test_threshold_sweep_equals_metrics_at_each_threshold(

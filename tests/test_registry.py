@@ -823,6 +823,14 @@ METHODS: list[Entry] = [
         ("multiclass",),
         outputs="calibration_curve",
     ),
+    Entry(  # Wilson's interval of each bin's frequency
+        "calibration_curve[ci]",
+        lambda m, c: m.calibration_curve(c.yb, c.s, by=c.by, pos_label=c.pos, n_bins=4, ci=0.9),
+        ("binary",),
+        outputs="calibration_curve",
+        weighted=False,
+        ci=True,
+    ),
     Entry(
         "calibration_error[per_class]",
         lambda m, c: m.calibration_error(
@@ -1913,6 +1921,7 @@ CLI: list[tuple[str, str, list[str]]] = [
     _cli("d2-brier-score", "d2_brier_score[one-hot]", *_ONE_HOT),
     _cli("calibration-curve", "calibration_curve", *_SCORES, "--n-bins", "4"),
     _cli("calibration-curve", "calibration_curve[quantile]", *_SCORES, "--strategy", "quantile"),
+    _cli("calibration-curve", "calibration_curve[ci]", *_SCORES, "--n-bins", "4", "--ci", "0.9"),
     _cli("calibration-error", "calibration_error", *_SCORES, "--strategy", "quantile"),
     _cli(
         "calibration-curve",

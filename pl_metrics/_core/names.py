@@ -251,6 +251,7 @@ INTERVAL_METRICS: dict[str, tuple[str, ...]] = {
     "roc_auc": ("roc_auc",),
     "average_precision": ("average_precision",),
     "disparity": ("difference", "ratio"),
+    "calibration_curve": ("prob_true",),
 }
 INTERVAL_METRICS["fairness"] = OUTPUTS["fairness"]
 

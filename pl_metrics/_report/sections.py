@@ -455,7 +455,8 @@ def _calibration(lf: pl.LazyFrame, s: Spec, step: Callable[[str], None]) -> Sect
     error = _collect(_metrics(lf).calibration_error(s.y_true, s.y_score, **binary))
     each = bool(s.by) and error.height <= MAX_CURVES  # a line per segment, as _curves
     drawn = binary | {"by": s.by if each else None}
-    curve = _collect(_metrics(lf).calibration_curve(s.y_true, s.y_score, **drawn))
+    interval = {} if s.ci is None else {"ci": s.ci}  # Wilson's, of each bin's frequency
+    curve = _collect(_metrics(lf).calibration_curve(s.y_true, s.y_score, **drawn, **interval))
     chart = plot.reliability(curve, by=s.by_names if each else None)
     caption = "Reliability diagram" + ("" if each or not s.by else " of all rows")
     if s.by and not each:
@@ -464,7 +465,10 @@ def _calibration(lf: pl.LazyFrame, s: Spec, step: Callable[[str], None]) -> Sect
         "calibration",
         "Calibration",
         f"Reliability diagram: the observed rate of positives against the mean score, in "
-        f"{s.n_bins} equal-width score bins; ECE / MCE: expected / maximum calibration error.",
+        f"{s.n_bins} equal-width score bins (a point's size: the bin's rows; hollow: fewer "
+        f"than {plot.FEW_ROWS}"
+        + ("" if s.ci is None else f"; a line: the rate's {s.ci:.0%} Wilson interval")
+        + "); ECE / MCE: expected / maximum calibration error.",
         [
             Chart("reliability", _spec(chart), caption + "."),
             Table("calibration_error", error),

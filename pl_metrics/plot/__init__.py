@@ -26,7 +26,14 @@ from pl_metrics._core.checks import require_plot_extra
 
 require_plot_extra("pl_metrics.plot")  # the error names the extra to install
 
-from pl_metrics.plot.curves import gains, pr_curve, reliability, roc_curve, threshold_metrics  # noqa: E402
+from pl_metrics.plot.curves import (  # noqa: E402
+    FEW_ROWS,
+    gains,
+    pr_curve,
+    reliability,
+    roc_curve,
+    threshold_metrics,
+)
 from pl_metrics.plot.tables import (  # noqa: E402
     confusion_matrix,
     drift,
@@ -36,6 +43,7 @@ from pl_metrics.plot.tables import (  # noqa: E402
 )
 
 __all__ = [
+    "FEW_ROWS",
     "confusion_matrix",
     "drift",
     "forest",

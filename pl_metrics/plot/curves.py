@@ -205,6 +205,12 @@ def pr_curve(frame: pl.DataFrame, *, by: str | Sequence[str] | None = None) -> a
     )
 
 
+#: A bin with fewer rows than this is drawn hollow in the reliability diagram: its
+#: observed frequency is too noisy to read a gap to the diagonal from.
+FEW_ROWS = 30
+_INTERVAL = ("prob_true_low", "prob_true_high")
+
+
 def reliability(frame: pl.DataFrame, *, by: str | Sequence[str] | None = None) -> alt.LayerChart:
     """Reliability diagram of ``.metrics.calibration_curve(...)``: observed frequency
     (``prob_true``) against mean predicted probability (``prob_pred``) per bin, one
@@ -213,27 +219,38 @@ def reliability(frame: pl.DataFrame, *, by: str | Sequence[str] | None = None) -
 
     Both axes run from 0 to 1: a curve below the diagonal is over-confident, above
     it under-confident.  A bin without rows has no point (the frame has no row for it).
+    With ``calibration_curve(ci=...)``, each bin's interval of its observed
+    frequency is a vertical line; a bin of fewer than :data:`FEW_ROWS` rows is drawn
+    hollow (its frequency is noise), and the tooltip says so.
     """
     names = _checked(
         frame,
         _with_classes(frame, by),  # calibration_curve(multi_class="per_class"): per class
         "reliability",
         required=("prob_true", "prob_pred"),
-        known=OUTPUTS["calibration_curve"].__contains__,
+        known=lambda c: c in OUTPUTS["calibration_curve"] or c in _INTERVAL,
         point=["bin"],
     )
     data = _no_nan(_segmented(frame, names))
     sort = [_SEGMENT_ID, "prob_pred"]
+    shown = [*OUTPUTS["calibration_curve"], *_INTERVAL]
     data = data.sort(sort, maintain_order=True).select(
-        _SEGMENT_ID, _SEGMENT, *[c for c in OUTPUTS["calibration_curve"] if c in data.columns]
+        _SEGMENT_ID, _SEGMENT, *[c for c in shown if c in data.columns]
     )
     size = "count" in data.columns
+    interval = all(c in data.columns for c in _INTERVAL)
+    if size:
+        few = pl.col("count") < FEW_ROWS
+        data = data.with_columns(
+            pl.when(few).then(pl.lit(f"fewer than {FEW_ROWS} rows")).otherwise(None).alias("note")
+        )
     tooltip = [
         *([f"{_SEGMENT}:N"] if names else []),
         *(["bin:O"] if "bin" in data.columns else []),
         alt.Tooltip("prob_pred:Q", format=".3f"),
         alt.Tooltip("prob_true:Q", format=".3f"),
-        *([alt.Tooltip("count:Q", format=",.4~g")] if size else []),
+        *([alt.Tooltip(f"{c}:Q", format=".3f") for c in _INTERVAL] if interval else []),
+        *([alt.Tooltip("count:Q", format=",.4~g"), "note:N"] if size else []),
     ]
     base = alt.Chart(data).encode(
         x=_unit_x("prob_pred", "mean predicted probability"),
@@ -241,12 +258,35 @@ def reliability(frame: pl.DataFrame, *, by: str | Sequence[str] | None = None) -
         order="prob_pred:Q",
         **(_segment_colour(names, data) if names else {}),
     )
-    points = base.mark_circle(opacity=0.8).encode(
-        tooltip=tooltip, **({"size": alt.Size("count:Q", title="rows")} if size else {})
-    )
+    sized = {"size": alt.Size("count:Q", title="rows")} if size else {}
+    points = [base.mark_circle(opacity=0.85).encode(tooltip=tooltip, **sized)]
+    if size:  # a bin of few rows: its outline only
+        points = [
+            points[0].transform_filter("datum.note == null"),
+            base.mark_point(filled=False, strokeWidth=1.5, opacity=1)
+            .encode(tooltip=tooltip, **sized)
+            .transform_filter("datum.note != null"),
+        ]
     lines = base.mark_line(strokeWidth=1.5)
-    return (_diagonal("prob_pred", "prob_true") + lines + points).properties(
-        title="Reliability diagram", width=360, height=360
+    layers = [_diagonal("prob_pred", "prob_true"), lines]
+    if interval:
+        layers.append(
+            base.mark_rule(strokeWidth=1.5, opacity=0.6).encode(
+                y=_unit_y("prob_true_low", "observed frequency"), y2="prob_true_high:Q"
+            )
+        )
+    layers += points
+    notes = [
+        *(["line: the bin's interval"] if interval else []),
+        f"hollow: fewer than {FEW_ROWS} rows",
+    ]
+    subtitle = "; ".join(notes) if size else ""
+    return alt.layer(*layers).properties(
+        title=alt.TitleParams("Reliability diagram", subtitle=subtitle)
+        if subtitle
+        else "Reliability diagram",
+        width=360,
+        height=360,
     )
 
 
