@@ -174,6 +174,7 @@ def expected_tables(
         "calibration_error": m.calibration_error(y, s, by=by, n_bins=10, **b),
         "best_threshold": m.best_threshold(y, s, metric="f1", **b),
         "gains": m.gains(y, s, buckets=10, **b),
+        "gains_by": m.gains(y, s, by=by, buckets=10, **b),
         "ks": m.ks(y, s, by=by, **b),
     }
     return {k: v.collect() for k, v in tables.items()}
@@ -418,6 +419,7 @@ CHARTS = {
         "reliability",
         "threshold_metrics",
         "gains_chart",
+        "gains_by_chart",
     ],
     "multiclass": ["forest_accuracy", "confusion", "forest_roc_auc", "roc", "pr"],
 }

@@ -504,22 +504,35 @@ def _gains(lf: pl.LazyFrame, s: Spec, step: Callable[[str], None]) -> Section:
     assert isinstance(s.y_score, str)
     binary: dict[str, Any] = {"pos_label": s.pos_label, "weight": s.weight, "bins": s.bins}
     step("gains and KS")
-    gains = _collect(_metrics(lf).gains(s.y_true, s.y_score, buckets=10, **binary))
-    ks = _collect(_metrics(lf).ks(s.y_true, s.y_score, by=s.by, **binary))
+    m = _metrics(lf)
+    gains = _collect(m.gains(s.y_true, s.y_score, buckets=10, **binary))
+    ks = _collect(m.ks(s.y_true, s.y_score, by=s.by, **binary))
+    parts: list[Table | Chart] = [
+        Chart(
+            "gains_chart", _spec(plot.gains(gains)), "Cumulative gain against the share of rows."
+        ),
+        Table("gains", gains, "All rows: gains by decile."),
+    ]
+    if s.by:
+        by_segment = _collect(m.gains(s.y_true, s.y_score, by=s.by, buckets=10, **binary))
+        segments = by_segment.select(s.by_names).n_unique()
+        if segments <= MAX_CURVES:  # a line per segment, as the other curves
+            parts.append(
+                Chart(
+                    "gains_by_chart",
+                    _spec(plot.gains(by_segment, by=s.by_names)),
+                    "Cumulative gain per segment.",
+                )
+            )
+        parts.append(Table("gains_by", by_segment, "Per segment: gains by decile."))
+    parts.append(Table("ks", ks, "KS."))
     return Section(
         "gains",
         "Gains, lift and KS",
         "Rows sorted by score, highest first, in ten equal shares (tied scores together): "
-        "positives captured (gain) and lift of each decile; Kolmogorov-Smirnov statistic.",
-        [
-            Chart(
-                "gains_chart",
-                _spec(plot.gains(gains)),
-                "Cumulative gain against the share of rows.",
-            ),
-            Table("gains", gains, "Gains by decile."),
-            Table("ks", ks, "KS."),
-        ],
+        "positives captured (gain) and lift of each decile, over all rows and per segment; "
+        "Kolmogorov-Smirnov statistic.",
+        parts,
     )
 
 
