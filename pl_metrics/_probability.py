@@ -39,6 +39,14 @@ def sum_tolerance(dtypes: Sequence[pl.DataType]) -> float:
     return SUM_TOLERANCE
 
 
+def rows_not_summing_to_1(columns: Sequence[str], schema: pl.Schema) -> tuple[pl.Expr, float]:
+    """The number of rows whose probabilities ``columns`` do not sum to 1 (an
+    aggregation), and the tolerance (:func:`sum_tolerance`)."""
+    tolerance = sum_tolerance([schema[c] for c in columns])
+    total = pl.sum_horizontal(pl.col(c).cast(pl.Float64) for c in columns)
+    return ((total - 1).abs() > tolerance).sum(), tolerance
+
+
 Check = tuple[pl.Expr, Callable[[int], v.DataError]]
 _POSITIVES = f"{INTERNAL}positives"
 _LOW, _HIGH = f"{INTERNAL}low", f"{INTERNAL}high"
@@ -129,15 +137,14 @@ class Rows:
             self.checks[f"{INTERNAL}inexact"] = inexact
         if not self.binary:
             known = pl.col(y_true).is_in(self.labels.implode()) | pl.col(y_true).is_null()
-            total = pl.sum_horizontal(pl.col(c).cast(pl.Float64) for c in columns)
             self.checks[f"{INTERNAL}unknown"] = (
                 (~known).sum(),
                 lambda n: v.Bad.unknown_classes(y_true, n, list(self.classes)),
             )
         if not self.binary and probabilities:
-            tolerance = sum_tolerance([schema[c] for c in columns])
+            off, tolerance = rows_not_summing_to_1(columns, schema)
             self.checks[f"{INTERNAL}sum"] = (
-                ((total - 1).abs() > tolerance).sum(),
+                off,
                 lambda n: v.Bad.probabilities_not_summing_to_1(columns, n, tolerance),
             )
         if weight is not None:

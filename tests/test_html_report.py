@@ -354,6 +354,34 @@ def test_multiclass_scores_and_labels(df: pl.DataFrame) -> None:
         ap = df.metrics.average_precision("y_true", column, pos_label=label)
         assert f"{label} (AUC {auc:.3f})" in specs
         assert f"{label} (AP {ap['average_precision'][0]:.3f})" in specs
+    # the example's class scores do not sum to 1: no probability tables, and it says so
+    off = df.select(((pl.sum_horizontal(SCORES.values()) - 1).abs() > 1e-8 + 2**-26).sum()).item()
+    assert off > 0
+    assert f"({off:,} rows do not sum to 1): no log loss, Brier score or calibration" in page
+    assert "log_loss" not in tables
+    assert "calibration_error" not in tables
+
+
+def test_multiclass_probabilities_get_log_loss_brier_and_calibration(df: pl.DataFrame) -> None:
+    """Class probabilities (rows summing to 1): log loss and Brier score per segment,
+    and the calibration of the top label (its reliability diagram with intervals, its
+    ECE / MCE), each its method's."""
+    columns = list(SCORES.values())
+    probabilities = df.with_columns(pl.col(columns) / pl.sum_horizontal(columns))
+    page = probabilities.metrics.html_report("y_true", "y_pred", y_score=SCORES, by="region")
+    tables = page_tables(page)
+    m = probabilities.lazy().metrics
+    expected = {
+        "log_loss": m.log_loss("y_true", SCORES, by="region"),
+        "brier_score": m.brier_score("y_true", SCORES, by="region"),
+        "calibration_error": m.calibration_error("y_true", SCORES, by="region", n_bins=10),
+    }
+    for name, frame in expected.items():
+        collected = frame.collect()
+        assert_same(as_frame(tables[name], collected.schema), collected, name)
+    assert "Ranking and probabilities" in page
+    assert 'id="reliability"' in page
+    assert "top label" in page
 
 
 def test_the_page_is_self_contained(df: pl.DataFrame, tmp_path: Path) -> None:

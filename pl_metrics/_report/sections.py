@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from pl_metrics import _probability as prob
 from pl_metrics import _thresholds as th
 from pl_metrics._core import names
 from pl_metrics._report.page import Chart, Section, Table, card_html
@@ -387,32 +388,7 @@ def _ranking(
             parts.append(Chart("forest_roc_auc", _spec(chart), caption))
     if not isinstance(s.y_score, str):
         yield cards
-        step("one-vs-rest curves")
-        ovr: dict[str, Any] = {"weight": s.weight}
-        roc = _collect(m.roc_curve(s.y_true, s.y_score, **ovr))
-        pr = _collect(m.pr_curve(s.y_true, s.y_score, **ovr))
-        interval = {} if s.ci is None else {"ci": s.ci}
-        per_class = _collect(m.roc_auc(s.y_true, s.y_score, average=None, **ovr, **interval)).join(
-            _collect(m.average_precision(s.y_true, s.y_score, average=None, **ovr)),
-            on="label",
-            how="left",
-            maintain_order="left",
-        )
-        parts += [
-            Table("classes_ranking", per_class, "Each class against the rest: ROC AUC and AP."),
-            Chart("roc", _spec(plot.roc_curve(roc)), "One-vs-rest ROC curve per class."),
-            Chart("pr", _spec(plot.pr_curve(pr)), "One-vs-rest PR curve per class."),
-        ]
-        intro = (
-            "One-vs-rest ROC AUC of the class scores (macro average), and each class's "
-            "curves against the rest (legends: its AUC / AP)."
-        )
-        if s.ci is not None:
-            intro += (
-                f" Intervals at {s.ci:.0%}: DeLong's, per class and for the macro mean "
-                "(its classes' covariances from the rows' placements)."
-            )
-        yield Section("ranking", "Ranking", intro, parts)
+        yield from _one_vs_rest(lf, s, step, parts)
         return
     score = s.y_score
     step("average precision, log loss, Brier score")
@@ -441,15 +417,74 @@ def _ranking(
     )
 
 
-def _calibration(lf: pl.LazyFrame, s: Spec, step: Callable[[str], None]) -> Section:
+def _one_vs_rest(
+    lf: pl.LazyFrame, s: Spec, step: Callable[[str], None], parts: list[Table | Chart]
+) -> Iterator[Section]:
+    """The ranking section of class scores (``parts``: its ROC AUC tables so far) and,
+    when they are probabilities, the calibration of the top label."""
     from pl_metrics import plot
 
-    assert isinstance(s.y_score, str)
+    assert isinstance(s.y_score, Mapping)
+    m = _metrics(lf)
+    step("one-vs-rest curves")
+    ovr: dict[str, Any] = {"weight": s.weight}
+    roc = _collect(m.roc_curve(s.y_true, s.y_score, **ovr))
+    pr = _collect(m.pr_curve(s.y_true, s.y_score, **ovr))
+    interval = {} if s.ci is None else {"ci": s.ci}
+    per_class = _collect(m.roc_auc(s.y_true, s.y_score, average=None, **ovr, **interval)).join(
+        _collect(m.average_precision(s.y_true, s.y_score, average=None, **ovr)),
+        on="label",
+        how="left",
+        maintain_order="left",
+    )
+    parts += [
+        Table("classes_ranking", per_class, "Each class against the rest: ROC AUC and AP."),
+        Chart("roc", _spec(plot.roc_curve(roc)), "One-vs-rest ROC curve per class."),
+        Chart("pr", _spec(plot.pr_curve(pr)), "One-vs-rest PR curve per class."),
+    ]
+    intro = (
+        "One-vs-rest ROC AUC of the class scores (macro average), and each class's "
+        "curves against the rest (legends: its AUC / AP)."
+    )
+    off = _not_probabilities(lf, s.y_score)
+    if off:  # scores, not probabilities: no log loss, Brier score or calibration
+        intro += (
+            f" The class scores are not probabilities ({off:,} rows do not sum to 1): "
+            "no log loss, Brier score or calibration."
+        )
+    else:
+        step("log loss, Brier score")
+        loss = _collect(m.log_loss(s.y_true, s.y_score, by=s.by, **ovr))
+        brier = _collect(m.brier_score(s.y_true, s.y_score, by=s.by, **ovr))
+        parts += [Table("log_loss", loss, "Log loss."), Table("brier_score", brier, "Brier.")]
+        intro += " Log loss and Brier score of the class probabilities."
+    if s.ci is not None:
+        intro += (
+            f" Intervals at {s.ci:.0%}: DeLong's, per class and for the macro mean "
+            "(its classes' covariances from the rows' placements)."
+        )
+    yield Section("ranking", "Ranking" if off else "Ranking and probabilities", intro, parts)
+    if not off:
+        yield _calibration(lf, s, step)
+
+
+def _not_probabilities(lf: pl.LazyFrame, y_score: Mapping[object, str]) -> int:
+    """The rows whose class scores do not sum to 1 (the methods' own rule)."""
+    off, _ = prob.rows_not_summing_to_1(list(y_score.values()), lf.collect_schema())
+    return int(lf.select(off).collect().item() or 0)
+
+
+def _calibration(lf: pl.LazyFrame, s: Spec, step: Callable[[str], None]) -> Section:
+    """The reliability diagram and calibration error: of the binary score, or of the
+    top label (the largest class probability) of class probabilities."""
+    from pl_metrics import plot
+
+    assert s.y_score is not None
     binary: dict[str, Any] = {
         "by": s.by,
-        "pos_label": s.pos_label,
         "weight": s.weight,
         "n_bins": s.n_bins,
+        **({"pos_label": s.pos_label} if s.binary_score else {}),
     }
     step("calibration")
     error = _collect(_metrics(lf).calibration_error(s.y_true, s.y_score, **binary))
@@ -461,10 +496,16 @@ def _calibration(lf: pl.LazyFrame, s: Spec, step: Callable[[str], None]) -> Sect
     caption = "Reliability diagram" + ("" if each or not s.by else " of all rows")
     if s.by and not each:
         caption += f": {error.height} segments are too many lines to tell apart"
+    what = (
+        "the observed rate of positives against the mean score"
+        if s.binary_score
+        else "the accuracy of the top label (the class of largest probability) against its "
+        "mean probability"
+    )
     return Section(
         "calibration",
         "Calibration",
-        f"Reliability diagram: the observed rate of positives against the mean score, in "
+        f"Reliability diagram: {what}, in "
         f"{s.n_bins} equal-width score bins (a point's size: the bin's rows; hollow: fewer "
         f"than {plot.FEW_ROWS}"
         + ("" if s.ci is None else f"; a line: the rate's {s.ci:.0%} Wilson interval")
