@@ -376,7 +376,10 @@ def test_reliability_points_are_the_calibration_curve(df: pl.DataFrame, by) -> N
     curve = df.metrics.calibration_curve("is_cat", "cat_score", by=by, n_bins=8)
     chart = plp.reliability(curve, by=by)
     spec = chart.to_dict()
-    assert [layer["mark"]["type"] for layer in spec["layer"]] == ["line", "line", "circle"]
+    # the diagonal, the lines, the bins' points, a bin of few rows hollow (its outline)
+    marks = [layer["mark"]["type"] for layer in spec["layer"]]
+    assert marks == ["line", "line", "circle", "point"]
+    assert spec["layer"][3]["mark"]["filled"] is False
     points = spec["layer"][2]["encoding"]
     assert points["size"]["field"] == "count"
     assert points["color"]["sort"] == _table_keys(curve.unique(by, maintain_order=True), by)
@@ -388,6 +391,59 @@ def test_reliability_points_are_the_calibration_curve(df: pl.DataFrame, by) -> N
     )
     diagonal = pl.DataFrame(chart.layer[0].data)
     assert diagonal.rows() == [(0.0, 0.0), (1.0, 1.0)]
+
+
+def test_reliability_intervals_and_bins_of_few_rows(df: pl.DataFrame) -> None:
+    """calibration_curve(ci=): a rule from each bin's low to high bound; the bins of
+    fewer than FEW_ROWS rows (and only they) are the hollow layer's, and say so."""
+    curve = df.head(400).metrics.calibration_curve("is_cat", "cat_score", n_bins=10, ci=0.95)
+    chart = plp.reliability(curve)
+    spec = chart.to_dict()
+    marks = [layer["mark"]["type"] for layer in spec["layer"]]
+    assert marks == ["line", "line", "rule", "circle", "point"]
+    rule = spec["layer"][2]["encoding"]
+    assert (rule["y"]["field"], rule["y2"]["field"]) == ("prob_true_low", "prob_true_high")
+    assert spec["layer"][3]["transform"] == [{"filter": "datum.note == null"}]
+    assert spec["layer"][4]["transform"] == [{"filter": "datum.note != null"}]
+    data = pl.DataFrame(chart.layer[1].data).sort("bin")
+    few = curve["count"] < plp.FEW_ROWS
+    assert few.any()  # both kinds of bins in this example
+    assert not few.all()
+    assert data["note"].is_not_null().to_list() == few.to_list()
+    assert data.select("prob_true_low", "prob_true_high").equals(
+        curve.select("prob_true_low", "prob_true_high")
+    )
+    assert "hollow: fewer than 30 rows" in str(spec["title"])
+
+
+@pytest.mark.parametrize("chart", ["roc_curve", "pr_curve"])
+def test_facet_small_multiples(df: pl.DataFrame, chart: str) -> None:
+    """facet=: a panel per facet value (table order), a colour per class, the same in
+    every panel, each curve's area (the method's number) in its panel."""
+    small = df.head(800)
+    classes = {c: f"p_{c}" for c in CLASSES}
+    frame = getattr(small.metrics, chart)("y_true", classes, by="model_version")
+    drawn = getattr(plp, chart)(frame, by="model_version", facet="model_version")
+    spec = drawn.to_dict()
+    assert spec["facet"]["field"] == "panel"
+    assert spec["facet"]["sort"] == ["v1", "v2"]
+    colour = spec["spec"]["layer"][-1]["encoding"]["color"]
+    assert colour["field"] == "series"
+    assert colour["scale"]["domain"] == list(CLASSES)  # one colour per class, every panel
+    data = pl.DataFrame(drawn.data)
+    area = "auc" if chart == "roc_curve" else "ap"
+    method = "roc_auc" if chart == "roc_curve" else "average_precision"
+    per_curve = data.group_by("panel", "series").agg(pl.col(area).first())
+    assert per_curve.height == 2 * len(CLASSES)
+    expected = getattr(small.metrics, method)("y_true", classes, by="model_version", average=None)
+    joined = per_curve.join(
+        expected.rename({"model_version": "panel", "label": "series"}), on=["panel", "series"]
+    )
+    assert joined.height == per_curve.height
+    for got, want in joined.select(area, method).rows():
+        assert got == pytest.approx(want, rel=1e-9)
+    with pytest.raises(ValueError, match="not in the frame"):
+        getattr(plp, chart)(frame, by="model_version", facet="nope")
 
 
 @pytest.mark.parametrize("by", [["region"], ["region", "model_version"]])

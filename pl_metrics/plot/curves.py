@@ -18,6 +18,7 @@ from pl_metrics.plot._base import (
     _by_list,
     _checked,
     _diagonal,
+    _key,
     _no_nan,
     _order,
     _parts,
@@ -38,8 +39,10 @@ def _curves(
     sort: Callable[[pl.DataFrame], pl.DataFrame],
     area: pl.Expr,
     name: str,
+    extra: Sequence[str] = (),
 ) -> pl.DataFrame:
-    """The points of each segment in curve order, its ``area`` and legend label.
+    """The points of each segment in curve order, its ``area`` and legend label
+    (``extra``: columns of ``frame`` carried along, constant within a segment).
 
     Points with a NaN coordinate are left out.  A segment without points (no
     positives or no negatives) keeps its place in the legend, marked "no curve",
@@ -50,6 +53,7 @@ def _curves(
     out = [
         pl.DataFrame(
             schema={_ORDER: pl.Int64, _SEGMENT_ID: pl.Int64, _SEGMENT: pl.String}
+            | {c: frame.schema[c] for c in extra}
             | {c: frame.schema[c] for c in columns}
             | {name.lower(): pl.Float64, "legend": pl.String}
         )
@@ -60,7 +64,7 @@ def _curves(
             legend = f"{part[_SEGMENT][0]} (no curve: {name} undefined)"
             out.append(
                 part.head(1)
-                .select(_SEGMENT_ID, _SEGMENT)
+                .select(_SEGMENT_ID, _SEGMENT, *extra)
                 .with_columns(
                     pl.lit(0, pl.Int64).alias(_ORDER),
                     *(pl.lit(None, frame.schema[c]).alias(c) for c in columns),
@@ -73,7 +77,7 @@ def _curves(
         value = points.select(area).item()
         legend = f"{points[_SEGMENT][0]} ({name} {value:.3f})"
         out.append(
-            points.select(_SEGMENT_ID, _SEGMENT, *columns)
+            points.select(_SEGMENT_ID, _SEGMENT, *extra, *columns)
             .with_row_index(_ORDER)
             .with_columns(
                 pl.col(_ORDER).cast(pl.Int64),
@@ -82,6 +86,72 @@ def _curves(
             )
         )
     return pl.concat(out)
+
+
+#: Columns of a faceted curve chart: the panel (the ``facet`` values) and the series
+#: (the other keys: one colour, the same in every panel).
+_PANEL, _SERIES = "panel", "series"
+
+
+def _faceted_frame(
+    frame: pl.DataFrame, names: list[str], facet: list[str]
+) -> tuple[pl.DataFrame, list[str]]:
+    """``frame`` with its panel and series names (``_key`` of the ``facet`` columns and
+    of the other keys ``names``), and every key: one curve per combination."""
+    keys = [*facet, *[n for n in names if n not in facet]]
+    series = [n for n in names if n not in facet]
+    return frame.with_columns(_key(facet).alias(_PANEL), _key(series).alias(_SERIES)), keys
+
+
+def _facets(
+    data: pl.DataFrame,
+    layers: Callable[[alt.Chart], list[alt.Chart]],
+    *,
+    series_title: str,
+    name: str,
+    facet: list[str],
+    y: alt.Y,
+    corner: str = "right",
+) -> alt.FacetChart:
+    """Small multiples: a panel per ``facet`` value (in table order), a colour per
+    series (the same in every panel), and in each panel's lower right a line per
+    curve: its series and ``name`` (AUC / AP)."""
+    series = data[_SERIES].unique(maintain_order=True).to_list()
+    panels = data[_PANEL].unique(maintain_order=True).to_list()
+    colour = alt.Color(
+        f"{_SERIES}:N", title=series_title, sort=series, scale=alt.Scale(domain=series)
+    )
+    base = alt.Chart().encode(color=colour)
+    value = name.lower()
+    label = alt.Text("label:N")
+    text = (
+        base.transform_filter(f"datum.{_ORDER} == 0")
+        .transform_window(rank="row_number()", groupby=[_PANEL], sort=[{"field": _SEGMENT_ID}])
+        .transform_joinaggregate(curves="count()", groupby=[_PANEL])
+        .transform_calculate(  # the first curve on top, as in the legend
+            label=f"datum.{_SERIES} + ' ({name} ' + "
+            f"(datum.{value} == null ? 'undefined' : format(datum.{value}, '.3f')) + ')'",
+            # the panel's y field (its axis is the lines'): the label's height
+            **{y.shorthand.split(":")[0]: "0.02 + 0.07 * (datum.curves - datum.rank)"},
+        )
+        .mark_text(align=corner, baseline="bottom", dx=-4 if corner == "right" else 4, fontSize=10)
+        .encode(x=alt.datum(1.0 if corner == "right" else 0.0), y=y, text=label)
+    )
+    return alt.layer(*layers(base), text, data=data).facet(
+        facet=alt.Facet(f"{_PANEL}:N", title=_title(facet), sort=panels), columns=3
+    )
+
+
+def _faceted_diagonal() -> alt.Chart:
+    """The dashed diagonal of a panel (one rule per panel: its first curve's first point)."""
+    return (
+        alt.Chart()
+        .transform_filter(f"datum.{_ORDER} == 0")
+        .transform_window(rank="row_number()", groupby=[_PANEL])
+        .transform_filter("datum.rank == 1")
+        .mark_rule(strokeDash=[4, 4], color="gray")
+        .encode(x=alt.datum(0.0), y=alt.datum(0.0), x2=alt.datum(1.0), y2=alt.datum(1.0))
+    )
 
 
 def _threshold(data: pl.DataFrame) -> list[str]:
@@ -105,7 +175,12 @@ def _with_classes(frame: pl.DataFrame, by: str | Sequence[str] | None) -> list[s
     return [*names, "label"] if "label" in frame.columns and "label" not in names else names
 
 
-def roc_curve(frame: pl.DataFrame, *, by: str | Sequence[str] | None = None) -> alt.LayerChart:
+def roc_curve(
+    frame: pl.DataFrame,
+    *,
+    by: str | Sequence[str] | None = None,
+    facet: str | Sequence[str] | None = None,
+) -> alt.LayerChart | alt.FacetChart:
     """ROC curves of ``.metrics.roc_curve(...)``: one line per segment, AUC in the legend,
     the chance diagonal dashed.
 
@@ -119,10 +194,18 @@ def roc_curve(frame: pl.DataFrame, *, by: str | Sequence[str] | None = None) -> 
     per segment of ``by``; ``label`` is the last part of the key)::
 
         roc_curve(df.metrics.roc_curve("y", {c: f"p_{c}" for c in classes}))
+
+    ``facet``: column(s) of small multiples, a panel per value (in table order), the
+    other keys a colour each, the same in every panel, with each curve's AUC in
+    the panel's lower right: many curves (classes x models, say) stay apart
+    instead of cycling ten colours over thirty lines::
+
+        roc_curve(frame, by="model", facet="model")  # a panel per model, a colour per class
     """
+    panels = _by_list(facet)
     names = _checked(
         frame,
-        _with_classes(frame, by),
+        _with_classes(frame, [*_by_list(by), *(f for f in panels if f not in _by_list(by))]),
         "roc_curve",
         required=("fpr", "tpr"),
         known=_ROC.__contains__,
@@ -130,6 +213,10 @@ def roc_curve(frame: pl.DataFrame, *, by: str | Sequence[str] | None = None) -> 
     )
     fpr, tpr = pl.col("fpr"), pl.col("tpr")
     auc = ((fpr - fpr.shift(1)) * (tpr + tpr.shift(1)) / 2).sum()
+    extra: list[str] = []
+    if panels:
+        frame, names = _faceted_frame(frame, names, panels)
+        extra = [_PANEL, _SERIES]
     data = _curves(
         frame,
         names,
@@ -138,17 +225,33 @@ def roc_curve(frame: pl.DataFrame, *, by: str | Sequence[str] | None = None) -> 
         sort=lambda points: points.sort("fpr", "tpr", maintain_order=True),
         area=auc,
         name="AUC",
+        extra=extra,
     )
+    x = alt.X("fpr:Q", title="false positive rate", scale=alt.Scale(domain=[0, 1]))
+    y = alt.Y("tpr:Q", title="true positive rate", scale=alt.Scale(domain=[0, 1]))
+    tooltip = ["legend:N", *_threshold(data), "fpr:Q", "tpr:Q"]
+    if panels:
+        series = [n for n in names if n not in panels]
+
+        def layers(base: alt.Chart) -> list[alt.Chart]:
+            line = base.mark_line(interpolate="linear").encode(
+                x=x, y=y, detail=f"{_SEGMENT_ID}:N", order=f"{_ORDER}:Q", tooltip=tooltip
+            )
+            return [_faceted_diagonal(), line]
+
+        return _facets(
+            data, layers, series_title=_title(series), name="AUC", facet=panels, y=y
+        ).properties(title="ROC curve")
     lines = (
         alt.Chart(data)
         .mark_line(interpolate="linear")
         .encode(
-            x=alt.X("fpr:Q", title="false positive rate", scale=alt.Scale(domain=[0, 1])),
-            y=alt.Y("tpr:Q", title="true positive rate", scale=alt.Scale(domain=[0, 1])),
+            x=x,
+            y=y,
             color=_legend(data, names),
             detail=f"{_SEGMENT_ID}:N",
             order=f"{_ORDER}:Q",
-            tooltip=["legend:N", *_threshold(data), "fpr:Q", "tpr:Q"],
+            tooltip=tooltip,
         )
     )
     diagonal = (
@@ -159,17 +262,24 @@ def roc_curve(frame: pl.DataFrame, *, by: str | Sequence[str] | None = None) -> 
     return (diagonal + lines).properties(title="ROC curve", width=360, height=360)
 
 
-def pr_curve(frame: pl.DataFrame, *, by: str | Sequence[str] | None = None) -> alt.Chart:
+def pr_curve(
+    frame: pl.DataFrame,
+    *,
+    by: str | Sequence[str] | None = None,
+    facet: str | Sequence[str] | None = None,
+) -> alt.Chart | alt.FacetChart:
     """Precision-recall curves of ``.metrics.pr_curve(...)``, average precision in the legend.
 
     The AP is scikit-learn's step-wise sum over the segment's points in curve
     order (recall descending, then precision ascending):
     ``sum((recall[i] - recall[i + 1]) * precision[i])`` - the area of the steps drawn.
-    One-vs-rest curves with a ``label`` column: one curve per class, as :func:`roc_curve`.
+    One-vs-rest curves with a ``label`` column: one curve per class, and ``facet``
+    small multiples, as :func:`roc_curve` (the APs in each panel's lower left).
     """
+    panels = _by_list(facet)
     names = _checked(
         frame,
-        _with_classes(frame, by),
+        _with_classes(frame, [*_by_list(by), *(f for f in panels if f not in _by_list(by))]),
         "pr_curve",
         required=("precision", "recall"),
         known=_PR.__contains__,
@@ -177,6 +287,10 @@ def pr_curve(frame: pl.DataFrame, *, by: str | Sequence[str] | None = None) -> a
     )
     recall, precision = pl.col("recall"), pl.col("precision")
     ap = ((recall - recall.shift(-1)) * precision).sum()
+    extra: list[str] = []
+    if panels:
+        frame, names = _faceted_frame(frame, names, panels)
+        extra = [_PANEL, _SERIES]
     data = _curves(
         frame,
         names,
@@ -187,19 +301,37 @@ def pr_curve(frame: pl.DataFrame, *, by: str | Sequence[str] | None = None) -> a
         ),
         area=ap,
         name="AP",
+        extra=extra,
     )
+    x = alt.X("recall:Q", scale=alt.Scale(domain=[0, 1]))
+    y = alt.Y("precision:Q", scale=alt.Scale(domain=[0, 1]))
+    tooltip = ["legend:N", *_threshold(data), "recall:Q", "precision:Q"]
+    # points run from recall 1 to 0 and precision[i] holds on (recall[i+1], recall[i]]:
+    # horizontal first (as scikit-learn's display, drawstyle="steps-post")
+    step = {"interpolate": "step-after"}
+    if panels:
+        series = [n for n in names if n not in panels]
+
+        def layers(base: alt.Chart) -> list[alt.Chart]:
+            return [
+                base.mark_line(**step).encode(
+                    x=x, y=y, detail=f"{_SEGMENT_ID}:N", order=f"{_ORDER}:Q", tooltip=tooltip
+                )
+            ]
+
+        return _facets(
+            data, layers, series_title=_title(series), name="AP", facet=panels, y=y, corner="left"
+        ).properties(title="Precision-recall curve")
     return (
         alt.Chart(data)
-        # points run from recall 1 to 0 and precision[i] holds on (recall[i+1], recall[i]]:
-        # horizontal first (as scikit-learn's display, drawstyle="steps-post")
-        .mark_line(interpolate="step-after")
+        .mark_line(**step)
         .encode(
-            x=alt.X("recall:Q", scale=alt.Scale(domain=[0, 1])),
-            y=alt.Y("precision:Q", scale=alt.Scale(domain=[0, 1])),
+            x=x,
+            y=y,
             color=_legend(data, names),
             detail=f"{_SEGMENT_ID}:N",
             order=f"{_ORDER}:Q",
-            tooltip=["legend:N", *_threshold(data), "recall:Q", "precision:Q"],
+            tooltip=tooltip,
         )
         .properties(title="Precision-recall curve", width=360, height=360)
     )
