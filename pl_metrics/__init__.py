@@ -20,6 +20,7 @@ from typing import overload
 import polars as pl
 
 from pl_metrics import _namespace  # registers `.metrics`
+from pl_metrics._drift_state import drift_edges, from_drift_counts
 from pl_metrics._typing import (
     Adjust,
     AucAverage,
@@ -163,9 +164,11 @@ __all__ = [
     "balanced_accuracy",
     "brier_score",
     "cohen_kappa",
+    "drift_edges",
     "f1",
     "f_beta",
     "from_counts",
+    "from_drift_counts",
     "from_multilabel_counts",
     "from_score_counts",
     "hamming_loss",

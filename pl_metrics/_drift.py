@@ -44,6 +44,7 @@ _VALUE = f"{names.INTERNAL}value"
 _CUR_ROWS = f"{names.INTERNAL}cur_rows"
 COLUMNS = names.OUTPUTS["drift"]
 BIN_COLUMNS = names.OUTPUTS["drift_bins"]
+COUNT_COLUMNS = names.OUTPUTS["drift_counts"]
 
 
 def _kind(dtype: pl.DataType) -> str | None:
@@ -244,21 +245,30 @@ def _kinds(columns: list[str], schema: pl.Schema, ref_schema: pl.Schema) -> dict
     return kinds
 
 
-def _bin_table(
+def _bin_counts(
     ref_rows: pl.LazyFrame,
     current: pl.LazyFrame,
     keys: list[str],
     value: pl.Expr,
     edges: list[float] | None,
-) -> tuple[pl.DataFrame, int]:
-    """``*keys, _BIN, _REF, _CUR, n_current`` of one column (each side's proportion of
-    rows per bin, one ``group_by`` each; every segment against every bin of the
-    reference or of its own rows) and the reference's rows."""
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Each side's rows per bin: ``_BIN, _REF`` and ``*keys, _BIN, _CUR`` (one
+    ``group_by`` each, collected together)."""
     binned = _bin(value, edges)
     ref_bins = ref_rows.group_by(binned.alias(_BIN)).agg(pl.len().alias(_REF))
     cur_bins = current.group_by(*keys, binned.alias(_BIN)).agg(pl.len().alias(_CUR))
     ref_df, cur_df = pl.collect_all([ref_bins, cur_bins])
-    n_ref = ref_df.get_column(_REF).sum()
+    return ref_df, cur_df
+
+
+def _shares(
+    ref_df: pl.DataFrame, cur_df: pl.DataFrame, keys: list[str]
+) -> tuple[pl.DataFrame, int]:
+    """``*keys, _BIN, _REF, _CUR, n_current, _CUR_ROWS`` from each side's rows per bin
+    (:func:`_bin_counts`, or merged states): each side's proportion of rows per bin,
+    every segment against every bin of the reference or of its own rows; and the
+    reference's rows."""
+    n_ref = int(ref_df.get_column(_REF).sum())
     grid = cur_df.select(keys).unique().join(ref_df, how="cross")
     table = grid.join(cur_df, on=[*keys, _BIN], how="full", coalesce=True, nulls_equal=True)
     table = table.with_columns(pl.col(_REF, _CUR).fill_null(0))
@@ -266,9 +276,29 @@ def _bin_table(
     p = pl.col(_REF).cast(pl.Float64) / n_ref
     q = pl.col(_CUR).cast(pl.Float64) / n_cur
     shares = table.with_columns(
-        p.alias(_REF), q.alias(_CUR), n_cur.alias("n_current"), pl.col(_CUR).alias(_CUR_ROWS)
+        pl.col(_CUR).alias(_CUR_ROWS), p.alias(_REF), q.alias(_CUR), n_cur.alias("n_current")
     )
     return shares, n_ref
+
+
+def _bin_table(
+    ref_rows: pl.LazyFrame,
+    current: pl.LazyFrame,
+    keys: list[str],
+    value: pl.Expr,
+    edges: list[float] | None,
+) -> tuple[pl.DataFrame, int]:
+    """:func:`_shares` of the rows (:func:`_bin_counts`)."""
+    return _shares(*_bin_counts(ref_rows, current, keys, value, edges), keys)
+
+
+def _divergence_table(table: pl.DataFrame, keys: list[str], n_ref: int, eps: float) -> pl.DataFrame:
+    """``*keys, n_current, psi, js_distance, n_reference`` of a table of shares."""
+    psi, js = _divergences(pl.col(_REF), pl.col(_CUR), eps)
+    result = table.group_by(keys).agg(
+        pl.col("n_current").first(), psi.alias("psi"), js.alias("js_distance")
+    )
+    return result.with_columns(pl.lit(n_ref, pl.Int64).alias("n_reference"))
 
 
 def _binned(  # noqa: PLR0917 - the sides, then the column and the options
@@ -282,34 +312,32 @@ def _binned(  # noqa: PLR0917 - the sides, then the column and the options
     """``*keys, n_reference, n_current, psi, js_distance`` of one column, from its bins
     (:func:`_bin_table`)."""
     table, n_ref = _bin_table(ref_rows, current, keys, value, edges)
-    psi, js = _divergences(pl.col(_REF), pl.col(_CUR), eps)
-    result = table.group_by(keys).agg(
-        pl.col("n_current").first(), psi.alias("psi"), js.alias("js_distance")
-    )
-    return result.with_columns(pl.lit(n_ref, pl.Int64).alias("n_reference"))
+    return _divergence_table(table, keys, n_ref, eps)
+
+
+def _bin_names(edges: list[float] | None) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+    """``bin, lower, upper`` of the bin ``_BIN`` (:func:`_bin`): a numeric bin is
+    ``(lower, upper]`` (its first lower edge -inf, its last upper edge inf), named
+    so; a category's bin is its value (no edges); the null bin's name is null (a
+    category may be "null")."""
+    nothing = pl.lit(None, pl.Float64)
+    b = pl.col(_BIN)
+    if edges is None:
+        return b.cast(pl.String), nothing, nothing
+    bounds = [-math.inf, *edges, math.inf]
+    index = list(range(len(bounds) - 1))
+    lower = b.replace_strict(index, bounds[:-1], default=None, return_dtype=pl.Float64)
+    upper = b.replace_strict(index, bounds[1:], default=None, return_dtype=pl.Float64)
+    labels = [f"({bounds[i]:.6g}, {bounds[i + 1]:.6g}]" for i in index]
+    return b.replace_strict(index, labels, default=None, return_dtype=pl.String), lower, upper
 
 
 def _labelled(table: pl.DataFrame, keys: list[str], edges: list[float] | None) -> pl.DataFrame:
     """The bins of :func:`_bin_table` as ``*keys, bin, lower, upper, reference_share,
     current_share, current_rows``, each segment's bins in order (numbers ascending,
-    categories sorted, the null bin last): a numeric bin is ``(lower, upper]`` (its
-    first lower edge -inf, its last upper edge inf), named so; a category's bin is
-    its value (no edges); the null bin's name is null (a category may be "null")."""
-    nothing = pl.lit(None, pl.Float64)
-    b = pl.col(_BIN)
-    if edges is None:
-        lower = upper = nothing
-        name = b
-        order = b
-    else:
-        bounds = [-math.inf, *edges, math.inf]
-        index = list(range(len(bounds) - 1))
-        lower = b.replace_strict(index, bounds[:-1], default=None, return_dtype=pl.Float64)
-        upper = b.replace_strict(index, bounds[1:], default=None, return_dtype=pl.Float64)
-        labels = [f"({bounds[i]:.6g}, {bounds[i + 1]:.6g}]" for i in index]
-        name = b.replace_strict(index, labels, default=None, return_dtype=pl.String)
-        order = b
-    ordered = table.sort([*keys, order], nulls_last=True)
+    categories sorted, the null bin last; :func:`_bin_names`)."""
+    name, lower, upper = _bin_names(edges)
+    ordered = table.sort([*keys, _BIN], nulls_last=True)
     return ordered.select(
         *keys,
         name.alias("bin"),
@@ -468,4 +496,4 @@ def drift_bins(
     return names.restore_keys(pl.defer(run, schema=out_schema), segments.names)
 
 
-__all__ = ["BIN_COLUMNS", "COLUMNS", "check_options", "drift", "drift_bins"]
+__all__ = ["BIN_COLUMNS", "COLUMNS", "COUNT_COLUMNS", "check_options", "drift", "drift_bins"]

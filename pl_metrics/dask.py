@@ -16,13 +16,15 @@ workers; the client finishes the metrics with :func:`pl_metrics.from_counts` /
 from __future__ import annotations
 
 import glob
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
+from pl_metrics import _drift_state as ds
 from pl_metrics._core import checks as v
+from pl_metrics._drift_state import shard_job as drift_shard_job
 from pl_metrics._shards import check_label_sets, label_sample
 from pl_metrics._typing import By, Labels
 from pl_metrics.state import (
@@ -318,3 +320,29 @@ def roc_auc(
         split_every=split_every,
     )
     return from_score_counts(state, by=v.by_names(by)).roc_auc(error_bound=bins is not None)
+
+
+def drift_counts(
+    paths: Paths,
+    columns: str | Sequence[str],
+    *,
+    edges: Mapping[str, Sequence[float]],
+    client: Any,
+    by: By = None,
+    split_every: int = 8,
+) -> pl.DataFrame:
+    """The merged ``.metrics.drift_counts`` state of all files (``*by, column, bin, lower,
+    upper, rows``), counted at the reference's ``edges`` (``pl_metrics.drift_edges(
+    reference_state)``); :func:`pl_metrics.from_drift_counts` finishes it."""
+    chosen, kwargs, keys, _ = drift_shard_job(columns, edges, by)
+    state = _map_reduce(
+        client,
+        expand(paths),
+        method="drift_counts",
+        args=(chosen,),
+        kwargs=kwargs,
+        keys=keys,
+        values=["rows"],
+        split_every=split_every,
+    )
+    return ds.in_bin_order(state, keys)

@@ -42,15 +42,17 @@ from __future__ import annotations
 import io
 import pickle
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from pl_metrics import _drift_state as ds
 from pl_metrics import metrics
 from pl_metrics._core import checks as v
 from pl_metrics._core.messages import Bad
+from pl_metrics._drift_state import shard_job as drift_shard_job
 from pl_metrics._shards import check_label_sets, label_sample
 from pl_metrics._typing import (
     ApCiMethod,
@@ -97,7 +99,7 @@ class _Job:
     """One state method, its arguments and the columns it reads (picklable)."""
 
     method: str
-    args: tuple[str, str]
+    args: tuple[Any, ...]
     kwargs: dict[str, Any]
     keys: list[str]
     values: list[str]
@@ -310,7 +312,7 @@ def _as(merged: pl.DataFrame, empty: pl.DataFrame, job: _Job) -> pl.DataFrame:
     """The merged state with the frame method's count dtypes (Int128 sums back to
     Int64, refusing one that does not fit), sorted by its keys; weights whose sum over a
     segment is infinite are refused (each partition's sum may be finite)."""
-    if job.kwargs["weight"] is not None:  # as the frame methods: a segment's total
+    if job.kwargs.get("weight") is not None:  # as the frame methods: a segment's total
         segments = job.keys[: len(job.keys) - (2 if job.method == "counts" else 1)]
         total = pl.sum_horizontal(job.values).sum()
         totals = merged.group_by(segments).agg(total) if segments else merged.select(total)
@@ -731,3 +733,19 @@ def gains(
     options = {"buckets": buckets}
     common = {"by": by, "pos_label": pos_label, "weight": weight, "bins": bins}
     return _ranking(sdf, "gains", y_true, y_score, common=common, options=options, finish=options)
+
+
+def drift_counts(
+    sdf: SparkFrame,
+    columns: str | Sequence[str],
+    *,
+    edges: Mapping[str, Sequence[float]],
+    by: By = None,
+) -> pl.DataFrame:
+    """The merged ``.metrics.drift_counts`` state of all partitions (``*by, column, bin,
+    lower, upper, rows``), counted at the reference's ``edges``
+    (``pl_metrics.drift_edges(reference_state)``); :func:`pl_metrics.from_drift_counts`
+    finishes it."""
+    chosen, kwargs, keys, read = drift_shard_job(columns, edges, by)
+    job = _Job("drift_counts", (chosen,), kwargs, keys, ["rows"], read, CHUNK_ROWS)
+    return ds.in_bin_order(_run(sdf, job, job.state), keys)

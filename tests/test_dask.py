@@ -83,6 +83,25 @@ def test_roc_auc_equals_one_machine(client, dataset) -> None:
     assert_frame_equal(got, df.metrics.roc_auc("y", "s2", by="country"), check_exact=True)
 
 
+def test_drift_counts_equal_one_machine(client, dataset) -> None:
+    """The current rows' drift state of every file, at the reference's edges, is the
+    one machine's; finished against the reference's state it is drift's PSI / JS."""
+    root, df = dataset
+    reference = df.head(5000).with_columns(pl.col("s2") ** 2)  # the reference: another law
+    ref_state = reference.metrics.drift_counts(["s2", "country"], bins=5)
+    edges = pl_metrics.drift_edges(ref_state)
+    got = pmd.drift_counts(root, ["s2", "country"], edges=edges, by="y", client=client)
+    expected = df.metrics.drift_counts(["s2", "country"], edges=edges, by="y")
+    order = ["y", "column", "lower", "bin"]
+    assert_frame_equal(got, expected.sort(order, nulls_last=True))
+    drift = pl_metrics.from_drift_counts(ref_state, got, by="y")
+    one = df.metrics.drift(["s2", "country"], reference=reference, by="y", bins=5)
+    columns = ["y", "column", "n_reference", "n_current", "psi", "js_distance"]
+    assert_frame_equal(drift, one.select(columns), rel_tol=1e-12, abs_tol=1e-12)
+    with pytest.raises(ValueError, match="`edges` is required on shards"):
+        pmd.drift_counts(root, "s2", edges=None, client=client)  # type: ignore[arg-type]
+
+
 def test_by_expressions_are_evaluated_on_the_workers(client, dataset) -> None:
     root, df = dataset
     upper = pl.col("country").str.to_uppercase().alias("C")

@@ -13,6 +13,7 @@ import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
 from scipy.spatial.distance import jensenshannon
 from scipy.stats import ks_2samp, wasserstein_distance
 
@@ -171,6 +172,68 @@ def test_drift_bins_are_the_definitions_bins(ref: list, cur: list, bins: int) ->
         assert float(jensenshannon(p, q, base=2)) == pytest.approx(
             expected["js_distance"], abs=1e-12
         )
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    ref=st.lists(st.tuples(NUMBERS, WORDS), min_size=1, max_size=40),
+    cur=st.lists(
+        st.tuples(NUMBERS, WORDS, st.sampled_from(["s", "t"]), st.booleans()),
+        min_size=1,
+        max_size=50,
+    ),
+    bins=st.integers(1, 6),
+    eps=st.sampled_from([1e-4, 1e-2]),
+)
+def test_drift_from_merged_counts_is_drift(ref: list, cur: list, bins: int, eps: float) -> None:
+    """The reference counted once (its own edges), the current rows in two shards at
+    the reference's edges, the shards' states concatenated: from_drift_counts gives
+    drift's n_reference, n_current, psi and js_distance; a state's edges are the
+    ones drift_bins shows."""
+    schema = {"x": pl.Float64, "w": pl.String}
+    reference = pl.DataFrame(ref, schema=schema, orient="row")
+    current = pl.DataFrame(cur, schema=schema | {"g": pl.String, "shard": pl.Boolean}, orient="row")
+    ref_state = reference.metrics.drift_counts(["x", "w"], bins=bins)
+    edges = plm.drift_edges(ref_state)
+    shards = [
+        current.filter(pl.col("shard") == side).metrics.drift_counts(
+            ["x", "w"], edges=edges, by="g"
+        )
+        for side in (True, False)
+    ]
+    got = plm.from_drift_counts(ref_state, pl.concat(shards), by="g", eps=eps)
+    expected = current.metrics.drift(["x", "w"], reference=reference, by="g", bins=bins, eps=eps)
+    columns = ["g", "column", "n_reference", "n_current", "psi", "js_distance"]
+    assert_frame_equal(
+        got, expected.select(columns), check_exact=False, rel_tol=1e-12, abs_tol=1e-12
+    )
+    # the edges are the reference's quantiles (the definitions', numpy's: the last bit)
+    _expected(reference["x"].to_list(), current["x"].to_list(), True, bins, eps)
+    np.testing.assert_allclose(edges["x"], BINS["edges"], rtol=1e-12)
+
+
+def test_drift_counts_refusals() -> None:
+    """Edges missing, not ascending or not numeric; the current rows counted at other
+    edges; a reference state with segments; edges required on shards."""
+    df = pl.DataFrame({"x": [1.0, 2.0, 3.0], "w": ["a", "b", "a"], "g": [0, 0, 1]})
+    with pytest.raises(ValueError, match=r"every numeric column.*missing \['x'\]"):
+        df.metrics.drift_counts(["x", "w"], edges={})
+    with pytest.raises(ValueError, match=r"not numeric or not compared \['w'\]"):
+        df.metrics.drift_counts(["x", "w"], edges={"x": [1.5], "w": [1.0]})
+    with pytest.raises(ValueError, match="strictly ascending"):
+        df.metrics.drift_counts("x", edges={"x": [2.0, 1.0]})
+    with pytest.raises(TypeError, match="`edges` must be None or a mapping"):
+        df.metrics.drift_counts("x", edges=[1.0])
+    ref = df.metrics.drift_counts("x", bins=2)
+    other = df.metrics.drift_counts("x", edges={"x": [1.2]})
+    with pytest.raises(ValueError, match="not binned at the reference's edges"):
+        plm.from_drift_counts(ref, other)
+    with pytest.raises(ValueError, match="the reference is one sample"):
+        plm.from_drift_counts(df.metrics.drift_counts("x", by="g"), ref)
+    from pl_metrics import _drift_state
+
+    with pytest.raises(ValueError, match="`edges` is required on shards"):
+        _drift_state.shard_job("x", None, None)
 
 
 def test_drift_by_week_eager_lazy_streaming_and_parquet(tmp_path: object) -> None:

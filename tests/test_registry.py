@@ -640,6 +640,12 @@ METHODS: list[Entry] = [
         ("columns",),
         weighted=False,
     ),
+    Entry(  # the current rows' state at fixed edges (the reference's: drift_edges)
+        "drift_counts",
+        lambda m, c: m.drift_counts([c.s, c.s2], edges={c.s: [0.2, 0.5], c.s2: [0.4]}, by=c.by),
+        ("columns",),
+        weighted=False,
+    ),
     Entry(
         "drift_bins",
         lambda m, c: m.drift_bins(
@@ -1840,6 +1846,11 @@ CLI: list[tuple[str, str, list[str]]] = [
         "drift",
         "drift",
         *("--columns", "s,s2", "--reference", "ts < DATE '2026-03-03'", "--bins", "4"),
+    ),
+    _cli(
+        "drift-counts",
+        "drift_counts",
+        *("--columns", "s,s2", "--edges", '{"s": [0.2, 0.5], "s2": [0.4]}'),
     ),
     _cli(
         "drift-bins",

@@ -241,6 +241,24 @@ def test_states_equal_one_machine(df: pl.DataFrame, sdf: SparkFrame) -> None:
     _equal(got, expected, close=True)
 
 
+def test_drift_counts_equal_one_machine(df: pl.DataFrame, sdf: SparkFrame) -> None:
+    """The drift state of every partition at the reference's edges is the one
+    machine's (null segments and a column named with a dot included); finished, it
+    is drift's PSI / JS."""
+    reference = df.head(500).with_columns(pl.col("s") ** 2)
+    columns = ["s", "t_str"]
+    ref_state = reference.metrics.drift_counts(columns, bins=4)
+    edges = plm.drift_edges(ref_state)
+    by = ["seg", "odd name.x"]
+    got = pms.drift_counts(sdf, columns, edges=edges, by=by)
+    expected = df.metrics.drift_counts(columns, edges=edges, by=by)
+    _equal(got, expected.sort([*by, "column", "lower", "bin"], nulls_last=True), close=False)
+    drift = plm.from_drift_counts(ref_state, got, by=by)
+    one = df.metrics.drift(columns, reference=reference, by=by, bins=4)
+    chosen = [*by, "column", "n_reference", "n_current", "psi", "js_distance"]
+    _equal(drift, one.select(chosen), close=True)
+
+
 def test_intervals_equal_one_machine(df: pl.DataFrame, sdf: SparkFrame) -> None:
     # the bootstrap redraws the merged state, a segment's draws seeded by the seed and
     # its key: for a seed, the frame method's interval on the same rows, bit for bit

@@ -110,6 +110,7 @@ OUTPUTS: dict[str, tuple[str, ...]] = {
     "over_time": ("window_start", "window_end", "metric", "value", "low", "high"),
     "custom": (),  # *by, then one column per name of ``metrics``
     "drift": ("column", "n_reference", "n_current", "psi", "js_distance", "ks", "wasserstein"),
+    "drift_counts": ("column", "bin", "lower", "upper", "rows"),
     "drift_bins": (
         "column",
         "bin",

@@ -69,6 +69,7 @@ class MetricsDataFrame:
     custom = eager(MetricsLazyFrame.custom)
     drift = eager(MetricsLazyFrame.drift)
     drift_bins = eager(MetricsLazyFrame.drift_bins)
+    drift_counts = eager(MetricsLazyFrame.drift_counts)
     counts = eager(MetricsLazyFrame.counts)
     average_precision = eager(MetricsLazyFrame.average_precision)
     roc_curve = eager(MetricsLazyFrame.roc_curve)

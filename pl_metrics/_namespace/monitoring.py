@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import polars as pl
 
 from pl_metrics import _drift as dr
+from pl_metrics import _drift_state as ds
 from pl_metrics import _fairness as fair
 from pl_metrics import _over_time as ot
 from pl_metrics import _probability as prob
@@ -129,6 +130,58 @@ class MonitoringMethods:
         """
         chosen = dr.check_options(columns, bins, 0.5)
         return dr.drift_bins(self._lf, chosen, reference=reference, by=by, bins=bins)
+
+    def drift_counts(
+        self,
+        columns: str | Sequence[str],
+        *,
+        edges: Mapping[str, Sequence[float]] | None = None,
+        by: By = None,
+        bins: int = 10,
+    ) -> pl.LazyFrame:
+        """The mergeable state of :meth:`drift`: the rows per bin of each column.
+
+        Count the reference rows once (their own quantile edges), then the current
+        rows of any shard at the reference's edges; states of shards merge by
+        summing ``rows`` (concatenate them), and
+        :func:`pl_metrics.from_drift_counts` gives ``drift``'s ``psi`` and
+        ``js_distance`` from them, the same numbers as on all the rows.
+        ``pl_metrics.dask.drift_counts`` and ``pl_metrics.spark.drift_counts``
+        count files and partitions on the workers.
+
+        Parameters
+        ----------
+        columns, by, bins
+            As :meth:`drift` (``by``: segments of these rows; the reference's
+            state has none).
+        edges
+            ``{column: edges}`` of every numeric column, ascending: the bins
+            ``(-inf, e1], (e1, e2], ..., (ek, inf)``; ``pl_metrics.drift_edges(
+            reference_state)`` reads them from the reference's state.  None
+            (default): the quantiles j / ``bins`` of these rows (for the reference).
+
+        Returns
+        -------
+        LazyFrame
+            ``*by, column, bin, lower, upper, rows``: per segment, column and bin,
+            the rows (Int64); a numeric column has every bin (empty ones with 0
+            rows, so that the state carries its edges), named ``"(lower,
+            upper]"``; a text / categorical / boolean column a bin per value with
+            rows (``bin`` the value, no edges); the null bin (``bin`` null) where
+            there are nulls.
+
+        Examples
+        --------
+        >>> import polars as pl, pl_metrics as plm
+        >>> train = pl.DataFrame({"x": [1.0, 2.0, 3.0, 4.0]})
+        >>> week = pl.DataFrame({"x": [3.0, 4.0, 5.0, None]})
+        >>> ref = train.metrics.drift_counts("x", bins=2)
+        >>> cur = week.metrics.drift_counts("x", edges=plm.drift_edges(ref))
+        >>> plm.from_drift_counts(ref, cur).select(pl.col("psi", "js_distance").round(4)).row(0)
+        (6.3143, 0.627)
+        """
+        chosen = dr.check_options(columns, bins, 0.5)
+        return ds.drift_counts(self._lf, chosen, edges=edges, by=by, bins=bins)
 
     def over_time(
         self,

@@ -23,6 +23,7 @@ from pl_metrics.cli._values import (
     _as_callables,
     _as_columns,
     _as_cost_mapping,
+    _as_edges,
     _as_expr,
     _as_float_or_pairs,
     _as_group_key,
@@ -119,6 +120,10 @@ _FORMS: list[tuple[frozenset[Any], _Form]] = [
             _as_cost_mapping,
             '{"actual": {"decided": cost}} in JSON',
         ),
+    ),
+    (
+        frozenset({Mapping[str, Sequence[float]]}),
+        _Form({"metavar": "JSON"}, _as_edges, '{"column": [edge, ...]} in JSON'),
     ),
     (
         frozenset({float, dict[str, float]}),
@@ -537,6 +542,7 @@ EXAMPLES: dict[str, str] = {
     ),
     "det-curve": f"{_BINARY} --by region",
     "drift": ("--columns cat_score,p_bird,y_pred --reference \"model_version = 'v1'\" --by region"),
+    "drift-counts": "--columns cat_score,y_pred --by region",
     "drift-bins": ("--columns cat_score,y_pred --reference \"model_version = 'v1'\" --by region"),
     "custom": f"{_LABELS} --by region --metrics mcc=sklearn.metrics:matthews_corrcoef",
     "disparity": f"{_LABELS} --by region --metric accuracy,f1_macro",

@@ -169,6 +169,19 @@ def _as_cost_mapping(text: str, flag: str, ctx: _Context) -> dict[object, dict[o
     }
 
 
+def _as_edges(text: str, flag: str, ctx: _Context) -> dict[str, list[float]]:
+    """``{"column": [edge, ...], ...}`` (JSON): the bins' edges of each numeric column."""
+    form = '{"COLUMN": [EDGE, ...], ...} (JSON)'
+    edges = _json(text, flag, form)
+    if not isinstance(edges, dict) or not all(
+        isinstance(row, list) and all(isinstance(e, (int, float)) for e in row)
+        for row in edges.values()
+    ):
+        msg = f"{flag}: expected {form}"
+        raise UsageError(msg)
+    return {str(column): [float(e) for e in row] for column, row in edges.items()}
+
+
 def _as_float_or_pairs(text: str, flag: str, ctx: _Context) -> float | dict[str, float]:
     """A number, or ``KEY=NUMBER,KEY=NUMBER``."""
     if "=" not in text:
