@@ -559,7 +559,7 @@ def _label_draw(metric: str) -> Draw:
     return draw
 
 
-def _score_counts(positive: np.ndarray, score: np.ndarray) -> Callable[[np.ndarray], Any]:
+def score_counts_of_block(positive: np.ndarray, score: np.ndarray) -> Callable[[np.ndarray], Any]:
     """``counts(block)``: a block of redrawn cells (replicate x cell) as one model's
     per-score positives and negatives, its distinct scores descending.  Where every
     cell has its own score (continuous scores) that is one gather of the block in
@@ -586,12 +586,12 @@ def _score_counts(positive: np.ndarray, score: np.ndarray) -> Callable[[np.ndarr
 
 def _ap_draw(part: pl.DataFrame, blocks: bs.Blocks) -> tuple[np.ndarray, Any]:
     """A segment's replicate values of average precision, baseline and model: each one's redrawn
-    per-score counts (its distinct scores descending, :func:`_score_counts`) and
+    per-score counts (its distinct scores descending, :func:`score_counts_of_block`) and
     ``replicates.average_precision``."""
     import numpy as np
 
     positive = part[Y].to_numpy()
-    counts = [_score_counts(positive, part[score].to_numpy()) for score in (A, B)]
+    counts = [score_counts_of_block(positive, part[score].to_numpy()) for score in (A, B)]
     values = list(
         zip(
             *blocks.map(lambda block: [rp.average_precision(*c(block)) for c in counts]),
@@ -718,4 +718,5 @@ __all__ = [
     "label_cells",
     "mcnemar",
     "score_cells",
+    "score_counts_of_block",
 ]

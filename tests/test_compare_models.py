@@ -408,7 +408,7 @@ def test_ap_replicate_counts_per_score(decimals: int | None) -> None:
     block = rng.integers(0, 3, (5, n))
     distinct = np.unique(score)
     position = len(distinct) - 1 - np.searchsorted(distinct, score)  # descending
-    pos, neg = pt._score_counts(positive, score)(block)
+    pos, neg = pt.score_counts_of_block(positive, score)(block)
     for r in range(block.shape[0]):
         for got, rows in ((pos, positive), (neg, ~positive)):
             expected = np.bincount(position[rows], weights=block[r, rows], minlength=len(distinct))

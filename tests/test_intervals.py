@@ -743,15 +743,92 @@ def test_multiclass_roc_auc_interval_matches_the_bootstrap_spread() -> None:
     assert se == pytest.approx(np.std(draws, ddof=1), rel=0.1)
 
 
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    n=st.integers(2, 30),
+    ties=st.sampled_from([3, 1000]),
+    seed=st.integers(0, 2**32 - 1),
+    average=st.sampled_from([None, "macro", "weighted"]),
+)
+def test_multiclass_bootstrap_replicates_are_sklearns_auc_on_redrawn_rows(
+    n: int, ties: int, seed: int, average: str | None
+) -> None:
+    """A replicate's value (the rows' redrawn counts) is scikit-learn's one-vs-rest AUC
+    on the rows weighted by those counts: per class (roc_auc_score of y == k), and
+    the macro / weighted mean over the classes with an AUC (weighted by the
+    replicate's rows of each class); NaN where no class has one."""
+    from pl_metrics._intervals import ovr
+
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, n)
+    scores = rng.integers(0, ties, (n, 3)) / ties
+    block = rng.integers(0, 3, (4, n))
+    counters = ovr.class_counters(y, [scores[:, k] for k in range(3)])
+    got = ovr.replicates(counters, block, average)
+    for r in range(block.shape[0]):
+        w = block[r].astype(float)
+        aucs, support = [], []
+        for k in range(3):
+            pos, neg = ((y == k) * w).sum(), ((y != k) * w).sum()
+            defined = pos > 0 and neg > 0
+            aucs.append(
+                skm.roc_auc_score(y == k, scores[:, k], sample_weight=w) if defined else np.nan
+            )
+            support.append(pos)
+        if average is None:
+            np.testing.assert_allclose(got[r], aucs, rtol=1e-12)
+            continue
+        kept = ~np.isnan(aucs)
+        weights = np.where(kept, np.array(support) if average == "weighted" else 1.0, 0.0)
+        if weights.sum() == 0:
+            assert math.isnan(got[r, 0])
+        else:
+            expected = float((np.where(kept, aucs, 0.0) * weights).sum() / weights.sum())
+            assert got[r, 0] == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("average", [None, "macro", "weighted"])
+def test_multiclass_roc_auc_bootstrap_is_the_row_bootstrap(average: str | None) -> None:
+    """ci_method="bootstrap": the percentile interval of scikit-learn's AUC over rows
+    resampled here (width and centre within Monte-Carlo tolerance), the same for the
+    rows in another order, and a segment alone gets its interval within the frame."""
+    rng = np.random.default_rng(21)
+    n = 1500
+    y = rng.integers(0, 3, n)
+    logits = rng.normal(size=(n, 3)) + np.eye(3)[y]
+    p = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    df = pl.DataFrame({"y": y, "q0": p[:, 0], "q1": p[:, 1], "q2": p[:, 2]})
+    q = {0: "q0", 1: "q1", 2: "q2"}
+    kw = {"average": average, "ci": 0.95, "ci_method": "bootstrap", "n_boot": 1000, "seed": 3}
+    got = df.metrics.roc_auc("y", q, **kw)
+    draws = [rng.integers(0, n, n) for _ in range(400)]
+    if average is None:
+        rows = [[skm.roc_auc_score(y[i] == k, p[i, k]) for k in range(3)] for i in draws]
+    else:
+        rows = [[skm.roc_auc_score(y[i], p[i], multi_class="ovr", average=average)] for i in draws]
+    low, high = np.percentile(np.array(rows), [2.5, 97.5], axis=0)
+    width = high - low
+    np.testing.assert_array_less(
+        np.abs(got["roc_auc_high"] - got["roc_auc_low"] - width), 0.15 * width
+    )
+    centre = (got["roc_auc_high"] + got["roc_auc_low"]).to_numpy() / 2
+    np.testing.assert_array_less(np.abs(centre - (high + low) / 2), 0.15 * width)
+    shuffled = df.sample(fraction=1.0, shuffle=True, seed=2).metrics.roc_auc("y", q, **kw)
+    assert_frame_equal(shuffled, got)
+    alone = df.with_columns(g=pl.lit("a"))
+    both = pl.concat([alone, df.head(300).with_columns(g=pl.lit("b"))])
+    by_segment = both.metrics.roc_auc("y", q, by="g", **kw).filter(pl.col("g") == "a")
+    assert_frame_equal(by_segment, alone.metrics.roc_auc("y", q, by="g", **kw))
+
+
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        ({"ci_method": "bootstrap"}, "ci_method='bootstrap'"),
         ({"average": "micro"}, "average='micro'"),
         ({"multi_class": "ovo"}, "multi_class='ovo'"),
     ],
 )
-def test_multiclass_roc_auc_intervals_are_delong_ovr(kwargs: dict, match: str) -> None:
+def test_multiclass_roc_auc_intervals_are_ovr(kwargs: dict, match: str) -> None:
     df = pl.DataFrame({"y": [0, 1, 2, 0, 1, 2], "a": [0.6, 0.2, 0.2] * 2})
     df = df.with_columns(b=1 - pl.col("a") - 0.1, c=pl.lit(0.1))
     with pytest.raises(ValueError, match=match):

@@ -16,6 +16,7 @@ from pl_metrics._core import names
 from pl_metrics._core import scores as sc
 from pl_metrics._core.checks import wants_ci as _wants_ci
 from pl_metrics._intervals import attach as iv
+from pl_metrics._intervals import ovr
 from pl_metrics._multilabel import ranking as mr
 from pl_metrics._typing import (
     ApCiMethod,
@@ -275,11 +276,11 @@ class RankingMethods:
         wants_ci = _wants_ci(
             ci, n_boot, ci_method, weight, seed=seed, methods=v.CI_METHODS["roc_auc"]
         )
-        if wants_ci and (ci_method != "delong" or multi_class != "ovr" or average == "micro"):
+        if wants_ci and (multi_class != "ovr" or average == "micro"):
             msg = (
-                "`ci` with {label: column} scores is DeLong's interval of one-vs-rest "
-                "ROC AUCs (multi_class='ovr', average None, 'macro' or 'weighted'); "
-                f"not with ci_method={ci_method!r}, multi_class={multi_class!r}, "
+                "`ci` with {label: column} scores is the interval of one-vs-rest ROC AUCs "
+                "(multi_class='ovr', average None, 'macro' or 'weighted'; DeLong's, or "
+                f"ci_method='bootstrap'); not with multi_class={multi_class!r}, "
                 f"average={average!r}"
             )
             raise ValueError(msg)
@@ -294,18 +295,32 @@ class RankingMethods:
         state = mc.counts(
             self._lf, y_true, y_score, by=by, weight=weight, method="roc_auc", ci=wants_ci
         )
-        if wants_ci and average is None:
+        boot = wants_ci and ci_method == "bootstrap"
+        if wants_ci and average is None and not boot:
             assert ci is not None
             return mc.roc_auc_delong_per_class(state, ci)
         counted = mc.roc_auc(state, multi_class=multi_class, average=average)
         if multi_class == "ovr" and average in ("macro", "weighted"):
-            point = self._sorted_or(counted, y_true, y_score, by, None, weight, average=average)
-            if not wants_ci:
-                return point
+            counted = self._sorted_or(counted, y_true, y_score, by, None, weight, average=average)
+            if wants_ci and not boot:
+                assert ci is not None
+                assert average is not None
+                se = mc.delong_mean_se(self._lf, y_true, y_score, by=by, average=average)
+                return iv.normal_bounds(counted, se, "roc_auc", mc.SE, ci)
+        if boot:  # the bootstrap of the rows, each class's AUC on each replicate
             assert ci is not None
-            assert average is not None
-            se = mc.delong_mean_se(self._lf, y_true, y_score, by=by, average=average)
-            return iv.normal_bounds(point, se, "roc_auc", mc.SE, ci)
+            assert isinstance(y_score, Mapping)
+            bounds = ovr.bootstrap(
+                self._lf,
+                y_true,
+                y_score,
+                by=by,
+                average=average,
+                ci=ci,
+                n_boot=n_boot,
+                seed=seed,
+            )
+            return ovr.attach(counted, bounds, by=v.by_names(by), labels=list(y_score))
         return counted
 
     def average_precision(

@@ -371,10 +371,8 @@ def _ranking(
     if s.binary_score:
         binary: dict[str, Any] = {"pos_label": s.pos_label, "weight": s.weight}
         auc_opts: dict[str, Any] = {"bins": s.bins, **s.opts}
-    else:  # one-vs-rest: DeLong's interval of the macro mean (the only one offered)
-        binary, auc_opts = {"weight": s.weight}, {"bins": s.bins}
-        if s.ci is not None:
-            auc_opts["ci"] = s.ci
+    else:  # one-vs-rest: DeLong's interval of the macro mean, or the bootstrap's
+        binary, auc_opts = {"weight": s.weight}, {"bins": s.bins, **s.opts}
     auc = _collect(m.roc_auc(s.y_true, s.y_score, **binary, **auc_opts))
     cards = cards_of(auc, ("roc_auc",))
     parts: list[Table | Chart] = [Table("roc_auc", auc, "All rows: ROC AUC.")]
@@ -430,8 +428,7 @@ def _one_vs_rest(
     ovr: dict[str, Any] = {"weight": s.weight}
     roc = _collect(m.roc_curve(s.y_true, s.y_score, **ovr))
     pr = _collect(m.pr_curve(s.y_true, s.y_score, **ovr))
-    interval = {} if s.ci is None else {"ci": s.ci}
-    per_class = _collect(m.roc_auc(s.y_true, s.y_score, average=None, **ovr, **interval)).join(
+    per_class = _collect(m.roc_auc(s.y_true, s.y_score, average=None, **ovr, **s.opts)).join(
         _collect(m.average_precision(s.y_true, s.y_score, average=None, **ovr)),
         on="label",
         how="left",
@@ -458,11 +455,13 @@ def _one_vs_rest(
         brier = _collect(m.brier_score(s.y_true, s.y_score, by=s.by, **ovr))
         parts += [Table("log_loss", loss, "Log loss."), Table("brier_score", brier, "Brier.")]
         intro += " Log loss and Brier score of the class probabilities."
-    if s.ci is not None:
+    if s.ci is not None and s.ci_method is None:
         intro += (
             f" Intervals at {s.ci:.0%}: DeLong's, per class and for the macro mean "
             "(its classes' covariances from the rows' placements)."
         )
+    elif s.ci is not None:
+        intro += f" Intervals at {s.ci:.0%}: the bootstrap's, per class and for the macro mean."
     yield Section("ranking", "Ranking" if off else "Ranking and probabilities", intro, parts)
     if not off:
         yield _calibration(lf, s, step)

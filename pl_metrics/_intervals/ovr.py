@@ -1,0 +1,168 @@
+"""The bootstrap of one-vs-rest ROC AUCs of class scores (``{label: column}``).
+
+A replicate redraws a segment's rows (a multinomial of its rows, as every
+bootstrap of the library: :mod:`pl_metrics._intervals.draws`); on it, class k's
+AUC is that of the binary problem "the row is of class k" scored by column k
+(``replicates.roc_auc`` of the per-score counts in that column's order, ties
+summed), the macro mean the mean of the classes' AUCs that are defined in the
+replicate and the weighted mean their mean weighted by the replicate's rows of
+each class (scikit-learn's ``roc_auc_score(multi_class="ovr")`` on the redrawn
+rows).  The interval is the percentile interval of the replicates with a value.
+
+numpy is imported inside the functions (``ci_method="bootstrap"`` needs it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from pl_metrics._core import checks as v
+from pl_metrics._core import names
+from pl_metrics._intervals import draws as bs
+from pl_metrics._intervals import replicates as rp
+
+if TYPE_CHECKING:
+    import numpy as np
+
+_CLASS = f"{names.INTERNAL}ovr_class"
+_SCORES = f"{names.INTERNAL}ovr_score"
+_LOW, _HIGH = "roc_auc_low", "roc_auc_high"
+
+
+def class_counters(cls: np.ndarray, scores: list[np.ndarray]) -> list[Any]:
+    """Per class k (``cls``: each row's class position, -1 another label; ``scores[k]``
+    its scores): ``counts(block)``, a block of redrawn rows (replicate x row) as the
+    class's per-score positives and negatives, scores descending (ties summed)."""
+    from pl_metrics._paired import score_counts_of_block
+
+    return [score_counts_of_block(cls == k, score) for k, score in enumerate(scores)]
+
+
+def replicates(counters: list[Any], block: np.ndarray, average: str | None) -> np.ndarray:
+    """Each replicate's (row of ``block``'s) AUC per class (``average=None``: replicate x
+    class), or its macro / weighted mean over the classes with an AUC (replicate x 1;
+    NaN without one)."""
+    import numpy as np
+
+    aucs, support = [], []
+    for count in counters:
+        pos, neg = count(block)
+        aucs.append(rp.roc_auc(pos, neg))
+        support.append(pos.sum(axis=1).astype(np.float64))
+    auc, rows_of = np.stack(aucs, axis=1), np.stack(support, axis=1)
+    if average is None:
+        return auc
+    defined = ~np.isnan(auc)
+    weight = defined * (rows_of if average == "weighted" else 1.0)
+    total = weight.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        value = (np.where(defined, auc, 0.0) * weight).sum(axis=1) / total
+    return np.where(total > 0, value, np.nan)[:, None]
+
+
+def bootstrap(
+    lf: pl.LazyFrame,
+    y_true: str,
+    y_score: Mapping[object, str],
+    *,
+    by: object,
+    average: str | None,
+    ci: float,
+    n_boot: int,
+    seed: int | None,
+) -> pl.LazyFrame:
+    """``*by, [label,] roc_auc_low, roc_auc_high``: the bootstrap interval of each
+    class's one-vs-rest AUC (``average=None``: ``label`` the class's position in
+    ``y_score``) or of their macro / weighted mean (the inputs checked by the
+    point estimate's plan)."""
+    segments = v.normalize_by(by)
+    schema = lf.collect_schema()
+    dtype = schema[y_true]
+    keys = names.segment_keys(segments) if segments else [names.ALL]
+    rows = (
+        names.with_segment_keys(lf, segments)
+        if segments
+        else lf.with_columns(pl.lit(True).alias(names.ALL))
+    )
+    classes = [v.label_value(label, dtype, "y_score", y_true) for label in y_score]
+    # the row's class as its position in y_score (-1: another label); the scores as
+    # compared by the point estimate (-0.0 is 0.0)
+    position = pl.lit(-1, pl.Int64)
+    for i, value in reversed(list(enumerate(classes))):
+        position = pl.when(pl.col(y_true) == pl.lit(value, dtype)).then(i).otherwise(position)
+    scores = [
+        (pl.col(c).cast(pl.Float64) + 0.0).alias(f"{_SCORES}{i}")
+        for i, c in enumerate(y_score.values())
+    ]
+    selected = rows.select(*keys, position.alias(_CLASS), *scores)
+    per_class = average is None
+    out_schema = pl.Schema(
+        {k: selected.collect_schema()[k] for k in keys}
+        | ({"label": pl.Int64} if per_class else {})
+        | {_LOW: pl.Float64, _HIGH: pl.Float64}
+    )
+    threads = pl.thread_pool_size()
+
+    def draw(part: pl.DataFrame, blocks: bs.Blocks) -> Any:
+        import numpy as np
+
+        cls = part[_CLASS].to_numpy()
+        scores = [part[f"{_SCORES}{k}"].to_numpy() for k in range(len(classes))]
+        counters = class_counters(cls, scores)
+        return np.concatenate(blocks.map(lambda block: replicates(counters, block, average)))
+
+    def finish(drawn: list[Any]) -> list[dict[str, Any]]:
+        import numpy as np
+
+        out = []
+        for values in drawn:
+            low, high = rp.percentiles(values, ci)
+            row: dict[str, Any] = {_LOW: low, _HIGH: high}
+            if per_class:
+                row["label"] = np.arange(len(classes))
+            out.append(row)
+        return out
+
+    def run(df: pl.DataFrame) -> pl.DataFrame:
+        import numpy as np
+
+        if df.height == 0:
+            return pl.DataFrame(schema=out_schema)
+        # the rows in an order of their values (a seed gives the same interval whatever
+        # the input's order; equal rows are interchangeable)
+        order = [*keys, _CLASS, *(f"{_SCORES}{k}" for k in range(len(classes)))]
+        df = df.sort(order, nulls_last=True)
+        counts = np.ones(df.height, dtype=np.int64)  # every row a cell
+        out = bs.per_segment(
+            df, keys, counts, draw, finish, n_boot=n_boot, seed=seed, threads=threads
+        )
+        return out.select(list(out_schema)).cast(dict(out_schema))
+
+    result = selected.map_batches(run, schema=out_schema)
+    result = result.with_columns(pl.col(_LOW, _HIGH).fill_nan(None))
+    return names.restore_keys(result, segments.names)
+
+
+def attach(
+    point: pl.LazyFrame, bounds: pl.LazyFrame, *, by: list[str], labels: list[object]
+) -> pl.LazyFrame:
+    """The point estimate with its bootstrap bounds (per class: joined on the class,
+    ``bounds``' ``label`` being the class's position in ``labels``)."""
+    on = list(by)
+    if "label" in point.collect_schema():
+        dtype = point.collect_schema()["label"]
+        bounds = bounds.with_columns(
+            pl.col("label").replace_strict(
+                list(range(len(labels))), pl.Series(labels).cast(dtype), return_dtype=dtype
+            )
+        )
+        on.append("label")
+    if not on:
+        return pl.concat([point, bounds], how="horizontal")
+    return point.join(bounds, on=on, how="left", nulls_equal=True, maintain_order="left")
+
+
+__all__ = ["attach", "bootstrap", "class_counters", "replicates"]
