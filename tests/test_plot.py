@@ -446,6 +446,34 @@ def test_facet_small_multiples(df: pl.DataFrame, chart: str) -> None:
         getattr(plp, chart)(frame, by="model_version", facet="nope")
 
 
+@pytest.mark.parametrize(
+    ("chart", "method", "point", "values"),
+    [
+        ("reliability", "calibration_curve", "bin", ["prob_pred", "prob_true"]),
+        ("gains", "gains", "bucket", ["cum_share", "gain"]),
+    ],
+)
+def test_facet_of_reliability_and_gains(
+    df: pl.DataFrame, chart: str, method: str, point: str, values: list[str]
+) -> None:
+    """facet=: a panel per model version (table order), a colour per region (the same
+    in every panel), each line the frame's points of its (version, region)."""
+    by = ["model_version", "region"]
+    frame = getattr(df.head(2000).metrics, method)("is_cat", "cat_score", by=by)
+    drawn = getattr(plp, chart)(frame, by=by, facet="model_version")
+    spec = drawn.to_dict()
+    assert spec["facet"]["field"] == "panel"
+    assert spec["facet"]["sort"] == ["v1", "v2"]
+    colour = spec["spec"]["layer"][-1]["encoding"]["color"]
+    assert colour["field"] == "series"
+    assert colour["scale"]["domain"] == sorted(frame["region"].unique().to_list())
+    data = pl.DataFrame(drawn.data).filter(pl.col(point).is_not_null())
+    got = data.select(
+        pl.col("panel").alias("model_version"), pl.col("series").alias("region"), point, *values
+    ).sort([*by, point])
+    assert got.equals(frame.select(*by, point, *values).sort([*by, point]))
+
+
 @pytest.mark.parametrize("by", [["region"], ["region", "model_version"]])
 def test_threshold_metrics_one_line_per_metric_per_segment(df: pl.DataFrame, by) -> None:
     table = df.head(600).metrics.thresholds("is_cat", "cat_score", by=by)

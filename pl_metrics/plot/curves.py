@@ -108,20 +108,23 @@ def _facets(
     layers: Callable[[alt.Chart], list[alt.Chart]],
     *,
     series_title: str,
-    name: str,
+    name: str | None,
     facet: list[str],
     y: alt.Y,
     corner: str = "right",
 ) -> alt.FacetChart:
     """Small multiples: a panel per ``facet`` value (in table order), a colour per
-    series (the same in every panel), and in each panel's lower right a line per
-    curve: its series and ``name`` (AUC / AP)."""
+    series (the same in every panel), and with ``name`` in each panel's lower
+    ``corner`` a line per curve: its series and ``name`` (AUC / AP)."""
     series = data[_SERIES].unique(maintain_order=True).to_list()
     panels = data[_PANEL].unique(maintain_order=True).to_list()
     colour = alt.Color(
         f"{_SERIES}:N", title=series_title, sort=series, scale=alt.Scale(domain=series)
     )
     base = alt.Chart().encode(color=colour)
+    facets = alt.Facet(f"{_PANEL}:N", title=_title(facet), sort=panels)
+    if name is None:
+        return alt.layer(*layers(base), data=data).facet(facet=facets, columns=3)
     value = name.lower()
     label = alt.Text("label:N")
     text = (
@@ -137,16 +140,13 @@ def _facets(
         .mark_text(align=corner, baseline="bottom", dx=-4 if corner == "right" else 4, fontSize=10)
         .encode(x=alt.datum(1.0 if corner == "right" else 0.0), y=y, text=label)
     )
-    return alt.layer(*layers(base), text, data=data).facet(
-        facet=alt.Facet(f"{_PANEL}:N", title=_title(facet), sort=panels), columns=3
-    )
+    return alt.layer(*layers(base), text, data=data).facet(facet=facets, columns=3)
 
 
 def _faceted_diagonal() -> alt.Chart:
-    """The dashed diagonal of a panel (one rule per panel: its first curve's first point)."""
+    """The dashed diagonal of a panel (one rule per panel: on its first row)."""
     return (
         alt.Chart()
-        .transform_filter(f"datum.{_ORDER} == 0")
         .transform_window(rank="row_number()", groupby=[_PANEL])
         .transform_filter("datum.rank == 1")
         .mark_rule(strokeDash=[4, 4], color="gray")
@@ -343,7 +343,12 @@ FEW_ROWS = 30
 _INTERVAL = ("prob_true_low", "prob_true_high")
 
 
-def reliability(frame: pl.DataFrame, *, by: str | Sequence[str] | None = None) -> alt.LayerChart:
+def reliability(
+    frame: pl.DataFrame,
+    *,
+    by: str | Sequence[str] | None = None,
+    facet: str | Sequence[str] | None = None,
+) -> alt.LayerChart | alt.FacetChart:
     """Reliability diagram of ``.metrics.calibration_curve(...)``: observed frequency
     (``prob_true``) against mean predicted probability (``prob_pred``) per bin, one
     line per segment, each point sized by its bin's (weighted) row count; the
@@ -353,21 +358,28 @@ def reliability(frame: pl.DataFrame, *, by: str | Sequence[str] | None = None) -
     it under-confident.  A bin without rows has no point (the frame has no row for it).
     With ``calibration_curve(ci=...)``, each bin's interval of its observed
     frequency is a vertical line; a bin of fewer than :data:`FEW_ROWS` rows is drawn
-    hollow (its frequency is noise), and the tooltip says so.
+    hollow (its frequency is noise), and the tooltip says so.  ``facet``: a panel
+    per value of its column(s), a colour per remaining key, as :func:`roc_curve`'s.
     """
+    panels = _by_list(facet)
     names = _checked(
         frame,
-        _with_classes(frame, by),  # calibration_curve(multi_class="per_class"): per class
+        # calibration_curve(multi_class="per_class"): per class
+        _with_classes(frame, [*_by_list(by), *(f for f in panels if f not in _by_list(by))]),
         "reliability",
         required=("prob_true", "prob_pred"),
         known=lambda c: c in OUTPUTS["calibration_curve"] or c in _INTERVAL,
         point=["bin"],
     )
+    extra: list[str] = []
+    if panels:
+        frame, names = _faceted_frame(frame, names, panels)
+        extra = [_PANEL, _SERIES]
     data = _no_nan(_segmented(frame, names))
     sort = [_SEGMENT_ID, "prob_pred"]
     shown = [*OUTPUTS["calibration_curve"], *_INTERVAL]
     data = data.sort(sort, maintain_order=True).select(
-        _SEGMENT_ID, _SEGMENT, *[c for c in shown if c in data.columns]
+        _SEGMENT_ID, _SEGMENT, *extra, *[c for c in shown if c in data.columns]
     )
     size = "count" in data.columns
     interval = all(c in data.columns for c in _INTERVAL)
@@ -384,12 +396,16 @@ def reliability(frame: pl.DataFrame, *, by: str | Sequence[str] | None = None) -
         *([alt.Tooltip(f"{c}:Q", format=".3f") for c in _INTERVAL] if interval else []),
         *([alt.Tooltip("count:Q", format=",.4~g"), "note:N"] if size else []),
     ]
-    base = alt.Chart(data).encode(
-        x=_unit_x("prob_pred", "mean predicted probability"),
-        y=_unit_y("prob_true", "observed frequency"),
-        order="prob_pred:Q",
-        **(_segment_colour(names, data) if names else {}),
-    )
+    y = _unit_y("prob_true", "observed frequency")
+    encoding = {"x": _unit_x("prob_pred", "mean predicted probability"), "y": y}
+    if panels:  # the data and the colour come with the panels (_facets)
+        base = alt.Chart().encode(**encoding, order="prob_pred:Q", detail=f"{_SEGMENT_ID}:N")
+    else:
+        base = alt.Chart(data).encode(
+            **encoding,
+            order="prob_pred:Q",
+            **(_segment_colour(names, data) if names else {}),
+        )
     sized = {"size": alt.Size("count:Q", title="rows")} if size else {}
     points = [base.mark_circle(opacity=0.85).encode(tooltip=tooltip, **sized)]
     if size:  # a bin of few rows: its outline only
@@ -400,7 +416,7 @@ def reliability(frame: pl.DataFrame, *, by: str | Sequence[str] | None = None) -
             .transform_filter("datum.note != null"),
         ]
     lines = base.mark_line(strokeWidth=1.5)
-    layers = [_diagonal("prob_pred", "prob_true"), lines]
+    layers = [_faceted_diagonal() if panels else _diagonal("prob_pred", "prob_true"), lines]
     if interval:
         layers.append(
             base.mark_rule(strokeWidth=1.5, opacity=0.6).encode(
@@ -413,12 +429,22 @@ def reliability(frame: pl.DataFrame, *, by: str | Sequence[str] | None = None) -
         f"hollow: fewer than {FEW_ROWS} rows",
     ]
     subtitle = "; ".join(notes) if size else ""
-    return alt.layer(*layers).properties(
+    if panels:
+        series = [n for n in names if n not in panels]
+
+        def coloured(base: alt.Chart) -> list[alt.Chart]:
+            colour = base.encoding.color  # the series' colour, the same in every panel
+            return [layers[0], *(layer.encode(color=colour) for layer in layers[1:])]
+
+        chart: alt.LayerChart | alt.FacetChart = _facets(
+            data, coloured, series_title=_title(series), name=None, facet=panels, y=y
+        )
+    else:
+        chart = alt.layer(*layers).properties(width=360, height=360)
+    return chart.properties(
         title=alt.TitleParams("Reliability diagram", subtitle=subtitle)
         if subtitle
-        else "Reliability diagram",
-        width=360,
-        height=360,
+        else "Reliability diagram"
     )
 
 
@@ -490,25 +516,36 @@ def threshold_metrics(
     return chart.properties(title="Metrics by threshold")
 
 
-def gains(frame: pl.DataFrame, *, by: str | Sequence[str] | None = None) -> alt.LayerChart:
+def gains(
+    frame: pl.DataFrame,
+    *,
+    by: str | Sequence[str] | None = None,
+    facet: str | Sequence[str] | None = None,
+) -> alt.LayerChart | alt.FacetChart:
     """Cumulative gains of ``.metrics.gains(...)``: the share of the positives found
     (``gain``) against the share of rows taken, highest scores first
     (``cum_share``), one line per segment from (0, 0); the diagonal is a random
-    order.  Axes from 0 to 1."""
+    order.  Axes from 0 to 1.  ``facet``: a panel per value of its column(s), a
+    colour per remaining key, as :func:`roc_curve`'s."""
+    panels = _by_list(facet)
     names = _checked(
         frame,
-        by,
+        [*_by_list(by), *(f for f in panels if f not in _by_list(by))],
         "gains",
         required=("cum_share", "gain"),
         known=OUTPUTS["gains"].__contains__,
         point=["bucket"],
     )
+    extra: list[str] = []
+    if panels:
+        frame, names = _faceted_frame(frame, names, panels)
+        extra = [_PANEL, _SERIES]
     data = _no_nan(_segmented(frame, names)).select(
-        _SEGMENT_ID, _SEGMENT, *[c for c in OUTPUTS["gains"] if c in frame.columns]
+        _SEGMENT_ID, _SEGMENT, *extra, *[c for c in OUTPUTS["gains"] if c in frame.columns]
     )
     origin = (
         data.unique(_SEGMENT_ID, maintain_order=True)
-        .select(_SEGMENT_ID, _SEGMENT)
+        .select(_SEGMENT_ID, _SEGMENT, *extra)
         .with_columns(pl.lit(0.0).alias("cum_share"), pl.lit(0.0).alias("gain"))
     )
     data = pl.concat([origin, data], how="diagonal_relaxed").sort(
@@ -521,12 +558,25 @@ def gains(frame: pl.DataFrame, *, by: str | Sequence[str] | None = None) -> alt.
         alt.Tooltip("gain:Q", format=".3f"),
         *([alt.Tooltip("cum_lift:Q", format=".3f")] if "cum_lift" in data.columns else []),
     ]
+    x = _unit_x("cum_share", "share of rows (highest scores first)")
+    y = _unit_y("gain", "share of positives found")
+    if panels:
+        series = [n for n in names if n not in panels]
+
+        def layers(base: alt.Chart) -> list[alt.Chart]:
+            line = base.mark_line(point=True).encode(
+                x=x, y=y, order="cum_share:Q", detail=f"{_SEGMENT_ID}:N", tooltip=tooltip
+            )
+            return [_faceted_diagonal(), line]
+
+        chart = _facets(data, layers, series_title=_title(series), name=None, facet=panels, y=y)
+        return chart.properties(title="Cumulative gains")
     lines = (
         alt.Chart(data)
         .mark_line(point=True)
         .encode(
-            x=_unit_x("cum_share", "share of rows (highest scores first)"),
-            y=_unit_y("gain", "share of positives found"),
+            x=x,
+            y=y,
             order="cum_share:Q",
             tooltip=tooltip,
             **(_segment_colour(names, data) if names else {}),
