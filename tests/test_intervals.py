@@ -14,10 +14,12 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 from sklearn import metrics as skm
+from statsmodels.stats.proportion import proportion_confint
 
 import pl_metrics
 from pl_metrics._intervals import draws as bs
 from pl_metrics._intervals import replicates as rp
+from pl_metrics._intervals import sampling
 
 
 def _frame(n: int, rng: np.random.Generator) -> pl.DataFrame:
@@ -145,8 +147,8 @@ def test_bad_interval_options() -> None:
         df.metrics.summary("t", "p", ci=0.9, ci_method="delong")
     with pytest.raises(ValueError, match="`ci` needs un-weighted rows"):
         df.metrics.summary("t", "p", ci=0.9, weight="w")
-    with pytest.raises(ValueError, match="DeLong's interval of one-vs-rest"):
-        df.metrics.roc_auc("t", {0: "s", 1: "s", 2: "s"}, ci=0.9, ci_method="bootstrap")
+    with pytest.raises(ValueError, match="interval of one-vs-rest ROC AUCs"):
+        df.metrics.roc_auc("t", {0: "s", 1: "s", 2: "s"}, ci=0.9, multi_class="ovo")
 
 
 def test_compare_segments_with_overall_and_best() -> None:
@@ -387,10 +389,10 @@ def test_both_ways_of_drawing_are_the_multinomial(
     # (numpy's multinomial, or the chain of integer ratios past _FLOAT_CHAIN):
     # all have the multinomial's means and covariances
     if not float_chain:
-        monkeypatch.setattr(bs, "_FLOAT_CHAIN", 0)
+        monkeypatch.setattr(sampling, "_FLOAT_CHAIN", 0)
     counts_ = np.array(counts)
     n = counts_.sum()
-    assert bs._by_rows(int(n), len(counts)) == (n < 100)
+    assert sampling._by_rows(int(n), len(counts)) == (n < 100)
     draws = bs.draw_segment(counts_, 40_000, 3, ("segment",))
     assert (draws.sum(axis=1) == n).all()
     assert (draws[:, counts_ == 0] == 0).all()
@@ -408,11 +410,11 @@ def test_rows_drawn_range_by_range_are_the_multinomial(
     # over the ranges), then uniformly within each range, counted by cell there: the
     # multinomial's means and covariances, empty cells included, with the range's
     # table of cells in uint16 ("small") or int64 ("wide")
-    monkeypatch.setattr(bs, "_RANGE", 4)
+    monkeypatch.setattr(sampling, "_RANGE", 4)
     if span == "wide":
-        monkeypatch.setattr(bs, "_SMALL_SPAN", 1)
+        monkeypatch.setattr(sampling, "_SMALL_SPAN", 1)
     counts = np.array([3, 0, 5, 1, 0, 0, 2, 1, 4, 0])  # 16 rows, 4 ranges
-    ranges = bs._Ranges(counts)
+    ranges = sampling._Ranges(counts)
     assert ranges.local.dtype == (np.uint16 if span == "small" else np.int64)
     draws = ranges.draw(40_000, np.random.default_rng(3))
     n = counts.sum()
@@ -435,8 +437,8 @@ def test_large_segments_draw_their_blocks_on_any_thread(
     # generator of (seed, key, j), by ranges of rows: the blocks are drawn and
     # reduced on the threads, and the interval is the same on one thread, packed
     # with other segments or alone
-    monkeypatch.setattr(bs, "_BLOCK_CELLS", 500)  # a few replicates a block
-    monkeypatch.setattr(bs, "_RANGE", 16)  # several ranges a replicate
+    monkeypatch.setattr(sampling, "_BLOCK_CELLS", 500)  # a few replicates a block
+    monkeypatch.setattr(sampling, "_RANGE", 16)  # several ranges a replicate
     df = _many_segments(np.random.default_rng(13))
     kwargs = {"by": "g", "ci": 0.9, "n_boot": 150, "seed": 5, "ci_method": "bootstrap"}
     every = getattr(df.metrics, method)(*args, **kwargs).sort("g", maintain_order=True)
@@ -515,7 +517,7 @@ def test_segments_drawn_together_are_the_segments_drawn_alone(
     every = getattr(df.metrics, method)(*args, **kwargs).sort("g", maintain_order=True)
     defined = every.select(pl.col("^.*_low$").is_not_null().mean()).row(0)
     assert min(defined) > 0.5  # intervals, not nulls, are compared
-    monkeypatch.setattr(bs, "_CHUNK_CELLS", 1)
+    monkeypatch.setattr(sampling, "_CHUNK_CELLS", 1)
     one_by_one = getattr(df.metrics, method)(*args, **kwargs).sort("g", maintain_order=True)
     assert_frame_equal(every, one_by_one)
     for g in (0, 7, 33, 52, 59):
@@ -933,6 +935,19 @@ def test_summary_delta_is_statsmodels_kappa_and_the_delta_method(
     assert_frame_equal(
         out.select("accuracy_low", "accuracy_high"), wilson.select("accuracy_low", "accuracy_high")
     )
+
+
+def test_summary_delta_balanced_accuracy_with_a_class_only_predicted() -> None:
+    """A class predicted but never actual, sorted last: the balanced accuracy's
+    effective rows are still capped at K^2 / sum(1 / n_k) over the actual classes
+    (the running sum of 1 / n_k ended on that class's null: no cap, an interval
+    too narrow).  BA = (2/4 + 4/4) / 2; its variance (1/2)^2 (1/2)(1/2) / 4 gives
+    12 effective rows, capped at 2^2 / (1/4 + 1/4) = 8: Wilson's interval of 6 of 8."""
+    df = pl.DataFrame({"t": [1, 1, 0, 1, 0, 0, 0, 1], "p": [1, 1, 2, 1, 0, 0, 1, 1]})
+    out = df.metrics.summary("t", "p", ci=0.8)
+    low, high = proportion_confint(6, 8, alpha=0.2, method="wilson")
+    assert out["balanced_accuracy_low"][0] == pytest.approx(low, rel=1e-12)
+    assert out["balanced_accuracy_high"][0] == pytest.approx(high, rel=1e-12)
 
 
 def test_summary_delta_one_class_is_the_wilson_interval_of_its_recall() -> None:

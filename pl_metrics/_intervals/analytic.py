@@ -97,8 +97,10 @@ _BA_N = f"{INTERNAL}ba_n_design"
 
 def _ordered_sum(x: pl.Expr, by: str | list[str]) -> pl.Expr:
     """``x.sum()`` as one running sum in the order of ``by``: the same bits on every
-    engine (their sums may add in other orders)."""
-    return x.sort_by(by).cum_sum().last()
+    engine (their sums may add in other orders).  Nulls count 0, as in ``sum()`` (a
+    running sum's last value is null where the last row is: a class predicted but
+    never actual, sorted last, left the balanced accuracy's cap null)."""
+    return x.fill_null(0).sort_by(by).cum_sum().last()
 
 
 def summary_delta(counts: Counts) -> pl.LazyFrame:

@@ -5,8 +5,8 @@ replacement) has confusion counts distributed Multinomial(n, cell counts / n)
 over the segment's cells — the (actual, predicted) pairs, or the (score, class)
 pairs for the ranking metrics.  So each replicate is one multinomial draw per
 segment, made in one of two exact ways, whichever costs less for the segment
-(:func:`_draw`): ``n`` rows drawn uniformly and counted by cell (small
-segments: a drawn row costs far less than a binomial variate), or numpy's
+(:func:`~pl_metrics._intervals.sampling._draw`): ``n`` rows drawn uniformly and
+counted by cell (small segments: a drawn row costs far less than a binomial variate), or numpy's
 multinomial, a chain of binomials in C, one per cell given the cells before
 it (large segments: the cost is the size of the state, not the number of
 rows).  The replicates' draws are reduced in numpy to their metrics
@@ -30,7 +30,8 @@ it is drawn (rows or binomials, blocks of replicates) depends on its own size
 only.  A segment too large for one block of replicates draws its block j from
 the generator of (``seed``, key, j) (:func:`segment_draws`): its blocks are
 drawn and reduced on the threads in any order (:meth:`Blocks.map`), its rows
-range by range (:class:`_Ranges`).  The same seed gives the same interval (with
+range by range (:class:`~pl_metrics._intervals.sampling._Ranges`).  The same seed
+gives the same interval (with
 the same pl_metrics and numpy versions) whatever the row order, the number of threads (chunks are
 drawn in parallel) or the other segments in the frame (which chunk a segment
 shares changes nothing: every reduction is per segment).  Segments are
@@ -43,9 +44,7 @@ components computed from the per-score counts, ties counted one half).
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -54,6 +53,14 @@ from pl_metrics._core import checks as v
 from pl_metrics._core import names
 from pl_metrics._core.names import NEG, ORD, POS, SCORE
 from pl_metrics._intervals import replicates as rp
+from pl_metrics._intervals.sampling import (  # the drawing (re-exported: its callers')
+    Blocks,
+    _segments,
+    draw_segment,
+    generator,
+    redraw,
+    segment_draws,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -65,307 +72,6 @@ P_ORD = f"{v.INTERNAL}p_ord"
 N_LABELS = f"{v.INTERNAL}n_labels"
 #: Position of an interval row's average in ``AVERAGES`` (-1: not an average row).
 AVG = f"{v.INTERNAL}avg"
-#: A segment's replicates are drawn a block at a time, a block holding ~4M draws.
-_BLOCK_CELLS = 1 << 22
-#: Segments are packed in chunks (a task for a thread) of ~1M draws: memory
-#: small, both cores busy, and few numpy calls per segment.
-_CHUNK_CELLS = 1 << 20
-#: A large segment's rows are drawn in ranges of this many (16 random bits a row;
-#: a power of two, at most 2**16).
-_RANGE = 1 << 16
-#: A range's table of cells is uint16 when the range spans at most this many cells.
-_SMALL_SPAN = 1 << 16
-#: A segment of n rows and k cells is redrawn row by row when n <= _ROW_COST k:
-#: a uniform row costs about a sixteenth of a binomial variate.
-_ROW_COST = 16
-#: numpy's multinomial takes the shares as floats (count / rows) and subtracts them
-#: as it goes: a conditional share is off by at most cells x rows x 2**-52,
-#: relatively.  Up to cells x rows = 2**32 (1e-6 relatively, far below the
-#: bootstrap's own noise) it draws; above, the chain of integer ratios does.
-_FLOAT_CHAIN = 1 << 32
-
-#: ``(lo, hi, blocks)`` of a chunk of segments ``lo..hi - 1`` -> ``(segment of
-#: each output row, output columns)``; ``blocks``: the chunk's draws (replicate x
-#: cell), all replicates in one block unless the chunk is one large segment.
-Work = Callable[[int, int, "Blocks"], tuple["np.ndarray", dict[str, "np.ndarray"]]]
-
-
-# --------------------------------------------------------------------------- drawing
-def _stable_hash(key: tuple[Any, ...]) -> int:
-    """A hash of a segment's key that is the same in every process and version."""
-    return int.from_bytes(hashlib.blake2b(repr(key).encode(), digest_size=8).digest(), "little")
-
-
-def generator(entropy: int, key: tuple[Any, ...], block: int | None = None) -> np.random.Generator:
-    """The generator of the segment ``key``: ``SeedSequence(seed).entropy`` (read once
-    per call, so that ``seed=None`` gives every segment the same fresh entropy)
-    and a stable hash of the key; with ``block``, that of the segment's block of
-    replicates ``block`` (a segment drawn in several blocks)."""
-    import numpy as np
-
-    spawn_key = (_stable_hash(key),) if block is None else (_stable_hash(key), block)
-    return np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=spawn_key))
-
-
-def _segments(df: pl.DataFrame, keys: Sequence[str]) -> list[tuple[int, int, tuple[Any, ...]]]:
-    """``(start, end, key)`` of each segment of ``df`` (sorted by ``keys``)."""
-    if df.height == 0:
-        return []
-    bounds = (
-        df.select(pl.struct(keys).rle_id().alias("s"))
-        .with_row_index("i")
-        .group_by("s", maintain_order=True)
-        .agg(pl.col("i").first().alias("a"), (pl.col("i").last() + 1).alias("b"))
-    )
-    key_rows = df.select(keys)[bounds["a"].to_list()].rows()
-    return list(zip(bounds["a"].to_list(), bounds["b"].to_list(), key_rows, strict=True))
-
-
-def _by_rows(n: int, k: int) -> bool:
-    """Whether a segment of ``n`` rows and ``k`` cells is drawn row by row."""
-    return n <= _ROW_COST * k
-
-
-def _block(n: int, k: int, n_boot: int) -> int:
-    """The replicates of a segment drawn at once (a function of the segment only)."""
-    width = n if _by_rows(n, k) else k
-    return max(1, min(n_boot, _BLOCK_CELLS // max(width, 1)))
-
-
-def _binomials(counts: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
-    """``size`` multinomial redraws of ``counts``: each cell Binomial(rows left, its
-    share of the cells left), the last non-empty cell the rows left, an empty cell 0.
-
-    Drawn by numpy's multinomial over the non-empty cells (the chain runs in C, per
-    replicate: one call per segment; a numpy call per cell cost a quarter more,
-    8 per segment of 3 classes), unless :data:`_FLOAT_CHAIN` says its float shares
-    are not exact enough: then the chain is drawn here, a cell at a time, each
-    share a ratio of integer counts.
-    """
-    import numpy as np
-
-    cells = np.flatnonzero(counts)
-    n = int(counts.sum())
-    out = np.zeros((size, len(counts)), dtype=np.int64)
-    if not len(cells):
-        return out
-    if len(cells) * n <= _FLOAT_CHAIN:
-        out[:, cells] = rng.multinomial(n, counts[cells] / n, size=size)
-        return out
-    left = np.full(size, n, dtype=np.int64)
-    rest = n
-    for j in cells[:-1]:
-        drawn = rng.binomial(left, int(counts[j]) / rest)
-        out[:, j] = drawn
-        left -= drawn
-        rest -= int(counts[j])
-    out[:, cells[-1]] = left
-    return out
-
-
-def _draw(
-    counts: np.ndarray, starts: np.ndarray, rngs: Sequence[np.random.Generator], size: int
-) -> np.ndarray:
-    """``size`` multinomial redraws (replicate x cell) of the segments whose cells are
-    ``counts[starts[i]:starts[i + 1]]``, each from its generator ``rngs[i]``.
-
-    A segment of n rows is drawn as n uniform rows, counted by cell (when
-    :func:`_by_rows`: one ``bincount`` of its replicates' cells), or as a chain of
-    binomials.
-    """
-    import numpy as np
-
-    out = np.zeros((size, len(counts)), dtype=np.int64)
-    for i, rng in enumerate(rngs):
-        a, b = int(starts[i]), int(starts[i + 1])
-        n = int(counts[a:b].sum())
-        if n == 0:
-            continue
-        if _by_rows(n, b - a):
-            k = b - a
-            rows = rng.integers(0, n, size=(size, n), dtype=np.uint16 if n < 1 << 16 else np.int64)
-            cell_of_row = np.repeat(np.arange(k, dtype=np.int64), counts[a:b])
-            drawn = cell_of_row[rows]  # replicate x row: the cell drawn
-            drawn += (np.arange(size, dtype=np.int64) * k)[:, None]
-            out[:, a:b] = np.bincount(drawn.ravel(), minlength=size * k).reshape(size, k)
-        else:
-            out[:, a:b] = _binomials(counts[a:b], size, rng)
-    return out
-
-
-class _Ranges:
-    """A large segment's rows in cache-sized ranges of :data:`_RANGE` rows (the last one
-    shorter), drawn by :meth:`draw`: ``size`` multinomial redraws (replicate x cell)
-    of its cell ``counts``, a replicate and a range at a time.
-
-    A replicate's rows per range are one multinomial draw (:func:`_binomials`);
-    each range's rows are then drawn uniformly within it (16 random bits a row,
-    the last range by ``integers``), and counted by cell there: the cells a
-    range covers, their counts and the rows drawn stay in the cache.  Exact: the
-    rows are uniform among the n, given how many fall in each range.
-    """
-
-    def __init__(self, counts: np.ndarray) -> None:
-        import numpy as np
-
-        self.k, self.n = len(counts), int(counts.sum())
-        n_ranges = -(-self.n // _RANGE)
-        self.sizes = np.full(n_ranges, _RANGE, dtype=np.int64)
-        self.sizes[-1] = self.n - _RANGE * (n_ranges - 1)
-        cell_of_row = np.repeat(np.arange(self.k, dtype=np.int64), counts)
-        first = np.arange(n_ranges, dtype=np.int64) * _RANGE
-        # each range's first and last cell, and its rows' cells from its first
-        self.lo, self.hi = cell_of_row[first], cell_of_row[first + self.sizes - 1] + 1
-        # a table that stays in the cache: uint16 unless a range spans more cells
-        # (empty cells between its rows' cells)
-        small = int((self.hi - self.lo).max()) <= _SMALL_SPAN
-        local = cell_of_row - np.repeat(self.lo, self.sizes)
-        self.local = local.astype(np.uint16 if small else np.int64)
-
-    def draw(self, size: int, rng: np.random.Generator) -> np.ndarray:
-        import numpy as np
-
-        per_range = _binomials(self.sizes, size, rng)
-        out = np.zeros((size, self.k), dtype=np.int64)
-        last = len(self.sizes) - 1
-        for r in range(size):
-            full = int(per_range[r, :last].sum())
-            bits = np.frombuffer(rng.bytes(2 * full), dtype=np.uint16)
-            ends = np.cumsum(per_range[r, :last])
-            for j in range(len(self.sizes)):
-                if j < last:  # _RANGE a power of two: its low bits are uniform
-                    rows = bits[ends[j] - per_range[r, j] : ends[j]] & (_RANGE - 1)
-                else:
-                    rows = rng.integers(0, self.sizes[j], per_range[r, j])
-                table = self.local[j * _RANGE : j * _RANGE + self.sizes[j]]
-                lo, hi = self.lo[j], self.hi[j]
-                out[r, lo:hi] += np.bincount(table[rows.astype(np.intp)], minlength=hi - lo)
-        return out
-
-
-class Blocks:
-    """The draws of a chunk of segments, a block of replicates (replicate x cell) at a
-    time: iterated in order, or reduced with :meth:`map`, which draws and reduces
-    the blocks of one large segment on ``threads`` threads.
-
-    Block ``j`` of a segment drawn in several blocks comes from its own generator,
-    keyed by the seed, the segment's key and ``j`` (:func:`generator`): the blocks
-    are independent, so the threads may draw them in any order.
-    """
-
-    def __init__(self, make: Callable[[int], np.ndarray], n_blocks: int, threads: int = 1):
-        self._make, self._n, self._threads = make, n_blocks, threads
-
-    @classmethod
-    def one(cls, block: np.ndarray) -> Blocks:
-        """Blocks of the single ``block``, already drawn."""
-        return cls(lambda _: block, 1)
-
-    def __iter__(self) -> Iterator[np.ndarray]:
-        return (self._make(j) for j in range(self._n))
-
-    def map(self, fn: Callable[[np.ndarray], Any]) -> list[Any]:
-        """``[fn(block) for block in self]``, the blocks drawn and reduced in parallel."""
-        if self._n == 1 or self._threads == 1:
-            return [fn(block) for block in self]
-        with ThreadPoolExecutor(min(self._threads, self._n)) as pool:
-            return list(pool.map(lambda j: fn(self._make(j)), range(self._n)))
-
-
-def segment_draws(
-    counts: np.ndarray, n_boot: int, entropy: int, key: tuple[Any, ...], threads: int = 1
-) -> Blocks:
-    """``n_boot`` redraws of one segment's cell ``counts`` (its key ``key``), a block
-    of replicates at a time: the draws :func:`redraw` makes for that segment.
-
-    A segment drawn in one block draws from ``generator(entropy, key)``, rows or
-    binomials as :func:`_draw` says; one drawn in several blocks draws block
-    ``j`` from ``generator(entropy, key, j)``, by :class:`_Ranges` when it is
-    drawn by rows.
-    """
-    import numpy as np
-
-    counts = counts.astype(np.int64)
-    n, k = int(counts.sum()), len(counts)
-    block = _block(n, k, n_boot)
-    if block >= n_boot:
-        return Blocks(
-            lambda _: _draw(counts, np.array([0, k]), [generator(entropy, key)], n_boot), 1
-        )
-
-    ranges = _Ranges(counts) if _by_rows(n, k) else None
-
-    def make(j: int) -> np.ndarray:
-        size = min(block, n_boot - j * block)
-        rng = generator(entropy, key, j)
-        return _binomials(counts, size, rng) if ranges is None else ranges.draw(size, rng)
-
-    return Blocks(make, -(-n_boot // block), threads)
-
-
-def draw_segment(counts: np.ndarray, n_boot: int, entropy: int, key: tuple[Any, ...]) -> np.ndarray:
-    """All of :func:`segment_draws` (replicate x cell)."""
-    import numpy as np
-
-    return np.concatenate(segment_draws(counts, n_boot, entropy, key).map(lambda block: block))
-
-
-def redraw(
-    counts: np.ndarray,
-    starts: np.ndarray,
-    keys: Sequence[tuple[Any, ...]],
-    work: Work,
-    *,
-    n_boot: int,
-    seed: int | None,
-    threads: int,
-) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """Redraw every segment and reduce its draws, a chunk of segments at a time.
-
-    Segment ``i`` (key ``keys[i]``) has the cell counts
-    ``counts[starts[i]:starts[i + 1]]``.  Segments drawn in one block are packed
-    in chunks of about ``_CHUNK_CELLS`` draws; a larger one is a chunk alone,
-    drawn a block of replicates at a time.  ``work(lo, hi, blocks)`` reduces a
-    chunk's draws (see :data:`Work`).  Chunks run on ``threads`` threads (numpy
-    releases the GIL; pass ``pl.thread_pool_size()`` read outside the query, as
-    inside a streaming query it is 1).  Returns the segment of each output row
-    and the columns, chunk after chunk.
-    """
-    import numpy as np
-
-    counts = counts.astype(np.int64)
-    entropy = np.random.SeedSequence(seed).entropy
-    n = np.add.reduceat(counts, starts[:-1]) if len(keys) else counts[:0]  # a cell at least
-    chunks: list[tuple[int, int]] = []
-    cells = _CHUNK_CELLS
-    for i in range(len(keys)):
-        k = int(starts[i + 1] - starts[i])
-        width = (int(n[i]) if _by_rows(int(n[i]), k) else k) * n_boot
-        if _block(int(n[i]), k, n_boot) < n_boot or cells + width > _CHUNK_CELLS:
-            chunks.append((i, i + 1))
-            cells = width
-        else:
-            chunks[-1] = (chunks[-1][0], i + 1)
-            cells += width
-
-    def chunk(bounds: tuple[int, int]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-        lo, hi = bounds
-        local = starts[lo : hi + 1] - starts[lo]
-        part = counts[starts[lo] : starts[hi]]
-        if hi - lo == 1:
-            return work(lo, hi, segment_draws(part, n_boot, entropy, keys[lo], threads))
-        rngs = [generator(entropy, key) for key in keys[lo:hi]]  # type: ignore[arg-type]
-        drawn = _draw(part, local, rngs, n_boot)
-        return work(lo, hi, Blocks.one(drawn))
-
-    with ThreadPoolExecutor(max(1, min(threads, len(chunks)))) as pool:
-        done = list(pool.map(chunk, chunks))
-    if not done:
-        return np.zeros(0, dtype=np.int64), {}
-    return (
-        np.concatenate([segment for segment, _ in done]),
-        {name: np.concatenate([c[name] for _, c in done]) for name in done[0][1]},
-    )
 
 
 def _frame(
