@@ -56,8 +56,11 @@ def _kind(dtype: pl.DataType) -> str | None:
     return None
 
 
-def check_options(columns: object, bins: object, eps: object) -> list[str]:
-    """``columns`` as a list of distinct names; ``bins`` >= 1; ``eps`` > 0."""
+def check_options(
+    columns: object, bins: object, eps: object, *, argument: str = "columns"
+) -> list[str]:
+    """``columns`` (the argument ``argument``) as a list of distinct names; ``bins`` >=
+    1; ``eps`` > 0."""
     chosen = [columns] if isinstance(columns, str) else columns
     if (
         not isinstance(chosen, Sequence)
@@ -65,7 +68,7 @@ def check_options(columns: object, bins: object, eps: object) -> list[str]:
         or not all(isinstance(c, str) for c in chosen)
         or len(set(chosen)) != len(chosen)
     ):
-        msg = f"`columns` must be a column name or a list of distinct names, got {columns!r}"
+        msg = f"`{argument}` must be a column name or a list of distinct names, got {columns!r}"
         raise TypeError(msg)
     v.positive_int("bins", bins)
     if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not 0 < eps < 1:
@@ -328,8 +331,24 @@ def _bin_names(edges: list[float] | None) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
     index = list(range(len(bounds) - 1))
     lower = b.replace_strict(index, bounds[:-1], default=None, return_dtype=pl.Float64)
     upper = b.replace_strict(index, bounds[1:], default=None, return_dtype=pl.Float64)
-    labels = [f"({bounds[i]:.6g}, {bounds[i + 1]:.6g}]" for i in index]
-    return b.replace_strict(index, labels, default=None, return_dtype=pl.String), lower, upper
+    return (
+        b.replace_strict(index, _labels(bounds), default=None, return_dtype=pl.String),
+        lower,
+        upper,
+    )
+
+
+def _labels(bounds: list[float]) -> list[str]:
+    """``"(lower, upper]"`` of each bin, its edges to 6 significant digits, or more
+    where two edges read alike at 6 (up to ``repr``'s, which tells every two floats
+    apart): each bin's name is its own."""
+    for digits in range(6, 18):
+        shown = [f"{x:.{digits}g}" for x in bounds]
+        if len(set(shown)) == len(bounds):
+            break
+    else:
+        shown = [repr(x) for x in bounds]
+    return [f"({shown[i]}, {shown[i + 1]}]" for i in range(len(bounds) - 1)]
 
 
 def _labelled(table: pl.DataFrame, keys: list[str], edges: list[float] | None) -> pl.DataFrame:

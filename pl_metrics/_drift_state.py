@@ -177,14 +177,25 @@ def from_drift_counts(
     ref = _merged_counts(reference.lazy().collect(), [], "reference")
     cur = _merged_counts(current.lazy().collect(), keys, "current")
     columns = ref["column"].unique(maintain_order=True).to_list()
-    unknown = [c for c in cur["column"].unique(maintain_order=True).to_list() if c not in columns]
-    if unknown:
-        msg = f"from_drift_counts: the current state has column(s) {unknown} the reference lacks"
+    current_columns = cur["column"].unique(maintain_order=True).to_list()
+    if cur.height and set(current_columns) != set(columns):
+        msg = (
+            "from_drift_counts: the reference and the current states must count the same "
+            f"columns; the reference has {columns}, the current {current_columns}"
+        )
         raise ValueError(msg)
     parts = []
     for column in columns:
         r = ref.filter(pl.col("column") == column)
         c = cur.filter(pl.col("column") == column)
+        numeric = [side.select(pl.col("lower").is_not_null().any()).item() for side in (r, c)]
+        if c.height and numeric[0] != numeric[1]:  # as drift: the same kind on both sides
+            kinds = ["numeric" if n else "text / categorical / boolean" for n in numeric]
+            msg = (
+                f"from_drift_counts: column {column!r} is {kinds[1]} in the current state and "
+                f"{kinds[0]} in the reference: drift compares columns of the same kind"
+            )
+            raise pl.exceptions.SchemaError(msg)
         grid = r.filter(pl.col("lower").is_not_null()).select("lower", "upper")
         off = c.filter(pl.col("lower").is_not_null()).join(grid, on=["lower", "upper"], how="anti")
         if off.height:

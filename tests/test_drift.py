@@ -212,6 +212,25 @@ def test_drift_from_merged_counts_is_drift(ref: list, cur: list, bins: int, eps:
     np.testing.assert_allclose(edges["x"], BINS["edges"], rtol=1e-12)
 
 
+def test_close_edges_keep_their_bins_apart() -> None:
+    """Values spread over 1e-6 around 1: ten edges equal to 6 significant digits.
+    Each bin keeps its own name (more digits where needed), so drift_bins shows ten
+    bins and the merged states give drift's numbers (a name shared by several bins
+    joined each bin to several: 3,327 current rows out of 800)."""
+    x = 1 + np.random.default_rng(0).random(1600) * 1e-6
+    ref, cur = pl.DataFrame({"x": x[:800]}), pl.DataFrame({"x": x[800:]})
+    shown = cur.metrics.drift_bins("x", reference=ref)
+    assert shown["bin"].n_unique() == shown.height == 10
+    state = ref.metrics.drift_counts("x")
+    merged = plm.from_drift_counts(
+        state, cur.metrics.drift_counts("x", edges=plm.drift_edges(state))
+    )
+    expected = cur.metrics.drift("x", reference=ref)
+    assert merged["n_current"].item() == 800
+    assert merged["psi"].item() == pytest.approx(expected["psi"].item(), rel=1e-12)
+    assert merged["js_distance"].item() == pytest.approx(expected["js_distance"].item(), rel=1e-12)
+
+
 def test_drift_counts_refusals() -> None:
     """Edges missing, not ascending or not numeric; the current rows counted at other
     edges; a reference state with segments; edges required on shards."""
@@ -230,6 +249,13 @@ def test_drift_counts_refusals() -> None:
         plm.from_drift_counts(ref, other)
     with pytest.raises(ValueError, match="the reference is one sample"):
         plm.from_drift_counts(df.metrics.drift_counts("x", by="g"), ref)
+    # the same columns, of the same kind, on both sides (as drift)
+    both = df.metrics.drift_counts(["x", "w"], bins=2)
+    with pytest.raises(ValueError, match="must count the same columns"):
+        plm.from_drift_counts(both, df.metrics.drift_counts("x", edges={"x": [1.5]}))
+    text = df.with_columns(pl.col("x").cast(pl.String))
+    with pytest.raises(pl.exceptions.SchemaError, match=r"'x' is text .* numeric in the reference"):
+        plm.from_drift_counts(ref, text.metrics.drift_counts("x"))
     from pl_metrics import _drift_state
 
     with pytest.raises(ValueError, match="`edges` is required on shards"):

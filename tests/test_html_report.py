@@ -288,6 +288,8 @@ def test_the_drift_section_is_drift_and_drift_bins(df: pl.DataFrame) -> None:
     assert_same(as_frame(chosen["drift"], frame.schema), frame, "drift_columns")
     with pytest.raises(ValueError, match="`drift_columns` needs `reference`"):
         _report(shifted, drift_columns="p_cat")
+    with pytest.raises(TypeError, match="`drift_columns` must be a column name"):
+        _report(shifted, reference=v1, drift_columns=["p_cat", "p_cat"])
     with pytest.raises(TypeError, match="`reference` must be"):
         _report(shifted, reference="v1")
     with pytest.raises(plm.DataError, match="null"):  # a null in the flag: drift's error

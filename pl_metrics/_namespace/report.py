@@ -234,4 +234,4 @@ def _drift_columns(
         y_true, y_pred, y_score = own
         scores = y_score.values() if isinstance(y_score, Mapping) else [y_score]
         drift_columns = [c for c in dict.fromkeys([y_true, y_pred, *scores]) if c is not None]
-    return tuple(dr.check_options(drift_columns, 10, 0.5))
+    return tuple(dr.check_options(drift_columns, 10, 0.5, argument="drift_columns"))
