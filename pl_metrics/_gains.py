@@ -35,6 +35,7 @@ _ALL_POS = f"{INTERNAL}all_pos"
 _ALL_NEG = f"{INTERNAL}all_neg"
 _DISTANCE = f"{INTERNAL}distance"
 _SHARE = f"{INTERNAL}share"
+_ROWS_BEFORE, _POS_BEFORE = f"{INTERNAL}rows_before", f"{INTERNAL}pos_before"
 
 
 def ks(counts: ScoreCounts, *, error_bound: bool = False) -> pl.LazyFrame:
@@ -140,6 +141,14 @@ def gains(counts: ScoreCounts, *, cuts: list[tuple[int, int]]) -> pl.LazyFrame:
         return pl.sum_horizontal(r.cast(pl.Int64) for r in reached) + 1
 
     def table(points: pl.LazyFrame) -> pl.LazyFrame:
+        # a bucket's rows and positives as differences of the curve's running sums
+        # (its last point's less the point before it): the same bits on every run,
+        # where a sum of weights in a group_by adds in the threads' order
+        tps, total = pl.col("tps"), pl.col("tps") + pl.col("fps")
+        points = points.with_columns(
+            over(total.shift(1)).fill_null(0.0).alias(_ROWS_BEFORE),
+            over(tps.shift(1)).fill_null(0.0).alias(_POS_BEFORE),
+        )
         if counts.count_type() == pl.Float64:
             bucketed = points.with_columns(bucket(pl.Float64).alias(_BUCKET))
         else:
@@ -157,8 +166,8 @@ def gains(counts: ScoreCounts, *, cuts: list[tuple[int, int]]) -> pl.LazyFrame:
             bucketed.group_by(*keys, _BUCKET)
             .agg(
                 pl.col(SCORE).min().alias("threshold"),
-                (pos + neg).sum().alias("rows"),
-                pos.sum().alias("positives"),
+                (total.last() - pl.col(_ROWS_BEFORE).first()).alias("rows"),
+                (tps.last() - pl.col(_POS_BEFORE).first()).alias("positives"),
             )
             .sort([*keys, _BUCKET], nulls_last=True)
         )

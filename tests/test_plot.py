@@ -414,6 +414,12 @@ def test_reliability_intervals_and_bins_of_few_rows(df: pl.DataFrame) -> None:
         curve.select("prob_true_low", "prob_true_high")
     )
     assert "hollow: fewer than 30 rows" in str(spec["title"])
+    # weights: count is a total weight, not rows: no bin is marked as one of few rows
+    weighted = df.head(400).with_columns(w=pl.lit(0.01)).metrics.calibration_curve(
+        "is_cat", "cat_score", n_bins=10, weight="w"
+    )
+    marks = [layer["mark"]["type"] for layer in plp.reliability(weighted).to_dict()["layer"]]
+    assert marks == ["line", "line", "circle"]
 
 
 @pytest.mark.parametrize("chart", ["roc_curve", "pr_curve"])
@@ -425,14 +431,15 @@ def test_facet_small_multiples(df: pl.DataFrame, chart: str) -> None:
     frame = getattr(small.metrics, chart)("y_true", classes, by="model_version")
     drawn = getattr(plp, chart)(frame, by="model_version", facet="model_version")
     spec = drawn.to_dict()
-    assert spec["facet"]["field"] == "panel"
+    assert spec["facet"]["field"] == "__plm_panel"
     assert spec["facet"]["sort"] == ["v1", "v2"]
     colour = spec["spec"]["layer"][-1]["encoding"]["color"]
-    assert colour["field"] == "series"
+    assert colour["field"] == "__plm_series"
     assert colour["scale"]["domain"] == list(CLASSES)  # one colour per class, every panel
     data = pl.DataFrame(drawn.data)
     area = "auc" if chart == "roc_curve" else "ap"
     method = "roc_auc" if chart == "roc_curve" else "average_precision"
+    data = data.rename({"__plm_panel": "panel", "__plm_series": "series"})
     per_curve = data.group_by("panel", "series").agg(pl.col(area).first())
     assert per_curve.height == 2 * len(CLASSES)
     expected = getattr(small.metrics, method)("y_true", classes, by="model_version", average=None)
@@ -444,6 +451,9 @@ def test_facet_small_multiples(df: pl.DataFrame, chart: str) -> None:
         assert got == pytest.approx(want, rel=1e-9)
     with pytest.raises(ValueError, match="not in the frame"):
         getattr(plp, chart)(frame, by="model_version", facet="nope")
+    # the chart's own columns do not collide with a user's named like them
+    named = frame.rename({"model_version": "panel"})
+    assert getattr(plp, chart)(named, by="panel", facet="panel").to_dict()["facet"]
 
 
 @pytest.mark.parametrize(
@@ -462,14 +472,17 @@ def test_facet_of_reliability_and_gains(
     frame = getattr(df.head(2000).metrics, method)("is_cat", "cat_score", by=by)
     drawn = getattr(plp, chart)(frame, by=by, facet="model_version")
     spec = drawn.to_dict()
-    assert spec["facet"]["field"] == "panel"
+    assert spec["facet"]["field"] == "__plm_panel"
     assert spec["facet"]["sort"] == ["v1", "v2"]
     colour = spec["spec"]["layer"][-1]["encoding"]["color"]
-    assert colour["field"] == "series"
+    assert colour["field"] == "__plm_series"
     assert colour["scale"]["domain"] == sorted(frame["region"].unique().to_list())
     data = pl.DataFrame(drawn.data).filter(pl.col(point).is_not_null())
     got = data.select(
-        pl.col("panel").alias("model_version"), pl.col("series").alias("region"), point, *values
+        pl.col("__plm_panel").alias("model_version"),
+        pl.col("__plm_series").alias("region"),
+        point,
+        *values,
     ).sort([*by, point])
     assert got.equals(frame.select(*by, point, *values).sort([*by, point]))
 

@@ -174,7 +174,8 @@ def _as_edges(text: str, flag: str, ctx: _Context) -> dict[str, list[float]]:
     form = '{"COLUMN": [EDGE, ...], ...} (JSON)'
     edges = _json(text, flag, form)
     if not isinstance(edges, dict) or not all(
-        isinstance(row, list) and all(isinstance(e, (int, float)) for e in row)
+        isinstance(row, list)
+        and all(isinstance(e, (int, float)) and not isinstance(e, bool) for e in row)
         for row in edges.values()
     ):
         msg = f"{flag}: expected {form}"

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 import altair as alt
 import polars as pl
 
+from pl_metrics._core.names import INTERNAL as _INTERNAL
 from pl_metrics._core.names import OUTPUTS
 from pl_metrics.plot._base import (
     _F_COLUMN,
@@ -90,7 +91,7 @@ def _curves(
 
 #: Columns of a faceted curve chart: the panel (the ``facet`` values) and the series
 #: (the other keys: one colour, the same in every panel).
-_PANEL, _SERIES = "panel", "series"
+_PANEL, _SERIES = f"{_INTERNAL}panel", f"{_INTERNAL}series"
 
 
 def _faceted_frame(
@@ -383,7 +384,9 @@ def reliability(
     )
     size = "count" in data.columns
     interval = all(c in data.columns for c in _INTERVAL)
-    if size:
+    # rows, not weights: a bin of few rows is marked only where count counts rows
+    few_rows = size and data.schema["count"].is_integer()
+    if few_rows:
         few = pl.col("count") < FEW_ROWS
         data = data.with_columns(
             pl.when(few).then(pl.lit(f"fewer than {FEW_ROWS} rows")).otherwise(None).alias("note")
@@ -394,7 +397,8 @@ def reliability(
         alt.Tooltip("prob_pred:Q", format=".3f"),
         alt.Tooltip("prob_true:Q", format=".3f"),
         *([alt.Tooltip(f"{c}:Q", format=".3f") for c in _INTERVAL] if interval else []),
-        *([alt.Tooltip("count:Q", format=",.4~g"), "note:N"] if size else []),
+        *([alt.Tooltip("count:Q", format=",.4~g")] if size else []),
+        *(["note:N"] if few_rows else []),
     ]
     y = _unit_y("prob_true", "observed frequency")
     encoding = {"x": _unit_x("prob_pred", "mean predicted probability"), "y": y}
@@ -408,7 +412,7 @@ def reliability(
         )
     sized = {"size": alt.Size("count:Q", title="rows")} if size else {}
     points = [base.mark_circle(opacity=0.85).encode(tooltip=tooltip, **sized)]
-    if size:  # a bin of few rows: its outline only
+    if few_rows:  # a bin of few rows: its outline only
         points = [
             points[0].transform_filter("datum.note == null"),
             base.mark_point(filled=False, strokeWidth=1.5, opacity=1)
@@ -426,9 +430,9 @@ def reliability(
     layers += points
     notes = [
         *(["line: the bin's interval"] if interval else []),
-        f"hollow: fewer than {FEW_ROWS} rows",
+        *([f"hollow: fewer than {FEW_ROWS} rows"] if few_rows else []),
     ]
-    subtitle = "; ".join(notes) if size else ""
+    subtitle = "; ".join(notes)
     if panels:
         series = [n for n in names if n not in panels]
 
