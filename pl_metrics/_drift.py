@@ -97,16 +97,24 @@ def _bin(value: pl.Expr, edges: list[float] | None) -> pl.Expr:
     )
 
 
-def _edges(reference: pl.LazyFrame, value: pl.Expr, bins: int) -> list[float]:
-    """The reference's quantiles j / bins (linear), distinct, ascending."""
+def _sorted_values(rows: pl.LazyFrame, value: pl.Expr) -> pl.Series:
+    """The column's non-null values, sorted (one sort: its quantiles and the sorted
+    distances read it)."""
+    return rows.select(value.drop_nulls().sort().alias(_VALUE)).collect().get_column(_VALUE)
+
+
+def _edges_of(ordered: pl.Series, bins: int) -> list[float]:
+    """The quantiles j / bins (linear) of sorted values, distinct, ascending (each a
+    read of the sorted values, as polars' ``quantile``)."""
     if bins == 1:
         return []
-    qs = [j / bins for j in range(1, bins)]
-    row = reference.select(
-        value.drop_nulls().quantile(q, interpolation="linear").alias(str(i))
-        for i, q in enumerate(qs)
-    ).collect()
-    return sorted({x for x in row.row(0) if x is not None})
+    found = (ordered.quantile(j / bins, interpolation="linear") for j in range(1, bins))
+    return sorted({float(x) for x in found if x is not None})  # type: ignore[arg-type]
+
+
+def _edges(reference: pl.LazyFrame, value: pl.Expr, bins: int) -> list[float]:
+    """The reference's quantiles j / bins (linear), distinct, ascending."""
+    return _edges_of(_sorted_values(reference, value), bins) if bins > 1 else []
 
 
 def _divergences(p: pl.Expr, q: pl.Expr, eps: float) -> tuple[pl.Expr, pl.Expr]:
@@ -177,11 +185,17 @@ def _ks_and_area(reference: Any, values: Any, counts: Any, ks: Any, w: Any) -> t
     # H at the reference's values: H(r_1) = 0, H(r_i+1) = H(r_i) + (i / n)(r_i+1 - r_i)
     grid = np.r_[0.0, np.cumsum(np.arange(1, n) / n * np.diff(reference))]
 
-    def integral(x: Any) -> Any:
-        """H(x) = int_-inf^x F_r."""
-        i = np.searchsorted(reference, x, side="right")  # reference values <= x
+    def integral(x: Any, i: Any) -> Any:
+        """H(x) = int_-inf^x F_r, ``i`` the reference values <= x (a binary search's:
+        each search below is made once and its counts reused)."""
         j = np.maximum(i - 1, 0)
         return np.where(i > 0, grid[j] + (i / n) * (x - reference[j]), 0.0)
+
+    # each reference value's count of values <= it: the end of its run of equals
+    changes = np.ones(n, dtype=bool)
+    changes[1:] = reference[1:] != reference[:-1]
+    run_end = np.r_[np.flatnonzero(changes)[1:], n]
+    at_or_below_own = run_end[np.cumsum(changes) - 1]
 
     # the stretch [c_k, c_k+1) after each current value (k = its 1-based position), at
     # F_c = k / m; the stretch before the first value (F_c = 0) is H(c_1)
@@ -193,13 +207,19 @@ def _ks_and_area(reference: Any, values: Any, counts: Any, ks: Any, w: Any) -> t
     rank = np.minimum(-(-k * n // m), n)  # ceil(k n / m): F_r >= k / m from r_rank on
     crossing = reference[rank - 1]
     e = np.clip(crossing, a, b)
-    h_a, h_b, h_e = integral(a), integral(b), integral(e)
+    # the reference values <= a (searched above), <= b (the next value's, or a's for
+    # the last), <= e (a's or b's where clipped, else the crossing value's own count)
+    i_a = at_or_below_r
+    i_b = np.where(is_last, i_a, np.r_[i_a[1:], 0])
+    i_e = np.where(crossing < a, i_a, np.where(crossing > b, i_b, at_or_below_own[rank - 1]))
+    h_a, h_b, h_e = integral(a, i_a), integral(b, i_b), integral(e, i_e)
     inner = (h_b - h_a) - t * (b - a) + 2 * (t * (e - a) - (h_e - h_a))
     # after the last value F_c = 1: the area where F_r < 1, up to the reference's largest
+    # (H there is grid's last: every reference value is <= it)
     top = reference[-1]
-    tail = np.where(a < top, (top - a) - (integral(np.full_like(a, top)) - h_a), 0.0)
+    tail = np.where(a < top, (top - a) - (grid[-1] - h_a), 0.0)
     area = np.where(is_last, tail, inner)
-    head = integral(values[starts[has]])
+    head = integral(values[starts[has]], i_a[starts[has]])
     w[has] = np.add.reduceat(area, starts[has]) + head
     infinite = np.bincount(segment, weights=~np.isfinite(values), minlength=segments) > 0
     if not np.isfinite(reference).all():
@@ -369,14 +389,13 @@ def _labelled(table: pl.DataFrame, keys: list[str], edges: list[float] | None) -
 
 
 def _sorted_distances(
-    ref_rows: pl.LazyFrame, current: pl.LazyFrame, keys: list[str], value: pl.Expr
+    ordered: pl.Series, current: pl.LazyFrame, keys: list[str], value: pl.Expr
 ) -> pl.DataFrame:
     """``*keys, ks, wasserstein`` of one numeric column (:func:`_distances`): the
-    reference's values sorted, each segment's sorted (polars sorts the lists in
-    parallel), then one numpy pass."""
+    reference's sorted values ``ordered``, each segment's sorted (polars sorts the
+    lists in parallel), then one numpy pass."""
     import numpy as np
 
-    ref = ref_rows.select(value.drop_nulls().sort().alias(_VALUE)).collect()
     cur = (
         current.select(*keys, value.alias(_VALUE))
         .group_by(keys)
@@ -386,7 +405,7 @@ def _sorted_distances(
     lists = cur.get_column(_VALUE).list.eval(pl.element().sort())
     counts = lists.list.len().to_numpy().astype(np.int64)
     flat = lists.explode().drop_nulls().to_numpy().astype(np.float64)
-    ks, w = _distances(ref.get_column(_VALUE).to_numpy().astype(np.float64), flat, counts)
+    ks, w = _distances(ordered.to_numpy().astype(np.float64), flat, counts)
     return cur.select(keys).with_columns(
         pl.Series("ks", ks).fill_nan(None), pl.Series("wasserstein", w).fill_nan(None)
     )
@@ -462,10 +481,11 @@ def drift(
     def one(column: str) -> pl.DataFrame:
         value = _value(column, kinds[column])
         numeric = kinds[column] == "numeric"
-        edges = _edges(ref_rows, value, bins) if numeric else None
+        ordered = _sorted_values(ref_rows, value) if numeric else None
+        edges = None if ordered is None else _edges_of(ordered, bins)
         result = _binned(ref_rows, current, keys, value, edges, eps)
-        if numeric:
-            distances = _sorted_distances(ref_rows, current, keys, value)
+        if ordered is not None:
+            distances = _sorted_distances(ordered, current, keys, value)
             result = result.join(distances, on=keys, how="left", nulls_equal=True)
         else:
             nothing = pl.lit(None, pl.Float64)
