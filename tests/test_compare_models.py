@@ -20,6 +20,7 @@ from statsmodels.stats.multitest import multipletests
 
 import pl_metrics as plm
 from pl_metrics import _paired as pt
+from pl_metrics import _paired_ap as pap
 
 LABEL_ORACLES = {
     "accuracy": skm.accuracy_score,
@@ -539,7 +540,7 @@ def test_ap_gradient_equals_numerical_derivatives() -> None:
         score = np.round(rng.normal(size=n), 1)  # ties
         count = rng.integers(1, 4, n)
         group = rng.integers(0, 3, n) if trial % 2 else None
-        grad, _ = pt._ap_gradient_numpy(group, y, score, count)
+        grad, _ = pap._ap_gradient_numpy(group, y, score, count)
         for g in [None] if group is None else range(3):
             rows = np.ones(n, dtype=bool) if g is None else group == g
             if not y[rows].any():

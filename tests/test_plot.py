@@ -415,8 +415,10 @@ def test_reliability_intervals_and_bins_of_few_rows(df: pl.DataFrame) -> None:
     )
     assert "hollow: fewer than 30 rows" in str(spec["title"])
     # weights: count is a total weight, not rows: no bin is marked as one of few rows
-    weighted = df.head(400).with_columns(w=pl.lit(0.01)).metrics.calibration_curve(
-        "is_cat", "cat_score", n_bins=10, weight="w"
+    weighted = (
+        df.head(400)
+        .with_columns(w=pl.lit(0.01))
+        .metrics.calibration_curve("is_cat", "cat_score", n_bins=10, weight="w")
     )
     marks = [layer["mark"]["type"] for layer in plp.reliability(weighted).to_dict()["layer"]]
     assert marks == ["line", "line", "circle"]

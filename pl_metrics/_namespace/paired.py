@@ -12,6 +12,7 @@ from polars.exceptions import SchemaError
 
 from pl_metrics import _fairness as fair
 from pl_metrics import _paired as pt
+from pl_metrics import _paired_ap as pap
 from pl_metrics._core import checks as v
 from pl_metrics._core import multiple, names
 from pl_metrics._core import scores as sc
@@ -484,7 +485,7 @@ def _compare(
             if ci_method == "delong":
                 tests = pt.delong_se(cells, keys)
             else:
-                tests = pt.ap_delta_se(cells, keys)
+                tests = pap.ap_delta_se(cells, keys)
             pair = pair.join(tests, on=keys, how="left", nulls_equal=True)
             diff = pl.col(pt.VALUE) - pl.col(pt.BASE)
             pair = pair.with_columns(pt.delong_columns(diff, pl.col(pt.SE), ci, ci_method))
