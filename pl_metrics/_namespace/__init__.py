@@ -23,6 +23,7 @@ from pl_metrics._namespace.probability import ProbabilityMethods
 from pl_metrics._namespace.ranking import RankingMethods
 from pl_metrics._namespace.report import ReportMethods
 from pl_metrics._namespace.scoring import ScoringMethods
+from pl_metrics._namespace.thresholds import ThresholdMethods
 
 
 @pl.api.register_lazyframe_namespace("metrics")
@@ -34,6 +35,7 @@ class MetricsLazyFrame(
     RankingMethods,
     MultilabelRankingMethods,
     ProbabilityMethods,
+    ThresholdMethods,
     CompareMethods,
     FairnessMethods,
     PairedMethods,
