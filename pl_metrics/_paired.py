@@ -279,6 +279,19 @@ def _placements_numpy(
     return out
 
 
+def dense_groups(df: pl.DataFrame) -> np.ndarray | None:
+    """Each cell's segment as 0, 1, ... (in row order) from ``_GROUP``, the first row of
+    its segment; None for one segment (no ``_GROUP``) or no cells."""
+    import numpy as np
+
+    if _GROUP not in df.columns or not df.height:
+        return None
+    first = df[_GROUP].to_numpy()
+    seen = np.zeros(df.height, dtype=bool)
+    seen[first] = True
+    return (np.cumsum(seen) - 1)[first]
+
+
 def _differences_numpy(df: pl.DataFrame) -> pl.DataFrame:
     """``df`` (``Y, A, B, COUNT`` and the first row of each cell's segment, ``_GROUP``,
     when there are segments) with ``_D``, the placement differences
@@ -287,13 +300,9 @@ def _differences_numpy(df: pl.DataFrame) -> pl.DataFrame:
 
     positive = df[Y].fill_null(value=False).to_numpy()
     count = df[COUNT].to_numpy()
-    group = None
-    if _GROUP in df.columns and df.height:  # first rows -> 0, 1, ... (in row order)
-        first = df[_GROUP].to_numpy()
-        seen = np.zeros(df.height, dtype=bool)
-        seen[first] = True
-        dense = np.cumsum(seen) - 1
-        group = dense[first].astype(np.uint16 if dense[-1] < 1 << 16 else np.int64)
+    group = dense_groups(df)
+    if group is not None:  # radix sort for up to 65,536 segments
+        group = group.astype(np.uint16 if group.max() < 1 << 16 else np.int64)
     scores = [df[s].cast(pl.Float64).to_numpy() for s in (A, B)]
     # the two models on two threads (numpy's sorts and gathers release the GIL)
     with ThreadPoolExecutor(min(2, os.cpu_count() or 1)) as pool:
@@ -571,6 +580,7 @@ __all__ = [
     "common_label_types",
     "delong_columns",
     "delong_se",
+    "dense_groups",
     "label_cells",
     "mcnemar",
     "score_cells",

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from pl_metrics._core.names import ALL
-from pl_metrics._paired import _GROUP, _SAME, _SS, COUNT, SE, A, B, Y
+from pl_metrics._paired import _GROUP, _SAME, _SS, COUNT, SE, A, B, Y, dense_groups
 
 if TYPE_CHECKING:
     import numpy as np
@@ -107,12 +107,7 @@ def _ap_variances_numpy(df: pl.DataFrame) -> pl.DataFrame:
 
     positive = df[Y].fill_null(value=False).to_numpy()
     count = df[COUNT].to_numpy()
-    group = None
-    if _GROUP in df.columns and df.height:  # first rows -> 0, 1, ... (in row order)
-        first = df[_GROUP].to_numpy()
-        seen = np.zeros(df.height, dtype=bool)
-        seen[first] = True
-        group = (np.cumsum(seen) - 1)[first]
+    group = dense_groups(df)
     scores = [df[s].cast(pl.Float64).to_numpy() for s in (A, B)]
     with ThreadPoolExecutor(min(2, os.cpu_count() or 1)) as pool:
         (a, segment), (b, _) = pool.map(

@@ -94,14 +94,25 @@ def _curves(
 _PANEL, _SERIES = f"{_INTERNAL}panel", f"{_INTERNAL}series"
 
 
+def _facet_keys(by: str | Sequence[str] | None, panels: list[str]) -> list[str]:
+    """The ``by`` columns, then the ``facet`` columns not among them: every key of a
+    curve (the chart's checks read them all)."""
+    names = _by_list(by)
+    return [*names, *(f for f in panels if f not in names)]
+
+
 def _faceted_frame(
     frame: pl.DataFrame, names: list[str], facet: list[str]
-) -> tuple[pl.DataFrame, list[str]]:
-    """``frame`` with its panel and series names (``_key`` of the ``facet`` columns and
-    of the other keys ``names``), and every key: one curve per combination."""
+) -> tuple[pl.DataFrame, list[str], list[str]]:
+    """With ``facet``: ``frame`` with its panel and series names (``_key`` of the
+    ``facet`` columns and of the other keys ``names``), every key (one curve per
+    combination), and those two columns to carry along; without, as it was."""
+    if not facet:
+        return frame, names, []
     keys = [*facet, *[n for n in names if n not in facet]]
     series = [n for n in names if n not in facet]
-    return frame.with_columns(_key(facet).alias(_PANEL), _key(series).alias(_SERIES)), keys
+    panel = frame.with_columns(_key(facet).alias(_PANEL), _key(series).alias(_SERIES))
+    return panel, keys, [_PANEL, _SERIES]
 
 
 def _facets(
@@ -206,7 +217,7 @@ def roc_curve(
     panels = _by_list(facet)
     names = _checked(
         frame,
-        _with_classes(frame, [*_by_list(by), *(f for f in panels if f not in _by_list(by))]),
+        _with_classes(frame, _facet_keys(by, panels)),
         "roc_curve",
         required=("fpr", "tpr"),
         known=_ROC.__contains__,
@@ -214,10 +225,7 @@ def roc_curve(
     )
     fpr, tpr = pl.col("fpr"), pl.col("tpr")
     auc = ((fpr - fpr.shift(1)) * (tpr + tpr.shift(1)) / 2).sum()
-    extra: list[str] = []
-    if panels:
-        frame, names = _faceted_frame(frame, names, panels)
-        extra = [_PANEL, _SERIES]
+    frame, names, extra = _faceted_frame(frame, names, panels)
     data = _curves(
         frame,
         names,
@@ -280,7 +288,7 @@ def pr_curve(
     panels = _by_list(facet)
     names = _checked(
         frame,
-        _with_classes(frame, [*_by_list(by), *(f for f in panels if f not in _by_list(by))]),
+        _with_classes(frame, _facet_keys(by, panels)),
         "pr_curve",
         required=("precision", "recall"),
         known=_PR.__contains__,
@@ -288,10 +296,7 @@ def pr_curve(
     )
     recall, precision = pl.col("recall"), pl.col("precision")
     ap = ((recall - recall.shift(-1)) * precision).sum()
-    extra: list[str] = []
-    if panels:
-        frame, names = _faceted_frame(frame, names, panels)
-        extra = [_PANEL, _SERIES]
+    frame, names, extra = _faceted_frame(frame, names, panels)
     data = _curves(
         frame,
         names,
@@ -366,16 +371,13 @@ def reliability(
     names = _checked(
         frame,
         # calibration_curve(multi_class="per_class"): per class
-        _with_classes(frame, [*_by_list(by), *(f for f in panels if f not in _by_list(by))]),
+        _with_classes(frame, _facet_keys(by, panels)),
         "reliability",
         required=("prob_true", "prob_pred"),
         known=lambda c: c in OUTPUTS["calibration_curve"] or c in _INTERVAL,
         point=["bin"],
     )
-    extra: list[str] = []
-    if panels:
-        frame, names = _faceted_frame(frame, names, panels)
-        extra = [_PANEL, _SERIES]
+    frame, names, extra = _faceted_frame(frame, names, panels)
     data = _no_nan(_segmented(frame, names))
     sort = [_SEGMENT_ID, "prob_pred"]
     shown = [*OUTPUTS["calibration_curve"], *_INTERVAL]
@@ -534,16 +536,13 @@ def gains(
     panels = _by_list(facet)
     names = _checked(
         frame,
-        [*_by_list(by), *(f for f in panels if f not in _by_list(by))],
+        _facet_keys(by, panels),
         "gains",
         required=("cum_share", "gain"),
         known=OUTPUTS["gains"].__contains__,
         point=["bucket"],
     )
-    extra: list[str] = []
-    if panels:
-        frame, names = _faceted_frame(frame, names, panels)
-        extra = [_PANEL, _SERIES]
+    frame, names, extra = _faceted_frame(frame, names, panels)
     data = _no_nan(_segmented(frame, names)).select(
         _SEGMENT_ID, _SEGMENT, *extra, *[c for c in OUTPUTS["gains"] if c in frame.columns]
     )
