@@ -4,12 +4,13 @@ Per column and per segment of the current rows (``by`` splits the current rows
 only; the reference is one sample):
 
 - **bins** (PSI, Jensen-Shannon): a numeric column's bins are cut at the
-  reference's quantiles j / bins, j = 1 ... bins - 1 (linear interpolation,
-  duplicates dropped); a value falls in the first bin whose upper edge is >= it
-  (the last bin is open).  A text, categorical or boolean column has a bin per
-  value of either side.  Nulls (and NaN) are one more bin on both sides.  The
-  bin counts are one ``group_by`` of each side (streamed); proportions p
-  (reference) and q (current) are over every row, nulls included.
+  reference's quantiles j / bins, j = 1 ... bins - 1 (numpy's linear
+  interpolation, to the bit; duplicates and infinite ones dropped); a value
+  falls in the first bin whose upper edge is >= it (the last bin is open).  A
+  text, categorical or boolean column has a bin per value of either side.
+  Nulls (and NaN) are one more bin on both sides.  The bin counts are one
+  ``group_by`` of each side (streamed); proportions p (reference) and q
+  (current) are over every row, nulls included.
 - ``psi`` = sum (q - p) ln(q / p), zero proportions replaced by ``eps``;
   ``js_distance`` = SciPy's ``jensenshannon(p, q, base=2)`` on the raw
   proportions.  Every bin the reference or the segment has rows in counts.
@@ -19,10 +20,10 @@ only; the reference is one sample):
   ``wasserstein_distance``; null where a value is infinite, where SciPy gives
   inf or nan).  Integers at or beyond +-2**53 are refused (as Float64 they
   would tie).  The reference is sorted once; each current value
-  finds its place in it by binary search (one vectorised numpy call for all the
-  segments): the ECDFs differ most at a current value or just before one, and
-  between two current values the area between the ECDFs comes from the
-  reference's running integral (:func:`_distances`).
+  finds its place in it by binary search (vectorised numpy over chunks of the
+  segments, in parallel): the ECDFs differ most at a current value or just before
+  one, and between two current values the area between the ECDFs comes from the
+  reference's running integral (:mod:`pl_metrics._drift_distances`).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ import polars as pl
 
 from pl_metrics._core import checks as v
 from pl_metrics._core import names
+from pl_metrics._drift_distances import distances
 
 _BIN = f"{names.INTERNAL}bin"
 _REF = f"{names.INTERNAL}ref"
@@ -104,12 +106,31 @@ def _sorted_values(rows: pl.LazyFrame, value: pl.Expr) -> pl.Series:
 
 
 def _edges_of(ordered: pl.Series, bins: int) -> list[float]:
-    """The quantiles j / bins (linear) of sorted values, distinct, ascending (each a
-    read of the sorted values, as polars' ``quantile``)."""
-    if bins == 1:
+    """The finite quantiles j / bins of sorted values (:func:`_quantile`), distinct,
+    ascending (an infinite value falls in the first or the last bin)."""
+    if bins == 1 or ordered.is_empty():
         return []
-    found = (ordered.quantile(j / bins, interpolation="linear") for j in range(1, bins))
-    return sorted({float(x) for x in found if x is not None})  # type: ignore[arg-type]
+    found = (_quantile(ordered, j / bins) for j in range(1, bins))
+    return sorted({x for x in found if math.isfinite(x)})
+
+
+def _quantile(ordered: pl.Series, q: float) -> float:
+    """numpy's ``quantile(values, q)`` (method "linear"), to the bit: at (n - 1) q
+    between the sorted values a and b, a + (b - a) t, or b - (b - a)(1 - t) from t =
+    1/2.  Between an infinite value and another (numpy: NaN), the limit is infinite:
+    NaN here, as no edge."""
+    n = ordered.len()
+    virtual = (n - 1) * q
+    if virtual >= n - 1:
+        return float(ordered[n - 1])
+    below = math.floor(virtual)
+    t = virtual - below
+    a, b = float(ordered[below]), float(ordered[below + 1])
+    if t == 0 or a == b:
+        return a
+    if math.isinf(a) or math.isinf(b):
+        return math.nan
+    return b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t
 
 
 def _edges(reference: pl.LazyFrame, value: pl.Expr, bins: int) -> list[float]:
@@ -128,104 +149,6 @@ def _divergences(p: pl.Expr, q: pl.Expr, eps: float) -> tuple[pl.Expr, pl.Expr]:
 
     js = ((rel_entr(p).sum() + rel_entr(q).sum()) / 2 / math.log(2)).clip(lower_bound=0.0).sqrt()
     return psi, js
-
-
-def _distances(reference: Any, values: Any, counts: Any) -> tuple[Any, Any]:
-    """KS and Wasserstein distances between the sorted ``reference`` and each segment of
-    ``values`` (each segment's sorted, one after the other, ``counts`` values each;
-    NaN where a side is empty).
-
-    KS: between two current values the current ECDF is flat and the reference's
-    rises, so |F_r - F_c| is largest at a current value (both right-continuous) or
-    just before one (both left limits): the counts there are those SciPy's
-    ``ks_2samp`` divides, so the statistic is the same number (SciPy's exact mode
-    may restate it as a fraction of the sample sizes, a last bit apart).  Wasserstein: the
-    integral of |F_r - F_c|, over each stretch between two current values (F_c =
-    k / m there) from the reference's running integral H(x) = int F_r, split where
-    F_r reaches k / m (the reference's value of rank ceil(k n / m))."""
-    import numpy as np
-
-    n = reference.size
-    segments = counts.size
-    ks = np.full(segments, np.nan)
-    w = np.full(segments, np.nan)
-    if n == 0 or values.size == 0:
-        return ks, w
-    with np.errstate(all="ignore"):  # infinities: the area is left undefined (below)
-        return _ks_and_area(reference, values, counts, ks, w)
-
-
-def _ks_and_area(reference: Any, values: Any, counts: Any, ks: Any, w: Any) -> tuple[Any, Any]:
-    """:func:`_distances` of non-empty sides; the Wasserstein distance NaN (null) where
-    a value of either side is infinite or the area overflows (SciPy: inf or nan)."""
-    import numpy as np
-
-    n = reference.size
-    segments = counts.size
-    starts = np.cumsum(counts) - counts
-    segment = np.repeat(np.arange(segments), counts)
-    position = np.arange(values.size) - starts[segment]  # 0-based within the segment
-    m = counts[segment]
-    # runs of equal values within a segment: the first and last position of each
-    new = np.ones(values.size, dtype=bool)
-    new[1:] = (values[1:] != values[:-1]) | (segment[1:] != segment[:-1])
-    run = np.cumsum(new) - 1
-    first = np.flatnonzero(new)
-    last = np.r_[first[1:], values.size] - 1
-    below_c = position[first][run]  # current values strictly below
-    at_or_below_c = position[last][run] + 1
-    at_or_below_r = np.searchsorted(reference, values, side="right")
-    below_r = np.searchsorted(reference, values, side="left")
-    gap = np.maximum(
-        np.abs(at_or_below_r / n - at_or_below_c / m), np.abs(below_r / n - below_c / m)
-    )
-    has = counts > 0
-    ks[has] = np.maximum.reduceat(gap, starts[has])
-
-    # H at the reference's values: H(r_1) = 0, H(r_i+1) = H(r_i) + (i / n)(r_i+1 - r_i)
-    grid = np.r_[0.0, np.cumsum(np.arange(1, n) / n * np.diff(reference))]
-
-    def integral(x: Any, i: Any) -> Any:
-        """H(x) = int_-inf^x F_r, ``i`` the reference values <= x (a binary search's:
-        each search below is made once and its counts reused)."""
-        j = np.maximum(i - 1, 0)
-        return np.where(i > 0, grid[j] + (i / n) * (x - reference[j]), 0.0)
-
-    # each reference value's count of values <= it: the end of its run of equals
-    changes = np.ones(n, dtype=bool)
-    changes[1:] = reference[1:] != reference[:-1]
-    run_end = np.r_[np.flatnonzero(changes)[1:], n]
-    at_or_below_own = run_end[np.cumsum(changes) - 1]
-
-    # the stretch [c_k, c_k+1) after each current value (k = its 1-based position), at
-    # F_c = k / m; the stretch before the first value (F_c = 0) is H(c_1)
-    k = position + 1
-    a = values
-    is_last = k == m
-    b = np.where(is_last, values, np.r_[values[1:], 0.0])
-    t = k / m
-    rank = np.minimum(-(-k * n // m), n)  # ceil(k n / m): F_r >= k / m from r_rank on
-    crossing = reference[rank - 1]
-    e = np.clip(crossing, a, b)
-    # the reference values <= a (searched above), <= b (the next value's, or a's for
-    # the last), <= e (a's or b's where clipped, else the crossing value's own count)
-    i_a = at_or_below_r
-    i_b = np.where(is_last, i_a, np.r_[i_a[1:], 0])
-    i_e = np.where(crossing < a, i_a, np.where(crossing > b, i_b, at_or_below_own[rank - 1]))
-    h_a, h_b, h_e = integral(a, i_a), integral(b, i_b), integral(e, i_e)
-    inner = (h_b - h_a) - t * (b - a) + 2 * (t * (e - a) - (h_e - h_a))
-    # after the last value F_c = 1: the area where F_r < 1, up to the reference's largest
-    # (H there is grid's last: every reference value is <= it)
-    top = reference[-1]
-    tail = np.where(a < top, (top - a) - (grid[-1] - h_a), 0.0)
-    area = np.where(is_last, tail, inner)
-    head = integral(values[starts[has]], i_a[starts[has]])
-    w[has] = np.add.reduceat(area, starts[has]) + head
-    infinite = np.bincount(segment, weights=~np.isfinite(values), minlength=segments) > 0
-    if not np.isfinite(reference).all():
-        infinite[:] = True
-    w[infinite | ~np.isfinite(w)] = np.nan
-    return ks, w
 
 
 def _sides(
@@ -391,7 +314,7 @@ def _labelled(table: pl.DataFrame, keys: list[str], edges: list[float] | None) -
 def _sorted_distances(
     ordered: pl.Series, current: pl.LazyFrame, keys: list[str], value: pl.Expr
 ) -> pl.DataFrame:
-    """``*keys, ks, wasserstein`` of one numeric column (:func:`_distances`): the
+    """``*keys, ks, wasserstein`` of one numeric column (``_drift_distances``): the
     reference's sorted values ``ordered``, each segment's sorted (polars sorts the
     lists in parallel), then one numpy pass."""
     import numpy as np
@@ -405,7 +328,7 @@ def _sorted_distances(
     lists = cur.get_column(_VALUE).list.eval(pl.element().sort())
     counts = lists.list.len().to_numpy().astype(np.int64)
     flat = lists.explode().drop_nulls().to_numpy().astype(np.float64)
-    ks, w = _distances(ordered.to_numpy().astype(np.float64), flat, counts)
+    ks, w = distances(ordered.to_numpy().astype(np.float64), flat, counts)
     return cur.select(keys).with_columns(
         pl.Series("ks", ks).fill_nan(None), pl.Series("wasserstein", w).fill_nan(None)
     )

@@ -346,3 +346,62 @@ def test_drift_infinities_and_integers_beyond_exact_floats() -> None:
     big = pl.DataFrame({"x": [2**62, 2**62 + 1, 2**62 + 2, 5]})
     with pytest.raises(plm.DataError, match=r"'x' \(argument `columns`\) has 4 integer values"):
         pl.DataFrame({"x": [2**62 + 1, 5]}).metrics.drift("x", reference=big)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    ref=st.lists(
+        st.one_of(st.integers(-3, 3).map(float), st.floats(-5, 5)), min_size=1, max_size=40
+    ),
+    cur=st.lists(
+        st.tuples(st.one_of(st.integers(-3, 3).map(float), st.floats(-5, 5)), st.integers(0, 3)),
+        min_size=1,
+        max_size=60,
+    ),
+    chunk=st.integers(1, 7),
+)
+def test_sorted_distances_in_chunks_are_scipys_and_a_segments_own(
+    ref: list, cur: list, chunk: int
+) -> None:
+    """KS and Wasserstein are worked out in chunks of the sorted current values (a
+    segment may span several, a chunk several segments; ties run across cuts): each
+    segment's equal SciPy's, and equal, bit for bit, the same segment's alone (its
+    chunks are cut from its own start, whatever the other segments)."""
+    from pl_metrics import _drift_distances
+
+    reference = pl.DataFrame({"x": ref}, schema={"x": pl.Float64})
+    current = pl.DataFrame(cur, schema={"x": pl.Float64, "g": pl.Int64}, orient="row")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_drift_distances, "CHUNK", chunk)
+        got = current.metrics.drift("x", reference=reference, by="g")
+        alone = {
+            g: current.filter(pl.col("g") == g).metrics.drift("x", reference=reference)
+            for g in got["g"]
+        }
+    for g, ks, w in got.select("g", "ks", "wasserstein").iter_rows():
+        values = current.filter(pl.col("g") == g)["x"].to_list()
+        assert ks == pytest.approx(ks_2samp(ref, values).statistic, rel=1e-12, abs=1e-15)
+        assert w == pytest.approx(wasserstein_distance(ref, values), rel=1e-9, abs=1e-12)
+        assert (ks, w) == alone[g].select("ks", "wasserstein").row(0)
+
+
+def test_edges_are_numpys_quantiles_to_the_bit_and_finite() -> None:
+    """The edges are numpy's ``quantile`` (method "linear"): on [0, 5e-324, 1] at 1/4,
+    numpy's b - (b - a)(1 - t) = 5e-324 - 5e-324 / 2 = 5e-324 (a + (b - a) t would
+    give 0); an infinite quantile (numpy: NaN) is no edge."""
+    ref = pl.DataFrame({"x": [5e-324, 0.0, 1.0]})
+    edges = plm.drift_edges(ref.metrics.drift_counts("x", bins=4))["x"]
+    assert edges == np.unique(np.quantile([0.0, 5e-324, 1.0], [0.25, 0.5, 0.75])).tolist()
+    assert edges == [5e-324, 0.5]
+    # (n - 1) q = 4 q between the sorted values: 0.4 and 0.8 lie between -inf and 1
+    # (no edge), 1.2 is 1 + 0.2 (2 - 1), ..., 3.6
+    ref = pl.DataFrame({"x": [-math.inf, 1.0, 2.0, 3.0, 4.0]})
+    edges = plm.drift_edges(ref.metrics.drift_counts("x"))["x"]
+    assert edges == pytest.approx([1.2, 1.6, 2.0, 2.4, 2.8, 3.2, 3.6], rel=1e-15)
+    got = pl.DataFrame({"x": [-math.inf, 0.5, 5.0]}).metrics.drift_bins("x", reference=ref)
+    assert got.select("bin", "current_rows").rows() == [
+        ("(-inf, 1.2]", 2),  # -inf and 0.5
+        ("(1.6, 2]", 0),
+        ("(2.8, 3.2]", 0),
+        ("(3.6, inf]", 1),
+    ]

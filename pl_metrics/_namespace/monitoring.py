@@ -50,8 +50,9 @@ class MonitoringMethods:
             reference is one sample.
         bins
             Numeric columns: the bins of ``psi`` / ``js_distance`` are cut at the
-            reference's quantiles j / bins (linear interpolation, duplicate edges
-            dropped); a value falls in the first bin whose upper edge is >= it.
+            reference's quantiles j / bins (``numpy.quantile``'s, to the bit;
+            duplicate and infinite edges dropped); a value falls in the first bin
+            whose upper edge is >= it.
             Text / categorical / boolean columns: a bin per value of either
             side.  Nulls (and NaN) are one more bin on both sides.
         eps
@@ -69,6 +70,10 @@ class MonitoringMethods:
             two-sample KS statistic and ``wasserstein_distance`` of the non-null
             values (null for the other columns, and ``wasserstein`` where a
             value is infinite).  Integer values at or beyond +-2**53 are refused.
+            KS and Wasserstein read every value: a column at a time, its
+            reference values sorted and its current values are held in memory
+            (8 bytes a value, and the work on them in bounded chunks), not the
+            frame.
 
         Examples
         --------

@@ -1,0 +1,258 @@
+"""``drift``'s sorted distances: two-sample KS and Wasserstein against one reference.
+
+The reference is sorted once (its values, their running integral); each segment of
+the current values (sorted within the segment) finds its place in it by one binary
+search per value, and everything else is elementwise.  The current values go in
+chunks of about :data:`CHUNK` values, cut only where a run of equal values starts
+(a segment may span chunks), so the work's memory is bounded by a chunk's
+temporaries, and the chunks run on the polars thread pool's number of threads
+(numpy releases the GIL).
+
+KS: between two current values the current ECDF is flat and the reference's
+rises, so |F_r - F_c| is largest at a current value (both right-continuous) or just
+before one (both left limits): the counts there are those SciPy's ``ks_2samp``
+divides, so the statistic is the same number (SciPy's exact mode may restate it as
+a fraction of the sample sizes, a last bit apart).
+
+Wasserstein: the integral of |F_r - F_c|, over each stretch between two current
+values (F_c = k / m there) from the reference's running integral H(x) = int F_r,
+split where F_r reaches k / m (the reference's value of rank ceil(k n / m)); before
+a segment's first value it is H there, after its last the area where F_r < 1.
+"""
+
+from __future__ import annotations
+
+import itertools
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import polars as pl
+
+#: Current values worked on at once (a chunk's temporaries are a few dozen arrays
+#: of this length).
+CHUNK = 1 << 18
+
+
+class _Reference:
+    """The sorted reference and what every chunk reads of it."""
+
+    def __init__(self, values: Any) -> None:
+        import numpy as np
+
+        self.values = values
+        self.n = n = values.size
+        # H at the reference's values: H(r_1) = 0, H(r_i+1) = H(r_i) + (i / n)(r_i+1 - r_i)
+        # (ties add 0, so a run of equal values shares one H)
+        self.grid = np.r_[0.0, np.cumsum(np.arange(1, n) / n * np.diff(values))]
+        starts = np.ones(n, dtype=bool)
+        starts[1:] = values[1:] != values[:-1]
+        # with ties, each value's run of equals: the index where it starts
+        self.run_start = (
+            None if starts.all() else np.maximum.accumulate(np.where(starts, np.arange(n), 0))
+        )
+
+
+class _Current:
+    """The current values, a run of equal values of a segment once: ``values`` its
+    distinct values, ``starts`` / ``ends`` each segment's among them, ``size`` each
+    segment's count of values; ``at_or_below`` / ``tied`` (None without ties) each
+    distinct value's count of the segment's values at or below it, and of equal
+    ones.  Ties add nothing to either distance: the ECDFs are read at the run's
+    ends, and a stretch between equal values has no area."""
+
+    def __init__(self, values: Any, counts: Any, starts: Any, ends: Any, new: Any) -> None:
+        import numpy as np
+
+        self.size = counts
+        if new.all():
+            self.values, self.starts, self.ends = values, starts, ends
+            self.at_or_below = self.tied = None
+            return
+        first = np.flatnonzero(new)
+        past = np.r_[first[1:], values.size]  # each run's end (exclusive)
+        self.values = values[first]
+        runs = np.r_[0, np.cumsum(new)]
+        self.ends = runs[ends]
+        self.starts = runs[starts]
+        segment = np.repeat(np.arange(counts.size), self.ends - self.starts)
+        self.at_or_below = past - starts[segment]
+        self.tied = past - first
+
+
+def distances(reference: Any, values: Any, counts: Any) -> tuple[Any, Any]:
+    """(KS, Wasserstein) between the sorted ``reference`` and each segment of
+    ``values`` (each segment's sorted, one after the other, ``counts`` values each);
+    NaN where a side is empty, and the Wasserstein distance NaN where a value of
+    either side is infinite or the area overflows (SciPy: inf or nan)."""
+    import numpy as np
+
+    segments = counts.size
+    ks = np.full(segments, np.nan)
+    w = np.full(segments, np.nan)
+    if reference.size == 0 or values.size == 0:
+        return ks, w
+    ref = _Reference(reference)
+    ends = np.cumsum(counts)
+    starts = ends - counts
+    # a run of equal values of a segment starts at each True
+    new = np.ones(values.size, dtype=bool)
+    new[1:] = values[1:] != values[:-1]
+    new[starts[counts > 0]] = True
+    cur = _Current(values, counts, starts, ends, new)
+    bounds = _cuts(cur, CHUNK)
+    threads = min(pl.thread_pool_size(), len(bounds) - 1)
+    tasks = list(itertools.pairwise(bounds))
+
+    def run(task: tuple[int, int]) -> tuple[Any, Any, Any, Any]:
+        with np.errstate(all="ignore"):  # infinities: the area is left undefined (below)
+            return _chunk(ref, cur, *task)
+
+    if threads > 1:
+        with ThreadPoolExecutor(threads) as pool:
+            parts = list(pool.map(run, tasks))
+    else:
+        parts = [run(task) for task in tasks]
+    ks_sum = np.zeros(segments)
+    w_sum = np.zeros(segments)
+    infinite = np.zeros(segments, dtype=bool)
+    for seg, ks_part, w_part, inf_part in parts:  # a few per chunk: the segments it spans
+        np.maximum.at(ks_sum, seg, ks_part)
+        np.add.at(w_sum, seg, w_part)
+        infinite[seg] |= inf_part
+    has = counts > 0
+    ks[has] = ks_sum[has]
+    w[has] = w_sum[has]
+    if not np.isfinite(reference).all():
+        infinite[:] = True
+    w[infinite | ~np.isfinite(w)] = np.nan
+    return ks, w
+
+
+def _cuts(cur: _Current, chunk: int) -> list[int]:
+    """Chunk bounds: segments together up to about ``chunk`` values, and a segment of
+    more cut every ``chunk`` values from its own start (so a segment's pieces, and
+    the order its sums are taken in, do not depend on the other segments)."""
+    import numpy as np
+
+    starts, ends = cur.starts, cur.ends
+    total = int(ends[-1])
+    bounds = {0, total}
+    bounds.update(ends[np.searchsorted(ends, np.arange(chunk, total, chunk))].tolist())
+    large = ends - starts > chunk
+    for start, end in zip(starts[large].tolist(), ends[large].tolist(), strict=True):
+        bounds.update(range(start, end, chunk))
+        bounds.add(end)
+    return sorted(bounds)
+
+
+def _chunk(ref: _Reference, cur: _Current, lo: int, hi: int) -> tuple[Any, Any, Any, Any]:
+    """(the segments ``cur.values[lo:hi]`` spans, each one's largest KS gap there, its
+    area there, whether it has an infinite value there)."""
+    import numpy as np
+
+    chunk = _Chunk(ref, cur, lo, hi)
+    x, offsets = chunk.x, chunk.offsets
+    finite = np.isfinite(x)
+    infinite = (
+        np.zeros(offsets.size, dtype=bool)
+        if finite.all()
+        else np.logical_or.reduceat(~finite, offsets)
+    )
+    return chunk.spanned, chunk.largest_gaps(), chunk.areas(), infinite
+
+
+class _Chunk:
+    """Values ``lo:hi`` of the current: where each stands in its segment and in the
+    reference."""
+
+    def __init__(self, ref: _Reference, cur: _Current, lo: int, hi: int) -> None:
+        import numpy as np
+
+        self.ref, self.cur, self.lo, self.hi = ref, cur, lo, hi
+        starts, ends = cur.starts, cur.ends
+        self.x = x = cur.values[lo:hi]
+        first_seg = int(np.searchsorted(ends, lo, side="right"))
+        last_seg = int(np.searchsorted(ends, hi - 1, side="right"))
+        spanned = np.arange(first_seg, last_seg + 1)
+        pieces = np.minimum(ends[spanned], hi) - np.maximum(starts[spanned], lo)
+        keep = pieces > 0  # segments with no values lie between
+        self.spanned, pieces = spanned[keep], pieces[keep]
+        self.offsets = offsets = np.cumsum(pieces) - pieces  # each piece's start here
+        if self.spanned.size == 1:  # within one segment (a large one's chunks)
+            start = starts[self.spanned[0]]
+            at = np.arange(lo - start, hi - start)
+            self.m = m = cur.size[self.spanned[0]]
+        else:
+            segment = np.repeat(self.spanned, pieces)
+            at = np.arange(lo, hi) - starts[segment]  # 0-based place in the segment
+            self.m = m = cur.size[segment]
+        # the current ECDF (times m) at and just below each value
+        if cur.at_or_below is None or cur.tied is None:
+            self.k, self.below = at + 1, at
+        else:
+            self.k = cur.at_or_below[lo:hi]
+            self.below = self.k - cur.tied[lo:hi]
+        # the pieces' first values, and their last where a segment ends here
+        self.firsts = offsets[at[offsets] == 0]
+        lasts = offsets + pieces - 1
+        self.lasts = lasts[self.k[lasts] == (m if np.ndim(m) == 0 else m[lasts])]
+        # the reference's values <= x (searched), the largest of them r_j
+        self.i = np.searchsorted(ref.values, x, side="right")
+        self.j = np.maximum(self.i - 1, 0)
+        self.at_j = ref.values[self.j]
+
+    def largest_gaps(self) -> Any:
+        """Each piece's largest |F_r - F_c|, at its values and just below them."""
+        import numpy as np
+
+        ref, i, j, n, m = self.ref, self.i, self.j, self.ref.n, self.m
+        below_r = i  # the reference's values < x: the same unless x is one of them
+        if ref.run_start is not None or (self.at_j == self.x).any():
+            equal = (i > 0) & (self.at_j == self.x)
+            below_r = np.where(equal, j if ref.run_start is None else ref.run_start[j], i)
+        gap = np.maximum(np.abs(i / n - self.k / m), np.abs(below_r / n - self.below / m))
+        return np.maximum.reduceat(gap, self.offsets)
+
+    def areas(self) -> Any:
+        """Each piece's area between the ECDFs, from each value to the segment's next
+        (the stretch [x, b), F_c = t there), plus before a segment's first value and
+        after its last."""
+        import numpy as np
+
+        ref, cur, lo, hi, x = self.ref, self.cur, self.lo, self.hi, self.x
+        n, reference, grid, values = ref.n, ref.values, ref.grid, cur.values
+        # H at each value (x >= r_j; i = 0 gives 0; an infinite x is caught by the caller)
+        h = grid[self.j] + (self.i / n) * (x - self.at_j)
+        # the next value may be the next chunk's first; a segment's last is patched below
+        if hi < values.size:
+            b = values[lo + 1 : hi + 1]
+            h_b = np.r_[h[1:], _h_at(ref, values[hi : hi + 1])]
+        else:  # the last value of all is a segment's last
+            b = np.r_[values[lo + 1 : hi], x[-1:]]
+            h_b = np.r_[h[1:], h[-1:]]
+        k, m = self.k, self.m
+        t = k / m
+        rank = np.minimum(-(-k * n // m), n)  # ceil(k n / m): F_r >= t from r_rank on
+        crossing = reference[rank - 1]
+        e = np.clip(crossing, x, b)
+        h_e = np.where(crossing < x, h, np.where(crossing > b, h_b, grid[rank - 1]))
+        area = (h_b - h) - t * (b - x) + 2 * (t * (e - x) - (h_e - h))
+        # after a segment's last value F_c = 1: the area where F_r < 1, up to the
+        # reference's largest (H there is grid's last)
+        top, lasts, firsts = reference[-1], self.lasts, self.firsts
+        x_last = x[lasts]
+        area[lasts] = np.where(x_last < top, (top - x_last) - (grid[-1] - h[lasts]), 0.0)
+        area[firsts] += h[firsts]  # before a segment's first value (F_c = 0): H there
+        return np.add.reduceat(area, self.offsets)
+
+
+def _h_at(ref: _Reference, x: Any) -> Any:
+    """H(x) = int_-inf^x F_r (a binary search each)."""
+    import numpy as np
+
+    i = np.searchsorted(ref.values, x, side="right")
+    j = np.maximum(i - 1, 0)
+    return ref.grid[j] + (i / ref.n) * (x - ref.values[j])
+
+
+__all__ = ["CHUNK", "distances"]
