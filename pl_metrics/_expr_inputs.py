@@ -130,6 +130,15 @@ def default_pos_check(y_true: IntoColumn) -> Check:
     )
 
 
+def pos_checks(positive: pl.Expr, y_true: IntoColumn, pos_label: object) -> list[Check]:
+    """The ``pos_label`` rules of a binary score metric: the default's (labels {0, 1}
+    or {-1, 1}: where a group holds two labels, one is 1), else scikit-learn's
+    (:func:`pos_label_check`)."""
+    if pos_label is None:
+        return [default_pos_check(y_true)]
+    return [pos_label_check(positive.sum(), [y_true], pos_label)]
+
+
 def nonempty(value: pl.Expr, rows: pl.Expr) -> pl.Expr:
     """``value``, or null for a group without rows (of non-zero weight): the frame
     methods give such a segment no row."""

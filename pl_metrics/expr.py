@@ -26,7 +26,6 @@ from pl_metrics._expr_inputs import (
     Check,
     binary_counts,
     col,
-    default_pos_check,
     equal_labels,
     guard,
     is_label,
@@ -35,7 +34,7 @@ from pl_metrics._expr_inputs import (
     nonempty,
     null_checks,
     numeric_input,
-    pos_label_check,
+    pos_checks,
     valid_weight,
     weighted_sum,
     without_zero_weights,
@@ -444,8 +443,7 @@ def roc_auc(y_true: IntoColumn, y_score: IntoColumn, *, pos_label: object = None
     checks = [
         *null_checks(y_true),
         _score_check(score, name_of(y_score)),
-        pos_label_check(positive.sum(), [y_true], pos_label),
-        *([default_pos_check(y_true)] if pos_label is None else []),
+        *pos_checks(positive, y_true, pos_label),
     ]
     # the checks are added to the one value per group, not to every row
     return (value + guard(checks)).alias("roc_auc")
@@ -479,8 +477,7 @@ def average_precision(
     checks = [
         *null_checks(y_true),
         _score_check(score, name_of(y_score)),
-        pos_label_check(positive.sum(), [y_true], pos_label),
-        *([default_pos_check(y_true)] if pos_label is None else []),
+        *pos_checks(positive, y_true, pos_label),
     ]
     return nonempty(value + guard(checks), col(y_true)).alias("average_precision")
 
@@ -592,8 +589,7 @@ def _mean(  # noqa: PLR0917 - the per-row loss and the columns it was computed f
     checks = [
         *null_checks(y_true),
         score_check,
-        pos_label_check(positive.sum(), [y_true], pos_label),
-        *([default_pos_check(y_true)] if pos_label is None else []),
+        *pos_checks(positive, y_true, pos_label),
     ]
     if weight is None:
         value = loss.mean() + guard(checks)
