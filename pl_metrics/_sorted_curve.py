@@ -15,7 +15,7 @@ per-score sums only where weighted scores tie (in the last bits).
 
 - **keys** (scores not negative, no weight): each score's IEEE bits times two,
   its label in the lowest bit, sorted as one UInt64 column (as
-  :func:`pl_metrics._ranking_sorted._key`) - a sort of one column, no payload.
+  :func:`pl_metrics._ranking_placements._key`) - a sort of one column, no payload.
   A negative score met at collect falls back to the next way
   (:class:`~pl_metrics._ranking_sorted.MixedSigns`).
 - **rows**: the score sorted with its label (and weight) as payload.
@@ -41,6 +41,7 @@ from typing import Literal
 
 import polars as pl
 
+from pl_metrics import _ranking_placements as placements
 from pl_metrics import _ranking_sorted as sorted_path
 from pl_metrics._core import checks as v
 from pl_metrics._core import names
@@ -126,11 +127,11 @@ def _gate(rows: Rows, positive: pl.Expr, *, keyed: bool) -> tuple[pl.LazyFrame, 
 
 def _sorted_rows(rows: Rows, positive: pl.Expr, *, keyed: bool) -> pl.LazyFrame:
     """The rows sorted by segment, then score descending: ``*keys, _KEY`` (``keyed``:
-    the score's bits and the label, :func:`pl_metrics._ranking_sorted._key`), else
+    the score's bits and the label, :func:`pl_metrics._ranking_placements._key`), else
     ``*keys, SCORE, _P, _N`` (the row's positive and negative count or weight)."""
     score = sc.as_score(rows.y_score, rows.schema[rows.y_score])
     if keyed:
-        columns = [sorted_path._key(score, positive).alias(_KEY)]
+        columns = [placements._key(score, positive).alias(_KEY)]
     elif rows.weight is None:
         columns = [score, positive.cast(pl.Int64).alias(_P), (~positive).cast(pl.Int64).alias(_N)]
     else:

@@ -37,34 +37,27 @@ def ranking_strategy(how: str) -> Iterator[None]:
     its keys scanned 2 rows at a time (``_SCAN_BLOCK``: ties across the blocks);
     segments of at most 5 rows are finished a range of them at a time, vectorised
     (``CHUNK_ROWS``), a larger one alone."""
+    from pl_metrics import _ranking_batches as batches
+    from pl_metrics import _ranking_placements as placements
     from pl_metrics import _ranking_sorted as rs
 
-    names = (
-        "MIN_DISTINCT",
-        "USE_KEYS",
-        "_SAMPLE",
-        "BATCH_ROWS",
-        "_SEARCH_CHUNK",
-        "_SCAN_BLOCK",
-        "CHUNK_ROWS",
-    )
-    old = {name: getattr(rs, name) for name in names}
     forced = {
-        "MIN_DISTINCT": 10**9 if how == "count" else -1,
-        "USE_KEYS": how == "keys",
-        "_SAMPLE": 1 if how == "keys" else old["_SAMPLE"],
-        "BATCH_ROWS": 3,
-        "_SEARCH_CHUNK": 4,
-        "_SCAN_BLOCK": 2,
-        "CHUNK_ROWS": 5,
+        (rs, "MIN_DISTINCT"): 10**9 if how == "count" else -1,
+        (rs, "USE_KEYS"): how == "keys",
+        (rs, "_SAMPLE"): 1 if how == "keys" else rs._SAMPLE,
+        (batches, "BATCH_ROWS"): 3,
+        (placements, "_SEARCH_CHUNK"): 4,
+        (placements, "_SCAN_BLOCK"): 2,
+        (batches, "CHUNK_ROWS"): 5,
     }
-    for name, value in forced.items():
-        setattr(rs, name, value)
+    old = {(module, name): getattr(module, name) for module, name in forced}
+    for (module, name), value in forced.items():
+        setattr(module, name, value)
     try:
         yield
     finally:
-        for name, value in old.items():
-            setattr(rs, name, value)
+        for (module, name), value in old.items():
+            setattr(module, name, value)
 
 
 def assert_close(left: pl.DataFrame, right: pl.DataFrame) -> None:

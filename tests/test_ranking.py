@@ -487,15 +487,16 @@ def test_many_small_segments_vectorised_equal_scikit_learn(
     each segment's AUC and AP equal scikit-learn's on its rows; the AUC is the same
     float as one segment alone, the AP and every bound within 1e-12 of it (a
     segment's terms summed in another order)."""
+    from pl_metrics import _ranking_batches as batches
     from pl_metrics import _ranking_sorted as rs
 
     df = _segments_of_every_size(scores)
     monkeypatch.setattr(rs, "MIN_DISTINCT", -1)  # sorted, whatever the scores look like
     monkeypatch.setattr(rs, "USE_KEYS", how == "keys")
-    monkeypatch.setattr(rs, "BATCH_ROWS", 400)  # segments over several batches
+    monkeypatch.setattr(batches, "BATCH_ROWS", 400)  # segments over several batches
     chunks = []
-    chunk = rs._chunk_metric
-    monkeypatch.setattr(rs, "_chunk_metric", lambda *a: chunks.append(1) or chunk(*a))
+    chunk = batches._chunk_metric
+    monkeypatch.setattr(batches, "_chunk_metric", lambda *a: chunks.append(1) or chunk(*a))
     q = {0: "q0", 1: "q1", 2: "q2"}
     calls = {
         "roc_auc": lambda m: m.roc_auc("y", "s", by="seg", ci=0.9),
@@ -508,9 +509,9 @@ def test_many_small_segments_vectorised_equal_scikit_learn(
         ),
     }
     for name, call in calls.items():
-        monkeypatch.setattr(rs, "CHUNK_ROWS", 1_000)  # ranges of about 50 segments
+        monkeypatch.setattr(batches, "CHUNK_ROWS", 1_000)  # ranges of about 50 segments
         vectorised = call(df.metrics).sort("seg")
-        monkeypatch.setattr(rs, "CHUNK_ROWS", 0)  # every segment alone
+        monkeypatch.setattr(batches, "CHUNK_ROWS", 0)  # every segment alone
         alone = call(df.metrics).sort("seg")
         metric = name.split()[0]
         if metric == "roc_auc":

@@ -2295,7 +2295,7 @@ def _force_sorting(monkeypatch: pytest.MonkeyPatch, how: str, chunk_rows: int = 
     scores that a metric read, or ``"chunk"`` for a range of small segments
     vectorised (segments of at most ``chunk_rows`` rows; the strategy must be taken:
     the registry's scores are not negative, so ``"keys"`` applies)."""
-    from pl_metrics import _ranking_sorted
+    from pl_metrics import _ranking_batches, _ranking_placements, _ranking_sorted
 
     calls: list[str] = []
 
@@ -2308,19 +2308,19 @@ def _force_sorting(monkeypatch: pytest.MonkeyPatch, how: str, chunk_rows: int = 
 
     monkeypatch.setattr(_ranking_sorted, "MIN_DISTINCT", -1)
     monkeypatch.setattr(_ranking_sorted, "USE_KEYS", how == "keys")
-    monkeypatch.setattr(_ranking_sorted, "BATCH_ROWS", 50)  # segments over several batches
-    monkeypatch.setattr(_ranking_sorted, "_SEARCH_CHUNK", 8)  # large: halves on two threads
-    monkeypatch.setattr(_ranking_sorted, "_SCAN_BLOCK", 3)  # keys scanned 3 rows at a time
-    monkeypatch.setattr(_ranking_sorted, "CHUNK_ROWS", chunk_rows)
-    for name, metric in _ranking_sorted._METRICS.items():
-        monkeypatch.setitem(_ranking_sorted._METRICS, name, counted(metric))
-    chunk = _ranking_sorted._chunk_metric
+    monkeypatch.setattr(_ranking_batches, "BATCH_ROWS", 50)  # segments over several batches
+    monkeypatch.setattr(_ranking_placements, "_SEARCH_CHUNK", 8)  # large: halves on two threads
+    monkeypatch.setattr(_ranking_placements, "_SCAN_BLOCK", 3)  # keys scanned 3 rows at a time
+    monkeypatch.setattr(_ranking_batches, "CHUNK_ROWS", chunk_rows)
+    for name, metric in _ranking_placements._METRICS.items():
+        monkeypatch.setitem(_ranking_placements._METRICS, name, counted(metric))
+    chunk = _ranking_batches._chunk_metric
 
     def chunked(*args: object) -> object:
         calls.append("chunk")
         return chunk(*args)
 
-    monkeypatch.setattr(_ranking_sorted, "_chunk_metric", chunked)
+    monkeypatch.setattr(_ranking_batches, "_chunk_metric", chunked)
     return calls
 
 

@@ -14,6 +14,7 @@ import polars as pl
 from pl_metrics._core import checks as v
 from pl_metrics._core import names
 from pl_metrics._multilabel import ranking as mr
+from pl_metrics._multilabel import ranking_rows as mrr
 from pl_metrics._typing import By, Labels, Score
 
 
@@ -242,8 +243,8 @@ class MultilabelRankingMethods:
         >>> df.metrics.dcg("rel", "s", labels=list("abcde"))["dcg"].round(4).to_list()
         [9.4995]
         """
-        k = mr.check_k(k)
-        log_base = mr.check_log_base(log_base)
+        k = mrr.check_k(k)
+        log_base = mrr.check_log_base(log_base)
         ignore_ties = v.check_flag("ignore_ties", ignore_ties)
         return self._per_row(
             "dcg",
@@ -293,7 +294,7 @@ class MultilabelRankingMethods:
         >>> df.metrics.ndcg("rel", "s", labels=list("abcde"), k=4)["ndcg"].round(2).to_list()
         [0.35]
         """
-        k = mr.check_k(k)
+        k = mrr.check_k(k)
         ignore_ties = v.check_flag("ignore_ties", ignore_ties)
         return self._per_row(
             "ndcg",
