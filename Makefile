@@ -69,9 +69,11 @@ test-newest: lint
 
 # The library suite again at the floor; the environment tests (Spark, mypy, the docs,
 # the CLI in subprocesses, the browser: tests/conftest.py) ran once, at the newest.
+# The property tests draw a quarter of their examples there (PLM_FLOOR_EXAMPLES,
+# tests/conftest.py): the full search runs at the newest.
 test-floor: $(FLOOR_VENV)/.installed-test
 	$(FLOOR_BIN)/python -c 'import sys, polars; print("floor: polars", polars.__version__, "python", sys.version.split()[0])'
-	$(FLOOR_BIN)/python -m pytest -n auto --dist loadgroup -m "not environment"
+	PLM_FLOOR_EXAMPLES=0.25 $(FLOOR_BIN)/python -m pytest -n auto --dist loadgroup -m "not environment"
 
 docs: $(VENV)/.installed-docs
 	$(BIN)/python docs/make_images.py

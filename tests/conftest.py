@@ -3,6 +3,8 @@ plainly when the browser test of the HTML report did not run."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 #: Tests of the environment more than of the library: Spark local mode, mypy on user
@@ -22,11 +24,41 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ.setdefault("PL_METRICS_CACHE", tempfile.mkdtemp(prefix="pl_metrics_cache_"))
 
 
+#: ``make test-floor`` sets it: the fraction of each property test's examples drawn at
+#: the floor polars (at least :data:`FLOOR_MIN_EXAMPLES`).  Every hard case and every
+#: fixed test runs in full there; the search for new inputs runs in full at the
+#: newest, where the examples find the library's bugs, and the floor run checks the
+#: same code on the older polars.
+FLOOR_EXAMPLES = "PLM_FLOOR_EXAMPLES"
+FLOOR_MIN_EXAMPLES = 10
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         browser = item.name.startswith("test_the_report_renders_in_chromium")
         if item.path.name in ENVIRONMENT_MODULES or browser:
             item.add_marker(pytest.mark.environment)
+    fraction = os.environ.get(FLOOR_EXAMPLES)
+    if fraction:
+        _fewer_examples(items, float(fraction))
+
+
+def _fewer_examples(items: list[pytest.Item], fraction: float) -> None:
+    """Each hypothesis test's ``max_examples`` times ``fraction`` (once per function:
+    a parametrized test's items share it).  Hypothesis reads a test's settings from
+    the attribute its ``@settings`` decorator sets, when the test runs."""
+    from hypothesis import settings
+
+    done = set()
+    for item in items:
+        test = getattr(item, "obj", None)
+        current = getattr(test, "_hypothesis_internal_use_settings", None)
+        if current is None or id(test) in done:
+            continue
+        done.add(id(test))
+        fewer = max(FLOOR_MIN_EXAMPLES, round(current.max_examples * fraction))
+        if fewer < current.max_examples:
+            test._hypothesis_internal_use_settings = settings(current, max_examples=fewer)  # type: ignore[union-attr]
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
