@@ -115,10 +115,10 @@ def _edges_of(ordered: pl.Series, bins: int) -> list[float]:
 
 
 def _quantile(ordered: pl.Series, q: float) -> float:
-    """numpy's ``quantile(values, q)`` (method "linear"), to the bit: at (n - 1) q
-    between the sorted values a and b, a + (b - a) t, or b - (b - a)(1 - t) from t =
-    1/2.  Between an infinite value and another (numpy: NaN), the limit is infinite:
-    NaN here, as no edge."""
+    """numpy's ``quantile(values, q)`` (method "linear"), to the bit where its two
+    neighbours are finite: at (n - 1) q between the sorted values a and b, a + (b -
+    a) t, or b - (b - a)(1 - t) from t = 1/2.  Next to an infinite value (numpy:
+    NaN) the limit: a at t = 0 or where a = b, else infinite (NaN here: no edge)."""
     n = ordered.len()
     virtual = (n - 1) * q
     if virtual >= n - 1:
@@ -126,10 +126,8 @@ def _quantile(ordered: pl.Series, q: float) -> float:
     below = math.floor(virtual)
     t = virtual - below
     a, b = float(ordered[below]), float(ordered[below + 1])
-    if t == 0 or a == b:
-        return a
     if math.isinf(a) or math.isinf(b):
-        return math.nan
+        return a if t == 0 or a == b else math.nan
     return b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t
 
 

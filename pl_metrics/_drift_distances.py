@@ -3,10 +3,11 @@
 The reference is sorted once (its values, their running integral); each segment of
 the current values (sorted within the segment) finds its place in it by one binary
 search per value, and everything else is elementwise.  The current values go in
-chunks of about :data:`CHUNK` values, cut only where a run of equal values starts
-(a segment may span chunks), so the work's memory is bounded by a chunk's
-temporaries, and the chunks run on the polars thread pool's number of threads
-(numpy releases the GIL).
+chunks of :data:`CHUNK` values (a segment may span chunks), so the elementwise
+work's temporaries are bounded; the chunks run on the polars thread pool's number
+of threads (numpy releases the GIL).  Memory beside the two sorted sides: about
+two more values per reference value (three with ties), and with ties in the
+current values a few integers per current value (their runs).
 
 KS: between two current values the current ECDF is flat and the reference's
 rises, so |F_r - F_c| is largest at a current value (both right-continuous) or just
@@ -83,7 +84,8 @@ def distances(reference: Any, values: Any, counts: Any) -> tuple[Any, Any]:
     """(KS, Wasserstein) between the sorted ``reference`` and each segment of
     ``values`` (each segment's sorted, one after the other, ``counts`` values each);
     NaN where a side is empty, and the Wasserstein distance NaN where a value of
-    either side is infinite or the area overflows (SciPy: inf or nan)."""
+    either side is infinite (SciPy: inf or nan) or a sum overflows (values near the
+    ends of the float range, where SciPy may still give a number)."""
     import numpy as np
 
     segments = counts.size
@@ -121,7 +123,7 @@ def distances(reference: Any, values: Any, counts: Any) -> tuple[Any, Any]:
         infinite[seg] |= inf_part
     has = counts > 0
     ks[has] = ks_sum[has]
-    w[has] = w_sum[has]
+    w[has] = np.maximum(w_sum[has], 0.0)  # an area of equal ECDFs may sum to -1e-16
     if not np.isfinite(reference).all():
         infinite[:] = True
     w[infinite | ~np.isfinite(w)] = np.nan

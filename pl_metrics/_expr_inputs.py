@@ -131,12 +131,13 @@ def default_pos_check(y_true: IntoColumn) -> Check:
 
 
 def pos_checks(positive: pl.Expr, y_true: IntoColumn, pos_label: object) -> list[Check]:
-    """The ``pos_label`` rules of a binary score metric: the default's (labels {0, 1}
-    or {-1, 1}: where a group holds two labels, one is 1), else scikit-learn's
-    (:func:`pos_label_check`)."""
-    if pos_label is None:
-        return [default_pos_check(y_true)]
-    return [pos_label_check(positive.sum(), [y_true], pos_label)]
+    """The ``pos_label`` rules of a binary score metric: scikit-learn's
+    (:func:`pos_label_check`), and with the default ``pos_label`` also its {0, 1} /
+    {-1, 1} rule.  The first is not implied by the second: the rule reads the labels
+    as Float64, where a Decimal 1.00000000000000000001 is 1, but ``positive``
+    compares them exactly."""
+    checks = [pos_label_check(positive.sum(), [y_true], pos_label)]
+    return [*checks, default_pos_check(y_true)] if pos_label is None else checks
 
 
 def nonempty(value: pl.Expr, rows: pl.Expr) -> pl.Expr:

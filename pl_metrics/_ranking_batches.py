@@ -406,9 +406,9 @@ def _chunk_metric(keys: Any, counts: Any, metric: str, z: float | None) -> tuple
 def _chunk_ap(  # noqa: PLR0917 - _chunk_metric's arrays, in its order
     scores: Any, at: Any, n_pos: Any, n_neg: Any, pos_before: Any, beyond: Any, z: float | None
 ) -> list[Any]:
-    """:func:`_ap` of each segment of a range, from the positives' ``scores`` (each
-    segment's ascending, one segment after the other; ``at``: their segments) and the
-    negatives strictly below each (``beyond``)."""
+    """``_ranking_placements._ap`` of each segment of a range, from the positives'
+    ``scores`` (each segment's ascending, one segment after the other; ``at``: their
+    segments) and the negatives strictly below each (``beyond``)."""
     import numpy as np
 
     index = np.arange(scores.size)

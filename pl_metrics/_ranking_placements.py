@@ -237,8 +237,8 @@ def _key(score: pl.Expr, positive: pl.Expr) -> pl.Expr:
     two (no overflow: below 2^64), plus 1 for a positive.  A polars expression (no
     copy to numpy): it streams and runs on polars' threads.  -0.0 and 0.0 get one
     key; a negative score gets a wrong one: the plan checks the scores' minimum
-    (:class:`MixedSigns`).  Null scores or labels (refused by the checks before the
-    keys are read) get a key all the same."""
+    (``_ranking_sorted.MixedSigns``).  Null scores or labels (refused by the checks
+    before the keys are read) get a key all the same."""
     bits = score.reinterpret(dtype=pl.UInt64) & pl.lit(_NO_SIGN, pl.UInt64)
     label = positive.fill_null(value=False).cast(pl.UInt64)
     return (bits * pl.lit(2, pl.UInt64) + label).fill_null(0)

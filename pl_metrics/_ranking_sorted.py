@@ -66,7 +66,8 @@ _UNKNOWN = f"{names.INTERNAL}unknown"
 MIN_DISTINCT = 2_000
 _SAMPLE = 10_000
 #: Whether scores that are not negative are sorted with their labels as one key
-#: (:class:`_Keyed`); False: always the two sorts and a search (:class:`_Searched`).
+#: (``_ranking_placements._Keyed``); False: always the two sorts and a search
+#: (``_Searched``).
 USE_KEYS = True
 
 Strategy = Literal["count", "search", "keys"]
@@ -82,11 +83,11 @@ def strategy(frame: pl.DataFrame | pl.LazyFrame, y_score: str | Mapping[object, 
     - ``"count"``: per distinct score (:mod:`pl_metrics._ranking`) when any score
       column has at most :data:`MIN_DISTINCT` distinct values there, or numpy (an
       optional dependency) is missing;
-    - ``"keys"``: one sort of each score with its label (:class:`_Keyed`) when no
-      score there is negative (a later negative one falls back to ``"search"``,
-      :class:`MixedSigns`);
+    - ``"keys"``: one sort of each score with its label
+      (``_ranking_placements._Keyed``) when no score there is negative (a later
+      negative one falls back to ``"search"``, :class:`MixedSigns`);
     - ``"search"``: sort the positives' and the negatives' scores, binary-search
-      one in the other (:class:`_Searched`).
+      one in the other (``_Searched``).
 
     ``y_score`` is checked already (numeric columns of ``frame``).  On a LazyFrame
     this reads the first rows of the score columns (a Parquet scan: its first row

@@ -143,3 +143,19 @@ def test_bool_labels_default_pos_label() -> None:
     df = pl.DataFrame({"t": [True, False, True], "p": [True, True, False]})
     got = df.select(plm.precision("t", "p"))["precision"][0]
     assert got == pytest.approx(skm.precision_score([True, False, True], [True, True, False]))
+
+
+def test_default_pos_label_reads_decimal_labels_exactly() -> None:
+    """A Decimal label 1.00000000000000000001 is 1 as a Float64 (the default
+    pos_label's {0, 1} rule passes), but it is not the label 1: a group of it and 0
+    holds two labels and no positive, an error (scikit-learn's rule), as on the
+    frame methods, not a number."""
+    from decimal import Decimal
+
+    y = pl.Series([Decimal("0"), Decimal("1.00000000000000000001")], dtype=pl.Decimal(38, 20))
+    df = pl.DataFrame({"y": y, "s": [0.1, 0.9]})
+    for expr in (plm.roc_auc("y", "s"), plm.average_precision("y", "s"), plm.log_loss("y", "s")):
+        with pytest.raises(plm.DataError, match="occurs in none"):
+            df.select(expr)
+    with pytest.raises(plm.DataError):
+        df.metrics.roc_auc("y", "s")

@@ -70,10 +70,9 @@ class MonitoringMethods:
             two-sample KS statistic and ``wasserstein_distance`` of the non-null
             values (null for the other columns, and ``wasserstein`` where a
             value is infinite).  Integer values at or beyond +-2**53 are refused.
-            KS and Wasserstein read every value: a column at a time, its
-            reference values sorted and its current values are held in memory
-            (8 bytes a value, and the work on them in bounded chunks), not the
-            frame.
+            KS and Wasserstein read every value: a column at a time, its values
+            of both sides are held in memory, sorted, with a few working numbers
+            per value (the rest of the frame is not held).
 
         Examples
         --------
