@@ -43,7 +43,9 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 NOT_RUN: dict[str, str] = {
     r"make (demo|test|docs|bench|bench-big)": "builds venvs, runs the suite or benchmarks",
     r"pip install \S+": "installs packages",
-    r"\.venv/bin/python benchmarks/[a-z_]+\.py( .*)?": "benchmarks take minutes",
+    r"(POLARS_MAX_THREADS=\d+ )?\.venv/bin/python benchmarks/[a-z_]+\.py( .*)?": (
+        "benchmarks take minutes"
+    ),
     r"python docs/make_images\.py": "renders the site's images (the suite runs charts.md itself)",
 }
 
