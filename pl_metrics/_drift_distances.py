@@ -114,19 +114,20 @@ def distances(reference: Any, values: Any, counts: Any) -> tuple[Any, Any]:
             parts = list(pool.map(run, tasks))
     else:
         parts = [run(task) for task in tasks]
-    ks_sum = np.zeros(segments)
-    w_sum = np.zeros(segments)
+    largest = np.zeros(segments)
+    area = np.zeros(segments)
     infinite = np.zeros(segments, dtype=bool)
     for seg, ks_part, w_part, inf_part in parts:  # a few per chunk: the segments it spans
-        np.maximum.at(ks_sum, seg, ks_part)
-        np.add.at(w_sum, seg, w_part)
+        np.maximum.at(largest, seg, ks_part)
+        np.add.at(area, seg, w_part)
         infinite[seg] |= inf_part
     has = counts > 0
-    ks[has] = ks_sum[has]
-    w[has] = np.maximum(w_sum[has], 0.0)  # an area of equal ECDFs may sum to -1e-16
+    ks[has] = largest[has]
+    w[has] = area[has]
     if not np.isfinite(reference).all():
         infinite[:] = True
-    w[infinite | ~np.isfinite(w)] = np.nan
+    w[infinite | ~np.isfinite(w)] = np.nan  # before the clip: an overflow to -inf is no 0
+    np.maximum(w, 0.0, out=w, where=~np.isnan(w))  # equal ECDFs' area may sum to -1e-16
     return ks, w
 
 
@@ -223,8 +224,8 @@ class _Chunk:
 
         ref, cur, lo, hi, x = self.ref, self.cur, self.lo, self.hi, self.x
         n, reference, grid, values = ref.n, ref.values, ref.grid, cur.values
-        # H at each value (x >= r_j; i = 0 gives 0; an infinite x is caught by the caller)
-        h = grid[self.j] + (self.i / n) * (x - self.at_j)
+        # H at each value (an infinite x is caught by the caller)
+        h = _h(ref, x, self.i, self.j, self.at_j)
         # the next value may be the next chunk's first; a segment's last is patched below
         if hi < values.size:
             b = values[lo + 1 : hi + 1]
@@ -248,13 +249,19 @@ class _Chunk:
         return np.add.reduceat(area, self.offsets)
 
 
+def _h(ref: _Reference, x: Any, i: Any, j: Any, at_j: Any) -> Any:
+    """H(x) = int_-inf^x F_r, from the reference's ``i`` values <= x, the largest of
+    them ``at_j`` = r_j (j = max(i - 1, 0)): H(r_j) + (i / n)(x - r_j); i = 0 gives 0."""
+    return ref.grid[j] + (i / ref.n) * (x - at_j)
+
+
 def _h_at(ref: _Reference, x: Any) -> Any:
-    """H(x) = int_-inf^x F_r (a binary search each)."""
+    """:func:`_h` of values not searched yet (a binary search each)."""
     import numpy as np
 
     i = np.searchsorted(ref.values, x, side="right")
     j = np.maximum(i - 1, 0)
-    return ref.grid[j] + (i / ref.n) * (x - ref.values[j])
+    return _h(ref, x, i, j, ref.values[j])
 
 
 __all__ = ["CHUNK", "distances"]

@@ -17,7 +17,6 @@ ENVIRONMENT_MODULES = frozenset({"test_spark.py", "test_typing.py", "test_docs.p
 def pytest_configure(config: pytest.Config) -> None:
     """The report's Vega bundle cache in a directory of this run, not the user's
     ``~/.cache`` (the processes the suite starts inherit it)."""
-    import os
     import tempfile
 
     del config

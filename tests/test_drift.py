@@ -414,3 +414,14 @@ def test_equal_samples_are_at_distance_zero() -> None:
     got = x.metrics.drift("x", reference=x).select("ks", "wasserstein").row(0)
     assert got == (0.0, 0.0)
     assert wasserstein_distance(x["x"], x["x"]) == 0.0
+
+
+def test_an_area_that_overflows_is_null_not_zero() -> None:
+    """Values near the ends of the float range: a sum of the areas overflows (to -inf
+    here), so the Wasserstein distance is null (SciPy: 1e308), never the 0 that
+    clipping a negative sum at 0 would give."""
+    ref = pl.DataFrame({"x": [-1.0, 0.0, 0.5, 1.0]})
+    cur = pl.DataFrame({"x": [-1e308, -1e308, 1e308]})
+    ks, w = cur.metrics.drift("x", reference=ref).select("ks", "wasserstein").row(0)
+    assert w is None
+    assert ks == pytest.approx(ks_2samp(ref["x"], cur["x"]).statistic)
