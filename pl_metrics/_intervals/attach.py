@@ -135,26 +135,23 @@ def delta_labels(
     columns = names.interval_columns([scores.get(m, m) for m in bs.LABEL_METRICS[kind]])
     output = [*point.collect_schema().names(), *columns]
     if kind == "per_class":
-        return point.with_columns(an.per_class_delta(scores, beta, ci)).select(output)
+        return an.with_stages(point, an.per_class_delta(scores, beta, ci)).select(output)
     classes = cls.per_class_with_ord(counts, beta=beta, zero_division=zero_division, order=False)
     errors = an.averages_delta(counts, classes, scores, beta=beta)
     errors = counts.finish(errors)
     if kind == "averages":
         joined = _join(point, errors, [*counts.by, "average"])
-        return joined.with_columns(an.averages_bounds(scores, ci)).select(output)
+        return an.with_stages(joined, an.averages_bounds(scores, ci)).select(output)
     # report: its class rows' intervals from the per-class rows, its average rows'
     # from the averages
-    class_rows = classes.with_columns(an.per_class_delta(scores, beta, ci)).select(
+    class_rows = an.with_stages(classes, an.per_class_delta(scores, beta, ci)).select(
         *counts.keys, LABEL, pl.lit(None, pl.String).alias("average"), *columns
     )
     joined = _join(point, counts.finish(class_rows, [LABEL]), [*counts.by, LABEL, "average"])
     joined = _join(joined, errors, [*counts.by, "average"])
-    averaged = [
-        bound.alias(f"{INTERNAL}{bound.meta.output_name()}")
-        for bound in an.averages_bounds(scores, ci)
-    ]
+    averaged = an.averages_bounds(scores, ci, prefix=INTERNAL)
     return (
-        joined.with_columns(averaged)
+        an.with_stages(joined, averaged)
         .with_columns(pl.coalesce(c, f"{INTERNAL}{c}").alias(c) for c in columns)
         .select(output)
     )
