@@ -366,13 +366,13 @@ def averages_delta(
     def t(name: str) -> str:
         return f"{INTERNAL}d_{name}"
 
-    sums = [
-        _ordered_sum(x, LABEL).alias(t(name)) for name, x in (("tp", tp), ("fp", fp), ("fn", fn))
-    ]
+    # counts of rows and of classes: whole numbers, so their sums are exact in any
+    # order; the one sum of fractions (support x score) is added in the labels' order
+    sums = [x.sum().alias(t(name)) for name, x in (("tp", tp), ("fp", fp), ("fn", fn))]
     for m, c in columns.items():
         sums += [
-            _ordered_sum(kept[m].cast(f64), LABEL).alias(t(f"k_{m}")),
-            _ordered_sum(pl.when(kept[m]).then(support).otherwise(0.0), LABEL).alias(t(f"s_{m}")),
+            kept[m].cast(f64).sum().alias(t(f"k_{m}")),
+            pl.when(kept[m]).then(support).otherwise(0.0).sum().alias(t(f"s_{m}")),
             _ordered_sum(pl.when(kept[m]).then(support * pl.col(c)).otherwise(0.0), LABEL).alias(
                 t(f"sx_{m}")
             ),
@@ -442,15 +442,16 @@ def averages_delta(
     # macro / weighted: the segment's rows, unless no listed class has a row (the
     # average is then the constant zero_division: no interval)
     counted = pl.when(tp_ + fp_ + fn_ > 0).then(n.cast(f64)).otherwise(0.0)
-    rows = []
+    rows = []  # one struct per average, exploded: the moments' plan read once
     for a in averages:
-        out = [*keys, pl.lit(a).alias("average")]
+        fields = [pl.lit(a).alias("average")]
         for m in columns:
             se = (pl.col(_avg(m, f"{a}_v")) * n.cast(f64)).sqrt()
             trials = micro_trials.get(m, tp_ + fp_ + fn_) if a == "micro" else counted
-            out += [se.alias(_avg(m, "se")), trials.alias(_avg(m, "trials"))]
-        rows.append(moments.select(out))
-    return pl.concat(rows)
+            fields += [se.alias(_avg(m, "se")), trials.cast(f64).alias(_avg(m, "trials"))]
+        rows.append(pl.struct(fields))
+    row = f"{INTERNAL}avg_row"
+    return moments.select(*keys, pl.concat_list(rows).alias(row)).explode(row).unnest(row)
 
 
 def averages_bounds(columns: dict[str, str], ci: float, prefix: str = "") -> Stages:
