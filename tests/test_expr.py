@@ -21,6 +21,11 @@ def _sk(name: str, y_true, y_pred, *, pos_label, weight, zero_division, beta=1.0
         warnings.simplefilter("ignore")
         if name == "accuracy":
             return skm.accuracy_score(y_true, y_pred, **kw)
+        if name == "f1":  # pos_label against the rest, as scikit-learn's binary F1
+            labels = [pos_label]
+            return skm.f1_score(
+                y_true, y_pred, labels=labels, average=None, zero_division=zero_division, **kw
+            )[0]
         # binary: pos_label against the rest, as average=None, labels=[pos_label]
         labels = [pos_label]
         if name in ("precision", "recall", "f_beta"):
@@ -52,7 +57,7 @@ def _sk(name: str, y_true, y_pred, *, pos_label, weight, zero_division, beta=1.0
         )
 
 
-NAMES = ["accuracy", "precision", "recall", "f_beta", "jaccard", "specificity"]
+NAMES = ["accuracy", "precision", "recall", "f1", "f_beta", "jaccard", "specificity"]
 
 
 def _expr(name: str, *, pos_label, weight, zero_division, beta) -> pl.Expr:

@@ -7,7 +7,7 @@ is then 0, pl_metrics' default ``zero_division=0.0``), weights and control
 strata.  The bootstrap intervals and p-values are checked for determinism,
 for containing the point estimate's neighbourhood and against statsmodels'
 adjustments; the invariances (row order, eager = lazy = parquet, ...) run in
-``test_registry.py``.
+the registry (``tests/registry/``).
 """
 
 from __future__ import annotations

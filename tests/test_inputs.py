@@ -1,7 +1,13 @@
-"""Each class of input that once gave a wrong number without an error (issue 11).
+"""The input rules, stage by stage: options -> schema -> rows -> states, and the
+expressions' own.
 
-Every test here failed on the code before the core rewrite; expected numbers
-come from scikit-learn or from a hand computation in a comment.
+Every bad input is a clear error naming the argument or the column that holds
+the bad values (``test_errors.py`` before), and every class of input that once
+gave a wrong number without an error (issue 11; ``test_never_silently_wrong.py``
+before) now gives the right number or an error: each of those tests failed on
+the code before its fix, and its expected numbers come from scikit-learn or from
+a hand computation in a comment.  The registry (``tests/registry/``) runs the
+common bad inputs through every method and path (``registry/bad.py``).
 """
 
 from __future__ import annotations
@@ -13,233 +19,109 @@ from collections.abc import Callable
 import numpy as np
 import polars as pl
 import pytest
-from polars.exceptions import SchemaError
+from polars.exceptions import ColumnNotFoundError, SchemaError
 from polars.testing import assert_frame_equal
 from sklearn import metrics as skm
 
 import pl_metrics as plm
 from pl_metrics._core import names
 
+DF = pl.DataFrame(
+    {"y_true": [0, 1, 1], "y_pred": [0, 1, 0], "s": ["a", "b", "c"], "w": [1.0, 2.0, 0.5]}
+)
+
+
+METHODS = ["report", "per_class", "averages", "summary", "confusion_matrix"]
+
+
 CURVES = pl.DataFrame(
     {"y": [1, 1, 0, 1, 0, 0, 1, 0], "s": [0.9, 0.8, 0.7, 0.3, 0.1, 0.5, 0.6, 0.2]}
 ).with_columns(seg=pl.Series([1, 1, 1, 1, 2, 2, 2, 2]))
 
+
 RANKING = ["roc_auc", "average_precision", "roc_curve", "pr_curve", "det_curve", "thresholds"]
 
 
-# --------------------------------------------------------------------------- by names
-@pytest.mark.parametrize("method", RANKING)
-@pytest.mark.parametrize("name", ["P", "N", "tps", "fps", "score", "pos", "neg", "n", "part"])
-def test_by_named_like_an_internal_column_gives_the_segments(method: str, name: str) -> None:
-    df = CURVES.rename({"seg": name})
-    got = getattr(df.metrics, method)("y", "s", by=name)
-    plain = getattr(CURVES.metrics, method)("y", "s", by="seg").rename({"seg": name})
-    assert_frame_equal(got, plain)
-    assert got[name].dtype == pl.Int64  # the segment column is the user's, untouched
+# ------------------ options: checked at the call, before the schema, naming the argument
+@pytest.mark.parametrize("beta", [0, -1.0, math.inf, math.nan, "2", True])
+def test_bad_beta(beta: object) -> None:
+    with pytest.raises(ValueError, match="`beta` must be a finite float > 0, got"):
+        DF.metrics.report("y_true", "y_pred", beta=beta)
 
 
-@pytest.mark.parametrize(
-    "method", ["roc_curve", "pr_curve", "thresholds", "best_threshold", "det_curve"]
-)
-def test_by_named_like_an_output_column_is_refused(method: str) -> None:
-    for name in names.output_columns(method):
-        df = CURVES.rename({"seg": name})
-        with pytest.raises(ValueError, match=f"`by` column '{name}' collides"):
-            getattr(df.metrics, method)("y", "s", by=name)
+@pytest.mark.parametrize("zd", [0.5, -1, "warn", None, 2])
+def test_bad_zero_division(zd: object) -> None:
+    with pytest.raises(
+        ValueError, match=r"`zero_division` must be one of 0.0, 1.0 or float\('nan'\)"
+    ):
+        DF.metrics.per_class("y_true", "y_pred", zero_division=zd)
 
 
-def test_compare_refuses_by_named_like_its_output() -> None:
-    df = pl.DataFrame({"diff": ["a", "a", "b", "b"], "t": [0, 1, 0, 1], "p": [0, 1, 1, 1]})
-    with pytest.raises(ValueError, match="`by` column 'diff' collides"):
-        df.metrics.compare("t", "p", by="diff", ci_method="wilson")
+def test_bad_labels() -> None:
+    with pytest.raises(ValueError, match="`labels` must not be empty"):
+        DF.metrics.report("y_true", "y_pred", labels=[])
+    with pytest.raises(ValueError, match="`labels` must not repeat"):
+        DF.metrics.report("y_true", "y_pred", labels=[0, 1, 0])
+    with pytest.raises(ValueError, match=r"`labels`.*cannot be a label of column"):
+        DF.metrics.report("y_true", "y_pred", labels=["cat"])
+    with pytest.raises(ValueError, match="`labels` must be a sequence"):
+        DF.metrics.report("y_true", "y_pred", labels="01")
 
 
-def test_merged_score_state_with_by_named_p() -> None:
-    df = CURVES.rename({"seg": "P"})
-    state = df.metrics.score_counts("y", "s", by="P")
-    got = plm.from_score_counts(state, by="P").pr_curve()
-    assert_frame_equal(got, df.metrics.pr_curve("y", "s", by="P"))
+def test_expression_bad_options() -> None:
+    with pytest.raises(ValueError, match="`beta`"):
+        plm.f_beta("t", "p", beta=-2)
+    with pytest.raises(ValueError, match="`zero_division`"):
+        plm.precision("t", "p", zero_division=3)
 
 
-# --------------------------------------------------------------------------- zero weights
-def test_zero_weight_rows_are_absent() -> None:
+#: A call of every method that draws random replicates, with a bad ``seed``.
+_SEEDED = {
+    "average_precision": lambda m, kw: m.average_precision("y", "s", **kw),
+    "averages": lambda m, kw: m.averages("y", "p", **kw),
+    "compare": lambda m, kw: m.compare("y", "p", by="g", **kw),
+    "compare_models": lambda m, kw: m.compare_models("y", ["s", "s2"], **kw),
+    "disparity": lambda m, kw: m.disparity("y", "p", by="g", **kw),
+    "fairness": lambda m, kw: m.fairness("y", "p", by="g", **kw),
+    "html_report": lambda m, kw: m.html_report("y", "p", **kw),
+    "over_time": lambda m, kw: m.over_time("y", y_pred="p", index="t", every="1d", **kw),
+    "per_class": lambda m, kw: m.per_class("y", "p", **kw),
+    "report": lambda m, kw: m.report("y", "p", **kw),
+    "roc_auc": lambda m, kw: m.roc_auc("y", "s", **kw),
+    "summary": lambda m, kw: m.summary("y", "p", **kw),
+}
+
+
+def test_every_seeded_method_is_listed() -> None:
+    import inspect
+
+    seeded = {
+        name
+        for name, method in inspect.getmembers(plm.MetricsLazyFrame)
+        if not name.startswith("_") and "seed" in inspect.signature(method).parameters
+    }
+    assert seeded == set(_SEEDED)
+
+
+@pytest.mark.parametrize("seed", [-1, 1.5, "a", True])
+@pytest.mark.parametrize("method", sorted(_SEEDED))
+def test_a_bad_seed_is_refused_at_the_call(method: str, seed: object) -> None:
+    """A bad ``seed`` names ``seed`` before anything is computed (was numpy's
+    'expected non-negative integer' for some methods)."""
     df = pl.DataFrame(
-        {"y": [1, 1, 0, 1, 0], "s": [0.9, 0.8, 0.7, 0.3, 0.1], "w": [0.0, 1, 1, 1, 1]}
-    )
-    ap = df.metrics.average_precision("y", "s", weight="w")["average_precision"][0]
-    # scikit-learn drops zero-weight rows in _binary_clf_curve: 0.8333...
-    assert ap == pytest.approx(skm.average_precision_score(df["y"], df["s"], sample_weight=df["w"]))
-    kept = df.filter(pl.col("w") > 0)
-    for method in ["roc_curve", "pr_curve", "det_curve", "thresholds"]:
-        assert_frame_equal(
-            getattr(df.metrics, method)("y", "s", weight="w"),
-            getattr(kept.metrics, method)("y", "s", weight="w"),
-        )
-    labels = pl.DataFrame({"t": [0, 1, 2], "p": [0, 1, 2], "w": [1.0, 1.0, 0.0]})
-    # class 2 only in a zero-weight row: absent, so the macro F1 is 1.0 (2 classes)
-    report = labels.metrics.report("t", "p", weight="w")
-    assert report["label"].drop_nulls().to_list() == [0, 1]
-
-
-# --------------------------------------------------------------------------- labels
-def test_nan_label_is_a_data_error() -> None:
-    df = pl.DataFrame({"a": [1.0, math.nan, 0.0], "b": [1.0, math.nan, 1.0]})
-    with pytest.raises(plm.DataError, match="column 'a' has 1 rows that are not class labels"):
-        df.metrics.summary("a", "b")
-
-
-def test_probabilities_as_predictions_are_a_data_error() -> None:
-    df = pl.DataFrame({"a": [1, 0, 1], "b": [0.7, 0.2, 0.9]})
-    with pytest.raises(plm.DataError, match=r"column 'b' has 3 rows.*ranking methods"):
-        df.metrics.report("a", "b")
-
-
-def test_whole_float_labels_are_labels() -> None:
-    df = pl.DataFrame({"a": [1, 0, 1, 2], "b": [1.0, 0.0, 2.0, -0.0]})
-    got = df.metrics.summary("a", "b")["accuracy"][0]
-    assert got == skm.accuracy_score([1, 0, 1, 2], [1.0, 0.0, 2.0, 0.0])  # 0.5
-
-
-def test_nan_y_true_in_ranking_is_a_data_error() -> None:
-    df = pl.DataFrame({"y": [1.0, math.nan, 0.0], "s": [0.9, 0.5, 0.1]})
-    with pytest.raises(plm.DataError, match="column 'y' has 1 rows that are not class labels"):
-        df.metrics.roc_auc("y", "s")
-
-
-def test_int_ids_beyond_2_53_are_not_merged_with_floats() -> None:
-    big = 2**53 + 1
-    df = pl.DataFrame({"a": [big, 1], "b": [float(2**53), 1.0]})
-    # 2**53 + 1 != 2**53: one of two rows is correct (a Float64 compare said both)
-    assert df.metrics.summary("a", "b")["accuracy"][0] == 0.5
-
-
-def test_integer_scores_beyond_2_53_are_a_data_error() -> None:
-    df = pl.DataFrame({"y": [0, 1], "s": [2**53 + 1, 2**53 + 2]})
-    with pytest.raises(plm.DataError, match=r"integer scores at or beyond \+-2\*\*53"):
-        df.metrics.roc_auc("y", "s")
-
-
-# --------------------------------------------------------------------------- pos_label
-@pytest.mark.parametrize("method", RANKING)
-def test_pos_label_absent_from_the_input_is_an_error(method: str) -> None:
-    with pytest.raises(plm.DataError, match=r"`pos_label`=2 does not occur.*\[0, 1\]"):
-        getattr(CURVES.metrics, method)("y", "s", pos_label=2)
-    with pytest.raises(plm.DataError, match=r"`pos_label`=2 does not occur"):
-        getattr(CURVES.lazy().metrics, method)("y", "s", pos_label=2).collect()
-
-
-def test_pos_label_absent_from_one_segment_gives_that_segment_one_class() -> None:
-    df = pl.DataFrame({"g": ["a", "a", "b", "b"], "y": [0, 1, 0, 0], "s": [0.1, 0.9, 0.2, 0.3]})
-    got = df.metrics.roc_auc("y", "s", by="g")
-    assert got["roc_auc"].to_list() == [1.0, None]
-
-
-@pytest.mark.parametrize("method", RANKING)
-def test_pos_label_of_the_wrong_dtype_is_a_value_error(method: str) -> None:
-    with pytest.raises(ValueError, match="`pos_label`='a' cannot be a label of column 'y'"):
-        getattr(CURVES.metrics, method)("y", "s", pos_label="a")
-
-
-def test_expression_pos_label_checks() -> None:
-    df = pl.DataFrame({"y": [0, 1, 2], "p": [0, 1, 1]})
-    with pytest.raises(plm.DataError, match="`pos_label`=5 occurs in none"):
-        df.select(plm.precision("y", "p", pos_label=5))
-    strings = pl.DataFrame({"y": ["a", "b"]})
-    with pytest.raises(ValueError, match="`pos_label`=1 cannot be a label of column 'y'"):
-        strings.select(plm.f1("y", "y"))
-
-
-# --------------------------------------------------------------------------- overflow
-def test_huge_equal_weights_give_the_unweighted_auc() -> None:
-    df = CURVES.with_columns(w=pl.lit(1e200))
-    got = df.metrics.roc_auc("y", "s", weight="w")["roc_auc"][0]
-    assert got == pytest.approx(skm.roc_auc_score(df["y"], df["s"]))
-
-
-def test_weights_summing_to_infinity_are_a_data_error() -> None:
-    df = CURVES.with_columns(w=pl.lit(1e308))
-    for method in ["summary", "report"]:
-        with pytest.raises(plm.DataError, match="sum to infinity"):
-            getattr(df.metrics, method)("y", "y", weight="w")
-    with pytest.raises(plm.DataError, match="sum to infinity"):
-        df.metrics.roc_auc("y", "s", weight="w")
-
-
-def _state(cells: dict[tuple[int, int], int]) -> pl.DataFrame:
-    return pl.DataFrame(
         {
-            "actual": [a for a, _ in cells],
-            "predicted": [p for _, p in cells],
-            "count": list(cells.values()),
+            "y": [0, 1, 1, 0],
+            "p": [0, 1, 0, 0],
+            "s": [0.1, 0.9, 0.4, 0.3],
+            "s2": [0.2, 0.8, 0.6, 0.1],
+            "g": ["a", "a", "b", "b"],
+            "t": [dt.date(2026, 1, d) for d in (1, 1, 2, 2)],
         }
     )
+    with pytest.raises(ValueError, match=r"`seed` must be None or an integer >= 0"):
+        _SEEDED[method](df.lazy().metrics, {"ci": 0.9, "seed": seed})
 
 
-def test_mcc_and_kappa_exact_at_large_counts() -> None:
-    # [[9e18, 1], [1, 1]]: cov(t,p) = c n - sum t p with n = 9e18 + 3, c = 9e18 + 1;
-    # exact: MCC = (c n - sum t p) / sqrt(...) = 0.5 (by hand, in integers, below)
-    cells = {(0, 0): 9 * 10**18, (0, 1): 1, (1, 0): 1, (1, 1): 1}
-    t = [9 * 10**18 + 1, 2]
-    p = [9 * 10**18 + 1, 2]
-    n, c = sum(t), 9 * 10**18 + 1
-    cov_tp = c * n - sum(a * b for a, b in zip(t, p, strict=True))
-    cov_tt = n * n - sum(a * a for a in t)
-    mcc = cov_tp / math.sqrt(cov_tt * cov_tt)
-    kappa = cov_tp / (n * n - sum(a * b for a, b in zip(t, p, strict=True)))
-    got = plm.from_counts(_state(cells)).summary()
-    assert got["mcc"][0] == pytest.approx(mcc, rel=1e-12)
-    assert got["cohen_kappa"][0] == pytest.approx(kappa, rel=1e-12)
-    # a rare class at n ~ 1e9: scikit-learn in float64 on the expanded rows is the oracle
-    small = {(0, 0): 10**6, (0, 1): 5, (1, 0): 5, (1, 1): 10}
-    rows = [(a, b) for (a, b), k in small.items() for _ in range(k)]
-    y_t, y_p = np.array([a for a, _ in rows]), np.array([b for _, b in rows])
-    got = plm.from_counts(_state(small)).summary()
-    assert got["mcc"][0] == pytest.approx(skm.matthews_corrcoef(y_t, y_p), rel=1e-12)
-
-
-def test_merged_counts_past_int64_are_an_error_not_a_wrap() -> None:
-    half = 2**62
-    state = pl.concat([_state({(0, 0): half}), _state({(0, 0): half}), _state({(1, 1): 1})])
-    with pytest.raises(plm.DataError, match="pass 2\\*\\*63 - 1"):
-        plm.from_counts(state).summary()
-
-
-# --------------------------------------------------------------------------- states
-@pytest.mark.parametrize(
-    ("state", "match"),
-    [
-        (
-            _state({(0, 0): -5, (1, 1): 3}),
-            "'count' has 1 rows that are null, NaN, infinite or negative",
-        ),
-        (
-            pl.DataFrame({"actual": [0, None], "predicted": [0, 1], "count": [1, 1]}),
-            "'actual' has 1 rows that are null labels",
-        ),
-        (
-            pl.DataFrame({"actual": [0, 1], "predicted": [0, 1], "count": [1, None]}),
-            "'count' has 1 rows that are null",
-        ),
-    ],
-)
-def test_bad_counts_states_are_refused(state: pl.DataFrame, match: str) -> None:
-    with pytest.raises(plm.DataError, match=match):
-        plm.from_counts(state).summary()
-
-
-@pytest.mark.parametrize(
-    ("column", "value", "match"),
-    [("score", math.nan, "'score' has 1 rows"), ("pos", -1, "'pos' has 1 rows")],
-)
-def test_bad_score_states_are_refused(column: str, value: float, match: str) -> None:
-    state = pl.DataFrame({"score": [0.1, 0.9], "pos": [1, 1], "neg": [1, 0]}).with_columns(
-        pl.when(pl.int_range(pl.len()) == 0).then(value).otherwise(pl.col(column)).alias(column)
-    )
-    with pytest.raises(plm.DataError, match=match):
-        plm.from_score_counts(state).roc_auc()
-
-
-# --------------------------------------------------------------------------- crashes, options
 def test_calibration_with_a_mapping_of_too_few_classes_is_a_clear_error() -> None:
     # a mapping is multiclass calibration now (top-label / per-class, issue 12): a row
     # whose class has no probability column is refused, never read as a miss
@@ -339,176 +221,96 @@ def test_expressions_treat_zero_weight_rows_as_absent() -> None:
     assert_frame_equal(df.select(exprs), df.filter(pl.col("w") > 0).select(exprs))
 
 
-# ------------------------------------------------- the default pos_label needs {0,1} / {-1,1}
-LABELS_12 = pl.DataFrame({"y": [1, 2, 1, 2, 2, 1], "s": [0.1, 0.9, 0.4, 0.6, 0.8, 0.3]})
+# -------- schema: missing columns, dtypes, by names (at the call, from the schema alone)
+@pytest.mark.parametrize("method", METHODS)
+def test_missing_column_names_it_and_the_available_ones(method: str) -> None:
+    with pytest.raises(ColumnNotFoundError, match=r"'nope'.*available columns.*y_true"):
+        getattr(DF.metrics, method)("nope", "y_pred")
+    with pytest.raises(ColumnNotFoundError, match="'zz'"):
+        getattr(DF.metrics, method)("y_true", "y_pred", by="zz")
+    with pytest.raises(ColumnNotFoundError, match="'ww'"):
+        getattr(DF.metrics, method)("y_true", "y_pred", weight="ww")
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_lazy_errors_at_the_call_when_the_schema_shows_it(method: str) -> None:
+    with pytest.raises(ColumnNotFoundError):
+        getattr(DF.lazy().metrics, method)("nope", "y_pred")  # no collect
+
+
+def test_incompatible_label_dtypes_name_both_columns() -> None:
+    with pytest.raises(
+        SchemaError,
+        match=r"columns 'y_true' \(Int64\) and 's' \(String\) hold labels of incompatible",
+    ):
+        DF.metrics.report("y_true", "s")
+    enum_a = pl.Enum(["x", "y"])
+    enum_b = pl.Enum(["y", "x", "z"])
+    df = pl.DataFrame({"a": ["x"], "b": ["x"]}).cast({"a": enum_a, "b": enum_b})
+    with pytest.raises(SchemaError, match="Enum"):
+        df.metrics.report("a", "b")
+
+
+def test_non_numeric_weight_is_a_schema_error() -> None:
+    with pytest.raises(SchemaError, match=r"'s'.*weight.*numeric"):
+        DF.metrics.report("y_true", "y_pred", weight="s")
+
+
+@pytest.mark.parametrize("name", ["label", "precision", "support", "tp", "f2"])
+def test_by_column_colliding_with_output(name: str) -> None:
+    df = DF.with_columns(pl.col("s").alias(name))
+    method = "per_class"
+    with pytest.raises(ValueError, match=f"`by` column '{name}' collides"):
+        getattr(df.metrics, method)("y_true", "y_pred", by=name, beta=2.0)
+
+
+@pytest.mark.parametrize("name", ["count", "actual", "n", "score", "pos", "P", "part"])
+def test_by_column_named_like_an_internal_column_is_just_a_segment(name: str) -> None:
+    # not an output column of per_class: the segments are computed as with any name
+    df = DF.with_columns(pl.col("s").alias(name))
+    got = df.metrics.per_class("y_true", "y_pred", by=name, beta=2.0)
+    expected = df.rename({name: "seg"}).metrics.per_class("y_true", "y_pred", by="seg", beta=2.0)
+    assert_frame_equal(got, expected.rename({"seg": name}))
+
+
+def test_by_listing_a_column_twice() -> None:
+    with pytest.raises(ValueError, match="more than once"):
+        DF.metrics.report("y_true", "y_pred", by=["s", "s"])
+
+
+@pytest.mark.parametrize("method", RANKING)
+@pytest.mark.parametrize("name", ["P", "N", "tps", "fps", "score", "pos", "neg", "n", "part"])
+def test_by_named_like_an_internal_column_gives_the_segments(method: str, name: str) -> None:
+    df = CURVES.rename({"seg": name})
+    got = getattr(df.metrics, method)("y", "s", by=name)
+    plain = getattr(CURVES.metrics, method)("y", "s", by="seg").rename({"seg": name})
+    assert_frame_equal(got, plain)
+    assert got[name].dtype == pl.Int64  # the segment column is the user's, untouched
 
 
 @pytest.mark.parametrize(
-    "method",
-    [
-        "roc_auc",
-        "average_precision",
-        "roc_curve",
-        "pr_curve",
-        "det_curve",
-        "thresholds",
-        "ks",
-        "gains",
-        "score_counts",
-        "log_loss",
-        "brier_score",
-        "calibration_curve",
-        "calibration_error",
-        "d2_log_loss_score",
-        "d2_brier_score",
-        "cost_curve",
-    ],
+    "method", ["roc_curve", "pr_curve", "thresholds", "best_threshold", "det_curve"]
 )
-def test_default_pos_label_with_labels_1_and_2_is_refused(method: str) -> None:
-    # scikit-learn: roc_auc_score takes 2 as positive (1.0 here), log_loss too
-    # (0.302), average_precision_score takes 1, brier_score_loss raises: the
-    # positive class must be said.  pl_metrics gave roc_auc 0.0 (1 as positive).
-    with pytest.raises(plm.DataError, match=r"labels \[1, 2\].*pass `pos_label`"):
-        getattr(LABELS_12.metrics, method)("y", "s")
-    lazy = getattr(LABELS_12.lazy().metrics, method)("y", "s")
-    with pytest.raises(plm.DataError, match=r"labels \[1, 2\].*pass `pos_label`"):
-        lazy.collect()
+def test_by_named_like_an_output_column_is_refused(method: str) -> None:
+    for name in names.output_columns(method):
+        df = CURVES.rename({"seg": name})
+        with pytest.raises(ValueError, match=f"`by` column '{name}' collides"):
+            getattr(df.metrics, method)("y", "s", by=name)
 
 
-def test_default_pos_label_on_the_sorted_roc_auc_path() -> None:
-    # the DataFrame roc_auc sorts continuous scores instead of counting them
-    rng = np.random.default_rng(0)
-    df = pl.DataFrame({"y": rng.integers(1, 3, 2000), "s": rng.random(2000)})
-    with pytest.raises(plm.DataError, match="pass `pos_label`"):
-        df.metrics.roc_auc("y", "s")
-    got = df.metrics.roc_auc("y", "s", pos_label=2).item()
-    assert got == pytest.approx(skm.roc_auc_score(df["y"] == 2, df["s"]), rel=1e-12)
+def test_compare_refuses_by_named_like_its_output() -> None:
+    df = pl.DataFrame({"diff": ["a", "a", "b", "b"], "t": [0, 1, 0, 1], "p": [0, 1, 1, 1]})
+    with pytest.raises(ValueError, match="`by` column 'diff' collides"):
+        df.metrics.compare("t", "p", by="diff", ci_method="wilson")
 
 
-def test_explicit_pos_label_with_labels_1_and_2_equals_sklearn() -> None:
-    y, s = LABELS_12["y"].to_numpy(), LABELS_12["s"].to_numpy()
-    m = LABELS_12.metrics
-    assert m.roc_auc("y", "s", pos_label=2).item() == pytest.approx(skm.roc_auc_score(y, s))
-    assert m.log_loss("y", "s", pos_label=2).item() == pytest.approx(skm.log_loss(y, s))
-    assert m.brier_score("y", "s", pos_label=2).item() == pytest.approx(
-        skm.brier_score_loss(y, s, pos_label=2)
-    )
+def test_merged_score_state_with_by_named_p() -> None:
+    df = CURVES.rename({"seg": "P"})
+    state = df.metrics.score_counts("y", "s", by="P")
+    got = plm.from_score_counts(state, by="P").pr_curve()
+    assert_frame_equal(got, df.metrics.pr_curve("y", "s", by="P"))
 
 
-def test_methods_with_more_arguments_refuse_the_default_pos_label_with_labels_1_and_2() -> None:
-    # class_likelihood_ratios: scikit-learn takes 2 as positive here, (2.0, 0.0); was (nan, 0.5)
-    df = LABELS_12.with_columns(p=pl.Series([1, 2, 2, 2, 2, 1]), day=pl.date(2026, 1, 1))
-    calls = [
-        lambda: df.metrics.class_likelihood_ratios("y", "p"),
-        lambda: df.metrics.expected_cost("y", "s", cost_matrix=[[0, 1], [1, 0]]),
-        lambda: df.metrics.over_time("y", y_score="s", index="day", every="1d", metrics="roc_auc"),
-    ]
-    for call in calls:
-        with pytest.raises(plm.DataError, match="pass `pos_label`"):
-            call()
-    got = df.metrics.class_likelihood_ratios("y", "p", pos_label=2).row(0)
-    assert got == pytest.approx(skm.class_likelihood_ratios(df["y"], df["p"]))
-
-
-_SK_BINARY = {
-    plm.roc_auc: lambda y, s: skm.roc_auc_score(y == 2, s),
-    plm.average_precision: lambda y, s: skm.average_precision_score(y == 2, s),
-    plm.log_loss: lambda y, s: skm.log_loss(y == 2, s),
-    plm.brier_score: lambda y, s: skm.brier_score_loss(y == 2, s),
-}
-
-
-@pytest.mark.parametrize("make", list(_SK_BINARY))
-def test_expressions_refuse_the_default_pos_label_with_labels_1_and_2(make) -> None:
-    with pytest.raises(plm.DataError, match="pass `pos_label`"):
-        LABELS_12.select(make("y", "s"))
-    got = LABELS_12.select(make("y", "s", pos_label=2)).item()
-    assert got == pytest.approx(_SK_BINARY[make](LABELS_12["y"].to_numpy(), LABELS_12["s"]))
-
-
-@pytest.mark.parametrize("make", [plm.log_loss, plm.brier_score])
-def test_probability_expressions_refuse_a_mistyped_pos_label(make) -> None:
-    # gave 0.9588 / 0.3375 (every row a negative); correct: 0.1976 / 0.0375
-    df = pl.DataFrame({"y": ["no", "yes", "no", "yes"], "p": [0.1, 0.9, 0.2, 0.7]})
-    with pytest.raises(plm.DataError, match="`pos_label`='Yes' occurs in none"):
-        df.select(make("y", "p", pos_label="Yes"))
-    expected = {plm.log_loss: skm.log_loss, plm.brier_score: skm.brier_score_loss}[make](
-        [0, 1, 0, 1], [0.1, 0.9, 0.2, 0.7]
-    )
-    assert df.select(make("y", "p", pos_label="yes")).item() == pytest.approx(expected)
-
-
-# ------------------------------------------------------------------------- weights' range
-def test_calibration_error_refuses_weights_that_overflow_in_the_segment() -> None:
-    # each bin's weights are finite, the segment's sum is not: ECE was 0.0
-    rng = np.random.default_rng(13)
-    df = pl.DataFrame({"y": rng.integers(0, 2, 50), "s": rng.random(50), "w": [1e307] * 50})
-    with pytest.raises(plm.DataError, match="sum to infinity"):
-        df.metrics.calibration_error("y", "s", weight="w")
-
-
-def test_weighted_log_loss_does_not_overflow() -> None:
-    # loss x weight overflowed to inf although the weights' sum is finite
-    df = pl.DataFrame({"y": [1, 1, 0], "p": [0.0, 0.0, 1.0], "w": [1e307] * 3})
-    expected = skm.log_loss([1, 1, 0], [0.0, 0.0, 1.0])  # equal weights: the plain mean
-    assert df.metrics.log_loss("y", "p", weight="w").item() == pytest.approx(expected)
-    assert df.select(plm.log_loss("y", "p", weight="w")).item() == pytest.approx(expected)
-
-
-@pytest.mark.parametrize("scale", [1.0, 1e76, 1e160, 1e300])
-def test_threshold_mcc_does_not_overflow(scale: float) -> None:
-    # equal weights must give the un-weighted MCC: was 0.0 at 1e76 and NaN at 1e160
-    y = [1, 0, 1, 0, 1, 0, 0, 1]
-    s = [0.9, 0.1, 0.4, 0.35, 0.8, 0.7, 0.2, 0.6]
-    df = pl.DataFrame({"y": y, "s": s, "w": [scale] * 8})
-    got = df.metrics.best_threshold("y", "s", metric="mcc", weight="w")
-    predicted = [int(x >= got["threshold"].item()) for x in s]
-    assert got["mcc"].item() == pytest.approx(skm.matthews_corrcoef(y, predicted), rel=1e-12)
-    assert got["threshold"].item() == 0.4  # the unweighted best threshold
-
-
-def test_subnormal_weights_are_refused() -> None:
-    # 5e-324 holds one bit: AP was inf and AUC NaN
-    df = pl.DataFrame({"y": [0, 1, 1], "s": [0.3, 0.9, 0.2], "w": [5e-324] * 3})
-    for call in (
-        lambda: df.metrics.average_precision("y", "s", weight="w"),
-        lambda: df.metrics.brier_score("y", "s", weight="w"),
-        lambda: df.select(plm.log_loss("y", "s", weight="w")),
-    ):
-        with pytest.raises(plm.DataError, match="subnormal"):
-            call()
-
-
-# --------------------------------------------------------------------------- expressions
-def test_expressions_on_a_group_without_rows_are_null() -> None:
-    # f1 / precision gave 0.0 and accuracy NaN; the frame methods give no row
-    df = pl.DataFrame(
-        {"g": ["a", "a", "b", "b"], "y": [1, 0, 1, 0], "p": [1, 1, 1, 0], "w": [0.0, 0.0, 1.0, 1.0]}
-    )
-    got = (
-        df.group_by("g")
-        .agg(
-            plm.f1("y", "p", weight="w"),
-            plm.precision("y", "p", weight="w"),
-            plm.accuracy("y", "p", weight="w"),
-            plm.log_loss("y", "p", weight="w"),
-        )
-        .sort("g")
-    )
-    assert got.row(0) == ("a", None, None, None, None)
-    assert got.row(1)[1:4] == (1.0, 1.0, 1.0)  # b: one tp, one tn
-
-
-# ------------------------------------------------------------------------------- states
-def test_a_state_without_any_positive_is_refused() -> None:
-    # every shard made with a mistyped pos_label: AP 0.0 and a null AUC
-    df = pl.DataFrame({"y": ["no", "yes", "no"], "s": [0.1, 0.9, 0.3]})
-    state = pl.concat([df.metrics.score_counts("y", "s", pos_label="Yes")] * 2)
-    with pytest.raises(plm.DataError, match="no positive row"):
-        plm.from_score_counts(state).average_precision()
-
-
-# ------------------------------------------------------------------------------- dtypes
 def test_enum_beside_a_string_with_values_outside_the_enum() -> None:
     # was a raw InvalidOperationError (cast of "c" to the Enum)
     df = pl.DataFrame({"y": pl.Series(["a", "b"], dtype=pl.Enum(["a", "b"])), "p": ["a", "c"]})
@@ -623,10 +425,386 @@ def test_an_array_of_scores_is_refused_with_the_cast_to_use() -> None:
         arrays.metrics.coverage_error("t", "s", labels=["a", "b"])
 
 
-# --------------------------------------------------------------------------- session 24
+# --------------------- rows: labels (nulls, NaN, floats that are labels, ids past 2**53)
+@pytest.mark.parametrize("method", METHODS)
+def test_nulls_in_labels_name_the_column_and_count(method: str) -> None:
+    df = pl.DataFrame({"y_true": [0, None, None, 1], "y_pred": [0, 1, 1, None]})
+    with pytest.raises(plm.DataError, match="column 'y_true' has 2 null rows"):
+        getattr(df.metrics, method)("y_true", "y_pred")
+    lazy = df.lazy().metrics.report("y_true", "y_pred")  # no error before collect
+    with pytest.raises(plm.DataError, match="column 'y_true' has 2 null rows"):
+        lazy.collect()
+    with pytest.raises(plm.DataError, match="column 'y_pred' has 1 null rows"):
+        df.drop_nulls("y_true").metrics.report("y_true", "y_pred")
+
+
+def test_nan_label_is_a_data_error() -> None:
+    df = pl.DataFrame({"a": [1.0, math.nan, 0.0], "b": [1.0, math.nan, 1.0]})
+    with pytest.raises(plm.DataError, match="column 'a' has 1 rows that are not class labels"):
+        df.metrics.summary("a", "b")
+
+
+def test_probabilities_as_predictions_are_a_data_error() -> None:
+    df = pl.DataFrame({"a": [1, 0, 1], "b": [0.7, 0.2, 0.9]})
+    with pytest.raises(plm.DataError, match=r"column 'b' has 3 rows.*ranking methods"):
+        df.metrics.report("a", "b")
+
+
+def test_whole_float_labels_are_labels() -> None:
+    df = pl.DataFrame({"a": [1, 0, 1, 2], "b": [1.0, 0.0, 2.0, -0.0]})
+    got = df.metrics.summary("a", "b")["accuracy"][0]
+    assert got == skm.accuracy_score([1, 0, 1, 2], [1.0, 0.0, 2.0, 0.0])  # 0.5
+
+
+def test_nan_y_true_in_ranking_is_a_data_error() -> None:
+    df = pl.DataFrame({"y": [1.0, math.nan, 0.0], "s": [0.9, 0.5, 0.1]})
+    with pytest.raises(plm.DataError, match="column 'y' has 1 rows that are not class labels"):
+        df.metrics.roc_auc("y", "s")
+
+
+def test_int_ids_beyond_2_53_are_not_merged_with_floats() -> None:
+    big = 2**53 + 1
+    df = pl.DataFrame({"a": [big, 1], "b": [float(2**53), 1.0]})
+    # 2**53 + 1 != 2**53: one of two rows is correct (a Float64 compare said both)
+    assert df.metrics.summary("a", "b")["accuracy"][0] == 0.5
+
+
+def test_integer_scores_beyond_2_53_are_a_data_error() -> None:
+    df = pl.DataFrame({"y": [0, 1], "s": [2**53 + 1, 2**53 + 2]})
+    with pytest.raises(plm.DataError, match=r"integer scores at or beyond \+-2\*\*53"):
+        df.metrics.roc_auc("y", "s")
+
+
+# ---------------- rows: pos_label (absent, mistyped; the default needs {0, 1} / {-1, 1})
+@pytest.mark.parametrize("method", RANKING)
+def test_pos_label_absent_from_the_input_is_an_error(method: str) -> None:
+    with pytest.raises(plm.DataError, match=r"`pos_label`=2 does not occur.*\[0, 1\]"):
+        getattr(CURVES.metrics, method)("y", "s", pos_label=2)
+    with pytest.raises(plm.DataError, match=r"`pos_label`=2 does not occur"):
+        getattr(CURVES.lazy().metrics, method)("y", "s", pos_label=2).collect()
+
+
+def test_pos_label_absent_from_one_segment_gives_that_segment_one_class() -> None:
+    df = pl.DataFrame({"g": ["a", "a", "b", "b"], "y": [0, 1, 0, 0], "s": [0.1, 0.9, 0.2, 0.3]})
+    got = df.metrics.roc_auc("y", "s", by="g")
+    assert got["roc_auc"].to_list() == [1.0, None]
+
+
+@pytest.mark.parametrize("method", RANKING)
+def test_pos_label_of_the_wrong_dtype_is_a_value_error(method: str) -> None:
+    with pytest.raises(ValueError, match="`pos_label`='a' cannot be a label of column 'y'"):
+        getattr(CURVES.metrics, method)("y", "s", pos_label="a")
+
+
+def test_expression_pos_label_checks() -> None:
+    df = pl.DataFrame({"y": [0, 1, 2], "p": [0, 1, 1]})
+    with pytest.raises(plm.DataError, match="`pos_label`=5 occurs in none"):
+        df.select(plm.precision("y", "p", pos_label=5))
+    strings = pl.DataFrame({"y": ["a", "b"]})
+    with pytest.raises(ValueError, match="`pos_label`=1 cannot be a label of column 'y'"):
+        strings.select(plm.f1("y", "y"))
+
+
+LABELS_12 = pl.DataFrame({"y": [1, 2, 1, 2, 2, 1], "s": [0.1, 0.9, 0.4, 0.6, 0.8, 0.3]})
+
+
+@pytest.mark.parametrize(
+    "method",
+    [
+        "roc_auc",
+        "average_precision",
+        "roc_curve",
+        "pr_curve",
+        "det_curve",
+        "thresholds",
+        "ks",
+        "gains",
+        "score_counts",
+        "log_loss",
+        "brier_score",
+        "calibration_curve",
+        "calibration_error",
+        "d2_log_loss_score",
+        "d2_brier_score",
+        "cost_curve",
+    ],
+)
+def test_default_pos_label_with_labels_1_and_2_is_refused(method: str) -> None:
+    # scikit-learn: roc_auc_score takes 2 as positive (1.0 here), log_loss too
+    # (0.302), average_precision_score takes 1, brier_score_loss raises: the
+    # positive class must be said.  pl_metrics gave roc_auc 0.0 (1 as positive).
+    with pytest.raises(plm.DataError, match=r"labels \[1, 2\].*pass `pos_label`"):
+        getattr(LABELS_12.metrics, method)("y", "s")
+    lazy = getattr(LABELS_12.lazy().metrics, method)("y", "s")
+    with pytest.raises(plm.DataError, match=r"labels \[1, 2\].*pass `pos_label`"):
+        lazy.collect()
+
+
+def test_default_pos_label_on_the_sorted_roc_auc_path() -> None:
+    # the DataFrame roc_auc sorts continuous scores instead of counting them
+    rng = np.random.default_rng(0)
+    df = pl.DataFrame({"y": rng.integers(1, 3, 2000), "s": rng.random(2000)})
+    with pytest.raises(plm.DataError, match="pass `pos_label`"):
+        df.metrics.roc_auc("y", "s")
+    got = df.metrics.roc_auc("y", "s", pos_label=2).item()
+    assert got == pytest.approx(skm.roc_auc_score(df["y"] == 2, df["s"]), rel=1e-12)
+
+
+def test_explicit_pos_label_with_labels_1_and_2_equals_sklearn() -> None:
+    y, s = LABELS_12["y"].to_numpy(), LABELS_12["s"].to_numpy()
+    m = LABELS_12.metrics
+    assert m.roc_auc("y", "s", pos_label=2).item() == pytest.approx(skm.roc_auc_score(y, s))
+    assert m.log_loss("y", "s", pos_label=2).item() == pytest.approx(skm.log_loss(y, s))
+    assert m.brier_score("y", "s", pos_label=2).item() == pytest.approx(
+        skm.brier_score_loss(y, s, pos_label=2)
+    )
+
+
+def test_methods_with_more_arguments_refuse_the_default_pos_label_with_labels_1_and_2() -> None:
+    # class_likelihood_ratios: scikit-learn takes 2 as positive here, (2.0, 0.0); was (nan, 0.5)
+    df = LABELS_12.with_columns(p=pl.Series([1, 2, 2, 2, 2, 1]), day=pl.date(2026, 1, 1))
+    calls = [
+        lambda: df.metrics.class_likelihood_ratios("y", "p"),
+        lambda: df.metrics.expected_cost("y", "s", cost_matrix=[[0, 1], [1, 0]]),
+        lambda: df.metrics.over_time("y", y_score="s", index="day", every="1d", metrics="roc_auc"),
+    ]
+    for call in calls:
+        with pytest.raises(plm.DataError, match="pass `pos_label`"):
+            call()
+    got = df.metrics.class_likelihood_ratios("y", "p", pos_label=2).row(0)
+    assert got == pytest.approx(skm.class_likelihood_ratios(df["y"], df["p"]))
+
+
+_SK_BINARY = {
+    plm.roc_auc: lambda y, s: skm.roc_auc_score(y == 2, s),
+    plm.average_precision: lambda y, s: skm.average_precision_score(y == 2, s),
+    plm.log_loss: lambda y, s: skm.log_loss(y == 2, s),
+    plm.brier_score: lambda y, s: skm.brier_score_loss(y == 2, s),
+}
+
+
+@pytest.mark.parametrize("make", list(_SK_BINARY))
+def test_expressions_refuse_the_default_pos_label_with_labels_1_and_2(make) -> None:
+    with pytest.raises(plm.DataError, match="pass `pos_label`"):
+        LABELS_12.select(make("y", "s"))
+    got = LABELS_12.select(make("y", "s", pos_label=2)).item()
+    assert got == pytest.approx(_SK_BINARY[make](LABELS_12["y"].to_numpy(), LABELS_12["s"]))
+
+
+@pytest.mark.parametrize("make", [plm.log_loss, plm.brier_score])
+def test_probability_expressions_refuse_a_mistyped_pos_label(make) -> None:
+    # gave 0.9588 / 0.3375 (every row a negative); correct: 0.1976 / 0.0375
+    df = pl.DataFrame({"y": ["no", "yes", "no", "yes"], "p": [0.1, 0.9, 0.2, 0.7]})
+    with pytest.raises(plm.DataError, match="`pos_label`='Yes' occurs in none"):
+        df.select(make("y", "p", pos_label="Yes"))
+    expected = {plm.log_loss: skm.log_loss, plm.brier_score: skm.brier_score_loss}[make](
+        [0, 1, 0, 1], [0.1, 0.9, 0.2, 0.7]
+    )
+    assert df.select(make("y", "p", pos_label="yes")).item() == pytest.approx(expected)
+
+
+# ------- rows: weights (zero weights are absent rows; bad, huge and overflowing weights)
+@pytest.mark.parametrize("bad", [-1.0, math.nan, math.inf, None])
+def test_bad_weights_are_counted(bad: float | None) -> None:
+    df = pl.DataFrame({"y_true": [0, 1, 1], "y_pred": [0, 1, 0], "w": [1.0, bad, bad]})
+    with pytest.raises(plm.DataError, match=r"column 'w' \(argument `weight`\) has 2 rows"):
+        df.metrics.report("y_true", "y_pred", weight="w")
+
+
+def test_zero_weight_rows_are_absent() -> None:
+    df = pl.DataFrame(
+        {"y": [1, 1, 0, 1, 0], "s": [0.9, 0.8, 0.7, 0.3, 0.1], "w": [0.0, 1, 1, 1, 1]}
+    )
+    ap = df.metrics.average_precision("y", "s", weight="w")["average_precision"][0]
+    # scikit-learn drops zero-weight rows in _binary_clf_curve: 0.8333...
+    assert ap == pytest.approx(skm.average_precision_score(df["y"], df["s"], sample_weight=df["w"]))
+    kept = df.filter(pl.col("w") > 0)
+    for method in ["roc_curve", "pr_curve", "det_curve", "thresholds"]:
+        assert_frame_equal(
+            getattr(df.metrics, method)("y", "s", weight="w"),
+            getattr(kept.metrics, method)("y", "s", weight="w"),
+        )
+    labels = pl.DataFrame({"t": [0, 1, 2], "p": [0, 1, 2], "w": [1.0, 1.0, 0.0]})
+    # class 2 only in a zero-weight row: absent, so the macro F1 is 1.0 (2 classes)
+    report = labels.metrics.report("t", "p", weight="w")
+    assert report["label"].drop_nulls().to_list() == [0, 1]
+
+
+def test_huge_equal_weights_give_the_unweighted_auc() -> None:
+    df = CURVES.with_columns(w=pl.lit(1e200))
+    got = df.metrics.roc_auc("y", "s", weight="w")["roc_auc"][0]
+    assert got == pytest.approx(skm.roc_auc_score(df["y"], df["s"]))
+
+
+def test_weights_summing_to_infinity_are_a_data_error() -> None:
+    df = CURVES.with_columns(w=pl.lit(1e308))
+    for method in ["summary", "report"]:
+        with pytest.raises(plm.DataError, match="sum to infinity"):
+            getattr(df.metrics, method)("y", "y", weight="w")
+    with pytest.raises(plm.DataError, match="sum to infinity"):
+        df.metrics.roc_auc("y", "s", weight="w")
+
+
+def _state(cells: dict[tuple[int, int], int]) -> pl.DataFrame:
+    return pl.DataFrame(
+        {
+            "actual": [a for a, _ in cells],
+            "predicted": [p for _, p in cells],
+            "count": list(cells.values()),
+        }
+    )
+
+
+def test_mcc_and_kappa_exact_at_large_counts() -> None:
+    # [[9e18, 1], [1, 1]]: cov(t,p) = c n - sum t p with n = 9e18 + 3, c = 9e18 + 1;
+    # exact: MCC = (c n - sum t p) / sqrt(...) = 0.5 (by hand, in integers, below)
+    cells = {(0, 0): 9 * 10**18, (0, 1): 1, (1, 0): 1, (1, 1): 1}
+    t = [9 * 10**18 + 1, 2]
+    p = [9 * 10**18 + 1, 2]
+    n, c = sum(t), 9 * 10**18 + 1
+    cov_tp = c * n - sum(a * b for a, b in zip(t, p, strict=True))
+    cov_tt = n * n - sum(a * a for a in t)
+    mcc = cov_tp / math.sqrt(cov_tt * cov_tt)
+    kappa = cov_tp / (n * n - sum(a * b for a, b in zip(t, p, strict=True)))
+    got = plm.from_counts(_state(cells)).summary()
+    assert got["mcc"][0] == pytest.approx(mcc, rel=1e-12)
+    assert got["cohen_kappa"][0] == pytest.approx(kappa, rel=1e-12)
+    # a rare class at n ~ 1e9: scikit-learn in float64 on the expanded rows is the oracle
+    small = {(0, 0): 10**6, (0, 1): 5, (1, 0): 5, (1, 1): 10}
+    rows = [(a, b) for (a, b), k in small.items() for _ in range(k)]
+    y_t, y_p = np.array([a for a, _ in rows]), np.array([b for _, b in rows])
+    got = plm.from_counts(_state(small)).summary()
+    assert got["mcc"][0] == pytest.approx(skm.matthews_corrcoef(y_t, y_p), rel=1e-12)
+
+
+def test_merged_counts_past_int64_are_an_error_not_a_wrap() -> None:
+    half = 2**62
+    state = pl.concat([_state({(0, 0): half}), _state({(0, 0): half}), _state({(1, 1): 1})])
+    with pytest.raises(plm.DataError, match="pass 2\\*\\*63 - 1"):
+        plm.from_counts(state).summary()
+
+
+def test_calibration_error_refuses_weights_that_overflow_in_the_segment() -> None:
+    # each bin's weights are finite, the segment's sum is not: ECE was 0.0
+    rng = np.random.default_rng(13)
+    df = pl.DataFrame({"y": rng.integers(0, 2, 50), "s": rng.random(50), "w": [1e307] * 50})
+    with pytest.raises(plm.DataError, match="sum to infinity"):
+        df.metrics.calibration_error("y", "s", weight="w")
+
+
+def test_weighted_log_loss_does_not_overflow() -> None:
+    # loss x weight overflowed to inf although the weights' sum is finite
+    df = pl.DataFrame({"y": [1, 1, 0], "p": [0.0, 0.0, 1.0], "w": [1e307] * 3})
+    expected = skm.log_loss([1, 1, 0], [0.0, 0.0, 1.0])  # equal weights: the plain mean
+    assert df.metrics.log_loss("y", "p", weight="w").item() == pytest.approx(expected)
+    assert df.select(plm.log_loss("y", "p", weight="w")).item() == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e76, 1e160, 1e300])
+def test_threshold_mcc_does_not_overflow(scale: float) -> None:
+    # equal weights must give the un-weighted MCC: was 0.0 at 1e76 and NaN at 1e160
+    y = [1, 0, 1, 0, 1, 0, 0, 1]
+    s = [0.9, 0.1, 0.4, 0.35, 0.8, 0.7, 0.2, 0.6]
+    df = pl.DataFrame({"y": y, "s": s, "w": [scale] * 8})
+    got = df.metrics.best_threshold("y", "s", metric="mcc", weight="w")
+    predicted = [int(x >= got["threshold"].item()) for x in s]
+    assert got["mcc"].item() == pytest.approx(skm.matthews_corrcoef(y, predicted), rel=1e-12)
+    assert got["threshold"].item() == 0.4  # the unweighted best threshold
+
+
+def test_subnormal_weights_are_refused() -> None:
+    # 5e-324 holds one bit: AP was inf and AUC NaN
+    df = pl.DataFrame({"y": [0, 1, 1], "s": [0.3, 0.9, 0.2], "w": [5e-324] * 3})
+    for call in (
+        lambda: df.metrics.average_precision("y", "s", weight="w"),
+        lambda: df.metrics.brier_score("y", "s", weight="w"),
+        lambda: df.select(plm.log_loss("y", "s", weight="w")),
+    ):
+        with pytest.raises(plm.DataError, match="subnormal"):
+            call()
+
+
+# --------------------------------------------- states: bad or inconsistent merged states
+@pytest.mark.parametrize(
+    ("state", "match"),
+    [
+        (
+            _state({(0, 0): -5, (1, 1): 3}),
+            "'count' has 1 rows that are null, NaN, infinite or negative",
+        ),
+        (
+            pl.DataFrame({"actual": [0, None], "predicted": [0, 1], "count": [1, 1]}),
+            "'actual' has 1 rows that are null labels",
+        ),
+        (
+            pl.DataFrame({"actual": [0, 1], "predicted": [0, 1], "count": [1, None]}),
+            "'count' has 1 rows that are null",
+        ),
+    ],
+)
+def test_bad_counts_states_are_refused(state: pl.DataFrame, match: str) -> None:
+    with pytest.raises(plm.DataError, match=match):
+        plm.from_counts(state).summary()
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "match"),
+    [("score", math.nan, "'score' has 1 rows"), ("pos", -1, "'pos' has 1 rows")],
+)
+def test_bad_score_states_are_refused(column: str, value: float, match: str) -> None:
+    state = pl.DataFrame({"score": [0.1, 0.9], "pos": [1, 1], "neg": [1, 0]}).with_columns(
+        pl.when(pl.int_range(pl.len()) == 0).then(value).otherwise(pl.col(column)).alias(column)
+    )
+    with pytest.raises(plm.DataError, match=match):
+        plm.from_score_counts(state).roc_auc()
+
+
+def test_a_state_without_any_positive_is_refused() -> None:
+    # every shard made with a mistyped pos_label: AP 0.0 and a null AUC
+    df = pl.DataFrame({"y": ["no", "yes", "no"], "s": [0.1, 0.9, 0.3]})
+    state = pl.concat([df.metrics.score_counts("y", "s", pos_label="Yes")] * 2)
+    with pytest.raises(plm.DataError, match="no positive row"):
+        plm.from_score_counts(state).average_precision()
+
+
+# ----------------------------------- expressions: the same rules inside group_by().agg()
+def test_expression_nulls_fail_with_the_column_and_count() -> None:
+    # one bad column at a time: with nulls in both, either message may come first
+    df = pl.DataFrame({"t": [1, None, 0], "p": [1, 1, 0]})
+    with pytest.raises(plm.DataError, match="column 't' has 1 null rows"):
+        df.select(plm.precision("t", "p"))
+    df = pl.DataFrame({"t": [1, 1, 0], "p": [1, 1, None]})
+    with pytest.raises(plm.DataError, match="column 'p' has 1 null rows"):
+        df.select(plm.accuracy("t", "p"))
+    w = pl.DataFrame({"t": [1, 0], "p": [1, 1], "w": [-1.0, 1.0]})
+    with pytest.raises(plm.DataError, match=r"column 'w' \(argument `weight`\) has 1"):
+        w.select(plm.recall("t", "p", weight="w"))
+
+
+def test_expressions_on_a_group_without_rows_are_null() -> None:
+    # f1 / precision gave 0.0 and accuracy NaN; the frame methods give no row
+    df = pl.DataFrame(
+        {"g": ["a", "a", "b", "b"], "y": [1, 0, 1, 0], "p": [1, 1, 1, 0], "w": [0.0, 0.0, 1.0, 1.0]}
+    )
+    got = (
+        df.group_by("g")
+        .agg(
+            plm.f1("y", "p", weight="w"),
+            plm.precision("y", "p", weight="w"),
+            plm.accuracy("y", "p", weight="w"),
+            plm.log_loss("y", "p", weight="w"),
+        )
+        .sort("g")
+    )
+    assert got.row(0) == ("a", None, None, None, None)
+    assert got.row(1)[1:4] == (1.0, 1.0, 1.0)  # b: one tp, one tn
+
+
 _BIG = pl.DataFrame(
     {"g": [1, 1, 1, 1], "y": [0, 1, 0, 1], "s": [2**60, 2**60 + 1, 2**60 + 2, 2**60 + 3]}
 )
+
+
 _SCORE_EXPRESSIONS = {"roc_auc": plm.roc_auc, "average_precision": plm.average_precision}
 
 
@@ -954,3 +1132,30 @@ def test_a_numpy_integer_pos_label_on_a_float_column_is_exact() -> None:
         assert df.metrics.roc_auc("y", "s", pos_label=value).item() == skm.roc_auc_score(
             [1, 0, 1, 0], [0.9, 0.1, 0.8, 0.2]
         )
+
+
+# ------------------------------------------------- dependencies: polars alone at runtime
+def test_import_and_frame_methods_need_polars_only() -> None:
+    """The runtime dependency is polars: `import pl_metrics` and the frame methods work
+    without numpy (a module-level numpy import once broke `make demo` in a fresh clone);
+    an expression that needs numpy says so."""
+    import subprocess
+    import sys
+
+    code = """
+import sys
+sys.modules["numpy"] = None  # numpy absent
+import polars as pl
+import pl_metrics as plm
+df = pl.DataFrame({"y": ["a", "b", "a"], "p": ["a", "a", "a"]})
+assert df.metrics.report("y", "p").height == 5
+assert df.select(plm.f1("y", "p", pos_label="a")).item() > 0
+try:
+    df.select(plm.f1("y", "p", average="macro"))
+except ModuleNotFoundError as exc:
+    assert "pip install numpy" in str(exc)
+else:
+    raise AssertionError("no error without numpy")
+"""
+    done = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
