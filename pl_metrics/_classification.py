@@ -16,6 +16,7 @@ from dataclasses import replace
 import polars as pl
 
 from pl_metrics._core import formulas as fm
+from pl_metrics._core.catalogue import AVERAGES
 from pl_metrics._core.checks import raise_if_bad
 from pl_metrics._core.confusion import LABEL, Counts, class_counts, label_set, restricted
 from pl_metrics._core.names import (
@@ -29,7 +30,6 @@ from pl_metrics._core.names import (
 )
 from pl_metrics.exceptions import DataError
 
-AVERAGES = ("micro", "macro", "weighted")
 #: Sort key of the report: per-class rows (0) before the averages (1).
 _PART = f"{INTERNAL}part"
 _ORD_A, _ORD_P = f"{INTERNAL}ord_a", f"{INTERNAL}ord_p"

@@ -1,9 +1,10 @@
 """Group disparities of any metric: fairlearn's ``MetricFrame`` vocabulary, exact.
 
-A metric of the catalogue (:data:`METRICS`) is evaluated per group by the frame
-method that computes it (or, for the rates of a 2x2 matrix, from the binary
-counts with :data:`pl_metrics._core.formulas.RATES`), so a group's value is
-the method's value.  :func:`spread` turns the per-group values and the
+A metric of the catalogue (:data:`METRICS`: ``_core.catalogue``'s entries that
+compare / disparity take) is evaluated per group by the frame method that
+computes it (or, for the rates of a 2x2 matrix, from the binary counts with
+:data:`pl_metrics._core.formulas.RATES`), so a group's value is the method's
+value.  :func:`spread` turns the per-group values and the
 overall value of each stratum (``control=``) into fairlearn's ``group_min``,
 ``group_max``, ``difference`` and ``ratio`` (``method="between_groups"`` or
 ``"to_overall"``), from the point estimates or from the bootstrap replicates of
@@ -24,6 +25,7 @@ from pl_metrics._core import checks as v
 from pl_metrics._core import formulas as fm
 from pl_metrics._core import names
 from pl_metrics._core import scores as sc
+from pl_metrics._core.catalogue import CATALOGUE, Metric
 from pl_metrics._core.confusion import Counts, confusion_counts
 from pl_metrics._core.names import INTERNAL
 from pl_metrics._intervals import analytic as an
@@ -35,46 +37,9 @@ VALUE = f"{INTERNAL}value"
 OVERALL = f"{INTERNAL}overall"
 
 
-@dataclass(frozen=True)
-class Metric:
-    """How a metric of the catalogue is computed, and which way is better."""
-
-    method: str  # the frame method (or "binary": from the 2x2 counts)
-    column: str  # its output column
-    scores: bool = False  # y_pred holds scores (pos_label applies)
-    row: tuple[str, str] | None = None  # (column, value) of the method's row to read
-    higher_is_better: bool | None = True  # None: neither (a rate such as selection_rate)
-
-
-_NEUTRAL = ("selection_rate", "prevalence")
-_LOWER = (
-    "false_positive_rate",
-    "false_negative_rate",
-    "false_discovery_rate",
-    "false_omission_rate",
-)
-
-#: Every metric ``compare`` / ``disparity`` know, by name (scikit-learn's scorer
-#: names: ``f1_macro`` is ``averages``' macro F1, ``f1`` the binary F1 of pos_label).
-METRICS: dict[str, Metric] = {
-    **{m: Metric("summary", m) for m in gr.SUMMARY},
-    **{
-        f"{m}_{a}": Metric("averages", m, row=("average", a))
-        for m in ("precision", "recall", "f1", "jaccard")
-        for a in cls.AVERAGES
-    },
-    **{
-        r: Metric("binary", r, higher_is_better=None if r in _NEUTRAL else r not in _LOWER)
-        for r in fm.RATES
-    },
-    **{m: Metric("binary", m) for m in ("recall", "specificity", "f1", "jaccard")},
-    "n": Metric("binary", "n", higher_is_better=None),  # the group's size (weighted)
-    "roc_auc": Metric("roc_auc", "roc_auc", scores=True),
-    "average_precision": Metric("average_precision", "average_precision", scores=True),
-    "ks": Metric("ks", "ks", scores=True),
-    "log_loss": Metric("log_loss", "log_loss", scores=True, higher_is_better=False),
-    "brier_score": Metric("brier_score", "brier_score", scores=True, higher_is_better=False),
-}
+#: Every metric ``compare`` / ``disparity`` know, by name: the catalogue's entries that
+#: they take (``n``, the group's size, is read internally only).
+METRICS: dict[str, Metric] = {name: m for name, m in CATALOGUE.items() if m.compare}
 
 
 def ratio_or_null(value: pl.Expr, reference: pl.Expr) -> pl.Expr:

@@ -28,6 +28,7 @@ from pl_metrics import _fairness as fair
 from pl_metrics import _gains
 from pl_metrics import _probability as prob
 from pl_metrics import _ranking as rk
+from pl_metrics._core import catalogue as cat
 from pl_metrics._core import checks as v
 from pl_metrics._core import formulas as fm
 from pl_metrics._core import names
@@ -44,25 +45,21 @@ WINDOW_START, WINDOW_END, METRIC, VALUE, LOW, HIGH = names.OUTPUTS["over_time"]
 _LAST_END = f"{INTERNAL}last_end"
 _ORDER = f"{INTERNAL}metric_order"
 
-#: metric name -> (family, column of that family's frame)
-SUMMARY = names.SUMMARY_LABELS  # over_time is single-label
-AVERAGED = tuple(
-    f"{m}_{a}"
-    for m in ("precision", "recall", "f1", "jaccard")
-    for a in ("micro", "macro", "weighted")
-)
+#: over_time's metrics by family, in the catalogue's order (``_core.catalogue``)
+SUMMARY = cat.names_of("size", "summary", over_time=True)  # over_time is single-label
+AVERAGED = cat.names_of("averaged", over_time=True)
 #: the metrics of the ``pos_label`` class (binary labels, as the binary methods)
-POSITIVE = ("precision", "recall", "f1", "jaccard", "specificity")
+POSITIVE = cat.names_of("binary", over_time=True)
 #: the positive-class metrics that are proportions: Wilson's interval (``ci_method="wilson"``)
-WILSON = frozenset({"precision", "recall", "specificity", "jaccard"})
-RANKING = ("roc_auc", "average_precision", "ks")
-PROBABILITY = ("log_loss", "brier_score")
+WILSON = frozenset(m for m in POSITIVE if m in fm.PROPORTIONS)
+RANKING = cat.names_of("ranking", over_time=True)
+PROBABILITY = cat.names_of("probability", over_time=True)
 #: the expected calibration error of 15 equal bins (``calibration_error``'s ``ece``)
-CALIBRATION = ("calibration_error",)
+CALIBRATION = cat.names_of("calibration", over_time=True)
 CALIBRATION_BINS = 15
 #: the metrics that read ``y_score`` (a binary score / probability of pos_label)
 SCORED = (*RANKING, *PROBABILITY, *CALIBRATION)
-METRICS = (*SUMMARY, *AVERAGED, *POSITIVE, *SCORED)
+METRICS = cat.names_of(over_time=True)
 
 _UNITS = {"ns": 1, "us": 1_000, "ms": 1_000_000, "s": 10**9, "m": 60 * 10**9, "h": 3600 * 10**9}
 _CALENDAR = {"d": ("d", 1), "w": ("d", 7), "mo": ("mo", 1), "q": ("mo", 3), "y": ("mo", 12)}

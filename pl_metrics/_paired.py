@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import polars as pl
 
 from pl_metrics import _fairness as fair
+from pl_metrics._core import catalogue as cat
 from pl_metrics._core import checks as v
 from pl_metrics._core import scores as sc
 from pl_metrics._core.confusion import label_key
@@ -64,18 +65,16 @@ from pl_metrics._intervals import resample as rs
 if TYPE_CHECKING:
     import numpy as np
 
-LABEL_METRICS = ("accuracy", "balanced_accuracy", "mcc", "cohen_kappa")
-BINARY_METRICS = ("precision", "recall", "f1")
-SCORE_METRICS = ("roc_auc", "average_precision")
-METRICS = (*LABEL_METRICS, *BINARY_METRICS, *SCORE_METRICS)
+#: compare_models' metrics by family, in the catalogue's order (``_core.catalogue``)
+LABEL_METRICS = cat.names_of("summary", paired=True)
+BINARY_METRICS = cat.names_of("binary", paired=True)
+SCORE_METRICS = cat.names_of("ranking", paired=True)
+METRICS = cat.names_of(paired=True)
 #: The ``ci_method`` values of each metric (the first, the default): DeLong's test of
 #: correlated AUCs, the delta method for average precision (a sort per model; the
 #: paired bootstrap redraws every row), the paired bootstrap for the label metrics
 #: (a redraw of a few joint cells: cheap).
-CI_METHODS: dict[str, tuple[str, ...]] = {
-    "roc_auc": ("delong",),
-    "average_precision": ("delta", "bootstrap"),
-} | dict.fromkeys((*LABEL_METRICS, *BINARY_METRICS), ("bootstrap",))
+CI_METHODS: dict[str, tuple[str, ...]] = {m: cat.CATALOGUE[m].paired for m in METRICS}
 #: The discordant rows below which McNemar's test is the exact binomial one.
 EXACT_BELOW = 25
 #: The binary metrics' zero_division and beta (those of per_class's defaults).

@@ -43,7 +43,7 @@ AucCiMethod: TypeAlias = Literal["delong", "bootstrap"]
 ApCiMethod: TypeAlias = Literal["logit", "bootstrap"]
 #: ``ci_method`` of ``compare_models`` (``_paired.CI_METHODS``: DeLong for roc_auc, the
 #: delta method for average_precision, the paired bootstrap for the label metrics).
-PairedCiMethod: TypeAlias = Literal["delong", "delta", "bootstrap"]
+PairedCiMethod: TypeAlias = Literal["bootstrap", "delong", "delta"]
 #: ``ci_method`` of the methods whose intervals are bootstrap only.
 BootstrapCiMethod: TypeAlias = Literal["bootstrap"]
 #: ``adjust=``: the adjustment of many p-values (``_core.multiple.ADJUSTMENTS``).
@@ -99,9 +99,9 @@ FairnessMetric: TypeAlias = Literal[
     "negative_predictive_value",
     "false_omission_rate",
     "recall",
-    "specificity",
     "f1",
     "jaccard",
+    "specificity",
     _ScoreMetric,
 ]
 #: The metrics of ``compare_models`` (``_paired.METRICS``).

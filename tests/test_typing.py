@@ -34,6 +34,8 @@ from pl_metrics import _fairness as fair
 from pl_metrics import _over_time as ot
 from pl_metrics import _paired as pt
 from pl_metrics import _typing as tp
+from pl_metrics._core import catalogue as cat
+from pl_metrics._core import checks as v
 from pl_metrics._core import multiple, names
 from pl_metrics.state import CountsState, ScoreCountsState
 
@@ -107,22 +109,44 @@ def test_metrics_is_exported() -> None:
 
 
 # ------------------------------------------------------------- Literals vs catalogues
+PAIRED = cat.names_of(paired=True)
+
+
 @pytest.mark.parametrize(
     ("alias", "catalogue"),
     [
-        (tp.FairnessMetric, tuple(m for m in fair.METRICS if m != "n")),
-        (tp.PairedMetric, pt.METRICS),
-        (tp.OverTimeMetric, ot.METRICS),
+        (tp.FairnessMetric, tuple(m for m in cat.names_of(compare=True) if m != "n")),
+        (tp.PairedMetric, cat.names_of(paired=True)),
+        (tp.OverTimeMetric, cat.names_of(over_time=True)),
         (tp.ThresholdMetric, names.output_columns("thresholds")[1:]),
         (tp.Adjust, multiple.ADJUSTMENTS),
         (tp.Average, cls.AVERAGES),
-        (tp.PairedCiMethod, tuple(dict.fromkeys(m for ms in pt.CI_METHODS.values() for m in ms))),
+        (
+            tp.PairedCiMethod,
+            tuple(dict.fromkeys(m for n in PAIRED for m in cat.CATALOGUE[n].paired)),
+        ),
     ],
     ids=["Fairness", "Paired", "OverTime", "Threshold", "Adjust", "Average", "PairedCiMethod"],
 )
 def test_literal_equals_its_catalogue(alias: object, catalogue: tuple[str, ...]) -> None:
     # the same names in the same order (the order of the docs and of the CLI's choices)
     assert typing.get_args(alias) == tuple(catalogue)
+
+
+def test_the_calls_lists_are_the_catalogues() -> None:
+    """compare / disparity, over_time and compare_models check and dispatch on lists
+    read from the metric catalogue (``_core.catalogue``), one entry per metric."""
+    assert tuple(fair.METRICS) == cat.names_of(compare=True)
+    assert cat.names_of(over_time=True) == ot.METRICS
+    assert (*ot.SUMMARY, *ot.AVERAGED, *ot.POSITIVE, *ot.SCORED) == ot.METRICS
+    assert (*pt.LABEL_METRICS, *pt.BINARY_METRICS, *pt.SCORE_METRICS) == pt.METRICS
+    assert {m: cat.CATALOGUE[m].paired for m in pt.METRICS} == pt.CI_METHODS
+    assert cat.names_of("size", "summary", over_time=True) == names.SUMMARY_LABELS
+    for method, metrics in v.ANALYTIC_CI.items():
+        assert all(cat.CATALOGUE[m].analytic == method for m in metrics)
+    for m in cat.CATALOGUE.values():
+        assert m.family in cat.FAMILIES
+        assert m.scores is (m.family in ("ranking", "probability", "calibration"))
 
 
 def _literals(hint: object) -> set[str]:

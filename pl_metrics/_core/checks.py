@@ -27,6 +27,7 @@ from typing import TypeVar
 import polars as pl
 from polars.exceptions import ColumnNotFoundError, SchemaError
 
+from pl_metrics._core.catalogue import analytic_ci
 from pl_metrics._core.labels import (
     LabelTypes,
     check_one_label_per_row,
@@ -354,11 +355,7 @@ CI_METHODS: dict[str, tuple[str, ...]] = {
 #: The analytic ``ci_method`` values and the metrics each gives an interval (the
 #: bootstrap gives every metric one): for the calls that take one method for
 #: several metrics (``compare``, ``over_time``).
-ANALYTIC_CI: dict[str, frozenset[str]] = {
-    "wilson": frozenset({"accuracy"}),
-    "delong": frozenset({"roc_auc"}),
-    "logit": frozenset({"average_precision"}),
-}
+ANALYTIC_CI: dict[str, frozenset[str]] = analytic_ci()  # from the catalogue
 
 
 def default_ci_method(metric: str) -> str:

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from pl_metrics._core.catalogue import names_of
+
 #: Prefix of every internal column; user columns may not start with it.
 INTERNAL = "__plm_"
 
@@ -49,7 +51,7 @@ SCORE_STATE = {"score": SCORE, "pos": POS, "neg": NEG}
 
 #: Each frame method's output columns after ``*by`` ("{f}": the F column's name).
 #: ``summary``'s columns for single-label input, and for multilabel input.
-SUMMARY_LABELS = ("n", "accuracy", "balanced_accuracy", "mcc", "cohen_kappa")
+SUMMARY_LABELS = ("n", *names_of("summary"))  # the catalogue's summary family
 SUMMARY_MULTILABEL = ("n", "subset_accuracy", "hamming_loss", "jaccard_samples")
 
 OUTPUTS: dict[str, tuple[str, ...]] = {
@@ -241,10 +243,7 @@ INTERVAL_METRICS: dict[str, tuple[str, ...]] = {
     "report": ("precision", "recall", "{f}", "jaccard"),
     # single-label, then multilabel input's (bootstrap of whole rows)
     "summary": (
-        "accuracy",
-        "balanced_accuracy",
-        "mcc",
-        "cohen_kappa",
+        *SUMMARY_LABELS[1:],
         "subset_accuracy",
         "hamming_loss",
         "jaccard_samples",

@@ -51,6 +51,7 @@ import polars as pl
 
 from pl_metrics._core import checks as v
 from pl_metrics._core import names
+from pl_metrics._core.catalogue import names_of
 from pl_metrics._core.names import NEG, ORD, POS, SCORE
 from pl_metrics._intervals import replicates as rp
 from pl_metrics._intervals.sampling import (  # the drawing (re-exported: its callers')
@@ -270,7 +271,7 @@ LABEL_METRICS = {
     "per_class": ("precision", "recall", "specificity", "f", "jaccard"),
     "averages": rp.SCORES,
     "report": rp.SCORES,
-    "summary": ("accuracy", "balanced_accuracy", "mcc", "cohen_kappa"),
+    "summary": names_of("summary"),  # the catalogue's summary family
 }
 
 

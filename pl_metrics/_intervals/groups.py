@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from pl_metrics._core import catalogue as cat
 from pl_metrics._core import formulas as fm
 from pl_metrics._core.names import ACTUAL, COUNT, INTERNAL, NEG, POS, PREDICTED, SCORE
 from pl_metrics._intervals import draws as bs
@@ -37,7 +38,9 @@ if TYPE_CHECKING:
 
 #: The metrics of the summary and averages frames, by name, from per-class counts.
 _AVERAGES = {
-    f"{m}_{a}": (a, m) for m in ("precision", "recall", "f1", "jaccard") for a in rp.AVERAGES
+    name: (m.row[1], m.column)
+    for name, m in cat.CATALOGUE.items()
+    if m.family == "averaged" and m.row is not None
 }
 SUMMARY = bs.LABEL_METRICS["summary"]
 SCORE_METRICS = {"roc_auc": rp.roc_auc, "average_precision": rp.average_precision}

@@ -22,12 +22,11 @@ from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING
 
 from pl_metrics._core import formulas as fm
+from pl_metrics._core.catalogue import AVERAGES, names_of
 
 if TYPE_CHECKING:
     import numpy as np
 
-#: The averages of the per-class scores, in output order (as ``_classification``).
-AVERAGES = ("micro", "macro", "weighted")
 #: The per-class scores that are averaged.
 SCORES = ("precision", "recall", "f", "jaccard")
 
@@ -119,7 +118,7 @@ def summary(
     tp: np.ndarray,
     support: np.ndarray,
     predicted: np.ndarray,
-    metrics: Collection[str] = ("accuracy", "balanced_accuracy", "mcc", "cohen_kappa"),
+    metrics: Collection[str] = names_of("summary"),
 ) -> dict[str, np.ndarray]:
     """accuracy, balanced accuracy, MCC and Cohen's kappa (``_classification.summary``);
     only those in ``metrics``."""

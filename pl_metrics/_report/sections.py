@@ -21,13 +21,14 @@ import polars as pl
 from pl_metrics import _probability as prob
 from pl_metrics import _thresholds as th
 from pl_metrics._core import names
+from pl_metrics._core.catalogue import names_of
 from pl_metrics._report.page import Chart, Section, Table, card_html
 
 if TYPE_CHECKING:
     from pl_metrics._namespace import MetricsLazyFrame
 
-#: The headline label metrics, in the order of the cards.
-_SUMMARY = ("accuracy", "balanced_accuracy", "mcc", "cohen_kappa")
+#: The headline label metrics, in the order of the cards (the catalogue's summary family).
+_SUMMARY = names_of("summary")
 
 
 @dataclasses.dataclass(frozen=True)

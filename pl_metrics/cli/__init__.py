@@ -31,7 +31,7 @@ from typing import Any
 import polars as pl
 
 import pl_metrics  # registers .metrics
-from pl_metrics import _fairness, _paired
+from pl_metrics._core.catalogue import CATALOGUE
 from pl_metrics.cli._commands import _NAMES as _NAMES  # read by the tests
 from pl_metrics.cli._commands import CHARTS, EXAMPLES, Command, _Chart, commands
 from pl_metrics.cli._errors import UsageError, _Parser
@@ -206,12 +206,12 @@ def _label_columns(command: Command, args: argparse.Namespace) -> list[str]:
         columns.append(y_true)
     metric = command.raw(args, "metric")
     metrics = _items(metric) if isinstance(metric, (str, list)) else []
-    scores = any(m in _fairness.METRICS and _fairness.METRICS[m].scores for m in metrics)
+    scores = any(m in CATALOGUE and CATALOGUE[m].scores for m in metrics)  # they read scores
     y_pred = command.raw(args, "y_pred")
     if isinstance(y_pred, str) and not scores:
         columns.append(y_pred)
     models = command.raw(args, "models")
-    if isinstance(models, list) and not any(m in _paired.SCORE_METRICS for m in metrics):
+    if isinstance(models, list) and not scores:
         columns += [item.partition("=")[2] or item for item in _items(models)]
     return columns
 

@@ -1,0 +1,173 @@
+"""The metric catalogue: every metric that a call takes by name, declared once.
+
+``compare`` / ``disparity`` (``metric=``), ``over_time`` (``metrics=``) and
+``compare_models`` (``metric=``) take metrics by name (scikit-learn's scorer names:
+``f1_macro`` is ``averages``' macro F1, ``f1`` the binary F1 of ``pos_label``).  Each
+name's :class:`Metric` says how it is computed (the frame method and its column,
+or a reduction of the 2x2 counts: ``formulas.RATES`` / ``PROPORTIONS``), its
+family, which way is better, whether it reads scores, which calls offer it and
+with which interval methods.  The lists those calls check and dispatch on are read
+from here (:func:`names_of`): ``_fairness.METRICS``, ``_over_time``'s families,
+``_paired.METRICS`` and ``CI_METHODS``, ``checks.ANALYTIC_CI``, the summary's
+columns (``names.SUMMARY_LABELS``), the bootstrap's summary and averaged
+metrics, the report's headline cards and the CLI's choice of label columns; the
+``Literal`` aliases of ``_typing`` are tested equal to them.  Not yet from here:
+the per-class scores' formulas and their expressions (``_classification``,
+``expr``, ``replicates``), which each list precision, recall, F-beta and Jaccard.
+
+Adding a metric that one of these calls takes by name is an entry here (and the
+formula it reads, if it is new).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pl_metrics._core import formulas as fm
+
+#: The families, in the order the catalogue lists them.
+FAMILIES = (
+    "size",  # the rows counted (weighted): n
+    "summary",  # one value per segment of the confusion matrix (summary's columns)
+    "averaged",  # the micro / macro / weighted average of a per-class score
+    "binary",  # the pos_label class against the rest, from the 2x2 counts
+    "ranking",  # from the ranked scores of the positives and negatives
+    "probability",  # a loss of the predicted probabilities
+    "calibration",  # the probabilities' calibration
+)
+#: The averages of a per-class score, in output order.
+AVERAGES = ("micro", "macro", "weighted")
+
+
+@dataclass(frozen=True)
+class Metric:
+    """How a metric of the catalogue is computed, and which way is better."""
+
+    method: str  # the frame method (or "binary": from the 2x2 counts)
+    column: str  # its output column
+    family: str = "binary"  # one of FAMILIES
+    scores: bool = False  # reads y_score (pos_label applies), not y_pred
+    row: tuple[str, str] | None = None  # (column, value) of the method's row to read
+    higher_is_better: bool | None = True  # None: neither (a rate such as selection_rate)
+    compare: bool = True  # compare / disparity take it ("n" only internally)
+    over_time: bool = False  # over_time takes it
+    paired: tuple[str, ...] = ()  # compare_models' ci_method values (the default first)
+    analytic: str | None = None  # the analytic ci_method of compare / over_time, if any
+
+
+_SUMMARY = ("accuracy", "balanced_accuracy", "mcc", "cohen_kappa")
+_NEUTRAL = ("selection_rate", "prevalence")
+_LOWER = (
+    "false_positive_rate",
+    "false_negative_rate",
+    "false_discovery_rate",
+    "false_omission_rate",
+)
+#: The binary metrics over_time takes (the positive class's), and compare_models'.
+_OVER_TIME_BINARY = ("precision", "recall", "f1", "jaccard", "specificity")
+_PAIRED_BINARY = ("precision", "recall", "f1")
+
+
+def _binary(name: str) -> Metric:
+    better = None if name in _NEUTRAL else name not in _LOWER
+    return Metric(
+        "binary",
+        name,
+        higher_is_better=better,
+        over_time=name in _OVER_TIME_BINARY,
+        paired=("bootstrap",) if name in _PAIRED_BINARY else (),
+    )
+
+
+#: Every metric a call takes by name, in the order the calls list them.
+CATALOGUE: dict[str, Metric] = {
+    # the group's size (weighted): over_time's first column; compare reads it internally
+    "n": Metric("binary", "n", "size", higher_is_better=None, compare=True, over_time=True),
+    **{
+        m: Metric(
+            "summary",
+            m,
+            "summary",
+            over_time=True,
+            paired=("bootstrap",),
+            analytic="wilson" if m == "accuracy" else None,
+        )
+        for m in _SUMMARY
+    },
+    **{
+        f"{m}_{a}": Metric("averages", m, "averaged", row=("average", a), over_time=True)
+        for m in ("precision", "recall", "f1", "jaccard")
+        for a in AVERAGES
+    },
+    **{r: _binary(r) for r in fm.RATES},
+    **{m: _binary(m) for m in ("recall", "f1", "jaccard", "specificity")},
+    "roc_auc": Metric(
+        "roc_auc",
+        "roc_auc",
+        "ranking",
+        scores=True,
+        over_time=True,
+        paired=("delong",),
+        analytic="delong",
+    ),
+    "average_precision": Metric(
+        "average_precision",
+        "average_precision",
+        "ranking",
+        scores=True,
+        over_time=True,
+        paired=("delta", "bootstrap"),
+        analytic="logit",
+    ),
+    "ks": Metric("ks", "ks", "ranking", scores=True, over_time=True),
+    **{
+        m: Metric(m, m, "probability", scores=True, higher_is_better=False, over_time=True)
+        for m in ("log_loss", "brier_score")
+    },
+    # the expected calibration error of 15 equal bins (calibration_error's ``ece``)
+    "calibration_error": Metric(
+        "calibration_error",
+        "ece",
+        "calibration",
+        scores=True,
+        higher_is_better=False,
+        compare=False,
+        over_time=True,
+    ),
+}
+
+
+def names_of(
+    *families: str,
+    compare: bool | None = None,
+    over_time: bool | None = None,
+    paired: bool | None = None,
+) -> tuple[str, ...]:
+    """The catalogue's names of ``families`` (all when none is given), in catalogue
+    order, that the calls given as True offer (as False: do not offer)."""
+    unknown = set(families) - set(FAMILIES)
+    if unknown:
+        msg = f"unknown metric families {sorted(unknown)}"
+        raise ValueError(msg)
+    return tuple(
+        name
+        for name, m in CATALOGUE.items()
+        if (not families or m.family in families)
+        and (compare is None or m.compare is compare)
+        and (over_time is None or m.over_time is over_time)
+        and (paired is None or bool(m.paired) is paired)
+    )
+
+
+def analytic_ci() -> dict[str, frozenset[str]]:
+    """Each analytic ``ci_method`` of ``compare`` / ``over_time`` and the metrics it
+    gives an interval (the bootstrap gives every metric one)."""
+    methods = dict.fromkeys(m.analytic for m in CATALOGUE.values() if m.analytic)
+    return {
+        method: frozenset(n for n, m in CATALOGUE.items() if m.analytic == method)
+        for method in methods
+        if method is not None
+    }
+
+
+__all__ = ["AVERAGES", "CATALOGUE", "FAMILIES", "Metric", "analytic_ci", "names_of"]
