@@ -162,11 +162,10 @@ def names_of(
 def analytic_ci() -> dict[str, frozenset[str]]:
     """Each analytic ``ci_method`` of ``compare`` / ``over_time`` and the metrics it
     gives an interval (the bootstrap gives every metric one)."""
-    methods = dict.fromkeys(m.analytic for m in CATALOGUE.values() if m.analytic)
+    methods = dict.fromkeys(m.analytic for m in CATALOGUE.values() if m.analytic is not None)
     return {
         method: frozenset(n for n, m in CATALOGUE.items() if m.analytic == method)
         for method in methods
-        if method is not None
     }
 
 

@@ -287,18 +287,18 @@ def wilson_at_variance(
     value) / se^2, those of a proportion with that variance; where the variance is
     0 (the score at 0 or 1) at ``trials``, the rows the score is a share of (an
     interval that is not zero-width at 0 or 1).  Null where ``se`` is, or where
-    there are no trials.  In two stages (the value, its standard error and its
-    effective rows are columns of the first)."""
-    v_, se_, n_ = (f"{INTERNAL}w_{name}_{part}" for part in ("v", "se", "n"))
+    there are no trials.  In two stages (the value, its standard error, its trials
+    and its effective rows are columns of the first)."""
+    v_, se_, t_, n_ = (f"{INTERNAL}w_{name}_{part}" for part in ("v", "se", "t", "n"))
     v, s = value.cast(pl.Float64), se.cast(pl.Float64)
     spread = v * (1.0 - v)
     effective = (
         pl.when((s > 0) & (spread > 0)).then(spread / (s * s)).otherwise(trials.cast(pl.Float64))
     )
-    first = [v.alias(v_), s.alias(se_), effective.alias(n_)]
+    first = [v.alias(v_), s.alias(se_), trials.alias(t_), effective.alias(n_)]
     v, s, n = pl.col(v_), pl.col(se_), pl.col(n_)
     low, high = wilson(v * n, n, ci)
-    valid = s.is_not_null() & v.is_not_nan() & (n > 0)
+    valid = s.is_not_null() & v.is_not_nan() & (pl.col(t_) > 0)
     bounds = [pl.when(valid).then(low).alias(f"{name}_low")]
     return [first, [*bounds, pl.when(valid).then(high).alias(f"{name}_high")]]
 

@@ -1,8 +1,9 @@
 """The invariance registry: every public method, and the laws each must obey.
 
 Each entry of :data:`METHODS` calls one ``.metrics`` method (or a state finisher,
-or an expression) on a frame whose columns are named by a :class:`Cols`.  The
-tests below run *every* entry through the same invariances:
+or an expression) on a frame whose columns are named by a :class:`Cols`
+(``entries.py``).  The ``test_*`` modules of this package run *every* entry
+through the same invariances:
 
 - the rows in another order give the same frame;
 - labels renamed (``0/1/2`` -> strings, ``pos_label`` with them) give the same
@@ -22,7 +23,7 @@ tests below run *every* entry through the same invariances:
   order, and refuses a frame whose segment column it was not told about.
 
 A completeness test fails when a public method, finisher, expression, command or
-chart is added without an entry here.
-Numbers themselves are checked against scikit-learn in the per-domain test files;
-this file checks that every path gives the *same* number.
+chart is added without an entry in ``entries.py``.  Numbers themselves are
+checked against scikit-learn in the per-domain test files (``tests/test_oracle_map.py``
+names them); this package checks that every path gives the *same* number.
 """
