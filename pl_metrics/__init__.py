@@ -45,6 +45,7 @@ from pl_metrics._typing import (
     SummaryCiMethod,
     ThresholdMetric,
 )
+from pl_metrics._version import VERSION
 from pl_metrics.exceptions import DataError
 from pl_metrics.expr import (
     accuracy,
@@ -73,7 +74,7 @@ from pl_metrics.state import (
     from_score_counts,
 )
 
-__version__ = "0.1.0"
+__version__ = VERSION  # from the package metadata (pyproject.toml)
 
 MetricsDataFrame = _namespace.MetricsDataFrame
 MetricsLazyFrame = _namespace.MetricsLazyFrame

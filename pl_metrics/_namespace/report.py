@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import polars as pl
 
@@ -116,6 +116,7 @@ class ReportMethods:
         """
         spec = _spec(
             self._lf,
+            type(self),
             y_true,
             y_pred,
             y_score=y_score,
@@ -145,6 +146,7 @@ class ReportMethods:
 
 def _spec(
     lf: pl.LazyFrame,
+    metrics: Callable[[pl.LazyFrame], Any],
     y_true: str,
     y_pred: str | None,
     *,
@@ -209,6 +211,7 @@ def _spec(
         bins=bins,
         n_bins=n_bins,
         alpha=1.0 - ci if ci is not None else 0.05,
+        metrics=metrics,
         reference=reference,  # type: ignore[arg-type]
         drift_columns=drifted,
     )

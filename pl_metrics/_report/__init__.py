@@ -11,6 +11,7 @@ import polars as pl
 
 from pl_metrics._report import sections
 from pl_metrics._report.page import Section, page_html
+from pl_metrics._version import VERSION
 
 
 def _vl_version() -> str | None:
@@ -86,10 +87,8 @@ def _inputs(spec: sections.Spec) -> str:
 
 
 def _versions() -> str:
-    import pl_metrics
-
     now = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    return f"pl_metrics {pl_metrics.__version__}, polars {pl.__version__}; generated {now}"
+    return f"pl_metrics {VERSION}, polars {pl.__version__}; generated {now}"
 
 
 def write(page: str, path: str | Path) -> None:

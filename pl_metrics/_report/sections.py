@@ -49,6 +49,9 @@ class Spec:
     bins: int | None
     n_bins: int
     alpha: float
+    #: ``lf.metrics`` of a frame: the namespace, handed in by the caller (the report
+    #: reads the library through it; it imports no namespace module)
+    metrics: Callable[[pl.LazyFrame], MetricsLazyFrame]
     #: The drift section: the reference rows (a frame, or an expression marking them:
     #: the other sections then read the other rows) and the columns compared.
     reference: pl.DataFrame | pl.LazyFrame | pl.Expr | None = None
@@ -151,13 +154,6 @@ def thinned(frame: pl.DataFrame, limit: int) -> pl.DataFrame:
     return frame.filter((n <= limit) | (i == n - 1) | (span > before))
 
 
-def _metrics(lf: pl.LazyFrame) -> MetricsLazyFrame:
-    """``lf.metrics``, typed."""
-    from pl_metrics._namespace import MetricsLazyFrame
-
-    return MetricsLazyFrame(lf)
-
-
 def _collect(frame: pl.LazyFrame) -> pl.DataFrame:
     return frame.collect()
 
@@ -170,7 +166,7 @@ def label_sections(
     from pl_metrics import plot
 
     assert s.y_pred is not None
-    m = _metrics(lf)
+    m = s.metrics(lf)
     step("summary")
     overall = _collect(m.summary(s.y_true, s.y_pred, weight=s.weight, **s.opts))
     yield cards_of(overall, _SUMMARY)
@@ -367,7 +363,7 @@ def _ranking(
     from pl_metrics import plot
 
     assert s.y_score is not None
-    m = _metrics(lf)
+    m = s.metrics(lf)
     step("ROC AUC")
     if s.binary_score:
         binary: dict[str, Any] = {"pos_label": s.pos_label, "weight": s.weight}
@@ -424,7 +420,7 @@ def _one_vs_rest(
     from pl_metrics import plot
 
     assert isinstance(s.y_score, Mapping)
-    m = _metrics(lf)
+    m = s.metrics(lf)
     step("one-vs-rest curves")
     ovr: dict[str, Any] = {"weight": s.weight}
     roc = _collect(m.roc_curve(s.y_true, s.y_score, **ovr))
@@ -487,11 +483,11 @@ def _calibration(lf: pl.LazyFrame, s: Spec, step: Callable[[str], None]) -> Sect
         **({"pos_label": s.pos_label} if s.binary_score else {}),
     }
     step("calibration")
-    error = _collect(_metrics(lf).calibration_error(s.y_true, s.y_score, **binary))
+    error = _collect(s.metrics(lf).calibration_error(s.y_true, s.y_score, **binary))
     each = bool(s.by) and error.height <= MAX_CURVES  # a line per segment, as _curves
     drawn = binary | {"by": s.by if each else None}
     interval = {} if s.ci is None else {"ci": s.ci}  # Wilson's, of each bin's frequency
-    curve = _collect(_metrics(lf).calibration_curve(s.y_true, s.y_score, **drawn, **interval))
+    curve = _collect(s.metrics(lf).calibration_curve(s.y_true, s.y_score, **drawn, **interval))
     chart = plot.reliability(curve, by=s.by_names if each else None)
     caption = "Reliability diagram" + ("" if each or not s.by else " of all rows")
     if s.by and not each:
@@ -523,7 +519,7 @@ def _thresholds(lf: pl.LazyFrame, s: Spec, step: Callable[[str], None]) -> Secti
     assert isinstance(s.y_score, str)
     binary: dict[str, Any] = {"pos_label": s.pos_label, "weight": s.weight, "bins": s.bins}
     step("thresholds")
-    thresholds = _collect(_metrics(lf).thresholds(s.y_true, s.y_score, **binary))
+    thresholds = _collect(s.metrics(lf).thresholds(s.y_true, s.y_score, **binary))
     # the best F1 of the sweep just collected (best_threshold's rule): no second sort
     best = th.best(thresholds.lazy(), [], metric="f1", where=None).collect()
     chart = plot.threshold_metrics(thresholds)
@@ -545,7 +541,7 @@ def _gains(lf: pl.LazyFrame, s: Spec, step: Callable[[str], None]) -> Section:
     assert isinstance(s.y_score, str)
     binary: dict[str, Any] = {"pos_label": s.pos_label, "weight": s.weight, "bins": s.bins}
     step("gains and KS")
-    m = _metrics(lf)
+    m = s.metrics(lf)
     gains = _collect(m.gains(s.y_true, s.y_score, buckets=10, **binary))
     ks = _collect(m.ks(s.y_true, s.y_score, by=s.by, **binary))
     parts: list[Table | Chart] = [
@@ -589,7 +585,7 @@ def drift_section(lf: pl.LazyFrame, s: Spec, step: Callable[[str], None]) -> Sec
 
     assert s.reference is not None
     step("drift against the reference")
-    m = _metrics(lf)
+    m = s.metrics(lf)
     columns = list(s.drift_columns)
     flag = f"psi >= {PSI_FLAG:g}"
 
