@@ -51,7 +51,7 @@ SCORE_STATE = {"score": SCORE, "pos": POS, "neg": NEG}
 
 #: Each frame method's output columns after ``*by`` ("{f}": the F column's name).
 #: ``summary``'s columns for single-label input, and for multilabel input.
-SUMMARY_LABELS = ("n", *names_of("summary"))  # the catalogue's summary family
+SUMMARY_LABELS = names_of("size", "summary")  # the catalogue's n and summary family
 SUMMARY_MULTILABEL = ("n", "subset_accuracy", "hamming_loss", "jaccard_samples")
 
 OUTPUTS: dict[str, tuple[str, ...]] = {

@@ -72,6 +72,16 @@ def _force_sorting(monkeypatch: pytest.MonkeyPatch, how: str, chunk_rows: int = 
     return calls
 
 
+def _by_and_pos_label_laws(entry: Entry, parquet_dir: Path) -> None:
+    """The registry's ``by`` laws (names, expressions) and, where the entry reads
+    ``pos_label``, the absent-``pos_label`` error, run again on a forced path."""
+    test_laws.test_by_may_have_any_name_but_an_output_column(entry)
+    for case in sorted(test_laws.BY_EXPRESSIONS):
+        test_laws.test_by_expression_equals_materialised_column(entry, case, parquet_dir)
+    if entry in test_bad_input.POS_LABEL:
+        test_bad_input.test_absent_pos_label_is_an_error_on_every_path(entry)
+
+
 @pytest.mark.parametrize("chunk_rows", [10, 1 << 20], ids=["alone", "vectorised"])
 @pytest.mark.parametrize("how", sorted(SORTED))
 @pytest.mark.parametrize("entry", SORTING, ids=[e.name for e in SORTING])
@@ -93,11 +103,7 @@ def test_sorting_strategy_obeys_the_laws(
     same(scanned.collect(engine="streaming"), counted)
     for labels in (test_laws.REORDERS, test_laws.KEEPS_ORDER):
         test_laws.test_label_renaming(entry, labels)
-    test_laws.test_by_may_have_any_name_but_an_output_column(entry)
-    for case in sorted(test_laws.BY_EXPRESSIONS):
-        test_laws.test_by_expression_equals_materialised_column(entry, case, parquet_dir)
-    if entry in test_bad_input.POS_LABEL:
-        test_bad_input.test_absent_pos_label_is_an_error_on_every_path(entry)
+    _by_and_pos_label_laws(entry, parquet_dir)
 
 
 @pytest.mark.parametrize("how", sorted(SORTED))
@@ -184,13 +190,8 @@ def test_sorted_curve_equals_the_counted_one(
     same(lazy.collect(engine="streaming"), counted)
     scanned = entry.call(pl.scan_parquet(parquet_dir / "*.parquet").metrics, c)
     same(scanned.collect(engine="streaming"), counted)
-    if weighted:
-        return
-    test_laws.test_by_may_have_any_name_but_an_output_column(entry)
-    for case in sorted(test_laws.BY_EXPRESSIONS):
-        test_laws.test_by_expression_equals_materialised_column(entry, case, parquet_dir)
-    if entry in test_bad_input.POS_LABEL:
-        test_bad_input.test_absent_pos_label_is_an_error_on_every_path(entry)
+    if not weighted:
+        _by_and_pos_label_laws(entry, parquet_dir)
 
 
 SORTED_CURVES_BAD = [p for p in BAD if p.values[0] in SORTED_CURVES]
