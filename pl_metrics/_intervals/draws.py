@@ -460,7 +460,7 @@ def score_intervals(
 
     ``state`` is the per-score counts ``*keys, score, pos, neg``; a replicate is a
     multinomial redraw of its ``(score, positive)`` and ``(score, negative)`` cells
-    (after :func:`merge_runs`), a segment's positive cells then its negative ones.
+    (after :func:`merge_runs`), each run's positive cell then its negative one.
     """
     schema = state.collect_schema()
     columns = names.interval_columns([metric])
@@ -478,21 +478,15 @@ def score_intervals(
         pos, neg, levels = merge_runs(
             df[POS].to_numpy(), df[NEG].to_numpy(), positive_runs=positive_runs, starts=starts
         )
-        # segment s: its positive cells at 2 levels[s] + 0 .. m - 1, then its negative ones
-        m = np.diff(levels)
-        segment_of = np.repeat(np.arange(len(m)), m)
-        at_pos = levels[:-1][segment_of] + np.arange(len(pos))
-        at_neg = at_pos + m[segment_of]
-        counts = np.zeros(2 * len(pos), dtype=np.int64)
-        counts[at_pos], counts[at_neg] = pos, neg
+        # run j's positive cell at 2 j, its negative one at 2 j + 1: a chunk's draws
+        # are its runs' positives and negatives as two strided views, not copies
+        counts = np.empty(2 * len(pos), dtype=np.int64)
+        counts[0::2], counts[1::2] = pos, neg
 
         def work(lo: int, hi: int, blocks: Blocks) -> tuple[np.ndarray, dict]:
-            first = int(levels[lo])
-            cells = slice(first, int(levels[hi]))
-            at = (at_pos[cells] - 2 * first, at_neg[cells] - 2 * first)
-            segment_starts = levels[lo:hi] - first
+            segment_starts = levels[lo:hi] - levels[lo]
             values = np.concatenate(
-                blocks.map(lambda block: compute(block[:, at[0]], block[:, at[1]], segment_starts))
+                blocks.map(lambda block: compute(block[:, 0::2], block[:, 1::2], segment_starts))
             )
             low, high = rp.percentiles(values, ci)  # segment
             return np.arange(lo, hi), dict(zip(columns, (low, high), strict=True))

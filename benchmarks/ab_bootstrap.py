@@ -1,0 +1,97 @@
+"""A/B of the small segments' bootstrap: ``roc_auc(by=seg, ci=0.95, ci_method="bootstrap",
+n_boot=200)`` on 10,000 segments x 100 rows (issue 25's target: under 2 s), for the
+pl_metrics found at a given path (a worktree of another commit, or this checkout),
+best of 5; then, with ``--gil``, which numpy calls of the bootstrap run faster on two
+threads than on one (those that release the GIL).
+
+    git worktree add /tmp/old aa920fc
+    POLARS_MAX_THREADS=1 .venv/bin/python benchmarks/ab_bootstrap.py /tmp/old
+    .venv/bin/python benchmarks/ab_bootstrap.py .
+    .venv/bin/python benchmarks/ab_bootstrap.py . --gil
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+
+def gil() -> None:
+    """Each call 2,000 times (a sort 300) on one thread, twice, against twice side by
+    side on two threads."""
+    import numpy as np
+
+    rng = np.random.default_rng(1)
+    counts = rng.integers(0, 5, size=(200, 200))
+    cells = rng.integers(0, 20_000, 20_000)
+    segments = np.arange(0, 200, 4)
+    local = threading.local()  # a generator per thread (a shared one takes a lock)
+    calls: dict[str, Any] = {
+        "np.cumsum(axis=1)": lambda: np.cumsum(counts, axis=1),
+        "np.add.reduceat(axis=1)": lambda: np.add.reduceat(counts, segments, axis=1),
+        "np.bincount (20,000 values)": lambda: np.bincount(cells, minlength=20_000),
+        "np.add.at": lambda: np.add.at(np.zeros(20_000, np.int64), cells, 1),
+        "Generator.integers (uint16)": lambda: local.rng.integers(0, 100, (200, 100), np.uint16),
+        "np.take": lambda: np.take(counts.ravel(), cells % counts.size),
+        "np.sort (uint16)": lambda: np.sort(cells.astype(np.uint16)),
+        "element-wise multiply": lambda: counts * counts,
+    }
+    print("| numpy call (2,000 calls; a sort 300) | one thread, twice | two threads | speed-up |")
+    print("|---|---:|---:|---:|")
+    for name, call in calls.items():
+
+        def work(_: object, call: Any = call, name: str = name) -> None:
+            local.rng = np.random.default_rng(5)
+            for _ in range(300 if "sort" in name else 2_000):
+                call()
+
+        start = time.perf_counter()
+        work(None)
+        work(None)
+        one = time.perf_counter() - start
+        start = time.perf_counter()
+        with ThreadPoolExecutor(2) as pool:
+            list(pool.map(work, range(2)))
+        two = time.perf_counter() - start
+        print(f"| `{name}` | {one:.3f} s | {two:.3f} s | {one / two:.2f} |")
+
+
+def main() -> None:
+    sys.path.insert(0, str(Path(sys.argv[1]).resolve()))
+    if "--gil" in sys.argv:
+        gil()
+        return
+    import numpy as np
+    import polars as pl
+
+    import pl_metrics
+
+    print(pl_metrics.__file__, "polars threads:", pl.thread_pool_size())
+    rng = np.random.default_rng(1)
+    n = 1_000_000
+    small = pl.DataFrame(
+        {
+            "seg": np.repeat(np.arange(10_000), 100),
+            "y": rng.integers(0, 2, n),
+            "s": rng.random(n),
+        }
+    )
+
+    def call() -> pl.DataFrame:
+        return small.metrics.roc_auc("y", "s", by="seg", ci=0.95, ci_method="bootstrap", n_boot=200)
+
+    call()
+    times = []
+    for _ in range(5):
+        start = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - start)
+    print(f"best of 5: {min(times):.2f} s; all: {', '.join(f'{t:.2f}' for t in times)}")
+
+
+if __name__ == "__main__":
+    main()
