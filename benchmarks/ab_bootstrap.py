@@ -1,12 +1,15 @@
-"""A/B of the small segments' bootstrap: ``roc_auc(by=seg, ci=0.95, ci_method="bootstrap",
-n_boot=200)`` on 10,000 segments x 100 rows (issue 25's target: under 2 s), for the
-pl_metrics found at a given path (a worktree of another commit, or this checkout),
-best of 5; then, with ``--gil``, which numpy calls of the bootstrap run faster on two
-threads than on one (those that release the GIL).
+"""A/B of the ranking bootstrap, for the pl_metrics found at a given path (a worktree of
+another commit, or this checkout): ``roc_auc(by=seg, ci=0.95, ci_method="bootstrap",
+n_boot=200)`` on 10,000 segments x 100 rows (issue 25's target: under 2 s), best of
+5; with ``--large``, ``roc_auc(ci=0.95, ci_method="bootstrap")`` (1,000 replicates)
+on ``bench_defaults``' 1,000,000 rows beside the plain call (target: 100x), best of
+3; with ``--gil``, which numpy calls of the bootstrap run faster on two threads than
+on one (those that release the GIL).
 
     git worktree add /tmp/old aa920fc
     POLARS_MAX_THREADS=1 .venv/bin/python benchmarks/ab_bootstrap.py /tmp/old
     .venv/bin/python benchmarks/ab_bootstrap.py .
+    .venv/bin/python benchmarks/ab_bootstrap.py . --large
     .venv/bin/python benchmarks/ab_bootstrap.py . --gil
 """
 
@@ -60,17 +63,44 @@ def gil() -> None:
         print(f"| `{name}` | {one:.3f} s | {two:.3f} s | {one / two:.2f} |")
 
 
+def best(call: Any, repeat: int) -> tuple[float, list[float]]:
+    """The best and all of ``repeat`` timed calls, after one untimed."""
+    call()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - start)
+    return min(times), times
+
+
+def large() -> None:
+    """1,000 replicates on 1M rows of continuous scores, beside the plain call."""
+    sys.path.insert(1, str(Path(__file__).parent))
+    from bench_defaults import frame
+
+    m = frame(1_000_000, 1000).metrics
+    plain, _ = best(lambda: m.roc_auc("y", "s"), 5)
+    boot, times = best(lambda: m.roc_auc("y", "s", ci=0.95, ci_method="bootstrap"), 3)
+    print(f"plain roc_auc {plain:.3f} s; bootstrap best of 3 {boot:.2f} s ({boot / plain:.0f}x);")
+    print(f"all: {', '.join(f'{t:.2f}' for t in times)}")
+
+
 def main() -> None:
     sys.path.insert(0, str(Path(sys.argv[1]).resolve()))
     if "--gil" in sys.argv:
         gil()
         return
-    import numpy as np
     import polars as pl
 
     import pl_metrics
 
     print(pl_metrics.__file__, "polars threads:", pl.thread_pool_size())
+    if "--large" in sys.argv:
+        large()
+        return
+    import numpy as np
+
     rng = np.random.default_rng(1)
     n = 1_000_000
     small = pl.DataFrame(
@@ -84,13 +114,8 @@ def main() -> None:
     def call() -> pl.DataFrame:
         return small.metrics.roc_auc("y", "s", by="seg", ci=0.95, ci_method="bootstrap", n_boot=200)
 
-    call()
-    times = []
-    for _ in range(5):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    print(f"best of 5: {min(times):.2f} s; all: {', '.join(f'{t:.2f}' for t in times)}")
+    fastest, times = best(call, 5)
+    print(f"best of 5: {fastest:.2f} s; all: {', '.join(f'{t:.2f}' for t in times)}")
 
 
 if __name__ == "__main__":

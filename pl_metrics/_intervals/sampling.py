@@ -197,7 +197,9 @@ class _Ranges:
                     rows = rng.integers(0, self.sizes[j], per_range[r, j])
                 table = self.local[j * _RANGE : j * _RANGE + self.sizes[j]]
                 lo, hi = self.lo[j], self.hi[j]
-                out[r, lo:hi] += np.bincount(table[rows.astype(np.intp)], minlength=hi - lo)
+                # np.take: half the time of fancy indexing here; its cells counted as intp
+                cells = np.take(table, rows.astype(np.intp)).astype(np.intp)
+                out[r, lo:hi] += np.bincount(cells, minlength=hi - lo)
         return out
 
 
