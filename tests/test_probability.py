@@ -188,18 +188,23 @@ def test_threshold_sweep_equals_metrics_at_each_threshold(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             tn, fp, fn, tp = skm.confusion_matrix(y, pred, labels=[0, 1], **kw).ravel()
+            # both classes' scores in one call (what precision_score, recall_score and
+            # fbeta_score compute for their pos_label=1): class 1's precision, recall
+            # and F-beta; specificity = the recall of class 0
+            precision, recall, fbeta, _ = skm.precision_recall_fscore_support(
+                y, pred, beta=beta, labels=[0, 1], zero_division=zd, **kw
+            )
             expected = {
                 "tp": tp,
                 "fp": fp,
                 "fn": fn,
                 "tn": tn,
-                "precision": skm.precision_score(y, pred, zero_division=zd, **kw),
-                "recall": skm.recall_score(y, pred, zero_division=zd, **kw),
-                f: skm.fbeta_score(y, pred, beta=beta, zero_division=zd, **kw),
+                "precision": precision[1],
+                "recall": recall[1],
+                f: fbeta[1],
                 "accuracy": skm.accuracy_score(y, pred, **kw),
                 "mcc": skm.matthews_corrcoef(y, pred, **kw),
-                # specificity = recall of the negatives
-                "specificity": skm.recall_score(1 - y, 1 - pred, zero_division=zd, **kw),
+                "specificity": recall[0],
             }
         for name, value in expected.items():
             assert row[name] == pytest.approx(value, rel=1e-9, abs=1e-12), name
