@@ -1,14 +1,17 @@
 """A/B of the ranking bootstrap, for the pl_metrics found at a given path (a worktree of
 another commit, or this checkout): ``roc_auc(by=seg, ci=0.95, ci_method="bootstrap",
 n_boot=200)`` on 10,000 segments x 100 rows (issue 25's target: under 2 s), best of
-5; with ``--large``, ``roc_auc(ci=0.95, ci_method="bootstrap")`` (1,000 replicates)
-on ``bench_defaults``' 1,000,000 rows beside the plain call (target: 100x), best of
-3; with ``--gil``, which numpy calls of the bootstrap run faster on two threads than
-on one (those that release the GIL).
+5; with ``--large``, ``roc_auc`` and ``average_precision`` with ``ci=0.95,
+ci_method="bootstrap"`` (1,000 replicates) on ``bench_defaults``' 1,000,000 rows
+beside the plain call (target for AUC: 100x), best of 3; with ``--gil``, which
+numpy calls of the bootstrap run faster on two threads than on one.
 
     git worktree add /tmp/old aa920fc
-    POLARS_MAX_THREADS=1 .venv/bin/python benchmarks/ab_bootstrap.py /tmp/old
+    .venv/bin/python benchmarks/ab_bootstrap.py /tmp/old
     .venv/bin/python benchmarks/ab_bootstrap.py .
+    POLARS_MAX_THREADS=1 .venv/bin/python benchmarks/ab_bootstrap.py /tmp/old
+    POLARS_MAX_THREADS=1 .venv/bin/python benchmarks/ab_bootstrap.py .
+    .venv/bin/python benchmarks/ab_bootstrap.py /tmp/old --large
     .venv/bin/python benchmarks/ab_bootstrap.py . --large
     .venv/bin/python benchmarks/ab_bootstrap.py . --gil
 """
@@ -75,15 +78,19 @@ def best(call: Any, repeat: int) -> tuple[float, list[float]]:
 
 
 def large() -> None:
-    """1,000 replicates on 1M rows of continuous scores, beside the plain call."""
+    """1,000 replicates on 1M rows of continuous scores, beside the plain calls."""
     sys.path.insert(1, str(Path(__file__).parent))
     from bench_defaults import frame
 
     m = frame(1_000_000, 1000).metrics
-    plain, _ = best(lambda: m.roc_auc("y", "s"), 5)
-    boot, times = best(lambda: m.roc_auc("y", "s", ci=0.95, ci_method="bootstrap"), 3)
-    print(f"plain roc_auc {plain:.3f} s; bootstrap best of 3 {boot:.2f} s ({boot / plain:.0f}x);")
-    print(f"all: {', '.join(f'{t:.2f}' for t in times)}")
+    for name in ("roc_auc", "average_precision"):
+        method = getattr(m, name)
+        plain, _ = best(lambda method=method: method("y", "s"), 5)
+        boot, times = best(
+            lambda method=method: method("y", "s", ci=0.95, ci_method="bootstrap"), 3
+        )
+        print(f"plain {name} {plain:.3f} s; bootstrap best of 3 {boot:.2f} s ({boot / plain:.0f}x)")
+        print(f"  all: {', '.join(f'{t:.2f}' for t in times)}")
 
 
 def main() -> None:

@@ -402,20 +402,23 @@ def test_both_ways_of_drawing_are_the_multinomial(
     np.testing.assert_allclose(np.cov(draws.T), expected, atol=0.05 * n)
 
 
-@pytest.mark.parametrize("span", ["small", "wide"])
+@pytest.mark.parametrize("width", [np.uint16, np.uint32, np.int64])
 def test_rows_drawn_range_by_range_are_the_multinomial(
-    span: str, monkeypatch: pytest.MonkeyPatch
+    width: type, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # a large segment draws a replicate's rows per range of _RANGE rows (a multinomial
     # over the ranges), then uniformly within each range, counted by cell there: the
     # multinomial's means and covariances, empty cells included, with the range's
-    # table of cells in uint16 ("small") or int64 ("wide")
+    # table of cells in each of its integer widths (the spans that choose them made
+    # small here: the widest range below spans 4 cells)
     monkeypatch.setattr(sampling, "_RANGE", 4)
-    if span == "wide":
+    if width is not np.uint16:
         monkeypatch.setattr(sampling, "_SMALL_SPAN", 1)
+    if width is np.int64:
+        monkeypatch.setattr(sampling, "_MEDIUM_SPAN", 1)
     counts = np.array([3, 0, 5, 1, 0, 0, 2, 1, 4, 0])  # 16 rows, 4 ranges
     ranges = sampling._Ranges(counts)
-    assert ranges.local.dtype == (np.uint16 if span == "small" else np.int64)
+    assert ranges.local.dtype == width
     draws = ranges.draw(40_000, np.random.default_rng(3))
     n = counts.sum()
     assert (draws.sum(axis=1) == n).all()

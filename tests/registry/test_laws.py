@@ -226,11 +226,12 @@ BY_CANDIDATES = sorted(
 def test_by_may_have_any_name_but_an_output_column(entry: Entry) -> None:
     """A ``by`` column named as an output is refused (eager and lazy), and one with
     the internal prefix; every other candidate name works.  The names that work
-    are ``by`` columns all at once (copies of ``g``: the same segments), one run
-    instead of one per name: a temporary of the method's that one of them
-    shadowed would change the result or raise there as well.  The baseline has
-    as many copies under neutral names (a bootstrap keys its draws by the
-    segment's key values, so the baseline's key must have as many)."""
+    are ``by`` columns all at once (copies of ``g``, each told apart by a suffix:
+    the same segments), one run instead of one per name: a temporary of the
+    method's that one of them shadowed would change the result or raise there as
+    well.  The baseline has as many copies under neutral names (a bootstrap keys
+    its draws by the segment's key values, so the baseline's key must have as
+    many, and the same)."""
     c = Cols()
     outputs = entry.output_columns()
     inputs = {"y", "p", "yb", "s", "pb", "q0", "q1", "q2", "w", "wi", "ts"}
@@ -250,11 +251,16 @@ def test_by_may_have_any_name_but_an_output_column(entry: Entry) -> None:
             run(entry, df, cn, lazy=True)
 
     def copies(named: list[str]) -> tuple[pl.DataFrame, Cols]:
-        df = DATA.with_columns(pl.col("g").alias(n) for n in named).drop("g")
+        # copy i is g with "|i" appended (null where g is): the same segments, and
+        # values that tell the copies apart in the output (a swapped column shows)
+        df = DATA.with_columns(
+            pl.concat_str(pl.col("g"), pl.lit(f"|{i}")).alias(n) for i, n in enumerate(named)
+        ).drop("g")
         return df, dataclasses.replace(c, by=named)  # type: ignore[arg-type]
 
     neutral = [f"g{i}" for i in range(len(allowed))]
     assert not set(neutral) & set(BY_CANDIDATES)
+    assert not set(allowed + neutral) & set(DATA.columns)  # with_columns would overwrite
     baseline = run(entry, *copies(neutral))
     got = run(entry, *copies(allowed))
     assert got.columns[: len(allowed)] == allowed, f"{entry.name}: the by columns are not first"
