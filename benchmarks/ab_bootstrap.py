@@ -3,8 +3,10 @@ another commit, or this checkout): ``roc_auc(by=seg, ci=0.95, ci_method="bootstr
 n_boot=200)`` on 10,000 segments x 100 rows (issue 25's target: under 2 s), best of
 5; with ``--large``, ``roc_auc`` and ``average_precision`` with ``ci=0.95,
 ci_method="bootstrap"`` (1,000 replicates) on ``bench_defaults``' 1,000,000 rows
-beside the plain call (target for AUC: 100x), best of 3; with ``--gil``, which
-numpy calls of the bootstrap run faster on two threads than on one.
+beside the plain call (target for AUC: 100x), best of 3; with ``--paired``,
+``compare_models`` of two models' average precision by the paired bootstrap on
+those rows, best of 2; with ``--gil``, which numpy calls of the bootstrap run
+faster on two threads than on one.
 
     git worktree add /tmp/old aa920fc
     .venv/bin/python benchmarks/ab_bootstrap.py /tmp/old
@@ -13,6 +15,8 @@ numpy calls of the bootstrap run faster on two threads than on one.
     POLARS_MAX_THREADS=1 .venv/bin/python benchmarks/ab_bootstrap.py .
     .venv/bin/python benchmarks/ab_bootstrap.py /tmp/old --large
     .venv/bin/python benchmarks/ab_bootstrap.py . --large
+    .venv/bin/python benchmarks/ab_bootstrap.py /tmp/old --paired
+    .venv/bin/python benchmarks/ab_bootstrap.py . --paired
     .venv/bin/python benchmarks/ab_bootstrap.py . --gil
 """
 
@@ -93,6 +97,22 @@ def large() -> None:
         print(f"  all: {', '.join(f'{t:.2f}' for t in times)}")
 
 
+def paired() -> None:
+    """The paired bootstrap of two models' average precision on the same 1M rows."""
+    sys.path.insert(1, str(Path(__file__).parent))
+    from bench_defaults import frame
+
+    m = frame(1_000_000, 1000).metrics
+    fastest, times = best(
+        lambda: m.compare_models(
+            "y", ["s", "s2"], metric="average_precision", ci_method="bootstrap"
+        ),
+        2,
+    )
+    print(f"compare_models(average_precision, bootstrap): best of 2 {fastest:.2f} s")
+    print(f"  all: {', '.join(f'{t:.2f}' for t in times)}")
+
+
 def main() -> None:
     sys.path.insert(0, str(Path(sys.argv[1]).resolve()))
     if "--gil" in sys.argv:
@@ -105,6 +125,9 @@ def main() -> None:
     print(pl_metrics.__file__, "polars threads:", pl.thread_pool_size())
     if "--large" in sys.argv:
         large()
+        return
+    if "--paired" in sys.argv:
+        paired()
         return
     import numpy as np
 

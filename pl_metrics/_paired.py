@@ -439,7 +439,7 @@ def score_counts_of_block(positive: np.ndarray, score: np.ndarray) -> Callable[[
         is_positive = positive[order]
 
         def gathered(block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            cells = block[:, order]
+            cells = bs.take_columns(block, order)
             pos = np.where(is_positive, cells, 0)
             return pos, cells - pos
 

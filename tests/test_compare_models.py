@@ -21,6 +21,7 @@ from statsmodels.stats.multitest import multipletests
 import pl_metrics as plm
 from pl_metrics import _paired as pt
 from pl_metrics import _paired_ap as pap
+from pl_metrics._intervals import draws as bs
 
 LABEL_ORACLES = {
     "accuracy": skm.accuracy_score,
@@ -395,11 +396,18 @@ def test_paired_bootstrap_equals_the_row_bootstrap(metric: str) -> None:
     assert abs((high + low) / 2 - (r_high + r_low) / 2) < 0.1 * width
 
 
+@pytest.mark.parametrize("take", [False, True], ids=["fancy", "take"])
 @pytest.mark.parametrize("decimals", [None, 1])  # None: every cell its own score
-def test_ap_replicate_counts_per_score(decimals: int | None) -> None:
+def test_ap_replicate_counts_per_score(
+    decimals: int | None, take: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A block of redrawn cells as one model's per-score positives and negatives,
     scores descending: the gather of distinct scores and the sums of tied ones
-    equal a count written out (bincount of each replicate by score position)."""
+    equal a count written out (bincount of each replicate by score position),
+    with the columns gathered by fancy indexing (a small block) or by ``np.take``
+    (a block of ``_TAKE_CELLS`` cells and more; made 1 here)."""
+    if take:
+        monkeypatch.setattr(bs, "_TAKE_CELLS", 1)
     rng = np.random.default_rng(11)
     n = 300
     positive = rng.random(n) < 0.4

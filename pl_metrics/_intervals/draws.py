@@ -148,6 +148,19 @@ def per_segment(
 
 
 # --------------------------------------------------------------------------- reductions
+#: A block of at least this many cells gathers its columns with ``np.take``: a third
+#: of fancy indexing's time on 4 x 1,000,000 cells, where fancy indexing is faster on
+#: blocks that stay in the cache.
+_TAKE_CELLS = 1 << 20
+
+
+def take_columns(block: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """``block[:, index]``, by whichever gather is faster for the block's size."""
+    import numpy as np
+
+    return np.take(block, index, axis=1) if block.size >= _TAKE_CELLS else block[:, index]
+
+
 def grouper(group: np.ndarray, k: int) -> Callable[[np.ndarray], np.ndarray]:
     """``sums(block)``: the sums of a block's columns (cells) by ``group`` (in
     ``0..k-1``; -1: left out), as a ``(rows, k)`` array; no dense indicator matrix."""
@@ -164,7 +177,7 @@ def grouper(group: np.ndarray, k: int) -> Callable[[np.ndarray], np.ndarray]:
     def sums(block: np.ndarray) -> np.ndarray:
         out = np.zeros((block.shape[0], k), dtype=block.dtype)
         if len(order):
-            cells = block if in_order else block[:, order]
+            cells = block if in_order else take_columns(block, order)
             out[:, targets[kept]] = np.add.reduceat(cells, starts, axis=1)[:, kept]
         return out
 
@@ -521,4 +534,5 @@ __all__ = [
     "segment_draws",
     "sorted_by_score",
     "square_counter",
+    "take_columns",
 ]

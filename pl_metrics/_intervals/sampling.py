@@ -32,10 +32,10 @@ _CHUNK_CELLS = 1 << 20
 #: A large segment's rows are drawn in ranges of this many (16 random bits a row;
 #: a power of two, at most 2**16).
 _RANGE = 1 << 16
-#: A range's table of cells is uint16 when the range spans at most this many cells,
-#: uint32 up to the second (a smaller table stays in the cache: 1.5x the draws of an
-#: int64 one where a range spans 129,393 cells), int64 beyond.
+#: A range's table of cells is uint16 when the range spans at most this many cells...
 _SMALL_SPAN = 1 << 16
+#: ... uint32 up to this many (a smaller table stays in the cache: 1.5x the draws of
+#: an int64 one where a range spans 129,393 cells), int64 beyond.
 _MEDIUM_SPAN = 1 << 32
 #: A segment of n rows and k cells is redrawn row by row when n <= _ROW_COST k:
 #: a uniform row costs about a sixteenth of a binomial variate.
