@@ -81,12 +81,17 @@ def best(call: Any, repeat: int) -> tuple[float, list[float]]:
     return min(times), times
 
 
-def large() -> None:
-    """1,000 replicates on 1M rows of continuous scores, beside the plain calls."""
+def _defaults_frame() -> Any:
+    """``bench_defaults``' frame: 1M rows of continuous scores, 1,000 segments."""
     sys.path.insert(1, str(Path(__file__).parent))
     from bench_defaults import frame
 
-    m = frame(1_000_000, 1000).metrics
+    return frame(1_000_000, 1000)
+
+
+def large() -> None:
+    """1,000 replicates on 1M rows of continuous scores, beside the plain calls."""
+    m = _defaults_frame().metrics
     for name in ("roc_auc", "average_precision"):
         method = getattr(m, name)
         plain, _ = best(lambda method=method: method("y", "s"), 5)
@@ -99,10 +104,7 @@ def large() -> None:
 
 def paired() -> None:
     """The paired bootstrap of two models' average precision on the same 1M rows."""
-    sys.path.insert(1, str(Path(__file__).parent))
-    from bench_defaults import frame
-
-    m = frame(1_000_000, 1000).metrics
+    m = _defaults_frame().metrics
     fastest, times = best(
         lambda: m.compare_models(
             "y", ["s", "s2"], metric="average_precision", ci_method="bootstrap"
