@@ -410,9 +410,12 @@ def _label_draw(metric: str) -> Draw:
             )
             models.append((confusion, bs.grouper(cell.ravel(), len(pairs))))
 
+        def one(block: np.ndarray) -> bs.Blocks:
+            return bs.Blocks.one(block, fixed_total=blocks.fixed_total)
+
         def both(block: np.ndarray) -> list[np.ndarray]:
             return [
-                value(*bs.class_counts(confusion, bs.Blocks.one(merge(block)), True)[:3], pos)
+                value(*bs.class_counts(confusion, one(merge(block)), True)[:3], pos)
                 for confusion, merge in models
             ]
 

@@ -27,25 +27,25 @@ AucAverage: TypeAlias = Literal["micro", "macro", "weighted", "samples"]
 #: Multiclass ROC AUC strategies.
 MultiClass: TypeAlias = Literal["ovr", "ovo"]
 #: How ``ci=`` intervals are computed: every method (``compare``, ``over_time``).
-CiMethod: TypeAlias = Literal["bootstrap", "wilson", "delong", "logit"]
+CiMethod: TypeAlias = Literal["bootstrap", "poisson", "wilson", "delong", "logit"]
 #: ``ci_method`` of ``per_class`` (``checks.CI_METHODS``; the first, the default: Wilson
 #: for the per-class proportions, the delta method for F-beta; ``"wilson"``: the
 #: proportions only).
-LabelCiMethod: TypeAlias = Literal["delta", "bootstrap", "wilson"]
+LabelCiMethod: TypeAlias = Literal["delta", "bootstrap", "wilson", "poisson"]
 #: ``ci_method`` of ``averages`` and ``report`` (the first, the default: the delta method).
-AverageCiMethod: TypeAlias = Literal["delta", "bootstrap"]
+AverageCiMethod: TypeAlias = Literal["delta", "bootstrap", "poisson"]
 #: ``ci_method`` of ``summary`` (``checks.CI_METHODS``; the first, the default: Wilson
 #: for the accuracy, the delta method for balanced accuracy, MCC and kappa).
-SummaryCiMethod: TypeAlias = Literal["delta", "bootstrap", "wilson"]
+SummaryCiMethod: TypeAlias = Literal["delta", "bootstrap", "wilson", "poisson"]
 #: ``ci_method`` of ``roc_auc`` (DeLong's variance).
-AucCiMethod: TypeAlias = Literal["delong", "bootstrap"]
+AucCiMethod: TypeAlias = Literal["delong", "bootstrap", "poisson"]
 #: ``ci_method`` of average_precision (``checks.CI_METHODS``; the first, the default).
-ApCiMethod: TypeAlias = Literal["logit", "bootstrap"]
+ApCiMethod: TypeAlias = Literal["logit", "bootstrap", "poisson"]
 #: ``ci_method`` of ``compare_models`` (``_paired.CI_METHODS``: DeLong for roc_auc, the
 #: delta method for average_precision, the paired bootstrap for the label metrics).
-PairedCiMethod: TypeAlias = Literal["bootstrap", "delong", "delta"]
-#: ``ci_method`` of the methods whose intervals are bootstrap only.
-BootstrapCiMethod: TypeAlias = Literal["bootstrap"]
+PairedCiMethod: TypeAlias = Literal["bootstrap", "poisson", "delong", "delta"]
+#: ``ci_method`` of the methods whose intervals are bootstraps only (multinomial or Poisson).
+BootstrapCiMethod: TypeAlias = Literal["bootstrap", "poisson"]
 #: ``adjust=``: the adjustment of many p-values (``_core.multiple.ADJUSTMENTS``).
 Adjust: TypeAlias = Literal["bonferroni", "holm", "bh", "by"]
 #: ``normalize=`` of ``confusion_matrix``: divide by the row, column or total count.

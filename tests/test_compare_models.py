@@ -685,7 +685,11 @@ DF = DF.with_columns(n=1 - pl.col("m"), s=pl.col("m") * 0.5, t=pl.col("y") * 0.3
         ({"n_boot": 0}, ValueError, "`n_boot`"),
         ({"seed": -1}, ValueError, "`seed`"),
         ({"pos_label": 1}, ValueError, "`pos_label` is for the binary metrics"),
-        ({"ci_method": "delta"}, ValueError, r"`ci_method`.*'accuracy'.*\['bootstrap'\]"),
+        (
+            {"ci_method": "delta"},
+            ValueError,
+            r"`ci_method`.*'accuracy'.*\['bootstrap', 'poisson'\]",
+        ),
         (
             {"metric": "roc_auc", "models": ["s", "t"], "ci_method": "bootstrap"},
             ValueError,
@@ -694,7 +698,7 @@ DF = DF.with_columns(n=1 - pl.col("m"), s=pl.col("m") * 0.5, t=pl.col("y") * 0.3
         (
             {"metric": "average_precision", "models": ["s", "t"], "ci_method": "delong"},
             ValueError,
-            r"\['delta', 'bootstrap'\]",
+            r"\['delta', 'bootstrap', 'poisson'\]",
         ),
         ({"metric": "roc_auc", "models": ["m", "g"]}, pl.exceptions.SchemaError, "'g'"),
     ],

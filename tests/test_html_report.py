@@ -231,18 +231,21 @@ def test_every_table_equals_its_frame_method(df: pl.DataFrame) -> None:
     assert expected["compare"]["differs"].any(), "the example should flag a segment"
 
 
-def test_ci_method_bootstrap_is_every_methods_bootstrap(df: pl.DataFrame) -> None:
-    # html_report(ci_method="bootstrap"): each table with intervals is its method's
-    # with ci_method="bootstrap" (the same replicates and seed), and the page says so
-    page = _report(df, ci_method="bootstrap")
+@pytest.mark.parametrize("ci_method", ["bootstrap", "poisson"])
+def test_ci_method_bootstrap_is_every_methods_bootstrap(df: pl.DataFrame, ci_method: str) -> None:
+    # html_report(ci_method="bootstrap" or "poisson"): each table with intervals is its
+    # method's with that ci_method (the same replicates and seed), and the page says so
+    page = _report(df, ci_method=ci_method)
     tables = page_tables(page)
-    expected = expected_tables(df, "region", ci_method="bootstrap")
+    expected = expected_tables(df, "region", ci_method=ci_method)
     for name in ("summary", "summary_by", "compare", "report", "roc_auc", "average_precision"):
         assert_same(as_frame(tables[name], expected[name].schema), expected[name], name)
     default = expected_tables(df, "region")
     assert not expected["summary"].equals(default["summary"])  # another interval
-    assert "bootstrap percentile intervals" in page
-    assert "(bootstrap tests; Holm-adjusted" in page
+    named = "Poisson bootstrap" if ci_method == "poisson" else "bootstrap"
+    assert f"{named} percentile intervals" in page
+    assert f"({named} tests; Holm-adjusted" in page
+    assert ("Poisson" in page) == (ci_method == "poisson")
     with pytest.raises(ValueError, match="ci_method"):
         _report(df, ci_method="delta")
 

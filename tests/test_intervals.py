@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from statistics import NormalDist
 
 import _oracle as oracle
@@ -429,12 +430,177 @@ def test_rows_drawn_range_by_range_are_the_multinomial(
     np.testing.assert_allclose(np.cov(draws.T), expected, atol=0.05 * n)
 
 
+@pytest.mark.parametrize("block_cells", [None, 12])
+@pytest.mark.parametrize("counts", [[3, 0, 5, 1, 1], [400, 0, 250, 900, 50]])
+def test_poisson_draws_are_independent_poisson_counts(
+    counts: list[int], block_cells: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the Poisson bootstrap gives each row a Poisson(1) count: a cell of c rows is
+    # Poisson(c) (a sum of independent Poissons), cells independent, so each cell's
+    # mean and variance are c, covariances 0, and a replicate's total is
+    # Poisson(n); empty cells stay empty.  In one block, and in blocks of two
+    # replicates (block_cells=12: several generators, (seed, key, j))
+    if block_cells is not None:
+        monkeypatch.setattr(sampling, "_BLOCK_CELLS", block_cells)
+    counts_ = np.array(counts)
+    n = counts_.sum()
+    draws = bs.draw_segment(counts_, 40_000, 3, ("segment",), poisson=True)
+    again = bs.draw_segment(counts_, 40_000, 3, ("segment",), poisson=True)
+    np.testing.assert_array_equal(draws, again)  # keyed: the same seed, the same draws
+    assert (draws[:, counts_ == 0] == 0).all()
+    se = 4 * np.sqrt(counts_ / 40_000)  # 4 standard errors of a mean of 40,000
+    np.testing.assert_allclose(draws.mean(axis=0), counts_, atol=se.max())
+    np.testing.assert_allclose(np.cov(draws.T), np.diag(counts_), atol=0.05 * counts_.max())
+    totals = draws.sum(axis=1)
+    assert totals.mean() == pytest.approx(n, abs=4 * np.sqrt(n / 40_000))
+    assert totals.var() == pytest.approx(n, rel=0.05)
+    # not the multinomial's draws (fixed totals), from the same generators
+    fixed = bs.draw_segment(counts_, 40_000, 3, ("segment",))
+    assert (fixed.sum(axis=1) == n).all()
+    assert not np.array_equal(draws, fixed)
+
+
+def test_poisson_bootstrap_is_the_row_poisson_bootstrap() -> None:
+    # each row's count Poisson(1), drawn row by row here (scikit-learn's weighted
+    # metrics for AUC and AP): intervals within Monte-Carlo tolerance of ci_method=
+    # "poisson", whose draws are per cell.  Specificity reads each replicate's own
+    # total (tn = n - support - predicted + tp)
+    rng = np.random.default_rng(21)
+    df = _frame(3000, rng)
+    boot = {"ci": 0.95, "n_boot": 2000, "seed": 1, "ci_method": "poisson"}
+    sm = df.metrics.summary("t", "p", **boot)
+    pc = df.metrics.per_class("t", "p", **boot)
+    auc = df.metrics.roc_auc("y", "s", **boot)
+    ap = df.metrics.average_precision("y", "s", **boot)
+    t, p, y, s = (df[c].to_numpy() for c in ("t", "p", "y", "s"))
+    acc, prec0, spec0, aucs, aps = [], [], [], [], []
+    for _ in range(2000):
+        w = rng.poisson(1.0, len(t))
+        acc.append((w * (t == p)).sum() / w.sum())
+        prec0.append((w * ((t == 0) & (p == 0))).sum() / (w * (p == 0)).sum())
+        spec0.append((w * ((t != 0) & (p != 0))).sum() / (w * (t != 0)).sum())
+    for _ in range(500):
+        w = rng.poisson(1.0, len(y))
+        aucs.append(skm.roc_auc_score(y, s, sample_weight=w))
+        aps.append(skm.average_precision_score(y, s, sample_weight=w))
+    for row_reps, frame, row, metric in (
+        (acc, sm, 0, "accuracy"),
+        (prec0, pc, 0, "precision"),
+        (spec0, pc, 0, "specificity"),
+        (aucs, auc, 0, "roc_auc"),
+        (aps, ap, 0, "average_precision"),
+    ):
+        low, high, point = (frame[c][row] for c in (f"{metric}_low", f"{metric}_high", metric))
+        r_low, r_high = np.percentile(row_reps, [2.5, 97.5])
+        width = r_high - r_low
+        assert abs((high - low) - width) < 0.15 * width, metric  # same width
+        assert abs((high + low) / 2 - (r_high + r_low) / 2) < 0.15 * width, metric  # centre
+        assert low < point < high
+
+
+def _ovr_frame() -> pl.DataFrame:
+    rng = np.random.default_rng(4)
+    df = _frame(400, rng).with_columns(pl.Series("g", rng.choice(["a", "b"], 400)))
+    return df.with_columns(
+        pl.Series("day", np.datetime64("2026-01-01") + rng.integers(0, 3, 400)).cast(pl.Date),
+        *(pl.Series(f"c{k}", rng.random(400)) for k in range(3)),
+        pl.Series("s2", np.round(df["s"].to_numpy() + rng.normal(size=400), 2)),
+        pl.Series(
+            "p2", np.where(rng.random(400) < 0.8, df["p"].to_numpy(), rng.integers(0, 3, 400))
+        ),
+    )
+
+
+#: Every call that takes ci_method="poisson", on _ovr_frame's rows (the states'
+#: finishers too: Dask and Spark finish through them).
+_POISSON_CALLS: dict[str, Callable[[pl.DataFrame, str], object]] = {
+    "per_class": lambda df, m: df.metrics.per_class("t", "p", by="g", ci=0.9, ci_method=m),
+    "averages": lambda df, m: df.metrics.averages("t", "p", ci=0.9, ci_method=m),
+    "report": lambda df, m: df.metrics.report("t", "p", ci=0.9, ci_method=m),
+    "summary": lambda df, m: df.metrics.summary("t", "p", ci=0.9, ci_method=m),
+    "roc_auc": lambda df, m: df.metrics.roc_auc("y", "s", by="g", ci=0.9, ci_method=m),
+    "roc_auc ovr": lambda df, m: df.metrics.roc_auc(
+        "t", {0: "c0", 1: "c1", 2: "c2"}, average="macro", ci=0.9, ci_method=m
+    ),
+    "average_precision": lambda df, m: df.metrics.average_precision("y", "s", ci=0.9, ci_method=m),
+    "compare": lambda df, m: df.metrics.compare(
+        "t", "p", by="g", metric="accuracy", ci=0.9, ci_method=m
+    ),
+    "compare roc_auc": lambda df, m: df.metrics.compare(
+        "y", "s", by="g", metric="roc_auc", ci=0.9, ci_method=m
+    ),
+    "compare_models": lambda df, m: df.metrics.compare_models(
+        "t", ["p", "p2"], metric="accuracy", ci=0.9, ci_method=m
+    ),
+    "compare_models ap": lambda df, m: df.metrics.compare_models(
+        "y", ["s", "s2"], metric="average_precision", ci=0.9, ci_method=m
+    ),
+    "over_time": lambda df, m: df.metrics.over_time(
+        "t",
+        y_pred="p",
+        index="day",
+        every="1d",
+        metrics=["accuracy", "f1_macro"],
+        ci=0.9,
+        ci_method=m,
+    ),
+    "over_time scores": lambda df, m: df.metrics.over_time(
+        "y", y_score="s", index="day", every="1d", metrics=["roc_auc"], ci=0.9, ci_method=m
+    ),
+    "multilabel": lambda df, m: df.with_columns(
+        pl.concat_list(pl.col("t").cast(pl.String)).alias("mt"),
+        pl.concat_list(pl.col("p", "p2").cast(pl.String)).list.unique().list.sort().alias("mp"),
+    ).metrics.averages("mt", "mp", ci=0.9, ci_method=m),
+    "counts state": lambda df, m: plm_from_counts(df).report(ci=0.9, ci_method=m),
+    "score state": lambda df, m: plm_from_score_counts(df).average_precision(ci=0.9, ci_method=m),
+}
+
+
+def plm_from_counts(df: pl.DataFrame) -> object:
+    return pl_metrics.from_counts(df.metrics.counts("t", "p", by="g"), by="g")
+
+
+def plm_from_score_counts(df: pl.DataFrame) -> object:
+    return pl_metrics.from_score_counts(df.metrics.score_counts("y", "s"))
+
+
+@pytest.mark.parametrize("call", list(_POISSON_CALLS))
+def test_every_call_taking_poisson_draws_poisson_counts(
+    call: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # ci_method="poisson" reaches the draws as a Poisson seed on every path (a path
+    # that dropped it would give the multinomial's interval, a wrong label on a
+    # right-looking number); "bootstrap" never does.  Every draw starts from
+    # sampling.entropy_of, which says which
+    seen: list[bool] = []
+    real = sampling.entropy_of
+
+    def spy(seed: object) -> tuple[int, bool]:
+        entropy, poisson = real(seed)  # type: ignore[arg-type]
+        seen.append(poisson)
+        return entropy, poisson
+
+    monkeypatch.setattr(sampling, "entropy_of", spy)
+    monkeypatch.setattr(bs, "entropy_of", spy)
+    df = _ovr_frame()
+    run = _POISSON_CALLS[call]
+    out = {}
+    for method in ("bootstrap", "poisson"):
+        seen.clear()
+        result = run(df, method)
+        out[method] = result.collect() if isinstance(result, pl.LazyFrame) else result
+        assert seen, (call, method)  # it drew
+        assert set(seen) == {method == "poisson"}, (call, method)
+    assert not out["bootstrap"].equals(out["poisson"])
+
+
 @pytest.mark.parametrize(
     ("method", "args"),
     [("report", ("t", "p")), ("roc_auc", ("y", "s")), ("average_precision", ("y", "s"))],
 )
+@pytest.mark.parametrize("ci_method", ["bootstrap", "poisson"])
 def test_large_segments_draw_their_blocks_on_any_thread(
-    method: str, args: tuple[str, str], monkeypatch: pytest.MonkeyPatch
+    method: str, args: tuple[str, str], ci_method: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # a segment too large for one block of replicates draws block j from the
     # generator of (seed, key, j), by ranges of rows: the blocks are drawn and
@@ -443,7 +609,7 @@ def test_large_segments_draw_their_blocks_on_any_thread(
     monkeypatch.setattr(sampling, "_BLOCK_CELLS", 500)  # a few replicates a block
     monkeypatch.setattr(sampling, "_RANGE", 16)  # several ranges a replicate
     df = _many_segments(np.random.default_rng(13))
-    kwargs = {"by": "g", "ci": 0.9, "n_boot": 150, "seed": 5, "ci_method": "bootstrap"}
+    kwargs = {"by": "g", "ci": 0.9, "n_boot": 150, "seed": 5, "ci_method": ci_method}
     every = getattr(df.metrics, method)(*args, **kwargs).sort("g", maintain_order=True)
     defined = every.select(pl.col("^.*_low$").is_not_null().mean()).row(0)
     assert min(defined) > 0.5  # intervals, not nulls, are compared
@@ -457,31 +623,45 @@ def test_large_segments_draw_their_blocks_on_any_thread(
         )
 
 
+@pytest.mark.parametrize("poisson", [False, True])
 @pytest.mark.parametrize("size", [1, 2, 3, 5])
-def test_square_counts_are_the_grouped_counts(size: int) -> None:
+def test_square_counts_are_the_grouped_counts(size: int, poisson: bool) -> None:
     # a chunk of segments with every (actual, predicted) cell of their classes, in
     # order, is counted as a (replicate, segment, actual, predicted) array: the same
-    # tp / support / predicted / n as the general grouping (class_counter)
+    # tp / support / predicted / n as the general grouping (class_counter).  A
+    # multinomial replicate has each segment's 50 rows; a Poisson one its own total,
+    # which n must be (fixed_total=False), not the first replicate's
     rng = np.random.default_rng(size)
     segments, cells = 4, size * size
     a = np.tile(np.arange(cells) // size, segments)
     p = np.tile(np.arange(cells) % size, segments)
     segment = np.repeat(np.arange(segments), cells)
-    draws = rng.multinomial(50, np.full(cells, 1 / cells), size=(7, segments)).reshape(7, -1)
-    square = bs.square_counter(a, p, size, segments)
+    if poisson:
+        draws = rng.poisson(50 / cells, size=(7, segments * cells))
+    else:
+        draws = rng.multinomial(50, np.full(cells, 1 / cells), size=(7, segments)).reshape(7, -1)
+    fixed = not poisson
+    square = bs.square_counter(a, p, size, segments, fixed_total=fixed)
     assert square is not None
-    general = bs.class_counter(a, p, segment * size, segment, segments * size, restrict=True)
+    general = bs.class_counter(
+        a, p, segment * size, segment, segments * size, restrict=True, fixed_total=fixed
+    )
     for got, want in zip(square(draws), general(draws), strict=True):
         np.testing.assert_array_equal(got, want.reshape(got.shape))
+    # n by hand: each replicate's rows of each segment
+    totals = draws.reshape(7, segments, cells).sum(axis=-1)
+    np.testing.assert_array_equal(square(draws)[3], totals)
+    np.testing.assert_array_equal(general(draws)[3], totals)
+    assert poisson == (totals != 50).any()  # the Poisson totals vary (seeded: they do)
     # by hand, replicate 0, segment 0: tp is the diagonal, support the row sums
     first = draws[0, :cells].reshape(size, size)
     np.testing.assert_array_equal(square(draws)[0][0, 0], np.diag(first))
     np.testing.assert_array_equal(square(draws)[1][0, 0], first.sum(axis=1))
     # a missing cell, another order or another size: not a square chunk
-    assert bs.square_counter(a[1:], p[1:], size, segments) is None
+    assert bs.square_counter(a[1:], p[1:], size, segments, fixed_total=fixed) is None
     if size > 1:
-        assert bs.square_counter(p, a, size, segments) is None
-    assert bs.square_counter(a, p, size + 1, segments) is None
+        assert bs.square_counter(p, a, size, segments, fixed_total=fixed) is None
+    assert bs.square_counter(a, p, size + 1, segments, fixed_total=fixed) is None
 
 
 def _many_segments(rng: np.random.Generator) -> pl.DataFrame:
@@ -509,14 +689,15 @@ def _many_segments(rng: np.random.Generator) -> pl.DataFrame:
         ("average_precision", ("y", "s")),
     ],
 )
+@pytest.mark.parametrize("ci_method", ["bootstrap", "poisson"])
 def test_segments_drawn_together_are_the_segments_drawn_alone(
-    method: str, args: tuple[str, str], monkeypatch: pytest.MonkeyPatch
+    method: str, args: tuple[str, str], ci_method: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # segments are packed in chunks and reduced together (stacked by number of
     # classes): a frame of many segments gives each the interval it gets alone,
     # whatever the packing (here: the default chunks, and chunks of ~1 segment)
     df = _many_segments(np.random.default_rng(12))
-    kwargs = {"by": "g", "ci": 0.9, "n_boot": 150, "seed": 5, "ci_method": "bootstrap"}
+    kwargs = {"by": "g", "ci": 0.9, "n_boot": 150, "seed": 5, "ci_method": ci_method}
     every = getattr(df.metrics, method)(*args, **kwargs).sort("g", maintain_order=True)
     defined = every.select(pl.col("^.*_low$").is_not_null().mean()).row(0)
     assert min(defined) > 0.5  # intervals, not nulls, are compared

@@ -408,7 +408,7 @@ def test_mypy_accepts_the_docs_page(mypy_output: str) -> None:
     start = 'Revealed type is "def (y_true: str | typing.Mapping[object, str], y_pred: str'
     assert revealed[3].startswith(start)  # a column, or {label: indicator column} (multilabel)
     end = (
-        "ci_method: Literal['delta'] | Literal['bootstrap'] | None =) "
+        "ci_method: Literal['delta'] | Literal['bootstrap'] | Literal['poisson'] | None =) "
         '-> polars.dataframe.frame.DataFrame"'
     )
     assert revealed[3].endswith(end)

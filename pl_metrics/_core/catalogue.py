@@ -75,7 +75,7 @@ def _binary(name: str) -> Metric:
         name,
         higher_is_better=better,
         over_time=name in _OVER_TIME_BINARY,
-        paired=("bootstrap",) if name in _PAIRED_BINARY else (),
+        paired=("bootstrap", "poisson") if name in _PAIRED_BINARY else (),
     )
 
 
@@ -89,7 +89,7 @@ CATALOGUE: dict[str, Metric] = {
             m,
             "summary",
             over_time=True,
-            paired=("bootstrap",),
+            paired=("bootstrap", "poisson"),
             analytic="wilson" if m == "accuracy" else None,
         )
         for m in _SUMMARY
@@ -116,7 +116,7 @@ CATALOGUE: dict[str, Metric] = {
         "ranking",
         scores=True,
         over_time=True,
-        paired=("delta", "bootstrap"),
+        paired=("delta", "bootstrap", "poisson"),
         analytic="logit",
     ),
     "ks": Metric("ks", "ks", "ranking", scores=True, over_time=True),

@@ -301,7 +301,7 @@ def check_kappa_interval(kappa_weights: str | None, ci_method: str) -> None:
     """``summary(kappa_weights=..., ci=...)``: refused with the bootstrap, whose
     replicates keep per-class counts, not the cells a weighted kappa needs, and
     with the delta method (unweighted kappa's)."""
-    if kappa_weights is not None and ci_method in ("bootstrap", "delta"):
+    if kappa_weights is not None and ci_method in ("bootstrap", "poisson", "delta"):
         msg = (
             f"`kappa_weights` with ci_method={ci_method!r} is not supported: the "
             "bootstrap replicates keep per-class counts, not the off-diagonal cells a "
@@ -343,13 +343,13 @@ def check_ci(ci: object, n_boot: object, ci_method: object, methods: Sequence[st
 #: for the frame methods and the state finishers alike.
 CI_METHODS: dict[str, tuple[str, ...]] = {
     # analytic by default (a group_by's cost); the bootstrap when asked
-    "per_class": ("delta", "bootstrap", "wilson"),
-    "averages": ("delta", "bootstrap"),
-    "report": ("delta", "bootstrap"),
-    "summary": ("delta", "bootstrap", "wilson"),
+    "per_class": ("delta", "bootstrap", "wilson", "poisson"),
+    "averages": ("delta", "bootstrap", "poisson"),
+    "report": ("delta", "bootstrap", "poisson"),
+    "summary": ("delta", "bootstrap", "wilson", "poisson"),
     # the scores' analytic intervals by default (a sort's cost); the bootstrap when asked
-    "roc_auc": ("delong", "bootstrap"),
-    "average_precision": ("logit", "bootstrap"),
+    "roc_auc": ("delong", "bootstrap", "poisson"),
+    "average_precision": ("logit", "bootstrap", "poisson"),
 }
 
 #: The analytic ``ci_method`` values and the metrics each gives an interval (the
@@ -383,8 +383,10 @@ def wants_ci(
     if not check_ci(ci, n_boot, ci_method, methods):
         return False
     check_seed(seed)
-    if ci_method == "bootstrap" and importlib.util.find_spec("numpy") is None:
-        msg = "ci_method='bootstrap' needs numpy: pip install numpy (or use an analytic ci_method)"
+    if ci_method in ("bootstrap", "poisson") and importlib.util.find_spec("numpy") is None:
+        msg = (
+            f"ci_method={ci_method!r} needs numpy: pip install numpy (or use an analytic ci_method)"
+        )
         raise ModuleNotFoundError(msg)
     if weight is not None:
         msg = (

@@ -26,6 +26,7 @@ from pl_metrics._core.confusion import ACTUAL, LABEL, ORD, PREDICTED, Counts, la
 from pl_metrics._core.names import INTERNAL
 from pl_metrics._intervals import analytic as an
 from pl_metrics._intervals import draws as bs
+from pl_metrics._intervals.sampling import resampling
 
 #: The columns besides the segment that identify a row of each frame.
 _ROW_KEYS = {"per_class": [LABEL], "averages": ["average"], "report": [LABEL, "average"]}
@@ -68,7 +69,7 @@ def bootstrap_labels(
     zero_division: float = 0.0,
     ci: float,
     n_boot: int,
-    seed: int | None,
+    seed: bs.Seed,
 ) -> pl.LazyFrame:
     """Bootstrap intervals of a confusion-metric frame (``kind``: per_class, averages,
     report or summary), joined to its point estimates ``point``."""
@@ -203,7 +204,7 @@ def bootstrap_scores(
     *,
     ci: float,
     n_boot: int,
-    seed: int | None,
+    seed: bs.Seed,
 ) -> pl.LazyFrame:
     """Bootstrap interval of a ranking metric (``roc_auc``, ``average_precision``)."""
     intervals = bs.score_intervals(
@@ -249,6 +250,15 @@ def normal_bounds(
     )
 
 
+def _bootstrap(ci_method: str) -> None:
+    """The last branch of a finisher: the bootstrap (``"poisson"`` made one by
+    :func:`~pl_metrics._intervals.sampling.resampling`), never another method
+    falling through."""
+    if ci_method != "bootstrap":
+        msg = f"internal: ci_method={ci_method!r} reached the bootstrap"
+        raise AssertionError(msg)
+
+
 def finish_labels(
     counts: Counts,
     kind: str,
@@ -258,17 +268,19 @@ def finish_labels(
     ci: float | None,
     ci_method: str,
     n_boot: int,
-    seed: int | None,
+    seed: bs.Seed,
 ) -> pl.LazyFrame:
     """per_class / averages / report (``kind``) of ``counts``; with ``ci`` (options
     checked: :func:`~pl_metrics._core.checks.wants_ci`), their intervals."""
     point = getattr(cls, kind)(counts, beta=beta, zero_division=zero_division)
     if ci is None:
         return point
+    ci_method, seed = resampling(ci_method, seed)
     if ci_method == "wilson":
         return wilson_per_class(point, ci, beta)
     if ci_method == "delta":
         return delta_labels(counts, point, kind, beta=beta, zero_division=zero_division, ci=ci)
+    _bootstrap(ci_method)
     return bootstrap_labels(
         counts,
         point,
@@ -288,7 +300,7 @@ def finish_summary(
     ci: float | None,
     ci_method: str,
     n_boot: int,
-    seed: int | None,
+    seed: bs.Seed,
     replace_undefined_by: float = math.nan,
 ) -> pl.LazyFrame:
     """summary of ``counts``; with ``ci``, its intervals (``"delta"``: Wilson for the
@@ -298,10 +310,12 @@ def finish_summary(
     )
     if ci is None:
         return point
+    ci_method, seed = resampling(ci_method, seed)
     if ci_method == "wilson":
         return wilson_accuracy(point, ci)
     if ci_method == "delta":
         return delta_summary(counts, point, ci)
+    _bootstrap(ci_method)
     return bootstrap_labels(counts, point, "summary", ci=ci, n_boot=n_boot, seed=seed)
 
 
@@ -313,14 +327,16 @@ def finish_roc_auc(
     ci: float | None,
     ci_method: str,
     n_boot: int,
-    seed: int | None,
+    seed: bs.Seed,
 ) -> pl.LazyFrame:
     """Binary ROC AUC of the per-score ``counts``; with ``ci``, its interval."""
     point = rk.roc_auc(counts, error_bound=error_bound, max_fpr=max_fpr)
     if ci is None:
         return point
+    ci_method, seed = resampling(ci_method, seed)
     if ci_method == "delong":
         return delong(counts, point, ci)
+    _bootstrap(ci_method)
     return bootstrap_scores(counts, point, "roc_auc", ci=ci, n_boot=n_boot, seed=seed)
 
 
@@ -330,14 +346,16 @@ def finish_average_precision(
     ci: float | None,
     ci_method: str,
     n_boot: int,
-    seed: int | None,
+    seed: bs.Seed,
 ) -> pl.LazyFrame:
     """Binary average precision of the per-score ``counts``; with ``ci``, its interval."""
     point = rk.average_precision(counts)
     if ci is None:
         return point
+    ci_method, seed = resampling(ci_method, seed)
     if ci_method == "logit":
         return logit(counts, point, ci)
+    _bootstrap(ci_method)
     return bootstrap_scores(counts, point, "average_precision", ci=ci, n_boot=n_boot, seed=seed)
 
 

@@ -56,8 +56,10 @@ from pl_metrics._core.names import NEG, ORD, POS, SCORE
 from pl_metrics._intervals import replicates as rp
 from pl_metrics._intervals.sampling import (  # the drawing (re-exported: its callers')
     Blocks,
+    Seed,
     _segments,
     draw_segment,
+    entropy_of,
     generator,
     redraw,
     segment_draws,
@@ -105,7 +107,7 @@ def per_segment(
     finish: Callable[[list[Any]], list[dict[str, np.ndarray]]],
     *,
     n_boot: int,
-    seed: int | None,
+    seed: Seed,
     threads: int,
 ) -> pl.DataFrame:
     """Redraw every segment of ``df`` (sorted by ``keys`` then its cells, whose counts
@@ -131,7 +133,7 @@ def per_segment(
             results = [
                 draw(
                     df[int(starts[i]) : int(starts[i + 1])],
-                    Blocks.one(drawn[:, local[i] : local[i + 1]]),
+                    Blocks.one(drawn[:, local[i] : local[i + 1]], fixed_total=blocks.fixed_total),
                 )
                 for i in range(lo, hi)
             ]
@@ -192,6 +194,7 @@ def class_counter(
     n_slots: int,
     *,
     restrict: bool,
+    fixed_total: bool,
 ) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
     """``count(block)``: ``tp, support, predicted`` (replicate x class slot) and ``n``
     (replicate x segment) of a block of draws of segments side by side.
@@ -201,7 +204,9 @@ def class_counter(
     positions of its actual / predicted label in its segment's class list (-1
     outside ``labels=``).  ``restrict`` drops the cells outside ``labels=`` (as
     ``confusion_matrix``); otherwise they still count in ``n`` (as
-    ``precision_recall_fscore_support``).
+    ``precision_recall_fscore_support``).  ``fixed_total``: the blocks'
+    (:class:`~pl_metrics._intervals.sampling.Blocks`): whether every replicate has
+    each segment's rows, so that ``n`` is read off the first replicate.
     """
     import numpy as np
 
@@ -213,8 +218,9 @@ def class_counter(
     diagonal = np.flatnonzero((a == p) & (a >= 0))  # one cell per class at most
     slots = first[diagonal] + a[diagonal]
 
-    # every cell kept: each replicate has its segment's rows (a multinomial's total)
-    every_cell = not restrict or bool(kept.all())
+    # every cell kept: each replicate has its segment's rows (a multinomial's total;
+    # a Poisson replicate's vary)
+    every_cell = fixed_total and (not restrict or bool(kept.all()))
 
     def count(draws: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         tp = np.zeros((draws.shape[0], n_slots), dtype=draws.dtype)
@@ -229,7 +235,7 @@ def class_counter(
 
 
 def square_counter(
-    a: np.ndarray, p: np.ndarray, size: int, segments: int
+    a: np.ndarray, p: np.ndarray, size: int, segments: int, *, fixed_total: bool
 ) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] | None:
     """:func:`class_counter`'s ``count`` for a chunk of ``segments`` segments of ``size``
     classes whose cells are every (actual, predicted) pair of their classes, in
@@ -240,7 +246,8 @@ def square_counter(
     and no grouping (``size`` additions of strided views: for a few classes, a
     fifth of :func:`grouper`'s cost).  ``tp, support, predicted`` are (replicate x
     segment x class), ``n`` (replicate x segment); every cell is in ``labels=``, so
-    ``n`` is each segment's rows in every replicate (a multinomial's total).
+    ``n`` is each segment's rows in every replicate (a multinomial's total; with
+    ``fixed_total`` False, a Poisson replicate's own rows).
     """
     import numpy as np
 
@@ -258,7 +265,10 @@ def square_counter(
         for j in range(1, size):
             support += d[..., j]
             predicted += d[..., j, :]
-        n = np.broadcast_to(support[:1].sum(axis=-1), (len(draws), segments))
+        if fixed_total:
+            n = np.broadcast_to(support[:1].sum(axis=-1), (len(draws), segments))
+        else:
+            n = support.sum(axis=-1)
         return tp, support, predicted, n
 
     return count
@@ -274,7 +284,7 @@ def class_counts(
     a, p = part[A_ORD].to_numpy(), part[P_ORD].to_numpy()
     k = int(part[N_LABELS][0])
     zeros = np.zeros(len(a), dtype=np.int64)
-    count = class_counter(a, p, zeros, zeros, k, restrict=restrict)
+    count = class_counter(a, p, zeros, zeros, k, restrict=restrict, fixed_total=blocks.fixed_total)
     tp, support, predicted, n = (np.concatenate(x) for x in zip(*blocks.map(count), strict=True))
     return tp, support, predicted, n[:, 0]
 
@@ -340,7 +350,7 @@ def label_intervals(
     ci: float,
     f_column: str,
     n_boot: int,
-    seed: int | None,
+    seed: Seed,
     threads: int,
 ) -> pl.DataFrame:
     """``*keys, ORD, AVG, <metric>_low, <metric>_high``: the bootstrap intervals of frame
@@ -370,10 +380,15 @@ def label_intervals(
         first = np.cumsum(k) - k  # each segment's first class slot
         segment = segment_of[cells] - lo
         a, p = a_all[cells], p_all[cells]
-        count = None if (k != k[0]).any() else square_counter(a, p, int(k[0]), hi - lo)
+        fixed = blocks.fixed_total
+        count = None
+        if (k == k[0]).all():
+            count = square_counter(a, p, int(k[0]), hi - lo, fixed_total=fixed)
         if count is None:
             restrict = kind == "summary"
-            count = class_counter(a, p, first[segment], segment, int(k.sum()), restrict=restrict)
+            count = class_counter(
+                a, p, first[segment], segment, int(k.sum()), restrict=restrict, fixed_total=fixed
+            )
         tp, support, predicted, n = (
             np.concatenate(x) for x in zip(*blocks.map(count), strict=True)
         )
@@ -467,7 +482,7 @@ def score_intervals(
     *,
     ci: float,
     n_boot: int,
-    seed: int | None,
+    seed: Seed,
 ) -> pl.LazyFrame:
     """``*keys, <metric>_low, <metric>_high``: bootstrap interval of a ranking metric.
 
@@ -521,9 +536,11 @@ __all__ = [
     "P_ORD",
     "SCORE_METRICS",
     "Blocks",
+    "Seed",
     "class_counter",
     "class_counts",
     "draw_segment",
+    "entropy_of",
     "generator",
     "grouper",
     "label_intervals",

@@ -152,7 +152,7 @@ def label_replicates(
     pos_label: object,
     zero_division: float,
     n_boot: int,
-    seed: int | None,
+    seed: bs.Seed,
 ) -> pl.LazyFrame:
     """Replicates of label metrics from the confusion cells ``*strata, *groups, ACTUAL,
     PREDICTED, COUNT`` (un-weighted): ``*strata, *groups, REP, *metrics`` and each
@@ -200,7 +200,15 @@ def label_replicates(
             cells = slice(int(starts[lo]), int(starts[hi]))
             local = segment_of[cells] - lo
             width = (hi - lo) * k
-            count = bs.class_counter(a[cells], p[cells], local * k, local, width, restrict=False)
+            count = bs.class_counter(
+                a[cells],
+                p[cells],
+                local * k,
+                local,
+                width,
+                restrict=False,
+                fixed_total=blocks.fixed_total,
+            )
             tp, support, predicted, _ = (
                 np.concatenate(x) for x in zip(*blocks.map(count), strict=True)
             )
@@ -249,7 +257,7 @@ def score_replicates(
     *,
     column: str,
     n_boot: int,
-    seed: int | None,
+    seed: bs.Seed,
 ) -> pl.LazyFrame:
     """Replicates of ROC AUC or AP from the per-score counts ``*strata, *groups, SCORE,
     POS, NEG``: ``*strata, *groups, REP, metric`` and the stratum's (``overall_column``)."""
@@ -271,7 +279,7 @@ def score_replicates(
         df = bs.sorted_by_score(df, keys)
         score = df[SCORE].to_numpy()
         pos_n, neg_n = df[POS].to_numpy().astype(np.int64), df[NEG].to_numpy().astype(np.int64)
-        root = np.random.SeedSequence(seed)
+        entropy, poisson = bs.entropy_of(seed)
         segments = bs._segments(df, keys)
         rows = []
         for run_ in _strata_runs(segments, len(strata)):
@@ -282,7 +290,7 @@ def score_replicates(
             for i in run_:
                 start, end, key = segments[i]
                 cells_ = np.concatenate([pos_n[start:end], neg_n[start:end]])
-                drawn = bs.draw_segment(cells_, n_boot, root.entropy, key)
+                drawn = bs.draw_segment(cells_, n_boot, entropy, key, poisson=poisson)
                 pos_d, neg_d = np.split(drawn, 2, axis=1)
                 at = np.searchsorted(-levels, -score[start:end])
                 total_pos[:, at] += pos_d

@@ -72,7 +72,7 @@ def bootstrap(
     average: str | None,
     ci: float,
     n_boot: int,
-    seed: int | None,
+    seed: bs.Seed,
 ) -> pl.LazyFrame:
     """``*by, [label,] roc_auc_low, roc_auc_high``: the bootstrap interval of each
     class's one-vs-rest AUC (``average=None``: ``label`` the class's position in

@@ -55,7 +55,7 @@ def replicates(
     columns: Sequence[str],
     *,
     n_boot: int,
-    seed: int | None,
+    seed: bs.Seed,
 ) -> pl.LazyFrame:
     """``*keys, REP, *columns, COUNT``: ``n_boot`` multinomial redraws of each segment's
     distinct ``columns`` rows (cells of count 0 left out)."""

@@ -1,4 +1,4 @@
-"""Drawing bootstrap replicates of cell counts: exact multinomial redraws, keyed.
+"""Drawing bootstrap replicates of cell counts: exact multinomial or Poisson redraws, keyed.
 
 Each replicate of a segment is one multinomial draw of its cell counts, made
 in one of two exact ways, whichever costs less for the segment (:func:`_draw`):
@@ -10,6 +10,13 @@ generator of (seed, key, j), its rows range by range (:class:`_Ranges`), and
 its blocks on the threads in any order (:class:`Blocks`).  :func:`redraw`
 packs segments in chunks and hands each chunk's draws to a reduction
 (:mod:`pl_metrics._intervals.draws`).
+
+The Poisson bootstrap (``ci_method="poisson"``, a seed wrapped in
+:class:`Poisson`) gives each row a Poisson(1) count instead: a cell of c rows
+draws Poisson(c) (a sum of independent Poissons), every cell independently,
+from the same generators, so a replicate's row total varies.  Its blocks say
+so (``Blocks.fixed_total`` False): a reduction must not read a replicate's
+rows off another replicate.
 """
 
 from __future__ import annotations
@@ -17,7 +24,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import polars as pl
 
@@ -50,6 +58,46 @@ _FLOAT_CHAIN = 1 << 32
 #: each output row, output columns)``; ``blocks``: the chunk's draws (replicate x
 #: cell), all replicates in one block unless the chunk is one large segment.
 Work = Callable[[int, int, "Blocks"], tuple["np.ndarray", dict[str, "np.ndarray"]]]
+
+
+@dataclass(frozen=True)
+class Poisson:
+    """The seed of a Poisson bootstrap (``ci_method="poisson"``): passed wherever the
+    multinomial bootstrap's ``seed`` goes, it makes :func:`redraw` and
+    :func:`segment_draws` draw each cell of ``c`` rows as Poisson(c), from the
+    generators the same ``seed`` gives the multinomial (:func:`generator`)."""
+
+    seed: int | None
+
+
+#: A bootstrap's seed: the multinomial's (an integer or None) or a Poisson one.
+Seed: TypeAlias = "int | Poisson | None"
+
+#: The ``ci_method`` values that draw replicates, and whether they draw Poisson counts.
+RESAMPLING = {"bootstrap": False, "poisson": True}
+
+
+def resampling(ci_method: str | None, seed: int | None) -> tuple[str | None, Seed]:
+    """``ci_method`` and ``seed`` as the bootstrap's code reads them: ``"poisson"`` is
+    the bootstrap with its seed wrapped in :class:`Poisson`; others (None: each
+    metric's default) are unchanged.
+
+    Called once where a public method has checked its interval options, so that
+    every path below dispatches on ``"bootstrap"`` and draws as the seed says.
+    """
+    if ci_method == "poisson":
+        return "bootstrap", Poisson(seed)
+    return ci_method, seed
+
+
+def entropy_of(seed: Seed) -> tuple[int, bool]:
+    """``SeedSequence(seed).entropy`` (``seed=None``: fresh) and whether the draws are
+    Poisson."""
+    import numpy as np
+
+    poisson = isinstance(seed, Poisson)
+    plain = seed.seed if isinstance(seed, Poisson) else seed
+    return int(np.random.SeedSequence(plain).entropy), poisson  # type: ignore[arg-type]
 
 
 def _stable_hash(key: tuple[Any, ...]) -> int:
@@ -87,9 +135,15 @@ def _by_rows(n: int, k: int) -> bool:
     return n <= _ROW_COST * k
 
 
-def _block(n: int, k: int, n_boot: int) -> int:
+def _width(n: int, k: int, poisson: bool) -> int:
+    """The draws a replicate of a segment of ``n`` rows and ``k`` cells makes: its rows
+    when drawn row by row, else its cells (binomials, or Poisson counts)."""
+    return n if not poisson and _by_rows(n, k) else k
+
+
+def _block(n: int, k: int, n_boot: int, poisson: bool = False) -> int:
     """The replicates of a segment drawn at once (a function of the segment only)."""
-    width = n if _by_rows(n, k) else k
+    width = _width(n, k, poisson)
     return max(1, min(n_boot, _BLOCK_CELLS // max(width, 1)))
 
 
@@ -125,14 +179,18 @@ def _binomials(counts: np.ndarray, size: int, rng: np.random.Generator) -> np.nd
 
 
 def _draw(
-    counts: np.ndarray, starts: np.ndarray, rngs: Sequence[np.random.Generator], size: int
+    counts: np.ndarray,
+    starts: np.ndarray,
+    rngs: Sequence[np.random.Generator],
+    size: int,
+    poisson: bool = False,
 ) -> np.ndarray:
     """``size`` multinomial redraws (replicate x cell) of the segments whose cells are
     ``counts[starts[i]:starts[i + 1]]``, each from its generator ``rngs[i]``.
 
     A segment of n rows is drawn as n uniform rows, counted by cell (when
     :func:`_by_rows`: one ``bincount`` of its replicates' cells), or as a chain of
-    binomials.
+    binomials.  ``poisson``: each cell of c rows is drawn as Poisson(c) instead.
     """
     import numpy as np
 
@@ -142,7 +200,9 @@ def _draw(
         n = int(counts[a:b].sum())
         if n == 0:
             continue
-        if _by_rows(n, b - a):
+        if poisson:
+            out[:, a:b] = rng.poisson(counts[a:b], size=(size, b - a))
+        elif _by_rows(n, b - a):
             k = b - a
             rows = rng.integers(0, n, size=(size, n), dtype=np.uint16 if n < 1 << 16 else np.int64)
             cell_of_row = np.repeat(np.arange(k, dtype=np.int64), counts[a:b])
@@ -215,15 +275,26 @@ class Blocks:
     Block ``j`` of a segment drawn in several blocks comes from its own generator,
     keyed by the seed, the segment's key and ``j`` (:func:`generator`): the blocks
     are independent, so the threads may draw them in any order.
+
+    ``fixed_total``: every replicate has each segment's rows (the multinomial); False
+    for the Poisson bootstrap, whose replicates' row totals vary.
     """
 
-    def __init__(self, make: Callable[[int], np.ndarray], n_blocks: int, threads: int = 1):
+    def __init__(
+        self,
+        make: Callable[[int], np.ndarray],
+        n_blocks: int,
+        threads: int = 1,
+        *,
+        fixed_total: bool,
+    ) -> None:
         self._make, self._n, self._threads = make, n_blocks, threads
+        self.fixed_total = fixed_total
 
     @classmethod
-    def one(cls, block: np.ndarray) -> Blocks:
+    def one(cls, block: np.ndarray, *, fixed_total: bool) -> Blocks:
         """Blocks of the single ``block``, already drawn."""
-        return cls(lambda _: block, 1)
+        return cls(lambda _: block, 1, fixed_total=fixed_total)
 
     def __iter__(self) -> Iterator[np.ndarray]:
         return (self._make(j) for j in range(self._n))
@@ -237,41 +308,55 @@ class Blocks:
 
 
 def segment_draws(
-    counts: np.ndarray, n_boot: int, entropy: int, key: tuple[Any, ...], threads: int = 1
+    counts: np.ndarray,
+    n_boot: int,
+    entropy: int,
+    key: tuple[Any, ...],
+    threads: int = 1,
+    *,
+    poisson: bool = False,
 ) -> Blocks:
     """``n_boot`` redraws of one segment's cell ``counts`` (its key ``key``), a block
     of replicates at a time: the draws :func:`redraw` makes for that segment.
 
     A segment drawn in one block draws from ``generator(entropy, key)``, rows or
-    binomials as :func:`_draw` says; one drawn in several blocks draws block
-    ``j`` from ``generator(entropy, key, j)``, by :class:`_Ranges` when it is
-    drawn by rows.
+    binomials (or ``poisson`` counts) as :func:`_draw` says; one drawn in several
+    blocks draws block ``j`` from ``generator(entropy, key, j)``, by
+    :class:`_Ranges` when it is drawn by rows.
     """
     import numpy as np
 
     counts = counts.astype(np.int64)
     n, k = int(counts.sum()), len(counts)
-    block = _block(n, k, n_boot)
+    block = _block(n, k, n_boot, poisson)
+    fixed = not poisson
     if block >= n_boot:
         return Blocks(
-            lambda _: _draw(counts, np.array([0, k]), [generator(entropy, key)], n_boot), 1
+            lambda _: _draw(counts, np.array([0, k]), [generator(entropy, key)], n_boot, poisson),
+            1,
+            fixed_total=fixed,
         )
 
-    ranges = _Ranges(counts) if _by_rows(n, k) else None
+    ranges = _Ranges(counts) if not poisson and _by_rows(n, k) else None
 
     def make(j: int) -> np.ndarray:
         size = min(block, n_boot - j * block)
         rng = generator(entropy, key, j)
+        if poisson:
+            return rng.poisson(counts, size=(size, k))
         return _binomials(counts, size, rng) if ranges is None else ranges.draw(size, rng)
 
-    return Blocks(make, -(-n_boot // block), threads)
+    return Blocks(make, -(-n_boot // block), threads, fixed_total=fixed)
 
 
-def draw_segment(counts: np.ndarray, n_boot: int, entropy: int, key: tuple[Any, ...]) -> np.ndarray:
+def draw_segment(
+    counts: np.ndarray, n_boot: int, entropy: int, key: tuple[Any, ...], *, poisson: bool = False
+) -> np.ndarray:
     """All of :func:`segment_draws` (replicate x cell)."""
     import numpy as np
 
-    return np.concatenate(segment_draws(counts, n_boot, entropy, key).map(lambda block: block))
+    blocks = segment_draws(counts, n_boot, entropy, key, poisson=poisson)
+    return np.concatenate(blocks.map(lambda block: block))
 
 
 def redraw(
@@ -281,7 +366,7 @@ def redraw(
     work: Work,
     *,
     n_boot: int,
-    seed: int | None,
+    seed: Seed,
     threads: int,
 ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Redraw every segment and reduce its draws, a chunk of segments at a time.
@@ -293,19 +378,20 @@ def redraw(
     chunk's draws (see :data:`Work`).  Chunks run on ``threads`` threads (numpy
     releases the GIL; pass ``pl.thread_pool_size()`` read outside the query, as
     inside a streaming query it is 1).  Returns the segment of each output row
-    and the columns, chunk after chunk.
+    and the columns, chunk after chunk.  ``seed``: a :class:`Poisson` one draws
+    Poisson counts.
     """
     import numpy as np
 
     counts = counts.astype(np.int64)
-    entropy = np.random.SeedSequence(seed).entropy
+    entropy, poisson = entropy_of(seed)
     n = np.add.reduceat(counts, starts[:-1]) if len(keys) else counts[:0]  # a cell at least
     chunks: list[tuple[int, int]] = []
     cells = _CHUNK_CELLS
     for i in range(len(keys)):
         k = int(starts[i + 1] - starts[i])
-        width = (int(n[i]) if _by_rows(int(n[i]), k) else k) * n_boot
-        if _block(int(n[i]), k, n_boot) < n_boot or cells + width > _CHUNK_CELLS:
+        width = _width(int(n[i]), k, poisson) * n_boot
+        if _block(int(n[i]), k, n_boot, poisson) < n_boot or cells + width > _CHUNK_CELLS:
             chunks.append((i, i + 1))
             cells = width
         else:
@@ -317,10 +403,11 @@ def redraw(
         local = starts[lo : hi + 1] - starts[lo]
         part = counts[starts[lo] : starts[hi]]
         if hi - lo == 1:
-            return work(lo, hi, segment_draws(part, n_boot, entropy, keys[lo], threads))
+            blocks = segment_draws(part, n_boot, entropy, keys[lo], threads, poisson=poisson)
+            return work(lo, hi, blocks)
         rngs = [generator(entropy, key) for key in keys[lo:hi]]  # type: ignore[arg-type]
-        drawn = _draw(part, local, rngs, n_boot)
-        return work(lo, hi, Blocks.one(drawn))
+        drawn = _draw(part, local, rngs, n_boot, poisson)
+        return work(lo, hi, Blocks.one(drawn, fixed_total=not poisson))
 
     with ThreadPoolExecutor(max(1, min(threads, len(chunks)))) as pool:
         done = list(pool.map(chunk, chunks))
@@ -333,10 +420,15 @@ def redraw(
 
 
 __all__ = [
+    "RESAMPLING",
     "Blocks",
+    "Poisson",
+    "Seed",
     "Work",
     "draw_segment",
+    "entropy_of",
     "generator",
     "redraw",
+    "resampling",
     "segment_draws",
 ]

@@ -20,6 +20,7 @@ from pl_metrics._core.scores import per_segment
 from pl_metrics._intervals import analytic as an
 from pl_metrics._intervals import groups as gr
 from pl_metrics._intervals import resample as rs
+from pl_metrics._intervals.sampling import resampling
 from pl_metrics._namespace.fairness import Groups, prepare
 from pl_metrics._typing import Adjust, By, CiMethod, FairnessMetric
 
@@ -130,11 +131,11 @@ class CompareMethods:
         proportion = metric in fair.PROPORTIONS
         if ci_method is None:
             ci_method = "wilson" if proportion else v.default_ci_method(str(metric))
-        v.check_ci(ci, n_boot, ci_method, ("bootstrap", *v.ANALYTIC_CI))
+        v.check_ci(ci, n_boot, ci_method, ("bootstrap", "poisson", *v.ANALYTIC_CI))
         allowed = v.ANALYTIC_CI.get(ci_method, frozenset())
         if ci_method == "wilson":
             allowed = frozenset(fair.PROPORTIONS)
-        if ci_method != "bootstrap" and metric not in allowed:
+        if ci_method not in ("bootstrap", "poisson") and metric not in allowed:
             msg = (
                 f"ci_method={ci_method!r} is an analytic interval of "
                 f"{', '.join(sorted(allowed))} only, not of {metric!r}; "
@@ -143,6 +144,7 @@ class CompareMethods:
             raise ValueError(msg)
         multiple.check_adjust(adjust)
         v.check_seed(seed)
+        ci_method, seed = resampling(ci_method, seed)  # "poisson": the bootstrap, its seed
         zd = v.check_zero_division(zero_division)
         g = prepare(
             self._lf,

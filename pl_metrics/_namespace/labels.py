@@ -14,6 +14,7 @@ from pl_metrics._core.checks import wants_ci as _wants_ci
 from pl_metrics._core.confusion import Counts, confusion_counts
 from pl_metrics._core.names import COUNTS_STATE
 from pl_metrics._intervals import attach as iv
+from pl_metrics._intervals.sampling import resampling
 from pl_metrics._namespace import multilabel as ml
 from pl_metrics._typing import (
     AverageCiMethod,
@@ -73,6 +74,7 @@ class LabelMethods:
         if ci_method is None:  # the multilabel intervals are bootstraps of rows
             ci_method = "bootstrap" if multilabel else methods[0]
         wants_ci = _wants_ci(ci, n_boot, ci_method, weight, seed=seed, methods=methods)
+        ci_method, seed = resampling(ci_method, seed)  # "poisson": the bootstrap, its seed
         if multilabel:
             ml.refuse_ci(ci, method, ci_method)
             return ml.label_scores(
@@ -492,6 +494,7 @@ class LabelMethods:
         if wants_ci:
             v.check_kappa_interval(kappa_weights, ci_method)
         v.check_kappa_undefined_interval(undefined, wants_ci)
+        ci_method, seed = resampling(ci_method, seed)  # "poisson": the bootstrap, its seed
         if multilabel:
             ml.refuse_ci(ci, "summary", ci_method)
             if not math.isnan(undefined):

@@ -16,6 +16,7 @@ from pl_metrics._core import names
 from pl_metrics._core import scores as sc
 from pl_metrics._core.checks import wants_ci as _wants_ci
 from pl_metrics._core.confusion import confusion_counts
+from pl_metrics._intervals.sampling import resampling
 from pl_metrics._typing import By, CiMethod, Labels, OverTimeMetric
 
 
@@ -298,8 +299,10 @@ class MonitoringMethods:
         defaults = {v.default_ci_method(m) for m in scored} or {"delta"}
         method = ci_method or ("bootstrap" if "bootstrap" in defaults else defaults.pop())
         # "delta" only as the label metrics' default (explicitly: not a choice here)
-        methods = ("bootstrap", *v.ANALYTIC_CI, *(["delta"] if ci_method is None else []))
+        methods = ("bootstrap", "poisson", *v.ANALYTIC_CI)
+        methods += ("delta",) if ci_method is None else ()
         wants_ci = _wants_ci(ci, n_boot, method, weight, seed=seed, methods=methods)
+        ci_method, seed = resampling(ci_method, seed)  # "poisson": the bootstrap, its seed
         columns = {"y_true": y_true, "y_pred": y_pred, "y_score": y_score}
         columns |= {"weight": weight, "index": index}
         v.check_not_named(columns, ot.WINDOW_END)

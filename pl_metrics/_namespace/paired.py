@@ -16,6 +16,7 @@ from pl_metrics import _paired_ap as pap
 from pl_metrics._core import checks as v
 from pl_metrics._core import multiple, names
 from pl_metrics._core import scores as sc
+from pl_metrics._intervals.sampling import resampling
 from pl_metrics._ranking_sorted import use_sorted_path
 from pl_metrics._typing import Adjust, By, PairedCiMethod, PairedMetric
 
@@ -222,7 +223,8 @@ def _check_options(
     v.check_ci(ci, n_boot, method, methods)
     v.check_seed(seed)
     if method != "delong" and importlib.util.find_spec("numpy") is None:
-        what = "draws bootstrap replicates" if method == "bootstrap" else "sorts in numpy"
+        bootstrap = method in ("bootstrap", "poisson")
+        what = "draws bootstrap replicates" if bootstrap else "sorts in numpy"
         msg = f"compare_models(metric={metric!r}, ci_method={method!r}) {what}: pip install numpy"
         raise ModuleNotFoundError(msg)
     return method
@@ -385,6 +387,7 @@ class PairedMethods:
         method = _check_options(
             metric, pos_label, ci, n_boot=n_boot, seed=seed, ci_method=ci_method
         )
+        method, seed = resampling(method, seed)  # "poisson": the bootstrap, its seed
         multiple.check_adjust(adjust)
         segments = v.normalize_by(by)
         v.check_column_name("y_true", y_true)

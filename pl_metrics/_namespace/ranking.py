@@ -17,6 +17,7 @@ from pl_metrics._core import scores as sc
 from pl_metrics._core.checks import wants_ci as _wants_ci
 from pl_metrics._intervals import attach as iv
 from pl_metrics._intervals import ovr
+from pl_metrics._intervals.sampling import resampling
 from pl_metrics._multilabel import ranking as mr
 from pl_metrics._typing import (
     ApCiMethod,
@@ -249,6 +250,7 @@ class RankingMethods:
             wants_ci = _wants_ci(
                 ci, n_boot, ci_method, weight, seed=seed, methods=v.CI_METHODS["roc_auc"]
             )
+            ci_method, seed = resampling(ci_method, seed)  # "poisson": the bootstrap, its seed
             v.check_partial_auc(max_fpr, bound="bins", bounded=bins is not None, ci=wants_ci)
             counts = self._binary(
                 y_true,
@@ -276,6 +278,7 @@ class RankingMethods:
         wants_ci = _wants_ci(
             ci, n_boot, ci_method, weight, seed=seed, methods=v.CI_METHODS["roc_auc"]
         )
+        ci_method, seed = resampling(ci_method, seed)  # "poisson": the bootstrap, its seed
         if wants_ci and (multi_class != "ovr" or average == "micro"):
             msg = (
                 "`ci` with {label: column} scores is the interval of one-vs-rest ROC AUCs "
@@ -427,6 +430,7 @@ class RankingMethods:
             return counted
         methods = v.CI_METHODS["average_precision"]
         wants_ci = _wants_ci(ci, n_boot, ci_method, weight, seed=seed, methods=methods)
+        ci_method, seed = resampling(ci_method, seed)  # "poisson": the bootstrap, its seed
         counts = self._binary(
             y_true,
             y_score,

@@ -184,7 +184,9 @@ def _spec(
             "`weight`"
         )
         raise ValueError(msg)
-    v.check_ci(ci, n_boot, "bootstrap" if ci_method is None else ci_method, ("bootstrap",))
+    v.check_ci(
+        ci, n_boot, "bootstrap" if ci_method is None else ci_method, ("bootstrap", "poisson")
+    )
     v.check_seed(seed)
     if isinstance(n_bins, bool) or not isinstance(n_bins, int) or n_bins < 1:
         msg = f"`n_bins` must be a positive integer, got {n_bins!r}"

@@ -45,7 +45,7 @@ class Spec:
     ci: float | None
     n_boot: int
     seed: int | None
-    ci_method: str | None  # None: each method's default; "bootstrap"
+    ci_method: str | None  # None: each method's default; "bootstrap" or "poisson"
     bins: int | None
     n_bins: int
     alpha: float
@@ -69,11 +69,16 @@ class Spec:
         method = {} if self.ci_method is None else {"ci_method": self.ci_method}
         return {"ci": self.ci, "n_boot": self.n_boot, "seed": self.seed, **method}
 
+    @property
+    def bootstrap(self) -> str:
+        """The bootstrap asked for, as the page names it."""
+        return "Poisson bootstrap" if self.ci_method == "poisson" else "bootstrap"
+
     def intervals(self, analytic: str) -> str:
         """The sentence naming a section's intervals (``analytic``: the defaults')."""
         if self.ci is None:
             return ""
-        how = analytic if self.ci_method is None else "bootstrap percentile intervals"
+        how = analytic if self.ci_method is None else f"{self.bootstrap} percentile intervals"
         return f" In brackets: {self.ci:.0%} {how}."
 
 
@@ -189,7 +194,7 @@ def label_sections(
             compared = _collect(
                 m.compare(s.y_true, s.y_pred, by=s.by, metric="accuracy", adjust="holm", **s.opts)
             ).select(*s.by_names, *COMPARE_SHOWN, differs=flagged(s.alpha))
-            tests = "Agresti-Caffo z-tests" if s.ci_method is None else "bootstrap tests"
+            tests = "Agresti-Caffo z-tests" if s.ci_method is None else f"{s.bootstrap} tests"
             parts.append(
                 Table(
                     "compare",
@@ -458,7 +463,7 @@ def _one_vs_rest(
             "(its classes' covariances from the rows' placements)."
         )
     elif s.ci is not None:
-        intro += f" Intervals at {s.ci:.0%}: the bootstrap's, per class and for the macro mean."
+        intro += f" Intervals at {s.ci:.0%}: the {s.bootstrap}'s, per class and for the macro mean."
     yield Section("ranking", "Ranking" if off else "Ranking and probabilities", intro, parts)
     if not off:
         yield _calibration(lf, s, step)
