@@ -403,15 +403,17 @@ def test_both_ways_of_drawing_are_the_multinomial(
     np.testing.assert_allclose(np.cov(draws.T), expected, atol=0.05 * n)
 
 
+@pytest.mark.parametrize("poisson", [False, True])
 @pytest.mark.parametrize("width", [np.uint16, np.uint32, np.int64])
 def test_rows_drawn_range_by_range_are_the_multinomial(
-    width: type, monkeypatch: pytest.MonkeyPatch
+    width: type, poisson: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # a large segment draws a replicate's rows per range of _RANGE rows (a multinomial
     # over the ranges), then uniformly within each range, counted by cell there: the
     # multinomial's means and covariances, empty cells included, with the range's
     # table of cells in each of its integer widths (the spans that choose them made
-    # small here: the widest range below spans 4 cells)
+    # small here: the widest range below spans 4 cells).  The Poisson bootstrap's
+    # ranges: independent cells of mean and variance c
     monkeypatch.setattr(sampling, "_RANGE", 4)
     if width is not np.uint16:
         monkeypatch.setattr(sampling, "_SMALL_SPAN", 1)
@@ -420,12 +422,14 @@ def test_rows_drawn_range_by_range_are_the_multinomial(
     counts = np.array([3, 0, 5, 1, 0, 0, 2, 1, 4, 0])  # 16 rows, 4 ranges
     ranges = sampling._Ranges(counts)
     assert ranges.local.dtype == width
-    draws = ranges.draw(40_000, np.random.default_rng(3))
+    draws = ranges.draw(40_000, np.random.default_rng(3), poisson)
     n = counts.sum()
-    assert (draws.sum(axis=1) == n).all()
+    assert (draws.sum(axis=1) == n).all() != poisson  # a Poisson replicate's total varies
     assert (draws[:, counts == 0] == 0).all()
     share = counts / n
     expected = n * (np.diag(share) - np.outer(share, share))
+    if poisson:  # poisson: each range's rows Poisson(its size), so each cell Poisson(c)
+        expected = np.diag(counts)
     np.testing.assert_allclose(draws.mean(axis=0), n * share, atol=4 * np.sqrt(n / 40_000))
     np.testing.assert_allclose(np.cov(draws.T), expected, atol=0.05 * n)
 
@@ -444,6 +448,8 @@ def test_poisson_draws_are_independent_poisson_counts(
         monkeypatch.setattr(sampling, "_BLOCK_CELLS", block_cells)
     counts_ = np.array(counts)
     n = counts_.sum()
+    # the small segment by rows (a Poisson total, then rows), the large by cells
+    assert sampling._by_rows(int(n), len(counts)) == (n < 100)
     draws = bs.draw_segment(counts_, 40_000, 3, ("segment",), poisson=True)
     again = bs.draw_segment(counts_, 40_000, 3, ("segment",), poisson=True)
     np.testing.assert_array_equal(draws, again)  # keyed: the same seed, the same draws
@@ -496,6 +502,20 @@ def test_poisson_bootstrap_is_the_row_poisson_bootstrap() -> None:
         assert abs((high - low) - width) < 0.15 * width, metric  # same width
         assert abs((high + low) / 2 - (r_high + r_low) / 2) < 0.15 * width, metric  # centre
         assert low < point < high
+    # specificity of the majority class: 40 true negatives of 1,000 rows, read as
+    # n - support - predicted + tp; with the original n in place of a replicate's
+    # own total (sd ~32 rows) its interval would be several times too wide
+    t = np.r_[np.ones(950), np.zeros(50)].astype(np.int64)
+    p = np.r_[np.ones(900), np.zeros(50), np.zeros(40), np.ones(10)].astype(np.int64)
+    skewed = pl.DataFrame({"t": t, "p": p}).metrics.per_class("t", "p", **boot)
+    spec1 = []
+    for _ in range(2000):
+        w = rng.poisson(1.0, len(t))
+        spec1.append((w * ((t != 1) & (p != 1))).sum() / (w * (t != 1)).sum())
+    r_low, r_high = np.percentile(spec1, [2.5, 97.5])
+    low, high = skewed["specificity_low"][1], skewed["specificity_high"][1]
+    assert skewed["specificity"][1] == 0.8  # 40 / (40 + 10)
+    assert abs((high - low) - (r_high - r_low)) < 0.15 * (r_high - r_low)
 
 
 def _ovr_frame() -> pl.DataFrame:

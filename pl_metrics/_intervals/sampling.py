@@ -12,11 +12,15 @@ packs segments in chunks and hands each chunk's draws to a reduction
 (:mod:`pl_metrics._intervals.draws`).
 
 The Poisson bootstrap (``ci_method="poisson"``, a seed wrapped in
-:class:`Poisson`) gives each row a Poisson(1) count instead: a cell of c rows
-draws Poisson(c) (a sum of independent Poissons), every cell independently,
-from the same generators, so a replicate's row total varies.  Its blocks say
-so (``Blocks.fixed_total`` False): a reduction must not read a replicate's
-rows off another replicate.
+:class:`Poisson`) gives each row a Poisson(1) count instead, so a cell of c
+rows is Poisson(c) (a sum of independent Poissons), every cell independently.
+Drawn the same two ways, from the same generators: a segment drawn by rows
+first draws each replicate's total N ~ Poisson(n), then N rows uniformly (the
+cells of a multinomial of N rows given N ~ Poisson(n) are independent
+Poisson(c): "Poissonization"), at the multinomial's cost; one drawn by cells
+draws each cell's Poisson(c) directly.  A replicate's row total varies: its
+blocks say so (``Blocks.fixed_total`` False), and a reduction must not read a
+replicate's rows off another replicate.
 """
 
 from __future__ import annotations
@@ -135,15 +139,15 @@ def _by_rows(n: int, k: int) -> bool:
     return n <= _ROW_COST * k
 
 
-def _width(n: int, k: int, poisson: bool) -> int:
+def _width(n: int, k: int) -> int:
     """The draws a replicate of a segment of ``n`` rows and ``k`` cells makes: its rows
-    when drawn row by row, else its cells (binomials, or Poisson counts)."""
-    return n if not poisson and _by_rows(n, k) else k
+    when drawn row by row (a Poisson replicate's: n on average), else its cells."""
+    return n if _by_rows(n, k) else k
 
 
-def _block(n: int, k: int, n_boot: int, poisson: bool = False) -> int:
+def _block(n: int, k: int, n_boot: int) -> int:
     """The replicates of a segment drawn at once (a function of the segment only)."""
-    width = _width(n, k, poisson)
+    width = _width(n, k)
     return max(1, min(n_boot, _BLOCK_CELLS // max(width, 1)))
 
 
@@ -190,7 +194,8 @@ def _draw(
 
     A segment of n rows is drawn as n uniform rows, counted by cell (when
     :func:`_by_rows`: one ``bincount`` of its replicates' cells), or as a chain of
-    binomials.  ``poisson``: each cell of c rows is drawn as Poisson(c) instead.
+    binomials.  ``poisson``: each replicate's total is Poisson(n), its rows then drawn
+    uniformly (by rows), or each cell of c rows is Poisson(c) (by cells).
     """
     import numpy as np
 
@@ -200,15 +205,20 @@ def _draw(
         n = int(counts[a:b].sum())
         if n == 0:
             continue
-        if poisson:
-            out[:, a:b] = rng.poisson(counts[a:b], size=(size, b - a))
-        elif _by_rows(n, b - a):
+        if _by_rows(n, b - a):
             k = b - a
-            rows = rng.integers(0, n, size=(size, n), dtype=np.uint16 if n < 1 << 16 else np.int64)
+            width = np.uint16 if n < 1 << 16 else np.int64
             cell_of_row = np.repeat(np.arange(k, dtype=np.int64), counts[a:b])
-            drawn = cell_of_row[rows]  # replicate x row: the cell drawn
-            drawn += (np.arange(size, dtype=np.int64) * k)[:, None]
+            if poisson:  # N ~ Poisson(n) rows a replicate, replicate after replicate
+                totals = rng.poisson(n, size)
+                drawn = cell_of_row[rng.integers(0, n, size=int(totals.sum()), dtype=width)]
+                drawn += np.repeat(np.arange(size, dtype=np.int64) * k, totals)
+            else:
+                drawn = cell_of_row[rng.integers(0, n, size=(size, n), dtype=width)]
+                drawn += (np.arange(size, dtype=np.int64) * k)[:, None]  # replicate x row
             out[:, a:b] = np.bincount(drawn.ravel(), minlength=size * k).reshape(size, k)
+        elif poisson:
+            out[:, a:b] = rng.poisson(counts[a:b], size=(size, b - a))
         else:
             out[:, a:b] = _binomials(counts[a:b], size, rng)
     return out
@@ -223,7 +233,9 @@ class _Ranges:
     each range's rows are then drawn uniformly within it (16 random bits a row,
     the last range by ``integers``), and counted by cell there: the cells a
     range covers, their counts and the rows drawn stay in the cache.  Exact: the
-    rows are uniform among the n, given how many fall in each range.
+    rows are uniform among the n, given how many fall in each range.  ``poisson``
+    (in :meth:`draw`): a replicate's rows per range are independent Poisson(range
+    size) counts instead, the rows within each range drawn the same way.
     """
 
     def __init__(self, counts: np.ndarray) -> None:
@@ -244,10 +256,13 @@ class _Ranges:
         wide = np.uint32 if span <= _MEDIUM_SPAN else np.int64
         self.local = local.astype(np.uint16 if span <= _SMALL_SPAN else wide)
 
-    def draw(self, size: int, rng: np.random.Generator) -> np.ndarray:
+    def draw(self, size: int, rng: np.random.Generator, poisson: bool = False) -> np.ndarray:
         import numpy as np
 
-        per_range = _binomials(self.sizes, size, rng)
+        if poisson:
+            per_range = rng.poisson(self.sizes, size=(size, len(self.sizes)))
+        else:
+            per_range = _binomials(self.sizes, size, rng)
         out = np.zeros((size, self.k), dtype=np.int64)
         last = len(self.sizes) - 1
         for r in range(size):
@@ -328,7 +343,7 @@ def segment_draws(
 
     counts = counts.astype(np.int64)
     n, k = int(counts.sum()), len(counts)
-    block = _block(n, k, n_boot, poisson)
+    block = _block(n, k, n_boot)
     fixed = not poisson
     if block >= n_boot:
         return Blocks(
@@ -337,14 +352,14 @@ def segment_draws(
             fixed_total=fixed,
         )
 
-    ranges = _Ranges(counts) if not poisson and _by_rows(n, k) else None
+    ranges = _Ranges(counts) if _by_rows(n, k) else None
 
     def make(j: int) -> np.ndarray:
         size = min(block, n_boot - j * block)
         rng = generator(entropy, key, j)
-        if poisson:
-            return rng.poisson(counts, size=(size, k))
-        return _binomials(counts, size, rng) if ranges is None else ranges.draw(size, rng)
+        if ranges is not None:
+            return ranges.draw(size, rng, poisson)
+        return rng.poisson(counts, size=(size, k)) if poisson else _binomials(counts, size, rng)
 
     return Blocks(make, -(-n_boot // block), threads, fixed_total=fixed)
 
@@ -390,8 +405,8 @@ def redraw(
     cells = _CHUNK_CELLS
     for i in range(len(keys)):
         k = int(starts[i + 1] - starts[i])
-        width = _width(int(n[i]), k, poisson) * n_boot
-        if _block(int(n[i]), k, n_boot, poisson) < n_boot or cells + width > _CHUNK_CELLS:
+        width = _width(int(n[i]), k) * n_boot
+        if _block(int(n[i]), k, n_boot) < n_boot or cells + width > _CHUNK_CELLS:
             chunks.append((i, i + 1))
             cells = width
         else:
