@@ -6,7 +6,8 @@ ci_method="bootstrap"`` (1,000 replicates) on ``bench_defaults``' 1,000,000 rows
 beside the plain call (target for AUC: 100x), best of 3; with ``--paired``,
 ``compare_models`` of two models' average precision by the paired bootstrap on
 those rows, best of 2; with ``--gil``, which numpy calls of the bootstrap run
-faster on two threads than on one.
+faster on two threads than on one; with ``--poisson``, ``ci_method="poisson"``
+beside ``"bootstrap"`` (200 replicates, best of 3 each, in one process).
 
     git worktree add /tmp/old aa920fc
     .venv/bin/python benchmarks/ab_bootstrap.py /tmp/old
@@ -18,6 +19,7 @@ faster on two threads than on one.
     .venv/bin/python benchmarks/ab_bootstrap.py /tmp/old --paired
     .venv/bin/python benchmarks/ab_bootstrap.py . --paired
     .venv/bin/python benchmarks/ab_bootstrap.py . --gil
+    .venv/bin/python benchmarks/ab_bootstrap.py . --poisson
 """
 
 from __future__ import annotations
@@ -115,6 +117,41 @@ def paired() -> None:
     print(f"  all: {', '.join(f'{t:.2f}' for t in times)}")
 
 
+def _small_segments() -> Any:
+    """10,000 segments of 100 rows: a label, a prediction and a continuous score."""
+    import numpy as np
+    import polars as pl
+
+    rng = np.random.default_rng(1)
+    n = 1_000_000
+    return pl.DataFrame(
+        {"seg": np.repeat(np.arange(10_000), 100), "y": rng.integers(0, 2, n), "s": rng.random(n)}
+    ).with_columns(p=(pl.col("s") > 0.5).cast(pl.Int64))
+
+
+def poisson() -> None:
+    """The Poisson bootstrap beside the multinomial one, on the same frames (200
+    replicates each, best of 3)."""
+    big, small = _defaults_frame(), _small_segments()
+    boot = {"ci": 0.95, "n_boot": 200, "seed": 1}
+    calls = {
+        "roc_auc, 1M continuous rows": lambda m: big.metrics.roc_auc("y", "s", **boot, ci_method=m),
+        "roc_auc(by=seg), 10,000 x 100 rows": lambda m: small.metrics.roc_auc(
+            "y", "s", by="seg", **boot, ci_method=m
+        ),
+        "report(by=seg), 10,000 x 100 rows": lambda m: small.metrics.report(
+            "y", "p", by="seg", **boot, ci_method=m
+        ),
+    }
+    print("| call (200 replicates) | bootstrap | poisson | ratio |")
+    print("|---|---:|---:|---:|")
+    for name, call in calls.items():
+        multinomial, _ = best(lambda call=call: call("bootstrap"), 3)
+        poisson_, _ = best(lambda call=call: call("poisson"), 3)
+        ratio = poisson_ / multinomial
+        print(f"| {name} | {multinomial:.2f} s | {poisson_:.2f} s | {ratio:.2f} |")
+
+
 def main() -> None:
     sys.path.insert(0, str(Path(sys.argv[1]).resolve()))
     if "--gil" in sys.argv:
@@ -131,17 +168,10 @@ def main() -> None:
     if "--paired" in sys.argv:
         paired()
         return
-    import numpy as np
-
-    rng = np.random.default_rng(1)
-    n = 1_000_000
-    small = pl.DataFrame(
-        {
-            "seg": np.repeat(np.arange(10_000), 100),
-            "y": rng.integers(0, 2, n),
-            "s": rng.random(n),
-        }
-    )
+    if "--poisson" in sys.argv:
+        poisson()
+        return
+    small = _small_segments()
 
     def call() -> pl.DataFrame:
         return small.metrics.roc_auc("y", "s", by="seg", ci=0.95, ci_method="bootstrap", n_boot=200)

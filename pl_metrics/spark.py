@@ -210,8 +210,8 @@ def per_class(
     y_true, y_pred, by, labels, weight, beta, zero_division
         As :meth:`MetricsLazyFrame.per_class`.
     ci, n_boot, seed, ci_method
-        As :meth:`MetricsLazyFrame.per_class` (``"delta"``, ``"bootstrap"`` or
-        ``"wilson"``):
+        As :meth:`MetricsLazyFrame.per_class` (``"delta"``, ``"bootstrap"``,
+        ``"wilson"`` or ``"poisson"``):
         computed on the driver from the merged state; for a seed, the frame
         method's interval on the same rows.  Not with ``weight`` (refused before
         any Spark job).
@@ -250,7 +250,8 @@ def averages(
     y_true, y_pred, by, labels, weight, beta, zero_division
         As :meth:`MetricsLazyFrame.averages`.
     ci, n_boot, seed, ci_method
-        As :meth:`MetricsLazyFrame.averages` (``"delta"`` or ``"bootstrap"``):
+        As :meth:`MetricsLazyFrame.averages` (``"delta"``, ``"bootstrap"`` or
+        ``"poisson"``):
         computed on the driver from the merged state; for a seed, the frame
         method's interval on the same rows.  Not with ``weight`` (refused before
         any Spark job).
@@ -289,7 +290,8 @@ def report(
     y_true, y_pred, by, labels, weight, beta, zero_division
         As :meth:`MetricsLazyFrame.report`.
     ci, n_boot, seed, ci_method
-        As :meth:`MetricsLazyFrame.report` (``"delta"`` or ``"bootstrap"``):
+        As :meth:`MetricsLazyFrame.report` (``"delta"``, ``"bootstrap"`` or
+        ``"poisson"``):
         computed on the driver from the merged state; for a seed, the frame
         method's interval on the same rows.  Not with ``weight`` (refused before
         any Spark job).
@@ -329,7 +331,7 @@ def summary(
         As :meth:`MetricsLazyFrame.summary`.
     ci, n_boot, seed, ci_method
         As :meth:`MetricsLazyFrame.summary` (``"delta"``, the default,
-        ``"bootstrap"`` or ``"wilson"``):
+        ``"bootstrap"``, ``"wilson"`` or ``"poisson"``):
         computed on the driver from the merged state; for a seed, the frame
         method's interval on the same rows.  Not with ``weight`` (refused before
         any Spark job).
@@ -369,7 +371,8 @@ def roc_auc(
     y_true, y_score, by, pos_label, weight, bins, max_fpr
         As :meth:`MetricsLazyFrame.roc_auc`.
     ci, n_boot, seed, ci_method
-        As :meth:`MetricsLazyFrame.roc_auc` (``"delong"``, the default, or ``"bootstrap"``):
+        As :meth:`MetricsLazyFrame.roc_auc` (``"delong"``, the default,
+        ``"bootstrap"`` or ``"poisson"``):
         computed on the driver from the merged state; for a seed, the frame
         method's interval on the same rows.  Not with ``weight`` (refused before
         any Spark job).
@@ -410,8 +413,8 @@ def average_precision(
     y_true, y_score, by, pos_label, weight, bins
         As :meth:`MetricsLazyFrame.average_precision`.
     ci, n_boot, seed, ci_method
-        As :meth:`MetricsLazyFrame.average_precision` (``"logit"``, the default, or
-        ``"bootstrap"``):
+        As :meth:`MetricsLazyFrame.average_precision` (``"logit"``, the default,
+        ``"bootstrap"`` or ``"poisson"``):
         computed on the driver from the merged state; for a seed, the frame
         method's interval on the same rows.  Not with ``weight`` (refused before
         any Spark job).

@@ -80,9 +80,10 @@ class CompareMethods:
             with no trials (a recall without positives) gets null bounds and
             p-value (left out of ``adjust``'s family).
             ``"bootstrap"``: percentile intervals and the bootstrap p-value, any
-            metric.  ``"delong"`` (``roc_auc``'s default) / ``"logit"``
-            (``average_precision``'s): the segment's own interval analytic, the
-            difference's interval and p-value bootstrapped.  Other metrics
+            metric; ``"poisson"``: the same from the Poisson bootstrap (each row's
+            count Poisson(1); docs/intervals.md).  ``"delong"`` (``roc_auc``'s
+            default) / ``"logit"`` (``average_precision``'s): the segment's own
+            interval analytic, the difference's interval and p-value bootstrapped.  Other metrics
             (F1, MCC, kappa, log loss ...): the bootstrap.
         pos_label, zero_division
             As the metric's own method.

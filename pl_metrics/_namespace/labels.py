@@ -441,10 +441,12 @@ class LabelMethods:
               predicted label) or fewer than 2 rows.  Large-sample intervals:
               zero-width where every row is classified right (and kappa's with
               one actual class: 0 whatever the predictions).
-            - ``"bootstrap"`` (multilabel rows' default and only method): the
+            - ``"bootstrap"`` (multilabel rows' default): the
               percentile interval of ``n_boot`` multinomial redraws of each
               segment's cells, seeded by ``seed`` and the segment's key; ask for
               it with small segments, or to avoid the normal approximation.
+            - ``"poisson"``: the Poisson bootstrap, each row's count Poisson(1)
+              (a replicate's size varies; docs/intervals.md), drawn as cheaply.
             - ``"wilson"``: the accuracy only (the others null).
 
         Returns

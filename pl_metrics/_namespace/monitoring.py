@@ -250,8 +250,9 @@ class MonitoringMethods:
             default): each metric's own default, DeLong for ``roc_auc``, the logit
             interval for ``average_precision``, Wilson / the delta method for the
             label metrics (as :meth:`summary`, :meth:`averages` and
-            :meth:`per_class`); ``"bootstrap"``: every metric; ``"wilson"``: accuracy and
-            the positive class's precision, recall, specificity and jaccard;
+            :meth:`per_class`); ``"bootstrap"`` or ``"poisson"`` (the Poisson
+            bootstrap): every metric; ``"wilson"``: accuracy and the positive
+            class's precision, recall, specificity and jaccard;
             ``"delong"``: roc_auc only; ``"logit"``: average_precision only.
             ``n``, ``ks``, ``log_loss``, ``brier_score`` and ``calibration_error``
             have none.

@@ -296,7 +296,8 @@ class PairedMethods:
             How the intervals and tests are computed; None (default): the metric's
             own analytic test where there is one. ``"delong"`` (roc_auc, its only
             one), ``"delta"`` (average_precision's default: the delta method over
-            the rows, a sort per model) or ``"bootstrap"`` (the paired bootstrap:
+            the rows, a sort per model), ``"poisson"`` (the paired Poisson
+            bootstrap, each row's count Poisson(1)) or ``"bootstrap"`` (the paired bootstrap:
             the label metrics' only one; for average_precision a redraw of every
             row per replicate, hundreds of times the delta method's cost on
             continuous scores).

@@ -196,7 +196,8 @@ class RankingMethods:
             negatives; zero-width at an AUC of 0 or 1, where every placement is
             equal) or ``"bootstrap"`` (``n_boot`` percentile replicates of the
             rows, seeded by ``seed``; for small segments or AUCs near 0 or 1,
-            where the normal approximation is poor).  See docs/intervals.md.
+            where the normal approximation is poor) or ``"poisson"`` (the Poisson
+            bootstrap: each row's count Poisson(1)).  See docs/intervals.md.
 
         Returns
         -------
@@ -365,7 +366,8 @@ class RankingMethods:
             theta (1 - theta)))``; [0, 1] at theta = 1, the bounds' limits; null
             without positives) or ``"bootstrap"``
             (``n_boot`` percentile replicates of the rows, seeded by ``seed``;
-            for few positives, where the logit interval's approximation is poor).
+            for few positives, where the logit interval's approximation is poor)
+            or ``"poisson"`` (the Poisson bootstrap: each row's count Poisson(1)).
 
         Returns
         -------

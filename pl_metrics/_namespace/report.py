@@ -79,7 +79,7 @@ class ReportMethods:
             summary and the per-class table, DeLong and logit for the scores,
             Agresti-Caffo for the comparison of accuracy); ``"bootstrap"``: the
             bootstrap (``n_boot`` replicates, ``seed``) wherever a method offers
-            it.  ``ci="auto"``
+            it; ``"poisson"``: the Poisson bootstrap there.  ``ci="auto"``
             (default): 95% intervals without ``weight``, none with it (the
             intervals count un-weighted rows; the page says so); ``None``: none.
         n_bins
