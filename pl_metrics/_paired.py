@@ -26,7 +26,7 @@ segment, the counts of its distinct ``(y_true, baseline, model)`` rows
   (:func:`_placements`); on continuous scores the cells are the rows
   themselves (``score_cells(counted=False)``).
 - every other metric: the paired bootstrap.  A replicate is one multinomial
-  redraw of the segment's joint cells (:func:`pl_metrics._intervals.draws.per_segment`:
+  redraw of the segment's joint cells (:func:`pl_metrics._intervals.draws.per_chunk`:
   seeded by ``seed`` and a stable hash of the segment's key and the model's
   name, so the same whatever the row order, the other segments and the
   other models), both models' metric computed on it by the replicate
@@ -376,69 +376,119 @@ def delong_se(cells: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
 
 
 # --------------------------------------------------------------------------- bootstrap
-Draw = Callable[[pl.DataFrame, "bs.Blocks"], tuple["np.ndarray", Any]]
 
 
-def _label_draw(metric: str) -> Draw:
-    """A segment's replicate values of a label metric, baseline and model (and
-    McNemar's b, c).
+def _label_reduce(metric: str) -> bs.Reduce:
+    """A chunk's replicate values of a label metric, baseline and model (and McNemar's
+    test): ``*keys, VALUES, TEST, STAT, P`` rows, a segment's replicates in order.
 
     The cells carry the class positions of their labels (``_ORDS``), the number
-    of classes and the position of pos_label; each model's per-class counts of
-    a replicate are ``draws.class_counts``' and its metric ``replicates.summary``'s
-    or ``replicates.scores``' (the bootstrap intervals' formulas).
+    of classes and the position of pos_label.  Each model's cells are the joint
+    cells merged by (segment, actual, its prediction); their per-class counts
+    (``draws.class_counter``, the chunk's segments side by side) give the metric
+    by ``replicates.summary`` or ``replicates.scores`` (the bootstrap intervals'
+    formulas), segments with as many classes at once.
     """
     import numpy as np
 
-    def value(tp: np.ndarray, support: np.ndarray, predicted: np.ndarray, pos: int) -> np.ndarray:
+    def value(tp: np.ndarray, support: np.ndarray, predicted: np.ndarray, pos: np.ndarray) -> Any:
+        """replicate x segment, from counts replicate x segment x class."""
         if metric in LABEL_METRICS:
             return rp.summary(tp, support, predicted)[metric]
         name = "f" if metric == "f1" else metric
-        return rp.scores(tp, support, predicted, 1.0, ZERO_DIVISION)[name][:, pos]
+        scores = rp.scores(tp, support, predicted, 1.0, ZERO_DIVISION)[name]
+        return np.take_along_axis(scores, pos[None, :, None], axis=2)[..., 0]
 
-    def draw(part: pl.DataFrame, blocks: bs.Blocks) -> tuple[np.ndarray, Any]:
-        y, a, b = (part[_ORDS[c]].to_numpy() for c in (Y, A, B))
-        k, pos = int(part[bs.N_LABELS][0]), int(part[_POS_ORD][0])
-        models = []  # per model: its confusion cells and how the joint cells sum into them
-        for m in (a, b):
-            pairs, cell = np.unique(y * k + m, return_inverse=True)
-            # numpy columns only: a scalar would be broadcast by a polars query, and a
-            # query inside this worker thread of an outer query can deadlock
-            n_labels = np.full(len(pairs), k, dtype=np.int64)
-            confusion = pl.DataFrame(
-                {bs.A_ORD: pairs // k, bs.P_ORD: pairs % k, bs.N_LABELS: n_labels}
+    def reduce(chunk: bs.Chunk, blocks: bs.Blocks) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        y, a, b = (chunk.cells[_ORDS[c]].to_numpy() for c in (Y, A, B))
+        seg, m = chunk.segment, chunk.size
+        k, pos = chunk.first(bs.N_LABELS).astype(np.int64), chunk.first(_POS_ORD)
+        first = np.cumsum(k) - k  # each segment's first class slot
+        width = int(k.max())
+        models = []  # per model: how the joint cells sum into its cells, and their counts
+        for model in (a, b):
+            pairs, cell = np.unique((seg * width + y) * width + model, return_inverse=True)
+            own = pairs // (width * width)
+            merge = bs.grouper(cell.ravel(), len(pairs))
+            count = bs.class_counter(
+                (pairs // width) % width,
+                pairs % width,
+                first[own],
+                own,
+                int(k.sum()),
+                restrict=True,
+                fixed_total=blocks.fixed_total,
             )
-            models.append((confusion, bs.grouper(cell.ravel(), len(pairs))))
-
-        def one(block: np.ndarray) -> bs.Blocks:
-            return bs.Blocks.one(block, fixed_total=blocks.fixed_total)
+            models.append((merge, count))
+        sizes = [(size, np.flatnonzero(k == size)) for size in np.unique(k)]
 
         def both(block: np.ndarray) -> list[np.ndarray]:
-            return [
-                value(*bs.class_counts(confusion, one(merge(block)), True)[:3], pos)
-                for confusion, merge in models
+            out = []
+            for merge, count in models:
+                tp, support, predicted, _ = count(merge(block))
+                values = np.empty((len(block), m))
+                for size, members in sizes:  # segments with as many classes together
+                    at = first[members][:, None] + np.arange(size)  # segment x class
+                    values[:, members] = value(
+                        tp[:, at], support[:, at], predicted[:, at], pos[members]
+                    )
+                out.append(values)
+            return out
+
+        base, other = (np.concatenate(v) for v in zip(*blocks.map(both), strict=True))
+        columns = {_VALUES[0]: base.T.ravel(), _VALUES[1]: other.T.ravel()}  # segment, replicate
+        count = chunk.cells[COUNT].to_numpy()
+        if metric == "accuracy":
+            discordant = [
+                np.bincount(seg, weights=count * ((y == a) & (y != b)), minlength=m),
+                np.bincount(seg, weights=count * ((y != a) & (y == b)), minlength=m),
             ]
+            tests = mcnemar_many(*(d.astype(np.int64) for d in discordant))
+        else:
+            tests = (np.full(m, "paired_bootstrap"), np.full(m, math.nan), np.full(m, math.nan))
+        n_boot = len(base)
+        for name, column in zip((TEST, STAT, P), tests, strict=True):
+            columns[name] = np.repeat(column, n_boot)
+        return np.repeat(np.arange(m), n_boot), columns
 
-        values = list(zip(*blocks.map(both), strict=True))
-        count = part[COUNT].to_numpy()
-        discordant = (int(count[(y == a) & (y != b)].sum()), int(count[(y != a) & (y == b)].sum()))
-        return np.stack([np.concatenate(v) for v in values]), discordant
-
-    return draw
+    return reduce
 
 
-def score_counts_of_block(positive: np.ndarray, score: np.ndarray) -> Callable[[np.ndarray], Any]:
-    """``counts(block)``: a block of redrawn cells (replicate x cell) as one model's
-    per-score positives and negatives, its distinct scores descending.  Where every
-    cell has its own score (continuous scores) that is one gather of the block in
-    score order, split by class; else sums by score (``draws.grouper``)."""
+def mcnemar_many(b: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`mcnemar` of each segment's discordant counts (computed once per distinct
+    pair: segments of a chunk often share one)."""
     import numpy as np
 
-    distinct, inverse = np.unique(score, return_inverse=True)
-    k = len(distinct)
-    position = k - 1 - inverse.ravel()  # descending
-    if k == len(score):  # a permutation: nothing to sum
-        order = np.argsort(position)
+    pairs, inverse = np.unique(np.stack([b, c], axis=1), axis=0, return_inverse=True)
+    tests = [mcnemar(int(x), int(y)) for x, y in pairs]
+    inverse = inverse.ravel()
+    return (
+        np.array([t[0] for t in tests], dtype=object)[inverse].astype(str),
+        np.array([t[1] for t in tests], dtype=np.float64)[inverse],
+        np.array([t[2] for t in tests], dtype=np.float64)[inverse],
+    )
+
+
+def score_counts_of_block(
+    positive: np.ndarray, score: np.ndarray, segment: np.ndarray | None = None
+) -> tuple[Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]], np.ndarray]:
+    """``(counts, starts)``: ``counts(block)`` turns a block of redrawn cells (replicate
+    x cell) into one model's per-score positives and negatives, each segment's
+    distinct scores descending, segments side by side (``segment``: each cell's,
+    0, 1, ... in order; None: one); ``starts``: each segment's first score.
+    Where every cell has its own score in its segment (continuous scores) that is
+    one gather of the block in that order, split by class; else sums by score
+    (``draws.grouper``)."""
+    import numpy as np
+
+    seg = np.zeros(len(score), dtype=np.int64) if segment is None else segment
+    order = np.lexsort((-score, seg))  # by segment, then score descending
+    s_seg, s_score = seg[order], score[order]
+    new_segment = np.r_[True, s_seg[1:] != s_seg[:-1]]
+    new = new_segment | np.r_[True, s_score[1:] != s_score[:-1]]
+    rank = np.cumsum(new) - 1  # each sorted cell's score position
+    starts = rank[new_segment]
+    if bool(new.all()):  # a permutation: nothing to sum
         is_positive = positive[order]
 
         def gathered(block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -446,27 +496,39 @@ def score_counts_of_block(positive: np.ndarray, score: np.ndarray) -> Callable[[
             pos = np.where(is_positive, cells, 0)
             return pos, cells - pos
 
-        return gathered
+        return gathered, starts
+    k = int(rank[-1]) + 1
+    position = np.empty(len(score), dtype=np.int64)
+    position[order] = rank
     pos = bs.grouper(np.where(positive, position, -1), k)
     neg = bs.grouper(np.where(positive, -1, position), k)
-    return lambda block: (pos(block), neg(block))
+    return (lambda block: (pos(block), neg(block))), starts
 
 
-def _ap_draw(part: pl.DataFrame, blocks: bs.Blocks) -> tuple[np.ndarray, Any]:
-    """A segment's replicate values of average precision, baseline and model: each one's redrawn
-    per-score counts (its distinct scores descending, :func:`score_counts_of_block`) and
-    ``replicates.average_precision``."""
+def _ap_reduce(chunk: bs.Chunk, blocks: bs.Blocks) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """A chunk's replicate values of average precision, baseline and model: each one's
+    redrawn per-score counts (:func:`score_counts_of_block`, segments side by side)
+    and ``replicates.average_precision`` per segment."""
     import numpy as np
 
-    positive = part[Y].to_numpy()
-    counts = [score_counts_of_block(positive, part[score].to_numpy()) for score in (A, B)]
-    values = list(
-        zip(
-            *blocks.map(lambda block: [rp.average_precision(*c(block)) for c in counts]),
-            strict=True,
-        )
-    )
-    return np.stack([np.concatenate(v) for v in values]), None
+    positive = chunk.cells[Y].to_numpy()
+    counts = [
+        score_counts_of_block(positive, chunk.cells[score].to_numpy(), chunk.segment)
+        for score in (A, B)
+    ]
+
+    def both(block: np.ndarray) -> list[np.ndarray]:
+        return [rp.average_precision(*count(block), starts) for count, starts in counts]
+
+    base, other = (np.concatenate(v) for v in zip(*blocks.map(both), strict=True))
+    m, n_boot = chunk.size, len(base)
+    columns = {_VALUES[0]: base.T.ravel(), _VALUES[1]: other.T.ravel()}  # segment, replicate
+    columns |= {
+        TEST: np.full(m * n_boot, "paired_bootstrap"),
+        STAT: np.full(m * n_boot, math.nan),
+        P: np.full(m * n_boot, math.nan),
+    }
+    return np.repeat(np.arange(m), n_boot), columns
 
 
 def _with_label_positions(
@@ -527,27 +589,7 @@ def bootstrap_tests(
         | {TEST: pl.String, STAT: pl.Float64, P: pl.Float64}
     )
     threads = pl.thread_pool_size()
-    draw = _ap_draw if labels is None else _label_draw(metric)
-
-    def finish(drawn: list[tuple[np.ndarray, Any]]) -> list[dict[str, np.ndarray]]:
-        # numpy only: this runs on per_segment's threads, outside polars' pool
-        import numpy as np
-
-        out = []
-        for values, discordant in drawn:
-            test, stat, p = ("paired_bootstrap", math.nan, math.nan)
-            if metric == "accuracy":
-                test, stat, p = mcnemar(*discordant)
-            out.append(
-                {
-                    _VALUES[0]: values[0],
-                    _VALUES[1]: values[1],
-                    TEST: np.full(n_boot, test),
-                    STAT: np.full(n_boot, stat),
-                    P: np.full(n_boot, p),
-                }
-            )
-        return out
+    reduce = _ap_reduce if labels is None else _label_reduce(metric)
 
     def run(df: pl.DataFrame) -> pl.DataFrame:
         if df.height == 0:
@@ -555,8 +597,8 @@ def bootstrap_tests(
         if labels is not None:
             df = _with_label_positions(df, keys, *labels)
         df = df.sort([*keys, Y, A, B], nulls_last=True)
-        out = bs.per_segment(
-            df, keys, df[COUNT].to_numpy(), draw, finish, n_boot=n_boot, seed=seed, threads=threads
+        out = bs.per_chunk(
+            df, keys, df[COUNT].to_numpy(), reduce, n_boot=n_boot, seed=seed, threads=threads
         )
         return out.select(list(rep_schema)).cast(dict(rep_schema))
 
@@ -585,6 +627,7 @@ __all__ = [
     "dense_groups",
     "label_cells",
     "mcnemar",
+    "mcnemar_many",
     "score_cells",
     "score_counts_of_block",
 ]

@@ -417,11 +417,26 @@ def test_ap_replicate_counts_per_score(
     block = rng.integers(0, 3, (5, n))
     distinct = np.unique(score)
     position = len(distinct) - 1 - np.searchsorted(distinct, score)  # descending
-    pos, neg = pt.score_counts_of_block(positive, score)(block)
+    count, starts = pt.score_counts_of_block(positive, score)
+    pos, neg = count(block)
+    np.testing.assert_array_equal(starts, [0])
     for r in range(block.shape[0]):
         for got, rows in ((pos, positive), (neg, ~positive)):
             expected = np.bincount(position[rows], weights=block[r, rows], minlength=len(distinct))
             np.testing.assert_array_equal(got[r], expected.astype(np.int64))
+    # three segments side by side (cells in segment order): each segment's counts,
+    # its own scores descending, from its first score on
+    segment = np.repeat([0, 1, 2], [100, 150, 50])
+    count, starts = pt.score_counts_of_block(positive, score, segment)
+    pos, neg = count(block)
+    bounds = [0, 100, 250, 300]
+    for i in range(3):
+        part = slice(bounds[i], bounds[i + 1])
+        alone, _ = pt.score_counts_of_block(positive[part], score[part])
+        own_pos, own_neg = alone(block[:, part])
+        end = starts[i + 1] if i < 2 else pos.shape[1]
+        np.testing.assert_array_equal(pos[:, starts[i] : end], own_pos)
+        np.testing.assert_array_equal(neg[:, starts[i] : end], own_neg)
 
 
 def test_seeded_per_segment_and_pair() -> None:

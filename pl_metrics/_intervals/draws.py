@@ -45,6 +45,7 @@ components computed from the per-score counts, ties counted one half).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -99,54 +100,80 @@ def _starts(df: pl.DataFrame, keys: Sequence[str]) -> tuple[np.ndarray, list[tup
     return starts, [key for *_, key in segments]
 
 
-def per_segment(
+@dataclass(frozen=True)
+class Chunk:
+    """A chunk of segments side by side, as :func:`per_chunk` hands it to a reduction:
+    its ``cells`` (rows of the frame), each cell's ``segment`` (0, 1, ... within
+    the chunk) and each segment's first cell, then the number of cells
+    (``starts``)."""
+
+    cells: pl.DataFrame
+    segment: np.ndarray
+    starts: np.ndarray
+
+    @property
+    def size(self) -> int:
+        """The chunk's number of segments."""
+        return len(self.starts) - 1
+
+    def first(self, column: str) -> np.ndarray:
+        """``column``'s value in each segment's first cell (a per-segment constant)."""
+        return self.cells[column].to_numpy()[self.starts[:-1]]
+
+
+#: ``reduce(chunk, blocks)`` -> ``(segment of each output row, within the chunk;
+#: output columns)``.
+Reduce = Callable[[Chunk, Blocks], tuple["np.ndarray", dict[str, "np.ndarray"]]]
+
+
+def per_chunk(
     df: pl.DataFrame,
     keys: Sequence[str],
     counts: np.ndarray,
-    draw: Callable[[pl.DataFrame, Blocks], Any],
-    finish: Callable[[list[Any]], list[dict[str, np.ndarray]]],
+    reduce: Reduce,
     *,
     n_boot: int,
     seed: Seed,
     threads: int,
 ) -> pl.DataFrame:
     """Redraw every segment of ``df`` (sorted by ``keys`` then its cells, whose counts
-    are ``counts``) and reduce it segment by segment.
-
-    ``draw(segment, blocks)`` reduces the blocks of draws of one segment;
-    ``finish(drawn)`` turns a chunk of segments' results into their rows, one
-    dict of equal-length columns per segment.  The draws are :func:`redraw`'s;
-    for reductions that are per segment (the replicate rows of ``resample``,
-    the paired bootstrap): the intervals reduce a chunk at once.  Returns
-    ``*keys`` and the columns.
+    are ``counts``) and reduce the draws a chunk of segments at a time:
+    ``reduce(chunk, blocks)`` turns a chunk's blocks of draws (replicate x the
+    chunk's cells) into its output rows, with numpy calls over the whole chunk (no
+    loop over its segments).  The draws are :func:`redraw`'s.  Returns ``*keys``
+    and the columns.
     """
     import numpy as np
 
     starts, segment_keys = _starts(df, keys)
+    segment_of = np.repeat(np.arange(len(segment_keys)), np.diff(starts))
 
     def work(lo: int, hi: int, blocks: Blocks) -> tuple[np.ndarray, dict]:
-        if hi - lo == 1:
-            results = [draw(df[int(starts[lo]) : int(starts[hi])], blocks)]
-        else:
-            drawn = next(iter(blocks))
-            local = starts - starts[lo]
-            results = [
-                draw(
-                    df[int(starts[i]) : int(starts[i + 1])],
-                    Blocks.one(drawn[:, local[i] : local[i + 1]], fixed_total=blocks.fixed_total),
-                )
-                for i in range(lo, hi)
-            ]
-        rows = finish(results)
-        lengths = [len(next(iter(r.values()))) for r in rows]
-        return np.repeat(np.arange(lo, hi), lengths), {
-            name: np.concatenate([r[name] for r in rows]) for name in rows[0]
-        }
+        a, b = int(starts[lo]), int(starts[hi])
+        chunk = Chunk(df[a:b], segment_of[a:b] - lo, starts[lo : hi + 1] - a)
+        segment, columns = reduce(chunk, blocks)
+        return segment + lo, columns
 
     segment, columns = redraw(
         counts, starts, segment_keys, work, n_boot=n_boot, seed=seed, threads=threads
     )
     return _frame(df, keys, starts, segment, columns)
+
+
+def replicate_rows(chunk: Chunk, n_boot: int) -> np.ndarray:
+    """The rows of a chunk's block of draws (replicate x cell, raveled) ordered by
+    segment, then replicate, then cell: row ``i`` is the block's entry
+    ``order[i]``, of replicate ``order[i] // cells`` and cell ``order[i] % cells``."""
+    import numpy as np
+
+    seg = chunk.segment
+    first, length = chunk.starts[:-1][seg], np.diff(chunk.starts)[seg]
+    cell = np.arange(len(seg)) - first  # the cell's place in its segment
+    replicate = np.arange(n_boot)[:, None]
+    position = n_boot * first[None, :] + replicate * length[None, :] + cell[None, :]
+    order = np.empty(position.size, dtype=np.int64)
+    order[position.ravel()] = np.arange(position.size)
+    return order
 
 
 # --------------------------------------------------------------------------- reductions
@@ -536,6 +563,8 @@ __all__ = [
     "P_ORD",
     "SCORE_METRICS",
     "Blocks",
+    "Chunk",
+    "Reduce",
     "Seed",
     "class_counter",
     "class_counts",
@@ -545,8 +574,9 @@ __all__ = [
     "grouper",
     "label_intervals",
     "merge_runs",
-    "per_segment",
+    "per_chunk",
     "redraw",
+    "replicate_rows",
     "score_intervals",
     "segment_draws",
     "sorted_by_score",

@@ -32,35 +32,39 @@ _SCORES = f"{names.INTERNAL}ovr_score"
 _LOW, _HIGH = "roc_auc_low", "roc_auc_high"
 
 
-def class_counters(cls: np.ndarray, scores: list[np.ndarray]) -> list[Any]:
+def class_counters(
+    cls: np.ndarray, scores: list[np.ndarray], segment: np.ndarray | None = None
+) -> list[Any]:
     """Per class k (``cls``: each row's class position, -1 another label; ``scores[k]``
-    its scores): ``counts(block)``, a block of redrawn rows (replicate x row) as the
-    class's per-score positives and negatives, scores descending (ties summed)."""
+    its scores; ``segment``: each row's segment, 0, 1, ... in order, None: one):
+    ``(counts, starts)``, ``counts(block)`` a block of redrawn rows (replicate x
+    row) as the class's per-score positives and negatives, each segment's scores
+    descending (ties summed), segments side by side from ``starts``."""
     from pl_metrics._paired import score_counts_of_block
 
-    return [score_counts_of_block(cls == k, score) for k, score in enumerate(scores)]
+    return [score_counts_of_block(cls == k, score, segment) for k, score in enumerate(scores)]
 
 
 def replicates(counters: list[Any], block: np.ndarray, average: str | None) -> np.ndarray:
-    """Each replicate's (row of ``block``'s) AUC per class (``average=None``: replicate x
-    class), or its macro / weighted mean over the classes with an AUC (replicate x 1;
-    NaN without one)."""
+    """Each replicate's (row of ``block``'s) AUC per segment and class (``average=None``:
+    replicate x segment x class), or its macro / weighted mean over the classes
+    with an AUC (replicate x segment; NaN without one)."""
     import numpy as np
 
     aucs, support = [], []
-    for count in counters:
+    for count, starts in counters:
         pos, neg = count(block)
-        aucs.append(rp.roc_auc(pos, neg))
-        support.append(pos.sum(axis=1).astype(np.float64))
-    auc, rows_of = np.stack(aucs, axis=1), np.stack(support, axis=1)
+        aucs.append(rp.roc_auc(pos, neg, starts))
+        support.append(np.add.reduceat(pos, starts, axis=1).astype(np.float64))
+    auc, rows_of = np.stack(aucs, axis=-1), np.stack(support, axis=-1)
     if average is None:
         return auc
     defined = ~np.isnan(auc)
     weight = defined * (rows_of if average == "weighted" else 1.0)
-    total = weight.sum(axis=1)
+    total = weight.sum(axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        value = (np.where(defined, auc, 0.0) * weight).sum(axis=1) / total
-    return np.where(total > 0, value, np.nan)[:, None]
+        value = (np.where(defined, auc, 0.0) * weight).sum(axis=-1) / total
+    return np.where(total > 0, value, np.nan)
 
 
 def bootstrap(
@@ -106,25 +110,20 @@ def bootstrap(
     )
     threads = pl.thread_pool_size()
 
-    def draw(part: pl.DataFrame, blocks: bs.Blocks) -> Any:
+    def reduce(chunk: bs.Chunk, blocks: bs.Blocks) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         import numpy as np
 
-        cls = part[_CLASS].to_numpy()
-        scores = [part[f"{_SCORES}{k}"].to_numpy() for k in range(len(classes))]
-        counters = class_counters(cls, scores)
-        return np.concatenate(blocks.map(lambda block: replicates(counters, block, average)))
-
-    def finish(drawn: list[Any]) -> list[dict[str, Any]]:
-        import numpy as np
-
-        out = []
-        for values in drawn:
-            low, high = rp.percentiles(values, ci)
-            row: dict[str, Any] = {_LOW: low, _HIGH: high}
-            if per_class:
-                row["label"] = np.arange(len(classes))
-            out.append(row)
-        return out
+        cls = chunk.cells[_CLASS].to_numpy()
+        scores = [chunk.cells[f"{_SCORES}{k}"].to_numpy() for k in range(len(classes))]
+        counters = class_counters(cls, scores, chunk.segment)
+        values = np.concatenate(blocks.map(lambda block: replicates(counters, block, average)))
+        low, high = rp.percentiles(values, ci)  # segment (x class)
+        columns: dict[str, np.ndarray] = {_LOW: low.ravel(), _HIGH: high.ravel()}
+        rows = np.arange(chunk.size)
+        if per_class:
+            columns["label"] = np.tile(np.arange(len(classes)), chunk.size)
+            rows = np.repeat(rows, len(classes))
+        return rows, columns
 
     def run(df: pl.DataFrame) -> pl.DataFrame:
         import numpy as np
@@ -136,9 +135,7 @@ def bootstrap(
         order = [*keys, _CLASS, *(f"{_SCORES}{k}" for k in range(len(classes)))]
         df = df.sort(order, nulls_last=True)
         counts = np.ones(df.height, dtype=np.int64)  # every row a cell
-        out = bs.per_segment(
-            df, keys, counts, draw, finish, n_boot=n_boot, seed=seed, threads=threads
-        )
+        out = bs.per_chunk(df, keys, counts, reduce, n_boot=n_boot, seed=seed, threads=threads)
         return out.select(list(out_schema)).cast(dict(out_schema))
 
     result = selected.map_batches(run, schema=out_schema)

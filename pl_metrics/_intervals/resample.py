@@ -70,22 +70,19 @@ def replicates(
     )
     threads = pl.thread_pool_size()
 
-    def draw(part: pl.DataFrame, blocks: bs.Blocks) -> tuple[np.ndarray, np.ndarray]:
+    def reduce(chunk: bs.Chunk, blocks: bs.Blocks) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         import numpy as np
 
-        return part[_ROW].to_numpy(), np.concatenate(list(blocks))
-
-    def finish(drawn: list[tuple[np.ndarray, np.ndarray]]) -> list[dict[str, np.ndarray]]:
-        import numpy as np
-
-        return [
-            {
-                _ROW: np.tile(rows, n_boot),
-                REP: np.repeat(np.arange(n_boot, dtype=np.int64), len(rows)),
-                COUNT: values.ravel(),
-            }
-            for rows, values in drawn
-        ]
+        # rows by segment, replicate, then cell: the whole chunk in a few gathers
+        order = bs.replicate_rows(chunk, n_boot)
+        cells = len(chunk.segment)
+        cell = order % cells
+        columns = {
+            _ROW: chunk.cells[_ROW].to_numpy()[cell],
+            REP: order // cells,
+            COUNT: np.concatenate(list(blocks)).ravel()[order],
+        }
+        return chunk.segment[cell], columns
 
     def expand(df: pl.DataFrame) -> pl.DataFrame:
         if df.height == 0:
@@ -93,8 +90,8 @@ def replicates(
         if df.height * n_boot > MAX_ROWS:
             raise too_many(df.height, n_boot, columns)
         df = df.sort([*keys, *columns], nulls_last=True).with_row_index(_ROW)
-        out = bs.per_segment(
-            df, keys, df[COUNT].to_numpy(), draw, finish, n_boot=n_boot, seed=seed, threads=threads
+        out = bs.per_chunk(
+            df, keys, df[COUNT].to_numpy(), reduce, n_boot=n_boot, seed=seed, threads=threads
         )
         out = out.filter(pl.col(COUNT) > 0)
         rows = out[_ROW]
