@@ -7,7 +7,9 @@ beside the plain call (target for AUC: 100x), best of 3; with ``--paired``,
 ``compare_models`` of two models' average precision by the paired bootstrap on
 those rows, best of 2; with ``--gil``, which numpy calls of the bootstrap run
 faster on two threads than on one; with ``--poisson``, ``ci_method="poisson"``
-beside ``"bootstrap"`` (200 replicates, best of 3 each, in one process).
+beside ``"bootstrap"`` (200 replicates, best of 3 each, in one process); with
+``--chunks``, the bootstraps reduced a chunk of segments at a time (the paired
+bootstrap, one-vs-rest AUC, ``disparity``) by 1,000 segments, best of 3.
 
     git worktree add /tmp/old aa920fc
     .venv/bin/python benchmarks/ab_bootstrap.py /tmp/old
@@ -20,6 +22,8 @@ beside ``"bootstrap"`` (200 replicates, best of 3 each, in one process).
     .venv/bin/python benchmarks/ab_bootstrap.py . --paired
     .venv/bin/python benchmarks/ab_bootstrap.py . --gil
     .venv/bin/python benchmarks/ab_bootstrap.py . --poisson
+    .venv/bin/python benchmarks/ab_bootstrap.py /tmp/old --chunks
+    .venv/bin/python benchmarks/ab_bootstrap.py . --chunks
 """
 
 from __future__ import annotations
@@ -152,6 +156,51 @@ def poisson() -> None:
         print(f"| {name} | {multinomial:.2f} s | {poisson_:.2f} s | {ratio:.2f} |")
 
 
+def chunks() -> None:
+    """The bootstraps whose reductions take a chunk of segments at once, by 1,000
+    segments of 200 rows (200 replicates), best of 3."""
+    import numpy as np
+    import polars as pl
+
+    rng = np.random.default_rng(1)
+    n = 200_000
+    df = pl.DataFrame(
+        {
+            "seg": rng.integers(0, 1000, n),
+            "y": rng.integers(0, 2, n),
+            "s": rng.random(n).round(2),
+            "s2": rng.random(n).round(2),
+            "t": rng.integers(0, 3, n),
+            "p": rng.integers(0, 3, n),
+            "p2": rng.integers(0, 3, n),
+            **{f"c{k}": rng.random(n) for k in range(3)},
+        }
+    )
+    m, boot = df.metrics, {"by": "seg", "n_boot": 200}
+    calls = {
+        "compare_models(metric='accuracy')": lambda: m.compare_models(
+            "t", ["p", "p2"], metric="accuracy", **boot
+        ),
+        "compare_models(metric='mcc')": lambda: m.compare_models(
+            "t", ["p", "p2"], metric="mcc", **boot
+        ),
+        "compare_models(metric='average_precision', ci_method='bootstrap')": lambda: (
+            m.compare_models(
+                "y", ["s", "s2"], metric="average_precision", ci_method="bootstrap", **boot
+            )
+        ),
+        "roc_auc({label: column}, ci_method='bootstrap')": lambda: m.roc_auc(
+            "t", {0: "c0", 1: "c1", 2: "c2"}, ci=0.95, ci_method="bootstrap", **boot
+        ),
+        "disparity(metric='accuracy', ci=0.95)": lambda: m.disparity(
+            "t", "p", metric="accuracy", ci=0.95, **boot
+        ),
+    }
+    for name, call in calls.items():
+        fastest, times = best(call, 3)
+        print(f"{name}: best of 3 {fastest:.2f} s; all: {', '.join(f'{t:.2f}' for t in times)}")
+
+
 def main() -> None:
     sys.path.insert(0, str(Path(sys.argv[1]).resolve()))
     if "--gil" in sys.argv:
@@ -170,6 +219,9 @@ def main() -> None:
         return
     if "--poisson" in sys.argv:
         poisson()
+        return
+    if "--chunks" in sys.argv:
+        chunks()
         return
     small = _small_segments()
 

@@ -500,9 +500,14 @@ def score_counts_of_block(
     k = int(rank[-1]) + 1
     position = np.empty(len(score), dtype=np.int64)
     position[order] = rank
-    pos = bs.grouper(np.where(positive, position, -1), k)
-    neg = bs.grouper(np.where(positive, -1, position), k)
-    return (lambda block: (pos(block), neg(block))), starts
+    # one grouping for both classes: score j's positives at 2 j, negatives at 2 j + 1
+    sums = bs.grouper(2 * position + ~positive.astype(bool), 2 * k)
+
+    def summed(block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        both = sums(block)
+        return both[:, 0::2], both[:, 1::2]
+
+    return summed, starts
 
 
 def _ap_reduce(chunk: bs.Chunk, blocks: bs.Blocks) -> tuple[np.ndarray, dict[str, np.ndarray]]:
@@ -520,7 +525,10 @@ def _ap_reduce(chunk: bs.Chunk, blocks: bs.Blocks) -> tuple[np.ndarray, dict[str
     def both(block: np.ndarray) -> list[np.ndarray]:
         return [rp.average_precision(*count(block), starts) for count, starts in counts]
 
-    base, other = (np.concatenate(v) for v in zip(*blocks.map(both), strict=True))
+    def reduced(block: np.ndarray) -> list[np.ndarray]:
+        return [np.concatenate(v) for v in zip(*bs.in_cache(both, block), strict=True)]
+
+    base, other = (np.concatenate(v) for v in zip(*blocks.map(reduced), strict=True))
     m, n_boot = chunk.size, len(base)
     columns = {_VALUES[0]: base.T.ravel(), _VALUES[1]: other.T.ravel()}  # segment, replicate
     columns |= {

@@ -922,3 +922,44 @@ def test_stacked_bad_input(frame: pl.DataFrame, kwargs: dict, error: type, match
     for engine in ("streaming", "in-memory"):
         with pytest.raises(error, match=match):
             frame.lazy().metrics.compare_models("y", models, **kw).collect(engine=engine)
+
+
+@pytest.mark.parametrize("call", ["compare_models_ap", "roc_auc_ovr", "compare_models_mcc"])
+def test_chunk_reductions_do_not_depend_on_how_replicates_are_grouped(
+    call: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reductions of a chunk of segments take its replicates a few at a time (so
+    their copies stay in the cache): one replicate at a time gives the same frame."""
+    rng = np.random.default_rng(17)
+    n = 3000
+    df = pl.DataFrame(
+        {
+            "g": rng.integers(0, 40, n),
+            "y": rng.integers(0, 2, n),
+            "s": rng.random(n).round(1),
+            "s2": rng.random(n),
+            "t": rng.integers(0, 3, n),
+            "p": rng.integers(0, 3, n),
+            "p2": rng.integers(0, 3, n),
+            **{f"c{k}": rng.random(n).round(2) for k in range(3)},
+        }
+    )
+
+    def run() -> pl.DataFrame:
+        m, boot = df.metrics, {"by": "g", "n_boot": 50, "seed": 3}
+        if call == "roc_auc_ovr":
+            out = m.roc_auc("t", {0: "c0", 1: "c1", 2: "c2"}, ci=0.9, ci_method="bootstrap", **boot)
+        elif call == "compare_models_ap":
+            out = m.compare_models(
+                "y", ["s", "s2"], metric="average_precision", ci_method="bootstrap", **boot
+            )
+        else:
+            out = m.compare_models("t", ["p", "p2"], metric="mcc", **boot)
+        return out.sort("g")
+
+    grouped = run()
+    lows = grouped.select(pl.col("^.*low$").is_not_null().mean())
+    assert lows.width == 1
+    assert lows.item() > 0.5  # intervals, not nulls, are compared
+    monkeypatch.setattr(bs, "_GROUP_CELLS", 1)  # one replicate at a time
+    assert_frame_equal(run(), grouped)

@@ -190,6 +190,19 @@ def take_columns(block: np.ndarray, index: np.ndarray) -> np.ndarray:
     return np.take(block, index, axis=1) if block.size >= _TAKE_CELLS else block[:, index]
 
 
+#: :func:`grouper` and :func:`in_cache` take a block this many cells (a few
+#: replicates) at a time: their copies stay in the cache.
+_GROUP_CELLS = 1 << 16
+
+
+def in_cache(fn: Callable[[np.ndarray], Any], block: np.ndarray) -> list[Any]:
+    """``fn`` of a block's rows (replicates) a few at a time, :data:`_GROUP_CELLS` cells
+    a call: a reduction making several passes over a chunk's block keeps its
+    temporaries in the cache.  The results of each group of rows, in order."""
+    step = max(1, _GROUP_CELLS // max(block.shape[1], 1))
+    return [fn(block[lo : lo + step]) for lo in range(0, block.shape[0], step)]
+
+
 def grouper(group: np.ndarray, k: int) -> Callable[[np.ndarray], np.ndarray]:
     """``sums(block)``: the sums of a block's columns (cells) by ``group`` (in
     ``0..k-1``; -1: left out), as a ``(rows, k)`` array; no dense indicator matrix."""
@@ -205,9 +218,14 @@ def grouper(group: np.ndarray, k: int) -> Callable[[np.ndarray], np.ndarray]:
 
     def sums(block: np.ndarray) -> np.ndarray:
         out = np.zeros((block.shape[0], k), dtype=block.dtype)
-        if len(order):
-            cells = block if in_order else take_columns(block, order)
-            out[:, targets[kept]] = np.add.reduceat(cells, starts, axis=1)[:, kept]
+        if not len(order):
+            return out
+        # a few replicates at a time: the gathered copy and its sums stay in the cache
+        step = max(1, _GROUP_CELLS // max(block.shape[1], 1))
+        for lo in range(0, block.shape[0], step):
+            part = block[lo : lo + step]
+            cells = part if in_order else take_columns(part, order)
+            out[lo : lo + step, targets[kept]] = np.add.reduceat(cells, starts, axis=1)[:, kept]
         return out
 
     return sums
@@ -572,6 +590,7 @@ __all__ = [
     "entropy_of",
     "generator",
     "grouper",
+    "in_cache",
     "label_intervals",
     "merge_runs",
     "per_chunk",

@@ -116,7 +116,11 @@ def bootstrap(
         cls = chunk.cells[_CLASS].to_numpy()
         scores = [chunk.cells[f"{_SCORES}{k}"].to_numpy() for k in range(len(classes))]
         counters = class_counters(cls, scores, chunk.segment)
-        values = np.concatenate(blocks.map(lambda block: replicates(counters, block, average)))
+
+        def reduced(block: np.ndarray) -> np.ndarray:
+            return np.concatenate(bs.in_cache(lambda r: replicates(counters, r, average), block))
+
+        values = np.concatenate(blocks.map(reduced))
         low, high = rp.percentiles(values, ci)  # segment (x class)
         columns: dict[str, np.ndarray] = {_LOW: low.ravel(), _HIGH: high.ravel()}
         rows = np.arange(chunk.size)
