@@ -1423,3 +1423,23 @@ def test_averages_delta_of_one_row_and_of_labels_without_rows() -> None:
     )
     assert absent["precision"].to_list() == [1.0] * 3
     assert absent.select(pl.col("^.*_(low|high)$").is_null().all()).row(0) == (True,) * 8
+
+
+@pytest.mark.parametrize("metric", ["roc_auc", "average_precision", "f1_macro"])
+def test_compare_replicates_do_not_depend_on_the_chunks(
+    metric: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # compare's replicates (a segment's, and its stratum's overall one summed over
+    # its segments' redrawn counts) are reduced a chunk of segments at a time; the
+    # strata's sums gathered from every chunk: chunks of one segment give the same
+    rng = np.random.default_rng(19)
+    df = _frame(4000, rng).with_columns(
+        pl.Series("g", rng.integers(0, 30, 4000)), pl.Series("c", rng.integers(0, 3, 4000))
+    )
+    y, pred = ("t", "p") if metric == "f1_macro" else ("y", "s")
+    kwargs = {"by": "g", "control": "c", "metric": metric, "ci": 0.9, "n_boot": 100}
+    every = df.metrics.compare(y, pred, **kwargs, ci_method="bootstrap").sort("c", "g")
+    assert every["diff_low"].is_not_null().mean() > 0.5  # intervals, not nulls, compared
+    monkeypatch.setattr(sampling, "_CHUNK_CELLS", 1)
+    one_by_one = df.metrics.compare(y, pred, **kwargs, ci_method="bootstrap").sort("c", "g")
+    assert_frame_equal(every, one_by_one)

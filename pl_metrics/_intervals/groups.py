@@ -104,43 +104,6 @@ def overall_column(metric: str) -> str:
     return f"{INTERNAL}overall_{metric}"
 
 
-def _frame(
-    df: pl.DataFrame,
-    keys: list[str],
-    *,
-    rows: list[tuple[int, dict[str, np.ndarray], dict[str, np.ndarray]]],
-    metrics: Sequence[str],
-    n_boot: int,
-) -> pl.DataFrame:
-    """``*keys, REP, *metrics, *overall columns``: a row per group and replicate, from
-    ``(first row of the group, its values, its stratum's values)``."""
-    import numpy as np
-
-    first = np.repeat(np.array([r for r, _, _ in rows]), n_boot)
-    return df.select(keys)[first].with_columns(
-        pl.Series(rs.REP, np.tile(np.arange(n_boot, dtype=np.int64), len(rows))),
-        *(pl.Series(m, np.concatenate([v[m] for _, v, _ in rows]), pl.Float64) for m in metrics),
-        *(
-            pl.Series(overall_column(m), np.concatenate([o[m] for _, _, o in rows]), pl.Float64)
-            for m in metrics
-        ),
-    )
-
-
-def _strata_runs(
-    segments: list[tuple[int, int, tuple[Any, ...]]], n_strata: int
-) -> list[list[int]]:
-    """The positions of the segments of each stratum (segments sorted by stratum)."""
-    runs: list[list[int]] = []
-    previous: object = object()
-    for i, (_, _, key) in enumerate(segments):
-        if key[:n_strata] != previous:
-            runs.append([])
-            previous = key[:n_strata]
-        runs[-1].append(i)
-    return runs
-
-
 def label_replicates(
     cells: pl.LazyFrame,
     strata: Sequence[str],
@@ -249,6 +212,20 @@ def label_replicates(
     return cells.map_batches(run, schema=out_schema)
 
 
+def _levels(score: np.ndarray, stratum: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each score's level, its place among its stratum's distinct scores (descending),
+    strata side by side, and each stratum's first level."""
+    import numpy as np
+
+    order = np.lexsort((-score, stratum))
+    new_stratum = np.r_[True, stratum[order][1:] != stratum[order][:-1]]
+    new = new_stratum | np.r_[True, score[order][1:] != score[order][:-1]]
+    rank = np.cumsum(new) - 1
+    level = np.empty(len(score), dtype=np.int64)
+    level[order] = rank
+    return level, rank[new_stratum]
+
+
 def score_replicates(
     cells: pl.LazyFrame,
     strata: Sequence[str],
@@ -264,6 +241,7 @@ def score_replicates(
     strata, keys = list(strata), [*strata, *groups]
     compute = SCORE_METRICS[metric]
     schema = cells.collect_schema()
+    threads = pl.thread_pool_size()  # read outside the query (inside a streaming one: 1)
     out_schema = pl.Schema(
         {k: schema[k] for k in keys}
         | {rs.REP: pl.Int64, metric: pl.Float64, overall_column(metric): pl.Float64}
@@ -278,27 +256,56 @@ def score_replicates(
             raise rs.too_many(df.height, n_boot, [column])
         df = bs.sorted_by_score(df, keys)
         score = df[SCORE].to_numpy()
+        starts, segment_keys = bs._starts(df, keys)
+        n_segments = len(segment_keys)
+        size = np.diff(starts)  # each segment's scores
+        segment_of = np.repeat(np.arange(n_segments), size)
+        stratum_of = np.zeros(n_segments, dtype=np.int64)
+        if strata:  # each segment's stratum: 0, 1, ... (segments are sorted by stratum)
+            stratum_of = df.select(pl.struct(strata).rle_id())[:, 0].to_numpy()[starts[:-1]]
+        level, stratum_starts = _levels(score, stratum_of[segment_of])
+        # a segment's cells: its positives, then its negatives (the draws' layout)
         pos_n, neg_n = df[POS].to_numpy().astype(np.int64), df[NEG].to_numpy().astype(np.int64)
-        entropy, poisson = bs.entropy_of(seed)
-        segments = bs._segments(df, keys)
-        rows = []
-        for run_ in _strata_runs(segments, len(strata)):
-            first, last = segments[run_[0]][0], segments[run_[-1]][1]
-            stratum = []
-            levels = -np.unique(-score[first:last])  # the stratum's scores, descending
-            total_pos, total_neg = np.zeros((n_boot, len(levels))), np.zeros((n_boot, len(levels)))
-            for i in run_:
-                start, end, key = segments[i]
-                cells_ = np.concatenate([pos_n[start:end], neg_n[start:end]])
-                drawn = bs.draw_segment(cells_, n_boot, entropy, key, poisson=poisson)
-                pos_d, neg_d = np.split(drawn, 2, axis=1)
-                at = np.searchsorted(-levels, -score[start:end])
-                total_pos[:, at] += pos_d
-                total_neg[:, at] += neg_d
-                stratum.append((start, {metric: compute(pos_d, neg_d)}))
-            overall = {metric: compute(total_pos, total_neg)}
-            rows += [(start, values, overall) for start, values in stratum]
-        out = _frame(df, keys, rows=rows, metrics=[metric], n_boot=n_boot)
+        cell_starts = 2 * starts
+        place = np.arange(len(score)) - starts[segment_of]  # the score's place in its segment
+        pos_cell = cell_starts[segment_of] + place
+        neg_cell = pos_cell + size[segment_of]
+        counts = np.empty(2 * len(score), dtype=np.int64)
+        counts[pos_cell], counts[neg_cell] = pos_n, neg_n
+        sums: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # (levels, pos, neg)
+
+        def work(lo: int, hi: int, blocks: bs.Blocks) -> tuple[np.ndarray, dict]:
+            rows = slice(int(starts[lo]), int(starts[hi]))
+            first = int(cell_starts[lo])
+            pos_at, neg_at = pos_cell[rows] - first, neg_cell[rows] - first
+            local_starts = starts[lo:hi] - starts[lo]
+            levels, inverse = np.unique(level[rows], return_inverse=True)
+            by_level = bs.grouper(inverse.ravel(), len(levels))
+            values, pos_sums, neg_sums = [], [], []
+            for block in blocks:
+                pos_d, neg_d = bs.take_columns(block, pos_at), bs.take_columns(block, neg_at)
+                values.append(compute(pos_d, neg_d, local_starts))  # replicate x segment
+                pos_sums.append(by_level(pos_d))
+                neg_sums.append(by_level(neg_d))
+            sums.append((levels, np.concatenate(pos_sums), np.concatenate(neg_sums)))
+            return np.arange(lo, hi), {metric: np.concatenate(values).T}  # segment x replicate
+
+        segment, columns = bs.redraw(
+            counts, cell_starts, segment_keys, work, n_boot=n_boot, seed=seed, threads=threads
+        )
+        total_pos = np.zeros((n_boot, int(level.max()) + 1), dtype=np.int64)
+        total_neg = np.zeros_like(total_pos)
+        for levels, pos_sums, neg_sums in sums:  # integers: exact in any order
+            total_pos[:, levels] += pos_sums
+            total_neg[:, levels] += neg_sums
+        overall = compute(total_pos, total_neg, stratum_starts)  # replicate x stratum
+        out = df.select(keys)[np.repeat(starts[segment], n_boot)].with_columns(
+            pl.Series(rs.REP, np.tile(np.arange(n_boot, dtype=np.int64), len(segment))),
+            pl.Series(metric, columns[metric].ravel(), pl.Float64),
+            pl.Series(
+                overall_column(metric), overall[:, stratum_of[segment]].T.ravel(), pl.Float64
+            ),
+        )
         return out.select(list(out_schema)).cast(dict(out_schema))
 
     return cells.map_batches(run, schema=out_schema)
