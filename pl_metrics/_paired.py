@@ -425,14 +425,15 @@ def _label_reduce(metric: str) -> bs.Reduce:
         def both(block: np.ndarray) -> list[np.ndarray]:
             out = []
             for merge, count in models:
-                tp, support, predicted, _ = count(merge(block))
+                tp, support, predicted, n = count(merge(block))
                 values = np.empty((len(block), m))
                 for size, members in sizes:  # segments with as many classes together
                     at = first[members][:, None] + np.arange(size)  # segment x class
                     values[:, members] = value(
                         tp[:, at], support[:, at], predicted[:, at], pos[members]
                     )
-                out.append(values)
+                # a Poisson replicate without rows: undefined, skipped
+                out.append(values if blocks.fixed_total else rp.undefined_without_rows(values, n))
             return out
 
         base, other = (np.concatenate(v) for v in zip(*blocks.map(both), strict=True))
@@ -523,7 +524,11 @@ def _ap_reduce(chunk: bs.Chunk, blocks: bs.Blocks) -> tuple[np.ndarray, dict[str
     ]
 
     def both(block: np.ndarray) -> list[np.ndarray]:
-        return [rp.average_precision(*count(block), starts) for count, starts in counts]
+        values = [rp.average_precision(*count(block), starts) for count, starts in counts]
+        if blocks.fixed_total:
+            return values
+        rows = np.add.reduceat(block, chunk.starts[:-1], axis=1)  # a Poisson replicate's
+        return [rp.undefined_without_rows(v, rows) for v in values]
 
     def reduced(block: np.ndarray) -> list[np.ndarray]:
         return [np.concatenate(v) for v in zip(*bs.in_cache(both, block), strict=True)]

@@ -442,8 +442,10 @@ def test_poisson_draws_are_independent_poisson_counts(
     # the Poisson bootstrap gives each row a Poisson(1) count: a cell of c rows is
     # Poisson(c) (a sum of independent Poissons), cells independent, so each cell's
     # mean and variance are c, covariances 0, and a replicate's total is
-    # Poisson(n); empty cells stay empty.  In one block, and in blocks of two
-    # replicates (block_cells=12: several generators, (seed, key, j))
+    # Poisson(n); empty cells stay empty.  In one block, and in several
+    # (block_cells=12: a replicate a block for the small segment, drawn by rows,
+    # range by range; two for the large one, by cells; several generators, (seed,
+    # key, j))
     if block_cells is not None:
         monkeypatch.setattr(sampling, "_BLOCK_CELLS", block_cells)
     counts_ = np.array(counts)
@@ -1443,3 +1445,34 @@ def test_compare_replicates_do_not_depend_on_the_chunks(
     monkeypatch.setattr(sampling, "_CHUNK_CELLS", 1)
     one_by_one = df.metrics.compare(y, pred, **kwargs, ci_method="bootstrap").sort("c", "g")
     assert_frame_equal(every, one_by_one)
+
+
+def test_a_poisson_replicate_without_rows_is_skipped() -> None:
+    # a Poisson replicate of a 2-row segment holds no row with probability e^-2
+    # (13.5 %): every metric is undefined there and skipped, as a 0/0 is, not its
+    # zero_division value (or AP's 0), which would put the lower bound of a 90 %
+    # interval at 0.  The segment's one class is always right: every replicate with
+    # a row has precision, recall, F1 and AP 1
+    tiny = pl.DataFrame({"g": ["tiny"] * 2, "t": [1, 1], "p": [1, 1], "s": [0.9, 0.8]})
+    rng = np.random.default_rng(23)
+    big = pl.DataFrame(
+        {"g": ["big"] * 200, "t": rng.integers(0, 2, 200), "p": rng.integers(0, 2, 200)}
+    ).with_columns(s=pl.col("p") * 0.5 + 0.2)
+    df = pl.concat([tiny, big])
+    boot = {"ci": 0.9, "n_boot": 2000, "seed": 1, "ci_method": "poisson"}
+    kinds = {
+        "per_class": df.metrics.per_class("t", "p", by="g", **boot),
+        "report": df.metrics.report("t", "p", by="g", **boot),
+        "averages": df.metrics.averages("t", "p", by="g", **boot),
+    }
+    for kind, out in kinds.items():
+        row = out.filter(pl.col("g") == "tiny")
+        for m in ("precision", "recall", "f1"):
+            bounds = row.select(f"{m}_low", f"{m}_high")
+            assert bounds.height, (kind, m)
+            assert (bounds.to_numpy() == 1.0).all(), (kind, m, bounds)
+    ap = df.metrics.average_precision("t", "s", by="g", **boot).filter(pl.col("g") == "tiny")
+    assert (ap["average_precision_low"][0], ap["average_precision_high"][0]) == (1.0, 1.0)
+    compared = df.metrics.compare("t", "p", by="g", metric="f1_macro", **boot)
+    row = compared.filter(pl.col("g") == "tiny")
+    assert (row["low"][0], row["high"][0]) == (1.0, 1.0)

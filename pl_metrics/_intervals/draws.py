@@ -319,21 +319,6 @@ def square_counter(
     return count
 
 
-def class_counts(
-    part: pl.DataFrame, blocks: Blocks, restrict: bool
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``tp, support, predicted`` (replicate x class) and ``n`` (replicate) of one segment
-    whose cells carry ``A_ORD`` / ``P_ORD`` and ``N_LABELS`` (:func:`class_counter`)."""
-    import numpy as np
-
-    a, p = part[A_ORD].to_numpy(), part[P_ORD].to_numpy()
-    k = int(part[N_LABELS][0])
-    zeros = np.zeros(len(a), dtype=np.int64)
-    count = class_counter(a, p, zeros, zeros, k, restrict=restrict, fixed_total=blocks.fixed_total)
-    tp, support, predicted, n = (np.concatenate(x) for x in zip(*blocks.map(count), strict=True))
-    return tp, support, predicted, n[:, 0]
-
-
 #: The metrics of each confusion frame that get a bootstrap interval ("f" is F-beta).
 LABEL_METRICS = {
     "per_class": ("precision", "recall", "specificity", "f", "jaccard"),
@@ -453,6 +438,11 @@ def label_intervals(
                 at = first[members][:, None] + np.arange(size)  # segment x class
                 chunk_counts = (tp[:, at], support[:, at], predicted[:, at], n[:, members])
             ords, avgs, parts = _label_values(kind, chunk_counts, **opts)
+            if not fixed:  # a Poisson replicate without rows: undefined, skipped
+                empty = chunk_counts[3]
+                parts = [
+                    {m: rp.undefined_without_rows(x, empty) for m, x in p.items()} for p in parts
+                ]
             rows.append(np.repeat(lo + members, len(ords)))
             columns[ORD].append(np.tile(ords, len(members)))
             columns[AVG].append(np.tile(avgs, len(members)))
@@ -558,9 +548,15 @@ def score_intervals(
 
         def work(lo: int, hi: int, blocks: Blocks) -> tuple[np.ndarray, dict]:
             segment_starts = levels[lo:hi] - levels[lo]
-            values = np.concatenate(
-                blocks.map(lambda block: compute(block[:, 0::2], block[:, 1::2], segment_starts))
-            )
+
+            def reduced(block: np.ndarray) -> np.ndarray:
+                values = compute(block[:, 0::2], block[:, 1::2], segment_starts)
+                if blocks.fixed_total:
+                    return values
+                rows = np.add.reduceat(block, 2 * segment_starts, axis=1)
+                return rp.undefined_without_rows(values, rows)  # a Poisson replicate's
+
+            values = np.concatenate(blocks.map(reduced))
             low, high = rp.percentiles(values, ci)  # segment
             return np.arange(lo, hi), dict(zip(columns, (low, high), strict=True))
 
@@ -585,7 +581,6 @@ __all__ = [
     "Reduce",
     "Seed",
     "class_counter",
-    "class_counts",
     "draw_segment",
     "entropy_of",
     "generator",

@@ -172,7 +172,7 @@ def label_replicates(
                 restrict=False,
                 fixed_total=blocks.fixed_total,
             )
-            tp, support, predicted, _ = (
+            tp, support, predicted, n = (
                 np.concatenate(x) for x in zip(*blocks.map(count), strict=True)
             )
             shape = (len(tp), hi - lo, k)
@@ -182,6 +182,7 @@ def label_replicates(
                 predicted.reshape(shape),
             )
             values = label_metric_values(metrics, binary, drawn, seen[lo:hi], **opts)
+            values = {m: _defined(x, lambda: n, blocks) for m, x in values.items()}
             # the chunk's sums per stratum (integers: exact in any order)
             own = stratum_of[lo:hi]
             runs = np.flatnonzero(np.r_[True, own[1:] != own[:-1]])
@@ -197,7 +198,10 @@ def label_replicates(
                 total[j][:, own] += parts[j]
         seen_all = np.zeros((n_strata, k), dtype=bool)
         np.logical_or.at(seen_all, stratum_of, seen)
-        overall = label_metric_values(metrics, binary, tuple(total), seen_all, **opts)
+        overall = {  # a stratum's rows: its support; none (a Poisson replicate's): undefined
+            m: rp.undefined_without_rows(x, total[1].sum(axis=-1))
+            for m, x in label_metric_values(metrics, binary, tuple(total), seen_all, **opts).items()
+        }
         stratum = stratum_of[segment]
         out = df.select(keys)[np.repeat(starts[segment], n_boot)].with_columns(
             pl.Series(rs.REP, np.tile(np.arange(n_boot, dtype=np.int64), len(segment))),
@@ -210,6 +214,30 @@ def label_replicates(
         return out.select(list(out_schema)).cast(dict(out_schema))
 
     return cells.map_batches(run, schema=out_schema)
+
+
+def _defined(values: np.ndarray, rows: Callable[[], np.ndarray], blocks: bs.Blocks) -> np.ndarray:
+    """A chunk's replicate ``values`` (replicate x segment): as they are where every
+    replicate has each segment's rows (the multinomial), else NaN where a Poisson
+    replicate has none (``rows()``: replicate x segment)."""
+    return values if blocks.fixed_total else rp.undefined_without_rows(values, rows())
+
+
+def _segment_cells(
+    df: pl.DataFrame, starts: np.ndarray, segment_of: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The draws' cells of the per-score counts ``df`` (segments from ``starts``): each
+    segment's positives, then its negatives; their counts, and each score's
+    positive and negative cell."""
+    import numpy as np
+
+    size = np.diff(starts)[segment_of]  # each score's segment's scores
+    place = np.arange(df.height) - starts[segment_of]  # the score's place in its segment
+    pos_cell = 2 * starts[segment_of] + place
+    neg_cell = pos_cell + size
+    counts = np.empty(2 * df.height, dtype=np.int64)
+    counts[pos_cell], counts[neg_cell] = df[POS].to_numpy(), df[NEG].to_numpy()
+    return counts, pos_cell, neg_cell
 
 
 def _levels(score: np.ndarray, stratum: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -258,20 +286,13 @@ def score_replicates(
         score = df[SCORE].to_numpy()
         starts, segment_keys = bs._starts(df, keys)
         n_segments = len(segment_keys)
-        size = np.diff(starts)  # each segment's scores
-        segment_of = np.repeat(np.arange(n_segments), size)
+        segment_of = np.repeat(np.arange(n_segments), np.diff(starts))
         stratum_of = np.zeros(n_segments, dtype=np.int64)
         if strata:  # each segment's stratum: 0, 1, ... (segments are sorted by stratum)
             stratum_of = df.select(pl.struct(strata).rle_id())[:, 0].to_numpy()[starts[:-1]]
         level, stratum_starts = _levels(score, stratum_of[segment_of])
-        # a segment's cells: its positives, then its negatives (the draws' layout)
-        pos_n, neg_n = df[POS].to_numpy().astype(np.int64), df[NEG].to_numpy().astype(np.int64)
         cell_starts = 2 * starts
-        place = np.arange(len(score)) - starts[segment_of]  # the score's place in its segment
-        pos_cell = cell_starts[segment_of] + place
-        neg_cell = pos_cell + size[segment_of]
-        counts = np.empty(2 * len(score), dtype=np.int64)
-        counts[pos_cell], counts[neg_cell] = pos_n, neg_n
+        counts, pos_cell, neg_cell = _segment_cells(df, starts, segment_of)
         sums: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # (levels, pos, neg)
 
         def work(lo: int, hi: int, blocks: bs.Blocks) -> tuple[np.ndarray, dict]:
@@ -284,7 +305,11 @@ def score_replicates(
             values, pos_sums, neg_sums = [], [], []
             for block in blocks:
                 pos_d, neg_d = bs.take_columns(block, pos_at), bs.take_columns(block, neg_at)
-                values.append(compute(pos_d, neg_d, local_starts))  # replicate x segment
+                value = compute(pos_d, neg_d, local_starts)  # replicate x segment
+                if not blocks.fixed_total:  # a Poisson replicate without rows: undefined
+                    rows_ = np.add.reduceat(block, cell_starts[lo:hi] - first, axis=1)
+                    value = rp.undefined_without_rows(value, rows_)
+                values.append(value)
                 pos_sums.append(by_level(pos_d))
                 neg_sums.append(by_level(neg_d))
             sums.append((levels, np.concatenate(pos_sums), np.concatenate(neg_sums)))
@@ -298,7 +323,10 @@ def score_replicates(
         for levels, pos_sums, neg_sums in sums:  # integers: exact in any order
             total_pos[:, levels] += pos_sums
             total_neg[:, levels] += neg_sums
-        overall = compute(total_pos, total_neg, stratum_starts)  # replicate x stratum
+        overall = rp.undefined_without_rows(  # replicate x stratum; no rows: undefined
+            compute(total_pos, total_neg, stratum_starts),
+            np.add.reduceat(total_pos + total_neg, stratum_starts, axis=1),
+        )
         out = df.select(keys)[np.repeat(starts[segment], n_boot)].with_columns(
             pl.Series(rs.REP, np.tile(np.arange(n_boot, dtype=np.int64), len(segment))),
             pl.Series(metric, columns[metric].ravel(), pl.Float64),

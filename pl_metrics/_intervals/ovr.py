@@ -1,7 +1,7 @@
 """The bootstrap of one-vs-rest ROC AUCs of class scores (``{label: column}``).
 
-A replicate redraws a segment's rows (a multinomial of its rows, as every
-bootstrap of the library: :mod:`pl_metrics._intervals.draws`); on it, class k's
+A replicate redraws a segment's rows (a multinomial of its rows, or Poisson
+counts, as every bootstrap of the library: :mod:`pl_metrics._intervals.draws`); on it, class k's
 AUC is that of the binary problem "the row is of class k" scored by column k
 (``replicates.roc_auc`` of the per-score counts in that column's order, ties
 summed), the macro mean the mean of the classes' AUCs that are defined in the

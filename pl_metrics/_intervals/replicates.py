@@ -241,6 +241,17 @@ def average_precision(
     return _in_groups(_ap, pos, neg, starts)
 
 
+def undefined_without_rows(values: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``values`` (replicate x segment x ...) NaN where the replicate holds no row of the
+    segment (``rows``: replicate x segment).  A Poisson replicate may draw none
+    (probability e^-n): every metric is undefined there and the percentiles skip
+    it, rather than read the ``zero_division`` value (or AP's 0) of no rows."""
+    import numpy as np
+
+    rows = rows.reshape(rows.shape + (1,) * (values.ndim - rows.ndim))
+    return np.where(rows > 0, values, np.nan)
+
+
 def percentiles(values: np.ndarray, ci: float) -> tuple[np.ndarray, np.ndarray]:
     """The ``ci`` percentile interval over the replicates (axis 0), NaN skipped.
 
@@ -277,4 +288,5 @@ __all__ = [
     "roc_auc",
     "scores",
     "summary",
+    "undefined_without_rows",
 ]

@@ -3,10 +3,10 @@
 A disparity (the largest gap between groups, a group against the overall
 value) is a function of every group's metric in the same replicate, so its
 interval needs the replicates themselves, not each group's interval.  A
-replicate of a group is a multinomial redraw of its distinct ``(y_true,
-y_pred)`` rows (:mod:`pl_metrics._intervals.draws`: the same seeding, so the
-same draws whatever the row order and the other groups).  The replicates are
-returned as rows ``*keys, REP, y_true, y_pred, COUNT``: a replicate *is* a
+replicate of a group is a multinomial (or, ``ci_method="poisson"``, Poisson)
+redraw of its distinct ``(y_true, y_pred)`` rows (:mod:`pl_metrics._intervals.draws`:
+the same seeding, so the same draws whatever the row order and the other groups).
+The replicates are returned as rows ``*keys, REP, y_true, y_pred, COUNT``: a replicate *is* a
 weighted frame, so every metric of a replicate is computed by the frame
 method that computes the point estimate, with ``weight=COUNT`` (integer
 weights are rows repeated: the registry checks it) — no formula is written a
@@ -57,8 +57,9 @@ def replicates(
     n_boot: int,
     seed: bs.Seed,
 ) -> pl.LazyFrame:
-    """``*keys, REP, *columns, COUNT``: ``n_boot`` multinomial redraws of each segment's
-    distinct ``columns`` rows (cells of count 0 left out)."""
+    """``*keys, REP, *columns, COUNT``: ``n_boot`` redraws (multinomial, or Poisson with a
+    Poisson ``seed``) of each segment's distinct ``columns`` rows (cells of count 0
+    left out: a Poisson replicate without rows has none, and no metric)."""
     keys, columns = list(keys), list(columns)
     cells = lf.group_by([*keys, *columns]).agg(pl.len().alias(COUNT))
     schema = cells.collect_schema()

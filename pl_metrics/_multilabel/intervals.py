@@ -3,7 +3,7 @@
 The labels of one row go together (a row's true and predicted *sets* decide its
 samples scores, its exact match, its Hamming errors), so the per-label 2x2
 counts cannot be redrawn label by label as the single-label intervals redraw
-confusion cells.  A replicate is a multinomial redraw of each segment's rows:
+confusion cells.  A replicate is a multinomial (or Poisson) redraw of each segment's rows:
 :func:`pl_metrics._intervals.resample.replicates` draws the distinct ``(true
 set, predicted set)`` rows of a segment (the same seeding as every bootstrap of
 pl_metrics: the same draws whatever the row order), and returns them as

@@ -284,7 +284,7 @@ class RankingMethods:
             msg = (
                 "`ci` with {label: column} scores is the interval of one-vs-rest ROC AUCs "
                 "(multi_class='ovr', average None, 'macro' or 'weighted'; DeLong's, or "
-                f"ci_method='bootstrap'); not with multi_class={multi_class!r}, "
+                f"ci_method='bootstrap' or 'poisson'); not with multi_class={multi_class!r}, "
                 f"average={average!r}"
             )
             raise ValueError(msg)
