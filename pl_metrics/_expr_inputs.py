@@ -47,8 +47,11 @@ Check = tuple[pl.Expr, Callable[[int], DataError]]
 def guard(checks: Sequence[Check]) -> pl.Expr:
     """A Float64 0 per group that raises the first failing check's :class:`DataError`.
 
-    One Python call per group on the group's few counts (not per row); the
-    error is the same object, with the same message, as on the frame methods.
+    The counts are aggregations, one row per group; the check is elementwise over
+    them, so that polars calls it once on every group's counts (in
+    ``group_by().agg()``: one Python call in all, where a call per group cost
+    a fifth of ``roc_auc``'s time over 1,000 groups).  The error is the same
+    object, with the same message, as on the frame methods.
     """
     counts = pl.struct(
         *(count.cast(pl.Int64).alias(f"c{i}") for i, (count, _) in enumerate(checks))
@@ -62,7 +65,7 @@ def guard(checks: Sequence[Check]) -> pl.Expr:
                     raise error(int(n))
         return pl.Series([0.0] * len(values), dtype=pl.Float64)
 
-    return counts.map_batches(check, return_dtype=pl.Float64, returns_scalar=True)
+    return counts.map_batches(check, return_dtype=pl.Float64, is_elementwise=True)
 
 
 def numeric_input(column: IntoColumn, argument: str, *, exact: bool = True) -> pl.Expr:
