@@ -446,13 +446,18 @@ def _label_reduce(metric: str) -> bs.Reduce:
             ]
             tests = mcnemar_many(*(d.astype(np.int64) for d in discordant))
         else:
-            tests = (np.full(m, "paired_bootstrap"), np.full(m, math.nan), np.full(m, math.nan))
+            tests = (np.full(m, _test_name(blocks)), np.full(m, math.nan), np.full(m, math.nan))
         n_boot = len(base)
         for name, column in zip((TEST, STAT, P), tests, strict=True):
             columns[name] = np.repeat(column, n_boot)
         return np.repeat(np.arange(m), n_boot), columns
 
     return reduce
+
+
+def _test_name(blocks: bs.Blocks) -> str:
+    """The ``test`` of the paired bootstrap: which bootstrap drew the replicates."""
+    return "paired_bootstrap" if blocks.fixed_total else "paired_poisson_bootstrap"
 
 
 def mcnemar_many(b: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -537,7 +542,7 @@ def _ap_reduce(chunk: bs.Chunk, blocks: bs.Blocks) -> tuple[np.ndarray, dict[str
     m, n_boot = chunk.size, len(base)
     columns = {_VALUES[0]: base.T.ravel(), _VALUES[1]: other.T.ravel()}  # segment, replicate
     columns |= {
-        TEST: np.full(m * n_boot, "paired_bootstrap"),
+        TEST: np.full(m * n_boot, _test_name(blocks)),
         STAT: np.full(m * n_boot, math.nan),
         P: np.full(m * n_boot, math.nan),
     }

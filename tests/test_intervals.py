@@ -614,6 +614,12 @@ def test_every_call_taking_poisson_draws_poisson_counts(
         assert seen, (call, method)  # it drew
         assert set(seen) == {method == "poisson"}, (call, method)
     assert not out["bootstrap"].equals(out["poisson"])
+    if call == "compare_models ap":  # the test column names the bootstrap
+        for method, name in (
+            ("bootstrap", "paired_bootstrap"),
+            ("poisson", "paired_poisson_bootstrap"),
+        ):
+            assert set(out[method]["test"]) == {name}
 
 
 @pytest.mark.parametrize(

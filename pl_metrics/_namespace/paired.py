@@ -319,7 +319,8 @@ class PairedMethods:
             is undefined), ``diff = value - baseline_value``, ``low`` / ``high`` its
             interval at level ``ci``; ``test`` (String) is ``"mcnemar_exact"`` /
             ``"mcnemar_chi2"`` (accuracy), ``"delong"`` (roc_auc), ``"delta"``
-            (average_precision) or ``"paired_bootstrap"``; ``statistic`` (Float64)
+            (average_precision), ``"paired_bootstrap"`` or
+            ``"paired_poisson_bootstrap"`` (``ci_method="poisson"``); ``statistic`` (Float64)
             McNemar's (``min(b, c)`` exact, the chi-square otherwise) or the z of
             DeLong / the delta method, null for the bootstrap;
             ``p_value`` the two-sided p-value of ``diff == 0``.  Where ``diff`` is
