@@ -25,14 +25,15 @@ segment, the counts of its distinct ``(y_true, baseline, model)`` rows
   (:func:`_placements_numpy`), or without numpy from one polars query
   (:func:`_placements`); on continuous scores the cells are the rows
   themselves (``score_cells(counted=False)``).
-- every other metric: the paired bootstrap.  A replicate is one multinomial
-  redraw of the segment's joint cells (:func:`pl_metrics._intervals.draws.per_chunk`:
-  seeded by ``seed`` and a stable hash of the segment's key and the model's
-  name, so the same whatever the row order, the other segments and the
-  other models), both models' metric computed on it by the replicate
-  formulas of :mod:`pl_metrics._intervals.replicates`.  The replicate
-  differences (0 within a relative 1e-12: ``_fairness.difference``) give the
-  percentile interval (``resample.percentile_bounds``) and the p-value
+- every other metric: the paired bootstrap.  A replicate is one multinomial (or,
+  ``ci_method="poisson"``, Poisson) redraw of the segment's joint cells
+  (:func:`pl_metrics._intervals.draws.per_chunk`: seeded by ``seed`` and a
+  stable hash of the segment's key and the model's name, so the same whatever
+  the row order, the other segments and the other models), both models'
+  metric computed on it by the replicate formulas of
+  :mod:`pl_metrics._intervals.replicates`.  The replicate differences (0
+  within a relative 1e-12: ``_fairness.difference``) give the percentile
+  interval (``resample.percentile_bounds``) and the p-value
   ``min(1, 2 min((1 + #(d <= 0)) / (1 + B), (1 + #(d >= 0)) / (1 + B)))`` over
   the B defined replicates (``resample.p_value``), as ``compare``'s.
 

@@ -77,9 +77,6 @@ class Poisson:
 #: A bootstrap's seed: the multinomial's (an integer or None) or a Poisson one.
 Seed: TypeAlias = "int | Poisson | None"
 
-#: The ``ci_method`` values that draw replicates, and whether they draw Poisson counts.
-RESAMPLING = {"bootstrap": False, "poisson": True}
-
 
 def resampling(ci_method: str | None, seed: int | None) -> tuple[str | None, Seed]:
     """``ci_method`` and ``seed`` as the bootstrap's code reads them: ``"poisson"`` is
@@ -445,7 +442,6 @@ def redraw(
 
 
 __all__ = [
-    "RESAMPLING",
     "Blocks",
     "Poisson",
     "Seed",
