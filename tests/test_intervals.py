@@ -1482,3 +1482,30 @@ def test_a_poisson_replicate_without_rows_is_skipped() -> None:
     compared = df.metrics.compare("t", "p", by="g", metric="f1_macro", **boot)
     row = compared.filter(pl.col("g") == "tiny")
     assert (row["low"][0], row["high"][0]) == (1.0, 1.0)
+
+
+@pytest.mark.parametrize("metric", ["roc_auc", "average_precision"])
+def test_a_nan_control_is_one_stratum(metric: str) -> None:
+    # segments whose control value is NaN form one stratum, as any other value: a
+    # segment's difference to its stratum's overall value varies over the
+    # replicates (it was always 0 when each NaN segment was a stratum of its own,
+    # its own overall value)
+    rng = np.random.default_rng(29)
+    n = 3000
+    df = pl.DataFrame(
+        {
+            "g": rng.integers(0, 6, n),
+            "y": rng.integers(0, 2, n),
+            "s": rng.random(n).round(2),
+        }
+    ).with_columns(c=pl.when(pl.col("g") < 3).then(float("nan")).otherwise(1.0))
+    df = df.with_columns(s=pl.col("s") + 0.3 * pl.col("y") * (pl.col("g") == 0))
+    out = df.metrics.compare(
+        "y", "s", by="g", control="c", metric=metric, ci=0.9, n_boot=200, ci_method="bootstrap"
+    )
+    nan_stratum = out.filter(pl.col("c").is_nan())
+    assert nan_stratum.height == 3
+    assert (nan_stratum["diff_high"] > nan_stratum["diff_low"]).all()
+    # segment 0 scores its positives higher: it differs from its stratum
+    top = nan_stratum.filter(pl.col("g") == 0)
+    assert top["diff_low"][0] > 0

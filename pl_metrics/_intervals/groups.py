@@ -302,16 +302,17 @@ def score_replicates(
             local_starts = starts[lo:hi] - starts[lo]
             levels, inverse = np.unique(level[rows], return_inverse=True)
             by_level = bs.grouper(inverse.ravel(), len(levels))
-            values, pos_sums, neg_sums = [], [], []
-            for block in blocks:
+
+            def reduced(block: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                 pos_d, neg_d = bs.take_columns(block, pos_at), bs.take_columns(block, neg_at)
                 value = compute(pos_d, neg_d, local_starts)  # replicate x segment
                 if not blocks.fixed_total:  # a Poisson replicate without rows: undefined
                     rows_ = np.add.reduceat(block, cell_starts[lo:hi] - first, axis=1)
                     value = rp.undefined_without_rows(value, rows_)
-                values.append(value)
-                pos_sums.append(by_level(pos_d))
-                neg_sums.append(by_level(neg_d))
+                return value, by_level(pos_d), by_level(neg_d)
+
+            # a large segment's blocks on the threads, as the intervals' (Blocks.map)
+            values, pos_sums, neg_sums = zip(*blocks.map(reduced), strict=True)
             sums.append((levels, np.concatenate(pos_sums), np.concatenate(neg_sums)))
             return np.arange(lo, hi), {metric: np.concatenate(values).T}  # segment x replicate
 

@@ -223,7 +223,10 @@ def _draw(
 
 def _bits16(rng: np.random.Generator, count: int) -> np.ndarray:
     """``count`` uniform 16-bit values: the generator's raw 64-bit words, four values a
-    word (``random_raw``: a fifth of ``Generator.bytes``' time for the same bits)."""
+    word (``random_raw``: half ``Generator.bytes``' time for the same bits).  The
+    words are split in the machine's byte order: a big-endian machine draws other
+    replicates for a seed (the docs promise a seed's interval per version, not per
+    platform)."""
     import numpy as np
 
     words = rng.bit_generator.random_raw(-(-count // 4))
