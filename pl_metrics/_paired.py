@@ -43,6 +43,7 @@ numpy is imported inside the functions (the bootstrap needs it; DeLong uses it w
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import math
 import os
@@ -433,8 +434,7 @@ def _label_reduce(metric: str) -> bs.Reduce:
                     values[:, members] = value(
                         tp[:, at], support[:, at], predicted[:, at], pos[members]
                     )
-                # a Poisson replicate without rows: undefined, skipped
-                out.append(values if blocks.fixed_total else rp.undefined_without_rows(values, n))
+                out.append(bs.defined(values, blocks, n))  # a Poisson replicate without rows
             return out
 
         base, other = (np.concatenate(v) for v in zip(*blocks.map(both), strict=True))
@@ -531,10 +531,9 @@ def _ap_reduce(chunk: bs.Chunk, blocks: bs.Blocks) -> tuple[np.ndarray, dict[str
 
     def both(block: np.ndarray) -> list[np.ndarray]:
         values = [rp.average_precision(*count(block), starts) for count, starts in counts]
-        if blocks.fixed_total:
-            return values
-        rows = np.add.reduceat(block, chunk.starts[:-1], axis=1)  # a Poisson replicate's
-        return [rp.undefined_without_rows(v, rows) for v in values]
+        # each segment's rows, for the Poisson replicates without any (undefined)
+        rows = functools.cache(lambda: np.add.reduceat(block, chunk.starts[:-1], axis=1))
+        return [bs.defined(v, blocks, rows) for v in values]
 
     def reduced(block: np.ndarray) -> list[np.ndarray]:
         return [np.concatenate(v) for v in zip(*bs.in_cache(both, block), strict=True)]

@@ -195,12 +195,30 @@ def take_columns(block: np.ndarray, index: np.ndarray) -> np.ndarray:
 _GROUP_CELLS = 1 << 16
 
 
+def _rows_in_cache(block: np.ndarray) -> int:
+    """How many rows (replicates) of ``block`` make :data:`_GROUP_CELLS` cells (one
+    at least)."""
+    return max(1, _GROUP_CELLS // max(block.shape[1], 1))
+
+
 def in_cache(fn: Callable[[np.ndarray], Any], block: np.ndarray) -> list[Any]:
     """``fn`` of a block's rows (replicates) a few at a time, :data:`_GROUP_CELLS` cells
     a call: a reduction making several passes over a chunk's block keeps its
     temporaries in the cache.  The results of each group of rows, in order."""
-    step = max(1, _GROUP_CELLS // max(block.shape[1], 1))
+    step = _rows_in_cache(block)
     return [fn(block[lo : lo + step]) for lo in range(0, block.shape[0], step)]
+
+
+def defined(
+    values: np.ndarray, blocks: Blocks, rows: np.ndarray | Callable[[], np.ndarray]
+) -> np.ndarray:
+    """A chunk's replicate ``values`` (replicate x segment x ...) as they are where every
+    replicate has each segment's rows (the multinomial: ``blocks.fixed_total``),
+    else NaN where a Poisson replicate has none (``rows``: replicate x segment, or
+    what computes them, called only then; ``replicates.undefined_without_rows``)."""
+    if blocks.fixed_total:
+        return values
+    return rp.undefined_without_rows(values, rows() if callable(rows) else rows)
 
 
 def grouper(group: np.ndarray, k: int) -> Callable[[np.ndarray], np.ndarray]:
@@ -221,7 +239,7 @@ def grouper(group: np.ndarray, k: int) -> Callable[[np.ndarray], np.ndarray]:
         if not len(order):
             return out
         # a few replicates at a time: the gathered copy and its sums stay in the cache
-        step = max(1, _GROUP_CELLS // max(block.shape[1], 1))
+        step = _rows_in_cache(block)
         for lo in range(0, block.shape[0], step):
             part = block[lo : lo + step]
             cells = part if in_order else take_columns(part, order)
@@ -438,11 +456,8 @@ def label_intervals(
                 at = first[members][:, None] + np.arange(size)  # segment x class
                 chunk_counts = (tp[:, at], support[:, at], predicted[:, at], n[:, members])
             ords, avgs, parts = _label_values(kind, chunk_counts, **opts)
-            if not fixed:  # a Poisson replicate without rows: undefined, skipped
-                empty = chunk_counts[3]
-                parts = [
-                    {m: rp.undefined_without_rows(x, empty) for m, x in p.items()} for p in parts
-                ]
+            # a Poisson replicate without rows: undefined, skipped
+            parts = [{m: defined(x, blocks, chunk_counts[3]) for m, x in p.items()} for p in parts]
             rows.append(np.repeat(lo + members, len(ords)))
             columns[ORD].append(np.tile(ords, len(members)))
             columns[AVG].append(np.tile(avgs, len(members)))
@@ -551,10 +566,10 @@ def score_intervals(
 
             def reduced(block: np.ndarray) -> np.ndarray:
                 values = compute(block[:, 0::2], block[:, 1::2], segment_starts)
-                if blocks.fixed_total:
-                    return values
-                rows = np.add.reduceat(block, 2 * segment_starts, axis=1)
-                return rp.undefined_without_rows(values, rows)  # a Poisson replicate's
+                # each segment's rows: a Poisson replicate without any is undefined
+                return defined(
+                    values, blocks, lambda: np.add.reduceat(block, 2 * segment_starts, axis=1)
+                )
 
             values = np.concatenate(blocks.map(reduced))
             low, high = rp.percentiles(values, ci)  # segment
@@ -581,6 +596,7 @@ __all__ = [
     "Reduce",
     "Seed",
     "class_counter",
+    "defined",
     "draw_segment",
     "entropy_of",
     "generator",

@@ -182,7 +182,7 @@ def label_replicates(
                 predicted.reshape(shape),
             )
             values = label_metric_values(metrics, binary, drawn, seen[lo:hi], **opts)
-            values = {m: _defined(x, lambda: n, blocks) for m, x in values.items()}
+            values = {m: bs.defined(x, blocks, n) for m, x in values.items()}
             # the chunk's sums per stratum (integers: exact in any order)
             own = stratum_of[lo:hi]
             runs = np.flatnonzero(np.r_[True, own[1:] != own[:-1]])
@@ -214,13 +214,6 @@ def label_replicates(
         return out.select(list(out_schema)).cast(dict(out_schema))
 
     return cells.map_batches(run, schema=out_schema)
-
-
-def _defined(values: np.ndarray, rows: Callable[[], np.ndarray], blocks: bs.Blocks) -> np.ndarray:
-    """A chunk's replicate ``values`` (replicate x segment): as they are where every
-    replicate has each segment's rows (the multinomial), else NaN where a Poisson
-    replicate has none (``rows()``: replicate x segment)."""
-    return values if blocks.fixed_total else rp.undefined_without_rows(values, rows())
 
 
 def _segment_cells(
@@ -305,10 +298,11 @@ def score_replicates(
 
             def reduced(block: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                 pos_d, neg_d = bs.take_columns(block, pos_at), bs.take_columns(block, neg_at)
-                value = compute(pos_d, neg_d, local_starts)  # replicate x segment
-                if not blocks.fixed_total:  # a Poisson replicate without rows: undefined
-                    rows_ = np.add.reduceat(block, cell_starts[lo:hi] - first, axis=1)
-                    value = rp.undefined_without_rows(value, rows_)
+                value = bs.defined(  # replicate x segment; a Poisson one without rows: NaN
+                    compute(pos_d, neg_d, local_starts),
+                    blocks,
+                    lambda: np.add.reduceat(block, cell_starts[lo:hi] - first, axis=1),
+                )
                 return value, by_level(pos_d), by_level(neg_d)
 
             # a large segment's blocks on the threads, as the intervals' (Blocks.map)
