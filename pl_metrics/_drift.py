@@ -28,6 +28,7 @@ only; the reference is one sample):
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -36,7 +37,7 @@ import polars as pl
 
 from pl_metrics._core import checks as v
 from pl_metrics._core import names
-from pl_metrics._drift_distances import distances
+from pl_metrics._drift_distances import Sweep, distances
 
 _BIN = f"{names.INTERNAL}bin"
 _REF = f"{names.INTERNAL}ref"
@@ -44,6 +45,8 @@ _CUR = f"{names.INTERNAL}cur"
 _SEG = f"{names.INTERNAL}seg"
 _VALUE = f"{names.INTERNAL}value"
 _CUR_ROWS = f"{names.INTERNAL}cur_rows"
+_COUNT = f"{names.INTERNAL}count"
+_ID = f"{names.INTERNAL}id"
 COLUMNS = names.OUTPUTS["drift"]
 BIN_COLUMNS = names.OUTPUTS["drift_bins"]
 COUNT_COLUMNS = names.OUTPUTS["drift_counts"]
@@ -309,14 +312,27 @@ def _labelled(table: pl.DataFrame, keys: list[str], edges: list[float] | None) -
     )
 
 
+#: Current values of one numeric column held at once (a few tens of bytes each):
+#: above it, the current rows are read in slices of the value range, each slice's
+#: distinct (segment, value) pairs counted by one streamed query.
+SLICE = 1 << 25
+#: About how many distinct (segment, value) pairs the slices' bounds are read from.
+SAMPLE = 1 << 17
+
+
 def _sorted_distances(
-    ordered: pl.Series, current: pl.LazyFrame, keys: list[str], value: pl.Expr
+    ordered: pl.Series, current: pl.LazyFrame, keys: list[str], value: pl.Expr, rows: int
 ) -> pl.DataFrame:
     """``*keys, ks, wasserstein`` of one numeric column (``_drift_distances``): the
-    reference's sorted values ``ordered``, each segment's sorted (polars sorts the
-    lists in parallel), then one numpy pass."""
+    reference's sorted values ``ordered`` and the current values, ``rows`` current
+    rows in all.  Up to :data:`SLICE` rows, each segment's values sorted (polars
+    sorts the lists in parallel), then one numpy pass; above it, slice by slice
+    (:func:`_sliced_distances`)."""
     import numpy as np
 
+    reference = ordered.to_numpy().astype(np.float64)
+    if rows > SLICE:
+        return _sliced_distances(reference, current, keys, value)
     cur = (
         current.select(*keys, value.alias(_VALUE))
         .group_by(keys)
@@ -326,10 +342,73 @@ def _sorted_distances(
     lists = cur.get_column(_VALUE).list.eval(pl.element().sort())
     counts = lists.list.len().to_numpy().astype(np.int64)
     flat = lists.explode().drop_nulls().to_numpy().astype(np.float64)
-    ks, w = distances(ordered.to_numpy().astype(np.float64), flat, counts)
+    ks, w = distances(reference, flat, counts)
     return cur.select(keys).with_columns(
         pl.Series("ks", ks).fill_nan(None), pl.Series("wasserstein", w).fill_nan(None)
     )
+
+
+def _sliced_distances(
+    reference: Any, current: pl.LazyFrame, keys: list[str], value: pl.Expr
+) -> pl.DataFrame:
+    """:func:`_sorted_distances` out of core: each segment's count of values (one
+    streamed ``group_by``), the bounds of slices of about :data:`SLICE` / 2 distinct
+    (segment, value) pairs each (:func:`_slice_bounds`), then each slice's pairs
+    counted and sorted (one streamed query each) and handed to the sweep, lowest
+    values first.  Equal values are never split between slices."""
+    import numpy as np
+
+    rows = current.select(*keys, value.alias(_VALUE))
+    x = pl.col(_VALUE)
+    segments = rows.group_by(keys).agg(x.count().alias(_COUNT)).collect().with_row_index(_ID)
+    sizes = segments.get_column(_COUNT).to_numpy().astype(np.int64)
+    sweep = Sweep(reference, sizes)
+    ids = segments.select(*keys, _ID).lazy()
+    bounds = _slice_bounds(rows, keys, int(sizes.sum()))
+    for low, high in itertools.pairwise([None, *bounds, None]):
+        inside = x.is_not_null() if low is None else x > low
+        if high is not None:
+            inside &= x <= high
+        pairs = (
+            rows.filter(inside)
+            .group_by([*keys, _VALUE])
+            .agg(pl.len().alias(_COUNT))
+            .join(ids, on=keys, nulls_equal=True)
+            .select(_ID, _VALUE, _COUNT)
+            .sort(_ID, _VALUE)
+            .collect()
+        )
+        present, counts = np.unique(pairs.get_column(_ID).to_numpy(), return_counts=True)
+        values = pairs.get_column(_VALUE).to_numpy().astype(np.float64)
+        sweep.add(present, counts, values, pairs.get_column(_COUNT).to_numpy())
+    ks, w = sweep.result()
+    return segments.select(keys).with_columns(
+        pl.Series("ks", ks).fill_nan(None), pl.Series("wasserstein", w).fill_nan(None)
+    )
+
+
+def _slice_bounds(rows: pl.LazyFrame, keys: list[str], values: int) -> list[float]:
+    """Ascending bounds b_1 < ... < b_k: slices (-inf, b_1], (b_1, b_2], ...,
+    (b_k, inf] of about :data:`SLICE` / 2 distinct (segment, value) pairs each,
+    read from a sample of the pairs (those whose hash is a multiple of
+    ``values`` // :data:`SAMPLE`: every pair when they are few)."""
+    import numpy as np
+
+    step = max(1, values // SAMPLE)
+    pair = pl.struct(*keys, _VALUE).hash(seed=0)
+    sample = (
+        rows.filter(pl.col(_VALUE).is_not_null() & (pair % step == 0))
+        .unique([*keys, _VALUE])
+        .select(pl.col(_VALUE).sort())
+        .collect()
+        .get_column(_VALUE)
+        .to_numpy()
+    )
+    slices = -(-sample.size * step // max(1, SLICE // 2))
+    if slices <= 1:
+        return []
+    at = np.arange(1, slices) * sample.size // slices
+    return np.unique(sample[at]).tolist()
 
 
 def _check_exact(ref_rows: pl.LazyFrame, current: pl.LazyFrame, numeric: list[str]) -> None:
@@ -406,7 +485,8 @@ def drift(
         edges = None if ordered is None else _edges_of(ordered, bins)
         result = _binned(ref_rows, current, keys, value, edges, eps)
         if ordered is not None:
-            distances = _sorted_distances(ordered, current, keys, value)
+            rows = int(result.get_column("n_current").sum())
+            distances = _sorted_distances(ordered, current, keys, value, rows)
             result = result.join(distances, on=keys, how="left", nulls_equal=True)
         else:
             nothing = pl.lit(None, pl.Float64)

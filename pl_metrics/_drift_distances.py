@@ -54,81 +54,166 @@ class _Reference:
 
 
 class _Current:
-    """The current values, a run of equal values of a segment once: ``values`` its
-    distinct values, ``starts`` / ``ends`` each segment's among them, ``size`` each
-    segment's count of values; ``at_or_below`` / ``tied`` (None without ties) each
-    distinct value's count of the segment's values at or below it, and of equal
-    ones.  Ties add nothing to either distance: the ECDFs are read at the run's
-    ends, and a stretch between equal values has no area."""
+    """A slice of the current values, a run of equal values of a segment once:
+    ``values`` its distinct values, ``starts`` / ``ends`` each segment's among them,
+    ``size`` each segment's count of values (all of them, not only this slice's);
+    ``at_or_below`` / ``tied`` each distinct value's count of the segment's values at
+    or below it, and of equal ones; ``held`` the values whose stretch to the
+    segment's next value ends in a later slice (their area is counted there).  Ties
+    add nothing to either distance: the ECDFs are read at the run's ends, and a
+    stretch between equal values has no area."""
 
-    def __init__(self, values: Any, counts: Any, starts: Any, ends: Any, new: Any) -> None:
+    def __init__(  # noqa: PLR0917 - the arrays above
+        self, values: Any, starts: Any, ends: Any, size: Any, at_or_below: Any, tied: Any, held: Any
+    ) -> None:
+        self.values, self.starts, self.ends, self.size = values, starts, ends, size
+        self.at_or_below, self.tied, self.held = at_or_below, tied, held
+
+
+class Sweep:
+    """KS and Wasserstein between the sorted ``reference`` and each of ``sizes.size``
+    segments of current values, the current values added in slices of ascending
+    value ranges (:meth:`add`; one slice holds them all when they fit in memory).
+    A segment's last value of a slice (not its last of all) is held back: its
+    stretch to the segment's next value is worked out with the next slice that
+    has the segment's values.  The sums are the same numbers in any slicing, up to
+    the order they are added in."""
+
+    def __init__(self, reference: Any, sizes: Any) -> None:
         import numpy as np
 
-        self.size = counts
-        if new.all():
-            self.values, self.starts, self.ends = values, starts, ends
-            self.at_or_below = self.tied = None
+        self.reference = reference
+        self.ref = _Reference(reference) if reference.size else None
+        self.size = sizes.astype(np.int64)
+        segments = sizes.size
+        self.largest = np.zeros(segments)
+        self.area = np.zeros(segments)
+        self.infinite = np.zeros(segments, dtype=bool)
+        self.below = np.zeros(segments, dtype=np.int64)  # values in earlier slices
+        empty = np.zeros(0, dtype=np.int64)
+        # the held values: their segments (ascending), values and counts
+        self.held: tuple[Any, Any, Any] = (empty, np.zeros(0), empty)
+
+    def add(self, ids: Any, counts: Any, values: Any, weights: Any = None) -> None:
+        """One slice, above every earlier one: segments ``ids`` (ascending), each with
+        ``counts`` entries of ``values`` (sorted within the segment, one segment
+        after the other), each entry ``weights`` values (None: one)."""
+        import numpy as np
+
+        keep = counts > 0
+        if self.ref is None or not keep.any():
             return
-        first = np.flatnonzero(new)
-        past = np.r_[first[1:], values.size]  # each run's end (exclusive)
-        self.values = values[first]
-        runs = np.r_[0, np.cumsum(new)]
-        self.ends = runs[ends]
-        self.starts = runs[starts]
-        segment = np.repeat(np.arange(counts.size), self.ends - self.starts)
-        self.at_or_below = past - starts[segment]
-        self.tied = past - first
+        if not keep.all():
+            ids, counts = ids[keep], counts[keep]
+        cur, union = self._current(ids, counts, values, weights)
+        bounds = _cuts(cur, CHUNK)
+        threads = min(pl.thread_pool_size(), len(bounds) - 1)
+        tasks = list(itertools.pairwise(bounds))
+        ref = self.ref
+
+        def run(task: tuple[int, int]) -> tuple[Any, Any, Any, Any]:
+            with np.errstate(all="ignore"):  # infinities: the area is left undefined
+                return _chunk(ref, cur, *task)
+
+        if threads > 1:
+            with ThreadPoolExecutor(threads) as pool:
+                parts = list(pool.map(run, tasks))
+        else:
+            parts = [run(task) for task in tasks]
+        for seg, ks_part, w_part, inf_part in parts:  # a few per chunk: the segments it spans
+            np.maximum.at(self.largest, union[seg], ks_part)
+            np.add.at(self.area, union[seg], w_part)
+            self.infinite[union[seg]] |= inf_part
+        last = cur.ends - 1
+        held = cur.held[last]
+        self.below[union] = cur.at_or_below[last] - np.where(held, cur.tied[last], 0)
+        self.held = (union[held], cur.values[last[held]], cur.tied[last[held]])
+
+    def _current(self, ids: Any, counts: Any, values: Any, weights: Any) -> tuple[_Current, Any]:
+        """(this slice's :class:`_Current`, with the held values first in their
+        segments; the segments it has, ascending)."""
+        import numpy as np
+
+        ends = np.cumsum(counts)
+        starts = ends - counts
+        # a run of equal values of a segment starts at each True
+        new = np.ones(values.size, dtype=bool)
+        new[1:] = values[1:] != values[:-1]
+        new[starts[counts > 0]] = True
+        if weights is None and new.all():
+            distinct, tied = values, np.ones(values.size, dtype=np.int64)
+        else:
+            first = np.flatnonzero(new)
+            distinct = values[first]
+            tied = (
+                np.diff(np.r_[first, values.size])
+                if weights is None
+                else np.add.reduceat(weights.astype(np.int64), first)
+            )
+            runs = np.r_[0, np.cumsum(new)]
+            counts = runs[ends] - runs[starts]
+        held_ids, held_values, held_tied = self.held
+        if held_ids.size:  # each held value goes before its segment's values here
+            union = np.union1d(ids, held_ids)
+            pieces = np.zeros(union.size, dtype=np.int64)
+            pieces[np.searchsorted(union, ids)] = counts
+            has_held = np.isin(union, held_ids, assume_unique=True)
+            pieces += has_held
+            ends = np.cumsum(pieces)
+            at_held = (ends - pieces)[has_held]
+            rest = np.ones(int(ends[-1]), dtype=bool)
+            rest[at_held] = False
+            merged = np.empty(rest.size)
+            merged[at_held], merged[rest] = held_values, distinct
+            merged_tied = np.empty(rest.size, dtype=np.int64)
+            merged_tied[at_held], merged_tied[rest] = held_tied, tied
+            distinct, tied, counts = merged, merged_tied, pieces
+        else:
+            union = ids
+            ends = np.cumsum(counts)
+        starts = ends - counts
+        total = np.cumsum(tied)
+        # each value's count of its segment's values at or below it
+        at_or_below = total - np.repeat(np.r_[0, total][starts] - self.below[union], counts)
+        size = self.size[union]
+        held = np.zeros(distinct.size, dtype=bool)
+        held[ends - 1] = at_or_below[ends - 1] < size
+        return _Current(distinct, starts, ends, size, at_or_below, tied, held), union
+
+    def result(self) -> tuple[Any, Any]:
+        """(KS, Wasserstein) of each segment: NaN where a side is empty, and the
+        Wasserstein distance NaN where a value of either side is infinite (SciPy:
+        inf or nan) or a sum overflows (values near the ends of the float range,
+        where SciPy may still give a number)."""
+        import numpy as np
+
+        if self.held[0].size:  # pragma: no cover - a slice above every value is added
+            msg = "a segment's last slice was not added"
+            raise AssertionError(msg)
+        ks = np.full(self.size.size, np.nan)
+        w = np.full(self.size.size, np.nan)
+        if self.ref is None:
+            return ks, w
+        has = self.size > 0
+        ks[has] = self.largest[has]
+        w[has] = self.area[has]
+        infinite = self.infinite
+        if not np.isfinite(self.reference).all():
+            infinite[:] = True
+        w[infinite | ~np.isfinite(w)] = np.nan  # before the clip: an overflow to -inf is no 0
+        np.maximum(w, 0.0, out=w, where=~np.isnan(w))  # equal ECDFs' area may sum to -1e-16
+        return ks, w
 
 
 def distances(reference: Any, values: Any, counts: Any) -> tuple[Any, Any]:
     """(KS, Wasserstein) between the sorted ``reference`` and each segment of
-    ``values`` (each segment's sorted, one after the other, ``counts`` values each);
-    NaN where a side is empty, and the Wasserstein distance NaN where a value of
-    either side is infinite (SciPy: inf or nan) or a sum overflows (values near the
-    ends of the float range, where SciPy may still give a number)."""
+    ``values`` (each segment's sorted, one after the other, ``counts`` values each),
+    all in memory: :class:`Sweep` with one slice."""
     import numpy as np
 
-    segments = counts.size
-    ks = np.full(segments, np.nan)
-    w = np.full(segments, np.nan)
-    if reference.size == 0 or values.size == 0:
-        return ks, w
-    ref = _Reference(reference)
-    ends = np.cumsum(counts)
-    starts = ends - counts
-    # a run of equal values of a segment starts at each True
-    new = np.ones(values.size, dtype=bool)
-    new[1:] = values[1:] != values[:-1]
-    new[starts[counts > 0]] = True
-    cur = _Current(values, counts, starts, ends, new)
-    bounds = _cuts(cur, CHUNK)
-    threads = min(pl.thread_pool_size(), len(bounds) - 1)
-    tasks = list(itertools.pairwise(bounds))
-
-    def run(task: tuple[int, int]) -> tuple[Any, Any, Any, Any]:
-        with np.errstate(all="ignore"):  # infinities: the area is left undefined (below)
-            return _chunk(ref, cur, *task)
-
-    if threads > 1:
-        with ThreadPoolExecutor(threads) as pool:
-            parts = list(pool.map(run, tasks))
-    else:
-        parts = [run(task) for task in tasks]
-    largest = np.zeros(segments)
-    area = np.zeros(segments)
-    infinite = np.zeros(segments, dtype=bool)
-    for seg, ks_part, w_part, inf_part in parts:  # a few per chunk: the segments it spans
-        np.maximum.at(largest, seg, ks_part)
-        np.add.at(area, seg, w_part)
-        infinite[seg] |= inf_part
-    has = counts > 0
-    ks[has] = largest[has]
-    w[has] = area[has]
-    if not np.isfinite(reference).all():
-        infinite[:] = True
-    w[infinite | ~np.isfinite(w)] = np.nan  # before the clip: an overflow to -inf is no 0
-    np.maximum(w, 0.0, out=w, where=~np.isnan(w))  # equal ECDFs' area may sum to -1e-16
-    return ks, w
+    sweep = Sweep(reference, counts)
+    sweep.add(np.arange(counts.size), counts, values)
+    return sweep.result()
 
 
 def _cuts(cur: _Current, chunk: int) -> list[int]:
@@ -182,21 +267,15 @@ class _Chunk:
         self.spanned, pieces = spanned[keep], pieces[keep]
         self.offsets = offsets = np.cumsum(pieces) - pieces  # each piece's start here
         if self.spanned.size == 1:  # within one segment (a large one's chunks)
-            start = starts[self.spanned[0]]
-            at = np.arange(lo - start, hi - start)
             self.m = m = cur.size[self.spanned[0]]
         else:
-            segment = np.repeat(self.spanned, pieces)
-            at = np.arange(lo, hi) - starts[segment]  # 0-based place in the segment
-            self.m = m = cur.size[segment]
+            self.m = m = cur.size[np.repeat(self.spanned, pieces)]
         # the current ECDF (times m) at and just below each value
-        if cur.at_or_below is None or cur.tied is None:
-            self.k, self.below = at + 1, at
-        else:
-            self.k = cur.at_or_below[lo:hi]
-            self.below = self.k - cur.tied[lo:hi]
-        # the pieces' first values, and their last where a segment ends here
-        self.firsts = offsets[at[offsets] == 0]
+        self.k = cur.at_or_below[lo:hi]
+        self.below = self.k - cur.tied[lo:hi]
+        # the pieces' first values where a segment starts here, and their last where
+        # it ends here
+        self.firsts = offsets[self.below[offsets] == 0]
         lasts = offsets + pieces - 1
         self.lasts = lasts[self.k[lasts] == (m if np.ndim(m) == 0 else m[lasts])]
         # the reference's values <= x (searched), the largest of them r_j
@@ -246,6 +325,7 @@ class _Chunk:
         x_last = x[lasts]
         area[lasts] = np.where(x_last < top, (top - x_last) - (grid[-1] - h[lasts]), 0.0)
         area[firsts] += h[firsts]  # before a segment's first value (F_c = 0): H there
+        area[cur.held[lo:hi]] = 0.0  # its stretch ends in a later slice: counted there
         return np.add.reduceat(area, self.offsets)
 
 

@@ -385,6 +385,104 @@ def test_sorted_distances_in_chunks_are_scipys_and_a_segments_own(
         assert (ks, w) == alone[g].select("ks", "wasserstein").row(0)
 
 
+def _slices_of(current: object, **kwargs: object) -> tuple[pl.DataFrame, list[int]]:
+    """``current.metrics.drift(**kwargs)`` and how many distinct (segment, value)
+    pairs each slice handed the sweep."""
+    from pl_metrics import _drift_distances
+
+    sizes: list[int] = []
+    add = _drift_distances.Sweep.add
+
+    def spy(
+        self: object, ids: object, counts: object, values: object, weights: object = None
+    ) -> None:
+        sizes.append(values.size)  # type: ignore[attr-defined]
+        add(self, ids, counts, values, weights)  # type: ignore[arg-type]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_drift_distances.Sweep, "add", spy)
+        got = current.metrics.drift("x", **kwargs)  # type: ignore[attr-defined]
+        if isinstance(got, pl.LazyFrame):
+            got = got.collect()
+    return got, sizes
+
+
+VALUES = st.one_of(
+    st.integers(-3, 3).map(float),  # ties, also across the slices' bounds
+    st.floats(-5, 5),
+    st.sampled_from([-math.inf, math.inf, -0.0, None]),
+)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    ref=st.lists(
+        st.one_of(st.integers(-3, 3).map(float), st.floats(-5, 5)), min_size=1, max_size=30
+    ),
+    cur=st.lists(st.tuples(VALUES, st.sampled_from([0, 1, 2, None])), min_size=1, max_size=60),
+    slice_=st.integers(1, 9),
+    sample=st.integers(1, 9),
+    chunk=st.integers(1, 5),
+)
+def test_sorted_distances_in_slices_are_scipys_and_in_memorys(
+    ref: list, cur: list, slice_: int, sample: int, chunk: int
+) -> None:
+    """Above ``SLICE`` current rows, KS and Wasserstein read the current values in
+    slices of their range, one streamed query each (held values and ties across
+    the bounds, segments missing from a slice, null keys, infinities): the same KS
+    as all in memory, bit for bit, the same Wasserstein to 1e-12 (its sums are
+    added in another order), and SciPy's."""
+    from pl_metrics import _drift, _drift_distances
+
+    reference = pl.DataFrame({"x": ref}, schema={"x": pl.Float64})
+    current = pl.DataFrame(cur, schema={"x": pl.Float64, "g": pl.Int64}, orient="row")
+    whole = current.metrics.drift("x", reference=reference, by="g")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_drift, "SLICE", slice_)
+        patch.setattr(_drift, "SAMPLE", sample)
+        patch.setattr(_drift_distances, "CHUNK", chunk)
+        got, sizes = _slices_of(current.lazy(), reference=reference, by="g")
+    assert sum(sizes) >= current["x"].drop_nulls().n_unique()  # every value was read
+    columns = ["g", "n_current", "psi", "js_distance", "ks"]
+    assert_frame_equal(got.select(columns), whole.select(columns), check_row_order=False)
+    for g, ks, w in got.select("g", "ks", "wasserstein").iter_rows():
+        values = [x for x in current.filter(pl.col("g").eq_missing(g))["x"] if x is not None]
+        want_w = whole.filter(pl.col("g").eq_missing(g))["wasserstein"].item()
+        if not ref or not values:
+            assert (ks, w) == (None, None)
+            continue
+        assert ks == pytest.approx(ks_2samp(ref, values).statistic, rel=1e-12, abs=1e-15)
+        if want_w is None:  # an infinite value (SciPy: inf or nan)
+            assert w is None
+            continue
+        assert w == pytest.approx(want_w, rel=1e-12, abs=1e-15)
+        assert w == pytest.approx(wasserstein_distance(ref, values), rel=1e-9, abs=1e-12)
+
+
+def test_the_slices_hold_a_bounded_number_of_values(tmp_path: object) -> None:
+    """Out of core: with ``SLICE`` = 64, 3,000 distinct values of 3 segments, read
+    from Parquet, go to the sweep in slices of at most 64 (about 32) distinct
+    (segment, value) pairs; 60,000 rows of 5 values each in one slice of at most 15
+    pairs (the counts, not the rows).  The numbers are those of the values all in
+    memory."""
+    from pl_metrics import _drift
+
+    rng = np.random.default_rng(7)
+    reference = pl.DataFrame({"x": rng.normal(size=500)})
+    spread = pl.DataFrame({"x": rng.normal(size=3000) + 0.2, "g": rng.integers(0, 3, 3000)})
+    tied = pl.DataFrame({"x": rng.integers(0, 5, 60_000) * 0.5, "g": rng.integers(0, 3, 60_000)})
+    for current, most in ((spread, 64), (tied, 15)):
+        path = tmp_path / "current.parquet"  # type: ignore[operator]
+        current.write_parquet(path)
+        whole = current.metrics.drift("x", reference=reference, by="g")
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(_drift, "SLICE", 64)
+            got, sizes = _slices_of(pl.scan_parquet(path), reference=reference, by="g")
+        assert max(sizes) <= most, sizes
+        assert len(sizes) >= (40 if current is spread else 1)
+        assert_frame_equal(got.sort("g"), whole.sort("g"), rel_tol=1e-12, abs_tol=1e-15)
+
+
 def test_edges_are_numpys_quantiles_to_the_bit_and_finite() -> None:
     """The edges are numpy's ``quantile`` (method "linear"): on [0, 5e-324, 1] at 1/4,
     numpy's b - (b - a)(1 - t) = 5e-324 - 5e-324 / 2 = 5e-324 (a + (b - a) t would
