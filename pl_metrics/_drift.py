@@ -24,6 +24,10 @@ only; the reference is one sample):
   segments, in parallel): the ECDFs differ most at a current value or just before
   one, and between two current values the area between the ECDFs comes from the
   reference's running integral (:mod:`pl_metrics._drift_distances`).
+  Memory: the reference's sorted values, and up to :data:`SLICE` current rows
+  each segment's sorted values; above it the current values are read in slices
+  of their range, a slice's distinct (segment, value) pairs with their counts
+  (:func:`_sliced_distances`), so the current rows are never held at once.
 """
 
 from __future__ import annotations

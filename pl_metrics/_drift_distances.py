@@ -5,7 +5,9 @@ the current values (sorted within the segment) finds its place in it by one bina
 search per value, and everything else is elementwise.  The current values go in
 chunks of :data:`CHUNK` values (a segment may span chunks), so the elementwise
 work's temporaries are bounded; the chunks run on the polars thread pool's number
-of threads (numpy releases the GIL).  Memory beside the two sorted sides: about
+of threads (numpy releases the GIL).  The current values may come in slices of
+ascending value ranges (:class:`Sweep`), each value's count of the segment's values
+below it carried from slice to slice, so they need not be in memory at once.  Memory beside the two sorted sides: about
 two more values per reference value (three with ties), and with ties in the
 current values a few integers per current value (their runs).
 
