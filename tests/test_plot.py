@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import altair as alt
+import numpy as np
 import polars as pl
 import pytest
 from sklearn.metrics import (
@@ -710,3 +711,36 @@ def test_a_segment_without_a_curve_keeps_its_legend_entry_and_colours_stay() -> 
     assert [d.split(" (")[0] for d in roc_domain] == ["apac", "eu", "latam", "us"]
     assert [d.split(" (")[0] for d in pr_domain] == ["apac", "eu", "latam", "us"]
     assert roc_domain[1] == "eu (no curve: AUC undefined)"
+
+
+@pytest.mark.parametrize("columns", [["x", "c"], ["c", "x"]])
+def test_drift_by_segment_titles_each_column_over_its_own_bins(
+    columns: list[str], tmp_path: Path
+) -> None:
+    """``drift(bins, by=)``: a column of panels per drifted column, in the order
+    given, each titled with its name and holding that column's bins only, a row per
+    segment (the row labels once, on the left).  The grid of both facets it
+    replaces put "c" over x's bins when the columns' panels differ in width."""
+    rng = np.random.default_rng(0)
+    n = 400
+    reference = pl.DataFrame({"x": rng.normal(size=n), "c": rng.choice(["a", "b"], n)})
+    current = pl.DataFrame(
+        {
+            "x": rng.normal(size=n) + 0.3,
+            "c": rng.choice(["a", "b", "z"], n),
+            "seg": rng.choice(["s1", "s2"], n),
+        }
+    )
+    bins = current.metrics.drift_bins(columns, reference=reference, by="seg")
+    chart = plp.drift(bins, by="seg")
+    spec = chart.to_dict()
+    panels = spec["hconcat"]
+    assert [p["title"]["text"] for p in panels] == columns
+    (rows,) = [r for r in spec["datasets"].values() if "segment" in r[0]]
+    for i, (panel, column) in enumerate(zip(panels, columns, strict=True)):
+        assert panel["spec"]["transform"] == [{"filter": f"(datum.column === '{column}')"}]
+        shown = {r["bin"] for r in rows if r["column"] == column}
+        assert shown == set(bins.filter(pl.col("column") == column)["bin"].fill_null("(null)"))
+        assert panel["facet"]["row"]["sort"] == ["s1", "s2"]
+        assert panel["facet"]["row"]["header"]["labels"] is (i == 0)
+    _rendered(chart, tmp_path, "drift_by", least=300)

@@ -319,7 +319,9 @@ def forest(
     )
 
 
-def drift(frame: pl.DataFrame, *, by: str | Sequence[str] | None = None) -> alt.FacetChart:
+def drift(
+    frame: pl.DataFrame, *, by: str | Sequence[str] | None = None
+) -> alt.FacetChart | alt.HConcatChart:
     """Bins of ``.metrics.drift_bins(...)``: per column a panel of bars, each bin's share
     of the reference rows (grey) beside its share of the current rows (colour), the
     bins in their order (numbers ascending, categories sorted, the null bin last,
@@ -381,11 +383,28 @@ def drift(frame: pl.DataFrame, *, by: str | Sequence[str] | None = None) -> alt.
         .properties(width=alt.Step(14), height=160)
     )
     columns = frame["column"].unique(maintain_order=True).to_list()  # the order given
-    facet: dict[str, Any] = {"column": alt.Facet("column:N", title=None, sort=columns)}
-    if names:
-        facet["row"] = alt.Facet(f"{_SEGMENT}:N", title=_title(names), sort=_order(long))
-    return (
-        chart.facet(**facet)
-        .resolve_scale(x="independent")
-        .properties(title="Drift: share of rows per bin, reference and current")
-    )
+    title = "Drift: share of rows per bin, reference and current"
+    if not names:
+        return (
+            chart.facet(column=alt.Facet("column:N", title=None, sort=columns))
+            .resolve_scale(x="independent")
+            .properties(title=title)
+        )
+    # by segment: a column of panels per drifted column (its bins, shared by its
+    # segments), side by side; a grid of both facets would place the columns' titles
+    # by the widest row's panels, over the wrong bins
+    rows = _order(long)
+    panels = [
+        chart.transform_filter(alt.datum.column == column)
+        .facet(
+            row=alt.Row(
+                f"{_SEGMENT}:N",
+                title=_title(names) if i == 0 else None,
+                sort=rows,
+                header=alt.Header(labels=i == 0),
+            )
+        )
+        .properties(title=alt.TitleParams(column, anchor="middle", fontSize=11))
+        for i, column in enumerate(columns)
+    ]
+    return alt.hconcat(*panels).properties(title=title)
