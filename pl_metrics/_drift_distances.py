@@ -7,9 +7,10 @@ chunks of :data:`CHUNK` values (a segment may span chunks), so the elementwise
 work's temporaries are bounded; the chunks run on the polars thread pool's number
 of threads (numpy releases the GIL).  The current values may come in slices of
 ascending value ranges (:class:`Sweep`), each value's count of the segment's values
-below it carried from slice to slice, so they need not be in memory at once.  Memory beside the two sorted sides: about
-two more values per reference value (three with ties), and with ties in the
-current values a few integers per current value (their runs).
+below it carried from slice to slice, so they need not be in memory at once.
+Memory beside the sorted reference and a slice of the current values: about two
+more values per reference value (three with ties), and a few integers per current
+value of the slice (its runs of equal values and their counts).
 
 KS: between two current values the current ECDF is flat and the reference's
 rises, so |F_r - F_c| is largest at a current value (both right-continuous) or just
