@@ -77,6 +77,8 @@ def _is_stacked(models: object, model: object, id_: object, baseline: object) ->
         )
         if model is None and id_ is None:
             raise TypeError(msg)  # today's call: `models` a mapping or a list
+        missing, given = ("id", f"model={model!r}") if id_ is None else ("model", f"id={id_!r}")
+        msg = f"`{missing}` is missing: {given} is given, and stacked rows need both. {msg}"
         raise ValueError(msg)
     return True
 

@@ -272,6 +272,19 @@ METHODS: list[Entry] = [
         ),
         ("labels",),
     ),
+    Entry(  # scikit-learn-shaped callables (custom's), once per group in Python
+        "disparity[callables]",
+        lambda m, c: m.disparity(
+            c.y,
+            c.p,
+            by=GROUPS,
+            control=c.by,
+            weight=c.w,
+            metric={"acc": skm.accuracy_score, "mcc": skm.matthews_corrcoef},
+        ),
+        ("labels",),
+        outputs="disparity",
+    ),
     Entry(
         "disparity[scores]",
         lambda m, c: m.disparity(
