@@ -961,3 +961,40 @@ def test_ndcg_labels_are_text_not_typed_like_the_relevances(tmp_path: Path) -> N
     )
     expected = frame.metrics.ndcg("rel", "s", labels=["z", "a"])
     assert_frame_equal(got, expected)
+
+
+def test_the_reference_rows_from_another_file(tmp_path: Path) -> None:
+    """``--reference-file``: drift against the training data in another file (a CSV
+    read with the input's CSV options, or Parquet beside a CSV input), equal to the
+    method's ``reference=`` frame; ``--reference`` or ``--reference-file``, not both,
+    and one of them for drift; in the report, the drift section against that file."""
+    frame = pl.read_parquet(EXAMPLE)
+    train, production = frame.filter(pl.col("model_version") == "v1"), frame
+    columns = ["cat_score", "y_pred"]
+    train.write_csv(tmp_path / "train.csv", separator=";")
+    train.write_parquet(tmp_path / "train.parquet")
+    production.write_csv(tmp_path / "prod.csv", separator=";")
+    expected = production.metrics.drift(columns, reference=train, by="region")
+    args = ["drift", str(tmp_path / "prod.csv"), "--separator", ";", "--columns", ",".join(columns)]
+    for reference in ("train.csv", "train.parquet"):
+        got = cli.run([*args, "--reference-file", str(tmp_path / reference), "--by", "region"])
+        assert isinstance(got, pl.DataFrame)
+        assert_frame_equal(got, expected, check_row_order=False, rel_tol=1e-12)
+    for extra, message in (
+        ([], "--reference is required (or --reference-file)"),
+        (
+            ["--reference", "model_version = 'v1'", "--reference-file", str(tmp_path / "x.pq")],
+            "give either --reference or --reference-file, not both",
+        ),
+    ):
+        with pytest.raises(cli.UsageError, match=re.escape(message)):
+            cli.run([*args, *extra])
+    reference = ["--reference-file", str(tmp_path / "train.parquet")]
+    page = cli.run(
+        ["html", str(EXAMPLE), *BASE, "--ci", "none", "-o", str(tmp_path / "r.html"), *reference]
+    )
+    want = pl.scan_parquet(EXAMPLE).metrics.html_report(
+        "y_true", "y_pred", ci=None, reference=train
+    )
+    assert "Drift" in want
+    assert _rounded(page) == _rounded(want)  # type: ignore[arg-type]

@@ -168,6 +168,7 @@ def run(argv: Sequence[str] | None = None) -> pl.DataFrame | str:
         # not labels: theirs are read as text
         y_true=labels[0] if labels and command.method not in _RELEVANCE else None,
         by=list(by) if isinstance(by, list) else [],
+        csv=dict(csv) if csv else None,
     )
     kwargs = command.kwargs(args, ctx)
     if getattr(args, "plot", None) and CHARTS[command.name].function == "forest":

@@ -199,6 +199,24 @@ def _metrics_or_custom(values: list[str], flag: str, ctx: _Context) -> object:
     return convert(values, flag, ctx)
 
 
+def _as_reference_file(path: str, flag: str, ctx: _Context) -> pl.LazyFrame:
+    """The reference rows of another file, read as the input is (its CSV options for
+    a CSV file)."""
+    from pl_metrics.cli._inputs import _CSV_SUFFIXES, scan
+
+    csv = ctx.csv if path.lower().endswith(_CSV_SUFFIXES) else None
+    return scan(path, csv)
+
+
+#: The reference rows (drift, html_report): a Boolean SQL expression over the input's
+#: rows (``--reference``), or another file (``--reference-file``), one of the two.
+_REFERENCE_FILE = _Form(
+    {"metavar": "PATH"},
+    _as_reference_file,
+    "the reference rows in another file (Parquet/CSV/NDJSON/IPC, a glob or a directory; "
+    "the training data, say), read as the input is; or --reference",
+)
+
 _SPECIAL_FORMS: dict[tuple[str, str], _Form] = {
     ("reference_disparities", "reference"): _Form(
         {"metavar": "KEY"},
@@ -210,18 +228,19 @@ _SPECIAL_FORMS: dict[tuple[str, str], _Form] = {
         {"metavar": "SQL"},
         _as_expr,
         "a Boolean SQL expression marking the reference rows (the others are the current "
-        "ones), e.g. \"model_version = 'v1'\"",
+        "ones), e.g. \"model_version = 'v1'\"; or --reference-file",
     ),
     ("html_report", "reference"): _Form(
         {"metavar": "SQL"},
         _as_expr,
-        "a Boolean SQL expression marking the reference rows, e.g. \"model_version = 'v1'\"",
+        "a Boolean SQL expression marking the reference rows of the drift section, e.g. "
+        "\"model_version = 'v1'\"; or --reference-file",
     ),
     ("drift_bins", "reference"): _Form(
         {"metavar": "SQL"},
         _as_expr,
         "a Boolean SQL expression marking the reference rows (the others are the current "
-        "ones), e.g. \"model_version = 'v1'\"",
+        "ones), e.g. \"model_version = 'v1'\"; or --reference-file",
     ),
     # metric names, or custom metrics NAME=module:function
     ("disparity", "metric"): _Form(
@@ -415,6 +434,12 @@ def _options(method: str) -> list[_Option]:
             options.append(_Option(name, ("--score-map",), _SCORE_MAP, only_map, map_help))
             continue
         form = _form(method, name, hints[name])
+        if name == "reference" and form.convert is _as_expr:  # rows: SQL, or another file
+            options.append(_Option(name, flags, form, False, form.note))
+            options.append(
+                _Option(name, ("--reference-file",), _REFERENCE_FILE, False, _REFERENCE_FILE.note)
+            )
+            continue
         if form.note:
             text = f"{text}; {form.note}" if text else form.note
         options.append(_Option(name, flags, form, required, text, optional))

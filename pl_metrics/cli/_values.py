@@ -22,6 +22,7 @@ class _Context:
     schema: pl.Schema
     y_true: str | None
     by: list[str]
+    csv: dict[str, Any] | None = None  # the input's CSV options (another CSV file's too)
 
 
 def _typed(text: str, dtype: pl.DataType | None, what: str) -> object:
