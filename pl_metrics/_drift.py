@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import polars as pl
@@ -112,35 +112,79 @@ def _sorted_values(rows: pl.LazyFrame, value: pl.Expr) -> pl.Series:
     return rows.select(value.drop_nulls().sort().alias(_VALUE)).collect().get_column(_VALUE)
 
 
-def _edges_of(ordered: pl.Series, bins: int) -> list[float]:
-    """The finite quantiles j / bins of sorted values (:func:`_quantile`), distinct,
-    ascending (an infinite value falls in the first or the last bin)."""
-    if bins == 1 or ordered.is_empty():
+def _ranks(n: int, bins: int) -> set[int]:
+    """The ranks (from 0) of the sorted values that :func:`_quantile` reads for the
+    quantiles j / bins of n values."""
+    ranks = set()
+    for j in range(1, bins):
+        virtual = (n - 1) * (j / bins)
+        below = math.floor(virtual)
+        ranks.update((n - 1,) if virtual >= n - 1 else (below, below + 1))
+    return ranks
+
+
+def _edges_of(at: Callable[[int], float], n: int, bins: int) -> list[float]:
+    """The finite quantiles j / bins (:func:`_quantile`) of n sorted values, the value
+    of rank k being ``at(k)``: distinct, ascending (an infinite value falls in the
+    first or the last bin)."""
+    if bins == 1 or not n:
         return []
-    found = (_quantile(ordered, j / bins) for j in range(1, bins))
+    found = (_quantile(at, n, j / bins) for j in range(1, bins))
     return sorted({x for x in found if math.isfinite(x)})
 
 
-def _quantile(ordered: pl.Series, q: float) -> float:
+def _quantile(at: Callable[[int], float], n: int, q: float) -> float:
     """numpy's ``quantile(values, q)`` (method "linear"), to the bit where its two
     neighbours are finite: at (n - 1) q between the sorted values a and b, a + (b -
     a) t, or b - (b - a)(1 - t) from t = 1/2.  Next to an infinite value (numpy:
     NaN) the limit: a at t = 0 or where a = b, else infinite (NaN here: no edge)."""
-    n = ordered.len()
     virtual = (n - 1) * q
     if virtual >= n - 1:
-        return float(ordered[n - 1])
+        return at(n - 1)
     below = math.floor(virtual)
     t = virtual - below
-    a, b = float(ordered[below]), float(ordered[below + 1])
+    a, b = at(below), at(below + 1)
     if math.isinf(a) or math.isinf(b):
         return a if t == 0 or a == b else math.nan
     return b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t
 
 
 def _edges(reference: pl.LazyFrame, value: pl.Expr, bins: int) -> list[float]:
-    """The reference's quantiles j / bins (linear), distinct, ascending."""
-    return _edges_of(_sorted_values(reference, value), bins) if bins > 1 else []
+    """The reference's quantiles j / bins (linear), distinct, ascending: from its
+    sorted values, or above :data:`SLICE` rows slice by slice (:func:`_slices`)."""
+    if bins == 1:
+        return []
+    if reference.select(pl.len()).collect().item() <= SLICE:
+        ordered = _sorted_values(reference, value)
+        return _edges_of(lambda k: float(ordered[k]), ordered.len(), bins)
+    ref = reference.select(value.alias(_VALUE))
+    n = ref.select(pl.col(_VALUE).count()).collect().item()
+    picked = _Picked(_ranks(n, bins))
+    for _, _, ref_values, ref_tied in _slices(ref, None, [], n):
+        picked.read(ref_values, ref_tied)
+    return _edges_of(picked.at, n, bins)
+
+
+class _Picked:
+    """The values of some ranks of the sorted reference, read slice by slice."""
+
+    def __init__(self, ranks: set[int]) -> None:
+        self.ranks = sorted(ranks)
+        self.values: dict[int, float] = {}
+        self.seen = 0  # the reference's values in the slices read
+
+    def read(self, values: Any, tied: Any) -> None:
+        """A slice's distinct values (ascending, above every earlier slice's), counted."""
+        import numpy as np
+
+        ends = self.seen + np.cumsum(tied)
+        for rank in self.ranks:
+            if self.seen <= rank < (ends[-1] if ends.size else self.seen):
+                self.values[rank] = float(values[np.searchsorted(ends, rank, side="right")])
+        self.seen = int(ends[-1]) if ends.size else self.seen
+
+    def at(self, rank: int) -> float:
+        return self.values[rank]
 
 
 def _divergences(p: pl.Expr, q: pl.Expr, eps: float) -> tuple[pl.Expr, pl.Expr]:
@@ -316,27 +360,29 @@ def _labelled(table: pl.DataFrame, keys: list[str], edges: list[float] | None) -
     )
 
 
-#: Current values of one numeric column held at once (a few tens of bytes each):
-#: above it, the current rows are read in slices of the value range, each slice's
-#: distinct (segment, value) pairs counted by one streamed query.
+#: Values of one numeric column held at once (a few tens of bytes each): above this
+#: many rows of the reference and the current together, both sides' values are read
+#: in slices of the value range, each slice's distinct values (per segment) counted
+#: by one streamed query (:func:`_slices`).
 SLICE = 1 << 25
-#: About how many distinct (segment, value) pairs the slices' bounds are read from.
+#: About how many distinct values (per segment) the slices' bounds are read from.
 SAMPLE = 1 << 17
 
 
-def _sorted_distances(
-    ordered: pl.Series, current: pl.LazyFrame, keys: list[str], value: pl.Expr, rows: int
-) -> pl.DataFrame:
-    """``*keys, ks, wasserstein`` of one numeric column (``_drift_distances``): the
-    reference's sorted values ``ordered`` and the current values, ``rows`` current
-    rows in all.  Up to :data:`SLICE` rows, each segment's values sorted (polars
-    sorts the lists in parallel), then one numpy pass; above it, slice by slice
-    (:func:`_sliced_distances`)."""
+def _distances(
+    ref_rows: pl.LazyFrame, current: pl.LazyFrame, keys: list[str], value: pl.Expr, bins: int
+) -> tuple[list[float], pl.DataFrame]:
+    """(the reference's quantile edges, ``*keys, ks, wasserstein``) of one numeric
+    column (``_drift_distances``): from both sides' sorted values (polars sorts each
+    segment's list in parallel), then one numpy pass; above :data:`SLICE` rows in
+    all, slice by slice (:func:`_sliced_distances`)."""
     import numpy as np
 
-    reference = ordered.to_numpy().astype(np.float64)
-    if rows > SLICE:
-        return _sliced_distances(reference, current, keys, value)
+    rows = pl.collect_all([ref_rows.select(pl.len()), current.select(pl.len())])
+    if sum(frame.item() for frame in rows) > SLICE:
+        return _sliced_distances(ref_rows, current, keys, value, bins)
+    ordered = _sorted_values(ref_rows, value)
+    edges = _edges_of(lambda k: float(ordered[k]), ordered.len(), bins)
     cur = (
         current.select(*keys, value.alias(_VALUE))
         .group_by(keys)
@@ -346,73 +392,114 @@ def _sorted_distances(
     lists = cur.get_column(_VALUE).list.eval(pl.element().sort())
     counts = lists.list.len().to_numpy().astype(np.int64)
     flat = lists.explode().drop_nulls().to_numpy().astype(np.float64)
-    ks, w = distances(reference, flat, counts)
-    return cur.select(keys).with_columns(
+    ks, w = distances(ordered.to_numpy().astype(np.float64), flat, counts)
+    return edges, cur.select(keys).with_columns(
         pl.Series("ks", ks).fill_nan(None), pl.Series("wasserstein", w).fill_nan(None)
     )
 
 
 def _sliced_distances(
-    reference: Any, current: pl.LazyFrame, keys: list[str], value: pl.Expr
-) -> pl.DataFrame:
-    """:func:`_sorted_distances` out of core: each segment's count of values (one
-    streamed ``group_by``), the bounds of slices of about :data:`SLICE` / 2 distinct
-    (segment, value) pairs each (:func:`_slice_bounds`), then each slice's pairs
-    counted and sorted (one streamed query each) and handed to the sweep, lowest
-    values first.  Equal values are never split between slices."""
+    ref_rows: pl.LazyFrame, current: pl.LazyFrame, keys: list[str], value: pl.Expr, bins: int
+) -> tuple[list[float], pl.DataFrame]:
+    """:func:`_distances` out of core: the reference's count of values and each
+    segment's (streamed ``group_by``), then slices of both sides (:func:`_slices`)
+    handed to the sweep, lowest values first; the reference's quantiles read from
+    the same slices."""
     import numpy as np
 
     rows = current.select(*keys, value.alias(_VALUE))
+    ref = ref_rows.select(value.alias(_VALUE))
     x = pl.col(_VALUE)
-    segments = rows.group_by(keys).agg(x.count().alias(_COUNT)).collect().with_row_index(_ID)
+    segments, count = pl.collect_all(
+        [rows.group_by(keys).agg(x.count().alias(_COUNT)), ref.select(x.count())]
+    )
+    segments = segments.with_row_index(_ID)
     sizes = segments.get_column(_COUNT).to_numpy().astype(np.int64)
-    sweep = Sweep(reference, sizes)
+    n = int(count.item())
+    sweep = Sweep(n, sizes)
+    picked = _Picked(_ranks(n, bins) if n else set())
     ids = segments.select(*keys, _ID).lazy()
-    bounds = _slice_bounds(rows, keys, int(sizes.sum()))
-    for low, high in itertools.pairwise([None, *bounds, None]):
-        inside = x.is_not_null() if low is None else x > low
-        if high is not None:
-            inside &= x <= high
-        pairs = (
-            rows.filter(inside)
-            .group_by([*keys, _VALUE])
-            .agg(pl.len().alias(_COUNT))
-            .join(ids, on=keys, nulls_equal=True)
-            .select(_ID, _VALUE, _COUNT)
-            .sort(_ID, _VALUE)
-            .collect()
-        )
+    slices = _slices(ref, (rows, ids), keys, n + int(sizes.sum()))
+    for (low, high, ref_values, ref_tied), pairs in slices:  # type: ignore[misc]
+        picked.read(ref_values, ref_tied)
         present, counts = np.unique(pairs.get_column(_ID).to_numpy(), return_counts=True)
         values = pairs.get_column(_VALUE).to_numpy().astype(np.float64)
-        sweep.add(present, counts, values, pairs.get_column(_COUNT).to_numpy())
+        weights = pairs.get_column(_COUNT).to_numpy()
+        sweep.add(low, high, ref_values, ref_tied, present, counts, values, weights)
     ks, w = sweep.result()
-    return segments.select(keys).with_columns(
+    edges = _edges_of(picked.at, n, bins)
+    return edges, segments.select(keys).with_columns(
         pl.Series("ks", ks).fill_nan(None), pl.Series("wasserstein", w).fill_nan(None)
     )
 
 
-def _slice_bounds(rows: pl.LazyFrame, keys: list[str], values: int) -> list[float]:
-    """Ascending bounds b_1 < ... < b_k: slices (-inf, b_1], (b_1, b_2], ...,
-    (b_k, inf] of about :data:`SLICE` / 2 distinct (segment, value) pairs each,
-    read from a sample of the pairs (those whose hash is a multiple of
-    ``values`` // :data:`SAMPLE`: every pair when they are few)."""
+def _slices(
+    ref: pl.LazyFrame,
+    current: tuple[pl.LazyFrame, pl.LazyFrame] | None,
+    keys: list[str],
+    values: int,
+) -> Iterator[Any]:
+    """The slices (-inf, b_1], (b_1, b_2], ..., (b_k, inf] of the values, ascending,
+    each of about :data:`SLICE` / 2 distinct values of the reference and distinct
+    (segment, value) pairs of the current rows (``current``: the rows and their
+    segments' ids; None: the reference alone): each ``(low, high, the reference's
+    distinct values there, their counts)``, and with ``current`` its pairs there
+    (``_ID, _VALUE, _COUNT`` sorted), one streamed query per side and slice.  Equal
+    values are never split between slices."""
+    import numpy as np
+
+    x = pl.col(_VALUE)
+    sides = [(ref, [])] if current is None else [(ref, []), (current[0], keys)]
+    bounds = _slice_bounds(sides, values)
+    for low, high in itertools.pairwise([-math.inf, *bounds, math.inf]):
+        inside = x.is_not_null() if low == -math.inf else x > low
+        if high != math.inf:
+            inside &= x <= high
+        queries = [ref.filter(inside).group_by(_VALUE).agg(pl.len().alias(_COUNT)).sort(_VALUE)]
+        if current is not None:
+            rows, ids = current
+            queries.append(
+                rows.filter(inside)
+                .group_by([*keys, _VALUE])
+                .agg(pl.len().alias(_COUNT))
+                .join(ids, on=keys, nulls_equal=True)
+                .select(_ID, _VALUE, _COUNT)
+                .sort(_ID, _VALUE)
+            )
+        found = pl.collect_all(queries)
+        ref_values = found[0].get_column(_VALUE).to_numpy().astype(np.float64)
+        ref_tied = found[0].get_column(_COUNT).to_numpy().astype(np.int64)
+        if ref_values.size > 1:  # -0.0 and 0.0 may be counted apart: one value
+            first = np.flatnonzero(np.r_[True, ref_values[1:] != ref_values[:-1]])
+            ref_values, ref_tied = ref_values[first], np.add.reduceat(ref_tied, first)
+        part = (low, high, ref_values, ref_tied)
+        yield part if current is None else (part, found[1])
+
+
+def _slice_bounds(sides: list[tuple[pl.LazyFrame, list[str]]], values: int) -> list[float]:
+    """Ascending bounds b_1 < ... < b_k of slices of about :data:`SLICE` / 2 distinct
+    (segment, value) pairs of the ``sides`` (a side: its rows and segment keys), read
+    from a sample of the pairs (those whose hash is a multiple of ``values`` //
+    :data:`SAMPLE`: every pair when they are few)."""
     import numpy as np
 
     step = max(1, values // SAMPLE)
-    pair = pl.struct(*keys, _VALUE).hash(seed=0)
-    sample = (
-        rows.filter(pl.col(_VALUE).is_not_null() & (pair % step == 0))
+    x = pl.col(_VALUE)
+    samples = [
+        rows.filter(x.is_not_null() & (pl.struct(*keys, _VALUE).hash(seed=0) % step == 0))
         .unique([*keys, _VALUE])
-        .select(pl.col(_VALUE).sort())
-        .collect()
-        .get_column(_VALUE)
-        .to_numpy()
+        .select(x)
+        for rows, keys in sides
+    ]
+    sample = np.sort(
+        pl.concat(pl.collect_all(samples)).get_column(_VALUE).to_numpy().astype(np.float64)
     )
     slices = -(-sample.size * step // max(1, SLICE // 2))
     if slices <= 1:
         return []
     at = np.arange(1, slices) * sample.size // slices
-    return np.unique(sample[at]).tolist()
+    bounds = np.unique(sample[at])
+    return bounds[np.isfinite(bounds)].tolist()  # -inf / inf: in the first / last slice
 
 
 def _check_exact(ref_rows: pl.LazyFrame, current: pl.LazyFrame, numeric: list[str]) -> None:
@@ -485,12 +572,11 @@ def drift(
     def one(column: str) -> pl.DataFrame:
         value = _value(column, kinds[column])
         numeric = kinds[column] == "numeric"
-        ordered = _sorted_values(ref_rows, value) if numeric else None
-        edges = None if ordered is None else _edges_of(ordered, bins)
+        edges, distances = (
+            _distances(ref_rows, current, keys, value, bins) if numeric else (None, None)
+        )
         result = _binned(ref_rows, current, keys, value, edges, eps)
-        if ordered is not None:
-            rows = int(result.get_column("n_current").sum())
-            distances = _sorted_distances(ordered, current, keys, value, rows)
+        if distances is not None:
             result = result.join(distances, on=keys, how="left", nulls_equal=True)
         else:
             nothing = pl.lit(None, pl.Float64)

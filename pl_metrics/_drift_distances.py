@@ -1,16 +1,16 @@
 """``drift``'s sorted distances: two-sample KS and Wasserstein against one reference.
 
-The reference is sorted once (its values, their running integral); each segment of
-the current values (sorted within the segment) finds its place in it by one binary
-search per value, and everything else is elementwise.  The current values go in
-chunks of :data:`CHUNK` values (a segment may span chunks), so the elementwise
-work's temporaries are bounded; the chunks run on the polars thread pool's number
-of threads (numpy releases the GIL).  The current values may come in slices of
-ascending value ranges (:class:`Sweep`), each value's count of the segment's values
-below it carried from slice to slice, so they need not be in memory at once.
-Memory beside the sorted reference and a slice of the current values: about two
-more values per reference value (three with ties), and a few integers per current
-value of the slice (its runs of equal values and their counts).
+Both sides go through :class:`Sweep` in slices of ascending value ranges (low,
+high], each side's distinct values with their counts: one slice holding every value
+when they fit in memory, else as many as keep each slice's values bounded
+(``_drift._sliced_distances``), so that neither side is held at once.  Within a
+slice, each current value finds its place in the slice's reference by one binary
+search, and everything else is elementwise; a segment's values go in chunks of
+:data:`CHUNK` (a segment may span chunks), so the elementwise work's temporaries are
+bounded, and the chunks run on the polars thread pool's number of threads (numpy
+releases the GIL).  What a slice needs of the slices below it is carried: the
+reference's largest value below the slice, its count of values at or below it and
+H there, and each segment's count of values below the slice.
 
 KS: between two current values the current ECDF is flat and the reference's
 rises, so |F_r - F_c| is largest at a current value (both right-continuous) or just
@@ -18,15 +18,21 @@ before one (both left limits): the counts there are those SciPy's ``ks_2samp``
 divides, so the statistic is the same number (SciPy's exact mode may restate it as
 a fraction of the sample sizes, a last bit apart).
 
-Wasserstein: the integral of |F_r - F_c|, over each stretch between two current
-values (F_c = k / m there) from the reference's running integral H(x) = int F_r,
-split where F_r reaches k / m (the reference's value of rank ceil(k n / m)); before
-a segment's first value it is H there, after its last the area where F_r < 1.
+Wasserstein: the integral of |F_r - F_c|, over each stretch where F_c is constant
+(F_c = t = k / m), from the reference's running integral H(x) = int F_r, split
+where F_r reaches t (the reference's value of rank ceil(k n / m)).  The stretches
+are cut at the slices' bounds: within a slice, from the bound below to a segment's
+first value there (t its share of values below the slice), from each value to the
+next, and from its last value there to the bound above; a segment without values
+in a slice has one stretch over all of it.  Before a segment's first value t = 0
+(the area is H there), after its last t = 1 (up to the reference's largest value).
+With one slice the sums are those of the values in memory, bit for bit.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -38,103 +44,207 @@ CHUNK = 1 << 18
 
 
 class _Reference:
-    """The sorted reference and what every chunk reads of it."""
+    """A slice of the sorted reference: ``values`` its distinct values, ``tied`` their
+    counts, ``at_or_below`` each one's count of the reference's values at or below it
+    (``n`` in all), ``grid`` H there; first, when there is one, the largest value below
+    the slice (``carry``: value, at or below, H), which a value of the slice may need."""
 
-    def __init__(self, values: Any) -> None:
+    def __init__(self, n: int, values: Any, tied: Any, carry: tuple[float, int, float] | None):
         import numpy as np
 
-        self.values = values
-        self.n = n = values.size
-        # H at the reference's values: H(r_1) = 0, H(r_i+1) = H(r_i) + (i / n)(r_i+1 - r_i)
-        # (ties add 0, so a run of equal values shares one H)
-        self.grid = np.r_[0.0, np.cumsum(np.arange(1, n) / n * np.diff(values))]
-        starts = np.ones(n, dtype=bool)
-        starts[1:] = values[1:] != values[:-1]
-        # with ties, each value's run of equals: the index where it starts
-        self.run_start = (
-            None if starts.all() else np.maximum.accumulate(np.where(starts, np.arange(n), 0))
+        self.n = n
+        tied = tied.astype(np.int64)
+        if carry is None:
+            self.values, self.tied = values, tied
+            self.at_or_below = np.cumsum(tied)
+            # H(r_1) = 0, H(r_i+1) = H(r_i) + F_r(r_i)(r_i+1 - r_i), F_r(r_i) = its
+            # at_or_below / n (a run of equal values adds (i / n) 0 = 0: one H per run)
+            steps = self.at_or_below[:-1] / n * np.diff(values)
+            self.grid = np.r_[0.0, np.cumsum(steps)]
+        else:
+            value, count, h = carry
+            self.values = np.r_[value, values]
+            self.tied = np.r_[0, tied]  # the carried value is below the slice
+            self.at_or_below = count + np.cumsum(self.tied)
+            steps = self.at_or_below[:-1] / n * np.diff(self.values)
+            self.grid = np.cumsum(np.r_[h, steps])  # the same sums as one slice's
+
+    def last(self) -> tuple[float, int, float] | None:
+        """The carry of the next slice: the largest value so far (None: no value yet)."""
+        if not self.values.size:
+            return None
+        return float(self.values[-1]), int(self.at_or_below[-1]), float(self.grid[-1])
+
+    def search(self, x: Any) -> tuple[Any, Any]:
+        """(the reference's count of values <= x, the index here of the largest of them;
+        0 where there is none: its count is then 0)."""
+        import numpy as np
+
+        if not self.values.size:  # no value at or below this slice's bound above
+            return np.zeros(np.shape(x), dtype=np.int64), np.zeros(np.shape(x), dtype=np.int64)
+        found = np.searchsorted(self.values, x, side="right")
+        j = np.maximum(found - 1, 0)
+        return np.where(found > 0, self.at_or_below[j], 0), j
+
+    def h(self, x: Any, i: Any, j: Any) -> Any:
+        """H(x) = int_-inf^x F_r, from :meth:`search`'s ``i`` values <= x, the largest
+        of them r_j: H(r_j) + (i / n)(x - r_j); i = 0 gives 0."""
+        import numpy as np
+
+        if not self.values.size:
+            return np.zeros(np.shape(x))
+        return self.grid[j] + (i / self.n) * (x - self.values[j])
+
+    def h_at(self, x: float) -> float:
+        """H at one point (a slice's bound): 0 at -inf."""
+        if x == -math.inf:
+            return 0.0
+        i, j = self.search(x)
+        return float(self.h(x, i, j))
+
+    def stretches(  # noqa: PLR0917 - the stretches' ends, F_c there, H at the ends
+        self, u: Any, v: Any, k: Any, m: Any, h_u: Any, h_v: Any
+    ) -> Any:
+        """int_u^v |F_r - t|, F_c = t = k / m on [u, v] (finite unless t is 0 or 1): H's
+        increase less t (v - u), and twice the area where F_r < t, up to e where F_r
+        reaches t (the reference's value of rank ceil(k n / m), clipped to [u, v])."""
+        import numpy as np
+
+        n, t = self.n, k / m
+        rank = np.minimum(-(-k * n // m), n)  # ceil(k n / m): F_r >= t from r_rank on
+        at = np.searchsorted(self.at_or_below, rank, side="left")
+        inside = at < self.values.size  # else beyond the slice: above v
+        at = np.minimum(at, self.values.size - 1) if self.values.size else at * 0
+        crossing = np.where(inside, self.values[at] if self.values.size else 0.0, np.inf)
+        crossing = np.where(rank == 0, -np.inf, crossing)
+        e = np.clip(crossing, u, v)
+        h_e = np.where(
+            crossing < u,
+            h_u,
+            np.where(crossing > v, h_v, self.grid[at] if self.values.size else 0.0),
         )
+        area = (h_v - h_u) - t * (v - u) + 2 * (t * (e - u) - (h_e - h_u))
+        return np.where(k == 0, h_v - h_u, area)  # t = 0: F_r - 0 (u may be -inf)
+
+    def tail(self, u: Any, h_u: Any) -> Any:
+        """int_u^inf (1 - F_r): after a segment's last value, up to the largest value."""
+        import numpy as np
+
+        top = self.values[-1]
+        return np.where(u < top, (top - u) - (self.grid[-1] - h_u), 0.0)
 
 
 class _Current:
-    """A slice of the current values, a run of equal values of a segment once:
-    ``values`` its distinct values, ``starts`` / ``ends`` each segment's among them,
-    ``size`` each segment's count of values (all of them, not only this slice's);
-    ``at_or_below`` / ``tied`` each distinct value's count of the segment's values at
-    or below it, and of equal ones; ``held`` the values whose stretch to the
-    segment's next value ends in a later slice (their area is counted there).  Ties
-    add nothing to either distance: the ECDFs are read at the run's ends, and a
-    stretch between equal values has no area."""
+    """A slice's current values, a run of equal values of a segment once: ``values``
+    its distinct values, ``starts`` / ``ends`` each segment's among them, ``size`` each
+    segment's count of values (all of them, not only this slice's), ``below`` its
+    count below the slice, ``at_or_below`` / ``tied`` each distinct value's count of
+    the segment's values at or below it, and of equal ones.  Ties add nothing to
+    either distance: the ECDFs are read at the run's ends, and a stretch between
+    equal values has no area."""
 
     def __init__(  # noqa: PLR0917 - the arrays above
-        self, values: Any, starts: Any, ends: Any, size: Any, at_or_below: Any, tied: Any, held: Any
+        self,
+        values: Any,
+        starts: Any,
+        ends: Any,
+        size: Any,
+        below: Any,
+        at_or_below: Any,
+        tied: Any,
     ) -> None:
         self.values, self.starts, self.ends, self.size = values, starts, ends, size
-        self.at_or_below, self.tied, self.held = at_or_below, tied, held
+        self.below, self.at_or_below, self.tied = below, at_or_below, tied
+
+
+class _Slice:
+    """A slice's bounds (low, high] and H there."""
+
+    def __init__(self, ref: _Reference, low: float, high: float) -> None:
+        self.low, self.high = low, high
+        self.h_low = ref.h_at(low)
+        self.h_high = math.nan if high == math.inf else ref.h_at(high)
 
 
 class Sweep:
-    """KS and Wasserstein between the sorted ``reference`` and each of ``sizes.size``
-    segments of current values, the current values added in slices of ascending
-    value ranges (:meth:`add`; one slice holds them all when they fit in memory).
-    A segment's last value of a slice (not its last of all) is held back: its
-    stretch to the segment's next value is worked out with the next slice that
-    has the segment's values.  The sums are the same numbers in any slicing, up to
-    the order they are added in."""
+    """KS and Wasserstein between a reference of ``n`` values and each of
+    ``sizes.size`` segments of current values, both sides added in slices of
+    ascending value ranges that cover the line (:meth:`add`)."""
 
-    def __init__(self, reference: Any, sizes: Any) -> None:
+    def __init__(self, n: int, sizes: Any) -> None:
         import numpy as np
 
-        self.reference = reference
-        self.ref = _Reference(reference) if reference.size else None
+        self.n = n
         self.size = sizes.astype(np.int64)
         segments = sizes.size
         self.largest = np.zeros(segments)
         self.area = np.zeros(segments)
         self.infinite = np.zeros(segments, dtype=bool)
         self.below = np.zeros(segments, dtype=np.int64)  # values in earlier slices
-        empty = np.zeros(0, dtype=np.int64)
-        # the held values: their segments (ascending), values and counts
-        self.held: tuple[Any, Any, Any] = (empty, np.zeros(0), empty)
+        self.carry: tuple[float, int, float] | None = None
+        self.reference_infinite = False
 
-    def add(self, ids: Any, counts: Any, values: Any, weights: Any = None) -> None:
-        """One slice, above every earlier one: segments ``ids`` (ascending), each with
-        ``counts`` entries of ``values`` (sorted within the segment, one segment
-        after the other), each entry ``weights`` values (None: one)."""
+    def add(  # noqa: PLR0917 - the bounds, the reference's values, the current's
+        self,
+        low: float,
+        high: float,
+        ref_values: Any,
+        ref_tied: Any,
+        ids: Any,
+        counts: Any,
+        values: Any,
+        weights: Any = None,
+    ) -> None:
+        """The slice (low, high], above every earlier one: the reference's distinct
+        values there (ascending) with their counts, and segments ``ids`` (ascending)
+        with ``counts`` entries of ``values`` each (sorted within the segment, one
+        segment after the other), each entry ``weights`` values (None: one)."""
         import numpy as np
 
-        keep = counts > 0
-        if self.ref is None or not keep.any():
+        if self.n == 0:
             return
-        if not keep.all():
-            ids, counts = ids[keep], counts[keep]
-        cur, union = self._current(ids, counts, values, weights)
-        bounds = _cuts(cur, CHUNK)
-        threads = min(pl.thread_pool_size(), len(bounds) - 1)
-        tasks = list(itertools.pairwise(bounds))
-        ref = self.ref
+        with np.errstate(all="ignore"):  # infinities: the area is left undefined
+            self._add(low, high, ref_values, ref_tied, ids, counts, values, weights)
 
-        def run(task: tuple[int, int]) -> tuple[Any, Any, Any, Any]:
-            with np.errstate(all="ignore"):  # infinities: the area is left undefined
-                return _chunk(ref, cur, *task)
+    def _add(  # noqa: PLR0917 - as add
+        self,
+        low: float,
+        high: float,
+        ref_values: Any,
+        ref_tied: Any,
+        ids: Any,
+        counts: Any,
+        values: Any,
+        weights: Any,
+    ) -> None:
+        import numpy as np
 
-        if threads > 1:
-            with ThreadPoolExecutor(threads) as pool:
-                parts = list(pool.map(run, tasks))
-        else:
-            parts = [run(task) for task in tasks]
-        for seg, ks_part, w_part, inf_part in parts:  # a few per chunk: the segments it spans
-            np.maximum.at(self.largest, union[seg], ks_part)
-            np.add.at(self.area, union[seg], w_part)
-            self.infinite[union[seg]] |= inf_part
-        last = cur.ends - 1
-        held = cur.held[last]
-        self.below[union] = cur.at_or_below[last] - np.where(held, cur.tied[last], 0)
-        self.held = (union[held], cur.values[last[held]], cur.tied[last[held]])
+        ref = _Reference(self.n, ref_values, ref_tied, self.carry)
+        self.carry = ref.last()
+        if ref_values.size and not np.isfinite(ref_values[[0, -1]]).all():
+            self.reference_infinite = True
+        bounds = _Slice(ref, low, high)
+        keep = counts > 0
+        ids, counts = ids[keep], counts[keep]
+        if ids.size:
+            cur = self._current(ids, counts, values, weights)
+            self._values(ref, cur, bounds, ids)
+        # the segments without values here: one stretch over the slice (finite
+        # unless its t is 0 or 1: below the first value, or above the last)
+        absent = np.ones(self.size.size, dtype=bool)
+        absent[ids] = False
+        absent &= self.size > 0
+        k, m = self.below[absent], self.size[absent]
+        if k.size and high == math.inf:  # after their last values (t = 1)
+            self.area[absent] += ref.tail(np.full(k.size, low), bounds.h_low)
+        elif k.size:
+            with np.errstate(all="ignore"):
+                self.area[absent] += ref.stretches(low, high, k, m, bounds.h_low, bounds.h_high)
+        if ids.size:
+            np.add.at(self.below, ids, np.add.reduceat(cur.tied, cur.starts))
 
-    def _current(self, ids: Any, counts: Any, values: Any, weights: Any) -> tuple[_Current, Any]:
-        """(this slice's :class:`_Current`, with the held values first in their
-        segments; the segments it has, ascending)."""
+    def _current(self, ids: Any, counts: Any, values: Any, weights: Any) -> _Current:
+        """This slice's :class:`_Current`."""
         import numpy as np
 
         ends = np.cumsum(counts)
@@ -142,7 +252,7 @@ class Sweep:
         # a run of equal values of a segment starts at each True
         new = np.ones(values.size, dtype=bool)
         new[1:] = values[1:] != values[:-1]
-        new[starts[counts > 0]] = True
+        new[starts] = True
         if weights is None and new.all():
             distinct, tied = values, np.ones(values.size, dtype=np.int64)
         else:
@@ -155,33 +265,35 @@ class Sweep:
             )
             runs = np.r_[0, np.cumsum(new)]
             counts = runs[ends] - runs[starts]
-        held_ids, held_values, held_tied = self.held
-        if held_ids.size:  # each held value goes before its segment's values here
-            union = np.union1d(ids, held_ids)
-            pieces = np.zeros(union.size, dtype=np.int64)
-            pieces[np.searchsorted(union, ids)] = counts
-            has_held = np.isin(union, held_ids, assume_unique=True)
-            pieces += has_held
-            ends = np.cumsum(pieces)
-            at_held = (ends - pieces)[has_held]
-            rest = np.ones(int(ends[-1]), dtype=bool)
-            rest[at_held] = False
-            merged = np.empty(rest.size)
-            merged[at_held], merged[rest] = held_values, distinct
-            merged_tied = np.empty(rest.size, dtype=np.int64)
-            merged_tied[at_held], merged_tied[rest] = held_tied, tied
-            distinct, tied, counts = merged, merged_tied, pieces
-        else:
-            union = ids
             ends = np.cumsum(counts)
-        starts = ends - counts
+            starts = ends - counts
         total = np.cumsum(tied)
+        below = self.below[ids]
         # each value's count of its segment's values at or below it
-        at_or_below = total - np.repeat(np.r_[0, total][starts] - self.below[union], counts)
-        size = self.size[union]
-        held = np.zeros(distinct.size, dtype=bool)
-        held[ends - 1] = at_or_below[ends - 1] < size
-        return _Current(distinct, starts, ends, size, at_or_below, tied, held), union
+        at_or_below = total - np.repeat(np.r_[0, total][starts] - below, counts)
+        return _Current(distinct, starts, ends, self.size[ids], below, at_or_below, tied)
+
+    def _values(self, ref: _Reference, cur: _Current, bounds: _Slice, ids: Any) -> None:
+        """The segments with values in the slice: their gaps and stretches, in chunks."""
+        import numpy as np
+
+        cuts = _cuts(cur, CHUNK)
+        threads = min(pl.thread_pool_size(), len(cuts) - 1)
+        tasks = list(itertools.pairwise(cuts))
+
+        def run(task: tuple[int, int]) -> tuple[Any, Any, Any, Any]:
+            with np.errstate(all="ignore"):  # infinities: the area is left undefined
+                return _chunk(ref, cur, bounds, *task)
+
+        if threads > 1:
+            with ThreadPoolExecutor(threads) as pool:
+                parts = list(pool.map(run, tasks))
+        else:
+            parts = [run(task) for task in tasks]
+        for seg, ks_part, w_part, inf_part in parts:  # a few per chunk: the segments it spans
+            np.maximum.at(self.largest, ids[seg], ks_part)
+            np.add.at(self.area, ids[seg], w_part)
+            self.infinite[ids[seg]] |= inf_part
 
     def result(self) -> tuple[Any, Any]:
         """(KS, Wasserstein) of each segment: NaN where a side is empty, and the
@@ -190,18 +302,15 @@ class Sweep:
         where SciPy may still give a number)."""
         import numpy as np
 
-        if self.held[0].size:  # pragma: no cover - a slice above every value is added
-            msg = "a segment's last slice was not added"
-            raise AssertionError(msg)
         ks = np.full(self.size.size, np.nan)
         w = np.full(self.size.size, np.nan)
-        if self.ref is None:
+        if self.n == 0:
             return ks, w
         has = self.size > 0
         ks[has] = self.largest[has]
         w[has] = self.area[has]
         infinite = self.infinite
-        if not np.isfinite(self.reference).all():
+        if self.reference_infinite:
             infinite[:] = True
         w[infinite | ~np.isfinite(w)] = np.nan  # before the clip: an overflow to -inf is no 0
         np.maximum(w, 0.0, out=w, where=~np.isnan(w))  # equal ECDFs' area may sum to -1e-16
@@ -214,8 +323,14 @@ def distances(reference: Any, values: Any, counts: Any) -> tuple[Any, Any]:
     all in memory: :class:`Sweep` with one slice."""
     import numpy as np
 
-    sweep = Sweep(reference, counts)
-    sweep.add(np.arange(counts.size), counts, values)
+    sweep = Sweep(reference.size, counts)
+    if reference.size:
+        new = np.ones(reference.size, dtype=bool)
+        new[1:] = reference[1:] != reference[:-1]
+        first = np.flatnonzero(new)
+        tied = np.diff(np.r_[first, reference.size])
+        ids = np.arange(counts.size)
+        sweep.add(-math.inf, math.inf, reference[first], tied, ids, counts, values)
     return sweep.result()
 
 
@@ -236,7 +351,9 @@ def _cuts(cur: _Current, chunk: int) -> list[int]:
     return sorted(bounds)
 
 
-def _chunk(ref: _Reference, cur: _Current, lo: int, hi: int) -> tuple[Any, Any, Any, Any]:
+def _chunk(
+    ref: _Reference, cur: _Current, bounds: _Slice, lo: int, hi: int
+) -> tuple[Any, Any, Any, Any]:
     """(the segments ``cur.values[lo:hi]`` spans, each one's largest KS gap there, its
     area there, whether it has an infinite value there)."""
     import numpy as np
@@ -249,12 +366,12 @@ def _chunk(ref: _Reference, cur: _Current, lo: int, hi: int) -> tuple[Any, Any, 
         if finite.all()
         else np.logical_or.reduceat(~finite, offsets)
     )
-    return chunk.spanned, chunk.largest_gaps(), chunk.areas(), infinite
+    return chunk.spanned, chunk.largest_gaps(), chunk.areas(bounds), infinite
 
 
 class _Chunk:
-    """Values ``lo:hi`` of the current: where each stands in its segment and in the
-    reference."""
+    """Values ``lo:hi`` of the slice's current values: where each stands in its
+    segment and in the reference."""
 
     def __init__(self, ref: _Reference, cur: _Current, lo: int, hi: int) -> None:
         import numpy as np
@@ -270,21 +387,22 @@ class _Chunk:
         self.spanned, pieces = spanned[keep], pieces[keep]
         self.offsets = offsets = np.cumsum(pieces) - pieces  # each piece's start here
         if self.spanned.size == 1:  # within one segment (a large one's chunks)
-            self.m = m = cur.size[self.spanned[0]]
+            self.m = cur.size[self.spanned[0]]
+            self.below_slice = cur.below[self.spanned[0]]
         else:
-            self.m = m = cur.size[np.repeat(self.spanned, pieces)]
+            self.m = cur.size[np.repeat(self.spanned, pieces)]
+            self.below_slice = cur.below[self.spanned]
         # the current ECDF (times m) at and just below each value
         self.k = cur.at_or_below[lo:hi]
         self.below = self.k - cur.tied[lo:hi]
-        # the pieces' first values where a segment starts here, and their last where
-        # it ends here
-        self.firsts = offsets[self.below[offsets] == 0]
+        # the pieces' first values where a segment's values in the slice start, and
+        # their last where they end
+        is_first = lo + offsets == starts[self.spanned]
+        self.firsts, self.firsts_of = offsets[is_first], np.flatnonzero(is_first)
         lasts = offsets + pieces - 1
-        self.lasts = lasts[self.k[lasts] == (m if np.ndim(m) == 0 else m[lasts])]
-        # the reference's values <= x (searched), the largest of them r_j
-        self.i = np.searchsorted(ref.values, x, side="right")
-        self.j = np.maximum(self.i - 1, 0)
-        self.at_j = ref.values[self.j]
+        self.lasts = lasts[lo + lasts == ends[self.spanned] - 1]
+        # the reference's values <= x, and the index of the largest
+        self.i, self.j = ref.search(x)
 
     def largest_gaps(self) -> Any:
         """Each piece's largest |F_r - F_c|, at its values and just below them."""
@@ -292,59 +410,44 @@ class _Chunk:
 
         ref, i, j, n, m = self.ref, self.i, self.j, self.ref.n, self.m
         below_r = i  # the reference's values < x: the same unless x is one of them
-        if ref.run_start is not None or (self.at_j == self.x).any():
-            equal = (i > 0) & (self.at_j == self.x)
-            below_r = np.where(equal, j if ref.run_start is None else ref.run_start[j], i)
+        if ref.values.size:
+            equal = (i > 0) & (ref.values[j] == self.x)
+            if equal.any():
+                below_r = np.where(equal, i - ref.tied[j], i)
         gap = np.maximum(np.abs(i / n - self.k / m), np.abs(below_r / n - self.below / m))
         return np.maximum.reduceat(gap, self.offsets)
 
-    def areas(self) -> Any:
-        """Each piece's area between the ECDFs, from each value to the segment's next
-        (the stretch [x, b), F_c = t there), plus before a segment's first value and
-        after its last."""
+    def areas(self, bounds: _Slice) -> Any:
+        """Each piece's area between the ECDFs: from each value to the segment's next
+        in the slice (the stretch [x, b), F_c = t there), from its last in the slice
+        to the slice's bound above, and from the bound below to its first."""
         import numpy as np
 
         ref, cur, lo, hi, x = self.ref, self.cur, self.lo, self.hi, self.x
-        n, reference, grid, values = ref.n, ref.values, ref.grid, cur.values
-        # H at each value (an infinite x is caught by the caller)
-        h = _h(ref, x, self.i, self.j, self.at_j)
+        values, k, m = cur.values, self.k, self.m
+        h = ref.h(x, self.i, self.j)  # an infinite x is caught by the caller
         # the next value may be the next chunk's first; a segment's last is patched below
         if hi < values.size:
-            b = values[lo + 1 : hi + 1]
-            h_b = np.r_[h[1:], _h_at(ref, values[hi : hi + 1])]
+            b = values[lo + 1 : hi + 1].copy()  # patched below
+            i, j = ref.search(values[hi : hi + 1])
+            h_b = np.r_[h[1:], ref.h(values[hi : hi + 1], i, j)]
         else:  # the last value of all is a segment's last
             b = np.r_[values[lo + 1 : hi], x[-1:]]
             h_b = np.r_[h[1:], h[-1:]]
-        k, m = self.k, self.m
-        t = k / m
-        rank = np.minimum(-(-k * n // m), n)  # ceil(k n / m): F_r >= t from r_rank on
-        crossing = reference[rank - 1]
-        e = np.clip(crossing, x, b)
-        h_e = np.where(crossing < x, h, np.where(crossing > b, h_b, grid[rank - 1]))
-        area = (h_b - h) - t * (b - x) + 2 * (t * (e - x) - (h_e - h))
-        # after a segment's last value F_c = 1: the area where F_r < 1, up to the
-        # reference's largest (H there is grid's last)
-        top, lasts, firsts = reference[-1], self.lasts, self.firsts
-        x_last = x[lasts]
-        area[lasts] = np.where(x_last < top, (top - x_last) - (grid[-1] - h[lasts]), 0.0)
-        area[firsts] += h[firsts]  # before a segment's first value (F_c = 0): H there
-        area[cur.held[lo:hi]] = 0.0  # its stretch ends in a later slice: counted there
+        lasts, firsts = self.lasts, self.firsts
+        if bounds.high != math.inf:  # a segment's last here: up to the slice's bound
+            b[lasts], h_b[lasts] = bounds.high, bounds.h_high
+        area = ref.stretches(x, b, k, m, h, h_b)
+        if bounds.high == math.inf:  # after a segment's last value, F_c = 1
+            area[lasts] = ref.tail(x[lasts], h[lasts])
+        # from the slice's bound below to a segment's first value here (F_c = its
+        # share of values below the slice; 0 below the first: the area is H there)
+        below = self.below_slice
+        k0 = below if np.ndim(below) == 0 else below[self.firsts_of]
+        m0 = m if np.ndim(m) == 0 else m[firsts]
+        low = np.full(firsts.size, bounds.low)
+        area[firsts] += ref.stretches(low, x[firsts], k0, m0, bounds.h_low, h[firsts])
         return np.add.reduceat(area, self.offsets)
 
 
-def _h(ref: _Reference, x: Any, i: Any, j: Any, at_j: Any) -> Any:
-    """H(x) = int_-inf^x F_r, from the reference's ``i`` values <= x, the largest of
-    them ``at_j`` = r_j (j = max(i - 1, 0)): H(r_j) + (i / n)(x - r_j); i = 0 gives 0."""
-    return ref.grid[j] + (i / ref.n) * (x - at_j)
-
-
-def _h_at(ref: _Reference, x: Any) -> Any:
-    """:func:`_h` of values not searched yet (a binary search each)."""
-    import numpy as np
-
-    i = np.searchsorted(ref.values, x, side="right")
-    j = np.maximum(i - 1, 0)
-    return _h(ref, x, i, j, ref.values[j])
-
-
-__all__ = ["CHUNK", "distances"]
+__all__ = ["CHUNK", "Sweep", "distances"]

@@ -386,18 +386,17 @@ def test_sorted_distances_in_chunks_are_scipys_and_a_segments_own(
 
 
 def _slices_of(current: object, **kwargs: object) -> tuple[pl.DataFrame, list[int]]:
-    """``current.metrics.drift(**kwargs)`` and how many distinct (segment, value)
-    pairs each slice handed the sweep."""
+    """``current.metrics.drift("x", **kwargs)`` and how many distinct values of the
+    reference and (segment, value) pairs of the current rows each slice handed the
+    sweep."""
     from pl_metrics import _drift_distances
 
     sizes: list[int] = []
     add = _drift_distances.Sweep.add
 
-    def spy(
-        self: object, ids: object, counts: object, values: object, weights: object = None
-    ) -> None:
-        sizes.append(values.size)  # type: ignore[attr-defined]
-        add(self, ids, counts, values, weights)  # type: ignore[arg-type]
+    def spy(self: object, *args: object) -> None:
+        sizes.append(args[2].size + args[6].size)  # type: ignore[attr-defined]
+        add(self, *args)  # type: ignore[arg-type]
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(_drift_distances.Sweep, "add", spy)
@@ -414,73 +413,104 @@ VALUES = st.one_of(
 )
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     ref=st.lists(
-        st.one_of(st.integers(-3, 3).map(float), st.floats(-5, 5)), min_size=1, max_size=30
+        st.one_of(
+            st.integers(-3, 3).map(float), st.floats(-5, 5), st.sampled_from([0.0, -0.0, None])
+        ),
+        min_size=1,
+        max_size=30,
     ),
+    infinite=st.sampled_from([None, -math.inf, math.inf]),
     cur=st.lists(st.tuples(VALUES, st.sampled_from([0, 1, 2, None])), min_size=1, max_size=60),
     slice_=st.integers(1, 9),
     sample=st.integers(1, 9),
     chunk=st.integers(1, 5),
+    bins=st.integers(1, 5),
 )
 def test_sorted_distances_in_slices_are_scipys_and_in_memorys(
-    ref: list, cur: list, slice_: int, sample: int, chunk: int
+    ref: list, infinite: float | None, cur: list, slice_: int, sample: int, chunk: int, bins: int
 ) -> None:
-    """Above ``SLICE`` current rows, KS and Wasserstein read the current values in
-    slices of their range, one streamed query each (held values and ties across
-    the bounds, segments missing from a slice, null keys, infinities): the same KS
-    as all in memory, bit for bit, the same Wasserstein to 1e-12 (its sums are
-    added in another order), and SciPy's."""
+    """Above ``SLICE`` rows, KS and Wasserstein read both sides' values in slices of
+    their range, one streamed query each (ties across the bounds, segments and
+    reference values missing from slices, null keys, -0.0, infinities): the same KS
+    and bins as all in memory, bit for bit, the same Wasserstein to 1e-12 (its sums
+    are added in another order), and SciPy's."""
     from pl_metrics import _drift, _drift_distances
 
+    if infinite is not None:
+        ref = [*ref, infinite]
     reference = pl.DataFrame({"x": ref}, schema={"x": pl.Float64})
     current = pl.DataFrame(cur, schema={"x": pl.Float64, "g": pl.Int64}, orient="row")
-    whole = current.metrics.drift("x", reference=reference, by="g")
+    whole = current.metrics.drift("x", reference=reference, by="g", bins=bins)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(_drift, "SLICE", slice_)
         patch.setattr(_drift, "SAMPLE", sample)
         patch.setattr(_drift_distances, "CHUNK", chunk)
-        got, sizes = _slices_of(current.lazy(), reference=reference, by="g")
-    assert sum(sizes) >= current["x"].drop_nulls().n_unique()  # every value was read
+        got, sizes = _slices_of(current.lazy(), reference=reference, by="g", bins=bins)
+    reference_values = reference["x"].drop_nulls()
+    every = reference_values.n_unique() + current.drop_nulls("x").n_unique(["x", "g"])
+    assert sum(sizes) >= every  # every value was read (-0.0 and 0.0 may count apart)
     columns = ["g", "n_current", "psi", "js_distance", "ks"]
     assert_frame_equal(got.select(columns), whole.select(columns), check_row_order=False)
+    ref_values = reference_values.to_list()
     for g, ks, w in got.select("g", "ks", "wasserstein").iter_rows():
         values = [x for x in current.filter(pl.col("g").eq_missing(g))["x"] if x is not None]
         want_w = whole.filter(pl.col("g").eq_missing(g))["wasserstein"].item()
-        if not ref or not values:
+        if not ref_values or not values:
             assert (ks, w) == (None, None)
             continue
-        assert ks == pytest.approx(ks_2samp(ref, values).statistic, rel=1e-12, abs=1e-15)
+        assert ks == pytest.approx(ks_2samp(ref_values, values).statistic, rel=1e-12, abs=1e-15)
         if want_w is None:  # an infinite value (SciPy: inf or nan)
             assert w is None
             continue
         assert w == pytest.approx(want_w, rel=1e-12, abs=1e-15)
-        assert w == pytest.approx(wasserstein_distance(ref, values), rel=1e-9, abs=1e-12)
+        assert w == pytest.approx(wasserstein_distance(ref_values, values), rel=1e-9, abs=1e-12)
 
 
 def test_the_slices_hold_a_bounded_number_of_values(tmp_path: object) -> None:
-    """Out of core: with ``SLICE`` = 64, 3,000 distinct values of 3 segments, read
-    from Parquet, go to the sweep in slices of at most 64 (about 32) distinct
-    (segment, value) pairs; 60,000 rows of 5 values each in one slice of at most 15
-    pairs (the counts, not the rows).  The numbers are those of the values all in
-    memory."""
+    """Out of core: with ``SLICE`` = 64, 3,000 distinct reference values and 3,000
+    current ones of 3 segments, read from Parquet, go to the sweep in slices of at
+    most 64 (about 32) distinct values and (segment, value) pairs; 60,000 rows of 5
+    values each side in one slice of at most 20 (the counts, not the rows).  The
+    numbers, and the bins' edges, are those of the values all in memory; so are
+    ``drift_bins``' and ``drift_counts``' edges, read from slices of the
+    reference."""
     from pl_metrics import _drift
 
     rng = np.random.default_rng(7)
-    reference = pl.DataFrame({"x": rng.normal(size=500)})
-    spread = pl.DataFrame({"x": rng.normal(size=3000) + 0.2, "g": rng.integers(0, 3, 3000)})
-    tied = pl.DataFrame({"x": rng.integers(0, 5, 60_000) * 0.5, "g": rng.integers(0, 3, 60_000)})
-    for current, most in ((spread, 64), (tied, 15)):
+    spread = (
+        pl.DataFrame({"x": rng.normal(size=3000)}),
+        pl.DataFrame({"x": rng.normal(size=3000) + 0.2, "g": rng.integers(0, 3, 3000)}),
+    )
+    tied = (
+        pl.DataFrame({"x": rng.integers(0, 5, 60_000) * 0.5}),
+        pl.DataFrame({"x": rng.integers(0, 5, 60_000) * 0.5, "g": rng.integers(0, 3, 60_000)}),
+    )
+    for (reference, current), most, least in ((spread, 64, 60), (tied, 20, 1)):
+        ref_path = tmp_path / "reference.parquet"  # type: ignore[operator]
         path = tmp_path / "current.parquet"  # type: ignore[operator]
+        reference.write_parquet(ref_path)
         current.write_parquet(path)
         whole = current.metrics.drift("x", reference=reference, by="g")
+        bins = current.metrics.drift_bins("x", reference=reference, by="g")
+        counts = reference.metrics.drift_counts("x")
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(_drift, "SLICE", 64)
-            got, sizes = _slices_of(pl.scan_parquet(path), reference=reference, by="g")
+            got, sizes = _slices_of(
+                pl.scan_parquet(path), reference=pl.scan_parquet(ref_path), by="g"
+            )
+            got_bins = pl.scan_parquet(path).metrics.drift_bins(
+                "x", reference=pl.scan_parquet(ref_path), by="g"
+            )
+            got_counts = pl.scan_parquet(ref_path).metrics.drift_counts("x")
+            got_bins, got_counts = got_bins.collect(), got_counts.collect()
         assert max(sizes) <= most, sizes
-        assert len(sizes) >= (40 if current is spread else 1)
+        assert len(sizes) >= least
         assert_frame_equal(got.sort("g"), whole.sort("g"), rel_tol=1e-12, abs_tol=1e-15)
+        assert_frame_equal(got_bins, bins, check_row_order=False)
+        assert_frame_equal(got_counts, counts, check_row_order=False)
 
 
 def test_edges_are_numpys_quantiles_to_the_bit_and_finite() -> None:
