@@ -19,15 +19,17 @@ only; the reference is one sample):
   Wasserstein distance (SciPy's ``ks_2samp(...).statistic`` and
   ``wasserstein_distance``; null where a value is infinite, where SciPy gives
   inf or nan).  Integers at or beyond +-2**53 are refused (as Float64 they
-  would tie).  The reference is sorted once; each current value
-  finds its place in it by binary search (vectorised numpy over chunks of the
-  segments, in parallel): the ECDFs differ most at a current value or just before
-  one, and between two current values the area between the ECDFs comes from the
-  reference's running integral (:mod:`pl_metrics._drift_distances`).
-  Memory: the reference's sorted values, and up to :data:`SLICE` current rows
-  each segment's sorted values; above it the current values are read in slices
-  of their range, a slice's distinct (segment, value) pairs with their counts
-  (:func:`_sliced_distances`), so the current rows are never held at once.
+  would tie).  Each current value finds its place in the sorted reference by
+  binary search (vectorised numpy over chunks of the segments, in parallel):
+  the ECDFs differ most at a current value or just before one, and between two
+  current values the area between the ECDFs comes from the reference's running
+  integral (:mod:`pl_metrics._drift_distances`).
+  Memory: up to :data:`SLICE` rows of the reference and the current together,
+  both sides' values sorted in memory, one column at a time; above it, out of
+  core: both sides are read in slices of the value range, one streamed query per
+  side and slice counting its distinct values (per segment), about SLICE / 2 of
+  them (:func:`_sliced_distances`), and the reference's quantile edges are read
+  from the same slices (:func:`_edges` too), so no side is held at once.
 """
 
 from __future__ import annotations
