@@ -371,17 +371,21 @@ SLICE = 1 << 25
 SAMPLE = 1 << 17
 
 
-def _distances(
-    ref_rows: pl.LazyFrame, current: pl.LazyFrame, keys: list[str], value: pl.Expr, bins: int
+def _distances(  # noqa: PLR0917 - the sides, the column, then the options
+    ref_rows: pl.LazyFrame,
+    current: pl.LazyFrame,
+    keys: list[str],
+    value: pl.Expr,
+    bins: int,
+    rows: int,
 ) -> tuple[list[float], pl.DataFrame]:
     """(the reference's quantile edges, ``*keys, ks, wasserstein``) of one numeric
     column (``_drift_distances``): from both sides' sorted values (polars sorts each
-    segment's list in parallel), then one numpy pass; above :data:`SLICE` rows in
-    all, slice by slice (:func:`_sliced_distances`)."""
+    segment's list in parallel), then one numpy pass; above :data:`SLICE` ``rows``
+    (both sides'), slice by slice (:func:`_sliced_distances`)."""
     import numpy as np
 
-    rows = pl.collect_all([ref_rows.select(pl.len()), current.select(pl.len())])
-    if sum(frame.item() for frame in rows) > SLICE:
+    if rows > SLICE:
         return _sliced_distances(ref_rows, current, keys, value, bins)
     ordered = _sorted_values(ref_rows, value)
     edges = _edges_of(lambda k: float(ordered[k]), ordered.len(), bins)
@@ -536,12 +540,15 @@ def _setup(
     ref_rows, current, ref_schema, flag = _sides(lf, reference, keyed)
     kinds = _kinds(columns, schema, ref_schema)
 
-    def check() -> None:
+    def check() -> int:
+        """The checks; the rows of both sides together."""
         if flag is not None and (nulls := lf.select(flag.null_count()).collect().item()):
             raise v.Bad.reference_nulls(nulls)
         _check_exact(ref_rows, current, [c for c in columns if kinds[c] == "numeric"])
-        if not ref_rows.select(pl.len()).collect().item():
+        n_ref, n_cur = pl.collect_all([ref_rows.select(pl.len()), current.select(pl.len())])
+        if not n_ref.item():
             raise v.Bad.no_reference_rows()
+        return int(n_ref.item()) + int(n_cur.item())
 
     return segments, keys, ref_rows, current, kinds, current.collect_schema(), check
 
@@ -571,11 +578,11 @@ def drift(
         | dict.fromkeys(("psi", "js_distance", "ks", "wasserstein"), pl.Float64)
     )
 
-    def one(column: str) -> pl.DataFrame:
+    def one(column: str, rows: int) -> pl.DataFrame:
         value = _value(column, kinds[column])
         numeric = kinds[column] == "numeric"
         edges, distances = (
-            _distances(ref_rows, current, keys, value, bins) if numeric else (None, None)
+            _distances(ref_rows, current, keys, value, bins, rows) if numeric else (None, None)
         )
         result = _binned(ref_rows, current, keys, value, edges, eps)
         if distances is not None:
@@ -587,8 +594,8 @@ def drift(
         return result.select(list(out_schema)).cast(dict(out_schema))
 
     def run() -> pl.DataFrame:
-        check()
-        out = pl.concat([one(column) for column in columns], how="vertical_relaxed")
+        rows = check()
+        out = pl.concat([one(column, rows) for column in columns], how="vertical_relaxed")
         return _in_order(out, keys, columns)
 
     return names.restore_keys(pl.defer(run, schema=out_schema), segments.names)

@@ -45,35 +45,50 @@ CHUNK = 1 << 18
 
 class _Reference:
     """A slice of the sorted reference: ``values`` its distinct values, ``tied`` their
-    counts, ``at_or_below`` each one's count of the reference's values at or below it
-    (``n`` in all), ``grid`` H there; first, when there is one, the largest value below
-    the slice (``carry``: value, at or below, H), which a value of the slice may need."""
+    counts (None: one each), ``at_or_below`` each one's count of the reference's
+    values at or below it (``n`` in all; None: ``first`` + its index), ``grid`` H
+    there; first, when there is one, the largest value below the slice (``carry``:
+    value, at or below, H), which a value of the slice may need."""
 
     def __init__(self, n: int, values: Any, tied: Any, carry: tuple[float, int, float] | None):
         import numpy as np
 
         self.n = n
-        tied = tied.astype(np.int64)
+        tied = tied.astype(np.int64) if tied is not None else None
+        # one value per rank (tied None): the count at index j is first + j, and a
+        # rank's index is rank - first (no search)
+        self.distinct = tied is None or bool((tied == 1).all())
         if carry is None:
-            self.values, self.tied = values, tied
-            self.at_or_below = np.cumsum(tied)
+            self.values, self.tied, self.first = values, tied, 1
             # H(r_1) = 0, H(r_i+1) = H(r_i) + F_r(r_i)(r_i+1 - r_i), F_r(r_i) = its
             # at_or_below / n (a run of equal values adds (i / n) 0 = 0: one H per run)
-            steps = self.at_or_below[:-1] / n * np.diff(values)
+            if self.distinct:
+                self.at_or_below = None
+                steps = np.arange(1, values.size) / n * np.diff(values)
+            else:
+                self.at_or_below = np.cumsum(tied)
+                steps = self.at_or_below[:-1] / n * np.diff(values)
             self.grid = np.r_[0.0, np.cumsum(steps)]
         else:
             value, count, h = carry
-            self.values = np.r_[value, values]
-            self.tied = np.r_[0, tied]  # the carried value is below the slice
-            self.at_or_below = count + np.cumsum(self.tied)
-            steps = self.at_or_below[:-1] / n * np.diff(self.values)
+            self.values, self.first = np.r_[value, values], count
+            if self.distinct:  # the carried value is below the slice: it adds 0
+                self.tied, self.at_or_below = None, None
+                steps = np.arange(count, count + values.size) / n * np.diff(self.values)
+            else:
+                self.tied = np.r_[0, tied]
+                self.at_or_below = count + np.cumsum(self.tied)
+                steps = self.at_or_below[:-1] / n * np.diff(self.values)
             self.grid = np.cumsum(np.r_[h, steps])  # the same sums as one slice's
 
     def last(self) -> tuple[float, int, float] | None:
         """The carry of the next slice: the largest value so far (None: no value yet)."""
         if not self.values.size:
             return None
-        return float(self.values[-1]), int(self.at_or_below[-1]), float(self.grid[-1])
+        last = (
+            self.first + self.values.size - 1 if self.at_or_below is None else self.at_or_below[-1]
+        )
+        return float(self.values[-1]), int(last), float(self.grid[-1])
 
     def search(self, x: Any) -> tuple[Any, Any]:
         """(the reference's count of values <= x, the index here of the largest of them;
@@ -84,16 +99,19 @@ class _Reference:
             return np.zeros(np.shape(x), dtype=np.int64), np.zeros(np.shape(x), dtype=np.int64)
         found = np.searchsorted(self.values, x, side="right")
         j = np.maximum(found - 1, 0)
+        if self.at_or_below is None:  # the count at index j is first + j
+            return (found if self.first == 1 else found + (self.first - 1)), j
         return np.where(found > 0, self.at_or_below[j], 0), j
 
-    def h(self, x: Any, i: Any, j: Any) -> Any:
+    def h(self, x: Any, i: Any, j: Any, at_j: Any = None) -> Any:
         """H(x) = int_-inf^x F_r, from :meth:`search`'s ``i`` values <= x, the largest
-        of them r_j: H(r_j) + (i / n)(x - r_j); i = 0 gives 0."""
+        of them r_j (``at_j``, if read already): H(r_j) + (i / n)(x - r_j); i = 0
+        gives 0."""
         import numpy as np
 
         if not self.values.size:
             return np.zeros(np.shape(x))
-        return self.grid[j] + (i / self.n) * (x - self.values[j])
+        return self.grid[j] + (i / self.n) * (x - (self.values[j] if at_j is None else at_j))
 
     def h_at(self, x: float) -> float:
         """H at one point (a slice's bound): 0 at -inf."""
@@ -103,28 +121,39 @@ class _Reference:
         return float(self.h(x, i, j))
 
     def stretches(  # noqa: PLR0917 - the stretches' ends, F_c there, H at the ends
-        self, u: Any, v: Any, k: Any, m: Any, h_u: Any, h_v: Any
+        self, u: Any, v: Any, k: Any, m: Any, h_u: Any, h_v: Any, *, positive: bool = False
     ) -> Any:
         """int_u^v |F_r - t|, F_c = t = k / m on [u, v] (finite unless t is 0 or 1): H's
         increase less t (v - u), and twice the area where F_r < t, up to e where F_r
-        reaches t (the reference's value of rank ceil(k n / m), clipped to [u, v])."""
+        reaches t (the reference's value of rank ceil(k n / m), clipped to [u, v]).
+        ``positive``: every k >= 1 (stretches from a value)."""
         import numpy as np
 
         n, t = self.n, k / m
         rank = np.minimum(-(-k * n // m), n)  # ceil(k n / m): F_r >= t from r_rank on
-        at = np.searchsorted(self.at_or_below, rank, side="left")
-        inside = at < self.values.size  # else beyond the slice: above v
-        at = np.minimum(at, self.values.size - 1) if self.values.size else at * 0
-        crossing = np.where(inside, self.values[at] if self.values.size else 0.0, np.inf)
-        crossing = np.where(rank == 0, -np.inf, crossing)
+        zero = None if positive else k == 0  # t = 0: F_r - 0 (u may be -inf)
+        if not self.values.size:  # no reference value up to here: F_r = 0
+            return np.where(k == 0, h_v - h_u, t * (v - u))
+        size = self.values.size
+        if self.at_or_below is None:
+            at = rank - self.first
+            if self.first > 1 or zero is not None:  # a rank below the slice: its first
+                at = np.maximum(at, 0)
+        else:
+            at = np.searchsorted(self.at_or_below, rank, side="left")
+        # a rank above the slice (where it does not reach the reference's largest)
+        beyond = at >= size if self.last()[1] < n else None  # type: ignore[index]
+        if beyond is not None:
+            at = np.minimum(at, size - 1)
+        crossing, h_crossing = self.values[at], self.grid[at]
+        if beyond is not None:
+            crossing = np.where(beyond, np.inf, crossing)
+        if zero is not None:
+            crossing = np.where(zero, -np.inf, crossing)
         e = np.clip(crossing, u, v)
-        h_e = np.where(
-            crossing < u,
-            h_u,
-            np.where(crossing > v, h_v, self.grid[at] if self.values.size else 0.0),
-        )
+        h_e = np.where(crossing < u, h_u, np.where(crossing > v, h_v, h_crossing))
         area = (h_v - h_u) - t * (v - u) + 2 * (t * (e - u) - (h_e - h_u))
-        return np.where(k == 0, h_v - h_u, area)  # t = 0: F_r - 0 (u may be -inf)
+        return area if zero is None else np.where(zero, h_v - h_u, area)
 
     def tail(self, u: Any, h_u: Any) -> Any:
         """int_u^inf (1 - F_r): after a segment's last value, up to the largest value."""
@@ -139,7 +168,8 @@ class _Current:
     its distinct values, ``starts`` / ``ends`` each segment's among them, ``size`` each
     segment's count of values (all of them, not only this slice's), ``below`` its
     count below the slice, ``at_or_below`` / ``tied`` each distinct value's count of
-    the segment's values at or below it, and of equal ones.  Ties add nothing to
+    the segment's values at or below it, and of equal ones (both None when each value
+    is there once: :class:`_Chunk` counts them).  Ties add nothing to
     either distance: the ECDFs are read at the run's ends, and a stretch between
     equal values has no area."""
 
@@ -241,7 +271,10 @@ class Sweep:
             with np.errstate(all="ignore"):
                 self.area[absent] += ref.stretches(low, high, k, m, bounds.h_low, bounds.h_high)
         if ids.size:
-            np.add.at(self.below, ids, np.add.reduceat(cur.tied, cur.starts))
+            tied = (
+                cur.ends - cur.starts if cur.tied is None else np.add.reduceat(cur.tied, cur.starts)
+            )
+            np.add.at(self.below, ids, tied)
 
     def _current(self, ids: Any, counts: Any, values: Any, weights: Any) -> _Current:
         """This slice's :class:`_Current`."""
@@ -253,22 +286,21 @@ class Sweep:
         new = np.ones(values.size, dtype=bool)
         new[1:] = values[1:] != values[:-1]
         new[starts] = True
-        if weights is None and new.all():
-            distinct, tied = values, np.ones(values.size, dtype=np.int64)
-        else:
-            first = np.flatnonzero(new)
-            distinct = values[first]
-            tied = (
-                np.diff(np.r_[first, values.size])
-                if weights is None
-                else np.add.reduceat(weights.astype(np.int64), first)
-            )
-            runs = np.r_[0, np.cumsum(new)]
-            counts = runs[ends] - runs[starts]
-            ends = np.cumsum(counts)
-            starts = ends - counts
-        total = np.cumsum(tied)
         below = self.below[ids]
+        if weights is None and new.all():  # each value once: counts worked out per chunk
+            return _Current(values, starts, ends, self.size[ids], below, None, None)
+        first = np.flatnonzero(new)
+        distinct = values[first]
+        tied = (
+            np.diff(np.r_[first, values.size])
+            if weights is None
+            else np.add.reduceat(weights.astype(np.int64), first)
+        )
+        runs = np.r_[0, np.cumsum(new)]
+        counts = runs[ends] - runs[starts]
+        ends = np.cumsum(counts)
+        starts = ends - counts
+        total = np.cumsum(tied)
         # each value's count of its segment's values at or below it
         at_or_below = total - np.repeat(np.r_[0, total][starts] - below, counts)
         return _Current(distinct, starts, ends, self.size[ids], below, at_or_below, tied)
@@ -327,10 +359,13 @@ def distances(reference: Any, values: Any, counts: Any) -> tuple[Any, Any]:
     if reference.size:
         new = np.ones(reference.size, dtype=bool)
         new[1:] = reference[1:] != reference[:-1]
-        first = np.flatnonzero(new)
-        tied = np.diff(np.r_[first, reference.size])
+        if new.all():
+            distinct, tied = reference, None
+        else:
+            first = np.flatnonzero(new)
+            distinct, tied = reference[first], np.diff(np.r_[first, reference.size])
         ids = np.arange(counts.size)
-        sweep.add(-math.inf, math.inf, reference[first], tied, ids, counts, values)
+        sweep.add(-math.inf, math.inf, distinct, tied, ids, counts, values)
     return sweep.result()
 
 
@@ -393,8 +428,16 @@ class _Chunk:
             self.m = cur.size[np.repeat(self.spanned, pieces)]
             self.below_slice = cur.below[self.spanned]
         # the current ECDF (times m) at and just below each value
-        self.k = cur.at_or_below[lo:hi]
-        self.below = self.k - cur.tied[lo:hi]
+        if cur.at_or_below is None or cur.tied is None:  # each value once
+            if self.spanned.size == 1:
+                start = starts[self.spanned[0]]
+                at = np.arange(lo - start, hi - start) + self.below_slice
+            else:
+                at = np.arange(lo, hi) - np.repeat(starts[self.spanned] - self.below_slice, pieces)
+            self.k, self.below = at + 1, at
+        else:
+            self.k = cur.at_or_below[lo:hi]
+            self.below = self.k - cur.tied[lo:hi]
         # the pieces' first values where a segment's values in the slice start, and
         # their last where they end
         is_first = lo + offsets == starts[self.spanned]
@@ -403,6 +446,7 @@ class _Chunk:
         self.lasts = lasts[lo + lasts == ends[self.spanned] - 1]
         # the reference's values <= x, and the index of the largest
         self.i, self.j = ref.search(x)
+        self.at_j = ref.values[self.j] if ref.values.size else None
 
     def largest_gaps(self) -> Any:
         """Each piece's largest |F_r - F_c|, at its values and just below them."""
@@ -411,9 +455,11 @@ class _Chunk:
         ref, i, j, n, m = self.ref, self.i, self.j, self.ref.n, self.m
         below_r = i  # the reference's values < x: the same unless x is one of them
         if ref.values.size:
-            equal = (i > 0) & (ref.values[j] == self.x)
+            equal = self.at_j == self.x
             if equal.any():
-                below_r = np.where(equal, i - ref.tied[j], i)
+                equal &= i > 0
+                tied = 1 if ref.tied is None else ref.tied[j]
+                below_r = np.where(equal, i - tied, i)
         gap = np.maximum(np.abs(i / n - self.k / m), np.abs(below_r / n - self.below / m))
         return np.maximum.reduceat(gap, self.offsets)
 
@@ -425,10 +471,12 @@ class _Chunk:
 
         ref, cur, lo, hi, x = self.ref, self.cur, self.lo, self.hi, self.x
         values, k, m = cur.values, self.k, self.m
-        h = ref.h(x, self.i, self.j)  # an infinite x is caught by the caller
+        h = ref.h(x, self.i, self.j, self.at_j)  # an infinite x is caught by the caller
         # the next value may be the next chunk's first; a segment's last is patched below
         if hi < values.size:
-            b = values[lo + 1 : hi + 1].copy()  # patched below
+            b = values[lo + 1 : hi + 1]
+            if bounds.high != math.inf:
+                b = b.copy()  # patched below
             i, j = ref.search(values[hi : hi + 1])
             h_b = np.r_[h[1:], ref.h(values[hi : hi + 1], i, j)]
         else:  # the last value of all is a segment's last
@@ -437,7 +485,7 @@ class _Chunk:
         lasts, firsts = self.lasts, self.firsts
         if bounds.high != math.inf:  # a segment's last here: up to the slice's bound
             b[lasts], h_b[lasts] = bounds.high, bounds.h_high
-        area = ref.stretches(x, b, k, m, h, h_b)
+        area = ref.stretches(x, b, k, m, h, h_b, positive=True)
         if bounds.high == math.inf:  # after a segment's last value, F_c = 1
             area[lasts] = ref.tail(x[lasts], h[lasts])
         # from the slice's bound below to a segment's first value here (F_c = its
