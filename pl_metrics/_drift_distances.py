@@ -234,47 +234,34 @@ class Sweep:
         if self.n == 0:
             return
         with np.errstate(all="ignore"):  # infinities: the area is left undefined
-            self._add(low, high, ref_values, ref_tied, ids, counts, values, weights)
-
-    def _add(  # noqa: PLR0917 - as add
-        self,
-        low: float,
-        high: float,
-        ref_values: Any,
-        ref_tied: Any,
-        ids: Any,
-        counts: Any,
-        values: Any,
-        weights: Any,
-    ) -> None:
-        import numpy as np
-
-        ref = _Reference(self.n, ref_values, ref_tied, self.carry)
-        self.carry = ref.last()
-        if ref_values.size and not np.isfinite(ref_values[[0, -1]]).all():
-            self.reference_infinite = True
-        bounds = _Slice(ref, low, high)
-        keep = counts > 0
-        ids, counts = ids[keep], counts[keep]
-        if ids.size:
-            cur = self._current(ids, counts, values, weights)
-            self._values(ref, cur, bounds, ids)
-        # the segments without values here: one stretch over the slice (finite
-        # unless its t is 0 or 1: below the first value, or above the last)
-        absent = np.ones(self.size.size, dtype=bool)
-        absent[ids] = False
-        absent &= self.size > 0
-        k, m = self.below[absent], self.size[absent]
-        if k.size and high == math.inf:  # after their last values (t = 1)
-            self.area[absent] += ref.tail(np.full(k.size, low), bounds.h_low)
-        elif k.size:
-            with np.errstate(all="ignore"):
-                self.area[absent] += ref.stretches(low, high, k, m, bounds.h_low, bounds.h_high)
-        if ids.size:
-            tied = (
-                cur.ends - cur.starts if cur.tied is None else np.add.reduceat(cur.tied, cur.starts)
-            )
-            np.add.at(self.below, ids, tied)
+            ref = _Reference(self.n, ref_values, ref_tied, self.carry)
+            self.carry = ref.last()
+            if ref_values.size and not np.isfinite(ref_values[[0, -1]]).all():
+                self.reference_infinite = True
+            bounds = _Slice(ref, low, high)
+            keep = counts > 0
+            ids, counts = ids[keep], counts[keep]
+            if ids.size:
+                cur = self._current(ids, counts, values, weights)
+                self._values(ref, cur, bounds, ids)
+            # the segments without values here: one stretch over the slice (finite
+            # unless its t is 0 or 1: below the first value, or above the last)
+            absent = np.ones(self.size.size, dtype=bool)
+            absent[ids] = False
+            absent &= self.size > 0
+            k, m = self.below[absent], self.size[absent]
+            if k.size and high == math.inf:  # after their last values (t = 1)
+                self.area[absent] += ref.tail(np.full(k.size, low), bounds.h_low)
+            elif k.size:
+                h_low, h_high = bounds.h_low, bounds.h_high
+                self.area[absent] += ref.stretches(low, high, k, m, h_low, h_high)
+            if ids.size:
+                tied = (
+                    cur.ends - cur.starts
+                    if cur.tied is None
+                    else np.add.reduceat(cur.tied, cur.starts)
+                )
+                np.add.at(self.below, ids, tied)
 
     def _current(self, ids: Any, counts: Any, values: Any, weights: Any) -> _Current:
         """This slice's :class:`_Current`."""
