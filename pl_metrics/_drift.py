@@ -89,10 +89,11 @@ def check_options(
 
 
 def _value(column: str, kind: str) -> pl.Expr:
-    """The column as compared: numbers as Float64 (NaN as null), categories as text."""
+    """The column as compared: numbers as Float64 (NaN as null, -0.0 as 0.0: one
+    value, whichever comes first), categories as text."""
     if kind == "numeric":
         x = pl.col(column).cast(pl.Float64)
-        return pl.when(x.is_nan()).then(None).otherwise(x)
+        return pl.when(x.is_nan()).then(None).when(x == 0).then(0.0).otherwise(x)
     return pl.col(column).cast(pl.String)
 
 
@@ -117,11 +118,13 @@ def _sorted_values(rows: pl.LazyFrame, value: pl.Expr) -> pl.Series:
 def _ranks(n: int, bins: int) -> set[int]:
     """The ranks (from 0) of the sorted values that :func:`_quantile` reads for the
     quantiles j / bins of n values."""
-    ranks = set()
-    for j in range(1, bins):
-        virtual = (n - 1) * (j / bins)
-        below = math.floor(virtual)
-        ranks.update((n - 1,) if virtual >= n - 1 else (below, below + 1))
+    ranks: set[int] = set()
+
+    def at(rank: int) -> float:
+        ranks.add(rank)
+        return 0.0
+
+    _edges_of(at, n, bins)
     return ranks
 
 
@@ -186,6 +189,7 @@ class _Picked:
         self.seen = int(ends[-1]) if ends.size else self.seen
 
     def at(self, rank: int) -> float:
+        """The value of rank ``rank`` (from 0), read by :meth:`read`."""
         return self.values[rank]
 
 
@@ -417,7 +421,8 @@ def _sliced_distances(
     ref = ref_rows.select(value.alias(_VALUE))
     x = pl.col(_VALUE)
     segments, count = pl.collect_all(
-        [rows.group_by(keys).agg(x.count().alias(_COUNT)), ref.select(x.count())]
+        [rows.group_by(keys).agg(x.count().alias(_COUNT)), ref.select(x.count())],
+        engine="streaming",
     )
     segments = segments.with_row_index(_ID)
     sizes = segments.get_column(_COUNT).to_numpy().astype(np.int64)
@@ -472,7 +477,7 @@ def _slices(
                 .select(_ID, _VALUE, _COUNT)
                 .sort(_ID, _VALUE)
             )
-        found = pl.collect_all(queries)
+        found = pl.collect_all(queries, engine="streaming")
         ref_values = found[0].get_column(_VALUE).to_numpy().astype(np.float64)
         ref_tied = found[0].get_column(_COUNT).to_numpy().astype(np.int64)
         if ref_values.size > 1:  # -0.0 and 0.0 may be counted apart: one value
@@ -498,7 +503,10 @@ def _slice_bounds(sides: list[tuple[pl.LazyFrame, list[str]]], values: int) -> l
         for rows, keys in sides
     ]
     sample = np.sort(
-        pl.concat(pl.collect_all(samples)).get_column(_VALUE).to_numpy().astype(np.float64)
+        pl.concat(pl.collect_all(samples, engine="streaming"))
+        .get_column(_VALUE)
+        .to_numpy()
+        .astype(np.float64)
     )
     slices = -(-sample.size * step // max(1, SLICE // 2))
     if slices <= 1:

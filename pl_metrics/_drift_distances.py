@@ -130,7 +130,7 @@ class _Reference:
         import numpy as np
 
         n, t = self.n, k / m
-        rank = np.minimum(-(-k * n // m), n)  # ceil(k n / m): F_r >= t from r_rank on
+        rank = _ceil_ratio(k, n, m)  # ceil(k n / m): F_r >= t from r_rank on
         zero = None if positive else k == 0  # t = 0: F_r - 0 (u may be -inf)
         if not self.values.size:  # no reference value up to here: F_r = 0
             return np.where(k == 0, h_v - h_u, t * (v - u))
@@ -154,6 +154,31 @@ class _Reference:
         h_e = np.where(crossing < u, h_u, np.where(crossing > v, h_v, h_crossing))
         area = (h_v - h_u) - t * (v - u) + 2 * (t * (e - u) - (h_e - h_u))
         return area if zero is None else np.where(zero, h_v - h_u, area)
+
+    def bounded(  # noqa: PLR0917 - as stretches
+        self, u: Any, v: Any, k: Any, m: Any, h_u: Any, h_v: Any
+    ) -> Any:
+        """:meth:`stretches` of stretches from or to a slice's (finite) bound: where the
+        slice holds the reference's largest value, above it F_r = 1 and the area is
+        (1 - t) times the length there, exactly; H's increase less t times the length
+        would lose a small area to rounding at large values (0 after a segment's last
+        value, F_c = 1, read as 0.016 at 1e14)."""
+        import numpy as np
+
+        last = self.last()
+        if last is None or last[1] < self.n:
+            return self.stretches(u, v, k, m, h_u, h_v)
+        top, _, h_top = last
+        above = np.maximum(v, top) - np.maximum(u, top)
+        below = self.stretches(
+            np.minimum(u, top),
+            np.minimum(v, top),
+            k,
+            m,
+            np.where(u > top, h_top, h_u),
+            np.where(v > top, h_top, h_v),
+        )
+        return below + (1 - k / m) * above
 
     def tail(self, u: Any, h_u: Any) -> Any:
         """int_u^inf (1 - F_r): after a segment's last value, up to the largest value."""
@@ -254,7 +279,7 @@ class Sweep:
                 self.area[absent] += ref.tail(np.full(k.size, low), bounds.h_low)
             elif k.size:
                 h_low, h_high = bounds.h_low, bounds.h_high
-                self.area[absent] += ref.stretches(low, high, k, m, h_low, h_high)
+                self.area[absent] += ref.bounded(low, high, k, m, h_low, h_high)
             if ids.size:
                 tied = (
                     cur.ends - cur.starts
@@ -334,6 +359,17 @@ class Sweep:
         w[infinite | ~np.isfinite(w)] = np.nan  # before the clip: an overflow to -inf is no 0
         np.maximum(w, 0.0, out=w, where=~np.isnan(w))  # equal ECDFs' area may sum to -1e-16
         return ks, w
+
+
+def _ceil_ratio(k: Any, n: int, m: Any) -> Any:
+    """ceil(k n / m), at most n (k <= m), exact for counts below 2**32 (k n in
+    uint64: in int64 it would wrap at about 3e9 rows a side)."""
+    import numpy as np
+
+    k64 = np.asarray(k).astype(np.uint64)
+    m64 = np.asarray(m).astype(np.uint64)
+    rank = (k64 * np.uint64(n) + (m64 - np.uint64(1))) // m64
+    return np.minimum(rank, np.uint64(n)).astype(np.int64)
 
 
 def distances(reference: Any, values: Any, counts: Any) -> tuple[Any, Any]:
@@ -462,26 +498,28 @@ class _Chunk:
         # the next value may be the next chunk's first; a segment's last is patched below
         if hi < values.size:
             b = values[lo + 1 : hi + 1]
-            if bounds.high != math.inf:
-                b = b.copy()  # patched below
             i, j = ref.search(values[hi : hi + 1])
             h_b = np.r_[h[1:], ref.h(values[hi : hi + 1], i, j)]
         else:  # the last value of all is a segment's last
             b = np.r_[values[lo + 1 : hi], x[-1:]]
             h_b = np.r_[h[1:], h[-1:]]
         lasts, firsts = self.lasts, self.firsts
-        if bounds.high != math.inf:  # a segment's last here: up to the slice's bound
-            b[lasts], h_b[lasts] = bounds.high, bounds.h_high
         area = ref.stretches(x, b, k, m, h, h_b, positive=True)
         if bounds.high == math.inf:  # after a segment's last value, F_c = 1
             area[lasts] = ref.tail(x[lasts], h[lasts])
+        else:  # a segment's last here: up to the slice's bound
+            k_last = k[lasts]
+            m_last = m if np.ndim(m) == 0 else m[lasts]
+            high = np.full(lasts.size, bounds.high)
+            area[lasts] = ref.bounded(x[lasts], high, k_last, m_last, h[lasts], bounds.h_high)
         # from the slice's bound below to a segment's first value here (F_c = its
         # share of values below the slice; 0 below the first: the area is H there)
         below = self.below_slice
         k0 = below if np.ndim(below) == 0 else below[self.firsts_of]
         m0 = m if np.ndim(m) == 0 else m[firsts]
         low = np.full(firsts.size, bounds.low)
-        area[firsts] += ref.stretches(low, x[firsts], k0, m0, bounds.h_low, h[firsts])
+        from_low = ref.stretches if bounds.low == -math.inf else ref.bounded
+        area[firsts] += from_low(low, x[firsts], k0, m0, bounds.h_low, h[firsts])
         return np.add.reduceat(area, self.offsets)
 
 
