@@ -117,6 +117,14 @@ CLI: list[tuple[str, str, list[str]]] = [
     ),
     _cli("disparity", "disparity[ci]", *_BINARY_LABELS, "--metric", "f1", *_CI, by=_GROUPS),
     _cli(
+        "disparity",
+        "disparity[callables]",
+        *_LABELS,
+        "--metric",
+        "acc=sklearn.metrics:accuracy_score,mcc=sklearn.metrics:matthews_corrcoef",
+        by=_GROUPS,
+    ),
+    _cli(
         "compare",
         "compare[any metric]",
         *_BINARY_LABELS,
