@@ -44,6 +44,7 @@ import polars as pl
 from pl_metrics._core import checks as v
 from pl_metrics._core import names
 from pl_metrics._drift_distances import Sweep, distances
+from pl_metrics.exceptions import DataError
 
 _BIN = f"{names.INTERNAL}bin"
 _REF = f"{names.INTERNAL}ref"
@@ -167,7 +168,22 @@ def _edges(reference: pl.LazyFrame, value: pl.Expr, bins: int) -> list[float]:
     picked = _Picked(_ranks(n, bins))
     for _, _, ref_values, ref_tied in _slices(ref, None, [], n):
         picked.read(ref_values, ref_tied)
+    _read_whole(picked.seen == n)
     return _edges_of(picked.at, n, bins)
+
+
+def _read_whole(whole: bool) -> None:
+    """The slices, each read by its own query, add up to the counts read first: a
+    query that gives other rows on each read (a shuffle, ``unique(keep="any")``)
+    would mix several samples into one number."""
+    if not whole:
+        msg = (
+            "drift read its rows in slices (above 2**25 rows), and the slices do not add "
+            "up to the rows counted before them: the reference or the current rows change "
+            "from one read to the next (a shuffle, a sample, unique(keep='any')); collect "
+            "them first"
+        )
+        raise DataError(msg)
 
 
 class _Picked:
@@ -437,6 +453,7 @@ def _sliced_distances(
         values = pairs.get_column(_VALUE).to_numpy().astype(np.float64)
         weights = pairs.get_column(_COUNT).to_numpy()
         sweep.add(low, high, ref_values, ref_tied, present, counts, values, weights)
+    _read_whole(picked.seen == n and bool((sweep.below == sweep.size).all()))
     ks, w = sweep.result()
     edges = _edges_of(picked.at, n, bins)
     return edges, segments.select(keys).with_columns(

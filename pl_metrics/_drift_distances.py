@@ -178,7 +178,8 @@ class _Reference:
             np.where(u > top, h_top, h_u),
             np.where(v > top, h_top, h_v),
         )
-        return below + (1 - k / m) * above
+        # t = 1: 0, not 0 times a length that overflows to inf near 1.8e308
+        return below + np.where(k == m, 0.0, (1 - k / m) * above)
 
     def tail(self, u: Any, h_u: Any) -> Any:
         """int_u^inf (1 - F_r): after a segment's last value, up to the largest value."""

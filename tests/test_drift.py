@@ -617,3 +617,32 @@ def test_an_area_that_overflows_is_null_not_zero() -> None:
     ks, w = cur.metrics.drift("x", reference=ref).select("ks", "wasserstein").row(0)
     assert w is None
     assert ks == pytest.approx(ks_2samp(ref["x"], cur["x"]).statistic)
+
+
+def test_rows_that_change_between_reads_are_refused() -> None:
+    """Sliced, each slice is its own query: a reference that gives other rows on
+    each read (here a deferred frame, a row more on every call) would mix several
+    samples into one number, so the slices are checked against the counts read
+    first.  A value past 1.7e308 (the area above the reference's largest value, t =
+    1) stays a number."""
+    from pl_metrics import _drift
+
+    calls = [0]
+
+    def changing() -> pl.DataFrame:
+        calls[0] += 1
+        return pl.DataFrame({"x": [float(i) for i in range(5 + calls[0])]})
+
+    reference = pl.defer(changing, schema={"x": pl.Float64})
+    current = pl.DataFrame({"x": [0.5, 2.5, 4.5, 6.5]})
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_drift, "SLICE", 2)
+        with pytest.raises(plm.DataError, match="do not add up to the rows counted"):
+            current.metrics.drift("x", reference=reference)
+        with pytest.raises(plm.DataError, match="do not add up to the rows counted"):
+            reference.metrics.drift_counts("x").collect()
+        ref = [-1.5e308, -1.4e308]
+        far = pl.DataFrame({"x": [-1.6e308, 1.5e308, 1.6e308], "g": ["a", "b", "b"]})
+        patch.setattr(_drift, "SAMPLE", 1000)
+        got = far.metrics.drift("x", reference=pl.DataFrame({"x": ref}), by="g").sort("g")
+    assert got["wasserstein"][0] == pytest.approx(wasserstein_distance(ref, [-1.6e308]))
