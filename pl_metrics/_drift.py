@@ -453,7 +453,8 @@ def _sliced_distances(
         values = pairs.get_column(_VALUE).to_numpy().astype(np.float64)
         weights = pairs.get_column(_COUNT).to_numpy()
         sweep.add(low, high, ref_values, ref_tied, present, counts, values, weights)
-    _read_whole(picked.seen == n and bool((sweep.below == sweep.size).all()))
+    # (without reference values the sweep counts nothing: every distance is null)
+    _read_whole(picked.seen == n and (n == 0 or bool((sweep.below == sweep.size).all())))
     ks, w = sweep.result()
     edges = _edges_of(picked.at, n, bins)
     return edges, segments.select(keys).with_columns(
