@@ -26,7 +26,8 @@ from pl_metrics._core.names import (
     INTERNAL,
     ORD,
     PREDICTED,
-    f_name,
+    output_columns,
+    score_column,
 )
 from pl_metrics.exceptions import DataError
 
@@ -47,13 +48,16 @@ def ratio(numerator: pl.Expr, denominator: pl.Expr, zero_division: float) -> pl.
 def _scores(
     tp: pl.Expr, support: pl.Expr, predicted: pl.Expr, beta: float, zero_division: float
 ) -> list[pl.Expr]:
-    """precision, recall, F-beta and Jaccard from tp, actual and predicted positives."""
+    """The per-class scores (``formulas.SCORES``) from tp, actual and predicted positives."""
     return [
-        fm.precision(tp, predicted, zero_division).alias("precision"),
-        fm.recall(tp, support, zero_division).alias("recall"),
-        fm.f_beta(tp, support, predicted, beta, zero_division).alias(f_name(beta)),
-        fm.jaccard(tp, support, predicted, zero_division).alias("jaccard"),
+        score.value(tp, support, predicted, beta, zero_division).alias(score_column(name, beta))
+        for name, score in fm.SCORES.items()
     ]
+
+
+def score_columns(beta: float) -> list[str]:
+    """The per-class scores' columns (``formulas.SCORES``), in order."""
+    return [score_column(name, beta) for name in fm.SCORES]
 
 
 def _class_order(counts: Counts) -> list[str]:
@@ -71,8 +75,7 @@ def per_class(counts: Counts, *, beta: float, zero_division: float) -> pl.LazyFr
         .with_columns(specificity.alias("specificity"))
         .sort([*counts.keys, *_class_order(counts)], nulls_last=True)
     )
-    columns = ["support", "predicted", "tp", "fp", "fn", "tn", "precision", "recall"]
-    result = result.select(*counts.keys, LABEL, *columns, "specificity", f_name(beta), "jaccard")
+    result = result.select(*counts.keys, *output_columns("per_class", beta=beta))
     return counts.finish(result, [LABEL])
 
 
@@ -166,8 +169,8 @@ def _averages_of_sums(
 def _average_rows(
     counts: Counts, classes: pl.LazyFrame, beta: float, zero_division: float
 ) -> pl.LazyFrame:
-    """``*keys, average, precision, recall, f, jaccard, support, ORD`` from the per-class rows."""
-    metrics = ["precision", "recall", f_name(beta), "jaccard"]
+    """``*keys, average``, the scores, ``support, ORD`` from the per-class rows."""
+    metrics = score_columns(beta)
     exact = _integer_counts(classes)
     sums = _class_sums(classes, counts.keys, metrics, nan=math.isnan(zero_division), exact=exact)
     return pl.concat(
@@ -195,33 +198,24 @@ def per_class_with_ord(
 
 
 def averages(counts: Counts, *, beta: float, zero_division: float) -> pl.LazyFrame:
-    """``*by, average, precision, recall, f, jaccard, support``: micro, macro, weighted rows."""
+    """``*by, average``, the scores, ``support``: micro, macro, weighted rows."""
     classes = per_class_with_ord(counts, beta=beta, zero_division=zero_division, order=False)
-    columns = ["average", "precision", "recall", f_name(beta), "jaccard", "support"]
     result = (
         _average_rows(counts, classes, beta, zero_division)
         .sort([*counts.keys, ORD], nulls_last=True)
-        .select(*counts.keys, *columns)
+        .select(*counts.keys, *output_columns("averages", beta=beta))
     )
     return counts.finish(result)
 
 
 def report(counts: Counts, *, beta: float, zero_division: float) -> pl.LazyFrame:
-    """``*by, label, average, precision, recall, f, jaccard, support``.
+    """``*by, label, average``, the scores, ``support``.
 
     The per-class rows (``average`` null) come first, then micro, macro, weighted
     (``label`` null).
     """
     keys = counts.keys
-    columns = [
-        LABEL,
-        "average",
-        "precision",
-        "recall",
-        f_name(beta),
-        "jaccard",
-        "support",
-    ]
+    columns = list(output_columns("report", beta=beta))
     # computed once for the class rows and the averages (polars would plan it twice)
     classes = per_class_with_ord(
         counts, beta=beta, zero_division=zero_division, order=False

@@ -32,7 +32,7 @@ import polars as pl
 
 from pl_metrics._core import checks as v
 from pl_metrics._core import formulas as fm
-from pl_metrics._core.names import f_name
+from pl_metrics._core.names import score_column
 from pl_metrics._expr_inputs import (
     Check,
     bad_float_rows,
@@ -53,7 +53,6 @@ _NAN = float("nan")
 #: What :func:`_check_labels` returns per row: the two class positions (null outside
 #: ``labels=``, or when ``labels=None``) and whether each label is a bad float label.
 _CODES = pl.Struct({"t": pl.Int64, "p": pl.Int64, "bad_t": pl.Boolean, "bad_p": pl.Boolean})
-SCORES = ("precision", "recall", "f_beta", "jaccard")
 
 
 # ------------------------------------------------------------------------ options
@@ -281,17 +280,9 @@ def class_counts(
 def score(  # noqa: PLR0917 - the counts, then the options, as every formula
     metric: str, tp: pl.Expr, support: pl.Expr, predicted: pl.Expr, beta: float, zd: float
 ) -> pl.Expr:
-    """One score of ``tp``, ``support`` and ``predicted`` (vectors or sums)."""
-    value: pl.Expr
-    if metric == "precision":
-        value = fm.precision(tp, predicted, zd)
-    elif metric == "recall":
-        value = fm.recall(tp, support, zd)
-    elif metric == "f_beta":
-        value = fm.f_beta(tp, support, predicted, beta, zd)
-    else:
-        value = fm.jaccard(tp, support, predicted, zd)
-    return value
+    """Per-class score ``metric`` (of ``formulas.SCORES``) of ``tp``, ``support`` and
+    ``predicted`` (vectors or sums)."""
+    return fm.SCORES[metric].value(tp, support, predicted, beta, zd)
 
 
 def _average(values: pl.Expr, support: pl.Expr, average: str) -> pl.Expr:
@@ -319,7 +310,7 @@ def averaged_score(
     beta: float,
     zero_division: float,
 ) -> pl.Expr:
-    """``metric`` (precision, recall, f_beta, jaccard) averaged over the classes:
+    """``metric`` (of ``formulas.SCORES``) averaged over the classes:
     micro (the score of the summed counts), macro or weighted; named
     ``{metric}_{average}`` (``f1_macro``, ``f0.5_weighted``)."""
     counts = class_counts(
@@ -332,8 +323,7 @@ def averaged_score(
         per_class = score(metric, tp, support, predicted, beta, zero_division)
         return _average(per_class, support, average)
 
-    name = f_name(beta) if metric == "f_beta" else metric
-    return _finish(counts.reduce(value), counts, f"{name}_{average}")
+    return _finish(counts.reduce(value), counts, f"{score_column(metric, beta)}_{average}")
 
 
 # ---------------------------------------------------------------- summary metrics

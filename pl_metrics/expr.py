@@ -21,7 +21,7 @@ import polars as pl
 from pl_metrics import _expr_multiclass as mc
 from pl_metrics._core import checks as v
 from pl_metrics._core import formulas as fm
-from pl_metrics._core.names import f_name
+from pl_metrics._core.names import score_column
 from pl_metrics._expr_inputs import (
     Check,
     binary_counts,
@@ -102,7 +102,7 @@ def _label_score(  # noqa: PLR0917 - the metric, the columns, then the options
     zero_division: float,
     beta: float = 1.0,
 ) -> pl.Expr:
-    """precision, recall, f_beta or jaccard: binary (``pos_label``) or averaged."""
+    """A per-class score (of ``formulas.SCORES``): binary (``pos_label``) or averaged."""
     zd = v.check_zero_division(zero_division)
     if mc.check_average(average, labels) != "binary":
         return mc.averaged_score(
@@ -117,7 +117,7 @@ def _label_score(  # noqa: PLR0917 - the metric, the columns, then the options
         )
     tp, fp, fn, _, checked = binary_counts(y_true, y_pred, pos_label, weight)
     value = mc.score(metric, tp, tp + fn, tp + fp, beta, zd) + checked
-    return value.alias(f_name(beta) if metric == "f_beta" else metric)
+    return value.alias(score_column(metric, beta))
 
 
 def precision(
@@ -216,9 +216,7 @@ def f_beta(
     :func:`precision`.
     """
     b = v.check_beta(beta)
-    return _label_score(
-        "f_beta", y_true, y_pred, average, pos_label, labels, weight, zero_division, b
-    )
+    return _label_score("f", y_true, y_pred, average, pos_label, labels, weight, zero_division, b)
 
 
 def f1(

@@ -11,9 +11,11 @@ from here (:func:`names_of`): ``_fairness.METRICS``, ``_over_time``'s families,
 ``_paired.METRICS`` and ``CI_METHODS``, ``checks.ANALYTIC_CI``, the summary's
 columns (``names.SUMMARY_LABELS``), the bootstrap's summary and averaged
 metrics, the report's headline cards and the CLI's choice of label columns; the
-``Literal`` aliases of ``_typing`` are tested equal to them.  Not yet from here:
-the per-class scores' formulas and their expressions (``_classification``,
-``expr``, ``replicates``), which each list precision, recall, F-beta and Jaccard.
+``Literal`` aliases of ``_typing`` are tested equal to them.  The per-class
+scores (precision, recall, F-beta, Jaccard) are declared in ``formulas.SCORES``,
+their formulas' home: each is averaged here (``f1_macro``) and taken as a binary
+metric (``f1``), and ``per_class`` / ``averages`` / ``report``, their expressions,
+replicates and intervals read them from there.
 
 Adding a metric that one of these calls takes by name is an entry here (and the
 formula it reads, if it is new).
@@ -63,8 +65,10 @@ _LOWER = (
     "false_discovery_rate",
     "false_omission_rate",
 )
+#: The per-class scores of ``formulas.SCORES`` by their names at beta 1 (``f1``).
+_SCORES = tuple("f1" if s == "f" else s for s in fm.SCORES)
 #: The binary metrics over_time takes (the positive class's), and compare_models'.
-_OVER_TIME_BINARY = ("precision", "recall", "f1", "jaccard", "specificity")
+_OVER_TIME_BINARY = (*_SCORES, "specificity")
 _PAIRED_BINARY = ("precision", "recall", "f1")
 
 
@@ -96,11 +100,12 @@ CATALOGUE: dict[str, Metric] = {
     },
     **{
         f"{m}_{a}": Metric("averages", m, "averaged", row=("average", a), over_time=True)
-        for m in ("precision", "recall", "f1", "jaccard")
+        for m in _SCORES
         for a in AVERAGES
     },
     **{r: _binary(r) for r in fm.RATES},
-    **{m: _binary(m) for m in ("recall", "f1", "jaccard", "specificity")},
+    # the positive class's scores (precision is a rate)
+    **{m: _binary(m) for m in (*_SCORES, "specificity") if m not in fm.RATES},
     "roc_auc": Metric(
         "roc_auc",
         "roc_auc",

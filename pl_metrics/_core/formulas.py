@@ -9,6 +9,8 @@ undefined cases (a zero denominator) are handled here, once.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import polars as pl
@@ -131,33 +133,81 @@ def jaccard(
     return xp.ratio(tp, support + predicted - tp, zero_division)
 
 
+def _precision_partials(tp: Any, fp: Any, fn: Any, beta: float) -> tuple[tuple[Any, ...], Any]:
+    """precision = tp / (tp + fp): (fp, -tp, 0) / (tp + fp)^2."""
+    den = tp + fp
+    return (fp, -tp, 0.0 * tp), den * den
+
+
+def _recall_partials(tp: Any, fp: Any, fn: Any, beta: float) -> tuple[tuple[Any, ...], Any]:
+    """recall = tp / (tp + fn): (fn, 0, -tp) / (tp + fn)^2."""
+    den = tp + fn
+    return (fn, 0.0 * tp, -tp), den * den
+
+
+def _f_beta_partials(tp: Any, fp: Any, fn: Any, beta: float) -> tuple[tuple[Any, ...], Any]:
+    """F-beta = A tp / D, A = 1 + b^2, D = A tp + b^2 fn + fp:
+    (A (b^2 fn + fp), -A tp, -A b^2 tp) / D^2."""
+    a, b2 = 1 + beta * beta, beta * beta
+    den = a * tp + b2 * fn + fp
+    return (a * (b2 * fn + fp), -a * tp, -a * b2 * tp), den * den
+
+
+def _jaccard_partials(tp: Any, fp: Any, fn: Any, beta: float) -> tuple[tuple[Any, ...], Any]:
+    """jaccard = tp / U, U = tp + fp + fn: (fp + fn, -tp, -tp) / U^2."""
+    den = tp + fp + fn
+    return (fp + fn, -tp, -tp), den * den
+
+
+@dataclass(frozen=True)
+class Score:
+    """A per-class score: a class's value from its counts, and the delta method's
+    derivatives by them.
+
+    ``value(tp, support, predicted, beta, zero_division, xp)``: support = tp + fn,
+    predicted = tp + fp (a class's counts, or their sums for a micro average).
+    ``partials(tp, fp, fn, beta)`` (floats): the numerators of the derivatives by
+    tp, fp and fn and their common denominator (:func:`score_partials`).  A score
+    that is a share of rows is also in :data:`PROPORTIONS` (its interval is then
+    Wilson's, else the delta method's).
+    """
+
+    value: Callable[..., Any]
+    partials: Callable[..., tuple[tuple[Any, ...], Any]]
+
+
+#: The per-class scores, in output order (``f``: F-beta, whose column is
+#: ``names.f_name(beta)``).  ``per_class``, ``averages`` and ``report`` (single-label
+#: and multilabel), their expressions, their bootstrap replicates, their delta-method
+#: intervals and the metrics taken by name (``catalogue``: each score averaged, and
+#: binary) are all read from here: a new per-class score is an entry.
+SCORES: dict[str, Score] = {
+    "precision": Score(
+        lambda tp, support, predicted, beta, zd, xp=POLARS: precision(tp, predicted, zd, xp),
+        _precision_partials,
+    ),
+    "recall": Score(
+        lambda tp, support, predicted, beta, zd, xp=POLARS: recall(tp, support, zd, xp),
+        _recall_partials,
+    ),
+    "f": Score(f_beta, _f_beta_partials),
+    "jaccard": Score(
+        lambda tp, support, predicted, beta, zd, xp=POLARS: jaccard(tp, support, predicted, zd, xp),
+        _jaccard_partials,
+    ),
+}
+
+
 def score_partials(  # noqa: PLR0917 - the counts, then the options, as every formula here
     name: str, tp: Any, fp: Any, fn: Any, beta: float, xp: Backend = POLARS
 ) -> tuple[Any, Any, Any]:
-    """The derivatives of a per-class score (``precision``, ``recall``, ``f`` (F-beta),
-    ``jaccard``) by its ``tp``, ``fp`` and ``fn`` counts: the delta method's
-    gradient (:mod:`pl_metrics._intervals.analytic`); 0 where the score's
-    denominator is 0 (the score is then ``zero_division``, a constant).
-
-    - precision = tp / (tp + fp): (fp, -tp, 0) / (tp + fp)^2;
-    - recall = tp / (tp + fn): (fn, 0, -tp) / (tp + fn)^2;
-    - F-beta = A tp / D, A = 1 + b^2, D = A tp + b^2 fn + fp:
-      (A (b^2 fn + fp), -A tp, -A b^2 tp) / D^2;
-    - jaccard = tp / U, U = tp + fp + fn: (fp + fn, -tp, -tp) / U^2.
-    """
+    """The derivatives of per-class score ``name`` (of :data:`SCORES`) by its ``tp``,
+    ``fp`` and ``fn`` counts: the delta method's gradient
+    (:mod:`pl_metrics._intervals.analytic`); 0 where the score's denominator is 0
+    (the score is then ``zero_division``, a constant)."""
     tp, fp, fn = xp.to_float(tp), xp.to_float(fp), xp.to_float(fn)
-    zero = 0.0 * tp
-    if name == "precision":
-        den, parts = tp + fp, (fp, -tp, zero)
-    elif name == "recall":
-        den, parts = tp + fn, (fn, zero, -tp)
-    elif name == "f":
-        a, b2 = 1 + beta * beta, beta * beta
-        den, parts = a * tp + b2 * fn + fp, (a * (b2 * fn + fp), -a * tp, -a * b2 * tp)
-    else:
-        den, parts = tp + fp + fn, (fp + fn, -tp, -tp)
-    square = den * den
-    d_tp, d_fp, d_fn = (xp.ratio(part, square, 0.0) for part in parts)
+    parts, denominator = SCORES[name].partials(tp, fp, fn, beta)
+    d_tp, d_fp, d_fn = (xp.ratio(part, denominator, 0.0) for part in parts)
     return d_tp, d_fp, d_fn
 
 
@@ -247,19 +297,16 @@ def rate(name: str, counts: dict[str, Any], zero_division: float, xp: Backend = 
 def binary_metric(
     name: str, counts: dict[str, Any], zero_division: float, xp: Backend = POLARS
 ) -> Any:
-    """A metric of a 2x2 matrix by name: a rate of :data:`RATES`, ``recall``,
-    ``specificity``, ``f1`` or ``jaccard`` of ``counts`` (``tp, fp, fn, tn``)."""
+    """A metric of a 2x2 matrix by name: a rate of :data:`RATES`, ``specificity`` or
+    a score of :data:`SCORES` (F-beta as ``f1``) of ``counts`` (``tp, fp, fn, tn``)."""
     if name in RATES:
         return rate(name, counts, zero_division, xp)
     tp, support, predicted = counts["tp"], counts["tp"] + counts["fn"], counts["tp"] + counts["fp"]
-    if name == "recall":
-        return recall(tp, support, zero_division, xp)
     if name == "specificity":
         return specificity(counts["tn"], counts["fp"], zero_division, xp)
-    if name == "f1":
-        return f_beta(tp, support, predicted, 1.0, zero_division, xp)
-    if name == "jaccard":
-        return jaccard(tp, support, predicted, zero_division, xp)
+    score = SCORES.get("f" if name == "f1" else name)
+    if score is not None:
+        return score.value(tp, support, predicted, 1.0, zero_division, xp)
     msg = f"no binary metric {name!r}"
     raise KeyError(msg)
 

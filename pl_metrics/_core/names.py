@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from pl_metrics._core import formulas as fm
 from pl_metrics._core.catalogue import names_of
 
 #: Prefix of every internal column; user columns may not start with it.
@@ -49,6 +50,22 @@ def f_name(beta: float) -> str:
 COUNTS_STATE = {"actual": ACTUAL, "predicted": PREDICTED, "count": COUNT}
 SCORE_STATE = {"score": SCORE, "pos": POS, "neg": NEG}
 
+#: The per-class scores (``formulas.SCORES``' keys, "f": F-beta), as ``averages`` and
+#: ``report`` give them, and ``per_class``'s: specificity (the recall of the rest, not
+#: averaged) after recall; then as columns ("{f}": the F column's name).
+SCORES = tuple(fm.SCORES)
+_AFTER_RECALL = SCORES.index("recall") + 1
+PER_CLASS = (*SCORES[:_AFTER_RECALL], "specificity", *SCORES[_AFTER_RECALL:])
+SCORE_COLUMNS = tuple("{f}" if s == "f" else s for s in SCORES)
+PER_CLASS_SCORES = tuple("{f}" if s == "f" else s for s in PER_CLASS)
+
+
+def score_column(score: str, beta: float = 1.0) -> str:
+    """The column of per-class score ``score`` (a key of ``formulas.SCORES``, or
+    ``specificity``): F-beta's is :func:`f_name`."""
+    return f_name(beta) if score == "f" else score
+
+
 #: Each frame method's output columns after ``*by`` ("{f}": the F column's name).
 #: ``summary``'s columns for single-label input, and for multilabel input.
 SUMMARY_LABELS = names_of("size", "summary")  # the catalogue's n and summary family
@@ -59,22 +76,9 @@ OUTPUTS: dict[str, tuple[str, ...]] = {
     # (so is "label" of the scores' per-class views: one-vs-rest rows with ``{label: column}``)
     "confusion_matrix": ("actual", "predicted", "count", "normalized"),
     "counts": tuple(COUNTS_STATE),
-    "per_class": (
-        "label",
-        "support",
-        "predicted",
-        "tp",
-        "fp",
-        "fn",
-        "tn",
-        "precision",
-        "recall",
-        "specificity",
-        "{f}",
-        "jaccard",
-    ),
-    "averages": ("average", "precision", "recall", "{f}", "jaccard", "support"),
-    "report": ("label", "average", "precision", "recall", "{f}", "jaccard", "support"),
+    "per_class": ("label", "support", "predicted", "tp", "fp", "fn", "tn", *PER_CLASS_SCORES),
+    "averages": ("average", *SCORE_COLUMNS, "support"),
+    "report": ("label", "average", *SCORE_COLUMNS, "support"),
     # single-label, then (instead of accuracy .. cohen_kappa) multilabel input's
     "summary": tuple(dict.fromkeys((*SUMMARY_LABELS, *SUMMARY_MULTILABEL))),
     "roc_auc": ("label", "roc_auc", "roc_auc_error_bound"),
@@ -238,9 +242,9 @@ OUTPUTS["multilabel_counts"] = MULTILABEL_STATE
 
 #: The metric columns that ``ci=`` gives ``<metric>_low`` / ``<metric>_high``.
 INTERVAL_METRICS: dict[str, tuple[str, ...]] = {
-    "per_class": ("precision", "recall", "specificity", "{f}", "jaccard"),
-    "averages": ("precision", "recall", "{f}", "jaccard"),
-    "report": ("precision", "recall", "{f}", "jaccard"),
+    "per_class": PER_CLASS_SCORES,
+    "averages": SCORE_COLUMNS,
+    "report": SCORE_COLUMNS,
     # single-label, then multilabel input's (bootstrap of whole rows)
     "summary": (
         *SUMMARY_LABELS[1:],
@@ -265,6 +269,11 @@ def output_columns(method: str, *, beta: float = 1.0, ci: bool = False) -> tuple
             m = f if metric == "{f}" else metric
             columns += [f"{m}_low", f"{m}_high"]
     return tuple(columns)
+
+
+def interval_metrics(method: str, *, beta: float = 1.0) -> tuple[str, ...]:
+    """The metric columns that ``ci=`` gives intervals in ``method``'s frame."""
+    return tuple(f_name(beta) if m == "{f}" else m for m in INTERVAL_METRICS.get(method, ()))
 
 
 def interval_columns(metrics: Sequence[str]) -> list[str]:

@@ -12,6 +12,7 @@ from statistics import NormalDist
 import polars as pl
 
 from pl_metrics._core import formulas as fm
+from pl_metrics._core import names
 from pl_metrics._core.confusion import ACTUAL, LABEL, PREDICTED, Counts, class_counts, restricted
 from pl_metrics._core.names import COUNT, INTERNAL, NEG, POS, SCORE
 from pl_metrics._core.scores import per_segment
@@ -306,21 +307,29 @@ def wilson_at_variance(
 def per_class_delta(columns: dict[str, str], beta: float, ci: float) -> Stages:
     """The stages of the ``_low`` / ``_high`` columns of ``per_class(ci_method="delta")``
     over its rows (``tp, fp, fn, tn`` and the scores; ``columns``: each score's
-    column by its formula name): Wilson's interval for the proportions (precision,
-    recall, specificity, Jaccard: tp among tp + fp, tp + fn, tn + fp, tp + fp + fn);
-    for F-beta, :func:`wilson_at_variance` with the delta method's variance sum over
-    its cells of count x derivative^2 (``formulas.score_partials``: tp, fp and fn
-    each a sum of multinomial cells), at tp + fp + fn where it is 0."""
+    column by its name in ``formulas.SCORES``): Wilson's interval for the
+    proportions (precision, recall, specificity, Jaccard: tp among tp + fp, tp + fn,
+    tn + fp, tp + fp + fn); for the others (F-beta), :func:`wilson_at_variance` with
+    the delta method's variance sum over its cells of count x derivative^2
+    (``formulas.score_partials``: tp, fp and fn each a sum of multinomial cells), at
+    tp + fp + fn where it is 0."""
     tp, fp, fn = (pl.col(c) for c in ("tp", "fp", "fn"))
     out = []
-    for name in ("precision", "recall", "specificity", "jaccard"):
-        low, high = proportion_bounds(name, ci)
-        out += [low.alias(f"{name}_low"), high.alias(f"{name}_high")]
-    d_tp, d_fp, d_fn = fm.score_partials("f", tp, fp, fn, beta)
+    for name in names.PER_CLASS:
+        if name in fm.PROPORTIONS:
+            low, high = proportion_bounds(name, ci)
+            out += [low.alias(f"{name}_low"), high.alias(f"{name}_high")]
+    stages = [out]
     f64 = pl.Float64
-    variance = tp.cast(f64) * d_tp**2 + fp.cast(f64) * d_fp**2 + fn.cast(f64) * d_fn**2
-    f = columns["f"]
-    return _merge([out], wilson_at_variance(pl.col(f), variance.sqrt(), tp + fp + fn, ci, f))
+    for name, column in columns.items():
+        if name in fm.PROPORTIONS:
+            continue
+        d_tp, d_fp, d_fn = fm.score_partials(name, tp, fp, fn, beta)
+        variance = tp.cast(f64) * d_tp**2 + fp.cast(f64) * d_fp**2 + fn.cast(f64) * d_fn**2
+        stages = _merge(
+            stages, wilson_at_variance(pl.col(column), variance.sqrt(), tp + fp + fn, ci, column)
+        )
+    return stages
 
 
 def _avg(name: str, part: str) -> str:

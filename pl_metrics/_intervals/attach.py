@@ -75,8 +75,8 @@ def bootstrap_labels(
     report or summary), joined to its point estimates ``point``."""
     keys = counts.keys
     labels = label_set(counts).cache()  # read three times
-    f_column = cls.f_name(beta)
-    columns = names.interval_columns([f_column if m == "f" else m for m in bs.LABEL_METRICS[kind]])
+    f_column = names.f_name(beta)
+    columns = names.interval_columns([names.score_column(m, beta) for m in bs.LABEL_METRICS[kind]])
     schema = counts.frame.collect_schema()
     out_schema = pl.Schema(
         {k: schema[k] for k in keys}
@@ -131,9 +131,8 @@ def delta_labels(
     ``ci_method="delta"``) joined to its point estimates ``point``: Wilson's for the
     per-class proportions, the delta method's for F-beta and the averages
     (:func:`analytic.per_class_delta`, :func:`analytic.averages_delta`)."""
-    f_column = cls.f_name(beta)
-    scores = {"precision": "precision", "recall": "recall", "f": f_column, "jaccard": "jaccard"}
-    columns = names.interval_columns([scores.get(m, m) for m in bs.LABEL_METRICS[kind]])
+    scores = {m: names.score_column(m, beta) for m in names.SCORES}
+    columns = names.interval_columns([names.score_column(m, beta) for m in bs.LABEL_METRICS[kind]])
     output = [*point.collect_schema().names(), *columns]
     if kind == "per_class":
         return an.with_stages(point, an.per_class_delta(scores, beta, ci)).select(output)
@@ -161,7 +160,7 @@ def delta_labels(
 def wilson_per_class(point: pl.LazyFrame, ci: float, beta: float) -> pl.LazyFrame:
     """Wilson intervals of the per-class proportions (F-beta, not a proportion: null)."""
     columns = []
-    for name in ("precision", "recall", "specificity", cls.f_name(beta), "jaccard"):
+    for name in names.interval_metrics("per_class", beta=beta):
         if name in fm.PROPORTIONS:
             low, high = an.proportion_bounds(name, ci)
         else:

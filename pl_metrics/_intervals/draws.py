@@ -339,7 +339,7 @@ def square_counter(
 
 #: The metrics of each confusion frame that get a bootstrap interval ("f" is F-beta).
 LABEL_METRICS = {
-    "per_class": ("precision", "recall", "specificity", "f", "jaccard"),
+    "per_class": names.PER_CLASS,
     "averages": rp.SCORES,
     "report": rp.SCORES,
     "summary": names_of("summary"),  # the catalogue's summary family

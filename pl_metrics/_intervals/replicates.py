@@ -27,8 +27,8 @@ from pl_metrics._core.catalogue import AVERAGES, names_of
 if TYPE_CHECKING:
     import numpy as np
 
-#: The per-class scores that are averaged.
-SCORES = ("precision", "recall", "f", "jaccard")
+#: The per-class scores that are averaged (``formulas.SCORES``).
+SCORES = tuple(fm.SCORES)
 
 
 def _ratio(numerator: np.ndarray, denominator: np.ndarray, zero_division: float) -> np.ndarray:
@@ -39,13 +39,10 @@ def _ratio(numerator: np.ndarray, denominator: np.ndarray, zero_division: float)
 def scores(
     tp: np.ndarray, support: np.ndarray, predicted: np.ndarray, beta: float, zero_division: float
 ) -> dict[str, np.ndarray]:
-    """precision, recall, F-beta and Jaccard (``_classification._scores``)."""
-    xp = fm.NUMPY
+    """The per-class scores of ``formulas.SCORES`` (``_classification._scores``)."""
     return {
-        "precision": fm.precision(tp, predicted, zero_division, xp),
-        "recall": fm.recall(tp, support, zero_division, xp),
-        "f": fm.f_beta(tp, support, predicted, beta, zero_division, xp),
-        "jaccard": fm.jaccard(tp, support, predicted, zero_division, xp),
+        name: score.value(tp, support, predicted, beta, zero_division, fm.NUMPY)
+        for name, score in fm.SCORES.items()
     }
 
 

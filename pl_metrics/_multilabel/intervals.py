@@ -38,9 +38,9 @@ _REP = f"{names.INTERNAL}ml_rep"
 #: The metric columns of each method with intervals (``{f}``: the F column) and the
 #: columns that tell its rows apart besides ``by``.
 METRICS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "per_class": (("precision", "recall", "specificity", "{f}", "jaccard"), (LABEL,)),
-    "averages": (("precision", "recall", "{f}", "jaccard"), ("average",)),
-    "report": (("precision", "recall", "{f}", "jaccard"), (LABEL, "average")),
+    "per_class": (names.PER_CLASS_SCORES, (LABEL,)),
+    "averages": (names.SCORE_COLUMNS, ("average",)),
+    "report": (names.SCORE_COLUMNS, (LABEL, "average")),
     "summary": (("subset_accuracy", "hamming_loss", "jaccard_samples"), ()),
 }
 

@@ -22,7 +22,7 @@ import polars as pl
 from pl_metrics import _classification as cls
 from pl_metrics._core import formulas as fm
 from pl_metrics._core.confusion import Counts
-from pl_metrics._core.names import ACTUAL, COUNT, INTERNAL, ORD, PREDICTED, f_name
+from pl_metrics._core.names import ACTUAL, COUNT, INTERNAL, ORD, PREDICTED, output_columns
 from pl_metrics._multilabel.counts import COUNT as ROWS
 from pl_metrics._multilabel.counts import (
     N_COMMON,
@@ -49,21 +49,20 @@ def _classes(counts: MultilabelCounts, beta: float, zero_division: float) -> pl.
 
 
 def per_class(counts: MultilabelCounts, *, beta: float, zero_division: float) -> pl.LazyFrame:
-    """``*by, label, support, predicted, tp, fp, fn, tn`` and the five scores of each label."""
+    """``*by, label, support, predicted, tp, fp, fn, tn`` and the scores of each label."""
     keys = counts.keys
     specificity = fm.specificity(pl.col("tn"), pl.col("fp"), zero_division)
-    columns = ["support", "predicted", "tp", "fp", "fn", "tn", "precision", "recall"]
     result = (
         _classes(counts, beta, zero_division)
         .with_columns(specificity.alias("specificity"))
         .sort([*keys, ORD], nulls_last=True)
-        .select(*keys, LABEL, *columns, "specificity", f_name(beta), "jaccard")
+        .select(*keys, *output_columns("per_class", beta=beta))
     )
     return counts.ml.finish(result, [LABEL])
 
 
 def _row_metrics(beta: float, zero_division: float) -> list[pl.Expr]:
-    """Each row's precision, recall, F-beta and Jaccard from its histogram triple."""
+    """Each row's per-class scores (``formulas.SCORES``) from its histogram triple."""
     return cls._scores(pl.col(N_COMMON), pl.col(N_TRUE), pl.col(N_PRED), beta, zero_division)
 
 
@@ -77,13 +76,13 @@ def _sum(values: pl.Expr) -> pl.Expr:
 
 
 def _samples_rows(counts: MultilabelCounts, beta: float, zero_division: float) -> pl.LazyFrame:
-    """``*keys, precision, recall, f, jaccard``: the samples averages of each segment.
+    """``*keys`` and the scores: the samples averages of each segment.
 
     The mean of each per-row metric over the rows (weighted by their count or
     weight); with ``zero_division=nan`` the NaN rows are skipped, NaN if all are.
     """
     keys = counts.keys
-    metrics = ["precision", "recall", f_name(beta), "jaccard"]
+    metrics = cls.score_columns(beta)
     nan = math.isnan(zero_division)
     rows = counts.rows.with_columns(_row_metrics(beta, zero_division))
     sums = []
@@ -102,8 +101,8 @@ def _as_counts(counts: MultilabelCounts) -> Counts:
 
 
 def _average_rows(counts: MultilabelCounts, beta: float, zero_division: float) -> pl.LazyFrame:
-    """``*keys, average, precision, recall, f, jaccard, support, ORD``: micro, macro,
-    weighted (the single-label path on the label counts), then samples."""
+    """``*keys, average``, the scores, ``support, ORD``: micro, macro, weighted (the
+    single-label path on the label counts), then samples."""
     keys = counts.keys
     classes = _classes(counts, beta, zero_division)
     averages = cls._average_rows(_as_counts(counts), classes, beta, zero_division)
@@ -117,27 +116,26 @@ def _average_rows(counts: MultilabelCounts, beta: float, zero_division: float) -
             pl.lit(_SAMPLES_ORD, pl.Int64).alias(ORD),
         )
     )
-    columns = ["average", "precision", "recall", f_name(beta), "jaccard", "support", ORD]
+    columns = [*output_columns("averages", beta=beta), ORD]
     return pl.concat([averages.select(*keys, *columns), samples.select(*keys, *columns)])
 
 
 def averages(counts: MultilabelCounts, *, beta: float, zero_division: float) -> pl.LazyFrame:
-    """``*by, average, precision, recall, f, jaccard, support``: micro, macro, weighted, samples."""
+    """``*by, average``, the scores, ``support``: micro, macro, weighted, samples."""
     keys = counts.keys
-    columns = ["average", "precision", "recall", f_name(beta), "jaccard", "support"]
     result = (
         _average_rows(counts, beta, zero_division)
         .sort([*keys, ORD], nulls_last=True)
-        .select(*keys, *columns)
+        .select(*keys, *output_columns("averages", beta=beta))
     )
     return counts.ml.finish(result)
 
 
 def report(counts: MultilabelCounts, *, beta: float, zero_division: float) -> pl.LazyFrame:
-    """``*by, label, average, precision, recall, f, jaccard, support``: the labels' rows,
-    then micro, macro, weighted and samples."""
+    """``*by, label, average``, the scores, ``support``: the labels' rows, then micro,
+    macro, weighted and samples."""
     keys = counts.keys
-    columns = [LABEL, "average", "precision", "recall", f_name(beta), "jaccard", "support"]
+    columns = list(output_columns("report", beta=beta))
     class_rows = _classes(counts, beta, zero_division).with_columns(
         pl.lit(None, pl.String).alias("average"), pl.lit(0, pl.Int8).alias(_PART)
     )
