@@ -82,6 +82,9 @@ _LabelMetric: TypeAlias = Literal[
     "jaccard_micro",
     "jaccard_macro",
     "jaccard_weighted",
+    "fowlkes_mallows_micro",
+    "fowlkes_mallows_macro",
+    "fowlkes_mallows_weighted",
 ]
 #: The score metrics of ``compare`` / ``disparity`` and ``over_time``.
 _ScoreMetric: TypeAlias = Literal["roc_auc", "average_precision", "ks", "log_loss", "brier_score"]
@@ -101,6 +104,7 @@ FairnessMetric: TypeAlias = Literal[
     "recall",
     "f1",
     "jaccard",
+    "fowlkes_mallows",
     "specificity",
     _ScoreMetric,
 ]
@@ -130,6 +134,7 @@ OverTimeMetric: TypeAlias = Literal[
     "recall",
     "f1",
     "jaccard",
+    "fowlkes_mallows",
     "specificity",
     _ScoreMetric,
     "calibration_error",

@@ -49,6 +49,7 @@ __all__ = [
     "cohen_kappa",
     "f1",
     "f_beta",
+    "fowlkes_mallows",
     "hamming_loss",
     "hinge_loss",
     "jaccard",
@@ -267,6 +268,38 @@ def jaccard(
     """
     return _label_score(
         "jaccard", y_true, y_pred, average, pos_label, labels, weight, zero_division
+    )
+
+
+def fowlkes_mallows(
+    y_true: IntoColumn,
+    y_pred: IntoColumn,
+    *,
+    average: ExprAverage = "binary",
+    pos_label: object = 1,
+    labels: Sequence[object] | None = None,
+    weight: IntoColumn | None = None,
+    zero_division: float = 0.0,
+) -> pl.Expr:
+    """The Fowlkes-Mallows index of a class: ``sqrt(precision x recall)`` =
+    ``tp / sqrt((tp + fp) (tp + fn))``.
+
+    Equals ``sqrt(sklearn.metrics.precision_score(...) * recall_score(...))`` with the
+    same ``pos_label``, ``labels`` and ``zero_division`` (each of precision and
+    recall is ``zero_division`` where its denominator is 0); micro: of the summed
+    counts, macro / weighted: the mean of the classes' values (NaN ones skipped,
+    as scikit-learn's averages). Not ``sklearn.metrics.fowlkes_mallows_score``,
+    which scores a clustering by pairs of rows. The arguments as :func:`precision`.
+
+    Examples
+    --------
+    >>> import polars as pl, pl_metrics as plm
+    >>> df = pl.DataFrame({"t": [1, 1, 1, 0], "p": [1, 1, 0, 1]})
+    >>> df.select(plm.fowlkes_mallows("t", "p").round(6))["fowlkes_mallows"].item()
+    0.666667
+    """
+    return _label_score(
+        "fowlkes_mallows", y_true, y_pred, average, pos_label, labels, weight, zero_division
     )
 
 

@@ -79,6 +79,39 @@ def sample_weight(seg: pl.DataFrame, weight: str | None) -> dict:
     return _sw(None if weight is None else seg[weight].to_numpy())
 
 
+def fowlkes_mallows(
+    y_true, y_pred, *, average=None, labels=None, zero_division=0.0, sample_weight=None, **kw
+):
+    """The Fowlkes-Mallows index of each class, sqrt(precision) x sqrt(recall) of
+    scikit-learn's ``precision_score`` / ``recall_score`` (``average=None``, the same
+    ``zero_division``); micro: of their micro averages; macro / weighted: by hand,
+    scikit-learn's ``_nanaverage`` of the classes' values (weights: the classes'
+    supports), as its averages of precision, recall and F.  ``kw``: ``pos_label``
+    (ignored with ``average=None``, as by scikit-learn)."""
+    options = {"labels": labels, "zero_division": zero_division, "sample_weight": sample_weight}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if average == "micro":
+            p = skm.precision_score(y_true, y_pred, average="micro", **options)
+            r = skm.recall_score(y_true, y_pred, average="micro", **options)
+            return math.sqrt(p) * math.sqrt(r)
+        p = skm.precision_score(y_true, y_pred, average=None, **options)
+        r = skm.recall_score(y_true, y_pred, average=None, **options)
+        values = np.sqrt(p) * np.sqrt(r)
+        if average is None:
+            return values
+        mcm = skm.multilabel_confusion_matrix(
+            y_true, y_pred, labels=labels, sample_weight=sample_weight
+        )
+        support = mcm[:, 1, 1] + mcm[:, 1, 0]
+        kept = ~np.isnan(values)
+        if not kept.any():
+            return math.nan
+        if average == "weighted" and support[kept].sum() > 0:
+            return float(np.average(values[kept], weights=support[kept]))
+        return float(values[kept].mean())
+
+
 def per_class(y_true, y_pred, *, labels, weight, beta, zero_division) -> pl.DataFrame:
     """Expected ``per_class`` rows of one segment."""
     labs = _labels(y_true, y_pred, labels)
@@ -113,6 +146,7 @@ def per_class(y_true, y_pred, *, labels, weight, beta, zero_division) -> pl.Data
         ]
     tn, fp, fn, tp = mcm[:, 0, 0], mcm[:, 0, 1], mcm[:, 1, 0], mcm[:, 1, 1]
     j = np.where(tp + fp + fn == 0, zero_division, j)
+    fm = fowlkes_mallows(y_true, y_pred, labels=labs, zero_division=zero_division, **_sw(weight))
     f_col = "f1" if beta == 1 else f"f{beta:g}"
     return pl.DataFrame(
         {
@@ -128,6 +162,7 @@ def per_class(y_true, y_pred, *, labels, weight, beta, zero_division) -> pl.Data
             "specificity": spec,
             f_col: f,
             "jaccard": j,
+            "fowlkes_mallows": fm,
         },
         strict=False,
     )
@@ -183,6 +218,14 @@ def averages(y_true, y_pred, *, labels, weight, beta, zero_division) -> pl.DataF
                 "recall": r,
                 f_col: f,
                 "jaccard": j,
+                "fowlkes_mallows": fowlkes_mallows(
+                    y_true,
+                    y_pred,
+                    average=average,
+                    labels=labs,
+                    zero_division=zero_division,
+                    **_sw(weight),
+                ),
                 "support": classes["support"].sum(),
             }
         )

@@ -152,7 +152,7 @@ def test_report_is_per_class_then_averages(case: dict) -> None:
     }
     report = df.metrics.report("y_true", "y_pred", **kw)
     f = "f1" if case["beta"] == 1 else f"f{case['beta']:g}"
-    cols = [*(case["by"]), "precision", "recall", f, "jaccard", "support"]
+    cols = [*(case["by"]), "precision", "recall", f, "jaccard", "fowlkes_mallows", "support"]
     per_class = df.metrics.per_class("y_true", "y_pred", **kw)
     averages = df.metrics.averages("y_true", "y_pred", **kw)
     oracle.assert_close(

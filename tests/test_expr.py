@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import warnings
 
+import _oracle as oracle
 import numpy as np
 import polars as pl
 import pytest
@@ -39,6 +40,10 @@ def _sk(name: str, y_true, y_pred, *, pos_label, weight, zero_division, beta=1.0
                 **kw,
             )
             return {"precision": p, "recall": r, "f_beta": f}[name][0]
+        if name == "fowlkes_mallows":
+            return oracle.fowlkes_mallows(
+                y_true, y_pred, labels=labels, zero_division=zero_division, **kw
+            )[0]
         if name == "jaccard":
             if math.isnan(zero_division):
                 mcm = skm.multilabel_confusion_matrix(y_true, y_pred, labels=labels, **kw)
@@ -57,7 +62,16 @@ def _sk(name: str, y_true, y_pred, *, pos_label, weight, zero_division, beta=1.0
         )
 
 
-NAMES = ["accuracy", "precision", "recall", "f1", "f_beta", "jaccard", "specificity"]
+NAMES = [
+    "accuracy",
+    "precision",
+    "recall",
+    "f1",
+    "f_beta",
+    "jaccard",
+    "fowlkes_mallows",
+    "specificity",
+]
 
 
 def _expr(name: str, *, pos_label, weight, zero_division, beta) -> pl.Expr:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import warnings
 
+import _oracle as oracle
 import numpy as np
 import polars as pl
 import pytest
@@ -39,6 +40,7 @@ SCORES = {
     "f_beta": lambda **kw: skm.fbeta_score(beta=0.5, **kw),
     "f1": skm.f1_score,
     "jaccard": _jaccard,
+    "fowlkes_mallows": oracle.fowlkes_mallows,
 }
 
 
@@ -124,10 +126,15 @@ def test_averages_equal_the_frame_method(data, average, weighted, labels) -> Non
         plm.recall("t", "p", average=average, labels=labels, weight=w),
         plm.f1("t", "p", average=average, labels=labels, weight=w),
         plm.jaccard("t", "p", average=average, labels=labels, weight=w),
+        plm.fowlkes_mallows("t", "p", average=average, labels=labels, weight=w),
     )
     frame = df.metrics.averages("t", "p", by="g", labels=labels, weight=w)
     expected = frame.filter(pl.col("average") == average).select(
-        "g", *(pl.col(m).alias(f"{m}_{average}") for m in ("precision", "recall", "f1", "jaccard"))
+        "g",
+        *(
+            pl.col(m).alias(f"{m}_{average}")
+            for m in ("precision", "recall", "f1", "jaccard", "fowlkes_mallows")
+        ),
     )
     # a group whose rows all weigh 0 has no row in the frame: the expression is null
     got = got.drop_nulls().sort("g")
@@ -193,7 +200,7 @@ def test_summary_metrics_equal_sklearn_and_summary(data, name, weighted, weights
     )
 
 
-NAMES = ["precision", "recall", "f1", "f_beta", "jaccard"]
+NAMES = ["precision", "recall", "f1", "f_beta", "jaccard", "fowlkes_mallows"]
 ALL = [
     *(lambda n=n, **kw: _expr(n, average="macro", **kw) for n in NAMES),
     lambda **kw: plm.mcc("t", "p", **kw),

@@ -1302,7 +1302,7 @@ def test_label_delta_is_the_delta_method_on_scikit_learn(
     pairs = np.asarray(every)[positions]  # the cells' labels
     f = "f1" if beta == 1 else f"f{beta:g}"
 
-    def oracle(name: str, average: str | None, label: object = None):
+    def sk_metric(name: str, average: str | None, label: object = None):
         """scikit-learn's score ``name`` (its ``average``, else the class ``label``) of
         weighted rows, for :func:`_delta_se_by_hand`."""
 
@@ -1311,6 +1311,8 @@ def test_label_delta_is_the_delta_method_on_scikit_learn(
             options["sample_weight"] = sample_weight
             if name == "jaccard":
                 out = skm.jaccard_score(y, yhat, **options)
+            elif name == "fowlkes_mallows":
+                out = oracle.fowlkes_mallows(y, yhat, **options)
             else:
                 out = skm.precision_recall_fscore_support(y, yhat, beta=beta, **options)
                 out = out[("precision", "recall", "f").index(name)]
@@ -1324,10 +1326,15 @@ def test_label_delta_is_the_delta_method_on_scikit_learn(
         if tp + fp + fn == 0:
             assert per_class[f"{f}_low"][row] is None
             continue
-        se = _delta_se_by_hand(oracle("f", None, c), shares, pairs, n)
-        low, high = _wilson_at(value, se, tp + fp + fn, z)
-        assert per_class[f"{f}_low"][row] == pytest.approx(low, abs=1e-6), (c, se)
-        assert per_class[f"{f}_high"][row] == pytest.approx(high, abs=1e-6), (c, se)
+        for name, formula in ((f, "f"), ("fowlkes_mallows", "fowlkes_mallows")):
+            value = per_class[name][row]
+            if math.isnan(value):  # FM: precision or recall undefined, zero_division=nan
+                assert per_class[f"{name}_low"][row] is None
+                continue
+            se = _delta_se_by_hand(sk_metric(formula, None, c), shares, pairs, n)
+            low, high = _wilson_at(value, se, tp + fp + fn, z)
+            assert per_class[f"{name}_low"][row] == pytest.approx(low, abs=1e-6), (c, se)
+            assert per_class[f"{name}_high"][row] == pytest.approx(high, abs=1e-6), (c, se)
         for name, trials in (
             ("precision", tp + fp),
             ("recall", tp + fn),
@@ -1339,7 +1346,12 @@ def test_label_delta_is_the_delta_method_on_scikit_learn(
     for row, average in enumerate(("micro", "macro", "weighted")):
         tp_, fp_, fn_ = (per_class[x].sum() for x in ("tp", "fp", "fn"))
         trials = {"precision": tp_ + fp_, "recall": tp_ + fn_}
-        scores = [("precision", "precision"), ("recall", "recall"), (f, "f")]
+        scores = [
+            ("precision", "precision"),
+            ("recall", "recall"),
+            (f, "f"),
+            ("fowlkes_mallows", "fowlkes_mallows"),
+        ]
         if not math.isnan(zero_division):  # scikit-learn's jaccard_score refuses nan
             scores.append(("jaccard", "jaccard"))
         for name, formula in scores:
@@ -1347,7 +1359,7 @@ def test_label_delta_is_the_delta_method_on_scikit_learn(
             if math.isnan(value):
                 assert averages[f"{name}_low"][row] is None
                 continue
-            se = _delta_se_by_hand(oracle(formula, average), shares, pairs, n)
+            se = _delta_se_by_hand(sk_metric(formula, average), shares, pairs, n)
             fallback = trials.get(name, tp_ + fp_ + fn_) if average == "micro" else n
             low, high = _wilson_at(value, se, fallback, z)
             assert averages[f"{name}_low"][row] == pytest.approx(low, abs=1e-6), (average, name)
@@ -1411,7 +1423,7 @@ def test_wilson_bounds_hold_the_estimate_exactly_at_0_and_1() -> None:
     df = _frame(400, rng).with_columns(g=pl.Series(rng.integers(0, 40, 400)))
     for method in ("per_class", "averages"):
         out = getattr(df.metrics, method)("t", "p", by="g", ci=0.9)
-        for name in ("precision", "recall", "f1", "jaccard"):
+        for name in ("precision", "recall", "f1", "jaccard", "fowlkes_mallows"):
             assert (out[f"{name}_low"] <= out[name]).all(), (method, name)
             assert (out[name] <= out[f"{name}_high"]).all(), (method, name)
 
@@ -1430,7 +1442,9 @@ def test_averages_delta_of_one_row_and_of_labels_without_rows() -> None:
         "t", "p", ci=0.95, labels=[7, 8], zero_division=1.0
     )
     assert absent["precision"].to_list() == [1.0] * 3
-    assert absent.select(pl.col("^.*_(low|high)$").is_null().all()).row(0) == (True,) * 8
+    bounds = absent.select(pl.col("^.*_(low|high)$").is_null().all())
+    assert bounds.width == 10  # precision, recall, f1, jaccard, fowlkes_mallows
+    assert bounds.row(0) == (True,) * 10
 
 
 @pytest.mark.parametrize("metric", ["roc_auc", "average_precision", "f1_macro"])

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
+import _oracle as oracle
 import numpy as np
 import polars as pl
 import pytest
@@ -268,6 +270,44 @@ def _sk_jaccard(
         )
 
 
+def _fowlkes_mallows(
+    yt: np.ndarray,
+    yp: np.ndarray,
+    average: str,
+    *,
+    zero_division: float,
+    sample_weight: np.ndarray | None,
+    labels: list[int],
+) -> float:
+    """sqrt(precision) x sqrt(recall): micro of scikit-learn's micro averages; macro /
+    weighted the NaN-skipping mean (``_nanaverage``, weights the supports) of the
+    labels' values; samples the NaN-skipping mean of each row's value (weights the
+    rows')."""
+    if average != "samples":
+        return oracle.fowlkes_mallows(
+            yt,
+            yp,
+            average=average,
+            labels=labels,
+            zero_division=zero_division,
+            sample_weight=sample_weight,
+        )
+    # by hand, each row's precision |T & P| / |P| and recall |T & P| / |T| over the
+    # chosen labels, zero_division where the denominator is 0 (scikit-learn's samples)
+    yt, yp = np.asarray(yt)[:, labels], np.asarray(yp)[:, labels]
+    common, n_pred, n_true = (yt & yp).sum(axis=1), yp.sum(axis=1), yt.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = np.where(n_pred > 0, common / n_pred, zero_division)
+        r = np.where(n_true > 0, common / n_true, zero_division)
+    values = np.sqrt(p) * np.sqrt(r)
+    values = np.asarray(values, float)
+    weights = np.ones(len(yt)) if sample_weight is None else np.asarray(sample_weight, float)
+    kept = ~np.isnan(values)
+    if not kept.any() or weights[kept].sum() == 0:
+        return math.nan
+    return float(np.average(values[kept], weights=weights[kept]))
+
+
 def _close(a: object, b: object) -> bool:
     return bool(np.allclose(np.asarray(a, float), np.asarray(b, float), rtol=1e-9, equal_nan=True))
 
@@ -305,6 +345,8 @@ def _check_against_sklearn(
     assert _close(per["recall"], r)
     assert _close(per[f], fs)
     assert _close(per["support"], s)
+    per_fm = np.sqrt(p) * np.sqrt(r)  # Fowlkes-Mallows: sqrt(precision x recall)
+    assert _close(per["fowlkes_mallows"], per_fm)
     if not np.isnan(zero_division):  # jaccard_score has no zero_division=nan
         jac = _sk_jaccard(yt, yp, None, zero_division=zero_division, sample_weight=w, labels=idx)
         assert _close(per["jaccard"], jac)
@@ -324,6 +366,8 @@ def _check_against_sklearn(
             yt, yp, average, beta=beta, zero_division=zero_division, sample_weight=w, labels=idx
         )
         assert _close([row["precision"], row["recall"], row[f]], [p, r, fs]), average
+        fm_options = {"zero_division": zero_division, "sample_weight": w, "labels": idx}
+        assert _close(row["fowlkes_mallows"], _fowlkes_mallows(yt, yp, average, **fm_options))
         if not np.isnan(zero_division):
             jac = _sk_jaccard(
                 yt, yp, average, zero_division=zero_division, sample_weight=w, labels=idx

@@ -39,9 +39,9 @@ def _frame(n: int, seed: int = 0, groups: int = 2) -> pl.DataFrame:
 
 
 METHODS = {
-    "per_class": ["precision", "recall", "specificity", "f1", "jaccard"],
-    "averages": ["precision", "recall", "f1", "jaccard"],
-    "report": ["precision", "recall", "f1", "jaccard"],
+    "per_class": ["precision", "recall", "specificity", "f1", "jaccard", "fowlkes_mallows"],
+    "averages": ["precision", "recall", "f1", "jaccard", "fowlkes_mallows"],
+    "report": ["precision", "recall", "f1", "jaccard", "fowlkes_mallows"],
     "summary": ["subset_accuracy", "hamming_loss", "jaccard_samples"],
 }
 

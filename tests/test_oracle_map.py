@@ -314,6 +314,12 @@ ORACLES: dict[str, tuple[str, ...]] = {
         "sklearn.metrics.hinge_loss (binary scores)",
         "test_hinge_loss.py::test_binary_equals_sklearn_per_segment",
     ),
+    "plm.fowlkes_mallows": (
+        "sqrt(precision x recall) of sklearn.metrics.precision_score / recall_score "
+        "(averages: their micro, or _nanaverage by hand)",
+        "test_expr.py::test_group_by_agg_equals_sklearn",
+        "test_expr_multiclass.py::test_averages_equal_sklearn_per_group",
+    ),
     "plm.jaccard": (
         "sklearn.metrics.jaccard_score (NaN zero_division: multilabel_confusion_matrix by hand)",
         "test_expr.py::test_group_by_agg_equals_sklearn",

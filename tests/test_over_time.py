@@ -31,7 +31,7 @@ METRICS = [
     "calibration_error",
 ]
 #: The pos_label class's metrics (binary labels: drawn with a binary ``p``).
-POSITIVE = ["precision", "recall", "f1", "jaccard", "specificity"]
+POSITIVE = ["precision", "recall", "f1", "jaccard", "fowlkes_mallows", "specificity"]
 
 
 @st.composite
@@ -96,6 +96,8 @@ def _positive_class(rows: pl.DataFrame, metric: str, weight: str | None) -> floa
     undefined (``zero_division=0``; ``labels=[c]`` so a window of one class is scored)."""
     y, p = rows["y"].to_numpy(), rows["p"].to_numpy()
     w = None if weight is None else rows[weight].to_numpy()
+    if metric == "fowlkes_mallows":
+        return float(oracle.fowlkes_mallows(y, p, labels=[1], zero_division=0, sample_weight=w)[0])
     score = {
         "precision": skm.precision_score,
         "recall": skm.recall_score,

@@ -133,6 +133,18 @@ def jaccard(
     return xp.ratio(tp, support + predicted - tp, zero_division)
 
 
+def fowlkes_mallows(
+    tp: Any, support: Any, predicted: Any, zero_division: float, xp: Backend = POLARS
+) -> Any:
+    """sqrt(precision x recall) = tp / sqrt((tp + fp) (tp + fn)), each of precision and
+    recall ``zero_division`` where its denominator is 0 (so 0 when only one of them
+    is undefined, with a finite ``zero_division``); taken as sqrt(precision) x
+    sqrt(recall), which no product of large counts can overflow."""
+    return xp.sqrt(precision(tp, predicted, zero_division, xp)) * xp.sqrt(
+        recall(tp, support, zero_division, xp)
+    )
+
+
 def _precision_partials(tp: Any, fp: Any, fn: Any, beta: float) -> tuple[tuple[Any, ...], Any]:
     """precision = tp / (tp + fp): (fp, -tp, 0) / (tp + fp)^2."""
     den = tp + fp
@@ -157,6 +169,15 @@ def _jaccard_partials(tp: Any, fp: Any, fn: Any, beta: float) -> tuple[tuple[Any
     """jaccard = tp / U, U = tp + fp + fn: (fp + fn, -tp, -tp) / U^2."""
     den = tp + fp + fn
     return (fp + fn, -tp, -tp), den * den
+
+
+def _fowlkes_mallows_partials(
+    tp: Any, fp: Any, fn: Any, beta: float
+) -> tuple[tuple[Any, ...], Any]:
+    """FM = tp / sqrt(P S), P = tp + fp, S = tp + fn:
+    (2 P S - tp (P + S), -tp S, -tp P) / (2 (P S)^(3/2))."""
+    p, s = tp + fp, tp + fn
+    return (2 * p * s - tp * (p + s), -tp * s, -tp * p), 2 * p * s * p**0.5 * s**0.5
 
 
 @dataclass(frozen=True)
@@ -194,6 +215,12 @@ SCORES: dict[str, Score] = {
     "jaccard": Score(
         lambda tp, support, predicted, beta, zd, xp=POLARS: jaccard(tp, support, predicted, zd, xp),
         _jaccard_partials,
+    ),
+    "fowlkes_mallows": Score(
+        lambda tp, support, predicted, beta, zd, xp=POLARS: fowlkes_mallows(
+            tp, support, predicted, zd, xp
+        ),
+        _fowlkes_mallows_partials,
     ),
 }
 

@@ -267,7 +267,10 @@ CLI: list[tuple[str, str, list[str]]] = [
         "over_time[positive]",
         *_BINARY_LABELS,
         *("--score", "s", "--index", "ts", "--every", "1d", "--period", "2d"),
-        *("--metrics", "precision,recall,f1,jaccard,specificity,calibration_error"),
+        *(
+            "--metrics",
+            "precision,recall,f1,jaccard,fowlkes_mallows,specificity,calibration_error",
+        ),
     ),
     _cli(
         "over-time",
