@@ -34,7 +34,7 @@ CHILD = r"""
 import json, resource, sys, time
 import polars as pl
 import pl_metrics
-from pl_metrics import _drift
+from pl_metrics._drift import metrics as _drift
 kind, folder, slice_ = sys.argv[1], sys.argv[2], int(sys.argv[3])
 current = pl.scan_parquet(folder + "/current/*.parquet")
 reference = pl.scan_parquet(folder + "/reference.parquet")
@@ -65,9 +65,7 @@ def write(folder: Path, rows: int, reference: int, segments: int) -> None:
         pl.DataFrame(
             {"seg": rng.integers(0, segments, n), "x": rng.normal(0.1, 1.0, n)}
         ).write_parquet(folder / "current" / f"part-{i:02d}.parquet")
-    pl.DataFrame({"x": rng.normal(0.0, 1.0, reference)}).write_parquet(
-        folder / "reference.parquet"
-    )
+    pl.DataFrame({"x": rng.normal(0.0, 1.0, reference)}).write_parquet(folder / "reference.parquet")
 
 
 def run(kind: str, folder: Path, slice_: int) -> dict:

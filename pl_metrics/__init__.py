@@ -20,7 +20,7 @@ from typing import overload
 import polars as pl
 
 from pl_metrics import _namespace  # registers `.metrics`
-from pl_metrics._drift_state import drift_edges, from_drift_counts
+from pl_metrics._drift.state import drift_edges, from_drift_counts
 from pl_metrics._typing import (
     Adjust,
     AucAverage,

@@ -22,10 +22,10 @@ from typing import Any
 
 import polars as pl
 
-from pl_metrics import _drift_state as ds
 from pl_metrics._core import checks as v
-from pl_metrics._drift_state import shard_job as drift_shard_job
-from pl_metrics._shards import check_label_sets, label_sample
+from pl_metrics._drift import state as ds
+from pl_metrics._drift.state import shard_job as drift_shard_job
+from pl_metrics._engines.shards import check_label_sets, label_sample
 from pl_metrics._typing import By, Labels
 from pl_metrics.state import (
     COUNTS_COLUMNS,
@@ -75,7 +75,7 @@ def _state_of_file(path: str, method: str, args: tuple, kwargs: dict) -> pl.Data
 
 def _labels_of_file(path: str, y_true: str, weight: str | None) -> pl.Series:
     """The sample of one file's ``y_true`` labels (rows of weight 0 left out) that the
-    label-set checks read (:func:`pl_metrics._shards.label_sample`)."""
+    label-set checks read (:func:`pl_metrics._engines.shards.label_sample`)."""
     try:
         rows = v.without_zero_weights(pl.scan_parquet(path), weight)
         return label_sample(rows.select(y_true).collect().to_series())
@@ -226,7 +226,7 @@ def score_counts(
     """The merged per-score state of all files (``*by, score, pos, neg``).
 
     Each file is checked as the frame method checks it, and the label sets of all
-    the files together (:func:`pl_metrics._shards.check_label_sets`): {-1, 1} in one
+    the files together (:func:`pl_metrics._engines.shards.check_label_sets`): {-1, 1} in one
     file and {0, 1} in another is the frame method's error on all the rows."""
     segments = v.normalize_by(by)
     given = list(segments.given) or None

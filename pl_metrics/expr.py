@@ -18,11 +18,11 @@ from functools import partial
 
 import polars as pl
 
-from pl_metrics import _expr_multiclass as mc
 from pl_metrics._core import checks as v
 from pl_metrics._core import formulas as fm
 from pl_metrics._core.names import score_column
-from pl_metrics._expr_inputs import (
+from pl_metrics._expr import multiclass as mc
+from pl_metrics._expr.inputs import (
     Check,
     binary_counts,
     col,

@@ -44,11 +44,11 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from pl_metrics import _drift_state as ds
 from pl_metrics import metrics
 from pl_metrics._core import checks as v
-from pl_metrics._drift_state import shard_job as drift_shard_job
-from pl_metrics._spark_engine import _Job, _run
+from pl_metrics._drift import state as ds
+from pl_metrics._drift.state import shard_job as drift_shard_job
+from pl_metrics._engines.spark import _Job, _run
 from pl_metrics._typing import (
     ApCiMethod,
     AucCiMethod,

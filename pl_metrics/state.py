@@ -27,8 +27,6 @@ from typing import Generic, TypeVar
 import polars as pl
 
 from pl_metrics import _classification as cls
-from pl_metrics import _gains
-from pl_metrics import _ranking as rk
 from pl_metrics._core import checks as v
 from pl_metrics._core import names
 from pl_metrics._core import scores as sc
@@ -38,6 +36,8 @@ from pl_metrics._intervals import attach as iv
 from pl_metrics._multilabel import counts as mc
 from pl_metrics._multilabel import metrics as mm
 from pl_metrics._multilabel import state as mls
+from pl_metrics._ranking import from_counts as rk
+from pl_metrics._ranking import gains as _gains
 from pl_metrics._typing import (
     ApCiMethod,
     AucCiMethod,

@@ -20,7 +20,7 @@ from sklearn.utils.multiclass import unique_labels
 
 RTOL = 1e-9
 
-#: How an un-weighted ranking metric can be computed (``pl_metrics._ranking_sorted``).
+#: How an un-weighted ranking metric can be computed (``pl_metrics._ranking.sorted_path``).
 RANKING_STRATEGIES = ("count", "search", "keys")
 
 
@@ -37,9 +37,8 @@ def ranking_strategy(how: str) -> Iterator[None]:
     its keys scanned 2 rows at a time (``_SCAN_BLOCK``: ties across the blocks);
     segments of at most 5 rows are finished a range of them at a time, vectorised
     (``CHUNK_ROWS``), a larger one alone."""
-    from pl_metrics import _ranking_batches as batches
-    from pl_metrics import _ranking_placements as placements
-    from pl_metrics import _ranking_sorted as rs
+    from pl_metrics._ranking import batches, placements
+    from pl_metrics._ranking import sorted_path as rs
 
     forced = {
         (rs, "MIN_DISTINCT"): 10**9 if how == "count" else -1,

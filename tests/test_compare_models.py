@@ -19,8 +19,8 @@ from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 
 import pl_metrics as plm
-from pl_metrics import _paired as pt
-from pl_metrics import _paired_ap as pap
+from pl_metrics._groups import paired as pt
+from pl_metrics._groups import paired_ap as pap
 from pl_metrics._intervals import draws as bs
 
 LABEL_ORACLES = {

@@ -33,11 +33,13 @@ def client():
 
 
 def _warn_from_the_library() -> None:
-    warnings.warn_explicit("seen", DeprecationWarning, "x.py", 1, module="pl_metrics._shards")
+    warnings.warn_explicit(
+        "seen", DeprecationWarning, "x.py", 1, module="pl_metrics._engines.shards"
+    )
 
 
 def test_a_library_warning_is_an_error_on_the_workers(client: distributed.Client) -> None:
-    # a polars DeprecationWarning from pl_metrics._shards went unseen through Dask:
+    # a polars DeprecationWarning from pl_metrics._engines.shards went unseen through Dask:
     # the workers did not have the suite's filter
     with pytest.raises(DeprecationWarning, match="seen"):
         client.submit(_warn_from_the_library, pure=False).result()

@@ -256,10 +256,10 @@ def test_drift_counts_refusals() -> None:
     text = df.with_columns(pl.col("x").cast(pl.String))
     with pytest.raises(pl.exceptions.SchemaError, match=r"'x' is text .* numeric in the reference"):
         plm.from_drift_counts(ref, text.metrics.drift_counts("x"))
-    from pl_metrics import _drift_state
+    from pl_metrics._drift import state as drift_state
 
     with pytest.raises(ValueError, match="`edges` is required on shards"):
-        _drift_state.shard_job("x", None, None)
+        drift_state.shard_job("x", None, None)
 
 
 def test_drift_by_week_eager_lazy_streaming_and_parquet(tmp_path: object) -> None:
@@ -367,12 +367,12 @@ def test_sorted_distances_in_chunks_are_scipys_and_a_segments_own(
     segment may span several, a chunk several segments; ties run across cuts): each
     segment's equal SciPy's, and equal, bit for bit, the same segment's alone (its
     chunks are cut from its own start, whatever the other segments)."""
-    from pl_metrics import _drift_distances
+    from pl_metrics._drift import distances
 
     reference = pl.DataFrame({"x": ref}, schema={"x": pl.Float64})
     current = pl.DataFrame(cur, schema={"x": pl.Float64, "g": pl.Int64}, orient="row")
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_drift_distances, "CHUNK", chunk)
+        patch.setattr(distances, "CHUNK", chunk)
         got = current.metrics.drift("x", reference=reference, by="g")
         alone = {
             g: current.filter(pl.col("g") == g).metrics.drift("x", reference=reference)
@@ -389,17 +389,17 @@ def _slices_of(current: object, **kwargs: object) -> tuple[pl.DataFrame, list[in
     """``current.metrics.drift("x", **kwargs)`` and how many distinct values of the
     reference and (segment, value) pairs of the current rows each slice handed the
     sweep."""
-    from pl_metrics import _drift_distances
+    from pl_metrics._drift import distances
 
     sizes: list[int] = []
-    add = _drift_distances.Sweep.add
+    add = distances.Sweep.add
 
     def spy(self: object, *args: object) -> None:
         sizes.append(args[2].size + args[6].size)  # type: ignore[attr-defined]
         add(self, *args)  # type: ignore[arg-type]
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_drift_distances.Sweep, "add", spy)
+        patch.setattr(distances.Sweep, "add", spy)
         got = current.metrics.drift("x", **kwargs)  # type: ignore[attr-defined]
         if isinstance(got, pl.LazyFrame):
             got = got.collect()
@@ -437,7 +437,8 @@ def test_sorted_distances_in_slices_are_scipys_and_in_memorys(
     reference values missing from slices, null keys, -0.0, infinities): the same KS
     and bins as all in memory, bit for bit, the same Wasserstein to 1e-12 (its sums
     are added in another order), and SciPy's."""
-    from pl_metrics import _drift, _drift_distances
+    from pl_metrics._drift import distances
+    from pl_metrics._drift import metrics as _drift
 
     if infinite is not None:
         ref = [*ref, infinite]
@@ -447,7 +448,7 @@ def test_sorted_distances_in_slices_are_scipys_and_in_memorys(
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(_drift, "SLICE", slice_)
         patch.setattr(_drift, "SAMPLE", sample)
-        patch.setattr(_drift_distances, "CHUNK", chunk)
+        patch.setattr(distances, "CHUNK", chunk)
         got, sizes = _slices_of(current.lazy(), reference=reference, by="g", bins=bins)
     reference_values = reference["x"].drop_nulls()
     every = reference_values.n_unique() + current.drop_nulls("x").n_unique(["x", "g"])
@@ -478,7 +479,7 @@ def test_the_slices_hold_a_bounded_number_of_values(tmp_path: object) -> None:
     numbers, and the bins' edges, are those of the values all in memory; so are
     ``drift_bins``' and ``drift_counts``' edges, read from slices of the
     reference."""
-    from pl_metrics import _drift
+    from pl_metrics._drift import metrics as _drift
 
     rng = np.random.default_rng(7)
     spread = (
@@ -519,7 +520,7 @@ def test_sliced_areas_beyond_the_reference_are_exact_at_large_values() -> None:
     segment a's last value (F_c = 1) the area is 0 exactly.  Worked out as H's
     increase less the length up to a bound near 1e14 it lost 0.016 a slice to
     rounding (a's distance read 0.5656 for SciPy's 0.575)."""
-    from pl_metrics import _drift
+    from pl_metrics._drift import metrics as _drift
 
     ref, a = [0.1, 1.3, 2.2, 3.7], [0.4, 1.9, 2.8]
     b = [1.1e14 / 3, 2.9e14 / 7, 5.3e14 / 11, 7.7e14 / 13]
@@ -540,7 +541,7 @@ def test_sweep_counts_of_billions_of_rows() -> None:
     (an out-of-core table): k n is 1.6e19, beyond int64, where it wrapped (0.4 for
     SciPy's 0.5).  The sweep here is driven directly, with counts as weights, in two
     slices cut at 2.7 and in one."""
-    from pl_metrics._drift_distances import Sweep
+    from pl_metrics._drift.distances import Sweep
 
     scale = 10**9
     ref, ref_tied = np.array([0.0, 1.0, 2.0, 3.0]), np.array([1, 1, 1, 1]) * scale
@@ -564,7 +565,7 @@ def test_minus_zero_is_zero_in_the_bins() -> None:
     """-0.0 and 0.0 are one value: the edges read 0 whichever comes first, all in
     memory or in slices (polars' group_by kept the first one's sign, a sort the
     rows' order)."""
-    from pl_metrics import _drift
+    from pl_metrics._drift import metrics as _drift
 
     for values in ([0.0, -0.0, -0.0, 1.0], [-0.0, 0.0, 0.0, 1.0]):
         reference = pl.DataFrame({"x": values})
@@ -625,7 +626,7 @@ def test_rows_that_change_between_reads_are_refused() -> None:
     samples into one number, so the slices are checked against the counts read
     first.  A value past 1.7e308 (the area above the reference's largest value, t =
     1) stays a number."""
-    from pl_metrics import _drift
+    from pl_metrics._drift import metrics as _drift
 
     calls = [0]
 

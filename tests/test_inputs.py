@@ -878,7 +878,7 @@ def test_a_score_column_shared_by_two_classes(
 ) -> None:
     """A mapping whose classes share a column (a score matrix with a repeated column) was
     a raw polars DuplicateError on the sorted path's sampling of the columns."""
-    from pl_metrics import _ranking_sorted as rs
+    from pl_metrics._ranking import sorted_path as rs
 
     monkeypatch.setattr(rs, "MIN_DISTINCT", 10**9 if how == "count" else -1)
     monkeypatch.setattr(rs, "USE_KEYS", how == "keys")

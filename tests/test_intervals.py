@@ -853,7 +853,7 @@ def _delong_mean_by_hand(
     y: np.ndarray, scores: np.ndarray, average: str
 ) -> tuple[float, float] | None:
     """The macro / weighted one-vs-rest ROC AUC and the standard error documented in
-    ``_ranking_multiclass.delong_mean_se``, over every (positive, negative) pair:
+    ``_ranking.multiclass.delong_mean_se``, over every (positive, negative) pair:
     class k's kernel psi = 1 if a positive of k outscores a negative on column k, 1/2
     if tied; its placements V10 (positives' row means) and V01 (negatives' column
     means); C_kk = DeLong's S10 / P + S01 / N; C_kl = sum over the rows of

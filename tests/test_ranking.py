@@ -334,7 +334,7 @@ def test_ovo_with_weight_is_refused() -> None:
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=binary_frames(), keyed=st.booleans())
 def test_sorted_path_equals_sklearn(case: dict, keyed: bool) -> None:
-    from pl_metrics._ranking_sorted import MixedSigns, sorted_metric
+    from pl_metrics._ranking.sorted_path import MixedSigns, sorted_metric
 
     def build(seg: pl.DataFrame) -> pl.DataFrame:
         value = None if _one_class(seg) else skm.roc_auc_score(seg["y"], seg["s"])
@@ -358,7 +358,7 @@ def test_sorted_path_equals_sklearn(case: dict, keyed: bool) -> None:
 
 
 def test_dataframe_takes_the_sorted_path_on_continuous_scores() -> None:
-    from pl_metrics._ranking_sorted import use_sorted_path
+    from pl_metrics._ranking.sorted_path import use_sorted_path
 
     rng = np.random.default_rng(11)
     n = 30_000
@@ -386,7 +386,7 @@ def test_dataframe_takes_the_sorted_path_on_continuous_scores() -> None:
 def test_sorted_path_multiclass_ovr_equals_the_counting_path(
     df: pl.DataFrame, average: str
 ) -> None:
-    from pl_metrics._ranking_sorted import sorted_metric
+    from pl_metrics._ranking.sorted_path import sorted_metric
 
     mapping = {c: c for c in sorted(c for c in df.columns if c != "y")}
     got = sorted_metric(
@@ -487,8 +487,8 @@ def test_many_small_segments_vectorised_equal_scikit_learn(
     each segment's AUC and AP equal scikit-learn's on its rows; the AUC is the same
     float as one segment alone, the AP and every bound within 1e-12 of it (a
     segment's terms summed in another order)."""
-    from pl_metrics import _ranking_batches as batches
-    from pl_metrics import _ranking_sorted as rs
+    from pl_metrics._ranking import batches
+    from pl_metrics._ranking import sorted_path as rs
 
     df = _segments_of_every_size(scores)
     monkeypatch.setattr(rs, "MIN_DISTINCT", -1)  # sorted, whatever the scores look like
@@ -538,16 +538,16 @@ def test_many_small_segments_vectorised_equal_scikit_learn(
 
 def _spy_sorted_curve(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     """Record each sort of the curve points (True: keyed)."""
-    from pl_metrics import _sorted_curve
+    from pl_metrics._ranking import sorted_curve
 
     taken: list[bool] = []
-    sort = _sorted_curve.sorted_curve
+    sort = sorted_curve.sorted_curve
 
     def spy(*args: object, keyed: bool) -> pl.DataFrame:
         taken.append(keyed)
         return sort(*args, keyed=keyed)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(_sorted_curve, "sorted_curve", spy)
+    monkeypatch.setattr(sorted_curve, "sorted_curve", spy)
     return taken
 
 
@@ -578,7 +578,7 @@ def test_sorted_curve_falls_back_on_a_later_negative_score(
     (their bits, which order as the scores only without a sign); a negative score
     after them is met at collect and the rows are sorted with their labels instead:
     scikit-learn's points all the same."""
-    from pl_metrics import _ranking_sorted as rs
+    from pl_metrics._ranking import sorted_path as rs
 
     monkeypatch.setattr(rs, "MIN_DISTINCT", -1)
     monkeypatch.setattr(rs, "_SAMPLE", 5)

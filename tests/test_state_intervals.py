@@ -123,7 +123,7 @@ def test_ranking_intervals_from_merged_states_equal_the_frame_methods(
 
 
 def test_delong_from_a_state_equals_the_sorted_frame_method() -> None:
-    # continuous scores: the DataFrame method sorts them (_ranking_sorted), the state counts
+    # continuous scores: the DataFrame method sorts them (_ranking.sorted_path), the state counts
     rng = np.random.default_rng(4)
     n = 6000
     df = pl.DataFrame(

@@ -30,13 +30,13 @@ from polars.testing import assert_frame_equal
 import pl_metrics as plm
 from pl_metrics import MetricsDataFrame, MetricsLazyFrame
 from pl_metrics import _classification as cls
-from pl_metrics import _fairness as fair
-from pl_metrics import _over_time as ot
-from pl_metrics import _paired as pt
 from pl_metrics import _typing as tp
 from pl_metrics._core import catalogue as cat
 from pl_metrics._core import checks as v
 from pl_metrics._core import multiple, names
+from pl_metrics._groups import fairness as fair
+from pl_metrics._groups import over_time as ot
+from pl_metrics._groups import paired as pt
 from pl_metrics.state import CountsState, ScoreCountsState
 
 ROOT = Path(__file__).resolve().parents[1]

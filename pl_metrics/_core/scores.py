@@ -6,7 +6,7 @@ exactly as scikit-learn's ``_binary_clf_curve`` does; :func:`multiclass_score_co
 into ``*keys, CLASS, SCORE, TRUE, N_ROWS``.  At the root, as for the confusion
 counts: the ``by`` columns become internal keys, rows of weight 0 are dropped,
 and the data checks are counted in the aggregation and raised on its result.
-The metrics (:mod:`pl_metrics._ranking`) are sums over these frames.
+The metrics (:mod:`pl_metrics._ranking.from_counts`) are sums over these frames.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ class ScoreCounts:
     by: list[str]  # the output names of the user's segments
     keys: list[str]  # internal names of ``by``, or [ALL]
     #: The rows behind the counts, where a curve may sort them instead
-    #: (:mod:`pl_metrics._sorted_curve`); None: the curve is counted.
+    #: (:mod:`pl_metrics._ranking.sorted_curve`); None: the curve is counted.
     rows: Rows | None = None
 
     def finish(self, result: pl.LazyFrame) -> pl.LazyFrame:
@@ -460,7 +460,7 @@ def binary_score_counts(
     ``pos_label`` (a state of one shard may have none, and is not checked).
     ``sortable``: keep the rows (:attr:`ScoreCounts.rows`, not with ``bins``), so
     that the curve of continuous scores is found by sorting them
-    (:mod:`pl_metrics._sorted_curve`).
+    (:mod:`pl_metrics._ranking.sorted_curve`).
     """
     y_score = v.check_column_name("y_score", y_score)
     schema, segments, types = prepare(

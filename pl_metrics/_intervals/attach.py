@@ -18,7 +18,6 @@ import math
 import polars as pl
 
 from pl_metrics import _classification as cls
-from pl_metrics import _ranking as rk
 from pl_metrics._core import formulas as fm
 from pl_metrics._core import names
 from pl_metrics._core import scores as sc
@@ -27,6 +26,7 @@ from pl_metrics._core.names import INTERNAL
 from pl_metrics._intervals import analytic as an
 from pl_metrics._intervals import draws as bs
 from pl_metrics._intervals.sampling import resampling
+from pl_metrics._ranking import from_counts as rk
 
 #: The columns besides the segment that identify a row of each frame.
 _ROW_KEYS = {"per_class": [LABEL], "averages": ["average"], "report": [LABEL, "average"]}

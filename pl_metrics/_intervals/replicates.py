@@ -4,7 +4,7 @@ A segment's replicates arrive as arrays with a row per replicate and, last, a
 column per class; segments with as many classes are stacked in between
 (replicate x segment x class), so that one call serves them all.  Each function
 here computes, for every replicate at once, what its polars counterpart in
-:mod:`pl_metrics._classification` or :mod:`pl_metrics._ranking` computes for
+:mod:`pl_metrics._classification` or :mod:`pl_metrics._ranking.from_counts` computes for
 one segment: the same formulas and the same undefined cases.  Thousands of
 replicates then cost a few vectorized numpy operations instead of a polars
 query over a frame with a row per replicate and class.

@@ -13,7 +13,7 @@ of structs ``{t, s}`` (its truth and score for every label, in label order):
 - the **per-label** and **micro** AUC / AP explode it into one row per (row,
   label) and count positives and negatives per distinct score: the per-score
   state of the binary metrics (:mod:`pl_metrics._core.scores`), whose sums
-  (:mod:`pl_metrics._ranking`) give the AUC and AP of each label (or of all the
+  (:mod:`pl_metrics._ranking.from_counts`) give the AUC and AP of each label (or of all the
   (row, label) cells for micro).
 
 Per row, with ``rank_max(x)`` = the number of the row's labels scored ``>= x``
@@ -42,7 +42,6 @@ import math
 
 import polars as pl
 
-from pl_metrics import _ranking as rk
 from pl_metrics._core import checks as v
 from pl_metrics._core import formulas as fm
 from pl_metrics._core import names
@@ -59,6 +58,7 @@ from pl_metrics._multilabel.ranking_rows import (
     check_average,
     ranking_rows,
 )
+from pl_metrics._ranking import from_counts as rk
 
 # ------------------------------------------------------------------------- per row
 _E = pl.element()

@@ -1,7 +1,7 @@
 """Segment comparisons: each segment's metric against the overall value and the best.
 
 ``compare`` answers "is segment A really worse, or is it noise?" for any metric
-of the catalogue (:data:`pl_metrics._fairness.METRICS`): the segment's value
+of the catalogue (:data:`pl_metrics._groups.fairness.METRICS`): the segment's value
 with its confidence interval, the overall value (of the segment's control
 stratum), the difference and ratio to overall and to the best segment
 (fairlearn's ``difference`` / ``ratio``, per segment), the interval of the
@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import polars as pl
 
-from pl_metrics import _fairness as fair
 from pl_metrics._core import checks as v
 from pl_metrics._core import multiple, names
 from pl_metrics._core.scores import per_segment
+from pl_metrics._groups import fairness as fair
 from pl_metrics._intervals import analytic as an
 from pl_metrics._intervals import groups as gr
 from pl_metrics._intervals import resample as rs

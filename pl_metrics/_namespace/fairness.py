@@ -10,12 +10,12 @@ from typing import Any
 
 import polars as pl
 
-from pl_metrics import _custom as cu
-from pl_metrics import _fairness as fair
 from pl_metrics._core import checks as v
 from pl_metrics._core import formulas as fm
 from pl_metrics._core import names
 from pl_metrics._core.checks import wants_ci
+from pl_metrics._groups import custom as cu
+from pl_metrics._groups import fairness as fair
 from pl_metrics._typing import By, DisparityMethod, FairnessAgg, FairnessMetric
 
 _METHODS = ("between_groups", "to_overall")

@@ -6,16 +6,16 @@ from collections.abc import Mapping, Sequence
 
 import polars as pl
 
-from pl_metrics import _drift as dr
-from pl_metrics import _drift_state as ds
-from pl_metrics import _fairness as fair
-from pl_metrics import _over_time as ot
 from pl_metrics import _probability as prob
 from pl_metrics._core import checks as v
 from pl_metrics._core import names
 from pl_metrics._core import scores as sc
 from pl_metrics._core.checks import wants_ci as _wants_ci
 from pl_metrics._core.confusion import confusion_counts
+from pl_metrics._drift import metrics as dr
+from pl_metrics._drift import state as ds
+from pl_metrics._groups import fairness as fair
+from pl_metrics._groups import over_time as ot
 from pl_metrics._intervals.sampling import resampling
 from pl_metrics._typing import By, CiMethod, Labels, OverTimeMetric
 

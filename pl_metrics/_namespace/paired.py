@@ -1,5 +1,5 @@
 """Model comparisons on the same rows: ``compare_models``, paired tests of each model
-against a baseline, per segment (the numerics in :mod:`pl_metrics._paired`)."""
+against a baseline, per segment (the numerics in :mod:`pl_metrics._groups.paired`)."""
 
 from __future__ import annotations
 
@@ -10,14 +10,14 @@ from collections.abc import Mapping, Sequence
 import polars as pl
 from polars.exceptions import SchemaError
 
-from pl_metrics import _fairness as fair
-from pl_metrics import _paired as pt
-from pl_metrics import _paired_ap as pap
 from pl_metrics._core import checks as v
 from pl_metrics._core import multiple, names
 from pl_metrics._core import scores as sc
+from pl_metrics._groups import fairness as fair
+from pl_metrics._groups import paired as pt
+from pl_metrics._groups import paired_ap as pap
 from pl_metrics._intervals.sampling import resampling
-from pl_metrics._ranking_sorted import use_sorted_path
+from pl_metrics._ranking.sorted_path import use_sorted_path
 from pl_metrics._typing import Adjust, By, PairedCiMethod, PairedMetric
 
 _METHOD = "compare_models"

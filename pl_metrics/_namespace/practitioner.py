@@ -8,10 +8,10 @@ from functools import partial
 import polars as pl
 
 from pl_metrics import _classification as cls
-from pl_metrics import _fairness as fair
 from pl_metrics import _probability as prob
 from pl_metrics._core import checks as v
 from pl_metrics._core import names
+from pl_metrics._groups import fairness as fair
 from pl_metrics._namespace.probability import ProbabilityMethods
 from pl_metrics._typing import By, Score
 

@@ -9,9 +9,9 @@ from typing import get_args
 import polars as pl
 
 from pl_metrics import _probability as prob
-from pl_metrics import _ranking_multiclass as mc
 from pl_metrics._core import checks as v
 from pl_metrics._core import names
+from pl_metrics._ranking import multiclass as mc
 from pl_metrics._typing import (
     BinStrategy,
     By,

@@ -8,9 +8,6 @@ from typing import get_args
 
 import polars as pl
 
-from pl_metrics import _ranking as rk
-from pl_metrics import _ranking_multiclass as mc
-from pl_metrics import _ranking_sorted as sorted_path
 from pl_metrics._core import checks as v
 from pl_metrics._core import names
 from pl_metrics._core import scores as sc
@@ -19,6 +16,9 @@ from pl_metrics._intervals import attach as iv
 from pl_metrics._intervals import ovr
 from pl_metrics._intervals.sampling import resampling
 from pl_metrics._multilabel import ranking as mr
+from pl_metrics._ranking import from_counts as rk
+from pl_metrics._ranking import multiclass as mc
+from pl_metrics._ranking import sorted_path
 from pl_metrics._typing import (
     ApCiMethod,
     AucAverage,
@@ -80,7 +80,7 @@ class RankingMethods:
         ``ci``: and its logit interval):
         ``counted`` (the per-score counts' plan), or, for un-weighted rows without
         ``bins``, the same numbers by sorting the scores when, at collect, the first
-        rows' scores look continuous (``_ranking_sorted``)."""
+        rows' scores look continuous (``_ranking.sorted_path``)."""
         if weight is not None or bins is not None:
             return counted
         assert isinstance(y_score, (str, Mapping))  # the counting path checked it

@@ -8,8 +8,8 @@ from typing import Any, Literal
 
 import polars as pl
 
-from pl_metrics import _drift as dr
 from pl_metrics._core import checks as v
+from pl_metrics._drift import metrics as dr
 from pl_metrics._report import build, sections, write
 from pl_metrics._typing import BootstrapCiMethod, By, Score
 

@@ -6,12 +6,12 @@ from collections.abc import Mapping, Sequence
 
 import polars as pl
 
-from pl_metrics import _gains
 from pl_metrics import _probability as prob
-from pl_metrics import _thresholds as th
 from pl_metrics._core import checks as v
 from pl_metrics._namespace.probability import ProbabilityMethods
 from pl_metrics._namespace.ranking import RankingMethods
+from pl_metrics._ranking import gains as _gains
+from pl_metrics._ranking import thresholds as th
 from pl_metrics._typing import By
 
 

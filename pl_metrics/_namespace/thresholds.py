@@ -8,10 +8,10 @@ from functools import partial
 
 import polars as pl
 
-from pl_metrics import _thresholds as th
 from pl_metrics._core import checks as v
 from pl_metrics._core import names
 from pl_metrics._core import scores as sc
+from pl_metrics._ranking import thresholds as th
 from pl_metrics._typing import By, ThresholdMetric
 
 

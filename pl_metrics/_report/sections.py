@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from pl_metrics import _probability as prob
-from pl_metrics import _thresholds as th
 from pl_metrics._core import names
 from pl_metrics._core.catalogue import names_of
+from pl_metrics._ranking import thresholds as th
 from pl_metrics._report.page import Chart, Section, Table, card_html
 
 if TYPE_CHECKING:

@@ -310,15 +310,15 @@ def test_by_expression_equals_materialised_column(
 
 
 def test_by_expression_on_the_sorted_roc_auc_path() -> None:
-    """DataFrame.roc_auc sorts continuous scores (``_ranking_sorted``): same by rules."""
-    from pl_metrics import _ranking_sorted
+    """DataFrame.roc_auc sorts continuous scores (``sorted_path``): same by rules."""
+    from pl_metrics._ranking import sorted_path
 
     rng = np.random.default_rng(3)
     n = 6000
     df = pl.DataFrame(
         {"g": rng.choice(["a", "b"], n), "y": rng.integers(0, 2, n), "s": rng.random(n)}
     )
-    assert _ranking_sorted.use_sorted_path(df, "s")
+    assert sorted_path.use_sorted_path(df, "s")
     by = [pl.col("g").str.to_uppercase().alias("G"), (pl.col("s") > 0.5).alias("hi")]
     expected = df.with_columns(by).metrics.roc_auc("y", "s", by=["G", "hi"])
     got = df.metrics.roc_auc("y", "s", by=by)

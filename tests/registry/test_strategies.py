@@ -24,7 +24,7 @@ from registry.entries import (
 
 # --------------------------------------------------------------------- sorting strategy
 #: The entries whose un-weighted scores are sorted instead of counted when they look
-#: continuous (``_ranking_sorted``): the registry's scores have few distinct values, so
+#: continuous (``sorted_path``): the registry's scores have few distinct values, so
 #: the laws are run again with the sorting forced on (``MIN_DISTINCT = -1``).
 SORTING = [
     e
@@ -43,7 +43,7 @@ def _force_sorting(monkeypatch: pytest.MonkeyPatch, how: str, chunk_rows: int = 
     scores that a metric read, or ``"chunk"`` for a range of small segments
     vectorised (segments of at most ``chunk_rows`` rows; the strategy must be taken:
     the registry's scores are not negative, so ``"keys"`` applies)."""
-    from pl_metrics import _ranking_batches, _ranking_placements, _ranking_sorted
+    from pl_metrics._ranking import batches, placements, sorted_path
 
     calls: list[str] = []
 
@@ -54,21 +54,21 @@ def _force_sorting(monkeypatch: pytest.MonkeyPatch, how: str, chunk_rows: int = 
 
         return call
 
-    monkeypatch.setattr(_ranking_sorted, "MIN_DISTINCT", -1)
-    monkeypatch.setattr(_ranking_sorted, "USE_KEYS", how == "keys")
-    monkeypatch.setattr(_ranking_batches, "BATCH_ROWS", 50)  # segments over several batches
-    monkeypatch.setattr(_ranking_placements, "_SEARCH_CHUNK", 8)  # large: halves on two threads
-    monkeypatch.setattr(_ranking_placements, "_SCAN_BLOCK", 3)  # keys scanned 3 rows at a time
-    monkeypatch.setattr(_ranking_batches, "CHUNK_ROWS", chunk_rows)
-    for name, metric in _ranking_placements._METRICS.items():
-        monkeypatch.setitem(_ranking_placements._METRICS, name, counted(metric))
-    chunk = _ranking_batches._chunk_metric
+    monkeypatch.setattr(sorted_path, "MIN_DISTINCT", -1)
+    monkeypatch.setattr(sorted_path, "USE_KEYS", how == "keys")
+    monkeypatch.setattr(batches, "BATCH_ROWS", 50)  # segments over several batches
+    monkeypatch.setattr(placements, "_SEARCH_CHUNK", 8)  # large: halves on two threads
+    monkeypatch.setattr(placements, "_SCAN_BLOCK", 3)  # keys scanned 3 rows at a time
+    monkeypatch.setattr(batches, "CHUNK_ROWS", chunk_rows)
+    for name, metric in placements._METRICS.items():
+        monkeypatch.setitem(placements._METRICS, name, counted(metric))
+    chunk = batches._chunk_metric
 
     def chunked(*args: object) -> object:
         calls.append("chunk")
         return chunk(*args)
 
-    monkeypatch.setattr(_ranking_batches, "_chunk_metric", chunked)
+    monkeypatch.setattr(batches, "_chunk_metric", chunked)
     return calls
 
 
@@ -126,7 +126,7 @@ def test_sorting_strategy_bad_input_is_the_documented_error(
 
 # ---------------------------------------------------------------- sorted curve points
 #: The entries whose curve points are found by sorting the rows when the scores look
-#: continuous (``_sorted_curve``); forced on here, where the registry's scores have
+#: continuous (``sorted_curve``); forced on here, where the registry's scores have
 #: few distinct values (2 decimals: runs of tied scores).
 SORTED_CURVES = [
     e
@@ -151,18 +151,18 @@ SORTED_CURVES = [
 def _force_sorted_curve(monkeypatch: pytest.MonkeyPatch, how: str) -> list[bool]:
     """Force the sorted curve (``"keys"``: one UInt64 key, else the rows); the list
     records each sort taken (True: keyed)."""
-    from pl_metrics import _ranking_sorted, _sorted_curve
+    from pl_metrics._ranking import sorted_curve, sorted_path
 
     taken: list[bool] = []
-    sort = _sorted_curve.sorted_curve
+    sort = sorted_curve.sorted_curve
 
     def counted(*args: object, keyed: bool) -> pl.DataFrame:
         taken.append(keyed)
         return sort(*args, keyed=keyed)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(_ranking_sorted, "MIN_DISTINCT", -1)
-    monkeypatch.setattr(_ranking_sorted, "USE_KEYS", how == "keys")
-    monkeypatch.setattr(_sorted_curve, "sorted_curve", counted)
+    monkeypatch.setattr(sorted_path, "MIN_DISTINCT", -1)
+    monkeypatch.setattr(sorted_path, "USE_KEYS", how == "keys")
+    monkeypatch.setattr(sorted_curve, "sorted_curve", counted)
     return taken
 
 

@@ -4,7 +4,7 @@ The rows of a segment are a multinomial sample of its cells (a row's class and
 both models' scores); AP(model) - AP(baseline) is a function of the cells'
 counts, its gradient written out per model (:func:`_ap_gradient_numpy`), its
 variance the multinomial's (:func:`ap_delta_se`).  The cells and the test's
-columns are :mod:`pl_metrics._paired`'s.
+columns are :mod:`pl_metrics._groups.paired`'s.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from pl_metrics._core.names import ALL
-from pl_metrics._paired import _GROUP, _SAME, _SS, COUNT, SE, A, B, Y, dense_groups
+from pl_metrics._groups.paired import _GROUP, _SAME, _SS, COUNT, SE, A, B, Y, dense_groups
 
 if TYPE_CHECKING:
     import numpy as np

@@ -24,10 +24,7 @@ from dataclasses import dataclass, replace
 import polars as pl
 
 from pl_metrics import _classification as cls
-from pl_metrics import _fairness as fair
-from pl_metrics import _gains
 from pl_metrics import _probability as prob
-from pl_metrics import _ranking as rk
 from pl_metrics._core import catalogue as cat
 from pl_metrics._core import checks as v
 from pl_metrics._core import formulas as fm
@@ -35,8 +32,11 @@ from pl_metrics._core import names
 from pl_metrics._core.confusion import LABEL, Counts
 from pl_metrics._core.names import COUNT, INTERNAL, NEG, POS
 from pl_metrics._core.scores import ScoreCounts
+from pl_metrics._groups import fairness as fair
 from pl_metrics._intervals import analytic as an
 from pl_metrics._intervals import attach as iv
+from pl_metrics._ranking import from_counts as rk
+from pl_metrics._ranking import gains as _gains
 
 #: The output columns (declared in ``_core.names``).  WINDOW_END also holds each
 #: row's bucket end while the states are built (an output column, so no user

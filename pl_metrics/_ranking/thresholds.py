@@ -17,7 +17,7 @@ from pl_metrics._core import formulas as fm
 from pl_metrics._core import scores as sc
 from pl_metrics._core.names import INTERNAL, ORD, f_name
 from pl_metrics._core.scores import SCORE, ScoreCounts, per_segment
-from pl_metrics._ranking import CURVE, curve_points, descending_in_segments, with_start
+from pl_metrics._ranking.from_counts import CURVE, curve_points, descending_in_segments, with_start
 
 _PC = f"{INTERNAL}pc"
 _RANK = f"{INTERNAL}rank"
@@ -29,7 +29,8 @@ SWEEP_COUNTS = ("tp", "fp", "fn", "tn")
 
 def _points(counts: ScoreCounts, then: Callable[[pl.LazyFrame], pl.LazyFrame]) -> pl.LazyFrame:
     """``then`` of the curve points that the tables read
-    (:data:`~pl_metrics._ranking.CURVE`; see :func:`~pl_metrics._ranking.curve_points`)."""
+    (:data:`~pl_metrics._ranking.from_counts.CURVE`; see
+    :func:`~pl_metrics._ranking.from_counts.curve_points`)."""
     return curve_points(counts, [*counts.keys, *CURVE], then)
 
 

@@ -23,7 +23,7 @@ only; the reference is one sample):
   binary search (vectorised numpy over chunks of the segments, in parallel):
   the ECDFs differ most at a current value or just before one, and between two
   current values the area between the ECDFs comes from the reference's running
-  integral (:mod:`pl_metrics._drift_distances`).
+  integral (:mod:`pl_metrics._drift.distances`).
   Memory: up to :data:`SLICE` rows of the reference and the current together,
   both sides' values sorted in memory, one column at a time; above it, out of
   core: both sides are read in slices of the value range, one streamed query per
@@ -43,7 +43,7 @@ import polars as pl
 
 from pl_metrics._core import checks as v
 from pl_metrics._core import names
-from pl_metrics._drift_distances import Sweep, distances
+from pl_metrics._drift.distances import Sweep, distances
 from pl_metrics.exceptions import DataError
 
 _BIN = f"{names.INTERNAL}bin"
@@ -400,7 +400,7 @@ def _distances(  # noqa: PLR0917 - the sides, the column, then the options
     rows: int,
 ) -> tuple[list[float], pl.DataFrame]:
     """(the reference's quantile edges, ``*keys, ks, wasserstein``) of one numeric
-    column (``_drift_distances``): from both sides' sorted values (polars sorts each
+    column (``_drift.distances``): from both sides' sorted values (polars sorts each
     segment's list in parallel), then one numpy pass; above :data:`SLICE` ``rows``
     (both sides'), slice by slice (:func:`_sliced_distances`)."""
     import numpy as np

@@ -1,5 +1,5 @@
 """The placements of one segment's sorted scores: ROC AUC (and DeLong's variance)
-and average precision from a sort, two ways (:mod:`pl_metrics._ranking_sorted`
+and average precision from a sort, two ways (:mod:`pl_metrics._ranking.sorted_path`
 says which is used where).
 
 - :class:`_Keyed` (scores not negative): each score's IEEE bits shifted left by
@@ -237,7 +237,7 @@ def _key(score: pl.Expr, positive: pl.Expr) -> pl.Expr:
     two (no overflow: below 2^64), plus 1 for a positive.  A polars expression (no
     copy to numpy): it streams and runs on polars' threads.  -0.0 and 0.0 get one
     key; a negative score gets a wrong one: the plan checks the scores' minimum
-    (``_ranking_sorted.MixedSigns``).  Null scores or labels (refused by the checks
+    (``_ranking.sorted_path.MixedSigns``).  Null scores or labels (refused by the checks
     before the keys are read) get a key all the same."""
     bits = score.reinterpret(dtype=pl.UInt64) & pl.lit(_NO_SIGN, pl.UInt64)
     label = positive.fill_null(value=False).cast(pl.UInt64)

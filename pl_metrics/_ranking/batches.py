@@ -1,7 +1,7 @@
 """The sorted path by segment: rows read in batches, each segment's sorted scores
 (or keys) gathered, and the metric of many small segments in one vectorised numpy
-pass (:func:`_chunk_metric`), a large one alone (:mod:`pl_metrics._ranking_placements`).
-:mod:`pl_metrics._ranking_sorted` plans the query.
+pass (:func:`_chunk_metric`), a large one alone (:mod:`pl_metrics._ranking.placements`).
+:mod:`pl_metrics._ranking.sorted_path` plans the query.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import polars as pl
 
 from pl_metrics._core import formulas as fm
 from pl_metrics._core import names
-from pl_metrics._ranking_placements import _METRICS, _key, _Keyed, _label_bits, _Searched
+from pl_metrics._ranking.placements import _METRICS, _key, _Keyed, _label_bits, _Searched
 
 _POS, _NEG = f"{names.INTERNAL}pos", f"{names.INTERNAL}neg"
 _KEY, _MIN = f"{names.INTERNAL}key", f"{names.INTERNAL}min"
@@ -406,7 +406,7 @@ def _chunk_metric(keys: Any, counts: Any, metric: str, z: float | None) -> tuple
 def _chunk_ap(  # noqa: PLR0917 - _chunk_metric's arrays, in its order
     scores: Any, at: Any, n_pos: Any, n_neg: Any, pos_before: Any, beyond: Any, z: float | None
 ) -> list[Any]:
-    """``_ranking_placements._ap`` of each segment of a range, from the positives'
+    """``_ranking.placements._ap`` of each segment of a range, from the positives'
     ``scores`` (each segment's ascending, one segment after the other; ``at``: their
     segments) and the negatives strictly below each (``beyond``)."""
     import numpy as np

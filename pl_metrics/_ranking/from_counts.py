@@ -13,7 +13,6 @@ from collections.abc import Callable, Sequence
 
 import polars as pl
 
-from pl_metrics import _sorted_curve
 from pl_metrics._core import formulas as fm
 from pl_metrics._core.names import ALL, ORD
 from pl_metrics._core.scores import (
@@ -28,6 +27,7 @@ from pl_metrics._core.scores import (
     aggregate,
     per_segment,
 )
+from pl_metrics._ranking import sorted_curve
 
 
 def _sorted(column: str) -> pl.Expr:
@@ -213,7 +213,7 @@ def curve_points(
 ) -> pl.LazyFrame:
     """``*keys, score, pos, neg, tps, fps, P, N, ORD`` with ORD 0 at the highest score;
     with :attr:`ScoreCounts.rows`, of continuous scores by sorting the rows
-    (:mod:`pl_metrics._sorted_curve`, the same points).  ``columns``: only these
+    (:mod:`pl_metrics._ranking.sorted_curve`, the same points).  ``columns``: only these
     (keys, P and N among them), so that the sorting path computes no other.
 
     ``then``: the table a method builds from the points, applied to them (the
@@ -221,7 +221,7 @@ def curve_points(
     streaming engine runs what follows a deferred frame on one thread)."""
     counted = _counted_curve(counts)
     if counts.rows is not None:
-        return _sorted_curve.deferred(counts.rows, counted, columns, then)
+        return sorted_curve.deferred(counts.rows, counted, columns, then)
     counted = counted if columns is None else counted.select(columns)
     return counted if then is None else then(counted)
 

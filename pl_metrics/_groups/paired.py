@@ -53,12 +53,12 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 
-from pl_metrics import _fairness as fair
 from pl_metrics._core import catalogue as cat
 from pl_metrics._core import checks as v
 from pl_metrics._core import scores as sc
 from pl_metrics._core.confusion import label_key
 from pl_metrics._core.names import ALL, INTERNAL
+from pl_metrics._groups import fairness as fair
 from pl_metrics._intervals import analytic as an
 from pl_metrics._intervals import draws as bs
 from pl_metrics._intervals import replicates as rp

@@ -4,7 +4,7 @@
 every bin, so that its edges travel with the state); the states of shards (files,
 partitions, days) merge by summing ``rows``.  The reference's edges are fixed
 first: its state gives them (:func:`drift_edges`), and the current rows' states are
-counted at them.  :func:`from_drift_counts` then gives :func:`~pl_metrics._drift.drift`'s
+counted at them.  :func:`from_drift_counts` then gives :func:`~pl_metrics._drift.metrics.drift`'s
 PSI and Jensen-Shannon distance (the sorted-value distances, KS and Wasserstein,
 need the values: not from counts), with the same shares and the same sums.
 """
@@ -18,7 +18,7 @@ import polars as pl
 
 from pl_metrics._core import checks as v
 from pl_metrics._core import names
-from pl_metrics._drift import (
+from pl_metrics._drift.metrics import (
     _BIN,
     _CUR,
     _REF,

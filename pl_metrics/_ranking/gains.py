@@ -25,7 +25,7 @@ import polars as pl
 from pl_metrics._core import formulas as fm
 from pl_metrics._core.names import INTERNAL, POS, SCORE
 from pl_metrics._core.scores import NEG, ScoreCounts, aggregate, per_segment
-from pl_metrics._ranking import curve_points
+from pl_metrics._ranking.from_counts import curve_points
 
 _BUCKET = "bucket"
 _CUM_ROWS = f"{INTERNAL}cum_rows"

@@ -1,6 +1,6 @@
 """ROC AUC (and DeLong's interval) and average precision of continuous scores by sorting.
 
-The per-score counts of :mod:`pl_metrics._ranking` are exact, stream, and are
+The per-score counts of :mod:`pl_metrics._ranking.from_counts` are exact, stream, and are
 fastest when scores take few distinct values; on continuous scores every row is
 its own group, and counting them costs several sorts.  There it is faster to
 sort.  For every positive score s, the negatives below s plus half those equal
@@ -9,7 +9,7 @@ the Mann-Whitney U / (P N) with ties one half, the same number as the trapezoid
 under the ROC curve.  DeLong's variance needs the negatives' placements too.
 
 Two ways to find the placements, both exact (:func:`strategy` picks one; both in
-:mod:`pl_metrics._ranking_placements`):
+:mod:`pl_metrics._ranking.placements`):
 
 - ``_Keyed`` (scores not negative: probabilities): each score's IEEE bits
   shifted left by one, its label in the freed lowest bit, sorted once per
@@ -23,7 +23,7 @@ Two ways to find the placements, both exact (:func:`strategy` picks one; both in
 - ``_Searched`` (any sign): the positives' and the negatives' scores sorted
   apart (one query, both sorts in parallel), one binary-searched in the other.
 
-By segment (:mod:`pl_metrics._ranking_batches`), the rows are read in batches:
+By segment (:mod:`pl_metrics._ranking.batches`), the rows are read in batches:
 each batch's keys (or scores) grouped by segment in memory, each segment's
 pieces concatenated and sorted when it is finished.  A segment of more than
 ``CHUNK_ROWS`` rows is finished alone, as above; the smaller ones a range of
@@ -57,7 +57,7 @@ from pl_metrics._core import checks as v
 from pl_metrics._core import names
 from pl_metrics._core import scores as sc
 from pl_metrics._intervals import analytic as an
-from pl_metrics._ranking_batches import _MIN, Source, _in_batches, _lists, _Ready, _values
+from pl_metrics._ranking.batches import _MIN, Source, _in_batches, _lists, _Ready, _values
 
 _POSITIVES = f"{names.INTERNAL}positives"
 _UNKNOWN = f"{names.INTERNAL}unknown"
@@ -66,7 +66,7 @@ _UNKNOWN = f"{names.INTERNAL}unknown"
 MIN_DISTINCT = 2_000
 _SAMPLE = 10_000
 #: Whether scores that are not negative are sorted with their labels as one key
-#: (``_ranking_placements._Keyed``); False: always the two sorts and a search
+#: (``_ranking.placements._Keyed``); False: always the two sorts and a search
 #: (``_Searched``).
 USE_KEYS = True
 
@@ -80,11 +80,11 @@ class MixedSigns(Exception):  # noqa: N818 - a signal, not an error: the plan fa
 def strategy(frame: pl.DataFrame | pl.LazyFrame, y_score: str | Mapping[object, str]) -> Strategy:
     """How to compute an un-weighted ranking metric, from the first 10,000 rows:
 
-    - ``"count"``: per distinct score (:mod:`pl_metrics._ranking`) when any score
+    - ``"count"``: per distinct score (:mod:`pl_metrics._ranking.from_counts`) when any score
       column has at most :data:`MIN_DISTINCT` distinct values there, or numpy (an
       optional dependency) is missing;
     - ``"keys"``: one sort of each score with its label
-      (``_ranking_placements._Keyed``) when no score there is negative (a later
+      (``_ranking.placements._Keyed``) when no score there is negative (a later
       negative one falls back to ``"search"``, :class:`MixedSigns`);
     - ``"search"``: sort the positives' and the negatives' scores, binary-search
       one in the other (``_Searched``).

@@ -33,7 +33,7 @@ import polars as pl
 from pl_metrics._core import checks as v
 from pl_metrics._core import formulas as fm
 from pl_metrics._core.names import score_column
-from pl_metrics._expr_inputs import (
+from pl_metrics._expr.inputs import (
     Check,
     bad_float_rows,
     equal_labels,
@@ -96,7 +96,7 @@ def _check_labels(s: pl.Series, names: tuple[str, str], labels: list[object] | N
 
     The dtypes must be compatible (``SchemaError``, the frame methods' rule) and
     ``labels`` convertible to their common dtype (``ValueError``).  No polars query
-    runs here (see :mod:`pl_metrics._expr_inputs`).
+    runs here (see :mod:`pl_metrics._expr.inputs`).
     """
     both = s.struct.unnest()
     t, p = both.to_series(0), both.to_series(1)

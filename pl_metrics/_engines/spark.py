@@ -16,7 +16,7 @@ import polars as pl
 from pl_metrics import metrics
 from pl_metrics._core import checks as v
 from pl_metrics._core.messages import Bad
-from pl_metrics._shards import check_label_sets, label_sample
+from pl_metrics._engines.shards import check_label_sets, label_sample
 from pl_metrics.state import sum_states
 
 if TYPE_CHECKING:

@@ -1,6 +1,6 @@
 """The curve points of continuous scores by one sort of the rows.
 
-:func:`pl_metrics._ranking.curve_points` is ``*keys, score, pos, neg, tps, fps,
+:func:`pl_metrics._ranking.from_counts.curve_points` is ``*keys, score, pos, neg, tps, fps,
 P, N, ORD``: one row per segment and distinct score, highest first, with the
 cumulative positives and negatives at that threshold.  From the per-score counts
 (:mod:`pl_metrics._core.scores`) it costs a ``group_by`` of every distinct score
@@ -15,9 +15,9 @@ per-score sums only where weighted scores tie (in the last bits).
 
 - **keys** (scores not negative, no weight): each score's IEEE bits times two,
   its label in the lowest bit, sorted as one UInt64 column (as
-  :func:`pl_metrics._ranking_placements._key`) - a sort of one column, no payload.
+  :func:`pl_metrics._ranking.placements._key`) - a sort of one column, no payload.
   A negative score met at collect falls back to the next way
-  (:class:`~pl_metrics._ranking_sorted.MixedSigns`).
+  (:class:`~pl_metrics._ranking.sorted_path.MixedSigns`).
 - **rows**: the score sorted with its label (and weight) as payload.
 
 By segment, each segment's rows are sorted apart in one ``group_by`` and exploded
@@ -30,7 +30,7 @@ The data checks (bad scores, labels, weights, the default ``pos_label``, a
 ``pos_label`` present) are one aggregation over the rows, collected with the
 sort (``collect_all``) and raised with the counting path's messages.
 :func:`deferred` picks the way at collect from the first rows, as the sorted
-ROC AUC does (:func:`pl_metrics._ranking_sorted.strategy`): few distinct scores
+ROC AUC does (:func:`pl_metrics._ranking.sorted_path.strategy`): few distinct scores
 are counted (a ``group_by`` of few groups beats a sort of every row).
 """
 
@@ -41,13 +41,12 @@ from typing import Literal
 
 import polars as pl
 
-from pl_metrics import _ranking_placements as placements
-from pl_metrics import _ranking_sorted as sorted_path
 from pl_metrics._core import checks as v
 from pl_metrics._core import names
 from pl_metrics._core import scores as sc
 from pl_metrics._core.names import ALL, NEG, ORD, POS, ROWS, SCORE
 from pl_metrics._core.scores import Rows
+from pl_metrics._ranking import placements, sorted_path
 
 _KEY = f"{names.INTERNAL}curve_key"
 _P, _N = f"{names.INTERNAL}row_pos", f"{names.INTERNAL}row_neg"
@@ -60,9 +59,9 @@ Way = Literal["count", "keys", "rows"]
 
 def way(rows: Rows) -> Way:
     """``"count"`` when the first rows' scores take at most
-    :data:`~pl_metrics._ranking_sorted.MIN_DISTINCT` values; else ``"keys"``
+    :data:`~pl_metrics._ranking.sorted_path.MIN_DISTINCT` values; else ``"keys"``
     (un-weighted, none of them negative,
-    :data:`~pl_metrics._ranking_sorted.USE_KEYS`) or ``"rows"``."""
+    :data:`~pl_metrics._ranking.sorted_path.USE_KEYS`) or ``"rows"``."""
     head = rows.rows.select(rows.y_score).head(sorted_path._SAMPLE).collect()
     scores = head.get_column(rows.y_score)
     if scores.n_unique() <= sorted_path.MIN_DISTINCT:
@@ -127,7 +126,7 @@ def _gate(rows: Rows, positive: pl.Expr, *, keyed: bool) -> tuple[pl.LazyFrame, 
 
 def _sorted_rows(rows: Rows, positive: pl.Expr, *, keyed: bool) -> pl.LazyFrame:
     """The rows sorted by segment, then score descending: ``*keys, _KEY`` (``keyed``:
-    the score's bits and the label, :func:`pl_metrics._ranking_placements._key`), else
+    the score's bits and the label, :func:`pl_metrics._ranking.placements._key`), else
     ``*keys, SCORE, _P, _N`` (the row's positive and negative count or weight)."""
     score = sc.as_score(rows.y_score, rows.schema[rows.y_score])
     if keyed:
@@ -177,7 +176,7 @@ def sorted_curve(
     """The curve points (``schema``: the counting plan's) by one sort of the rows; only
     ``columns`` of them.
 
-    Raises the checks' errors, and :class:`~pl_metrics._ranking_sorted.MixedSigns`
+    Raises the checks' errors, and :class:`~pl_metrics._ranking.sorted_path.MixedSigns`
     when ``keyed`` meets a negative score."""
     positive = pl.col(rows.y_true) == pl.lit(rows.pos_label, rows.schema[rows.y_true])
     gate, _ = _gate(rows, positive, keyed=keyed)
@@ -260,7 +259,7 @@ def sorted_curve(
 def _raise(rows: Rows, checked: pl.DataFrame, points: pl.DataFrame, *, keyed: bool) -> None:
     """The checks read after the sort, in the counting path's order: weights summing
     to infinity, the default ``pos_label``'s labels, ``pos_label`` absent; then a
-    negative score of a keyed sort (:class:`~pl_metrics._ranking_sorted.MixedSigns`)."""
+    negative score of a keyed sort (:class:`~pl_metrics._ranking.sorted_path.MixedSigns`)."""
     if (
         rows.weight is not None
         and not points.select((pl.col("P") + pl.col("N")).is_finite().all()).item()

@@ -3,8 +3,8 @@
 Every function reads the multiclass state of
 :func:`pl_metrics._core.scores.multiclass_score_counts` (``*keys, CLASS, SCORE,
 TRUE, N_ROWS``: one pass over the rows per score column) and turns it into
-binary per-score counts (:func:`pl_metrics._ranking.one_vs_rest`), then reuses the
-binary metrics of :mod:`pl_metrics._ranking` unchanged:
+binary per-score counts (:func:`pl_metrics._ranking.from_counts.one_vs_rest`), then reuses the
+binary metrics of :mod:`pl_metrics._ranking.from_counts` unchanged:
 
 - per class (:func:`per_class_counts`): the class's score against "is the row of
   that class", keyed by segment and class - scikit-learn's
@@ -18,7 +18,7 @@ null (scikit-learn refuses a ``y_score`` column of a class absent from ``y_true`
 left out of the macro and weighted means (and weighs 0 in the weighted mean
 anyway); its average precision is 0.0 and counts in the macro mean, as in the
 multilabel form and scikit-learn's ``average_precision_score`` of the
-``{label: indicator}`` matrix (:func:`pl_metrics._ranking.ap_exprs`); its curves
+``{label: indicator}`` matrix (:func:`pl_metrics._ranking.from_counts.ap_exprs`); its curves
 are the binary curves of a problem without positives (tpr NaN, recall 1, as
 scikit-learn's binary curves).
 """
@@ -29,13 +29,13 @@ from collections.abc import Mapping
 
 import polars as pl
 
-from pl_metrics import _ranking as rk
 from pl_metrics._core import checks as v
 from pl_metrics._core import formulas as fm
 from pl_metrics._core import names
 from pl_metrics._core import scores as sc
 from pl_metrics._core.scores import CLASS, NEG, POS, SCORE, ScoreCounts
 from pl_metrics._intervals import analytic as an
+from pl_metrics._ranking import from_counts as rk
 
 #: A class's number (or weight) of positives, the weight of the weighted average.
 _POSITIVES = f"{names.INTERNAL}positives"
@@ -126,7 +126,8 @@ def _labelled(per_class: ScoreCounts, result: pl.LazyFrame) -> pl.LazyFrame:
 # --------------------------------------------------------------------------- metrics
 def roc_auc(state: ScoreCounts, *, multi_class: str, average: str | None) -> pl.LazyFrame:
     """``*by, label, roc_auc`` (``average=None``) or ``*by, roc_auc``: per class,
-    micro, or the macro / weighted mean (:func:`pl_metrics._ranking.roc_auc_multiclass`)."""
+    micro, or the macro / weighted mean
+    (:func:`pl_metrics._ranking.from_counts.roc_auc_multiclass`)."""
     if average is None:
         ovr = per_class_counts(state)
         result = ovr.frame.group_by(ovr.keys).agg(rk.auc_exprs())
@@ -254,7 +255,7 @@ def average_precision(state: ScoreCounts, *, average: str | None) -> pl.LazyFram
     scikit-learn's ``average_precision_score`` of the label-binarized ``y_true``.
 
     Per class, 0.0 for a class without positives in the segment (the rule of every
-    form: :func:`pl_metrics._ranking.ap_exprs`); macro: the mean over the classes of
+    form: :func:`pl_metrics._ranking.from_counts.ap_exprs`); macro: the mean over the classes of
     ``y_score``; weighted: by their (weighted) prevalence; micro: the raveled
     indicator matrix (a class absent from a segment adds negatives only).
     """
