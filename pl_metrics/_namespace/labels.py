@@ -214,14 +214,15 @@ class LabelMethods:
         -------
         LazyFrame
             ``*by, label, support, predicted, tp, fp, fn, tn`` (Int64, Float64 with
-            weights) and ``precision, recall, specificity, f1, jaccard`` (Float64;
-            the F column is ``f{beta:g}`` when beta != 1).
+            weights) and ``precision, recall, specificity, f1, jaccard,
+            fowlkes_mallows`` (Float64; the F column is ``f{beta:g}`` when beta != 1).
 
         Notes
         -----
         precision = tp / (tp + fp), recall = tp / (tp + fn), specificity = tn / (tn + fp),
         F-beta = (1 + b^2) tp / (b^2 (tp + fn) + tp + fp), jaccard = tp / (tp + fp + fn);
-        ``zero_division`` where a denominator is 0.
+        ``zero_division`` where a denominator is 0.  fowlkes_mallows =
+        sqrt(precision x recall) (each ``zero_division`` where undefined).
 
         Examples
         --------
@@ -279,7 +280,8 @@ class LabelMethods:
         Returns
         -------
         LazyFrame
-            ``*by, average, precision, recall, f1, jaccard, support``; ``average`` is
+            ``*by, average, precision, recall, f1, jaccard, fowlkes_mallows, support``;
+            ``average`` is
             ``"micro"``, ``"macro"``, ``"weighted"`` in that order, then ``"samples"``
             for multilabel input.
 
@@ -352,7 +354,8 @@ class LabelMethods:
         Returns
         -------
         LazyFrame
-            ``*by, label, average, precision, recall, f1, jaccard, support``: the
+            ``*by, label, average, precision, recall, f1, jaccard, fowlkes_mallows,
+            support``: the
             per-class rows (``average`` null) then micro, macro, weighted (``label``
             null), per segment; multilabel input also a ``samples`` row
             (:meth:`averages`).
@@ -361,7 +364,7 @@ class LabelMethods:
         --------
         >>> import polars as pl, pl_metrics as plm
         >>> df = pl.DataFrame({"t": ["x", "y", "y"], "p": ["x", "y", "x"]})
-        >>> df.metrics.report("t", "p").drop("jaccard")
+        >>> df.metrics.report("t", "p").drop("jaccard", "fowlkes_mallows")
         shape: (5, 6)
         ┌───────┬──────────┬───────────┬──────────┬──────────┬─────────┐
         │ label ┆ average  ┆ precision ┆ recall   ┆ f1       ┆ support │
