@@ -155,12 +155,18 @@ def _quantile(at: Callable[[int], float], n: int, q: float) -> float:
     return b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t
 
 
-def _edges(reference: pl.LazyFrame, value: pl.Expr, bins: int) -> list[float]:
+def _edges(
+    reference: pl.LazyFrame, value: pl.Expr, bins: int, rows: int | None = None
+) -> list[float]:
     """The reference's quantiles j / bins (linear), distinct, ascending: from its
-    sorted values, or above :data:`SLICE` rows slice by slice (:func:`_slices`)."""
+    sorted values, or above :data:`SLICE` rows slice by slice (:func:`_slices`).
+    ``rows``: the reference's rows, when the caller has counted them (else counted
+    here)."""
     if bins == 1:
         return []
-    if reference.select(pl.len()).collect().item() <= SLICE:
+    if rows is None:
+        rows = reference.select(pl.len()).collect().item()
+    if rows <= SLICE:
         ordered = _sorted_values(reference, value)
         return _edges_of(lambda k: float(ordered[k]), ordered.len(), bins)
     ref = reference.select(value.alias(_VALUE))
@@ -566,15 +572,15 @@ def _setup(
     ref_rows, current, ref_schema, flag = _sides(lf, reference, keyed)
     kinds = _kinds(columns, schema, ref_schema)
 
-    def check() -> int:
-        """The checks; the rows of both sides together."""
+    def check() -> tuple[int, int]:
+        """The checks; the reference's rows and the current rows."""
         if flag is not None and (nulls := lf.select(flag.null_count()).collect().item()):
             raise v.Bad.reference_nulls(nulls)
         _check_exact(ref_rows, current, [c for c in columns if kinds[c] == "numeric"])
         n_ref, n_cur = pl.collect_all([ref_rows.select(pl.len()), current.select(pl.len())])
         if not n_ref.item():
             raise v.Bad.no_reference_rows()
-        return int(n_ref.item()) + int(n_cur.item())
+        return int(n_ref.item()), int(n_cur.item())
 
     return segments, keys, ref_rows, current, kinds, current.collect_schema(), check
 
@@ -620,7 +626,7 @@ def drift(
         return result.select(list(out_schema)).cast(dict(out_schema))
 
     def run() -> pl.DataFrame:
-        rows = check()
+        rows = sum(check())  # both sides together: the distances hold both
         out = pl.concat([one(column, rows) for column in columns], how="vertical_relaxed")
         return _in_order(out, keys, columns)
 
@@ -646,16 +652,17 @@ def drift_bins(
         | {"reference_share": pl.Float64, "current_share": pl.Float64, "current_rows": pl.Int64}
     )
 
-    def one(column: str) -> pl.DataFrame:
+    def one(column: str, ref_count: int) -> pl.DataFrame:
         value = _value(column, kinds[column])
-        edges = _edges(ref_rows, value, bins) if kinds[column] == "numeric" else None
+        numeric = kinds[column] == "numeric"
+        edges = _edges(ref_rows, value, bins, ref_count) if numeric else None
         table, _ = _bin_table(ref_rows, current, keys, value, edges)
         result = _labelled(table, keys, edges).with_columns(pl.lit(column).alias("column"))
         return result.select(list(out_schema)).cast(dict(out_schema))
 
     def run() -> pl.DataFrame:
-        check()
-        out = pl.concat([one(column) for column in columns], how="vertical_relaxed")
+        ref_count, _ = check()  # counted once, not again for each column's edges
+        out = pl.concat([one(column, ref_count) for column in columns], how="vertical_relaxed")
         return _in_order(out, keys, columns)
 
     return names.restore_keys(pl.defer(run, schema=out_schema), segments.names)

@@ -87,10 +87,10 @@ def drift_counts(
         | {"rows": pl.Int64}
     )
 
-    def one(column: str) -> pl.DataFrame:
+    def one(column: str, rows: int | None) -> pl.DataFrame:
         value = _value(column, kinds[column])
         numeric = kinds[column] == "numeric"
-        cut = (given[column] if given else _edges(keyed, value, bins)) if numeric else None
+        cut = (given[column] if given else _edges(keyed, value, bins, rows)) if numeric else None
         counted = (
             keyed.group_by(*keys, _bin(value, cut).alias(_BIN))
             .agg(pl.len().cast(pl.Int64).alias("rows"))
@@ -114,8 +114,11 @@ def drift_counts(
         )
 
     def run() -> pl.DataFrame:
-        _check_exact(keyed, keyed, [c for c in columns if kinds[c] == "numeric"])
-        out = pl.concat([one(column) for column in columns], how="vertical_relaxed")
+        numeric = [c for c in columns if kinds[c] == "numeric"]
+        _check_exact(keyed, keyed, numeric)
+        # the rows, counted once for every column's edges (none to cut: not counted)
+        rows = keyed.select(pl.len()).collect().item() if numeric and not given else None
+        out = pl.concat([one(column, rows) for column in columns], how="vertical_relaxed")
         return _in_order(out, keys, columns).select(list(out_schema)).cast(dict(out_schema))
 
     return names.restore_keys(pl.defer(run, schema=out_schema), segments.names)
