@@ -79,18 +79,6 @@ def per_class(counts: Counts, *, beta: float, zero_division: float) -> pl.LazyFr
     return counts.finish(result, [LABEL])
 
 
-#: Sums over classes are exact: scores (in [0, 1]) become Int128 multiples of
-#: 2^-62 and integer counts multiply in Int128, so a segment's averages do not
-#: depend on the order of its class rows (row order, threads, merged states)
-#: and carry a single rounding, at the end.
-_SCALE = 2.0**62
-
-
-def _fixed(score: pl.Expr) -> pl.Expr:
-    """A score in [0, 1] as an Int128 count of 2^-62 (within 2^-63 of the score)."""
-    return (score * _SCALE).round().cast(pl.Int128)
-
-
 def _product(a: pl.Expr, b: pl.Expr, exact: bool) -> pl.Expr:
     """``a * b`` exactly in Int128 for integer counts, else in Float64 (weights)."""
     if exact:
@@ -106,78 +94,36 @@ def _term(metric: str, part: str) -> str:
     return f"{INTERNAL}{metric}_{part}"
 
 
-def _class_sums(
-    classes: pl.LazyFrame, keys: list[str], metrics: list[str], *, nan: bool, exact: bool
-) -> pl.LazyFrame:
-    """Per segment, the sums over classes that the three averages are made of.
-
-    For each metric, over its non-NaN values (scikit-learn's ``_nanaverage``):
-    their number ``n``, their sum, the sum of their supports ``w`` and of
-    support x value ``wx``.  Row-wise terms, then plain sums: fast with 100,000s
-    of segments (bootstrap replicates) and exact (see ``_SCALE``).  Scores are
-    NaN only with ``zero_division=nan``; without (``nan`` False), ``n`` and
-    ``w`` are the number of classes and the total support.  ``exact``: the
-    counts are integers (:func:`_integer_counts`).
-    """
-    terms, sums = [], [pl.col("tp", "support", "predicted").sum(), pl.len().alias(_term("", "n"))]
-    aliases = []
-    for m in metrics:
-        kept = pl.col(m).fill_nan(None) if nan else pl.col(m)
-        support = pl.when(kept.is_not_null()).then(pl.col("support")) if nan else pl.col("support")
-        weighted = _product(_fixed(kept), support, exact) if exact else kept * support
-        terms += [_fixed(kept).alias(_term(m, "sum")), weighted.alias(_term(m, "wx"))]
-        sums += [pl.col(_term(m, "sum"), _term(m, "wx")).sum()]
-        if nan:
-            terms.append(support.alias(_term(m, "w")))
-            sums += [
-                pl.col(_term(m, "w")).sum(),
-                pl.col(_term(m, "sum")).count().alias(_term(m, "n")),
-            ]
-        else:
-            aliases += [
-                pl.col("support").alias(_term(m, "w")),
-                pl.col(_term("", "n")).alias(_term(m, "n")),
-            ]
-    return classes.with_columns(terms).group_by(keys).agg(sums).with_columns(aliases)
-
-
-def _averages_of_sums(
-    average: str, metrics: list[str], beta: float, zero_division: float, *, exact: bool
-) -> list[pl.Expr]:
-    """One ``average`` row from the sums of :func:`_class_sums`.
-
-    micro: the scores of the summed counts.  macro: the mean of the non-NaN
-    values, NaN if there are none.  weighted: the support-weighted mean of the
-    non-NaN values, the macro mean if their supports sum to 0.
-    """
-    if average == "micro":
-        scores = _scores(pl.col("tp"), pl.col("support"), pl.col("predicted"), beta, zero_division)
-    else:
-        scores = []
-        for m in metrics:
-            n, total = pl.col(_term(m, "n")), pl.col(_term(m, "sum")).cast(pl.Float64) / _SCALE
-            mean = pl.when(n > 0).then(total / n).otherwise(_NAN)
-            if average == "weighted":
-                w, wx = pl.col(_term(m, "w")).cast(pl.Float64), pl.col(_term(m, "wx"))
-                if exact:
-                    wx = wx.cast(pl.Float64) / _SCALE
-                mean = pl.when(w > 0).then(wx / w).otherwise(mean)
-            scores.append(mean.alias(m))
-    return [*scores, pl.col("support")]
-
-
 def _average_rows(
     counts: Counts, classes: pl.LazyFrame, beta: float, zero_division: float
 ) -> pl.LazyFrame:
-    """``*keys, average``, the scores, ``support, ORD`` from the per-class rows."""
+    """``*keys, average``, the scores, ``support, ORD`` from the per-class rows.
+
+    micro: the scores of the summed counts; macro and weighted:
+    ``formulas.class_averages`` of each score over a segment's class rows (exact
+    sums: a segment's averages do not depend on the order of its class rows).  One
+    ``group_by`` gives the three rows.
+    """
     metrics = score_columns(beta)
-    exact = _integer_counts(classes)
-    sums = _class_sums(classes, counts.keys, metrics, nan=math.isnan(zero_division), exact=exact)
+    integer = _integer_counts(classes)
+    means = []
+    for m in metrics:
+        macro, weighted = fm.class_averages(
+            pl.col(m), pl.col("support"), skip_nan=math.isnan(zero_division), integer=integer
+        )
+        means += [macro.alias(_term(m, "macro")), weighted.alias(_term(m, "weighted"))]
+    sums = classes.group_by(counts.keys).agg(pl.col("tp", "support", "predicted").sum(), *means)
+    micro = _scores(pl.col("tp"), pl.col("support"), pl.col("predicted"), beta, zero_division)
+    rows = {
+        "micro": micro,
+        **{a: [pl.col(_term(m, a)).alias(m) for m in metrics] for a in ("macro", "weighted")},
+    }
     return pl.concat(
         [
             sums.select(
                 *counts.keys,
-                *_averages_of_sums(name, metrics, beta, zero_division, exact=exact),
+                *rows[name],
+                pl.col("support"),
                 pl.lit(name).alias("average"),
                 pl.lit(i, pl.Int64).alias(ORD),
             )
@@ -337,13 +283,15 @@ def summary(
     exact = _integer_counts(stats)
     t, p, tp = pl.col("support"), pl.col("predicted"), pl.col("tp")
     recall = pl.when(t > 0).then(tp.cast(pl.Float64) / t)
+    # balanced accuracy: the macro mean of recall over the classes with actual rows
+    balanced, _ = fm.class_averages(recall, t, skip_nan=False, integer=exact)
     sums = stats.group_by(keys).agg(
         t.sum().alias("n"),
         tp.sum().alias(_term("summary", "correct")),
         _product(t, p, exact).sum().alias(_term("summary", "tp")),  # sum of row x column sums
         _product(p, p, exact).sum().alias(_term("summary", "pp")),
         _product(t, t, exact).sum().alias(_term("summary", "tt")),
-        _fixed(recall).sum().alias(_term("recall", "sum")),
+        balanced.alias("balanced_accuracy"),
         recall.count().alias(_term("recall", "n")),
         (p > 0).sum().alias(_term("predicted", "classes")),
         ((t > 0) & (p > 0)).sum().alias(_term("both", "classes")),
@@ -381,7 +329,6 @@ def summary(
         )
         kappa = fm.weighted_kappa(n * pl.col(_term("kappa", "D")), pl.col(_term("kappa", "E")))
     kappa = fm.kappa_or_undefined(kappa, n, single, replace_undefined_by)
-    balanced = pl.col(_term("recall", "sum")).cast(pl.Float64) / _SCALE / recall_n
     n_out = pl.col("n")
     if weighted:
         sums = sums.join(scales, on=keys, how="left", nulls_equal=True)
@@ -391,7 +338,7 @@ def summary(
         *keys,
         n_out.alias("n"),
         fm.accuracy(correct, n, _NAN).alias("accuracy"),
-        pl.when(recall_n > 0).then(balanced).otherwise(_NAN).alias("balanced_accuracy"),
+        pl.col("balanced_accuracy"),
         mcc.alias("mcc"),
         kappa.alias("cohen_kappa"),
     )

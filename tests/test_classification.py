@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import warnings
 
 import _oracle as oracle
 import numpy as np
@@ -11,6 +12,7 @@ import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
 
 import pl_metrics  # noqa: F401  (registers .metrics)
 
@@ -432,3 +434,73 @@ def test_kappa_replace_undefined_by_is_checked() -> None:
             plm.cohen_kappa("t", "p", replace_undefined_by=bad)
     with pytest.raises(ValueError, match="replace_undefined_by"):
         df.metrics.summary("t", "p", replace_undefined_by=0.0, ci=0.9)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    data=st.data(),
+    segments=st.integers(1, 4),
+    classes=st.integers(1, 5),
+    skip_nan=st.booleans(),
+    integer=st.booleans(),
+)
+def test_class_averages_are_one_helper_on_both_backends(
+    data: st.DataObject, segments: int, classes: int, skip_nan: bool, integer: bool
+) -> None:
+    # formulas.class_averages, the macro and support-weighted means over classes of
+    # the frame methods, the expressions and the bootstrap replicates: on the same
+    # values and supports, polars over class rows (group_by) and over a list's
+    # elements (list.eval) agree bit for bit (exact sums), numpy (the replicates)
+    # within the last bits, and each is scikit-learn's _nanaverage: NaN values
+    # skipped (zero_division=nan), the macro mean where the kept supports sum to 0
+    from sklearn.utils.extmath import _nanaverage
+
+    from pl_metrics._core import formulas as fm
+
+    score = st.one_of(st.floats(0.0, 1.0), st.just(math.nan)) if skip_nan else st.floats(0, 1)
+    weight = st.integers(0, 10**6) if integer else st.floats(0.0, 1e6)
+    shape = (segments, classes)
+    values = np.array(
+        data.draw(st.lists(score, min_size=segments * classes, max_size=segments * classes))
+    ).reshape(shape)
+    support = np.array(
+        data.draw(st.lists(weight, min_size=segments * classes, max_size=segments * classes))
+    ).reshape(shape)
+    rows = pl.DataFrame(
+        {
+            "seg": np.repeat(np.arange(segments), classes),
+            "x": values.ravel(),
+            "s": support.ravel(),
+        },
+        schema={"seg": pl.Int64, "x": pl.Float64, "s": pl.Int64 if integer else pl.Float64},
+    )
+    macro, weighted = fm.class_averages(
+        pl.col("x"), pl.col("s"), skip_nan=skip_nan, integer=integer
+    )
+    by_rows = rows.group_by("seg").agg(macro.alias("macro"), weighted.alias("weighted")).sort("seg")
+    f = pl.element().struct
+    in_list = fm.class_averages(f.field("x"), f.field("s"), skip_nan=skip_nan, integer=integer)
+    listed = (
+        rows.group_by("seg")
+        .agg(pl.struct("x", "s").alias("v"))
+        .sort("seg")
+        .select(
+            *(
+                pl.col("v").list.eval(e).list.first().alias(n)
+                for e, n in zip(in_list, ("macro", "weighted"), strict=True)
+            )
+        )
+    )
+    assert_frame_equal(by_rows.drop("seg"), listed)
+    np_macro, np_weighted = fm.class_averages(values, support, skip_nan=skip_nan, xp=fm.NUMPY)
+    for i in range(segments):
+        x, s = values[i], support[i].astype(float)
+        kept = ~np.isnan(x)
+        expected_macro = x[kept].mean() if kept.any() else math.nan
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            expected = _nanaverage(x, weights=s) if s[kept].sum() > 0 else expected_macro
+        for got in (np_macro[i], by_rows["macro"][i]):
+            assert got == pytest.approx(expected_macro, rel=1e-12, abs=1e-15, nan_ok=True)
+        for got in (np_weighted[i], by_rows["weighted"][i]):
+            assert got == pytest.approx(expected, rel=1e-12, abs=1e-15, nan_ok=True)

@@ -285,20 +285,6 @@ def score(  # noqa: PLR0917 - the counts, then the options, as every formula
     return fm.SCORES[metric].value(tp, support, predicted, beta, zd)
 
 
-def _average(values: pl.Expr, support: pl.Expr, average: str) -> pl.Expr:
-    """The macro / support-weighted mean of per-class values, NaN values skipped
-    (scikit-learn's ``_nanaverage``): NaN without values, the macro mean where the
-    kept classes have no support (``_classification._averages_of_sums``)."""
-    kept = values.fill_nan(None)
-    n = kept.count()
-    mean = pl.when(n > 0).then(kept.sum() / n).otherwise(_NAN)
-    if average == "macro":
-        return mean
-    w = pl.when(kept.is_not_null()).then(support.cast(pl.Float64))
-    total = w.sum()
-    return pl.when(total > 0).then((kept * w).sum() / total).otherwise(mean)
-
-
 def averaged_score(
     metric: str,
     y_true: IntoColumn,
@@ -321,7 +307,10 @@ def averaged_score(
         if average == "micro":
             return score(metric, tp.sum(), support.sum(), predicted.sum(), beta, zero_division)
         per_class = score(metric, tp, support, predicted, beta, zero_division)
-        return _average(per_class, support, average)
+        macro, weighted = fm.class_averages(
+            per_class, support, skip_nan=math.isnan(zero_division), integer=counts.exact
+        )
+        return macro if average == "macro" else weighted
 
     return _finish(counts.reduce(value), counts, f"{score_column(metric, beta)}_{average}")
 
@@ -421,9 +410,10 @@ def balanced_accuracy_expr(
     counts = _summary_counts(y_true, y_pred, labels, weight)
 
     def value(support: pl.Expr, predicted: pl.Expr, tp: pl.Expr) -> pl.Expr:
-        actual = support > 0
-        recall = fm.recall(tp.filter(actual), support.filter(actual), _NAN)
-        return pl.when(actual.any()).then(recall.mean()).otherwise(_NAN)
+        # the macro mean of recall over the classes with actual rows (exact sums)
+        recall = pl.when(support > 0).then(tp.cast(pl.Float64) / support)
+        balanced, _ = fm.class_averages(recall, support, skip_nan=False, integer=counts.exact)
+        return balanced
 
     return _finish(counts.reduce(value), counts, "balanced_accuracy")
 

@@ -83,31 +83,18 @@ def averages(
     ``_nanaverage``).  ``per_class_scores``: :func:`scores` of these counts, if
     already computed.
     """
-    import numpy as np
 
     sums = [x.sum(axis=-1) for x in (tp, support, predicted)]
     out = {"micro": scores(*sums, beta, zero_division), "macro": {}, "weighted": {}}
     if per_class_scores is None:
         per_class_scores = scores(tp, support, predicted, beta, zero_division)
-    # a score is NaN only with zero_division=NaN; otherwise every class is kept, and
-    # the sums below are those of the general case with nothing masked (same numbers)
-    every_class = not math.isnan(zero_division)
+    # a score is NaN only with zero_division=NaN; otherwise every class is kept
+    skip_nan = math.isnan(zero_division)
     for name in SCORES:
-        x = per_class_scores[name]
-        if every_class:
-            values, weights = x, support
-            n_kept: np.ndarray | int = x.shape[-1]
-            w_sum = sums[1]
-        else:
-            kept = ~np.isnan(x)
-            values = np.where(kept, x, 0.0)
-            n_kept = kept.sum(axis=-1)
-            weights = np.where(kept, support, 0)
-            w_sum = weights.sum(axis=-1)
-        macro = _ratio(values.sum(axis=-1), n_kept, np.nan)
-        weighted = np.where(w_sum > 0, _ratio((values * weights).sum(axis=-1), w_sum, 0.0), macro)
-        out["macro"][name] = macro
-        out["weighted"][name] = weighted
+        macro, weighted = fm.class_averages(
+            per_class_scores[name], support, skip_nan=skip_nan, xp=fm.NUMPY
+        )
+        out["macro"][name], out["weighted"][name] = macro, weighted
     return out
 
 
