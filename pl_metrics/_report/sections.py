@@ -219,11 +219,11 @@ def label_sections(
     yield Section(
         "classes",
         "Per class",
-        "Precision, recall, F1 and Jaccard of each class, then their micro, macro and "
-        "weighted averages (scikit-learn's classification_report)."
+        "The scores of each class, then their micro, macro and weighted averages "
+        "(scikit-learn's classification_report, with Jaccard and Fowlkes-Mallows)."
         + s.intervals(
-            "intervals: Wilson's for the per-class proportions, the delta method's for F1 "
-            "and the averages"
+            "intervals: Wilson's for the per-class proportions (precision, recall, "
+            "Jaccard), the delta method's for the other scores and the averages"
         ),
         [
             Table("report", report, "All rows: per-class report."),
