@@ -477,10 +477,10 @@ class FairnessMethods:
         metric
             ``{name: callable}`` (custom metrics, as :meth:`custom`; no ``ci``), or
             a metric name or a list of them: ``accuracy``, ``balanced_accuracy``,
-            ``mcc``, ``cohen_kappa``; ``precision_macro`` ... ``fowlkes_mallows_weighted``
-            (the rows of :meth:`averages`); the binary ``precision``, ``recall``,
-            ``specificity``, ``f1``, ``jaccard``, ``fowlkes_mallows`` and every rate of
-            :meth:`group_rates`;
+            ``mcc``, ``cohen_kappa``; ``<score>_{micro,macro,weighted}`` of each score
+            column of :meth:`averages` (``precision_macro``, ``f1_weighted``...); the
+            binary ``specificity``, each score of :meth:`averages` of ``pos_label``
+            (``precision``, ``f1``...) and every rate of :meth:`group_rates`;
             ``roc_auc``, ``average_precision``, ``ks``, ``log_loss``, ``brier_score``.
         pos_label, weight, zero_division
             As the metric's own method.

@@ -230,10 +230,10 @@ class MonitoringMethods:
         metrics
             Names from ``summary`` (``n``, ``accuracy``, ``balanced_accuracy``,
             ``mcc``, ``cohen_kappa``), ``averages`` (``precision_macro``,
-            ``f1_weighted``, ... : ``{precision,recall,f1,jaccard,fowlkes_mallows}_``
-            ``{micro,macro,weighted}``; they read ``y_pred``), the ``pos_label``
-            class's ``precision``, ``recall``, ``f1``, ``jaccard``,
-            ``fowlkes_mallows`` and ``specificity`` (binary labels, as
+            ``f1_weighted``, ... : ``<score>_{micro,macro,weighted}`` of each score
+            column of :meth:`averages`; they read ``y_pred``), the ``pos_label``
+            class's scores (``precision``, ``recall``, ``f1``, ... each score column
+            of :meth:`averages`) and ``specificity`` (binary labels, as
             ``selection_rate``; they read ``y_pred``; a window without
             ``pos_label`` gets 0.0, specificity its negatives' share, as
             scikit-learn's ``zero_division=0``), ranking (``roc_auc``,
