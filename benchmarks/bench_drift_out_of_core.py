@@ -10,7 +10,7 @@ folder (generated, never committed), then runs, each in a fresh child process (i
 peak RSS is the child's ``ru_maxrss``), side by side:
 
 - ``drift("x", reference=..., by="seg")`` on ``pl.scan_parquet`` as shipped: above
-  ``_drift.SLICE`` (``--slice``) rows of both sides together their values are read
+  ``_drift.metrics.SLICE`` (``--slice``) rows of both sides together their values are read
   in slices of the value range;
 - the same with ``SLICE`` above the row count: every current value in memory at
   once (the path below the threshold);

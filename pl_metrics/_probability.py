@@ -186,7 +186,7 @@ class Rows:
         frame = (self.lf if frame is None else frame).group_by(keys).agg(*aggs, *check_aggs)
         if _WEIGHT_TOTAL in self.checks:
             total = pl.col(_WEIGHT_TOTAL).sum().over(self.keys)
-            frame = frame.with_columns((~total.is_finite()).cast(pl.Int64).alias(_WEIGHT_TOTAL))
+            frame = frame.with_columns(v.weight_total_too_large(total).alias(_WEIGHT_TOTAL))
         frame = v.raise_if_bad(frame, [(name, error) for name, (_, error) in self.checks.items()])
         if self.default_pos:
             frame = sc.check_default_pos_label(frame, self.lf, self.y_true)

@@ -1,7 +1,7 @@
 """Type aliases shared by the public API (one place for every ``Literal``).
 
 Each ``Literal`` lists the values the runtime accepts; where a runtime catalogue
-lists the same names (``_fairness.METRICS``, ``_over_time.METRICS``, ...),
+lists the same names (``_groups.fairness.METRICS``, ``_groups.over_time.METRICS``, ...),
 ``tests/test_typing.py`` asserts that the two are equal, and it checks every
 ``Literal`` parameter of the namespace against the values its method accepts.
 The aliases are exported by :mod:`pl_metrics` for annotating user variables
@@ -41,7 +41,7 @@ SummaryCiMethod: TypeAlias = Literal["delta", "bootstrap", "wilson", "poisson"]
 AucCiMethod: TypeAlias = Literal["delong", "bootstrap", "poisson"]
 #: ``ci_method`` of average_precision (``checks.CI_METHODS``; the first, the default).
 ApCiMethod: TypeAlias = Literal["logit", "bootstrap", "poisson"]
-#: ``ci_method`` of ``compare_models`` (``_paired.CI_METHODS``: DeLong for roc_auc, the
+#: ``ci_method`` of ``compare_models`` (``_groups.paired.CI_METHODS``: DeLong for roc_auc, the
 #: delta method for average_precision, the paired bootstrap for the label metrics).
 PairedCiMethod: TypeAlias = Literal["bootstrap", "poisson", "delong", "delta"]
 #: ``ci_method`` of the methods whose intervals are bootstraps only (multinomial or Poisson).
@@ -88,7 +88,7 @@ _LabelMetric: TypeAlias = Literal[
 ]
 #: The score metrics of ``compare`` / ``disparity`` and ``over_time``.
 _ScoreMetric: TypeAlias = Literal["roc_auc", "average_precision", "ks", "log_loss", "brier_score"]
-#: The metrics of ``compare`` / ``disparity`` (``_fairness.METRICS`` but ``n``).
+#: The metrics of ``compare`` / ``disparity`` (``_groups.fairness.METRICS`` but ``n``).
 FairnessMetric: TypeAlias = Literal[
     _LabelMetric,
     "selection_rate",
@@ -108,7 +108,7 @@ FairnessMetric: TypeAlias = Literal[
     "specificity",
     _ScoreMetric,
 ]
-#: The metrics of ``compare_models`` (``_paired.METRICS``).
+#: The metrics of ``compare_models`` (``_groups.paired.METRICS``).
 PairedMetric: TypeAlias = Literal[
     "accuracy",
     "balanced_accuracy",
@@ -126,7 +126,7 @@ PairedMetric: TypeAlias = Literal[
 ThresholdMetric: TypeAlias = Literal[
     "tp", "fp", "fn", "tn", "precision", "recall", "f1", "specificity", "accuracy", "mcc"
 ]
-#: ``metrics=`` of ``over_time`` (``_over_time.METRICS``).
+#: ``metrics=`` of ``over_time`` (``_groups.over_time.METRICS``).
 OverTimeMetric: TypeAlias = Literal[
     "n",
     _LabelMetric,

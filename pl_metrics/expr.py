@@ -625,6 +625,6 @@ def _mean(  # noqa: PLR0917 - the per-row loss and the columns it was computed f
     if weight is None:
         value = loss.mean() + guard(checks)
     else:
-        w, weight_check = valid_weight(weight)
-        value = fm.weighted_mean(loss, w) + guard([*checks, weight_check])
+        w, weight_checks = valid_weight(weight)
+        value = fm.weighted_mean(loss, w) + guard([*checks, *weight_checks])
     return nonempty(value, col(y_true))

@@ -159,6 +159,20 @@ def _merged(
         merged = merged.map_batches(check_totals).with_columns(
             pl.col(c).cast(pl.Int64) for c in integer
         )
+    floats = [c for c in values if schema[c].is_float()]
+    if floats:  # weighted counts: a segment's total within checks.MAX_WEIGHT_TOTAL
+
+        def check_weighted_totals(df: pl.DataFrame) -> pl.DataFrame:
+            total = pl.sum_horizontal(pl.col(columns[c]) for c in floats)
+            totals = df.group_by(keys).agg(total.sum()) if keys else df.select(total.sum())
+            over = int(
+                totals.select(v.weight_total_too_large(pl.col(totals.columns[-1]))).sum().item()
+            )
+            if over:
+                raise v.Bad.state_weight_overflow(floats[0], over)
+            return df
+
+        merged = merged.map_batches(check_weighted_totals)
     if not by:
         merged = merged.with_columns(pl.lit(0, pl.Int8).alias(ALL))
     return merged

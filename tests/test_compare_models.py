@@ -554,7 +554,7 @@ def test_ap_delta_cases_were_met() -> None:
 
 
 def test_ap_gradient_equals_numerical_derivatives() -> None:
-    """Each cell's derivative of its segment's AP (written out in _paired) equals
+    """Each cell's derivative of its segment's AP (written out in _groups.paired) equals
     scikit-learn's AP differentiated by that cell's weight, and the counts times
     the derivatives sum to 0 (AP is homogeneous of degree 0 in the counts)."""
     rng = np.random.default_rng(7)

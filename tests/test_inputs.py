@@ -639,10 +639,57 @@ def test_huge_equal_weights_give_the_unweighted_auc() -> None:
 def test_weights_summing_to_infinity_are_a_data_error() -> None:
     df = CURVES.with_columns(w=pl.lit(1e308))
     for method in ["summary", "report"]:
-        with pytest.raises(plm.DataError, match="sum to infinity"):
+        with pytest.raises(plm.DataError, match=r"sum to more than 4\.5e307"):
             getattr(df.metrics, method)("y", "y", weight="w")
-    with pytest.raises(plm.DataError, match="sum to infinity"):
+    with pytest.raises(plm.DataError, match=r"sum to more than 4\.5e307"):
         df.metrics.roc_auc("y", "s", weight="w")
+
+
+def test_weights_whose_sums_of_totals_overflow_are_a_data_error() -> None:
+    # a segment's weights summing to 1.5e308 (finite) made tp + fp + fn, n + tp and
+    # 2 tp overflow: Jaccard 0.0 where every row is right (1.0), tn and F1 NaN, and
+    # the averages a cast error. Every path now refuses totals above a quarter of the
+    # largest float (checks.MAX_WEIGHT_TOTAL, 2**1022 ~ 4.5e307)
+    rows = {"t": [0, 0, 1], "p": [0, 0, 1], "s": [0.1, 0.2, 0.9]}
+    df = pl.DataFrame({**rows, "w": [0.75e308, 0.75e308, 1.0]})
+    match = r"to more than 4\.5e307"
+    calls = {
+        "per_class": lambda d: d.metrics.per_class("t", "p", weight="w"),
+        "averages": lambda d: d.metrics.averages("t", "p", weight="w"),
+        "report": lambda d: d.metrics.report("t", "p", weight="w", by="t"),
+        "summary": lambda d: d.metrics.summary("t", "p", weight="w"),
+        "roc_auc": lambda d: d.metrics.roc_auc("t", "s", weight="w"),
+        "log_loss": lambda d: d.metrics.log_loss("t", "s", weight="w"),
+        "f1 macro expression": lambda d: d.select(plm.f1("t", "p", average="macro", weight="w")),
+        "jaccard expression": lambda d: d.select(plm.jaccard("t", "p", weight="w")),
+        "balanced_accuracy expression": (
+            lambda d: d.select(plm.balanced_accuracy("t", "p", weight="w"))
+        ),
+        "log_loss expression": lambda d: d.select(plm.log_loss("t", "s", weight="w")),
+        "multilabel": lambda d: d.select(
+            pl.concat_list("t").alias("t"), pl.concat_list("p").alias("p"), "w"
+        ).metrics.averages("t", "p", weight="w"),
+    }
+    for name, call in calls.items():
+        with pytest.raises(plm.DataError, match=match):  # noqa: PT012 - names the call
+            call(df)
+            pytest.fail(f"{name}: no error")
+    # merged states: each shard's total (3e307) is below the bound, the merge's is not
+    df = pl.DataFrame({**rows, "w": [3e307, 3e307, 1.0]})
+    shards = [
+        df[:1].metrics.counts("t", "p", weight="w"),
+        df[1:].metrics.counts("t", "p", weight="w"),
+    ]
+    with pytest.raises(plm.DataError, match=match):
+        plm.from_counts(pl.concat(shards)).averages()
+    # below the bound: every row right, so every score is 1.0 (by hand), tn exact
+    fine = pl.DataFrame({**rows, "w": [1.5e307, 1.5e307, 1e307]})  # 4e307 in all
+    per_class = fine.metrics.per_class("t", "p", weight="w")
+    assert per_class["tn"].to_list() == pytest.approx([1e307, 3e307], rel=1e-12)
+    for column in ("precision", "recall", "f1", "jaccard", "fowlkes_mallows"):
+        assert per_class[column].to_list() == [1.0, 1.0], column
+        assert fine.metrics.averages("t", "p", weight="w")[column].to_list() == [1.0] * 3
+    assert fine.select(plm.f1("t", "p", average="macro", weight="w")).item() == 1.0
 
 
 def _state(cells: dict[tuple[int, int], int]) -> pl.DataFrame:
@@ -688,7 +735,7 @@ def test_calibration_error_refuses_weights_that_overflow_in_the_segment() -> Non
     # each bin's weights are finite, the segment's sum is not: ECE was 0.0
     rng = np.random.default_rng(13)
     df = pl.DataFrame({"y": rng.integers(0, 2, 50), "s": rng.random(50), "w": [1e307] * 50})
-    with pytest.raises(plm.DataError, match="sum to infinity"):
+    with pytest.raises(plm.DataError, match=r"sum to more than 4\.5e307"):
         df.metrics.calibration_error("y", "s", weight="w")
 
 

@@ -7,12 +7,13 @@ name's :class:`Metric` says how it is computed (the frame method and its column,
 or a reduction of the 2x2 counts: ``formulas.RATES`` / ``PROPORTIONS``), its
 family, which way is better, whether it reads scores, which calls offer it and
 with which interval methods.  The lists those calls check and dispatch on are read
-from here (:func:`names_of`): ``_fairness.METRICS``, ``_over_time``'s families,
-``_paired.METRICS`` and ``CI_METHODS``, ``checks.ANALYTIC_CI``, the summary's
+from here (:func:`names_of`): ``_groups.fairness.METRICS``, ``_groups.over_time``'s families,
+``_groups.paired.METRICS`` and ``CI_METHODS``, ``checks.ANALYTIC_CI``, the summary's
 columns (``names.SUMMARY_LABELS``), the bootstrap's summary and averaged
 metrics, the report's headline cards and the CLI's choice of label columns; the
 ``Literal`` aliases of ``_typing`` are tested equal to them.  The per-class
-scores (precision, recall, F-beta, Jaccard) are declared in ``formulas.SCORES``,
+scores (precision, recall, F-beta, Jaccard, Fowlkes-Mallows) are declared in
+``formulas.SCORES``,
 their formulas' home: each is averaged here (``f1_macro``) and taken as a binary
 metric (``f1``), and ``per_class`` / ``averages`` / ``report``, their expressions,
 replicates and intervals read them from there.

@@ -649,6 +649,18 @@ def not_a_label(column: str | pl.Expr) -> pl.Expr:
 MIN_NORMAL_WEIGHT = 2.2250738585072014e-308
 
 
+#: The largest total weight of a segment: a quarter of the largest float, so that the
+#: sums the metrics take of a segment's weighted counts (tp + fp + fn, n + tp,
+#: (1 + b^2) tp, P + N, ...) stay finite.  Above it, ``Bad.weight_overflow``.
+MAX_WEIGHT_TOTAL = 2.0**1022
+
+
+def weight_total_too_large(total: pl.Expr) -> pl.Expr:
+    """1 where a segment's total weight is above :data:`MAX_WEIGHT_TOTAL` (or not
+    finite), else 0 (Int64)."""
+    return (~(total <= MAX_WEIGHT_TOTAL)).fill_null(False).cast(pl.Int64)
+
+
 def weight_is_bad(w: pl.Expr) -> pl.Expr:
     """Row-wise: a weight that is null, NaN, infinite, negative or subnormal."""
     w = w.cast(pl.Float64)

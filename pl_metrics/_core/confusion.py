@@ -131,7 +131,7 @@ def confusion_counts(
             checks.append((f"{key}_nan", lambda n, c=column: v.Bad.not_labels(c, n)))
     if weight is not None:
         total = pl.col(COUNT).sum().over(keys) if keys else pl.col(COUNT).sum()
-        frame = frame.with_columns((~total.is_finite()).cast(pl.Int64).alias(_SEGMENT_WEIGHT))
+        frame = frame.with_columns(v.weight_total_too_large(total).alias(_SEGMENT_WEIGHT))
         checks += [
             (v.BAD_WEIGHT, lambda n: v.Bad.bad_weights(weight, n)),
             (_SEGMENT_WEIGHT, lambda _: v.Bad.weight_overflow(weight)),

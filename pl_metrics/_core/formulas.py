@@ -146,8 +146,10 @@ _SCALE = 2.0**62
 
 
 def _fixed(score: pl.Expr) -> pl.Expr:
-    """A score in [0, 1] as an Int128 count of 2^-62."""
-    return (score * _SCALE).round().cast(pl.Int128)
+    """A score in [0, 1] as an Int128 count of 2^-62.  A NaN (a score of counts that
+    a data check refuses, e.g. weights whose sums overflow) is null here, so that the
+    check's error is the one raised, not the cast's."""
+    return (score * _SCALE).round().fill_nan(None).cast(pl.Int128)
 
 
 def class_averages(

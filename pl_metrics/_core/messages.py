@@ -52,8 +52,20 @@ class Bad:
     @staticmethod
     def weight_overflow(column: str) -> DataError:
         return DataError(
-            f"the weights of column {column!r} (argument `weight`) sum to infinity in a "
-            "segment; rescale them, e.g. divide by their maximum"
+            f"the weights of column {column!r} (argument `weight`) sum to more than "
+            "4.5e307 in a segment (a quarter of the largest float: the metrics add up to "
+            "four such totals, which would overflow); rescale them, e.g. divide by their "
+            "maximum"
+        )
+
+    @staticmethod
+    def state_weight_overflow(column: str, n: int) -> DataError:
+        return DataError(
+            f"state column {column!r} sums to more than 4.5e307 in {n} "
+            f"segment{'' if n == 1 else 's'} (a "
+            "quarter of the largest float: the metrics add up to four such totals, which "
+            "would overflow); rescale the weights the state was made with, e.g. divide "
+            "by their maximum"
         )
 
     @staticmethod

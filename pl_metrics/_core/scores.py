@@ -305,10 +305,11 @@ def _weight_checks(weight: str | None) -> list[v.Check]:
 
 
 def _segment_weight(keys: list[str], values: Sequence[str]) -> pl.Expr:
-    """1 on the rows of a segment whose (weighted) total is not finite."""
+    """1 on the rows of a segment whose (weighted) total is too large
+    (``checks.weight_total_too_large``)."""
     total = pl.sum_horizontal(pl.col(c) for c in values)
     total = total.sum().over(keys) if keys else total.sum()
-    return (~total.is_finite()).cast(pl.Int64).alias(_SEGMENT_WEIGHT)
+    return v.weight_total_too_large(total).alias(_SEGMENT_WEIGHT)
 
 
 def _binary_counts(

@@ -3,7 +3,7 @@
 Both sides go through :class:`Sweep` in slices of ascending value ranges (low,
 high], each side's distinct values with their counts: one slice holding every value
 when they fit in memory, else as many as keep each slice's values bounded
-(``_drift._sliced_distances``), so that neither side is held at once.  Within a
+(``_drift.metrics._sliced_distances``), so that neither side is held at once.  Within a
 slice, each current value finds its place in the slice's reference by one binary
 search, and everything else is elementwise; a segment's values go in chunks of
 :data:`CHUNK` (a segment may span chunks), so the elementwise work's temporaries are

@@ -172,10 +172,15 @@ def equal_labels(y_true: IntoColumn, y_pred: IntoColumn) -> pl.Expr:
     return both.map_batches(compare, return_dtype=pl.Boolean, is_elementwise=True)
 
 
-def valid_weight(weight: IntoColumn) -> tuple[pl.Expr, Check]:
-    """The weight as Float64, and the check of bad values (``checks.weight_is_bad``)."""
+def valid_weight(weight: IntoColumn) -> tuple[pl.Expr, list[Check]]:
+    """The weight as Float64, and its checks: bad values (``checks.weight_is_bad``),
+    a group's total too large (``checks.weight_total_too_large``)."""
     w = col(weight).cast(pl.Float64)
-    return w, (v.weight_is_bad(w).sum(), partial(v.Bad.bad_weights, name_of(weight)))
+    name = name_of(weight)
+    return w, [
+        (v.weight_is_bad(w).sum(), partial(v.Bad.bad_weights, name)),
+        (v.weight_total_too_large(w.sum()), lambda _: v.Bad.weight_overflow(name)),
+    ]
 
 
 def weighted_sum(condition: pl.Expr, weight: pl.Expr | None) -> pl.Expr:
@@ -224,8 +229,8 @@ def label_inputs(
     checks = null_checks(y_true, y_pred)
     w = None
     if weight is not None:
-        w, weight_check = valid_weight(weight)
-        checks.append(weight_check)
+        w, weight_checks = valid_weight(weight)
+        checks += weight_checks
     return y_true, y_pred, w, checks
 
 

@@ -317,7 +317,7 @@ def finish_positive(
 ) -> list[pl.LazyFrame]:
     """The metrics of the ``pos`` class (compute dtype) of each window, one long frame
     per metric, from its 2x2 counts against the one other label
-    (``_fairness.binary_table``: more labels are refused, as by the binary methods;
+    (``fairness.binary_table``: more labels are refused, as by the binary methods;
     ``columns``: y_true, y_pred, for that message); a window without ``pos`` gets
     the zero-division values (0.0; specificity from its negatives), as
     scikit-learn's binary scores with ``zero_division=0``.  Intervals: those of

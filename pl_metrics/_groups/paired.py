@@ -32,7 +32,7 @@ segment, the counts of its distinct ``(y_true, baseline, model)`` rows
   the row order, the other segments and the other models), both models'
   metric computed on it by the replicate formulas of
   :mod:`pl_metrics._intervals.replicates`.  The replicate differences (0
-  within a relative 1e-12: ``_fairness.difference``) give the percentile
+  within a relative 1e-12: ``fairness.difference``) give the percentile
   interval (``resample.percentile_bounds``) and the p-value
   ``min(1, 2 min((1 + #(d <= 0)) / (1 + B), (1 + #(d >= 0)) / (1 + B)))`` over
   the B defined replicates (``resample.p_value``), as ``compare``'s.

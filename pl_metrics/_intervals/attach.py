@@ -158,7 +158,8 @@ def delta_labels(
 
 
 def wilson_per_class(point: pl.LazyFrame, ci: float, beta: float) -> pl.LazyFrame:
-    """Wilson intervals of the per-class proportions (F-beta, not a proportion: null)."""
+    """Wilson intervals of the per-class proportions (the other scores, F-beta and
+    Fowlkes-Mallows, are not proportions: null)."""
     columns = []
     for name in names.interval_metrics("per_class", beta=beta):
         if name in fm.PROPORTIONS:

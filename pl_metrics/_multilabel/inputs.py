@@ -336,7 +336,7 @@ def multilabel_input(
     rows = frame.select(*exprs, *own, *(expr.alias(name) for name, expr, _ in checks))
     row_checks = [(name, pl.col(name), error) for name, _, error in checks]
     if weight is not None:
-        overflow = (~pl.col(WEIGHT).sum().is_finite()).cast(pl.Int64)
+        overflow = v.weight_total_too_large(pl.col(WEIGHT).sum())
         row_checks.append(
             (f"{INTERNAL}ml_weight_overflow", overflow, lambda _: v.Bad.weight_overflow(weight))
         )

@@ -220,7 +220,7 @@ def _score_counts(
     counts = rows.raise_if_bad(counts)
     if weight is not None:
         total = (pl.col(POS) + pl.col(NEG)).sum().over(keys)
-        counts = counts.with_columns((~total.is_finite()).cast(pl.Int64).alias(_OVERFLOW))
+        counts = counts.with_columns(v.weight_total_too_large(total).alias(_OVERFLOW))
         counts = v.raise_if_bad(counts, [(_OVERFLOW, lambda _: v.Bad.weight_overflow(weight))])
     return ScoreCounts(counts.select(*keys, SCORE, POS, NEG).cache(), [], keys)
 
@@ -228,7 +228,7 @@ def _score_counts(
 def _row_partial_auc(rows: RankingRows, max_fpr: float) -> pl.LazyFrame:
     """``*by, roc_auc`` of ``average="samples"`` with ``max_fpr``: each row's labels as
     one binary problem (its true labels the positives), the row's standardised partial
-    AUC by the binary formula (:func:`_ranking.roc_auc`) on its per-score counts, then
+    AUC by the binary formula (:func:`_ranking.from_counts.roc_auc`) on its per-score counts, then
     the (weighted) mean over the rows; a row of one class is left out (as for the full
     AUC, :func:`row_metric`).  scikit-learn's ``roc_auc_score(average="samples",
     max_fpr=)``: ``_binary_roc_auc_score`` per row, averaged with the sample weights."""

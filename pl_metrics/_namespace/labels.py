@@ -293,7 +293,8 @@ class LabelMethods:
         ``jaccard_score`` has no NaN option, and Jaccard follows the same rule
         here).  ``support`` is the total support of the classes.  samples
         (multilabel only): the mean over rows (weighted by ``weight``) of each
-        row's precision, recall, F and Jaccard of its two label sets, a row with
+        row's scores (precision, recall, F, Jaccard, Fowlkes-Mallows) of its two
+        label sets, a row with
         an empty denominator taking ``zero_division`` (NaN rows skipped).  Unlike
         the others it is not a function of the per-label counts: it needs each
         row's set sizes (its state keeps the histogram of them).

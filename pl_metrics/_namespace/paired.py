@@ -533,6 +533,6 @@ def _compare(
 
 def _values(rows: pl.LazyFrame, metric: str, keys: list[str], x: fair.Inputs) -> pl.LazyFrame:
     """``*keys, VALUE`` (``ALL`` without segments): the metric of one model's column by
-    its own method (``_fairness.evaluate``: the method's checks and number)."""
+    its own method (``_groups.fairness.evaluate``: the method's checks and number)."""
     frame = fair.evaluate(rows, [metric], keys, x).rename({metric: pt.VALUE})
     return frame if keys else frame.with_columns(pl.lit(0, pl.Int8).alias(names.ALL))

@@ -419,7 +419,7 @@ def _chunk_ap(  # noqa: PLR0917 - _chunk_metric's arrays, in its order
     tps = (n_pos[at] - first).astype(np.float64)
     fps = (n_neg[at] - beyond).astype(np.float64)
     terms = fm.average_precision_terms(1.0, tps, fps, n_pos[at].astype(np.float64), xp=fm.NUMPY)
-    # as _ranking.ap_exprs: within [0, 1]; 0.0 without positives (as scikit-learn)
+    # as from_counts.ap_exprs: within [0, 1]; 0.0 without positives (as scikit-learn)
     ap = np.clip(np.bincount(at, weights=terms, minlength=n_pos.size), 0.0, 1.0)
     if z is None:
         return [ap]

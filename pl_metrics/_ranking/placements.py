@@ -289,7 +289,7 @@ def _ap(s: _Searched | _Keyed, z: float | None) -> tuple[float | None, ...]:
     below, _ = s.per_positive()
     fps = (s.n_neg - below).astype(np.float64)
     terms = fm.average_precision_terms(1.0, tps, fps, float(n_pos), xp=fm.NUMPY)
-    ap = min(max(float(terms.sum()), 0.0), 1.0)  # as _ranking.ap_exprs: within [0, 1]
+    ap = min(max(float(terms.sum()), 0.0), 1.0)  # as from_counts.ap_exprs: within [0, 1]
     if z is None:
         return (ap,)
     low, high = fm.ap_logit_bounds(ap, n_pos, z, xp=fm.NUMPY)

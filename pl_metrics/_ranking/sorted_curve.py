@@ -262,7 +262,7 @@ def _raise(rows: Rows, checked: pl.DataFrame, points: pl.DataFrame, *, keyed: bo
     negative score of a keyed sort (:class:`~pl_metrics._ranking.sorted_path.MixedSigns`)."""
     if (
         rows.weight is not None
-        and not points.select((pl.col("P") + pl.col("N")).is_finite().all()).item()
+        and points.select(v.weight_total_too_large(pl.col("P") + pl.col("N")).max()).item()
     ):
         raise v.Bad.weight_overflow(rows.weight)
     later = checked.lazy()

@@ -128,7 +128,7 @@ def sorted_metric(
     ``metric="average_precision"``: ``*by, average_precision`` (binary; with ``ci``:
     also its logit interval; or the one-vs-rest macro / weighted mean).
 
-    The same checks and messages as the counting path (``_ranking``): only the
+    The same checks and messages as the counting path (``from_counts``): only the
     way the AUC is summed differs.
     """
     mapping = None if isinstance(y_score, str) else v.check_score_map("y_score", y_score)
