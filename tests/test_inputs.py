@@ -659,7 +659,11 @@ def test_weights_whose_sums_of_totals_overflow_are_a_data_error() -> None:
         "report": lambda d: d.metrics.report("t", "p", weight="w", by="t"),
         "summary": lambda d: d.metrics.summary("t", "p", weight="w"),
         "roc_auc": lambda d: d.metrics.roc_auc("t", "s", weight="w"),
+        "roc_curve": lambda d: d.metrics.roc_curve("t", "s", weight="w"),
+        "average_precision": lambda d: d.metrics.average_precision("t", "s", weight="w"),
+        "ks": lambda d: d.metrics.ks("t", "s", weight="w"),
         "log_loss": lambda d: d.metrics.log_loss("t", "s", weight="w"),
+        "calibration_error": lambda d: d.metrics.calibration_error("t", "s", weight="w"),
         "f1 macro expression": lambda d: d.select(plm.f1("t", "p", average="macro", weight="w")),
         "jaccard expression": lambda d: d.select(plm.jaccard("t", "p", weight="w")),
         "balanced_accuracy expression": (
