@@ -146,33 +146,29 @@ def _merged(
         checked = checked.with_columns(pl.col(columns["score"]).cast(pl.Float64) + 0.0)
     merged = sum_states(checked, [*keys, *internal_keys], internal_values)
     integer = [columns[c] for c in values if schema[c].is_integer()]
-    if integer:
+    floats = [c for c in values if schema[c].is_float()]  # public names (the message's)
+    whole, weighted = f"{names.INTERNAL}total_int", f"{names.INTERNAL}total_float"
 
-        def check_totals(df: pl.DataFrame) -> pl.DataFrame:
-            total = pl.sum_horizontal(pl.col(c) for c in integer)
-            totals = df.group_by(keys).agg(total.sum()) if keys else df.select(total.sum())
-            over = int((totals.to_series(len(keys)) > _INT64_MAX).sum())
-            if over:
-                raise v.Bad.count_overflow(over)
-            return df
-
-        merged = merged.map_batches(check_totals).with_columns(
-            pl.col(c).cast(pl.Int64) for c in integer
-        )
-    floats = [c for c in values if schema[c].is_float()]
-    if floats:  # weighted counts: a segment's total within checks.MAX_WEIGHT_TOTAL
-
-        def check_weighted_totals(df: pl.DataFrame) -> pl.DataFrame:
-            total = pl.sum_horizontal(pl.col(columns[c]) for c in floats)
-            totals = df.group_by(keys).agg(total.sum()) if keys else df.select(total.sum())
-            over = int(
-                totals.select(v.weight_total_too_large(pl.col(totals.columns[-1]))).sum().item()
-            )
+    def check_totals(df: pl.DataFrame) -> pl.DataFrame:
+        """Each segment's total: integer counts below 2^63, weighted counts within
+        ``checks.weight_total_too_large``."""
+        sums = [
+            pl.sum_horizontal(pl.col(c) for c in counted).sum().alias(name)
+            for name, counted in ((whole, integer), (weighted, [columns[c] for c in floats]))
+            if counted
+        ]
+        totals = df.group_by(keys).agg(sums) if keys else df.select(sums)
+        if integer and (over := int((totals[whole] > _INT64_MAX).sum())):
+            raise v.Bad.count_overflow(over)
+        if floats:
+            over = int(totals.select(v.weight_total_too_large(pl.col(weighted)).sum()).item())
             if over:
                 raise v.Bad.state_weight_overflow(floats[0], over)
-            return df
+        return df
 
-        merged = merged.map_batches(check_weighted_totals)
+    if integer or floats:
+        merged = merged.map_batches(check_totals)
+    merged = merged.with_columns(pl.col(c).cast(pl.Int64) for c in integer)
     if not by:
         merged = merged.with_columns(pl.lit(0, pl.Int8).alias(ALL))
     return merged

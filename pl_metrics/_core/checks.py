@@ -38,7 +38,7 @@ from pl_metrics._core.labels import (
     labels_series,
     single_label_types,
 )
-from pl_metrics._core.messages import Bad
+from pl_metrics._core.messages import MAX_WEIGHT_TOTAL, Bad
 from pl_metrics._core.names import BAD_WEIGHT, INTERNAL, ROWS, Segments
 from pl_metrics.exceptions import DataError
 
@@ -647,12 +647,6 @@ def not_a_label(column: str | pl.Expr) -> pl.Expr:
 #: The smallest normal Float64: a positive weight below it (subnormal) has too few
 #: bits to compute with (5e-324 is a single bit: ratios of such sums are garbage).
 MIN_NORMAL_WEIGHT = 2.2250738585072014e-308
-
-
-#: The largest total weight of a segment: a quarter of the largest float, so that the
-#: sums the metrics take of a segment's weighted counts (tp + fp + fn, n + tp,
-#: (1 + b^2) tp, P + N, ...) stay finite.  Above it, ``Bad.weight_overflow``.
-MAX_WEIGHT_TOTAL = 2.0**1022
 
 
 def weight_total_too_large(total: pl.Expr) -> pl.Expr:

@@ -10,6 +10,19 @@ from collections.abc import Sequence
 
 from pl_metrics.exceptions import DataError
 
+#: The largest total weight of a segment: a quarter of the largest float, so that the
+#: sums the metrics take of a segment's weighted counts (tp + fp + fn, n + tp,
+#: (1 + b^2) tp, P + N, ...) stay finite.  Checked by ``checks.weight_total_too_large``;
+#: here because the messages state it.
+MAX_WEIGHT_TOTAL = 2.0**1022
+#: Why a larger total is refused, and what to do (the weight messages' common part).
+_TOO_HEAVY = (
+    "more than "
+    + f"{MAX_WEIGHT_TOTAL:.2g}".replace("e+", "e")
+    + " in {where} (a quarter of the largest float: the metrics add up to four such "
+    "totals, which would overflow); rescale {what}, e.g. divide by their maximum"
+)
+
 
 class Bad:
     """The data errors, each message written once (every path raises these)."""
@@ -52,20 +65,18 @@ class Bad:
     @staticmethod
     def weight_overflow(column: str) -> DataError:
         return DataError(
-            f"the weights of column {column!r} (argument `weight`) sum to more than "
-            "4.5e307 in a segment (a quarter of the largest float: the metrics add up to "
-            "four such totals, which would overflow); rescale them, e.g. divide by their "
-            "maximum"
+            f"the weights of column {column!r} (argument `weight`) sum to "
+            + _TOO_HEAVY.format(where="a segment", what="them")
         )
 
     @staticmethod
     def state_weight_overflow(column: str, n: int) -> DataError:
         return DataError(
-            f"state column {column!r} sums to more than 4.5e307 in {n} "
-            f"segment{'' if n == 1 else 's'} (a "
-            "quarter of the largest float: the metrics add up to four such totals, which "
-            "would overflow); rescale the weights the state was made with, e.g. divide "
-            "by their maximum"
+            f"state column {column!r} sums to "
+            + _TOO_HEAVY.format(
+                where=f"{n} segment{'' if n == 1 else 's'}",
+                what="the weights the state was made with",
+            )
         )
 
     @staticmethod
