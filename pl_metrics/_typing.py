@@ -46,7 +46,7 @@ ApCiMethod: TypeAlias = Literal["logit", "bootstrap", "poisson"]
 PairedCiMethod: TypeAlias = Literal["bootstrap", "poisson", "delong", "delta"]
 #: ``ci_method`` of the methods whose intervals are bootstraps only (multinomial or Poisson).
 BootstrapCiMethod: TypeAlias = Literal["bootstrap", "poisson"]
-#: ``adjust=``: the adjustment of many p-values (``_core.multiple.ADJUSTMENTS``).
+#: ``adjust=``: the adjustment of many p-values (``_core.multiple``).
 Adjust: TypeAlias = Literal["bonferroni", "holm", "bh", "by"]
 #: ``normalize=`` of ``confusion_matrix``: divide by the row, column or total count.
 Normalize: TypeAlias = Literal["true", "pred", "all"]

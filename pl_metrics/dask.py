@@ -23,6 +23,7 @@ from typing import Any
 import polars as pl
 
 from pl_metrics._core import checks as v
+from pl_metrics._core.options import checked
 from pl_metrics._drift import state as ds
 from pl_metrics._drift.state import shard_job as drift_shard_job
 from pl_metrics._engines.shards import check_label_sets, label_sample
@@ -166,9 +167,7 @@ def _map_reduce(
     values: list[str],
     split_every: int,
 ) -> pl.DataFrame:
-    if split_every < 2:
-        msg = f"`split_every` must be >= 2, got {split_every!r}"
-        raise ValueError(msg)
+    (split_every,) = checked(method, split_every=split_every)
     futures = [client.submit(_state_of_file, f, method, args, kwargs, pure=False) for f in files]
     # The states' dtypes may differ between files (Int32 labels here, Int64 there):
     # all are cast to one schema, or the files and dtypes that cannot meet are named.
@@ -228,6 +227,7 @@ def score_counts(
     Each file is checked as the frame method checks it, and the label sets of all
     the files together (:func:`pl_metrics._engines.shards.check_label_sets`): {-1, 1} in one
     file and {0, 1} in another is the frame method's error on all the rows."""
+    bins, split_every = checked("score_counts", bins=bins, split_every=split_every)
     segments = v.normalize_by(by)
     given = list(segments.given) or None
     kwargs = {"by": given, "pos_label": pos_label, "weight": weight, "bins": bins}
@@ -268,7 +268,9 @@ def report(
     zero_division: float = 0.0,
     split_every: int = 8,
 ) -> pl.DataFrame:
-    """``.metrics.report`` over all files, computed on the Dask cluster."""
+    """``.metrics.report`` over all files, computed on the Dask cluster (the options
+    checked first, as the frame method checks them)."""
+    beta, zero_division = checked("report", beta=beta, zero_division=zero_division)
     state = counts(
         paths, y_true, y_pred, client=client, by=by, weight=weight, split_every=split_every
     )

@@ -20,6 +20,7 @@ import polars as pl
 
 from pl_metrics._core import checks as v
 from pl_metrics._core import formulas as fm
+from pl_metrics._core import options as opt
 from pl_metrics._core.names import score_column
 from pl_metrics._expr import multiclass as mc
 from pl_metrics._expr.inputs import (
@@ -104,7 +105,7 @@ def _label_score(  # noqa: PLR0917 - the metric, the columns, then the options
     beta: float = 1.0,
 ) -> pl.Expr:
     """A per-class score (of ``formulas.SCORES``): binary (``pos_label``) or averaged."""
-    zd = v.check_zero_division(zero_division)
+    (zd,) = opt.checked("expressions", zero_division=zero_division)
     if mc.check_average(average, labels) != "binary":
         return mc.averaged_score(
             metric,
@@ -216,7 +217,7 @@ def f_beta(
     ``f{beta:g}`` (``f1_macro`` with an average); the other arguments as
     :func:`precision`.
     """
-    b = v.check_beta(beta)
+    (b,) = opt.checked("expressions", beta=beta)
     return _label_score("f", y_true, y_pred, average, pos_label, labels, weight, zero_division, b)
 
 
@@ -312,7 +313,7 @@ def specificity(
     zero_division: float = 0.0,
 ) -> pl.Expr:
     """``tn / (tn + fp)``: the recall of the rows that are not ``pos_label``."""
-    zd = v.check_zero_division(zero_division)
+    (zd,) = opt.checked("expressions", zero_division=zero_division)
     _, fp, _, tn, checked = binary_counts(y_true, y_pred, pos_label, weight)
     value: pl.Expr = fm.specificity(tn, fp, zd) + checked
     return value.alias("specificity")
@@ -412,8 +413,9 @@ def cohen_kappa(
     >>> df.select(plm.cohen_kappa("t", "p", weights="linear").round(6))["cohen_kappa"].item()
     0.761905
     """
-    checked = v.check_optional_choice("weights", weights, ("linear", "quadratic"))
-    undefined = v.check_kappa_undefined(replace_undefined_by)
+    checked, undefined = opt.checked(
+        "expressions", weights=weights, replace_undefined_by=replace_undefined_by
+    )
     return mc.cohen_kappa_expr(
         y_true,
         y_pred,

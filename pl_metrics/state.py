@@ -32,6 +32,7 @@ from pl_metrics._core import names
 from pl_metrics._core import scores as sc
 from pl_metrics._core.confusion import Counts
 from pl_metrics._core.names import ACTUAL, ALL, COUNTS_STATE, PREDICTED, SCORE_STATE
+from pl_metrics._core.options import checked
 from pl_metrics._intervals import attach as iv
 from pl_metrics._multilabel import counts as mc
 from pl_metrics._multilabel import metrics as mm
@@ -248,7 +249,7 @@ class CountsState(Generic[FrameT]):
 
     def confusion_matrix(self, *, labels: Labels = None, normalize: str | None = None) -> FrameT:
         """As :meth:`MetricsLazyFrame.confusion_matrix`."""
-        normalize = v.check_optional_choice("normalize", normalize, ("true", "pred", "all"))
+        (normalize,) = checked("confusion_matrix", normalize=normalize)
         counts = self._counts(labels, "confusion_matrix")
         return _collect(cls.confusion_matrix(counts, normalize=normalize), self._eager)  # type: ignore[return-value]
 
@@ -266,7 +267,7 @@ class CountsState(Generic[FrameT]):
     ) -> FrameT:
         """per_class / averages / report: options (the frame method's order), counts,
         point estimates, intervals."""
-        b, zd = v.check_beta(beta), v.check_zero_division(zero_division)
+        b, zd = checked(method, beta=beta, zero_division=zero_division)
         with_ci = self._wants_ci(method, ci, n_boot, ci_method, seed)
         result = iv.finish_labels(
             self._counts(labels, method, b, ci=with_ci),
@@ -372,10 +373,9 @@ class CountsState(Generic[FrameT]):
         replace_undefined_by: float = float("nan"),
     ) -> FrameT:
         """As :meth:`MetricsLazyFrame.summary`, ``ci`` included (integer counts only)."""
-        kappa_weights = v.check_optional_choice(
-            "kappa_weights", kappa_weights, ("linear", "quadratic")
+        kappa_weights, undefined = checked(
+            "summary", kappa_weights=kappa_weights, replace_undefined_by=replace_undefined_by
         )
-        undefined = v.check_kappa_undefined(replace_undefined_by)
         with_ci = self._wants_ci("summary", ci, n_boot, ci_method, seed)
         if with_ci:
             v.check_kappa_interval(kappa_weights, ci_method)
@@ -439,9 +439,9 @@ class ScoreCountsState(Generic[FrameT]):
         standardised partial AUC (not with ``error_bound`` nor ``ci``); ``ci``
         (integer counts only): the interval of the AUC of the state's scores (of a
         binned state: of the binned AUC, as the frame method with ``bins``)."""
-        max_fpr = v.check_max_fpr(max_fpr)
+        error_bound, max_fpr = checked("roc_auc", error_bound=error_bound, max_fpr=max_fpr)
         with_ci = self._wants_ci("roc_auc", ci, n_boot, ci_method, seed)
-        v.check_partial_auc(max_fpr, bound="error_bound", bounded=bool(error_bound), ci=with_ci)
+        v.check_partial_auc(max_fpr, bound="error_bound", bounded=error_bound, ci=with_ci)
         result = iv.finish_roc_auc(
             self._counts("roc_auc", ci=with_ci),
             error_bound=error_bound,
@@ -475,23 +475,25 @@ class ScoreCountsState(Generic[FrameT]):
 
     def roc_curve(self, *, drop_intermediate: bool = True) -> FrameT:
         """As :meth:`MetricsLazyFrame.roc_curve`."""
+        (drop_intermediate,) = checked("roc_curve", drop_intermediate=drop_intermediate)
         result = rk.roc_curve(self._counts("roc_curve"), drop_intermediate=drop_intermediate)
         return _collect(result, self._eager)  # type: ignore[return-value]
 
     def pr_curve(self, *, drop_intermediate: bool = False) -> FrameT:
         """As :meth:`MetricsLazyFrame.pr_curve`."""
-        drop_intermediate = v.check_flag("drop_intermediate", drop_intermediate)
+        (drop_intermediate,) = checked("pr_curve", drop_intermediate=drop_intermediate)
         result = rk.pr_curve(self._counts("pr_curve"), drop_intermediate=drop_intermediate)
         return _collect(result, self._eager)  # type: ignore[return-value]
 
     def ks(self, *, error_bound: bool = False) -> FrameT:
         """As :meth:`MetricsLazyFrame.ks`; ``error_bound=True`` adds ``ks_error_bound``
         (for a binned state, ``bins=``)."""
+        (error_bound,) = checked("ks", error_bound=error_bound)
         return _collect(_gains.ks(self._counts("ks"), error_bound=error_bound), self._eager)  # type: ignore[return-value]
 
     def gains(self, *, buckets: int | Sequence[float] = 10) -> FrameT:
         """As :meth:`MetricsLazyFrame.gains`."""
-        cuts = v.check_buckets(buckets)
+        (cuts,) = checked("gains", buckets=buckets)
         return _collect(_gains.gains(self._counts("gains"), cuts=cuts), self._eager)  # type: ignore[return-value]
 
 
@@ -528,7 +530,7 @@ class MultilabelCountsState(Generic[FrameT]):
         self, *, labels: Labels = None, beta: float = 1.0, zero_division: float = 0.0
     ) -> FrameT:
         """As :meth:`MetricsLazyFrame.per_class` on multilabel input."""
-        b, zd = v.check_beta(beta), v.check_zero_division(zero_division)
+        b, zd = checked("per_class", beta=beta, zero_division=zero_division)
         return self._out(
             mm.per_class(self._counts(labels, "per_class", b), beta=b, zero_division=zd)
         )
@@ -537,14 +539,14 @@ class MultilabelCountsState(Generic[FrameT]):
         self, *, labels: Labels = None, beta: float = 1.0, zero_division: float = 0.0
     ) -> FrameT:
         """As :meth:`MetricsLazyFrame.averages` on multilabel input (with ``samples``)."""
-        b, zd = v.check_beta(beta), v.check_zero_division(zero_division)
+        b, zd = checked("averages", beta=beta, zero_division=zero_division)
         return self._out(mm.averages(self._counts(labels, "averages", b), beta=b, zero_division=zd))
 
     def report(
         self, *, labels: Labels = None, beta: float = 1.0, zero_division: float = 0.0
     ) -> FrameT:
         """As :meth:`MetricsLazyFrame.report` on multilabel input (with ``samples``)."""
-        b, zd = v.check_beta(beta), v.check_zero_division(zero_division)
+        b, zd = checked("report", beta=beta, zero_division=zero_division)
         return self._out(mm.report(self._counts(labels, "report", b), beta=b, zero_division=zd))
 
     def summary(self) -> FrameT:
@@ -562,7 +564,7 @@ class MultilabelCountsState(Generic[FrameT]):
 
     def zero_one_loss(self, *, normalize: bool = True) -> FrameT:
         """As :meth:`MetricsLazyFrame.zero_one_loss` on multilabel input."""
-        normalize = v.check_flag("normalize", normalize)
+        (normalize,) = checked("zero_one_loss", normalize=normalize)
         counts = self._counts(None, "zero_one_loss")
         return self._out(mm.zero_one_loss(counts, normalize=normalize))
 

@@ -26,6 +26,7 @@ from pyspark.sql import SparkSession
 
 import pl_metrics as plm
 import pl_metrics.spark as pms
+from pl_metrics._core.options import check_of
 from pl_metrics.exceptions import DataError
 
 # one worker runs them all under `pytest -n auto --dist loadgroup`: one Spark session
@@ -180,6 +181,28 @@ def test_confusion_options_equal_one_machine(df: pl.DataFrame, sdf: SparkFrame) 
         got = getattr(pms, method)(sdf, "t_float", "p_float", **options)
         expected = getattr(df.metrics, method)("t_float", "p_float", **options)
         _equal(got, expected, "weight" in options)
+
+
+def test_a_bad_option_gets_the_tables_message(sdf: SparkFrame) -> None:
+    # pl_metrics._core.options: the message of the frame method, the states and Dask
+    # (tests/test_options.py), before any Spark job
+    cases: list[tuple[str, tuple[str, str], str, dict[str, object]]] = [
+        ("per_class", ("t_float", "p_float"), "per_class", {"beta": 0}),
+        ("report", ("t_float", "p_float"), "report", {"zero_division": 0.5}),
+        ("confusion_matrix", ("t_float", "p_float"), "confusion_matrix", {"normalize": "rows"}),
+        ("summary", ("t_float", "p_float"), "summary", {"kappa_weights": "cubic"}),
+        ("roc_auc", ("y", "s"), "roc_auc", {"max_fpr": 2}),
+        ("roc_curve", ("y", "s"), "roc_curve", {"drop_intermediate": "yes"}),
+        ("gains", ("y", "s"), "gains", {"buckets": 0}),
+        ("ks", ("y", "s"), "ks", {"bins": 0}),
+    ]
+    for method, columns, table_method, bad in cases:
+        ((name, value),) = bad.items()
+        with pytest.raises(ValueError, match=f"`{name}`") as want:
+            check_of(table_method, name)(value)
+        with pytest.raises(ValueError, match=f"`{name}`") as got:
+            getattr(pms, method)(sdf, *columns, **bad)
+        assert str(got.value) == str(want.value), method
 
 
 @pytest.mark.parametrize(

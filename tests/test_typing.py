@@ -33,7 +33,7 @@ from pl_metrics import _classification as cls
 from pl_metrics import _typing as tp
 from pl_metrics._core import catalogue as cat
 from pl_metrics._core import checks as v
-from pl_metrics._core import multiple, names
+from pl_metrics._core import names
 from pl_metrics._groups import fairness as fair
 from pl_metrics._groups import over_time as ot
 from pl_metrics._groups import paired as pt
@@ -119,14 +119,13 @@ PAIRED = cat.names_of(paired=True)
         (tp.PairedMetric, cat.names_of(paired=True)),
         (tp.OverTimeMetric, cat.names_of(over_time=True)),
         (tp.ThresholdMetric, names.output_columns("thresholds")[1:]),
-        (tp.Adjust, multiple.ADJUSTMENTS),
         (tp.Average, cls.AVERAGES),
         (
             tp.PairedCiMethod,
             tuple(dict.fromkeys(m for n in PAIRED for m in cat.CATALOGUE[n].paired)),
         ),
     ],
-    ids=["Fairness", "Paired", "OverTime", "Threshold", "Adjust", "Average", "PairedCiMethod"],
+    ids=["Fairness", "Paired", "OverTime", "Threshold", "Average", "PairedCiMethod"],
 )
 def test_literal_equals_its_catalogue(alias: object, catalogue: tuple[str, ...]) -> None:
     # the same names in the same order (the order of the docs and of the CLI's choices)

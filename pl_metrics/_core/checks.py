@@ -121,6 +121,34 @@ def check_max_fpr(max_fpr: object) -> float | None:
     return None if max_fpr == 1 else float(max_fpr)
 
 
+def check_log_base(log_base: object) -> float:
+    """``log_base=`` of dcg: a finite number > 0 other than 1."""
+    ok = is_real(log_base) and 0 < float(log_base) < math.inf and float(log_base) != 1  # type: ignore[arg-type]
+    if not ok:
+        msg = (
+            "`log_base` must be a finite number > 0 other than 1 (the base of the "
+            f"logarithmic discount, scikit-learn's default 2), got {log_base!r}"
+        )
+        raise ValueError(msg)
+    return float(log_base)  # type: ignore[arg-type]
+
+
+def check_eps(eps: object) -> float:
+    """``eps=`` of the drift metrics: a number in (0, 1), what a zero share becomes."""
+    if not (is_real(eps) and 0 < eps < 1):  # type: ignore[operator]
+        msg = f"`eps` must be a number in (0, 1), got {eps!r}"
+        raise ValueError(msg)
+    return float(eps)  # type: ignore[arg-type]
+
+
+def check_split_every(split_every: object) -> int:
+    """``split_every=`` of the Dask functions: how many states one merge task sums, >= 2."""
+    if not (is_int(split_every) and split_every >= 2):  # type: ignore[operator]
+        msg = f"`split_every` must be an integer >= 2, got {split_every!r}"
+        raise ValueError(msg)
+    return int(split_every)  # type: ignore[call-overload]
+
+
 #: the largest row count (or total) a cut is compared with: an Int64
 _MOST_ROWS = 2**63 - 1
 

@@ -25,19 +25,11 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from pl_metrics._core import checks as v
 from pl_metrics._core.names import INTERNAL
-
-ADJUSTMENTS = ("bonferroni", "holm", "bh", "by")
+from pl_metrics._core.options import checked
 
 _RANK = f"{INTERNAL}p_rank"
 _M = f"{INTERNAL}p_m"
-
-
-def check_adjust(adjust: str | None) -> None:
-    """Refuse an unknown ``adjust=``."""
-    if adjust is not None:
-        v.check_choice("adjust", adjust, ADJUSTMENTS)
 
 
 def adjusted(
@@ -47,7 +39,7 @@ def adjusted(
 
     ``adjust=None`` copies ``p``.  Row order is not kept (sort afterwards).
     """
-    check_adjust(adjust)
+    checked("adjust", adjust=adjust)
     if adjust is None:
         return lf.with_columns(pl.col(p).alias(out))
     part = list(family)
@@ -72,4 +64,4 @@ def adjusted(
     ).drop(_RANK, _M)
 
 
-__all__ = ["ADJUSTMENTS", "adjusted", "check_adjust"]
+__all__ = ["adjusted"]

@@ -68,11 +68,8 @@ def _kind(dtype: pl.DataType) -> str | None:
     return None
 
 
-def check_options(
-    columns: object, bins: object, eps: object, *, argument: str = "columns"
-) -> list[str]:
-    """``columns`` (the argument ``argument``) as a list of distinct names; ``bins`` >=
-    1; ``eps`` > 0."""
+def check_column_list(columns: object, *, argument: str = "columns") -> list[str]:
+    """``columns`` (the argument ``argument``) as a list of distinct names."""
     chosen = [columns] if isinstance(columns, str) else columns
     if (
         not isinstance(chosen, Sequence)
@@ -82,10 +79,6 @@ def check_options(
     ):
         msg = f"`{argument}` must be a column name or a list of distinct names, got {columns!r}"
         raise TypeError(msg)
-    v.positive_int("bins", bins)
-    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not 0 < eps < 1:
-        msg = f"`eps` must be a number in (0, 1), got {eps!r}"
-        raise ValueError(msg)
     return list(chosen)
 
 
@@ -668,4 +661,4 @@ def drift_bins(
     return names.restore_keys(pl.defer(run, schema=out_schema), segments.names)
 
 
-__all__ = ["BIN_COLUMNS", "COLUMNS", "COUNT_COLUMNS", "check_options", "drift", "drift_bins"]
+__all__ = ["BIN_COLUMNS", "COLUMNS", "COUNT_COLUMNS", "check_column_list", "drift", "drift_bins"]

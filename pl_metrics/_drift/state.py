@@ -18,6 +18,7 @@ import polars as pl
 
 from pl_metrics._core import checks as v
 from pl_metrics._core import names
+from pl_metrics._core.options import checked
 from pl_metrics._drift.metrics import (
     _BIN,
     _CUR,
@@ -32,7 +33,7 @@ from pl_metrics._drift.metrics import (
     _kinds,
     _shares,
     _value,
-    check_options,
+    check_column_list,
 )
 
 
@@ -175,7 +176,7 @@ def from_drift_counts(
     on the rows (the current rows binned at the reference's edges); ``eps`` as there.
 
     Exported as ``pl_metrics.from_drift_counts``."""
-    check_options(["column"], 1, eps)
+    checked("from_drift_counts", eps=eps)
     keys = v.by_names(by)
     ref = _merged_counts(reference.lazy().collect(), [], "reference")
     cur = _merged_counts(current.lazy().collect(), keys, "current")
@@ -239,7 +240,7 @@ def shard_job(
     """For the shards of Dask and Spark: ``(columns, drift_counts' keyword arguments, the
     state's keys, the columns the shards read)``.  ``edges`` are required: each shard's
     own quantiles would bin each shard differently."""
-    chosen = check_options(columns, 1, 0.5)
+    chosen = check_column_list(columns)
     if edges is None:
         msg = (
             "`edges` is required on shards (each shard's own quantiles would bin it "

@@ -33,6 +33,7 @@ import polars as pl
 from pl_metrics._core import checks as v
 from pl_metrics._core import formulas as fm
 from pl_metrics._core.names import score_column
+from pl_metrics._core.options import checked
 from pl_metrics._expr.inputs import (
     Check,
     bad_float_rows,
@@ -59,7 +60,7 @@ _CODES = pl.Struct({"t": pl.Int64, "p": pl.Int64, "bad_t": pl.Boolean, "bad_p": 
 def check_average(average: object, labels: object) -> str:
     """``average`` is one of binary / micro / macro / weighted; ``labels`` only with the
     multiclass averages."""
-    v.check_choice("average", average, ("binary", "micro", "macro", "weighted"))
+    checked("expressions", average=average)
     if average == "binary" and labels is not None:
         msg = (
             "`labels` selects the classes of the multiclass averages: pass "

@@ -55,7 +55,6 @@ from pl_metrics._multilabel.ranking_rows import (
     PAIRS,
     J,
     RankingRows,
-    check_average,
     ranking_rows,
 )
 from pl_metrics._ranking import from_counts as rk
@@ -355,8 +354,8 @@ def ranking_metric(
     average: str | None,
     max_fpr: float | None = None,
 ) -> pl.LazyFrame:
-    """``roc_auc`` / ``average_precision`` of multilabel ``y_true`` (:func:`averaged`)."""
-    average = check_average(average)
+    """``roc_auc`` / ``average_precision`` of multilabel ``y_true`` (:func:`averaged`;
+    ``average`` checked by the caller)."""
     rows = ranking_rows(
         lf,
         y_true,

@@ -8,14 +8,12 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import SupportsFloat
 
 import polars as pl
 from polars.exceptions import SchemaError
 
 from pl_metrics._core import checks as v
 from pl_metrics._core import indicators as ind
-from pl_metrics._core.labels import is_real
 from pl_metrics._core.names import INTERNAL
 from pl_metrics._multilabel import inputs as mi
 from pl_metrics.exceptions import DataError
@@ -78,35 +76,6 @@ class RankingRows:
     def finish(self, result: pl.LazyFrame, label: bool = False) -> pl.LazyFrame:
         """``by`` names restored (and the ``label`` column in the labels' output dtype)."""
         return self.ml.finish(result, [mi.LABEL] if label else [])
-
-
-# ------------------------------------------------------------------------- options
-def check_average(average: object) -> str | None:
-    """``average=`` of multilabel roc_auc / average_precision."""
-    if average is None:
-        return None
-    v.check_choice("average", average, AVERAGES)
-    return str(average)
-
-
-def check_k(k: object) -> int | None:
-    """``k=``: None (every label) or an integer >= 1."""
-    return None if k is None else v.positive_int("k", k)
-
-
-def check_log_base(log_base: object) -> float:
-    """``log_base=`` of dcg: a finite number > 0 other than 1."""
-    if not (is_real(log_base) and isinstance(log_base, SupportsFloat)):
-        ok = False
-    else:
-        ok = 0 < float(log_base) < float("inf") and float(log_base) != 1
-    if not ok:
-        msg = (
-            "`log_base` must be a finite number > 0 other than 1 (the base of the "
-            f"logarithmic discount, scikit-learn's default 2), got {log_base!r}"
-        )
-        raise ValueError(msg)
-    return float(log_base)  # type: ignore[arg-type]
 
 
 # ------------------------------------------------------------------------- inputs

@@ -15,6 +15,7 @@ import polars as pl
 
 from pl_metrics._core import checks as v
 from pl_metrics._core import multiple, names
+from pl_metrics._core.options import checked
 from pl_metrics._core.scores import per_segment
 from pl_metrics._groups import fairness as fair
 from pl_metrics._intervals import analytic as an
@@ -143,10 +144,8 @@ class CompareMethods:
                 "use ci_method='bootstrap'"
             )
             raise ValueError(msg)
-        multiple.check_adjust(adjust)
-        v.check_seed(seed)
+        adjust, seed, zd = checked("compare", adjust=adjust, seed=seed, zero_division=zero_division)
         ci_method, seed = resampling(ci_method, seed)  # "poisson": the bootstrap, its seed
-        zd = v.check_zero_division(zero_division)
         g = prepare(
             self._lf,
             y_true,

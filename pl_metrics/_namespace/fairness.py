@@ -14,12 +14,11 @@ from pl_metrics._core import checks as v
 from pl_metrics._core import formulas as fm
 from pl_metrics._core import names
 from pl_metrics._core.checks import wants_ci
+from pl_metrics._core.options import checked
 from pl_metrics._groups import custom as cu
 from pl_metrics._groups import fairness as fair
 from pl_metrics._typing import By, DisparityMethod, FairnessAgg, FairnessMetric
 
-_METHODS = ("between_groups", "to_overall")
-_AGGS = ("worst_case", "mean")
 #: fairness's disparities: (output stem, the rate(s) they are taken of).
 _FAIRNESS = (
     ("demographic_parity", ("selection_rate",)),
@@ -217,7 +216,7 @@ class FairnessMethods:
         zero_division: float,
         method: str,
     ) -> pl.LazyFrame:
-        zd = v.check_zero_division(zero_division)
+        (zd,) = checked(method, zero_division=zero_division)
         counts, pos = fair.binary_confusion(
             self._lf,
             y_true,
@@ -275,8 +274,8 @@ class FairnessMethods:
             where only the reference's rate is 0, null where both are 0.  A stratum without the
             reference group is a ``DataError``.
         """
-        zd = v.check_zero_division(zero_division)
         method = "reference_disparities"
+        (zd,) = checked(method, zero_division=zero_division)
         g = prepare(
             self._lf,
             y_true,
@@ -367,10 +366,9 @@ class FairnessMethods:
             part is (fairlearn's is NaN when the first part is, and the other part
             when the second is), its mean skips an undefined part (as fairlearn's).
         """
-        v.check_choice("method", method, _METHODS)
-        v.check_choice("agg", agg, _AGGS)
-        v.check_seed(seed)
-        zd = v.check_zero_division(zero_division)
+        method, agg, seed, zd = checked(
+            "fairness", method=method, agg=agg, seed=seed, zero_division=zero_division
+        )
         with_ci = wants_ci(ci, n_boot, "bootstrap", weight, seed=seed, methods=("bootstrap",))
         g = prepare(
             self._lf,
@@ -511,9 +509,9 @@ class FairnessMethods:
                 raise ValueError(msg)
             for m in metrics:
                 fair.check_metric(m)
-        v.check_choice("method", method, _METHODS)
-        v.check_seed(seed)
-        zd = v.check_zero_division(zero_division)
+        method, seed, zd = checked(
+            "disparity", method=method, seed=seed, zero_division=zero_division
+        )
         with_ci = wants_ci(ci, n_boot, "bootstrap", weight, seed=seed, methods=("bootstrap",))
         g = prepare(
             self._lf,

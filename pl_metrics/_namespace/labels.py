@@ -13,6 +13,7 @@ from pl_metrics._core import names
 from pl_metrics._core.checks import wants_ci as _wants_ci
 from pl_metrics._core.confusion import Counts, confusion_counts
 from pl_metrics._core.names import COUNTS_STATE
+from pl_metrics._core.options import checked
 from pl_metrics._intervals import attach as iv
 from pl_metrics._intervals.sampling import resampling
 from pl_metrics._namespace import multilabel as ml
@@ -68,7 +69,7 @@ class LabelMethods:
         ci_method: CiMethod | None,
     ) -> pl.LazyFrame:
         """per_class / averages / report: options, counts, point estimates, intervals."""
-        b, zd = v.check_beta(beta), v.check_zero_division(zero_division)
+        b, zd = checked(method, beta=beta, zero_division=zero_division)
         methods = v.CI_METHODS[method]
         multilabel = ml.is_multilabel(self._lf, y_true)
         if ci_method is None:  # the multilabel intervals are bootstraps of rows
@@ -171,7 +172,7 @@ class LabelMethods:
         >>> df.metrics.confusion_matrix("t", "p", normalize="true")["normalized"].to_list()
         [1.0, 0.0, 0.5, 0.5]
         """
-        normalize = v.check_optional_choice("normalize", normalize, ("true", "pred", "all"))
+        (normalize,) = checked("confusion_matrix", normalize=normalize)
         return cls.confusion_matrix(
             self._counts(
                 y_true, y_pred, by=by, labels=labels, weight=weight, method="confusion_matrix"
@@ -487,8 +488,8 @@ class LabelMethods:
         │ 4   ┆ 0.75     ┆ 0.75              ┆ 0.57735 ┆ 0.5         │
         └─────┴──────────┴───────────────────┴─────────┴─────────────┘
         """
-        kappa_weights = v.check_optional_choice(
-            "kappa_weights", kappa_weights, ("linear", "quadratic")
+        kappa_weights, undefined = checked(
+            "summary", kappa_weights=kappa_weights, replace_undefined_by=replace_undefined_by
         )
         multilabel = ml.is_multilabel(self._lf, y_true)
         if ci_method is None:  # the multilabel summary's intervals are bootstraps of rows
@@ -496,7 +497,6 @@ class LabelMethods:
         wants_ci = _wants_ci(
             ci, n_boot, ci_method, weight, seed=seed, methods=v.CI_METHODS["summary"]
         )
-        undefined = v.check_kappa_undefined(replace_undefined_by)
         if wants_ci:
             v.check_kappa_interval(kappa_weights, ci_method)
         v.check_kappa_undefined_interval(undefined, wants_ci)

@@ -12,6 +12,7 @@ from pl_metrics._core import names
 from pl_metrics._core import scores as sc
 from pl_metrics._core.checks import wants_ci as _wants_ci
 from pl_metrics._core.confusion import confusion_counts
+from pl_metrics._core.options import checked
 from pl_metrics._drift import metrics as dr
 from pl_metrics._drift import state as ds
 from pl_metrics._groups import fairness as fair
@@ -84,7 +85,8 @@ class MonitoringMethods:
         >>> out.select("n_reference", "n_current", "ks", "wasserstein").row(0)
         (4, 4, 0.25, 1.0)
         """
-        chosen = dr.check_options(columns, bins, eps)
+        chosen = dr.check_column_list(columns)
+        bins, eps = checked("drift", bins=bins, eps=eps)
         return dr.drift(self._lf, chosen, reference=reference, by=by, bins=bins, eps=eps)
 
     def drift_bins(
@@ -133,7 +135,8 @@ class MonitoringMethods:
         │ null        ┆ null  ┆ null  ┆ 0.0             ┆ 0.25          ┆ 1            │
         └─────────────┴───────┴───────┴─────────────────┴───────────────┴──────────────┘
         """
-        chosen = dr.check_options(columns, bins, 0.5)
+        chosen = dr.check_column_list(columns)
+        (bins,) = checked("drift_bins", bins=bins)
         return dr.drift_bins(self._lf, chosen, reference=reference, by=by, bins=bins)
 
     def drift_counts(
@@ -185,7 +188,8 @@ class MonitoringMethods:
         >>> plm.from_drift_counts(ref, cur).select(pl.col("psi", "js_distance").round(4)).row(0)
         (6.3143, 0.627)
         """
-        chosen = dr.check_options(columns, bins, 0.5)
+        chosen = dr.check_column_list(columns)
+        (bins,) = checked("drift_counts", bins=bins)
         return ds.drift_counts(self._lf, chosen, edges=edges, by=by, bins=bins)
 
     def over_time(

@@ -13,9 +13,9 @@ from collections.abc import Mapping
 
 import polars as pl
 
-from pl_metrics._core import checks as v
 from pl_metrics._core import names
 from pl_metrics._core.confusion import Counts, confusion_counts
+from pl_metrics._core.options import checked
 from pl_metrics._multilabel import counts as mc
 from pl_metrics._multilabel import intervals as mi
 from pl_metrics._multilabel import metrics as mm
@@ -194,7 +194,7 @@ class MultilabelMethods:
         >>> df.metrics.multilabel_confusion_matrix("t", "p", samplewise=True)["fn"].to_list()
         [1, 1, 0]
         """
-        samplewise = v.check_flag("samplewise", samplewise)
+        (samplewise,) = checked("multilabel_confusion_matrix", samplewise=samplewise)
         method = "multilabel_confusion_matrix"
         reserved = names.output_columns(method)
         ml = multilabel_input(
@@ -373,7 +373,7 @@ class MultilabelMethods:
         >>> df.metrics.zero_one_loss("t", "p")["zero_one_loss"].to_list()
         [0.25]
         """
-        normalize = v.check_flag("normalize", normalize)
+        (normalize,) = checked("zero_one_loss", normalize=normalize)
         method = "zero_one_loss"
         if is_multilabel(self._lf, y_true):
             counts = ml_counts(

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import polars as pl
 
-from pl_metrics._core import checks as v
 from pl_metrics._core import names
+from pl_metrics._core.options import checked
 from pl_metrics._multilabel import ranking as mr
-from pl_metrics._multilabel import ranking_rows as mrr
 from pl_metrics._typing import By, Labels, Score
 
 
@@ -243,9 +242,7 @@ class MultilabelRankingMethods:
         >>> df.metrics.dcg("rel", "s", labels=list("abcde"))["dcg"].round(4).to_list()
         [9.4995]
         """
-        k = mrr.check_k(k)
-        log_base = mrr.check_log_base(log_base)
-        ignore_ties = v.check_flag("ignore_ties", ignore_ties)
+        k, log_base, ignore_ties = checked("dcg", k=k, log_base=log_base, ignore_ties=ignore_ties)
         return self._per_row(
             "dcg",
             y_true,
@@ -294,8 +291,7 @@ class MultilabelRankingMethods:
         >>> df.metrics.ndcg("rel", "s", labels=list("abcde"), k=4)["ndcg"].round(2).to_list()
         [0.35]
         """
-        k = mrr.check_k(k)
-        ignore_ties = v.check_flag("ignore_ties", ignore_ties)
+        k, ignore_ties = checked("ndcg", k=k, ignore_ties=ignore_ties)
         return self._per_row(
             "ndcg",
             y_true,

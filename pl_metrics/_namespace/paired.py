@@ -13,6 +13,7 @@ from polars.exceptions import SchemaError
 from pl_metrics._core import checks as v
 from pl_metrics._core import multiple, names
 from pl_metrics._core import scores as sc
+from pl_metrics._core.options import checked
 from pl_metrics._groups import fairness as fair
 from pl_metrics._groups import paired as pt
 from pl_metrics._groups import paired_ap as pap
@@ -223,7 +224,7 @@ def _check_options(
         raise ValueError(msg)
     method = methods[0] if ci_method is None else str(ci_method)
     v.check_ci(ci, n_boot, method, methods)
-    v.check_seed(seed)
+    checked("compare_models", seed=seed)
     if method != "delong" and importlib.util.find_spec("numpy") is None:
         bootstrap = method in ("bootstrap", "poisson")
         what = "draws bootstrap replicates" if bootstrap else "sorts in numpy"
@@ -392,7 +393,7 @@ class PairedMethods:
             metric, pos_label, ci, n_boot=n_boot, seed=seed, ci_method=ci_method
         )
         method, seed = resampling(method, seed)  # "poisson": the bootstrap, its seed
-        multiple.check_adjust(adjust)
+        (adjust,) = checked("compare_models", adjust=adjust)
         segments = v.normalize_by(by)
         v.check_column_name("y_true", y_true)
         lf, items, keys = self._lf, None, segments

@@ -11,6 +11,7 @@ from pl_metrics import _classification as cls
 from pl_metrics import _probability as prob
 from pl_metrics._core import checks as v
 from pl_metrics._core import names
+from pl_metrics._core.options import checked
 from pl_metrics._groups import fairness as fair
 from pl_metrics._namespace.probability import ProbabilityMethods
 from pl_metrics._typing import By, Score
@@ -73,7 +74,7 @@ class PractitionerMethods(ProbabilityMethods):
         │ 1.5                       ┆ 0.75                      │
         └───────────────────────────┴───────────────────────────┘
         """
-        undefined = v.check_replace_undefined_by(replace_undefined_by)
+        (undefined,) = checked("class_likelihood_ratios", replace_undefined_by=replace_undefined_by)
         counts, pos = fair.binary_confusion(
             self._lf,
             y_true,

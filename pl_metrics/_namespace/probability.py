@@ -4,13 +4,12 @@ threshold_report."""
 
 from __future__ import annotations
 
-from typing import get_args
-
 import polars as pl
 
 from pl_metrics import _probability as prob
 from pl_metrics._core import checks as v
 from pl_metrics._core import names
+from pl_metrics._core.options import checked
 from pl_metrics._ranking import multiclass as mc
 from pl_metrics._typing import (
     BinStrategy,
@@ -100,9 +99,7 @@ class ProbabilityMethods:
         >>> round(df.metrics.log_loss("y", "p")["log_loss"][0], 6)
         0.279777
         """
-        if not isinstance(normalize, bool):
-            msg = f"`normalize` must be True or False, got {normalize!r}"
-            raise ValueError(msg)
+        (normalize,) = checked("log_loss", normalize=normalize)
         rows = self._rows(
             y_true,
             y_prob,
@@ -219,9 +216,9 @@ class ProbabilityMethods:
         │ 1   ┆ 0.75      ┆ 0.6875    ┆ 4     │
         └─────┴───────────┴───────────┴───────┘
         """
-        v.check_choice("strategy", strategy, ("uniform", "quantile"))
-        v.check_choice("multi_class", multi_class, get_args(CalibrationMultiClass))
-        n_bins = v.positive_int("n_bins", n_bins)
+        strategy, multi_class, n_bins = checked(
+            "calibration_curve", strategy=strategy, multi_class=multi_class, n_bins=n_bins
+        )
         wilson = v.wants_ci(ci, 1, "wilson", weight, seed=0, methods=("wilson",))
         rows = self._calibration_rows(
             y_true,
@@ -302,9 +299,9 @@ class ProbabilityMethods:
         ... )["ece"].round(6).to_list()
         [0.0625]
         """
-        v.check_choice("strategy", strategy, ("uniform", "quantile"))
-        v.check_choice("multi_class", multi_class, get_args(CalibrationMultiClass))
-        n_bins = v.positive_int("n_bins", n_bins)
+        strategy, multi_class, n_bins = checked(
+            "calibration_error", strategy=strategy, multi_class=multi_class, n_bins=n_bins
+        )
         rows = self._calibration_rows(
             y_true, y_prob, by=by, pos_label=pos_label, weight=weight, method="calibration_error"
         )
@@ -356,7 +353,7 @@ class ProbabilityMethods:
         >>> round(df.metrics.top_k_accuracy("y", "s", k=1)["top_k_accuracy"].item(), 6)
         0.666667
         """
-        k = v.positive_int("k", k)
+        (k,) = checked("top_k_accuracy", k=k)
         if not isinstance(y_score, str):
             mc.check_options(pos_label=pos_label)
             y_score = v.check_score_map("y_score", y_score)

@@ -4,7 +4,6 @@ and their mergeable state, score_counts."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import get_args
 
 import polars as pl
 
@@ -12,6 +11,7 @@ from pl_metrics._core import checks as v
 from pl_metrics._core import names
 from pl_metrics._core import scores as sc
 from pl_metrics._core.checks import wants_ci as _wants_ci
+from pl_metrics._core.options import checked
 from pl_metrics._intervals import attach as iv
 from pl_metrics._intervals import ovr
 from pl_metrics._intervals.sampling import resampling
@@ -57,7 +57,7 @@ class RankingMethods:
             pos_label=pos_label,
             weight=weight,
             reserved=names.output_columns(method, ci=ci),
-            bins=v.check_bins(bins),
+            bins=checked(method, bins=bins)[0],
             pos_label_present=pos_label_present,
             sortable=sortable,
         )
@@ -228,10 +228,9 @@ class RankingMethods:
         │ 0.75    │
         └─────────┘
         """
-        v.check_choice("multi_class", multi_class, ("ovr", "ovo"))
-        v.check_optional_choice("average", average, get_args(AucAverage))
-        v.check_bins(bins)
-        max_fpr = v.check_max_fpr(max_fpr)
+        multi_class, average, bins, max_fpr = checked(
+            "roc_auc", multi_class=multi_class, average=average, bins=bins, max_fpr=max_fpr
+        )
         if mr.is_multilabel_call(self._lf, y_true):
             mr.check_options(pos_label=pos_label, bins=bins, ci=ci, multi_class=multi_class)
             return mr.ranking_metric(
@@ -397,7 +396,7 @@ class RankingMethods:
         ... )["average_precision"].round(6).to_list()
         [1.0, 1.0, 1.0]
         """
-        v.check_optional_choice("average", average, get_args(AucAverage))
+        (average,) = checked("average_precision", average=average)
         if mr.is_multilabel_call(self._lf, y_true):
             mr.check_options(pos_label=pos_label, bins=bins, ci=ci)
             return mr.ranking_metric(
@@ -503,6 +502,7 @@ class RankingMethods:
         │ 0.1       ┆ 1.0 ┆ 1.0 │
         └───────────┴─────┴─────┘
         """
+        (drop_intermediate,) = checked("roc_curve", drop_intermediate=drop_intermediate)
         if not isinstance(y_score, str):
             mc.check_options(pos_label=pos_label, bins=bins)
             state = mc.counts(self._lf, y_true, y_score, by=by, weight=weight, method="roc_curve")
@@ -558,7 +558,7 @@ class RankingMethods:
         >>> df.metrics.pr_curve("y", "s")["recall"].to_list()
         [1.0, 1.0, 0.5, 0.5, 0.0]
         """
-        drop_intermediate = v.check_flag("drop_intermediate", drop_intermediate)
+        (drop_intermediate,) = checked("pr_curve", drop_intermediate=drop_intermediate)
         if not isinstance(y_score, str):
             mc.check_options(pos_label=pos_label, bins=bins)
             state = mc.counts(self._lf, y_true, y_score, by=by, weight=weight, method="pr_curve")

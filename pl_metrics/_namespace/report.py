@@ -9,6 +9,7 @@ from typing import Any, Literal
 import polars as pl
 
 from pl_metrics._core import checks as v
+from pl_metrics._core.options import checked
 from pl_metrics._drift import metrics as dr
 from pl_metrics._report import build, sections, write
 from pl_metrics._typing import BootstrapCiMethod, By, Score
@@ -187,10 +188,7 @@ def _spec(
     v.check_ci(
         ci, n_boot, "bootstrap" if ci_method is None else ci_method, ("bootstrap", "poisson")
     )
-    v.check_seed(seed)
-    if isinstance(n_bins, bool) or not isinstance(n_bins, int) or n_bins < 1:
-        msg = f"`n_bins` must be a positive integer, got {n_bins!r}"
-        raise ValueError(msg)
+    checked("html_report", seed=seed, n_bins=n_bins)
     segments = v.normalize_by(by)
     schema = lf.collect_schema()
     v.check_by(schema, segments, reserved=sections.table_columns())
@@ -239,4 +237,4 @@ def _drift_columns(
         y_true, y_pred, y_score = own
         scores = y_score.values() if isinstance(y_score, Mapping) else [y_score]
         drift_columns = [c for c in dict.fromkeys([y_true, y_pred, *scores]) if c is not None]
-    return tuple(dr.check_options(drift_columns, 10, 0.5, argument="drift_columns"))
+    return tuple(dr.check_column_list(drift_columns, argument="drift_columns"))

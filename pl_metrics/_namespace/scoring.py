@@ -8,6 +8,7 @@ import polars as pl
 
 from pl_metrics import _probability as prob
 from pl_metrics._core import checks as v
+from pl_metrics._core.options import checked
 from pl_metrics._namespace.probability import ProbabilityMethods
 from pl_metrics._namespace.ranking import RankingMethods
 from pl_metrics._ranking import gains as _gains
@@ -117,7 +118,7 @@ class ScoringMethods(RankingMethods, ProbabilityMethods):
         >>> out["positives"].to_list(), out["gain"].round(4).to_list(), out["lift"].to_list()
         ([2, 1, 0], [0.6667, 1.0, 1.0], [2.0, 1.0, 0.0])
         """
-        cuts = v.check_buckets(buckets)
+        (cuts,) = checked("gains", buckets=buckets)
         counts = self._binary(
             y_true,
             y_score,
@@ -174,7 +175,7 @@ class ScoringMethods(RankingMethods, ProbabilityMethods):
         [2.5, 1.25, 1.5, 0.25, 0.5]
         """
         matrix = v.check_cost_matrix(cost_matrix)
-        v.check_flag("best", best)
+        (best,) = checked("expected_cost", best=best)
         counts = self._binary(
             y_true,
             y_score,
@@ -284,7 +285,7 @@ class ScoringMethods(RankingMethods, ProbabilityMethods):
         >>> df.metrics.cost_curve("y", "s", points=3)["normalized_cost"].to_list()
         [0.0, 0.25, 0.0]
         """
-        n = v.positive_int("points", points)
+        (n,) = checked("cost_curve", points=points)
         counts = self._binary(
             y_true,
             y_score,

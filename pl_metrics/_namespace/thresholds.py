@@ -11,6 +11,7 @@ import polars as pl
 from pl_metrics._core import checks as v
 from pl_metrics._core import names
 from pl_metrics._core import scores as sc
+from pl_metrics._core.options import checked
 from pl_metrics._ranking import thresholds as th
 from pl_metrics._typing import By, ThresholdMetric
 
@@ -67,7 +68,7 @@ class ThresholdMethods:
         │ 0.1       ┆ 2   ┆ 2   ┆ 0.5       │
         └───────────┴─────┴─────┴───────────┘
         """
-        b, zd = v.check_beta(beta), v.check_zero_division(zero_division)
+        b, zd, bins = checked("thresholds", beta=beta, zero_division=zero_division, bins=bins)
         counts = sc.binary_score_counts(
             self._lf,
             y_true,
@@ -76,7 +77,7 @@ class ThresholdMethods:
             pos_label=pos_label,
             weight=weight,
             reserved=names.output_columns("thresholds", beta=b),
-            bins=v.check_bins(bins),
+            bins=bins,
             sortable=True,
         )
         return th.sweep(counts, beta=b, zero_division=zd)
@@ -123,7 +124,7 @@ class ThresholdMethods:
         ...     where=pl.col("recall") >= 0.9)["threshold"].to_list()
         [0.35]
         """
-        b = v.check_beta(beta)
+        (b,) = checked("best_threshold", beta=beta)
         v.check_choice("metric", metric, names.output_columns("thresholds", beta=b)[1:])
         if where is not None and not isinstance(where, pl.Expr):
             msg = (
@@ -172,6 +173,9 @@ class ThresholdMethods:
             ``*by, threshold, fpr, fnr``, thresholds ascending; a segment whose
             ``y_true`` has a single class has no rows (scikit-learn raises).
         """
+        bins, drop_intermediate = checked(
+            "det_curve", bins=bins, drop_intermediate=drop_intermediate
+        )
         counts = sc.binary_score_counts(
             self._lf,
             y_true,
@@ -180,7 +184,7 @@ class ThresholdMethods:
             pos_label=pos_label,
             weight=weight,
             reserved=names.output_columns("det_curve"),
-            bins=v.check_bins(bins),
+            bins=bins,
             sortable=True,
         )
         return th.det_curve(counts, drop_intermediate=drop_intermediate)
@@ -220,9 +224,9 @@ class ThresholdMethods:
         LazyFrame
             As :meth:`report`.
         """
-        threshold = v.check_threshold(threshold)
-        b = v.check_beta(beta)
-        v.check_zero_division(zero_division)
+        threshold, b, _ = checked(
+            "threshold_report", threshold=threshold, beta=beta, zero_division=zero_division
+        )
         segments = v.normalize_by(by)
         v.check_column_name("y_true", y_true)
         v.check_column_name("y_score", y_score)

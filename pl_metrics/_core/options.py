@@ -1,0 +1,144 @@
+"""The options of the public functions, declared once: argument name -> its check.
+
+An option is an argument that is neither a column nor data (``beta``,
+``zero_division``, ``normalize``, ``bins``, ``drop_intermediate`` ...).  Its check
+returns the value to use (``beta=2`` -> ``2.0``) or raises ``ValueError`` naming the
+argument, before any row is read.
+
+- :data:`OPTIONS`: the check of each option name;
+- :data:`BY_METHOD`: the few names whose allowed values depend on the method
+  (``normalize`` is a choice for ``confusion_matrix`` and a flag elsewhere; ``bins``
+  is a bin count for drift and the approximate scores' bins for ranking; the
+  expressions' ``average`` has ``"binary"``);
+- :func:`checked`: the values of a method's options, checked.
+
+The frame methods, the state finishers, the expressions and Dask call
+:func:`checked` with the method's name (Spark runs the frame method itself on an
+empty frame of its schema before any job), so a bad value gets one message
+wherever it is given; ``tests/test_options.py`` checks that for every entry.  The
+allowed strings are the ``Literal`` aliases of :mod:`pl_metrics._typing` (the
+names a type checker sees).  Not here: the interval options (``ci``, ``n_boot``,
+``ci_method``: :func:`checks.wants_ci`, which methods from the catalogue); the
+options checked against the data or one another (``labels``, ``pos_label``,
+``cost_matrix``, a ``metric`` among a method's outputs), which stay with the
+stage that knows what they are checked against.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from functools import partial
+from types import MappingProxyType
+from typing import Any, get_args
+
+from pl_metrics._core import checks as v
+from pl_metrics._typing import (
+    Adjust,
+    AucAverage,
+    BinStrategy,
+    CalibrationMultiClass,
+    DisparityMethod,
+    ExprAverage,
+    FairnessAgg,
+    KappaWeights,
+    MultiClass,
+    Normalize,
+)
+
+#: An option's check: the value to use, or ``ValueError`` naming the argument.
+Check = Callable[[Any], Any]
+
+
+def _choice(name: str, alias: object) -> Check:
+    allowed = get_args(alias)
+
+    def check(value: object) -> object:
+        v.check_choice(name, value, allowed)
+        return value
+
+    return check
+
+
+def _optional_choice(name: str, alias: object) -> Check:
+    return partial(v.check_optional_choice, name, allowed=get_args(alias))
+
+
+def _optional(check: Check) -> Check:
+    return lambda value: None if value is None else check(value)
+
+
+def _seed(seed: object) -> object:
+    v.check_seed(seed)
+    return seed
+
+
+#: Every option name and its check (where the check depends on the method,
+#: :data:`BY_METHOD` has it).
+OPTIONS: Mapping[str, Check] = MappingProxyType(
+    {
+        "adjust": _optional(_choice("adjust", Adjust)),
+        "agg": _choice("agg", FairnessAgg),
+        "average": _optional_choice("average", AucAverage),
+        "best": partial(v.check_flag, "best"),
+        "beta": v.check_beta,
+        "bins": v.check_bins,
+        "buckets": v.check_buckets,
+        "drop_intermediate": partial(v.check_flag, "drop_intermediate"),
+        "eps": v.check_eps,
+        "error_bound": partial(v.check_flag, "error_bound"),
+        "ignore_ties": partial(v.check_flag, "ignore_ties"),
+        "k": _optional(partial(v.positive_int, "k")),
+        "kappa_weights": _optional_choice("kappa_weights", KappaWeights),
+        "log_base": v.check_log_base,
+        "max_fpr": v.check_max_fpr,
+        "method": _choice("method", DisparityMethod),
+        "multi_class": _choice("multi_class", MultiClass),
+        "n_bins": partial(v.positive_int, "n_bins"),
+        "normalize": partial(v.check_flag, "normalize"),
+        "points": partial(v.positive_int, "points"),
+        "replace_undefined_by": v.check_kappa_undefined,
+        "samplewise": partial(v.check_flag, "samplewise"),
+        "seed": _seed,
+        "split_every": v.check_split_every,
+        "strategy": _choice("strategy", BinStrategy),
+        "threshold": v.check_threshold,
+        "weights": _optional_choice("weights", KappaWeights),
+        "zero_division": v.check_zero_division,
+    }
+)
+
+_CALIBRATION = {"multi_class": _choice("multi_class", CalibrationMultiClass)}
+_DRIFT_BINS = {"bins": partial(v.positive_int, "bins")}
+
+#: Where an option's check depends on the method: method -> name -> check (the
+#: expressions ``plm.*``, all alike, are the method ``"expressions"``).
+BY_METHOD: Mapping[str, Mapping[str, Check]] = MappingProxyType(
+    {
+        "confusion_matrix": {"normalize": _optional_choice("normalize", Normalize)},
+        "class_likelihood_ratios": {"replace_undefined_by": v.check_replace_undefined_by},
+        "calibration_curve": _CALIBRATION,
+        "calibration_error": _CALIBRATION,
+        "top_k_accuracy": {"k": partial(v.positive_int, "k")},
+        "drift": _DRIFT_BINS,
+        "drift_bins": _DRIFT_BINS,
+        "drift_counts": _DRIFT_BINS,
+        "expressions": {"average": _choice("average", ExprAverage)},
+    }
+)
+
+
+def check_of(method: str, name: str) -> Check:
+    """The check of option ``name`` of ``method``."""
+    own = BY_METHOD.get(method, {})
+    if name in own:
+        return own[name]
+    if name not in OPTIONS:  # a programming error: every option is in the table
+        msg = f"option {name!r} of {method!r} is not in pl_metrics._core.options.OPTIONS"
+        raise KeyError(msg)
+    return OPTIONS[name]
+
+
+def checked(method: str, /, **values: object) -> tuple[Any, ...]:
+    """The values of ``method``'s options, each checked by the table, in the order given
+    (``b, zd = checked("per_class", beta=beta, zero_division=zero_division)``)."""
+    return tuple(check_of(method, name)(value) for name, value in values.items())
