@@ -91,7 +91,7 @@ class Rows:
             columns = [y_prob]
         else:
             columns = list(v.check_score_map(argument, y_prob).values())
-        schema, segments, types = sc.prepare(
+        given, types = sc.prepare(
             lf,
             y_true,
             columns,
@@ -101,9 +101,9 @@ class Rows:
             argument=argument,
             made_true=bool(one_hot_checks),
         )
-        self.by = list(segments.names)
-        keys = names.segment_keys(segments) if segments else []
-        rows = v.without_zero_weights(names.with_segment_keys(lf, segments), weight)
+        schema = given.schema
+        self.by = given.by
+        keys, rows = given.keys, given.rows(lf)
         self.lf = rows if self.by else rows.with_columns(pl.lit(0, pl.Int8).alias(ALL))
         self.keys = keys or [ALL]
         self.y_true = y_true

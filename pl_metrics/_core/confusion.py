@@ -20,12 +20,11 @@ from dataclasses import dataclass
 import polars as pl
 
 from pl_metrics._core import checks as v
-from pl_metrics._core import names
+from pl_metrics._core import inputs, names
 from pl_metrics._core.names import ACTUAL, ALL, COUNT, ORD, PREDICTED, ROWS
 
 LABEL = "label"
 _NOT_LABEL = f"{names.INTERNAL}not_label"
-_SEGMENT_WEIGHT = f"{names.INTERNAL}segment_weight"
 _CELLS = f"{names.INTERNAL}cells_"  # + the count it goes with: its number of cells
 
 __all__ = [
@@ -58,30 +57,6 @@ class Counts:
         return names.restore_keys(result, self.by)
 
 
-def checked_schema(
-    lf: pl.LazyFrame,
-    y_true: str,
-    y_pred: str,
-    *,
-    by: object,
-    weight: str | None,
-    reserved: Sequence[str],
-) -> tuple[pl.Schema, names.Segments]:
-    """The schema stage of a method of ``y_true`` and ``y_pred`` (at call time): the
-    argument names, the columns, ``by`` (not one of ``reserved``, the method's output
-    columns) and a numeric ``weight``; the schema and the segments."""
-    segments = v.normalize_by(by)
-    v.check_column_name("y_true", y_true)
-    v.check_column_name("y_pred", y_pred)
-    if weight is not None:
-        v.check_column_name("weight", weight)
-    schema = lf.collect_schema()
-    v.check_columns(schema, y_true=y_true, y_pred=y_pred)
-    v.check_by(schema, segments, reserved)
-    v.check_numeric(schema, "weight", weight)
-    return schema, segments
-
-
 def confusion_counts(
     lf: pl.LazyFrame,
     y_true: str,
@@ -97,12 +72,13 @@ def confusion_counts(
     ``reserved`` are the output columns of the calling method, which ``by``
     columns may not take.  Options are checked by the caller first.
     """
-    schema, segments = checked_schema(lf, y_true, y_pred, by=by, weight=weight, reserved=reserved)
-    types = v.label_types(schema, y_true, y_pred)
+    given = inputs.schema_stage(
+        lf, by=by, weight=weight, reserved=reserved, columns={"y_true": y_true, "y_pred": y_pred}
+    )
+    types = v.label_types(given.schema, y_true, y_pred)
     labels_s = None if labels is None else v.labels_series(labels, types.compute, y_true)
 
-    keys = names.segment_keys(segments) if segments else []
-    rows = v.without_zero_weights(names.with_segment_keys(lf, segments), weight)
+    keys, rows = given.keys, given.rows(lf)
     checks: list[v.Check] = []
     if weight is None:
         aggs = [pl.len().cast(pl.Int64).alias(COUNT)]
@@ -130,12 +106,8 @@ def confusion_counts(
             )
             checks.append((f"{key}_nan", lambda n, c=column: v.Bad.not_labels(c, n)))
     if weight is not None:
-        total = pl.col(COUNT).sum().over(keys) if keys else pl.col(COUNT).sum()
-        frame = frame.with_columns(v.weight_total_too_large(total).alias(_SEGMENT_WEIGHT))
-        checks += [
-            (v.BAD_WEIGHT, lambda n: v.Bad.bad_weights(weight, n)),
-            (_SEGMENT_WEIGHT, lambda _: v.Bad.weight_overflow(weight)),
-        ]
+        frame = frame.with_columns(inputs.segment_weight(keys, [COUNT]))
+        checks += inputs.weight_checks(weight)
     frame = v.raise_if_bad(frame, checks)
     # after the checks: float labels become the (lossless) compute dtype
     frame = frame.select(
@@ -147,9 +119,9 @@ def confusion_counts(
     # The counts feed several small joins; cache them so the rows are read once
     # (polars' common-subplan elimination does not see through the check above).
     frame = frame.cache()
-    if not segments:
+    if not keys:
         frame = frame.with_columns(pl.lit(0, pl.Int8).alias(ALL))
-    return Counts(frame, list(segments.names), keys or [ALL], types, labels_s)
+    return Counts(frame, given.by, keys or [ALL], types, labels_s)
 
 
 def label_key(column: str, alias: str, types: v.LabelTypes) -> pl.Expr:

@@ -18,7 +18,7 @@ import polars as pl
 from polars.exceptions import SchemaError
 
 from pl_metrics._core import checks as v
-from pl_metrics._core import names
+from pl_metrics._core import inputs, names
 from pl_metrics._core.names import ALL, NEG, POS, ROWS, SCORE
 
 CLASS = f"{names.INTERNAL}class"  # the class whose score column is read
@@ -31,7 +31,6 @@ _BAD_SCORE = f"{names.INTERNAL}bad_score"
 _INEXACT = f"{names.INTERNAL}inexact_score"
 _OUT_OF_BINS = f"{names.INTERNAL}out_of_bins"
 _POSITIVE_ROWS = f"{names.INTERNAL}positive_rows"
-_SEGMENT_WEIGHT = f"{names.INTERNAL}segment_weight"
 #: Internal -> public names of the per-score state columns.
 PUBLIC_STATE = {internal: public for public, internal in names.SCORE_STATE.items()}
 
@@ -294,24 +293,6 @@ def true_checks(
     return aggs, checks
 
 
-def _weight_checks(weight: str | None) -> list[v.Check]:
-    """Bad weights (counted in :func:`_binary_counts`) and weights summing to infinity."""
-    if weight is None:
-        return []
-    return [
-        (v.BAD_WEIGHT, lambda n: v.Bad.bad_weights(weight, n)),
-        (_SEGMENT_WEIGHT, lambda _: v.Bad.weight_overflow(weight)),
-    ]
-
-
-def _segment_weight(keys: list[str], values: Sequence[str]) -> pl.Expr:
-    """1 on the rows of a segment whose (weighted) total is too large
-    (``checks.weight_total_too_large``)."""
-    total = pl.sum_horizontal(pl.col(c) for c in values)
-    total = total.sum().over(keys) if keys else total.sum()
-    return v.weight_total_too_large(total).alias(_SEGMENT_WEIGHT)
-
-
 def _binary_counts(
     lf: pl.LazyFrame,
     keys: list[str],
@@ -368,8 +349,8 @@ def _binary_counts(
             )
         )
     if weight is not None:
-        frame = frame.with_columns(_segment_weight(keys, [POS, NEG]))
-        checks += _weight_checks(weight)
+        frame = frame.with_columns(inputs.segment_weight(keys, [POS, NEG]))
+        checks += inputs.weight_checks(weight)
     frame = v.raise_if_bad(frame, checks)
     if default_pos:
         frame = check_default_pos_label(frame, lf, y_true)
@@ -421,24 +402,23 @@ def prepare(
     reserved: Sequence[str],
     argument: str = "y_score",
     made_true: bool = False,
-) -> tuple[pl.Schema, names.Segments, v.LabelTypes]:
-    """The schema checks shared by the ranking and probability methods.
+) -> tuple[inputs.Input[None], v.LabelTypes]:
+    """The schema stage of the ranking and probability methods (:mod:`inputs`), and
+    the label types of ``y_true``.
 
     ``made_true``: ``y_true`` is an internal column made from the user's (the labels
     of a one-hot ``y_true``), whose name is not the user's to check."""
-    segments = v.normalize_by(by)
-    if not made_true:
-        v.check_column_name("y_true", y_true)
-    if weight is not None:
-        v.check_column_name("weight", weight)
-    schema = lf.collect_schema()
-    v.check_columns(schema, y_true=y_true)
-    for column in score_columns:
-        v.check_numeric(schema, argument, column)
-    v.check_by(schema, segments, reserved)
-    v.check_numeric(schema, "weight", weight)
-    types = v.single_label_types(schema, y_true)
-    return schema, segments, types
+    true = {"y_true": y_true}
+    given = inputs.schema_stage(
+        lf,
+        by=by,
+        weight=weight,
+        reserved=reserved,
+        columns=None if made_true else true,
+        made=true if made_true else None,
+        numeric={argument: score_columns},
+    )
+    return given, v.single_label_types(given.schema, y_true)
 
 
 def binary_score_counts(
@@ -464,12 +444,10 @@ def binary_score_counts(
     (:mod:`pl_metrics._ranking.sorted_curve`).
     """
     y_score = v.check_column_name("y_score", y_score)
-    schema, segments, types = prepare(
-        lf, y_true, [y_score], by=by, weight=weight, reserved=reserved
-    )
+    given, types = prepare(lf, y_true, [y_score], by=by, weight=weight, reserved=reserved)
+    schema = given.schema
     label = resolve_pos_label(schema, y_true, pos_label)
-    keys = names.segment_keys(segments) if segments else []
-    rows = v.without_zero_weights(names.with_segment_keys(lf, segments), weight)
+    keys, rows = given.keys, given.rows(lf)
     frame = _binary_counts(
         rows,
         keys,
@@ -484,7 +462,7 @@ def binary_score_counts(
         default_pos=defaults_pos_label(schema, y_true, pos_label),
     )
     frame = frame.select(*keys, SCORE, POS, NEG).cache()
-    if not segments:
+    if not keys:
         frame = frame.with_columns(pl.lit(0, pl.Int8).alias(ALL))
     read = None
     if sortable and bins is None:
@@ -501,7 +479,7 @@ def binary_score_counts(
             default_pos,
             pos_label_present,
         )
-    return ScoreCounts(frame, list(segments.names), keys or [ALL], read)
+    return ScoreCounts(frame, given.by, keys or [ALL], read)
 
 
 def multiclass_score_counts(
@@ -519,9 +497,10 @@ def multiclass_score_counts(
     One-vs-rest and one-vs-one AUCs are both sums over this frame.
     """
     mapping = v.check_score_map("y_score", y_score)
-    schema, segments, types = prepare(
+    given, types = prepare(
         lf, y_true, list(mapping.values()), by=by, weight=weight, reserved=reserved
     )
+    schema = given.schema
     dtype = schema[y_true]
     try:
         keys_ = [v.label_value(k, dtype, "y_score", y_true) for k in mapping]
@@ -531,8 +510,7 @@ def multiclass_score_counts(
         )
         raise SchemaError(msg) from None
     classes = pl.Series(CLASS, keys_, dtype=dtype)
-    keys = names.segment_keys(segments) if segments else []
-    rows = v.without_zero_weights(names.with_segment_keys(lf, segments), weight)
+    keys, rows = given.keys, given.rows(lf)
     n = pl.len().cast(pl.Int64) if weight is None else pl.col(weight).cast(pl.Float64).sum()
     extra = [] if weight is None else [v.bad_weight(weight).alias(v.BAD_WEIGHT)]
     parts = []
@@ -542,16 +520,16 @@ def multiclass_score_counts(
         ).agg(n.alias(N_ROWS), pl.len().alias(ROWS), *extra)
         counts, checks = _score_key_checks(counts, schema, column)
         if weight is not None:
-            counts = counts.with_columns(_segment_weight(keys, [N_ROWS]))
-            checks += _weight_checks(weight)
+            counts = counts.with_columns(inputs.segment_weight(keys, [N_ROWS]))
+            checks += inputs.weight_checks(weight)
         counts = v.raise_if_bad(counts, checks)
         parts.append(
             counts.select(*keys, pl.lit(label, dtype).alias(CLASS), SCORE, TRUE, N_ROWS, ROWS)
         )
     frame = _check_classes(pl.concat(parts), y_true, classes, types).drop(ROWS).cache()
-    if not segments:
+    if not keys:
         frame = frame.with_columns(pl.lit(0, pl.Int8).alias(ALL))
-    return ScoreCounts(frame, list(segments.names), keys or [ALL])
+    return ScoreCounts(frame, given.by, keys or [ALL])
 
 
 def _check_classes(

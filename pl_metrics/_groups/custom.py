@@ -18,8 +18,7 @@ from typing import Any
 import polars as pl
 
 from pl_metrics._core import checks as v
-from pl_metrics._core import names
-from pl_metrics._core.confusion import checked_schema
+from pl_metrics._core import inputs, names
 
 #: A custom metric: ``fn(y_true, y_pred, **kw) -> number``.
 Metric = Callable[..., Any]
@@ -114,15 +113,16 @@ def custom(
     weight: str | None,
 ) -> pl.LazyFrame:
     """``*by, *metrics`` (the frame method :meth:`custom`)."""
-    schema, segments = checked_schema(
-        lf, y_true, y_pred, by=by, weight=weight, reserved=list(metrics)
+    given = inputs.schema_stage(
+        lf,
+        by=by,
+        weight=weight,
+        reserved=list(metrics),
+        columns={"y_true": y_true, "y_pred": y_pred},
     )
-    v.single_label_types(schema, y_true)  # labels: numbers, booleans or text
-    keys = names.segment_keys(segments) if segments else []
-    rows = names.with_segment_keys(lf, segments) if segments else lf
-    rows = v.without_zero_weights(rows, weight)
-    result = evaluate(rows, metrics, y_true, y_pred, keys=keys, weight=weight)
-    return names.restore_keys(result, segments.names) if segments else result
+    v.single_label_types(given.schema, y_true)  # labels: numbers, booleans or text
+    result = evaluate(given.rows(lf), metrics, y_true, y_pred, keys=given.keys, weight=weight)
+    return names.restore_keys(result, given.by) if given.keys else result
 
 
 __all__ = ["Metric", "check_metrics", "custom", "evaluate"]

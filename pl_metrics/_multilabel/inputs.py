@@ -47,7 +47,7 @@ from polars.exceptions import SchemaError
 
 from pl_metrics._core import checks as v
 from pl_metrics._core import indicators as ind
-from pl_metrics._core import names
+from pl_metrics._core import inputs, names
 from pl_metrics._core.names import ALL, INTERNAL, ORD
 from pl_metrics.exceptions import DataError
 
@@ -310,17 +310,16 @@ def multilabel_input(
     ``extra``: the caller's own columns, ``{name: expression}`` of the input rows
     (the scores of the ranking metrics), kept in ``rows`` (names internal).
     """
-    segments = v.normalize_by(by)
-    if weight is not None:
-        v.check_column_name("weight", weight)
-    schema = lf.collect_schema()
-    lists, types, fixed, checks = _form(y_true, y_pred, schema, labels)
-    v.check_by(schema, segments, reserved)
-    v.check_numeric(schema, "weight", weight)
-
-    keys = names.segment_keys(segments) if segments else []
-    frame = lf.with_row_index(ROW).cast({ROW: pl.Int64}) if row_index else lf
-    frame = v.without_zero_weights(names.with_segment_keys(frame, segments), weight)
+    given = inputs.schema_stage(
+        lf,
+        by=by,
+        weight=weight,
+        reserved=reserved,
+        read=lambda schema: _form(y_true, y_pred, schema, labels),
+    )
+    lists, types, fixed, checks = given.read
+    keys = given.keys
+    frame = given.rows(lf.with_row_index(ROW).cast({ROW: pl.Int64}) if row_index else lf)
     exprs = [pl.col(c) for c in [*keys, *([ROW] if row_index else [])]]
     exprs.append(lists["y_true"].alias(TRUE))
     if y_pred is not None:
@@ -342,7 +341,7 @@ def multilabel_input(
         )
     return Multilabel(
         rows=rows,
-        by=list(segments.names),
+        by=given.by,
         keys=keys or [ALL],
         types=types,
         labels=fixed,

@@ -9,7 +9,7 @@ from functools import partial
 import polars as pl
 
 from pl_metrics._core import checks as v
-from pl_metrics._core import names
+from pl_metrics._core import inputs, names
 from pl_metrics._core import scores as sc
 from pl_metrics._core.options import checked
 from pl_metrics._ranking import thresholds as th
@@ -227,13 +227,15 @@ class ThresholdMethods:
         threshold, b, _ = checked(
             "threshold_report", threshold=threshold, beta=beta, zero_division=zero_division
         )
-        segments = v.normalize_by(by)
-        v.check_column_name("y_true", y_true)
-        v.check_column_name("y_score", y_score)
-        schema = self._lf.collect_schema()
-        v.check_columns(schema, y_true=y_true)
-        v.check_numeric(schema, "y_score", y_score)
-        v.check_by(schema, segments, names.output_columns("threshold_report", beta=b))
+        given = inputs.schema_stage(
+            self._lf,
+            by=by,
+            weight=None,  # the report of the labels checks it
+            reserved=names.output_columns("threshold_report", beta=b),
+            columns={"y_true": y_true},
+            numeric={"y_score": [y_score]},
+        )
+        segments, schema = given.segments, given.schema
         pos = sc.resolve_pos_label(schema, y_true, pos_label)
         dtype = schema[y_true]
         inferred = neg_label is None and dtype != pl.Boolean

@@ -134,7 +134,8 @@ def sorted_metric(
     mapping = None if isinstance(y_score, str) else v.check_score_map("y_score", y_score)
     columns = [y_score] if mapping is None else list(mapping.values())
     lf = frame.lazy()
-    schema, segments, types = sc.prepare(lf, y_true, columns, by=by, weight=None, reserved=reserved)
+    given, types = sc.prepare(lf, y_true, columns, by=by, weight=None, reserved=reserved)
+    schema, segments = given.schema, given.segments
     dtype = schema[y_true]
     if mapping is None:
         label = sc.resolve_pos_label(schema, y_true, pos_label)

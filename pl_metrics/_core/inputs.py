@@ -1,0 +1,126 @@
+"""The one entry for a method's input rows, in named stages.
+
+Every method that reads rows goes through the same three stages, in this order, so
+that a bad option is reported before a missing column, and a missing column before
+a bad value (the order of :mod:`pl_metrics._core.checks`):
+
+1. **options**: :func:`pl_metrics._core.options.checked`, by the method, before it
+   calls this module (no data);
+2. **schema** (:func:`schema_stage`, ``collect_schema()`` only): the argument names,
+   the columns and their dtypes, the method's own column rules (``read``), ``by``
+   (not one of the method's output columns) and a numeric ``weight``;
+3. **rows** (:meth:`Input.rows`): the ``by`` items evaluated under their internal
+   keys, the rows of weight 0 dropped.  The data checks (nulls, NaN labels, bad
+   weights, the weight total) are counted by each method in its one aggregation
+   (:func:`weight_aggregations`, :func:`weight_checks`) and raised at collect.
+
+Built on it: the confusion counts (:func:`pl_metrics._core.confusion.confusion_counts`),
+the score counts (:mod:`pl_metrics._core.scores`), the probabilities
+(:class:`pl_metrics._probability.Rows`) and multilabel input
+(:func:`pl_metrics._multilabel.inputs.multilabel_input`).  The ``pos_label`` rules
+are :func:`pl_metrics._core.scores.resolve_pos_label` and ``defaults_pos_label``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+import polars as pl
+
+from pl_metrics._core import checks as v
+from pl_metrics._core import names
+
+Read = TypeVar("Read")
+
+
+@dataclass(frozen=True)
+class Input(Generic[Read]):
+    """A method's input after the schema stage."""
+
+    schema: pl.Schema
+    segments: names.Segments
+    weight: str | None
+    read: Read  # what the method's own schema rules returned (``read=``)
+
+    @property
+    def by(self) -> list[str]:
+        """The output names of the ``by`` items."""
+        return list(self.segments.names)
+
+    @property
+    def keys(self) -> list[str]:
+        """The internal names of the ``by`` items (none without ``by``)."""
+        return names.segment_keys(self.segments) if self.segments else []
+
+    def rows(self, lf: pl.LazyFrame) -> pl.LazyFrame:
+        """The rows stage: ``lf`` with the segment keys, without the rows of weight 0."""
+        return v.without_zero_weights(names.with_segment_keys(lf, self.segments), self.weight)
+
+
+def _none(schema: pl.Schema) -> None:
+    return None
+
+
+def schema_stage(
+    lf: pl.LazyFrame,
+    *,
+    by: object,
+    weight: str | None,
+    reserved: Sequence[str],
+    columns: Mapping[str, object] | None = None,
+    made: Mapping[str, str] | None = None,
+    numeric: Mapping[str, Sequence[str]] | None = None,
+    read: Callable[[pl.Schema], Read] = _none,  # type: ignore[assignment]
+) -> Input[Read]:
+    """The schema stage (at call time, no rows read).
+
+    ``columns``: ``{argument: column}`` that must be column names and exist;
+    ``made``: ``{argument: column}`` the method made from the user's columns (a
+    one-hot ``y_true``'s labels), which must exist; ``numeric``: ``{argument:
+    columns}`` that must be names of numeric columns; ``read``: the method's own
+    rules on the schema (a multilabel form), run after those and before ``by``;
+    ``reserved``: the method's output columns, which ``by`` may not take.
+    """
+    segments = v.normalize_by(by)
+    given = {a: v.check_column_name(a, c) for a, c in (columns or {}).items()}
+    for argument, names_ in (numeric or {}).items():
+        for column in names_:
+            v.check_column_name(argument, column)
+    if weight is not None:
+        v.check_column_name("weight", weight)
+    schema = lf.collect_schema()
+    v.check_columns(schema, **given, **(made or {}))
+    for argument, names_ in (numeric or {}).items():
+        for column in names_:
+            v.check_numeric(schema, argument, column)
+    own = read(schema)
+    v.check_by(schema, segments, reserved)
+    v.check_numeric(schema, "weight", weight)
+    return Input(schema, segments, weight, own)
+
+
+# ------------------------------------------------- the standard weight checks (rows)
+#: 1 on the rows of a segment whose weight total is too large (:func:`segment_weight`)
+SEGMENT_WEIGHT = f"{names.INTERNAL}segment_weight"
+
+
+def segment_weight(keys: Sequence[str], values: Sequence[str]) -> pl.Expr:
+    """On a frame of counts per segment: 1 on the rows of a segment whose total of the
+    (weighted) count columns ``values`` is too large (``checks.weight_total_too_large``)."""
+    total = pl.sum_horizontal(pl.col(c) for c in values)
+    total = total.sum().over(keys) if keys else total.sum()
+    return v.weight_total_too_large(total).alias(SEGMENT_WEIGHT)
+
+
+def weight_checks(weight: str | None) -> list[v.Check]:
+    """The checks of a weighted aggregation: bad weights (``checks.bad_weight``,
+    counted as :data:`checks.BAD_WEIGHT`) and a segment total that is too large
+    (:func:`segment_weight`); none without ``weight``."""
+    if weight is None:
+        return []
+    return [
+        (v.BAD_WEIGHT, lambda n: v.Bad.bad_weights(weight, n)),
+        (SEGMENT_WEIGHT, lambda _: v.Bad.weight_overflow(weight)),
+    ]
