@@ -439,7 +439,7 @@ class ScoreCountsState(Generic[FrameT]):
         standardised partial AUC (not with ``error_bound`` nor ``ci``); ``ci``
         (integer counts only): the interval of the AUC of the state's scores (of a
         binned state: of the binned AUC, as the frame method with ``bins``)."""
-        error_bound, max_fpr = checked("roc_auc", error_bound=error_bound, max_fpr=max_fpr)
+        max_fpr, error_bound = checked("roc_auc", max_fpr=max_fpr, error_bound=error_bound)
         with_ci = self._wants_ci("roc_auc", ci, n_boot, ci_method, seed)
         v.check_partial_auc(max_fpr, bound="error_bound", bounded=error_bound, ci=with_ci)
         result = iv.finish_roc_auc(

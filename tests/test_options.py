@@ -8,6 +8,7 @@ from __future__ import annotations
 import inspect
 import math
 from collections.abc import Callable
+from fractions import Fraction
 from pathlib import Path
 
 import polars as pl
@@ -101,13 +102,90 @@ def test_every_option_of_every_public_function_is_in_the_table() -> None:
 
 
 def test_the_table_holds_no_stale_option() -> None:
-    used = {name for _, _, name in _keyword_options()}
+    found = _keyword_options()
+    used = {name for _, _, name in found}
     assert set(options.OPTIONS) <= used
     for method, table in options.BY_METHOD.items():
-        assert set(table) <= used, method
+        # each method's own entry is an option of that method (a misspelt method
+        # would fall back to the general check unnoticed)
+        assert set(table) <= {name for _, m, name in found if m == method}, method
 
 
-def _message(method: str, **bad: object) -> str:
+#: (method, option, a value its own check refuses and the general one takes): a
+#: public call of each method entry of ``BY_METHOD`` with that value must refuse it,
+#: so that an entry deleted or misspelt fails here (the general check would let the
+#: value through: ``top_k_accuracy(k=None)`` would be a null score)
+PINNED: list[tuple[str, str, object, Callable[[dict], object]]] = [
+    (
+        "confusion_matrix",
+        "normalize",
+        True,
+        lambda f: f["labels"].metrics.confusion_matrix("y", "p", normalize=True),
+    ),
+    (
+        "class_likelihood_ratios",
+        "replace_undefined_by",
+        0.5,
+        lambda f: f["scores"].metrics.class_likelihood_ratios(
+            "y", "yp", pos_label=1, replace_undefined_by=0.5
+        ),
+    ),
+    *(
+        (
+            method,
+            "multi_class",
+            "ovr",
+            lambda f, m=method: getattr(f["scores"].metrics, m)("y", "s", multi_class="ovr"),
+        )
+        for method in ("calibration_curve", "calibration_error")
+    ),
+    (
+        "top_k_accuracy",
+        "k",
+        None,
+        lambda f: f["labels"].metrics.top_k_accuracy("y", f["probabilities"], k=None),
+    ),
+    (
+        "drift",
+        "bins",
+        None,
+        lambda f: f["scores"].metrics.drift("s", reference=pl.col("y") == 0, bins=None),
+    ),
+    (
+        "drift_bins",
+        "bins",
+        None,
+        lambda f: f["scores"].metrics.drift_bins("s", reference=pl.col("y") == 0, bins=None),
+    ),
+    ("drift_counts", "bins", None, lambda f: f["scores"].metrics.drift_counts("s", bins=None)),
+    (
+        "expressions",
+        "average",
+        "samples",
+        lambda f: f["labels"].select(plm.f1("y", "p", average="samples")),
+    ),
+]
+
+
+def test_every_method_entry_of_the_table_is_pinned_by_a_call() -> None:
+    pinned = {(method, name) for method, name, _, _ in PINNED}
+    assert pinned == {(m, n) for m, table in options.BY_METHOD.items() for n in table}
+
+
+@pytest.mark.parametrize(
+    ("method", "name", "value", "call"), PINNED, ids=[f"{m}-{n}" for m, n, _, _ in PINNED]
+)
+def test_a_method_entry_refuses_what_the_general_check_takes(
+    frames: dict[str, object], method: str, name: str, value: object, call: Callable
+) -> None:
+    options.OPTIONS[name](value)  # the general check takes it
+    want = _message(method, **{name: value})
+    with pytest.raises(ValueError, match=f"`{name}`") as info:
+        call(frames)
+    assert str(info.value) == want
+
+
+def _message(method: str, /, **bad: object) -> str:
     """The table's message for the bad value (what every path must raise)."""
     ((name, value),) = bad.items()
     with pytest.raises(ValueError, match=f"`{name}`") as info:
@@ -117,8 +195,21 @@ def _message(method: str, **bad: object) -> str:
 
 @pytest.fixture(scope="module")
 def frames(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
-    labels = pl.DataFrame({"y": [0, 1, 2, 1, 0, 2], "p": [0, 2, 2, 1, 0, 1]})
-    scores = pl.DataFrame({"y": [0, 1, 0, 1, 1, 0], "s": [0.1, 0.4, 0.35, 0.8, 0.7, 0.2]})
+    labels = pl.DataFrame(
+        {
+            "y": [0, 1, 2, 1, 0, 2],
+            "p": [0, 2, 2, 1, 0, 1],
+            **{f"q{k}": [0.5, 0.2, 0.2, 0.3, 0.6, 0.1] for k in range(3)},
+        }
+    )
+    scores = pl.DataFrame(
+        {
+            "y": [0, 1, 0, 1, 1, 0],
+            "yp": [0, 1, 1, 1, 0, 0],
+            "s": [0.1, 0.4, 0.35, 0.8, 0.7, 0.2],
+            "g": ["a", "b", "a", "b", "a", "b"],
+        }
+    )
     multilabel = pl.DataFrame(
         {"t": [[0], [1, 2], [], [2]], "q": [[0], [1], [2], [2]]},
         schema={"t": pl.List(pl.Int64), "q": pl.List(pl.Int64)},
@@ -135,6 +226,7 @@ def frames(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
             multilabel.metrics.multilabel_counts("t", "q")
         ),
         "path": str(Path(path)),
+        "probabilities": {k: f"q{k}" for k in range(3)},
     }
 
 
@@ -264,6 +356,56 @@ CASES: list[tuple[str, dict[str, object], dict[str, Callable[[dict], object]]]] 
         for bad in ({"zero_division": 2}, {"average": "samples"})
     ),
     (
+        "dcg",
+        {"log_base": 1},
+        {"frame": lambda f: f["multilabel"].metrics.dcg("t", {0: "s0"}, log_base=1)},
+    ),
+    (
+        "drift",
+        {"eps": 0},
+        {"frame": lambda f: f["scores"].metrics.drift("s", reference=pl.col("y") == 0, eps=0)},
+    ),
+    (
+        "from_drift_counts",
+        {"eps": 1.5},
+        {
+            "from_drift_counts": lambda f: plm.from_drift_counts(
+                f["scores"].metrics.drift_counts("s"),
+                f["scores"].metrics.drift_counts(
+                    "s", edges=plm.drift_edges(f["scores"].metrics.drift_counts("s"))
+                ),
+                eps=1.5,
+            )
+        },
+    ),
+    (
+        "log_loss",
+        {"normalize": "yes"},
+        {"frame": lambda f: f["scores"].metrics.log_loss("y", "s", normalize="yes")},
+    ),
+    (
+        "fairness",
+        {"method": "ratio"},
+        {"frame": lambda f: f["scores"].metrics.fairness("y", "yp", by="g", method="ratio")},
+    ),
+    (
+        "per_class",
+        {"seed": -1},  # without ci too, as fairness and html_report
+        {
+            "frame": lambda f: f["labels"].metrics.per_class("y", "p", seed=-1),
+            "state": lambda f: f["counts"].per_class(seed=-1),
+        },
+    ),
+    (
+        "expressions",
+        {"replace_undefined_by": 2},
+        {
+            "cohen_kappa": lambda f: f["labels"].select(
+                plm.cohen_kappa("y", "p", replace_undefined_by=2)
+            )
+        },
+    ),
+    (
         "expressions",
         {"weights": "cubic"},
         {"cohen_kappa": lambda f: f["labels"].select(plm.cohen_kappa("y", "p", weights="cubic"))},
@@ -287,3 +429,24 @@ def test_a_bad_option_gets_the_tables_message_on_every_path(
         with pytest.raises(ValueError, match=f"`{next(iter(bad))}`") as info:
             call(frames)
         assert str(info.value) == want, where
+
+
+def test_a_range_is_checked_on_the_float_the_metric_uses(frames: dict[str, object]) -> None:
+    # Fraction(1, 10**400) is > 0 but is 0.0 as a float: eps 0.0 made drift's PSI inf,
+    # beta 0.0 an F-score of recall alone; both are refused like 0.0 itself
+    tiny, huge = Fraction(1, 10**400), Fraction(10**400)
+    scores, labels = frames["scores"], frames["labels"]
+    with pytest.raises(ValueError, match="`eps` must be a number in"):
+        scores.metrics.drift("s", reference=pl.col("y") == 0, eps=tiny)
+    with pytest.raises(ValueError, match="`beta` must be a finite float > 0"):
+        labels.metrics.per_class("y", "p", beta=tiny)
+    with pytest.raises(ValueError, match="`beta` must be a finite float > 0"):
+        labels.metrics.per_class("y", "p", beta=huge)  # inf as a float (was OverflowError)
+    with pytest.raises(ValueError, match="`zero_division` must be one of"):
+        labels.metrics.per_class("y", "p", zero_division=huge)
+    with pytest.raises(ValueError, match="`max_fpr` must be None or a number in"):
+        scores.metrics.roc_auc("y", "s", max_fpr=tiny)
+    # and a number that is its float exactly is taken as that float
+    assert labels.metrics.per_class("y", "p", beta=Fraction(1, 2)).equals(
+        labels.metrics.per_class("y", "p", beta=0.5)
+    )

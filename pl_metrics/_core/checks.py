@@ -62,18 +62,33 @@ _INT64_MAX = 2**63 - 1
 
 
 # --------------------------------------------------------------------------- options
+def _as_float(value: object) -> float:
+    """A real number as the float the metric uses (NaN where it has none: not a real
+    number, or too large for a float), so that a range is checked on the value used:
+    ``Fraction(1, 10**400)`` is 0.0, not a number > 0.  Not for an option that
+    takes NaN (``zero_division``)."""
+    if not is_real(value):
+        return math.nan
+    try:
+        return float(value)  # type: ignore[arg-type]
+    except OverflowError:
+        return math.nan
+
+
 def check_beta(beta: float) -> float:
     """Return ``beta`` as a float, or raise if it is not finite and > 0."""
-    if not (is_real(beta) and math.isfinite(beta) and beta > 0):
+    b = _as_float(beta)
+    if not (math.isfinite(b) and b > 0):
         msg = f"`beta` must be a finite float > 0, got {beta!r}"
         raise ValueError(msg)
-    return float(beta)
+    return b
 
 
 def check_zero_division(zero_division: float) -> float:
     """Return ``zero_division`` as a float: one of 0.0, 1.0 or NaN."""
-    if is_real(zero_division) and (math.isnan(zero_division) or zero_division in (0, 1)):
-        return float(zero_division)
+    nan = zero_division != zero_division  # noqa: PLR0124 - NaN, whatever its type
+    if is_real(zero_division) and (nan or zero_division in (0, 1)):
+        return float(zero_division)  # type: ignore[arg-type]
     msg = f"`zero_division` must be one of 0.0, 1.0 or float('nan'), got {zero_division!r}"
     raise ValueError(msg)
 
@@ -115,30 +130,32 @@ def check_max_fpr(max_fpr: object) -> float | None:
     """``max_fpr=`` of ``roc_auc``: None or a number in (0, 1]; 1 is the whole area (None)."""
     if max_fpr is None:
         return None
-    if not (is_real(max_fpr) and 0 < max_fpr <= 1):
+    value = _as_float(max_fpr)
+    if not 0 < value <= 1:
         msg = f"`max_fpr` must be None or a number in (0, 1], got {max_fpr!r}"
         raise ValueError(msg)
-    return None if max_fpr == 1 else float(max_fpr)
+    return None if value == 1 else value
 
 
 def check_log_base(log_base: object) -> float:
     """``log_base=`` of dcg: a finite number > 0 other than 1."""
-    ok = is_real(log_base) and 0 < float(log_base) < math.inf and float(log_base) != 1  # type: ignore[arg-type]
-    if not ok:
+    value = _as_float(log_base)
+    if not (0 < value < math.inf and value != 1):
         msg = (
             "`log_base` must be a finite number > 0 other than 1 (the base of the "
             f"logarithmic discount, scikit-learn's default 2), got {log_base!r}"
         )
         raise ValueError(msg)
-    return float(log_base)  # type: ignore[arg-type]
+    return value
 
 
 def check_eps(eps: object) -> float:
     """``eps=`` of the drift metrics: a number in (0, 1), what a zero share becomes."""
-    if not (is_real(eps) and 0 < eps < 1):  # type: ignore[operator]
+    value = _as_float(eps)
+    if not 0 < value < 1:
         msg = f"`eps` must be a number in (0, 1), got {eps!r}"
         raise ValueError(msg)
-    return float(eps)  # type: ignore[arg-type]
+    return value
 
 
 def check_split_every(split_every: object) -> int:
@@ -234,10 +251,11 @@ def check_cost_table(costs: object, classes: Sequence[object]) -> dict[object, d
 
 def check_threshold(threshold: object) -> float:
     """A finite number."""
-    if not (is_real(threshold) and math.isfinite(threshold)):
+    value = _as_float(threshold)
+    if not math.isfinite(value):
         msg = f"`threshold` must be a finite number, got {threshold!r}"
         raise ValueError(msg)
-    return float(threshold)
+    return value
 
 
 #: An option's string type (a ``Literal``): what ``check_optional_choice`` returns.
@@ -408,9 +426,9 @@ def wants_ci(
     count columns and their dtypes.  Intervals resample counts of rows: a weight,
     or a state whose counts are not integers (made with ``weight=``), is refused.
     """
+    check_seed(seed)  # given or not with `ci`: a bad seed is a bad call
     if not check_ci(ci, n_boot, ci_method, methods):
         return False
-    check_seed(seed)
     if ci_method in ("bootstrap", "poisson") and importlib.util.find_spec("numpy") is None:
         msg = (
             f"ci_method={ci_method!r} needs numpy: pip install numpy (or use an analytic ci_method)"

@@ -1,8 +1,8 @@
 """The one entry for a method's input rows, in named stages.
 
-Every method that reads rows goes through the same three stages, in this order, so
-that a bad option is reported before a missing column, and a missing column before
-a bad value (the order of :mod:`pl_metrics._core.checks`):
+The methods that check the rows they read go through the same three stages, in
+this order, so that a bad option is reported before a missing column, and a
+missing column before a bad value (the order of :mod:`pl_metrics._core.checks`):
 
 1. **options**: :func:`pl_metrics._core.options.checked`, by the method, before it
    calls this module (no data);
@@ -16,9 +16,14 @@ a bad value (the order of :mod:`pl_metrics._core.checks`):
 
 Built on it: the confusion counts (:func:`pl_metrics._core.confusion.confusion_counts`),
 the score counts (:mod:`pl_metrics._core.scores`), the probabilities
-(:class:`pl_metrics._probability.Rows`) and multilabel input
-(:func:`pl_metrics._multilabel.inputs.multilabel_input`).  The ``pos_label`` rules
-are :func:`pl_metrics._core.scores.resolve_pos_label` and ``defaults_pos_label``.
+(:class:`pl_metrics._probability.Rows`), multilabel input
+(:func:`pl_metrics._multilabel.inputs.multilabel_input`), ``custom`` and
+``threshold_report``.  The ``pos_label`` rules are
+:func:`pl_metrics._core.scores.resolve_pos_label` and ``defaults_pos_label``.  Not
+here: the second readers of rows a method has already checked (the one-vs-rest
+bootstrap and DeLong covariance of :mod:`pl_metrics._ranking.multiclass` and
+:mod:`pl_metrics._intervals.ovr`), the two segment sets of the fairness methods
+(``by`` and ``control``), and drift (columns of any dtype, a reference).
 """
 
 from __future__ import annotations

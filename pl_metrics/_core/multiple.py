@@ -26,7 +26,6 @@ from collections.abc import Sequence
 import polars as pl
 
 from pl_metrics._core.names import INTERNAL
-from pl_metrics._core.options import checked
 
 _RANK = f"{INTERNAL}p_rank"
 _M = f"{INTERNAL}p_m"
@@ -37,9 +36,9 @@ def adjusted(
 ) -> pl.LazyFrame:
     """``lf`` with ``out``: the p-values of column ``p`` adjusted within each ``family``.
 
-    ``adjust=None`` copies ``p``.  Row order is not kept (sort afterwards).
+    ``adjust=None`` copies ``p``.  Row order is not kept (sort afterwards).  ``adjust``
+    is checked by the calling method (``options.checked``).
     """
-    checked("adjust", adjust=adjust)
     if adjust is None:
         return lf.with_columns(pl.col(p).alias(out))
     part = list(family)

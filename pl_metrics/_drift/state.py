@@ -176,7 +176,7 @@ def from_drift_counts(
     on the rows (the current rows binned at the reference's edges); ``eps`` as there.
 
     Exported as ``pl_metrics.from_drift_counts``."""
-    checked("from_drift_counts", eps=eps)
+    (eps,) = checked("from_drift_counts", eps=eps)
     keys = v.by_names(by)
     ref = _merged_counts(reference.lazy().collect(), [], "reference")
     cur = _merged_counts(current.lazy().collect(), keys, "current")

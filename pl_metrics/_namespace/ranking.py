@@ -502,7 +502,9 @@ class RankingMethods:
         │ 0.1       ┆ 1.0 ┆ 1.0 │
         └───────────┴─────┴─────┘
         """
-        (drop_intermediate,) = checked("roc_curve", drop_intermediate=drop_intermediate)
+        bins, drop_intermediate = checked(
+            "roc_curve", bins=bins, drop_intermediate=drop_intermediate
+        )
         if not isinstance(y_score, str):
             mc.check_options(pos_label=pos_label, bins=bins)
             state = mc.counts(self._lf, y_true, y_score, by=by, weight=weight, method="roc_curve")
@@ -558,7 +560,9 @@ class RankingMethods:
         >>> df.metrics.pr_curve("y", "s")["recall"].to_list()
         [1.0, 1.0, 0.5, 0.5, 0.0]
         """
-        (drop_intermediate,) = checked("pr_curve", drop_intermediate=drop_intermediate)
+        bins, drop_intermediate = checked(
+            "pr_curve", bins=bins, drop_intermediate=drop_intermediate
+        )
         if not isinstance(y_score, str):
             mc.check_options(pos_label=pos_label, bins=bins)
             state = mc.counts(self._lf, y_true, y_score, by=by, weight=weight, method="pr_curve")

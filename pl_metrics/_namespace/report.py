@@ -188,7 +188,7 @@ def _spec(
     v.check_ci(
         ci, n_boot, "bootstrap" if ci_method is None else ci_method, ("bootstrap", "poisson")
     )
-    checked("html_report", seed=seed, n_bins=n_bins)
+    _, n_bins = checked("html_report", seed=seed, n_bins=n_bins)
     segments = v.normalize_by(by)
     schema = lf.collect_schema()
     v.check_by(schema, segments, reserved=sections.table_columns())
