@@ -91,6 +91,13 @@ def _value(column: str, kind: str) -> pl.Expr:
     return pl.col(column).cast(pl.String)
 
 
+#: Up to this many edges a value's bin is counted by one comparison with each edge
+#: (vectorised: 0.04 s for 5M values and 9 edges, against 0.16 s for a binary
+#: search); above, by a binary search (0.28 against 0.38 s at 99 edges; at
+#: bins=10_000 the comparisons took 1.8 s and 570 MB on 20 rows)
+_FEW_EDGES = 64
+
+
 def _bin(value: pl.Expr, edges: list[float] | None) -> pl.Expr:
     """A value's bin: the number of edges below it (numbers) or the value (categories);
     null: the null bin."""
@@ -98,6 +105,9 @@ def _bin(value: pl.Expr, edges: list[float] | None) -> pl.Expr:
         return value
     if not edges:
         return pl.when(value.is_not_null()).then(pl.lit(0, pl.Int64))
+    if len(edges) > _FEW_EDGES:  # a binary search per value: log(edges) steps
+        below = pl.lit(pl.Series(edges, dtype=pl.Float64)).search_sorted(value, side="left")
+        return pl.when(value.is_not_null()).then(below.cast(pl.Int64))
     return pl.when(value.is_not_null()).then(
         pl.sum_horizontal((value > e).cast(pl.Int64) for e in edges)
     )
@@ -107,6 +117,15 @@ def _sorted_values(rows: pl.LazyFrame, value: pl.Expr) -> pl.Series:
     """The column's non-null values, sorted (one sort: its quantiles and the sorted
     distances read it)."""
     return rows.select(value.drop_nulls().sort().alias(_VALUE)).collect().get_column(_VALUE)
+
+
+def _reader(ordered: pl.Series, bins: int) -> Callable[[int], float]:
+    """The value of a rank of the sorted ``ordered``, for the quantiles j / bins: the
+    ranks they read gathered in one call (a Series read a value at a time costs
+    microseconds each, bins x 2 of them)."""
+    ranks = sorted(_ranks(ordered.len(), bins))
+    values = dict(zip(ranks, ordered.gather(ranks).cast(pl.Float64).to_list(), strict=True))
+    return values.__getitem__
 
 
 def _ranks(n: int, bins: int) -> set[int]:
@@ -161,7 +180,7 @@ def _edges(
         rows = reference.select(pl.len()).collect().item()
     if rows <= SLICE:
         ordered = _sorted_values(reference, value)
-        return _edges_of(lambda k: float(ordered[k]), ordered.len(), bins)
+        return _edges_of(_reader(ordered, bins), ordered.len(), bins)
     ref = reference.select(value.alias(_VALUE))
     n = ref.select(pl.col(_VALUE).count()).collect().item()
     picked = _Picked(_ranks(n, bins))
@@ -407,7 +426,7 @@ def _distances(  # noqa: PLR0917 - the sides, the column, then the options
     if rows > SLICE:
         return _sliced_distances(ref_rows, current, keys, value, bins)
     ordered = _sorted_values(ref_rows, value)
-    edges = _edges_of(lambda k: float(ordered[k]), ordered.len(), bins)
+    edges = _edges_of(_reader(ordered, bins), ordered.len(), bins)
     cur = (
         current.select(*keys, value.alias(_VALUE))
         .group_by(keys)
