@@ -77,8 +77,14 @@ def test_merged_score_counts_equal_one_shot(case: dict) -> None:
     merged = plm.from_score_counts(state, by=by)
     lazy = case["df"].lazy()  # the counting path, as the state
     for method in ("roc_auc", "average_precision", "roc_curve", "pr_curve"):
-        one_shot = getattr(lazy.metrics, method)("y", "s", by=by, weight=weight).collect()
-        _equal(getattr(merged, method)(), one_shot, exact=weight is None)
+        # weighted: the sums of float weights differ in their last bits with the order
+        # they are added in (shards, threads), and drop_intermediate's test of three
+        # points in a line is exact (as scikit-learn's): a point can stay on one side
+        # and go on the other (27 rows against 26 on 0.1 weights, found by hypothesis
+        # at the floor polars); every point is compared instead
+        kw = {"drop_intermediate": False} if method == "roc_curve" and weight else {}
+        one_shot = getattr(lazy.metrics, method)("y", "s", by=by, weight=weight, **kw).collect()
+        _equal(getattr(merged, method)(**kw), one_shot, exact=weight is None)
 
 
 def test_lazy_state_gives_lazy_results_and_incremental_update() -> None:

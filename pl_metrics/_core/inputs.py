@@ -12,7 +12,7 @@ missing column before a bad value (the order of :mod:`pl_metrics._core.checks`):
 3. **rows** (:meth:`Input.rows`): the ``by`` items evaluated under their internal
    keys, the rows of weight 0 dropped.  The data checks (nulls, NaN labels, bad
    weights, the weight total) are counted by each method in its one aggregation
-   (:func:`weight_aggregations`, :func:`weight_checks`) and raised at collect.
+   (:func:`weight_checks`, :func:`segment_weight`) and raised at collect.
 
 Built on it: the confusion counts (:func:`pl_metrics._core.confusion.confusion_counts`),
 the score counts (:mod:`pl_metrics._core.scores`), the probabilities
