@@ -32,9 +32,6 @@ _UNKNOWN = f"{INTERNAL}ml_unknown"
 _NEGATIVE = f"{INTERNAL}ml_negative"
 _OVERFLOW = f"{INTERNAL}ml_overflow"
 
-#: ``average=`` of the multilabel ROC AUC and average precision.
-AVERAGES = ("micro", "macro", "weighted", "samples")
-
 #: The per-row metrics of the methods of their name.
 ROW_METRICS = (
     "coverage_error",
