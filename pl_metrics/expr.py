@@ -88,7 +88,8 @@ def accuracy(
     """
     y_true, y_pred, w, checks = label_inputs(y_true, y_pred, weight)
     correct = equal_labels(y_true, y_pred)
-    total = pl.len().cast(pl.Float64) if w is None else w.sum()
+    # the rows given (a filtered or sliced input has fewer than the group)
+    total = correct.len().cast(pl.Float64) if w is None else w.sum()
     value = fm.accuracy(weighted_sum(correct, w), total, float("nan")) + guard(checks)
     return nonempty(value, y_true).alias("accuracy")
 
@@ -470,7 +471,7 @@ def roc_auc(y_true: IntoColumn, y_score: IntoColumn, *, pos_label: object = None
     score = numeric_input(y_score, "y_score")
     ranks = score.rank("average")
     p = positive.sum().cast(pl.Float64)
-    n = pl.len().cast(pl.Float64) - p
+    n = score.len().cast(pl.Float64) - p  # the rows given, not the group's
     u = ranks.filter(positive).sum() - p * (p + 1) / 2
     value = pl.when((p > 0) & (n > 0)).then((u / p) / n)
     checks = [
@@ -501,7 +502,7 @@ def average_precision(
     positive = is_label(y_true, pos_label)
     score = numeric_input(y_score, "y_score")
     p = positive.sum().cast(pl.Float64)
-    n_rows = pl.len().cast(pl.Float64)
+    n_rows = score.len().cast(pl.Float64)  # the rows given, not the group's
     # rows with a score >= s, and positives with a score >= s, for each positive row
     at_or_above = n_rows - score.rank("min").filter(positive).cast(pl.Float64) + 1
     pos_at_or_above = p - score.filter(positive).rank("min").cast(pl.Float64) + 1

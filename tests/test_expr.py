@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import math
 import warnings
 
@@ -178,3 +179,64 @@ def test_default_pos_label_reads_decimal_labels_exactly() -> None:
             df.select(expr)
     with pytest.raises(plm.DataError):
         df.metrics.roc_auc("y", "s")
+
+
+def _filtered_case(name: str, weight: pl.Expr | None, average: str) -> object:
+    """``plm.<name>`` of the columns given (a recipe per expression, its weight if it
+    takes one, ``average`` where it averages)."""
+    fn = getattr(plm, name)
+    takes = inspect.signature(fn).parameters
+    kw: dict[str, object] = {}
+    if "weight" in takes:
+        kw["weight"] = weight
+    if "average" in takes:
+        kw["average"] = average
+    scored = name in ("roc_auc", "average_precision", "log_loss", "brier_score", "hinge_loss")
+    return lambda cols: fn(cols["t"], cols["s" if scored else "p"], **kw)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    data=st.lists(
+        st.tuples(
+            st.integers(0, 2),
+            st.integers(0, 1),
+            st.integers(0, 1),
+            st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0]),
+            st.sampled_from([0.5, 1.0, 2.0]),
+            st.booleans(),
+        ),
+        min_size=1,
+        max_size=30,
+    ),
+    name=st.sampled_from(sorted(plm.expr.__all__)),
+    weighted=st.booleans(),
+    average=st.sampled_from(["binary", "macro", "weighted", "micro"]),
+)
+def test_filtered_inputs_equal_the_filtered_frame(data, name, weighted, average):
+    """An expression of filtered columns (fewer rows than the group) equals the same
+    expression on the frame filtered first: every count is of the rows given (the
+    group's ``pl.len()`` made accuracy, hamming_loss, roc_auc and average_precision
+    divide by the unfiltered rows)."""
+    df = pl.DataFrame(data, schema=["g", "t", "p", "s", "w", "keep"], orient="row")
+    keep = pl.col("keep")
+    weight = pl.col("w") if weighted else None
+    filtered = _filtered_case(name, None if weight is None else weight.filter(keep), average)(
+        {c: pl.col(c).filter(keep) for c in "tps"}
+    )
+    plain = _filtered_case(name, weight, average)({c: pl.col(c) for c in "tps"})
+    got = df.group_by("g").agg(filtered.alias("v")).sort("g")
+    expected = dict(df.filter(keep).group_by("g").agg(plain.alias("v")).iter_rows())
+    for g, value in got.iter_rows():
+        if g not in expected:  # every row of the group filtered out: no rows, null
+            assert value is None
+            continue
+        want = expected[g]
+        assert (value is None) == (want is None)
+        if value is not None:
+            assert value == pytest.approx(want, rel=1e-12, nan_ok=True)
+    whole = df.select(filtered.alias("v"))["v"][0]
+    alone = df.filter(keep).select(plain.alias("v"))["v"][0]
+    assert (whole is None) == (alone is None)
+    if whole is not None:
+        assert whole == pytest.approx(alone, rel=1e-12, nan_ok=True)

@@ -466,6 +466,6 @@ def hamming_loss_expr(
     """The (weighted) share of rows whose prediction is not the label."""
     t, p, w, checks = label_inputs(y_true, y_pred, weight)
     wrong = ~equal_labels(t, p)
-    total = pl.len().cast(pl.Float64) if w is None else w.sum()
+    total = wrong.len().cast(pl.Float64) if w is None else w.sum()  # the rows given
     value = fm.POLARS.ratio(weighted_sum(wrong, w), total, _NAN) + guard(checks)
     return nonempty(value, t).alias("hamming_loss")
