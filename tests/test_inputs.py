@@ -21,6 +21,7 @@ import polars as pl
 import pytest
 from polars.exceptions import ColumnNotFoundError, SchemaError
 from polars.testing import assert_frame_equal
+from scipy import stats
 from sklearn import metrics as skm
 
 import pl_metrics as plm
@@ -761,6 +762,35 @@ def test_threshold_mcc_does_not_overflow(scale: float) -> None:
     predicted = [int(x >= got["threshold"].item()) for x in s]
     assert got["mcc"].item() == pytest.approx(skm.matthews_corrcoef(y, predicted), rel=1e-12)
     assert got["threshold"].item() == 0.4  # the unweighted best threshold
+
+
+@pytest.mark.parametrize("scale", [1.0, 2.0**520, 1e154, 1e200, 7e306])
+def test_ks_and_likelihood_ratios_do_not_overflow(scale: float) -> None:
+    # tps N - fps P and tp (tn + fp) / (fp (tp + fn)) multiply two weight sums: KS was
+    # inf and both likelihood ratios NaN from 1e154 (scikit-learn's ratios: NaN, with an
+    # overflow warning). Equal weights must give the unweighted numbers
+    y = [1, 0, 1, 0, 1, 0]
+    s = [0.9, 0.1, 0.4, 0.35, 0.8, 0.7]
+    p = [1, 0, 0, 1, 1, 0]
+    df = pl.DataFrame({"y": y, "s": s, "p": p, "w": [scale] * 6})
+    positives = [x for x, t in zip(s, y, strict=True) if t]
+    negatives = [x for x, t in zip(s, y, strict=True) if not t]
+    expected_ks = stats.ks_2samp(positives, negatives).statistic  # 2/3
+    scored = df.lazy().metrics.score_counts("y", "s", weight="w").collect()
+    over_time = df.with_columns(day=pl.date(2026, 1, 1)).metrics.over_time(
+        "y", y_score="s", index="day", every="1d", metrics=["ks"], weight="w"
+    )
+    for got in (
+        df.metrics.ks("y", "s", weight="w")["ks"].item(),
+        df.metrics.ks("y", "s", weight="w", bins=5)["ks"].item(),
+        plm.from_score_counts(scored).ks()["ks"].item(),
+        over_time["value"].item(),
+    ):
+        assert got == pytest.approx(expected_ks, rel=1e-12)
+    if math.frexp(scale)[0] == 0.5:  # a power of two: the sums exact, the tie exact too
+        assert df.metrics.ks("y", "s", weight="w")["threshold"].item() == 0.8  # as unweighted
+    lr = df.metrics.class_likelihood_ratios("y", "p", weight="w").row(0)
+    assert lr == pytest.approx(skm.class_likelihood_ratios(y, p), rel=1e-12)
 
 
 def test_subnormal_weights_are_refused() -> None:

@@ -9,7 +9,7 @@ undefined cases (a zero denominator) are handled here, once.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -424,6 +424,7 @@ def likelihood_ratios(  # noqa: PLR0917 - the counts, then the options, as every
     ``undefined_neg`` where tn = 0; otherwise, without positives (tp + fn = 0),
     both are NaN (scikit-learn's order of its three cases)."""
     tp, fp, fn, tn = (xp.to_float(x) for x in (tp, fp, fn, tn))
+    tp, fp, fn, tn = overflow_safe((tp, fp, fn, tn), tp + fp + fn + tn, xp)
     support_pos, support_neg = tp + fn, tn + fp
     nan = float("nan")
     lr_pos = xp.where(fp == 0, undefined_pos, xp.ratio(tp * support_neg, fp * support_pos, nan))
@@ -609,6 +610,23 @@ def total_cost(tp: Any, fp: Any, fn: Any, tn: Any, matrix: Any) -> Any:
     matrix, ``matrix[actual][predicted]`` negative first (expected_cost)."""
     (c00, c01), (c10, c11) = matrix
     return c00 * tn + c01 * fp + c10 * fn + c11 * tp
+
+
+#: A segment's weight total may reach 4.5e307 (``checks``' bound), where a product of
+#: two sums overflows (past 1.8e308).  Sums whose total is at least ``_LARGE_TOTAL``
+#: are multiplied by ``_SCALE_DOWN`` before such products: a power of two, so exact
+#: (a value below 2**-422, 1e-127, in such a segment would lose bits), and the
+#: products compare and divide as unscaled ones do.
+_LARGE_TOTAL = 2.0**511
+_SCALE_DOWN = 2.0**-600
+
+
+def overflow_safe(values: Sequence[Any], total: Any, xp: Backend = POLARS) -> list[Any]:
+    """Float ``values`` (sums of weights whose total is ``total``) scaled together by a
+    power of two where ``total`` is large enough for a product of two to overflow;
+    unchanged (times 1.0) elsewhere."""
+    scale = xp.where(total >= _LARGE_TOTAL, _SCALE_DOWN, 1.0)
+    return [value * scale for value in values]
 
 
 def ks_distance(tps: Any, fps: Any, p: Any, n: Any) -> Any:

@@ -81,11 +81,14 @@ def _ks(
     # the curve's cumulative sums at each threshold, its totals the last of them (for
     # counts exact integers in Float64, below 2^53; weights in the curve's order)
     tps, fps, p, n = (pl.col(c).cast(exact) for c in ("tps", "fps", "P", "N"))
-    numerator = fm.ks_distance(tps, fps, p, n)
-    columns = [numerator.alias(_DISTANCE), p.alias(_ALL_POS), n.alias(_ALL_NEG)]
+    columns = []
     if error_bound:
         pos, neg = (pl.col(c).cast(exact) for c in (POS, NEG))
         columns.append(pl.max_horizontal(pos / p, neg / n).cast(pl.Float64).alias(_SHARE))
+    if exact == pl.Float64:  # weights: totals near 1e307 would overflow the products
+        tps, fps, p, n = fm.overflow_safe((tps, fps, p, n), p + n)
+    numerator = fm.ks_distance(tps, fps, p, n)
+    columns += [numerator.alias(_DISTANCE), p.alias(_ALL_POS), n.alias(_ALL_NEG)]
     rows = points.select(*keys, SCORE, *columns)
     distance, best = pl.col(_DISTANCE), pl.col(_DISTANCE).max()
     p, n = pl.col(_ALL_POS).first(), pl.col(_ALL_NEG).first()
