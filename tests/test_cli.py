@@ -273,6 +273,18 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert capsys.readouterr().out == f"pl-metrics {pl_metrics.__version__}\n"
 
 
+@pytest.mark.parametrize("module", ["pl_metrics", "pl_metrics.cli"])
+def test_python_dash_m_runs_the_command(module: str) -> None:
+    # `python -m pl_metrics` was "No module named pl_metrics.__main__"
+    out = subprocess.run(
+        [sys.executable, "-m", module, "summary", str(EXAMPLE), *BASE, "--format", "csv"],
+        capture_output=True,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == run("summary", str(EXAMPLE), *BASE, "--format", "csv").stdout
+
+
 def test_a_pattern_or_directory_without_files_is_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
