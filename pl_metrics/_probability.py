@@ -55,6 +55,10 @@ _BIN = f"{INTERNAL}bin"
 _CLASS = f"{INTERNAL}class"
 _BIN_POSITIVES = f"{INTERNAL}bin_positives"
 _WEIGHT_TOTAL = f"{INTERNAL}weight_total"
+_QUANTILE_TOTAL = f"{INTERNAL}quantile_total"
+#: Quantile bins of weighted rows need a segment's total below this (2**53: integers
+#: above it are not all floats, so the order statistics k and k + 1 merge).
+_EXACT_TOTAL = 2.0**53
 #: The label column made of a one-hot ``y_true`` (:func:`_one_hot`).
 _ONE_HOT = f"{INTERNAL}one_hot"
 
@@ -108,6 +112,7 @@ class Rows:
         self.keys = keys or [ALL]
         self.y_true = y_true
         self.weight = None if weight is None else pl.col(weight).cast(pl.Float64)
+        self.weight_name = weight
         self.columns = columns
         self.binary = isinstance(y_prob, str)
         dtype = schema[y_true]
@@ -406,9 +411,16 @@ def _bin_of(rows: Rows, p: pl.Expr, n_bins: int, strategy: str) -> tuple[pl.Lazy
     # numpy: np.percentile(p, np.linspace(0, 1, n_bins + 1) * 100), q divided by 100 again
     step = 1.0 / n_bins
     qs = [((i * step) * 100) / 100 for i in range(1, n_bins)]
-    edges = rows.lf.group_by(rows.keys).agg(
-        _numpy_quantile(p, q, rows.weight).alias(f"{_EDGE}{i}") for i, q in enumerate(qs)
-    )
+    aggs = [_numpy_quantile(p, q, rows.weight).alias(f"{_EDGE}{i}") for i, q in enumerate(qs)]
+    if rows.weight is None:
+        edges = rows.lf.group_by(rows.keys).agg(aggs)
+    else:  # the repeated rows' order statistics k and k + 1 must be 1 apart in a float
+        weight = rows.weight_name
+        too_heavy = (rows.weight.sum() >= _EXACT_TOTAL).cast(pl.Int64).alias(_QUANTILE_TOTAL)
+        edges = v.raise_if_bad(
+            rows.lf.group_by(rows.keys).agg(*aggs, too_heavy),
+            [(_QUANTILE_TOTAL, lambda _: v.Bad.quantile_weight_total(weight))],
+        ).drop(_QUANTILE_TOTAL)
     frame = rows.lf.join(edges, on=rows.keys, nulls_equal=True)
     return frame, pl.sum_horizontal(
         (p > pl.col(f"{_EDGE}{i}")).cast(pl.Int64) for i in range(len(qs))

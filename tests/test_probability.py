@@ -688,3 +688,27 @@ def test_one_hot_bad_arguments_are_refused_at_the_call() -> None:
     # the other probability methods take a label column only
     with pytest.raises(TypeError, match="`y_true` must be a column name"):
         df.metrics.calibration_curve(ONE_HOT, ONE_HOT_PROBS)
+
+
+def test_quantile_bins_refuse_a_weight_total_a_float_cannot_count_by_one() -> None:
+    # quantile bins repeat each row by its weight (order statistics k and k + 1 of the
+    # repeated rows); from a total of 2**53 a float merges them: equal weights of 1e154
+    # moved the edges ([(0.6, 0.45), (1.0, 1.0)] instead of the unweighted
+    # [(2/3, 0.25), (2/3, 5/6)]). Below it, equal weights give the unweighted bins
+    df = pl.DataFrame({"y": [1, 1, 0, 1, 1, 0], "s": [0.25, 1.0, 0.5, 0.0, 0.75, 0.75]})
+    options = {"strategy": "quantile", "n_bins": 2}
+    unweighted = df.metrics.calibration_curve("y", "s", **options)
+    columns = ["prob_true", "prob_pred"]
+    for scale in (1.0, 1e15):
+        heavy = df.with_columns(w=pl.lit(scale)).metrics.calibration_curve(
+            "y", "s", weight="w", **options
+        )
+        assert heavy.select(columns).rows() == unweighted.select(columns).rows()
+    for w in ([1e154] * 6, [2.0**53, 1, 1, 1, 1, 1]):
+        heavy = df.with_columns(w=pl.Series(w))
+        for method in ("calibration_curve", "calibration_error"):
+            with pytest.raises(plm.DataError, match=r"column 'w' .* sum to 2\*\*53"):
+                getattr(heavy.metrics, method)("y", "s", weight="w", **options)
+        # uniform bins read no order statistic: computed at any total
+        uniform = heavy.metrics.calibration_curve("y", "s", weight="w", n_bins=2)
+        assert uniform.height == 2
