@@ -221,13 +221,6 @@ def confusion_matrix(counts: Counts, *, normalize: str | None = None) -> pl.Lazy
     return counts.finish(result, [ACTUAL, PREDICTED]).rename(_PUBLIC_COUNTS)
 
 
-def _kappa_weight(kappa_weights: str, a: pl.Expr, b: pl.Expr) -> pl.Expr:
-    """scikit-learn's disagreement weight of label positions ``a`` and ``b``:
-    ``|a - b|`` (linear) or ``(a - b)^2`` (quadratic), as Float64."""
-    d = (a - b).cast(pl.Float64)
-    return d.abs() if kappa_weights == "linear" else d * d
-
-
 def _weighted_disagreement(counts: Counts, stats: pl.LazyFrame, kappa_weights: str) -> pl.LazyFrame:
     """``*keys, D, E``: the observed ``sum w_ij C_ij`` (over the confusion cells) and
     the expected ``sum w_ij t_i p_j`` (over the pairs of classes) disagreement.
@@ -243,13 +236,13 @@ def _weighted_disagreement(counts: Counts, stats: pl.LazyFrame, kappa_weights: s
             labels.rename({LABEL: PREDICTED, ORD: _ORD_P}), on=[*keys, PREDICTED], nulls_equal=True
         )
     )
-    w_cell = _kappa_weight(kappa_weights, pl.col(_ORD_A), pl.col(_ORD_P))
+    w_cell = fm.kappa_weight(kappa_weights, pl.col(_ORD_A), pl.col(_ORD_P))
     observed = cells.group_by(keys).agg(
         (w_cell * pl.col(COUNT).cast(pl.Float64)).sum().alias(_term("kappa", "D"))
     )
     rows = stats.select(*keys, pl.col(ORD).alias(_ORD_A), pl.col("support").cast(pl.Float64))
     columns = stats.select(*keys, pl.col(ORD).alias(_ORD_P), pl.col("predicted").cast(pl.Float64))
-    w_pair = _kappa_weight(kappa_weights, pl.col(_ORD_A), pl.col(_ORD_P))
+    w_pair = fm.kappa_weight(kappa_weights, pl.col(_ORD_A), pl.col(_ORD_P))
     expected = (
         rows.join(columns, on=keys, nulls_equal=True)
         .group_by(keys)
@@ -318,11 +311,11 @@ def summary(
     mcc = fm.mcc_from_covariances(cov_tp, cov_pp, cov_tt, n)
     single = (recall_n == 1) & (predicted_n == 1) & (both_n == 1)
     expected = (n_ * n_ - tp_).cast(pl.Float64)
-    if kappa_weights is None:
+    if kappa_weights is None and not weighted:  # exact in Int128
         kappa = fm.kappa_from_covariances(cov_tp, expected)
-    else:
+    else:  # float counts: sums of terms >= 0, no cancellation (fm.DISAGREEMENT)
         sums = sums.join(
-            _weighted_disagreement(counts, stats, kappa_weights),
+            _weighted_disagreement(counts, stats, kappa_weights or fm.DISAGREEMENT),
             on=keys,
             how="left",
             nulls_equal=True,

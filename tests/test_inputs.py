@@ -354,6 +354,25 @@ def test_weighted_summary_does_not_overflow(scale: float) -> None:
     assert quadratic["cohen_kappa"].item() == pytest.approx(expected, rel=1e-9)
 
 
+@pytest.mark.parametrize("big", [1e8, 1e12, 1e20])
+@pytest.mark.parametrize("kappa_weights", [None, "linear", "quadratic"])
+def test_kappa_with_one_weight_far_above_the_others(big: float, kappa_weights) -> None:
+    # the covariance form (c n - sum t_k p_k) / (n^2 - sum t_k p_k) subtracted nearly
+    # equal products: 0.6666790 for scikit-learn's 0.66666666666567 at 1e12, NaN at
+    # 1e20. Float counts now sum the disagreements (terms >= 0), as scikit-learn
+    y, p = [1, 0, 1, 0, 1, 0, 2], [1, 0, 0, 0, 1, 1, 2]
+    w = [big, 1.0, 1.0, 1.0, 1.0, 1.0, 3.0]
+    df = pl.DataFrame({"y": y, "p": p, "w": w})
+    expected = skm.cohen_kappa_score(y, p, sample_weight=w, weights=kappa_weights)
+    state = plm.from_counts(df.metrics.counts("y", "p", weight="w"))
+    for got in (
+        df.metrics.summary("y", "p", weight="w", kappa_weights=kappa_weights)["cohen_kappa"],
+        state.summary(kappa_weights=kappa_weights)["cohen_kappa"],
+        df.select(plm.cohen_kappa("y", "p", weight="w", weights=kappa_weights)).to_series(),
+    ):
+        assert got.item() == pytest.approx(expected, rel=1e-12)
+
+
 def test_threshold_report_needs_its_labels() -> None:
     # labels {1, 2} with the default pos_label 1 / neg_label 0 reported a class 0 with
     # no rows and every metric 0.0; pos_label 7 (absent) reported as if it were a class

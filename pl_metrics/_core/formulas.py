@@ -463,6 +463,27 @@ def kappa_or_undefined(
     return xp.where((n == 0) | single, replace_undefined_by, kappa)
 
 
+#: The disagreement weights of Cohen's kappa over float (weighted) counts: the
+#: unweighted kappa as 1 - observed / expected disagreement, each a sum of terms >= 0
+#: (scikit-learn's form).  The covariance form (c n - sum t_k p_k) / (n^2 - sum t_k p_k)
+#: subtracts nearly equal products: exact for integer counts (Int128), but with one
+#: weight 1e12 times the others it kept 5 digits, and from 1e20 gave NaN.
+DISAGREEMENT = "disagreement"
+
+
+def kappa_weight(kind: str, a: Any, b: Any) -> Any:
+    """scikit-learn's disagreement weight of the class positions ``a`` and ``b`` (Float64
+    polars expressions or numpy arrays): ``|a - b|`` (``"linear"``), ``(a - b)^2``
+    (``"quadratic"``), or 1 where they differ (:data:`DISAGREEMENT`, unweighted kappa)."""
+    d = a - b
+    d = d.cast(pl.Float64) if isinstance(d, pl.Expr) else d.astype("float64")
+    if kind == "linear":
+        return abs(d)
+    if kind == "quadratic":
+        return d * d
+    return (d != 0) * 1.0
+
+
 def weighted_kappa(disagreement: Any, expected: Any, xp: Backend = POLARS) -> Any:
     """scikit-learn's ``cohen_kappa_score(weights=...)``: 1 - sum w_ij C_ij / sum w_ij E_ij,
     with ``disagreement`` = n sum w_ij C_ij (the confusion counts C) and ``expected``

@@ -208,8 +208,7 @@ def _weighted_bincounts(s: pl.Series, k: int | None, kappa_weights: str | None) 
     observed = 0.0
     if kappa_weights is not None:
         both = a_ok & b_ok
-        d = np.abs(a[both] - b[both])
-        observed = float(((d if kappa_weights == "linear" else d * d) * w[both]).sum())
+        observed = float((fm.kappa_weight(kappa_weights, a[both], b[both]) * w[both]).sum())
     sums = pl.DataFrame(
         {
             "support": np.bincount(a[a_ok].astype(np.int64), w[a_ok], minlength=k),
@@ -263,7 +262,7 @@ def class_counts(
         k = k.fill_null(0)
         observed = pl.lit(0.0)
         if kappa_weights is not None:
-            observed = (_kappa_weight(kappa_weights, a, b) * e.field("w")).sum()
+            observed = (fm.kappa_weight(kappa_weights, a, b) * e.field("w")).sum()
         counts = pl.struct(
             _bincount(a, k).alias("support"),
             _bincount(b, k).alias("predicted"),
@@ -419,12 +418,6 @@ def balanced_accuracy_expr(
     return _finish(counts.reduce(value), counts, "balanced_accuracy")
 
 
-def _kappa_weight(weights: str, a: pl.Expr, b: pl.Expr) -> pl.Expr:
-    """``|a - b|`` or ``(a - b)^2`` of two class positions (``summary``'s weights)."""
-    d = (a - b).cast(pl.Float64)
-    return d.abs() if weights == "linear" else d * d
-
-
 def cohen_kappa_expr(
     y_true: IntoColumn,
     y_pred: IntoColumn,
@@ -435,12 +428,15 @@ def cohen_kappa_expr(
     replace_undefined_by: float = math.nan,
 ) -> pl.Expr:
     """Cohen's kappa, or the weighted kappa over the label order (``summary``'s)."""
-    counts = _summary_counts(y_true, y_pred, labels, weight, weights)
+    # float (weighted) counts: the unweighted kappa by its disagreement weights, as
+    # the frame's summary (no cancellation); integer counts: exact covariances
+    kind = fm.DISAGREEMENT if weights is None and weight is not None else weights
+    counts = _summary_counts(y_true, y_pred, labels, weight, kind)
 
     def value(support: pl.Expr, predicted: pl.Expr, tp: pl.Expr) -> pl.Expr:
         s = _sums(*_scaled(support, predicted, tp, counts.exact)[:3], counts.exact)
         n = s.n.cast(pl.Float64)
-        if weights is None:
+        if kind is None:
             cov_tp = (s.correct * s.n - s.tp).cast(pl.Float64)
             kappa = fm.kappa_from_covariances(cov_tp, (s.n * s.n - s.tp).cast(pl.Float64))
         else:
@@ -449,7 +445,7 @@ def cohen_kappa_expr(
             k = support.len()
             pair = pl.int_range(k * k, dtype=pl.Int64)
             i, j = pair // k, pair % k
-            terms = _kappa_weight(weights, i, j) * t.gather(i).cast(pl.Float64)
+            terms = fm.kappa_weight(kind, i, j) * t.gather(i).cast(pl.Float64)
             expected = (terms * p.gather(j).cast(pl.Float64)).sum()
             # observed: each row's disagreement (the frame sums it over the cells)
             observed = pl.element().struct.field("observed").first() / scale
