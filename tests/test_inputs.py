@@ -239,6 +239,14 @@ def test_lazy_errors_at_the_call_when_the_schema_shows_it(method: str) -> None:
         getattr(DF.lazy().metrics, method)("nope", "y_pred")  # no collect
 
 
+def test_a_decimal_label_column_beside_an_integer_one_says_what_to_cast() -> None:
+    # the message said "cast one of them so both are numeric": both were numeric
+    df = pl.DataFrame({"y": [1, 2, 3], "p": [1, 2, 2]}).cast({"y": pl.Decimal(10, 2)})
+    with pytest.raises(SchemaError, match=r"a Decimal\(precision=10, scale=2\) label column"):
+        df.metrics.summary("y", "p")
+    assert df.cast({"y": pl.Int64}).metrics.summary("y", "p").height == 1
+
+
 def test_incompatible_label_dtypes_name_both_columns() -> None:
     with pytest.raises(
         SchemaError,

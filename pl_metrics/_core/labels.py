@@ -29,6 +29,10 @@ def is_int(value: object) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
+#: The label families that compare across dtypes (:func:`label_types`).
+_FAMILIES = frozenset({"enum", "string", "integer", "float"})
+
+
 def _family(dtype: pl.DataType) -> str:
     if isinstance(dtype, pl.Enum):
         return "enum"
@@ -96,6 +100,13 @@ def label_types(schema: pl.Schema, y_true: str, y_pred: str) -> LabelTypes:
         f"columns {y_true!r} ({dt_true}) and {y_pred!r} ({dt_pred}) hold labels of "
         "incompatible dtypes; cast one of them so both are numeric or both are strings"
     )
+    if not {fam_true, fam_pred} <= _FAMILIES:  # Decimal, temporal, ...: one dtype only
+        incompatible = (
+            f"columns {y_true!r} ({dt_true}) and {y_pred!r} ({dt_pred}) hold labels of "
+            f"incompatible dtypes: a {dt_true if fam_true not in _FAMILIES else dt_pred} "
+            "label column compares only with a column of the same dtype; cast both to "
+            "one dtype (e.g. both to Int64, or both to String)"
+        )
     if "enum" in (fam_true, fam_pred):
         if fam_true == fam_pred and dt_true != dt_pred:
             msg = f"{incompatible} (two different Enum dtypes)"
