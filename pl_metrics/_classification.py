@@ -228,6 +228,27 @@ def _weighted_disagreement(counts: Counts, stats: pl.LazyFrame, kappa_weights: s
     All terms are >= 0, summed in Float64 (as scikit-learn): no cancellation.
     """
     keys = counts.keys
+    if kappa_weights == fm.DISAGREEMENT:  # 1 off the diagonal: no label order needed
+        observed = (
+            restricted(counts)
+            .filter(pl.col(ACTUAL) != pl.col(PREDICTED))
+            .group_by(keys)
+            .agg(pl.col(COUNT).cast(pl.Float64).sum().alias(_term("kappa", "D")))
+        )
+        # sum_i t_i (sum_{j != i} p_j): the others' p as the sums of the classes
+        # before and after i in the segment (windows: no per-segment list)
+        p = pl.col("predicted").cast(pl.Float64)
+        before = p.shift(1, fill_value=0.0).cum_sum()
+        after = p.shift(-1, fill_value=0.0).cum_sum(reverse=True)
+        term = pl.col("support").cast(pl.Float64) * (before + after).over(keys)
+        expected = (
+            stats.select(*keys, term.alias(_term("kappa", "E")))
+            .group_by(keys)
+            .agg(pl.col(_term("kappa", "E")).sum())
+        )
+        return expected.join(observed, on=keys, how="left", nulls_equal=True).with_columns(
+            pl.col(_term("kappa", "D")).fill_null(0.0)
+        )
     labels = label_set(counts)
     cells = (
         restricted(counts)
