@@ -221,6 +221,42 @@ def confusion_matrix(counts: Counts, *, normalize: str | None = None) -> pl.Lazy
     return counts.finish(result, [ACTUAL, PREDICTED]).rename(_PUBLIC_COUNTS)
 
 
+def _disagreements(stats: pl.LazyFrame, keys: list[str]) -> tuple[pl.LazyFrame, list[pl.Expr]]:
+    """The class rows ``stats`` with the columns, and the aggregations, of the
+    unweighted kappa's observed (``D``) and expected (``E``) disagreements of float
+    counts, sums without the covariance form's cancellation (n^2 - sum t_k p_k
+    subtracts nearly equal products where one class holds most of the weight).
+
+    ``D``: the cells off the diagonal (the classes' ``miss``).  ``E`` =
+    sum_{i != j} t_i p_j: T P - sum t_i p_i where no class holds more than half of
+    the predicted weight P (then sum t_i p_i <= T P / 2); else, that class m apart,
+    P T' - sum' t_i p_i + t_m R, with T', sum' and R (the others' p) summed over the
+    other classes directly, each difference again at least half its first term.
+    """
+    t, p = pl.col("support").cast(pl.Float64), pl.col("predicted").cast(pl.Float64)
+    other = p < p.max().over(keys)  # all classes but the one of the largest p
+    rows = stats.with_columns(
+        pl.when(other).then(p).otherwise(0.0).alias(_term("kappa", "R")),
+        pl.when(other).then(t).otherwise(0.0).alias(_term("kappa", "T")),
+        pl.when(other).then(t * p).otherwise(0.0).alias(_term("kappa", "TP")),
+        pl.when(other).then(0.0).otherwise(t).alias(_term("kappa", "Tm")),
+    )
+    total_t, total_p = t.sum(), p.sum()
+    r, t_other, tp_other, t_m = (
+        pl.col(_term("kappa", x)).sum() for x in ("R", "T", "TP", "Tm")
+    )
+    dominant = p.max() > total_p / 2
+    expected = (
+        pl.when(dominant)
+        .then(total_p * t_other - tp_other + t_m * r)
+        .otherwise(total_t * total_p - (t * p).sum())
+    )
+    return rows, [
+        pl.col("miss").cast(pl.Float64).sum().alias(_term("kappa", "D")),
+        expected.alias(_term("kappa", "E")),
+    ]
+
+
 def _weighted_disagreement(counts: Counts, stats: pl.LazyFrame, kappa_weights: str) -> pl.LazyFrame:
     """``*keys, D, E``: the observed ``sum w_ij C_ij`` (over the confusion cells) and
     the expected ``sum w_ij t_i p_j`` (over the pairs of classes) disagreement.
@@ -228,27 +264,6 @@ def _weighted_disagreement(counts: Counts, stats: pl.LazyFrame, kappa_weights: s
     All terms are >= 0, summed in Float64 (as scikit-learn): no cancellation.
     """
     keys = counts.keys
-    if kappa_weights == fm.DISAGREEMENT:  # 1 off the diagonal: no label order needed
-        observed = (
-            restricted(counts)
-            .filter(pl.col(ACTUAL) != pl.col(PREDICTED))
-            .group_by(keys)
-            .agg(pl.col(COUNT).cast(pl.Float64).sum().alias(_term("kappa", "D")))
-        )
-        # sum_i t_i (sum_{j != i} p_j): the others' p as the sums of the classes
-        # before and after i in the segment (windows: no per-segment list)
-        p = pl.col("predicted").cast(pl.Float64)
-        before = p.shift(1, fill_value=0.0).cum_sum()
-        after = p.shift(-1, fill_value=0.0).cum_sum(reverse=True)
-        term = pl.col("support").cast(pl.Float64) * (before + after).over(keys)
-        expected = (
-            stats.select(*keys, term.alias(_term("kappa", "E")))
-            .group_by(keys)
-            .agg(pl.col(_term("kappa", "E")).sum())
-        )
-        return expected.join(observed, on=keys, how="left", nulls_equal=True).with_columns(
-            pl.col(_term("kappa", "D")).fill_null(0.0)
-        )
     labels = label_set(counts)
     cells = (
         restricted(counts)
@@ -293,7 +308,12 @@ def summary(
         largest = pl.when(largest > 0).then(largest).otherwise(1.0)
         scales = counts.frame.group_by(keys).agg(pl.col(COUNT).max().alias(_COUNT_SCALE))
         counts = replace(counts, frame=counts.frame.with_columns(pl.col(COUNT) / largest))
-    stats = class_counts(counts, restrict=True)
+    # float counts: the unweighted kappa by its disagreements (no cancellation)
+    disagreements = weighted and kappa_weights is None
+    stats = class_counts(counts, restrict=True, misses=disagreements)
+    kappa_sums: list[pl.Expr] = []
+    if disagreements:
+        stats, kappa_sums = _disagreements(stats, keys)
     exact = _integer_counts(stats)
     t, p, tp = pl.col("support"), pl.col("predicted"), pl.col("tp")
     recall = pl.when(t > 0).then(tp.cast(pl.Float64) / t)
@@ -309,6 +329,7 @@ def summary(
         recall.count().alias(_term("recall", "n")),
         (p > 0).sum().alias(_term("predicted", "classes")),
         ((t > 0) & (p > 0)).sum().alias(_term("both", "classes")),
+        *kappa_sums,
     )
     n_, correct_, tp_, pp_, tt_ = (
         pl.col(c) for c in ("n", *(_term("summary", x) for x in ("correct", "tp", "pp", "tt")))
@@ -334,9 +355,11 @@ def summary(
     expected = (n_ * n_ - tp_).cast(pl.Float64)
     if kappa_weights is None and not weighted:  # exact in Int128
         kappa = fm.kappa_from_covariances(cov_tp, expected)
-    else:  # float counts: sums of terms >= 0, no cancellation (fm.DISAGREEMENT)
+    elif disagreements:
+        kappa = fm.weighted_kappa(n * pl.col(_term("kappa", "D")), pl.col(_term("kappa", "E")))
+    else:
         sums = sums.join(
-            _weighted_disagreement(counts, stats, kappa_weights or fm.DISAGREEMENT),
+            _weighted_disagreement(counts, stats, kappa_weights),
             on=keys,
             how="left",
             nulls_equal=True,

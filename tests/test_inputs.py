@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import warnings
 from collections.abc import Callable
 
 import numpy as np
 import polars as pl
 import pytest
 from polars.exceptions import ColumnNotFoundError, SchemaError
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 from scipy import stats
 from sklearn import metrics as skm
@@ -379,6 +382,28 @@ def test_kappa_with_one_weight_far_above_the_others(big: float, kappa_weights) -
         df.select(plm.cohen_kappa("y", "p", weight="w", weights=kappa_weights)).to_series(),
     ):
         assert got.item() == pytest.approx(expected, rel=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    rows=st.lists(
+        st.tuples(
+            st.integers(0, 3), st.integers(0, 3), st.sampled_from([1e-3, 1.0, 7.0, 1e6, 1e12])
+        ),
+        min_size=2,
+        max_size=25,
+    )
+)
+def test_weighted_kappa_equals_scikit_learn_under_skewed_weights(rows) -> None:
+    # both branches of the expected disagreement (a class above half of the predicted
+    # weight, or none), against scikit-learn's sum over the pairs of classes
+    y, p, w = (list(c) for c in zip(*rows, strict=True))
+    df = pl.DataFrame({"y": y, "p": p, "w": w})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = skm.cohen_kappa_score(y, p, sample_weight=w)
+    got = df.metrics.summary("y", "p", weight="w")["cohen_kappa"].item()
+    assert got == pytest.approx(expected, rel=1e-9, abs=1e-12, nan_ok=True)
 
 
 def test_threshold_report_needs_its_labels() -> None:

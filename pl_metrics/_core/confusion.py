@@ -166,8 +166,14 @@ def restricted(counts: Counts) -> pl.LazyFrame:
     )
 
 
-def class_counts(counts: Counts, *, restrict: bool, order: bool = True) -> pl.LazyFrame:
+def class_counts(
+    counts: Counts, *, restrict: bool, order: bool = True, misses: bool = False
+) -> pl.LazyFrame:
     """``*keys, label, ORD, support, predicted, tp, fp, fn, tn`` per segment and class.
+
+    ``misses``: also ``miss``, the class's rows predicted as another class, summed
+    over those cells (``fn`` is ``support - tp``: with weights, a difference that
+    loses the small cells beside a large one; kappa's disagreement needs them).
 
     ``order=False``: with ``labels=None``, ORD is null (not computed: a rank within
     each segment, ~10% of ``report(by=)`` with 100,000 segments); callers that only
@@ -194,6 +200,9 @@ def class_counts(counts: Counts, *, restrict: bool, order: bool = True) -> pl.La
         columns = {"support": support, "predicted": predicted}
         values = [(count if on else zero).alias(c) for c, on in columns.items()]
         values.append(pl.when(tp).then(count).otherwise(zero).alias("tp"))
+        if misses:  # the actual class's cells predicted as another class
+            miss = pl.when(tp).then(zero).otherwise(count) if support else zero
+            values.append(miss.alias("miss"))
         if weighted:
             values += [pl.lit(int(on)).alias(f"{_CELLS}{c}") for c, on in columns.items()]
             values.append(tp.cast(pl.Int64).alias(f"{_CELLS}tp"))
@@ -203,6 +212,7 @@ def class_counts(counts: Counts, *, restrict: bool, order: bool = True) -> pl.La
     # its predicted class: one group_by gives every class seen in the segment
     sums = ["support", "predicted", "tp"]
     sums += [f"{_CELLS}{c}" for c in sums] if weighted else []
+    sums += ["miss"] if misses else []
     per_label = (
         pl.concat([part(ACTUAL, True, False, hit), part(PREDICTED, False, True, pl.lit(False))])
         .group_by(key_label)
@@ -222,7 +232,7 @@ def class_counts(counts: Counts, *, restrict: bool, order: bool = True) -> pl.La
             label_set(counts)
             .join(per_label, on=key_label, how="left", nulls_equal=True)
             .join(totals, on=keys, how="left", nulls_equal=True)
-            .with_columns(pl.col("support", "predicted", "tp", "n").fill_null(0))
+            .with_columns(pl.col(*sums[:3], *(["miss"] if misses else []), "n").fill_null(0))
         )
     differences = {
         "fp": (["predicted"], ["tp"]),
@@ -247,4 +257,5 @@ def class_counts(counts: Counts, *, restrict: bool, order: bool = True) -> pl.La
         "predicted",
         "tp",
         *(difference(name) for name in differences),
+        *(["miss"] if misses else []),
     )
