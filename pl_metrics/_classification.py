@@ -242,9 +242,7 @@ def _disagreements(stats: pl.LazyFrame, keys: list[str]) -> tuple[pl.LazyFrame, 
         pl.when(other).then(0.0).otherwise(t).alias(_term("kappa", "Tm")),
     )
     total_t, total_p = t.sum(), p.sum()
-    r, t_other, tp_other, t_m = (
-        pl.col(_term("kappa", x)).sum() for x in ("R", "T", "TP", "Tm")
-    )
+    r, t_other, tp_other, t_m = (pl.col(_term("kappa", x)).sum() for x in ("R", "T", "TP", "Tm"))
     dominant = p.max() > total_p / 2
     expected = (
         pl.when(dominant)

@@ -176,9 +176,15 @@ class Rows:
         *aggs: pl.Expr,
         keys: Sequence[str] | None = None,
         frame: pl.LazyFrame | None = None,
+        quantile: bool = False,
     ) -> pl.LazyFrame:
         """``group_by(keys).agg(aggs)`` of the rows (or of ``frame``, the rows with
-        extra columns) with the data checks, sorted by the keys."""
+        extra columns) with the data checks, sorted by the keys.
+
+        ``quantile``: the bins are weighted quantiles (the rows repeated by their
+        weights), so a segment's weights must sum below 2**53, where a float still
+        tells the order statistics k and k + 1 apart; checked after every other
+        check (a bad weight or label is the error to see first)."""
         keys = list(self.keys if keys is None else keys)
         check_aggs = [expr.alias(name) for name, (expr, _) in self.checks.items()]
         if self.binary:
@@ -189,8 +195,14 @@ class Rows:
                 *(sc.default_pos_label_aggs(pl.col(self.y_true)) if self.default_pos else []),
             ]
         frame = (self.lf if frame is None else frame).group_by(keys).agg(*aggs, *check_aggs)
+        late: list[v.Check] = []
         if _WEIGHT_TOTAL in self.checks:
             total = pl.col(_WEIGHT_TOTAL).sum().over(self.keys)
+            if quantile:
+                weight = self.weight_name
+                heavy = (total >= _EXACT_TOTAL).cast(pl.Int64).alias(_QUANTILE_TOTAL)
+                frame = frame.with_columns(heavy)
+                late = [(_QUANTILE_TOTAL, lambda _: v.Bad.quantile_weight_total(weight))]
             frame = frame.with_columns(v.weight_total_too_large(total).alias(_WEIGHT_TOTAL))
         frame = v.raise_if_bad(frame, [(name, error) for name, (_, error) in self.checks.items()])
         if self.default_pos:
@@ -199,7 +211,9 @@ class Rows:
             frame = sc.check_pos_label(
                 frame, self.lf, self.y_true, self.pos_label, _POSITIVES, distinct=(_LOW, _HIGH)
             )
+        frame = v.raise_if_bad(frame, late)
         check_columns = [*self.checks, *([_POSITIVES, _LOW, _HIGH] if self.binary else [])]
+        check_columns += [name for name, _ in late]
         return frame.drop(check_columns).sort(keys, nulls_last=True)
 
     def finish(self, frame: pl.LazyFrame) -> pl.LazyFrame:
@@ -411,16 +425,9 @@ def _bin_of(rows: Rows, p: pl.Expr, n_bins: int, strategy: str) -> tuple[pl.Lazy
     # numpy: np.percentile(p, np.linspace(0, 1, n_bins + 1) * 100), q divided by 100 again
     step = 1.0 / n_bins
     qs = [((i * step) * 100) / 100 for i in range(1, n_bins)]
-    aggs = [_numpy_quantile(p, q, rows.weight).alias(f"{_EDGE}{i}") for i, q in enumerate(qs)]
-    if rows.weight is None:
-        edges = rows.lf.group_by(rows.keys).agg(aggs)
-    else:  # the repeated rows' order statistics k and k + 1 must be 1 apart in a float
-        weight = rows.weight_name
-        too_heavy = (rows.weight.sum() >= _EXACT_TOTAL).cast(pl.Int64).alias(_QUANTILE_TOTAL)
-        edges = v.raise_if_bad(
-            rows.lf.group_by(rows.keys).agg(*aggs, too_heavy),
-            [(_QUANTILE_TOTAL, lambda _: v.Bad.quantile_weight_total(weight))],
-        ).drop(_QUANTILE_TOTAL)
+    edges = rows.lf.group_by(rows.keys).agg(
+        _numpy_quantile(p, q, rows.weight).alias(f"{_EDGE}{i}") for i, q in enumerate(qs)
+    )
     frame = rows.lf.join(edges, on=rows.keys, nulls_equal=True)
     return frame, pl.sum_horizontal(
         (p > pl.col(f"{_EDGE}{i}")).cast(pl.Int64) for i in range(len(qs))
@@ -478,6 +485,7 @@ def _calibration_bins(
             *positives,
             keys=[*rows.keys, _BIN],
             frame=frame.with_columns(bin_expr.alias(_BIN)),
+            quantile=strategy == "quantile",
         )
         bounds = []
         if ci is not None:

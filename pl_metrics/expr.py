@@ -25,6 +25,7 @@ from pl_metrics._core.names import score_column
 from pl_metrics._expr import multiclass as mc
 from pl_metrics._expr.inputs import (
     Check,
+    aligned,
     binary_counts,
     col,
     equal_labels,
@@ -467,6 +468,7 @@ def roc_auc(y_true: IntoColumn, y_score: IntoColumn, *, pos_label: object = None
     >>> df.select(plm.roc_auc("y", "s"))["roc_auc"].to_list()
     [0.75]
     """
+    y_true, y_score = aligned(y_true, y_score)
     positive = is_label(y_true, pos_label)
     score = numeric_input(y_score, "y_score")
     ranks = score.rank("average")
@@ -499,6 +501,7 @@ def average_precision(
     >>> df.select(plm.average_precision("y", "s").round(6))["average_precision"].to_list()
     [0.833333]
     """
+    y_true, y_score = aligned(y_true, y_score)
     positive = is_label(y_true, pos_label)
     score = numeric_input(y_score, "y_score")
     p = positive.sum().cast(pl.Float64)

@@ -240,3 +240,35 @@ def test_filtered_inputs_equal_the_filtered_frame(data, name, weighted, average)
     assert (whole is None) == (alone is None)
     if whole is not None:
         assert whole == pytest.approx(alone, rel=1e-12, nan_ok=True)
+
+
+@pytest.mark.parametrize(
+    ("name", "oracle"),
+    [
+        ("roc_auc", skm.roc_auc_score),
+        ("average_precision", skm.average_precision_score),
+        ("log_loss", lambda y, s: skm.log_loss(y, s, labels=[0, 1])),
+        ("brier_score", skm.brier_score_loss),
+        # the documented margin (docs/probability.md): s for pos_label's rows, -s for
+        # the others; scikit-learn's where both classes are present, and a one-class
+        # segment of positives scored as positives (scikit-learn codes them negative)
+        ("hinge_loss", lambda y, s: np.mean(np.maximum(0, 1 - np.where(y == 1, 1, -1) * s))),
+    ],
+)
+@pytest.mark.parametrize("filtered", [False, True])
+def test_a_constant_score_is_repeated_along_the_labels(name, oracle, filtered) -> None:
+    # pl.lit(0.4) as the score is 0.4 on every row, as in polars' element-wise
+    # operations: average_precision gave 4.0 and roc_auc null once the rows were
+    # counted by the score's own length (1), roc_auc -0.5 before (found by the review)
+    y = [1, 0, 1, 0, 1, 1, 0, 0]
+    df = pl.DataFrame({"y": y, "g": [1, 1, 1, 1, 2, 2, 2, 2], "keep": [True, False] * 4})
+    truth = pl.col("y").filter(pl.col("keep")) if filtered else pl.col("y")
+    expr = getattr(plm, name)(truth, pl.lit(0.4)).alias("v")
+    rows = df.filter(pl.col("keep")) if filtered else df
+    assert df.select(expr).item() == pytest.approx(oracle(rows["y"], [0.4] * rows.height))
+    for g, value in df.group_by("g").agg(expr).sort("g").iter_rows():
+        seg = rows.filter(pl.col("g") == g)["y"]
+        if seg.n_unique() < 2 and name == "roc_auc":  # one class: null, scikit-learn raises
+            assert value is None
+            continue
+        assert value == pytest.approx(oracle(seg, [0.4] * len(seg)))

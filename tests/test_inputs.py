@@ -20,9 +20,9 @@ from collections.abc import Callable
 import numpy as np
 import polars as pl
 import pytest
-from polars.exceptions import ColumnNotFoundError, SchemaError
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from polars.exceptions import ColumnNotFoundError, SchemaError
 from polars.testing import assert_frame_equal
 from scipy import stats
 from sklearn import metrics as skm
@@ -404,6 +404,18 @@ def test_weighted_kappa_equals_scikit_learn_under_skewed_weights(rows) -> None:
         expected = skm.cohen_kappa_score(y, p, sample_weight=w)
     got = df.metrics.summary("y", "p", weight="w")["cohen_kappa"].item()
     assert got == pytest.approx(expected, rel=1e-9, abs=1e-12, nan_ok=True)
+
+
+@pytest.mark.parametrize("kappa_weights", [None, "linear", "quadratic"])
+def test_weighted_kappa_expression_does_not_overflow(kappa_weights) -> None:
+    # the expression summed (a - b)^2 x weight over weights of 8e306 (a total of 4e307,
+    # inside the documented range): -inf where the frame and scikit-learn give 0.0
+    y, p = [0, 4, 0, 4, 2], [4, 0, 0, 4, 2]
+    df = pl.DataFrame({"y": y, "p": p, "w": [8e306] * 5})
+    labels = [0, 1, 2, 3, 4]
+    expected = skm.cohen_kappa_score(y, p, weights=kappa_weights, labels=labels)  # equal w
+    expr = plm.cohen_kappa("y", "p", weight="w", weights=kappa_weights, labels=labels)
+    assert df.select(expr).item() == pytest.approx(expected, rel=1e-12, abs=1e-15)
 
 
 def test_threshold_report_needs_its_labels() -> None:
@@ -843,6 +855,24 @@ def test_ks_and_likelihood_ratios_do_not_overflow(scale: float) -> None:
         assert df.metrics.ks("y", "s", weight="w")["threshold"].item() == 0.8  # as unweighted
     lr = df.metrics.class_likelihood_ratios("y", "p", weight="w").row(0)
     assert lr == pytest.approx(skm.class_likelihood_ratios(y, p), rel=1e-12)
+
+
+@pytest.mark.parametrize("small", [1e-130, 1e-110, 1.0])
+@pytest.mark.parametrize("big", [1e154, 1e300, 4e306])
+def test_ks_and_likelihood_ratios_keep_small_weights_beside_huge_ones(small, big) -> None:
+    # a fixed scale of 2**-600 took positives of 1e-130 beside negatives of 1e154 to
+    # the subnormals: KS 0.0 and both ratios NaN (found by the review); the smallest
+    # scale that avoids the overflow keeps them
+    y = [1, 0, 1, 0, 1, 0]
+    s = [0.9, 0.1, 0.4, 0.35, 0.8, 0.7]
+    p = [1, 0, 0, 1, 1, 0]
+    w = [small if t else big for t in y]
+    df = pl.DataFrame({"y": y, "s": s, "p": p, "w": w})
+    for bins in (None, 5):
+        got = df.metrics.ks("y", "s", weight="w", bins=bins)["ks"].item()
+        assert got == pytest.approx(2 / 3, rel=1e-12)  # equal-weight classes: as unweighted
+    lr = df.metrics.class_likelihood_ratios("y", "p", weight="w").row(0)
+    assert lr == pytest.approx((2.0, 0.5), rel=1e-12)  # each class's own rows: unweighted
 
 
 def test_subnormal_weights_are_refused() -> None:

@@ -712,3 +712,27 @@ def test_quantile_bins_refuse_a_weight_total_a_float_cannot_count_by_one() -> No
         # uniform bins read no order statistic: computed at any total
         uniform = heavy.metrics.calibration_curve("y", "s", weight="w", n_bins=2)
         assert uniform.height == 2
+
+
+def test_the_quantile_weight_total_check_comes_after_the_data_checks() -> None:
+    # it ran first (on the edges): a NaN or infinite weight got "divide the weights by
+    # their mean", and a bad probability or label was hidden behind it (the review)
+    base = {"y": [1, 1, 0, 1, 1, 0], "s": [0.25, 1.0, 0.5, 0.0, 0.75, 0.75]}
+    options = {"weight": "w", "strategy": "quantile", "n_bins": 2}
+    for bad in (float("nan"), float("inf")):
+        df = pl.DataFrame({**base, "w": [bad, 1.0, 1.0, 1.0, 1.0, 1.0]})
+        with pytest.raises(plm.DataError, match=r"1 rows with a null, NaN, infinite"):
+            df.metrics.calibration_curve("y", "s", **options)
+    heavy = pl.DataFrame({**base, "w": [1e154] * 6})
+    with pytest.raises(plm.DataError, match=r"out-of-\[0, 1\] probabilities"):
+        heavy.with_columns(s=pl.lit(1.5)).metrics.calibration_curve("y", "s", **options)
+    with pytest.raises(plm.DataError, match=r"holds the labels \[0, 1, 2\]"):
+        heavy.with_columns(y=pl.Series([0, 1, 2, 0, 1, 0])).metrics.calibration_curve(
+            "y", "s", **options
+        )
+    # one heavy segment among others: only its total counts
+    by = pl.DataFrame({**base, "w": [1.0] * 6, "g": ["a"] * 6})
+    mixed = pl.concat([by, heavy.with_columns(g=pl.lit("b"))])
+    with pytest.raises(plm.DataError, match=r"sum to 2\*\*53"):
+        mixed.metrics.calibration_curve("y", "s", by="g", **options)
+    assert by.metrics.calibration_curve("y", "s", by="g", **options).height == 2

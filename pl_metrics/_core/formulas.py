@@ -633,20 +633,25 @@ def total_cost(tp: Any, fp: Any, fn: Any, tn: Any, matrix: Any) -> Any:
     return c00 * tn + c01 * fp + c10 * fn + c11 * tp
 
 
-#: A segment's weight total may reach 4.5e307 (``checks``' bound), where a product of
-#: two sums overflows (past 1.8e308).  Sums whose total is at least ``_LARGE_TOTAL``
-#: are multiplied by ``_SCALE_DOWN`` before such products: a power of two, so exact
-#: (a value below 2**-422, 1e-127, in such a segment would lose bits), and the
-#: products compare and divide as unscaled ones do.
+#: A segment's weight total may reach 4.5e307 (``checks``' bound, below 2**1022),
+#: where a product of two sums overflows (past 1.8e308).  A total at or above
+#: ``_LARGE_TOTAL`` is brought below it by the smallest of the scales 2**-64,
+#: 2**-128, ... that does, with every sum of the segment: a power of two, so exact,
+#: and the products compare and divide as unscaled ones would.  (A fixed 2**-600
+#: sent sums of 1e-130 beside a total of 1e154 to the subnormals, and their products
+#: to 0; the smallest step scales that total by 2**-64.)
 _LARGE_TOTAL = 2.0**511
-_SCALE_DOWN = 2.0**-600
+_SCALE_STEP = 64
 
 
 def overflow_safe(values: Sequence[Any], total: Any, xp: Backend = POLARS) -> list[Any]:
     """Float ``values`` (sums of weights whose total is ``total``) scaled together by a
     power of two where ``total`` is large enough for a product of two to overflow;
     unchanged (times 1.0) elsewhere."""
-    scale = xp.where(total >= _LARGE_TOTAL, _SCALE_DOWN, 1.0)
+    scale: Any = 1.0
+    for step in range(1, (1023 - 511) // _SCALE_STEP + 2):  # bounds 2**511 .. 2**1023
+        bound = 2.0 ** (511 + _SCALE_STEP * (step - 1))
+        scale = xp.where(total >= bound, 2.0 ** (-_SCALE_STEP * step), scale)
     return [value * scale for value in values]
 
 

@@ -105,7 +105,8 @@ def label_types(schema: pl.Schema, y_true: str, y_pred: str) -> LabelTypes:
             f"columns {y_true!r} ({dt_true}) and {y_pred!r} ({dt_pred}) hold labels of "
             f"incompatible dtypes: a {dt_true if fam_true not in _FAMILIES else dt_pred} "
             "label column compares only with a column of the same dtype; cast both to "
-            "one dtype (e.g. both to Int64, or both to String)"
+            "one dtype that holds every label exactly (for Decimals: one precision and "
+            "scale, the larger scale of the two)"
         )
     if "enum" in (fam_true, fam_pred):
         if fam_true == fam_pred and dt_true != dt_pred:

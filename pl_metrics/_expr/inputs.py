@@ -30,6 +30,20 @@ def col(column: IntoColumn) -> pl.Expr:
     raise TypeError(msg)
 
 
+def aligned(first: IntoColumn, second: IntoColumn) -> tuple[IntoColumn, IntoColumn]:
+    """The two inputs of a score metric at one length: column names as given; other
+    expressions through one struct, which repeats a literal (a constant score) along
+    the other input, as polars' element-wise operations do (alone, a literal's rank
+    and length are of one row)."""
+    if all(isinstance(c, str) or c.meta.is_column() for c in (first, second)):
+        return first, second
+    pair = pl.struct(col(first).alias("a"), col(second).alias("b"))
+    return (
+        pair.struct.field("a").alias(name_of(first)),
+        pair.struct.field("b").alias(name_of(second)),
+    )
+
+
 def name_of(column: IntoColumn) -> str:
     """The column's name for messages: its name, or an expression's output name."""
     if isinstance(column, str):

@@ -205,14 +205,20 @@ def _weighted_bincounts(s: pl.Series, k: int | None, kappa_weights: str | None) 
         k = int(max(np.nanmax(a, initial=-1), np.nanmax(b, initial=-1))) + 1
     a, b = a.astype(np.float64), b.astype(np.float64)
     correct = a_ok & b_ok & (a == b)
+    support = np.bincount(a[a_ok].astype(np.int64), w[a_ok], minlength=k)
+    predicted = np.bincount(b[b_ok].astype(np.int64), w[b_ok], minlength=k)
     observed = 0.0
     if kappa_weights is not None:
+        # divided by the largest class count (the scale of _scaled, from these same
+        # sums) row by row: a sum of (a - b)^2 x weights near 1e307 would overflow
+        largest = max(support.max(initial=0.0), predicted.max(initial=0.0)) or 1.0
         both = a_ok & b_ok
-        observed = float((fm.kappa_weight(kappa_weights, a[both], b[both]) * w[both]).sum())
+        disagreement = fm.kappa_weight(kappa_weights, a[both], b[both])
+        observed = float((disagreement * (w[both] / largest)).sum())
     sums = pl.DataFrame(
         {
-            "support": np.bincount(a[a_ok].astype(np.int64), w[a_ok], minlength=k),
-            "predicted": np.bincount(b[b_ok].astype(np.int64), w[b_ok], minlength=k),
+            "support": support,
+            "predicted": predicted,
             "tp": np.bincount(a[correct].astype(np.int64), w[correct], minlength=k),
             "observed": np.full(k, observed),
         }
@@ -441,14 +447,15 @@ def cohen_kappa_expr(
             kappa = fm.kappa_from_covariances(cov_tp, (s.n * s.n - s.tp).cast(pl.Float64))
         else:
             # expected: every pair of classes (K^2 terms, all >= 0, as the frame's summary)
-            t, p, _, scale = _scaled(support, predicted, tp, counts.exact)
+            t, p, _, _ = _scaled(support, predicted, tp, counts.exact)
             k = support.len()
             pair = pl.int_range(k * k, dtype=pl.Int64)
             i, j = pair // k, pair % k
             terms = fm.kappa_weight(kind, i, j) * t.gather(i).cast(pl.Float64)
             expected = (terms * p.gather(j).cast(pl.Float64)).sum()
-            # observed: each row's disagreement (the frame sums it over the cells)
-            observed = pl.element().struct.field("observed").first() / scale
+            # observed: each row's disagreement (the frame sums it over the cells),
+            # already divided by the scale for weights (1 for integer counts)
+            observed = pl.element().struct.field("observed").first()
             kappa = fm.weighted_kappa(n * observed, expected)
         single = (s.actual_classes == 1) & (s.predicted_classes == 1) & (s.both_classes == 1)
         return fm.kappa_or_undefined(kappa, n, single, replace_undefined_by)
