@@ -272,3 +272,31 @@ def test_a_constant_score_is_repeated_along_the_labels(name, oracle, filtered) -
             assert value is None
             continue
         assert value == pytest.approx(oracle(seg, [0.4] * len(seg)))
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        n
+        for n in sorted(plm.expr.__all__)
+        if "weight" in inspect.signature(getattr(plm, n)).parameters
+    ],
+)
+def test_a_constant_weight_is_repeated_along_the_rows(name) -> None:
+    # weight=pl.lit(2.0) is 2.0 on every row, so every number equals the unweighted
+    # one: accuracy was 5.0, hamming_loss 2.0, log_loss 7x (the weight summed once)
+    df = pl.DataFrame(
+        {
+            "y": [1, 0, 1, 0, 1, 1, 0],
+            "p": [1, 0, 0, 0, 1, 1, 1],
+            "s": [0.1, 0.5, 0.3, 0.3, 0.9, 0.2, 0.4],
+            "g": [1, 1, 1, 2, 2, 2, 2],
+        }
+    )
+    scored = name in ("log_loss", "brier_score", "hinge_loss")
+    fn = getattr(plm, name)
+    weighted = fn("y", "s" if scored else "p", weight=pl.lit(2.0)).alias("w")
+    plain = fn("y", "s" if scored else "p").alias("u")
+    for frame in (df.select(weighted, plain), df.group_by("g").agg(weighted, plain)):
+        for w, u in frame.select("w", "u").iter_rows():
+            assert w == pytest.approx(u, rel=1e-12)

@@ -30,17 +30,16 @@ def col(column: IntoColumn) -> pl.Expr:
     raise TypeError(msg)
 
 
-def aligned(first: IntoColumn, second: IntoColumn) -> tuple[IntoColumn, IntoColumn]:
-    """The two inputs of a score metric at one length: column names as given; other
-    expressions through one struct, which repeats a literal (a constant score) along
-    the other input, as polars' element-wise operations do (alone, a literal's rank
-    and length are of one row)."""
-    if all(isinstance(c, str) or c.meta.is_column() for c in (first, second)):
-        return first, second
-    pair = pl.struct(col(first).alias("a"), col(second).alias("b"))
-    return (
-        pair.struct.field("a").alias(name_of(first)),
-        pair.struct.field("b").alias(name_of(second)),
+def aligned(*columns: IntoColumn) -> tuple[IntoColumn, ...]:
+    """An expression's inputs at one length: column names as given; other expressions
+    through one struct, which repeats a literal (a constant score or weight) along
+    the other inputs, as polars' element-wise operations do (alone, a literal's
+    rank, length and sum are of one row)."""
+    if all(isinstance(c, str) or c.meta.is_column() for c in columns):
+        return columns
+    fields = pl.struct(*(col(c).alias(f"c{i}") for i, c in enumerate(columns)))
+    return tuple(
+        fields.struct.field(f"c{i}").alias(name_of(c)) for i, c in enumerate(columns)
     )
 
 
@@ -229,6 +228,7 @@ def without_zero_weights(
     weights stay, for the check)."""
     if weight is None:
         return None, [col(c) for c in columns]
+    weight, *columns = aligned(weight, *columns)  # a literal weight: on every row
     w = numeric_input(weight, "weight", exact=False)
     keep = (w != 0).fill_null(True)
     return w.filter(keep), [col(c).filter(keep) for c in columns]
