@@ -471,12 +471,11 @@ def kappa_or_undefined(
 DISAGREEMENT = "disagreement"
 
 
-def kappa_weight(kind: str, a: Any, b: Any) -> Any:
-    """scikit-learn's disagreement weight of the class positions ``a`` and ``b`` (Float64
-    polars expressions or numpy arrays): ``|a - b|`` (``"linear"``), ``(a - b)^2``
-    (``"quadratic"``), or 1 where they differ (:data:`DISAGREEMENT`, unweighted kappa)."""
-    d = a - b
-    d = d.cast(pl.Float64) if isinstance(d, pl.Expr) else d.astype("float64")
+def kappa_weight(kind: str, a: Any, b: Any, xp: Backend = POLARS) -> Any:
+    """scikit-learn's disagreement weight of the class positions ``a`` and ``b``, as
+    Float64: ``|a - b|`` (``"linear"``), ``(a - b)^2`` (``"quadratic"``), or 1 where
+    they differ (:data:`DISAGREEMENT`, unweighted kappa)."""
+    d = xp.to_float(a - b)
     if kind == "linear":
         return abs(d)
     if kind == "quadratic":

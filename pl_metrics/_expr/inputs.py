@@ -38,9 +38,7 @@ def aligned(*columns: IntoColumn) -> tuple[IntoColumn, ...]:
     if all(isinstance(c, str) or c.meta.is_column() for c in columns):
         return columns
     fields = pl.struct(*(col(c).alias(f"c{i}") for i, c in enumerate(columns)))
-    return tuple(
-        fields.struct.field(f"c{i}").alias(name_of(c)) for i, c in enumerate(columns)
-    )
+    return tuple(fields.struct.field(f"c{i}").alias(name_of(c)) for i, c in enumerate(columns))
 
 
 def name_of(column: IntoColumn) -> str:

@@ -213,7 +213,7 @@ def _weighted_bincounts(s: pl.Series, k: int | None, kappa_weights: str | None) 
         # sums) row by row: a sum of (a - b)^2 x weights near 1e307 would overflow
         largest = max(support.max(initial=0.0), predicted.max(initial=0.0)) or 1.0
         both = a_ok & b_ok
-        disagreement = fm.kappa_weight(kappa_weights, a[both], b[both])
+        disagreement = fm.kappa_weight(kappa_weights, a[both], b[both], fm.NUMPY)
         observed = float((disagreement * (w[both] / largest)).sum())
     sums = pl.DataFrame(
         {

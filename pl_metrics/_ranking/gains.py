@@ -58,7 +58,7 @@ def ks(counts: ScoreCounts, *, error_bound: bool = False) -> pl.LazyFrame:
 
     def table(points: pl.LazyFrame) -> pl.LazyFrame:
         if weighted:
-            return _ks(points, keys, pl.Float64, error_bound=error_bound)
+            return _ks(points, keys, pl.Float64, error_bound=error_bound, weights=True)
         # counts: exact in Float64 where P N < 2^53 (every product an integer below it;
         # the test itself exact), else in Int128
         small = pl.col("P") * pl.col("N") < 2.0**53
@@ -75,9 +75,16 @@ def ks(counts: ScoreCounts, *, error_bound: bool = False) -> pl.LazyFrame:
 
 
 def _ks(
-    points: pl.LazyFrame, keys: list[str], exact: type[pl.DataType], *, error_bound: bool
+    points: pl.LazyFrame,
+    keys: list[str],
+    exact: type[pl.DataType],
+    *,
+    error_bound: bool,
+    weights: bool = False,
 ) -> pl.LazyFrame:
-    """:func:`ks` of the curve points, their sums compared as ``exact``."""
+    """:func:`ks` of the curve points, their sums compared as ``exact``; ``weights``:
+    float sums, scaled where their totals would overflow the products (counts here
+    have P N < 2^53, or are Int128)."""
     # the curve's cumulative sums at each threshold, its totals the last of them (for
     # counts exact integers in Float64, below 2^53; weights in the curve's order)
     tps, fps, p, n = (pl.col(c).cast(exact) for c in ("tps", "fps", "P", "N"))
@@ -85,7 +92,7 @@ def _ks(
     if error_bound:
         pos, neg = (pl.col(c).cast(exact) for c in (POS, NEG))
         columns.append(pl.max_horizontal(pos / p, neg / n).cast(pl.Float64).alias(_SHARE))
-    if exact == pl.Float64:  # weights: totals near 1e307 would overflow the products
+    if weights:  # totals near 1e307 would overflow the products
         tps, fps, p, n = fm.overflow_safe((tps, fps, p, n), p + n)
     numerator = fm.ks_distance(tps, fps, p, n)
     columns += [numerator.alias(_DISTANCE), p.alias(_ALL_POS), n.alias(_ALL_NEG)]
