@@ -1523,3 +1523,47 @@ def test_a_nan_control_is_one_stratum(metric: str) -> None:
     # segment 0 scores its positives higher: it differs from its stratum
     top = nan_stratum.filter(pl.col("g") == 0)
     assert top["diff_low"][0] > 0
+
+
+@pytest.mark.parametrize("poisson", [False, True])
+@pytest.mark.parametrize("block_cells", [None, 40])
+def test_draws_in_pairs_are_the_same_draws_split_by_pair(
+    block_cells: int | None, poisson: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the score bootstrap draws its (positive, negative) cells in pairs: a block holds
+    # the first cell of every pair in its first half, the second in its second
+    # half, each half contiguous for the reduction.  The same draws as without
+    # pairs, columns 0, 2, 4, ... then 1, 3, 5, ...: by rows, by binomials (the
+    # large segment), range by range with ranges starting on either cell of a pair
+    # (_RANGE=2, a few replicates a block: block_cells=40), and in a chunk of
+    # segments side by side
+    monkeypatch.setattr(sampling, "_RANGE", 2 if block_cells else 4)
+    if block_cells is not None:
+        monkeypatch.setattr(sampling, "_BLOCK_CELLS", block_cells)
+    rng = np.random.default_rng(7)
+    small = [rng.integers(0, 4, 2 * k) for k in (1, 3, 6)]
+    large = rng.integers(0, 60, 8)  # 8 cells, ~240 rows: by binomials
+    for counts in [*small, large]:
+        plain = bs.draw_segment(counts, 30, 4, ("s",), poisson=poisson)
+        blocks = sampling.segment_draws(counts, 30, 4, ("s",), poisson=poisson, pairs=True)
+        paired = np.concatenate(blocks.map(lambda block: block))
+        np.testing.assert_array_equal(paired, np.c_[plain[:, 0::2], plain[:, 1::2]])
+    counts = np.concatenate(small)
+    starts = np.cumsum([0] + [len(c) for c in small])
+    keys = [(i,) for i in range(len(small))]
+    seed = sampling.Poisson(4) if poisson else 4
+
+    def chunks(pairs: bool) -> dict[int, np.ndarray]:
+        drawn = {}  # each chunk's draws, by its first segment
+
+        def reduce(lo: int, hi: int, blocks: bs.Blocks) -> tuple[np.ndarray, dict]:
+            drawn[lo] = np.concatenate(blocks.map(lambda b: b))
+            return np.arange(lo, hi), {}
+
+        sampling.redraw(counts, starts, keys, reduce, n_boot=30, seed=seed, threads=1, pairs=pairs)
+        return drawn
+
+    plain, paired = chunks(False), chunks(True)
+    assert plain.keys() == paired.keys()
+    for lo, block in plain.items():
+        np.testing.assert_array_equal(paired[lo], np.c_[block[:, 0::2], block[:, 1::2]])

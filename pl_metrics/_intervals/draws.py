@@ -556,8 +556,9 @@ def score_intervals(
         pos, neg, levels = merge_runs(
             df[POS].to_numpy(), df[NEG].to_numpy(), positive_runs=positive_runs, starts=starts
         )
-        # run j's positive cell at 2 j, its negative one at 2 j + 1: a chunk's draws
-        # are its runs' positives and negatives as two strided views, not copies
+        # run j's positive cell at 2 j, its negative one at 2 j + 1, drawn in pairs: a
+        # chunk's block holds its runs' positives in its first half, their negatives
+        # in its second, each read as a contiguous array
         counts = np.empty(2 * len(pos), dtype=np.int64)
         counts[0::2], counts[1::2] = pos, neg
 
@@ -565,10 +566,13 @@ def score_intervals(
             segment_starts = levels[lo:hi] - levels[lo]
 
             def reduced(block: np.ndarray) -> np.ndarray:
-                values = compute(block[:, 0::2], block[:, 1::2], segment_starts)
+                half = block.shape[1] // 2
+                values = compute(block[:, :half], block[:, half:], segment_starts)
                 # each segment's rows: a Poisson replicate without any is undefined
                 return defined(
-                    values, blocks, lambda: np.add.reduceat(block, 2 * segment_starts, axis=1)
+                    values,
+                    blocks,
+                    lambda: np.add.reduceat(block[:, :half] + block[:, half:], segment_starts, 1),
                 )
 
             values = np.concatenate(blocks.map(reduced))
@@ -576,7 +580,14 @@ def score_intervals(
             return np.arange(lo, hi), dict(zip(columns, (low, high), strict=True))
 
         segment, bounds = redraw(
-            counts, 2 * levels, segment_keys, work, n_boot=n_boot, seed=seed, threads=threads
+            counts,
+            2 * levels,
+            segment_keys,
+            work,
+            n_boot=n_boot,
+            seed=seed,
+            threads=threads,
+            pairs=True,
         )
         out = _frame(df, keys, starts, segment, bounds)
         return out.select(list(out_schema)).cast(dict(out_schema))

@@ -185,6 +185,8 @@ def _draw(
     rngs: Sequence[np.random.Generator],
     size: int,
     poisson: bool = False,
+    *,
+    pairs: bool = False,
 ) -> np.ndarray:
     """``size`` multinomial redraws (replicate x cell) of the segments whose cells are
     ``counts[starts[i]:starts[i + 1]]``, each from its generator ``rngs[i]``.
@@ -193,6 +195,7 @@ def _draw(
     :func:`_by_rows`: one ``bincount`` of its replicates' cells), or as a chain of
     binomials.  ``poisson``: each replicate's total is Poisson(n), its rows then drawn
     uniformly (by rows), or each cell of c rows is Poisson(c) (by cells).
+    ``pairs``: the block's columns are laid out as :func:`_place` says.
     """
     import numpy as np
 
@@ -213,12 +216,32 @@ def _draw(
             else:
                 drawn = cell_of_row[rng.integers(0, n, size=(size, n), dtype=width)]
                 drawn += (np.arange(size, dtype=np.int64) * k)[:, None]  # replicate x row
-            out[:, a:b] = np.bincount(drawn.ravel(), minlength=size * k).reshape(size, k)
+            drawn_cells = np.bincount(drawn.ravel(), minlength=size * k).reshape(size, k)
         elif poisson:
-            out[:, a:b] = rng.poisson(counts[a:b], size=(size, b - a))
+            drawn_cells = rng.poisson(counts[a:b], size=(size, b - a))
         else:
-            out[:, a:b] = _binomials(counts[a:b], size, rng)
+            drawn_cells = _binomials(counts[a:b], size, rng)
+        _place(out, drawn_cells, a, pairs)
     return out
+
+
+def _place(out: np.ndarray, drawn: np.ndarray, a: int, pairs: bool) -> None:
+    """Add ``drawn`` (replicate x cell, or one replicate's cells), the draws of cells
+    ``a, a + 1, ...``, to their columns of ``out``.
+
+    ``pairs``: the cells come in pairs (2 j, 2 j + 1), ``a`` even, and ``out``
+    holds the first cell of every pair in its first half, the second in its
+    second half (cell 2 j at column j, 2 j + 1 at ``half + j``): a reduction reads
+    each half as a contiguous array (a strided view of every other column costs
+    it 2.5x).  Else cell c is at column c.
+    """
+    width = drawn.shape[-1]
+    if not pairs:
+        out[..., a : a + width] += drawn
+        return
+    half, j = out.shape[-1] // 2, a // 2
+    out[..., j : j + (width + 1) // 2] += drawn[..., 0::2]
+    out[..., half + j : half + j + width // 2] += drawn[..., 1::2]
 
 
 def _bits16(rng: np.random.Generator, count: int) -> np.ndarray:
@@ -266,7 +289,9 @@ class _Ranges:
         wide = np.uint32 if span <= _MEDIUM_SPAN else np.int64
         self.local = local.astype(np.uint16 if span <= _SMALL_SPAN else wide)
 
-    def draw(self, size: int, rng: np.random.Generator, poisson: bool = False) -> np.ndarray:
+    def draw(
+        self, size: int, rng: np.random.Generator, poisson: bool = False, *, pairs: bool = False
+    ) -> np.ndarray:
         import numpy as np
 
         if poisson:
@@ -285,10 +310,13 @@ class _Ranges:
                 else:
                     rows = rng.integers(0, self.sizes[j], per_range[r, j])
                 table = self.local[j * _RANGE : j * _RANGE + self.sizes[j]]
-                lo, hi = self.lo[j], self.hi[j]
+                lo, hi = int(self.lo[j]), int(self.hi[j])
                 # np.take: half the time of fancy indexing here; its cells counted as intp
                 cells = np.take(table, rows.astype(np.intp)).astype(np.intp, copy=False)
-                out[r, lo:hi] += np.bincount(cells, minlength=hi - lo)
+                if pairs and lo % 2:  # count from the pair's first cell
+                    cells += 1
+                    lo -= 1
+                _place(out[r], np.bincount(cells, minlength=hi - lo), lo, pairs)
         return out
 
 
@@ -340,6 +368,7 @@ def segment_draws(
     threads: int = 1,
     *,
     poisson: bool = False,
+    pairs: bool = False,
 ) -> Blocks:
     """``n_boot`` redraws of one segment's cell ``counts`` (its key ``key``), a block
     of replicates at a time: the draws :func:`redraw` makes for that segment.
@@ -347,7 +376,8 @@ def segment_draws(
     A segment drawn in one block draws from ``generator(entropy, key)``, rows or
     binomials (or ``poisson`` counts) as :func:`_draw` says; one drawn in several
     blocks draws block ``j`` from ``generator(entropy, key, j)``, by
-    :class:`_Ranges` when it is drawn by rows.
+    :class:`_Ranges` when it is drawn by rows.  ``pairs``: the columns of a block
+    are laid out as :func:`_place` says.
     """
     import numpy as np
 
@@ -357,7 +387,9 @@ def segment_draws(
     fixed = not poisson
     if block >= n_boot:
         return Blocks(
-            lambda _: _draw(counts, np.array([0, k]), [generator(entropy, key)], n_boot, poisson),
+            lambda _: _draw(
+                counts, np.array([0, k]), [generator(entropy, key)], n_boot, poisson, pairs=pairs
+            ),
             1,
             fixed_total=fixed,
         )
@@ -368,8 +400,13 @@ def segment_draws(
         size = min(block, n_boot - j * block)
         rng = generator(entropy, key, j)
         if ranges is not None:
-            return ranges.draw(size, rng, poisson)
-        return rng.poisson(counts, size=(size, k)) if poisson else _binomials(counts, size, rng)
+            return ranges.draw(size, rng, poisson, pairs=pairs)
+        drawn = rng.poisson(counts, size=(size, k)) if poisson else _binomials(counts, size, rng)
+        if not pairs:
+            return drawn
+        out = np.zeros_like(drawn)
+        _place(out, drawn, 0, pairs)
+        return out
 
     return Blocks(make, -(-n_boot // block), threads, fixed_total=fixed)
 
@@ -393,6 +430,7 @@ def redraw(
     n_boot: int,
     seed: Seed,
     threads: int,
+    pairs: bool = False,
 ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Redraw every segment and reduce its draws, a chunk of segments at a time.
 
@@ -404,7 +442,9 @@ def redraw(
     releases the GIL; pass ``pl.thread_pool_size()`` read outside the query, as
     inside a streaming query it is 1).  Returns the segment of each output row
     and the columns, chunk after chunk.  ``seed``: a :class:`Poisson` one draws
-    Poisson counts.
+    Poisson counts.  ``pairs``: the cells come in pairs (2 j, 2 j + 1), every segment
+    starting at an even cell, and a chunk's blocks hold the first cell of every
+    pair in their first half, the second in their second half (:func:`_place`).
     """
     import numpy as np
 
@@ -428,10 +468,12 @@ def redraw(
         local = starts[lo : hi + 1] - starts[lo]
         part = counts[starts[lo] : starts[hi]]
         if hi - lo == 1:
-            blocks = segment_draws(part, n_boot, entropy, keys[lo], threads, poisson=poisson)
+            blocks = segment_draws(
+                part, n_boot, entropy, keys[lo], threads, poisson=poisson, pairs=pairs
+            )
             return work(lo, hi, blocks)
         rngs = [generator(entropy, key) for key in keys[lo:hi]]  # type: ignore[arg-type]
-        drawn = _draw(part, local, rngs, n_boot, poisson)
+        drawn = _draw(part, local, rngs, n_boot, poisson, pairs=pairs)
         return work(lo, hi, Blocks.one(drawn, fixed_total=not poisson))
 
     with ThreadPoolExecutor(max(1, min(threads, len(chunks)))) as pool:
