@@ -1567,3 +1567,25 @@ def test_draws_in_pairs_are_the_same_draws_split_by_pair(
     assert plain.keys() == paired.keys()
     for lo, block in plain.items():
         np.testing.assert_array_equal(paired[lo], np.c_[block[:, 0::2], block[:, 1::2]])
+
+
+@pytest.mark.parametrize("method", ["roc_auc", "average_precision"])
+@pytest.mark.parametrize("decimals", [None, 1])
+@pytest.mark.parametrize("by", [None, "g"])
+def test_the_bootstrap_point_is_the_plain_call(
+    method: str, decimals: int | None, by: str | None
+) -> None:
+    # with the bootstrap, the point comes from the plain call's path (sorting
+    # continuous scores) and the interval from the per-score counts: the point is
+    # the plain call's to the bit, continuous or tied scores, with and without by
+    rng = np.random.default_rng(17)
+    df = _many_segments(rng)
+    df = df.with_columns(s=pl.Series(rng.random(df.height)))
+    if decimals is not None:
+        df = df.with_columns(pl.col("s").round(decimals))
+    call = getattr(df.metrics, method)
+    plain = call("y", "s", by=by)
+    boot = call("y", "s", by=by, ci=0.9, n_boot=20, ci_method="bootstrap")
+    keys = [] if by is None else [by]
+    assert_frame_equal(boot.select(*keys, method), plain, check_row_order=by is None)
+    assert boot[f"{method}_low"].null_count() < boot.height  # intervals were drawn

@@ -263,18 +263,35 @@ class RankingMethods:
                 ci=wants_ci,
             )
             ci = ci if wants_ci else None
+            bootstrap = ci is not None and ci_method == "bootstrap"
             counted = iv.finish_roc_auc(
                 counts,
                 error_bound=bins is not None,
                 max_fpr=max_fpr,
-                ci=ci,
+                ci=None if bootstrap else ci,
                 ci_method=ci_method,
                 n_boot=n_boot,
                 seed=seed,
             )
-            if max_fpr is not None or (ci is not None and ci_method == "bootstrap"):
-                return counted
-            return self._sorted_or(counted, y_true, y_score, by, pos_label, weight, bins, ci=ci)
+            if max_fpr is None:
+                # the bootstrap's point as the plain call's (by sorting continuous
+                # scores: a tenth of the per-score counts' cost), its interval drawn
+                # from the per-score counts
+                counted = self._sorted_or(
+                    counted,
+                    y_true,
+                    y_score,
+                    by,
+                    pos_label,
+                    weight,
+                    bins,
+                    ci=None if bootstrap else ci,
+                )
+            if bootstrap:
+                return iv.bootstrap_scores(
+                    counts, counted, "roc_auc", ci=ci, n_boot=n_boot, seed=seed
+                )
+            return counted
         wants_ci = _wants_ci(
             ci, n_boot, ci_method, weight, seed=seed, methods=v.CI_METHODS["roc_auc"]
         )
@@ -443,14 +460,28 @@ class RankingMethods:
             ci=wants_ci,
         )
         ci = ci if wants_ci else None
+        bootstrap = ci is not None and ci_method == "bootstrap"
         counted = iv.finish_average_precision(
-            counts, ci=ci, ci_method=ci_method, n_boot=n_boot, seed=seed
+            counts, ci=None if bootstrap else ci, ci_method=ci_method, n_boot=n_boot, seed=seed
         )
-        if ci is not None and ci_method == "bootstrap":
-            return counted
-        return self._sorted_or(
-            counted, y_true, y_score, by, pos_label, weight, bins, ci=ci, metric="average_precision"
+        # with the bootstrap: the plain call's point (see roc_auc), the interval drawn
+        # from the per-score counts
+        point = self._sorted_or(
+            counted,
+            y_true,
+            y_score,
+            by,
+            pos_label,
+            weight,
+            bins,
+            ci=None if bootstrap else ci,
+            metric="average_precision",
         )
+        if bootstrap:
+            return iv.bootstrap_scores(
+                counts, point, "average_precision", ci=ci, n_boot=n_boot, seed=seed
+            )
+        return point
 
     def roc_curve(
         self,
