@@ -200,22 +200,30 @@ def _draw(
     import numpy as np
 
     out = np.zeros((size, len(counts)), dtype=np.int64)
+    bounds = starts.tolist()
+    rows_of = np.add.reduceat(counts, starts[:-1]).tolist() if len(rngs) else []
+    first_row = np.cumsum([0, *rows_of]).tolist()
+    cell_of_row = np.repeat(np.arange(len(counts), dtype=np.int64), counts)  # the chunk's
+    replicate = np.arange(size, dtype=np.int64)
     for i, rng in enumerate(rngs):
-        a, b = int(starts[i]), int(starts[i + 1])
-        n = int(counts[a:b].sum())
+        a, b, n = bounds[i], bounds[i + 1], rows_of[i]
         if n == 0:
             continue
         if _by_rows(n, b - a):
             k = b - a
             width = np.uint16 if n < 1 << 16 else np.int64
-            cell_of_row = np.repeat(np.arange(k, dtype=np.int64), counts[a:b])
+            table = cell_of_row[first_row[i] : first_row[i] + n]  # cells a..b - 1
+            # np.take of intp rows: half the time of indexing by the narrow rows drawn;
+            # each drawn row's (replicate, cell) is replicate k + cell - a
             if poisson:  # N ~ Poisson(n) rows a replicate, replicate after replicate
                 totals = rng.poisson(n, size)
-                drawn = cell_of_row[rng.integers(0, n, size=int(totals.sum()), dtype=width)]
-                drawn += np.repeat(np.arange(size, dtype=np.int64) * k, totals)
+                rows = rng.integers(0, n, size=int(totals.sum()), dtype=width)
+                drawn = np.take(table, rows.astype(np.intp))
+                drawn += np.repeat(replicate * k - a, totals)
             else:
-                drawn = cell_of_row[rng.integers(0, n, size=(size, n), dtype=width)]
-                drawn += (np.arange(size, dtype=np.int64) * k)[:, None]  # replicate x row
+                rows = rng.integers(0, n, size=(size, n), dtype=width)
+                drawn = np.take(table, rows.astype(np.intp))
+                drawn += (replicate * k - a)[:, None]  # replicate x row
             drawn_cells = np.bincount(drawn.ravel(), minlength=size * k).reshape(size, k)
         elif poisson:
             drawn_cells = rng.poisson(counts[a:b], size=(size, b - a))
