@@ -461,10 +461,9 @@ def redraw(
     n = np.add.reduceat(counts, starts[:-1]) if len(keys) else counts[:0]  # a cell at least
     chunks: list[tuple[int, int]] = []
     cells = _CHUNK_CELLS
-    for i in range(len(keys)):
-        k = int(starts[i + 1] - starts[i])
-        width = _width(int(n[i]), k) * n_boot
-        if _block(int(n[i]), k, n_boot) < n_boot or cells + width > _CHUNK_CELLS:
+    for i, (rows, k) in enumerate(zip(n.tolist(), np.diff(starts).tolist(), strict=True)):
+        width = _width(rows, k) * n_boot
+        if _block(rows, k, n_boot) < n_boot or cells + width > _CHUNK_CELLS:
             chunks.append((i, i + 1))
             cells = width
         else:
