@@ -828,11 +828,15 @@ def test_threshold_mcc_does_not_overflow(scale: float) -> None:
     assert got["threshold"].item() == 0.4  # the unweighted best threshold
 
 
-@pytest.mark.parametrize("scale", [1.0, 2.0**520, 1e154, 1e200, 7e306])
+@pytest.mark.parametrize(
+    "scale", [1.0, 2.0**520, 1e154, 1e200, 7e306, 0.3, 1e-160, 1e-200, 2.0**-700, 1e-306]
+)
 def test_ks_and_likelihood_ratios_do_not_overflow(scale: float) -> None:
     # tps N - fps P and tp (tn + fp) / (fp (tp + fn)) multiply two weight sums: KS was
     # inf and both likelihood ratios NaN from 1e154 (scikit-learn's ratios: NaN, with an
-    # overflow warning). Equal weights must give the unweighted numbers
+    # overflow warning); they underflowed from below: KS 0.0 and ratios NaN at 1e-200,
+    # 0.6666592 at 1e-160 (found by an audit). Equal weights must give the unweighted
+    # numbers
     y = [1, 0, 1, 0, 1, 0]
     s = [0.9, 0.1, 0.4, 0.35, 0.8, 0.7]
     p = [1, 0, 0, 1, 1, 0]
@@ -858,7 +862,7 @@ def test_ks_and_likelihood_ratios_do_not_overflow(scale: float) -> None:
 
 
 @pytest.mark.parametrize("small", [1e-130, 1e-110, 1.0])
-@pytest.mark.parametrize("big", [1e154, 1e300, 4e306])
+@pytest.mark.parametrize("big", [1e154, 1e300, 4e306, 1e-100])
 def test_ks_and_likelihood_ratios_keep_small_weights_beside_huge_ones(small, big) -> None:
     # a fixed scale of 2**-600 took positives of 1e-130 beside negatives of 1e154 to
     # the subnormals: KS 0.0 and both ratios NaN (found by the review); the smallest

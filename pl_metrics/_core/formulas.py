@@ -641,16 +641,26 @@ def total_cost(tp: Any, fp: Any, fn: Any, tn: Any, matrix: Any) -> Any:
 #: to 0; the smallest step scales that total by 2**-64.)
 _LARGE_TOTAL = 2.0**511
 _SCALE_STEP = 64
+#: A total below 1 (weights of 1e-200: products of two sums of 1e-400 underflow to
+#: 0, or lose digits in the subnormals) is brought to [1, 2**256) by 2**256,
+#: 2**512, 2**768 or 2**1022 (the totals start at 2**-1022: subnormal weights are
+#: refused).  Then the larger of two sums that add up to the total is at least 1/2,
+#: so its product with any other sum (a weight at least 2**-1022, scaled up) stays
+#: normal.
+_SMALL_SCALES = (2.0**256, 2.0**512, 2.0**768, 2.0**1022)
 
 
 def overflow_safe(values: Sequence[Any], total: Any, xp: Backend = POLARS) -> list[Any]:
     """Float ``values`` (sums of weights whose total is ``total``) scaled together by a
-    power of two where ``total`` is large enough for a product of two to overflow;
-    unchanged (times 1.0) elsewhere."""
+    power of two where ``total`` is large enough for a product of two to overflow,
+    or small enough for one to underflow (below 1); unchanged (times 1.0)
+    elsewhere."""
     scale: Any = 1.0
     for step in range(1, (1023 - 511) // _SCALE_STEP + 2):  # bounds 2**511 .. 2**1023
         bound = 2.0 ** (511 + _SCALE_STEP * (step - 1))
         scale = xp.where(total >= bound, 2.0 ** (-_SCALE_STEP * step), scale)
+    for bound, up in zip((1.0, 2.0**-256, 2.0**-512, 2.0**-768), _SMALL_SCALES, strict=True):
+        scale = xp.where(total < bound, up, scale)
     return [value * scale for value in values]
 
 
