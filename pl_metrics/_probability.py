@@ -55,10 +55,6 @@ _BIN = f"{INTERNAL}bin"
 _CLASS = f"{INTERNAL}class"
 _BIN_POSITIVES = f"{INTERNAL}bin_positives"
 _WEIGHT_TOTAL = f"{INTERNAL}weight_total"
-_QUANTILE_TOTAL = f"{INTERNAL}quantile_total"
-#: Quantile bins of weighted rows need a segment's total below this (2**53: integers
-#: above it are not all floats, so the order statistics k and k + 1 merge).
-_EXACT_TOTAL = 2.0**53
 #: The label column made of a one-hot ``y_true`` (:func:`_one_hot`).
 _ONE_HOT = f"{INTERNAL}one_hot"
 
@@ -176,15 +172,9 @@ class Rows:
         *aggs: pl.Expr,
         keys: Sequence[str] | None = None,
         frame: pl.LazyFrame | None = None,
-        quantile: bool = False,
     ) -> pl.LazyFrame:
         """``group_by(keys).agg(aggs)`` of the rows (or of ``frame``, the rows with
-        extra columns) with the data checks, sorted by the keys.
-
-        ``quantile``: the bins are weighted quantiles (the rows repeated by their
-        weights), so a segment's weights must sum below 2**53, where a float still
-        tells the order statistics k and k + 1 apart; checked after every other
-        check (a bad weight or label is the error to see first)."""
+        extra columns) with the data checks, sorted by the keys."""
         keys = list(self.keys if keys is None else keys)
         check_aggs = [expr.alias(name) for name, (expr, _) in self.checks.items()]
         if self.binary:
@@ -195,14 +185,8 @@ class Rows:
                 *(sc.default_pos_label_aggs(pl.col(self.y_true)) if self.default_pos else []),
             ]
         frame = (self.lf if frame is None else frame).group_by(keys).agg(*aggs, *check_aggs)
-        late: list[v.Check] = []
         if _WEIGHT_TOTAL in self.checks:
             total = pl.col(_WEIGHT_TOTAL).sum().over(self.keys)
-            if quantile:
-                weight = self.weight_name
-                heavy = (total >= _EXACT_TOTAL).cast(pl.Int64).alias(_QUANTILE_TOTAL)
-                frame = frame.with_columns(heavy)
-                late = [(_QUANTILE_TOTAL, lambda _: v.Bad.quantile_weight_total(weight))]
             frame = frame.with_columns(v.weight_total_too_large(total).alias(_WEIGHT_TOTAL))
         frame = v.raise_if_bad(frame, [(name, error) for name, (_, error) in self.checks.items()])
         if self.default_pos:
@@ -211,9 +195,7 @@ class Rows:
             frame = sc.check_pos_label(
                 frame, self.lf, self.y_true, self.pos_label, _POSITIVES, distinct=(_LOW, _HIGH)
             )
-        frame = v.raise_if_bad(frame, late)
         check_columns = [*self.checks, *([_POSITIVES, _LOW, _HIGH] if self.binary else [])]
-        check_columns += [name for name, _ in late]
         return frame.drop(check_columns).sort(keys, nulls_last=True)
 
     def finish(self, frame: pl.LazyFrame) -> pl.LazyFrame:
@@ -381,25 +363,29 @@ def _numpy_quantile(x: pl.Expr, q: float, weight: pl.Expr | None = None) -> pl.E
     numpy: virtual index ``(n - 1) q``; then ``a + (b - a) t``, or
     ``b - (b - a)(1 - t)`` when ``t >= 0.5``, between the order statistics around it.
 
-    With ``weight``, the quantile of the rows repeated by their weights: ``n`` is
-    the total weight and the order statistic ``k`` (0-based) is the first value
-    whose cumulative weight exceeds ``k`` - for integer weights exactly
-    ``np.quantile(np.repeat(x, weight), q)``, and the same rule for any weights.
+    With ``weight``, the quantile of the rows repeated by their weights normalised to
+    sum to ``n``, the segment's rows (``w n / W``): the order statistic ``k``
+    (0-based) is the first value whose cumulative normalised weight exceeds ``k``.
+    Scale-free: weights times any constant give the same bins, and equal weights
+    (read as such: their cumulative weights are 1, 2, ..., n exactly) the
+    unweighted ones.  Integer weights are not exactly repeated rows here: linear
+    interpolation cannot be both (the repeated rows' ``(W - 1) q`` moves with the
+    weights' scale, and weights summing to 1 put every edge at the smallest value).
     """
     ordered = x.sort()
+    n = x.count().cast(pl.Float64)
+    index = (n - 1) * q
+    below = index.floor()
+    t = index - below
     if weight is None:
-        n = x.count().cast(pl.Float64)
-        index = (n - 1) * q
-        below = index.floor()
-        t = index - below
         last = n - 1
         a = ordered.gather(below.clip(0, last).cast(pl.Int64))
         b = ordered.gather((below + 1).clip(0, last).cast(pl.Int64))
     else:
-        cumulative = weight.sort_by(x).cum_sum()
-        index = ((weight.sum() - 1) * q).clip(0)
-        below = index.floor()
-        t = index - below
+        # cum_count: 1, 2, ..., n, exactly the unweighted order statistics' positions
+        equal = weight.min() == weight.max()
+        normalised = weight.sort_by(x).cum_sum() / weight.sum() * n  # no n / W: it overflows
+        cumulative = pl.when(equal).then(ordered.cum_count().cast(pl.Float64)).otherwise(normalised)
         a = pl.coalesce(ordered.filter(cumulative > below).first(), ordered.last())
         b = pl.coalesce(ordered.filter(cumulative > below + 1).first(), ordered.last())
     diff = b - a
@@ -485,7 +471,6 @@ def _calibration_bins(
             *positives,
             keys=[*rows.keys, _BIN],
             frame=frame.with_columns(bin_expr.alias(_BIN)),
-            quantile=strategy == "quantile",
         )
         bounds = []
         if ci is not None:

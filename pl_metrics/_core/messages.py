@@ -70,15 +70,6 @@ class Bad:
         )
 
     @staticmethod
-    def quantile_weight_total(column: str) -> DataError:
-        return DataError(
-            f"the weights of column {column!r} (argument `weight`) sum to 2**53 (9.0e15) "
-            "or more in a segment: quantile bins repeat each row by its weight, and at "
-            "that total a float cannot tell one repeated row from the next (the edges "
-            "would move); divide the weights by their mean, or pass strategy='uniform'"
-        )
-
-    @staticmethod
     def state_weight_overflow(column: str, n: int) -> DataError:
         return DataError(
             f"state column {column!r} sums to "

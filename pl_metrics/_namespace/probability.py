@@ -170,7 +170,9 @@ class ProbabilityMethods:
         strategy
             ``"uniform"`` (equal widths) or ``"quantile"`` (equal counts, edges
             from the segment's probabilities; with ``weight``, equal weights: the
-            edges of the rows repeated by their weights).
+            edges of the rows repeated by their weights normalised to sum to the
+            rows, so that the weights' scale changes nothing; see
+            docs/probability.md).
         multi_class
             Multiclass (``{label: column}``): ``"top_label"`` (default) bins each
             row's confidence, its largest probability, against whether that class
