@@ -832,3 +832,25 @@ def test_compare_proportions_ratio_interval_agrees_with_the_p_value() -> None:
     assert row["diff_high"] < 0
     assert row["ratio_high"] < 1
     assert row["ratio_low"] <= row["ratio"] <= row["ratio_high"]  # 0 inside [0, ...]
+
+
+@pytest.mark.parametrize("ci", [None, 0.9])
+def test_an_empty_input_has_no_rows(ci: float | None) -> None:
+    # fairness and disparity without `control` gave one row of nulls for no rows (an
+    # audit); every method gives no rows there, with the schema of a non-empty result
+    full = pl.DataFrame({"y": [0, 1, 1, 0], "p": [1, 1, 0, 0], "s": [0.2, 0.9, 0.4, 0.1]})
+    full = full.with_columns(g=pl.Series(["a", "b", "a", "b"]), c=pl.Series(["x"] * 4))
+    calls = {
+        "fairness": lambda m, **kw: m.fairness("y", "p", by="g", ci=ci, **kw),
+        "disparity": lambda m, **kw: m.disparity("y", "p", by="g", ci=ci, **kw),
+        "disparity[scores]": lambda m, **kw: m.disparity(
+            "y", "s", by="g", metric="roc_auc", ci=ci, **kw
+        ),
+    }
+    for name, call in calls.items():
+        for control in (None, "c"):
+            expected = call(full.metrics, control=control)
+            got = call(full.head(0).metrics, control=control)
+            assert got.height == 0, (name, control)
+            assert got.schema == expected.schema, (name, control)
+            assert expected.height > 0

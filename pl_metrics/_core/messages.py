@@ -203,8 +203,8 @@ class Bad:
     def not_binary(method: str, y_true: str, y_pred: str, pos_label: object, n: int) -> DataError:
         return DataError(
             f"{method} is binary: {n} segment(s) of columns {y_true!r} and "
-            f"{y_pred!r} hold two or more labels besides `pos_label`={pos_label!r} (scikit-learn "
-            "and fairlearn raise too); map the labels to pos_label and one negative "
+            f"{y_pred!r} hold two or more labels besides `pos_label`={pos_label!r} (scikit-learn's "
+            "binary metrics raise too); map the labels to pos_label and one negative "
             "label first, e.g. pl.col(y) == pos_label"
         )
 

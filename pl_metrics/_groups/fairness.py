@@ -205,6 +205,18 @@ def with_overall(
     return values.join(overall, on=strata, how="left", nulls_equal=True)
 
 
+def per_stratum(
+    table: pl.LazyFrame, strata: Sequence[str], aggs: Sequence[pl.Expr]
+) -> pl.LazyFrame:
+    """``aggs`` of ``table``'s rows per stratum; without strata, one row of the whole
+    table, and none when it has no rows (an empty input has no rows, as in every
+    method; a ``select`` of aggregations has one row of nulls there)."""
+    if strata:
+        return table.group_by(list(strata)).agg(aggs)
+    rows = f"{INTERNAL}stratum_rows"
+    return table.select(*aggs, pl.len().alias(rows)).filter(pl.col(rows) > 0).drop(rows)
+
+
 def spread(
     table: pl.LazyFrame, strata: Sequence[str], metrics: Sequence[str], method: str
 ) -> pl.LazyFrame:
@@ -231,7 +243,7 @@ def spread(
             ratio = pl.when(r > 1).then(1.0 / r).otherwise(r).min()
         exprs = (total.first(), value.min(), value.max(), difference, _defined(ratio))
         aggs += [e.alias(f"{VALUE}{i}_{s}") for e, s in zip(exprs, stats, strict=True)]
-    wide = (table.group_by(strata).agg(aggs) if strata else table.select(aggs)).cache()
+    wide = per_stratum(table, strata, aggs).cache()
     return pl.concat(
         [
             wide.select(
@@ -381,6 +393,7 @@ __all__ = [
     "evaluate",
     "free_name",
     "interval_aggs",
+    "per_stratum",
     "ratio_or_null",
     "replicate_tables",
     "replicated",

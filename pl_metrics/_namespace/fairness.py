@@ -188,7 +188,9 @@ class FairnessMethods:
         ----------
         y_true, y_pred
             Columns of the actual and predicted labels: ``pos_label`` and (at most)
-            one other label; more is a ``DataError`` (fairlearn raises too).
+            one other label; more is a ``DataError`` (scikit-learn's binary metrics
+            raise too; fairlearn's ``selection_rate`` counts the other labels as
+            negatives, which would merge them silently here).
         by, weight
             As :meth:`confusion_matrix`.
         pos_label
@@ -392,7 +394,7 @@ class FairnessMethods:
             table = _fairness_table(reps, [*g.strata, rep], agg)
             columns = list(names.output_columns("fairness"))
             aggs = fair.interval_aggs(columns, ci)
-            bounds = table.group_by(g.strata).agg(aggs) if g.strata else table.select(aggs)
+            bounds = fair.per_stratum(table, g.strata, aggs)
             out = _join_on(out, bounds, g.strata)
         return g.restore(out)
 
@@ -554,7 +556,7 @@ def _fairness_table(spread: pl.LazyFrame, strata: list[str], agg: str) -> pl.Laz
         for rate in ("selection_rate", "true_positive_rate", "false_positive_rate")
         for column in ("difference", "ratio")
     ]
-    table = spread.group_by(strata).agg(parts) if strata else spread.select(parts)
+    table = fair.per_stratum(spread, strata, parts)
     columns = []
     for stem, rates in _FAIRNESS:
         d = [pl.col(f"{names.INTERNAL}{r}_d") for r in rates]
