@@ -312,6 +312,52 @@ def by_segment(
     return pl.concat(parts, how="vertical_relaxed").sort(by, maintain_order=True)
 
 
+def calibration_bins(
+    y: np.ndarray, p: np.ndarray, w: np.ndarray | None, n_bins: int, strategy: str
+) -> pl.DataFrame:
+    """``bin, prob_true, prob_pred, count`` of the calibration bins, by hand in numpy.
+
+    Unweighted: ``sklearn.calibration.calibration_curve``'s bins (edges
+    ``np.percentile`` or ``np.linspace``, ``np.searchsorted`` of the inner ones).
+    Weighted quantile edges (docs/probability.md): the rows repeated by their
+    weights normalised to sum to the rows; order statistic k is the first value
+    whose cumulative normalised weight passes k (equal weights: 1, 2, ..., n), the
+    edge interpolated with numpy's "linear" float steps.  Means and counts weighted.
+    """
+    weights = np.ones(len(p)) if w is None else np.asarray(w, dtype=float)
+    if strategy == "uniform":
+        edges = np.linspace(0.0, 1.0, n_bins + 1)[1:-1]
+    elif w is None:
+        edges = np.percentile(p, np.linspace(0, 1, n_bins + 1) * 100)[1:-1]
+    else:
+        order = np.argsort(p, kind="stable")
+        x = p[order]
+        cumulative = np.cumsum(weights[order]) / weights.sum() * len(p)
+        if weights.min() == weights.max():
+            cumulative = np.arange(1.0, len(p) + 1)
+        edges = []
+        for i in range(1, n_bins):
+            h = (len(p) - 1) * (((i * (1.0 / n_bins)) * 100) / 100)
+            k = math.floor(h)
+            t = h - k
+            a = x[np.argmax(cumulative > k)] if (cumulative > k).any() else x[-1]
+            b = x[np.argmax(cumulative > k + 1)] if (cumulative > k + 1).any() else x[-1]
+            edges.append(b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t)
+    ids = np.searchsorted(np.asarray(edges), p)
+    count = np.bincount(ids, weights=weights, minlength=n_bins)
+    bins = np.flatnonzero(np.bincount(ids, minlength=n_bins))
+    true = np.bincount(ids, weights=weights * y, minlength=n_bins)
+    pred = np.bincount(ids, weights=weights * p, minlength=n_bins)
+    return pl.DataFrame(
+        {
+            "bin": bins,
+            "prob_true": true[bins] / count[bins],
+            "prob_pred": pred[bins] / count[bins],
+            "count": count[bins] if w is not None else count[bins].astype(np.int64),
+        }
+    )
+
+
 def with_a_positive(y: list[int]) -> list[int]:
     """``y`` with at least one 1: pos_label absent from the whole input is an error
     (tested on its own); a segment without positives stays possible."""

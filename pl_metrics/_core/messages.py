@@ -82,10 +82,12 @@ class Bad:
     @staticmethod
     def bad_scores(columns: Sequence[str], n: int) -> DataError:
         names = ", ".join(repr(c) for c in columns)
-        return DataError(
-            f"column {names} (argument `y_score`) has {n} null, NaN or infinite rows; "
-            "drop or fill them first"
+        where = (
+            f"column {names} (argument `y_score`) has"
+            if len(columns) == 1
+            else f"columns {names} (argument `y_score`) have, in one of them or more,"
         )
+        return DataError(f"{where} {n} null, NaN or infinite rows; drop or fill them first")
 
     @staticmethod
     def inexact_scores(
