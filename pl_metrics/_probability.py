@@ -384,7 +384,8 @@ def _numpy_quantile(x: pl.Expr, q: float, weight: pl.Expr | None = None) -> pl.E
     else:
         # cum_count: 1, 2, ..., n, exactly the unweighted order statistics' positions
         equal = weight.min() == weight.max()
-        normalised = weight.sort_by(x).cum_sum() / weight.sum() * n  # no n / W: it overflows
+        # in the order of the sorted values, ties as given; / W then * n: n / W overflows
+        normalised = weight.sort_by(x, maintain_order=True).cum_sum() / weight.sum() * n
         cumulative = pl.when(equal).then(ordered.cum_count().cast(pl.Float64)).otherwise(normalised)
         a = pl.coalesce(ordered.filter(cumulative > below).first(), ordered.last())
         b = pl.coalesce(ordered.filter(cumulative > below + 1).first(), ordered.last())
