@@ -14,7 +14,7 @@ from pl_metrics._core.checks import wants_ci as _wants_ci
 from pl_metrics._core.options import checked
 from pl_metrics._intervals import attach as iv
 from pl_metrics._intervals import ovr
-from pl_metrics._intervals.sampling import resampling
+from pl_metrics._intervals.sampling import Seed, resampling
 from pl_metrics._multilabel import ranking as mr
 from pl_metrics._ranking import from_counts as rk
 from pl_metrics._ranking import multiclass as mc
@@ -110,6 +110,24 @@ class RankingMethods:
             return (sorted_(keyed=False) if how == "search" else counted).collect()
 
         return pl.defer(run, schema=counted.collect_schema())
+
+    @staticmethod
+    def _bootstrapped(  # noqa: PLR0917 - the callers' own arguments, in order
+        counts: sc.ScoreCounts,
+        point: pl.LazyFrame,
+        metric: str,
+        ci: float | None,
+        n_boot: int,
+        seed: Seed,
+        bootstrap: bool,
+    ) -> pl.LazyFrame:
+        """``point`` with the bootstrap interval of ``metric`` drawn from the per-score
+        ``counts`` when ``bootstrap``: the point is the plain call's (by sorting
+        continuous scores, a tenth of the per-score counts' cost), so only the
+        interval reads the counts; else ``point`` as it is."""
+        if not bootstrap:
+            return point
+        return iv.bootstrap_scores(counts, point, metric, ci=ci, n_boot=n_boot, seed=seed)
 
     def roc_auc(
         self,
@@ -273,25 +291,12 @@ class RankingMethods:
                 n_boot=n_boot,
                 seed=seed,
             )
-            if max_fpr is None:
-                # the bootstrap's point as the plain call's (by sorting continuous
-                # scores: a tenth of the per-score counts' cost), its interval drawn
-                # from the per-score counts
-                counted = self._sorted_or(
-                    counted,
-                    y_true,
-                    y_score,
-                    by,
-                    pos_label,
-                    weight,
-                    bins,
-                    ci=None if bootstrap else ci,
-                )
-            if bootstrap:
-                return iv.bootstrap_scores(
-                    counts, counted, "roc_auc", ci=ci, n_boot=n_boot, seed=seed
-                )
-            return counted
+            if max_fpr is not None:  # the partial AUC: counted only, and no interval
+                return counted
+            point = self._sorted_or(
+                counted, y_true, y_score, by, pos_label, weight, bins, ci=None if bootstrap else ci
+            )
+            return self._bootstrapped(counts, point, "roc_auc", ci, n_boot, seed, bootstrap)
         wants_ci = _wants_ci(
             ci, n_boot, ci_method, weight, seed=seed, methods=v.CI_METHODS["roc_auc"]
         )
@@ -464,8 +469,6 @@ class RankingMethods:
         counted = iv.finish_average_precision(
             counts, ci=None if bootstrap else ci, ci_method=ci_method, n_boot=n_boot, seed=seed
         )
-        # with the bootstrap: the plain call's point (see roc_auc), the interval drawn
-        # from the per-score counts
         point = self._sorted_or(
             counted,
             y_true,
@@ -477,11 +480,7 @@ class RankingMethods:
             ci=None if bootstrap else ci,
             metric="average_precision",
         )
-        if bootstrap:
-            return iv.bootstrap_scores(
-                counts, point, "average_precision", ci=ci, n_boot=n_boot, seed=seed
-            )
-        return point
+        return self._bootstrapped(counts, point, "average_precision", ci, n_boot, seed, bootstrap)
 
     def roc_curve(
         self,
