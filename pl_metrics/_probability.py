@@ -365,7 +365,9 @@ def _numpy_quantile(x: pl.Expr, q: float, weight: pl.Expr | None = None) -> pl.E
 
     With ``weight``, the quantile of the rows repeated by their weights normalised to
     sum to ``n``, the segment's rows (``w n / W``): the order statistic ``k``
-    (0-based) is the first value whose cumulative normalised weight exceeds ``k``.
+    (0-based) is the first value whose cumulative normalised weight exceeds ``k``,
+    compared without a quotient (``C n > k W``, exact for integer weights; float
+    weights follow the rounding of their cumulative sums).
     Scale-free: weights times any constant give the same bins, and equal weights
     (read as such: their cumulative weights are 1, 2, ..., n exactly) the
     unweighted ones.  Integer weights are not exactly repeated rows here: linear
@@ -384,11 +386,24 @@ def _numpy_quantile(x: pl.Expr, q: float, weight: pl.Expr | None = None) -> pl.E
     else:
         # cum_count: 1, 2, ..., n, exactly the unweighted order statistics' positions
         equal = weight.min() == weight.max()
-        # in the order of the sorted values, ties as given; / W then * n: n / W overflows
-        normalised = weight.sort_by(x, maintain_order=True).cum_sum() / weight.sum() * n
-        cumulative = pl.when(equal).then(ordered.cum_count().cast(pl.Float64)).otherwise(normalised)
-        a = pl.coalesce(ordered.filter(cumulative > below).first(), ordered.last())
-        b = pl.coalesce(ordered.filter(cumulative > below + 1).first(), ordered.last())
+        # the cumulative weights in the order of the sorted values (ties as given),
+        # scaled together by a power of two (exact) so that the products below neither
+        # overflow nor underflow
+        cumulative, total = fm.overflow_safe(
+            [weight.sort_by(x, maintain_order=True).cum_sum(), weight.sum()], weight.sum()
+        )
+
+        # cumulative normalised weight C n / W > k, compared as C n > k W: no quotient
+        # to round (C / W * n gave 7.000000000000001 for C = 14, W = 20, n = 10), so
+        # integer weights compare exactly
+        left = pl.when(equal).then(ordered.cum_count().cast(pl.Float64)).otherwise(cumulative * n)
+        right = pl.when(equal).then(pl.lit(1.0)).otherwise(total)
+
+        def passes(k: pl.Expr) -> pl.Expr:
+            return left > k * right
+
+        a = pl.coalesce(ordered.filter(passes(below)).first(), ordered.last())
+        b = pl.coalesce(ordered.filter(passes(below + 1)).first(), ordered.last())
     diff = b - a
     return pl.when(t >= 0.5).then(b - diff * (1 - t)).otherwise(a + diff * t).first()
 

@@ -8,9 +8,11 @@ by hand as the comment says).
 from __future__ import annotations
 
 import contextlib
+import itertools
 import math
 import warnings
 from collections.abc import Iterator, Sequence
+from fractions import Fraction
 
 import numpy as np
 import polars as pl
@@ -321,8 +323,9 @@ def calibration_bins(
     ``np.percentile`` or ``np.linspace``, ``np.searchsorted`` of the inner ones).
     Weighted quantile edges (docs/probability.md): the rows repeated by their
     weights normalised to sum to the rows; order statistic k is the first value
-    whose cumulative normalised weight passes k (equal weights: 1, 2, ..., n), the
-    edge interpolated with numpy's "linear" float steps.  Means and counts weighted.
+    whose cumulative normalised weight passes k, in exact rationals (equal weights:
+    1, 2, ..., n), the edge interpolated with numpy's "linear" float steps.  Means
+    and counts weighted.
     """
     weights = np.ones(len(p)) if w is None else np.asarray(w, dtype=float)
     if strategy == "uniform":
@@ -332,16 +335,17 @@ def calibration_bins(
     else:
         order = np.argsort(p, kind="stable")
         x = p[order]
-        cumulative = np.cumsum(weights[order]) / weights.sum() * len(p)
-        if weights.min() == weights.max():
-            cumulative = np.arange(1.0, len(p) + 1)
+        # the cumulative normalised weights C n / W in exact rationals (the floats'
+        # own values, no rounding): C n / W > k exactly when it is mathematically
+        cumulative = list(itertools.accumulate(Fraction(v) for v in weights[order]))
+        normalised = np.array([c * len(p) / cumulative[-1] for c in cumulative])
         edges = []
         for i in range(1, n_bins):
             h = (len(p) - 1) * (((i * (1.0 / n_bins)) * 100) / 100)
             k = math.floor(h)
             t = h - k
-            a = x[np.argmax(cumulative > k)] if (cumulative > k).any() else x[-1]
-            b = x[np.argmax(cumulative > k + 1)] if (cumulative > k + 1).any() else x[-1]
+            a = x[np.argmax(normalised > k)] if (normalised > k).any() else x[-1]
+            b = x[np.argmax(normalised > k + 1)] if (normalised > k + 1).any() else x[-1]
             edges.append(b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t)
     ids = np.searchsorted(np.asarray(edges), p)
     count = np.bincount(ids, weights=weights, minlength=n_bins)

@@ -711,6 +711,25 @@ def test_weighted_quantile_bins_are_the_rows_repeated_by_normalised_weights(seed
         oracle.assert_close(got.with_columns(pl.col("count") / scale), expected)
 
 
+def test_weighted_quantile_positions_on_an_integer_are_compared_exactly() -> None:
+    # 8 rows at 1/3 and 2 at 1/2, weights 1, 1, 1, 1, 1, 3, 3, 3, 3, 3 (n = 10, W = 20):
+    # cumulative normalised weights C n / W = 0.5, 1, 1.5, 2, 2.5, 4, 5.5, 7, 8.5, 10.
+    # The 0.8 edge, numpy position 9 * 0.8 = 7.2, lies between order statistics 7 and
+    # 8; the first cumulative weight above 7 is the 9th (8.5, not the 8th at exactly 7),
+    # so both are 1/2 and the edge is 1/2; the other edges are 1/3.  A row on an edge
+    # goes to the lower bin: the 1/3 rows in bin 0, the 1/2 rows in bin 3.  C / W * n
+    # computed 7.000000000000001 for C = 14 and put the 1/2 rows in bin 4 (hypothesis)
+    df = pl.DataFrame(
+        {"y": [1] * 8 + [0] * 2, "s": [1 / 3] * 8 + [0.5] * 2, "w": [1] * 5 + [3] * 5}
+    )
+    for weight in ("w", pl.col("w").cast(pl.Float64)):
+        frame = df.with_columns(weight.alias("w")) if isinstance(weight, pl.Expr) else df
+        got = frame.metrics.calibration_curve("y", "s", weight="w", n_bins=5, strategy="quantile")
+        assert got.select("bin", "prob_true", "count").rows() == [(0, 1.0, 14.0), (3, 0.0, 6.0)]
+        # the weighted mean of 1/3 may round its last bit (the sum's order)
+        assert got["prob_pred"].to_list() == pytest.approx([1 / 3, 0.5], rel=1e-15)
+
+
 def test_equal_weights_of_any_size_give_the_unweighted_quantile_bins() -> None:
     # equal weights read as unweighted rows, exactly: 1e154 moved the edges
     # ([(0.6, 0.45), (1.0, 1.0)] for the unweighted [(2/3, 0.25), (2/3, 5/6)]), and a
