@@ -57,6 +57,11 @@ _BIN_POSITIVES = f"{INTERNAL}bin_positives"
 _WEIGHT_TOTAL = f"{INTERNAL}weight_total"
 #: The label column made of a one-hot ``y_true`` (:func:`_one_hot`).
 _ONE_HOT = f"{INTERNAL}one_hot"
+#: Whole weights summing below this are summed exactly in floats (their quantile
+#: positions are then compared in Int128).
+_EXACT_WEIGHTS = 2.0**53
+#: A float's relative spacing at 1 (2**-52).
+_EPS = 2.0**-52
 
 
 class Rows:
@@ -366,8 +371,9 @@ def _numpy_quantile(x: pl.Expr, q: float, weight: pl.Expr | None = None) -> pl.E
     With ``weight``, the quantile of the rows repeated by their weights normalised to
     sum to ``n``, the segment's rows (``w n / W``): the order statistic ``k``
     (0-based) is the first value whose cumulative normalised weight exceeds ``k``,
-    compared without a quotient (``C n > k W``, exact for integer weights; float
-    weights follow the rounding of their cumulative sums).
+    compared without a quotient (``C n > k W``: exactly for whole weights summing
+    below 2**53; for other weights a difference within the sums' rounding bound is
+    a tie, so that 0.1 and 0.3 give the bins of 1 and 3).
     Scale-free: weights times any constant give the same bins, and equal weights
     (read as such: their cumulative weights are 1, 2, ..., n exactly) the
     unweighted ones.  Integer weights are not exactly repeated rows here: linear
@@ -384,23 +390,38 @@ def _numpy_quantile(x: pl.Expr, q: float, weight: pl.Expr | None = None) -> pl.E
         a = ordered.gather(below.clip(0, last).cast(pl.Int64))
         b = ordered.gather((below + 1).clip(0, last).cast(pl.Int64))
     else:
-        # cum_count: 1, 2, ..., n, exactly the unweighted order statistics' positions
+        # the cumulative normalised weight C n / W passes k: compared as C n > k W, no
+        # quotient to round (C / W * n gave 7.000000000000001 for C = 14, W = 20,
+        # n = 10).  Equal weights: cum_count, 1, 2, ..., n, the unweighted positions;
+        # whole weights summing below 2**53 (C and W exact): in Int128, exactly;
+        # others in floats, scaled together by a power of two (exact) so that the
+        # products neither overflow nor underflow, within their rounding a tie
         equal = weight.min() == weight.max()
-        # the cumulative weights in the order of the sorted values (ties as given),
-        # scaled together by a power of two (exact) so that the products below neither
-        # overflow nor underflow
-        cumulative, total = fm.overflow_safe(
-            [weight.sort_by(x, maintain_order=True).cum_sum(), weight.sum()], weight.sum()
-        )
-
-        # cumulative normalised weight C n / W > k, compared as C n > k W: no quotient
-        # to round (C / W * n gave 7.000000000000001 for C = 14, W = 20, n = 10), so
-        # integer weights compare exactly
-        left = pl.when(equal).then(ordered.cum_count().cast(pl.Float64)).otherwise(cumulative * n)
-        right = pl.when(equal).then(pl.lit(1.0)).otherwise(total)
+        cumulative = weight.sort_by(x, maintain_order=True).cum_sum()  # ties as given
+        total = weight.sum()
+        whole = (weight == weight.floor()).all() & (total < _EXACT_WEIGHTS)
+        scaled, scaled_total = fm.overflow_safe([cumulative, total], total)
+        wide = [e.cast(pl.Int128, strict=False) for e in (cumulative, n, total)]
 
         def passes(k: pl.Expr) -> pl.Expr:
-            return left > k * right
+            # the sign of C n - k W (a when of booleans has no dtype in an empty
+            # segment); an Int128 difference keeps its sign as a float
+            exact = wide[0] * wide[1] - k.cast(pl.Int128, strict=False) * wide[2]
+            margin = (
+                pl.when(equal)
+                .then(ordered.cum_count().cast(pl.Float64) - k)
+                .when(whole)
+                .then(exact.cast(pl.Float64))
+                .otherwise(rounded(k))
+            )
+            return margin > 0
+
+        def rounded(k: pl.Expr) -> pl.Expr:
+            # C n - k W of float weights, less its rounding bound ((n + 1) 2**-52 k W:
+            # the sums of n terms and the products), so that a position that is an
+            # order statistic's but for rounding is one (0.1 and 0.3 as 1 and 3)
+            bound = (n + 1) * _EPS * k * scaled_total
+            return scaled * n - k * scaled_total - bound
 
         a = pl.coalesce(ordered.filter(passes(below)).first(), ordered.last())
         b = pl.coalesce(ordered.filter(passes(below + 1)).first(), ordered.last())

@@ -728,6 +728,14 @@ def test_weighted_quantile_positions_on_an_integer_are_compared_exactly() -> Non
         assert got.select("bin", "prob_true", "count").rows() == [(0, 1.0, 14.0), (3, 0.0, 6.0)]
         # the weighted mean of 1/3 may round its last bit (the sum's order)
         assert got["prob_pred"].to_list() == pytest.approx([1 / 3, 0.5], rel=1e-15)
+    # the same weights at other scales: whole ones beyond 2**53 in all, and fractions
+    # whose sums round (0.1 and 0.3 put the 1/2 rows in bin 4 when compared as floats
+    # without the sums' rounding bound)
+    for scale in (10**15, 0.1, 0.01, 1 / 3, 1 / 7, 1 / 20, 1e-300, 2.0**-1000, 1e298):
+        got = df.with_columns(pl.col("w") * scale).metrics.calibration_curve(
+            "y", "s", weight="w", n_bins=5, strategy="quantile"
+        )
+        assert got["bin"].to_list() == [0, 3], scale
 
 
 def test_equal_weights_of_any_size_give_the_unweighted_quantile_bins() -> None:
