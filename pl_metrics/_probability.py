@@ -57,6 +57,8 @@ _BIN_POSITIVES = f"{INTERNAL}bin_positives"
 _WEIGHT_TOTAL = f"{INTERNAL}weight_total"
 #: The label column made of a one-hot ``y_true`` (:func:`_one_hot`).
 _ONE_HOT = f"{INTERNAL}one_hot"
+#: Each weighted row's count of quantile order statistics passed (:func:`_passed`).
+_PASSED = f"{INTERNAL}passed"
 #: Whole weights summing below this are summed exactly in floats (their quantile
 #: positions are then compared in Int128).
 _EXACT_WEIGHTS = 2.0**53
@@ -359,7 +361,7 @@ def _uniform_edges(n_bins: int) -> list[float]:
     return [i * step for i in range(1, n_bins)]
 
 
-def _numpy_quantile(x: pl.Expr, q: float, weight: pl.Expr | None = None) -> pl.Expr:
+def _numpy_quantile(x: pl.Expr, q: float, passed: pl.Expr) -> pl.Expr:
     """``np.quantile(x, q)`` (method "linear") with numpy's own float steps.
 
     An edge next to a data value must equal numpy's to the last bit, or a row
@@ -368,65 +370,57 @@ def _numpy_quantile(x: pl.Expr, q: float, weight: pl.Expr | None = None) -> pl.E
     numpy: virtual index ``(n - 1) q``; then ``a + (b - a) t``, or
     ``b - (b - a)(1 - t)`` when ``t >= 0.5``, between the order statistics around it.
 
-    With ``weight``, the quantile of the rows repeated by their weights normalised to
-    sum to ``n``, the segment's rows (``w n / W``): the order statistic ``k``
-    (0-based) is the first value whose cumulative normalised weight exceeds ``k``,
-    compared without a quotient (``C n > k W``: exactly for whole weights summing
-    below 2**53; for other weights a difference within the sums' rounding bound is
-    a tie, so that 0.1 and 0.3 give the bins of 1 and 3).
-    Scale-free: weights times any constant give the same bins, and equal weights
-    (read as such: their cumulative weights are 1, 2, ..., n exactly) the
-    unweighted ones.  Integer weights are not exactly repeated rows here: linear
-    interpolation cannot be both (the repeated rows' ``(W - 1) q`` moves with the
-    weights' scale, and weights summing to 1 put every edge at the smallest value).
+    ``passed``: per row, how many order statistics ``k`` (0, 1, ...) it passes,
+    growing with ``x``: its 1-based rank among the rows (``cum_count`` of the rows
+    sorted by ``x``), or :func:`_passed` for weighted rows.  Order statistic ``k``
+    is the smallest value whose count passes ``k`` (no sort per quantile: the
+    counts are computed once, over the segment).
     """
-    ordered = x.sort()
     n = x.count().cast(pl.Float64)
     index = (n - 1) * q
     below = index.floor()
     t = index - below
-    if weight is None:
-        last = n - 1
-        a = ordered.gather(below.clip(0, last).cast(pl.Int64))
-        b = ordered.gather((below + 1).clip(0, last).cast(pl.Int64))
-    else:
-        # the cumulative normalised weight C n / W passes k: compared as C n > k W, no
-        # quotient to round (C / W * n gave 7.000000000000001 for C = 14, W = 20,
-        # n = 10).  Equal weights: cum_count, 1, 2, ..., n, the unweighted positions;
-        # whole weights summing below 2**53 (C and W exact): in Int128, exactly;
-        # others in floats, scaled together by a power of two (exact) so that the
-        # products neither overflow nor underflow, within their rounding a tie
-        equal = weight.min() == weight.max()
-        cumulative = weight.sort_by(x, maintain_order=True).cum_sum()  # ties as given
-        total = weight.sum()
-        whole = (weight == weight.floor()).all() & (total < _EXACT_WEIGHTS)
-        scaled, scaled_total = fm.overflow_safe([cumulative, total], total)
-        wide = [e.cast(pl.Int128, strict=False) for e in (cumulative, n, total)]
-
-        def passes(k: pl.Expr) -> pl.Expr:
-            # the sign of C n - k W (a when of booleans has no dtype in an empty
-            # segment); an Int128 difference keeps its sign as a float
-            exact = wide[0] * wide[1] - k.cast(pl.Int128, strict=False) * wide[2]
-            margin = (
-                pl.when(equal)
-                .then(ordered.cum_count().cast(pl.Float64) - k)
-                .when(whole)
-                .then(exact.cast(pl.Float64))
-                .otherwise(rounded(k))
-            )
-            return margin > 0
-
-        def rounded(k: pl.Expr) -> pl.Expr:
-            # C n - k W of float weights, less its rounding bound ((n + 1) 2**-52 k W:
-            # the sums of n terms and the products), so that a position that is an
-            # order statistic's but for rounding is one (0.1 and 0.3 as 1 and 3)
-            bound = (n + 1) * _EPS * k * scaled_total
-            return scaled * n - k * scaled_total - bound
-
-        a = pl.coalesce(ordered.filter(passes(below)).first(), ordered.last())
-        b = pl.coalesce(ordered.filter(passes(below + 1)).first(), ordered.last())
+    a = pl.coalesce(x.filter(passed > below).min(), x.max())
+    b = pl.coalesce(x.filter(passed > below + 1).min(), x.max())
     diff = b - a
     return pl.when(t >= 0.5).then(b - diff * (1 - t)).otherwise(a + diff * t).first()
+
+
+def _passed(x: pl.Expr, weight: pl.Expr) -> pl.Expr:
+    """Per row of a segment sorted by ``x``: how many order statistics ``k`` (0, 1, ...)
+    its cumulative weight passes, ``ceil(C n / W)``, for quantiles of the rows
+    repeated by their weights normalised to sum to ``n``, the segment's rows
+    (``w n / W``).  Evaluated over the segment.
+
+    The order statistic ``k`` is the first value whose cumulative normalised weight
+    ``C n / W`` exceeds ``k``.  Equal weights: ``cum_count``, 1, 2, ..., n, the
+    unweighted positions.  Whole weights summing below 2**53 (``C`` and ``W``
+    exact): in Int128, exactly (``C / W * n`` gave 7.000000000000001 for C = 14,
+    W = 20, n = 10, and put two rows in the next bin).  Other weights in floats,
+    less the rounding bound of the sums of n terms and the quotient,
+    ``(n + 1) 2**-52``, so that a position that is an integer but for rounding is
+    one (weights of 0.1 and 0.3 give the bins of 1 and 3); at least 1 where
+    ``C / W`` underflows (``C > 0``: rows of weight 0 are gone).
+
+    Scale-free: weights times any constant give the same bins, and equal weights
+    the unweighted ones.  Integer weights are not exactly repeated rows here:
+    linear interpolation cannot be both (the repeated rows' ``(W - 1) q`` moves
+    with the weights' scale, and weights summing to 1 put every edge at the
+    smallest value).
+    """
+    n = x.count().cast(pl.Float64)
+    cumulative = weight.cum_sum()
+    total = weight.sum()
+    wide_total = total.cast(pl.Int128, strict=False)
+    exact = cumulative.cast(pl.Int128, strict=False) * n.cast(pl.Int128) + wide_total - 1
+    rounded = (cumulative / total * n / (1 + (n + 1) * _EPS)).ceil().clip(1)
+    return (
+        pl.when(weight.min() == weight.max())
+        .then(x.cum_count().cast(pl.Float64))
+        .when((weight == weight.floor()).all() & (total < _EXACT_WEIGHTS))
+        .then((exact // wide_total).cast(pl.Float64))
+        .otherwise(rounded)
+    )
 
 
 def uniform_bin(p: pl.Expr, n_bins: int) -> pl.Expr:
@@ -448,8 +442,12 @@ def _bin_of(rows: Rows, p: pl.Expr, n_bins: int, strategy: str) -> tuple[pl.Lazy
     # numpy: np.percentile(p, np.linspace(0, 1, n_bins + 1) * 100), q divided by 100 again
     step = 1.0 / n_bins
     qs = [((i * step) * 100) / 100 for i in range(1, n_bins)]
-    edges = rows.lf.group_by(rows.keys).agg(
-        _numpy_quantile(p, q, rows.weight).alias(f"{_EDGE}{i}") for i, q in enumerate(qs)
+    # each row's count of order statistics passed, computed once (:func:`_passed`)
+    by_value = rows.lf.sort([*rows.keys, p], maintain_order=True, nulls_last=True)
+    passed = p.cum_count() if rows.weight is None else _passed(p, rows.weight)
+    positions = by_value.with_columns(passed.over(rows.keys).alias(_PASSED))
+    edges = positions.group_by(rows.keys).agg(
+        _numpy_quantile(p, q, pl.col(_PASSED)).alias(f"{_EDGE}{i}") for i, q in enumerate(qs)
     )
     frame = rows.lf.join(edges, on=rows.keys, nulls_equal=True)
     return frame, pl.sum_horizontal(
