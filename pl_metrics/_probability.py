@@ -59,6 +59,8 @@ _WEIGHT_TOTAL = f"{INTERNAL}weight_total"
 _ONE_HOT = f"{INTERNAL}one_hot"
 #: Each weighted row's count of quantile order statistics passed (:func:`_passed`).
 _PASSED = f"{INTERNAL}passed"
+#: A segment's rows, for its quantile edges.
+_ROWS = f"{INTERNAL}rows"
 #: Whole weights summing below this are summed exactly in floats (their quantile
 #: positions are then compared in Int128).
 _EXACT_WEIGHTS = 2.0**53
@@ -361,14 +363,11 @@ def _uniform_edges(n_bins: int) -> list[float]:
     return [i * step for i in range(1, n_bins)]
 
 
-def _numpy_quantile(x: pl.Expr, q: float, passed: pl.Expr) -> pl.Expr:
-    """``np.quantile(x, q)`` (method "linear") with numpy's own float steps.
-
-    An edge next to a data value must equal numpy's to the last bit, or a row
-    falls in the neighbouring bin; polars' ``quantile`` rounds differently (0.2
-    where numpy has 0.19999999999999998, for 0.05, 0.2, 0.2, 0.2 at 1/3).
-    numpy: virtual index ``(n - 1) q``; then ``a + (b - a) t``, or
-    ``b - (b - a)(1 - t)`` when ``t >= 0.5``, between the order statistics around it.
+def _order_statistics(x: pl.Expr, q: float, passed: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+    """The two order statistics around ``np.quantile(x, q)``'s virtual index
+    ``(n - 1) q`` (method "linear"): aggregations, evaluated once each and then
+    interpolated by :func:`_interpolated` (inside one expression polars computed
+    each of them three times).
 
     ``passed``: per row, how many order statistics ``k`` (0, 1, ...) it passes,
     growing with ``x``: its 1-based rank among the rows (``cum_count`` of the rows
@@ -376,14 +375,25 @@ def _numpy_quantile(x: pl.Expr, q: float, passed: pl.Expr) -> pl.Expr:
     is the smallest value whose count passes ``k`` (no sort per quantile: the
     counts are computed once, over the segment).
     """
-    n = x.count().cast(pl.Float64)
-    index = (n - 1) * q
-    below = index.floor()
-    t = index - below
+    below = ((x.count().cast(pl.Float64) - 1) * q).floor()
     a = pl.coalesce(x.filter(passed > below).min(), x.max())
     b = pl.coalesce(x.filter(passed > below + 1).min(), x.max())
+    return a, b
+
+
+def _interpolated(a: pl.Expr, b: pl.Expr, n: pl.Expr, q: float) -> pl.Expr:
+    """``np.quantile``'s "linear" step between the order statistics ``a`` and ``b``
+    around the virtual index ``(n - 1) q``, with numpy's own float steps.
+
+    An edge next to a data value must equal numpy's to the last bit, or a row
+    falls in the neighbouring bin; polars' ``quantile`` rounds differently (0.2
+    where numpy has 0.19999999999999998, for 0.05, 0.2, 0.2, 0.2 at 1/3).
+    numpy: ``a + (b - a) t``, or ``b - (b - a)(1 - t)`` when ``t >= 0.5``.
+    """
+    index = (n.cast(pl.Float64) - 1) * q
+    t = index - index.floor()
     diff = b - a
-    return pl.when(t >= 0.5).then(b - diff * (1 - t)).otherwise(a + diff * t).first()
+    return pl.when(t >= 0.5).then(b - diff * (1 - t)).otherwise(a + diff * t)
 
 
 def _passed(x: pl.Expr, weight: pl.Expr) -> pl.Expr:
@@ -446,8 +456,20 @@ def _bin_of(rows: Rows, p: pl.Expr, n_bins: int, strategy: str) -> tuple[pl.Lazy
     by_value = rows.lf.sort([*rows.keys, p], maintain_order=True, nulls_last=True)
     passed = p.cum_count() if rows.weight is None else _passed(p, rows.weight)
     positions = by_value.with_columns(passed.over(rows.keys).alias(_PASSED))
-    edges = positions.group_by(rows.keys).agg(
-        _numpy_quantile(p, q, pl.col(_PASSED)).alias(f"{_EDGE}{i}") for i, q in enumerate(qs)
+    statistics = [_order_statistics(p, q, pl.col(_PASSED)) for q in qs]
+    around = positions.group_by(rows.keys).agg(
+        p.count().alias(_ROWS),
+        *(a.alias(f"{_EDGE}a{i}") for i, (a, _) in enumerate(statistics)),
+        *(b.alias(f"{_EDGE}b{i}") for i, (_, b) in enumerate(statistics)),
+    )
+    edges = around.select(
+        *rows.keys,
+        *(
+            _interpolated(pl.col(f"{_EDGE}a{i}"), pl.col(f"{_EDGE}b{i}"), pl.col(_ROWS), q).alias(
+                f"{_EDGE}{i}"
+            )
+            for i, q in enumerate(qs)
+        ),
     )
     frame = rows.lf.join(edges, on=rows.keys, nulls_equal=True)
     return frame, pl.sum_horizontal(

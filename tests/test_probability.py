@@ -421,14 +421,16 @@ def test_expressions_equal_sklearn(case: dict) -> None:
 def test_quantile_bin_edges_are_numpys_to_the_last_bit() -> None:
     # An edge next to a data value decides the bin of that value: numpy's edge is
     # 0.19999999999999998 here, polars' quantile gave 0.2 (found by hypothesis).
-    from pl_metrics._probability import _numpy_quantile
+    from pl_metrics._probability import _interpolated, _order_statistics
 
     rng = np.random.default_rng(0)
     for _ in range(500):
         x = np.round(rng.random(rng.integers(1, 30)), rng.integers(1, 3))
         q = rng.choice([rng.random(), 1 / 3, 2 / 3, 0.0, 1.0])
         rank = pl.col("x").rank("ordinal")  # the rows' counts of order statistics passed
-        ours = pl.DataFrame({"x": x}).select(_numpy_quantile(pl.col("x"), q, rank)).item()
+        a, b = _order_statistics(pl.col("x"), q, rank)
+        edge = _interpolated(a, b, pl.len(), q)
+        ours = pl.DataFrame({"x": x}).select(edge).item()
         assert ours == np.quantile(x, q), (x, q)
     df = pl.DataFrame({"y": [0] * 4, "p": [0.05, 0.2, 0.2, 0.2]})
     ours = df.metrics.calibration_curve("y", "p", n_bins=3, strategy="quantile")
