@@ -57,7 +57,7 @@ _BIN_POSITIVES = f"{INTERNAL}bin_positives"
 _WEIGHT_TOTAL = f"{INTERNAL}weight_total"
 #: The label column made of a one-hot ``y_true`` (:func:`_one_hot`).
 _ONE_HOT = f"{INTERNAL}one_hot"
-#: Each weighted row's count of quantile order statistics passed (:func:`_passed`).
+#: Each row's count of quantile order statistics passed: its rank, or :func:`_passed`.
 _PASSED = f"{INTERNAL}passed"
 #: A segment's rows, for its quantile edges.
 _ROWS = f"{INTERNAL}rows"
