@@ -64,8 +64,6 @@ _ROWS = f"{INTERNAL}rows"
 #: Whole weights summing below this are summed exactly in floats (their quantile
 #: positions are then compared in Int128).
 _EXACT_WEIGHTS = 2.0**53
-#: A float's relative spacing at 1 (2**-52).
-_EPS = 2.0**-52
 
 
 class Rows:
@@ -403,17 +401,16 @@ def _passed(x: pl.Expr, weight: pl.Expr) -> pl.Expr:
     (``w n / W``).  Evaluated over the segment.
 
     The order statistic ``k`` is the first value whose cumulative normalised weight
-    ``C n / W`` exceeds ``k``.  Equal weights: ``cum_count``, 1, 2, ..., n, the
+    ``C n / W`` exceeds ``k``, compared as ``C n > k W`` (no quotient to round:
+    ``C / W * n`` gave 7.000000000000001 for C = 14, W = 20, n = 10, and put two
+    rows in the next bin).  Equal weights: ``cum_count``, 1, 2, ..., n, the
     unweighted positions.  Whole weights summing below 2**53 (``C`` and ``W``
-    exact): in Int128, exactly (``C / W * n`` gave 7.000000000000001 for C = 14,
-    W = 20, n = 10, and put two rows in the next bin).  Other weights in floats,
-    less the rounding bound of the sums of n terms and the quotient,
-    ``(n + 1) 2**-52``, so that a position that is an integer but for rounding is
-    one (weights of 0.1 and 0.3 give the bins of 1 and 3); at least 1 where
-    ``C / W`` underflows (``C > 0``: rows of weight 0 are gone).
+    exact): in Int128, exactly.  Other weights: ``C`` and ``W`` are float sums and
+    the two products are rounded once each (exact while they fit in 53 bits).
 
-    Scale-free: weights times any constant give the same bins, and equal weights
-    the unweighted ones.  Integer weights are not exactly repeated rows here:
+    Scale-free: weights times a power of two give the same bins (other constants
+    too, but for the rounding of float sums), and equal weights the unweighted
+    ones.  Integer weights are not exactly repeated rows here:
     linear interpolation cannot be both (the repeated rows' ``(W - 1) q`` moves
     with the weights' scale, and weights summing to 1 put every edge at the
     smallest value).
@@ -423,7 +420,20 @@ def _passed(x: pl.Expr, weight: pl.Expr) -> pl.Expr:
     total = weight.sum()
     wide_total = total.cast(pl.Int128, strict=False)
     exact = cumulative.cast(pl.Int128, strict=False) * n.cast(pl.Int128) + wide_total - 1
-    rounded = (cumulative / total * n / (1 + (n + 1) * _EPS)).ceil().clip(1)
+    # floats: the smallest p with p W >= C n, both products rounded once (scaled
+    # together by a power of two, exact, so that they neither overflow nor
+    # underflow): the quotient's ceiling, then one step either way where rounding
+    # put it off (a power of two times the weights changes no product's rounding)
+    c, w = fm.overflow_safe([cumulative, total], total)
+    guess = (c / w * n).ceil()
+    position = c * n
+    rounded = (
+        pl.when((guess - 1) * w >= position)
+        .then(guess - 1)
+        .when(guess * w < position)
+        .then(guess + 1)
+        .otherwise(guess)
+    )
     return (
         pl.when(weight.min() == weight.max())
         .then(x.cum_count().cast(pl.Float64))

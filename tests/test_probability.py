@@ -731,14 +731,41 @@ def test_weighted_quantile_positions_on_an_integer_are_compared_exactly() -> Non
         assert got.select("bin", "prob_true", "count").rows() == [(0, 1.0, 14.0), (3, 0.0, 6.0)]
         # the weighted mean of 1/3 may round its last bit (the sum's order)
         assert got["prob_pred"].to_list() == pytest.approx([1 / 3, 0.5], rel=1e-15)
-    # the same weights at other scales: whole ones beyond 2**53 in all, and fractions
-    # whose sums round (0.1 and 0.3 put the 1/2 rows in bin 4 when compared as floats
-    # without the sums' rounding bound)
-    for scale in (10**15, 0.1, 0.01, 1 / 3, 1 / 7, 1 / 20, 1e-300, 2.0**-1000, 1e298):
+    # the same weights at other scales: whole ones beyond 2**53 in all, and powers of
+    # two (exact: they change no product's rounding), from Int128 to floats
+    for scale in (10**15, 2.0**-20, 2.0**20, 2.0**-1000, 2.0**1000, 0.5, 0.25):
         got = df.with_columns(pl.col("w") * scale).metrics.calibration_curve(
             "y", "s", weight="w", n_bins=5, strategy="quantile"
         )
         assert got["bin"].to_list() == [0, 3], scale
+
+
+def test_weighted_quantile_bins_do_not_move_with_a_power_of_two() -> None:
+    # weights 2**50 + 1, 2**50, 2**50 (n = 3): C n / W for the first row is
+    # 3 (2**50 + 1) / (3 2**50 + 1) > 1, so it passes order statistic 1 and the
+    # edges are 1/6 and 1/2: bins 0 and 2.  Times 2**-20 (no longer whole) or 2**20
+    # (a total beyond 2**53) a rounding tolerance read it as a tie: bins 0, 1, 2
+    # (a review helper)
+    w = [2.0**50 + 1, 2.0**50, 2.0**50]
+    for scale in (1.0, 2.0**-20, 2.0**20):
+        df = pl.DataFrame({"y": [0, 1, 1], "s": [1 / 6, 1 / 2, 5 / 6], "w": w})
+        got = df.with_columns(pl.col("w") * scale).metrics.calibration_curve(
+            "y", "s", weight="w", n_bins=3, strategy="quantile"
+        )
+        assert got["bin"].to_list() == [0, 2], scale
+
+
+@pytest.mark.parametrize("n_bins", [3, 4, 5, 6, 8, 10, 12])
+def test_weighted_quantile_positions_of_whole_weights_near_2_53(n_bins: int) -> None:
+    # whole weights summing just under 2**53 are compared exactly (Int128); C / W * n
+    # in floats gave other bins than the definition (a review helper)
+    w = [2.0**52, 1, 1, 1, 1, 2.0**51]
+    p = np.array([0.05, 0.2, 0.35, 0.5, 0.65, 0.8])
+    y = np.array([0, 1, 0, 1, 1, 0])
+    df = pl.DataFrame({"y": y, "s": p, "w": w})
+    got = df.metrics.calibration_curve("y", "s", weight="w", n_bins=n_bins, strategy="quantile")
+    expected = oracle.calibration_bins(y, p, np.array(w), n_bins, "quantile")  # exact rationals
+    assert got["bin"].to_list() == expected["bin"].to_list()
 
 
 def test_equal_weights_of_any_size_give_the_unweighted_quantile_bins() -> None:

@@ -203,7 +203,7 @@ def _draw(
     bounds = starts.tolist()
     rows_of = np.add.reduceat(counts, starts[:-1]).tolist() if len(rngs) else []
     first_row = np.cumsum([0, *rows_of]).tolist()
-    cell_of_row = np.repeat(np.arange(len(counts), dtype=np.int64), counts)  # the chunk's
+    cell_of_row = None  # the chunk's rows' cells, built for the first segment drawn by rows
     replicate = np.arange(size, dtype=np.int64)
     for i, rng in enumerate(rngs):
         a, b, n = bounds[i], bounds[i + 1], rows_of[i]
@@ -212,6 +212,8 @@ def _draw(
         if _by_rows(n, b - a):
             k = b - a
             width = np.uint16 if n < 1 << 16 else np.int64
+            if cell_of_row is None:  # not for binomials: a row each cost 800 MB on 1e8 rows
+                cell_of_row = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
             table = cell_of_row[first_row[i] : first_row[i] + n]  # cells a..b - 1
             # np.take of intp rows: half the time of indexing by the narrow rows drawn;
             # each drawn row's (replicate, cell) is replicate k + cell - a
