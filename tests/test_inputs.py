@@ -879,6 +879,20 @@ def test_ks_and_likelihood_ratios_keep_small_weights_beside_huge_ones(small, big
     assert lr == pytest.approx((2.0, 0.5), rel=1e-12)  # each class's own rows: unweighted
 
 
+@pytest.mark.parametrize("t", [1e-160, 1e-162, 1e-200])
+def test_likelihood_ratios_of_mixed_scale_weights(t: float) -> None:
+    # weights [tp, fn, fp, tn] = [t, t, t, 1]: recall t / 2t = 1/2, false alarms
+    # t / (t + 1), so LR+ = (1/2) (t + 1) / t and LR- = (1/2) / (1 / (t + 1)).
+    # tp (tn + fp) underflowed: NaN at 1e-162, 5.00005566e159 at 1e-160, while the same
+    # weights times 2**-300 (a power of two changes nothing) gave 5e161 (a review)
+    df = pl.DataFrame({"y": [1, 1, 0, 0], "p": [1, 0, 1, 0], "w": [t, t, t, 1.0]})
+    expected = (0.5 * (t + 1) / t, 0.5 * (t + 1))
+    for scale in (1.0, 2.0**-300, 2.0**300):
+        frame = df.with_columns(pl.col("w") * scale)
+        lr = frame.metrics.class_likelihood_ratios("y", "p", weight="w").row(0)
+        assert lr == pytest.approx(expected, rel=1e-12), scale
+
+
 def test_subnormal_weights_are_refused() -> None:
     # 5e-324 holds one bit: AP was inf and AUC NaN
     df = pl.DataFrame({"y": [0, 1, 1], "s": [0.3, 0.9, 0.2], "w": [5e-324] * 3})
