@@ -433,7 +433,7 @@ def _passed(x: pl.Expr, weight: pl.Expr) -> pl.Expr:
         .when(guess * w < position)
         .then(guess + 1)
         .otherwise(guess)
-    )
+    ).clip(1)  # C > 0 (rows of weight 0 are gone) passes k = 0, even where C n underflows
     return (
         pl.when(weight.min() == weight.max())
         .then(x.cum_count().cast(pl.Float64))
