@@ -115,7 +115,6 @@ class Rows:
         self.keys = keys or [ALL]
         self.y_true = y_true
         self.weight = None if weight is None else pl.col(weight).cast(pl.Float64)
-        self.weight_name = weight
         self.columns = columns
         self.binary = isinstance(y_prob, str)
         dtype = schema[y_true]
@@ -463,6 +462,8 @@ def _bin_of(rows: Rows, p: pl.Expr, n_bins: int, strategy: str) -> tuple[pl.Lazy
     step = 1.0 / n_bins
     qs = [((i * step) * 100) / 100 for i in range(1, n_bins)]
     # each row's count of order statistics passed, computed once (:func:`_passed`)
+    # stable: tied values keep their input order, so the float cumulative weights
+    # (whose rounding depends on the order of the terms) are the same every run
     by_value = rows.lf.sort([*rows.keys, p], maintain_order=True, nulls_last=True)
     passed = p.cum_count() if rows.weight is None else _passed(p, rows.weight)
     positions = by_value.with_columns(passed.over(rows.keys).alias(_PASSED))
