@@ -357,6 +357,55 @@ def test_sorted_path_equals_sklearn(case: dict, keyed: bool) -> None:
     oracle.assert_close(plan.collect(), _expected(case, build))
 
 
+@pytest.mark.parametrize("scores", ["continuous", "signed", "two_decimals"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_average_precision_of_a_perfect_ranking_is_exactly_one(scores: str, weighted: bool) -> None:
+    # Every positive scores above every negative, so every precision is 1 and the AP
+    # is P / P = 1.0 exactly (scikit-learn's too). Terms of 1 / P summed one by one
+    # (np.bincount, by segment) gave 0.9999999999999999 at P = 10 and
+    # 0.9999999999980838 at P = 100,000, and a bootstrap point below its own
+    # interval (1.0, 1.0). Segments of P = 10 .. 100,000 positives, half of them
+    # with negatives below; "continuous" / "signed": the sorted path (keys / search),
+    # "two_decimals" and weights: the per-score counts.
+    rng = np.random.default_rng(3)
+    parts = []
+    for i, p in enumerate([10, 49, 1_000, 100_000]):
+        n = 0 if i % 2 == 0 else p // 3
+        parts.append(
+            pl.DataFrame(
+                {
+                    "g": np.full(p + n, i),
+                    "y": np.r_[np.ones(p, np.int64), np.zeros(n, np.int64)],
+                    "s": np.r_[rng.uniform(0.6, 1.0, p), rng.uniform(0.0, 0.5, n)],
+                }
+            )
+        )
+    # filler segments, so the perfect ones are finished among others
+    filler = pl.DataFrame(
+        {
+            "g": np.repeat(np.arange(4, 504), 20),
+            "y": rng.integers(0, 2, 10_000),
+            "s": rng.random(10_000),
+        }
+    )
+    df = pl.concat([*parts, filler]).with_columns(w=pl.lit(0.1))
+    if scores == "signed":
+        df = df.with_columns(pl.col("s") - 0.7)
+    elif scores == "two_decimals":
+        df = df.with_columns(pl.col("s").round(2))
+    weight = {"weight": "w"} if weighted else {}
+    got = df.metrics.average_precision("y", "s", by="g", **weight).filter(pl.col("g") < 4)
+    assert got.sort("g")["average_precision"].to_list() == [1.0, 1.0, 1.0, 1.0]
+    seg = df.filter(pl.col("g") == 3)
+    assert skm.average_precision_score(seg["y"], seg["s"]) == 1.0
+    if not weighted and scores == "continuous":
+        boot = df.metrics.average_precision(
+            "y", "s", by="g", ci=0.95, ci_method="bootstrap", n_boot=20, seed=0
+        ).filter(pl.col("g") < 4)
+        for column in ("average_precision", "average_precision_low", "average_precision_high"):
+            assert boot[column].to_list() == [1.0, 1.0, 1.0, 1.0], column
+
+
 def test_dataframe_takes_the_sorted_path_on_continuous_scores() -> None:
     from pl_metrics._ranking.sorted_path import use_sorted_path
 

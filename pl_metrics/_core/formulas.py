@@ -592,12 +592,24 @@ def mcclish(partial_area: Any, max_fpr: float) -> Any:
     return 0.5 * (1 + (partial_area - min_area) / (max_area - min_area))
 
 
-def average_precision_terms(
-    pos: Any, tps: Any, fps: Any, p_total: Any, xp: Backend = POLARS
-) -> Any:
-    """scikit-learn's step-wise AP terms: delta recall x precision at each threshold
-    (0 where the threshold adds no positive).  Their sum is the AP."""
-    return xp.where(pos > 0, (pos / p_total) * xp.ratio(tps, tps + fps, 0.0), 0.0)
+def average_precision_terms(pos: Any, tps: Any, fps: Any, xp: Backend = POLARS) -> Any:
+    """scikit-learn's step-wise AP terms times the positives P: the positives a
+    threshold adds (delta recall x P) times the precision there (0 where it adds
+    none).  Their sum over P is the AP (:func:`average_precision_of_sum`).
+
+    Summed before the division, not as delta recall x precision: where every
+    precision is 1 the sum is the positives' own sum, so a perfect ranking's AP is
+    exactly 1.0 (P terms of 1 / P summed one by one gave 0.9999999999980838 at
+    P = 100,000, and a bootstrap point below its own interval)."""
+    return xp.where(pos > 0, pos * xp.ratio(tps, tps + fps, 0.0), 0.0)
+
+
+def average_precision_of_sum(terms_sum: Any, p_total: Any) -> Any:
+    """The AP from the sum of :func:`average_precision_terms` and the positives
+    (where every precision is 1 the two are equal: 1.0), clipped to
+    [0, 1] (a sum may round a step above its bound); undefined (NaN) without
+    positives, where each caller applies scikit-learn's 0.0."""
+    return (terms_sum / p_total).clip(0.0, 1.0)
 
 
 def ap_logit_bounds(ap: Any, n_pos: Any, z: float, xp: Backend) -> tuple[Any, Any]:

@@ -205,7 +205,7 @@ def _ap(pos: np.ndarray, neg: np.ndarray, segments: np.ndarray) -> np.ndarray:
 
     tps = _running(pos, segments)
     seen = _running(pos + neg, segments)
-    # delta recall x precision (formulas.average_precision_terms) times P: pos tps /
+    # formulas.average_precision_terms, in place: pos tps /
     # (tps + fps); a score without positives adds 0 (and may have seen 0 rows)
     np.maximum(seen, 1, out=seen)
     tps *= pos

@@ -418,9 +418,16 @@ def _chunk_ap(  # noqa: PLR0917 - _chunk_metric's arrays, in its order
     first = np.maximum.accumulate(np.where(new, index, 0)) - pos_before[at]
     tps = (n_pos[at] - first).astype(np.float64)
     fps = (n_neg[at] - beyond).astype(np.float64)
-    terms = fm.average_precision_terms(1.0, tps, fps, n_pos[at].astype(np.float64), xp=fm.NUMPY)
-    # as from_counts.ap_exprs: within [0, 1]; 0.0 without positives (as scikit-learn)
-    ap = np.clip(np.bincount(at, weights=terms, minlength=n_pos.size), 0.0, 1.0)
+    terms = fm.average_precision_terms(1.0, tps, fps, xp=fm.NUMPY)
+    # each segment's terms summed pairwise, as _ranking.placements._ap sums one
+    # segment's (np.bincount adds them one by one: 1e-12 off at 100,000 terms);
+    # reduceat's empty ranges give a term, not 0: only segments with positives
+    sums = np.zeros(n_pos.size)
+    has = n_pos > 0
+    if scores.size:
+        sums[has] = np.add.reduceat(terms, pos_before[has])
+    # 0.0 without positives (as scikit-learn)
+    ap = np.where(has, fm.average_precision_of_sum(sums, np.maximum(n_pos, 1)), 0.0)
     if z is None:
         return [ap]
     low, high = fm.ap_logit_bounds(ap, n_pos, z, xp=fm.NUMPY)  # NaN without positives

@@ -191,9 +191,13 @@ def ap_exprs() -> tuple[pl.Expr, pl.Expr]:
     pos, neg = _sorted(POS).cast(pl.Float64), _sorted(NEG).cast(pl.Float64)
     tps, fps = pos.cum_sum(), neg.cum_sum()
     p_total = tps.last()  # as curve_points: recall reaches exactly 1
-    terms = fm.average_precision_terms(pos, tps, fps, p_total)
-    # clipped to [0, 1]: a sum of terms may round a step above 1 (1.0000000000000002)
-    ap = terms.sum().clip(lower_bound=0.0, upper_bound=1.0)
+    # the terms summed as P is, a running sum in score order: where every precision
+    # is 1 the terms are pos and the two sums are the same float, so the AP is
+    # exactly 1.0 (a .sum() may add the same values in another order than another
+    # .sum() or the cum_sum: ten weights of 0.1 gave 1.0 and 0.9999999999999999)
+    ap = fm.average_precision_of_sum(
+        fm.average_precision_terms(pos, tps, fps).cum_sum().last(), p_total
+    )
     return p_total, pl.when(p_total > 0).then(ap).otherwise(0.0)
 
 

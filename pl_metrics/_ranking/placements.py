@@ -288,8 +288,8 @@ def _ap(s: _Searched | _Keyed, z: float | None) -> tuple[float | None, ...]:
     tps = (n_pos - first).astype(np.float64)
     below, _ = s.per_positive()
     fps = (s.n_neg - below).astype(np.float64)
-    terms = fm.average_precision_terms(1.0, tps, fps, float(n_pos), xp=fm.NUMPY)
-    ap = min(max(float(terms.sum()), 0.0), 1.0)  # as from_counts.ap_exprs: within [0, 1]
+    terms = fm.average_precision_terms(1.0, tps, fps, xp=fm.NUMPY)
+    ap = float(fm.average_precision_of_sum(terms.sum(), np.float64(n_pos)))
     if z is None:
         return (ap,)
     low, high = fm.ap_logit_bounds(ap, n_pos, z, xp=fm.NUMPY)
