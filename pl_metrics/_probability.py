@@ -462,9 +462,11 @@ def _bin_of(rows: Rows, p: pl.Expr, n_bins: int, strategy: str) -> tuple[pl.Lazy
     step = 1.0 / n_bins
     qs = [((i * step) * 100) / 100 for i in range(1, n_bins)]
     # each row's count of order statistics passed, computed once (:func:`_passed`)
-    # stable: tied values keep their input order, so the float cumulative weights
-    # (whose rounding depends on the order of the terms) are the same every run
-    by_value = rows.lf.sort([*rows.keys, p], maintain_order=True, nulls_last=True)
+    # weighted, stable: tied values keep their input order, so the float cumulative
+    # weights (whose rounding depends on the order of the terms) are the same every
+    # run; unweighted, tied rows are alike (a stable sort cost the plan 1.6x)
+    stable = rows.weight is not None
+    by_value = rows.lf.sort([*rows.keys, p], maintain_order=stable, nulls_last=True)
     passed = p.cum_count() if rows.weight is None else _passed(p, rows.weight)
     positions = by_value.with_columns(passed.over(rows.keys).alias(_PASSED))
     statistics = [_order_statistics(p, q, pl.col(_PASSED)) for q in qs]
