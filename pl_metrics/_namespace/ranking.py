@@ -282,11 +282,12 @@ class RankingMethods:
             )
             ci = ci if wants_ci else None
             bootstrap = ci is not None and ci_method == "bootstrap"
+            analytic = None if bootstrap else ci  # the bootstrap's bounds come after the point
             counted = iv.finish_roc_auc(
                 counts,
                 error_bound=bins is not None,
                 max_fpr=max_fpr,
-                ci=None if bootstrap else ci,
+                ci=analytic,
                 ci_method=ci_method,
                 n_boot=n_boot,
                 seed=seed,
@@ -294,7 +295,7 @@ class RankingMethods:
             if max_fpr is not None:  # the partial AUC: counted only, and no interval
                 return counted
             point = self._sorted_or(
-                counted, y_true, y_score, by, pos_label, weight, bins, ci=None if bootstrap else ci
+                counted, y_true, y_score, by, pos_label, weight, bins, ci=analytic
             )
             return self._bootstrapped(counts, point, "roc_auc", ci, n_boot, seed, bootstrap)
         wants_ci = _wants_ci(
@@ -466,8 +467,9 @@ class RankingMethods:
         )
         ci = ci if wants_ci else None
         bootstrap = ci is not None and ci_method == "bootstrap"
+        analytic = None if bootstrap else ci  # the bootstrap's bounds come after the point
         counted = iv.finish_average_precision(
-            counts, ci=None if bootstrap else ci, ci_method=ci_method, n_boot=n_boot, seed=seed
+            counts, ci=analytic, ci_method=ci_method, n_boot=n_boot, seed=seed
         )
         point = self._sorted_or(
             counted,
@@ -477,7 +479,7 @@ class RankingMethods:
             pos_label,
             weight,
             bins,
-            ci=None if bootstrap else ci,
+            ci=analytic,
             metric="average_precision",
         )
         return self._bootstrapped(counts, point, "average_precision", ci, n_boot, seed, bootstrap)
