@@ -43,7 +43,7 @@ AucCiMethod: TypeAlias = Literal["delong", "bootstrap", "poisson"]
 ApCiMethod: TypeAlias = Literal["logit", "bootstrap", "poisson"]
 #: ``ci_method`` of ``compare_models`` (``_groups.paired.CI_METHODS``: DeLong for roc_auc, the
 #: delta method for average_precision, the paired bootstrap for the label metrics).
-PairedCiMethod: TypeAlias = Literal["bootstrap", "poisson", "delong", "delta"]
+PairedCiMethod: TypeAlias = Literal["agresti_min", "bootstrap", "poisson", "delong", "delta"]
 #: ``ci_method`` of the methods whose intervals are bootstraps only (multinomial or Poisson).
 BootstrapCiMethod: TypeAlias = Literal["bootstrap", "poisson"]
 #: ``adjust=``: the adjustment of many p-values (``_core.multiple``).

@@ -184,6 +184,40 @@ def test_mcnemar_equals_statsmodels() -> None:
         assert row["p_value"] == pytest.approx(expected.pvalue, rel=1e-9, abs=1e-15)
         n = n11 + b + c + n00
         assert row["diff"] == pytest.approx((c - b) / n, rel=1e-12, abs=1e-15)
+        # the default interval, Agresti & Min (2005): the matched-pairs Wald interval
+        # with 1/2 added to each cell, by hand
+        gained, lost = (c + 0.5) / (n + 2), (b + 0.5) / (n + 2)
+        d = gained - lost
+        half = norm.ppf(0.975) * math.sqrt((gained + lost - d**2) / (n + 2))
+        assert row["low"] == pytest.approx(max(-1.0, d - half), rel=1e-12, abs=1e-15)
+        assert row["high"] == pytest.approx(min(1.0, d + half), rel=1e-12, abs=1e-15)
+    # with ci_method="bootstrap", the same test and the paired bootstrap's interval
+    boot = df.metrics.compare_models(
+        "y", ["base", "model"], by="g", n_boot=50, ci_method="bootstrap"
+    ).sort("g")
+    assert boot.select("test", "statistic", "p_value").equals(
+        out.select("test", "statistic", "p_value")
+    )
+    assert not boot.select("low", "high").equals(out.select("low", "high"))
+
+
+def test_accuracy_default_interval_by_hand() -> None:
+    # (both right, baseline right only, model right only, both wrong); by hand for the
+    # first: n = 20, b = 2, c = 6, g = 6.5 / 22, l = 2.5 / 22, d = 4 / 22 =
+    # 0.181818..., se = sqrt((9 / 22 - (4 / 22)^2) / 22) = sqrt(0.376033 / 22) =
+    # 0.130738, bounds d -+ 1.959964 se = (-0.074423, 0.438060)
+    df = _mcnemar_frame([(0, 0, 0, 0), (10, 2, 6, 2), (0, 0, 30, 0)]).filter(pl.col("g") > 0)
+    out = df.metrics.compare_models("y", ["base", "model"], by="g").sort("g")
+    assert out["low"][0] == pytest.approx(-0.074423, abs=1e-6)
+    assert out["high"][0] == pytest.approx(0.438060, abs=1e-6)
+    # the model right on every row, the baseline on none: the upper bound clipped to 1
+    assert out["diff"][1] == 1.0
+    assert out["high"][1] == 1.0
+    assert out["low"][1] == pytest.approx(
+        # g + l = 31 / 32, d = 30 / 32
+        30 / 32 - norm.ppf(0.975) * math.sqrt((31 / 32 - (30 / 32) ** 2) / 32),
+        rel=1e-12,
+    )
 
 
 def test_mcnemar_unit() -> None:
@@ -629,7 +663,8 @@ def _exchangeable(rng: np.random.Generator, n: int, effect: float = 0.0) -> pl.D
 
 #: (metric, ci_method) -> the score or label columns of the two models
 SIMULATED = {
-    ("accuracy", None): ("p0", "p1"),
+    ("accuracy", None): ("p0", "p1"),  # McNemar's test, the Agresti-Min interval
+    ("accuracy", "bootstrap"): ("p0", "p1"),
     ("f1", None): ("p0", "p1"),
     ("roc_auc", None): ("s0", "s1"),
     ("average_precision", None): ("s0", "s1"),  # the delta method
@@ -705,7 +740,7 @@ DF = DF.with_columns(n=1 - pl.col("m"), s=pl.col("m") * 0.5, t=pl.col("y") * 0.3
         (
             {"ci_method": "delta"},
             ValueError,
-            r"`ci_method`.*'accuracy'.*\['bootstrap', 'poisson'\]",
+            r"`ci_method`.*'accuracy'.*\['agresti_min', 'bootstrap', 'poisson'\]",
         ),
         (
             {"metric": "roc_auc", "models": ["s", "t"], "ci_method": "bootstrap"},

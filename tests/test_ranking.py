@@ -359,13 +359,17 @@ def test_sorted_path_equals_sklearn(case: dict, keyed: bool) -> None:
 
 @pytest.mark.parametrize("scores", ["continuous", "signed", "two_decimals"])
 @pytest.mark.parametrize("weighted", [False, True])
-def test_average_precision_of_a_perfect_ranking_is_exactly_one(scores: str, weighted: bool) -> None:
-    # Every positive scores above every negative, so every precision is 1 and the AP
-    # is P / P = 1.0 exactly (scikit-learn's too). Terms of 1 / P summed one by one
-    # (np.bincount, by segment) gave 0.9999999999999999 at P = 10 and
+def test_a_perfect_ranking_scores_exactly_one(scores: str, weighted: bool) -> None:
+    # Every positive scores above every negative, so every precision is 1, every
+    # negative is below every positive and the classes part completely: AP, ROC
+    # AUC and KS are exactly 1.0 (scikit-learn's AP too). Terms of 1 / P summed one by
+    # one (np.bincount, by segment) gave an AP of 0.9999999999999999 at P = 10 and
     # 0.9999999999980838 at P = 100,000, and a bootstrap point below its own
-    # interval (1.0, 1.0). Segments of P = 10 .. 100,000 positives, half of them
-    # with negatives below; "continuous" / "signed": the sorted path (keys / search),
+    # interval (1.0, 1.0); the per-score counts' AUC, each term normalised before
+    # the sum, gave 0.9999999999999994 and 1.0000000000000007 (above its DeLong
+    # interval), and the weighted KS, divided by P then by N, 0.9999999999999999
+    # (a review helper). Segments of P = 10 .. 100,000 positives, half of them with
+    # negatives below; "continuous" / "signed": the sorted path (keys / search),
     # "two_decimals" and weights: the per-score counts.
     rng = np.random.default_rng(3)
     parts = []
@@ -398,12 +402,48 @@ def test_average_precision_of_a_perfect_ranking_is_exactly_one(scores: str, weig
     assert got.sort("g")["average_precision"].to_list() == [1.0, 1.0, 1.0, 1.0]
     seg = df.filter(pl.col("g") == 3)
     assert skm.average_precision_score(seg["y"], seg["s"]) == 1.0
-    if not weighted and scores == "continuous":
-        boot = df.metrics.average_precision(
-            "y", "s", by="g", ci=0.95, ci_method="bootstrap", n_boot=20, seed=0
-        ).filter(pl.col("g") < 4)
-        for column in ("average_precision", "average_precision_low", "average_precision_high"):
-            assert boot[column].to_list() == [1.0, 1.0, 1.0, 1.0], column
+    # scikit-learn's trapezoids round a step below 1 on the 2-decimal scores
+    assert skm.roc_auc_score(seg["y"], seg["s"]) == pytest.approx(1.0, abs=2e-16)
+    # the segments with negatives: ROC AUC (with its interval) and KS
+    ci = {} if weighted else {"ci": 0.95}
+    both = pl.col("g").is_in([1, 3])
+    auc = df.metrics.roc_auc("y", "s", by="g", **weight, **ci).filter(both)
+    ks = df.metrics.ks("y", "s", by="g", **weight).filter(both)
+    assert auc["roc_auc"].to_list() == [1.0, 1.0]
+    if not weighted:
+        assert auc["roc_auc_low"].to_list() == auc["roc_auc_high"].to_list() == [1.0, 1.0]
+    assert ks["ks"].to_list() == [1.0, 1.0]
+    if not weighted and scores != "signed":
+        for metric in ("average_precision", "roc_auc"):
+            boot = getattr(df.metrics, metric)(
+                "y", "s", by="g", ci=0.95, ci_method="bootstrap", n_boot=20, seed=0
+            ).filter(both)
+            for column in (metric, f"{metric}_low", f"{metric}_high"):
+                assert boot[column].to_list() == [1.0, 1.0], column
+
+
+@pytest.mark.parametrize(
+    ("y", "s", "w"),
+    [
+        # positives of 1e-300 below a negative of weight 1: the precisions are 1e-300,
+        # so each term pos x precision is 1e-600, zero in floats: the AP was 0.0
+        ([1, 0], [0.1, 0.9], [1e-300, 1.0]),
+        # the same, in part: 1.0833328009796428e-18 for 1.0833333333333333e-18
+        ([1, 1, 0, 0, 0], [0.5, 0.4, 0.9, 0.8, 0.0], [1e-300, 3e-300, 1e-282, 2e-282, 1.0]),
+        ([1, 1, 1, 0, 0], [0.1, 0.2, 0.3, 0.9, 0.8], [1e-300] * 3 + [1e-293] * 2),
+    ],
+)
+def test_average_precision_of_tiny_positives_below_heavy_negatives(
+    y: list[int], s: list[float], w: list[float]
+) -> None:
+    # Found by a review helper: the terms pos x precision (summed before the
+    # division by P) underflowed where pos / P x precision had not; the positives
+    # are now scaled by a power of two first (exact, so nothing else moves).
+    df = pl.DataFrame({"y": y, "s": s, "w": w, "g": [0] * len(y)})
+    expected = skm.average_precision_score(y, s, sample_weight=w)
+    for by in ({}, {"by": "g"}):
+        got = df.metrics.average_precision("y", "s", weight="w", **by)["average_precision"]
+        assert got[0] == pytest.approx(expected, rel=1e-12, abs=0.0)
 
 
 def test_dataframe_takes_the_sorted_path_on_continuous_scores() -> None:

@@ -94,7 +94,10 @@ CATALOGUE: dict[str, Metric] = {
             m,
             "summary",
             over_time=True,
-            paired=("bootstrap", "poisson"),
+            # accuracy: McNemar's test and the Agresti-Min interval, no replicates
+            paired=("agresti_min", "bootstrap", "poisson")
+            if m == "accuracy"
+            else ("bootstrap", "poisson"),
             analytic="wilson" if m == "accuracy" else None,
         )
         for m in _SUMMARY

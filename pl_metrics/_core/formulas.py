@@ -529,12 +529,18 @@ def placement(beyond: Any, tied: Any, total: Any) -> Any:
     return (beyond + tied / 2) / total
 
 
-def roc_auc_terms(pos: Any, neg: Any, tps: Any, p_total: Any, n_total: Any) -> Any:
-    """The trapezoids under the ROC curve: their sum is the AUC (Mann-Whitney U / (P N)
-    with ties one half): each negative's share, times the share of positives above
-    it.  Each term is normalised before the sum, so that huge weights cannot
-    overflow P N."""
-    return (neg / n_total) * placement(tps - pos, pos, p_total)
+def roc_auc_terms(pos: Any, neg: Any, tps: Any) -> Any:
+    """The trapezoids under the ROC curve times P N: each score's negatives times the
+    positives above it, ties one half.  Their sum is the Mann-Whitney U; over the
+    same sum with every positive above (``neg * P``), the AUC.
+
+    Summed before the division, not each normalised (``neg / N`` times the share
+    of positives above: a perfect ranking summed to 0.9999999999999994 or
+    1.0000000000000007, above its own interval): where every positive is above
+    every negative the two sums add the same floats, so the AUC is exactly 1.0.
+    The caller scales the counts by a power of two (:func:`overflow_safe`) so that
+    the products of huge or tiny weights stay finite and normal."""
+    return neg * (tps - pos / 2)
 
 
 def roc_auc_of_sums(twice_u: Any, p_total: Any, n_total: Any) -> Any:

@@ -6,7 +6,10 @@ metrics.  A window of ``period = k * every`` is the sum of the states of its
 ``k`` buckets: each bucket's state is repeated for the ``k`` windows that hold
 it and summed per window (a 7-day window costs 7 daily states, not the rows),
 then finished by the same code as every frame method.  Exact, lazy, streaming,
-with the same intervals.
+with the same intervals.  On continuous scores the per-score counts hold a row
+per row: there un-weighted ROC AUC and average precision sort each window's rows
+(each row repeated for its k windows), as the frame methods do
+(:func:`ranking_windows`).
 
 Windows are trailing and labelled by ``window_start`` (inclusive) and
 ``window_end`` (exclusive): a window ends at the end of every bucket from the
@@ -18,7 +21,7 @@ segment are absent.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import polars as pl
@@ -29,6 +32,7 @@ from pl_metrics._core import catalogue as cat
 from pl_metrics._core import checks as v
 from pl_metrics._core import formulas as fm
 from pl_metrics._core import names
+from pl_metrics._core import scores as sc
 from pl_metrics._core.confusion import LABEL, Counts
 from pl_metrics._core.names import COUNT, INTERNAL, NEG, POS
 from pl_metrics._core.scores import ScoreCounts
@@ -37,6 +41,7 @@ from pl_metrics._intervals import analytic as an
 from pl_metrics._intervals import attach as iv
 from pl_metrics._ranking import from_counts as rk
 from pl_metrics._ranking import gains as _gains
+from pl_metrics._ranking import sorted_path
 
 #: The output columns (declared in ``_core.names``).  WINDOW_END also holds each
 #: row's bucket end while the states are built (an output column, so no user
@@ -193,23 +198,32 @@ def first_instant(midnight: pl.Expr, time_zone: str) -> pl.Expr:
     return pl.coalesce(here, before + pl.duration(days=1))
 
 
-def _spread(frame: pl.LazyFrame, key: str, w: Windows, combine: dict[str, pl.Expr]) -> pl.LazyFrame:
-    """Each bucket's state repeated for the k windows that hold it and combined per
-    window (``combine``: each state column's aggregation; the other columns are
-    the group); windows ending after the input's last bucket are left out."""
+def repeated(frame: pl.LazyFrame, key: str, w: Windows) -> pl.LazyFrame:
+    """Each row of ``frame`` repeated for the k windows that hold it: its bucket end
+    ``key`` shifted by 0 .. k - 1 buckets, the end of each window; windows ending
+    after the input's last bucket are left out (a null end is kept, for
+    :func:`null_index_check`)."""
     if w.k == 1:
         return frame
     last = frame.select(pl.col(key).max().alias(_LAST_END))
     copies = [frame.with_columns(pl.col(key).dt.offset_by(w.shift(j))) for j in range(w.k)]
-    other = [c for c in frame.collect_schema().names() if c not in combine]
+    end = pl.col(key)
     return (
         pl.concat(copies)
-        .group_by(other)
-        .agg(agg.alias(c) for c, agg in combine.items())
         .join(last, how="cross")
-        .filter(pl.col(key) <= pl.col(_LAST_END))
+        .filter((end <= pl.col(_LAST_END)) | end.is_null())
         .drop(_LAST_END)
     )
+
+
+def _spread(frame: pl.LazyFrame, key: str, w: Windows, combine: dict[str, pl.Expr]) -> pl.LazyFrame:
+    """Each bucket's state repeated for the k windows that hold it and combined per
+    window (``combine``: each state column's aggregation; the other columns are
+    the group)."""
+    if w.k == 1:
+        return frame
+    other = [c for c in frame.collect_schema().names() if c not in combine]
+    return repeated(frame, key, w).group_by(other).agg(agg.alias(c) for c, agg in combine.items())
 
 
 def null_index_check(frame: pl.LazyFrame, key: str, index: str) -> pl.LazyFrame:
@@ -352,6 +366,11 @@ def finish_positive(
     return [_long(point, counts.by[:-1], m, m, ci is not None) for m in wanted]
 
 
+#: ``(metric, counted, ci)`` -> the same point and interval from the window's rows
+#: (``_ranking.sorted_path.sorted_or``: by sorting, on continuous scores).
+Sorted = Callable[[str, pl.LazyFrame, float | None], pl.LazyFrame]
+
+
 def finish_scores(
     counts: ScoreCounts,
     metrics: list[str],
@@ -360,9 +379,14 @@ def finish_scores(
     ci_method: str | None,
     n_boot: int,
     seed: int | None,
+    sorted_point: Sorted | None = None,
 ) -> list[pl.LazyFrame]:
     """The ranking metrics of each window, one long frame per metric (``ci_method``
-    None: each metric's default)."""
+    None: each metric's default).  ``sorted_point``: ROC AUC and average precision
+    (with an analytic interval, or none) as the frame methods compute them, by
+    sorting each window's rows where the scores look continuous (the per-score
+    counts of a window summed from its buckets' then hold a row per row, and their
+    sums cost 10x a sort); None: from the counts."""
     by = counts.by
     out = []
     for m in (m for m in metrics if m in RANKING):
@@ -380,8 +404,50 @@ def finish_scores(
                 point = iv.logit(counts, point, ci)
             elif ci is not None:
                 point = iv.bootstrap_scores(counts, point, m, ci=ci, n_boot=n_boot, seed=seed)
+            if sorted_point is not None and (ci is None or method in ("delong", "logit")):
+                point = sorted_point(m, point, ci)
         out.append(_long(point, by[:-1], m, m, ci is not None))
     return out
+
+
+def ranking_windows(
+    lf: pl.LazyFrame,
+    y_true: str,
+    y_score: str,
+    *,
+    keys: list[str],
+    w: Windows,
+    index: str,
+    metrics: list[str],
+    pos_label: object,
+    weight: str | None,
+    reserved: list[str],
+    ci: float | None,
+    ci_method: str | None,
+    n_boot: int,
+    seed: int | None,
+) -> list[pl.LazyFrame]:
+    """The ranking metrics of each window of ``lf`` (``keys``: the segments, then the
+    bucket end), one long frame per metric: from the buckets' per-score counts
+    summed per window (:func:`finish_scores`), or, for ROC AUC and average
+    precision of continuous scores, from each window's rows sorted as the frame
+    methods sort them (each row repeated for its k windows)."""
+    counts = sc.binary_score_counts(
+        lf, y_true, y_score, by=keys, pos_label=pos_label, weight=weight, reserved=reserved
+    )
+    rows = repeated(lf.select(y_true, y_score, *keys), WINDOW_END, w)
+
+    def sorted_point(metric: str, counted: pl.LazyFrame, ci: float | None) -> pl.LazyFrame:
+        point = sorted_path.sorted_or(
+            rows, counted, y_true, y_score, by=keys, pos_label=pos_label,
+            weight=weight, ci=ci, metric=metric,
+        )  # fmt: skip
+        # a null bucket end makes a segment of its own there: refused
+        return null_index_check(point, WINDOW_END, index)
+
+    windows = score_windows(counts, w, index)
+    options = {"ci": ci, "ci_method": ci_method, "n_boot": n_boot, "seed": seed}
+    return finish_scores(windows, metrics, sorted_point=sorted_point, **options)
 
 
 def assemble(

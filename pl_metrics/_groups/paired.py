@@ -580,6 +580,40 @@ def _with_label_positions(
     return df.join(sizes, on=keys, how="left", nulls_equal=True)
 
 
+def mcnemar_tests(cells: pl.LazyFrame, keys: Sequence[str], ci: float) -> pl.LazyFrame:
+    """``*keys, LOW, HIGH, TEST, STAT, P`` of accuracy without replicates, from the joint
+    cells ``*keys, Y, A, B, COUNT``: McNemar's test on the discordant rows and the
+    Agresti-Min interval of the difference of the two accuracies
+    (``analytic.paired_difference_bounds``), the model's accuracy less the
+    baseline's, ``(c - b) / n``."""
+    keys = list(keys)
+    right_a, right_b = pl.col(A) == pl.col(Y), pl.col(B) == pl.col(Y)
+    count = pl.col(COUNT)
+    discordant = cells.group_by(keys).agg(
+        count.filter(right_a & ~right_b).sum().alias(_LO),  # b: baseline right, model wrong
+        count.filter(~right_a & right_b).sum().alias(_HI),  # c: the model right alone
+        count.sum().alias(_N),
+    )
+    low, high = an.paired_difference_bounds(pl.col(_HI), pl.col(_LO), pl.col(_N), ci)
+    schema = {TEST: pl.String, STAT: pl.Float64, P: pl.Float64}
+
+    def tests(df: pl.DataFrame) -> pl.DataFrame:
+        if df.height == 0:
+            return df.with_columns(pl.lit(None, dtype).alias(c) for c, dtype in schema.items())
+        test, stat, p = mcnemar_many(df[_LO].to_numpy(), df[_HI].to_numpy())
+        return df.with_columns(
+            pl.Series(TEST, test, pl.String), pl.Series(STAT, stat), pl.Series(P, p)
+        )
+
+    return (
+        discordant.with_columns(low.alias(LOW), high.alias(HIGH))
+        .map_batches(
+            tests, schema=discordant.collect_schema() | {LOW: pl.Float64, HIGH: pl.Float64} | schema
+        )
+        .select(*keys, *TEST_SCHEMA)
+    )
+
+
 def bootstrap_tests(
     cells: pl.LazyFrame,
     keys: Sequence[str],
@@ -646,6 +680,7 @@ __all__ = [
     "label_cells",
     "mcnemar",
     "mcnemar_many",
+    "mcnemar_tests",
     "score_cells",
     "score_counts_of_block",
 ]

@@ -47,6 +47,28 @@ def wilson(successes: pl.Expr, trials: pl.Expr, ci: float) -> tuple[pl.Expr, pl.
     return pl.when(valid).then(low), pl.when(valid).then(high)
 
 
+def paired_difference_bounds(
+    gained: pl.Expr, lost: pl.Expr, n: pl.Expr, ci: float
+) -> tuple[pl.Expr, pl.Expr]:
+    """The Agresti-Min interval of a difference of two paired proportions (Agresti &
+    Min 2005, Statistics in Medicine 24: 729-740): the matched-pairs Wald interval
+    with 1/2 added to each of the four cells.  ``gained`` / ``lost``: the pairs the
+    second has and the first has not / the reverse (the discordant cells), ``n``
+    all pairs.  With ``g = (gained + 1/2) / (n + 2)`` and ``l = (lost + 1/2) / (n +
+    2)``: ``(g - l) -+ z sqrt((g + l - (g - l)^2) / (n + 2))``, clipped to [-1, 1];
+    null without pairs."""
+    z = z_value(ci)
+    total = n.cast(pl.Float64) + 2.0
+    g, lost_share = (gained.cast(pl.Float64) + 0.5) / total, (lost.cast(pl.Float64) + 0.5) / total
+    d = g - lost_share
+    se = ((g + lost_share - d * d) / total).sqrt()
+    valid = n > 0
+    return (
+        pl.when(valid).then((d - z * se).clip(-1.0, 1.0)),
+        pl.when(valid).then((d + z * se).clip(-1.0, 1.0)),
+    )
+
+
 def proportion_bounds(name: str, ci: float) -> tuple[pl.Expr, pl.Expr]:
     """Wilson's interval of the proportion ``name`` of the 2x2 counts (columns ``tp,
     fp, fn, tn``; ``formulas.PROPORTIONS``)."""
@@ -56,28 +78,42 @@ def proportion_bounds(name: str, ci: float) -> tuple[pl.Expr, pl.Expr]:
     return wilson(successes, trials, ci)
 
 
-def delong_exprs(ci: float) -> list[pl.Expr]:
-    """Per-segment aggregations over the per-score counts (``score, pos, neg``):
-    ``roc_auc_low`` / ``roc_auc_high`` from DeLong's variance, clipped to [0, 1].
+def delong_se() -> pl.Expr:
+    """Per-segment aggregation over the per-score counts (``score, pos, neg``): DeLong's
+    standard error of the ROC AUC; null with fewer than two positives or negatives.
 
     V10 of a positive at score s = (negatives below s + half those at s) / N;
     V01 of a negative at s = (positives above s + half those at s) / P;
-    var = S10 / P + S01 / N with S the sample variances (denominators P - 1, N - 1).
+    var = S10 / P + S01 / N with S the sample variances (denominators P - 1, N - 1),
+    about the mean placement.  Computed on the placements times N (or P), the
+    totals the running sums' last values and the mean a ratio of two running sums,
+    so that a perfect ranking's deviations are exactly 0 (polars divides a column
+    by a group's total through its reciprocal: 49 * (1 / 49) is 0.9999999999999999,
+    and the bounds of an AUC of 1.0 came out at 0.9999999999999999).  Counts only
+    (intervals refuse weights): the squares of counts stay finite.
     """
-    z = z_value(ci)
     pos = pl.col(POS).sort_by(SCORE).cast(pl.Float64)
     neg = pl.col(NEG).sort_by(SCORE).cast(pl.Float64)
-    p_total, n_total = pos.sum(), neg.sum()
-    neg_below = neg.cum_sum() - neg
-    pos_above = p_total - pos.cum_sum()
-    v10 = fm.placement(neg_below, neg, n_total)
-    v01 = fm.placement(pos_above, pos, p_total)
-    auc = ((pos / p_total) * v10).sum()
-    se = fm.delong_se(pos, v10, neg, v01, auc=auc, p_total=p_total, n_total=n_total, xp=fm.POLARS)
-    valid = (p_total > 1) & (n_total > 1)
+    pos_seen, neg_seen = pos.cum_sum(), neg.cum_sum()
+    p_total, n_total = pos_seen.last(), neg_seen.last()
+    below = fm.placement(neg_seen - neg, neg, 1.0)  # N V10
+    above = fm.placement(p_total - pos_seen, pos, 1.0)  # P V01
+    auc = (pos * below).cum_sum().last() / (pos * n_total).cum_sum().last()
+    squares10 = (pos * (below - auc * n_total) ** 2).sum() / n_total**2
+    squares01 = (neg * (above - auc * p_total) ** 2).sum() / p_total**2
+    se = fm.delong_se_of_squares(
+        squares10, squares01, p_total=p_total, n_total=n_total, xp=fm.POLARS
+    )
+    return pl.when((p_total > 1) & (n_total > 1)).then(se)
+
+
+def delong_bounds(auc: pl.Expr, se: pl.Expr, ci: float) -> list[pl.Expr]:
+    """``roc_auc_low`` / ``roc_auc_high``: ``auc -+ z se`` clipped to [0, 1], around the
+    point itself (null where either is)."""
+    z = z_value(ci)
     return [
-        pl.when(valid).then((auc - z * se).clip(0.0, 1.0)).alias("roc_auc_low"),
-        pl.when(valid).then((auc + z * se).clip(0.0, 1.0)).alias("roc_auc_high"),
+        (auc - z * se).clip(0.0, 1.0).alias("roc_auc_low"),
+        (auc + z * se).clip(0.0, 1.0).alias("roc_auc_high"),
     ]
 
 

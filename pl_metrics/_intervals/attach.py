@@ -216,10 +216,11 @@ def bootstrap_scores(
 
 
 def delong(counts: sc.ScoreCounts, point: pl.LazyFrame, ci: float) -> pl.LazyFrame:
-    """DeLong interval of the binary ROC AUC."""
-    intervals = counts.finish(counts.frame.group_by(counts.keys).agg(an.delong_exprs(ci)))
-    return _join(point, intervals, counts.by).select(
-        *point.collect_schema().names(), "roc_auc_low", "roc_auc_high"
+    """DeLong interval of the binary ROC AUC, around the point."""
+    se = f"{names.INTERNAL}se"
+    errors = counts.finish(counts.frame.group_by(counts.keys).agg(an.delong_se().alias(se)))
+    return _join(point, errors, counts.by).select(
+        *point.collect_schema().names(), *an.delong_bounds(pl.col("roc_auc"), pl.col(se), ci)
     )
 
 

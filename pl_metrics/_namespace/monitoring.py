@@ -9,7 +9,6 @@ import polars as pl
 from pl_metrics import _probability as prob
 from pl_metrics._core import checks as v
 from pl_metrics._core import names
-from pl_metrics._core import scores as sc
 from pl_metrics._core.checks import wants_ci as _wants_ci
 from pl_metrics._core.confusion import confusion_counts
 from pl_metrics._core.options import checked
@@ -216,7 +215,10 @@ class MonitoringMethods:
         The rows are read once into a state per (segment, ``every`` bucket); a
         window of ``period`` (a whole number ``k`` of buckets) sums the states of
         its ``k`` buckets, so a 7-day rolling window costs 7 daily states, not the
-        rows.  Every number equals the frame method on the window's rows.
+        rows.  Un-weighted ``roc_auc`` and ``average_precision`` of continuous
+        scores (without the bootstrap) sort each window's rows instead, as the
+        frame methods do.  Every number equals the frame method on the window's
+        rows.
 
         Parameters
         ----------
@@ -358,9 +360,10 @@ class MonitoringMethods:
             if "calibration_error" in chosen:
                 parts += ot.finish_calibration(rows, w, index, ci=options["ci"])
         if any(m in ot.RANKING for m in chosen):
-            counts = sc.binary_score_counts(
-                lf, y_true, y_score, by=keys, pos_label=pos_label, weight=weight, reserved=reserved
-            )
-            parts += ot.finish_scores(ot.score_windows(counts, w, index), chosen, **options)
+            assert y_score is not None  # check_metrics
+            parts += ot.ranking_windows(
+                lf, y_true, y_score, keys=keys, w=w, index=index, metrics=chosen,
+                pos_label=pos_label, weight=weight, reserved=reserved, **options,
+            )  # fmt: skip
         result = ot.assemble(parts, stand_ins, chosen, w, time_zone)
         return result.rename(dict(zip(stand_ins, segments.names, strict=True)))

@@ -299,7 +299,9 @@ class PairedMethods:
             How the intervals and tests are computed; None (default): the metric's
             own analytic test where there is one. ``"delong"`` (roc_auc, its only
             one), ``"delta"`` (average_precision's default: the delta method over
-            the rows, a sort per model), ``"poisson"`` (the paired Poisson
+            the rows, a sort per model), ``"agresti_min"`` (accuracy's default:
+            McNemar's test and the Agresti-Min interval of the difference, from
+            the discordant rows), ``"poisson"`` (the paired Poisson
             bootstrap, each row's count Poisson(1)) or ``"bootstrap"`` (the paired bootstrap:
             the label metrics' only one; for average_precision a redraw of every
             row per replicate, hundreds of times the delta method's cost on
@@ -346,7 +348,10 @@ class PairedMethods:
         ``sum x d^2 - (sum x d)^2 / n``, the interval ``diff +- z se`` clipped to
         [-1, 1] and the p-value of ``z = diff / se`` (asymptotic, as DeLong's; the
         bootstrap when asked, for segments of a few positives);
-        the other metrics, and accuracy's interval, with the paired bootstrap: a
+        accuracy's interval by Agresti & Min (2005): the matched-pairs Wald
+        interval of ``(c - b) / n`` with 1/2 added to each of the four cells
+        (``docs/intervals.md``); the other metrics (and accuracy's interval with
+        ``ci_method="bootstrap"``) with the paired bootstrap: a
         replicate redraws the segment's rows (its distinct ``(y_true, baseline,
         model)`` rows), both models are evaluated on it, the interval is the
         percentile interval of the replicate differences and the p-value
@@ -489,7 +494,11 @@ def _compare(
             )
             labels = (types.compute, in_dtype)
         cells = cells.with_columns(pl.lit(name).alias(pt.MODEL))
-        if ci_method != "bootstrap":  # one model: by the segments alone
+        if ci_method == "agresti_min":  # accuracy: from the discordant counts
+            pair = pair.join(
+                pt.mcnemar_tests(cells, keys, ci), on=keys, how="left", nulls_equal=True
+            )
+        elif ci_method != "bootstrap":  # one model: by the segments alone
             if ci_method == "delong":
                 tests = pt.delong_se(cells, keys)
             else:

@@ -76,40 +76,20 @@ class RankingMethods:
         ci: float | None = None,
         metric: str = "roc_auc",
     ) -> pl.LazyFrame:
-        """The ROC AUC (with ``ci``: and DeLong's interval) or average precision (with
-        ``ci``: and its logit interval):
-        ``counted`` (the per-score counts' plan), or, for un-weighted rows without
-        ``bins``, the same numbers by sorting the scores when, at collect, the first
-        rows' scores look continuous (``_ranking.sorted_path``)."""
-        if weight is not None or bins is not None:
-            return counted
-        assert isinstance(y_score, (str, Mapping))  # the counting path checked it
-        lf = self._lf
-
-        def sorted_(keyed: bool) -> pl.LazyFrame:
-            return sorted_path.sorted_metric(
-                lf,
-                y_true,
-                y_score,
-                by=by,
-                pos_label=pos_label,
-                average=average,
-                reserved=names.output_columns(metric, ci=ci is not None),
-                ci=ci,
-                metric=metric,
-                keyed=keyed,
-            )
-
-        def run() -> pl.DataFrame:
-            how = sorted_path.strategy(lf, y_score)
-            if how == "keys":
-                try:
-                    return sorted_(keyed=True).collect()
-                except sorted_path.MixedSigns:  # a negative score after the first rows
-                    how = "search"
-            return (sorted_(keyed=False) if how == "search" else counted).collect()
-
-        return pl.defer(run, schema=counted.collect_schema())
+        """:func:`pl_metrics._ranking.sorted_path.sorted_or` of this frame's rows."""
+        return sorted_path.sorted_or(
+            self._lf,
+            counted,
+            y_true,
+            y_score,
+            by=by,
+            pos_label=pos_label,
+            weight=weight,
+            bins=bins,
+            average=average,
+            ci=ci,
+            metric=metric,
+        )
 
     @staticmethod
     def _bootstrapped(  # noqa: PLR0917 - the callers' own arguments, in order

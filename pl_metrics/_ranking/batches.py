@@ -420,7 +420,8 @@ def _chunk_ap(  # noqa: PLR0917 - _chunk_metric's arrays, in its order
     fps = (n_neg[at] - beyond).astype(np.float64)
     terms = fm.average_precision_terms(1.0, tps, fps, xp=fm.NUMPY)
     # each segment's terms summed pairwise, as _ranking.placements._ap sums one
-    # segment's (np.bincount adds them one by one: 1e-12 off at 100,000 terms);
+    # segment's (np.bincount adds them one by one: 1e-12 off at 100,000 terms; the
+    # two may group the additions apart, a last bit); a perfect ranking's: P ones;
     # reduceat's empty ranges give a term, not 0: only segments with positives
     sums = np.zeros(n_pos.size)
     has = n_pos > 0

@@ -37,12 +37,16 @@ def _sorted(column: str) -> pl.Expr:
 def _auc_exprs() -> list[pl.Expr]:
     """Per-group aggregations: P, N and the ROC AUC (null with a single class)."""
     pos, neg = _sorted(POS).cast(pl.Float64), _sorted(NEG).cast(pl.Float64)
-    tps = pos.cum_sum()
     # exact for counts; with float weights in whatever order polars sums (it drops
     # a sort before an order-independent aggregation such as sum)
     p_total, n_total = pos.sum(), neg.sum()
-    area = fm.roc_auc_terms(pos, neg, tps, p_total, n_total).sum()
-    auc = pl.when((p_total > 0) & (n_total > 0)).then(area)
+    # U over its value were every positive above, both running sums in score order
+    # of the same terms but for tps: equal, exactly 1.0, for a perfect ranking
+    pos, neg = fm.overflow_safe([pos, neg], p_total + n_total)
+    tps = pos.cum_sum()
+    u = fm.roc_auc_terms(pos, neg, tps).cum_sum().last()
+    full = fm.roc_auc_terms(0.0, neg, tps.last()).cum_sum().last()
+    auc = pl.when((p_total > 0) & (n_total > 0)).then(u / full)
     return [p_total.alias("P"), n_total.alias("N"), auc.alias("roc_auc")]
 
 
@@ -191,13 +195,15 @@ def ap_exprs() -> tuple[pl.Expr, pl.Expr]:
     pos, neg = _sorted(POS).cast(pl.Float64), _sorted(NEG).cast(pl.Float64)
     tps, fps = pos.cum_sum(), neg.cum_sum()
     p_total = tps.last()  # as curve_points: recall reaches exactly 1
-    # the terms summed as P is, a running sum in score order: where every precision
-    # is 1 the terms are pos and the two sums are the same float, so the AP is
-    # exactly 1.0 (a .sum() may add the same values in another order than another
-    # .sum() or the cum_sum: ten weights of 0.1 gave 1.0 and 0.9999999999999999)
-    ap = fm.average_precision_of_sum(
-        fm.average_precision_terms(pos, tps, fps).cum_sum().last(), p_total
-    )
+    # the terms summed as the positives are, running sums in score order: where
+    # every precision is 1 the terms are the positives and the two sums the same
+    # float, so the AP is exactly 1.0 (a .sum() may add the same values in another
+    # order than another .sum() or a cum_sum: ten weights of 0.1 gave 1.0 and
+    # 0.9999999999999999); the positives scaled by a power of two (exact) so that
+    # pos x precision does not underflow (weights of 1e-300 gave 0.0)
+    (scaled,) = fm.overflow_safe([pos], p_total)
+    terms = fm.average_precision_terms(scaled, tps, fps).cum_sum().last()
+    ap = fm.average_precision_of_sum(terms, scaled.cum_sum().last())
     return p_total, pl.when(p_total > 0).then(ap).otherwise(0.0)
 
 

@@ -102,7 +102,10 @@ def _ks(
     both = (p > 0) & (n > 0)
     aggs = [
         pl.when(both)
-        .then(best.cast(pl.Float64) / p.cast(pl.Float64) / n.cast(pl.Float64))
+        # over P N as one product, as the distance's own products (P / N with
+        # weights: the last cumulative sums), so that a perfect ranking's KS is
+        # exactly 1.0 (dividing by P, then by N, gave 0.9999999999999999)
+        .then(best.cast(pl.Float64) / (p * n).cast(pl.Float64))
         .alias("ks"),
         # the first point (highest threshold) where the maximum is reached
         pl.when(both).then(pl.col(SCORE).filter(distance == best).max()).alias("threshold"),

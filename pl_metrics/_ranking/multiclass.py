@@ -142,9 +142,11 @@ def roc_auc_delong_per_class(state: ScoreCounts, ci: float) -> pl.LazyFrame:
     rest and DeLong's interval of that binary problem (null for a class with fewer
     than two positives or negatives in the segment)."""
     ovr = per_class_counts(state)
-    result = ovr.frame.group_by(ovr.keys).agg(*rk.auc_exprs(), *an.delong_exprs(ci))
-    columns = ["roc_auc", *names.interval_columns(["roc_auc"])]
-    return _labelled(ovr, result.select(*ovr.keys, *columns).sort(ovr.keys, nulls_last=True))
+    result = ovr.frame.group_by(ovr.keys).agg(*rk.auc_exprs(), an.delong_se().alias(SE))
+    bounds = an.delong_bounds(pl.col("roc_auc"), pl.col(SE), ci)
+    return _labelled(
+        ovr, result.select(*ovr.keys, "roc_auc", *bounds).sort(ovr.keys, nulls_last=True)
+    )
 
 
 #: The standard error column of :func:`delong_mean_se`.

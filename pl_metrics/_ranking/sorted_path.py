@@ -110,6 +110,55 @@ def use_sorted_path(
     return strategy(frame, y_score) != "count"
 
 
+def sorted_or(
+    frame: pl.LazyFrame,
+    counted: pl.LazyFrame,
+    y_true: str,
+    y_score: object,
+    *,
+    by: object,
+    pos_label: object,
+    weight: str | None,
+    bins: int | None = None,
+    average: str = "macro",
+    ci: float | None = None,
+    metric: str = "roc_auc",
+) -> pl.LazyFrame:
+    """The ROC AUC (with ``ci``: and DeLong's interval) or average precision (with
+    ``ci``: and its logit interval) of ``frame``'s rows: ``counted`` (the per-score
+    counts' plan), or, for un-weighted rows without ``bins``, the same numbers by
+    sorting the scores when, at collect, the first rows' scores look continuous
+    (:func:`strategy`)."""
+    if weight is not None or bins is not None:
+        return counted
+    assert isinstance(y_score, (str, Mapping))  # the counting path checked it
+
+    def sorted_(keyed: bool) -> pl.LazyFrame:
+        return sorted_metric(
+            frame,
+            y_true,
+            y_score,
+            by=by,
+            pos_label=pos_label,
+            average=average,
+            reserved=names.output_columns(metric, ci=ci is not None),
+            ci=ci,
+            metric=metric,
+            keyed=keyed,
+        )
+
+    def run() -> pl.DataFrame:
+        how = strategy(frame, y_score)
+        if how == "keys":
+            try:
+                return sorted_(keyed=True).collect()
+            except MixedSigns:  # a negative score after the first rows
+                how = "search"
+        return (sorted_(keyed=False) if how == "search" else counted).collect()
+
+    return pl.defer(run, schema=counted.collect_schema())
+
+
 def sorted_metric(
     frame: pl.DataFrame | pl.LazyFrame,
     y_true: str,
