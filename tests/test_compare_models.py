@@ -763,6 +763,14 @@ def test_bad_input(kwargs: dict, error: type, match: str) -> None:
             frame.metrics.compare_models("y", models, **kw)
 
 
+def test_scores_under_the_default_metric_point_to_roc_auc() -> None:
+    # a new user's first call compares two score columns with the default metric
+    # (accuracy): the error names the column and the call that compares scores
+    df = pl.DataFrame({"y": [0, 1, 0, 1], "m1": [0.1, 0.8, 0.3, 0.6], "m2": [0.2, 0.7, 0.4, 0.9]})
+    with pytest.raises(plm.DataError, match=r"'m\d' has \d rows .*metric='roc_auc'"):
+        df.metrics.compare_models("y", ["m1", "m2"])
+
+
 def test_bad_data_is_the_methods_error() -> None:
     nulls = DF.with_columns(pl.when(pl.col("y") == 1).then(None).otherwise("n").alias("n"))
     with pytest.raises(plm.DataError, match="'n' has 3 null rows"):

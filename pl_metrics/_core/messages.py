@@ -51,7 +51,9 @@ class Bad:
             f"column {column!r} has {n} rows that are not class labels (NaN, infinite or "
             "not a whole number); labels must be integers, booleans or strings. If these "
             "are scores or probabilities, use the ranking methods (roc_auc, "
-            "average_precision, thresholds) or threshold them first (threshold_report)"
+            "average_precision, thresholds; to compare models: "
+            "compare_models(..., metric='roc_auc')) or threshold them first "
+            "(threshold_report)"
         )
 
     @staticmethod
