@@ -627,6 +627,33 @@ def test_many_segments_and_many_points_stay_a_readable_page() -> None:
     )
 
 
+def test_many_segments_keep_the_top_decile_of_gains(monkeypatch: pytest.MonkeyPatch) -> None:
+    # by 10,000 segments the ten deciles of each made 78 MB of a 119 MB page (a new
+    # user's report): beyond MAX_GAINS_SEGMENTS the page keeps each segment's top
+    # decile, the same rows as gains(by=)'s bucket 1
+    import numpy as np
+
+    from pl_metrics._report import sections
+
+    monkeypatch.setattr(sections, "MAX_GAINS_SEGMENTS", 5)
+    rng = np.random.default_rng(6)
+    n = 3000
+    frame = pl.DataFrame(
+        {"y": rng.integers(0, 2, n), "p": rng.integers(0, 2, n), "s": rng.random(n)}
+    ).with_columns(seg=pl.Series(rng.integers(0, 8, n)))
+    page = frame.metrics.html_report("y", "p", y_score="s", by="seg", ci=None)
+    expected = frame.metrics.gains("y", "s", by="seg", buckets=10)
+    shown = as_frame(page_tables(page)["gains_by"], expected.schema)
+    assert_same(shown, expected.filter(pl.col("bucket") == 1), "gains_by")
+    assert "Per segment: the top decile (8 segments" in page
+    few = frame.filter(pl.col("seg") < 5)  # every decile
+    shown = as_frame(
+        page_tables(few.metrics.html_report("y", "p", y_score="s", by="seg", ci=None))["gains_by"],
+        expected.schema,
+    )
+    assert_same(shown, few.metrics.gains("y", "s", by="seg", buckets=10), "gains_by, 5 segments")
+
+
 def test_every_chart_of_a_report_is_valid_vega_lite(
     df: pl.DataFrame, monkeypatch: pytest.MonkeyPatch
 ) -> None:
