@@ -530,7 +530,7 @@ def placement(beyond: Any, tied: Any, total: Any) -> Any:
 
 
 def roc_auc_terms(pos: Any, neg: Any, tps: Any) -> Any:
-    """The trapezoids under the ROC curve times P N: each score's negatives times the
+    """The trapezoids under the ROC curve (times P N for counts): each score's negatives times the
     positives above it, ties one half.  Their sum is the Mann-Whitney U; over the
     same sum with every positive above (``neg * P``), the AUC.
 
@@ -538,8 +538,8 @@ def roc_auc_terms(pos: Any, neg: Any, tps: Any) -> Any:
     of positives above: a perfect ranking summed to 0.9999999999999994 or
     1.0000000000000007, above its own interval): where every positive is above
     every negative the two sums add the same floats, so the AUC is exactly 1.0.
-    The caller scales the counts by a power of two (:func:`overflow_safe`) so that
-    the products of huge or tiny weights stay finite and normal."""
+    The caller passes each class's counts as shares of its total, so that the
+    products of huge or tiny weights stay finite and normal."""
     return neg * (tps - pos / 2)
 
 
@@ -657,12 +657,11 @@ def total_cost(tp: Any, fp: Any, fn: Any, tn: Any, matrix: Any) -> Any:
 
 #: A segment's weight total may reach 4.5e307 (``checks``' bound, below 2**1022),
 #: where a product of two sums overflows (past 1.8e308).  A total at or above
-#: ``_LARGE_TOTAL`` is brought below it by the smallest of the scales 2**-64,
+#: 2**511 is brought below it by the smallest of the scales 2**-64,
 #: 2**-128, ... that does, with every sum of the segment: a power of two, so exact,
 #: and the products compare and divide as unscaled ones would.  (A fixed 2**-600
 #: sent sums of 1e-130 beside a total of 1e154 to the subnormals, and their products
 #: to 0; the smallest step scales that total by 2**-64.)
-_LARGE_TOTAL = 2.0**511
 _SCALE_STEP = 64
 #: A total below 1 (weights of 1e-200: products of two sums of 1e-400 underflow to
 #: 0, or lose digits in the subnormals) is brought to [1, 2**256) by 2**256,
@@ -670,20 +669,25 @@ _SCALE_STEP = 64
 #: refused).  Then the larger of two sums that add up to the total is at least 1/2,
 #: so its product with any other sum (a weight at least 2**-1022, scaled up) stays
 #: normal.
-_SMALL_SCALES = (2.0**256, 2.0**512, 2.0**768, 2.0**1022)
 
 
-def overflow_safe(values: Sequence[Any], total: Any, xp: Backend = POLARS) -> list[Any]:
+def overflow_safe(values: Sequence[pl.Expr], total: pl.Expr) -> list[pl.Expr]:
     """Float ``values`` (sums of weights whose total is ``total``) scaled together by a
     power of two where ``total`` is large enough for a product of two to overflow,
     or small enough for one to underflow (below 1); unchanged (times 1.0)
-    elsewhere."""
-    scale: Any = 1.0
-    for step in range(1, (1023 - 511) // _SCALE_STEP + 2):  # bounds 2**511 .. 2**1023
-        bound = 2.0 ** (511 + _SCALE_STEP * (step - 1))
-        scale = xp.where(total >= bound, 2.0 ** (-_SCALE_STEP * step), scale)
-    for bound, up in zip((1.0, 2.0**-256, 2.0**-512, 2.0**-768), _SMALL_SCALES, strict=True):
-        scale = xp.where(total < bound, up, scale)
+    elsewhere.
+
+    The scale's exponent is computed from the total's binary exponent ``e`` (its
+    ``log2``, floored: one off next to a power of two, which moves the total a
+    factor of two within the margins): ``-64 (floor((e - 511) / 64) + 1)`` at
+    ``e >= 511``, ``min(256 ceil(-e / 256), 1022)`` below 1, the steps of the
+    bounds above.  Arithmetic rather than a ladder of ``when``s: the ladder's
+    twelve branches cost 2-3x a weighted AUC or AP by 10,000 segments."""
+    e = total.cast(pl.Float64).log(2).floor()
+    down = -_SCALE_STEP * (((e - 511) / _SCALE_STEP).floor() + 1)
+    up = pl.min_horizontal(256 * (-e / 256).ceil(), 1022.0)
+    exponent = pl.when(e >= 511).then(down).when(e < 0).then(up).otherwise(0.0)
+    scale = pl.lit(2.0).pow(exponent)
     return [value * scale for value in values]
 
 

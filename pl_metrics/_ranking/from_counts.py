@@ -41,8 +41,10 @@ def _auc_exprs() -> list[pl.Expr]:
     # a sort before an order-independent aggregation such as sum)
     p_total, n_total = pos.sum(), neg.sum()
     # U over its value were every positive above, both running sums in score order
-    # of the same terms but for tps: equal, exactly 1.0, for a perfect ranking
-    pos, neg = fm.overflow_safe([pos, neg], p_total + n_total)
+    # of the same terms but for tps: equal, exactly 1.0, for a perfect ranking; the
+    # counts as shares of their class first, so that the products of huge or tiny
+    # weights neither overflow nor underflow
+    pos, neg = pos / p_total, neg / n_total
     tps = pos.cum_sum()
     u = fm.roc_auc_terms(pos, neg, tps).cum_sum().last()
     full = fm.roc_auc_terms(0.0, neg, tps.last()).cum_sum().last()
@@ -199,11 +201,11 @@ def ap_exprs() -> tuple[pl.Expr, pl.Expr]:
     # every precision is 1 the terms are the positives and the two sums the same
     # float, so the AP is exactly 1.0 (a .sum() may add the same values in another
     # order than another .sum() or a cum_sum: ten weights of 0.1 gave 1.0 and
-    # 0.9999999999999999); the positives scaled by a power of two (exact) so that
-    # pos x precision does not underflow (weights of 1e-300 gave 0.0)
-    (scaled,) = fm.overflow_safe([pos], p_total)
-    terms = fm.average_precision_terms(scaled, tps, fps).cum_sum().last()
-    ap = fm.average_precision_of_sum(terms, scaled.cum_sum().last())
+    # 0.9999999999999999); the positives as shares of P first, so that pos x
+    # precision does not underflow (weights of 1e-300 gave 0.0)
+    share = pos / p_total
+    terms = fm.average_precision_terms(share, tps, fps).cum_sum().last()
+    ap = fm.average_precision_of_sum(terms, share.cum_sum().last())
     return p_total, pl.when(p_total > 0).then(ap).otherwise(0.0)
 
 
