@@ -217,8 +217,10 @@ class MonitoringMethods:
         its ``k`` buckets, so a 7-day rolling window costs 7 daily states, not the
         rows.  Un-weighted ``roc_auc`` and ``average_precision`` of continuous
         scores (without the bootstrap) sort each window's rows instead, as the
-        frame methods do.  Every number equals the frame method on the window's
-        rows.
+        frame methods do.  Every value and analytic interval equals the frame
+        method on the window's rows; bootstrap intervals are drawn from the
+        window's summed states (replicates of the same rows, other draws than
+        the frame method's).
 
         Parameters
         ----------
