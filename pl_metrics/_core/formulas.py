@@ -530,16 +530,17 @@ def placement(beyond: Any, tied: Any, total: Any) -> Any:
 
 
 def roc_auc_terms(pos: Any, neg: Any, tps: Any) -> Any:
-    """The trapezoids under the ROC curve (times P N for counts): each score's negatives times the
-    positives above it, ties one half.  Their sum is the Mann-Whitney U; over the
-    same sum with every positive above (``neg * P``), the AUC.
+    """The trapezoids under the ROC curve: each score's negatives times the positives
+    above it, ties one half (``tps``: the positives down to the score).  Their sum
+    is the Mann-Whitney U (in whatever unit the counts are: the caller passes each
+    class's shares of its total, so that products of huge or tiny weights stay
+    finite and normal); over the same sum with every positive above (``tps`` the
+    last running sum, ``pos`` 0), the AUC.
 
-    Summed before the division, not each normalised (``neg / N`` times the share
-    of positives above: a perfect ranking summed to 0.9999999999999994 or
-    1.0000000000000007, above its own interval): where every positive is above
-    every negative the two sums add the same floats, so the AUC is exactly 1.0.
-    The caller passes each class's counts as shares of its total, so that the
-    products of huge or tiny weights stay finite and normal."""
+    A ratio of two sums added alike, not one sum of terms each normalised (a
+    perfect ranking summed to 0.9999999999999994 or 1.0000000000000007, above its
+    own interval): where every positive is above every negative the two sums add
+    the same floats, so the AUC is exactly 1.0."""
     return neg * (tps - pos / 2)
 
 
@@ -599,20 +600,21 @@ def mcclish(partial_area: Any, max_fpr: float) -> Any:
 
 
 def average_precision_terms(pos: Any, tps: Any, fps: Any, xp: Backend = POLARS) -> Any:
-    """scikit-learn's step-wise AP terms times the positives P: the positives a
-    threshold adds (delta recall x P) times the precision there (0 where it adds
-    none).  Their sum over P is the AP (:func:`average_precision_of_sum`).
+    """scikit-learn's step-wise AP terms in the unit of ``pos``: the positives a
+    threshold adds (rows, or shares of P) times the precision there (0 where it
+    adds none).  Their sum over the sum of ``pos`` (added alike) is the AP
+    (:func:`average_precision_of_sum`).
 
-    Summed before the division, not as delta recall x precision: where every
-    precision is 1 the sum is the positives' own sum, so a perfect ranking's AP is
-    exactly 1.0 (P terms of 1 / P summed one by one gave 0.9999999999980838 at
-    P = 100,000, and a bootstrap point below its own interval)."""
+    Where every precision is 1 the two sums are the same float, so a perfect
+    ranking's AP is exactly 1.0 (terms of 1 / P summed one by one, against no
+    second sum, gave 0.9999999999980838 at P = 100,000, and a bootstrap point
+    below its own interval)."""
     return xp.where(pos > 0, pos * xp.ratio(tps, tps + fps, 0.0), 0.0)
 
 
 def average_precision_of_sum(terms_sum: Any, p_total: Any) -> Any:
-    """The AP from the sum of :func:`average_precision_terms` and the positives
-    (where every precision is 1 the two are equal: 1.0), clipped to
+    """The AP from the sum of :func:`average_precision_terms` and that of their
+    ``pos`` (where every precision is 1 the two are equal: 1.0), clipped to
     [0, 1] (a sum may round a step above its bound); undefined (NaN) without
     positives, where each caller applies scikit-learn's 0.0."""
     return (terms_sum / p_total).clip(0.0, 1.0)

@@ -440,14 +440,17 @@ def ranking_windows(
     def sorted_point(metric: str, counted: pl.LazyFrame, ci: float | None) -> pl.LazyFrame:
         point = sorted_path.sorted_or(
             rows, counted, y_true, y_score, by=keys, pos_label=pos_label,
-            weight=weight, ci=ci, metric=metric,
+            weight=None, ci=ci, metric=metric,
         )  # fmt: skip
         # a null bucket end makes a segment of its own there: refused
         return null_index_check(point, WINDOW_END, index)
 
     windows = score_windows(counts, w, index)
     options = {"ci": ci, "ci_method": ci_method, "n_boot": n_boot, "seed": seed}
-    return finish_scores(windows, metrics, sorted_point=sorted_point, **options)
+    # weights: the counts alone (sorting is for un-weighted rows; the counts'
+    # plan checks the null index already)
+    unweighted = sorted_point if weight is None else None
+    return finish_scores(windows, metrics, sorted_point=unweighted, **options)
 
 
 def assemble(
