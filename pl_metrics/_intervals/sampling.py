@@ -179,6 +179,17 @@ def _binomials(counts: np.ndarray, size: int, rng: np.random.Generator) -> np.nd
     return out
 
 
+def _columns(k: int, pairs: bool) -> np.ndarray:
+    """The column of each of ``k`` cells in a block: cell c at column c, or with
+    ``pairs`` as :func:`_place` lays them out (cell 2 j at j, 2 j + 1 at k / 2 + j)."""
+    import numpy as np
+
+    cells = np.arange(k, dtype=np.intp)
+    if not pairs:
+        return cells
+    return np.where(cells % 2 == 0, cells // 2, k // 2 + cells // 2)
+
+
 def _draw(
     counts: np.ndarray,
     starts: np.ndarray,
@@ -191,47 +202,70 @@ def _draw(
     """``size`` multinomial redraws (replicate x cell) of the segments whose cells are
     ``counts[starts[i]:starts[i + 1]]``, each from its generator ``rngs[i]``.
 
-    A segment of n rows is drawn as n uniform rows, counted by cell (when
-    :func:`_by_rows`: one ``bincount`` of its replicates' cells), or as a chain of
-    binomials.  ``poisson``: each replicate's total is Poisson(n), its rows then drawn
-    uniformly (by rows), or each cell of c rows is Poisson(c) (by cells).
-    ``pairs``: the block's columns are laid out as :func:`_place` says.
+    A segment of n rows is drawn as n uniform rows (when :func:`_by_rows`), or as
+    a chain of binomials.  ``poisson``: each replicate's total is Poisson(n), its
+    rows then drawn uniformly (by rows), or each cell of c rows is Poisson(c) (by
+    cells).  ``pairs``: the block's columns are laid out as :func:`_place` says.
+
+    The rows drawn are counted once for the whole chunk: each segment looks up
+    the block position (replicate x column) of every row it draws, and one
+    ``bincount`` of all of them is the block (a ``bincount`` and a ``_place`` per
+    segment cost a fifth more on segments of 100 rows).
     """
     import numpy as np
 
-    out = np.zeros((size, len(counts)), dtype=np.int64)
+    k = len(counts)
     bounds = starts.tolist()
     rows_of = np.add.reduceat(counts, starts[:-1]).tolist() if len(rngs) else []
     first_row = np.cumsum([0, *rows_of]).tolist()
-    cell_of_row = None  # the chunk's rows' cells, built for the first segment drawn by rows
-    replicate = np.arange(size, dtype=np.int64)
+    by_rows = [
+        n > 0 and _by_rows(n, b - a)
+        for n, a, b in zip(rows_of, bounds[:-1], bounds[1:], strict=True)
+    ]
+    # each row's column in the block, built once a segment is drawn by rows (not for
+    # binomials: a row each cost 800 MB on 1e8 rows)
+    column_of_row = None
+    replicate = np.arange(size, dtype=np.intp) * k  # a replicate's first position
+    # the positions drawn: the multinomial's number is known (its segments' rows per
+    # replicate), the Poisson's is collected segment by segment
+    fixed = 0 if poisson else sum(n for n, rows in zip(rows_of, by_rows, strict=True) if rows)
+    positions = np.empty(size * fixed, dtype=np.intp)
+    pieces: list[np.ndarray] = [positions]
+    filled = 0
+    by_cells: list[tuple[int, np.ndarray]] = []
     for i, rng in enumerate(rngs):
         a, b, n = bounds[i], bounds[i + 1], rows_of[i]
         if n == 0:
             continue
-        if _by_rows(n, b - a):
-            k = b - a
-            width = np.uint16 if n < 1 << 16 else np.int64
-            if cell_of_row is None:  # not for binomials: a row each cost 800 MB on 1e8 rows
-                cell_of_row = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
-            table = cell_of_row[first_row[i] : first_row[i] + n]  # cells a..b - 1
-            # np.take of intp rows: half the time of indexing by the narrow rows drawn;
-            # each drawn row's (replicate, cell) is replicate k + cell - a
-            if poisson:  # N ~ Poisson(n) rows a replicate, replicate after replicate
-                totals = rng.poisson(n, size)
-                rows = rng.integers(0, n, size=int(totals.sum()), dtype=width)
-                drawn = np.take(table, rows.astype(np.intp))
-                drawn += np.repeat(replicate * k - a, totals)
-            else:
-                rows = rng.integers(0, n, size=(size, n), dtype=width)
-                drawn = np.take(table, rows.astype(np.intp))
-                drawn += (replicate * k - a)[:, None]  # replicate x row
-            drawn_cells = np.bincount(drawn.ravel(), minlength=size * k).reshape(size, k)
-        elif poisson:
-            drawn_cells = rng.poisson(counts[a:b], size=(size, b - a))
+        if not by_rows[i]:
+            drawn = (
+                rng.poisson(counts[a:b], size=(size, b - a))
+                if poisson
+                else _binomials(counts[a:b], size, rng)
+            )
+            by_cells.append((a, drawn))
+            continue
+        if column_of_row is None:
+            column_of_row = np.repeat(_columns(k, pairs), counts)
+        table = column_of_row[first_row[i] : first_row[i] + n]
+        width = np.uint16 if n < 1 << 16 else np.int64
+        if poisson:  # N ~ Poisson(n) rows a replicate, replicate after replicate
+            totals = rng.poisson(n, size)
+            rows = rng.integers(0, n, size=int(totals.sum()), dtype=width)
+            drawn = np.take(table, rows)
+            drawn += np.repeat(replicate, totals)
+            pieces.append(drawn)
         else:
-            drawn_cells = _binomials(counts[a:b], size, rng)
-        _place(out, drawn_cells, a, pairs)
+            rows = rng.integers(0, n, size=(size, n), dtype=width)
+            # np.take into the positions ("clip": not buffered; the rows are in range)
+            target = positions[filled : filled + size * n].reshape(size, n)
+            np.take(table, rows, out=target, mode="clip")
+            target += replicate[:, None]
+            filled += size * n
+    drawn_rows = np.concatenate(pieces) if len(pieces) > 1 else positions
+    out = np.bincount(drawn_rows, minlength=size * k).reshape(size, k)
+    for a, drawn in by_cells:
+        _place(out, drawn, a, pairs)
     return out
 
 
