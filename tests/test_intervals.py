@@ -1569,6 +1569,49 @@ def test_draws_in_pairs_are_the_same_draws_split_by_pair(
         np.testing.assert_array_equal(paired[lo], np.c_[block[:, 0::2], block[:, 1::2]])
 
 
+@pytest.mark.parametrize("poisson", [False, True])
+@pytest.mark.parametrize("pairs", [False, True])
+def test_a_segment_draws_the_same_in_a_chunk_as_alone(poisson: bool, pairs: bool) -> None:
+    # the keyed contract: segment i's draws come from its own generator (the seed and
+    # its key), so in a chunk beside others they are its draws alone
+    # (draw_segment).  A chunk counts all of its segments' rows drawn by one
+    # bincount (sampling._draw): each segment's replicates must land in its own
+    # columns.  Segments drawn by rows (small), by binomials (a few cells of many
+    # rows), empty ones, and one of a single cell
+    rng = np.random.default_rng(11)
+    segments = [rng.integers(0, 4, 2 * k) for k in (1, 3, 6, 2)]  # by rows: rows <= 16 x cells
+    segments += [
+        rng.integers(200, 400, 2),  # by binomials
+        np.zeros(4, dtype=np.int64),  # no rows
+        np.array([0, 5]),  # one non-empty cell
+        rng.integers(0, 3, 40),
+    ]
+    counts = np.concatenate(segments)
+    starts = np.cumsum([0] + [len(c) for c in segments])
+    keys = [(i, "k") for i in range(len(segments))]
+    seed = sampling.Poisson(9) if poisson else 9
+    drawn: dict[int, np.ndarray] = {}
+
+    def keep(lo: int, hi: int, blocks: bs.Blocks) -> tuple[np.ndarray, dict]:
+        drawn[lo] = np.concatenate(blocks.map(lambda b: b))
+        assert hi - lo == len(segments)  # one chunk of all of them
+        return np.arange(lo, hi), {}
+
+    sampling.redraw(counts, starts, keys, keep, n_boot=25, seed=seed, threads=1, pairs=pairs)
+    block = drawn[0]
+    half = len(counts) // 2
+    for i, cells in enumerate(segments):
+        alone = bs.draw_segment(cells, 25, sampling.entropy_of(9)[0], keys[i], poisson=poisson)
+        a, b = starts[i], starts[i + 1]
+        mine = np.c_[block[:, a // 2 : b // 2], block[:, half + a // 2 : half + b // 2]]
+        expected = np.c_[alone[:, 0::2], alone[:, 1::2]] if pairs else alone
+        np.testing.assert_array_equal(mine if pairs else block[:, a:b], expected)
+        # the multinomial keeps each replicate's rows; every cell is drawn from its own
+        if not poisson:
+            assert (alone.sum(axis=1) == cells.sum()).all()
+        assert (alone[:, cells == 0] == 0).all()
+
+
 @pytest.mark.parametrize("method", ["roc_auc", "average_precision"])
 @pytest.mark.parametrize("decimals", [None, 1])
 @pytest.mark.parametrize("by", [None, "g"])

@@ -499,7 +499,8 @@ def redraw(
     cells = _CHUNK_CELLS
     for i, (rows, k) in enumerate(zip(n.tolist(), np.diff(starts).tolist(), strict=True)):
         width = _width(rows, k) * n_boot
-        if _block(rows, k, n_boot) < n_boot or cells + width > _CHUNK_CELLS:
+        # a segment without rows (width 0) may come first
+        if not chunks or _block(rows, k, n_boot) < n_boot or cells + width > _CHUNK_CELLS:
             chunks.append((i, i + 1))
             cells = width
         else:
