@@ -854,3 +854,41 @@ def test_an_empty_input_has_no_rows(ci: float | None) -> None:
             assert got.height == 0, (name, control)
             assert got.schema == expected.schema, (name, control)
             assert expected.height > 0
+
+
+def test_a_bootstrap_too_large_says_what_to_do(monkeypatch: pytest.MonkeyPatch) -> None:
+    # past MAX_ROWS replicate cells the bootstrap of the differences is refused with
+    # the remedy that fits: label columns have few cells a segment (the segments x
+    # n_boot are many: rounding labels would not help), a score column has one a
+    # distinct score (round it, named)
+    from pl_metrics._intervals import resample
+
+    monkeypatch.setattr(resample, "MAX_ROWS", 1_000)
+    rng = np.random.default_rng(3)
+    n = 600
+    df = pl.DataFrame(
+        {
+            "y": rng.integers(0, 2, n),
+            "pred": rng.integers(0, 2, n),
+            "score": rng.random(n),
+            "g": rng.integers(0, 3, n),
+            "c": rng.integers(0, 50, n),
+        }
+    )
+    with pytest.raises(ValueError, match="n_boot=20") as labels:
+        df.metrics.fairness("y", "pred", by="g", control="c", ci=0.95, n_boot=20)
+    assert "use fewer replicates (n_boot=) or fewer segments" in str(labels.value)
+    assert "round" not in str(labels.value)
+    assert "'y', 'pred'" in str(labels.value)
+    with pytest.raises(ValueError, match="n_boot=20") as scores:
+        df.metrics.disparity(
+            "y", "score", metric="roc_auc", by="g", control="c", ci=0.95, n_boot=20
+        )
+    assert "round the scores (e.g. pl.col('score').round(3))" in str(scores.value)
+    # the metrics evaluated on replicate rows (log loss reads scores; MCC, several
+    # label metrics at once, does not)
+    with pytest.raises(ValueError, match="n_boot=20") as rows:
+        df.metrics.disparity(
+            "y", "score", metric="log_loss", by="g", control="c", ci=0.95, n_boot=20
+        )
+    assert "round the scores (e.g. pl.col('score').round(3))" in str(rows.value)

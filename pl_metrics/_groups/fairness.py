@@ -267,12 +267,27 @@ class Replicates:
 
 
 def replicated(
-    lf: pl.LazyFrame, keys: Sequence[str], x: Inputs, *, n_boot: int, seed: int | None
+    lf: pl.LazyFrame,
+    keys: Sequence[str],
+    x: Inputs,
+    *,
+    n_boot: int,
+    seed: int | None,
+    scores: bool,
 ) -> Replicates:
-    """``n_boot`` bootstrap replicates of each segment ``keys`` of ``lf`` (stand-in names)."""
+    """``n_boot`` bootstrap replicates of each segment ``keys`` of ``lf`` (stand-in names);
+    ``scores``: ``x.y_pred`` holds scores (the refusal of too many cells says to
+    round them)."""
     taken = {*keys, x.y_true, x.y_pred}
     rep, count = free_name("replicate", taken), free_name("count", taken)
-    frame = rs.replicates(lf, keys, [x.y_true, x.y_pred], n_boot=n_boot, seed=seed)
+    frame = rs.replicates(
+        lf,
+        keys,
+        [x.y_true, x.y_pred],
+        n_boot=n_boot,
+        seed=seed,
+        scores=[x.y_pred] if scores else [],
+    )
     frame = frame.rename({rs.REP: rep, rs.COUNT: count}).cache()  # drawn once, read twice
     return Replicates(frame, rep, replace(x, weight=count))
 
@@ -342,7 +357,8 @@ def replicate_tables(
         # the rows the point estimates checked (their errors, counted in rows, come
         # first: a replicate's check would count weighted replicate rows)
         lf = lf.join(point.select(keys), on=keys, how="semi", nulls_equal=True)
-        drawn = replicated(lf, keys, x, n_boot=n_boot, seed=seed)
+        scores = any(METRICS[m].scores for m in metrics)
+        drawn = replicated(lf, keys, x, n_boot=n_boot, seed=seed, scores=scores)
         rep_strata = [*strata, drawn.rep]
         per_group = evaluate(drawn.frame, metrics, [*rep_strata, *groups], drawn.inputs)
         overall = evaluate(drawn.frame, metrics, rep_strata, drawn.inputs)

@@ -136,7 +136,7 @@ def label_replicates(
         if df.height == 0:
             return pl.DataFrame(schema=out_schema)
         if df.height * n_boot > rs.MAX_ROWS:
-            raise rs.too_many(df.height, n_boot, columns)
+            raise rs.too_many(df.height, n_boot, columns, scores=[])
         df = df.sort([*keys, ACTUAL, PREDICTED], nulls_last=True)
         classes = pl.concat([df[ACTUAL], df[PREDICTED]]).unique().sort()
         k = len(classes)
@@ -274,7 +274,7 @@ def score_replicates(
         if df.height == 0:
             return pl.DataFrame(schema=out_schema)
         if 2 * df.height * n_boot > rs.MAX_ROWS:
-            raise rs.too_many(df.height, n_boot, [column])
+            raise rs.too_many(df.height, n_boot, [column], scores=[column])
         df = bs.sorted_by_score(df, keys)
         score = df[SCORE].to_numpy()
         starts, segment_keys = bs._starts(df, keys)

@@ -15,8 +15,8 @@ the union of its groups (the groups are resampled separately, as everywhere
 in pl_metrics).
 
 The cost is the number of distinct ``(segment, y_true, y_pred)`` cells times
-``n_boot``; past :data:`MAX_ROWS` it is refused with what to do (continuous
-scores have a cell per row: round them, or use fewer replicates).
+``n_boot``; past :data:`MAX_ROWS` it is refused with what to do (fewer replicates or
+segments; continuous scores have a cell per row: round them).
 """
 
 from __future__ import annotations
@@ -40,12 +40,26 @@ _ROW = f"{INTERNAL}cell"
 MAX_ROWS = 50_000_000
 
 
-def too_many(cells: int, n_boot: int, columns: Sequence[str]) -> ValueError:
+def too_many(
+    cells: int, n_boot: int, columns: Sequence[str], *, scores: Sequence[str] | None = None
+) -> ValueError:
+    """The refusal of more than :data:`MAX_ROWS` replicate cells, with what to do.
+
+    ``scores``: the columns among ``columns`` that hold scores (continuous ones
+    have a cell per row: rounding them helps); ``[]`` for labels only (their cells
+    are few a segment: the segments are many); None when unknown."""
+    fewer = "use fewer replicates (n_boot=) or fewer segments"
+    if scores is None:
+        remedy = f"{fewer}; a column of continuous scores has a cell per row: round it"
+        remedy += " (e.g. pl.col(score).round(3))"
+    elif scores:
+        remedy = f"round the scores (e.g. pl.col({scores[0]!r}).round(3)) or {fewer}"
+    else:
+        remedy = fewer
     return ValueError(
         f"the bootstrap of the differences needs {cells:,} distinct (segment, "
         f"{', '.join(map(repr, columns))}) rows x n_boot={n_boot} = {cells * n_boot:,} "
-        f"replicate cells, more than {MAX_ROWS:,}: round the scores (e.g. "
-        "pl.col(score).round(3)) or use fewer replicates (n_boot=)"
+        f"replicate cells, more than {MAX_ROWS:,}: {remedy}"
     )
 
 
@@ -56,10 +70,15 @@ def replicates(
     *,
     n_boot: int,
     seed: bs.Seed,
+    shown: Sequence[str] | None = None,
+    scores: Sequence[str] | None = None,
 ) -> pl.LazyFrame:
     """``*keys, REP, *columns, COUNT``: ``n_boot`` redraws (multinomial, or Poisson with a
     Poisson ``seed``) of each segment's distinct ``columns`` rows (cells of count 0
-    left out: a Poisson replicate without rows has none, and no metric)."""
+    left out: a Poisson replicate without rows has none, and no metric).
+
+    ``shown``: the names the refusal (:func:`too_many`) gives the columns (default
+    ``columns``); ``scores``: as there."""
     keys, columns = list(keys), list(columns)
     cells = lf.group_by([*keys, *columns]).agg(pl.len().alias(COUNT))
     schema = cells.collect_schema()
@@ -89,7 +108,7 @@ def replicates(
         if df.height == 0:
             return pl.DataFrame(schema=out_schema)
         if df.height * n_boot > MAX_ROWS:
-            raise too_many(df.height, n_boot, columns)
+            raise too_many(df.height, n_boot, shown or columns, scores=scores)
         df = df.sort([*keys, *columns], nulls_last=True).with_row_index(_ROW)
         out = bs.per_chunk(
             df, keys, df[COUNT].to_numpy(), reduce, n_boot=n_boot, seed=seed, threads=threads
