@@ -232,7 +232,10 @@ def _draw(
     positions = np.empty(size * fixed, dtype=np.intp)
     pieces: list[np.ndarray] = [positions]
     filled = 0
-    by_cells: list[tuple[int, np.ndarray]] = []
+    # segments drawn by cells are added to the block as they are drawn (while in the
+    # cache); with none, the block is the bincount of the rows drawn
+    placed = not any(by_rows) or any(n and not r for n, r in zip(rows_of, by_rows, strict=True))
+    out = np.zeros((size, k) if placed else (0, 0), dtype=np.int64)
     for i, rng in enumerate(rngs):
         a, b, n = bounds[i], bounds[i + 1], rows_of[i]
         if n == 0:
@@ -243,7 +246,7 @@ def _draw(
                 if poisson
                 else _binomials(counts[a:b], size, rng)
             )
-            by_cells.append((a, drawn))
+            _place(out, drawn, a, pairs)
             continue
         if column_of_row is None:
             column_of_row = np.repeat(_columns(k, pairs), counts)
@@ -262,10 +265,13 @@ def _draw(
             np.take(table, rows, out=target, mode="clip")
             target += replicate[:, None]
             filled += size * n
+    if not any(by_rows):
+        return out
     drawn_rows = np.concatenate(pieces) if len(pieces) > 1 else positions
-    out = np.bincount(drawn_rows, minlength=size * k).reshape(size, k)
-    for a, drawn in by_cells:
-        _place(out, drawn, a, pairs)
+    counted = np.bincount(drawn_rows, minlength=size * k).reshape(size, k)
+    if not placed:
+        return counted
+    out += counted
     return out
 
 
