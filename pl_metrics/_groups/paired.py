@@ -445,9 +445,12 @@ def _label_reduce(metric: str) -> bs.Reduce:
                 np.bincount(seg, weights=count * ((y == a) & (y != b)), minlength=m),
                 np.bincount(seg, weights=count * ((y != a) & (y == b)), minlength=m),
             ]
-            tests = mcnemar_many(*(d.astype(np.int64) for d in discordant))
+            names, stat, p = mcnemar_many(*(d.astype(np.int64) for d in discordant))
+            codes = np.array([_TESTS.index(name) for name in names], dtype=np.uint8)
+            tests = (codes, stat, p)
         else:
-            tests = (np.full(m, _test_name(blocks)), np.full(m, math.nan), np.full(m, math.nan))
+            code = np.full(m, _test_code(blocks), dtype=np.uint8)
+            tests = (code, np.full(m, math.nan), np.full(m, math.nan))
         n_boot = len(base)
         for name, column in zip((TEST, STAT, P), tests, strict=True):
             columns[name] = np.repeat(column, n_boot)
@@ -456,9 +459,15 @@ def _label_reduce(metric: str) -> bs.Reduce:
     return reduce
 
 
-def _test_name(blocks: bs.Blocks) -> str:
-    """The ``test`` of the paired bootstrap: which bootstrap drew the replicates."""
-    return "paired_bootstrap" if blocks.fixed_total else "paired_poisson_bootstrap"
+#: The ``test`` names of the paired bootstrap's rows, carried per replicate row by their
+#: position here (a string a replicate row: 10,000,000 strings by 10,000 segments).
+_TESTS = ("paired_bootstrap", "paired_poisson_bootstrap", "mcnemar_exact", "mcnemar_chi2")
+
+
+def _test_code(blocks: bs.Blocks) -> int:
+    """The ``test`` of the paired bootstrap (its position in :data:`_TESTS`): which
+    bootstrap drew the replicates."""
+    return _TESTS.index("paired_bootstrap" if blocks.fixed_total else "paired_poisson_bootstrap")
 
 
 def mcnemar_many(b: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -542,7 +551,7 @@ def _ap_reduce(chunk: bs.Chunk, blocks: bs.Blocks) -> tuple[np.ndarray, dict[str
     m, n_boot = chunk.size, len(base)
     columns = {_VALUES[0]: base.T.ravel(), _VALUES[1]: other.T.ravel()}  # segment, replicate
     columns |= {
-        TEST: np.full(m * n_boot, _test_name(blocks)),
+        TEST: np.full(m * n_boot, _test_code(blocks), dtype=np.uint8),
         STAT: np.full(m * n_boot, math.nan),
         P: np.full(m * n_boot, math.nan),
     }
@@ -634,11 +643,12 @@ def bootstrap_tests(
     """
     keys = list(keys)
     schema = cells.collect_schema()
-    # a row per replicate: both models' values, and McNemar's test (accuracy)
+    # a row per replicate: both models' values, and McNemar's test (accuracy); the
+    # test's name by its position in _TESTS
     rep_schema = pl.Schema(
         {k: schema[k] for k in keys}
         | {_VALUES[0]: pl.Float64, _VALUES[1]: pl.Float64}
-        | {TEST: pl.String, STAT: pl.Float64, P: pl.Float64}
+        | {TEST: pl.UInt8, STAT: pl.Float64, P: pl.Float64}
     )
     threads = pl.thread_pool_size()
     reduce = _ap_reduce if labels is None else _label_reduce(metric)
@@ -661,6 +671,7 @@ def bootstrap_tests(
         cells.map_batches(run, schema=rep_schema)
         .group_by(keys)
         .agg(low.alias(LOW), high.alias(HIGH), pl.col(TEST, STAT).first(), p.alias(P))
+        .with_columns(pl.col(TEST).replace_strict(dict(enumerate(_TESTS)), return_dtype=pl.String))
     )
     return tests.with_columns(pl.col(LOW, HIGH, STAT, P).fill_nan(None))
 
