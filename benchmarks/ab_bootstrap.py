@@ -9,7 +9,11 @@ those rows, best of 2; with ``--gil``, which numpy calls of the bootstrap run
 faster on two threads than on one; with ``--poisson``, ``ci_method="poisson"``
 beside ``"bootstrap"`` (200 replicates, best of 3 each, in one process); with
 ``--chunks``, the bootstraps reduced a chunk of segments at a time (the paired
-bootstrap, one-vs-rest AUC, ``disparity``) by 1,000 segments, best of 3.
+bootstrap, one-vs-rest AUC, ``disparity``) by 1,000 segments, best of 3; with
+``--segments``, the label bootstraps by 10,000 segments of 2M rows
+(``bench_slow_defaults``' rows): ``compare_models`` of f1 (its default interval
+is the paired bootstrap) and of accuracy with ``ci_method="bootstrap"``, and
+``report(ci_method="bootstrap", n_boot=200)``, best of 2.
 
     git worktree add /tmp/old aa920fc
     .venv/bin/python benchmarks/ab_bootstrap.py /tmp/old
@@ -24,6 +28,8 @@ bootstrap, one-vs-rest AUC, ``disparity``) by 1,000 segments, best of 3.
     .venv/bin/python benchmarks/ab_bootstrap.py . --poisson
     .venv/bin/python benchmarks/ab_bootstrap.py /tmp/old --chunks
     .venv/bin/python benchmarks/ab_bootstrap.py . --chunks
+    .venv/bin/python benchmarks/ab_bootstrap.py /tmp/old --segments
+    .venv/bin/python benchmarks/ab_bootstrap.py . --segments
 """
 
 from __future__ import annotations
@@ -201,6 +207,39 @@ def chunks() -> None:
         print(f"{name}: best of 3 {fastest:.2f} s; all: {', '.join(f'{t:.2f}' for t in times)}")
 
 
+def segments() -> None:
+    """The label bootstraps by 10,000 segments of 2M rows, best of 2."""
+    import numpy as np
+    import polars as pl
+
+    rng = np.random.default_rng(0)
+    n = 2_000_000
+    y = (rng.random(n) < 0.3).astype(np.int64)
+    df = pl.DataFrame(
+        {
+            "y": y,
+            "seg": rng.integers(0, 10_000, n),
+            "a": (rng.random(n) < 0.3 + 0.4 * y).astype(np.int64),
+            "b": (rng.random(n) < 0.3 + 0.3 * y).astype(np.int64),
+        }
+    )
+    m = df.metrics
+    calls = {
+        "compare_models(metric='f1', by=seg)": lambda: m.compare_models(
+            "y", ["a", "b"], metric="f1", by="seg"
+        ),
+        "compare_models(metric='accuracy', ci_method='bootstrap', by=seg)": lambda: (
+            m.compare_models("y", ["a", "b"], metric="accuracy", ci_method="bootstrap", by="seg")
+        ),
+        "report(by=seg, ci_method='bootstrap', n_boot=200)": lambda: m.report(
+            "y", "a", by="seg", ci=0.95, ci_method="bootstrap", n_boot=200
+        ),
+    }
+    for name, call in calls.items():
+        fastest, times = best(call, 2)
+        print(f"{name}: best of 2 {fastest:.2f} s; all: {', '.join(f'{t:.2f}' for t in times)}")
+
+
 def main() -> None:
     sys.path.insert(0, str(Path(sys.argv[1]).resolve()))
     if "--gil" in sys.argv:
@@ -222,6 +261,9 @@ def main() -> None:
         return
     if "--chunks" in sys.argv:
         chunks()
+        return
+    if "--segments" in sys.argv:
+        segments()
         return
     small = _small_segments()
 

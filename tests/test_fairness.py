@@ -13,6 +13,7 @@ the registry (``tests/registry/``).
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import polars as pl
@@ -398,7 +399,9 @@ def test_bad_input_is_a_clear_error() -> None:
     )
     big = pl.DataFrame({"g": [0, 1] * 50_000, "y": [0, 1] * 50_000})
     big = big.with_columns(s=pl.int_range(pl.len()) / 100_000)
-    with pytest.raises(ValueError, match=r"distinct \(segment, 's'\) rows x n_boot=1000"):
+    with pytest.raises(
+        ValueError, match=r"distinct \(segment, 's'\) rows x 2 cells each x n_boot=1000"
+    ):
         big.metrics.compare("y", "s", by="g", metric="roc_auc", n_boot=1000)
 
 
@@ -884,9 +887,14 @@ def test_a_bootstrap_too_large_says_what_to_do(monkeypatch: pytest.MonkeyPatch) 
         df.metrics.disparity(
             "y", "score", metric="roc_auc", by="g", control="c", ci=0.95, n_boot=20
         )
-    assert "round the scores (e.g. pl.col('score').round(3))" in str(scores.value)
-    # the metrics evaluated on replicate rows (log loss reads scores; MCC, several
-    # label metrics at once, does not)
+    message = str(scores.value)
+    assert "round the scores (e.g. pl.col('score').round(3))" in message
+    # a distinct score draws a positive and a negative cell: the count said is the one
+    # refused (it printed half of it)
+    rows, cells = re.search(r"needs ([\d,]+) distinct .* = ([\d,]+) replicate", message).groups()
+    assert int(cells.replace(",", "")) == int(rows.replace(",", "")) * 2 * 20 > 1_000
+    assert "x 2 cells each x n_boot=20" in message
+    # the metrics evaluated on replicate rows (log loss reads scores)
     with pytest.raises(ValueError, match="n_boot=20") as rows:
         df.metrics.disparity(
             "y", "score", metric="log_loss", by="g", control="c", ci=0.95, n_boot=20

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import sys
 import warnings
 from collections.abc import Callable
 from statistics import NormalDist
@@ -1567,6 +1568,52 @@ def test_draws_in_pairs_are_the_same_draws_split_by_pair(
     assert plain.keys() == paired.keys()
     for lo, block in plain.items():
         np.testing.assert_array_equal(paired[lo], np.c_[block[:, 0::2], block[:, 1::2]])
+
+
+#: Replicates a seed draws, pinned: drawn by 62c8928 (and the same by 1bf797d and later,
+#: which count a chunk's rows by one bincount and a large segment's ranges in two
+#: contiguous runs).  A change of the draws is a change of every bootstrap interval
+#: for a seed: make it on purpose, and say so in the changelog.
+_PINNED_CHUNK = {
+    False: [
+        [1, 0, 2, 2, 33, 0, 1, 3, 2, 0, 0, 37, 0, 0],
+        [0, 0, 3, 1, 40, 0, 1, 3, 3, 0, 0, 30, 0, 0],
+        [2, 0, 0, 1, 43, 0, 1, 2, 2, 0, 3, 27, 0, 0],
+    ],
+    True: [
+        [3, 0, 2, 1, 37, 0, 1, 1, 1, 0, 1, 30, 0, 0],
+        [1, 0, 0, 1, 40, 0, 1, 3, 2, 0, 0, 36, 0, 0],
+        [1, 0, 2, 0, 36, 0, 2, 2, 1, 0, 1, 32, 0, 0],
+    ],
+}
+_PINNED_RANGES = {
+    (False, False): [[4, 0, 3, 1, 0, 0, 2, 2, 4, 0], [4, 0, 6, 0, 0, 0, 2, 1, 3, 0]],
+    (False, True): [[4, 3, 0, 2, 4, 0, 1, 0, 2, 0], [4, 6, 0, 2, 3, 0, 0, 0, 1, 0]],
+    (True, False): [[3, 0, 9, 1, 0, 0, 2, 1, 7, 0], [4, 0, 5, 1, 0, 0, 2, 2, 3, 0]],
+    (True, True): [[3, 9, 0, 2, 7, 0, 1, 0, 1, 0], [4, 5, 0, 2, 3, 0, 1, 0, 2, 0]],
+}
+
+
+@pytest.mark.skipif(sys.byteorder != "little", reason="16-bit draws split words by byte order")
+@pytest.mark.parametrize("poisson", [False, True])
+def test_a_seed_draws_the_replicates_it_drew_before(
+    poisson: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a chunk of four segments (three drawn by rows, one of 70 rows in 2 cells by
+    # binomials: 70 > 16 x 4 cells) in pairs, 3 replicates; a large segment range by
+    # range (ranges of 4 rows), 2 replicates, pairs or not
+    counts = np.array([1, 2, 0, 3, 2, 0, 1, 1, 40, 30, 0, 0, 1, 0])
+    starts = np.array([0, 4, 8, 12, 14])
+    entropy = sampling.entropy_of(5)[0]
+    rngs = [sampling.generator(entropy, (i, "s")) for i in range(4)]
+    drawn = sampling._draw(counts, starts, rngs, 3, poisson, pairs=True)
+    np.testing.assert_array_equal(drawn, _PINNED_CHUNK[poisson])
+    monkeypatch.setattr(sampling, "_RANGE", 4)
+    counts = np.array([3, 0, 5, 1, 0, 0, 2, 1, 4, 0])
+    for pairs in (False, True):
+        ranges = sampling._Ranges(counts, pairs=pairs)
+        drawn = ranges.draw(2, sampling.generator(entropy, ("r",), 1), poisson)
+        np.testing.assert_array_equal(drawn, _PINNED_RANGES[poisson, pairs])
 
 
 @pytest.mark.parametrize("poisson", [False, True])

@@ -136,6 +136,22 @@ def test_agrees_with_a_numpy_row_bootstrap_of_sklearn() -> None:
         assert abs(row[f"{metric}_high"] - high) < 0.25 * width, (average, metric)
 
 
+def test_too_many_label_sets_says_what_to_do(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a multilabel bootstrap's cells are the distinct pairs of label sets (up to
+    # 2^L x 2^L a segment, however few segments): the refusal says so, names the
+    # arguments (not internal columns) and does not suggest fewer segments
+    from pl_metrics._intervals import resample
+
+    monkeypatch.setattr(resample, "MAX_ROWS", 100)
+    with pytest.raises(ValueError, match="n_boot=20") as refused:
+        _frame(300).metrics.averages("t", "p", ci=0.9, n_boot=20)
+    message = str(refused.value)
+    assert "(segment, y_true's label set, y_pred's label set) rows" in message
+    assert message.endswith(
+        "use fewer replicates (n_boot=): each distinct pair of label sets is a cell"
+    )
+
+
 def test_refusals() -> None:
     df = _frame(50)
     with pytest.raises(ValueError, match="`ci` needs un-weighted rows"):

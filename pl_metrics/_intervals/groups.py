@@ -274,7 +274,7 @@ def score_replicates(
         if df.height == 0:
             return pl.DataFrame(schema=out_schema)
         if 2 * df.height * n_boot > rs.MAX_ROWS:
-            raise rs.too_many(df.height, n_boot, [column], scores=[column])
+            raise rs.too_many(df.height, n_boot, [column], scores=[column], per_row=2)
         df = bs.sorted_by_score(df, keys)
         score = df[SCORE].to_numpy()
         starts, segment_keys = bs._starts(df, keys)

@@ -41,25 +41,42 @@ MAX_ROWS = 50_000_000
 
 
 def too_many(
-    cells: int, n_boot: int, columns: Sequence[str], *, scores: Sequence[str] | None = None
+    cells: int,
+    n_boot: int,
+    columns: Sequence[str],
+    *,
+    scores: Sequence[str] | None = None,
+    label_sets: bool = False,
+    per_row: int = 1,
 ) -> ValueError:
     """The refusal of more than :data:`MAX_ROWS` replicate cells, with what to do.
 
-    ``scores``: the columns among ``columns`` that hold scores (continuous ones
-    have a cell per row: rounding them helps); ``[]`` for labels only (their cells
-    are few a segment: the segments are many); None when unknown."""
+    ``cells`` distinct (segment, ``columns``) rows, each ``per_row`` cells a replicate
+    (the score bootstrap: a positive and a negative one).  ``scores``: the columns
+    among ``columns`` that hold scores (continuous ones have a cell per row:
+    rounding them helps, fewer segments would not); ``[]`` for labels only (a
+    segment has few cells: the segments are many); None when unknown.
+    ``label_sets``: ``columns`` are multilabel ``y_true`` and ``y_pred`` (a cell per
+    distinct pair of label sets)."""
     fewer = "use fewer replicates (n_boot=) or fewer segments"
-    if scores is None:
-        remedy = f"{fewer}; a column of continuous scores has a cell per row: round it"
-        remedy += " (e.g. pl.col(score).round(3))"
-    elif scores:
-        remedy = f"round the scores (e.g. pl.col({scores[0]!r}).round(3)) or {fewer}"
+    if label_sets:
+        shown = "y_true's label set, y_pred's label set"
+        remedy = "use fewer replicates (n_boot=): each distinct pair of label sets is a cell"
     else:
-        remedy = fewer
+        shown = ", ".join(map(repr, columns))
+        if scores is None:
+            remedy = f"{fewer}; a column of continuous scores has a cell per row: round it"
+            remedy += " (e.g. pl.col(score).round(3))"
+        elif scores:  # a cell a distinct score: fewer segments would not help
+            remedy = f"round the scores (e.g. pl.col({scores[0]!r}).round(3)) or use fewer"
+            remedy += " replicates (n_boot=)"
+        else:
+            remedy = fewer
+    each = f" x {per_row} cells each" if per_row > 1 else ""
     return ValueError(
-        f"the bootstrap of the differences needs {cells:,} distinct (segment, "
-        f"{', '.join(map(repr, columns))}) rows x n_boot={n_boot} = {cells * n_boot:,} "
-        f"replicate cells, more than {MAX_ROWS:,}: {remedy}"
+        f"the bootstrap needs {cells:,} distinct (segment, {shown}) rows{each} x "
+        f"n_boot={n_boot} = {cells * per_row * n_boot:,} replicate cells, more than "
+        f"{MAX_ROWS:,}: {remedy}"
     )
 
 
@@ -70,15 +87,15 @@ def replicates(
     *,
     n_boot: int,
     seed: bs.Seed,
-    shown: Sequence[str] | None = None,
     scores: Sequence[str] | None = None,
+    label_sets: bool = False,
 ) -> pl.LazyFrame:
     """``*keys, REP, *columns, COUNT``: ``n_boot`` redraws (multinomial, or Poisson with a
     Poisson ``seed``) of each segment's distinct ``columns`` rows (cells of count 0
     left out: a Poisson replicate without rows has none, and no metric).
 
-    ``shown``: the names the refusal (:func:`too_many`) gives the columns (default
-    ``columns``); ``scores``: as there."""
+    ``scores``, ``label_sets``: what the columns hold, for the refusal of too many
+    cells (:func:`too_many`)."""
     keys, columns = list(keys), list(columns)
     cells = lf.group_by([*keys, *columns]).agg(pl.len().alias(COUNT))
     schema = cells.collect_schema()
@@ -108,7 +125,7 @@ def replicates(
         if df.height == 0:
             return pl.DataFrame(schema=out_schema)
         if df.height * n_boot > MAX_ROWS:
-            raise too_many(df.height, n_boot, shown or columns, scores=scores)
+            raise too_many(df.height, n_boot, columns, scores=scores, label_sets=label_sets)
         df = df.sort([*keys, *columns], nulls_last=True).with_row_index(_ROW)
         out = bs.per_chunk(
             df, keys, df[COUNT].to_numpy(), reduce, n_boot=n_boot, seed=seed, threads=threads

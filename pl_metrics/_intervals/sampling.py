@@ -226,11 +226,15 @@ def _draw(
     # binomials: a row each cost 800 MB on 1e8 rows)
     column_of_row = None
     replicate = np.arange(size, dtype=np.intp) * k  # a replicate's first position
-    # the positions drawn: the multinomial's number is known (its segments' rows per
-    # replicate), the Poisson's is collected segment by segment
-    fixed = 0 if poisson else sum(n for n, rows in zip(rows_of, by_rows, strict=True) if rows)
-    positions = np.empty(size * fixed, dtype=np.intp)
-    pieces: list[np.ndarray] = [positions]
+    # the positions drawn, in one buffer: a multinomial replicate draws each segment's
+    # rows; a Poisson one draws Poisson(n) of them, drawn first (each segment's
+    # generator draws its totals, then its rows, as before)
+    if poisson:
+        totals = {i: rngs[i].poisson(n, size) for i, n in enumerate(rows_of) if by_rows[i]}
+        n_drawn = sum(int(t.sum()) for t in totals.values())
+    else:
+        n_drawn = size * sum(n for n, rows in zip(rows_of, by_rows, strict=True) if rows)
+    positions = np.empty(n_drawn, dtype=np.intp)
     filled = 0
     # segments drawn by cells are added to the block as they are drawn (while in the
     # cache); with none, the block is the bincount of the rows drawn
@@ -252,23 +256,23 @@ def _draw(
             column_of_row = np.repeat(_columns(k, pairs), counts)
         table = column_of_row[first_row[i] : first_row[i] + n]
         width = np.uint16 if n < 1 << 16 else np.int64
+        # np.take into the positions ("clip": not buffered; the rows are in range)
         if poisson:  # N ~ Poisson(n) rows a replicate, replicate after replicate
-            totals = rng.poisson(n, size)
-            rows = rng.integers(0, n, size=int(totals.sum()), dtype=width)
-            drawn = np.take(table, rows)
-            drawn += np.repeat(replicate, totals)
-            pieces.append(drawn)
+            count = int(totals[i].sum())
+            rows = rng.integers(0, n, size=count, dtype=width)
+            target = positions[filled : filled + count]
+            np.take(table, rows, out=target, mode="clip")
+            target += np.repeat(replicate, totals[i])
         else:
+            count = size * n
             rows = rng.integers(0, n, size=(size, n), dtype=width)
-            # np.take into the positions ("clip": not buffered; the rows are in range)
-            target = positions[filled : filled + size * n].reshape(size, n)
+            target = positions[filled : filled + count].reshape(size, n)
             np.take(table, rows, out=target, mode="clip")
             target += replicate[:, None]
-            filled += size * n
+        filled += count
     if not any(by_rows):
         return out
-    drawn_rows = np.concatenate(pieces) if len(pieces) > 1 else positions
-    counted = np.bincount(drawn_rows, minlength=size * k).reshape(size, k)
+    counted = np.bincount(positions, minlength=size * k).reshape(size, k)
     if not placed:
         return counted
     out += counted

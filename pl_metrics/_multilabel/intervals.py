@@ -64,9 +64,7 @@ def _replicates(ml: Multilabel, *, n_boot: int, seed: int | None) -> Multilabel:
         ml.rows.select(*ml.check_aggs(), pl.lit(0, pl.Int8).alias(_REP))
     ).select(pl.col(_REP))
     rows = ml.with_all(ml.rows).select(*keys, TRUE, PRED).join(checked, how="cross").drop(_REP)
-    drawn = rs.replicates(
-        rows, keys, [TRUE, PRED], n_boot=n_boot, seed=seed, shown=["y_true", "y_pred"], scores=[]
-    )
+    drawn = rs.replicates(rows, keys, [TRUE, PRED], n_boot=n_boot, seed=seed, label_sets=True)
     by = [*ml.by, _REP]
     rep_key = names.segment_keys(by)[-1]
     frame = drawn.select(
