@@ -731,6 +731,7 @@ DF = DF.with_columns(n=1 - pl.col("m"), s=pl.col("m") * 0.5, t=pl.col("y") * 0.3
         ({"by": pl.col("g").alias("model")}, ValueError, "`by` column 'model' collides"),
         ({"by": pl.col("g").alias("p_value")}, ValueError, "'p_value' collides"),
         ({"metric": "auc"}, ValueError, "`metric` must be one of"),
+        ({"metric": ["f1", "mcc"]}, ValueError, r"got \['f1', 'mcc'\]: one `metric` a call"),
         ({"adjust": "fdr"}, ValueError, "`adjust` must be one of"),
         ({"ci": None}, ValueError, "`ci` is required"),
         ({"ci": 1.5}, ValueError, "`ci` must be"),

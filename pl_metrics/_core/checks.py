@@ -97,6 +97,8 @@ def check_choice(name: str, value: object, allowed: Collection[str]) -> None:
     """Raise ``ValueError`` unless ``value`` is one of ``allowed``."""
     if not isinstance(value, str) or value not in allowed:
         msg = f"`{name}` must be one of {list(allowed)}, got {value!r}"
+        if isinstance(value, list | tuple):  # e.g. compare_models(metric=["f1", "mcc"])
+            msg += f": one `{name}` a call (call again for each)"
         raise ValueError(msg)
 
 
