@@ -41,8 +41,8 @@ SummaryCiMethod: TypeAlias = Literal["delta", "bootstrap", "wilson", "poisson"]
 AucCiMethod: TypeAlias = Literal["delong", "bootstrap", "poisson"]
 #: ``ci_method`` of average_precision (``checks.CI_METHODS``; the first, the default).
 ApCiMethod: TypeAlias = Literal["logit", "bootstrap", "poisson"]
-#: ``ci_method`` of ``compare_models`` (``_groups.paired.CI_METHODS``: DeLong for roc_auc, the
-#: delta method for average_precision, the paired bootstrap for the label metrics).
+#: ``ci_method`` of ``compare_models`` (``_groups.paired.CI_METHODS``: DeLong for roc_auc,
+#: McNemar / Agresti-Min for accuracy, the delta method for the others).
 PairedCiMethod: TypeAlias = Literal["agresti_min", "bootstrap", "poisson", "delong", "delta"]
 #: ``ci_method`` of the methods whose intervals are bootstraps only (multinomial or Poisson).
 BootstrapCiMethod: TypeAlias = Literal["bootstrap", "poisson"]

@@ -488,7 +488,7 @@ def test_seeded_per_segment_and_pair() -> None:
             "m2": np.where(rng.random(n) < 0.8, y, 1 - y),
         }
     )
-    kw = {"by": "g", "metric": "mcc", "n_boot": 200, "seed": 3}
+    kw = {"by": "g", "metric": "mcc", "ci_method": "bootstrap", "n_boot": 200, "seed": 3}
     full = df.metrics.compare_models("y", ["m0", "m1", "m2"], **kw)
     alone = df.filter(pl.col("g") == "a").metrics.compare_models("y", ["m0", "m1"], **kw)
     assert_frame_equal(full.filter((pl.col("g") == "a") & (pl.col("model") == "m1")), alone)
@@ -525,6 +525,25 @@ def ap_delta_reference(y: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
         d[i] = (_ap_difference(yc, ac, bc, up) - _ap_difference(yc, ac, bc, down)) / (2 * h)
     variance = (x * d * d).sum() - (x * d).sum() ** 2 / x.sum()
     return math.sqrt(max(variance, 0.0))
+
+
+def test_ap_delta_of_rankings_alike_above_every_negative() -> None:
+    # found by the property test below: the models' rankings differ only among
+    # positives above the one negative, so AP is the same in every resample; the
+    # two gradients, summed in their own orders, differed by 4e-17 (of 0.012), and
+    # with one negative the test was null instead of statistic 0, p-value 1
+    df = pl.DataFrame(
+        {
+            "y": [1, 1, 1, 1, 0, 1],
+            "a": [0.1, 0.1, 0.1, 0.1, 0.0, 0.0],
+            "b": [0.1, 0.1, 0.1, 0.35, 0.0, 0.0],
+        }
+    )
+    out = df.metrics.compare_models("y", ["a", "b"], metric="average_precision", ci=0.9)
+    # AP = 4/5 + 1/5 x 5/6 for both (every positive above the negative at precision 1)
+    assert out["value"][0] == pytest.approx(0.8 + 1 / 6, rel=1e-15)
+    assert out["diff"][0] == pytest.approx(0.0, abs=1e-15)
+    assert (out["statistic"][0], out["p_value"][0]) == (0.0, 1.0)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -823,9 +842,12 @@ def _stack(df: pl.DataFrame, models: dict[str, str], seed: int = 0) -> pl.DataFr
 def test_stacked_equals_wide(metric: str) -> None:
     """Stacked rows (any row order) give the wide form's frame, every number the same:
     models in sorted order, or the baseline first then the others sorted.  DeLong's
-    se sums the cells in the order the pivot gives them (as the wide form on its
-    rows shuffled): within 1e-12; the bootstrap's draws and counts are exact."""
-    tol = {"rel_tol": 1e-12, "abs_tol": 1e-12} if metric == "roc_auc" else {"check_exact": True}
+    se and the label metrics' delta-method se sum the cells in the order the pivot
+    or the group_by gives them (as the wide form on its rows shuffled): within
+    1e-12; AP's delta method (its cells sorted), McNemar's counts and the
+    bootstrap's draws and counts are exact."""
+    summed = metric not in ("accuracy", "average_precision")
+    tol = {"rel_tol": 1e-12, "abs_tol": 1e-12} if summed else {"check_exact": True}
 
     @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(df=paired(metric), seed=st.integers(0, 2**16), by=st.booleans())
@@ -1009,3 +1031,133 @@ def test_chunk_reductions_do_not_depend_on_how_replicates_are_grouped(
     assert lows.item() > 0.5  # intervals, not nulls, are compared
     monkeypatch.setattr(bs, "_GROUP_CELLS", 1)  # one replicate at a time
     assert_frame_equal(run(), grouped)
+
+
+# --------------------------------------------------------------- label metrics: delta
+#: The label metrics with the delta method's test (their default), scikit-learn's by
+#: sample weights, and whether each model's metric is a smooth function of its
+#: confusion counts there (no denominator 0).
+LABEL_DELTA = {
+    "balanced_accuracy": skm.balanced_accuracy_score,
+    "mcc": skm.matthews_corrcoef,
+    "cohen_kappa": skm.cohen_kappa_score,
+    "precision": lambda y, p, **w: skm.precision_score(y, p, zero_division=0, **w),
+    "recall": lambda y, p, **w: skm.recall_score(y, p, zero_division=0, **w),
+    "f1": lambda y, p, **w: skm.f1_score(y, p, zero_division=0, **w),
+}
+
+
+def _smooth(metric: str, y: np.ndarray, p: np.ndarray) -> bool:
+    """Whether ``metric`` of the predictions ``p`` has a non-zero denominator."""
+    n = len(y)
+    classes = np.union1d(y, p)
+    t = np.array([(y == k).sum() for k in classes], dtype=float)
+    q = np.array([(p == k).sum() for k in classes], dtype=float)
+    tp, fp, fn = (
+        ((y == 1) & (p == 1)).sum(),
+        ((y != 1) & (p == 1)).sum(),
+        ((y == 1) & (p != 1)).sum(),
+    )
+    return {
+        "balanced_accuracy": True,
+        "mcc": (n * n - (t * t).sum()) * (n * n - (q * q).sum()) > 0,
+        "cohen_kappa": n * n - (t * q).sum() != 0,
+        "precision": tp + fp > 0,
+        "recall": tp + fn > 0,
+        "f1": 2 * tp + fp + fn > 0,
+    }[metric]
+
+
+def label_delta_reference(metric: str, y: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
+    """The delta method's se of metric(b) - metric(a), from numerical derivatives of
+    scikit-learn's metric by each joint cell's weight (central differences) and the
+    multinomial's covariance: sum x d^2 - (sum x d)^2 / n."""
+    fn = LABEL_DELTA[metric]
+    cells, inverse = np.unique(np.c_[y, a, b], axis=0, return_inverse=True)
+    x = np.bincount(inverse.ravel()).astype(float)
+    ys, as_, bs_ = cells.T
+
+    def diff(w: np.ndarray) -> float:
+        return fn(ys, bs_, sample_weight=w) - fn(ys, as_, sample_weight=w)
+
+    eps = 1e-6
+    d = np.array([(diff(x + eps * e) - diff(x - eps * e)) / (2 * eps) for e in np.eye(len(x))])
+    return math.sqrt(max(x @ d**2 - (x @ d) ** 2 / x.sum(), 0.0))
+
+
+@pytest.mark.parametrize("metric", sorted(LABEL_DELTA))
+def test_label_delta_equals_the_delta_method_on_scikit_learn(metric: str) -> None:
+    """The default test of a label metric (accuracy aside): the delta method over the
+    joint cells, its se equal to one from numerical derivatives of scikit-learn's
+    metric (to 1e-6 relative: the differences' error), per segment, two and three
+    classes (the binary metrics: two), repeated cells, segments where a
+    denominator is 0 (no test) or where the models predict alike (se 0)."""
+    binary = metric in ("precision", "recall", "f1")
+
+    @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(data=st.data())
+    def run(data: st.DataObject) -> None:
+        n = data.draw(st.integers(2, 40))
+        labels = st.sampled_from([0, 1] if binary else [0, 1, 2])
+        draw = lambda: data.draw(st.lists(labels, min_size=n, max_size=n))  # noqa: E731
+        y, a = draw(), draw()
+        b = a if data.draw(st.integers(0, 9)) == 0 else draw()  # alike, now and then
+        g = data.draw(st.lists(st.sampled_from("ab"), min_size=n, max_size=n))
+        df = pl.DataFrame({"g": g, "y": y, "a": a, "b": b})
+        out = df.metrics.compare_models("y", ["a", "b"], by="g", metric=metric, ci=0.9)
+        z = norm.ppf(0.95)
+        for row in out.iter_rows(named=True):
+            part = df.filter(pl.col("g") == row["g"])
+            y_, a_, b_ = (part[c].to_numpy() for c in ("y", "a", "b"))
+            assert row["test"] == "delta"
+            expected = LABEL_DELTA[metric](y_, b_) - LABEL_DELTA[metric](y_, a_)
+            if math.isnan(expected):  # kappa of one label: undefined, no test
+                assert row["diff"] is None or math.isnan(row["diff"])
+                assert row["statistic"] is None
+                continue
+            assert row["diff"] == pytest.approx(expected, abs=1e-12)
+            if (a_ == b_).all():  # the same predictions: the same value in every resample
+                assert (row["statistic"], row["p_value"]) == (0.0, 1.0)
+                continue
+            if not (_smooth(metric, y_, a_) and _smooth(metric, y_, b_)):
+                assert row["statistic"] is None
+                assert row["low"] is None
+                continue
+            se = label_delta_reference(metric, y_, a_, b_)
+            if se < 1e-9:  # the gradients agree at every cell: se 0
+                assert row["statistic"] == 0.0
+                continue
+            bound = 2.0 if metric in ("mcc", "cohen_kappa") else 1.0
+            low, high = max(row["diff"] - z * se, -bound), min(row["diff"] + z * se, bound)
+            assert row["low"] == pytest.approx(low, rel=1e-6, abs=1e-9)
+            assert row["high"] == pytest.approx(high, rel=1e-6, abs=1e-9)
+            assert row["statistic"] == pytest.approx(row["diff"] / se, rel=1e-6, abs=1e-9)
+            assert row["p_value"] == pytest.approx(
+                2 * norm.sf(abs(row["diff"] / se)), rel=1e-5, abs=1e-9
+            )
+
+    run()
+
+
+def test_label_delta_covers_like_the_bootstrap() -> None:
+    # the delta method's interval of a difference of F1 / MCC on 1,500 paired rows is
+    # the paired bootstrap's (4,000 replicates) within Monte-Carlo tolerance: width
+    # within 10%, centre within a tenth of the width
+    rng = np.random.default_rng(4)
+    n = 1500
+    y = rng.integers(0, 3, n)
+    df = pl.DataFrame(
+        {
+            "y": y,
+            "a": np.where(rng.random(n) < 0.7, y, rng.integers(0, 3, n)),
+            "b": np.where(rng.random(n) < 0.75, y, rng.integers(0, 3, n)),
+        }
+    )
+    for metric in ("mcc", "cohen_kappa", "balanced_accuracy"):
+        kw = {"metric": metric, "ci": 0.95}
+        delta = df.metrics.compare_models("y", ["a", "b"], **kw)
+        boot = df.metrics.compare_models("y", ["a", "b"], ci_method="bootstrap", n_boot=4000, **kw)
+        width = boot["high"][0] - boot["low"][0]
+        assert abs((delta["high"][0] - delta["low"][0]) - width) < 0.1 * width, metric
+        centre = (boot["high"][0] + boot["low"][0]) / 2
+        assert abs((delta["high"][0] + delta["low"][0]) / 2 - centre) < 0.1 * width, metric

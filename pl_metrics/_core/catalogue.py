@@ -80,7 +80,7 @@ def _binary(name: str) -> Metric:
         name,
         higher_is_better=better,
         over_time=name in _OVER_TIME_BINARY,
-        paired=("bootstrap", "poisson") if name in _PAIRED_BINARY else (),
+        paired=("delta", "bootstrap", "poisson") if name in _PAIRED_BINARY else (),
     )
 
 
@@ -94,10 +94,11 @@ CATALOGUE: dict[str, Metric] = {
             m,
             "summary",
             over_time=True,
-            # accuracy: McNemar's test and the Agresti-Min interval, no replicates
+            # accuracy: McNemar's test and the Agresti-Min interval; the others: the
+            # delta method over the joint cells; no replicates either way
             paired=("agresti_min", "bootstrap", "poisson")
             if m == "accuracy"
-            else ("bootstrap", "poisson"),
+            else ("delta", "bootstrap", "poisson"),
             analytic="wilson" if m == "accuracy" else None,
         )
         for m in _SUMMARY

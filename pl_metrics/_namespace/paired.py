@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import polars as pl
 from polars.exceptions import SchemaError
@@ -17,6 +18,7 @@ from pl_metrics._core.options import checked
 from pl_metrics._groups import fairness as fair
 from pl_metrics._groups import paired as pt
 from pl_metrics._groups import paired_ap as pap
+from pl_metrics._groups import paired_labels as plab
 from pl_metrics._intervals.sampling import resampling
 from pl_metrics._ranking.sorted_path import use_sorted_path
 from pl_metrics._typing import Adjust, By, PairedCiMethod, PairedMetric
@@ -225,7 +227,8 @@ def _check_options(
     method = methods[0] if ci_method is None else str(ci_method)
     v.check_ci(ci, n_boot, method, methods)
     checked("compare_models", seed=seed)
-    if method != "delong" and importlib.util.find_spec("numpy") is None:
+    polars_only = method == "delong" or (method == "delta" and metric not in pt.SCORE_METRICS)
+    if not polars_only and importlib.util.find_spec("numpy") is None:
         bootstrap = method in ("bootstrap", "poisson")
         what = "draws bootstrap replicates" if bootstrap else "sorts in numpy"
         msg = f"compare_models(metric={metric!r}, ci_method={method!r}) {what}: pip install numpy"
@@ -297,15 +300,17 @@ class PairedMethods:
             Level of the interval of each difference.
         ci_method
             How the intervals and tests are computed; None (default): the metric's
-            own analytic test where there is one. ``"delong"`` (roc_auc, its only
-            one), ``"delta"`` (average_precision's default: the delta method over
-            the rows, a sort per model), ``"agresti_min"`` (accuracy's default:
+            own analytic test. ``"delong"`` (roc_auc, its only one), ``"delta"``
+            (the default of average_precision, balanced_accuracy, mcc,
+            cohen_kappa, precision, recall and f1: the delta method over the rows;
+            a sort per model for average_precision, a few ``group_by``s of the
+            joint labels for the others), ``"agresti_min"`` (accuracy's default:
             McNemar's test and the Agresti-Min interval of the difference, from
             the discordant rows), ``"poisson"`` (the paired Poisson
-            bootstrap, each row's count Poisson(1)) or ``"bootstrap"`` (the paired bootstrap:
-            the label metrics' only one; for average_precision a redraw of every
-            row per replicate, hundreds of times the delta method's cost on
-            continuous scores).
+            bootstrap, each row's count Poisson(1)) or ``"bootstrap"`` (the paired
+            bootstrap, when asked: for the label metrics 1,000 replicates per
+            segment; for average_precision a redraw of every row per replicate,
+            hundreds of times the delta method's cost on continuous scores).
         n_boot, seed
             The paired bootstrap's replicates and seed (the same seed gives the same
             result whatever the row order or other segments).
@@ -324,15 +329,17 @@ class PairedMethods:
             is undefined), ``diff = value - baseline_value``, ``low`` / ``high`` its
             interval at level ``ci``; ``test`` (String) is ``"mcnemar_exact"`` /
             ``"mcnemar_chi2"`` (accuracy), ``"delong"`` (roc_auc), ``"delta"``
-            (average_precision), ``"paired_bootstrap"`` or
+            (the delta method's defaults), ``"paired_bootstrap"`` or
             ``"paired_poisson_bootstrap"`` (``ci_method="poisson"``); ``statistic`` (Float64)
             McNemar's (``min(b, c)`` exact, the chi-square otherwise) or the z of
             DeLong / the delta method, null for the bootstrap;
             ``p_value`` the two-sided p-value of ``diff == 0``.  Where ``diff`` is
             undefined, or the test is (DeLong or the delta method with fewer than
             two positives or negatives, or a variance of exactly 0 with the models
-            ranking the rows differently), the interval and test are null; two
-            models that rank every row alike get the statistic 0 and p-value 1.
+            ranking the rows differently; the label metrics' delta method where a
+            denominator is 0 in either model), the interval and test are null; two
+            models that rank (or predict) every row alike get the statistic 0 and
+            p-value 1.
 
         Notes
         -----
@@ -350,8 +357,11 @@ class PairedMethods:
         bootstrap when asked, for segments of a few positives);
         accuracy's interval by Agresti & Min (2005): the matched-pairs Wald
         interval of ``(c - b) / n`` with 1/2 added to each of the four cells
-        (``docs/intervals.md``); the other metrics (and accuracy's interval with
-        ``ci_method="bootstrap"``) with the paired bootstrap: a
+        (``docs/intervals.md``); the other label metrics by the delta method over
+        the joint (actual, baseline, model) label cells, each model's metric a
+        function of its confusion counts with its derivatives written out
+        (``docs/intervals.md``), the interval ``diff +- z se`` clipped to the
+        difference's range; with ``ci_method="bootstrap"``, the paired bootstrap: a
         replicate redraws the segment's rows (its distinct ``(y_true, baseline,
         model)`` rows), both models are evaluated on it, the interval is the
         percentile interval of the replicate differences and the p-value
@@ -499,13 +509,11 @@ def _compare(
                 pt.mcnemar_tests(cells, keys, ci), on=keys, how="left", nulls_equal=True
             )
         elif ci_method != "bootstrap":  # one model: by the segments alone
-            if ci_method == "delong":
-                tests = pt.delong_se(cells, keys)
-            else:
-                tests = pap.ap_delta_se(cells, keys)
+            tests = _standard_error(cells, keys, metric, ci_method, labels)
             pair = pair.join(tests, on=keys, how="left", nulls_equal=True)
             diff = pl.col(pt.VALUE) - pl.col(pt.BASE)
-            pair = pair.with_columns(pt.delong_columns(diff, pl.col(pt.SE), ci, ci_method))
+            bound = plab.BOUNDS.get(metric, 1.0)
+            pair = pair.with_columns(pt.delong_columns(diff, pl.col(pt.SE), ci, ci_method, bound))
         else:
             # joined to the point values first: their methods' data checks run
             # before the replicates read the cells
@@ -539,6 +547,23 @@ def _compare(
         "p_adjusted",
     )
     return table.rename(dict(zip(inner, segments.names, strict=True)))
+
+
+def _standard_error(
+    cells: pl.LazyFrame,
+    keys: list[str],
+    metric: str,
+    ci_method: str,
+    labels: tuple[pl.DataType, Any] | None,
+) -> pl.LazyFrame:
+    """``*keys, SE`` of the difference by the analytic ``ci_method``: DeLong's (ROC AUC),
+    the delta method's (average precision, the label metrics but accuracy)."""
+    if ci_method == "delong":
+        return pt.delong_se(cells, keys)
+    if metric in pt.SCORE_METRICS:
+        return pap.ap_delta_se(cells, keys)
+    assert labels is not None  # label metrics: their dtype and pos_label
+    return plab.label_delta_se(cells, keys, metric, labels)
 
 
 def _values(rows: pl.LazyFrame, metric: str, keys: list[str], x: fair.Inputs) -> pl.LazyFrame:
