@@ -684,7 +684,11 @@ def _exchangeable(rng: np.random.Generator, n: int, effect: float = 0.0) -> pl.D
 SIMULATED = {
     ("accuracy", None): ("p0", "p1"),  # McNemar's test, the Agresti-Min interval
     ("accuracy", "bootstrap"): ("p0", "p1"),
-    ("f1", None): ("p0", "p1"),
+    ("f1", None): ("p0", "p1"),  # the delta method, as the other label metrics
+    ("f1", "bootstrap"): ("p0", "p1"),
+    ("mcc", None): ("p0", "p1"),
+    ("cohen_kappa", None): ("p0", "p1"),
+    ("balanced_accuracy", None): ("p0", "p1"),
     ("roc_auc", None): ("s0", "s1"),
     ("average_precision", None): ("s0", "s1"),  # the delta method
     ("average_precision", "bootstrap"): ("s0", "s1"),
