@@ -43,7 +43,7 @@ AucCiMethod: TypeAlias = Literal["delong", "bootstrap", "poisson"]
 ApCiMethod: TypeAlias = Literal["logit", "bootstrap", "poisson"]
 #: ``ci_method`` of ``compare_models`` (``_groups.paired.CI_METHODS``: DeLong for roc_auc,
 #: McNemar / Agresti-Min for accuracy, the delta method for the others).
-PairedCiMethod: TypeAlias = Literal["agresti_min", "bootstrap", "poisson", "delong", "delta"]
+PairedCiMethod: TypeAlias = Literal["agresti_min", "bootstrap", "poisson", "delta", "delong"]
 #: ``ci_method`` of the methods whose intervals are bootstraps only (multinomial or Poisson).
 BootstrapCiMethod: TypeAlias = Literal["bootstrap", "poisson"]
 #: ``adjust=``: the adjustment of many p-values (``_core.multiple``).

@@ -1129,7 +1129,12 @@ def test_label_delta_equals_the_delta_method_on_scikit_learn(metric: str) -> Non
                 continue
             se = label_delta_reference(metric, y_, a_, b_)
             if se < 1e-9:  # the gradients agree at every cell: se 0
-                assert row["statistic"] == 0.0
+                if abs(row["diff"]) <= 1e-12:  # no difference: statistic 0, p-value 1
+                    assert (row["statistic"], row["p_value"]) == (0.0, 1.0)
+                else:  # both models at an end of the range: no interval, no test
+                    assert row["statistic"] is None
+                    assert row["p_value"] is None
+                    assert row["low"] is None
                 continue
             bound = 2.0 if metric in ("mcc", "cohen_kappa") else 1.0
             low, high = max(row["diff"] - z * se, -bound), min(row["diff"] + z * se, bound)
@@ -1141,6 +1146,26 @@ def test_label_delta_equals_the_delta_method_on_scikit_learn(metric: str) -> Non
             )
 
     run()
+
+
+def test_label_delta_says_nothing_at_the_ends_of_the_range() -> None:
+    # found by a review helper: at an end of the metric's range every derivative is
+    # 0 (recall 1 against 0, a perfect model against a constant one), so se is 0
+    # while the difference is not: the test was statistic 0, p-value 1 beside a
+    # difference of -1.  No interval and no test now (the bootstrap has them)
+    df = pl.DataFrame({"y": [1] * 30 + [0] * 70, "all_pos": [1] * 100, "all_neg": [0] * 100})
+    out = df.metrics.compare_models("y", ["all_pos", "all_neg"], metric="recall", ci=0.95)
+    assert out.select("value", "baseline_value", "diff").row(0) == (0.0, 1.0, -1.0)
+    assert out.select("low", "high", "statistic", "p_value").row(0) == (None,) * 4
+    df = pl.DataFrame({"y": [0, 1, 2] * 20, "const": [0] * 60, "perfect": [0, 1, 2] * 20})
+    for metric in ("balanced_accuracy", "mcc", "cohen_kappa"):
+        out = df.metrics.compare_models("y", ["const", "perfect"], metric=metric, ci=0.95)
+        assert out["diff"][0] > 0.5, metric
+        assert out.select("low", "high", "statistic", "p_value").row(0) == (None,) * 4, metric
+    # identical models: no difference, statistic 0 and p-value 1, the interval (0, 0)
+    df = df.with_columns(twin=pl.col("perfect"))
+    out = df.metrics.compare_models("y", ["perfect", "twin"], metric="mcc", ci=0.95)
+    assert out.select("diff", "low", "high", "statistic", "p_value").row(0) == (0, 0, 0, 0, 1)
 
 
 def test_label_delta_covers_like_the_bootstrap() -> None:

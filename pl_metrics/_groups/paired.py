@@ -122,19 +122,29 @@ def mcnemar(b: int, c: int) -> tuple[str, float, float]:
     return "mcnemar_chi2", statistic, math.erfc(math.sqrt(statistic / 2))  # chi2(1).sf
 
 
+#: A difference within this is none (two values summed in their own orders).
+_NO_DIFFERENCE = 1e-12
+
+
 def delong_columns(
     diff: pl.Expr, se: pl.Expr, ci: float, test: str = "delong", bound: float = 1.0
 ) -> list[pl.Expr]:
     """``LOW, HIGH, TEST, STAT, P`` of a z test (DeLong's, or ``test``) from the
     difference and its se (the interval clipped to [-bound, bound]: [-1, 1], the
     range of a difference of AUCs, of average precisions or of rates; 2 for MCC and
-    Cohen's kappa)."""
+    Cohen's kappa).  A se of 0: statistic 0 and p-value 1 without a difference, else
+    null (the interval too)."""
     z = an.z_value(ci)
-    # se 0: the two models place every row alike (the same ranking): no difference
+    # se 0 and no difference (within rounding): the two models rank / predict every
+    # row alike: statistic 0, p-value 1.  se 0 with a difference (both models at an
+    # end of the metric's range, e.g. recalls 0 and 1): the variance says nothing,
+    # so no interval and no test (the bootstrap, when asked, has them)
+    degenerate = (se == 0) & (diff.abs() > _NO_DIFFERENCE)
     statistic = pl.when(se == 0).then(0.0).otherwise(diff / se)
+    statistic = pl.when(~degenerate).then(statistic)
     return [
-        (diff - z * se).clip(-bound, bound).alias(LOW),
-        (diff + z * se).clip(-bound, bound).alias(HIGH),
+        pl.when(~degenerate).then((diff - z * se).clip(-bound, bound)).alias(LOW),
+        pl.when(~degenerate).then((diff + z * se).clip(-bound, bound)).alias(HIGH),
         pl.lit(test).alias(TEST),
         statistic.alias(STAT),
         statistic.map_batches(an.normal_p_value, return_dtype=pl.Float64).alias(P),

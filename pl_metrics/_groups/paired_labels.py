@@ -174,9 +174,10 @@ def label_delta_se(
     """``*keys, SE``: the delta method's standard error of ``metric(B) - metric(A)`` per
     segment, from the joint cells ``*keys, Y, A, B, COUNT`` (a label metric of
     ``compare_models``; ``labels``: the labels' common dtype and the positive class
-    in it, for precision / recall / F1).  SE is 0 where the two models predict alike or their
-    gradients agree at every cell (within rounding), else null where a
-    denominator is 0 in either model.  ``cells`` may repeat a ``(Y, A, B)``."""
+    in it, for precision / recall / F1).  SE is 0 where the two models predict
+    alike or their gradients agree at every cell (within rounding: both models at
+    an end of the metric's range), else null where a denominator is 0 in either
+    model.  ``cells`` may repeat a ``(Y, A, B)``."""
     keys = list(keys)
     dtype, pos = labels
     # the three columns as one dtype, to join on (a float label that is not a whole
@@ -190,8 +191,9 @@ def label_delta_se(
     d = pl.col(_GRAD[B]) - pl.col(_GRAD[A])
     n = c.sum()
     variance = (c * d.pow(2)).sum() - (c * d).sum().pow(2) / n
-    # the same predictions, or derivatives equal but for rounding: the same value
-    # in every resample (se 0, statistic 0, p-value 1)
+    # the same predictions, or derivatives equal but for rounding: the same
+    # difference in every resample, se 0 (statistic 0 and p-value 1 where that
+    # difference is 0, else no test: ``paired.delong_columns``)
     size = pl.col(_GRAD[A]).abs() + pl.col(_GRAD[B]).abs()
     # (polars compares NaN, an undefined derivative, as equal to NaN: not alike)
     alike = d.is_finite() & (d.abs() <= _SAME_WITHIN * size)

@@ -337,9 +337,10 @@ class PairedMethods:
             undefined, or the test is (DeLong or the delta method with fewer than
             two positives or negatives, or a variance of exactly 0 with the models
             ranking the rows differently; the label metrics' delta method where a
-            denominator is 0 in either model), the interval and test are null; two
-            models that rank (or predict) every row alike get the statistic 0 and
-            p-value 1.
+            denominator is 0 in either model, or where its variance is 0 but the
+            difference is not: both models at an end of the metric's range), the
+            interval and test are null; two models that rank (or predict) every
+            row alike get the statistic 0 and p-value 1.
 
         Notes
         -----
