@@ -11,9 +11,10 @@ beside ``"bootstrap"`` (200 replicates, best of 3 each, in one process); with
 ``--chunks``, the bootstraps reduced a chunk of segments at a time (the paired
 bootstrap, one-vs-rest AUC, ``disparity``) by 1,000 segments, best of 3; with
 ``--segments``, the label bootstraps by 10,000 segments of 2M rows
-(``bench_slow_defaults``' rows): ``compare_models`` of f1 (its default interval
-is the paired bootstrap) and of accuracy with ``ci_method="bootstrap"``, and
-``report(ci_method="bootstrap", n_boot=200)``, best of 2.
+(``bench_slow_defaults``' rows): ``compare_models`` of f1 with
+``ci_method="bootstrap"`` and by its default (the delta method), of accuracy
+with ``ci_method="bootstrap"``, and ``report(ci_method="bootstrap",
+n_boot=200)``, best of 2.
 
     git worktree add /tmp/old aa920fc
     .venv/bin/python benchmarks/ab_bootstrap.py /tmp/old
@@ -225,7 +226,10 @@ def segments() -> None:
     )
     m = df.metrics
     calls = {
-        "compare_models(metric='f1', by=seg)": lambda: m.compare_models(
+        "compare_models(metric='f1', ci_method='bootstrap', by=seg)": lambda: m.compare_models(
+            "y", ["a", "b"], metric="f1", ci_method="bootstrap", by="seg"
+        ),
+        "compare_models(metric='f1', by=seg) (the delta method)": lambda: m.compare_models(
             "y", ["a", "b"], metric="f1", by="seg"
         ),
         "compare_models(metric='accuracy', ci_method='bootstrap', by=seg)": lambda: (
