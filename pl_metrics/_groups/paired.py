@@ -460,7 +460,9 @@ def _label_reduce(metric: str) -> bs.Reduce:
                 np.bincount(seg, weights=count * ((y != a) & (y == b)), minlength=m),
             ]
             names, stat, p = mcnemar_many(*(d.astype(np.int64) for d in discordant))
-            codes = np.array([_TESTS.index(name) for name in names], dtype=np.uint8)
+            # each distinct name's position, not a Python call per segment
+            distinct, inverse = np.unique(names, return_inverse=True)
+            codes = np.array([_TESTS.index(str(t)) for t in distinct], dtype=np.uint8)[inverse]
             tests = (codes, stat, p)
         else:
             code = np.full(m, _test_code(blocks), dtype=np.uint8)

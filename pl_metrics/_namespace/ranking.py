@@ -62,35 +62,6 @@ class RankingMethods:
             sortable=sortable,
         )
 
-    def _sorted_or(  # noqa: PLR0917 - the call sites' own arguments, in order
-        self,
-        counted: pl.LazyFrame,
-        y_true: str,
-        y_score: Score,
-        by: By,
-        pos_label: object,
-        weight: str | None,
-        bins: int | None = None,
-        *,
-        average: str = "macro",
-        ci: float | None = None,
-        metric: str = "roc_auc",
-    ) -> pl.LazyFrame:
-        """:func:`pl_metrics._ranking.sorted_path.sorted_or` of this frame's rows."""
-        return sorted_path.sorted_or(
-            self._lf,
-            counted,
-            y_true,
-            y_score,
-            by=by,
-            pos_label=pos_label,
-            weight=weight,
-            bins=bins,
-            average=average,
-            ci=ci,
-            metric=metric,
-        )
-
     @staticmethod
     def _bootstrapped(  # noqa: PLR0917 - the callers' own arguments, in order
         counts: sc.ScoreCounts,
@@ -274,8 +245,16 @@ class RankingMethods:
             )
             if max_fpr is not None:  # the partial AUC: counted only, and no interval
                 return counted
-            point = self._sorted_or(
-                counted, y_true, y_score, by, pos_label, weight, bins, ci=analytic
+            point = sorted_path.sorted_or(
+                self._lf,
+                counted,
+                y_true,
+                y_score,
+                by=by,
+                pos_label=pos_label,
+                weight=weight,
+                bins=bins,
+                ci=analytic,
             )
             return self._bootstrapped(counts, point, "roc_auc", ci, n_boot, seed, bootstrap)
         wants_ci = _wants_ci(
@@ -307,7 +286,16 @@ class RankingMethods:
             return mc.roc_auc_delong_per_class(state, ci)
         counted = mc.roc_auc(state, multi_class=multi_class, average=average)
         if multi_class == "ovr" and average in ("macro", "weighted"):
-            counted = self._sorted_or(counted, y_true, y_score, by, None, weight, average=average)
+            counted = sorted_path.sorted_or(
+                self._lf,
+                counted,
+                y_true,
+                y_score,
+                by=by,
+                pos_label=None,
+                weight=weight,
+                average=average,
+            )
             if wants_ci and not boot:
                 assert ci is not None
                 assert average is not None
@@ -421,13 +409,14 @@ class RankingMethods:
             )
             counted = mc.average_precision(state, average=average)
             if average in ("macro", "weighted"):  # the mean of the sorted classes' APs
-                return self._sorted_or(
+                return sorted_path.sorted_or(
+                    self._lf,
                     counted,
                     y_true,
                     y_score,
-                    by,
-                    None,
-                    weight,
+                    by=by,
+                    pos_label=None,
+                    weight=weight,
                     average=average,
                     metric="average_precision",
                 )
@@ -451,14 +440,15 @@ class RankingMethods:
         counted = iv.finish_average_precision(
             counts, ci=analytic, ci_method=ci_method, n_boot=n_boot, seed=seed
         )
-        point = self._sorted_or(
+        point = sorted_path.sorted_or(
+            self._lf,
             counted,
             y_true,
             y_score,
-            by,
-            pos_label,
-            weight,
-            bins,
+            by=by,
+            pos_label=pos_label,
+            weight=weight,
+            bins=bins,
             ci=analytic,
             metric="average_precision",
         )
