@@ -927,8 +927,14 @@ METHODS: list[Entry] = [
         ),
         ("binary_labels",),
         weighted=False,
+        outputs="compare_models",  # the delta method (the default): no draws
+    ),
+    Entry(  # the delta method over several classes
+        "compare_models[mcc]",
+        lambda m, c: m.compare_models(c.y, [c.p, c.p2], by=c.by, metric="mcc"),
+        ("labels",),
+        weighted=False,
         outputs="compare_models",
-        bootstrap=True,
     ),
     Entry(
         "compare_models[roc_auc]",

@@ -366,6 +366,11 @@ CLI: list[tuple[str, str, list[str]]] = [
     ),
     _cli(
         "compare-models",
+        "compare_models[mcc]",
+        *("--y-true", "y", "--model", "p", "--model", "p2", "--metric", "mcc"),
+    ),
+    _cli(
+        "compare-models",
         "compare_models[roc_auc]",
         *("--y-true", "yb", "--model", "s,s2", "--metric", "roc_auc"),
         *("--pos-label", "1", "--ci", "0.9"),
