@@ -468,6 +468,16 @@ def roc_auc(y_true: IntoColumn, y_score: IntoColumn, *, pos_label: object = None
     >>> df.select(plm.roc_auc("y", "s"))["roc_auc"].to_list()
     [0.75]
     """
+    value, checks = _roc_auc_parts(y_true, y_score, pos_label)
+    # the checks are added to the one value per group, not to every row
+    return (value + guard(checks)).alias("roc_auc")
+
+
+def _roc_auc_parts(
+    y_true: IntoColumn, y_score: IntoColumn, pos_label: object
+) -> tuple[pl.Expr, list[Check]]:
+    """:func:`roc_auc`'s value (the rank formula) and its checks, apart
+    (``benchmarks/expr_checks.py`` times each check on its own)."""
     y_true, y_score = aligned(y_true, y_score)
     positive = is_label(y_true, pos_label)
     score = numeric_input(y_score, "y_score")
@@ -481,8 +491,7 @@ def roc_auc(y_true: IntoColumn, y_score: IntoColumn, *, pos_label: object = None
         _score_check(score, name_of(y_score)),
         *pos_checks(positive, y_true, pos_label),
     ]
-    # the checks are added to the one value per group, not to every row
-    return (value + guard(checks)).alias("roc_auc")
+    return value, checks
 
 
 def average_precision(
