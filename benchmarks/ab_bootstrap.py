@@ -14,7 +14,12 @@ bootstrap, one-vs-rest AUC, ``disparity``) by 1,000 segments, best of 3; with
 (``bench_slow_defaults``' rows): ``compare_models`` of f1 with
 ``ci_method="bootstrap"`` and by its default (the delta method), of accuracy
 with ``ci_method="bootstrap"``, and ``report(ci_method="bootstrap",
-n_boot=200)``, best of 2.
+n_boot=200)``, best of 2; with ``--stages`` (run it with
+``POLARS_MAX_THREADS=1``), ``--large``'s two bootstraps split into their stages,
+milliseconds a replicate: the draws (``_Ranges.draw``), the reduction of the
+drawn counts, and the draws' numpy calls alone (random bits, ``np.take`` of the
+cells, ``np.bincount``: what any exact multinomial redraw of every row costs
+here), beside the plain call.
 
     git worktree add /tmp/old aa920fc
     .venv/bin/python benchmarks/ab_bootstrap.py /tmp/old
@@ -31,6 +36,7 @@ n_boot=200)``, best of 2.
     .venv/bin/python benchmarks/ab_bootstrap.py . --chunks
     .venv/bin/python benchmarks/ab_bootstrap.py /tmp/old --segments
     .venv/bin/python benchmarks/ab_bootstrap.py . --segments
+    POLARS_MAX_THREADS=1 .venv/bin/python benchmarks/ab_bootstrap.py . --stages
 """
 
 from __future__ import annotations
@@ -113,6 +119,61 @@ def large() -> None:
         )
         print(f"plain {name} {plain:.3f} s; bootstrap best of 3 {boot:.2f} s ({boot / plain:.0f}x)")
         print(f"  all: {', '.join(f'{t:.2f}' for t in times)}")
+
+
+def stages() -> None:
+    """``large()``'s bootstraps by stage, in ms a replicate (one thread: the stages'
+    times add up to the call's)."""
+    import numpy as np
+
+    from pl_metrics._intervals import draws, sampling
+
+    spent = {"draws": 0.0, "reduction": 0.0}
+
+    def timer(fn: Any, stage: str) -> Any:
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            start = time.perf_counter()
+            out = fn(*args, **kwargs)
+            spent[stage] += time.perf_counter() - start
+            return out
+
+        return timed
+
+    draw = sampling._Ranges.draw
+    sampling._Ranges.draw = timer(draw, "draws")  # type: ignore[method-assign]
+    for metric, (compute, positive_runs) in list(draws.SCORE_METRICS.items()):
+        draws.SCORE_METRICS[metric] = (timer(compute, "reduction"), positive_runs)
+    m = _defaults_frame().metrics
+    n_boot = 1000
+    for name in ("roc_auc", "average_precision"):
+        plain, _ = best(lambda name=name: getattr(m, name)("y", "s"), 5)
+        spent.update(draws=0.0, reduction=0.0)
+        start = time.perf_counter()
+        getattr(m, name)("y", "s", ci=0.95, ci_method="bootstrap", n_boot=n_boot)
+        total = time.perf_counter() - start
+        ms = {stage: 1000 * t / n_boot for stage, t in spent.items()}
+        rest = 1000 * total / n_boot - sum(ms.values())
+        print(
+            f"{name}: plain {plain:.3f} s; bootstrap {total:.2f} s ({total / plain:.0f}x); "
+            f"a replicate: draws {ms['draws']:.2f} ms, reduction {ms['reduction']:.2f} ms, "
+            f"the rest {rest:.2f} ms"
+        )
+    sampling._Ranges.draw = draw  # type: ignore[method-assign]
+    # the draws' numpy calls alone, on 1M rows in ranges as _Ranges draws them
+    rng = np.random.default_rng(0)
+    n, size = 1_000_000, sampling._RANGE
+    table = np.sort(rng.integers(0, 2 * size // 3, size)).astype(np.uint16)
+    start = time.perf_counter()
+    for _ in range(20):
+        bits = sampling._bits16(rng, n)
+        for lo in range(0, n, size):
+            rows = bits[lo : lo + size].astype(np.intp)
+            np.bincount(np.take(table, rows).astype(np.intp), minlength=2 * size // 3)
+    primitives = 1000 * (time.perf_counter() - start) / 20
+    print(
+        f"numpy calls alone (bits, take, bincount of 1M rows): {primitives:.2f} ms a replicate, "
+        f"{n_boot} replicates {primitives * n_boot / 1000:.1f} s on one thread"
+    )
 
 
 def paired() -> None:
@@ -268,6 +329,9 @@ def main() -> None:
         return
     if "--segments" in sys.argv:
         segments()
+        return
+    if "--stages" in sys.argv:
+        stages()
         return
     small = _small_segments()
 
