@@ -1570,6 +1570,72 @@ def test_draws_in_pairs_are_the_same_draws_split_by_pair(
         np.testing.assert_array_equal(paired[lo], np.c_[block[:, 0::2], block[:, 1::2]])
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    counts=st.lists(st.integers(0, 9), min_size=2, max_size=24).filter(lambda c: sum(c) > 0),
+    tie=st.integers(0, 40),
+    range_rows=st.sampled_from([2, 4, 16]),
+    poisson=st.booleans(),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_folded_replicates_equal_the_reduced_draws(
+    counts: list[int], tie: int, range_rows: int, poisson: bool, seed: int
+) -> None:
+    # a large segment's score bootstrap folds each replicate's pairs (positive,
+    # negative count of a run of scores) range by range instead of laying the
+    # replicate out in a block: the same draws, so the AUC is the block's bit for
+    # bit (integer sums), the AP to a few units in the last place (summed a range at
+    # a time).  Pairs straddle ranges (ranges of 2 to 16 rows; ``tie`` rows more in
+    # one pair: a tied score across several ranges), single-class and empty
+    # replicates (Poisson: NaN, as ``defined`` makes the block's)
+    counts = counts + [0] * (len(counts) % 2)  # pairs
+    counts[len(counts) // 2 & ~1] += tie
+    counts_a = np.array(counts, dtype=np.int64)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sampling, "_RANGE", range_rows)
+        ranges = sampling._Ranges(counts_a, pairs=True)
+        block = ranges.draw(7, np.random.default_rng(seed), poisson)
+        half = block.shape[1] // 2
+        rows = block.sum(axis=1)
+        for fold, metric in ((rp.AucFold, rp.roc_auc), (rp.ApFold, rp.average_precision)):
+            folded = ranges.fold(7, np.random.default_rng(seed), poisson, fold(7))
+            reduced = rp.undefined_without_rows(metric(block[:, :half], block[:, half:]), rows)
+            if fold is rp.AucFold:
+                np.testing.assert_array_equal(folded, reduced)
+            else:
+                np.testing.assert_allclose(folded, reduced, rtol=1e-13, atol=0)
+
+
+def test_score_bootstrap_of_a_large_segment_is_folded(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the ranking intervals of a segment drawn in ranges come from folded blocks
+    # (none laid out), and equal those reduced from the laid-out draws: the AUC's
+    # bounds bit for bit, the AP's to 1e-12
+    monkeypatch.setattr(sampling, "_BLOCK_CELLS", 2_000)  # a few replicates a block
+    monkeypatch.setattr(sampling, "_RANGE", 64)  # several ranges a replicate
+    rng = np.random.default_rng(11)
+    y = rng.integers(0, 2, 900)
+    df = pl.DataFrame({"y": y, "s": np.round(rng.random(900) + 0.3 * y, 2)})
+    kwargs = {"ci": 0.9, "n_boot": 60, "seed": 3, "ci_method": "bootstrap"}
+    folded = []
+    draw = sampling._Ranges.draw
+
+    def no_block(*args: object, **kw: object) -> np.ndarray:
+        folded.append(False)
+        return draw(*args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sampling._Ranges, "draw", no_block)
+    got = {m: getattr(df.metrics, m)("y", "s", **kwargs) for m in ("roc_auc", "average_precision")}
+    assert folded == []
+    monkeypatch.setattr(bs, "SCORE_FOLDS", {"roc_auc": None, "average_precision": None})
+    for metric, frame in got.items():
+        laid_out = getattr(df.metrics, metric)("y", "s", **kwargs)
+        assert folded  # the draws were laid out this time
+        if metric == "roc_auc":
+            assert_frame_equal(frame, laid_out)
+        else:
+            assert_frame_equal(frame, laid_out, check_exact=False, rel_tol=1e-12)
+
+
 #: Replicates a seed draws, pinned: drawn by 62c8928 (and the same by 1bf797d and later,
 #: which count a chunk's rows by one bincount and a large segment's ranges in two
 #: contiguous runs).  A change of the draws is a change of every bootstrap interval

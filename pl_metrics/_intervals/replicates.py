@@ -182,6 +182,13 @@ def _auc(pos: np.ndarray, neg: np.ndarray, segments: np.ndarray) -> np.ndarray:
     tps *= neg
     twice_u = np.add.reduceat(tps, segments, axis=1) - 2 * before * n_total
     p_total = np.add.reduceat(pos, segments, axis=1)
+    return _auc_of(twice_u, p_total, n_total)
+
+
+def _auc_of(twice_u: np.ndarray, p_total: np.ndarray, n_total: np.ndarray) -> np.ndarray:
+    """The AUC of twice U and the class totals (integers); NaN with a single class."""
+    import numpy as np
+
     with np.errstate(divide="ignore", invalid="ignore"):
         area = fm.roc_auc_of_sums(twice_u, p_total, n_total)
     return np.where((p_total > 0) & (n_total > 0), area, np.nan)
@@ -203,16 +210,28 @@ def roc_auc(pos: np.ndarray, neg: np.ndarray, starts: np.ndarray | None = None) 
 def _ap(pos: np.ndarray, neg: np.ndarray, segments: np.ndarray) -> np.ndarray:
     import numpy as np
 
-    tps = _running(pos, segments)
-    seen = _running(pos + neg, segments)
-    # formulas.average_precision_terms, in place: pos tps /
-    # (tps + fps); a score without positives adds 0 (and may have seen 0 rows)
+    terms = _ap_terms(_running(pos, segments), _running(pos + neg, segments), pos)
+    p_total = np.add.reduceat(pos, segments, axis=1)
+    return _ap_of(np.add.reduceat(terms, segments, axis=1), p_total)
+
+
+def _ap_terms(tps: np.ndarray, seen: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """:func:`formulas.average_precision_terms`, in place over the running positives
+    ``tps`` and rows ``seen`` (integers): ``pos tps / (tps + fps)``; a score
+    without positives adds 0 (and may have seen 0 rows)."""
+    import numpy as np
+
     np.maximum(seen, 1, out=seen)
     tps *= pos
-    terms = tps / seen
-    p_total = np.add.reduceat(pos, segments, axis=1)
+    return tps / seen
+
+
+def _ap_of(terms: np.ndarray, p_total: np.ndarray) -> np.ndarray:
+    """The AP of its summed terms and the positives; 0.0 without positives."""
+    import numpy as np
+
     with np.errstate(divide="ignore", invalid="ignore"):
-        ap = np.add.reduceat(terms, segments, axis=1) / p_total
+        ap = terms / p_total
     return np.clip(np.where(p_total > 0, ap, 0.0), 0.0, None)
 
 
@@ -223,6 +242,76 @@ def average_precision(
     ``starts``: as :func:`roc_auc`.  Each segment's terms are summed, then divided
     by its positives."""
     return _in_groups(_ap, pos, neg, starts)
+
+
+class _Fold:
+    """A ranking metric of ``size`` replicates of one segment, folded in a replicate's
+    runs of scores (descending) a few at a time (:meth:`add`), as
+    :meth:`pl_metrics._intervals.sampling._Ranges.fold` draws them: no replicate's
+    counts are ever whole in memory.  The running positives and rows carry from one
+    call to the next (Python integers: exact)."""
+
+    def __init__(self, size: int) -> None:
+        import numpy as np
+
+        self.tps, self.seen = [0] * size, [0] * size
+        self.sums = np.zeros(size, dtype=np.float64 if self.floats else np.int64)
+
+    floats = False
+
+    def add(self, r: int, pos: np.ndarray, neg: np.ndarray) -> None:
+        """The next runs of replicate ``r``: their positive and negative counts."""
+        import numpy as np
+
+        tps = np.cumsum(pos)
+        tps += self.tps[r]
+        rows = pos + neg
+        seen = np.cumsum(rows)
+        seen += self.seen[r]
+        if len(tps):
+            self.tps[r], self.seen[r] = int(tps[-1]), int(seen[-1])
+        self.sums[r] += self._sum(tps, seen, pos, neg)
+
+    def _sum(self, tps: np.ndarray, seen: np.ndarray, pos: np.ndarray, neg: np.ndarray) -> object:
+        raise NotImplementedError
+
+    def values(self) -> np.ndarray:
+        """Each replicate's metric; NaN where a (Poisson) replicate drew no row, as
+        :func:`undefined_without_rows` makes it for the drawn counts."""
+        import numpy as np
+
+        p_total, seen = np.array(self.tps, dtype=np.int64), np.array(self.seen, dtype=np.int64)
+        return np.where(seen > 0, self._of(p_total, seen - p_total), np.nan)
+
+    def _of(self, p_total: np.ndarray, n_total: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+
+class AucFold(_Fold):
+    """:func:`roc_auc` folded: twice U summed exactly (int64), the same number."""
+
+    def _sum(self, tps: np.ndarray, seen: np.ndarray, pos: np.ndarray, neg: np.ndarray) -> object:
+        import numpy as np
+
+        tps *= 2
+        tps -= pos
+        return int(np.dot(tps, neg))
+
+    def _of(self, p_total: np.ndarray, n_total: np.ndarray) -> np.ndarray:
+        return _auc_of(self.sums, p_total, n_total)
+
+
+class ApFold(_Fold):
+    """:func:`average_precision` folded: the terms summed a run of scores at a time
+    (equal to within a few units in the last place: another summation order)."""
+
+    floats = True
+
+    def _sum(self, tps: np.ndarray, seen: np.ndarray, pos: np.ndarray, neg: np.ndarray) -> object:
+        return float(_ap_terms(tps, seen, pos).sum())
+
+    def _of(self, p_total: np.ndarray, n_total: np.ndarray) -> np.ndarray:
+        return _ap_of(self.sums, p_total)
 
 
 def undefined_without_rows(values: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -265,6 +354,8 @@ def percentiles(values: np.ndarray, ci: float) -> tuple[np.ndarray, np.ndarray]:
 __all__ = [
     "AVERAGES",
     "SCORES",
+    "ApFold",
+    "AucFold",
     "average_precision",
     "averages",
     "per_class",

@@ -29,7 +29,7 @@ import hashlib
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 import polars as pl
 
@@ -62,6 +62,15 @@ _FLOAT_CHAIN = 1 << 32
 #: each output row, output columns)``; ``blocks``: the chunk's draws (replicate x
 #: cell), all replicates in one block unless the chunk is one large segment.
 Work = Callable[[int, int, "Blocks"], tuple["np.ndarray", dict[str, "np.ndarray"]]]
+
+
+class Fold(Protocol):
+    """A metric of a segment's replicates folded in their pairs of cells in order
+    (:meth:`_Ranges.fold`; ``replicates.AucFold``)."""
+
+    def add(self, r: int, pos: np.ndarray, neg: np.ndarray) -> None: ...
+
+    def values(self) -> np.ndarray: ...
 
 
 @dataclass(frozen=True)
@@ -356,22 +365,24 @@ class _Ranges:
         wide = np.uint32 if span <= _MEDIUM_SPAN else np.int64
         self.local = local.astype(np.uint16 if span <= _SMALL_SPAN else wide)
 
-    def draw(self, size: int, rng: np.random.Generator, poisson: bool = False) -> np.ndarray:
+    def _counted(
+        self, size: int, rng: np.random.Generator, poisson: bool
+    ) -> Iterator[tuple[int, int, np.ndarray]]:
+        """``(replicate, range, counts)``: each replicate's rows drawn and counted range
+        by range, in order; ``counts`` of the range's cells (with pairs: its pairs'
+        first cells, then their second cells)."""
         import numpy as np
 
         if poisson:
             per_range = rng.poisson(self.sizes, size=(size, len(self.sizes)))
         else:
             per_range = _binomials(self.sizes, size, rng)
-        out = np.zeros((size, self.k), dtype=np.int64)
-        half = self.k // 2
         last = len(self.sizes) - 1
-        lows, widths = self.lo.tolist(), self.width.tolist()
+        widths = (self.width * (2 if self.pairs else 1)).tolist()
         for r in range(size):
             drawn = per_range[r].tolist()
             bits = _bits16(rng, sum(drawn[:last]))
             ends = np.cumsum(drawn[:last]).tolist()
-            row = out[r]
             for j in range(last + 1):
                 if j < last:  # _RANGE a power of two: its low bits are uniform
                     rows = bits[ends[j] - drawn[j] : ends[j]]
@@ -380,16 +391,47 @@ class _Ranges:
                 else:
                     rows = rng.integers(0, self.sizes[j], drawn[j])
                 table = self.local[j * _RANGE : j * _RANGE + self.sizes[j]]
-                lo, width = lows[j], widths[j]
                 # np.take: half the time of fancy indexing here; its cells counted as intp
                 cells = np.take(table, rows.astype(np.intp)).astype(np.intp, copy=False)
-                if not self.pairs:
-                    row[lo : lo + width] += np.bincount(cells, minlength=width)
-                    continue
-                counted = np.bincount(cells, minlength=2 * width)
-                row[lo : lo + width] += counted[:width]
+                yield r, j, np.bincount(cells, minlength=widths[j])
+
+    def draw(self, size: int, rng: np.random.Generator, poisson: bool = False) -> np.ndarray:
+        import numpy as np
+
+        out = np.zeros((size, self.k), dtype=np.int64)
+        half = self.k // 2
+        lows, widths = self.lo.tolist(), self.width.tolist()
+        for r, j, counted in self._counted(size, rng, poisson):
+            row, lo, width = out[r], lows[j], widths[j]
+            row[lo : lo + width] += counted[:width]
+            if self.pairs:
                 row[half + lo : half + lo + width] += counted[width:]
         return out
+
+    def fold(self, size: int, rng: np.random.Generator, poisson: bool, fold: Fold) -> np.ndarray:
+        """``fold``'s values of the replicates :meth:`draw` draws (the same draws), each
+        replicate's pairs handed to ``fold.add`` range by range, in order, and never
+        laid out in a block (``pairs`` only): a block's passes over memory cost more
+        than its replicates' reduction in the cache.
+
+        A pair whose rows straddle two ranges is counted in both: its counts in the
+        first are carried to the second, so that ``fold.add`` sees each pair once.
+        """
+        lows, widths = self.lo.tolist(), self.width.tolist()
+        last = len(widths) - 1
+        carried = None
+        for r, j, counted in self._counted(size, rng, poisson):
+            width = widths[j]
+            pos, neg = counted[:width], counted[width:]
+            if carried is not None:  # the previous range's last pair continues here
+                pos[0] += carried[0]
+                neg[0] += carried[1]
+            carried = None
+            if j < last and lows[j + 1] == lows[j] + width - 1:
+                carried = (pos[-1], neg[-1])
+                pos, neg = pos[:-1], neg[:-1]
+            fold.add(r, pos, neg)
+        return fold.values()
 
 
 class Blocks:
@@ -402,7 +444,9 @@ class Blocks:
     are independent, so the threads may draw them in any order.
 
     ``fixed_total``: every replicate has each segment's rows (the multinomial); False
-    for the Poisson bootstrap, whose replicates' row totals vary.
+    for the Poisson bootstrap, whose replicates' row totals vary.  ``folded``: each
+    block is already the metric of its replicates (replicate x 1), folded as they
+    were drawn (:meth:`_Ranges.fold`), not their draws.
     """
 
     def __init__(
@@ -412,9 +456,10 @@ class Blocks:
         threads: int = 1,
         *,
         fixed_total: bool,
+        folded: bool = False,
     ) -> None:
         self._make, self._n, self._threads = make, n_blocks, threads
-        self.fixed_total = fixed_total
+        self.fixed_total, self.folded = fixed_total, folded
 
     @classmethod
     def one(cls, block: np.ndarray, *, fixed_total: bool) -> Blocks:
@@ -441,6 +486,7 @@ def segment_draws(
     *,
     poisson: bool = False,
     pairs: bool = False,
+    fold: Callable[[int], Fold] | None = None,
 ) -> Blocks:
     """``n_boot`` redraws of one segment's cell ``counts`` (its key ``key``), a block
     of replicates at a time: the draws :func:`redraw` makes for that segment.
@@ -449,7 +495,9 @@ def segment_draws(
     binomials (or ``poisson`` counts) as :func:`_draw` says; one drawn in several
     blocks draws block ``j`` from ``generator(entropy, key, j)``, by
     :class:`_Ranges` when it is drawn by rows.  ``pairs``: the columns of a block
-    are laid out as :func:`_place` says.
+    are laid out as :func:`_place` says.  ``fold`` (with ``pairs``; a block's size
+    -> its :class:`Fold`): a segment drawn by :class:`_Ranges` gives its blocks
+    folded (``Blocks.folded``), the same draws.
     """
     import numpy as np
 
@@ -467,10 +515,13 @@ def segment_draws(
         )
 
     ranges = _Ranges(counts, pairs=pairs) if _by_rows(n, k) else None
+    folded = ranges is not None and pairs and fold is not None
 
     def make(j: int) -> np.ndarray:
         size = min(block, n_boot - j * block)
         rng = generator(entropy, key, j)
+        if ranges is not None and fold is not None and pairs:
+            return ranges.fold(size, rng, poisson, fold(size))[:, None]
         if ranges is not None:
             return ranges.draw(size, rng, poisson)
         drawn = rng.poisson(counts, size=(size, k)) if poisson else _binomials(counts, size, rng)
@@ -480,7 +531,7 @@ def segment_draws(
         _place(out, drawn, 0, pairs)
         return out
 
-    return Blocks(make, -(-n_boot // block), threads, fixed_total=fixed)
+    return Blocks(make, -(-n_boot // block), threads, fixed_total=fixed, folded=folded)
 
 
 def draw_segment(
@@ -503,6 +554,7 @@ def redraw(
     seed: Seed,
     threads: int,
     pairs: bool = False,
+    fold: Callable[[int], Fold] | None = None,
 ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Redraw every segment and reduce its draws, a chunk of segments at a time.
 
@@ -517,6 +569,7 @@ def redraw(
     Poisson counts.  ``pairs``: the cells come in pairs (2 j, 2 j + 1), every segment
     starting at an even cell, and a chunk's blocks hold the first cell of every
     pair in their first half, the second in their second half (:func:`_place`).
+    ``fold``: as :func:`segment_draws` (a large segment's blocks may come folded).
     """
     import numpy as np
 
@@ -541,7 +594,7 @@ def redraw(
         part = counts[starts[lo] : starts[hi]]
         if hi - lo == 1:
             blocks = segment_draws(
-                part, n_boot, entropy, keys[lo], threads, poisson=poisson, pairs=pairs
+                part, n_boot, entropy, keys[lo], threads, poisson=poisson, pairs=pairs, fold=fold
             )
             return work(lo, hi, blocks)
         rngs = [generator(entropy, key) for key in keys[lo:hi]]  # type: ignore[arg-type]
@@ -560,6 +613,7 @@ def redraw(
 
 __all__ = [
     "Blocks",
+    "Fold",
     "Poisson",
     "Seed",
     "Work",
