@@ -17,7 +17,8 @@ with ``ci_method="bootstrap"``, and ``report(ci_method="bootstrap",
 n_boot=200)``, best of 2; with ``--stages`` (run it with
 ``POLARS_MAX_THREADS=1``), ``--large``'s two bootstraps split into their stages,
 milliseconds a replicate: the draws (``_Ranges.draw``), the reduction of the
-drawn counts, and the draws' numpy calls alone (random bits, ``np.take`` of the
+drawn counts, or both at once where the tree folds the replicates as it draws
+them (``_Ranges.fold``), and the draws' numpy calls alone (random bits, ``np.take`` of the
 cells, ``np.bincount``: what any exact multinomial redraw of every row costs
 here), beside the plain call.
 
@@ -128,7 +129,9 @@ def stages() -> None:
 
     from pl_metrics._intervals import draws, sampling
 
-    spent = {"draws": 0.0, "reduction": 0.0}
+    # a tree that folds a large segment's replicates as it draws them times the two
+    # together ("folded"); an older one lays them out, then reduces them
+    spent = {"draws": 0.0, "reduction": 0.0, "folded": 0.0}
 
     def timer(fn: Any, stage: str) -> Any:
         def timed(*args: Any, **kwargs: Any) -> Any:
@@ -141,13 +144,16 @@ def stages() -> None:
 
     draw = sampling._Ranges.draw
     sampling._Ranges.draw = timer(draw, "draws")  # type: ignore[method-assign]
+    fold = getattr(sampling._Ranges, "fold", None)
+    if fold is not None:
+        sampling._Ranges.fold = timer(fold, "folded")  # type: ignore[attr-defined]
     for metric, (compute, positive_runs) in list(draws.SCORE_METRICS.items()):
         draws.SCORE_METRICS[metric] = (timer(compute, "reduction"), positive_runs)
     m = _defaults_frame().metrics
     n_boot = 1000
     for name in ("roc_auc", "average_precision"):
         plain, _ = best(lambda name=name: getattr(m, name)("y", "s"), 5)
-        spent.update(draws=0.0, reduction=0.0)
+        spent.update(draws=0.0, reduction=0.0, folded=0.0)
         start = time.perf_counter()
         getattr(m, name)("y", "s", ci=0.95, ci_method="bootstrap", n_boot=n_boot)
         total = time.perf_counter() - start
@@ -156,9 +162,11 @@ def stages() -> None:
         print(
             f"{name}: plain {plain:.3f} s; bootstrap {total:.2f} s ({total / plain:.0f}x); "
             f"a replicate: draws {ms['draws']:.2f} ms, reduction {ms['reduction']:.2f} ms, "
-            f"the rest {rest:.2f} ms"
+            f"draws folded {ms['folded']:.2f} ms, the rest {rest:.2f} ms"
         )
     sampling._Ranges.draw = draw  # type: ignore[method-assign]
+    if fold is not None:
+        sampling._Ranges.fold = fold  # type: ignore[attr-defined]
     # the draws' numpy calls alone, on 1M rows in ranges as _Ranges draws them
     rng = np.random.default_rng(0)
     n, size = 1_000_000, sampling._RANGE

@@ -7,7 +7,9 @@ multinomial, a chain of binomials (large segments).  Each segment draws from
 its own generator (:func:`generator`: the seed and a stable hash of its key);
 a segment too large for one block of replicates draws block j from the
 generator of (seed, key, j), its rows range by range (:class:`_Ranges`), and
-its blocks on the threads in any order (:class:`Blocks`).  :func:`redraw`
+its blocks on the threads in any order (:class:`Blocks`); a ranking metric may
+fold such a segment's replicates as they are drawn (:meth:`_Ranges.fold`)
+instead of laying them out in blocks.  :func:`redraw`
 packs segments in chunks and hands each chunk's draws to a reduction
 (:mod:`pl_metrics._intervals.draws`).
 
