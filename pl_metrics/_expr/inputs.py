@@ -203,11 +203,8 @@ def weighted_sum(condition: pl.Expr, weight: pl.Expr | None) -> pl.Expr:
 def pos_label_check(positives: pl.Expr, labels: Sequence[IntoColumn], pos_label: object) -> Check:
     """scikit-learn's rule: ``pos_label`` absent from a group holding two or more labels
     is an error (a group holding one other label has no positives: fine)."""
-    if len(labels) == 1:  # its smallest and largest labels differ (one pass, no first)
-        several = col(labels[0]).min() != col(labels[0]).max()
-    else:
-        first = col(labels[0]).drop_nulls().first()
-        several = pl.any_horizontal(*((col(c) != first).any() for c in labels))
+    first = col(labels[0]).drop_nulls().first()
+    several = pl.any_horizontal(*((col(c) != first).any() for c in labels))
     absent = (positives == 0) & several.fill_null(False)
     names = [name_of(c) for c in labels]
     shown = "1 (the default)" if pos_label is None else repr(pos_label)
