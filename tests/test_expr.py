@@ -159,6 +159,25 @@ def test_select_with_string_labels_and_names() -> None:
     assert out["f2"][0] == pytest.approx(skm.fbeta_score(t, p, beta=2, pos_label="spam"))
 
 
+@pytest.mark.parametrize(
+    ("name", "bad"),
+    [
+        ("log_loss", {0: "s", 1: "s"}),  # a new user's: the frame methods' probabilities
+        ("brier_score", {1: "s"}),
+        ("roc_auc", ["s"]),
+        ("average_precision", 3),
+        ("f1", pl.Series([0, 1])),
+    ],
+)
+def test_a_column_argument_that_is_not_a_column_is_a_type_error(name: str, bad: object) -> None:
+    # was an AttributeError ('dict' object has no attribute 'meta') for log_loss,
+    # brier_score, roc_auc and average_precision
+    df = pl.DataFrame({"y": [0, 1], "s": [0.2, 0.8]})
+    with pytest.raises(TypeError, match="column names or polars expressions, got") as info:
+        df.select(getattr(plm, name)("y", bad))
+    assert ("frame methods'" in str(info.value)) == isinstance(bad, dict)
+
+
 def test_bool_labels_default_pos_label() -> None:
     df = pl.DataFrame({"t": [True, False, True], "p": [True, True, False]})
     got = df.select(plm.precision("t", "p"))["precision"][0]

@@ -9,7 +9,7 @@ user function can wait on the threads that run it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from types import ModuleType
 
@@ -22,11 +22,22 @@ from pl_metrics.exceptions import DataError
 
 
 def col(column: IntoColumn) -> pl.Expr:
+    """The column as an expression; a clear ``TypeError`` for anything but a name or
+    an expression."""
     if isinstance(column, str):
         return pl.col(column)
     if isinstance(column, pl.Expr):
         return column
-    msg = f"a column argument must be a column name or a polars expression, got {column!r}"
+    msg = (
+        "an expression's column arguments are column names or polars expressions, got "
+        f"{type(column).__name__} {' '.join(repr(column).split())[:80]}"
+    )
+    if isinstance(column, Mapping):
+        msg += (
+            ": the expressions take one column of scores or probabilities (binary); a "
+            "mapping of labels to probability columns is the frame methods', e.g. "
+            "df.metrics.log_loss('y', {0: 'p0', 1: 'p1'})"
+        )
     raise TypeError(msg)
 
 
@@ -35,7 +46,7 @@ def aligned(*columns: IntoColumn) -> tuple[IntoColumn, ...]:
     through one struct, which repeats a literal (a constant score or weight) along
     the other inputs, as polars' element-wise operations do (alone, a literal's
     rank, length and sum are of one row)."""
-    if all(isinstance(c, str) or c.meta.is_column() for c in columns):
+    if all(isinstance(c, str) or col(c).meta.is_column() for c in columns):
         return columns
     fields = pl.struct(*(col(c).alias(f"c{i}") for i, c in enumerate(columns)))
     return tuple(fields.struct.field(f"c{i}").alias(name_of(c)) for i, c in enumerate(columns))
@@ -46,7 +57,7 @@ def name_of(column: IntoColumn) -> str:
     if isinstance(column, str):
         return column
     try:
-        return column.meta.output_name()
+        return col(column).meta.output_name()
     except pl.exceptions.PolarsError:
         return "<expr>"
 
