@@ -488,7 +488,8 @@ SCORE_METRICS: dict[str, tuple[Callable[..., np.ndarray], bool]] = {
     "average_precision": (rp.average_precision, False),
 }
 #: The same metrics folded as a large segment's replicates are drawn
-#: (``sampling._Ranges.fold``): 1,000 replicates of 1M rows in a fifth less time.
+#: (``sampling._Ranges.fold``): 1,000 replicates of 1M rows on two threads, the AUC
+#: about 12% faster, the AP about 40% (docs/benchmarks.md).
 SCORE_FOLDS: dict[str, Callable[[int], Fold]] = {
     "roc_auc": rp.AucFold,
     "average_precision": rp.ApFold,

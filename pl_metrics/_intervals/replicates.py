@@ -251,13 +251,14 @@ class _Fold:
     counts are ever whole in memory.  The running positives and rows carry from one
     call to the next (Python integers: exact)."""
 
+    #: Whether the sums are floats (else exact integers).
+    floats = False
+
     def __init__(self, size: int) -> None:
         import numpy as np
 
         self.tps, self.seen = [0] * size, [0] * size
         self.sums = np.zeros(size, dtype=np.float64 if self.floats else np.int64)
-
-    floats = False
 
     def add(self, r: int, pos: np.ndarray, neg: np.ndarray) -> None:
         """The next runs of replicate ``r``: their positive and negative counts."""
