@@ -287,6 +287,40 @@ def _weighted_disagreement(counts: Counts, stats: pl.LazyFrame, kappa_weights: s
     )
 
 
+def _covariance_sums(t: pl.Expr, p: pl.Expr, tp: pl.Expr, exact: bool) -> list[pl.Expr]:
+    """The aggregations over a segment's class rows that MCC's covariances are made
+    of (:func:`_covariances`): integer counts, ``sum p_k^2`` and ``sum t_k^2`` in
+    Int128 (the covariances are differences taken exactly); float counts, the
+    covariances themselves (``formulas.weighted_mcc_covariances``, from the classes'
+    ``miss``)."""
+    if exact:
+        return [
+            _product(p, p, exact).sum().alias(_term("summary", "pp")),
+            _product(t, t, exact).sum().alias(_term("summary", "tt")),
+        ]
+    covariances = fm.weighted_mcc_covariances(t, p, tp, pl.col("miss"))
+    return [c.alias(_term("cov", x)) for c, x in zip(covariances, _COVARIANCES, strict=True)]
+
+
+_COVARIANCES = ("tp", "pp", "tt")
+
+
+def _covariances(
+    n: pl.Expr, correct: pl.Expr, tp: pl.Expr, exact: bool
+) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+    """MCC's covariances times n^2 as Float64, after :func:`_covariance_sums`: ``c n -
+    sum t_k p_k``, ``n^2 - sum p_k^2``, ``n^2 - sum t_k^2``."""
+    if not exact:
+        cov_tp, pp, tt = (pl.col(_term("cov", x)) for x in _COVARIANCES)
+        return cov_tp, pp, tt
+    pp, tt = (pl.col(_term("summary", x)) for x in ("pp", "tt"))
+    return (
+        (correct * n - tp).cast(pl.Float64),
+        (n * n - pp).cast(pl.Float64),
+        (n * n - tt).cast(pl.Float64),
+    )
+
+
 def summary(
     counts: Counts, *, kappa_weights: str | None = None, replace_undefined_by: float = math.nan
 ) -> pl.LazyFrame:
@@ -308,7 +342,10 @@ def summary(
         counts = replace(counts, frame=counts.frame.with_columns(pl.col(COUNT) / largest))
     # float counts: the unweighted kappa by its disagreements (no cancellation)
     disagreements = weighted and kappa_weights is None
-    stats = class_counts(counts, restrict=True, misses=disagreements)
+    # float counts: each class's misses summed over their cells (MCC's covariances
+    # and kappa's disagreements without the difference form's cancellation)
+    integer = counts.frame.collect_schema()[COUNT].is_integer()
+    stats = class_counts(counts, restrict=True, misses=not integer)
     kappa_sums: list[pl.Expr] = []
     if disagreements:
         stats, kappa_sums = _disagreements(stats, keys)
@@ -321,16 +358,15 @@ def summary(
         t.sum().alias("n"),
         tp.sum().alias(_term("summary", "correct")),
         _product(t, p, exact).sum().alias(_term("summary", "tp")),  # sum of row x column sums
-        _product(p, p, exact).sum().alias(_term("summary", "pp")),
-        _product(t, t, exact).sum().alias(_term("summary", "tt")),
+        *_covariance_sums(t, p, tp, exact),
         balanced.alias("balanced_accuracy"),
         recall.count().alias(_term("recall", "n")),
         (p > 0).sum().alias(_term("predicted", "classes")),
         ((t > 0) & (p > 0)).sum().alias(_term("both", "classes")),
         *kappa_sums,
     )
-    n_, correct_, tp_, pp_, tt_ = (
-        pl.col(c) for c in ("n", *(_term("summary", x) for x in ("correct", "tp", "pp", "tt")))
+    n_, correct_, tp_ = (
+        pl.col(c) for c in ("n", *(_term("summary", x) for x in ("correct", "tp")))
     )
     # The covariances (times n^2) are differences of nearly equal products: with
     # integer counts they are taken exactly in Int128 (n < 2^63, so every term is
@@ -345,9 +381,9 @@ def summary(
     recall_n = pl.col(_term("recall", "n"))  # classes with actual rows
     predicted_n = pl.col(_term("predicted", "classes"))
     both_n = pl.col(_term("both", "classes"))
-    cov_tp = (correct_ * n_ - tp_).cast(pl.Float64)
-    cov_pp = pl.when(predicted_n <= 1).then(0.0).otherwise((n_ * n_ - pp_).cast(pl.Float64))
-    cov_tt = pl.when(recall_n <= 1).then(0.0).otherwise((n_ * n_ - tt_).cast(pl.Float64))
+    cov_tp, pp, tt = _covariances(n_, correct_, tp_, exact)
+    cov_pp = pl.when(predicted_n <= 1).then(0.0).otherwise(pp)
+    cov_tt = pl.when(recall_n <= 1).then(0.0).otherwise(tt)
     mcc = fm.mcc_from_covariances(cov_tp, cov_pp, cov_tt, n)
     single = (recall_n == 1) & (predicted_n == 1) & (both_n == 1)
     expected = (n_ * n_ - tp_).cast(pl.Float64)

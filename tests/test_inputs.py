@@ -793,6 +793,76 @@ def test_mcc_and_kappa_exact_at_large_counts() -> None:
     assert got["mcc"][0] == pytest.approx(skm.matthews_corrcoef(y_t, y_p), rel=1e-12)
 
 
+def _exact_mcc(y: list[int], p: list[int], w: list[float]) -> tuple[float, float]:
+    """scikit-learn's MCC formula in exact fractions of the float weights, and its
+    condition: the numerator's terms, sum_k (P_k' tp_k + p_k miss_k) (P_k': the other
+    classes' predicted weight; miss_k: class k's weight predicted as another), over
+    the denominator.  A float sum of those terms is off by a few units in the last
+    place of their size; the MCC by that times the condition."""
+    from fractions import Fraction
+
+    weights = [Fraction(x) for x in w]
+    n = sum(weights)
+    classes = sorted({*y, *p})
+    t = [sum(x for a, x in zip(y, weights, strict=True) if a == k) for k in classes]
+    q = [sum(x for b, x in zip(p, weights, strict=True) if b == k) for k in classes]
+    c = sum(x for a, b, x in zip(y, p, weights, strict=True) if a == b)
+    tp = [sum(x for a, b, x in zip(y, p, weights, strict=True) if a == b == k) for k in classes]
+    cov_tp = c * n - sum(a * b for a, b in zip(t, q, strict=True))
+    cov_pp, cov_tt = n * n - sum(b * b for b in q), n * n - sum(a * a for a in t)
+    if cov_pp == 0 or cov_tt == 0:
+        return 0.0, 0.0
+    terms = sum((n - b) * d + b * (a - d) for a, b, d in zip(t, q, tp, strict=True))
+    root = math.sqrt(float(cov_pp / n**2) * float(cov_tt / n**2))
+    return float(cov_tp / n**2) / root, float(terms / n**2) / root
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rows=st.lists(
+        st.tuples(st.integers(1, 4), st.integers(1, 4), st.sampled_from([1.0, 2.5, 1e15, 3e12])),
+        min_size=2,
+        max_size=12,
+    )
+)
+def test_weighted_mcc_with_huge_weights_is_exact(rows: list[tuple[int, int, float]]) -> None:
+    # n^2 - sum(p_k^2) and c n - sum(t_k p_k) in Float64 kept only the digits that a
+    # class holding 1e15 has beyond the others: a new user's example (below) gave
+    # -0.2944 or -0.2837 by the order polars summed in, for the exact -0.288675
+    # (scikit-learn: -0.2870).  Now sums of products without those differences
+    # (formulas.weighted_mcc_covariances): within a few units in the last place of
+    # the numerator's terms (the condition, _exact_mcc), where the old form was 2%
+    # off on that example (condition 0.3).  A first version that rewrote the
+    # denominator alone gave 1.11 for a perfect prediction
+    y, p, w = (list(c) for c in zip(*rows, strict=True))
+    df = pl.DataFrame({"y": y, "p": p, "w": w, "g": [0] * len(y)})
+    expected, condition = _exact_mcc(y, p, w)
+    got = [
+        df.metrics.summary("y", "p", weight="w")["mcc"][0],
+        df.lazy().metrics.summary("y", "p", weight="w", by="g").collect()["mcc"][0],
+        df.select(plm.mcc("y", "p", weight="w")).item(),
+        df.group_by("g").agg(plm.mcc("y", "p", weight="w"))["mcc"][0],
+    ]
+    tolerance = 32 * 2.0**-52 * condition + 1e-15
+    assert got == pytest.approx([expected] * 4, rel=1e-12, abs=tolerance)
+    assert all(-1.0 <= value <= 1.0 for value in got)
+
+
+def test_weighted_mcc_of_a_new_users_example() -> None:
+    y, p, w = [3, 1, 3, 1, 4, 4], [4, 4, 1, 3, 4, 3], [1.0, 1e15, 1.0, 1.0, 1.0, 1.0]
+    # exact, by hand from the confusion matrix (rows actual 1, 3, 4; columns
+    # predicted 1, 3, 4): [[0, 1, 1e15], [1, 0, 1], [0, 1, 1]]; n = 1e15 + 5,
+    # c = 1, t = (1e15 + 1, 2, 2), p = (1, 2, 1e15 + 2): with N = 1e15 the MCC is
+    # -(2N + 4) / sqrt((6N + 16) (8N + 16)), -1/sqrt(12) = -0.288675... to 1e-15
+    assert _exact_mcc(y, p, w)[0] == pytest.approx(-1 / math.sqrt(12), rel=1e-12)
+    df = pl.DataFrame({"y": y, "p": p, "w": w})
+    values = {df.metrics.summary("y", "p", weight="w")["mcc"][0] for _ in range(20)}
+    # were -0.2944 and -0.2837 by the order polars summed in; now that order moves
+    # the last bit at most
+    assert max(values) - min(values) <= 1e-15
+    assert sorted(values) == pytest.approx([-1 / math.sqrt(12)] * len(values), rel=1e-12)
+
+
 def test_merged_counts_past_int64_are_an_error_not_a_wrap() -> None:
     half = 2**62
     state = pl.concat([_state({(0, 0): half}), _state({(0, 0): half}), _state({(1, 1): 1})])

@@ -194,9 +194,10 @@ def _bincount(codes: pl.Expr, k: pl.Expr) -> pl.Expr:
 
 
 def _weighted_bincounts(s: pl.Series, k: int | None, kappa_weights: str | None) -> pl.Series:
-    """One group's summed weights per actual class, per predicted class and of the
-    correct rows, as one list of K ``{support, predicted, tp, observed}``
-    (:func:`class_counts`)."""
+    """One group's summed weights per actual class, per predicted class, of the
+    correct rows and of the actual class's rows predicted as another (``miss``,
+    summed directly: ``support - tp`` loses it beside a large ``tp``), as one list
+    of K ``{support, predicted, tp, observed, miss}`` (:func:`class_counts`)."""
     np = numpy()
     rows = s.struct.unnest()
     a, b, w = (rows.to_series(i).to_numpy() for i in range(3))  # null positions: NaN
@@ -205,6 +206,7 @@ def _weighted_bincounts(s: pl.Series, k: int | None, kappa_weights: str | None) 
         k = int(max(np.nanmax(a, initial=-1), np.nanmax(b, initial=-1))) + 1
     a, b = a.astype(np.float64), b.astype(np.float64)
     correct = a_ok & b_ok & (a == b)
+    wrong = a_ok & ~correct
     support = np.bincount(a[a_ok].astype(np.int64), w[a_ok], minlength=k)
     predicted = np.bincount(b[b_ok].astype(np.int64), w[b_ok], minlength=k)
     observed = 0.0
@@ -221,6 +223,7 @@ def _weighted_bincounts(s: pl.Series, k: int | None, kappa_weights: str | None) 
             "predicted": predicted,
             "tp": np.bincount(a[correct].astype(np.int64), w[correct], minlength=k),
             "observed": np.full(k, observed),
+            "miss": np.bincount(a[wrong].astype(np.int64), w[wrong], minlength=k),
         }
     )
     return pl.Series([sums.to_struct().to_list()], dtype=_WEIGHTED)
@@ -228,7 +231,13 @@ def _weighted_bincounts(s: pl.Series, k: int | None, kappa_weights: str | None) 
 
 _WEIGHTED = pl.List(
     pl.Struct(
-        {"support": pl.Float64, "predicted": pl.Float64, "tp": pl.Float64, "observed": pl.Float64}
+        {
+            "support": pl.Float64,
+            "predicted": pl.Float64,
+            "tp": pl.Float64,
+            "observed": pl.Float64,
+            "miss": pl.Float64,
+        }
     )
 )
 
@@ -396,11 +405,16 @@ def mcc_expr(
     counts = _summary_counts(y_true, y_pred, labels, weight)
 
     def value(support: pl.Expr, predicted: pl.Expr, tp: pl.Expr) -> pl.Expr:
-        s = _sums(*_scaled(support, predicted, tp, counts.exact)[:3], counts.exact)
+        t, p, c, scale = _scaled(support, predicted, tp, counts.exact)
+        s = _sums(t, p, c, counts.exact)
         # the degenerate cases are found by counting classes (as the frame's summary)
-        cov_tp = (s.correct * s.n - s.tp).cast(pl.Float64)
-        pp = (s.n * s.n - s.pp).cast(pl.Float64)
-        tt = (s.n * s.n - s.tt).cast(pl.Float64)
+        if counts.exact:  # differences of Int128 sums, exact
+            cov_tp = (s.correct * s.n - s.tp).cast(pl.Float64)
+            pp = (s.n * s.n - s.pp).cast(pl.Float64)
+            tt = (s.n * s.n - s.tt).cast(pl.Float64)
+        else:  # weights: sums without the differences' cancellation, as the frame's
+            miss = pl.element().struct.field("miss") / scale
+            cov_tp, pp, tt = fm.weighted_mcc_covariances(t, p, c, miss)
         cov_pp = pl.when(s.predicted_classes <= 1).then(0.0).otherwise(pp)
         cov_tt = pl.when(s.actual_classes <= 1).then(0.0).otherwise(tt)
         mcc: pl.Expr = fm.mcc_from_covariances(cov_tp, cov_pp, cov_tt, s.n)
