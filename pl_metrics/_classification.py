@@ -15,6 +15,7 @@ from dataclasses import replace
 
 import polars as pl
 
+from pl_metrics._core import covariances as cv
 from pl_metrics._core import formulas as fm
 from pl_metrics._core.catalogue import AVERAGES
 from pl_metrics._core.checks import raise_if_bad
@@ -291,7 +292,7 @@ def _covariance_sums(t: pl.Expr, p: pl.Expr, tp: pl.Expr, exact: bool) -> list[p
     """The aggregations over a segment's class rows that MCC's covariances are made
     of (:func:`_covariances`): integer counts, ``sum p_k^2`` and ``sum t_k^2`` in
     Int128 (the covariances are differences taken exactly); float counts, the
-    covariances themselves (``formulas.weighted_mcc_covariances``, from the classes'
+    covariances themselves (``covariances.weighted_mcc_covariances``, from the classes'
     ``miss`` and the other classes' counts, :data:`_OTHER_COUNTS`)."""
     if exact:
         return [
@@ -299,7 +300,7 @@ def _covariance_sums(t: pl.Expr, p: pl.Expr, tp: pl.Expr, exact: bool) -> list[p
             _product(t, t, exact).sum().alias(_term("summary", "tt")),
         ]
     t_others, p_others = (pl.col(c) for c in _OTHER_COUNTS)
-    covariances = fm.weighted_mcc_covariances(t, p, tp, pl.col("miss"), t_others, p_others)
+    covariances = cv.weighted_mcc_covariances(t, p, tp, pl.col("miss"), t_others, p_others)
     return [c.alias(_term("cov", x)) for c, x in zip(covariances, _COVARIANCES, strict=True)]
 
 
@@ -364,7 +365,7 @@ def summary(
             c.cast(pl.Float64).sum().over(keys).alias(name)
             for c, name in zip((t, p), totals, strict=True)
         ).with_columns(
-            fm.others(c.cast(pl.Float64), pl.col(total), keys).alias(name)
+            cv.others(c.cast(pl.Float64), pl.col(total), keys).alias(name)
             for c, total, name in zip((t, p), totals, _OTHER_COUNTS, strict=True)
         )
     sums = stats.group_by(keys).agg(

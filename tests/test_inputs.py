@@ -837,7 +837,7 @@ def test_weighted_mcc_with_huge_weights_is_exact(rows: list[tuple[int, int, floa
     # class holding 1e15 has beyond the others: a new user's example (below) gave
     # -0.2944 or -0.2837 by the order polars summed in, for the exact -0.288675
     # (scikit-learn: -0.2870).  Now sums of products without those differences
-    # (formulas.weighted_mcc_covariances): within a few units in the last place of
+    # (covariances.weighted_mcc_covariances): within a few units in the last place of
     # the numerator's terms (the condition, _exact_mcc), where the old form was 2%
     # off on that example (condition 0.3).  A first version that rewrote the
     # denominator alone gave 1.11 for a perfect prediction

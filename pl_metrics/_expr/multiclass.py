@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from pl_metrics._core import checks as v
+from pl_metrics._core import covariances as cv
 from pl_metrics._core import formulas as fm
 from pl_metrics._core.names import score_column
 from pl_metrics._core.options import checked
@@ -414,8 +415,8 @@ def mcc_expr(
             tt = (s.n * s.n - s.tt).cast(pl.Float64)
         else:  # weights: sums without the differences' cancellation, as the frame's
             miss = pl.element().struct.field("miss") / scale
-            others = [fm.others(x, s.n) for x in (t, p)]  # n: the sum of either
-            cov_tp, pp, tt = fm.weighted_mcc_covariances(t, p, c, miss, *others)
+            others = [cv.others(x, s.n) for x in (t, p)]  # n: the sum of either
+            cov_tp, pp, tt = cv.weighted_mcc_covariances(t, p, c, miss, *others)
         cov_pp = pl.when(s.predicted_classes <= 1).then(0.0).otherwise(pp)
         cov_tt = pl.when(s.actual_classes <= 1).then(0.0).otherwise(tt)
         mcc: pl.Expr = fm.mcc_from_covariances(cov_tp, cov_pp, cov_tt, s.n)
