@@ -253,6 +253,8 @@ class _Fold:
 
     #: Whether the sums are floats (else exact integers).
     floats = False
+    #: Whether :meth:`_sum` reads the running rows (else only their total is kept).
+    running_rows = False
 
     def __init__(self, size: int) -> None:
         import numpy as np
@@ -266,14 +268,20 @@ class _Fold:
 
         tps = np.cumsum(pos)
         tps += self.tps[r]
-        rows = pos + neg
-        seen = np.cumsum(rows)
-        seen += self.seen[r]
+        seen = None
+        if self.running_rows:
+            seen = np.cumsum(pos + neg)
+            seen += self.seen[r]
         if len(tps):
-            self.tps[r], self.seen[r] = int(tps[-1]), int(seen[-1])
+            self.tps[r] = int(tps[-1])
+            self.seen[r] = (
+                int(seen[-1]) if seen is not None else self.seen[r] + int(pos.sum() + neg.sum())
+            )
         self.sums[r] += self._sum(tps, seen, pos, neg)
 
-    def _sum(self, tps: np.ndarray, seen: np.ndarray, pos: np.ndarray, neg: np.ndarray) -> object:
+    def _sum(
+        self, tps: np.ndarray, seen: np.ndarray | None, pos: np.ndarray, neg: np.ndarray
+    ) -> object:
         raise NotImplementedError
 
     def values(self) -> np.ndarray:
@@ -291,7 +299,9 @@ class _Fold:
 class AucFold(_Fold):
     """:func:`roc_auc` folded: twice U summed exactly (int64), the same number."""
 
-    def _sum(self, tps: np.ndarray, seen: np.ndarray, pos: np.ndarray, neg: np.ndarray) -> object:
+    def _sum(
+        self, tps: np.ndarray, seen: np.ndarray | None, pos: np.ndarray, neg: np.ndarray
+    ) -> object:
         import numpy as np
 
         tps *= 2
@@ -306,9 +316,12 @@ class ApFold(_Fold):
     """:func:`average_precision` folded: the terms summed a run of scores at a time
     (equal to within a few units in the last place: another summation order)."""
 
-    floats = True
+    floats = running_rows = True
 
-    def _sum(self, tps: np.ndarray, seen: np.ndarray, pos: np.ndarray, neg: np.ndarray) -> object:
+    def _sum(
+        self, tps: np.ndarray, seen: np.ndarray | None, pos: np.ndarray, neg: np.ndarray
+    ) -> object:
+        assert seen is not None  # running_rows
         return float(_ap_terms(tps, seen, pos).sum())
 
     def _of(self, p_total: np.ndarray, n_total: np.ndarray) -> np.ndarray:
