@@ -19,8 +19,10 @@ from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 
 import pl_metrics as plm
+from pl_metrics._core.names import ALL
 from pl_metrics._groups import paired as pt
 from pl_metrics._groups import paired_ap as pap
+from pl_metrics._groups import paired_delong
 from pl_metrics._intervals import draws as bs
 
 LABEL_ORACLES = {
@@ -316,7 +318,7 @@ def test_delong_placements_numpy_equal_polars(cells: list, one_segment: bool) ->
     """The two homes of DeLong's placements, numpy's (one vectorised call) and the polars
     query (without numpy), give the same integers on the same cells; and a cell
     repeated as rows of count 1 the same standard error as the counted cell."""
-    keys = [pt.ALL] if one_segment else ["k"]
+    keys = [ALL] if one_segment else ["k"]
     df = pl.DataFrame(
         cells,
         schema={
@@ -327,19 +329,23 @@ def test_delong_placements_numpy_equal_polars(cells: list, one_segment: bool) ->
             pt.COUNT: pl.Int64,
         },
         orient="row",
-    ).with_columns(pl.lit(0, pl.Int8).alias(pt.ALL), pl.col(pt.A) / 2)
+    ).with_columns(pl.lit(0, pl.Int8).alias(ALL), pl.col(pt.A) / 2)
     segment = [] if one_segment else keys
     by_polars = df.lazy()
     for score in (pt.A, pt.B):
-        by_polars = pt._placements(by_polars, segment, score)
-    by_polars = by_polars.with_columns((pl.col(pt._K + pt.B) - pl.col(pt._K + pt.A)).alias(pt._D))
+        by_polars = paired_delong._placements(by_polars, segment, score)
+    by_polars = by_polars.with_columns(
+        (pl.col(paired_delong._K + pt.B) - pl.col(paired_delong._K + pt.A)).alias(paired_delong._D)
+    )
     numpy_in = (
         df
         if one_segment
-        else df.with_row_index(pt._GROUP).with_columns(pl.col(pt._GROUP).first().over(keys))
+        else df.with_row_index(paired_delong._GROUP).with_columns(
+            pl.col(paired_delong._GROUP).first().over(keys)
+        )
     )
-    by_numpy = pt._differences_numpy(numpy_in)
-    columns = [*keys, pt.Y, pt.A, pt.B, pt.COUNT, pt._D]
+    by_numpy = paired_delong._differences_numpy(numpy_in)
+    columns = [*keys, pt.Y, pt.A, pt.B, pt.COUNT, paired_delong._D]
     sort = [*keys, pt.Y, pt.A, pt.B, pt.COUNT]
     assert_frame_equal(
         by_numpy.select(columns).sort(sort, nulls_last=True),
@@ -351,13 +357,12 @@ def test_delong_placements_numpy_equal_polars(cells: list, one_segment: bool) ->
     se = {}
     for name, frame in (("cells", df), ("rows", rows)):
         for use_numpy in (True, False):
-            pt.USE_NUMPY = use_numpy
+            paired_delong.USE_NUMPY = use_numpy
             try:
-                se[name, use_numpy] = (
-                    pt.delong_se(frame.lazy(), keys).collect().sort(keys, nulls_last=True)
-                )
+                got = paired_delong.delong_se(frame.lazy(), keys).collect()
+                se[name, use_numpy] = got.sort(keys, nulls_last=True)
             finally:
-                pt.USE_NUMPY = True
+                paired_delong.USE_NUMPY = True
     first = se["cells", True]
     for other in se.values():
         assert_frame_equal(other, first, check_exact=False, rel_tol=1e-12, abs_tol=1e-15)

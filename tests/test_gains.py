@@ -305,17 +305,17 @@ def test_gains_tiny_shares(tiny: float) -> None:
 
 
 def test_share_above_int64_denominators_compares_as_the_exact_decimal() -> None:
-    # checks._share: a share whose decimal denominator is above the largest row count
+    # table_options._share: a share whose decimal denominator is above the largest row count
     # is replaced by its upper neighbour among fractions of denominator <= that count;
     # brute force with the count set to 60: for every total <= 60 and every number of
     # rows before, the cut is reached for the neighbour exactly when for the decimal
-    from pl_metrics._core import checks
+    from pl_metrics._core import table_options
 
     for q in [1e-40, 0.1234567, 0.333, 0.9999, 2 / 3, 0.015625, 1 / 7]:
         exact = Fraction(repr(q))
         with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(checks, "_MOST_ROWS", 60)
-            near = checks._share(q)
+            mp.setattr(table_options, "_MOST_ROWS", 60)
+            near = table_options._share(q)
         assert near.denominator <= 60 or near == exact
         for total in range(1, 61):
             for before in range(total + 1):

@@ -32,6 +32,7 @@ from types import MappingProxyType
 from typing import Any, get_args
 
 from pl_metrics._core import checks as v
+from pl_metrics._core import table_options
 from pl_metrics._typing import (
     Adjust,
     AucAverage,
@@ -82,7 +83,7 @@ OPTIONS: Mapping[str, Check] = MappingProxyType(
         "best": partial(v.check_flag, "best"),
         "beta": v.check_beta,
         "bins": v.check_bins,
-        "buckets": v.check_buckets,
+        "buckets": table_options.check_buckets,
         "drop_intermediate": partial(v.check_flag, "drop_intermediate"),
         "eps": v.check_eps,
         "error_bound": partial(v.check_flag, "error_bound"),

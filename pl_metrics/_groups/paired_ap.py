@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from pl_metrics._core.names import ALL
-from pl_metrics._groups.paired import _GROUP, _SAME, _SS, COUNT, SE, A, B, Y, dense_groups
+from pl_metrics._groups.paired import COUNT, SE, A, B, Y
+from pl_metrics._groups.paired_delong import _GROUP, _SAME, _SS, dense_groups
 
 if TYPE_CHECKING:
     import numpy as np
@@ -98,7 +99,7 @@ _SAME_WITHIN = 1e-12
 
 
 def _ap_variances_numpy(df: pl.DataFrame) -> pl.DataFrame:
-    """``df`` (as :func:`_differences_numpy`'s) with ``_SS``, the delta method's variance
+    """``df`` (as ``paired_delong._differences_numpy``'s) with ``_SS``, the delta method's variance
     of AP(model) - AP(baseline) in each cell's segment, and ``_SAME``, whether every
     derivative of the segment is 0.
 
@@ -151,7 +152,7 @@ def ap_delta_se(cells: pl.LazyFrame, keys: Sequence[str]) -> pl.LazyFrame:
     :func:`_ap_variances_numpy`).  SE is 0 where every ``d`` is 0 (the models rank
     the rows alike, or the segment has no negatives: the difference is 0 in
     every resample, statistic 0, p-value 1), else null where P < 2 or N < 2 or
-    the variance is 0 (as :func:`delong_se`).  ``cells`` may repeat a ``(Y, A, B)``.
+    the variance is 0 (as ``paired_delong.delong_se``).  ``cells`` may repeat a ``(Y, A, B)``.
     """
     keys = list(keys)
     cells = cells.select(*keys, Y, A, B, COUNT)

@@ -18,6 +18,7 @@ from pl_metrics._core.options import checked
 from pl_metrics._groups import fairness as fair
 from pl_metrics._groups import paired as pt
 from pl_metrics._groups import paired_ap as pap
+from pl_metrics._groups import paired_delong
 from pl_metrics._groups import paired_labels as plab
 from pl_metrics._intervals.sampling import resampling
 from pl_metrics._ranking.sorted_path import use_sorted_path
@@ -560,7 +561,7 @@ def _standard_error(
     """``*keys, SE`` of the difference by the analytic ``ci_method``: DeLong's (ROC AUC),
     the delta method's (average precision, the label metrics but accuracy)."""
     if ci_method == "delong":
-        return pt.delong_se(cells, keys)
+        return paired_delong.delong_se(cells, keys)
     if metric in pt.SCORE_METRICS:
         return pap.ap_delta_se(cells, keys)
     assert labels is not None  # label metrics: their dtype and pos_label

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 import polars as pl
 
 from pl_metrics import _probability as prob
-from pl_metrics._core import checks as v
+from pl_metrics._core import table_options
 from pl_metrics._core.options import checked
 from pl_metrics._namespace.probability import ProbabilityMethods
 from pl_metrics._namespace.ranking import RankingMethods
@@ -174,7 +174,7 @@ class ScoringMethods(RankingMethods, ProbabilityMethods):
         >>> df.metrics.expected_cost("y", "s", cost_matrix=[[0, 1], [5, 0]])["cost"].to_list()
         [2.5, 1.25, 1.5, 0.25, 0.5]
         """
-        matrix = v.check_cost_matrix(cost_matrix)
+        matrix = table_options.check_cost_matrix(cost_matrix)
         (best,) = checked("expected_cost", best=best)
         counts = self._binary(
             y_true,
@@ -242,7 +242,7 @@ class ScoringMethods(RankingMethods, ProbabilityMethods):
         if rows.binary:
             msg = "`y_prob` of decision_cost is a mapping {label: column} (binary: expected_cost)"
             raise TypeError(msg)
-        costs = v.check_cost_table(cost_matrix, rows.labels.to_list())
+        costs = table_options.check_cost_table(cost_matrix, rows.labels.to_list())
         return prob.decision_cost(rows, costs=costs)
 
     def cost_curve(

@@ -1,0 +1,132 @@
+"""The library's layout (issue 28): small modules and no import circle.
+
+- no module of ``pl_metrics`` is over :data:`MOST_LINES` lines (``STYLE.md``: modules
+  small and named for what they hold);
+- the modules' import-time imports (top level, outside ``if TYPE_CHECKING:``; those
+  inside functions run later and are left out) make no circle: each module can be
+  read, and imported, after the ones it names.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1] / "pl_metrics"
+MOST_LINES = 700
+
+
+def _modules() -> dict[str, Path]:
+    """``{dotted name: file}`` of every module and package of ``pl_metrics``."""
+    found = {}
+    for path in sorted(ROOT.rglob("*.py")):
+        parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
+    return found
+
+
+MODULES = _modules()
+
+
+def _imports_at_import_time(name: str, path: Path) -> set[str]:
+    """The modules of ``pl_metrics`` that ``name`` imports when it is imported: a
+    ``from package import module`` names the module, ``from module import x`` the
+    module (relative imports resolved)."""
+    named: set[str] = set()
+
+    def visit(body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, ast.If):
+                if not (isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"):
+                    visit(node.body)
+                visit(node.orelse)
+            elif isinstance(node, ast.Try):
+                visit(node.body)
+                for handler in node.handlers:
+                    visit(handler.body)
+                visit(node.orelse)
+                visit(node.finalbody)
+            elif isinstance(node, ast.Import):
+                named.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    package = name.split(".")[: -node.level]
+                    if path.name == "__init__.py":  # a package's own name is its level 1
+                        package = name.split(".")[: len(name.split(".")) - node.level + 1]
+                    base = ".".join([*package, *([node.module] if node.module else [])])
+                for alias in node.names:
+                    full = f"{base}.{alias.name}"
+                    named.add(full if full in MODULES else base)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")).body)
+    return {m for m in named if m in MODULES and m != name}
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles = []
+    for start, children_of_start in graph.items():
+        if start in index:
+            continue
+        work = [(start, iter(sorted(children_of_start)))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    circles.append(sorted(component))
+    return circles
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_no_module_is_over_the_line_limit(name: str) -> None:
+    lines = len(MODULES[name].read_text(encoding="utf-8").splitlines())
+    assert lines <= MOST_LINES, f"{MODULES[name]} has {lines} lines (at most {MOST_LINES})"
+
+
+def test_the_imports_make_no_circle() -> None:
+    graph = {name: _imports_at_import_time(name, path) for name, path in MODULES.items()}
+    assert sum(map(len, graph.values())) > 100  # the imports were read
+    assert graph["pl_metrics._namespace.scoring"] >= {
+        "pl_metrics._core.table_options",
+        "pl_metrics._ranking.gains",
+    }
+    assert _circles(graph) == []
+
+
+def test_a_circle_is_found() -> None:
+    # the finder itself: a -> b -> c -> a is one circle, d -> a none
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert _circles(graph) == [["a", "b", "c"]]
