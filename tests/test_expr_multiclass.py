@@ -301,3 +301,38 @@ def test_names_and_several_averages_in_one_select() -> None:
         plm.precision("t", "p", average="macro"),
     )
     assert out.columns == ["f1_macro", "f1_weighted", "f2_micro", "precision_macro"]
+
+
+@pytest.mark.parametrize("make", ALL[:-1], ids=ALL_IDS[:-1])  # not the Hamming loss: no classes
+def test_weighted_class_sums_are_one_call_over_all_groups(make, monkeypatch) -> None:
+    # the weighted per-class sums are computed by one numpy call over every group's
+    # rows (no Python call per group): 40 groups, each call sees all 40 (polars
+    # evaluates an expression read twice twice: at most two calls; before, one per
+    # group, each with its rows); each group's value is the expression's on its rows
+    from pl_metrics._expr import multiclass
+
+    calls: list[int] = []
+    original = multiclass._weighted_bincounts
+
+    def counted(s: pl.Series, *args: object, **kwargs: object) -> pl.Series:
+        calls.append(s.len())
+        return original(s, *args, **kwargs)
+
+    monkeypatch.setattr(multiclass, "_weighted_bincounts", counted)
+    rng = np.random.default_rng(5)
+    n = 2_000
+    df = pl.DataFrame(
+        {
+            "g": rng.integers(0, 40, n),
+            "t": rng.integers(0, 3, n),
+            "p": rng.integers(0, 3, n),
+            "w": rng.random(n) * 3,
+        }
+    )
+    got = df.group_by("g").agg(make(weight="w").alias("v")).sort("g")
+    assert calls
+    assert set(calls) == {40}
+    assert len(calls) <= 2
+    for g, v in got.iter_rows():
+        alone = df.filter(pl.col("g") == g).select(make(weight="w").alias("v"))["v"][0]
+        assert v == pytest.approx(alone, rel=1e-12, nan_ok=True)

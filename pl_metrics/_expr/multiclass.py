@@ -195,39 +195,77 @@ def _bincount(codes: pl.Expr, k: pl.Expr) -> pl.Expr:
 
 
 def _weighted_bincounts(s: pl.Series, k: int | None, kappa_weights: str | None) -> pl.Series:
-    """One group's summed weights per actual class, per predicted class, of the
+    """Each group's summed weights per actual class, per predicted class, of the
     correct rows and of the actual class's rows predicted as another (``miss``,
     summed directly: ``support - tp`` loses it beside a large ``tp``), as one list
-    of K ``{support, predicted, tp, observed, miss}`` (:func:`class_counts`)."""
+    of K ``{support, predicted, tp, observed, miss}`` (:func:`class_counts`).
+
+    ``s`` holds one list of coded rows ``{a, b, w}`` per group, all the groups of a
+    ``group_by`` at once (the expression is element-wise over the groups' lists):
+    one ``bincount`` of each kind over all groups, the classes of group ``g`` at
+    ``start[g] + position``, never a Python call per group."""
     np = numpy()
-    rows = s.struct.unnest()
+    # the groups' rows in order (an empty or null list: none)
+    rows = s.explode(empty_as_null=False, keep_nulls=False).struct.unnest()
+    lengths = s.list.len().fill_null(0).to_numpy().astype(np.int64)
+    group = np.repeat(np.arange(s.len(), dtype=np.int64), lengths)
     a, b, w = (rows.to_series(i).to_numpy() for i in range(3))  # null positions: NaN
-    a_ok, b_ok = _not_nan(a), _not_nan(b)
-    if k is None:  # labels=None: every position 0 .. K - 1 occurs
-        k = int(max(np.nanmax(a, initial=-1), np.nanmax(b, initial=-1))) + 1
-    a, b = a.astype(np.float64), b.astype(np.float64)
+    a, b, w = a.astype(np.float64), b.astype(np.float64), w.astype(np.float64)
+    a_ok, b_ok = ~np.isnan(a), ~np.isnan(b)
+    if k is None:  # labels=None: every position 0 .. K - 1 of a group occurs in it
+        top = np.full(s.len(), -1.0)
+        np.maximum.at(top, group[a_ok], a[a_ok])
+        np.maximum.at(top, group[b_ok], b[b_ok])
+        classes = top.astype(np.int64) + 1
+    else:
+        classes = np.full(s.len(), k, dtype=np.int64)
+    start = np.cumsum(classes) - classes  # the group's first class in the flat layout
+    size = int(classes.sum())
+
+    def summed(rows_of: np.ndarray, position: np.ndarray) -> np.ndarray:
+        cells = start[group[rows_of]] + position[rows_of].astype(np.int64)
+        return np.bincount(cells, w[rows_of], minlength=size)
+
     correct = a_ok & b_ok & (a == b)
-    wrong = a_ok & ~correct
-    support = np.bincount(a[a_ok].astype(np.int64), w[a_ok], minlength=k)
-    predicted = np.bincount(b[b_ok].astype(np.int64), w[b_ok], minlength=k)
-    observed = 0.0
-    if kappa_weights is not None:
-        # divided by the largest class count (the scale of _scaled, from these same
-        # sums) row by row: a sum of (a - b)^2 x weights near 1e307 would overflow
-        largest = max(support.max(initial=0.0), predicted.max(initial=0.0)) or 1.0
+    support, predicted = summed(a_ok, a), summed(b_ok, b)
+    observed = np.zeros(s.len())
+    if kappa_weights is not None and size:
+        # divided by the group's largest class count (the scale of _scaled, from these
+        # same sums) row by row: a sum of (a - b)^2 x weights near 1e307 would overflow
+        owner = np.repeat(np.arange(s.len()), classes)
+        largest = np.zeros(s.len())
+        np.maximum.at(largest, owner, np.maximum(support, predicted))
+        largest[largest == 0] = 1.0
         both = a_ok & b_ok
         disagreement = fm.kappa_weight(kappa_weights, a[both], b[both], fm.NUMPY)
-        observed = float((disagreement * (w[both] / largest)).sum())
+        scaled = disagreement * (w[both] / largest[group[both]])
+        observed = np.bincount(group[both], scaled, minlength=s.len())
     sums = pl.DataFrame(
         {
             "support": support,
             "predicted": predicted,
-            "tp": np.bincount(a[correct].astype(np.int64), w[correct], minlength=k),
-            "observed": np.full(k, observed),
-            "miss": np.bincount(a[wrong].astype(np.int64), w[wrong], minlength=k),
-        }
+            "tp": summed(correct, a),
+            "observed": np.repeat(observed, classes),
+            "miss": summed(a_ok & ~correct, a),
+        },
     )
-    return pl.Series([sums.to_struct().to_list()], dtype=_WEIGHTED)
+    return _cut(sums, classes)
+
+
+def _cut(flat: pl.DataFrame, lengths: np.ndarray) -> pl.Series:
+    """The rows of ``flat`` as one list of structs per group, group ``g`` taking the
+    next ``lengths[g]`` rows (a group of none: an empty list)."""
+    np = numpy()
+    groups = pl.DataFrame({_GROUP: np.arange(lengths.size)})
+    owner = pl.Series(_GROUP, np.repeat(np.arange(lengths.size), lengths))
+    listed = (
+        flat.select(pl.struct(pl.all()).alias(_LISTED), owner)
+        .group_by(_GROUP, maintain_order=True)
+        .agg(_LISTED)
+    )
+    joined = groups.join(listed, on=_GROUP, how="left", maintain_order="left")
+    empty = pl.lit([], dtype=_WEIGHTED)
+    return joined.select(pl.col(_LISTED).fill_null(empty)).to_series().cast(_WEIGHTED)
 
 
 _WEIGHTED = pl.List(
@@ -241,12 +279,8 @@ _WEIGHTED = pl.List(
         }
     )
 )
-
-
-def _not_nan(x: np.ndarray) -> np.ndarray:
-    numpy_ = numpy()
-    kept: np.ndarray = ~numpy_.isnan(x) if x.dtype.kind == "f" else numpy_.ones(len(x), dtype=bool)
-    return kept
+#: :func:`_cut`'s columns (of its own frames: no user column can meet them)
+_GROUP, _LISTED = "group", "classes"
 
 
 def class_counts(
@@ -287,8 +321,9 @@ def class_counts(
         )
         classes = coded.list.eval(counts)
     else:
+        # once over all the groups' lists (element-wise: no Python call per group)
         udf = partial(_weighted_bincounts, k=k_given, kappa_weights=kappa_weights)
-        classes = coded.explode().map_batches(udf, return_dtype=_WEIGHTED, returns_scalar=True)
+        classes = coded.map_batches(udf, return_dtype=_WEIGHTED, is_elementwise=True)
     return ClassCounts(classes, coded, w is None, t, [*checks, *label_checks])
 
 
