@@ -461,13 +461,19 @@ def check_column_name(argument: str, name: object) -> str:
             )
         msg = f"`{argument}` must be a column name (str), got {name!r}{hint}"
         raise TypeError(msg)
+    check_not_internal(argument, name, f"`.rename({{{name!r}: 'x'}})`")
+    return name
+
+
+def check_not_internal(argument: str, name: str, hint: str) -> None:
+    """A column (or ``by`` output) name may not start with :data:`INTERNAL`, the prefix of
+    the library's temporary columns (``hint``: how to rename it)."""
     if name.startswith(INTERNAL):
         msg = (
             f"`{argument}` column {name!r} starts with {INTERNAL!r}, the prefix of "
-            f"pl_metrics' own columns; rename it first, e.g. `.rename({{{name!r}: 'x'}})`"
+            f"pl_metrics' own columns; rename it first, e.g. {hint}"
         )
         raise ValueError(msg)
-    return name
 
 
 def check_score_map(argument: str, y_score: object, *, at_least: int = 2) -> dict[object, str]:
@@ -527,12 +533,7 @@ def check_by(schema: pl.Schema, by: Segments, reserved: Collection[str]) -> None
                 f"grouped or sorted; cast it first, e.g. pl.col({name!r}).cast(pl.String)"
             )
             raise SchemaError(msg)
-        if name.startswith(INTERNAL):
-            msg = (
-                f"`by` column {name!r} starts with {INTERNAL!r}, the prefix of pl_metrics' "
-                f"own columns; rename it first, e.g. {hint}"
-            )
-            raise ValueError(msg)
+        check_not_internal("by", name, hint)
         if name in reserved:
             msg = (
                 f"`by` column {name!r} collides with an output column of this method "

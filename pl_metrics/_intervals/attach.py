@@ -332,13 +332,7 @@ def finish_roc_auc(
 ) -> pl.LazyFrame:
     """Binary ROC AUC of the per-score ``counts``; with ``ci``, its interval."""
     point = rk.roc_auc(counts, error_bound=error_bound, max_fpr=max_fpr)
-    if ci is None:
-        return point
-    ci_method, seed = resampling(ci_method, seed)
-    if ci_method == "delong":
-        return delong(counts, point, ci)
-    _bootstrap(ci_method)
-    return bootstrap_scores(counts, point, "roc_auc", ci=ci, n_boot=n_boot, seed=seed)
+    return _with_score_interval(counts, point, "roc_auc", ci, ci_method, n_boot, seed)
 
 
 def finish_average_precision(
@@ -351,13 +345,32 @@ def finish_average_precision(
 ) -> pl.LazyFrame:
     """Binary average precision of the per-score ``counts``; with ``ci``, its interval."""
     point = rk.average_precision(counts)
+    return _with_score_interval(counts, point, "average_precision", ci, ci_method, n_boot, seed)
+
+
+#: Each ranking metric's analytic interval: DeLong's for the AUC, the logit one for AP.
+_ANALYTIC_SCORE_INTERVALS = {"roc_auc": ("delong", delong), "average_precision": ("logit", logit)}
+
+
+def _with_score_interval(  # noqa: PLR0917 - the point, then the interval options
+    counts: sc.ScoreCounts,
+    point: pl.LazyFrame,
+    metric: str,
+    ci: float | None,
+    ci_method: str,
+    n_boot: int,
+    seed: bs.Seed,
+) -> pl.LazyFrame:
+    """``point`` (of ``metric``), with ``ci`` its interval: the metric's analytic one
+    or the (Poisson) bootstrap's."""
     if ci is None:
         return point
     ci_method, seed = resampling(ci_method, seed)
-    if ci_method == "logit":
-        return logit(counts, point, ci)
+    analytic, interval = _ANALYTIC_SCORE_INTERVALS[metric]
+    if ci_method == analytic:
+        return interval(counts, point, ci)
     _bootstrap(ci_method)
-    return bootstrap_scores(counts, point, "average_precision", ci=ci, n_boot=n_boot, seed=seed)
+    return bootstrap_scores(counts, point, metric, ci=ci, n_boot=n_boot, seed=seed)
 
 
 __all__ = [

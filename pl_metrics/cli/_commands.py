@@ -216,6 +216,12 @@ _REFERENCE_FILE = _Form(
     "the reference rows in another file (Parquet/CSV/NDJSON/IPC, a glob or a directory; "
     "the training data, say), read as the input is; or --reference",
 )
+_REFERENCE_ROWS = _Form(
+    {"metavar": "SQL"},
+    _as_expr,
+    "a Boolean SQL expression marking the reference rows (the others are the current "
+    "ones), e.g. \"model_version = 'v1'\"; or --reference-file",
+)
 
 _SPECIAL_FORMS: dict[tuple[str, str], _Form] = {
     ("reference_disparities", "reference"): _Form(
@@ -224,24 +230,14 @@ _SPECIAL_FORMS: dict[tuple[str, str], _Form] = {
         "'largest', or the --by values, comma-separated",
     ),
     # the reference rows: a Boolean expression over the input's rows
-    ("drift", "reference"): _Form(
-        {"metavar": "SQL"},
-        _as_expr,
-        "a Boolean SQL expression marking the reference rows (the others are the current "
-        "ones), e.g. \"model_version = 'v1'\"; or --reference-file",
-    ),
+    ("drift", "reference"): _REFERENCE_ROWS,
     ("html_report", "reference"): _Form(
         {"metavar": "SQL"},
         _as_expr,
         "a Boolean SQL expression marking the reference rows of the drift section, e.g. "
         "\"model_version = 'v1'\"; or --reference-file",
     ),
-    ("drift_bins", "reference"): _Form(
-        {"metavar": "SQL"},
-        _as_expr,
-        "a Boolean SQL expression marking the reference rows (the others are the current "
-        "ones), e.g. \"model_version = 'v1'\"; or --reference-file",
-    ),
+    ("drift_bins", "reference"): _REFERENCE_ROWS,
     # metric names, or custom metrics NAME=module:function
     ("disparity", "metric"): _Form(
         {"action": "append", "metavar": "NAME,...|NAME=module:function,..."},
