@@ -57,7 +57,7 @@ demo: $(VENV)/.installed
 	$(BIN)/pl-metrics summary examples/predictions.parquet --y-true y_true --y-pred y_pred --by region --by model_version
 
 lint: $(VENV)/.installed-test
-	$(BIN)/ruff check pl_metrics tests benchmarks examples docs
+	$(BIN)/ruff check pl_metrics tests benchmarks examples docs tools
 
 test: test-newest test-floor
 
