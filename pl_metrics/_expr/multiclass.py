@@ -321,9 +321,12 @@ def class_counts(
         )
         classes = coded.list.eval(counts)
     else:
-        # once over all the groups' lists (element-wise: no Python call per group)
-        udf = partial(_weighted_bincounts, k=k_given, kappa_weights=kappa_weights)
-        classes = coded.map_batches(udf, return_dtype=_WEIGHTED, is_elementwise=True)
+        # once over all the groups' lists (element-wise: no Python call per group); a
+        # function, not a functools.partial, which polars 2.1 called twice per batch
+        def sums(s: pl.Series) -> pl.Series:
+            return _weighted_bincounts(s, k_given, kappa_weights)
+
+        classes = coded.map_batches(sums, return_dtype=_WEIGHTED, is_elementwise=True)
     return ClassCounts(classes, coded, w is None, t, [*checks, *label_checks])
 
 
