@@ -108,15 +108,15 @@ def _check_labels(s: pl.Series, names: tuple[str, str], labels: list[object] | N
         types = v.label_types(pl.Schema({names[0]: t.dtype, names[1]: p.dtype}), *names)
     np = numpy()
     columns = []
+    given = None if labels is None else v.labels_series(labels, types.compute, names[0])
     for key, series in (("t", t), ("p", p)):
-        if labels is None:  # the positions are the dense ranks (label_codes)
+        if given is None:  # the positions are the dense ranks (label_codes)
             codes = pl.Series(key, np.zeros(len(series), dtype=np.int64))
-        else:
-            given = v.labels_series(labels, types.compute, names[0]).to_list()
-            position = {label: i for i, label in enumerate(given)}
-            values = series.cast(types.compute, strict=False).to_list()
-            codes = pl.Series(key, [position.get(x) for x in values], dtype=pl.Int64)
-        columns.append(codes)
+        else:  # each label's position in `labels` (null outside them), vectorised
+            positions = pl.int_range(given.len(), dtype=pl.Int64, eager=True)
+            compared = series.cast(types.compute, strict=False)
+            codes = compared.replace_strict(given, positions, default=None, return_dtype=pl.Int64)
+        columns.append(codes.alias(key))
     columns += [bad_float_rows(t).alias("bad_t"), bad_float_rows(p).alias("bad_p")]
     return pl.DataFrame(columns).to_struct(s.name)
 
@@ -139,10 +139,12 @@ def _coded_rows(
     incompatible dtypes are refused by the check).  Rows outside ``labels`` are
     dropped with ``restrict``.
     """
+
+    def check(s: pl.Series) -> pl.Series:  # a function: polars calls a partial twice
+        return _check_labels(s, names=names, labels=labels)
+
     checked = pl.struct(t.alias("t"), p.alias("p")).map_batches(
-        partial(_check_labels, names=names, labels=labels),
-        return_dtype=_CODES,
-        is_elementwise=True,
+        check, return_dtype=_CODES, is_elementwise=True
     )
     checks: list[Check] = [
         (checked.struct.field("bad_t").sum(), partial(v.Bad.not_labels, names[0])),
