@@ -361,12 +361,22 @@ def summary(
     if not exact:  # the other classes' weights, windows per segment (cheaper than in
         # the aggregation below: 0.15-0.17 s against 0.24-0.27 s by 10,000 segments)
         totals = [_term("total", "t"), _term("total", "p")]
-        stats = stats.with_columns(
-            c.cast(pl.Float64).sum().over(keys).alias(name)
-            for c, name in zip((t, p), totals, strict=True)
-        ).with_columns(
-            cv.others(c.cast(pl.Float64), pl.col(total), keys).alias(name)
-            for c, total, name in zip((t, p), totals, _OTHER_COUNTS, strict=True)
+        dominants = [_term("dominant", "t"), _term("dominant", "p")]
+        stats = (
+            stats.with_columns(
+                c.cast(pl.Float64).sum().over(keys).alias(name)
+                for c, name in zip((t, p), totals, strict=True)
+            )
+            .with_columns(
+                cv.dominant(c.cast(pl.Float64), pl.col(total), keys).alias(name)
+                for c, total, name in zip((t, p), totals, dominants, strict=True)
+            )
+            .with_columns(
+                cv.others(c.cast(pl.Float64), pl.col(total), pl.col(flag), keys).alias(name)
+                for c, total, flag, name in zip(
+                    (t, p), totals, dominants, _OTHER_COUNTS, strict=True
+                )
+            )
         )
     sums = stats.group_by(keys).agg(
         t.sum().alias("n"),

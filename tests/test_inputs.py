@@ -13,6 +13,7 @@ common bad inputs through every method and path (``registry/bad.py``).
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import math
 import warnings
 from collections.abc import Callable
@@ -853,6 +854,39 @@ def test_weighted_mcc_with_huge_weights_is_exact(rows: list[tuple[int, int, floa
     tolerance = 32 * 2.0**-52 * condition + 1e-15
     assert got == pytest.approx([expected] * 4, rel=1e-12, abs=tolerance)
     assert all(-1.0 <= value <= 1.0 for value in got)
+
+
+def _all_small_frames() -> pl.DataFrame:
+    """Every pair of label lists of 1-4 rows over {0, 1, 2} and of 5-6 rows over {0, 1}
+    (12,500 groups ``g``), one row a label pair."""
+    rows, group = [], 0
+    for n, classes in [(1, 3), (2, 3), (3, 3), (4, 3), (5, 2), (6, 2)]:
+        for y in itertools.product(range(classes), repeat=n):
+            for p in itertools.product(range(classes), repeat=n):
+                rows += [(group, a, b) for a, b in zip(y, p, strict=True)]
+                group += 1
+    return pl.DataFrame(rows, schema=["g", "y", "p"], orient="row")
+
+
+@pytest.mark.parametrize("weight", [1.0, 0.1, 1 / 3, 3.0])
+def test_weighted_mcc_with_equal_weights_is_the_unweighted_one(weight: float) -> None:
+    # equal weights scale every count alike: the MCC of the counts of rows (exact, in
+    # integers).  plm.mcc(weight=) was 0 where it is -1/sqrt(5) = -0.4472 for
+    # y = [0, 0, 0, 0, 0, 1], p = [1, 1, 1, 0, 0, 0] (by hand: c n - sum t p = 2 x 6 -
+    # (5 x 3 + 1 x 3) = -6, n^2 - sum p^2 = 18, n^2 - sum t^2 = 10; -6 / sqrt(180)),
+    # and wrong in 240 to 480 of these 12,500 frames: the predicted classes, 3/5 of the
+    # scale each, were computed as 0.6000000000000001 against a total of 1.2, so both
+    # counted as holding more than half (covariances.dominant)
+    df = _all_small_frames()
+    weighted = df.with_columns(w=pl.lit(weight))
+    exact = df.metrics.summary("y", "p", by="g").select("g", "mcc")
+    expression = weighted.group_by("g").agg(plm.mcc("y", "p", weight="w"))
+    frame = weighted.metrics.summary("y", "p", by="g", weight="w").select("g", "mcc")
+    for got in (expression, frame):
+        assert_frame_equal(got.sort("g"), exact.sort("g"), check_exact=False, abs_tol=1e-12)
+    example = pl.DataFrame({"y": [0, 0, 0, 0, 0, 1], "p": [1, 1, 1, 0, 0, 0], "w": [weight] * 6})
+    value = example.select(plm.mcc("y", "p", weight="w")).item()
+    assert value == pytest.approx(-1 / math.sqrt(5), rel=1e-12)
 
 
 def test_weighted_mcc_of_a_new_users_example() -> None:

@@ -9,19 +9,37 @@ from collections.abc import Sequence
 import polars as pl
 
 
-def others(x: pl.Expr, total: pl.Expr, over: Sequence[str] | None = None) -> pl.Expr:
+def dominant(x: pl.Expr, total: pl.Expr, over: Sequence[str] | None = None) -> pl.Expr:
+    """Whether a class holds more than half of ``total`` (the sum of ``x`` over the
+    class rows of a group, or with ``over`` per segment as windows): at most one
+    class, the first of the largest.  In exact sums at most one class can; in float
+    sums two classes of nearly half each can both compare above a half of the
+    rounded total (3/5 computed as 0.6000000000000001 twice, against a total of
+    1.2): taking both as dominant left their other classes' sums 0, and the MCC
+    0 where it was -0.447.  For :func:`others`; with ``over``, make it a column
+    before :func:`others` reads it (a window inside a window's sum is evaluated in
+    the wrong groups)."""
+    position, first_largest = pl.int_range(x.len()), x.arg_max()
+    if over:
+        position, first_largest = position.over(over), first_largest.over(over)
+    return (x > total / 2) & (position == first_largest)
+
+
+def others(
+    x: pl.Expr, total: pl.Expr, is_dominant: pl.Expr, over: Sequence[str] | None = None
+) -> pl.Expr:
     """Each class's sum of the other classes' ``x`` (non-negative; ``total``: their sum
     over the class rows of a group, or with ``over`` a column of each segment's sum,
-    the sums below then windows): ``total - x_k``, at least half the total, except
-    for a class holding more than half (at most one), whose others are summed
-    directly: no difference loses more than a bit or two.  For
-    :func:`weighted_mcc_covariances`.  (A window of ``x.sum().over()`` inside this
-    one's sum is evaluated in the wrong groups: pass the total as a column.)"""
-    dominant = x > total / 2
-    others_of_dominant = pl.when(dominant).then(0.0).otherwise(x).sum()
+    the sums below then windows): ``total - x_k``, at least about half the total,
+    except for the one class holding more than half (``is_dominant``,
+    :func:`dominant`), whose others are summed directly: no difference loses more
+    than a bit or two.  For :func:`weighted_mcc_covariances`.  (A window of
+    ``x.sum().over()`` inside this one's sum is evaluated in the wrong groups: pass
+    the total, and ``is_dominant``, as columns.)"""
+    others_of_dominant = pl.when(is_dominant).then(0.0).otherwise(x).sum()
     if over:
         others_of_dominant = others_of_dominant.over(over)
-    return pl.when(dominant).then(others_of_dominant).otherwise(total - x)
+    return pl.when(is_dominant).then(others_of_dominant).otherwise(total - x)
 
 
 def weighted_mcc_covariances(  # noqa: PLR0917 - the class counts, then their others'
@@ -47,4 +65,4 @@ def weighted_mcc_covariances(  # noqa: PLR0917 - the class counts, then their ot
     return cov_tp, (p * p_others).sum(), (t * t_others).sum()
 
 
-__all__ = ["others", "weighted_mcc_covariances"]
+__all__ = ["dominant", "others", "weighted_mcc_covariances"]

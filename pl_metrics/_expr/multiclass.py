@@ -455,7 +455,9 @@ def mcc_expr(
             tt = (s.n * s.n - s.tt).cast(pl.Float64)
         else:  # weights: sums without the differences' cancellation, as the frame's
             miss = pl.element().struct.field("miss") / scale
-            others = [cv.others(x, s.n) for x in (t, p)]  # n: the sum of either
+            # each against its own sum (the two sums of scaled weights may differ in
+            # the last bit: p's classes 0.6000000000000001 twice against t's 1.2)
+            others = [cv.others(x, x.sum(), cv.dominant(x, x.sum())) for x in (t, p)]
             cov_tp, pp, tt = cv.weighted_mcc_covariances(t, p, c, miss, *others)
         cov_pp = pl.when(s.predicted_classes <= 1).then(0.0).otherwise(pp)
         cov_tt = pl.when(s.actual_classes <= 1).then(0.0).otherwise(tt)
