@@ -157,14 +157,14 @@ def _coded_rows(
         if restrict:
             inside = pl.element().struct.field("a").is_not_null()
             inside &= pl.element().struct.field("b").is_not_null()
-            rows = rows.list.eval(pl.element().filter(inside))
+            rows = rows.list.eval(pl.element().filter(inside)).first()
         return rows, checks
     rows = pl.struct(t.alias("t"), p.alias("p"), weight.alias("w")).implode()
     e = pl.element().struct
     codes = e.field("t").append(e.field("p")).rank("dense").cast(pl.Int64) - 1
     n = e.field("t").len()
     coded = pl.struct(codes.slice(0, n).alias("a"), codes.slice(n).alias("b"), e.field("w"))
-    return rows.list.eval(coded), checks
+    return rows.list.eval(coded).first(), checks
 
 
 # -------------------------------------------------------------------- class counts
@@ -186,7 +186,7 @@ class ClassCounts:
         """
         f = pl.element().struct
         metric = value(f.field("support"), f.field("predicted"), f.field("tp"))
-        return self.classes.list.eval(metric).list.first()
+        return self.classes.list.eval(metric).first().list.first()
 
 
 def _bincount(codes: pl.Expr, k: pl.Expr) -> pl.Expr:
@@ -321,7 +321,7 @@ def class_counts(
             _bincount(a.filter(a == b), k).alias("tp"),
             observed.alias("observed"),
         )
-        classes = coded.list.eval(counts)
+        classes = coded.list.eval(counts).first()
     else:
         # once over all the groups' lists (element-wise: no Python call per group); a
         # function, not a functools.partial, which polars 2.1 called twice per batch
