@@ -319,3 +319,23 @@ def test_a_constant_weight_is_repeated_along_the_rows(name) -> None:
     for frame in (df.select(weighted, plain), df.group_by("g").agg(weighted, plain)):
         for w, u in frame.select("w", "u").iter_rows():
             assert w == pytest.approx(u, rel=1e-12)
+
+
+@pytest.mark.parametrize("name", ["accuracy", "f1", "roc_auc", "log_loss", "mcc", "hamming_loss"])
+def test_a_frame_wide_check_beside_columns_sees_every_row(name: str) -> None:
+    # beside a column on the streaming engine, a frame-wide expression's checks (one
+    # count per group, broadcast to the rows) still raise for a bad row anywhere, and
+    # a good frame gives the value of the expression alone on every row.  (The counts
+    # were broadcast to every row before the check: a Python loop over all rows, 40x
+    # the metric's time; now one row of counts, each count's max)
+    n = 5_000
+    rng = np.random.default_rng(3)
+    df = pl.DataFrame({"t": rng.integers(0, 2, n), "p": rng.integers(0, 2, n), "s": rng.random(n)})
+    scored = name in ("roc_auc", "log_loss")
+    expr = getattr(plm, name)("t", "s" if scored else "p").alias("v")
+    streamed = df.lazy().select("t", expr).collect(engine="streaming")
+    assert streamed["v"].to_list() == pytest.approx([df.select(expr).item()] * n, rel=1e-12)
+    late = pl.int_range(pl.len()) == n - 7
+    bad = df.with_columns(pl.when(late).then(None).otherwise("t").alias("t"))
+    with pytest.raises(plm.DataError, match="null"):
+        bad.lazy().select("p", expr).collect(engine="streaming")
