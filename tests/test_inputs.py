@@ -1451,3 +1451,20 @@ else:
 """
     done = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_nan_label_is_refused_as_nan() -> None:
+    # labels=[nan, 1.0]: the expression said "cannot be a label of column 'labels'
+    # (Float64)" (its call-time check has no column yet), the frame method "of column
+    # 'y' (Int64)"; NaN is no label of any column (NaN labels are refused in the data)
+    df = pl.DataFrame({"y": [0, 1, 1], "p": [0, 1, 0]})
+    calls = [
+        lambda: df.select(plm.f1("y", "p", average="macro", labels=[math.nan, 1.0])),
+        lambda: df.select(plm.mcc("y", "p", labels=[1.0, math.nan])),
+        lambda: df.metrics.averages("y", "p", labels=[math.nan, 1.0]),
+        lambda: df.metrics.summary("y", "p", labels=[0, float("nan")]),
+        lambda: plm.from_counts(df.metrics.counts("y", "p")).summary(labels=[math.nan]),
+    ]
+    for call in calls:
+        with pytest.raises(ValueError, match="`labels` must not contain NaN"):
+            call()

@@ -8,6 +8,7 @@ dtype (:func:`label_value`, :func:`labels_series`).
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -202,6 +203,9 @@ def labels_series(labels: object, dtype: pl.DataType, column: str) -> pl.Series:
     values = list(labels)
     if any(v is None for v in values):
         msg = f"`labels` must not contain None, got {values!r}"
+        raise ValueError(msg)
+    if any(is_real(v) and math.isnan(v) for v in values):  # not a label of any column
+        msg = f"`labels` must not contain NaN (a NaN label is refused in the data), got {values!r}"
         raise ValueError(msg)
     converted = [label_value(v, dtype, "labels", column) for v in values]
     series = pl.Series("label", converted, dtype=dtype)
