@@ -622,14 +622,22 @@ def test_equal_samples_are_at_distance_zero() -> None:
 
 
 def test_an_area_that_overflows_is_null_not_zero() -> None:
-    """Values near the ends of the float range: a sum of the areas overflows (to -inf
-    here), so the Wasserstein distance is null (SciPy: 1e308), never the 0 that
-    clipping a negative sum at 0 would give."""
+    """Values near the ends of the float range: where the area overflows (3.4e308
+    here, SciPy: inf) the Wasserstein distance is null, never the 0 that clipping a
+    negative sum at 0 would give; where it does not (1e308: 2/3 of 1e308 below the
+    reference, 1/3 above it, about 1.5 between), it is SciPy's number (before the
+    local stretches it was null there: H less t times the length overflowed)."""
     ref = pl.DataFrame({"x": [-1.0, 0.0, 0.5, 1.0]})
     cur = pl.DataFrame({"x": [-1e308, -1e308, 1e308]})
     ks, w = cur.metrics.drift("x", reference=ref).select("ks", "wasserstein").row(0)
-    assert w is None
+    assert w == pytest.approx(wasserstein_distance(ref["x"], cur["x"]), rel=1e-12)
+    assert w == pytest.approx(1e308, rel=1e-12)
     assert ks == pytest.approx(ks_2samp(ref["x"], cur["x"]).statistic)
+    far = pl.DataFrame({"x": [-1.7e308]}).metrics.drift(
+        "x", reference=pl.DataFrame({"x": [1.7e308]})
+    )
+    assert far["wasserstein"].item() is None
+    assert wasserstein_distance([1.7e308], [-1.7e308]) == math.inf
 
 
 def test_rows_that_change_between_reads_are_refused() -> None:
