@@ -40,21 +40,31 @@ Paths = str | Path | Sequence[str | Path]
 
 
 def expand(paths: Paths) -> list[str]:
-    """Files of a path, a glob, a directory (its ``**/*.parquet``) or a list of those."""
+    """Files of a path, a glob, a directory (its ``**/*.parquet``) or a list of those,
+    each file once: a file that several of them name (a directory and a file in it,
+    two overlapping globs, a relative and an absolute path) is read once, where it
+    first appears, not counted twice."""
     items = [paths] if isinstance(paths, (str, Path)) else list(paths)
-    files: list[str] = []
+    files: dict[str, str] = {}  # the file's resolved path: the path as given
     for item in items:
         text = str(item)
         if Path(text).is_dir():
-            files += sorted(str(p) for p in Path(text).rglob("*.parquet"))
+            found = sorted(str(p) for p in Path(text).rglob("*.parquet"))
         elif any(ch in text for ch in "*?["):
-            files += sorted(glob.glob(text, recursive=True))
+            found = sorted(glob.glob(text, recursive=True))
         else:
-            files.append(text)
+            found = [text]
+        for path in found:
+            files.setdefault(_resolved(path), path)
     if not files:
         msg = f"no Parquet files found at {paths!r}"
         raise FileNotFoundError(msg)
-    return files
+    return list(files.values())
+
+
+def _resolved(path: str) -> str:
+    """A local path made absolute, links followed; a URL (``s3://...``) as written."""
+    return path if "://" in path else str(Path(path).resolve())
 
 
 #: The errors of reading one file that are raised again with the file's path in front.

@@ -114,6 +114,19 @@ def test_by_expressions_are_evaluated_on_the_workers(client, dataset) -> None:
     assert_frame_equal(got, df.metrics.roc_auc("y", "s2", by=by), check_exact=True)
 
 
+def test_a_file_named_twice_is_read_once(client, dataset, monkeypatch) -> None:
+    """A directory and a file in it, a glob over them and the file again by a relative
+    path: each file once (the support was 12,000 for 8,000 when a file was counted
+    twice), as one machine on the rows."""
+    root, df = dataset
+    file = root / "day=0" / "part.parquet"
+    monkeypatch.chdir(root)
+    paths = [root, file, str(root / "day=0" / "*.parquet"), "day=0/part.parquet"]
+    assert len(pmd.expand(paths)) == len(pmd.expand(root)) == 8
+    got = pmd.report(paths, "y_true", "y_pred", by="country", client=client)
+    assert_frame_equal(got, df.metrics.report("y_true", "y_pred", by="country"), check_exact=True)
+
+
 def test_no_files_is_a_clear_error(client, tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="no Parquet files found"):
         pmd.report(str(tmp_path / "*.parquet"), "y_true", "y_pred", client=client)

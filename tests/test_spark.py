@@ -517,3 +517,29 @@ def test_without_pyspark_a_clear_import_error(
     monkeypatch.setitem(sys.modules, "pyspark", None)
     with pytest.raises(ImportError, match=r"pip install 'pl_metrics\[spark\]'"):
         pms.report(sdf, "y_true", "y_pred")
+
+
+def test_a_partition_lost_by_the_driver_is_an_error(
+    spark: SparkSession, df: pl.DataFrame, sdf: SparkFrame
+) -> None:
+    """PySpark's ``collect()`` can return part of the partitions' rows without raising
+    when the driver runs short of memory (an outside run: an empty or wrong AUC, one
+    partition's state of two).  Simulated by a ``collect`` that drops the last row:
+    an error naming the memory setting and ``bins=``, not a number of part of the rows
+    (the AUC of the 4 partitions kept is not the AUC of all rows)."""
+    assert sdf.rdd.getNumPartitions() == 5
+    expected = df.metrics.roc_auc("y", "s")["roc_auc"].item()
+    assert pms.roc_auc(sdf, "y", "s")["roc_auc"].item() == pytest.approx(expected, rel=1e-12)
+    frames = type(sdf)  # pyspark's classic DataFrame (pyspark.sql.DataFrame is its base)
+    collect = frames.collect
+
+    def short(self: SparkFrame) -> list:
+        return collect(self)[:-1]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(frames, "collect", short)
+        with pytest.raises(RuntimeError, match=r"4 of 5 partitions .*spark\.driver\.memory.*bins="):
+            pms.roc_auc(sdf, "y", "s")
+        with pytest.raises(RuntimeError, match=r"4 of 5 partitions") as caught:
+            pms.report(sdf, "t_bool", "p_bool")
+        assert "bins=" not in str(caught.value)  # a counts state: no bins to offer

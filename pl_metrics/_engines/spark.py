@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 #: Per-partition states merged on the executor once this many have piled up.
 _MERGE_EVERY = 8
 _BINARY = ("state", "labels", "errors")
-_ROW = "partition int, " + ", ".join(f"{c} binary" for c in _BINARY)
+_ROW = "partition int, rows long, " + ", ".join(f"{c} binary" for c in _BINARY)
 _RAISED = (pl.exceptions.PolarsError, ValueError, TypeError, ArithmeticError)
 
 
@@ -82,9 +82,11 @@ def _quoted(name: str) -> str:
 
 
 # ---------------------------------------------------------------- executor: states
-def _partition_states(job: _Job) -> Any:
-    """The ``mapInArrow`` function: one row per partition with its state (Arrow IPC),
-    a sample of its ``y_true`` labels and its errors (pickled), never a raise."""
+def _partition_states(job: _Job, seen: Any) -> Any:
+    """The ``mapInArrow`` function: one row per partition with its id, its count of
+    rows, its state (Arrow IPC), a sample of its ``y_true`` labels and its errors
+    (pickled), never a raise; the id and count also go to the accumulator ``seen``
+    (:func:`_check_received`)."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         import pyarrow as pa
@@ -94,9 +96,11 @@ def _partition_states(job: _Job) -> Any:
         states: list[pl.DataFrame] = []
         labels: list[pl.Series] = []
         errors: list[Exception] = []
+        read = 0
         for chunk in _chunks(batches, job.chunk_rows):
             frame = pl.from_arrow(pa.Table.from_batches(chunk).rename_columns(job.columns))
             assert isinstance(frame, pl.DataFrame)
+            read += frame.height
             if job.method == "score_counts":
                 rows = v.without_zero_weights(frame.lazy(), job.kwargs["weight"])
                 labels.append(label_sample(rows.select(job.y_true).collect().to_series()))
@@ -106,14 +110,18 @@ def _partition_states(job: _Job) -> Any:
                 errors.append(exc)
             if len(states) >= _MERGE_EVERY:
                 states = [job.merge(states)]
+        partition = context.partitionId() if context else 0
+        seen.add({partition: read})
         row = {
-            "partition": [context.partitionId() if context else 0],
+            "partition": [partition],
+            "rows": [read],
             "state": [_ipc(job.merge(states)) if states and not errors else None],
             "labels": [_ipc(pl.concat(labels).to_frame()) if labels else None],
             "errors": [pickle.dumps(errors) if errors else None],
         }
         binary = pa.binary()
-        schema = pa.schema([("partition", pa.int32()), *((c, binary) for c in _BINARY)])
+        fields = [("partition", pa.int32()), ("rows", pa.int64())]
+        schema = pa.schema([*fields, *((c, binary) for c in _BINARY)])
         yield pa.RecordBatch.from_pydict(row, schema=schema)
 
     return run
@@ -156,8 +164,10 @@ def _run(sdf: SparkFrame, job: _Job, check: Callable[[pl.LazyFrame], object]) ->
     # positional names: mapInArrow resolves the selected columns again by name, which
     # fails for a name with a dot ("a.b" is read as a struct field)
     selected = sdf.select(*(col(_quoted(c)).alias(f"c{i}") for i, c in enumerate(job.columns)))
-    rows = selected.mapInArrow(_partition_states(job), _ROW).collect()
+    seen = sdf.sparkSession.sparkContext.accumulator({}, _Seen())
+    rows = selected.mapInArrow(_partition_states(job, seen), _ROW).collect()
     rows = sorted(rows, key=lambda r: r["partition"])
+    _check_received(rows, seen.value, job)
     errors = [e for r in rows if r["errors"] for e in pickle.loads(r["errors"])]
     # the rows' checks come first (counted: "has N rows"), then the label-set checks
     counted = [e for e in errors if len(_COUNT.findall(_masked(str(e), job.columns))) == 1]
@@ -170,6 +180,41 @@ def _run(sdf: SparkFrame, job: _Job, check: Callable[[pl.LazyFrame], object]) ->
     states = [pl.read_ipc(r["state"]) for r in rows if r["state"]]
     merged = job.merge(states) if states else empty
     return _as(merged, empty, job)
+
+
+class _Seen:
+    """PySpark's ``AccumulatorParam`` (its two methods; a plain class, so that this
+    module imports without pyspark) of {partition id: rows read}: a partition's task
+    run again adds the same entry (a union, not a sum)."""
+
+    def zero(self, value: dict[int, int]) -> dict[int, int]:
+        return {}
+
+    def addInPlace(self, a: dict[int, int], b: dict[int, int]) -> dict[int, int]:  # noqa: N802
+        a.update(b)
+        return a
+
+
+def _check_received(rows: list[Any], seen: dict[int, int], job: _Job) -> None:
+    """Every partition the executors ran sent its row, and the rows it counted: PySpark's
+    ``collect()`` can return part of the rows without raising when the driver runs
+    short of memory (an outside run of 10M rows at 2g of driver memory: one
+    partition's state of two, and a wrong AUC).  The executors' ids and counts come
+    back through an accumulator, apart from the collected rows."""
+    received = {r["partition"]: r["rows"] for r in rows}
+    if len(received) == len(rows) and received == seen:
+        return
+    missing = sorted(set(seen) - set(received))
+    read, got = sum(seen.values()), sum(r["rows"] for r in rows)
+    advice = "raise spark.driver.memory (and spark.driver.maxResultSize)"
+    if job.method == "score_counts" and job.kwargs.get("bins") is None:
+        advice += ", or pass bins= (a state of bins, not of every distinct score)"
+    msg = (
+        f"Spark returned the states of {len(received)} of {len(seen)} partitions "
+        f"({got:,} of {read:,} rows read; partitions missing: {missing[:10]}): the driver "
+        f"likely ran short of memory while collecting them; {advice}"
+    )
+    raise RuntimeError(msg)
 
 
 _COUNT = re.compile(r"\bhas (\d+) ")
