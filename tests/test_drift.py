@@ -332,7 +332,7 @@ def test_drift_refuses_what_it_cannot_compare() -> None:
         df.metrics.drift("s", reference=pl.DataFrame({"s": [1]}))
     with pytest.raises(pl.exceptions.ColumnNotFoundError, match="'nope'"):
         df.metrics.drift("nope", reference=df)
-    with pytest.raises(TypeError, match="`reference` must be a DataFrame"):
+    with pytest.raises(TypeError, match="`reference` must be a polars DataFrame"):
         df.metrics.drift("x", reference="train.parquet")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="`columns` must be a column name or a list"):
         df.metrics.drift(["x", "x"], reference=df)

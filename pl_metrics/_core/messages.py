@@ -7,8 +7,15 @@ raises these same errors, so a message never differs between paths.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
+
+from polars import Date, Datetime, Struct
+from polars.exceptions import SchemaError
 
 from pl_metrics.exceptions import DataError
+
+#: The temporal dtypes whose numbers ``.dt.epoch`` gives.
+DATES = (Date, Datetime)
 
 #: The largest total weight of a segment: a quarter of the largest float, so that the
 #: sums the metrics take of a segment's weighted counts (tp + fp + fn, n + tp,
@@ -39,6 +46,44 @@ class Bad:
         return DataError(
             f"`reference` is null on {n} rows: each row is a reference row or a current "
             "one; fill the expression's nulls, e.g. `.fill_null(False)`"
+        )
+
+    @staticmethod
+    def reference_type(reference: object) -> TypeError:
+        """``reference`` is neither polars rows nor an expression (its type named with
+        its module, and the conversion of a pandas or Arrow frame)."""
+        kind = type(reference)
+        module = kind.__module__
+        name = kind.__qualname__ if module == "builtins" else f"{module}.{kind.__qualname__}"
+        convert = {"pandas": "pl.from_pandas(reference)", "pyarrow": "pl.from_arrow(reference)"}
+        hint = convert.get(module.split(".")[0])
+        return TypeError(
+            "`reference` must be a polars DataFrame / LazyFrame of reference rows, or a "
+            f"Boolean expression marking them in this frame, got {name}"
+            + (f"; convert it first: `{hint}`" if hint else "")
+        )
+
+    @staticmethod
+    def reference_not_boolean(reference: object, dtypes: Sequence[object]) -> TypeError:
+        found = ", ".join(str(d) for d in dtypes) or "no column"
+        return TypeError(
+            "`reference` must be a Boolean expression marking the reference rows (or "
+            f"their rows as a DataFrame / LazyFrame); {reference} is {found} here, e.g. "
+            "`pl.col('week') < 10` or `pl.col('is_reference') == 1`"
+        )
+
+    @staticmethod
+    def drift_dtype(column: str, dtype: Any, side: str) -> SchemaError:
+        """A column of a dtype drift does not compare, with what to compare instead."""
+        hint = ""
+        if dtype.is_temporal():
+            epoch = f"`pl.col({column!r}).dt.epoch('d')` (days), " if dtype in DATES else ""
+            hint = f"; compare its numbers instead, e.g. {epoch}`pl.col({column!r}).to_physical()`"
+        elif dtype.is_nested() and not isinstance(dtype, Struct):
+            hint = f"; compare its elements (`.explode({column!r})`) or lengths (`.list.len()`)"
+        return SchemaError(
+            f"column {column!r} (argument `columns`) is {dtype} {side}: drift does not compare "
+            f"{dtype} columns, only numeric ones, or text / categorical / boolean ones{hint}"
         )
 
     @staticmethod

@@ -246,15 +246,14 @@ def _sides(
     """(reference rows, current rows, the reference's schema, the flag expression);
     ``keyed``: ``lf`` with its segment keys (evaluated over all its rows, then split)."""
     if isinstance(reference, pl.Expr):
+        dtypes = list(lf.select(reference).collect_schema().dtypes())
+        if dtypes != [pl.Boolean]:
+            raise v.Bad.reference_not_boolean(reference, dtypes)
         return lf.filter(reference), keyed.filter(~reference), lf.collect_schema(), reference
     if isinstance(reference, (pl.DataFrame, pl.LazyFrame)):
         ref = reference.lazy()
         return ref, keyed, ref.collect_schema(), None
-    msg = (
-        "`reference` must be a DataFrame / LazyFrame of reference rows, or a Boolean "
-        f"expression marking them in this frame, got {type(reference).__name__}"
-    )
-    raise TypeError(msg)
+    raise v.Bad.reference_type(reference)
 
 
 def _kinds(columns: list[str], schema: pl.Schema, ref_schema: pl.Schema) -> dict[str, str]:
@@ -269,7 +268,10 @@ def _kinds(columns: list[str], schema: pl.Schema, ref_schema: pl.Schema) -> dict
             )
             raise pl.exceptions.ColumnNotFoundError(msg)
         kind, ref_kind = _kind(schema[column]), _kind(ref_schema[column])
-        if kind is None or kind != ref_kind:
+        for dtype, side in ((schema[column], "here"), (ref_schema[column], "in the reference")):
+            if _kind(dtype) is None:
+                raise v.Bad.drift_dtype(column, dtype, side)
+        if kind != ref_kind:
             msg = (
                 f"column {column!r} (argument `columns`) is {schema[column]} here and "
                 f"{ref_schema[column]} in the reference: drift compares numeric columns, or "

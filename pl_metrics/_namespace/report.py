@@ -228,11 +228,7 @@ def _drift_columns(
             raise ValueError(msg)
         return ()
     if not isinstance(reference, (pl.DataFrame, pl.LazyFrame, pl.Expr)):
-        msg = (
-            "`reference` must be a DataFrame / LazyFrame of reference rows, or a Boolean "
-            f"expression marking them in this frame, got {type(reference).__name__}"
-        )
-        raise TypeError(msg)
+        raise v.Bad.reference_type(reference)
     if drift_columns is None:
         y_true, y_pred, y_score = own
         scores = y_score.values() if isinstance(y_score, Mapping) else [y_score]
