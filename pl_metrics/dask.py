@@ -358,3 +358,21 @@ def drift_counts(
         split_every=split_every,
     )
     return ds.in_bin_order(state, keys)
+
+
+#: The public functions (``from pl_metrics.dask import *``, ``dir``, ``help``): not the
+#: names this module imports (``pl``, ``glob``, ``Any`` ...).
+__all__ = [
+    "counts",
+    "drift_counts",
+    "expand",
+    "report",
+    "roc_auc",
+    "score_counts",
+    "summary",
+]
+
+
+def __dir__() -> list[str]:
+    """``dir(pl_metrics.dask)``: :data:`__all__` (PEP 562)."""
+    return sorted(__all__)

@@ -524,3 +524,29 @@ def drift_counts(
     chosen, kwargs, keys, read = drift_shard_job(columns, edges, by)
     job = _Job("drift_counts", (chosen,), kwargs, keys, ["rows"], read, CHUNK_ROWS)
     return ds.in_bin_order(_run(sdf, job, job.state), keys)
+
+
+#: The public functions and the executors' chunk size (``from pl_metrics.spark import
+#: *``, ``dir``, ``help``): not the names this module imports (``pl``, ``Any`` ...).
+__all__ = [
+    "CHUNK_ROWS",
+    "average_precision",
+    "averages",
+    "confusion_matrix",
+    "counts",
+    "drift_counts",
+    "gains",
+    "ks",
+    "per_class",
+    "pr_curve",
+    "report",
+    "roc_auc",
+    "roc_curve",
+    "score_counts",
+    "summary",
+]
+
+
+def __dir__() -> list[str]:
+    """``dir(pl_metrics.spark)``: :data:`__all__` (PEP 562)."""
+    return sorted(__all__)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import datetime as dt
+import importlib
 import inspect
 import os
 import re
@@ -106,6 +107,27 @@ def test_metrics_is_exported() -> None:
     for alias in ("FairnessMetric", "PairedMetric", "ThresholdMetric", "OverTimeMetric", "Adjust"):
         assert alias in plm.__all__
         assert getattr(plm, alias) is getattr(tp, alias)
+
+
+@pytest.mark.parametrize("module_name", ["pl_metrics.dask", "pl_metrics.spark"])
+def test_the_engines_show_their_own_functions_only(module_name: str) -> None:
+    """``dir(pl_metrics.dask)`` listed ``Any``, ``glob``, ``pl`` and every other import
+    (issue 49): ``dir`` and ``import *`` show the public functions defined there (and
+    Spark's ``CHUNK_ROWS`` setting), each of which is reachable."""
+    module = importlib.import_module(module_name)
+    own = {
+        name
+        for name, f in inspect.getmembers(module, inspect.isfunction)
+        if f.__module__ == module_name and not name.startswith("_")
+    }
+    constants = {"CHUNK_ROWS"} if module_name.endswith("spark") else set()
+    assert set(module.__all__) == own | constants
+    assert dir(module) == sorted(module.__all__)
+    for imported in ("Any", "pl", "glob", "Sequence", "from_counts"):
+        assert imported not in dir(module)
+    namespace: dict[str, object] = {}
+    exec(f"from {module_name} import *", namespace)  # the star import's names
+    assert set(namespace) - {"__builtins__"} == set(module.__all__)
 
 
 # ------------------------------------------------------------- Literals vs catalogues
