@@ -1,15 +1,20 @@
 """The library's layout (issue 28): small modules and no import circle.
 
-- no module of ``pl_metrics`` is over :data:`MOST_LINES` lines (``STYLE.md``: modules
-  small and named for what they hold);
+- no module of ``pl_metrics`` is over :data:`MOST_LINES` lines (CONTRIBUTING.md, "How
+  the code is written": modules small and named for what they hold);
 - the modules' import-time imports (top level, outside ``if TYPE_CHECKING:``; those
   inside functions run later and are left out) make no circle: each module can be
-  read, and imported, after the ones it names.
+  read, and imported, after the ones it names;
+- every Markdown page the project cites is in the repository (issue 49: the code
+  and CONTRIBUTING.md cited a style page of the task's shared folder, which
+  contributors do not have).
 """
 
 from __future__ import annotations
 
 import ast
+import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -130,3 +135,31 @@ def test_a_circle_is_found() -> None:
     # the finder itself: a -> b -> c -> a is one circle, d -> a none
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
     assert _circles(graph) == [["a", "b", "c"]]
+
+
+#: Pages the files name that are not meant to be in the repository: ``page.md`` is the
+#: file tests/test_docs.py writes; ``../shared/`` is outside the project (the task's
+#: contract, cited as the origin of a rule).
+NOT_PAGES = {"page.md"}
+
+
+def test_every_page_cited_is_in_the_repository() -> None:
+    """A page cited by name (``CONTRIBUTING.md``, ``docs/scaling.md``, ``faq.md#bins``) is a
+    tracked Markdown file: what contributors need lives where they can read it."""
+    repo = ROOT.parent
+    tracked = subprocess.run(
+        ["git", "ls-files"], cwd=repo, capture_output=True, text=True, check=True
+    ).stdout.split()
+    pages = {Path(f).name for f in tracked if f.endswith(".md")}
+    assert {"CONTRIBUTING.md", "scaling.md"} <= pages
+    missing = set()
+    for file in tracked:
+        if not file.endswith((".py", ".md", ".toml", ".cfg", ".txt")) or file.startswith("shared/"):
+            continue
+        text = (repo / file).read_text(encoding="utf-8", errors="replace")
+        for cited in re.findall(r"(?<![\w/.])((?:\.\./)?[\w./-]*?[\w-]+\.md)\b", text):
+            if cited.startswith("../") or Path(cited).name in NOT_PAGES:
+                continue
+            if Path(cited).name not in pages:
+                missing.add((file, cited))
+    assert not missing, sorted(missing)

@@ -3,8 +3,9 @@ keyword forwarding, for counting the repeated code outside them (issue 28).
 
     python3 tools/outside_signatures.py /tmp/outside && duplicates --repo /tmp/outside
 
-``STYLE.md`` asks for explicit, typed public methods, and the same operation is
-offered on a LazyFrame, a DataFrame, a state, Dask, Spark and as an expression:
+CONTRIBUTING.md ("How the code is written") asks for explicit, typed public
+methods, and the same operation is offered on a LazyFrame, a DataFrame, a state,
+Dask, Spark and as an expression:
 their parameter lists (``by: By = None, weight: str | None = None, ...``) and the
 calls that hand those parameters on (``by=by,``) repeat by design, and a
 duplicate finder counts each pair of them.  This copy blanks exactly those lines
