@@ -983,11 +983,11 @@ ST = pl.DataFrame(
             plm.DataError,
             "column 'y' has 2 null rows",
         ),
-        (  # the wide form's own checks name the model's column
+        (  # the wide form's own checks name the user's column and the model
             ST.with_columns(p=pl.Series([0.0, float("nan"), 1.0, 1.0, 0.0, 1.0])),
             {},
             plm.DataError,
-            r"'p\[model=b\]' has 1 rows that are not class labels",
+            r"column 'p' \(model 'b'\) has 1 rows that are not class labels",
         ),
     ],
 )

@@ -3,16 +3,17 @@ against a baseline, per segment (the numerics in :mod:`pl_metrics._groups.paired
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.util
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import polars as pl
 from polars.exceptions import SchemaError
 
 from pl_metrics._core import checks as v
-from pl_metrics._core import multiple, names
+from pl_metrics._core import labels, multiple, names
 from pl_metrics._core import scores as sc
 from pl_metrics._core.options import checked
 from pl_metrics._groups import fairness as fair
@@ -99,7 +100,7 @@ def _unstack(
     *,
     model: str,
     id_: str,
-    baseline: str | None,
+    baseline: object,
     by: names.Segments,
 ) -> tuple[pl.LazyFrame, list[tuple[str, str]], list[str]]:
     """Stacked rows (one per ``(id, model)``) as the wide form: ``(frame, models, keys)``,
@@ -132,10 +133,17 @@ def _unstack(
     if len(models) < 2:
         raise v.Bad.one_model(model, models)
     if baseline is not None:
-        if str(baseline) not in models:
+        # a value of the model column's dtype, as pos_label is of y_true's (2 is the
+        # model 2.0 of a Float64 column, True the model true of a Boolean one), or the
+        # model's name as the output writes it (its text: the CLI's --baseline)
+        name = baseline
+        if not (isinstance(baseline, str) and baseline in models):
+            value = labels.label_value(baseline, schema[model], "baseline", model)
+            name = pl.Series([value], dtype=schema[model]).cast(pl.String)[0]
+        if name not in models:
             msg = f"`baseline` {baseline!r} is not a model of column {model!r}: {models!r}"
             raise ValueError(msg)
-        models = [str(baseline), *(m for m in models if m != str(baseline))]
+        models = [name, *(m for m in models if m != name)]
     taken = {y_true, column, id_}
     wide = {}
     for name in models:
@@ -191,6 +199,26 @@ def _unstack(
     # branches and collects, which would each pivot the stacked rows again)
     frame = v.raise_if_bad(pivoted, checks).select(y_true, *wide.values(), *keys)
     return frame, [(m, wide[m]) for m in models], keys
+
+
+@contextlib.contextmanager
+def _named_as_stacked(column: str, items: list[tuple[str, str]]) -> Iterator[None]:
+    """Errors of the wide form of stacked rows in the user's terms: its column
+    ``'s[model=b]'`` is ``column 's' (model 'b')``, and ``'s'`` in the code shown."""
+    try:
+        yield
+    except (ValueError, TypeError, pl.exceptions.PolarsError) as exc:
+        text = str(exc)
+        for name, wide in items:
+            text = text.replace(f"column {wide!r}", f"column {column!r} (model {name!r})")
+            text = text.replace(repr(wide), repr(column))
+        if text == str(exc):
+            raise
+        try:
+            renamed = type(exc)(text)
+        except Exception:  # a type that cannot be built from one message
+            raise exc from None
+        raise renamed from exc
 
 
 def _check_options(
@@ -249,7 +277,7 @@ class PairedMethods:
         *,
         model: str | None = None,
         id: str | None = None,
-        baseline: str | None = None,
+        baseline: object = None,
         by: By = None,
         metric: PairedMetric = "accuracy",
         pos_label: object = None,
@@ -283,9 +311,11 @@ class PairedMethods:
             of a model, a null id or model, or an id whose rows differ in ``y_true``
             or in a ``by`` segment is a ``DataError``.
         baseline
-            Stacked rows: the model compared with the others (a value of ``model``;
-            default: the first model in sorted order); the others follow in sorted
-            order.
+            Stacked rows: the model compared with the others, a value of ``model``
+            that fits its dtype as ``pos_label`` fits ``y_true``'s (``2`` is the model
+            ``2.0`` of a Float64 column, ``True`` the model ``true`` of a Boolean
+            one), or the model's name as the output writes it (``"2.0"``); default:
+            the first model in sorted order.  The others follow in sorted order.
         by
             Segment column(s) or expression(s), as in :meth:`confusion_matrix`.
         metric
@@ -428,13 +458,18 @@ class PairedMethods:
         options |= {"n_boot": n_boot}
         options |= {"seed": seed, "adjust": adjust}
         chosen = _models(models) if items is None else items
-        table = _compare(lf, y_true, chosen, keys, **options)
-        if items is not None:  # stacked: the pivot made once, then the wide plan on it
-            pivoted = lf
+        if items is None:
+            table = _compare(lf, y_true, chosen, keys, **options)
+        else:  # stacked: the pivot made once, then the wide plan on it
+            assert isinstance(models, str)
+            column, pivoted = models, lf
+            with _named_as_stacked(column, chosen):
+                table = _compare(lf, y_true, chosen, keys, **options)
 
             def run() -> pl.DataFrame:
-                wide = pivoted.collect().lazy()  # the wide plan collects several times
-                return _compare(wide, y_true, chosen, keys, **options).collect()
+                with _named_as_stacked(column, chosen):
+                    wide = pivoted.collect().lazy()  # the wide plan collects several times
+                    return _compare(wide, y_true, chosen, keys, **options).collect()
 
             table = pl.defer(run, schema=table.collect_schema())
         return table.rename(dict(zip(keys.names, segments.names, strict=True)))
