@@ -10,6 +10,7 @@ that weighs its rows, unless they alone hold a class).
 
 from __future__ import annotations
 
+import inspect
 import math
 import numbers
 from collections.abc import Callable, Mapping, Sequence
@@ -44,6 +45,40 @@ def check_metrics(argument: str, metrics: object) -> dict[str, Metric]:
     return dict(metrics)
 
 
+def _check_weighted(metrics: Mapping[str, Metric]) -> None:
+    """With ``weight=``, each callable must take ``sample_weight=`` (a parameter of
+    that name, or ``**kwargs``): else a TypeError naming the metric, before any row
+    is read.  A callable whose signature cannot be read is called as it is
+    (:func:`_weighted_call`)."""
+    for name, fn in metrics.items():
+        try:
+            parameters = inspect.signature(fn).parameters.values()
+        except (TypeError, ValueError):  # a builtin without a readable signature
+            continue
+        if not any(
+            p.name == "sample_weight" or p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters
+        ):
+            raise _no_sample_weight(name)
+
+
+def _no_sample_weight(name: str) -> TypeError:
+    return TypeError(
+        f"custom metric {name!r} takes no `sample_weight`: `weight=` passes each "
+        "segment's weights to every metric as `sample_weight=`; give a function that "
+        "takes it (e.g. `lambda y, p, sample_weight=None: ...`), or leave `weight` out"
+    )
+
+
+def _weighted_call(name: str, fn: Metric, y: Any, p: Any, kwargs: dict[str, Any]) -> Any:
+    """``fn(y, p, **kwargs)``; a TypeError over ``sample_weight`` names the metric."""
+    try:
+        return fn(y, p, **kwargs)
+    except TypeError as exc:
+        if kwargs and "sample_weight" in str(exc):
+            raise _no_sample_weight(name) from exc
+        raise
+
+
 def _number(name: str, value: object, segment: tuple[object, ...]) -> float | None:
     """A callable's result as a float (None and NaN: null), else a ValueError naming it."""
     if value is None:
@@ -75,6 +110,8 @@ def evaluate(
     weights (null, NaN, negative...) are refused, naming the column; rows of weight
     0 are dropped, as by every method."""
     keys = list(keys)
+    if weight is not None:
+        _check_weighted(metrics)
     read = list(dict.fromkeys([*keys, y_true, y_pred, *([weight] if weight else [])]))
     schema = rows.collect_schema()
     out_schema = {k: schema[k] for k in keys} | dict.fromkeys(metrics, pl.Float64)
@@ -95,7 +132,9 @@ def evaluate(
         for key, part in groups.items():
             kwargs = {} if weight is None else {"sample_weight": part.get_column(weight).to_numpy()}
             y, p = part.get_column(y_true).to_numpy(), part.get_column(y_pred).to_numpy()
-            values = [_number(n, fn(y, p, **kwargs), key) for n, fn in metrics.items()]
+            values = [
+                _number(n, _weighted_call(n, fn, y, p, kwargs), key) for n, fn in metrics.items()
+            ]
             out.append([*key, *values])
         frame = pl.DataFrame(out, schema=out_schema, orient="row")
         return frame.sort(keys, nulls_last=True) if keys else frame
