@@ -17,6 +17,7 @@ import datetime as dt
 import importlib
 import inspect
 import os
+import pydoc
 import re
 import runpy
 import subprocess
@@ -38,6 +39,7 @@ from pl_metrics._core import names
 from pl_metrics._groups import fairness as fair
 from pl_metrics._groups import over_time as ot
 from pl_metrics._groups import paired as pt
+from pl_metrics._namespace._common import eager, eager_doc
 from pl_metrics.state import CountsState, ScoreCountsState
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -292,6 +294,40 @@ def test_dataframe_twin_has_the_lazy_parameters(name: str) -> None:
         assert typing.get_type_hints(eager)["return"] is pl.DataFrame
     else:
         assert eager_sig.return_annotation == lazy_sig.return_annotation
+
+
+def _returns(doc: str | None) -> list[str]:
+    """The type line of each numpy Returns section of a docstring."""
+    return re.findall(r"^Returns\n-+\n(.*)$", inspect.cleandoc(doc or ""), re.MULTILINE)
+
+
+@pytest.mark.parametrize("name", sorted(n for n in dir(MetricsLazyFrame) if not n.startswith("_")))
+def test_each_method_says_what_it_returns(name: str) -> None:
+    """``help(df.metrics.drift)`` said "Returns LazyFrame" (issue 49): each DataFrame
+    method's docstring names a DataFrame, its LazyFrame method's a LazyFrame, and the
+    two are otherwise the same text; the page (not a frame) says ``str`` on both."""
+    lazy, eager = getattr(MetricsLazyFrame, name), getattr(MetricsDataFrame, name)
+    if inspect.signature(lazy).return_annotation != "pl.LazyFrame":
+        assert _returns(lazy.__doc__) == _returns(eager.__doc__) == ["str"]
+        return
+    assert _returns(lazy.__doc__) == ["LazyFrame"]
+    assert _returns(eager.__doc__) == ["DataFrame"]
+    assert eager.__doc__.replace("DataFrame", "LazyFrame") == lazy.__doc__.replace(
+        "DataFrame", "LazyFrame"
+    )
+    # what help() shows: the bound method of a frame's namespace
+    shown = pydoc.render_doc(getattr(pl.DataFrame().metrics, name), renderer=pydoc.plaintext)
+    assert re.search(r"Returns\n\s*-+\n\s*DataFrame\n", shown)
+
+
+def test_a_twin_of_a_method_that_does_not_say_it_returns_a_lazyframe_is_refused() -> None:
+    def undocumented(self: object) -> pl.LazyFrame:
+        """No Returns section."""
+        raise NotImplementedError
+
+    with pytest.raises(TypeError, match="undocumented: its docstring needs one 'Returns'"):
+        eager(undocumented)
+    assert eager_doc(None, "stripped by python -OO") is None
 
 
 # --------------------------------------------------------------------- mypy --strict

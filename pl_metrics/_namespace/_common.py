@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import re
 from collections.abc import Callable
 from typing import Concatenate, ParamSpec, Protocol, TypeVar
 
@@ -29,21 +30,45 @@ def eager(
     """The DataFrame twin of a LazyFrame method: ``df.lazy().metrics.<m>(...).collect()``.
 
     The one mechanism for every eager method: same parameters, same checks,
-    same docstring (the result is a DataFrame instead of a LazyFrame).  Typed
-    with the lazy method's parameters (``ParamSpec``), so that a type checker
-    sees ``plm.metrics(df).report(...)`` take what ``report`` takes and return a
-    DataFrame.
+    same docstring but for its Returns section, which names a DataFrame
+    (:func:`eager_doc`).  Typed with the lazy method's parameters (``ParamSpec``),
+    so that a type checker sees ``plm.metrics(df).report(...)`` take what
+    ``report`` takes and return a DataFrame.
     """
 
     @functools.wraps(lazy_method)
     def method(self: Eager[L], /, *args: P.args, **kwargs: P.kwargs) -> pl.DataFrame:
         return lazy_method(self._lazy, *args, **kwargs).collect()
 
+    method.__doc__ = eager_doc(lazy_method.__doc__, lazy_method.__qualname__)
+
     # what runtime introspection reads (inspect.signature, typing.get_type_hints)
     signature = inspect.signature(lazy_method)
     method.__signature__ = signature.replace(return_annotation="pl.DataFrame")  # type: ignore[attr-defined]
     method.__annotations__ = {**lazy_method.__annotations__, "return": "pl.DataFrame"}
     return method
+
+
+#: A numpy docstring's Returns section whose type is a LazyFrame (the indentation of
+#: the heading repeated on its underline and its type line).
+_RETURNS_LAZY = re.compile(r"(^([ \t]*)Returns\n\2-+\n\2)LazyFrame$", re.MULTILINE)
+
+
+def eager_doc(doc: str | None, name: str) -> str | None:
+    """The docstring of a LazyFrame method with its Returns section's type a DataFrame
+    (``help(df.metrics.drift)`` said "LazyFrame" where a DataFrame comes back).
+
+    Every method made eager returns a LazyFrame and says so in one Returns section
+    (a ``TypeError`` at import otherwise: a twin whose help would be wrong); no
+    docstring (``python -OO``) stays none.
+    """
+    if doc is None:
+        return None
+    eager_text, found = _RETURNS_LAZY.subn(r"\1DataFrame", doc)
+    if found != 1:
+        msg = f"{name}: its docstring needs one 'Returns' section whose type is LazyFrame"
+        raise TypeError(msg)
+    return eager_text
 
 
 def same_result(

@@ -548,6 +548,12 @@ class LabelMethods:
         States of several shards or days are merged by concatenating them;
         :func:`pl_metrics.from_counts` finishes any metric of this namespace.
 
+        Returns
+        -------
+        LazyFrame
+            ``*by, actual, predicted, count``: the two labels in the labels' dtype,
+            ``count`` Int64 (Float64, the summed weights, with ``weight``).
+
         Examples
         --------
         >>> import polars as pl, pl_metrics as plm

@@ -596,6 +596,13 @@ class RankingMethods:
         One row per (segment, distinct score); with ``bins`` at most ``bins + 1``
         rows per segment.  Merge by concatenating; finish with
         :func:`pl_metrics.from_score_counts`.
+
+        Returns
+        -------
+        LazyFrame
+            ``*by, score, pos, neg``: ``score`` Float64 (the lower edge of its bin
+            with ``bins``), ``pos`` / ``neg`` the rows of ``pos_label`` and of the
+            other labels, Int64 (Float64, the summed weights, with ``weight``).
         """
         counts = self._binary(
             y_true,
