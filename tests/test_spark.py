@@ -26,6 +26,7 @@ from pyspark.sql import SparkSession
 
 import pl_metrics as plm
 import pl_metrics.spark as pms
+from pl_metrics._core.messages import in_engine_terms
 from pl_metrics._core.options import check_of
 from pl_metrics.exceptions import DataError
 
@@ -374,13 +375,14 @@ def test_empty_frames_and_empty_partitions(spark: SparkSession, df: pl.DataFrame
 
 # ------------------------------------------------------------------------ errors
 def _same_error(spark_call: Callable[[], object], frame_call: Callable[[], object]) -> None:
-    """Both calls raise; the Spark one raises the frame method's type and message."""
+    """Both calls raise; the Spark one raises the frame method's type and message, with
+    Spark's idiom where the message shows polars' (``in_engine_terms``)."""
     with pytest.raises(Exception) as expected:  # noqa: PT011 - any error, compared below
         frame_call()
     with pytest.raises(type(expected.value)) as got:
         spark_call()
     assert type(got.value) is type(expected.value)
-    assert str(got.value) == str(expected.value)
+    assert str(got.value) == str(in_engine_terms(expected.value, "spark"))
 
 
 def test_schema_and_option_errors_are_the_frame_methods(df: pl.DataFrame, sdf: SparkFrame) -> None:
@@ -543,3 +545,21 @@ def test_a_partition_lost_by_the_driver_is_an_error(
         with pytest.raises(RuntimeError, match=r"4 of 5 partitions") as caught:
             pms.report(sdf, "t_bool", "p_bool")
         assert "bins=" not in str(caught.value)  # a counts state: no bins to offer
+
+
+def test_a_data_error_shows_sparks_idiom(spark: SparkSession, df: pl.DataFrame) -> None:
+    """Null labels: the frame method suggests polars' `.drop_nulls('y_true')`, the Spark
+    function Spark's own `sdf.dropna(subset=['y_true'])` (the same count of rows)."""
+    frame = df.head(300).with_columns(
+        pl.when(pl.col("w") > 2).then(None).otherwise("y_true").alias("y_true")
+    )
+    nulls = frame["y_true"].null_count()
+    assert nulls > 0
+    with pytest.raises(DataError, match=r"\.drop_nulls\('y_true'\)"):
+        frame.metrics.report("y_true", "y_pred")
+    with pytest.raises(DataError) as caught:
+        pms.report(_spark(spark, frame, partitions=3), "y_true", "y_pred")
+    message = str(caught.value)
+    assert f"column 'y_true' has {nulls} null rows" in message
+    assert "`sdf.dropna(subset=['y_true'])`" in message
+    assert "drop_nulls" not in message

@@ -6,6 +6,7 @@ raises these same errors, so a message never differs between paths.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -29,6 +30,29 @@ _TOO_HEAVY = (
     + " in {where} (a quarter of the largest float: the metrics add up to four such "
     "totals, which would overflow); rescale {what}, e.g. divide by their maximum"
 )
+
+
+#: A message's polars idiom for dropping a column's nulls (:meth:`Bad.nulls` and its
+#: kin), and each engine's own, where the user's rows are Spark or Dask ones.
+_DROP_NULLS = re.compile(r"`\.drop_nulls\((.+?)\)`")
+_ENGINE_DROP_NULLS = {
+    "spark": "`sdf.dropna(subset=[{}])`",
+    "dask": "`ddf.dropna(subset=[{}])` on the files' rows (`dd.read_parquet`), written again",
+}
+
+
+def in_engine_terms(exc: Exception, engine: str) -> Exception:
+    """``exc`` (raised by a frame method on an engine's rows) with the polars idiom
+    its message suggests replaced by the ``engine``'s own (``"spark"``, ``"dask"``);
+    the same type, or ``exc`` itself where nothing changes or the type cannot be
+    built from one message."""
+    text = _DROP_NULLS.sub(lambda m: _ENGINE_DROP_NULLS[engine].format(m.group(1)), str(exc))
+    if text == str(exc):
+        return exc
+    try:
+        return type(exc)(text)
+    except Exception:  # a type that cannot be built from one message
+        return exc
 
 
 class Bad:

@@ -15,7 +15,7 @@ import polars as pl
 
 from pl_metrics import metrics
 from pl_metrics._core import checks as v
-from pl_metrics._core.messages import Bad
+from pl_metrics._core.messages import Bad, in_engine_terms
 from pl_metrics._engines.shards import check_label_sets, label_sample
 from pl_metrics.state import sum_states
 
@@ -172,11 +172,11 @@ def _run(sdf: SparkFrame, job: _Job, check: Callable[[pl.LazyFrame], object]) ->
     # the rows' checks come first (counted: "has N rows"), then the label-set checks
     counted = [e for e in errors if len(_COUNT.findall(_masked(str(e), job.columns))) == 1]
     if counted:
-        raise _combined(counted, job)
+        raise in_engine_terms(_combined(counted, job), "spark")
     if job.method == "score_counts":
         _check_labels(rows, job, schema)
     if errors:  # a label-set error of a chunk is one of all rows: raised just above
-        raise errors[0]
+        raise in_engine_terms(errors[0], "spark")
     states = [pl.read_ipc(r["state"]) for r in rows if r["state"]]
     merged = job.merge(states) if states else empty
     return _as(merged, empty, job)
