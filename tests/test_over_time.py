@@ -515,3 +515,35 @@ def test_positive_class_needs_binary_labels_and_names_pos_label() -> None:
         df.metrics.over_time("y", **args)
     with pytest.raises(plm.DataError, match=r"over_time is binary: 1 segment"):
         df.metrics.over_time("y", pos_label="a", **args)
+
+
+@pytest.mark.parametrize("period", ["1w", "2w"])
+def test_ks_of_continuous_scores_sorts_each_windows_rows(period: str) -> None:
+    """KS of continuous scores (more than MIN_DISTINCT distinct: the sorting path)
+    per segment and tumbling or rolling window equals the frame method on the
+    window's rows (issue 49: it summed the buckets' per-score counts, 10.3 s for
+    roc_auc's 0.67 s on 5M rows; the sorted windows' rows give the same numbers);
+    with a weight, the counts."""
+    rng = np.random.default_rng(3)
+    n = 12_000
+    y = rng.integers(0, 2, n)
+    df = pl.DataFrame(
+        {
+            "t": np.datetime64("2025-01-06") + rng.integers(0, 28, n).astype("timedelta64[D]"),
+            "g": rng.integers(0, 2, n),
+            "y": y,
+            "s": 1 / (1 + np.exp(-(rng.normal(size=n) + y))),
+            "w": rng.random(n),
+        }
+    )
+    for weight in (None, "w"):
+        got = df.metrics.over_time(
+            "y", index="t", every="1w", period=period, metrics=["ks", "roc_auc"],
+            y_score="s", by="g", weight=weight,
+        )  # fmt: skip
+        ks = got.filter(pl.col("metric") == "ks")
+        assert ks.height == 2 * 4  # 2 segments, 4 windows ending at each week's end
+        for g, start, end, value in ks.select("g", "window_start", "window_end", "value").rows():
+            rows = df.filter((pl.col("g") == g) & (pl.col("t") >= start) & (pl.col("t") < end))
+            want = rows.metrics.ks("y", "s", weight=weight)["ks"].item()
+            assert value == want, (g, start, weight)

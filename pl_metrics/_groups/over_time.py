@@ -380,18 +380,24 @@ def finish_scores(
     n_boot: int,
     seed: int | None,
     sorted_point: Sorted | None = None,
+    window_ks: Callable[[], pl.LazyFrame] | None = None,
 ) -> list[pl.LazyFrame]:
     """The ranking metrics of each window, one long frame per metric (``ci_method``
     None: each metric's default).  ``sorted_point``: ROC AUC and average precision
     (with an analytic interval, or none) as the frame methods compute them, by
     sorting each window's rows where the scores look continuous (the per-score
     counts of a window summed from its buckets' then hold a row per row, and their
-    sums cost 10x a sort); None: from the counts."""
+    sums cost 10x a sort); None: from the counts.  ``window_ks``: the KS of each
+    window from its rows, as the frame method computes it (sorting continuous
+    scores: on 5M rows KS from the summed counts took 10.3 s, roc_auc's sorting
+    0.67 s); None: from the counts."""
     by = counts.by
     out = []
     for m in (m for m in metrics if m in RANKING):
         if m == "ks":
-            frame = _gains.ks(counts)
+            # from the windows' rows (window_ks: continuous scores sorted, as the
+            # frame method sorts them), else from the windows' summed counts
+            frame = _gains.ks(counts) if window_ks is None else window_ks()
             point = frame.with_columns(
                 *(pl.lit(None, pl.Float64).alias(c) for c in names.interval_columns(["ks"]))
             )
@@ -450,7 +456,22 @@ def ranking_windows(
     # weights: the counts alone (sorting is for un-weighted rows; the counts'
     # plan checks the null index already)
     unweighted = sorted_point if weight is None else None
-    return finish_scores(windows, metrics, sorted_point=unweighted, **options)
+
+    def window_ks() -> pl.LazyFrame:
+        counted = sc.binary_score_counts(
+            rows, y_true, y_score, by=keys, pos_label=pos_label, weight=None,
+            reserved=reserved, sortable=True,
+        )  # fmt: skip
+        return null_index_check(_gains.ks(counted), WINDOW_END, index)
+
+    parts = finish_scores(
+        windows,
+        metrics,
+        sorted_point=unweighted,
+        window_ks=window_ks if weight is None else None,
+        **options,
+    )
+    return parts
 
 
 def assemble(
