@@ -1,21 +1,28 @@
 """Issue 25's rows in one run: each public call with its defaults, beside its floor or peer.
 
     .venv/bin/python benchmarks/bench_defaults.py [--rows 1_000_000] [--segments 1000]
-        [--repeat 3] [--slow]
+        [--repeat 3] [--slow] [--html] [--memory]
+
+    # issue 49's scale: 5M rows, 6 segments, the report and the peak memory too
+    .venv/bin/python benchmarks/bench_defaults.py --rows 5_000_000 --segments 6 --html --memory
 
 One process, continuous scores (``s``, ``s2``: two models), binary labels ``y``,
 three-class labels / probabilities for the multiclass rows, ``seg`` with
 ``--segments`` values.  Each row is (call, its time, the floor or peer, its
 time, ratio, the issue's target).  Times are medians of ``--repeat``
 interleaved runs; the calls marked slow (the bootstraps, tens of seconds to
-minutes on 1M rows) run once, and only with ``--slow``.  POLARS_MAX_THREADS
-sets the threads.
+minutes on 1M rows) run once, and only with ``--slow``.  ``--memory``: the peak
+memory of a few calls, each in a fresh child process (its peak RSS, the frame's
+included, beside a child that only builds the frame).  POLARS_MAX_THREADS sets the threads.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 
 import numpy as np
@@ -55,8 +62,53 @@ def frame(rows: int, segments: int, seed: int = 0) -> pl.DataFrame:
             "q0": prob[:, 0],
             "q1": prob[:, 1],
             "q2": prob[:, 2],
+            # 13 weeks of days, for over_time
+            "date": np.datetime64("2025-01-06")
+            + rng.integers(0, 91, rows).astype("timedelta64[D]"),
         }
     )
+
+
+#: Peak memory (``--memory``): each call in a child of its own, against the child
+#: that only builds the frame.
+_MEMORY_CHILD = r"""
+import json, resource, sys
+sys.path.insert(0, "benchmarks")
+from bench_defaults import frame
+df = frame(int(sys.argv[1]), int(sys.argv[2]))
+m = df.metrics
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+exec(sys.argv[3])
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"before_mib": before / 1024, "peak_mib": peak / 1024}))
+"""
+MEMORY = {
+    "frame only": "pass",
+    "roc_auc(by=seg)": 'm.roc_auc("y", "s", by="seg")',
+    "compare_models(roc_auc, by=seg)": (
+        'm.compare_models("y", ["s", "s2"], metric="roc_auc", by="seg")'
+    ),
+    "report(by=seg)": 'm.report("y", "p", by="seg")',
+    "html_report(by=seg, scores)": (
+        'm.html_report("y", "p", y_score="s", by="seg", path="/tmp/bench_defaults_m.html")'
+    ),
+}
+
+
+def peak_memory(rows: int, segments: int) -> dict[str, float]:
+    """Each call of :data:`MEMORY`: its child's peak RSS (MiB, the frame's included, as
+    the issue measured it)."""
+    out = {}
+    for name, code in MEMORY.items():
+        done = subprocess.run(
+            [sys.executable, "-c", _MEMORY_CHILD, str(rows), str(segments), code],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        read = json.loads(done.stdout.strip().splitlines()[-1])
+        out[name] = read["peak_mib"]
+    return out
 
 
 def main() -> None:
@@ -66,6 +118,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--slow", action="store_true", help="also the bootstraps (minutes)")
     parser.add_argument("--html", action="store_true", help="also html_report, once")
+    parser.add_argument("--memory", action="store_true", help="also peak memory, in children")
     args = parser.parse_args()
     df = frame(args.rows, args.segments)
     m = df.metrics
@@ -152,6 +205,22 @@ def main() -> None:
         "compare(by=seg)": lambda: m.compare("t", "tp", by="seg"),
         DRAWS: summary_draws,
         "report + roc_auc + AP by seg": report_and_scores,
+        "over_time(roc_auc)": lambda: m.over_time(
+            "y", index="date", every="1w", metrics=["roc_auc"], y_score="s", by="seg"
+        ),
+        "over_time(ks)": lambda: m.over_time(
+            "y", index="date", every="1w", metrics=["ks"], y_score="s", by="seg"
+        ),
+        "ks(by=seg)": lambda: m.ks("y", "s", by="seg"),
+        "gains(by=seg)": lambda: m.gains("y", "s", by="seg"),
+        "polars sort by seg": lambda: df.select("seg", "s").sort("seg", "s"),
+        "two roc_auc(by=seg)": lambda: (
+            m.roc_auc("y", "s", by="seg"),
+            m.roc_auc("y", "s2", by="seg"),
+        ),
+        "compare_models(roc_auc, by=seg)": (
+            lambda: m.compare_models("y", ["s", "s2"], metric="roc_auc", by="seg")
+        ),
     }
     try:
         from sklearn.metrics import roc_curve as sk_roc_curve
@@ -184,6 +253,15 @@ def main() -> None:
             None,
         ),
         ("compare_models(roc_auc)", "compare_models(roc_auc)", "two roc_auc", 5.0),
+        (
+            "compare_models(roc_auc, by=seg)",
+            "compare_models(roc_auc, by=seg)",
+            "two roc_auc(by=seg)",
+            5.0,
+        ),
+        ("over_time(ks)", "over_time(ks)", "over_time(roc_auc)", 2.0),
+        ("ks(by=seg)", "ks(by=seg)", "polars sort by seg", 5.0),
+        ("gains(by=seg)", "gains(by=seg)", "polars sort by seg", 5.0),
         (
             "compare_models(average_precision) (delta)",
             "compare_models(average_precision)",
@@ -271,6 +349,19 @@ def main() -> None:
             ),
             (BOOT_AP, slow[BOOT_AP], "two average_precision", t["two average_precision"], None),
             (SMALL_SEGMENTS, slow[SMALL_SEGMENTS], "2 seconds (the target)", 2.0, 1.0),
+        ]
+    if args.memory:
+        mib = peak_memory(args.rows, args.segments)
+        table += [
+            (
+                f"peak MiB: {name}",
+                mib[name],
+                "peak MiB: roc_auc(by=seg)",
+                mib["roc_auc(by=seg)"],
+                2.0 if name.startswith("compare_models") else None,
+            )
+            for name in mib
+            if name != "roc_auc(by=seg)"
         ]
     threads = os.environ.get("POLARS_MAX_THREADS", str(pl.thread_pool_size()))
     print_table(
