@@ -9,8 +9,11 @@ same frames as the methods run on all rows at once::
     state = pl.concat([yesterday_state, today.metrics.counts("y_true", "y_pred", by="country")])
     plm.from_counts(state, by="country").report()
 
-Counts (integers) merge exactly, so the results are bit-for-bit equal; weighted
-sums are equal up to the order of float additions (~1e-15 relative).
+Counts (integers) merge exactly, so the results are bit-for-bit equal (the
+ROC AUC of continuous scores too: its pairs are counted as integers; the average
+precision, a sum of float precisions, within a last bit of the frame method's
+sorted path, docs/scaling.md); weighted sums are equal up to the order of float
+additions (~1e-15 relative).
 
 Intervals (``ci=``) come from the merged state too: the bootstrap redraws the
 state's cells (a multinomial of its counts), so a merged state of un-weighted

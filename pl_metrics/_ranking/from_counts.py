@@ -34,8 +34,14 @@ def _sorted(column: str) -> pl.Expr:
     return pl.col(column).sort_by(SCORE, descending=True)
 
 
-def _auc_exprs() -> list[pl.Expr]:
-    """Per-group aggregations: P, N and the ROC AUC (null with a single class)."""
+def _auc_exprs(integer: bool = False) -> list[pl.Expr]:
+    """Per-group aggregations: P, N and the ROC AUC (null with a single class).
+
+    ``integer`` (counts of rows): the pairs counted exactly (:func:`_integer_auc`), the
+    frame method's number on continuous scores to the bit; else (weights) the
+    running sums of each class's shares."""
+    if integer:
+        return _integer_auc()
     pos, neg = _sorted(POS).cast(pl.Float64), _sorted(NEG).cast(pl.Float64)
     # exact for counts; with float weights in whatever order polars sums (it drops
     # a sort before an order-independent aggregation such as sum)
@@ -49,6 +55,26 @@ def _auc_exprs() -> list[pl.Expr]:
     u = fm.roc_auc_terms(pos, neg, tps).cum_sum().last()
     full = fm.roc_auc_terms(0.0, neg, tps.last()).cum_sum().last()
     auc = pl.when((p_total > 0) & (n_total > 0)).then(u / full)
+    return [p_total.alias("P"), n_total.alias("N"), auc.alias("roc_auc")]
+
+
+def _integer_auc() -> list[pl.Expr]:
+    """:func:`_auc_exprs` of integer counts: the (positive, negative) pairs ordered
+    right and those tied, summed as integers (Int128: a merged state's P x N may pass
+    Int64), divided once, as the sorted path divides them
+    (``formulas.placement(beyond, tied, N) / P``).  The shares' running sums in
+    Float64 were up to 5.9e-11 off the frame method's number on continuous scores
+    (a merged state's ``from_score_counts``, issue 49)."""
+    pos, neg = _sorted(POS).cast(pl.Int128), _sorted(NEG).cast(pl.Int128)
+    above = pos.cum_sum() - pos  # the positives above each score
+    right = (neg * above).sum()  # pairs: the positive scored higher
+    beyond, tied = right.cast(pl.Float64), (neg * pos).sum().cast(pl.Float64)
+    p_total, n_total = pos.sum().cast(pl.Float64), neg.sum().cast(pl.Float64)
+    auc = fm.placement(beyond, tied, n_total) / p_total
+    # every pair right: exactly 1.0 (beyond 2**53 pairs the two divisions of the
+    # rounded count could give 0.9999999999999999: 220 of 2,000 random P x N there)
+    auc = pl.when(right == pos.sum() * neg.sum()).then(1.0).otherwise(auc)
+    auc = pl.when((p_total > 0) & (n_total > 0)).then(auc)
     return [p_total.alias("P"), n_total.alias("N"), auc.alias("roc_auc")]
 
 
@@ -66,10 +92,16 @@ def _partial_auc_exprs(max_fpr: float) -> list[pl.Expr]:
     return [p_total.alias("P"), n_total.alias("N"), auc.alias("roc_auc")]
 
 
-def auc_exprs(max_fpr: float | None = None) -> list[pl.Expr]:
+def auc_exprs(max_fpr: float | None = None, *, integer: bool = False) -> list[pl.Expr]:
     """Per-group aggregations of the per-score counts: P, N and the ROC AUC (with
-    ``max_fpr``: the standardised partial AUC)."""
-    return _auc_exprs() if max_fpr is None else _partial_auc_exprs(max_fpr)
+    ``max_fpr``: the standardised partial AUC; ``integer``: the counts are of rows,
+    :func:`_auc_exprs`)."""
+    return _auc_exprs(integer) if max_fpr is None else _partial_auc_exprs(max_fpr)
+
+
+def integer_counts(frame: pl.LazyFrame) -> bool:
+    """Whether the per-score counts of ``frame`` count rows (no ``weight``)."""
+    return frame.collect_schema()[POS].is_integer()
 
 
 def roc_auc(
@@ -82,7 +114,7 @@ def roc_auc(
     between 0 and 1, so ``|binned - exact| <= sum_b pos_b neg_b / (2 P N)``.
     With ``max_fpr``: McClish's standardised partial AUC (:func:`auc_exprs`).
     """
-    exprs = auc_exprs(max_fpr)
+    exprs = auc_exprs(max_fpr, integer=integer_counts(counts.frame))
     columns = [*counts.keys, "roc_auc"]
     if error_bound:
         pos, neg = pl.col(POS).cast(pl.Float64), pl.col(NEG).cast(pl.Float64)
@@ -139,10 +171,12 @@ def roc_auc_multiclass(counts: ScoreCounts, *, multi_class: str, average: str) -
     keys = counts.keys
     auc = pl.col("roc_auc")
     if multi_class == "ovr":
-        per_class = one_vs_rest(counts).group_by(*keys, CLASS).agg(_auc_exprs())
+        per_class = one_vs_rest(counts)
+        per_class = per_class.group_by(*keys, CLASS).agg(_auc_exprs(integer_counts(per_class)))
         weight = pl.col("P")
     else:
-        directed = _one_vs_one(counts).group_by(*keys, CLASS, OTHER).agg(_auc_exprs())
+        directed = _one_vs_one(counts)
+        directed = directed.group_by(*keys, CLASS, OTHER).agg(_auc_exprs(integer_counts(directed)))
         lo = pl.min_horizontal(CLASS, OTHER).alias("lo")
         hi = pl.max_horizontal(CLASS, OTHER).alias("hi")
         # pair prevalence: the rows of a or b (P + N of either direction)
@@ -176,7 +210,7 @@ def average_precision(counts: ScoreCounts) -> pl.LazyFrame:
 
     scikit-learn's values for one class: 0.0 without positives, 1.0 without negatives.
     """
-    _, ap = ap_exprs()
+    _, ap = ap_exprs(integer_counts(counts.frame))
     result = (
         counts.frame.group_by(counts.keys)
         .agg(ap.alias("average_precision"))
@@ -185,7 +219,7 @@ def average_precision(counts: ScoreCounts) -> pl.LazyFrame:
     return counts.finish(result)
 
 
-def ap_exprs() -> tuple[pl.Expr, pl.Expr]:
+def ap_exprs(integer: bool = False) -> tuple[pl.Expr, pl.Expr]:
     """Per-group aggregations of the per-score counts: P, and the AP.
 
     The one rule for a group without positives (a segment of the binary form, a class
@@ -193,15 +227,26 @@ def ap_exprs() -> tuple[pl.Expr, pl.Expr]:
     (``precision_recall_curve`` sets the recall to 1 at every threshold, so the sum
     is 0; it warns "No positive class found in y_true").  Every form averages it as
     any other class's AP.
+
+    ``integer`` (counts of rows): the terms in rows, each positive's precision, summed
+    by polars' pairwise sum and divided once by P, as the sorted path sums its
+    per-positive terms (numpy's pairwise sum): within a last bit of it on continuous
+    scores, where the shares' running sum of a merged state was 2.4e-11 off at 2M
+    rows (issue 49).  A perfect ranking's terms are the counts themselves, whole
+    numbers summed exactly in any order: its AP is exactly 1.0.
     """
     pos, neg = _sorted(POS).cast(pl.Float64), _sorted(NEG).cast(pl.Float64)
     tps, fps = pos.cum_sum(), neg.cum_sum()
     p_total = tps.last()  # as curve_points: recall reaches exactly 1
-    # the terms summed as the positives are, running sums in score order: where
-    # every precision is 1 the terms are the positives and the two sums the same
-    # float, so the AP is exactly 1.0 (a .sum() may add the same values in another
-    # order than another .sum() or a cum_sum: ten weights of 0.1 gave 1.0 and
-    # 0.9999999999999999); the positives as shares of P first, so that pos x
+    if integer:
+        terms = fm.average_precision_terms(pos, tps, fps).sum()
+        ap = fm.average_precision_of_sum(terms, p_total)
+        return p_total, pl.when(p_total > 0).then(ap).otherwise(0.0)
+    # weights: the terms summed as the positives are, running sums in score order:
+    # where every precision is 1 the terms are the positives and the two sums the
+    # same float, so the AP is exactly 1.0 (a .sum() may add the same values in
+    # another order than another .sum() or a cum_sum: ten weights of 0.1 gave 1.0
+    # and 0.9999999999999999); the positives as shares of P first, so that pos x
     # precision does not underflow (weights of 1e-300 gave 0.0)
     share = pos / p_total
     terms = fm.average_precision_terms(share, tps, fps).cum_sum().last()

@@ -130,7 +130,9 @@ def roc_auc(state: ScoreCounts, *, multi_class: str, average: str | None) -> pl.
     (:func:`pl_metrics._ranking.from_counts.roc_auc_multiclass`)."""
     if average is None:
         ovr = per_class_counts(state)
-        result = ovr.frame.group_by(ovr.keys).agg(rk.auc_exprs())
+        result = ovr.frame.group_by(ovr.keys).agg(
+            rk.auc_exprs(integer=rk.integer_counts(ovr.frame))
+        )
         return _labelled(ovr, result.select(*ovr.keys, "roc_auc").sort(ovr.keys, nulls_last=True))
     if average == "micro":
         return rk.roc_auc(micro_counts(state))
@@ -142,7 +144,8 @@ def roc_auc_delong_per_class(state: ScoreCounts, ci: float) -> pl.LazyFrame:
     rest and DeLong's interval of that binary problem (null for a class with fewer
     than two positives or negatives in the segment)."""
     ovr = per_class_counts(state)
-    result = ovr.frame.group_by(ovr.keys).agg(*rk.auc_exprs(), an.delong_se().alias(SE))
+    exprs = rk.auc_exprs(integer=rk.integer_counts(ovr.frame))
+    result = ovr.frame.group_by(ovr.keys).agg(*exprs, an.delong_se().alias(SE))
     bounds = an.delong_bounds(pl.col("roc_auc"), pl.col(SE), ci)
     return _labelled(
         ovr, result.select(*ovr.keys, "roc_auc", *bounds).sort(ovr.keys, nulls_last=True)
@@ -264,7 +267,7 @@ def average_precision(state: ScoreCounts, *, average: str | None) -> pl.LazyFram
     if average == "micro":
         return rk.average_precision(micro_counts(state))
     ovr = per_class_counts(state)
-    p_total, ap = rk.ap_exprs()
+    p_total, ap = rk.ap_exprs(rk.integer_counts(ovr.frame))
     per_class = ovr.frame.group_by(ovr.keys).agg(
         p_total.alias(_POSITIVES), ap.alias("average_precision")
     )
