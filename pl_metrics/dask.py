@@ -23,18 +23,15 @@ from typing import Any
 import polars as pl
 
 from pl_metrics._core import checks as v
+from pl_metrics._core.messages import in_engine_terms
 from pl_metrics._core.options import checked
 from pl_metrics._drift import state as ds
 from pl_metrics._drift.state import shard_job as drift_shard_job
 from pl_metrics._engines.shards import check_label_sets, label_sample
+from pl_metrics._engines.spark import _COUNT, _as, _combined, _Job, _masked
 from pl_metrics._typing import By, Labels
-from pl_metrics.state import (
-    COUNTS_COLUMNS,
-    SCORE_COUNTS_COLUMNS,
-    from_counts,
-    from_score_counts,
-    sum_states,
-)
+from pl_metrics.spark import _job
+from pl_metrics.state import from_counts, from_score_counts, sum_states
 
 Paths = str | Path | Sequence[str | Path]
 
@@ -71,17 +68,36 @@ def _resolved(path: str) -> str:
 _FILE_ERRORS = (pl.exceptions.PolarsError, ValueError, TypeError, OSError)
 
 
-def _state_of_file(path: str, method: str, args: tuple, kwargs: dict) -> pl.DataFrame:
-    """The state of one file; an error's message starts with the file's path.
+def _state_of_file(path: str, job: _Job) -> pl.DataFrame | Exception:
+    """The state of one file, or the error its rows or its reading raised (returned,
+    not raised: the client counts the bad rows of every file, :func:`_file_errors`).
 
     The error keeps its type (``ColumnNotFoundError``, ``SchemaError``, ``DataError``,
     a ``ComputeError`` for a corrupt file, ...).
     """
     try:
-        lf = pl.scan_parquet(path)
-        return getattr(lf.metrics, method)(*args, **kwargs).collect()
+        return job.state(pl.scan_parquet(path))
     except _FILE_ERRORS as exc:
-        raise _with_path(exc, path) from exc
+        return exc
+
+
+def _schema_or_error(state: pl.DataFrame | Exception) -> list[tuple[str, pl.DataType]] | Exception:
+    """What the client reads of a file's state first: its schema, or its error."""
+    return state if isinstance(state, Exception) else list(state.schema.items())
+
+
+def _file_errors(errors: list[tuple[str, Exception]], job: _Job) -> Exception:
+    """The error of all the files, as Spark's of all partitions: where files fail the
+    same count of bad rows, that count summed over them (the frame method's message
+    on all the rows), the files named in front; else the first file's error, its
+    path in front.  In Dask's idiom (``messages.in_engine_terms``)."""
+    counted = [(p, e) for p, e in errors if len(_COUNT.findall(_masked(str(e), job.columns))) == 1]
+    if counted:
+        combined = _combined([e for _, e in counted], job)
+        paths = [p for p, _ in counted] if combined is not counted[0][1] else [counted[0][0]]
+        return in_engine_terms(_with_path(combined, _files(paths)), "dask")
+    path, first = errors[0]
+    return in_engine_terms(_with_path(first, path), "dask")
 
 
 def _labels_of_file(path: str, y_true: str, weight: str | None) -> pl.Series:
@@ -100,10 +116,6 @@ def _with_path(exc: Exception, path: str) -> Exception:
         return type(exc)(f"{path}: {exc}")
     except Exception:  # a type that cannot be built from one message
         return exc
-
-
-def _schema(state: pl.DataFrame) -> list[tuple[str, pl.DataType]]:
-    return list(state.schema.items())
 
 
 def _files(paths: list[str], limit: int = 3) -> str:
@@ -166,33 +178,30 @@ def _merge(group_keys: list[str], values: list[str], *states: pl.DataFrame) -> p
     return sum_states(pl.concat(states), group_keys, values)
 
 
-def _map_reduce(
-    client: Any,
-    files: list[str],
-    *,
-    method: str,
-    args: tuple,
-    kwargs: dict,
-    keys: list[str],
-    values: list[str],
-    split_every: int,
-) -> pl.DataFrame:
-    (split_every,) = checked(method, split_every=split_every)
-    futures = [client.submit(_state_of_file, f, method, args, kwargs, pure=False) for f in files]
+def _map_reduce(client: Any, files: list[str], job: _Job, split_every: int) -> pl.DataFrame:
+    """The state ``job`` of every file, merged ``split_every`` at a time on the workers:
+    with the frame method's count dtypes (Int64 rows, not the merge's Int128), sorted by
+    its keys (``_engines.spark._as``, as Spark returns it)."""
+    (split_every,) = checked(job.method, split_every=split_every)
+    futures = [client.submit(_state_of_file, f, job, pure=False) for f in files]
     # The states' dtypes may differ between files (Int32 labels here, Int64 there):
     # all are cast to one schema, or the files and dtypes that cannot meet are named.
-    schemas = client.gather([client.submit(_schema, f, pure=False) for f in futures])
-    schema = _common_schema(files, schemas)
+    read = client.gather([client.submit(_schema_or_error, f, pure=False) for f in futures])
+    errors = [(f, r) for f, r in zip(files, read, strict=True) if isinstance(r, Exception)]
+    if errors:
+        raise _file_errors(errors, job)
+    schema = _common_schema(files, read)
     futures = [
         client.submit(_cast, state, schema, path, pure=False)
         for state, path in zip(futures, files, strict=True)
     ]
+    keys, values = job.keys, job.values
     while len(futures) > 1:
         futures = [
             client.submit(_merge, keys, values, *futures[i : i + split_every], pure=False)
             for i in range(0, len(futures), split_every)
         ]
-    return futures[0].result()
+    return _as(futures[0].result(), pl.DataFrame(schema=schema), job)
 
 
 def counts(
@@ -205,19 +214,11 @@ def counts(
     weight: str | None = None,
     split_every: int = 8,
 ) -> pl.DataFrame:
-    """The merged confusion-counts state of all files (``*by, actual, predicted, count``)."""
-    segments = v.normalize_by(by)
-    keys = [*segments.names, *COUNTS_COLUMNS[:2]]
-    return _map_reduce(
-        client,
-        expand(paths),
-        method="counts",
-        args=(y_true, y_pred),
-        kwargs={"by": list(segments.given) or None, "weight": weight},
-        keys=keys,
-        values=[COUNTS_COLUMNS[2]],
-        split_every=split_every,
-    )
+    """The merged confusion-counts state of all files (``*by, actual, predicted, count``),
+    as ``.metrics.counts`` gives it (``count`` Int64, Float64 with ``weight``), sorted
+    by its keys: it concatenates with a state of polars."""
+    job = _job("counts", (y_true, y_pred), by, weight)
+    return _map_reduce(client, expand(paths), job, split_every)
 
 
 def score_counts(
@@ -232,27 +233,18 @@ def score_counts(
     bins: int | None = None,
     split_every: int = 8,
 ) -> pl.DataFrame:
-    """The merged per-score state of all files (``*by, score, pos, neg``).
+    """The merged per-score state of all files (``*by, score, pos, neg``), as
+    ``.metrics.score_counts`` gives it (``pos`` / ``neg`` Int64, Float64 with
+    ``weight``), sorted by its keys.
 
     Each file is checked as the frame method checks it, and the label sets of all
     the files together (:func:`pl_metrics._engines.shards.check_label_sets`): {-1, 1} in one
     file and {0, 1} in another is the frame method's error on all the rows."""
     bins, split_every = checked("score_counts", bins=bins, split_every=split_every)
-    segments = v.normalize_by(by)
-    given = list(segments.given) or None
-    kwargs = {"by": given, "pos_label": pos_label, "weight": weight, "bins": bins}
+    job = _job("score_counts", (y_true, y_score), by, weight, pos_label=pos_label, bins=bins)
     files = expand(paths)
     labels = [client.submit(_labels_of_file, f, y_true, weight, pure=False) for f in files]
-    state = _map_reduce(
-        client,
-        files,
-        method="score_counts",
-        args=(y_true, y_score),
-        kwargs=kwargs,
-        keys=[*segments.names, SCORE_COUNTS_COLUMNS[0]],
-        values=list(SCORE_COUNTS_COLUMNS[1:]),
-        split_every=split_every,
-    )
+    state = _map_reduce(client, files, job, split_every)
     check_label_sets(
         client.gather(labels),
         float(state["pos"].sum()),  # a weight below 1 is not 0
@@ -346,18 +338,9 @@ def drift_counts(
     """The merged ``.metrics.drift_counts`` state of all files (``*by, column, bin, lower,
     upper, rows``), counted at the reference's ``edges`` (``pl_metrics.drift_edges(
     reference_state)``); :func:`pl_metrics.from_drift_counts` finishes it."""
-    chosen, kwargs, keys, _ = drift_shard_job(columns, edges, by)
-    state = _map_reduce(
-        client,
-        expand(paths),
-        method="drift_counts",
-        args=(chosen,),
-        kwargs=kwargs,
-        keys=keys,
-        values=["rows"],
-        split_every=split_every,
-    )
-    return ds.in_bin_order(state, keys)
+    chosen, kwargs, keys, read = drift_shard_job(columns, edges, by)
+    job = _Job("drift_counts", (chosen,), kwargs, keys, ["rows"], read, 0)
+    return ds.in_bin_order(_map_reduce(client, expand(paths), job, split_every), keys)
 
 
 #: The public functions (``from pl_metrics.dask import *``, ``dir``, ``help``): not the

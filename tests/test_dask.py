@@ -237,3 +237,65 @@ def test_float_labels_and_small_weights_across_files(client, tmp_path: Path) -> 
             pmd.roc_auc(paths, "y", "s", client=client, **kwargs),
             frame.metrics.roc_auc("y", "s", **kwargs),
         )
+
+
+def test_states_have_the_frame_methods_dtypes_and_order(client, dataset) -> None:
+    """The states came back as unsorted Int128 sums, so the docs' incremental example
+    (``pl.concat`` with a polars state) raised a SchemaError (issue 49): now Int64
+    counts (Float64 weights) as ``.metrics.counts`` / ``.score_counts`` give them,
+    sorted by their keys (as Spark's), and they concatenate with a polars state."""
+    root, df = dataset
+    keys = ["country", "actual", "predicted"]
+    for weight in (None, "w"):
+        got = pmd.counts(root, "y_true", "y_pred", by="country", weight=weight, client=client)
+        one = df.metrics.counts("y_true", "y_pred", by="country", weight=weight)
+        assert got.schema == one.schema
+        assert got["count"].dtype == (pl.Int64 if weight is None else pl.Float64)
+        assert got.equals(got.sort(keys))
+        assert_frame_equal(got, one.sort(keys), check_exact=weight is None)
+        scores = pmd.score_counts(root, "y", "s2", by="country", weight=weight, client=client)
+        one = df.metrics.score_counts("y", "s2", by="country", weight=weight)
+        assert scores.schema == one.schema
+        assert_frame_equal(scores, one.sort("country", "score"), check_exact=weight is None)
+    # the docs' incremental example: yesterday's Dask state + today's polars rows
+    today = df.head(100)
+    state = pl.concat(
+        [
+            pmd.counts(root, "y_true", "y_pred", client=client),
+            today.metrics.counts("y_true", "y_pred"),
+        ]
+    )
+    both = pl.concat([df, today])
+    assert_frame_equal(
+        pl_metrics.from_counts(state).report(),
+        both.metrics.report("y_true", "y_pred"),
+        check_exact=True,
+    )
+
+
+def test_a_data_error_counts_the_bad_rows_of_every_file(client, tmp_path: Path) -> None:
+    """Null labels in two files (2 and 3 rows, by hand) and none in a third: 5 bad rows,
+    the frame method's count on all the rows, with both files named (it was the
+    first file's 2); in Dask's idiom (not polars' drop_nulls)."""
+    frames = [
+        pl.DataFrame({"y_true": [0, None, 1, None], "y_pred": [0, 1, 1, 0]}),
+        pl.DataFrame({"y_true": [1, 1, 0], "y_pred": [0, 1, 1]}),
+        pl.DataFrame({"y_true": [None, None, 0, None], "y_pred": [1, 1, 0, 0]}),
+    ]
+    paths = []
+    for i, frame in enumerate(frames):
+        paths.append(str(tmp_path / f"part{i}.parquet"))
+        frame.write_parquet(paths[-1])
+    with pytest.raises(pl_metrics.DataError) as expected:
+        pl.concat(frames).metrics.report("y_true", "y_pred")
+    assert "has 5 null rows" in str(expected.value)
+    for call in (pmd.report, pmd.summary, pmd.counts):
+        with pytest.raises(pl_metrics.DataError) as got:
+            call(paths, "y_true", "y_pred", client=client)
+        message = str(got.value)
+        assert message.startswith(f"{paths[0]}, {paths[2]}: column 'y_true' has 5 null rows")
+        assert "drop_nulls" not in message
+        assert "ddf.dropna(subset=['y_true'])" in message
+    # one file alone: its own count, its path in front
+    with pytest.raises(pl_metrics.DataError, match=re.escape(f"{paths[2]}: column 'y_true' has 3")):
+        pmd.report(paths[1:], "y_true", "y_pred", client=client)
