@@ -744,3 +744,25 @@ def test_drift_by_segment_titles_each_column_over_its_own_bins(
         assert panel["facet"]["row"]["sort"] == ["s1", "s2"]
         assert panel["facet"]["row"]["header"]["labels"] is (i == 0)
     _rendered(chart, tmp_path, "drift_by", least=300)
+
+
+def test_confusion_counts_read_as_counts() -> None:
+    """Issue 49: the cells of 1,803,000 rows read ``1.803e+6`` (Vega's ``,.4~g``; 12,345
+    read ``1.235e+4``); they read ``1.8M`` and ``12,345`` now, a weighted 12.5 as itself."""
+    frame = pl.DataFrame(
+        {
+            "actual": [0, 0, 1, 1],
+            "predicted": [0, 1, 0, 1],
+            "count": [1_803_000.0, 12_345.0, 12.5, 999_999_999.0],
+        }
+    )
+    chart = plp.confusion_matrix(frame)
+    data = pl.DataFrame(chart.data).sort("actual", "predicted")
+    assert data["shown"].to_list() == ["1.8M", "12,345", "12.5", "1B"]
+    assert chart.to_dict()["layer"][1]["encoding"]["text"] == {"field": "shown", "type": "nominal"}
+    assert plp.confusion_matrix.__module__ == "pl_metrics.plot"
+    from pl_metrics.plot.tables import readable_count
+
+    cases = {0: "0", 999_999: "999,999", 1_000_000: "1M", -2_500_000: "-2.5M", 3.4e13: "34T"}
+    assert {v: readable_count(v) for v in cases} == cases
+    assert readable_count(None) == readable_count(float("nan")) == ""

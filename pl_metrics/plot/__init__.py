@@ -18,6 +18,11 @@ per class of one-vs-rest frames with a ``label`` column), :func:`confusion_matri
 :func:`reliability`, :func:`threshold_metrics`, :func:`gains`, :func:`forest`
 (intervals per segment), :func:`over_time` (with the interval as a band) and
 :func:`drift` (the reference's and the current rows' shares per bin).
+
+Long series are thinned for drawing (``_thin``): a curve or a metric's line of
+more than :data:`MAX_POINTS` points is drawn from about that many, its ends
+exact; a ROC / precision-recall curve keeps its area (within
+:data:`AREA_TOLERANCE` of the AUC / AP in its legend, which uses every point).
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from pl_metrics._core.checks import require_plot_extra
 
 require_plot_extra("pl_metrics.plot")  # the error names the extra to install
 
+from pl_metrics.plot._thin import AREA_TOLERANCE, MAX_POINTS  # noqa: E402
 from pl_metrics.plot.curves import (  # noqa: E402
     FEW_ROWS,
     gains,
@@ -43,7 +49,9 @@ from pl_metrics.plot.tables import (  # noqa: E402
 )
 
 __all__ = [
+    "AREA_TOLERANCE",
     "FEW_ROWS",
+    "MAX_POINTS",
     "confusion_matrix",
     "drift",
     "forest",

@@ -9,6 +9,7 @@ import polars as pl
 
 from pl_metrics._core.names import INTERNAL as _INTERNAL
 from pl_metrics._core.names import OUTPUTS
+from pl_metrics.plot import _thin
 from pl_metrics.plot._base import (
     _F_COLUMN,
     _ORDER,
@@ -41,9 +42,17 @@ def _curves(
     area: pl.Expr,
     name: str,
     extra: Sequence[str] = (),
+    steps: bool = False,
 ) -> pl.DataFrame:
-    """The points of each segment in curve order, its ``area`` and legend label
-    (``extra``: columns of ``frame`` carried along, constant within a segment).
+    """The points drawn of each segment in curve order, its ``area`` and legend
+    label (``extra``: columns of ``frame`` carried along, constant within a segment).
+
+    ``area`` (the legend's number) is computed from every point; the points drawn
+    are thinned to keep that area (:func:`_thin.keeping_area`: about
+    :data:`_thin.MAX_POINTS` a curve, the ends exact).  ``steps``: the curve is a
+    staircase (``y[i]`` holds from ``x[i]`` to ``x[i + 1]``), drawn as the polyline
+    of its corners, ``(x[i + 1], y[i])`` after each point (without a threshold):
+    the trapezoid area of the corners is the staircase's.
 
     Points with a NaN coordinate are left out.  A segment without points (no
     positives or no negatives) keeps its place in the legend, marked "no curve",
@@ -77,8 +86,12 @@ def _curves(
             continue
         value = points.select(area).item()
         legend = f"{points[_SEGMENT][0]} ({name} {value:.3f})"
+        drawn = points.select(_SEGMENT_ID, _SEGMENT, *extra, *columns)
+        if steps:
+            drawn = _corners(drawn, x, y)
+        kept = _thin.keeping_area(drawn[x].to_numpy(), drawn[y].to_numpy())
         out.append(
-            points.select(_SEGMENT_ID, _SEGMENT, *extra, *columns)
+            drawn[kept]
             .with_row_index(_ORDER)
             .with_columns(
                 pl.col(_ORDER).cast(pl.Int64),
@@ -87,6 +100,17 @@ def _curves(
             )
         )
     return pl.concat(out)
+
+
+def _corners(points: pl.DataFrame, x: str, y: str) -> pl.DataFrame:
+    """The staircase through ``points`` as a polyline: after each point but the
+    last, its step's corner ``(x[i + 1], y[i])`` (no threshold: not a point of the
+    curve)."""
+    position = f"{_INTERNAL}position"
+    rows = points.with_row_index(position).with_columns(pl.col(position) * 2)
+    unset = [pl.lit(None, points.schema[c]).alias(c) for c in ("threshold",) if c in rows.columns]
+    corners = rows.with_columns(pl.col(position) + 1, pl.col(x).shift(-1), *unset)
+    return pl.concat([rows, corners.head(max(points.height - 1, 0))]).sort(position).drop(position)
 
 
 #: Columns of a faceted curve chart: the panel (the ``facet`` values) and the series
@@ -199,7 +223,11 @@ def roc_curve(
     The AUC is the trapezoid area under the segment's points in curve order (fpr,
     then tpr, ascending) - ``sklearn.metrics.roc_auc_score`` of the data the curve
     came from.  Points with a NaN rate (a segment without positives or negatives)
-    are left out.
+    are left out.  A curve of more than :data:`MAX_POINTS` points is drawn from
+    about that many (:func:`pl_metrics.plot._thin.keeping_area`): its first and
+    last points, points evenly spaced along its length and both ends of each long
+    straight stretch, and more where needed for the trapezoid area of the points
+    drawn to be within :data:`AREA_TOLERANCE` (1e-4) of the AUC printed.
 
     Multiclass: the one-vs-rest curves of ``.metrics.roc_curve`` with a ``{label:
     column}`` score mapping have a ``label`` column and are drawn one per class (and
@@ -282,6 +310,10 @@ def pr_curve(
     The AP is scikit-learn's step-wise sum over the segment's points in curve
     order (recall descending, then precision ascending):
     ``sum((recall[i] - recall[i + 1]) * precision[i])`` - the area of the steps drawn.
+    The steps are drawn as the line through their corners (a corner is no
+    operating point: its threshold is null in the tooltip); a curve of more than
+    :data:`MAX_POINTS` points and corners is thinned as :func:`roc_curve`'s, the
+    area drawn within :data:`AREA_TOLERANCE` of the AP printed.
     One-vs-rest curves with a ``label`` column: one curve per class, and ``facet``
     small multiples, as :func:`roc_curve` (the APs in each panel's lower left).
     """
@@ -308,13 +340,15 @@ def pr_curve(
         area=ap,
         name="AP",
         extra=extra,
+        steps=True,
     )
     x = alt.X("recall:Q", scale=alt.Scale(domain=[0, 1]))
     y = alt.Y("precision:Q", scale=alt.Scale(domain=[0, 1]))
     tooltip = ["legend:N", *_threshold(data), "recall:Q", "precision:Q"]
     # points run from recall 1 to 0 and precision[i] holds on (recall[i+1], recall[i]]:
-    # horizontal first (as scikit-learn's display, drawstyle="steps-post")
-    step = {"interpolate": "step-after"}
+    # horizontal first (as scikit-learn's display, drawstyle="steps-post"), the steps'
+    # corners among the points (_curves(steps=True)): straight lines between them
+    step = {"interpolate": "linear"}
     if panels:
         series = [n for n in names if n not in panels]
 
@@ -469,7 +503,9 @@ def threshold_metrics(
     metric (colour), one panel per segment.
 
     The value axis runs from 0 to 1 (from -1 with ``mcc``), the same in every
-    panel; undefined (NaN) values are left out, not drawn as 0.
+    panel; undefined (NaN) values are left out, not drawn as 0.  A segment of more
+    than :data:`MAX_POINTS` thresholds is drawn at that many, evenly spaced in the
+    frame's order, the first and the last kept (:func:`pl_metrics.plot._thin.evenly`).
     """
     metrics = list(metrics)
     counts = [m for m in metrics if not (m in _RATES or _F_COLUMN.fullmatch(m))]
@@ -488,6 +524,9 @@ def threshold_metrics(
         point=["threshold"],
     )
     data = _segmented(frame.filter(pl.col("threshold").is_finite()), names)
+    if data.height > _thin.MAX_POINTS:
+        parts = data.partition_by(_SEGMENT_ID, maintain_order=True)
+        data = pl.concat([part[_thin.evenly(part.height)] for part in parts])
     long = _no_nan(
         data.unpivot(
             on=metrics,

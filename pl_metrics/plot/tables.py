@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -33,7 +34,8 @@ _BIN_ORDER = f"{_INTERNAL}bin_order"  # a bin's position in its column's bins
 
 def confusion_matrix(frame: pl.DataFrame, *, by: str | Sequence[str] | None = None) -> alt.Chart:
     """Heatmap of ``.metrics.confusion_matrix(...)``: colour = row-normalised rate
-    (recall of the actual class), text = count; one panel per segment."""
+    (recall of the actual class), text = count (:func:`readable_count`: 1,803 or
+    1.8M); one panel per segment."""
     names = _checked(
         frame,
         by,
@@ -51,6 +53,9 @@ def confusion_matrix(frame: pl.DataFrame, *, by: str | Sequence[str] | None = No
         )
         .select(_SEGMENT_ID, _SEGMENT, "actual", "predicted", "count", "rate")
     )
+    data = data.with_columns(
+        pl.Series("shown", [readable_count(c) for c in data["count"]], pl.String)
+    )
     base = alt.Chart(data).encode(x=alt.X("predicted:N", sort=None), y=alt.Y("actual:N", sort=None))
     heat = base.mark_rect().encode(
         color=alt.Color("rate:Q", scale=alt.Scale(scheme="blues", domain=[0, 1]), title="row rate"),
@@ -63,7 +68,7 @@ def confusion_matrix(frame: pl.DataFrame, *, by: str | Sequence[str] | None = No
         ],
     )
     text = base.mark_text(baseline="middle").encode(
-        text=alt.Text("count:Q", format=",.4~g"),
+        text=alt.Text("shown:N"),
         color=alt.condition(alt.datum.rate > 0.5, alt.value("white"), alt.value("black")),
     )
     chart = (heat + text).properties(width=240, height=240)
@@ -72,6 +77,24 @@ def confusion_matrix(frame: pl.DataFrame, *, by: str | Sequence[str] | None = No
         panels = data[_SEGMENT_ID].n_unique()
         chart = chart.facet(facet=facet, columns=2 if panels in (2, 4) else 3)
     return chart.properties(title="Confusion matrix")
+
+
+def readable_count(count: float | None) -> str:
+    """A count as a reader takes it in: below a million, a whole number with its
+    thousands (``1,803``; a weighted count from 1,000 rounded to a whole number,
+    below with 4 significant digits: ``12.5``); from a million, 3 significant
+    digits and M, B or T (``1.8M``, ``12.3B``); null / NaN as empty.  (Vega's
+    ``,.4~g`` wrote ``1.803e+6``, and ``1.235e+4`` for 12,345.)"""
+    if count is None or math.isnan(count):
+        return ""
+    if abs(count) < 1e6:
+        whole = float(count).is_integer() or abs(count) >= 1000
+        return f"{count:,.0f}" if whole else f"{count:.4g}"
+    size = abs(float(f"{count:.3g}"))  # 999,999,999 reads 1B, not 1e+03M
+    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M")):
+        if scale <= size < 1000 * scale:
+            return f"{count / scale:.3g}{suffix}"
+    return f"{count:.3g}"
 
 
 def per_class(
