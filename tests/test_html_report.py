@@ -231,6 +231,24 @@ def test_every_table_equals_its_frame_method(df: pl.DataFrame) -> None:
     assert expected["compare"]["differs"].any(), "the example should flag a segment"
 
 
+def test_a_null_is_an_empty_cell(df: pl.DataFrame) -> None:
+    """The average rows' label (and the class rows' average) printed "null" (issue 49):
+    an empty cell, still marked ``data-null``; the rows' other cells keep their text."""
+    from pl_metrics._report.page import Table, table_html
+
+    # by hand: x, y class rows (average null), then micro / macro / weighted (label null)
+    report = pl.DataFrame({"t": ["x", "y", "y"], "p": ["x", "y", "x"]}).metrics.report("t", "p")
+    rows = re.findall(r"<tr>(<td.*?)</tr>", table_html(Table("report", report)))
+    cells = [re.findall(r'<td data-col="(\w+)"[^>]*>(.*?)</td>', row) for row in rows]
+    assert [dict(row)["label"] for row in cells] == ["x", "y", "", "", ""]
+    assert [dict(row)["average"] for row in cells] == ["", "", "micro", "macro", "weighted"]
+    assert [dict(row)["support"] for row in cells] == ["1", "2", "3", "3", "3"]
+    assert 'data-col="label" data-kind="text" data-null=""></td>' in rows[2]
+    page = _report(df)  # its labels are Booleans
+    assert ">null<" not in page
+    assert re.search(r'data-col="label" data-kind="bool" data-null=""></td>', page)
+
+
 @pytest.mark.parametrize("ci_method", ["bootstrap", "poisson"])
 def test_ci_method_bootstrap_is_every_methods_bootstrap(df: pl.DataFrame, ci_method: str) -> None:
     # html_report(ci_method="bootstrap" or "poisson"): each table with intervals is its

@@ -91,7 +91,9 @@ def _cell(value: object, column: str, kind: str, bounds: tuple[object, object] |
         attrs += ' data-null=""'
     else:
         attrs += f' data-value="{html.escape(_exact(value))}"'
-    text = html.escape(_text(value))
+    # a null is an empty cell (the label of an average row, the average of a class
+    # row): ``data-null`` marks it for the sort and the tests
+    text = "" if value is None else html.escape(_text(value))
     if bounds is not None:
         low, high = bounds
         attrs += f' data-low="{html.escape(_exact(low))}" data-high="{html.escape(_exact(high))}"'
