@@ -271,7 +271,9 @@ class MonitoringMethods:
         LazyFrame
             ``*by, window_start, window_end, metric, value`` (+ ``low, high`` with
             ``ci``): one row per segment, window and metric, sorted by them
-            (metrics in the order given).  ``window_start`` is inclusive,
+            (metrics in the order given).  ``value`` is Float64 for every metric,
+            ``n`` too (a whole number of rows, exact below 2**53; cast it where a
+            count is wanted: docs/schemas.md).  ``window_start`` is inclusive,
             ``window_end`` exclusive; windows end at the end of every bucket from
             the input's first to its last; a window without rows in a segment
             has no row.
