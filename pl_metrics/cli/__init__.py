@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -32,11 +33,12 @@ import polars as pl
 
 import pl_metrics  # registers .metrics
 from pl_metrics._core.catalogue import CATALOGUE
+from pl_metrics.cli import _table
 from pl_metrics.cli._commands import _NAMES as _NAMES  # read by the tests
 from pl_metrics.cli._commands import CHARTS, EXAMPLES, Command, _Chart, commands
-from pl_metrics.cli._errors import UsageError, _Parser
+from pl_metrics.cli._errors import UsageError, _Parser, first_line
 from pl_metrics.cli._inputs import _csv_arguments, _csv_options, _separator, _text_labels, scan
-from pl_metrics.cli._values import _as_expr, _Context, _items, _pairs
+from pl_metrics.cli._values import _Context, _items, _pairs, with_sql_column
 
 #: The methods whose ``y_true`` holds graded relevances, not labels.
 _RELEVANCE = ("dcg", "ndcg")
@@ -160,7 +162,7 @@ def run(argv: Sequence[str] | None = None) -> pl.DataFrame | str:
     labels = _label_columns(command, args)
     lf = _text_labels(args.path, labels, as_text=args.labels_as_text, csv=csv)
     for name, sql in _pairs(args.with_column, "--with-column", "NAME=SQL"):
-        lf = lf.with_columns(_as_expr(sql, "--with-column", None).alias(name))
+        lf = with_sql_column(lf, name, sql)
     by = command.raw(args, "by")
     ctx = _Context(
         schema=lf.collect_schema(),
@@ -182,10 +184,10 @@ def run(argv: Sequence[str] | None = None) -> pl.DataFrame | str:
         return text
     frame: pl.DataFrame = method(**kwargs).collect(engine=args.engine)
     assert fmt is not None
-    _write(frame, fmt, args.output, separator=args.output_separator)
+    control = command.raw(args, "control")
+    by = [*(control if isinstance(control, list) else []), *ctx.by]
+    _write(frame, fmt, args.output, separator=args.output_separator, keys=by)
     if getattr(args, "plot", None):
-        control = command.raw(args, "control")
-        by = [*(control if isinstance(control, list) else []), *ctx.by]
         _plot(
             frame,
             CHARTS[command.name],
@@ -228,7 +230,11 @@ def _plot(
     kwargs: dict[str, Any] = {"by": [*by, *chart.by] or None}
     if chart.function == "forest":
         kwargs["metric"] = metric or chart.metric or frame["metric"][0]
-    getattr(plot, chart.function)(frame, **kwargs).save(target)
+    try:
+        getattr(plot, chart.function)(frame, **kwargs).save(target)
+    except Exception as exc:  # Altair's, vl-convert's, the file's: one line, status 2
+        msg = f"--plot {target}: the chart was not saved ({first_line(exc)})"
+        raise UsageError(msg) from None
 
 
 #: Output format of an ``-o`` file's extension (when ``--format`` is not given).
@@ -278,7 +284,17 @@ def _is_terminal(stream: object) -> bool:
     return bool(isatty is not None and isatty())
 
 
-def _write(df: pl.DataFrame, fmt: str, output: str | None, *, separator: str | None = None) -> None:
+def _write(
+    df: pl.DataFrame,
+    fmt: str,
+    output: str | None,
+    *,
+    separator: str | None = None,
+    keys: Sequence[str] = (),
+) -> None:
+    """``df`` in ``fmt`` to ``output`` (stdout when None); a table (``_table``) is as
+    wide as the terminal it is printed on, else :data:`_table.WIDTH`; ``keys``: its
+    ``by`` columns (their nulls read ``null``, other nulls are empty)."""
     if fmt == "parquet":
         df.write_parquet(sys.stdout.buffer if output is None else output)
         return
@@ -291,8 +307,9 @@ def _write(df: pl.DataFrame, fmt: str, output: str | None, *, separator: str | N
     elif fmt == "ndjson":
         text = df.write_ndjson()
     else:
-        with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_width_chars=200, float_precision=4):
-            text = str(df)
+        terminal = output is None and _is_terminal(sys.stdout)
+        width = shutil.get_terminal_size((_table.WIDTH, 24)).columns if terminal else _table.WIDTH
+        text = _table.table(df, keys=keys, width=width)
     if output is None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
     else:
@@ -310,8 +327,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         pl.exceptions.PolarsError,
         OSError,
     ) as exc:
-        text = str(exc).strip()
-        first = text.splitlines()[0] if text else type(exc).__name__
-        print(f"pl-metrics: error: {first}", file=sys.stderr)
+        print(f"pl-metrics: error: {first_line(exc)}", file=sys.stderr)
         return 2
     return 0

@@ -31,6 +31,7 @@ from pl_metrics.cli._values import (
     _as_labels,
     _as_matrix,
     _as_models,
+    _as_rows,
     _as_score_map,
     _as_strings,
     _Context,
@@ -218,9 +219,10 @@ _REFERENCE_FILE = _Form(
 )
 _REFERENCE_ROWS = _Form(
     {"metavar": "SQL"},
-    _as_expr,
+    _as_rows,
     "a Boolean SQL expression marking the reference rows (the others are the current "
-    "ones), e.g. \"model_version = 'v1'\"; or --reference-file",
+    "ones), e.g. \"model_version = 'v1'\" or \"date < '2025-04-01'\" (a date-like "
+    "text compared with a date column is the date); or --reference-file",
 )
 
 _SPECIAL_FORMS: dict[tuple[str, str], _Form] = {
@@ -233,7 +235,7 @@ _SPECIAL_FORMS: dict[tuple[str, str], _Form] = {
     ("drift", "reference"): _REFERENCE_ROWS,
     ("html_report", "reference"): _Form(
         {"metavar": "SQL"},
-        _as_expr,
+        _as_rows,
         "a Boolean SQL expression marking the reference rows of the drift section, e.g. "
         "\"model_version = 'v1'\"; or --reference-file",
     ),
@@ -430,7 +432,7 @@ def _options(method: str) -> list[_Option]:
             options.append(_Option(name, ("--score-map",), _SCORE_MAP, only_map, map_help))
             continue
         form = _form(method, name, hints[name])
-        if name == "reference" and form.convert is _as_expr:  # rows: SQL, or another file
+        if name == "reference" and form.convert is _as_rows:  # rows: SQL, or another file
             options.append(_Option(name, flags, form, False, form.note))
             options.append(
                 _Option(name, ("--reference-file",), _REFERENCE_FILE, False, _REFERENCE_FILE.note)

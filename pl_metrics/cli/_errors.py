@@ -10,6 +10,13 @@ class UsageError(Exception):
     """Bad input from the command line: printed as one line, exit status 2."""
 
 
+def first_line(exc: BaseException) -> str:
+    """The first line of ``exc``'s message (its type's name if it has none): what the
+    command prints of an error, never a traceback."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # one line, status 2, no usage dump
         raise UsageError(message)

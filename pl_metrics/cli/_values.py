@@ -10,7 +10,8 @@ from typing import Any
 
 import polars as pl
 
-from pl_metrics.cli._errors import UsageError
+from pl_metrics._core.names import INTERNAL
+from pl_metrics.cli._errors import UsageError, first_line
 
 # ------------------------------------------------------------- values of options
 
@@ -136,8 +137,86 @@ def _as_expr(text: str, flag: str, ctx: _Context | None) -> pl.Expr:
     try:
         return pl.sql_expr(text)
     except Exception as exc:  # polars raises several kinds for bad SQL
-        msg = f"{flag} {text!r}: not a SQL expression ({str(exc).strip().splitlines()[0]})"
+        msg = f"{flag} {text!r}: not a SQL expression ({first_line(exc)})"
         raise UsageError(msg) from None
+
+
+#: A text literal that reads as a date, or a date and a time (ISO 8601), not already
+#: typed (``DATE '...'``, ``'...'::date``).
+_DATED = re.compile(
+    r"(?<![\w'])(?<!DATE )(?<!TIMESTAMP )"  # not after a name, a quote or the type
+    r"'(\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?)'"  # the date, the time
+    r"(?!\s*::)",  # not cast
+    re.IGNORECASE,
+)
+
+
+def _dated(text: str) -> str:
+    """``text`` with each date-like text literal typed: ``'2025-04-01'`` as
+    ``DATE '2025-04-01'``, ``'2025-04-01 10:00'`` as ``TIMESTAMP '2025-04-01 10:00'``."""
+
+    def typed(match: re.Match[str]) -> str:
+        kind = "TIMESTAMP" if match.group(2) else "DATE"
+        return f"{kind} '{match.group(1)}'"
+
+    return _DATED.sub(typed, text)
+
+
+def _as_rows(text: str, flag: str, ctx: _Context) -> pl.Expr:
+    """A Boolean SQL expression over the input's rows (``--reference``), checked on
+    the input's schema now (an empty frame of it), not at the end of the read.
+
+    Polars' SQL compares a date column with a date, not with text: ``date <
+    '2025-04-01'`` fails there, so a date-like text literal is read as the date
+    (``DATE '2025-04-01'``) when the expression fails as written and works so.
+    """
+    expr = _as_expr(text, flag, ctx)
+    error = _fails(expr, ctx.schema)
+    if error is None:
+        return expr
+    dated = _dated(text)
+    if dated != text:
+        typed = _as_expr(dated, flag, ctx)
+        still = _fails(typed, ctx.schema)
+        if still is None:
+            return typed
+        error += f"; with the dates typed, {dated!r}: {still}"
+    elif "'date/datetime/time'" in error:  # polars: cannot compare a date to a string
+        error += "; a date is written DATE '2025-04-01' (a time TIMESTAMP '2025-04-01 10:00')"
+    msg = f"{flag} {text!r}: {error}"
+    raise UsageError(msg)
+
+
+def _fails(expr: pl.Expr, schema: pl.Schema) -> str | None:
+    """Why ``expr`` cannot mark rows of ``schema`` (the first line), or None."""
+    try:
+        out = pl.LazyFrame(schema=schema).select(expr.alias("rows")).collect()
+    except Exception as exc:  # polars raises several kinds
+        return first_line(exc)
+    if out.schema["rows"] != pl.Boolean:
+        return f"a {out.schema['rows']} expression, not a Boolean one (true: a reference row)"
+    return None
+
+
+def with_sql_column(lf: pl.LazyFrame, name: str, sql: str) -> pl.LazyFrame:
+    """``lf`` with the column ``name`` (replaced where ``lf`` has it) computed by the
+    SQL expression ``sql`` over ``lf``'s columns (``--with-column NAME=SQL``).
+
+    Through polars' SQL on the frame (``LazyFrame.sql``), which knows the columns'
+    types: ``date_trunc('week', date)`` and ``date < '2025-04-01'`` work there, not
+    in ``pl.sql_expr`` (which cannot tell a date column from another).
+    """
+    temporary = f"{INTERNAL}with_column"  # no column of the user's has the prefix
+    try:
+        out = lf.sql(f'SELECT *, ({sql}) AS "{temporary}" FROM self')
+        out.collect_schema()
+    except Exception as exc:  # polars raises several kinds for bad SQL
+        msg = f"--with-column {f'{name}={sql}'!r}: not a SQL expression ({first_line(exc)})"
+        raise UsageError(msg) from None
+    value = pl.col(temporary).alias(name)
+    columns = lf.collect_schema().names()
+    kept = [value if c == name else pl.col(c) for c in columns]
+    return out.select(*kept, *([] if name in columns else [value]))
 
 
 def _as_buckets(text: str, flag: str, ctx: _Context) -> int | list[float]:
