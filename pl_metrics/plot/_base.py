@@ -73,7 +73,7 @@ def _checked(
         )
         raise ValueError(msg)
     point = [c for c in point if c in columns]
-    if point and frame.select(pl.struct(*names, *point).is_duplicated().any()).item():
+    if point and _repeats(frame, names, point):
         where = f"per {names} value" if names else "in the frame"
         msg = (
             f"{chart}: {point} repeats {where}: the frame holds several segments; "
@@ -81,6 +81,32 @@ def _checked(
         )
         raise ValueError(msg)
     return names
+
+
+def _repeats(frame: pl.DataFrame, names: list[str], point: list[str]) -> bool:
+    """Whether a ``point`` key repeats within a segment (``names``).  The library's
+    curves hold each segment's rows together, their one point column strictly
+    monotonic: that is read in one pass over the rows; any other frame is hashed
+    (2.5-3.5 s on a 5M-row curve, most of a chart's time)."""
+    if len(point) == 1:
+        x = pl.col(point[0])
+        first = pl.int_range(pl.len()) == 0
+        same = ~first
+        for c in names:
+            same &= pl.col(c).eq_missing(pl.col(c).shift())
+        # each segment one run of rows (its first rows' keys distinct), the point
+        # strictly down (or up) within it: no repeat (a null or NaN: hashed)
+        read = frame.select(
+            (~same).sum().alias("runs"),
+            ((x < x.shift()).fill_null(value=False) | ~same).all().alias("down"),
+            ((x > x.shift()).fill_null(value=False) | ~same).all().alias("up"),
+        ).row(0)
+        runs, down, up = read
+        if down or up:
+            segments = frame.filter(~same).select(names).unique().height if names else 1
+            if runs in (segments, 0):
+                return False
+    return bool(frame.select(pl.struct(*names, *point).is_duplicated().any()).item())
 
 
 def _key(by: list[str]) -> pl.Expr:
