@@ -290,13 +290,16 @@ def summary(
     by: By = None,
     labels: Labels = None,
     weight: str | None = None,
+    adjusted: bool = False,
     split_every: int = 8,
 ) -> pl.DataFrame:
-    """``.metrics.summary`` over all files, computed on the Dask cluster."""
+    """``.metrics.summary`` over all files, computed on the Dask cluster (``adjusted``:
+    the balanced accuracy adjusted for chance, as the frame method's)."""
+    (adjusted,) = checked("summary", adjusted=adjusted)
     state = counts(
         paths, y_true, y_pred, client=client, by=by, weight=weight, split_every=split_every
     )
-    return from_counts(state, by=v.by_names(by)).summary(labels=labels)
+    return from_counts(state, by=v.by_names(by)).summary(labels=labels, adjusted=adjusted)
 
 
 def roc_auc(

@@ -362,12 +362,15 @@ def balanced_accuracy(
     *,
     labels: Sequence[object] | None = None,
     weight: IntoColumn | None = None,
+    adjusted: bool = False,
 ) -> pl.Expr:
     """The mean recall of the classes that occur in ``y_true`` (in the group).
 
     Equals :meth:`~pl_metrics.MetricsLazyFrame.summary`'s ``balanced_accuracy`` and
-    ``sklearn.metrics.balanced_accuracy_score(y_true, y_pred, sample_weight=weight)``;
-    the arguments as :func:`mcc`.
+    ``sklearn.metrics.balanced_accuracy_score(y_true, y_pred, sample_weight=weight,
+    adjusted=adjusted)``; the arguments as :func:`mcc`.  ``adjusted``: adjusted for
+    chance, (score - 1/K) / (1 - 1/K) over the K classes in ``y_true`` (NaN for
+    one class, where scikit-learn divides by 0), as ``summary(adjusted=True)``.
 
     Examples
     --------
@@ -376,7 +379,10 @@ def balanced_accuracy(
     >>> df.select(plm.balanced_accuracy("t", "p").round(6))["balanced_accuracy"].item()
     0.833333
     """
-    return mc.balanced_accuracy_expr(y_true, y_pred, labels=labels, weight=weight)
+    (adjusted,) = opt.checked("expressions", adjusted=adjusted)
+    return mc.balanced_accuracy_expr(
+        y_true, y_pred, labels=labels, weight=weight, adjusted=adjusted
+    )
 
 
 def cohen_kappa(

@@ -320,6 +320,7 @@ def summary(
     ci_method: SummaryCiMethod = "delta",
     kappa_weights: KappaWeights | None = None,
     replace_undefined_by: float = float("nan"),
+    adjusted: bool = False,
 ) -> pl.DataFrame:
     """``.metrics.summary`` of all rows of the Spark frame.
 
@@ -327,7 +328,7 @@ def summary(
     ----------
     sdf
         The Spark frame.
-    y_true, y_pred, by, labels, weight, kappa_weights, replace_undefined_by
+    y_true, y_pred, by, labels, weight, kappa_weights, replace_undefined_by, adjusted
         As :meth:`MetricsLazyFrame.summary`.
     ci, n_boot, seed, ci_method
         As :meth:`MetricsLazyFrame.summary` (``"delta"``, the default,
@@ -342,7 +343,7 @@ def summary(
         ``.metrics.summary`` of all rows of the Spark frame.
     """
     options = {"labels": labels, "kappa_weights": kappa_weights}
-    options |= {"replace_undefined_by": replace_undefined_by}
+    options |= {"replace_undefined_by": replace_undefined_by, "adjusted": adjusted}
     options |= {"ci": ci, "n_boot": n_boot, "seed": seed, "ci_method": ci_method}
     return _confusion(sdf, "summary", y_true, y_pred, by=by, weight=weight, options=options)
 

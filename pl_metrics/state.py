@@ -33,7 +33,7 @@ from pl_metrics import _classification as cls
 from pl_metrics._core import checks as v
 from pl_metrics._core import names
 from pl_metrics._core import scores as sc
-from pl_metrics._core.confusion import Counts
+from pl_metrics._core.confusion import Counts, chance_adjusted_summary
 from pl_metrics._core.names import ACTUAL, ALL, COUNTS_STATE, PREDICTED, SCORE_STATE
 from pl_metrics._core.options import checked
 from pl_metrics._intervals import attach as iv
@@ -374,17 +374,22 @@ class CountsState(Generic[FrameT]):
         ci_method: SummaryCiMethod = "delta",
         kappa_weights: KappaWeights | None = None,
         replace_undefined_by: float = float("nan"),
+        adjusted: bool = False,
     ) -> FrameT:
         """As :meth:`MetricsLazyFrame.summary`, ``ci`` included (integer counts only)."""
-        kappa_weights, undefined = checked(
-            "summary", kappa_weights=kappa_weights, replace_undefined_by=replace_undefined_by
+        kappa_weights, undefined, adjusted = checked(
+            "summary",
+            kappa_weights=kappa_weights,
+            replace_undefined_by=replace_undefined_by,
+            adjusted=adjusted,
         )
         with_ci = self._wants_ci("summary", ci, n_boot, ci_method, seed)
         if with_ci:
             v.check_kappa_interval(kappa_weights, ci_method)
         v.check_kappa_undefined_interval(undefined, with_ci)
+        counts = self._counts(labels, "summary", ci=with_ci)
         result = iv.finish_summary(
-            self._counts(labels, "summary", ci=with_ci),
+            counts,
             kappa_weights=kappa_weights,
             replace_undefined_by=undefined,
             ci=ci if with_ci else None,
@@ -392,6 +397,7 @@ class CountsState(Generic[FrameT]):
             n_boot=n_boot,
             seed=seed,
         )
+        result = chance_adjusted_summary(result, counts) if adjusted else result
         return _collect(result, self._eager)  # type: ignore[return-value]
 
 

@@ -367,3 +367,74 @@ def test_a_frame_wide_expression_beside_columns_is_one_list(make, labels, monkey
         assert streamed["v"].to_list() == pytest.approx([alone] * n, rel=1e-12, nan_ok=True)
     assert calls
     assert all(call == (1, n) for call in calls)
+
+
+def _adjusted_sk(t, p, w) -> float:
+    """scikit-learn's ``balanced_accuracy_score(adjusted=True)``; with one class in
+    ``t`` it divides by 0 (-inf, or NaN where every row is right), where pl_metrics
+    gives NaN: no chance level below a perfect score."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        value = skm.balanced_accuracy_score(t, p, sample_weight=w, adjusted=True)
+    if len(np.unique(t)) == 1:
+        assert value == -math.inf or math.isnan(value)
+        return math.nan
+    return value
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    data=_rows(),
+    weighted=st.booleans(),
+    labels=st.sampled_from([None, [3, 0, 1], [1, 2, 3, 4, 0], [2]]),
+)
+def test_adjusted_balanced_accuracy_equals_sklearn(data, weighted, labels) -> None:
+    """``adjusted=True`` (issue 49): the expression, ``summary`` and a merged state
+    equal scikit-learn's ``balanced_accuracy_score(adjusted=True)`` per group, with
+    absent classes (``labels=`` naming classes a group lacks), one class and weights
+    (0 included)."""
+    df = pl.DataFrame(data, schema=["g", "t", "p", "w"], orient="row")
+    w = "w" if weighted else None
+    expr = plm.balanced_accuracy("t", "p", labels=labels, weight=w, adjusted=True)
+    got = df.group_by("g").agg(expr.alias("value")).sort("g")
+    _check_over(df, expr.alias("value"), got)
+    values = dict(got.iter_rows())
+    summary = df.metrics.summary("t", "p", by="g", weight=w, labels=labels, adjusted=True)
+    frame = dict(summary.select("g", "balanced_accuracy").iter_rows())
+    for g, t_all, p_all, w_all in _segments(df, weighted):
+        # summary drops the rows outside labels
+        inside = np.ones(len(t_all), bool) if labels is None else np.isin(t_all, labels)
+        inside &= True if labels is None else np.isin(p_all, labels)
+        t, p, sw = t_all[inside], p_all[inside], w_all[inside]
+        if len(t) == 0:  # no rows (sklearn refuses them): NaN, as the unadjusted one
+            assert g not in frame or math.isnan(frame[g])
+            continue
+        expected = _adjusted_sk(t, p, sw if weighted else None)
+        assert values[g] == pytest.approx(expected, rel=1e-9, abs=1e-12, nan_ok=True)
+        assert frame[g] == pytest.approx(expected, rel=1e-9, abs=1e-12, nan_ok=True)
+    state = df.metrics.counts("t", "p", by="g", weight=w)
+    merged = plm.from_counts(state, by="g").summary(labels=labels, adjusted=True)
+    assert_frame_equal(merged, summary, check_exact=not weighted, rel_tol=1e-12)
+
+
+def test_adjusted_balanced_accuracy_by_hand_and_its_interval() -> None:
+    """By hand: classes 0, 1, 2 with recalls 1, 1/2, 1 -> balanced accuracy 5/6, adjusted
+    (5/6 - 1/3) / (2/3) = 3/4 (scikit-learn: 0.75); one class: NaN.  The interval's
+    bounds go through the same map; multilabel rows refuse it."""
+    df = pl.DataFrame({"t": [0, 1, 1, 2], "p": [0, 1, 2, 2]})
+    assert skm.balanced_accuracy_score(df["t"], df["p"], adjusted=True) == pytest.approx(0.75)
+    plain = df.metrics.summary("t", "p", ci=0.9)
+    adjusted = df.metrics.summary("t", "p", ci=0.9, adjusted=True)
+    assert adjusted["balanced_accuracy"].item() == pytest.approx(0.75)
+    for column in ("balanced_accuracy", "balanced_accuracy_low", "balanced_accuracy_high"):
+        assert adjusted[column].item() == pytest.approx((plain[column].item() - 1 / 3) / (2 / 3))
+    rest = [c for c in plain.columns if not c.startswith("balanced")]
+    assert_frame_equal(adjusted.select(rest), plain.select(rest))
+    one = pl.DataFrame({"t": [1, 1, 1], "p": [1, 0, 1]})
+    assert math.isnan(one.metrics.summary("t", "p", adjusted=True)["balanced_accuracy"].item())
+    assert math.isnan(one.select(plm.balanced_accuracy("t", "p", adjusted=True)).item())
+    with pytest.raises(ValueError, match="adjusted"):
+        df.metrics.summary("t", "p", adjusted="yes")  # type: ignore[arg-type]
+    multilabel = pl.DataFrame({"t": [[0], [1]], "p": [[0], [0, 1]]})
+    with pytest.raises(ValueError, match="`adjusted` is for single-label rows"):
+        multilabel.metrics.summary("t", "p", adjusted=True)

@@ -253,6 +253,7 @@ ORACLES: dict[str, tuple[str, ...]] = {
         "test_practitioner.py::test_weighted_kappa_equals_sklearn",
         "test_classification.py::test_kappa_replace_undefined_by_equals_sklearn",
         "test_multilabel.py::test_against_sklearn",
+        "test_expr_multiclass.py::test_adjusted_balanced_accuracy_equals_sklearn",
     ),
     "threshold_report": (
         "sklearn.metrics.precision_recall_fscore_support; equal to report of the thresholded predictions",
@@ -282,8 +283,9 @@ ORACLES: dict[str, tuple[str, ...]] = {
         "test_ranking.py::test_expressions_in_group_by_equal_sklearn",
     ),
     "plm.balanced_accuracy": (
-        "sklearn.metrics.balanced_accuracy_score",
+        "sklearn.metrics.balanced_accuracy_score (adjusted=True too)",
         "test_expr_multiclass.py::test_summary_metrics_equal_sklearn_and_summary",
+        "test_expr_multiclass.py::test_adjusted_balanced_accuracy_equals_sklearn",
     ),
     "plm.brier_score": (
         "sklearn.metrics.brier_score_loss",

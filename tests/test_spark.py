@@ -177,6 +177,7 @@ def test_confusion_options_equal_one_machine(df: pl.DataFrame, sdf: SparkFrame) 
         ("averages", {"zero_division": float("nan"), "labels": [0.0, 1.0, 7.0]}),
         ("confusion_matrix", {"normalize": "true", "by": ["seg", "odd name.x"]}),
         ("summary", {"kappa_weights": "quadratic", "weight": "w"}),
+        ("summary", {"adjusted": True, "labels": [0.0, 1.0, 5.0], "by": "seg"}),
     ]
     for method, options in cases:
         got = getattr(pms, method)(sdf, "t_float", "p_float", **options)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from pl_metrics._core import checks as v
+from pl_metrics._core import formulas as fm
 from pl_metrics._core import inputs, names
 from pl_metrics._core.names import ACTUAL, ALL, COUNT, ORD, PREDICTED, ROWS
 
@@ -259,3 +260,34 @@ def class_counts(
         *(difference(name) for name in differences),
         *(["miss"] if misses else []),
     )
+
+
+#: The classes with actual rows of a segment (:func:`chance_adjusted_summary`).
+_CLASSES = f"{names.INTERNAL}actual_classes"
+_BALANCED = ("balanced_accuracy", "balanced_accuracy_low", "balanced_accuracy_high")
+
+
+def chance_adjusted_summary(summary: pl.LazyFrame, counts: Counts) -> pl.LazyFrame:
+    """``summary``'s ``balanced_accuracy`` adjusted for chance (``summary(adjusted=True)``,
+    ``formulas.chance_adjusted``) by each segment's classes with actual rows (in the
+    matrix ``summary`` reads: rows outside ``labels=`` dropped).  Its interval's bounds
+    go through the same map (linear and increasing in the score) with the segment's
+    classes: the bootstrap's replicates are adjusted by the point's classes, not by
+    those a replicate happens to draw."""
+    present = restricted(counts).filter(pl.col(COUNT) > 0)
+    if counts.by:
+        classes = present.group_by(counts.keys).agg(pl.col(ACTUAL).n_unique().alias(_CLASSES))
+        joined = summary.join(
+            counts.finish(classes),
+            on=counts.by,
+            how="left",
+            nulls_equal=True,
+            maintain_order="left",
+        )
+    else:  # one row (a summary row even without rows)
+        classes = present.select(pl.col(ACTUAL).n_unique().alias(_CLASSES))
+        joined = summary.join(classes, how="cross", maintain_order="left")
+    adjusted = [c for c in _BALANCED if c in summary.collect_schema()]
+    return joined.with_columns(
+        fm.chance_adjusted(pl.col(c), pl.col(_CLASSES)).alias(c) for c in adjusted
+    ).drop(_CLASSES)

@@ -319,24 +319,15 @@ def accuracy(correct: Any, n: Any, zero_division: float, xp: Backend = POLARS) -
     return xp.ratio(correct, n, zero_division)
 
 
-def binary_mcc(tp: Any, fp: Any, fn: Any, tn: Any, xp: Backend = POLARS) -> Any:
-    """Matthews correlation of a 2x2 matrix; 0 when a margin is 0 (scikit-learn).
-
-    The counts are divided by their total first (MCC does not change): products
-    of weighted counts near 1e77 would overflow the four margins' product to
-    infinity (MCC 0), or to NaN.  The two steps are :func:`mcc_shares` and
-    :func:`mcc_of_shares` (a frame of many rows computes the shares as columns
-    first: one polars expression repeats the total in every share).
-    """
-    return mcc_of_shares(*mcc_shares(tp, fp, fn, tn, xp), xp)
-
-
 def mcc_shares(  # noqa: PLR0917 - the counts, then the options, as every formula here
     tp: Any, fp: Any, fn: Any, tn: Any, xp: Backend = POLARS, total: Any = None
 ) -> tuple[Any, ...]:
-    """:func:`binary_mcc`'s first step: tp, fp, fn, tn as shares of their total (as
-    Float64; the total 1 where it is 0).  ``total``: that total when it is already
-    known (a threshold sweep's P + N: no sum of four columns per row)."""
+    """The first step of a 2x2 matrix's Matthews correlation (:func:`mcc_of_shares`):
+    tp, fp, fn, tn as Float64 shares of their total (1 where it is 0; ``total``: that
+    total when it is already known, a threshold sweep's P + N).  MCC does not change,
+    and products of weighted counts near 1e77 would overflow the four margins'
+    product to infinity (MCC 0), or to NaN; a frame of many rows makes the shares
+    columns first (one polars expression repeats the total in every share)."""
     tp, fp, fn, tn = (xp.to_float(x) for x in (tp, fp, fn, tn))
     n = tp + fp + fn + tn if total is None else xp.to_float(total)
     n = xp.where(n > 0, n, 1.0)
@@ -344,7 +335,7 @@ def mcc_shares(  # noqa: PLR0917 - the counts, then the options, as every formul
 
 
 def mcc_of_shares(tp: Any, fp: Any, fn: Any, tn: Any, xp: Backend = POLARS) -> Any:
-    """:func:`binary_mcc` of the shares of :func:`mcc_shares`."""
+    """Matthews correlation of the shares of :func:`mcc_shares`; 0 when a margin is 0."""
     pos_margins = (tp + fp) * (tp + fn)
     neg_margins = (tn + fp) * (tn + fn)
     # 0 where a margin is 0: the shares are at most 1, so sqrt(0) * sqrt(m) is 0 (never
@@ -450,6 +441,14 @@ def mcc_from_covariances(
     product = cov_pp * cov_tt
     value = xp.where(product == 0, 0.0, xp.ratio(cov_tp, xp.sqrt(product), 0.0))
     return xp.where(n == 0, float("nan"), value)
+
+
+def chance_adjusted(score: Any, n_classes: Any, xp: Backend = POLARS) -> Any:
+    """scikit-learn's ``balanced_accuracy_score(adjusted=True)``: (score - 1/K) / (1 - 1/K)
+    over the K classes with actual rows, chance 0 and perfect 1; NaN where K = 1 (no
+    chance level below a perfect score: scikit-learn divides by 0, -inf or NaN)."""
+    chance = 1.0 / xp.to_float(n_classes)
+    return xp.where(n_classes > 1, (score - chance) / (1.0 - chance), float("nan"))
 
 
 def kappa_from_covariances(cov_tp: Any, expected: Any, xp: Backend = POLARS) -> Any:

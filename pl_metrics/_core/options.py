@@ -78,6 +78,7 @@ def _seed(seed: object) -> object:
 OPTIONS: Mapping[str, Check] = MappingProxyType(
     {
         "adjust": _optional(_choice("adjust", Adjust)),
+        "adjusted": partial(v.check_flag, "adjusted"),
         "agg": _choice("agg", FairnessAgg),
         "average": _optional_choice("average", AucAverage),
         "best": partial(v.check_flag, "best"),

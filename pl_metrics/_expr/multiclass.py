@@ -468,16 +468,22 @@ def mcc_expr(
 
 
 def balanced_accuracy_expr(
-    y_true: IntoColumn, y_pred: IntoColumn, *, labels: object, weight: IntoColumn | None
+    y_true: IntoColumn,
+    y_pred: IntoColumn,
+    *,
+    labels: object,
+    weight: IntoColumn | None,
+    adjusted: bool = False,
 ) -> pl.Expr:
-    """The mean recall of the classes with actual rows (``summary``'s)."""
+    """The mean recall of the classes with actual rows (``summary``'s); ``adjusted``:
+    for chance, over those classes (``formulas.chance_adjusted``)."""
     counts = _summary_counts(y_true, y_pred, labels, weight)
 
     def value(support: pl.Expr, predicted: pl.Expr, tp: pl.Expr) -> pl.Expr:
         # the macro mean of recall over the classes with actual rows (exact sums)
         recall = pl.when(support > 0).then(tp.cast(pl.Float64) / support)
         balanced, _ = fm.class_averages(recall, support, skip_nan=False, integer=counts.exact)
-        return balanced
+        return fm.chance_adjusted(balanced, recall.count()) if adjusted else balanced
 
     return _finish(counts.reduce(value), counts, "balanced_accuracy")
 

@@ -11,7 +11,7 @@ from pl_metrics import _classification as cls
 from pl_metrics._core import checks as v
 from pl_metrics._core import names
 from pl_metrics._core.checks import wants_ci as _wants_ci
-from pl_metrics._core.confusion import Counts, confusion_counts
+from pl_metrics._core.confusion import Counts, chance_adjusted_summary, confusion_counts
 from pl_metrics._core.names import COUNTS_STATE
 from pl_metrics._core.options import checked
 from pl_metrics._intervals import attach as iv
@@ -409,6 +409,7 @@ class LabelMethods:
         ci_method: SummaryCiMethod | None = None,
         kappa_weights: KappaWeights | None = None,
         replace_undefined_by: float = float("nan"),
+        adjusted: bool = False,
     ) -> pl.LazyFrame:
         """Accuracy, balanced accuracy, MCC and Cohen's kappa, one row per segment.
 
@@ -429,6 +430,14 @@ class LabelMethods:
             actual and all the predicted labels: 0 / 0): NaN (default) or a number
             in [-1, 1], scikit-learn's ``cohen_kappa_score(replace_undefined_by=)``.
             Not with ``ci``.
+        adjusted
+            Balanced accuracy adjusted for chance, scikit-learn's
+            ``balanced_accuracy_score(adjusted=True)``: (score - 1/K) / (1 - 1/K)
+            with K the segment's classes present in ``y_true``, so that chance
+            scores 0 and a perfect prediction 1; NaN with one class (K = 1, where
+            scikit-learn divides by 0).  Its interval: the unadjusted one's bounds
+            through the same map (the bootstrap's replicates keep the segment's K).
+            Single-label rows only.
         ci, n_boot, seed, ci_method
             Intervals ``<metric>_low`` / ``<metric>_high`` at level ``ci`` (counts
             of rows: not with ``weight``).  ``ci_method``:
@@ -488,8 +497,11 @@ class LabelMethods:
         │ 4   ┆ 0.75     ┆ 0.75              ┆ 0.57735 ┆ 0.5         │
         └─────┴──────────┴───────────────────┴─────────┴─────────────┘
         """
-        kappa_weights, undefined = checked(
-            "summary", kappa_weights=kappa_weights, replace_undefined_by=replace_undefined_by
+        kappa_weights, undefined, adjusted = checked(
+            "summary",
+            kappa_weights=kappa_weights,
+            replace_undefined_by=replace_undefined_by,
+            adjusted=adjusted,
         )
         multilabel = ml.is_multilabel(self._lf, y_true)
         if ci_method is None:  # the multilabel summary's intervals are bootstraps of rows
@@ -506,8 +518,9 @@ class LabelMethods:
             if not math.isnan(undefined):
                 msg = "`replace_undefined_by` is for single-label rows (kappa); drop it"
                 raise ValueError(msg)
-            if kappa_weights is not None:
-                msg = "`kappa_weights` is for single-label rows; drop it for multilabel input"
+            if kappa_weights is not None or adjusted:
+                name = "kappa_weights" if kappa_weights is not None else "adjusted"
+                msg = f"`{name}` is for single-label rows; drop it for multilabel input"
                 raise ValueError(msg)
             return ml.summary(
                 self._lf,
@@ -529,7 +542,7 @@ class LabelMethods:
             method="summary",
             ci=wants_ci,
         )
-        return iv.finish_summary(
+        result = iv.finish_summary(
             counts,
             kappa_weights=kappa_weights,
             replace_undefined_by=undefined,
@@ -538,6 +551,7 @@ class LabelMethods:
             n_boot=n_boot,
             seed=seed,
         )
+        return chance_adjusted_summary(result, counts) if adjusted else result
 
     def counts(
         self, y_true: str, y_pred: str, *, by: By = None, weight: str | None = None
