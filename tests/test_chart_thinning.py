@@ -114,16 +114,18 @@ def test_thresholds_are_drawn_evenly_with_their_ends() -> None:
         assert joined["value"].equals(joined[metric].fill_nan(None), check_names=False)
 
 
-def test_evenly_is_the_html_reports_rule() -> None:
-    """One rule for a series without an area: the HTML report's ``thinned`` keeps the
-    rows that ``_thin.evenly`` keeps (the first of each of limit - 1 equal spans of
-    positions, and the last)."""
-    from pl_metrics._report.sections import thinned
-
+def test_evenly_keeps_the_first_of_equal_spans_and_the_last() -> None:
+    """The rule for a series without an area (the HTML report's before it drew
+    what the charts draw): the first of each of limit - 1 equal spans of
+    positions, ceil(j (n - 1) / (limit - 1)), and the last."""
     for n in (1, 2, 399, 400, 401, 1000, 12_345):
         for limit in (2, 3, 10, 400):
-            frame = pl.DataFrame({"i": np.arange(n)})
-            assert thinned(frame, limit)["i"].to_list() == _thin.evenly(n, limit).tolist()
+            want = (
+                list(range(n))
+                if n <= limit
+                else [-(-j * (n - 1) // (limit - 1)) for j in range(limit - 1)] + [n - 1]
+            )
+            assert _thin.evenly(n, limit).tolist() == want
     # by hand: 10 rows, 4 kept: spans of 3 positions start at 0, 3, 6; and the last, 9
     assert _thin.evenly(10, 4).tolist() == [0, 3, 6, 9]
 
@@ -142,10 +144,14 @@ def test_along_curve_keeps_both_ends_of_a_long_straight_step() -> None:
 
 
 def test_charts_accept_the_reports_thinned_curves() -> None:
-    """The HTML report thins the data of its charts (``_report.sections.thinned``):
-    a curve frame thinned so is still a frame of the charts, drawn with its own
-    area in the legend (the trapezoid of its points for the ROC curve)."""
-    from pl_metrics._report.sections import MAX_POINTS, thinned
+    """A curve thinned by position by the user (``_thin.evenly``, the HTML report's
+    rule before it drew what the charts draw) is still a frame of the charts,
+    drawn with its own area in the legend (the trapezoid of its points for the ROC
+    curve)."""
+    MAX_POINTS = plp.MAX_POINTS
+
+    def thinned(part: pl.DataFrame, limit: int) -> pl.DataFrame:
+        return part[_thin.evenly(part.height, limit)]
 
     frame = _scores(20_000, seed=3)
     for method, chart in (

@@ -34,6 +34,8 @@ import pl_metrics as plm  # registers .metrics
 pytest.importorskip("altair")
 pytest.importorskip("vl_convert")
 
+from pl_metrics.plot._thin import MAX_POINTS
+
 ROOT = Path(__file__).parents[1]
 EXAMPLE = ROOT / "examples" / "predictions.parquet"
 BOOT = {"ci": 0.95, "n_boot": 200, "seed": 0}
@@ -632,11 +634,11 @@ def test_many_segments_and_many_points_stay_a_readable_page() -> None:
         series: dict[tuple, list[dict]] = {}
         for row in dataset:
             series.setdefault((row.get("segment_id"), row.get("metric")), []).append(row)
-        assert all(len(rows) <= sections.MAX_POINTS for rows in series.values())
+        assert all(len(rows) <= MAX_POINTS for rows in series.values())
     thresholds = frame.metrics.thresholds("y", "s")  # 6,000 distinct scores
     drawn = charts["threshold_metrics"]["datasets"].values()
     f1 = [row for d in drawn for row in d if row["metric"] == "f1"]
-    assert len(f1) == sections.MAX_POINTS
+    assert len(f1) == MAX_POINTS
     assert f1[0]["threshold"] == thresholds["threshold"][0]  # the ends kept
     assert f1[-1]["threshold"] == thresholds["threshold"][-1]
     few = frame.filter(pl.col("seg") < 3)  # a line per segment

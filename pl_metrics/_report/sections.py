@@ -105,26 +105,17 @@ class Progress:
 #: those of all rows and the segments' values are in their tables.
 MAX_CURVES = 10
 
-#: Points drawn per series at most: a curve of 10M distinct scores is thinned for
-#: the browser (evenly along the curve, ends kept); every number uses every point.
-MAX_POINTS = 400
 #: Segments above which the per-segment gains table holds each segment's top decile
 #: alone: ten rows a segment made 78 MB of a page by 10,000 segments (119 MB in all).
 MAX_GAINS_SEGMENTS = 100
 
 
 def _spec(chart: Any) -> dict[str, Any]:
-    """The chart's Vega-Lite spec, JSON-safe (NaN / inf as null: not drawn), with its
-    data thinned to :data:`MAX_POINTS` per series (a series: the rows of one
-    ``segment_id`` and ``metric``, in the order the chart draws them): the frames
-    of the chart and of its layers, before they are written out (a threshold
-    chart of 1M scores was 3M rows of Python dicts: half a minute)."""
+    """The chart's Vega-Lite spec, JSON-safe (NaN / inf as null: not drawn).  Its
+    data is what :mod:`pl_metrics.plot` drew: long series are thinned there, once
+    (``plot._thin``: a curve keeps its area, the AUC / AP of its legend; thinning
+    it again here by position drew a jagged PR curve's area 5e-4 off its AP)."""
     import altair as alt
-
-    for part in (chart, *getattr(chart, "layer", ())):
-        data = getattr(part, "data", None)
-        if isinstance(data, pl.DataFrame):
-            part.data = thinned(data, MAX_POINTS)
 
     def finite(value: Any) -> Any:
         if isinstance(value, float) and not math.isfinite(value):
@@ -141,25 +132,6 @@ def _spec(chart: Any) -> dict[str, Any]:
         spec: dict[str, Any] = chart.to_dict(validate=False)
     out: dict[str, Any] = finite(spec)
     return out
-
-
-def thinned(frame: pl.DataFrame, limit: int) -> pl.DataFrame:
-    """At most ``limit`` rows per series (the rows of one ``segment_id`` and
-    ``metric``, where the frame has them), evenly spaced in row order, the first
-    and the last kept: of a series of ``n > limit`` rows, the first row of each of
-    the ``limit - 1`` equal spans of positions ``i (limit - 1) // (n - 1)``, and
-    the last (integer arithmetic: exactly ``limit`` rows)."""
-    series = [c for c in ("segment_id", "metric") if c in frame.columns]
-    if frame.height <= limit:
-        return frame
-    position, size = pl.int_range(pl.len(), dtype=pl.Int64), pl.len().cast(pl.Int64)
-    if series:  # each window once (a filter repeating them took 1.4 s on 3M rows)
-        position, size = position.over(series), size.over(series)
-    positions = frame.select(position.alias("i"), size.alias("n"))  # apart: no name clash
-    i, n = positions["i"], positions["n"]
-    span = (i * (limit - 1)) // (n - 1).clip(lower_bound=1)
-    before = ((i - 1) * (limit - 1)) // (n - 1).clip(lower_bound=1)
-    return frame.filter((n <= limit) | (i == n - 1) | (span > before))
 
 
 def _collect(frame: pl.LazyFrame) -> pl.DataFrame:
