@@ -39,8 +39,9 @@ AverageCiMethod: TypeAlias = Literal["delta", "bootstrap", "poisson"]
 SummaryCiMethod: TypeAlias = Literal["delta", "bootstrap", "wilson", "poisson"]
 #: ``ci_method`` of ``roc_auc`` (DeLong's variance).
 AucCiMethod: TypeAlias = Literal["delong", "bootstrap", "poisson"]
-#: ``ci_method`` of average_precision (``checks.CI_METHODS``; the first, the default).
-ApCiMethod: TypeAlias = Literal["logit", "bootstrap", "poisson"]
+#: ``ci_method`` of average_precision (``checks.CI_METHODS``; the first, the default: the
+#: delta method's variance on the logit scale; ``"boyd"``: Boyd, Eng & Page's).
+ApCiMethod: TypeAlias = Literal["logit", "bootstrap", "poisson", "boyd"]
 #: ``ci_method`` of ``compare_models`` (``_groups.paired.CI_METHODS``: DeLong for roc_auc,
 #: McNemar / Agresti-Min for accuracy, the delta method for the others).
 PairedCiMethod: TypeAlias = Literal["agresti_min", "bootstrap", "poisson", "delta", "delong"]

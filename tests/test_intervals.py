@@ -740,10 +740,12 @@ def test_segments_drawn_together_are_the_segments_drawn_alone(
         )
 
 
-def _logit_oracle(y: np.ndarray, s: np.ndarray, ci: float) -> tuple[float, float, float]:
-    """AP from scikit-learn and the logit interval written out (Boyd, Eng & Page
-    2013): theta = AP, P positives, eta = log(theta / (1 - theta)), tau = 1 /
-    sqrt(P theta (1 - theta)), bounds 1 / (1 + exp(-(eta -+ z tau))); at theta = 1
+def _boyd_oracle(y: np.ndarray, s: np.ndarray, ci: float) -> tuple[float, float, float]:
+    """AP from scikit-learn and Boyd, Eng & Page's (2013) logit interval written out
+    (``ci_method="boyd"``, the default before issue 49; the default's oracle is in
+    ``tests/test_ap_interval.py``): theta = AP, P positives, eta = log(theta / (1 -
+    theta)), tau = 1 / sqrt(P theta (1 - theta)), bounds 1 / (1 + exp(-(eta -+ z
+    tau))); at theta = 1
     their limits, 0 and 1 (eta - z tau -> -inf: tau ~ 1 / sqrt(1 - theta) outgrows
     eta ~ -log(1 - theta))."""
     theta = skm.average_precision_score(y, s)
@@ -758,7 +760,7 @@ def _logit_oracle(y: np.ndarray, s: np.ndarray, ci: float) -> tuple[float, float
 
 @pytest.mark.parametrize("scores", ["continuous", "ties"])  # the sorted and counting paths
 @pytest.mark.parametrize("ci", [0.9, 0.95])
-def test_average_precision_logit_interval_is_the_default(scores: str, ci: float) -> None:
+def test_average_precision_boyd_interval_stays_available(scores: str, ci: float) -> None:
     rng = np.random.default_rng(11)
     n = 3000
     y = rng.integers(0, 2, n)
@@ -768,14 +770,13 @@ def test_average_precision_logit_interval_is_the_default(scores: str, ci: float)
     s = np.where(g == "d", y + rng.random(n) / 2, s)
     df = pl.DataFrame({"y": y, "s": s.round(1) if scores == "ties" else s, "g": g})
     df = df.filter((pl.col("g") != "c") | (pl.int_range(pl.len()).over("g") < 12))
-    got = df.metrics.average_precision("y", "s", by="g", ci=ci).sort("g")
-    explicit = df.metrics.average_precision("y", "s", by="g", ci=ci, ci_method="logit").sort("g")
-    assert_frame_equal(got, explicit)
+    got = df.metrics.average_precision("y", "s", by="g", ci=ci, ci_method="boyd").sort("g")
     state = pl_metrics.from_score_counts(df.metrics.score_counts("y", "s", by="g"), by="g")
-    assert_frame_equal(state.average_precision(ci=ci).sort("g"), got, check_row_order=False)
+    counted = state.average_precision(ci=ci, ci_method="boyd").sort("g")
+    assert_frame_equal(counted, got, check_row_order=False)
     for row in got.iter_rows(named=True):
         part = df.filter(pl.col("g") == row["g"])
-        ap, low, high = _logit_oracle(part["y"].to_numpy(), part["s"].to_numpy(), ci)
+        ap, low, high = _boyd_oracle(part["y"].to_numpy(), part["s"].to_numpy(), ci)
         assert row["average_precision"] == pytest.approx(ap, rel=1e-12)
         # (a float a step below 1 gives 0 and 1 within 1e-12 too)
         assert row["average_precision_low"] == pytest.approx(low, rel=1e-9, abs=1e-12), row
@@ -784,8 +785,9 @@ def test_average_precision_logit_interval_is_the_default(scores: str, ci: float)
     assert got.filter(pl.col("g") == "d")["average_precision"].item() == pytest.approx(1.0)
     # a segment without positives: AP 0.0 (scikit-learn's), no interval
     none = df.with_columns(y=pl.when(pl.col("g") == "a").then(0).otherwise("y"))
-    got = none.metrics.average_precision("y", "s", by="g", ci=ci).filter(pl.col("g") == "a")
-    assert got.row(0) == ("a", 0.0, None, None)
+    for method in ("logit", "boyd"):
+        got = none.metrics.average_precision("y", "s", by="g", ci=ci, ci_method=method)
+        assert got.filter(pl.col("g") == "a").row(0) == ("a", 0.0, None, None)
 
 
 def test_roc_auc_delong_is_the_default() -> None:

@@ -312,7 +312,7 @@ CI_METHODS: dict[str, tuple[str, ...]] = {
     "summary": ("delta", "bootstrap", "wilson", "poisson"),
     # the scores' analytic intervals by default (a sort's cost); the bootstrap when asked
     "roc_auc": ("delong", "bootstrap", "poisson"),
-    "average_precision": ("logit", "bootstrap", "poisson"),
+    "average_precision": ("logit", "bootstrap", "poisson", "boyd"),
 }
 
 #: The analytic ``ci_method`` values and the metrics each gives an interval (the

@@ -1,6 +1,7 @@
 """Analytic intervals: Wilson's score interval for proportions of counts, DeLong's
 variance for ROC AUC (its structural components from the per-score counts,
-ties counted one half), the logit interval of the average precision."""
+ties counted one half), Boyd, Eng & Page's logit interval of the average precision
+(the default one is :mod:`pl_metrics._intervals.ap_delta`'s)."""
 
 from __future__ import annotations
 
@@ -118,8 +119,9 @@ def delong_bounds(auc: pl.Expr, se: pl.Expr, ci: float) -> list[pl.Expr]:
 
 
 def ap_logit(ap: pl.Expr, positives: pl.Expr, ci: float) -> list[pl.Expr]:
-    """``average_precision_low`` / ``_high``: the logit interval
-    (``formulas.ap_logit_bounds``); null without positives."""
+    """``average_precision_low`` / ``_high``: Boyd, Eng & Page's logit interval
+    (``formulas.ap_logit_bounds``, ``ci_method="boyd"``); null without positives.
+    The default, ``"logit"``, is :mod:`.ap_delta`'s."""
     low, high = fm.ap_logit_bounds(ap, positives, z_value(ci), xp=fm.POLARS)
     return [
         low.fill_nan(None).alias("average_precision_low"),

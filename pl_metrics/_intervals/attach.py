@@ -24,6 +24,7 @@ from pl_metrics._core import scores as sc
 from pl_metrics._core.confusion import ACTUAL, LABEL, ORD, PREDICTED, Counts, label_set
 from pl_metrics._core.names import INTERNAL
 from pl_metrics._intervals import analytic as an
+from pl_metrics._intervals import ap_delta
 from pl_metrics._intervals import draws as bs
 from pl_metrics._intervals.sampling import resampling
 from pl_metrics._ranking import from_counts as rk
@@ -225,7 +226,36 @@ def delong(counts: sc.ScoreCounts, point: pl.LazyFrame, ci: float) -> pl.LazyFra
 
 
 def logit(counts: sc.ScoreCounts, point: pl.LazyFrame, ci: float) -> pl.LazyFrame:
-    """The logit interval of the binary average precision (its positives per segment)."""
+    """The logit interval of the binary average precision: the delta method's
+    variance, Student's t at its degrees of freedom (:mod:`.ap_delta`)."""
+    moments = counts.frame.group_by(counts.keys).agg(ap_delta.moments())
+    joined = _join(point, counts.finish(moments), counts.by)
+    columns = names.interval_columns(["average_precision"])
+    z = an.z_value(ci)
+
+    def bounds(frame: pl.DataFrame) -> pl.DataFrame:
+        low, high = ap_delta.bounds(
+            frame["average_precision"].to_numpy(),
+            *(frame[c].to_numpy() for c in (ap_delta.S2, ap_delta.S4, ap_delta.ROWS)),
+            frame[ap_delta.POSITIVES].fill_null(0).to_numpy(),
+            z,
+        )
+        return frame.with_columns(
+            pl.Series(name, values, dtype=pl.Float64).fill_nan(None)
+            for name, values in zip(columns, (low, high), strict=True)
+        )
+
+    schema = joined.collect_schema()
+    schema.update(dict.fromkeys(columns, pl.Float64))
+    return joined.map_batches(bounds, schema=schema).select(
+        *point.collect_schema().names(), *columns
+    )
+
+
+def boyd(counts: sc.ScoreCounts, point: pl.LazyFrame, ci: float) -> pl.LazyFrame:
+    """Boyd, Eng & Page's logit interval of the binary average precision (its
+    positives per segment; ``ci_method="boyd"``, the default before the delta
+    method's)."""
     positives = f"{names.INTERNAL}positives"
     total = counts.frame.group_by(counts.keys).agg(pl.col(names.POS).sum().alias(positives))
     joined = _join(point, counts.finish(total), counts.by)
@@ -348,8 +378,11 @@ def finish_average_precision(
     return _with_score_interval(counts, point, "average_precision", ci, ci_method, n_boot, seed)
 
 
-#: Each ranking metric's analytic interval: DeLong's for the AUC, the logit one for AP.
-_ANALYTIC_SCORE_INTERVALS = {"roc_auc": ("delong", delong), "average_precision": ("logit", logit)}
+#: Each ranking metric's analytic intervals: DeLong's for the AUC, the logit ones for AP.
+_ANALYTIC_SCORE_INTERVALS = {
+    "roc_auc": {"delong": delong},
+    "average_precision": {"logit": logit, "boyd": boyd},
+}
 
 
 def _with_score_interval(  # noqa: PLR0917 - the point, then the interval options
@@ -366,9 +399,9 @@ def _with_score_interval(  # noqa: PLR0917 - the point, then the interval option
     if ci is None:
         return point
     ci_method, seed = resampling(ci_method, seed)
-    analytic, interval = _ANALYTIC_SCORE_INTERVALS[metric]
-    if ci_method == analytic:
-        return interval(counts, point, ci)
+    analytic = _ANALYTIC_SCORE_INTERVALS[metric]
+    if ci_method in analytic:
+        return analytic[ci_method](counts, point, ci)
     _bootstrap(ci_method)
     return bootstrap_scores(counts, point, metric, ci=ci, n_boot=n_boot, seed=seed)
 
@@ -376,6 +409,7 @@ def _with_score_interval(  # noqa: PLR0917 - the point, then the interval option
 __all__ = [
     "bootstrap_labels",
     "bootstrap_scores",
+    "boyd",
     "delong",
     "delta_labels",
     "finish_average_precision",

@@ -351,13 +351,17 @@ class RankingMethods:
             row without true labels).
         ci, n_boot, seed, ci_method
             Binary, un-weighted: ``average_precision_low`` / ``_high`` at level
-            ``ci``.  ``ci_method="logit"`` (the default: Boyd, Eng & Page 2013,
-            with AP = theta and P positives, ``expit(logit(theta) -+ z / sqrt(P
-            theta (1 - theta)))``; [0, 1] at theta = 1, the bounds' limits; null
-            without positives) or ``"bootstrap"``
-            (``n_boot`` percentile replicates of the rows, seeded by ``seed``;
-            for few positives, where the logit interval's approximation is poor)
-            or ``"poisson"`` (the Poisson bootstrap: each row's count Poisson(1)).
+            ``ci``.  ``ci_method="logit"`` (the default: with AP = theta,
+            ``expit(logit(theta) -+ t se / (theta (1 - theta)))``, se the delta
+            method's standard error of the AP over the rows, t Student's quantile
+            at its Satterthwaite degrees of freedom; where se is 0, a perfect
+            ranking, Wilson's interval with P (P + 1) trials, P the positives;
+            null without positives: docs/intervals.md) or ``"bootstrap"``
+            (``n_boot`` percentile replicates of the rows, seeded by ``seed``)
+            or ``"poisson"`` (the Poisson bootstrap: each row's count
+            Poisson(1)) or ``"boyd"`` (Boyd, Eng & Page 2013, the default
+            before: ``expit(logit(theta) -+ z / sqrt(P theta (1 - theta)))``;
+            far too wide near theta = 1, [0, 1] at 1).
 
         Returns
         -------
@@ -440,6 +444,8 @@ class RankingMethods:
         counted = iv.finish_average_precision(
             counts, ci=analytic, ci_method=ci_method, n_boot=n_boot, seed=seed
         )
+        if analytic is not None and ci_method == "boyd":  # counted only
+            return counted
         point = sorted_path.sorted_or(
             self._lf,
             counted,

@@ -15,6 +15,7 @@ import polars as pl
 
 from pl_metrics._core import formulas as fm
 from pl_metrics._core import names
+from pl_metrics._intervals import ap_delta
 from pl_metrics._ranking.placements import _METRICS, _key, _Keyed, _label_bits, _Searched
 
 _POS, _NEG = f"{names.INTERNAL}pos", f"{names.INTERNAL}neg"
@@ -431,5 +432,6 @@ def _chunk_ap(  # noqa: PLR0917 - _chunk_metric's arrays, in its order
     ap = np.where(has, fm.average_precision_of_sum(sums, np.maximum(n_pos, 1)), 0.0)
     if z is None:
         return [ap]
-    low, high = fm.ap_logit_bounds(ap, n_pos, z, xp=fm.NUMPY)  # NaN without positives
+    s2, s4 = ap_delta.sorted_moments(tps, fps, new, at, ap, n_pos, n_pos.size)
+    low, high = ap_delta.bounds(ap, s2, s4, n_pos + n_neg, n_pos, z)  # NaN without positives
     return [ap, low, high]

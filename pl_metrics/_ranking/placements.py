@@ -19,6 +19,7 @@ from typing import Any, Literal
 import polars as pl
 
 from pl_metrics._core import formulas as fm
+from pl_metrics._intervals import ap_delta
 
 #: Scores searched at once; more are split over the threads (numpy releases the GIL).
 #: Also the size from which :class:`_Keyed` scans a segment's keys in two halves.
@@ -275,7 +276,8 @@ def _ap(s: _Searched | _Keyed, z: float | None) -> tuple[float | None, ...]:
     the precision at its score's threshold (the rows scoring at least as high), so
     tied positives add their threshold's term together as scikit-learn's step-wise
     sum does; 0.0 without positives (as scikit-learn).  With ``z``: and its logit
-    interval (``formulas.ap_logit_bounds``; there are positives here)."""
+    interval (``_intervals.ap_delta``: the delta method's moments of the sorted
+    positives; there are positives here)."""
     import numpy as np
 
     n_pos = s.n_pos
@@ -292,8 +294,11 @@ def _ap(s: _Searched | _Keyed, z: float | None) -> tuple[float | None, ...]:
     ap = float(fm.average_precision_of_sum(terms.sum(), np.float64(n_pos)))
     if z is None:
         return (ap,)
-    low, high = fm.ap_logit_bounds(ap, n_pos, z, xp=fm.NUMPY)
-    return ap, float(low), float(high)
+    new = np.r_[True, p[1:] != p[:-1]]
+    ap_, positives = np.array([ap]), np.array([n_pos])
+    s2, s4 = ap_delta.sorted_moments(tps, fps, new, np.zeros(n_pos, np.int64), ap_, positives, 1)
+    low, high = ap_delta.bounds(ap_, s2, s4, n_pos + s.n_neg, positives, z)
+    return ap, float(low[0]), float(high[0])
 
 
 #: The metric of a segment's sorted scores.
