@@ -482,7 +482,8 @@ def test_positive_class_intervals_per_window() -> None:
     start, end = window["window_start"][0], window["window_end"][0]
     rows = df.filter((pl.col("ts") >= start) & (pl.col("ts") < end))
     rows = rows.with_columns(pl.lit(end).alias("window_end"))
-    direct = rows.metrics.per_class("y", "p", by="window_end", ci=0.9)  # the delta method
+    extra = {"extra_scores": "fowlkes_mallows"}  # an opt-in column of per_class
+    direct = rows.metrics.per_class("y", "p", by="window_end", ci=0.9, **extra)  # the delta method
     direct = direct.filter(pl.col("label") == "yes").row(0, named=True)
     for metric in POSITIVE:
         row = window.filter(pl.col("metric") == metric).row(0, named=True)
@@ -519,11 +520,10 @@ def test_positive_class_needs_binary_labels_and_names_pos_label() -> None:
 
 @pytest.mark.parametrize("period", ["1w", "2w"])
 def test_ks_of_continuous_scores_sorts_each_windows_rows(period: str) -> None:
-    """KS of continuous scores (more than MIN_DISTINCT distinct: the sorting path)
-    per segment and tumbling or rolling window equals the frame method on the
-    window's rows (issue 49: it summed the buckets' per-score counts, 10.3 s for
-    roc_auc's 0.67 s on 5M rows; the sorted windows' rows give the same numbers);
-    with a weight, the counts."""
+    """KS of continuous scores (more than MIN_DISTINCT distinct) per segment and
+    window equals the frame method on the window's rows: tumbling windows sort
+    their rows (issue 49: summing the buckets' per-score counts took 10.3 s for
+    roc_auc's 0.67 s on 5M rows), rolling windows and weights sum the counts."""
     rng = np.random.default_rng(3)
     n = 12_000
     y = rng.integers(0, 2, n)
@@ -547,3 +547,24 @@ def test_ks_of_continuous_scores_sorts_each_windows_rows(period: str) -> None:
             rows = df.filter((pl.col("g") == g) & (pl.col("t") >= start) & (pl.col("t") < end))
             want = rows.metrics.ks("y", "s", weight=weight)["ks"].item()
             assert value == want, (g, start, weight)
+
+
+@pytest.mark.parametrize("period", [None, "3w"])
+def test_ks_counts_each_bad_row_once(period: str | None) -> None:
+    """A rolling window repeats each row for its k windows: the rows' checks count a
+    null label once (2 here, by hand), tumbling or rolling (the review found 4 with
+    period="3w" when KS sorted the repeated rows)."""
+    rng = np.random.default_rng(4)
+    n = 400
+    df = pl.DataFrame(
+        {
+            "t": np.datetime64("2025-01-06") + rng.integers(0, 28, n).astype("timedelta64[D]"),
+            "y": rng.integers(0, 2, n),
+            "s": rng.random(n),
+        }
+    ).with_columns(pl.when(pl.int_range(pl.len()) < 2).then(None).otherwise("y").alias("y"))
+    for metrics in (["ks"], ["ks", "roc_auc"]):
+        with pytest.raises(plm.DataError, match="has 2 null rows"):
+            df.metrics.over_time(
+                "y", index="t", every="1w", period=period, metrics=metrics, y_score="s"
+            )
