@@ -178,6 +178,7 @@ def test_confusion_options_equal_one_machine(df: pl.DataFrame, sdf: SparkFrame) 
         ("confusion_matrix", {"normalize": "true", "by": ["seg", "odd name.x"]}),
         ("summary", {"kappa_weights": "quadratic", "weight": "w"}),
         ("summary", {"adjusted": True, "labels": [0.0, 1.0, 5.0], "by": "seg"}),
+        ("report", {"extra_scores": ["fowlkes_mallows"], "beta": 2.0, "by": "seg"}),
     ]
     for method, options in cases:
         got = getattr(pms, method)(sdf, "t_float", "p_float", **options)
@@ -564,3 +565,18 @@ def test_a_data_error_shows_sparks_idiom(spark: SparkSession, df: pl.DataFrame) 
     assert f"column 'y_true' has {nulls} null rows" in message
     assert "`sdf.dropna(subset=['y_true'])`" in message
     assert "drop_nulls" not in message
+
+
+def test_a_session_without_a_spark_context_runs_without_the_check(
+    df: pl.DataFrame, sdf: SparkFrame
+) -> None:
+    """Spark Connect has no SparkContext (pyspark raises JVM_ATTRIBUTE_NOT_SUPPORTED):
+    no accumulator there, the states merged as before (simulated: the accumulator's
+    maker finds none)."""
+    from pl_metrics._engines import spark as engine
+
+    expected = df.metrics.roc_auc("y", "s")["roc_auc"].item()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(engine, "_accumulator", lambda _: None)
+        got = pms.roc_auc(sdf, "y", "s")["roc_auc"].item()
+    assert got == pytest.approx(expected, rel=1e-12)

@@ -86,7 +86,7 @@ def _partition_states(job: _Job, seen: Any) -> Any:
     """The ``mapInArrow`` function: one row per partition with its id, its count of
     rows, its state (Arrow IPC), a sample of its ``y_true`` labels and its errors
     (pickled), never a raise; the id and count also go to the accumulator ``seen``
-    (:func:`_check_received`)."""
+    (:func:`_check_received`; None: none, on Spark Connect)."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         import pyarrow as pa
@@ -111,7 +111,8 @@ def _partition_states(job: _Job, seen: Any) -> Any:
             if len(states) >= _MERGE_EVERY:
                 states = [job.merge(states)]
         partition = context.partitionId() if context else 0
-        seen.add({partition: read})
+        if seen is not None:
+            seen.add({partition: read})
         row = {
             "partition": [partition],
             "rows": [read],
@@ -164,10 +165,11 @@ def _run(sdf: SparkFrame, job: _Job, check: Callable[[pl.LazyFrame], object]) ->
     # positional names: mapInArrow resolves the selected columns again by name, which
     # fails for a name with a dot ("a.b" is read as a struct field)
     selected = sdf.select(*(col(_quoted(c)).alias(f"c{i}") for i, c in enumerate(job.columns)))
-    seen = sdf.sparkSession.sparkContext.accumulator({}, _Seen())
+    seen = _accumulator(sdf)
     rows = selected.mapInArrow(_partition_states(job, seen), _ROW).collect()
     rows = sorted(rows, key=lambda r: r["partition"])
-    _check_received(rows, seen.value, job)
+    if seen is not None:
+        _check_received(rows, seen.value, job)
     errors = [e for r in rows if r["errors"] for e in pickle.loads(r["errors"])]
     # the rows' checks come first (counted: "has N rows"), then the label-set checks
     counted = [e for e in errors if len(_COUNT.findall(_masked(str(e), job.columns))) == 1]
@@ -180,6 +182,17 @@ def _run(sdf: SparkFrame, job: _Job, check: Callable[[pl.LazyFrame], object]) ->
     states = [pl.read_ipc(r["state"]) for r in rows if r["state"]]
     merged = job.merge(states) if states else empty
     return _as(merged, empty, job)
+
+
+def _accumulator(sdf: SparkFrame) -> Any:
+    """A :class:`_Seen` accumulator of the session; None on Spark Connect, which has no
+    SparkContext (its results come back over gRPC, not through the driver's socket
+    whose out-of-memory :func:`_check_received` catches)."""
+    try:
+        context = sdf.sparkSession.sparkContext
+    except Exception:  # pyspark's Connect session: JVM_ATTRIBUTE_NOT_SUPPORTED
+        return None
+    return context.accumulator({}, _Seen())
 
 
 class _Seen:
