@@ -94,15 +94,19 @@ def _repeats(frame: pl.DataFrame, names: list[str], point: list[str]) -> bool:
         same = ~first
         for c in names:
             same &= pl.col(c).eq_missing(pl.col(c).shift())
+        same_next = same.shift(-1).fill_null(value=False)
         # each segment one run of rows (its first rows' keys distinct), the point
-        # strictly down (or up) within it: no repeat (a null or NaN: hashed)
+        # strictly down (or up) within it, a null only at a run's last row (the PR
+        # curve's point of recall 0): no repeat; anything else (NaN too) is hashed
+        step_ok = x.is_null() | x.shift().is_null() | ~same
         read = frame.select(
             (~same).sum().alias("runs"),
-            ((x < x.shift()).fill_null(value=False) | ~same).all().alias("down"),
-            ((x > x.shift()).fill_null(value=False) | ~same).all().alias("up"),
+            ((x < x.shift()).fill_null(value=False) | step_ok).all().alias("down"),
+            ((x > x.shift()).fill_null(value=False) | step_ok).all().alias("up"),
+            (x.is_null() & same_next).any().alias("inner_null"),
         ).row(0)
-        runs, down, up = read
-        if down or up:
+        runs, down, up, inner_null = read
+        if (down or up) and not inner_null:
             segments = frame.filter(~same).select(names).unique().height if names else 1
             if runs in (segments, 0):
                 return False
