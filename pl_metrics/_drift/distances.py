@@ -362,7 +362,8 @@ class _Current:
 
 
 class _Slice:
-    """A slice's bounds (low, high] and H there."""
+    """A slice's bounds (low, high] and their points (:class:`_At`, where the
+    integral of F_r is read)."""
 
     def __init__(self, ref: _Reference, low: float, high: float) -> None:
         self.low, self.high = low, high
