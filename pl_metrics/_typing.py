@@ -62,6 +62,9 @@ CalibrationMultiClass: TypeAlias = Literal["top_label", "per_class"]
 DisparityMethod: TypeAlias = Literal["between_groups", "to_overall"]
 #: ``agg=`` of ``fairness``: fairlearn's aggregate of the parts of equalized odds.
 FairnessAgg: TypeAlias = Literal["worst_case", "mean"]
+#: ``extra_scores=`` of ``per_class`` / ``averages`` / ``report``: the opt-in per-class
+#: scores (``names.EXTRA_SCORES``), columns beside the default four.
+ExtraScore: TypeAlias = Literal["fowlkes_mallows"]
 
 # ------------------------------------------------------------------ metric names
 #: The label metrics that every comparison and ``over_time`` accept (nested in the

@@ -29,7 +29,7 @@ from pl_metrics._drift import state as ds
 from pl_metrics._drift.state import shard_job as drift_shard_job
 from pl_metrics._engines.shards import check_label_sets, label_sample
 from pl_metrics._engines.spark import _COUNT, _as, _combined, _Job, _masked
-from pl_metrics._typing import By, Labels
+from pl_metrics._typing import By, ExtraScore, Labels
 from pl_metrics.spark import _job
 from pl_metrics.state import from_counts, from_score_counts, sum_states
 
@@ -268,16 +268,19 @@ def report(
     weight: str | None = None,
     beta: float = 1.0,
     zero_division: float = 0.0,
+    extra_scores: ExtraScore | Sequence[ExtraScore] = (),
     split_every: int = 8,
 ) -> pl.DataFrame:
     """``.metrics.report`` over all files, computed on the Dask cluster (the options
     checked first, as the frame method checks them)."""
-    beta, zero_division = checked("report", beta=beta, zero_division=zero_division)
+    beta, zero_division, extra_scores = checked(
+        "report", beta=beta, zero_division=zero_division, extra_scores=extra_scores
+    )
     state = counts(
         paths, y_true, y_pred, client=client, by=by, weight=weight, split_every=split_every
     )
     return from_counts(state, by=v.by_names(by)).report(
-        labels=labels, beta=beta, zero_division=zero_division
+        labels=labels, beta=beta, zero_division=zero_division, extra_scores=extra_scores
     )
 
 

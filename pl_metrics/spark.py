@@ -54,6 +54,7 @@ from pl_metrics._typing import (
     AucCiMethod,
     AverageCiMethod,
     By,
+    ExtraScore,
     KappaWeights,
     LabelCiMethod,
     Labels,
@@ -196,6 +197,7 @@ def per_class(
     weight: str | None = None,
     beta: float = 1.0,
     zero_division: float = 0.0,
+    extra_scores: ExtraScore | Sequence[ExtraScore] = (),
     ci: float | None = None,
     n_boot: int = 1000,
     seed: int | None = 0,
@@ -207,7 +209,7 @@ def per_class(
     ----------
     sdf
         The Spark frame.
-    y_true, y_pred, by, labels, weight, beta, zero_division
+    y_true, y_pred, by, labels, weight, beta, zero_division, extra_scores
         As :meth:`MetricsLazyFrame.per_class`.
     ci, n_boot, seed, ci_method
         As :meth:`MetricsLazyFrame.per_class` (``"delta"``, ``"bootstrap"``,
@@ -222,6 +224,7 @@ def per_class(
         ``.metrics.per_class`` of all rows of the Spark frame.
     """
     options = {"labels": labels, "beta": beta, "zero_division": zero_division}
+    options |= {"extra_scores": extra_scores}
     options |= {"ci": ci, "n_boot": n_boot, "seed": seed, "ci_method": ci_method}
     return _confusion(sdf, "per_class", y_true, y_pred, by=by, weight=weight, options=options)
 
@@ -236,6 +239,7 @@ def averages(
     weight: str | None = None,
     beta: float = 1.0,
     zero_division: float = 0.0,
+    extra_scores: ExtraScore | Sequence[ExtraScore] = (),
     ci: float | None = None,
     n_boot: int = 1000,
     seed: int | None = 0,
@@ -247,7 +251,7 @@ def averages(
     ----------
     sdf
         The Spark frame.
-    y_true, y_pred, by, labels, weight, beta, zero_division
+    y_true, y_pred, by, labels, weight, beta, zero_division, extra_scores
         As :meth:`MetricsLazyFrame.averages`.
     ci, n_boot, seed, ci_method
         As :meth:`MetricsLazyFrame.averages` (``"delta"``, ``"bootstrap"`` or
@@ -262,6 +266,7 @@ def averages(
         ``.metrics.averages`` of all rows of the Spark frame.
     """
     options = {"labels": labels, "beta": beta, "zero_division": zero_division}
+    options |= {"extra_scores": extra_scores}
     options |= {"ci": ci, "n_boot": n_boot, "seed": seed, "ci_method": ci_method}
     return _confusion(sdf, "averages", y_true, y_pred, by=by, weight=weight, options=options)
 
@@ -276,6 +281,7 @@ def report(
     weight: str | None = None,
     beta: float = 1.0,
     zero_division: float = 0.0,
+    extra_scores: ExtraScore | Sequence[ExtraScore] = (),
     ci: float | None = None,
     n_boot: int = 1000,
     seed: int | None = 0,
@@ -287,7 +293,7 @@ def report(
     ----------
     sdf
         The Spark frame.
-    y_true, y_pred, by, labels, weight, beta, zero_division
+    y_true, y_pred, by, labels, weight, beta, zero_division, extra_scores
         As :meth:`MetricsLazyFrame.report`.
     ci, n_boot, seed, ci_method
         As :meth:`MetricsLazyFrame.report` (``"delta"``, ``"bootstrap"`` or
@@ -302,6 +308,7 @@ def report(
         ``.metrics.report`` of all rows of the Spark frame.
     """
     options = {"labels": labels, "beta": beta, "zero_division": zero_division}
+    options |= {"extra_scores": extra_scores}
     options |= {"ci": ci, "n_boot": n_boot, "seed": seed, "ci_method": ci_method}
     return _confusion(sdf, "report", y_true, y_pred, by=by, weight=weight, options=options)
 

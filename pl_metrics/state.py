@@ -47,6 +47,7 @@ from pl_metrics._typing import (
     AucCiMethod,
     AverageCiMethod,
     By,
+    ExtraScore,
     KappaWeights,
     LabelCiMethod,
     Labels,
@@ -263,14 +264,17 @@ class CountsState(Generic[FrameT]):
         labels: Labels,
         beta: float,
         zero_division: float,
+        extra_scores: ExtraScore | Sequence[ExtraScore],
         ci: float | None,
         n_boot: int,
         seed: int | None,
         ci_method: str,
     ) -> FrameT:
         """per_class / averages / report: options (the frame method's order), counts,
-        point estimates, intervals."""
-        b, zd = checked(method, beta=beta, zero_division=zero_division)
+        point estimates, intervals, the opt-in scores asked for."""
+        b, zd, extra = checked(
+            method, beta=beta, zero_division=zero_division, extra_scores=extra_scores
+        )
         with_ci = self._wants_ci(method, ci, n_boot, ci_method, seed)
         result = iv.finish_labels(
             self._counts(labels, method, b, ci=with_ci),
@@ -282,6 +286,7 @@ class CountsState(Generic[FrameT]):
             n_boot=n_boot,
             seed=seed,
         )
+        result = names.without_scores(result, method, extra, ci=with_ci)
         return _collect(result, self._eager)  # type: ignore[return-value]
 
     def per_class(
@@ -290,6 +295,7 @@ class CountsState(Generic[FrameT]):
         labels: Labels = None,
         beta: float = 1.0,
         zero_division: float = 0.0,
+        extra_scores: ExtraScore | Sequence[ExtraScore] = (),
         ci: float | None = None,
         n_boot: int = 1000,
         seed: int | None = 0,
@@ -301,6 +307,7 @@ class CountsState(Generic[FrameT]):
             labels=labels,
             beta=beta,
             zero_division=zero_division,
+            extra_scores=extra_scores,
             ci=ci,
             n_boot=n_boot,
             seed=seed,
@@ -313,6 +320,7 @@ class CountsState(Generic[FrameT]):
         labels: Labels = None,
         beta: float = 1.0,
         zero_division: float = 0.0,
+        extra_scores: ExtraScore | Sequence[ExtraScore] = (),
         ci: float | None = None,
         n_boot: int = 1000,
         seed: int | None = 0,
@@ -324,6 +332,7 @@ class CountsState(Generic[FrameT]):
             labels=labels,
             beta=beta,
             zero_division=zero_division,
+            extra_scores=extra_scores,
             ci=ci,
             n_boot=n_boot,
             seed=seed,
@@ -336,6 +345,7 @@ class CountsState(Generic[FrameT]):
         labels: Labels = None,
         beta: float = 1.0,
         zero_division: float = 0.0,
+        extra_scores: ExtraScore | Sequence[ExtraScore] = (),
         ci: float | None = None,
         n_boot: int = 1000,
         seed: int | None = 0,
@@ -358,6 +368,7 @@ class CountsState(Generic[FrameT]):
             labels=labels,
             beta=beta,
             zero_division=zero_division,
+            extra_scores=extra_scores,
             ci=ci,
             n_boot=n_boot,
             seed=seed,
@@ -535,28 +546,46 @@ class MultilabelCountsState(Generic[FrameT]):
     def _out(self, frame: pl.LazyFrame) -> FrameT:
         return _collect(frame, self._eager)  # type: ignore[return-value]
 
+    def _label_scores(
+        self, method: str, labels: Labels, beta: float, zero_division: float, extra: object
+    ) -> FrameT:
+        """per_class / averages / report of the state, the opt-in scores asked for."""
+        b, zd, extra = checked(method, beta=beta, zero_division=zero_division, extra_scores=extra)
+        scores = getattr(mm, method)(self._counts(labels, method, b), beta=b, zero_division=zd)
+        return self._out(names.without_scores(scores, method, extra, ci=False))
+
     def per_class(
-        self, *, labels: Labels = None, beta: float = 1.0, zero_division: float = 0.0
+        self,
+        *,
+        labels: Labels = None,
+        beta: float = 1.0,
+        zero_division: float = 0.0,
+        extra_scores: ExtraScore | Sequence[ExtraScore] = (),
     ) -> FrameT:
         """As :meth:`MetricsLazyFrame.per_class` on multilabel input."""
-        b, zd = checked("per_class", beta=beta, zero_division=zero_division)
-        return self._out(
-            mm.per_class(self._counts(labels, "per_class", b), beta=b, zero_division=zd)
-        )
+        return self._label_scores("per_class", labels, beta, zero_division, extra_scores)
 
     def averages(
-        self, *, labels: Labels = None, beta: float = 1.0, zero_division: float = 0.0
+        self,
+        *,
+        labels: Labels = None,
+        beta: float = 1.0,
+        zero_division: float = 0.0,
+        extra_scores: ExtraScore | Sequence[ExtraScore] = (),
     ) -> FrameT:
         """As :meth:`MetricsLazyFrame.averages` on multilabel input (with ``samples``)."""
-        b, zd = checked("averages", beta=beta, zero_division=zero_division)
-        return self._out(mm.averages(self._counts(labels, "averages", b), beta=b, zero_division=zd))
+        return self._label_scores("averages", labels, beta, zero_division, extra_scores)
 
     def report(
-        self, *, labels: Labels = None, beta: float = 1.0, zero_division: float = 0.0
+        self,
+        *,
+        labels: Labels = None,
+        beta: float = 1.0,
+        zero_division: float = 0.0,
+        extra_scores: ExtraScore | Sequence[ExtraScore] = (),
     ) -> FrameT:
         """As :meth:`MetricsLazyFrame.report` on multilabel input (with ``samples``)."""
-        b, zd = checked("report", beta=beta, zero_division=zero_division)
-        return self._out(mm.report(self._counts(labels, "report", b), beta=b, zero_division=zd))
+        return self._label_scores("report", labels, beta, zero_division, extra_scores)
 
     def summary(self) -> FrameT:
         """As :meth:`MetricsLazyFrame.summary` on multilabel input."""

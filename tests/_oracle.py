@@ -113,8 +113,11 @@ def fowlkes_mallows(
         return float(values[kept].mean())
 
 
-def per_class(y_true, y_pred, *, labels, weight, beta, zero_division) -> pl.DataFrame:
-    """Expected ``per_class`` rows of one segment."""
+def per_class(
+    y_true, y_pred, *, labels, weight, beta, zero_division, extra_scores=()
+) -> pl.DataFrame:
+    """Expected ``per_class`` rows of one segment (``extra_scores``: the opt-in
+    ``fowlkes_mallows`` too)."""
     labs = _labels(y_true, y_pred, labels)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -149,7 +152,7 @@ def per_class(y_true, y_pred, *, labels, weight, beta, zero_division) -> pl.Data
     j = np.where(tp + fp + fn == 0, zero_division, j)
     fm = fowlkes_mallows(y_true, y_pred, labels=labs, zero_division=zero_division, **_sw(weight))
     f_col = "f1" if beta == 1 else f"f{beta:g}"
-    return pl.DataFrame(
+    frame = pl.DataFrame(
         {
             "label": labs,
             "support": tp + fn,
@@ -167,10 +170,14 @@ def per_class(y_true, y_pred, *, labels, weight, beta, zero_division) -> pl.Data
         },
         strict=False,
     )
+    return frame if "fowlkes_mallows" in extra_scores else frame.drop("fowlkes_mallows")
 
 
-def averages(y_true, y_pred, *, labels, weight, beta, zero_division) -> pl.DataFrame:
-    """Expected ``averages`` rows of one segment."""
+def averages(
+    y_true, y_pred, *, labels, weight, beta, zero_division, extra_scores=()
+) -> pl.DataFrame:
+    """Expected ``averages`` rows of one segment (``extra_scores``: the opt-in
+    ``fowlkes_mallows`` too)."""
     classes = per_class(
         y_true, y_pred, labels=labels, weight=weight, beta=beta, zero_division=zero_division
     )
@@ -230,7 +237,8 @@ def averages(y_true, y_pred, *, labels, weight, beta, zero_division) -> pl.DataF
                 "support": classes["support"].sum(),
             }
         )
-    return pl.DataFrame(rows, strict=False)
+    frame = pl.DataFrame(rows, strict=False)
+    return frame if "fowlkes_mallows" in extra_scores else frame.drop("fowlkes_mallows")
 
 
 def confusion_matrix(y_true, y_pred, *, labels, weight) -> pl.DataFrame:

@@ -102,6 +102,10 @@ def _arrays(seg: pl.DataFrame, weight: str | None) -> tuple:
     return y_true, y_pred, w
 
 
+#: The opt-in scores the oracle test asks for (every one of ``names.EXTRA_SCORES``).
+EXTRA = ("fowlkes_mallows",)
+
+
 def _expected(case: dict, method: str) -> pl.DataFrame | None:
     def build(seg: pl.DataFrame) -> pl.DataFrame:
         y_true, y_pred, w = _arrays(seg, case["weight"])
@@ -114,6 +118,7 @@ def _expected(case: dict, method: str) -> pl.DataFrame | None:
             weight=w,
             beta=case["beta"],
             zero_division=case["zero_division"],
+            extra_scores=EXTRA,
         )
 
     return oracle.by_segment(case["df"], case["by"], build, weight=case["weight"])
@@ -121,8 +126,9 @@ def _expected(case: dict, method: str) -> pl.DataFrame | None:
 
 def _actual(case: dict, method: str) -> pl.DataFrame:
     kwargs = {"by": case["by"] or None, "labels": case["labels"], "weight": case["weight"]}
-    if method in ("per_class", "averages"):
+    if method in ("per_class", "averages"):  # the opt-in scores too, against the oracle
         kwargs |= {"beta": case["beta"], "zero_division": case["zero_division"]}
+        kwargs["extra_scores"] = EXTRA
     out = getattr(case["df"].metrics, method)("y_true", "y_pred", **kwargs)
     # compare labels as strings (the oracle sees Categorical / Enum as str)
     return out.with_columns(
@@ -154,7 +160,7 @@ def test_report_is_per_class_then_averages(case: dict) -> None:
     }
     report = df.metrics.report("y_true", "y_pred", **kw)
     f = "f1" if case["beta"] == 1 else f"f{case['beta']:g}"
-    cols = [*(case["by"]), "precision", "recall", f, "jaccard", "fowlkes_mallows", "support"]
+    cols = [*(case["by"]), "precision", "recall", f, "jaccard", "support"]
     per_class = df.metrics.per_class("y_true", "y_pred", **kw)
     averages = df.metrics.averages("y_true", "y_pred", **kw)
     oracle.assert_close(
@@ -504,3 +510,57 @@ def test_class_averages_are_one_helper_on_both_backends(
             assert got == pytest.approx(expected_macro, rel=1e-12, abs=1e-15, nan_ok=True)
         for got in (np_weighted[i], by_rows["weighted"][i]):
             assert got == pytest.approx(expected, rel=1e-12, abs=1e-15, nan_ok=True)
+
+
+#: ../shared/API.md's columns (after ``*by``): scikit-learn's report plus Jaccard.
+CONTRACT = {
+    "report": ["label", "average", "precision", "recall", "f1", "jaccard", "support"],
+    "averages": ["average", "precision", "recall", "f1", "jaccard", "support"],
+    "per_class": [
+        *("label", "support", "predicted", "tp", "fp", "fn", "tn"),
+        *("precision", "recall", "specificity", "f1", "jaccard"),
+    ],
+}
+
+
+@pytest.mark.parametrize("method", sorted(CONTRACT))
+def test_the_default_columns_are_the_contracts_and_further_scores_opt_in(method: str) -> None:
+    """The default report gained a ``fowlkes_mallows`` column (issue 49): ``report``,
+    ``averages`` and ``per_class`` keep the contract's columns on every path (frame,
+    lazy, merged state, multilabel), and ``extra_scores=`` adds the opt-in score
+    before ``support`` (after ``jaccard`` in ``per_class``), equal to the oracle's
+    sqrt(precision_score x recall_score)."""
+    from sklearn import metrics as skm
+
+    import pl_metrics as plm
+
+    df = pl.DataFrame({"g": [0, 0, 0, 1, 1, 1], "t": [0, 1, 1, 2, 2, 0], "p": [0, 1, 2, 2, 0, 0]})
+    expected = ["g", *CONTRACT[method]]
+    state = plm.from_counts(df.metrics.counts("t", "p", by="g"), by="g")
+    ml = pl.DataFrame({"t": [[0], [1], [0, 1]], "p": [[0], [0, 1], [1]], "g": [0, 0, 1]})
+    ml_state = plm.from_multilabel_counts(ml.metrics.multilabel_counts("t", "p", by="g"), by="g")
+    for frame in (
+        getattr(df.metrics, method)("t", "p", by="g"),
+        getattr(df.lazy().metrics, method)("t", "p", by="g").collect(),
+        getattr(state, method)(),
+        getattr(ml.metrics, method)("t", "p", by="g"),
+        getattr(ml_state, method)(),
+    ):
+        assert frame.columns == expected
+    extra = getattr(df.metrics, method)("t", "p", by="g", extra_scores=["fowlkes_mallows"])
+    after = expected.index("jaccard") + 1
+    assert extra.columns == [*expected[:after], "fowlkes_mallows", *expected[after:]]
+    assert_frame_equal(extra.drop("fowlkes_mallows"), getattr(df.metrics, method)("t", "p", by="g"))
+    assert_frame_equal(getattr(state, method)(extra_scores="fowlkes_mallows"), extra)
+    with_ci = getattr(df.metrics, method)("t", "p", ci=0.9, extra_scores="fowlkes_mallows")
+    assert {"fowlkes_mallows_low", "fowlkes_mallows_high"} <= set(with_ci.columns)
+    assert "fowlkes_mallows_low" not in getattr(df.metrics, method)("t", "p", ci=0.9).columns
+    with pytest.raises(ValueError, match=r"`extra_scores` must be one of \['fowlkes_mallows'\]"):
+        getattr(df.metrics, method)("t", "p", extra_scores=["specificity_macro"])
+    if method == "per_class":  # the oracle: per class, sqrt(precision x recall)
+        seg = df.filter(pl.col("g") == 0)
+        t, p = seg["t"].to_numpy(), seg["p"].to_numpy()
+        precision = skm.precision_score(t, p, average=None, labels=[0, 1, 2], zero_division=0)
+        recall = skm.recall_score(t, p, average=None, labels=[0, 1, 2], zero_division=0)
+        got = extra.filter(pl.col("g") == 0)["fowlkes_mallows"].to_numpy()
+        np.testing.assert_allclose(got, np.sqrt(precision * recall), rtol=1e-12)

@@ -77,6 +77,13 @@ def test_report_and_summary_equal_one_machine(client, dataset) -> None:
     weighted = pmd.report(root, "y_true", "y_pred", by="country", weight="w", client=client)
     expected = df.metrics.report("y_true", "y_pred", by="country", weight="w")
     assert_frame_equal(weighted, expected, rel_tol=1e-12, abs_tol=1e-12)
+    # the opt-in scores, and the chance-adjusted balanced accuracy, as the frame's
+    extra = {"by": "country", "extra_scores": ["fowlkes_mallows"]}
+    got = pmd.report(root, "y_true", "y_pred", client=client, **extra)
+    assert_frame_equal(got, df.metrics.report("y_true", "y_pred", **extra), check_exact=True)
+    got = pmd.summary(root, "y_true", "y_pred", by="country", adjusted=True, client=client)
+    expected = df.metrics.summary("y_true", "y_pred", by="country", adjusted=True)
+    assert_frame_equal(got, expected, check_exact=True)
 
 
 def test_roc_auc_equals_one_machine(client, dataset) -> None:

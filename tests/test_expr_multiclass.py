@@ -128,7 +128,9 @@ def test_averages_equal_the_frame_method(data, average, weighted, labels) -> Non
         plm.jaccard("t", "p", average=average, labels=labels, weight=w),
         plm.fowlkes_mallows("t", "p", average=average, labels=labels, weight=w),
     )
-    frame = df.metrics.averages("t", "p", by="g", labels=labels, weight=w)
+    frame = df.metrics.averages(
+        "t", "p", by="g", labels=labels, weight=w, extra_scores="fowlkes_mallows"
+    )
     expected = frame.filter(pl.col("average") == average).select(
         "g",
         *(

@@ -754,11 +754,12 @@ def test_weights_whose_sums_of_totals_overflow_are_a_data_error() -> None:
         plm.from_counts(pl.concat(shards)).averages()
     # below the bound: every row right, so every score is 1.0 (by hand), tn exact
     fine = pl.DataFrame({**rows, "w": [1.5e307, 1.5e307, 1e307]})  # 4e307 in all
-    per_class = fine.metrics.per_class("t", "p", weight="w")
+    extra = {"weight": "w", "extra_scores": "fowlkes_mallows"}
+    per_class = fine.metrics.per_class("t", "p", **extra)
     assert per_class["tn"].to_list() == pytest.approx([1e307, 3e307], rel=1e-12)
     for column in ("precision", "recall", "f1", "jaccard", "fowlkes_mallows"):
         assert per_class[column].to_list() == [1.0, 1.0], column
-        assert fine.metrics.averages("t", "p", weight="w")[column].to_list() == [1.0] * 3
+        assert fine.metrics.averages("t", "p", **extra)[column].to_list() == [1.0] * 3
     assert fine.select(plm.f1("t", "p", average="macro", weight="w")).item() == 1.0
 
 

@@ -1297,6 +1297,7 @@ def test_label_delta_is_the_delta_method_on_scikit_learn(
     every = sorted(set(t) | set(p))
     labels = every[:-1] if subset and len(every) > 2 else every
     kwargs = {"ci": ci, "beta": beta, "zero_division": zero_division, "labels": labels}
+    kwargs["extra_scores"] = ["fowlkes_mallows"]  # the opt-in score's interval too
     per_class = df.metrics.per_class("t", "p", **kwargs)
     averages = df.metrics.averages("t", "p", **kwargs)
     z = NormalDist().inv_cdf(0.5 + ci / 2)
@@ -1425,7 +1426,7 @@ def test_wilson_bounds_hold_the_estimate_exactly_at_0_and_1() -> None:
     rng = np.random.default_rng(5)
     df = _frame(400, rng).with_columns(g=pl.Series(rng.integers(0, 40, 400)))
     for method in ("per_class", "averages"):
-        out = getattr(df.metrics, method)("t", "p", by="g", ci=0.9)
+        out = getattr(df.metrics, method)("t", "p", by="g", ci=0.9, extra_scores="fowlkes_mallows")
         for name in ("precision", "recall", "f1", "jaccard", "fowlkes_mallows"):
             assert (out[f"{name}_low"] <= out[name]).all(), (method, name)
             assert (out[name] <= out[f"{name}_high"]).all(), (method, name)
@@ -1442,7 +1443,7 @@ def test_averages_delta_of_one_row_and_of_labels_without_rows() -> None:
     assert one["precision_low"].to_list() == pytest.approx([wilson_low] * 3, rel=1e-12)
     assert one["f1_high"].to_list() == [1.0] * 3
     absent = pl.DataFrame({"t": [0, 0, 0, 1, 1], "p": [0, 2, 2, 1, 0]}).metrics.averages(
-        "t", "p", ci=0.95, labels=[7, 8], zero_division=1.0
+        "t", "p", ci=0.95, labels=[7, 8], zero_division=1.0, extra_scores=["fowlkes_mallows"]
     )
     assert absent["precision"].to_list() == [1.0] * 3
     bounds = absent.select(pl.col("^.*_(low|high)$").is_null().all())

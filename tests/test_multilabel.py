@@ -336,6 +336,7 @@ def _check_against_sklearn(
     kw: dict[str, Any] = {"weight": "w" if weighted else None, "labels": labels}
     f = "f1" if beta == 1 else f"f{beta:g}"
 
+    kw["extra_scores"] = ["fowlkes_mallows"]  # the opt-in score too
     per = df.metrics.per_class(y_true, y_pred, beta=beta, zero_division=zero_division, **kw)
     assert per["label"].to_list() == chosen
     p, r, fs, s = _sk_prfs(
@@ -351,7 +352,7 @@ def _check_against_sklearn(
         jac = _sk_jaccard(yt, yp, None, zero_division=zero_division, sample_weight=w, labels=idx)
         assert _close(per["jaccard"], jac)
     mcm = skm.multilabel_confusion_matrix(yt, yp, sample_weight=w, labels=idx)
-    cm = df.metrics.multilabel_confusion_matrix(y_true, y_pred, **kw)
+    cm = df.metrics.multilabel_confusion_matrix(y_true, y_pred, weight=kw["weight"], labels=labels)
     assert _close(cm["tp"], mcm[:, 1, 1])
     assert _close(cm["fp"], mcm[:, 0, 1])
     assert _close(cm["fn"], mcm[:, 1, 0])

@@ -47,6 +47,8 @@ METHODS = {
 
 
 def _call(df: pl.DataFrame | pl.LazyFrame, method: str, **kw: object) -> pl.DataFrame:
+    if method != "summary":  # the opt-in score's interval too
+        kw["extra_scores"] = ["fowlkes_mallows"]
     frame = getattr(df.metrics, method)("t", "p", **kw)
     return frame.collect() if isinstance(frame, pl.LazyFrame) else frame
 
@@ -78,7 +80,8 @@ def test_same_seed_same_intervals_on_every_path_and_row_order() -> None:
     df = _frame(300, seed=3)
     for method in METHODS:
         eager = _call(df, method, by="g", **CI)
-        lazy = df.lazy().metrics.__getattribute__(method)("t", "p", by="g", **CI)
+        extra = {} if method == "summary" else {"extra_scores": ["fowlkes_mallows"]}
+        lazy = df.lazy().metrics.__getattribute__(method)("t", "p", by="g", **CI, **extra)
         assert isinstance(lazy, pl.LazyFrame)
         assert_frame_equal(lazy.collect(engine="streaming"), eager)
         assert_frame_equal(lazy.collect(engine="in-memory"), eager)
@@ -88,7 +91,7 @@ def test_same_seed_same_intervals_on_every_path_and_row_order() -> None:
         assert not other.equals(eager), method
         # the indicator form: the same rows, the same draws
         tmap, pmap = {x: f"t_{x}" for x in LABELS}, {x: f"p_{x}" for x in LABELS}
-        mapped = getattr(df.metrics, method)(tmap, pmap, by="g", **CI)
+        mapped = getattr(df.metrics, method)(tmap, pmap, by="g", **CI, **extra)
         assert_frame_equal(mapped, eager)
 
 

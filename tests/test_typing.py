@@ -148,8 +148,9 @@ PAIRED = cat.names_of(paired=True)
             tp.PairedCiMethod,
             tuple(dict.fromkeys(m for n in PAIRED for m in cat.CATALOGUE[n].paired)),
         ),
+        (tp.ExtraScore, names.EXTRA_SCORES),
     ],
-    ids=["Fairness", "Paired", "OverTime", "Threshold", "Average", "PairedCiMethod"],
+    ids=["Fairness", "Paired", "OverTime", "Threshold", "Average", "PairedCiMethod", "Extra"],
 )
 def test_literal_equals_its_catalogue(alias: object, catalogue: tuple[str, ...]) -> None:
     # the same names in the same order (the order of the docs and of the CLI's choices)

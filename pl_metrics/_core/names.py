@@ -54,6 +54,13 @@ SCORE_STATE = {"score": SCORE, "pos": POS, "neg": NEG}
 #: ``report`` give them, and ``per_class``'s: specificity (the recall of the rest, not
 #: averaged) after recall; then as columns ("{f}": the F column's name).
 SCORES = tuple(fm.SCORES)
+#: The scores ``per_class`` / ``averages`` / ``report`` give by default, the contract's
+#: (scikit-learn's report and Jaccard); the others of ``SCORES`` are opt-in, columns
+#: only with ``extra_scores=`` (:func:`output_columns`, :func:`without_scores`).
+DEFAULT_SCORES = ("precision", "recall", "f", "jaccard")
+EXTRA_SCORES = tuple(s for s in SCORES if s not in DEFAULT_SCORES)
+#: The methods whose per-class scores are those (``threshold_report`` is a report).
+LABEL_SCORE_METHODS = frozenset({"per_class", "averages", "report", "threshold_report"})
 _AFTER_RECALL = SCORES.index("recall") + 1
 PER_CLASS = (*SCORES[:_AFTER_RECALL], "specificity", *SCORES[_AFTER_RECALL:])
 SCORE_COLUMNS = tuple("{f}" if s == "f" else s for s in SCORES)
@@ -260,15 +267,42 @@ INTERVAL_METRICS: dict[str, tuple[str, ...]] = {
 INTERVAL_METRICS["fairness"] = OUTPUTS["fairness"]
 
 
-def output_columns(method: str, *, beta: float = 1.0, ci: bool = False) -> tuple[str, ...]:
-    """The columns ``method`` writes after ``*by`` (with ``ci``: and its interval columns)."""
+def output_columns(
+    method: str,
+    *,
+    beta: float = 1.0,
+    ci: bool = False,
+    extra_scores: Collection[str] | None = None,
+) -> tuple[str, ...]:
+    """The columns ``method`` writes after ``*by`` (with ``ci``: and its interval columns).
+
+    ``extra_scores``: the opt-in scores asked for (:data:`EXTRA_SCORES`); None: every
+    column the method can write, the names a ``by`` column may not take."""
     f = f_name(beta)
-    columns = [f if c == "{f}" else c for c in OUTPUTS[method]]
+    left_out = _left_out(method, extra_scores)
+    columns = [f if c == "{f}" else c for c in OUTPUTS[method] if c not in left_out]
     if ci:
         for metric in INTERVAL_METRICS.get(method, ()):
             m = f if metric == "{f}" else metric
-            columns += [f"{m}_low", f"{m}_high"]
+            columns += [] if metric in left_out else [f"{m}_low", f"{m}_high"]
     return tuple(columns)
+
+
+def _left_out(method: str, extra_scores: Collection[str] | None) -> set[str]:
+    """The opt-in scores ``method`` does not write (none but for the label scores)."""
+    if extra_scores is None or method not in LABEL_SCORE_METHODS:
+        return set()
+    return set(EXTRA_SCORES) - set(extra_scores)
+
+
+def without_scores(
+    frame: pl.LazyFrame, method: str, extra_scores: Collection[str], *, ci: bool
+) -> pl.LazyFrame:
+    """``frame`` (``per_class`` / ``averages`` / ``report``, every score computed) without
+    the opt-in scores not in ``extra_scores``, and their interval columns."""
+    left_out = sorted(_left_out(method, extra_scores))
+    bounds = interval_columns(left_out) if ci else []
+    return frame.drop(*left_out, *bounds) if left_out else frame
 
 
 def interval_metrics(method: str, *, beta: float = 1.0) -> tuple[str, ...]:

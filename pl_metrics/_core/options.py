@@ -26,7 +26,7 @@ stage that knows what they are checked against.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from types import MappingProxyType
 from typing import Any, get_args
@@ -40,6 +40,7 @@ from pl_metrics._typing import (
     CalibrationMultiClass,
     DisparityMethod,
     ExprAverage,
+    ExtraScore,
     FairnessAgg,
     KappaWeights,
     MultiClass,
@@ -73,6 +74,17 @@ def _seed(seed: object) -> object:
     return seed
 
 
+def _extra_scores(value: object) -> tuple[str, ...]:
+    """``extra_scores=``: one opt-in score or a sequence of them (``ExtraScore``), as a
+    tuple in the columns' order."""
+    allowed = get_args(ExtraScore)
+    names = [value] if isinstance(value, str) else value
+    if not isinstance(names, Sequence) or not all(n in allowed for n in names):
+        msg = f"`extra_scores` must be one of {list(allowed)} or a list of them, got {value!r}"
+        raise ValueError(msg)
+    return tuple(n for n in allowed if n in names)
+
+
 #: Every option name and its check (where the check depends on the method,
 #: :data:`BY_METHOD` has it).
 OPTIONS: Mapping[str, Check] = MappingProxyType(
@@ -88,6 +100,7 @@ OPTIONS: Mapping[str, Check] = MappingProxyType(
         "drop_intermediate": partial(v.check_flag, "drop_intermediate"),
         "eps": v.check_eps,
         "error_bound": partial(v.check_flag, "error_bound"),
+        "extra_scores": _extra_scores,
         "ignore_ties": partial(v.check_flag, "ignore_ties"),
         "k": _optional(partial(v.positive_int, "k")),
         "kappa_weights": _optional_choice("kappa_weights", KappaWeights),

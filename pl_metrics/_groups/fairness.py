@@ -175,6 +175,8 @@ def evaluate(
             options["pos_label"] = x.pos_label
         if metric.method == "averages":
             options["zero_division"] = x.zero_division
+            # an opt-in score's column (fowlkes_mallows_macro) is asked for
+            options["extra_scores"] = [c for c in names.EXTRA_SCORES if c == metric.column]
         frame = getattr(lf.metrics, metric.method)(x.y_true, x.y_pred, **options)
         if metric.row is not None:
             frame = frame.filter(pl.col(metric.row[0]) == metric.row[1])

@@ -4,6 +4,7 @@ report, summary and their mergeable state, counts."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import polars as pl
 
@@ -21,6 +22,7 @@ from pl_metrics._typing import (
     AverageCiMethod,
     By,
     CiMethod,
+    ExtraScore,
     KappaWeights,
     LabelCiMethod,
     Labels,
@@ -63,13 +65,17 @@ class LabelMethods:
         weight: str | None,
         beta: float,
         zero_division: float,
+        extra_scores: ExtraScore | Sequence[ExtraScore],
         ci: float | None,
         n_boot: int,
         seed: int | None,
         ci_method: CiMethod | None,
     ) -> pl.LazyFrame:
-        """per_class / averages / report: options, counts, point estimates, intervals."""
-        b, zd = checked(method, beta=beta, zero_division=zero_division)
+        """per_class / averages / report: options, counts, point estimates, intervals;
+        every score computed, the opt-in ones not asked for left out at the end."""
+        b, zd, extra = checked(
+            method, beta=beta, zero_division=zero_division, extra_scores=extra_scores
+        )
         methods = v.CI_METHODS[method]
         multilabel = ml.is_multilabel(self._lf, y_true)
         if ci_method is None:  # the multilabel intervals are bootstraps of rows
@@ -78,7 +84,7 @@ class LabelMethods:
         ci_method, seed = resampling(ci_method, seed)  # "poisson": the bootstrap, its seed
         if multilabel:
             ml.refuse_ci(ci, method, ci_method)
-            return ml.label_scores(
+            scores = ml.label_scores(
                 self._lf,
                 method,
                 y_true,
@@ -92,6 +98,7 @@ class LabelMethods:
                 n_boot=n_boot,
                 seed=seed,
             )
+            return names.without_scores(scores, method, extra, ci=wants_ci)
         counts = self._counts(
             v.check_column_name("y_true", y_true),
             v.check_column_name("y_pred", y_pred),
@@ -102,7 +109,7 @@ class LabelMethods:
             beta=b,
             ci=wants_ci,
         )
-        return iv.finish_labels(
+        scores = iv.finish_labels(
             counts,
             method,
             beta=b,
@@ -112,6 +119,7 @@ class LabelMethods:
             n_boot=n_boot,
             seed=seed,
         )
+        return names.without_scores(scores, method, extra, ci=wants_ci)
 
     def confusion_matrix(
         self,
@@ -190,6 +198,7 @@ class LabelMethods:
         weight: str | None = None,
         beta: float = 1.0,
         zero_division: float = 0.0,
+        extra_scores: ExtraScore | Sequence[ExtraScore] = (),
         ci: float | None = None,
         n_boot: int = 1000,
         seed: int | None = 0,
@@ -210,13 +219,18 @@ class LabelMethods:
             F-beta's beta, finite and > 0.
         zero_division
             Value of a ratio whose denominator is 0: 0.0, 1.0 or NaN.
+        extra_scores
+            Opt-in scores, columns after the default ones: ``"fowlkes_mallows"``
+            (one name or a list of them; the default columns are the contract's,
+            scikit-learn's report and Jaccard).
 
         Returns
         -------
         LazyFrame
             ``*by, label, support, predicted, tp, fp, fn, tn`` (Int64, Float64 with
-            weights) and ``precision, recall, specificity, f1, jaccard,
-            fowlkes_mallows`` (Float64; the F column is ``f{beta:g}`` when beta != 1).
+            weights) and ``precision, recall, specificity, f1, jaccard`` (Float64;
+            the F column is ``f{beta:g}`` when beta != 1), then ``extra_scores``'
+            (``fowlkes_mallows``).
 
         Notes
         -----
@@ -250,6 +264,7 @@ class LabelMethods:
             weight=weight,
             beta=beta,
             zero_division=zero_division,
+            extra_scores=extra_scores,
             ci=ci,
             n_boot=n_boot,
             seed=seed,
@@ -266,6 +281,7 @@ class LabelMethods:
         weight: str | None = None,
         beta: float = 1.0,
         zero_division: float = 0.0,
+        extra_scores: ExtraScore | Sequence[ExtraScore] = (),
         ci: float | None = None,
         n_boot: int = 1000,
         seed: int | None = 0,
@@ -275,14 +291,14 @@ class LabelMethods:
 
         Parameters
         ----------
-        y_true, y_pred, by, labels, weight, beta, zero_division
+        y_true, y_pred, by, labels, weight, beta, zero_division, extra_scores
             As :meth:`per_class`.
 
         Returns
         -------
         LazyFrame
-            ``*by, average, precision, recall, f1, jaccard, fowlkes_mallows, support``;
-            ``average`` is
+            ``*by, average, precision, recall, f1, jaccard, support`` (``extra_scores``
+            before ``support``); ``average`` is
             ``"micro"``, ``"macro"``, ``"weighted"`` in that order, then ``"samples"``
             for multilabel input.
 
@@ -325,6 +341,7 @@ class LabelMethods:
             weight=weight,
             beta=beta,
             zero_division=zero_division,
+            extra_scores=extra_scores,
             ci=ci,
             n_boot=n_boot,
             seed=seed,
@@ -341,6 +358,7 @@ class LabelMethods:
         weight: str | None = None,
         beta: float = 1.0,
         zero_division: float = 0.0,
+        extra_scores: ExtraScore | Sequence[ExtraScore] = (),
         ci: float | None = None,
         n_boot: int = 1000,
         seed: int | None = 0,
@@ -350,14 +368,14 @@ class LabelMethods:
 
         Parameters
         ----------
-        y_true, y_pred, by, labels, weight, beta, zero_division
+        y_true, y_pred, by, labels, weight, beta, zero_division, extra_scores
             As :meth:`per_class`.
 
         Returns
         -------
         LazyFrame
-            ``*by, label, average, precision, recall, f1, jaccard, fowlkes_mallows,
-            support``: the
+            ``*by, label, average, precision, recall, f1, jaccard, support``
+            (``extra_scores`` before ``support``): the
             per-class rows (``average`` null) then micro, macro, weighted (``label``
             null), per segment; multilabel input also a ``samples`` row
             (:meth:`averages`).
@@ -366,7 +384,7 @@ class LabelMethods:
         --------
         >>> import polars as pl, pl_metrics as plm
         >>> df = pl.DataFrame({"t": ["x", "y", "y"], "p": ["x", "y", "x"]})
-        >>> df.metrics.report("t", "p").drop("jaccard", "fowlkes_mallows")
+        >>> df.metrics.report("t", "p").drop("jaccard")
         shape: (5, 6)
         ┌───────┬──────────┬───────────┬──────────┬──────────┬─────────┐
         │ label ┆ average  ┆ precision ┆ recall   ┆ f1       ┆ support │
@@ -389,6 +407,7 @@ class LabelMethods:
             weight=weight,
             beta=beta,
             zero_division=zero_division,
+            extra_scores=extra_scores,
             ci=ci,
             n_boot=n_boot,
             seed=seed,

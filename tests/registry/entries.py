@@ -138,7 +138,9 @@ class Entry:
     columns: tuple[str, ...] = ()  # output columns named by the call (custom's metrics)
 
     def output_columns(self) -> tuple[str, ...]:
-        """The columns after ``*by`` (declared in ``names.OUTPUTS``, and the call's own)."""
+        """The columns after ``*by`` (declared in ``names.OUTPUTS``, and the call's own):
+        every column the method can write (its opt-in ones too), the names ``by`` may
+        not take."""
         declared = names.output_columns(self.outputs or self.name, beta=self.beta, ci=self.ci)
         return (*declared, *self.columns)
 
@@ -191,6 +193,23 @@ METHODS: list[Entry] = [
     Entry("per_class", _m("per_class", beta=2.0), ("labels",), state="counts", beta=2.0),
     Entry("averages", _m("averages", zero_division=1.0), ("labels",), state="counts"),
     Entry("report", _m("report"), ("labels",), state="counts"),
+    Entry(
+        "report[extra_scores]",  # the opt-in scores: fowlkes_mallows
+        _m("report", extra_scores=["fowlkes_mallows"], beta=0.5),
+        ("labels",),
+        outputs="report",
+        state="counts",
+        beta=0.5,
+    ),
+    Entry(
+        "per_class[ci-extra_scores]",  # the delta method's interval of fowlkes_mallows
+        _m("per_class", extra_scores="fowlkes_mallows", **CI),
+        ("labels",),
+        outputs="per_class",
+        ci=True,
+        weighted=False,
+        state="counts",
+    ),
     Entry(
         "report[ci]",  # the delta method (the default): no draws
         _m("report", **CI),
@@ -473,6 +492,13 @@ METHODS: list[Entry] = [
     Entry(
         "averages[multilabel]",
         lambda m, c: m.averages(c.ml, c.mlp, by=c.by, weight=c.w, zero_division=1.0),
+        ("multilabel",),
+        outputs="averages",
+        state="multilabel_counts",
+    ),
+    Entry(
+        "averages[multilabel-extra_scores]",
+        lambda m, c: m.averages(c.ml, c.mlp, by=c.by, weight=c.w, extra_scores=["fowlkes_mallows"]),
         ("multilabel",),
         outputs="averages",
         state="multilabel_counts",
@@ -989,6 +1015,8 @@ FINISHERS: dict[str, Callable[[object, Cols], object]] = {
     "per_class": lambda st, c: st.per_class(beta=2.0),
     "averages": lambda st, c: st.averages(zero_division=1.0),
     "report": lambda st, c: st.report(),
+    "report[extra_scores]": lambda st, c: st.report(extra_scores=["fowlkes_mallows"], beta=0.5),
+    "per_class[ci-extra_scores]": lambda st, c: st.per_class(extra_scores="fowlkes_mallows", **CI),
     "summary": lambda st, c: st.summary(),
     "summary[replace_undefined_by]": lambda st, c: st.summary(replace_undefined_by=0.5),
     "roc_auc": lambda st, c: st.roc_auc(),
@@ -1008,6 +1036,9 @@ FINISHERS: dict[str, Callable[[object, Cols], object]] = {
     # multilabel (from_multilabel_counts): keyed by the entry they equal
     "per_class[multilabel]": lambda st, c: st.per_class(beta=2.0),
     "averages[multilabel]": lambda st, c: st.averages(zero_division=1.0),
+    "averages[multilabel-extra_scores]": lambda st, c: st.averages(
+        extra_scores=["fowlkes_mallows"]
+    ),
     "report[multilabel]": lambda st, c: st.report(labels=[c.q[2][0], c.q[0][0]]),
     "summary[multilabel]": lambda st, c: st.summary(),
     "report[multilabel-map]": lambda st, c: st.report(),

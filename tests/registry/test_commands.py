@@ -86,6 +86,23 @@ CLI: list[tuple[str, str, list[str]]] = [
     _cli("per-class", "per_class", *_LABELS, "--beta", "2"),
     _cli("averages", "averages", *_LABELS, "--zero-division", "1"),
     _cli("report", "report", *_LABELS),
+    _cli(
+        "report",
+        "report[extra_scores]",
+        *_LABELS,
+        "--extra-scores",
+        "fowlkes_mallows",
+        "--beta",
+        "0.5",
+    ),
+    _cli(
+        "per-class",
+        "per_class[ci-extra_scores]",
+        *_LABELS,
+        *_CI,
+        "--extra-scores",
+        "fowlkes_mallows",
+    ),
     _cli("report", "report[ci]", *_LABELS, *_CI),
     _cli("report", "report[bootstrap]", *_LABELS, *_CI, "--ci-method", "bootstrap"),
     _cli("summary", "summary", *_LABELS),
@@ -183,6 +200,9 @@ CLI: list[tuple[str, str, list[str]]] = [
     _cli("coverage-error", "coverage_error", *_MULTILABEL),
     _cli("per-class", "per_class[multilabel]", *_SETS, "--beta", "2"),
     _cli("averages", "averages[multilabel]", *_SETS, "--zero-division", "1"),
+    _cli(
+        "averages", "averages[multilabel-extra_scores]", *_SETS, "--extra-scores", "fowlkes_mallows"
+    ),
     _cli("report", "report[multilabel]", *_SETS, "--labels", "2,0"),
     _cli("summary", "summary[multilabel]", *_SETS),
     _cli("report", "report[multilabel-map]", *_SET_MAPS),

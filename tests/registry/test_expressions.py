@@ -11,6 +11,7 @@ import polars as pl
 import pytest
 
 import pl_metrics as plm
+from pl_metrics._core import names
 from registry.entries import (
     DATA,
     EXPRESSIONS,
@@ -76,6 +77,10 @@ def test_expression_invariances(name: str, parquet_dir: Path) -> None:
         same(agg(with_zeros, make(c)), base)
 
 
+#: The opt-in columns of per_class / averages (an expression of each: plm.fowlkes_mallows).
+EXTRA = list(names.EXTRA_SCORES)
+
+
 @pytest.mark.parametrize("name", EXPR_IDS)
 def test_expression_equals_the_frame_method(name: str) -> None:
     """Each expression's per-group value is the frame method's, for the same rows."""
@@ -99,7 +104,7 @@ def test_expression_equals_the_frame_method(name: str) -> None:
         beta = 0.5 if metric == "f_beta" else 1.0
         column = {"f_beta": "f0.5"}.get(metric, metric)
         expected = (
-            m.averages(c.y, c.p, by="g", weight=c.w, beta=beta)
+            m.averages(c.y, c.p, by="g", weight=c.w, beta=beta, extra_scores=EXTRA)
             .filter(pl.col("average") == average)
             .select("g", pl.col(column).alias(name))
         )
@@ -107,7 +112,7 @@ def test_expression_equals_the_frame_method(name: str) -> None:
         beta = 0.5 if name == "f_beta" else 1.0
         column = {"f1": "f1", "f_beta": "f0.5"}.get(name, name)
         expected = (
-            m.per_class(c.yb, c.p, by="g", weight=c.w, beta=beta)
+            m.per_class(c.yb, c.p, by="g", weight=c.w, beta=beta, extra_scores=EXTRA)
             .filter(pl.col("label") == 1)
             .select("g", pl.col(column).alias(name))
         )
