@@ -117,24 +117,32 @@ def sorted_moments(  # noqa: PLR0917 - the sorted positives' arrays, in _chunk_a
     size = tps.size
     if not size:
         return np.zeros(n_segments), np.zeros(n_segments)
+    one = n_segments == 1  # scalars, not gathers, for one segment (a large one alone)
     t, f = tps.astype(np.float64), fps.astype(np.float64)
     rows = t + f
+    squared = rows * rows
     run = np.cumsum(new) - 1
     starts = np.flatnonzero(new)
     ends = np.r_[starts[1:] - 1, size - 1]  # each run's last positive
     below_pos, below_neg = (
-        c[ends][run] for c in _segmented_cumsums(segment, f / rows**2, t / rows**2)
+        c[ends][run] for c in _segmented_cumsums(segment, f / squared, t / squared)
     )
-    p_total = n_pos[segment].astype(np.float64)
-    d_pos = (t / rows + below_pos - ap[segment]) / p_total
+    del squared
+    p_total = float(n_pos[0]) if one else n_pos[segment].astype(np.float64)
+    d_pos = (t / rows + below_pos - (ap[0] if one else ap[segment])) / p_total
+    del below_pos, rows
     d_neg = below_neg / p_total
     last = np.zeros(size, dtype=bool)  # a run's last positive holds its negatives
     last[ends] = True
     next_fps = np.r_[f[1:], 0.0]
     next_fps[np.r_[segment[1:] != segment[:-1], True]] = 0.0  # a segment's top positive
     negatives = np.where(last, f - next_fps, 0.0)
-    s2 = np.bincount(segment, weights=d_pos**2 + negatives * d_neg**2, minlength=n_segments)
-    s4 = np.bincount(segment, weights=d_pos**4 + negatives * d_neg**4, minlength=n_segments)
+    pos2, neg2 = d_pos * d_pos, d_neg * d_neg  # (products: ** is a slow power call)
+    second, fourth = pos2 + negatives * neg2, pos2 * pos2 + negatives * (neg2 * neg2)
+    if one:
+        return np.array([second.sum()]), np.array([fourth.sum()])
+    s2 = np.bincount(segment, weights=second, minlength=n_segments)
+    s4 = np.bincount(segment, weights=fourth, minlength=n_segments)
     return s2, s4
 
 
