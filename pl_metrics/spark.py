@@ -422,7 +422,7 @@ def average_precision(
         As :meth:`MetricsLazyFrame.average_precision`.
     ci, n_boot, seed, ci_method
         As :meth:`MetricsLazyFrame.average_precision` (``"logit"``, the default,
-        ``"bootstrap"`` or ``"poisson"``):
+        ``"boyd"``, ``"bootstrap"`` or ``"poisson"``):
         computed on the driver from the merged state; for a seed, the frame
         method's interval on the same rows.  Not with ``weight`` (refused before
         any Spark job).
