@@ -7,6 +7,7 @@ raises these same errors, so a message never differs between paths.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -77,10 +78,14 @@ class Bad:
         """``reference`` is neither polars rows nor an expression (its type named with
         its module, and the conversion of a pandas or Arrow frame)."""
         kind = type(reference)
-        module = kind.__module__
-        name = kind.__qualname__ if module == "builtins" else f"{module}.{kind.__qualname__}"
+        module, top = kind.__module__, kind.__module__.split(".")[0]
+        # the name its library exports it by (pandas 2: pandas.core.frame.DataFrame is
+        # pandas.DataFrame)
+        public = getattr(sys.modules.get(top), kind.__qualname__, None) is kind
+        where = top if public else module
+        name = kind.__qualname__ if module == "builtins" else f"{where}.{kind.__qualname__}"
         convert = {"pandas": "pl.from_pandas(reference)", "pyarrow": "pl.from_arrow(reference)"}
-        hint = convert.get(module.split(".")[0])
+        hint = convert.get(top)
         return TypeError(
             "`reference` must be a polars DataFrame / LazyFrame of reference rows, or a "
             f"Boolean expression marking them in this frame, got {name}"
