@@ -23,7 +23,7 @@ from typing import Any
 import polars as pl
 
 from pl_metrics._core import checks as v
-from pl_metrics._core.messages import in_engine_terms
+from pl_metrics._core.messages import in_engine_terms, retyped
 from pl_metrics._core.options import checked
 from pl_metrics._drift import state as ds
 from pl_metrics._drift.state import shard_job as drift_shard_job
@@ -112,10 +112,7 @@ def _labels_of_file(path: str, y_true: str, weight: str | None) -> pl.Series:
 
 def _with_path(exc: Exception, path: str) -> Exception:
     """``exc`` as the same type with ``path`` in front of its message (else unchanged)."""
-    try:
-        return type(exc)(f"{path}: {exc}")
-    except Exception:  # a type that cannot be built from one message
-        return exc
+    return retyped(exc, f"{path}: {exc}")
 
 
 def _files(paths: list[str], limit: int = 3) -> str:

@@ -42,18 +42,23 @@ _ENGINE_DROP_NULLS = {
 }
 
 
+def retyped(exc: Exception, text: str) -> Exception:
+    """``exc``'s type with the message ``text`` (an error said in other words: the
+    user's columns, an engine's idiom, a file's path in front); ``exc`` itself
+    where the type cannot be built from one message."""
+    try:
+        return type(exc)(text)
+    except Exception:  # a type that cannot be built from one message
+        return exc
+
+
 def in_engine_terms(exc: Exception, engine: str) -> Exception:
     """``exc`` (raised by a frame method on an engine's rows) with the polars idiom
     its message suggests replaced by the ``engine``'s own (``"spark"``, ``"dask"``);
     the same type, or ``exc`` itself where nothing changes or the type cannot be
     built from one message."""
     text = _DROP_NULLS.sub(lambda m: _ENGINE_DROP_NULLS[engine].format(m.group(1)), str(exc))
-    if text == str(exc):
-        return exc
-    try:
-        return type(exc)(text)
-    except Exception:  # a type that cannot be built from one message
-        return exc
+    return exc if text == str(exc) else retyped(exc, text)
 
 
 class Bad:

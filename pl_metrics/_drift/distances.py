@@ -104,9 +104,12 @@ class _At:
 
     @staticmethod
     def where(condition: Any, a: _At, b: _At) -> _At:
-        return _At(
-            **{name: _where(condition, getattr(a, name), getattr(b, name)) for name in a.__slots__}
-        )
+        import numpy as np
+
+        fields = {
+            name: np.where(condition, getattr(a, name), getattr(b, name)) for name in a.__slots__
+        }
+        return _At(**fields)
 
 
 def _counted(counted: Any, value: Any) -> Any:
@@ -121,13 +124,6 @@ def _item(value: Any, at: Any) -> Any:
     import numpy as np
 
     return value if np.ndim(value) == 0 else value[at]
-
-
-def _where(condition: Any, a: Any, b: Any) -> Any:
-    """np.where of two fields (arrays or scalars)."""
-    import numpy as np
-
-    return np.where(condition, a, b)
 
 
 class _Reference:
@@ -221,10 +217,6 @@ class _Reference:
             g_after=grid.take(after_at),
             g_j=grid.take(j),
         )
-
-    def h_at(self, x: float) -> _At:
-        """The point of a slice's bound (-inf: count 0)."""
-        return self.point(x)
 
     def _value(self, at: Any) -> tuple[Any, Any]:
         """The reference's values of indices ``at``, and the running sums there."""
@@ -367,8 +359,8 @@ class _Slice:
 
     def __init__(self, ref: _Reference, low: float, high: float) -> None:
         self.low, self.high = low, high
-        self.h_low = ref.h_at(low)
-        self.h_high = ref.h_at(low if high == math.inf else high)  # (unused at inf)
+        self.h_low = ref.point(low)  # (-inf: count 0)
+        self.h_high = ref.point(low if high == math.inf else high)  # (unused at inf)
 
 
 class Sweep:

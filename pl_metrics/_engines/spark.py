@@ -15,7 +15,7 @@ import polars as pl
 
 from pl_metrics import metrics
 from pl_metrics._core import checks as v
-from pl_metrics._core.messages import Bad, in_engine_terms
+from pl_metrics._core.messages import Bad, in_engine_terms, retyped
 from pl_metrics._engines.shards import check_label_sets, label_sample
 from pl_metrics.state import sum_states
 
@@ -257,10 +257,7 @@ def _combined(errors: list[Exception], job: _Job) -> Exception:
     text = _COUNT.sub(f"has {total} ", masked[0])
     for i, column in enumerate(job.columns):
         text = text.replace(f"\0{i}\0", repr(column))
-    try:
-        return type(first)(text)
-    except Exception:  # a type that cannot be built from one message
-        return first
+    return retyped(first, text)
 
 
 def _masked(message: str, columns: Sequence[str]) -> str:

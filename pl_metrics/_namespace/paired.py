@@ -15,6 +15,7 @@ from polars.exceptions import SchemaError
 from pl_metrics._core import checks as v
 from pl_metrics._core import labels, multiple, names
 from pl_metrics._core import scores as sc
+from pl_metrics._core.messages import retyped
 from pl_metrics._core.options import checked
 from pl_metrics._groups import fairness as fair
 from pl_metrics._groups import paired as pt
@@ -212,12 +213,9 @@ def _named_as_stacked(column: str, items: list[tuple[str, str]]) -> Iterator[Non
         for name, wide in items:
             text = text.replace(f"column {wide!r}", f"column {column!r} (model {name!r})")
             text = text.replace(repr(wide), repr(column))
-        if text == str(exc):
+        renamed = exc if text == str(exc) else retyped(exc, text)
+        if renamed is exc:
             raise
-        try:
-            renamed = type(exc)(text)
-        except Exception:  # a type that cannot be built from one message
-            raise exc from None
         raise renamed from exc
 
 
