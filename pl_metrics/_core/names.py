@@ -121,6 +121,8 @@ OUTPUTS: dict[str, tuple[str, ...]] = {
     "decision_cost": ("cost",),
     "cost_curve": ("probability_cost", "normalized_cost"),
     "over_time": ("window_start", "window_end", "metric", "value", "low", "high"),
+    # low / high only with ``ci``
+    "check": ("rule", "metric", "value", "low", "high", "threshold", "status"),
     "custom": (),  # *by, then one column per name of ``metrics``
     "drift": ("column", "n_reference", "n_current", "psi", "js_distance", "ks", "wasserstein"),
     "drift_counts": ("column", "bin", "lower", "upper", "rows"),

@@ -65,6 +65,8 @@ CALIBRATION_BINS = 15
 #: the metrics that read ``y_score`` (a binary score / probability of pos_label)
 SCORED = (*RANKING, *PROBABILITY, *CALIBRATION)
 METRICS = cat.names_of(over_time=True)
+#: the metrics without an interval (null bounds with ``ci``)
+WITHOUT_INTERVAL = frozenset({"n", "ks", *PROBABILITY, *CALIBRATION})
 
 _UNITS = {"ns": 1, "us": 1_000, "ms": 1_000_000, "s": 10**9, "m": 60 * 10**9, "h": 3600 * 10**9}
 _CALENDAR = {"d": ("d", 1), "w": ("d", 7), "mo": ("mo", 1), "q": ("mo", 3), "y": ("mo", 12)}

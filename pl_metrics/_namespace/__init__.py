@@ -11,6 +11,7 @@ from __future__ import annotations
 import polars as pl
 
 from pl_metrics._namespace._common import eager, same_result
+from pl_metrics._namespace.check import CheckMethods
 from pl_metrics._namespace.compare import CompareMethods
 from pl_metrics._namespace.fairness import FairnessMethods
 from pl_metrics._namespace.labels import LabelMethods
@@ -40,6 +41,7 @@ class MetricsLazyFrame(
     FairnessMethods,
     PairedMethods,
     MonitoringMethods,
+    CheckMethods,
     ReportMethods,
 ):
     """Classification metrics of a LazyFrame's rows, as lazy tidy frames."""
@@ -99,6 +101,7 @@ class MetricsDataFrame:
     decision_cost = eager(MetricsLazyFrame.decision_cost)
     cost_curve = eager(MetricsLazyFrame.cost_curve)
     over_time = eager(MetricsLazyFrame.over_time)
+    check = eager(MetricsLazyFrame.check)
     gains = eager(MetricsLazyFrame.gains)
     class_likelihood_ratios = eager(MetricsLazyFrame.class_likelihood_ratios)
     d2_log_loss_score = eager(MetricsLazyFrame.d2_log_loss_score)

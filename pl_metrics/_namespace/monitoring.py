@@ -293,7 +293,7 @@ class MonitoringMethods:
         chosen = ot.check_metrics(metrics, y_pred=y_pred, y_score=y_score)
         w = ot.windows(every, period)
         # metrics without intervals (n, ks, the losses, calibration_error) go with any method
-        free = {"n", "ks", *ot.PROBABILITY, *ot.CALIBRATION}
+        free = set(ot.WITHOUT_INTERVAL)
         allowed = v.ANALYTIC_CI.get(str(ci_method))
         if allowed is not None:
             allowed |= free  # a new set

@@ -1,0 +1,364 @@
+"""``check``: quality gates decided per segment from intervals.
+
+Every expected interval is computed here, independently of the library: Wilson's
+interval by statsmodels, ROC AUC by scikit-learn with DeLong's variance from the
+placements in numpy, the difference to a reference by statsmodels' Newcombe
+interval (Wilson) or the two-sample normal interval (DeLong), PSI by numpy.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+from statistics import NormalDist
+
+import numpy as np
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+from sklearn.metrics import log_loss, roc_auc_score
+from statsmodels.stats.proportion import confint_proportions_2indep, proportion_confint
+
+import pl_metrics as plm
+from pl_metrics._core.catalogue import CATALOGUE
+from pl_metrics._monitoring.check import METRICS, parse_rule
+
+Z95 = NormalDist().inv_cdf(0.975)
+
+
+def _delong(y: np.ndarray, s: np.ndarray) -> tuple[float, float]:
+    """(AUC, DeLong's variance) by brute force over the pairs of each positive and
+    negative (scikit-learn's AUC; the placements' sample variances)."""
+    pos, neg = s[y == 1], s[y == 0]
+    pairs = (pos[:, None] > neg[None, :]) + 0.5 * (pos[:, None] == neg[None, :])
+    v10, v01 = pairs.mean(axis=1), pairs.mean(axis=0)
+    variance = v10.var(ddof=1) / len(pos) + v01.var(ddof=1) / len(neg)
+    auc = roc_auc_score(y, s)
+    assert math.isclose(auc, pairs.mean())
+    return auc, variance
+
+
+def _scores(n: int, signal: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    return y, np.round(rng.normal(signal * y, 1.0), 3)
+
+
+def _segments() -> pl.DataFrame:
+    """Three segments whose ROC AUC intervals lie above 0.7, around it, below it."""
+    parts = []
+    for g, (n, signal, seed) in {"a": (400, 2.0, 1), "b": (60, 1.0, 2), "c": (400, 0.2, 3)}.items():
+        y, s = _scores(n, signal, seed)
+        parts.append(pl.DataFrame({"g": g, "y": y, "s": s}))
+    return pl.concat(parts)
+
+
+# ---------------------------------------------------------------------------- statuses
+def test_each_status_from_the_delong_interval() -> None:
+    df = _segments()
+    out = df.metrics.check(["roc_auc >= 0.7", "roc_auc < 0.7"], y_true="y", y_score="s", by="g")
+    assert out.columns == ["g", "rule", "metric", "value", "low", "high", "threshold", "status"]
+    expected = {}
+    for g in ("a", "b", "c"):
+        part = df.filter(pl.col("g") == g)
+        auc, var = _delong(part["y"].to_numpy(), part["s"].to_numpy())
+        low, high = auc - Z95 * math.sqrt(var), auc + Z95 * math.sqrt(var)
+        row = out.filter((pl.col("g") == g) & (pl.col("rule") == "roc_auc >= 0.7")).row(
+            0, named=True
+        )
+        assert row["value"] == pytest.approx(auc, rel=1e-12)
+        assert (row["low"], row["high"]) == pytest.approx((low, high), rel=1e-9)
+        expected[g] = "pass" if low >= 0.7 else "fail" if high < 0.7 else "inconclusive"
+    # the three segments were drawn to give the three statuses
+    assert expected == {"a": "pass", "b": "inconclusive", "c": "fail"}
+    ge = out.filter(pl.col("rule") == "roc_auc >= 0.7")
+    assert dict(zip(ge["g"], ge["status"], strict=True)) == expected
+    lt = out.filter(pl.col("rule") == "roc_auc < 0.7")  # the mirror rule
+    assert lt["status"].to_list() == ["fail", "inconclusive", "pass"]
+    assert out["g"].to_list() == ["a", "a", "b", "b", "c", "c"]  # segment, then rule order
+
+
+def test_wilson_statuses_of_the_label_metrics() -> None:
+    """accuracy, recall (over_time's: Wilson) and false_positive_rate (compare's
+    rates: Wilson) against statsmodels' Wilson interval; each status by hand."""
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 2, 300)
+    p = np.where(rng.random(300) < 0.75, y, 1 - y)
+    df = pl.DataFrame({"y": y, "p": p})
+    rules = ["accuracy >= 0.7", "recall > 0.9", "false_positive_rate <= 0.4"]
+    out = df.metrics.check(rules, y_true="y", y_pred="p")
+    counts = {
+        "accuracy": ((y == p).sum(), len(y)),
+        "recall": (((y == 1) & (p == 1)).sum(), (y == 1).sum()),
+        "false_positive_rate": (((y == 0) & (p == 1)).sum(), (y == 0).sum()),
+    }
+    for row in out.iter_rows(named=True):
+        hits, trials = counts[row["metric"]]
+        low, high = proportion_confint(hits, trials, alpha=0.05, method="wilson")
+        assert row["value"] == pytest.approx(hits / trials, rel=1e-12)
+        assert (row["low"], row["high"]) == pytest.approx((low, high), rel=1e-9)
+        threshold = row["threshold"]
+        if row["metric"] == "accuracy":  # >=
+            want = "pass" if low >= threshold else "fail" if high < threshold else "inconclusive"
+        elif row["metric"] == "recall":  # >
+            want = "pass" if low > threshold else "fail" if high <= threshold else "inconclusive"
+        else:  # <=
+            want = "pass" if high <= threshold else "fail" if low > threshold else "inconclusive"
+        assert row["status"] == want
+    assert out["status"].to_list() == ["inconclusive", "fail", "pass"]
+
+
+def test_ci_none_the_point_decides() -> None:
+    df = pl.DataFrame({"y": [0, 1, 1, 0, 1, 0], "p": [0, 1, 0, 0, 1, 1]})  # accuracy 4/6
+    rules = ["accuracy >= 0.6", "accuracy > 0.7", "accuracy <= 0.6", "accuracy < 0.7"]
+    out = df.metrics.check(rules, y_true="y", y_pred="p", ci=None)
+    assert out.columns == ["rule", "metric", "value", "threshold", "status"]
+    assert out["value"].to_list() == pytest.approx([4 / 6] * 4)
+    assert out["status"].to_list() == ["pass", "fail", "fail", "pass"]
+    # at the threshold: >= and <= pass, > and < fail
+    edge = ["accuracy >= 0.5", "accuracy <= 0.5", "accuracy > 0.5", "accuracy < 0.5"]
+    half = pl.DataFrame({"y": [0, 1], "p": [0, 0]})
+    got = half.metrics.check(edge, y_true="y", y_pred="p", ci=None)["status"].to_list()
+    assert got == ["pass", "pass", "fail", "fail"]
+
+
+def test_metrics_without_an_interval_are_decided_by_the_point() -> None:
+    y, s = _scores(200, 1.0, 5)
+    p = 1 / (1 + np.exp(-s))
+    df = pl.DataFrame({"y": y, "p": p})
+    out = df.metrics.check(["log_loss < 0.9", "n >= 200"], y_true="y", y_score="p", y_pred="y")
+    assert out["value"].to_list() == pytest.approx([log_loss(y, p), 200.0], rel=1e-12)
+    assert out["low"].null_count() == 2
+    assert out["high"].null_count() == 2
+    want = "pass" if log_loss(y, p) < 0.9 else "fail"
+    assert out["status"].to_list() == [want, "pass"]
+
+
+def test_undefined_is_inconclusive() -> None:
+    """A segment with one class has no ROC AUC; a segment of two positives has no
+    DeLong interval: both inconclusive, with ci and (the first) without."""
+    df = pl.DataFrame(
+        {
+            "g": ["one"] * 3 + ["few"] * 3,
+            "y": [1, 1, 1, 1, 1, 0],
+            "s": [0.2, 0.4, 0.9, 0.8, 0.6, 0.1],
+        }
+    )
+    out = df.metrics.check("roc_auc >= 0.5", y_true="y", y_score="s", by="g")
+    assert out["g"].to_list() == ["few", "one"]
+    assert out["status"].to_list() == ["inconclusive", "inconclusive"]
+    assert out["value"][0] == 1.0  # defined, but its interval is not (one negative)
+    point = df.metrics.check("roc_auc >= 0.5", y_true="y", y_score="s", by="g", ci=None)
+    assert point["status"].to_list() == ["pass", "inconclusive"]
+
+
+def test_weighted_point_decisions_equal_sklearn() -> None:
+    y, s = _scores(150, 1.0, 6)
+    w = np.random.default_rng(6).random(150) * 3
+    df = pl.DataFrame({"y": y, "s": s, "w": w})
+    out = df.metrics.check("roc_auc >= 0.6", y_true="y", y_score="s", weight="w", ci=None)
+    assert out["value"][0] == pytest.approx(roc_auc_score(y, s, sample_weight=w), rel=1e-12)
+    with pytest.raises(ValueError, match="`ci` needs un-weighted rows"):
+        df.metrics.check("roc_auc >= 0.6", y_true="y", y_score="s", weight="w")
+
+
+# ---------------------------------------------------------------------------- reference
+def test_non_inferiority_is_the_two_sample_delong_interval() -> None:
+    """``roc_auc >= reference - 0.02``: the value is AUC - reference AUC per segment,
+    its interval d -+ z sqrt(var + var_reference) (each DeLong's, by brute force)."""
+    current = _segments()
+    reference = pl.concat(
+        pl.DataFrame({"g": g, "y": y, "s": s})
+        for g, (y, s) in {"a": _scores(300, 2.1, 7), "b": _scores(80, 1.2, 8)}.items()
+    )
+    rule = "roc_auc >= reference - 0.02"
+    out = current.metrics.check(rule, y_true="y", y_score="s", by="g", reference=reference)
+    assert out["metric"].to_list() == ["roc_auc - reference"] * 3
+    assert out["threshold"].to_list() == [-0.02] * 3
+    for g in ("a", "b"):
+        now = current.filter(pl.col("g") == g)
+        then = reference.filter(pl.col("g") == g)
+        auc, var = _delong(now["y"].to_numpy(), now["s"].to_numpy())
+        auc_r, var_r = _delong(then["y"].to_numpy(), then["s"].to_numpy())
+        d, half = auc - auc_r, Z95 * math.sqrt(var + var_r)
+        row = out.filter(pl.col("g") == g).row(0, named=True)
+        assert row["value"] == pytest.approx(d, rel=1e-9)
+        assert (row["low"], row["high"]) == pytest.approx((d - half, d + half), rel=1e-9)
+        want = "pass" if d - half >= -0.02 else "fail" if d + half < -0.02 else "inconclusive"
+        assert row["status"] == want
+    # c has no reference rows: no difference
+    assert out.filter(pl.col("g") == "c").select("value", "status").row(0) == (
+        None,
+        "inconclusive",
+    )
+    # the same rows marked by an expression in one frame give the same table
+    both = pl.concat([current.with_columns(ref=False), reference.with_columns(ref=True)])
+    marked = both.metrics.check(rule, y_true="y", y_score="s", by="g", reference=pl.col("ref"))
+    assert_frame_equal(marked, out)
+
+
+def test_non_inferiority_of_a_proportion_is_newcombe() -> None:
+    """Two Wilson intervals combined (MOVER) are Newcombe's interval of a difference
+    of proportions (statsmodels' ``method="newcomb"``)."""
+    rng = np.random.default_rng(9)
+    y, y_r = rng.integers(0, 2, 250), rng.integers(0, 2, 180)
+    p = np.where(rng.random(250) < 0.7, y, 1 - y)
+    p_r = np.where(rng.random(180) < 0.8, y_r, 1 - y_r)
+    df = pl.DataFrame({"y": np.r_[y, y_r], "p": np.r_[p, p_r], "old": [False] * 250 + [True] * 180})
+    out = df.metrics.check(
+        "recall >= reference - 0.05", y_true="y", y_pred="p", reference=pl.col("old")
+    )
+    hits, trials = ((y == 1) & (p == 1)).sum(), (y == 1).sum()
+    hits_r, trials_r = ((y_r == 1) & (p_r == 1)).sum(), (y_r == 1).sum()
+    low, high = confint_proportions_2indep(
+        hits, trials, hits_r, trials_r, method="newcomb", compare="diff"
+    )
+    row = out.row(0, named=True)
+    assert row["value"] == pytest.approx(hits / trials - hits_r / trials_r, rel=1e-12)
+    assert (row["low"], row["high"]) == pytest.approx((low, high), rel=1e-9)
+    assert row["status"] == ("pass" if low >= -0.05 else "fail" if high < -0.05 else "inconclusive")
+
+
+def _psi(reference: np.ndarray, current: np.ndarray, bins: int = 10, eps: float = 1e-4) -> float:
+    """PSI over the reference's deciles (bins (e_j, e_j+1]), 0 proportions as eps."""
+    edges = np.unique(np.quantile(reference, np.arange(1, bins) / bins))
+    p = np.bincount(np.searchsorted(edges, reference), minlength=len(edges) + 1) / len(reference)
+    q = np.bincount(np.searchsorted(edges, current), minlength=len(edges) + 1) / len(current)
+    p, q = np.where(p == 0, eps, p), np.where(q == 0, eps, q)
+    return float(np.sum((q - p) * np.log(q / p)))
+
+
+def test_psi_rule_is_drifts_psi() -> None:
+    rng = np.random.default_rng(10)
+    train = pl.DataFrame({"income": rng.lognormal(3.5, 0.4, 2000)})
+    week = pl.DataFrame(
+        {"region": ["eu"] * 300 + ["us"] * 300, "income": rng.lognormal(3.5, 0.4, 600)}
+    ).with_columns(
+        pl.when(pl.col("region") == "eu").then(pl.col("income") * 1.5).otherwise("income")
+    )
+    out = week.metrics.check(
+        ["psi(income) < 0.2", "js_distance(income) < 0.5"], by="region", reference=train
+    )
+    assert out.columns == [
+        "region",
+        "rule",
+        "metric",
+        "value",
+        "low",
+        "high",
+        "threshold",
+        "status",
+    ]
+    drift = week.metrics.drift("income", reference=train, by="region")
+    psi = out.filter(pl.col("metric") == "psi(income)")
+    assert psi["value"].to_list() == drift["psi"].to_list()
+    for region, value in zip(psi["region"], psi["value"], strict=True):
+        current = week.filter(pl.col("region") == region)["income"].to_numpy()
+        assert value == pytest.approx(_psi(train["income"].to_numpy(), current), rel=1e-9)
+    assert psi["status"].to_list() == ["fail", "pass"]
+    assert out["low"].null_count() == out.height  # no interval: the point decides
+
+
+def test_reference_expression_with_nulls_is_refused() -> None:
+    df = pl.DataFrame({"y": [0, 1, 0, 1], "p": [0, 1, 1, 1], "old": [True, None, False, False]})
+    with pytest.raises(plm.DataError, match="`reference` is null on 1 rows"):
+        df.metrics.check("accuracy >= reference", y_true="y", y_pred="p", reference=pl.col("old"))
+
+
+# ---------------------------------------------------------------------------- rules
+def test_rules_parse() -> None:
+    rule = parse_rule("  roc_auc>=reference-0.02 ")
+    assert (rule.name, rule.op, rule.threshold, rule.relative) == ("roc_auc", ">=", -0.02, True)
+    assert rule.metric == "roc_auc - reference"
+    assert parse_rule("f1 > reference + 1e-2").threshold == 0.01
+    assert parse_rule("recall >= reference").threshold == 0.0
+    drift = parse_rule("psi(net income) < 0.2")
+    assert (drift.name, drift.column, drift.metric) == ("psi", "net income", "psi(net income)")
+    assert parse_rule("ks < -1").column is None  # the scores' KS, not drift's
+    assert set(METRICS) == set(CATALOGUE)  # every metric a call takes by name
+
+
+@pytest.mark.parametrize(
+    ("rule", "match"),
+    [
+        ("roc_auc = 0.8", "is not '<metric> <op> <number>'"),
+        ("roc_auc >= high", "is not '<metric> <op> <number>'"),
+        ("roc_auc >= nan", "is not '<metric> <op> <number>'"),
+        (">= 0.8", "is not '<metric> <op> <number>'"),
+        ("rocauc >= 0.8", "unknown metric 'rocauc'; known metrics: n, accuracy, .*roc_auc"),
+        ("psi >= 0.8", "unknown metric 'psi'.*psi\\(column\\)"),
+        ("roc_auc(s) >= 0.8", "names a column, which only the drift metrics"),
+        ("psi(x) < reference + 0.1", "a drift metric already compares with the reference"),
+    ],
+)
+def test_bad_rules_are_named(rule: str, match: str) -> None:
+    df = pl.DataFrame({"y": [0, 1], "s": [0.2, 0.8]})
+    with pytest.raises(ValueError, match=match) as error:
+        df.metrics.check(rule, y_true="y", y_score="s")
+    assert repr(rule) in str(error.value)
+
+
+def test_bad_rule_lists() -> None:
+    df = pl.DataFrame({"y": [0, 1], "s": [0.2, 0.8]})
+    with pytest.raises(TypeError, match="`rules` must be a rule or a non-empty list"):
+        df.metrics.check([], y_true="y", y_score="s")
+    with pytest.raises(TypeError, match="a rule must be a string"):
+        df.metrics.check([0.8], y_true="y", y_score="s")
+    with pytest.raises(ValueError, match="gives rule 'roc_auc > 0.5' twice"):
+        df.metrics.check(["roc_auc > 0.5", "roc_auc > 0.5"], y_true="y", y_score="s")
+
+
+@pytest.mark.parametrize(
+    ("rule", "kwargs", "argument"),
+    [
+        ("roc_auc >= 0.8", {"y_true": "y"}, "y_score"),
+        ("accuracy >= 0.8", {"y_true": "y", "y_score": "s"}, "y_pred"),
+        ("accuracy >= 0.8", {"y_pred": "p"}, "y_true"),
+        ("psi(s) < 0.2", {}, "reference"),
+        ("accuracy >= reference", {"y_true": "y", "y_pred": "p"}, "reference"),
+    ],
+)
+def test_a_missing_argument_is_named_with_the_rule(
+    rule: str, kwargs: dict[str, str], argument: str
+) -> None:
+    df = pl.DataFrame({"y": [0, 1], "p": [0, 1], "s": [0.2, 0.8]})
+    with pytest.raises(ValueError, match=re.escape(f"rule {rule!r} needs `{argument}`")):
+        df.metrics.check(rule, **kwargs)
+
+
+def test_drift_rules_take_no_weight() -> None:
+    df = pl.DataFrame({"s": [0.2, 0.8], "w": [1.0, 2.0]})
+    with pytest.raises(ValueError, match="takes no `weight`"):
+        df.metrics.check("psi(s) < 0.2", weight="w", reference=df, ci=None)
+
+
+def test_lazy_stays_lazy_and_equals_eager(tmp_path: Path) -> None:
+    df = _segments()
+    rules = ["roc_auc >= 0.7", "psi(s) < 0.3"]
+    eager = df.metrics.check(rules, y_true="y", y_score="s", by="g", reference=df.head(500))
+    path = tmp_path / "rows.parquet"
+    df.write_parquet(path)
+    lazy = pl.scan_parquet(path).metrics.check(
+        rules, y_true="y", y_score="s", by="g", reference=df.head(500).lazy()
+    )
+    assert isinstance(lazy, pl.LazyFrame)
+    assert_frame_equal(lazy.collect(engine="streaming"), eager)
+
+
+def test_by_may_take_the_names_the_inner_methods_write() -> None:
+    """A segment named like over_time's or drift's columns is just a segment."""
+    df = _segments().rename({"g": "window_start"}).with_columns(column=pl.lit("x"))
+    out = df.metrics.check(
+        ["roc_auc >= 0.7", "psi(s) < 1"],
+        y_true="y",
+        y_score="s",
+        by=["window_start", "column"],
+        reference=df,
+    )
+    assert out.columns[:2] == ["window_start", "column"]
+    assert out.height == 6
+    with pytest.raises(ValueError, match="collides"):
+        df.rename({"column": "status"}).metrics.check(
+            "roc_auc >= 0.7", y_true="y", y_score="s", by="status"
+        )
