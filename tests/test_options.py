@@ -51,6 +51,7 @@ NOT_OPTIONS = {
     "metric": "a name among the method's outputs",
     "metrics": "names among the method's outputs",
     "where": "an expression over the method's outputs",
+    "rules": "check's rules, parsed against the catalogue by the check itself",
     "every": "a polars duration, checked by polars with the index column",
     "period": "a polars duration, checked by polars with the index column",
     # the engines' and the report's own handles

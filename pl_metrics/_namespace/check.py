@@ -40,7 +40,7 @@ class CheckMethods:
         Parameters
         ----------
         rules
-            A rule or a list of rules:
+            A rule, or a list of rules, each ``"<metric> <op> <number>"``.  The forms:
 
             - ``"roc_auc >= 0.8"``, ``"recall >= 0.6"``, ``"log_loss < 0.4"``: any
               metric :meth:`over_time` takes (``n``, ``accuracy``, ``f1_macro``,

@@ -32,6 +32,7 @@ from typing import Any
 import polars as pl
 
 import pl_metrics  # registers .metrics
+from pl_metrics._core import names
 from pl_metrics._core.catalogue import CATALOGUE
 from pl_metrics.cli import _table
 from pl_metrics.cli._commands import _NAMES as _NAMES  # read by the tests
@@ -317,9 +318,10 @@ def _write(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point: 0 on success, 2 on bad input (one line on stderr, no traceback)."""
+    """Entry point: 0 on success, 2 on bad input (one line on stderr, no traceback),
+    1 when a quality gate fails (a ``check`` row whose ``status`` is ``"fail"``)."""
     try:
-        run(argv)
+        result = run(argv)
     except (
         UsageError,
         ValueError,
@@ -329,4 +331,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     ) as exc:
         print(f"pl-metrics: error: {first_line(exc)}", file=sys.stderr)
         return 2
-    return 0
+    return 1 if _failed(result) else 0
+
+
+def _failed(result: pl.DataFrame | str) -> bool:
+    """Whether ``result`` is ``check``'s table with a failing row."""
+    if not isinstance(result, pl.DataFrame):
+        return False
+    gate = names.OUTPUTS["check"]  # low and high only with --ci
+    columns = [c for c in result.columns if c in gate]
+    if columns not in (list(gate), [c for c in gate if c not in ("low", "high")]):
+        return False
+    return bool((result["status"] == "fail").any())

@@ -156,6 +156,7 @@ _FLAGS: dict[str, tuple[str, ...]] = {
     "y_prob": ("--score", "--y-prob"),
     "models": ("--model", "--models"),
     "model": ("--model-column",),  # compare_models' stacked rows (--model is `models`)
+    "rules": ("--rule", "--rules"),  # check's: one rule a flag
 }
 
 #: The help of a parameter whose docstring entry points elsewhere ("As the frame
@@ -225,6 +226,9 @@ _REFERENCE_ROWS = _Form(
     "text compared with a date column is the date); or --reference-file",
 )
 
+#: The reference rows of any method (``drift``, ``check`` ...): the type says it.
+_FORMS.append((frozenset({pl.DataFrame, pl.LazyFrame, pl.Expr}), _REFERENCE_ROWS))
+
 _SPECIAL_FORMS: dict[tuple[str, str], _Form] = {
     ("reference_disparities", "reference"): _Form(
         {"metavar": "KEY"},
@@ -240,6 +244,13 @@ _SPECIAL_FORMS: dict[tuple[str, str], _Form] = {
         "\"model_version = 'v1'\"; or --reference-file",
     ),
     ("drift_bins", "reference"): _REFERENCE_ROWS,
+    # a rule a flag, never split at commas
+    ("check", "rules"): _Form(
+        {"action": "append", "metavar": "RULE"},
+        None,
+        "repeat for every rule, e.g. --rule 'roc_auc >= 0.8' --rule 'psi(income) < 0.2' "
+        "--rule 'roc_auc >= reference - 0.02'; the command exits 1 when a row fails",
+    ),
     # metric names, or custom metrics NAME=module:function
     ("disparity", "metric"): _Form(
         {"action": "append", "metavar": "NAME,...|NAME=module:function,..."},
@@ -543,6 +554,10 @@ EXAMPLES: dict[str, str] = {
     "averages": f"{_LABELS} --by region --ci 0.95 --n-boot 200",
     "best-threshold": f"{_BINARY} --metric precision --where 'recall >= 0.9' --by region",
     "brier-score": f"{_BINARY} --by region",
+    "check": (
+        f"{_BINARY} --rule 'roc_auc >= 0.8' --rule 'psi(cat_score) < 0.2' "
+        "--rule 'roc_auc >= reference - 0.05' --reference \"model_version = 'v1'\" --by region"
+    ),
     "calibration-curve": f"{_BINARY} --n-bins 10 --strategy quantile",
     "calibration-error": f"{_BINARY} --by region",
     "class-likelihood-ratios": f"{_CAT_PRED} --by region",
