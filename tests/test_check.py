@@ -8,6 +8,7 @@ interval (Wilson) or the two-sample normal interval (DeLong), PSI by numpy.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from pathlib import Path
@@ -305,7 +306,7 @@ def test_bad_rule_lists() -> None:
         df.metrics.check([], y_true="y", y_score="s")
     with pytest.raises(TypeError, match="a rule must be a string"):
         df.metrics.check([0.8], y_true="y", y_score="s")
-    with pytest.raises(ValueError, match="gives rule 'roc_auc > 0.5' twice"):
+    with pytest.raises(ValueError, match=re.escape("gives rule 'roc_auc > 0.5' twice")):
         df.metrics.check(["roc_auc > 0.5", "roc_auc > 0.5"], y_true="y", y_score="s")
 
 
@@ -362,3 +363,73 @@ def test_by_may_take_the_names_the_inner_methods_write() -> None:
         df.rename({"column": "status"}).metrics.check(
             "roc_auc >= 0.7", y_true="y", y_score="s", by="status"
         )
+
+
+# ---------------------------------------------------------------------------- the CLI
+@pytest.fixture
+def rows_file(tmp_path: Path) -> Path:
+    path = tmp_path / "rows.parquet"
+    _segments().write_parquet(path)
+    return path
+
+
+def test_cli_exit_status_and_json(
+    rows_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """0 when no row fails (inconclusive included), 1 when one does, 2 on bad input
+    (one line on stderr naming the rule / the column); ``--format json`` writes the
+    frame's rows."""
+    from pl_metrics import cli
+
+    base = [str(rows_file), "--y-true", "y", "--score", "s", "--by", "g"]
+    assert cli.main(["check", *base, "--rule", "roc_auc >= 0.5", "--format", "json"]) == 0
+    passed = json.loads(capsys.readouterr().out)
+    expected = _segments().metrics.check("roc_auc >= 0.5", y_true="y", y_score="s", by="g")
+    assert passed == expected.to_dicts()
+    assert cli.main(["check", *base, "--rule", "roc_auc > 0.6", "--rule", "ks > 0"]) == 1
+    table = capsys.readouterr().out
+    assert "fail" in table
+    assert "inconclusive" in table
+    out = tmp_path / "gate.json"
+    status = cli.main(["check", *base, "--rule", "roc_auc >= 0.7", "-o", str(out), "--ci", "none"])
+    assert status == 1  # c's AUC is below 0.7: written, and the exit status says it
+    rows = json.loads(out.read_text())
+    df = _segments()
+    aucs = [roc_auc_score(*df.filter(pl.col("g") == g).select("y", "s")) for g in "abc"]
+    assert [r["status"] for r in rows] == ["pass" if a >= 0.7 else "fail" for a in aucs]
+    assert "low" not in rows[0]
+    capsys.readouterr()
+    for args, named in [
+        (["--rule", "roc_auc >= high"], "rule 'roc_auc >= high'"),
+        (["--rule", "rocauc >= 0.5"], "unknown metric 'rocauc'"),
+        (["--rule", "psi(s) < 0.2"], "needs `reference`"),
+    ]:
+        assert cli.main(["check", *base, *args]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1
+        assert named in err
+    assert (
+        cli.main(["check", str(rows_file), "--y-true", "t", "--score", "s", "--rule", "ks > 0"])
+        == 2
+    )
+    assert "'t'" in capsys.readouterr().err
+
+
+def test_cli_reference_file(rows_file: Path, tmp_path: Path) -> None:
+    """``--reference-file``: the reference rows of another file, as the method's frame."""
+    from pl_metrics import cli
+
+    reference = tmp_path / "reference.parquet"
+    _segments().head(500).write_parquet(reference)
+    out = tmp_path / "gate.parquet"
+    args = ["--y-true", "y", "--score", "s", "--by", "g", "--reference-file", str(reference)]
+    rules = ["--rule", "roc_auc >= reference - 0.1", "--rule", "psi(s) < 0.2"]
+    assert cli.main(["check", str(rows_file), *args, *rules, "-o", str(out)]) in (0, 1)
+    expected = _segments().metrics.check(
+        ["roc_auc >= reference - 0.1", "psi(s) < 0.2"],
+        y_true="y",
+        y_score="s",
+        by="g",
+        reference=_segments().head(500),
+    )
+    assert_frame_equal(pl.read_parquet(out), expected)

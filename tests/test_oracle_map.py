@@ -122,6 +122,14 @@ ORACLES: dict[str, tuple[str, ...]] = {
         "test_fairness.py::test_disparity_equals_metric_frame",
         "test_fairness.py::test_disparity_of_scores_and_several_metrics",
     ),
+    "check": (
+        "statsmodels.stats.proportion (Wilson, Newcombe's interval of a difference) + sklearn.metrics.roc_auc_score with DeLong's variance by brute force over the pairs (numpy) + sklearn.metrics.log_loss + PSI by its definition on numpy.quantile bins",
+        "test_check.py::test_each_status_from_the_delong_interval",
+        "test_check.py::test_wilson_statuses_of_the_label_metrics",
+        "test_check.py::test_non_inferiority_is_the_two_sample_delong_interval",
+        "test_check.py::test_non_inferiority_of_a_proportion_is_newcombe",
+        "test_check.py::test_psi_rule_is_drifts_psi",
+    ),
     "drift": (
         "scipy.stats.ks_2samp + scipy.stats.wasserstein_distance + scipy.spatial.distance.jensenshannon + PSI by its definition on numpy.quantile bins",
         "test_drift.py::test_drift_equals_the_definitions_and_scipy",
