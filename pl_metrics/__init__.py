@@ -20,6 +20,7 @@ from typing import overload
 import polars as pl
 
 from pl_metrics import _namespace  # registers `.metrics`
+from pl_metrics._core.catalogue import metric_names
 from pl_metrics._drift.state import drift_edges, from_drift_counts
 from pl_metrics._typing import (
     Adjust,
@@ -56,6 +57,7 @@ from pl_metrics.expr import (
     f1,
     f_beta,
     fowlkes_mallows,
+    gini,
     hamming_loss,
     hinge_loss,
     jaccard,
@@ -174,11 +176,13 @@ __all__ = [
     "from_drift_counts",
     "from_multilabel_counts",
     "from_score_counts",
+    "gini",
     "hamming_loss",
     "hinge_loss",
     "jaccard",
     "log_loss",
     "mcc",
+    "metric_names",
     "metrics",
     "precision",
     "recall",

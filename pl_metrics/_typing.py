@@ -91,7 +91,9 @@ _LabelMetric: TypeAlias = Literal[
     "fowlkes_mallows_weighted",
 ]
 #: The score metrics of ``compare`` / ``disparity`` and ``over_time``.
-_ScoreMetric: TypeAlias = Literal["roc_auc", "average_precision", "ks", "log_loss", "brier_score"]
+_ScoreMetric: TypeAlias = Literal[
+    "roc_auc", "gini", "average_precision", "ks", "log_loss", "brier_score"
+]
 #: The metrics of ``compare`` / ``disparity`` (``_groups.fairness.METRICS`` but ``n``).
 FairnessMetric: TypeAlias = Literal[
     _LabelMetric,
@@ -122,6 +124,7 @@ PairedMetric: TypeAlias = Literal[
     "recall",
     "f1",
     "roc_auc",
+    "gini",
     "average_precision",
 ]
 #: ``metric=`` of ``best_threshold``: a column of ``thresholds`` (beta 1).  With

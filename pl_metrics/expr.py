@@ -21,6 +21,7 @@ import polars as pl
 from pl_metrics._core import checks as v
 from pl_metrics._core import formulas as fm
 from pl_metrics._core import options as opt
+from pl_metrics._core.catalogue import CATALOGUE
 from pl_metrics._core.names import score_column
 from pl_metrics._expr import multiclass as mc
 from pl_metrics._expr.inputs import (
@@ -52,6 +53,7 @@ __all__ = [
     "f1",
     "f_beta",
     "fowlkes_mallows",
+    "gini",
     "hamming_loss",
     "hinge_loss",
     "jaccard",
@@ -477,6 +479,23 @@ def roc_auc(y_true: IntoColumn, y_score: IntoColumn, *, pos_label: object = None
     value, checks = _roc_auc_parts(y_true, y_score, pos_label)
     # the checks are added to the one value per group, not to every row
     return (value + guard(checks)).alias("roc_auc")
+
+
+def gini(y_true: IntoColumn, y_score: IntoColumn, *, pos_label: object = None) -> pl.Expr:
+    """Binary Gini coefficient (Somers' D) of ``y_score`` for ``pos_label``:
+    2 x :func:`roc_auc` - 1 (null with a single class).  Un-weighted.
+
+    Examples
+    --------
+    >>> import polars as pl, pl_metrics as plm
+    >>> df = pl.DataFrame({"y": [0, 0, 1, 1], "s": [0.1, 0.4, 0.35, 0.8]})
+    >>> df.select(plm.gini("y", "s"))["gini"].to_list()
+    [0.5]
+    """
+    value, checks = _roc_auc_parts(y_true, y_score, pos_label)
+    derived = CATALOGUE["gini"].derived
+    assert derived is not None
+    return (derived.value(value) + guard(checks)).alias("gini")  # type: ignore[operator]
 
 
 def _roc_auc_parts(

@@ -25,8 +25,12 @@ formula it reads, if it is new).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pl_metrics._core import formulas as fm
+
+if TYPE_CHECKING:
+    import polars as pl
 
 #: The families, in the order the catalogue lists them.
 FAMILIES = (
@@ -43,6 +47,29 @@ AVERAGES = ("micro", "macro", "weighted")
 
 
 @dataclass(frozen=True)
+class Affine:
+    """A metric that is ``scale x base + shift`` of another one's (``gini`` = 2 AUC - 1).
+
+    Its value, its interval's bounds (``scale`` > 0 keeps their order), its
+    replicates and its error bound follow from the base metric's, and a difference
+    of two of its values is ``scale`` times the base's: every call that offers the
+    base offers it by computing the base and mapping the result (:func:`derive`).
+    """
+
+    base: str
+    scale: float
+    shift: float
+
+    def value(self, base: object) -> object:
+        """The metric of a base value (a number, an array or an expression)."""
+        return self.scale * base + self.shift  # type: ignore[operator]
+
+    def difference(self, base: object) -> object:
+        """The difference of two values of the metric from the base's difference."""
+        return self.scale * base  # type: ignore[operator]
+
+
+@dataclass(frozen=True)
 class Metric:
     """How a metric of the catalogue is computed, and which way is better."""
 
@@ -56,6 +83,7 @@ class Metric:
     over_time: bool = False  # over_time takes it
     paired: tuple[str, ...] = ()  # compare_models' ci_method values (the default first)
     analytic: str | None = None  # the analytic ci_method of compare / over_time, if any
+    derived: Affine | None = None  # computed from another metric of the catalogue
 
 
 _SUMMARY = ("accuracy", "balanced_accuracy", "mcc", "cohen_kappa")
@@ -120,6 +148,17 @@ CATALOGUE: dict[str, Metric] = {
         paired=("delong",),
         analytic="delong",
     ),
+    # Somers' D: credit scoring's headline, roc_auc's every path mapped (``derive``)
+    "gini": Metric(
+        "gini",
+        "gini",
+        "ranking",
+        scores=True,
+        over_time=True,
+        paired=("delong",),
+        analytic="delong",
+        derived=Affine("roc_auc", 2.0, -1.0),
+    ),
     "average_precision": Metric(
         "average_precision",
         "average_precision",
@@ -169,6 +208,57 @@ def names_of(
     )
 
 
+def metric_names(family: str | None = None) -> list[str]:
+    """The metrics that the calls taking metrics by name accept (``compare``,
+    ``disparity``, ``over_time``, ``compare_models``, ``check``): every name of the
+    catalogue, or those of one family, in the catalogue's order.
+
+    Families: ``"size"``, ``"summary"``, ``"averaged"``, ``"binary"``,
+    ``"ranking"``, ``"probability"``, ``"calibration"``.  (scikit-learn's
+    ``get_scorer_names``.)
+
+    >>> import pl_metrics as plm
+    >>> plm.metric_names("ranking")
+    ['roc_auc', 'gini', 'average_precision', 'ks']
+    """
+    if family is not None and family not in FAMILIES:
+        msg = f"`family` must be None or one of {list(FAMILIES)}; got {family!r}"
+        raise ValueError(msg)
+    return [name for name, m in CATALOGUE.items() if family is None or m.family == family]
+
+
+def base_of(name: str) -> str:
+    """The metric that ``name`` is computed from: its ``derived`` base, else itself."""
+    derived = CATALOGUE[name].derived if name in CATALOGUE else None
+    return name if derived is None else derived.base
+
+
+def derive(frame: pl.LazyFrame, name: str, *, base: str | None = None) -> pl.LazyFrame:
+    """``frame`` (a result of ``name``'s base metric: its column ``base``, and
+    ``base_low`` / ``base_high`` / ``base_error_bound`` where present) as a result of
+    the derived metric ``name``: each of those columns mapped and renamed (``roc_auc``
+    -> ``gini``: 2 x - 1, the error bound 2 x); other columns unchanged, in place.
+    ``base``: the base's column when it is not the base's name (``compare``'s
+    ``value``).  A metric that is not derived is returned as it is."""
+    import polars as pl
+
+    derived = CATALOGUE[name].derived
+    if derived is None:
+        return frame
+    column = derived.base if base is None else base
+    mapped: list[pl.Expr] = []
+    for c in frame.collect_schema().names():
+        if c in (column, f"{column}_low", f"{column}_high"):
+            new = c.replace(column, name, 1) if base is None else c
+            mapped.append(derived.value(pl.col(c)).alias(new))  # type: ignore[union-attr]
+        elif c == f"{column}_error_bound":
+            bound = abs(derived.scale) * pl.col(c)
+            mapped.append(bound.alias(c.replace(column, name, 1)))
+        else:
+            mapped.append(pl.col(c))
+    return frame.select(mapped)
+
+
 def analytic_ci() -> dict[str, frozenset[str]]:
     """Each analytic ``ci_method`` of ``compare`` / ``over_time`` and the metrics it
     gives an interval (the bootstrap gives every metric one)."""
@@ -179,4 +269,15 @@ def analytic_ci() -> dict[str, frozenset[str]]:
     }
 
 
-__all__ = ["AVERAGES", "CATALOGUE", "FAMILIES", "Metric", "analytic_ci", "names_of"]
+__all__ = [
+    "AVERAGES",
+    "CATALOGUE",
+    "FAMILIES",
+    "Affine",
+    "Metric",
+    "analytic_ci",
+    "base_of",
+    "derive",
+    "metric_names",
+    "names_of",
+]

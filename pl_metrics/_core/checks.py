@@ -25,7 +25,7 @@ from typing import TypeVar
 import polars as pl
 from polars.exceptions import ColumnNotFoundError, SchemaError
 
-from pl_metrics._core.catalogue import analytic_ci
+from pl_metrics._core.catalogue import CATALOGUE, analytic_ci
 from pl_metrics._core.labels import (
     LabelTypes,
     check_one_label_per_row,
@@ -313,6 +313,10 @@ CI_METHODS: dict[str, tuple[str, ...]] = {
     # the scores' analytic intervals by default (a sort's cost); the bootstrap when asked
     "roc_auc": ("delong", "bootstrap", "poisson"),
     "average_precision": ("logit", "bootstrap", "poisson", "boyd"),
+}
+# a metric computed from another one (gini from roc_auc) takes its base's methods
+CI_METHODS |= {
+    name: CI_METHODS[m.derived.base] for name, m in CATALOGUE.items() if m.derived is not None
 }
 
 #: The analytic ``ci_method`` values and the metrics each gives an interval (the

@@ -89,6 +89,7 @@ OUTPUTS: dict[str, tuple[str, ...]] = {
     # single-label, then (instead of accuracy .. cohen_kappa) multilabel input's
     "summary": tuple(dict.fromkeys((*SUMMARY_LABELS, *SUMMARY_MULTILABEL))),
     "roc_auc": ("label", "roc_auc", "roc_auc_error_bound"),
+    "gini": ("label", "gini", "gini_error_bound"),
     "average_precision": ("label", "average_precision"),
     "roc_curve": ("label", "threshold", "fpr", "tpr"),
     "pr_curve": ("label", "threshold", "precision", "recall"),
@@ -262,6 +263,7 @@ INTERVAL_METRICS: dict[str, tuple[str, ...]] = {
         "jaccard_samples",
     ),
     "roc_auc": ("roc_auc",),
+    "gini": ("gini",),
     "average_precision": ("average_precision",),
     "disparity": ("difference", "ratio"),
     "calibration_curve": ("prob_true",),

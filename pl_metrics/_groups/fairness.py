@@ -25,7 +25,7 @@ from pl_metrics._core import checks as v
 from pl_metrics._core import formulas as fm
 from pl_metrics._core import names
 from pl_metrics._core import scores as sc
-from pl_metrics._core.catalogue import CATALOGUE, Metric
+from pl_metrics._core.catalogue import CATALOGUE, Metric, base_of, derive
 from pl_metrics._core.confusion import Counts, confusion_counts
 from pl_metrics._core.names import INTERNAL
 from pl_metrics._intervals import analytic as an
@@ -341,7 +341,9 @@ def replicate_tables(
             seed=seed,
         )
         reps = counts.finish(reps)
-    elif len(metrics) == 1 and metrics[0] in gr.SCORE_METRICS:
+    elif len(metrics) == 1 and base_of(metrics[0]) in gr.SCORE_METRICS:
+        # ROC AUC / AP, or a metric derived from one (gini): the base's replicates mapped
+        name, base = metrics[0], base_of(metrics[0])
         scores = sc.binary_score_counts(
             lf, x.y_true, x.y_pred, by=keys, pos_label=x.pos_label, weight=None, reserved=()
         )
@@ -349,11 +351,16 @@ def replicate_tables(
             scores.frame,
             scores.keys[: len(strata)],
             scores.keys[len(strata) :],
-            metrics[0],
+            base,
             column=x.y_pred,
             n_boot=n_boot,
             seed=seed,
         )
+        reps = derive(reps, name).rename({gr.overall_column(base): gr.overall_column(name)})
+        derived = CATALOGUE[name].derived
+        if derived is not None:
+            overall = pl.col(gr.overall_column(name))
+            reps = reps.with_columns(derived.value(overall).alias(gr.overall_column(name)))
         reps = scores.finish(reps)
     else:
         # the rows the point estimates checked (their errors, counted in rows, come

@@ -403,17 +403,19 @@ def finish_scores(
             point = frame.with_columns(
                 *(pl.lit(None, pl.Float64).alias(c) for c in names.interval_columns(["ks"]))
             )
-        else:
-            point = rk.roc_auc(counts) if m == "roc_auc" else rk.average_precision(counts)
-            method = v.default_ci_method(m) if ci_method is None else ci_method
+        else:  # roc_auc, average_precision, or a metric derived from one (gini)
+            base = cat.base_of(m)
+            point = rk.roc_auc(counts) if base == "roc_auc" else rk.average_precision(counts)
+            method = v.default_ci_method(base) if ci_method is None else ci_method
             if ci is not None and method == "delong":
                 point = iv.delong(counts, point, ci)
             elif ci is not None and method == "logit":
                 point = iv.logit(counts, point, ci)
             elif ci is not None:
-                point = iv.bootstrap_scores(counts, point, m, ci=ci, n_boot=n_boot, seed=seed)
+                point = iv.bootstrap_scores(counts, point, base, ci=ci, n_boot=n_boot, seed=seed)
             if sorted_point is not None and (ci is None or method in ("delong", "logit")):
-                point = sorted_point(m, point, ci)
+                point = sorted_point(base, point, ci)
+            point = cat.derive(point, m)
         out.append(_long(point, by[:-1], m, m, ci is not None))
     return out
 

@@ -75,6 +75,7 @@ class MetricsDataFrame:
     drift_bins = eager(MetricsLazyFrame.drift_bins)
     drift_counts = eager(MetricsLazyFrame.drift_counts)
     counts = eager(MetricsLazyFrame.counts)
+    gini = eager(MetricsLazyFrame.gini)
     average_precision = eager(MetricsLazyFrame.average_precision)
     roc_curve = eager(MetricsLazyFrame.roc_curve)
     pr_curve = eager(MetricsLazyFrame.pr_curve)

@@ -86,3 +86,44 @@ def same_result(
 
     method.__signature__ = inspect.signature(lazy_method)  # type: ignore[attr-defined]
     return method
+
+
+def derived(
+    lf: pl.LazyFrame,
+    name: str,
+    by: object,
+    call: Callable[[object], pl.LazyFrame],
+    *,
+    ci: bool,
+) -> pl.LazyFrame:
+    """Metric ``name`` of the catalogue that is computed from another one
+    (``catalogue.Affine``: ``gini`` from ``roc_auc``): ``call(by)`` runs the base's
+    method, whose columns :func:`~pl_metrics._core.catalogue.derive` maps.
+
+    ``by`` keeps the derived method's own rules: a name among ``name``'s outputs is
+    refused (as the base's own outputs are by the base's method), and one among the
+    base's outputs only (``roc_auc`` for ``gini``) is a segment like any other: it
+    runs under a stand-in name, renamed back after."""
+    from pl_metrics._core import catalogue as cat
+    from pl_metrics._core import checks as v
+    from pl_metrics._core import names
+
+    segments = v.normalize_by(by)
+    schema = lf.collect_schema()
+    v.check_by(schema, segments, names.output_columns(name, ci=ci))
+    base_outputs = set(names.output_columns(cat.base_of(name), ci=True))
+    taken = set(schema.names()) | set(segments.names) | base_outputs
+    given: list[str | pl.Expr] = []
+    back: dict[str, str] = {}
+    for item, output in zip(segments.given, segments.names, strict=True):
+        if output not in base_outputs:
+            given.append(item)
+            continue
+        stand_in = f"{output}_by"
+        while stand_in in taken:
+            stand_in += "_"
+        taken.add(stand_in)
+        back[stand_in] = output
+        given.append((pl.col(item) if isinstance(item, str) else item).alias(stand_in))
+    result = cat.derive(call(given if by is not None else None), name)
+    return result.rename(back) if back else result

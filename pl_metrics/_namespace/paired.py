@@ -15,6 +15,7 @@ from polars.exceptions import SchemaError
 from pl_metrics._core import checks as v
 from pl_metrics._core import labels, multiple, names
 from pl_metrics._core import scores as sc
+from pl_metrics._core.catalogue import CATALOGUE
 from pl_metrics._core.messages import retyped
 from pl_metrics._core.options import checked
 from pl_metrics._groups import fairness as fair
@@ -474,6 +475,27 @@ class PairedMethods:
 
 
 def _compare(
+    lf: pl.LazyFrame,
+    y_true: str,
+    items: list[tuple[str, str]],
+    segments: names.Segments,
+    *,
+    metric: str,
+    **options: Any,
+) -> pl.LazyFrame:
+    """:func:`_compare_wide`, or for a metric derived from another (gini from
+    roc_auc: ``catalogue.Affine``) the base's comparison with its values and
+    differences mapped (the test and its p-value are the base's)."""
+    derived = CATALOGUE[metric].derived
+    if derived is None:
+        return _compare_wide(lf, y_true, items, segments, metric=metric, **options)
+    table = _compare_wide(lf, y_true, items, segments, metric=derived.base, **options)
+    values = [derived.value(pl.col(c)).alias(c) for c in ("value", "baseline_value")]
+    diffs = [derived.difference(pl.col(c)).alias(c) for c in ("diff", "low", "high")]
+    return table.with_columns(pl.lit(metric).alias("metric"), *values, *diffs)
+
+
+def _compare_wide(
     lf: pl.LazyFrame,
     y_true: str,
     items: list[tuple[str, str]],

@@ -1,4 +1,4 @@
-"""The ranking methods of ``.metrics``: roc_auc, average_precision, roc_curve, pr_curve
+"""The ranking methods of ``.metrics``: roc_auc, gini, average_precision, roc_curve, pr_curve
 and their mergeable state, score_counts."""
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from pl_metrics._intervals import attach as iv
 from pl_metrics._intervals import ovr
 from pl_metrics._intervals.sampling import Seed, resampling
 from pl_metrics._multilabel import ranking as mr
+from pl_metrics._namespace._common import derived
 from pl_metrics._ranking import from_counts as rk
 from pl_metrics._ranking import multiclass as mc
 from pl_metrics._ranking import sorted_path
@@ -316,6 +317,71 @@ class RankingMethods:
             )
             return ovr.attach(counted, bounds, by=v.by_names(by), labels=list(y_score))
         return counted
+
+    def gini(
+        self,
+        y_true: str | Mapping[object, str],
+        y_score: Score,
+        *,
+        by: By = None,
+        pos_label: object = None,
+        weight: str | None = None,
+        labels: Labels = None,
+        bins: int | None = None,
+        multi_class: MultiClass = "ovr",
+        average: AucAverage | None = "macro",
+        max_fpr: float | None = None,
+        ci: float | None = None,
+        n_boot: int = 1000,
+        seed: int | None = 0,
+        ci_method: AucCiMethod = "delong",
+    ) -> pl.LazyFrame:
+        """The Gini coefficient (Somers' D), 2 x ROC AUC - 1, per segment: credit
+        scoring's headline, 0 for a score that ranks at random, 1 for a perfect one.
+
+        Parameters
+        ----------
+        y_true, y_score, by, pos_label, weight, labels, bins, multi_class, average, max_fpr
+            As :meth:`roc_auc`, whose area this maps (with ``max_fpr``: 2 x
+            McClish's standardised partial area - 1).
+        ci, n_boot, seed, ci_method
+            As :meth:`roc_auc`: ``gini_low`` / ``gini_high`` are its bounds
+            mapped (DeLong's by default), ``gini_error_bound`` (``bins``) twice
+            its bound.
+
+        Returns
+        -------
+        LazyFrame
+            ``*by, gini`` (Float64), and every other column as :meth:`roc_auc`
+            writes it (``label`` with ``average=None``); null where the AUC is.
+
+        Examples
+        --------
+        >>> import polars as pl, pl_metrics as plm
+        >>> df = pl.DataFrame({"y": [0, 0, 1, 1], "s": [0.1, 0.4, 0.35, 0.8]})
+        >>> df.metrics.gini("y", "s")["gini"].item()
+        0.5
+        """
+
+        def auc(segments: object) -> pl.LazyFrame:
+            return self.roc_auc(
+                y_true,
+                y_score,
+                by=segments,  # type: ignore[arg-type]
+                pos_label=pos_label,
+                weight=weight,
+                labels=labels,
+                bins=bins,
+                multi_class=multi_class,
+                average=average,
+                max_fpr=max_fpr,
+                ci=ci,
+                n_boot=n_boot,
+                seed=seed,
+                ci_method=ci_method,
+            )
+
+        return derived(self._lf, "gini", by, auc, ci=ci is not None)
 
     def average_precision(
         self,

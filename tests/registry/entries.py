@@ -385,6 +385,23 @@ METHODS: list[Entry] = [
         weighted=False,
         state="score_counts",
     ),
+    # gini: roc_auc mapped (catalogue.derive), with its own output names
+    Entry("gini", _b("gini"), ("binary",)),
+    Entry("gini[bins]", _b("gini", bins=8), ("binary",), outputs="gini"),
+    Entry(
+        "gini[delong]",
+        _b("gini", ci=0.9, ci_method="delong"),
+        ("binary",),
+        outputs="gini",
+        ci=True,
+        weighted=False,
+    ),
+    Entry(
+        "gini[ovr]",
+        lambda m, c: m.gini(c.y, c.qmap, by=c.by, weight=c.w, average=None),
+        ("multiclass",),
+        outputs="gini",
+    ),
     Entry(
         "roc_auc[ovr]",
         lambda m, c: m.roc_auc(c.y, c.qmap, by=c.by, weight=c.w, average="weighted"),
@@ -1144,6 +1161,7 @@ EXPRESSIONS: dict[str, tuple[Callable[[Cols], pl.Expr], Callable[[Cols], pl.Expr
     ),
     "specificity": (lambda c: plm.specificity(c.yb, c.p, pos_label=c.pos, weight=c.w), None),
     "roc_auc": (lambda c: plm.roc_auc(c.yb, c.s, pos_label=c.pos), None),
+    "gini": (lambda c: plm.gini(c.yb, c.s, pos_label=c.pos), None),
     "average_precision": (lambda c: plm.average_precision(c.yb, c.s, pos_label=c.pos), None),
     "log_loss": (lambda c: plm.log_loss(c.yb, c.s, pos_label=c.pos, weight=c.w), None),
     "brier_score": (lambda c: plm.brier_score(c.yb, c.s, pos_label=c.pos, weight=c.w), None),

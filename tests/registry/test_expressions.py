@@ -91,7 +91,7 @@ def test_expression_equals_the_frame_method(name: str) -> None:
     m = data.metrics
     if name == "accuracy":
         expected = m.summary(c.y, c.p, by="g", weight=c.w).select("g", pl.col("accuracy"))
-    elif name in ("roc_auc", "average_precision", "log_loss", "brier_score", "hinge_loss"):
+    elif name in ("roc_auc", "gini", "average_precision", "log_loss", "brier_score", "hinge_loss"):
         expected = getattr(m, name)(c.yb, c.s, by="g", weight=c.w, pos_label=1)
         expected = expected.select("g", name)
     elif name in ("mcc", "balanced_accuracy", "cohen_kappa"):
