@@ -133,6 +133,21 @@ PairedMetric: TypeAlias = Literal[
 ThresholdMetric: TypeAlias = Literal[
     "tp", "fp", "fn", "tn", "precision", "recall", "f1", "specificity", "accuracy", "mcc"
 ]
+#: ``metrics=`` of ``estimated_performance`` (``_monitoring.estimated.METRICS``), in the
+#: order of the docs.
+EstimatedMetric: TypeAlias = Literal[
+    "roc_auc",
+    "precision",
+    "recall",
+    "f1",
+    "jaccard",
+    "fowlkes_mallows",
+    "specificity",
+    "accuracy",
+]
+#: ``calibration=`` of ``estimated_performance``: the map from scores to probabilities
+#: fitted on the reference rows (``None``: the scores are probabilities).
+Calibration: TypeAlias = Literal["isotonic"]
 #: ``metrics=`` of ``over_time`` (``_groups.over_time.METRICS``).
 OverTimeMetric: TypeAlias = Literal[
     "n",

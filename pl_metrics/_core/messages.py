@@ -125,6 +125,38 @@ class Bad:
         return DataError("`reference` has no rows: drift needs reference rows to compare with")
 
     @staticmethod
+    def reference_one_class(column: str, pos_label: object, present: Sequence[object]) -> DataError:
+        """The reference rows of ``estimated_performance`` lack ``pos_label`` or every
+        other label: no calibration map can be fitted."""
+        shown = list(present[:20]) + (["..."] if len(present) > 20 else [])
+        return DataError(
+            f"the reference rows' column {column!r} (argument `y_true`) holds the labels "
+            f"{shown} (rows of weight 0 left out): calibration needs both `pos_label`="
+            f"{pos_label!r} and another label; pass reference rows with both classes, "
+            "or calibration=None to take the scores as probabilities"
+        )
+
+    @staticmethod
+    def scores_not_probabilities(column: str, n: int) -> DataError:
+        return DataError(
+            f"column {column!r} (argument `y_score`) has {n} rows outside [0, 1]: "
+            "calibration=None takes the scores as probabilities; pass `reference` rows "
+            "with labels to calibrate them (calibration='isotonic')"
+        )
+
+    @staticmethod
+    def not_binary_labels(
+        column: str, argument: str, pos_label: object, present: Sequence[object]
+    ) -> DataError:
+        shown = list(present[:20]) + (["..."] if len(present) > 20 else [])
+        return DataError(
+            f"column {column!r} (argument `{argument}`) holds the labels {shown}: two or "
+            f"more besides `pos_label`={pos_label!r}; estimated_performance is binary: map "
+            "the labels to pos_label and one other label first, e.g. "
+            f"`pl.col({column!r}) == pos_label`"
+        )
+
+    @staticmethod
     def not_labels(column: str, n: int) -> DataError:
         return DataError(
             f"column {column!r} has {n} rows that are not class labels (NaN, infinite or "

@@ -126,6 +126,18 @@ OUTPUTS: dict[str, tuple[str, ...]] = {
     "check": ("rule", "metric", "value", "low", "high", "threshold", "status"),
     "custom": (),  # *by, then one column per name of ``metrics``
     "drift": ("column", "n_reference", "n_current", "psi", "js_distance", "ks", "wasserstein"),
+    # the metrics asked for, in the order given (``_typing.EstimatedMetric``)
+    "estimated_performance": (
+        "n",
+        "roc_auc",
+        "precision",
+        "recall",
+        "f1",
+        "jaccard",
+        "fowlkes_mallows",
+        "specificity",
+        "accuracy",
+    ),
     "drift_counts": ("column", "bin", "lower", "upper", "rows"),
     "drift_bins": (
         "column",
@@ -267,6 +279,16 @@ INTERVAL_METRICS: dict[str, tuple[str, ...]] = {
     "average_precision": ("average_precision",),
     "disparity": ("difference", "ratio"),
     "calibration_curve": ("prob_true",),
+    "estimated_performance": (
+        "roc_auc",
+        "precision",
+        "recall",
+        "f1",
+        "jaccard",
+        "fowlkes_mallows",
+        "specificity",
+        "accuracy",
+    ),
 }
 INTERVAL_METRICS["fairness"] = OUTPUTS["fairness"]
 

@@ -13,6 +13,7 @@ import polars as pl
 from pl_metrics._namespace._common import eager, same_result
 from pl_metrics._namespace.check import CheckMethods
 from pl_metrics._namespace.compare import CompareMethods
+from pl_metrics._namespace.estimated import EstimatedMethods
 from pl_metrics._namespace.fairness import FairnessMethods
 from pl_metrics._namespace.labels import LabelMethods
 from pl_metrics._namespace.monitoring import MonitoringMethods
@@ -41,6 +42,7 @@ class MetricsLazyFrame(
     FairnessMethods,
     PairedMethods,
     MonitoringMethods,
+    EstimatedMethods,
     CheckMethods,
     ReportMethods,
 ):
@@ -74,6 +76,7 @@ class MetricsDataFrame:
     drift = eager(MetricsLazyFrame.drift)
     drift_bins = eager(MetricsLazyFrame.drift_bins)
     drift_counts = eager(MetricsLazyFrame.drift_counts)
+    estimated_performance = eager(MetricsLazyFrame.estimated_performance)
     counts = eager(MetricsLazyFrame.counts)
     gini = eager(MetricsLazyFrame.gini)
     average_precision = eager(MetricsLazyFrame.average_precision)

@@ -1,0 +1,97 @@
+"""The spread of a metric whose labels are not known yet: each row's label drawn
+Bernoulli(p) given its calibrated probability p (``estimated_performance(ci=)``).
+
+The model: row i (weight w, probability p, prediction d: 1 where it predicts the
+positive class) has the label Y ~ Bernoulli(p), the rows independent.  The realized
+counts are TP = sum w d Y and FN = sum w (1 - d) Y, random, and FP = A - TP,
+TN = B - FN, where A = sum w d and B = sum w (1 - d) are fixed: TP and FN are
+independent (disjoint rows), Var TP = sum w^2 d p (1 - p) and Var FN = sum w^2
+(1 - d) p (1 - p) (Poisson-binomial sums), and TP and FP are perfectly negatively
+correlated.  A metric m(tp, fp, fn, tn) of the counts moves with TP by
+m_tp - m_fp and with FN by m_fn - m_tn, so the delta method's variance is
+
+    Var m = (m_tp - m_fp)^2 Var TP + (m_fn - m_tn)^2 Var FN
+
+(exact for precision = TP / A and accuracy = (TP + B - FN) / n, which are linear
+in the draws).  The ROC AUC of the drawn labels, R = U / (P N) with U = sum over
+pairs of w_i Y_i w_j (1 - Y_j) [s_i > s_j, ties 1/2], P = sum w Y, N = sum w (1 - Y),
+moves with Y_k by
+
+    dR / dY_k = w_k ((V10_k - R) / P - (V01_k - R) / N)
+
+at Y = p, where V10_k is row k's placement as a positive (the expected negative
+weight ranked below it, ties one half, over N) and V01_k its placement as a
+negative (the expected positive weight ranked above it over P): DeLong's
+placements of the rows counted as both classes.  Var R = sum_k (dR / dY_k)^2
+p_k (1 - p_k).  Both variances are first order (the delta method); the tests
+check them against 10,000 drawn label sets.
+
+Every sum is taken scale-free: the per-score weights as shares of their largest
+(``M``: the squares ``Q`` = sum (w / M)^2), the counts as shares of the segment's
+total, so that weights near 2**1000 or 2**-1000 neither overflow nor underflow.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+
+from pl_metrics._core import formulas as fm
+
+
+def count_gradient(name: str, tp: Any, fp: Any, fn: Any, tn: Any) -> tuple[Any, Any]:
+    """(dm / dTP, dm / dFN) of metric ``name`` (a key of ``formulas.SCORES``, ``f1``,
+    ``specificity`` or ``accuracy``) at the counts given, where FP = A - TP and
+    TN = B - FN: ``m_tp - m_fp`` and ``m_fn - m_tn``.  With the counts as shares of
+    the segment's total, the derivatives are in shares too (the caller scales the
+    variances by the same total).  0 where the metric's denominator is 0."""
+    if name == "accuracy":  # (tp + tn) / n, n fixed
+        n = tp + fp + fn + tn
+        one = fm.POLARS.ratio(n * 0.0 + 1.0, n, 0.0)
+        return one, -one
+    score = "f" if name == "f1" else name
+    if score not in fm.SCORES:  # specificity = tn / (tn + fp): d_tn = fp / D^2, d_fp = -tn / D^2
+        square = (tn + fp) * (tn + fp)
+        return fm.POLARS.ratio(tn, square, 0.0), -fm.POLARS.ratio(fp, square, 0.0)
+    d_tp, d_fp, d_fn, d_tn = fm.score_partials(score, tp, fp, fn, tn, 1.0)
+    return d_tp - d_fp, d_fn - d_tn
+
+
+def count_variance(gradient: tuple[Any, Any], squares: tuple[Any, Any]) -> Any:
+    """Var m = g_TP^2 Var TP + g_FN^2 Var FN (``squares``: the two variances, in the
+    unit of the gradient's counts)."""
+    (g_tp, g_fn), (var_tp, var_fn) = gradient, squares
+    return g_tp * g_tp * var_tp + g_fn * g_fn * var_fn
+
+
+def auc_variance(
+    pos: pl.Expr,
+    neg: pl.Expr,
+    spread: pl.Expr,
+    scale: pl.Expr,
+    auc: pl.Expr,
+) -> pl.Expr:
+    """Aggregation over a segment's distinct scores, sorted descending: the delta
+    method's variance of the ROC AUC of drawn labels (the module's formula).
+
+    ``pos`` / ``neg``: the expected positive / negative weight at each score (sum of
+    w p, of w (1 - p)); ``spread``: sum over its rows of p (1 - p) (w / M)^2;
+    ``scale``: that score's M (its largest weight; 1 without weights); ``auc``: the
+    segment's expected AUC (R)."""
+    p_total, n_total = pos.sum(), neg.sum()
+    tps, fps = pos.cum_sum(), neg.cum_sum()
+    v10 = fm.placement(n_total - fps, neg, n_total)  # negatives below (as a positive)
+    v01 = fm.placement(tps - pos, pos, p_total)  # positives above (as a negative)
+    term = (v10 - auc) * (scale / p_total) - (v01 - auc) * (scale / n_total)
+    return (spread * term * term).sum()
+
+
+def normal_bounds(value: pl.Expr, variance: pl.Expr, z: float, name: str) -> list[pl.Expr]:
+    """``<name>_low`` / ``<name>_high``: ``value -+ z sqrt(variance)`` clipped to [0, 1]
+    (null where the value is)."""
+    se = variance.clip(lower_bound=0.0).sqrt()
+    return [
+        (value - z * se).clip(0.0, 1.0).alias(f"{name}_low"),
+        (value + z * se).clip(0.0, 1.0).alias(f"{name}_high"),
+    ]

@@ -1,0 +1,468 @@
+"""``estimated_performance``: the metrics expected from calibrated scores, per segment.
+
+NannyML's confidence-based performance estimation (CBPE).  With p the calibrated
+probability of ``pos_label`` at a row's score and w its weight (1 without
+``weight``), the expected confusion counts of a segment are
+
+    tp = sum w p [y_pred = pos],  fp = sum w (1 - p) [y_pred = pos],
+    fn = sum w p [y_pred != pos], tn = sum w (1 - p) [y_pred != pos],
+
+each metric its formula (:mod:`pl_metrics._core.formulas`) on them, and the expected
+ROC AUC the weighted AUC of every row counted once as a positive of weight w p and
+once as a negative of weight w (1 - p), ranked by the raw score (ties one half).
+
+p is a function of the score, so the rows are read once into a small state per
+(segment, distinct score): the weight predicted positive and the rest, and the
+squared weights the intervals need (one ``group_by``, its data checks counted
+there).  The calibration map (:mod:`.calibration`, fitted on the reference's
+per-score label sums at collect) gives each distinct score its p; a second
+``group_by`` over all segments sums the expected counts and runs the weighted AUC
+(:func:`pl_metrics._ranking.from_counts.auc_exprs`) and the intervals
+(:mod:`pl_metrics._intervals.label_draws`).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable, Sequence
+from typing import Any, get_args
+
+import polars as pl
+from polars.exceptions import ColumnNotFoundError
+
+from pl_metrics._core import checks as v
+from pl_metrics._core import formulas as fm
+from pl_metrics._core import inputs, names
+from pl_metrics._core import scores as sc
+from pl_metrics._core.names import ALL, INTERNAL, NEG, POS, ROWS, SCORE
+from pl_metrics._intervals import label_draws as ld
+from pl_metrics._intervals.analytic import z_value
+from pl_metrics._monitoring import calibration as cal
+from pl_metrics._ranking.from_counts import auc_exprs
+from pl_metrics._typing import EstimatedMetric
+
+METHOD = "estimated_performance"
+#: The metrics it gives, in the order of the docs (``EstimatedMetric``).
+METRICS: tuple[str, ...] = get_args(EstimatedMetric)
+
+P = f"{INTERNAL}p"  # the calibrated probability of the score
+_PRED = f"{INTERNAL}pred_weight"  # the weight (rows) predicted positive at the score
+_REST = f"{INTERNAL}rest_weight"  # ... and the rest
+_SCALE = f"{INTERNAL}scale"  # the largest weight at the score (M; 1 without weights)
+_PRED_SQ = f"{INTERNAL}pred_squares"  # sum (w / M)^2 of the rows predicted positive
+_REST_SQ = f"{INTERNAL}rest_squares"
+_SPREAD = f"{INTERNAL}spread"  # p (1 - p) sum (w / M)^2
+_LOW = f"{INTERNAL}other_low"  # the least and largest label besides pos_label
+_HIGH = f"{INTERNAL}other_high"
+_POSITIVE_ROWS = f"{INTERNAL}positive_rows"
+_NEGATIVE_ROWS = f"{INTERNAL}negative_rows"
+_IS_REFERENCE = f"{INTERNAL}is_reference"
+_OUTSIDE = f"{INTERNAL}outside_01"
+# the sums of a segment
+_N, _TP, _FP, _FN, _TN = (f"{INTERNAL}{c}" for c in ("n", "tp", "fp", "fn", "tn"))
+_VAR_TP, _VAR_FN, _VAR_AUC = (f"{INTERNAL}var_{c}" for c in ("tp", "fn", "auc"))
+
+
+def check_metrics(metrics: object) -> list[str]:
+    """``metrics``: one name of :data:`METRICS` or a non-empty list of them, each once."""
+    chosen = [metrics] if isinstance(metrics, str) else metrics
+    if not isinstance(chosen, Sequence) or not chosen:
+        msg = f"`metrics` must be a metric name or a non-empty list of names, got {metrics!r}"
+        raise TypeError(msg)
+    for m in chosen:
+        v.check_choice("metrics", m, METRICS)
+    if len(set(chosen)) != len(chosen):
+        msg = f"`metrics` names a metric twice: {list(chosen)!r}"
+        raise ValueError(msg)
+    return list(chosen)
+
+
+def check_arguments(calibration: str | None, reference: object, y_true: str | None) -> None:
+    """The calibration's arguments go together: ``"isotonic"`` fits on ``reference``'s
+    ``y_true`` (numpy's), ``None`` reads neither."""
+    if calibration is None:
+        if reference is not None or y_true is not None:
+            msg = (
+                "calibration=None takes the scores as probabilities and reads no "
+                "`reference` or `y_true`; drop them, or pass calibration='isotonic' to "
+                "calibrate the scores on the reference rows"
+            )
+            raise ValueError(msg)
+        return
+    if reference is None or y_true is None:
+        msg = (
+            "calibration='isotonic' fits the calibration map on labelled reference rows: "
+            "pass `reference` (a frame, or a Boolean expression marking rows of this "
+            "frame) and `y_true` (its label column); or calibration=None when the "
+            "scores are probabilities already"
+        )
+        raise ValueError(msg)
+    if importlib.util.find_spec("numpy") is None:
+        msg = "calibration='isotonic' needs numpy: pip install numpy (or calibration=None)"
+        raise ModuleNotFoundError(msg)
+
+
+def _binary_check(
+    frame: pl.LazyFrame, rows: pl.LazyFrame, column: str, argument: str, pos_label: object
+) -> pl.LazyFrame:
+    """Raise at collect when ``column`` holds two or more labels besides ``pos_label``
+    (the per-group least and largest other label, :data:`_LOW` / :data:`_HIGH`)."""
+
+    def check(df: pl.DataFrame) -> pl.DataFrame:
+        lows, highs = df[_LOW].drop_nulls(), df[_HIGH].drop_nulls()
+        if lows.len() and lows.min() != highs.max():
+            present = v.labels_present(rows, column)
+            raise v.Bad.not_binary_labels(column, argument, pos_label, present)
+        return df
+
+    return frame.map_batches(check)
+
+
+def _label_aggs(
+    column: str, positive: pl.Expr, types: v.LabelTypes, default_pos: bool
+) -> tuple[list[pl.Expr], list[v.Check]]:
+    """The aggregations checking a label column: nulls, NaN, the other labels, the
+    default ``pos_label``'s {0, 1} / {-1, 1}."""
+    aggs, checks = sc.true_checks(column, types)
+    other = pl.col(column).filter(~positive)
+    aggs += [other.min().alias(_LOW), other.max().alias(_HIGH)]
+    aggs += sc.default_pos_label_aggs(pl.col(column)) if default_pos else []
+    return aggs, checks
+
+
+def _labels_checked(
+    frame: pl.LazyFrame,
+    rows: pl.LazyFrame,
+    checks: list[v.Check],
+    *,
+    column: str,
+    argument: str,
+    pos_label: object,
+    default_pos: bool,
+) -> pl.LazyFrame:
+    """``frame`` raising its counted checks, then the label rules, at collect."""
+    frame = v.raise_if_bad(frame, checks)
+    if default_pos:
+        frame = sc.check_default_pos_label(frame, rows, column)
+    return _binary_check(frame, rows, column, argument, pos_label).drop(_LOW, _HIGH)
+
+
+def _current_state(
+    rows: pl.LazyFrame,
+    keys: list[str],
+    schema: pl.Schema,
+    y_pred: str,
+    y_score: str,
+    *,
+    pos_label: object,
+    default_pos: bool,
+    weight: str | None,
+    probabilities: bool,
+) -> pl.LazyFrame:
+    """``*keys, SCORE, _PRED, _REST, _SCALE, _PRED_SQ, _REST_SQ``: per segment and
+    distinct score, the weight predicted ``pos_label`` and the rest, the largest
+    weight and the squares of the weights over it (one ``group_by``)."""
+    predicted = pl.col(y_pred) == pl.lit(pos_label, schema[y_pred])
+    if weight is None:
+        sums = [
+            predicted.sum().cast(pl.Int64).alias(_PRED),
+            (~predicted).sum().cast(pl.Int64).alias(_REST),
+        ]
+        extra: list[pl.Expr] = []
+    else:
+        w = pl.col(weight).cast(pl.Float64)
+        share = (w / w.max()) ** 2
+        sums = [
+            w.filter(predicted).sum().alias(_PRED),
+            w.filter(~predicted).sum().alias(_REST),
+            w.max().alias(_SCALE),
+            share.filter(predicted).sum().alias(_PRED_SQ),
+            share.filter(~predicted).sum().alias(_REST_SQ),
+        ]
+        extra = [v.bad_weight(weight).alias(v.BAD_WEIGHT)]
+    label_aggs, label_checks = _label_aggs(
+        y_pred, predicted, v.single_label_types(schema, y_pred), default_pos
+    )
+    frame = rows.group_by(*keys, sc.as_score(y_score, schema[y_score])).agg(
+        *sums, pl.len().alias(ROWS), *label_aggs, *extra
+    )
+    frame, checks = sc._score_key_checks(frame, schema, y_score)
+    if probabilities:  # calibration=None: the scores are the probabilities
+        outside = (pl.col(SCORE) < 0) | (pl.col(SCORE) > 1)
+        frame = frame.with_columns(pl.when(outside).then(ROWS).otherwise(0).alias(_OUTSIDE))
+        checks.append((_OUTSIDE, lambda n: v.Bad.scores_not_probabilities(y_score, n)))
+    checks += label_checks
+    if weight is not None:
+        frame = frame.with_columns(inputs.segment_weight(keys, [_PRED, _REST]))
+        checks += inputs.weight_checks(weight)
+    frame = _labels_checked(
+        frame,
+        rows,
+        checks,
+        column=y_pred,
+        argument="y_pred",
+        pos_label=pos_label,
+        default_pos=default_pos,
+    )
+    if weight is None:  # every weight 1: the squares are the rows
+        frame = frame.with_columns(
+            pl.lit(1.0).alias(_SCALE),
+            pl.col(_PRED).cast(pl.Float64).alias(_PRED_SQ),
+            pl.col(_REST).cast(pl.Float64).alias(_REST_SQ),
+        )
+    frame = frame.select(*keys, SCORE, _PRED, _REST, _SCALE, _PRED_SQ, _REST_SQ)
+    return frame if keys else frame.with_columns(pl.lit(0, pl.Int8).alias(ALL))
+
+
+class Reference:
+    """The reference rows and how their calibration map is fitted (at collect)."""
+
+    def __init__(
+        self,
+        lf: pl.LazyFrame,
+        reference: object,
+        *,
+        y_true: str,
+        y_score: str,
+        weight: str | None,
+        pos_label: object,
+    ) -> None:
+        """Check the reference's schema (call time): an expression is Boolean, a frame
+        holds ``y_true``, ``y_score`` (numeric) and ``weight``."""
+        self.flag: pl.Expr | None = None
+        if isinstance(reference, pl.Expr):
+            dtypes = list(lf.select(reference).collect_schema().dtypes())
+            if dtypes != [pl.Boolean]:
+                raise v.Bad.reference_not_boolean(reference, dtypes)
+            self.flag = reference
+            rows, where = lf.filter(reference), ""
+            self.schema = lf.collect_schema()
+        elif isinstance(reference, (pl.DataFrame, pl.LazyFrame)):
+            rows, where = reference.lazy(), " in the reference"
+            self.schema = rows.collect_schema()
+        else:
+            raise v.Bad.reference_type(reference)
+        given = {"y_true": y_true, "y_score": y_score, "weight": weight}
+        for argument, column in given.items():
+            if column is not None and column not in self.schema:
+                msg = (
+                    f"column {column!r} (argument `{argument}`) not found{where}; "
+                    f"available columns: {list(self.schema.names())}"
+                )
+                raise ColumnNotFoundError(msg)
+        v.check_numeric(self.schema, "y_score", y_score)
+        v.check_numeric(self.schema, "weight", weight)
+        self.pos_label = sc.resolve_pos_label(self.schema, y_true, pos_label)
+        self.default_pos = sc.defaults_pos_label(self.schema, y_true, pos_label)
+        self.rows = v.without_zero_weights(rows, weight)
+        self.lf, self.y_true, self.y_score, self.weight = lf, y_true, y_score, weight
+
+    def marked(self, lf: pl.LazyFrame) -> pl.LazyFrame:
+        """``lf`` with the reference flag as a column (evaluated on all its rows), for
+        an expression; ``lf`` itself for a frame."""
+        return lf if self.flag is None else lf.with_columns(self.flag.alias(_IS_REFERENCE))
+
+    def current(self, rows: pl.LazyFrame) -> pl.LazyFrame:
+        """The current rows of ``rows`` (marked): the rows not marked, or all of them."""
+        return rows if self.flag is None else rows.filter(~pl.col(_IS_REFERENCE))
+
+    def _classes(self) -> tuple[int, int]:
+        """The reference's rows of ``pos_label`` and of the other label, its label and
+        weight checks raised (one aggregation over its rows)."""
+        schema, y_true = self.schema, self.y_true
+        positive = pl.col(y_true) == pl.lit(self.pos_label, schema[y_true])
+        aggs, checks = _label_aggs(
+            y_true, positive, v.single_label_types(schema, y_true), self.default_pos
+        )
+        aggs += [positive.sum().alias(_POSITIVE_ROWS), (~positive).sum().alias(_NEGATIVE_ROWS)]
+        if self.weight is not None:
+            w = pl.col(self.weight).cast(pl.Float64)
+            aggs += [v.bad_weight(self.weight).alias(v.BAD_WEIGHT), w.sum().alias(NEG)]
+        frame = self.rows.select(aggs)
+        if self.weight is not None:
+            frame = frame.with_columns(inputs.segment_weight([], [NEG]))
+            checks += inputs.weight_checks(self.weight)
+        frame = _labels_checked(
+            frame,
+            self.rows,
+            checks,
+            column=y_true,
+            argument="y_true",
+            pos_label=self.pos_label,
+            default_pos=self.default_pos,
+        )
+        classes = frame.select(_POSITIVE_ROWS, _NEGATIVE_ROWS).collect()
+        return classes.item(0, 0), classes.item(0, 1)
+
+    def _counts(self) -> pl.LazyFrame:
+        """``SCORE, POS, NEG`` (summed weights of the positive rows, of all rows) per
+        distinct reference score, ascending (bad scores raised at collect)."""
+        schema = self.schema
+        positive = pl.col(self.y_true) == pl.lit(self.pos_label, schema[self.y_true])
+        if self.weight is None:
+            sums = [positive.sum().cast(pl.Float64), pl.len().cast(pl.Float64)]
+        else:
+            w = pl.col(self.weight).cast(pl.Float64)
+            sums = [w.filter(positive).sum(), w.sum()]
+        frame = self.rows.group_by(sc.as_score(self.y_score, schema[self.y_score])).agg(
+            sums[0].alias(POS), sums[1].alias(NEG), pl.len().alias(ROWS)
+        )
+        frame, checks = sc._score_key_checks(frame, schema, self.y_score)
+        return v.raise_if_bad(frame, checks).select(SCORE, POS, NEG).sort(SCORE)
+
+    def fit(self) -> tuple[Any, Any]:
+        """(the distinct reference scores, their isotonic fit): collects the reference's
+        checks and per-score sums (``DataError`` where its rows are bad or of one class)."""
+        if self.flag is not None:
+            nulls = self.lf.select(self.flag.null_count()).collect().item()
+            if nulls:
+                raise v.Bad.reference_nulls(nulls)
+        if not all(self._classes()):
+            present = v.labels_present(self.rows, self.y_true)
+            raise v.Bad.reference_one_class(self.y_true, self.pos_label, present)
+        counts = self._counts().collect()
+        fitted = cal.isotonic(counts[POS].to_numpy(), counts[NEG].to_numpy())
+        return counts[SCORE].to_numpy(), fitted
+
+
+def _calibrated(state: pl.LazyFrame, fit: Callable[[], tuple[Any, Any]] | None) -> pl.LazyFrame:
+    """The state with :data:`P`, the calibrated probability of each score: the score
+    itself without ``fit`` (probabilities), else the fitted map at collect."""
+    if fit is None:
+        return state.with_columns(pl.col(SCORE).alias(P))
+    schema = pl.Schema({**state.collect_schema(), P: pl.Float64()})
+
+    def run() -> pl.DataFrame:
+        thresholds, fitted = fit()
+        frame = state.collect()
+        p = cal.calibrate(frame[SCORE].to_numpy(), thresholds, fitted)
+        return frame.with_columns(pl.Series(P, p, dtype=pl.Float64))
+
+    return pl.defer(run, schema=schema)
+
+
+def _sorted(column: str) -> pl.Expr:
+    return pl.col(column).sort_by(SCORE, descending=True)
+
+
+def _segment_sums(state: pl.LazyFrame, keys: list[str], *, ci: bool) -> pl.LazyFrame:
+    """``*keys, n, _TP, _FP, _FN, _TN, roc_auc`` (+ the variances with ``ci``): one
+    ``group_by`` over all segments."""
+    p = pl.col(P)
+    pred, rest = pl.col(_PRED).cast(pl.Float64), pl.col(_REST).cast(pl.Float64)
+    state = state.with_columns((p * (pred + rest)).alias(POS), ((1 - p) * (pred + rest)).alias(NEG))
+    *_, auc = auc_exprs()  # the weighted AUC of POS, NEG per score (P, N, roc_auc)
+    aggs = [
+        (pl.col(_PRED) + pl.col(_REST)).sum().alias("n"),
+        (p * pred).sum().alias(_TP),
+        ((1 - p) * pred).sum().alias(_FP),
+        (p * rest).sum().alias(_FN),
+        ((1 - p) * rest).sum().alias(_TN),
+        auc,
+    ]
+    if ci:
+        total = (pred + rest).sum()
+        spread = p * (1 - p) * (pl.col(_SCALE) / total) ** 2
+        aggs += [
+            (spread * pl.col(_PRED_SQ)).sum().alias(_VAR_TP),
+            (spread * pl.col(_REST_SQ)).sum().alias(_VAR_FN),
+        ]
+        state = state.with_columns(
+            (p * (1 - p) * (pl.col(_PRED_SQ) + pl.col(_REST_SQ))).alias(_SPREAD)
+        )
+        variance = ld.auc_variance(
+            _sorted(POS), _sorted(NEG), _sorted(_SPREAD), _sorted(_SCALE), auc
+        )
+        aggs.append(variance.alias(_VAR_AUC))
+    return sc.aggregate(state, keys, aggs)
+
+
+def _metrics(chosen: list[str], ci: float | None) -> tuple[list[pl.Expr], list[pl.Expr]]:
+    """The metric columns (and their bounds with ``ci``) from a segment's sums; an
+    undefined metric (a zero denominator) is null."""
+    tp, fp, fn, tn = (pl.col(c) for c in (_TP, _FP, _FN, _TN))
+    nan = float("nan")
+    counts = {"tp": tp, "fp": fp, "fn": fn, "tn": tn}
+    values: dict[str, pl.Expr] = {"roc_auc": pl.col("roc_auc")}
+    for name in chosen:
+        if name == "accuracy":
+            values[name] = fm.accuracy(tp + tn, tp + fp + fn + tn, nan)
+        elif name != "roc_auc":
+            values[name] = fm.binary_metric(name, counts, nan)
+    columns = [values[name].fill_nan(None).alias(name) for name in chosen]
+    if ci is None:
+        return columns, []
+    z = z_value(ci)
+    total = tp + fp + fn + tn
+    shares = [c / total for c in (tp, fp, fn, tn)]
+    bounds = []
+    for name in chosen:
+        value = pl.col(name)
+        if name == "roc_auc":
+            variance = pl.col(_VAR_AUC)
+        else:
+            gradient = ld.count_gradient(name, *shares)
+            variance = ld.count_variance(gradient, (pl.col(_VAR_TP), pl.col(_VAR_FN)))
+        bounds += ld.normal_bounds(value, variance, z, name)
+    return columns, bounds
+
+
+def estimated_performance(
+    lf: pl.LazyFrame,
+    y_pred: str,
+    y_score: str,
+    *,
+    reference: object,
+    y_true: str | None,
+    by: object,
+    pos_label: object,
+    weight: str | None,
+    calibration: str | None,
+    metrics: list[str],
+    ci: float | None,
+) -> pl.LazyFrame:
+    """``*by, n, <metric>...`` (+ ``<metric>_low, <metric>_high`` with ``ci``); the
+    options checked by the caller (:func:`check_metrics`, :func:`check_arguments`)."""
+    reserved = names.output_columns(METHOD, ci=ci is not None)
+    given: inputs.Input[None] = inputs.schema_stage(
+        lf,
+        by=by,
+        weight=weight,
+        reserved=reserved,
+        columns={"y_pred": y_pred, "y_score": y_score},
+        numeric={"y_score": [y_score]},
+    )
+    schema = given.schema
+    ref = None
+    if calibration is not None:
+        assert y_true is not None  # check_arguments
+        v.check_column_name("y_true", y_true)
+        ref = Reference(
+            lf, reference, y_true=y_true, y_score=y_score, weight=weight, pos_label=pos_label
+        )
+        lf = ref.marked(lf)
+    rows = given.rows(lf)
+    current = rows if ref is None else ref.current(rows)
+    pos = sc.resolve_pos_label(schema, y_pred, pos_label)
+    state = _current_state(
+        current,
+        given.keys,
+        schema,
+        y_pred,
+        y_score,
+        pos_label=pos,
+        default_pos=sc.defaults_pos_label(schema, y_pred, pos_label),
+        weight=weight,
+        probabilities=ref is None,
+    )
+    keys = given.keys or [ALL]
+    sums = _segment_sums(
+        _calibrated(state, None if ref is None else ref.fit), keys, ci=ci is not None
+    )
+    columns, bounds = _metrics(metrics, ci)
+    result = sums.with_columns(columns).with_columns(bounds)
+    result = result.select(*keys, "n", *metrics, *names.interval_columns(metrics if ci else []))
+    return names.restore_keys(result.sort(keys, nulls_last=True), given.by)
+
+
+__all__ = ["METRICS", "check_arguments", "check_metrics", "estimated_performance"]
