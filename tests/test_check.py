@@ -433,3 +433,48 @@ def test_cli_reference_file(rows_file: Path, tmp_path: Path) -> None:
         reference=_segments().head(500),
     )
     assert_frame_equal(pl.read_parquet(out), expected)
+
+
+# ---------------------------------------------------------------------------- the report
+def _rounded(page: str) -> str:
+    return re.sub(r"\d+\.\d{9,}", lambda m: f"{float(m.group()):.9g}", page)
+
+
+def _section(page: str) -> str:
+    found = re.search(r'<section id="checks">.*?</section>', page, flags=re.DOTALL)
+    assert found is not None
+    return found.group()
+
+
+def test_html_report_shows_failing_and_inconclusive_checks_first(tmp_path: Path) -> None:
+    df = _segments().with_columns((1 / (1 + (-pl.col("s")).exp())).alias("s"))  # probabilities
+    rules = ["roc_auc >= 0.7", "psi(s) < 0.05", "roc_auc >= reference - 0.5"]
+    reference = df.sample(fraction=0.5, seed=1)
+    page = df.metrics.html_report("y", y_score="s", by="g", rules=rules, reference=reference)
+    table = df.metrics.check(rules, y_true="y", y_score="s", by="g", reference=reference)
+    # above the headline cards and every other section
+    assert page.index('<section id="checks">') < page.index('id="headline"')
+    section = _section(page)
+    shown, folded = section.split("<details>")
+    statuses = re.findall(r'data-col="status" data-kind="text" data-value="(\w+)"', shown)
+    open_ = table.filter(pl.col("status") != "pass")
+    assert statuses == sorted(open_["status"].to_list(), key=lambda s: s != "fail")
+    passing = re.findall(r'data-col="status" data-kind="text" data-value="(\w+)"', folded)
+    assert passing == ["pass"] * (table.height - open_.height)
+    counts = {k: (table["status"] == k).sum() for k in ("fail", "inconclusive", "pass")}
+    assert f"<strong>{counts['fail']} failing</strong>, {counts['inconclusive']} inconclusive" in (
+        section
+    )
+    # the command line's page has the same section
+    from pl_metrics import cli
+
+    rows, ref, out = tmp_path / "rows.parquet", tmp_path / "ref.parquet", tmp_path / "page.html"
+    df.write_parquet(rows)
+    reference.write_parquet(ref)
+    args = ["--y-true", "y", "--score", "s", "--by", "g", "--reference-file", str(ref)]
+    args += [a for rule in rules for a in ("--rule", rule)]
+    assert cli.main(["html", str(rows), *args, "-o", str(out)]) == 0
+    # the same numbers but for the last bits of sums over another file's batches
+    assert _rounded(_section(out.read_text(encoding="utf-8"))) == _rounded(section)
+    with pytest.raises(ValueError, match="unknown metric 'auc'"):
+        df.metrics.html_report("y", y_score="s", rules="auc > 0.5")

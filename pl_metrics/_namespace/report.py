@@ -11,6 +11,7 @@ import polars as pl
 from pl_metrics._core import checks as v
 from pl_metrics._core.options import checked
 from pl_metrics._drift import metrics as dr
+from pl_metrics._monitoring import check as gate
 from pl_metrics._report import build, sections, write
 from pl_metrics._typing import BootstrapCiMethod, By, Score
 
@@ -38,6 +39,7 @@ class ReportMethods:
         progress: bool = False,
         reference: pl.DataFrame | pl.LazyFrame | pl.Expr | None = None,
         drift_columns: str | Sequence[str] | None = None,
+        rules: str | Sequence[str] | None = None,
     ) -> str:
         """A self-contained HTML page of every evaluation of the rows, per segment.
 
@@ -101,6 +103,11 @@ class ReportMethods:
             The columns the drift section compares (they must be in the reference
             too); default: the report's own columns (``y_true``, ``y_pred``, the
             score column(s)).
+        rules
+            Quality gates at the top of the page: :meth:`check`'s rules
+            (``"roc_auc >= 0.8"``, ``"psi(income) < 0.2"``, ``"recall >= reference -
+            0.05"``) on the report's columns, ``by``, ``reference`` and ``ci``; the
+            failing and inconclusive checks in a table, the passing ones folded.
 
         Returns
         -------
@@ -132,6 +139,7 @@ class ReportMethods:
             n_bins=n_bins,
             reference=reference,
             drift_columns=drift_columns,
+            rules=rules,
         )
         if not isinstance(title, str):
             msg = f"`title` must be a string, got {title!r}"
@@ -163,6 +171,7 @@ def _spec(
     n_bins: int,
     reference: object = None,
     drift_columns: object = None,
+    rules: object = None,
 ) -> sections.Spec:
     """Check what needs no data (the methods check the rest) and normalise ``by``."""
     v.require_plot_extra("html_report")
@@ -214,6 +223,7 @@ def _spec(
         metrics=metrics,
         reference=reference,  # type: ignore[arg-type]
         drift_columns=drifted,
+        rules=() if rules is None else tuple(r.text for r in gate.parse_rules(rules)),
     )
 
 

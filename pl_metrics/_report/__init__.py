@@ -10,6 +10,7 @@ from pathlib import Path
 import polars as pl
 
 from pl_metrics._report import sections
+from pl_metrics._report.checks import checks_section
 from pl_metrics._report.page import Section, page_html
 from pl_metrics._version import VERSION
 
@@ -36,7 +37,9 @@ def build(
     cards: list[str] = []
     found: list[Section] = []
     parts = []
-    # first: its data checks (a null in the reference flag) before the long sections
+    # the quality gates first (check reads the reference rows itself)
+    checks = [checks_section(lf, spec, step)] if spec.rules else []
+    # then: its data checks (a null in the reference flag) before the long sections
     drift = None if spec.reference is None else [sections.drift_section(lf, spec, step)]
     if isinstance(spec.reference, pl.Expr):  # the other sections read the current rows
         lf = lf.filter(~spec.reference)
@@ -54,7 +57,12 @@ def build(
                 cards.extend(item)
     facts = [_inputs(spec), _versions()]
     page = page_html(
-        title=title, facts=facts, cards=cards, sections=found, vl_version=_vl_version()
+        title=title,
+        facts=facts,
+        cards=cards,
+        sections=found,
+        vl_version=_vl_version(),
+        first=checks,
     )
     if progress:
         print(f"pl-metrics html: done, {len(page) / 1e6:.1f} MB", file=sys.stderr, flush=True)

@@ -36,6 +36,7 @@ class Table:
     frame: pl.DataFrame
     caption: str = ""
     flag: str | None = None
+    collapsed: bool = False  # folded under its caption (a <details> element)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -151,10 +152,13 @@ def table_html(table: Table) -> str:
         rows.append(f"<tr{cls}>{cells}</tr>")
     caption = f'<p class="caption">{html.escape(table.caption)}</p>' if table.caption else ""
     empty = "" if rows else f'<tr><td colspan="{len(shown)}">(no rows)</td></tr>'
-    return (
-        f'{caption}<div class="table-wrap"><table class="sortable" id="{table.id}">'
+    body = (
+        f'<div class="table-wrap"><table class="sortable" id="{table.id}">'
         f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}{empty}</tbody></table></div>"
     )
+    if table.collapsed:
+        return f"<details><summary>{html.escape(table.caption)}</summary>{body}</details>"
+    return caption + body
 
 
 def chart_html(chart: Chart) -> str:
@@ -286,6 +290,9 @@ td[data-null] { color: var(--muted); font-style: italic; }
 figure.chart { margin: .8rem 0 1.4rem; overflow-x: auto; }
 figcaption { color: var(--muted); max-width: 70em; }
 .error { color: #b42318; font-weight: 600; }
+td[data-col="status"][data-value="fail"] { color: #b42318; font-weight: 600; }
+td[data-col="status"][data-value="inconclusive"] { color: #9a6700; font-weight: 600; }
+details { margin: .6rem 0 1rem; } summary { cursor: pointer; color: var(--muted); }
 """
 
 # Tables sort on the exact values (nulls last); charts render with vega-embed.
@@ -357,8 +364,10 @@ def page_html(
     cards: Sequence[str],
     sections: Sequence[Section],
     vl_version: str | None,
+    first: Sequence[Section] = (),
 ) -> str:
-    """The whole page."""
+    """The whole page (``first``: sections above the headline cards, the quality gates)."""
+    sections = [*first, *sections]
     charts = {p.id: p.spec for s in sections for p in s.parts if isinstance(p, Chart)}
     nav = "".join(f'<a href="#{s.id}">{html.escape(s.title)}</a>' for s in sections)
     body = []
@@ -378,7 +387,7 @@ def page_html(
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head><body>"
         f"<header><h1>{html.escape(title)}</h1>{fact_lines}<nav>{nav}</nav></header>"
-        f"<main>{headline}{''.join(body)}</main>"
+        f"<main>{''.join(body[: len(first)])}{headline}{''.join(body[len(first) :])}</main>"
         f'<script type="application/json" id="plm-charts">{_json(charts)}</script>'
         f"<script>{vega_bundle(vl_version)}</script>"
         f"<script>{_SCRIPT}</script></body></html>\n"

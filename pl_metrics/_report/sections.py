@@ -56,6 +56,8 @@ class Spec:
     #: the other sections then read the other rows) and the columns compared.
     reference: pl.DataFrame | pl.LazyFrame | pl.Expr | None = None
     drift_columns: tuple[str, ...] = ()
+    #: The quality gates at the top of the page (``check``'s rules).
+    rules: tuple[str, ...] = ()
 
     @property
     def binary_score(self) -> bool:

@@ -229,6 +229,14 @@ _REFERENCE_ROWS = _Form(
 #: The reference rows of any method (``drift``, ``check`` ...): the type says it.
 _FORMS.append((frozenset({pl.DataFrame, pl.LazyFrame, pl.Expr}), _REFERENCE_ROWS))
 
+#: Quality gates (check, html): a rule a flag, never split at commas.
+_RULES = _Form(
+    {"action": "append", "metavar": "RULE"},
+    None,
+    "repeat for every rule, e.g. --rule 'roc_auc >= 0.8' --rule 'psi(income) < 0.2' "
+    "--rule 'roc_auc >= reference - 0.02' (check exits 1 when a row fails)",
+)
+
 _SPECIAL_FORMS: dict[tuple[str, str], _Form] = {
     ("reference_disparities", "reference"): _Form(
         {"metavar": "KEY"},
@@ -244,13 +252,8 @@ _SPECIAL_FORMS: dict[tuple[str, str], _Form] = {
         "\"model_version = 'v1'\"; or --reference-file",
     ),
     ("drift_bins", "reference"): _REFERENCE_ROWS,
-    # a rule a flag, never split at commas
-    ("check", "rules"): _Form(
-        {"action": "append", "metavar": "RULE"},
-        None,
-        "repeat for every rule, e.g. --rule 'roc_auc >= 0.8' --rule 'psi(income) < 0.2' "
-        "--rule 'roc_auc >= reference - 0.02'; the command exits 1 when a row fails",
-    ),
+    ("check", "rules"): _RULES,
+    ("html_report", "rules"): _RULES,
     # metric names, or custom metrics NAME=module:function
     ("disparity", "metric"): _Form(
         {"action": "append", "metavar": "NAME,...|NAME=module:function,..."},
