@@ -32,6 +32,7 @@ NOT_OPTIONS = {
     "labels": "values of the label column",
     "pos_label": "a value of the label column",
     "neg_label": "a value of the label column",
+    "y_true": "a column (keyword-only where reference rows hold it)",
     "y_pred": "a column",
     "y_score": "a column",
     "index": "a column",

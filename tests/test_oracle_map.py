@@ -130,6 +130,14 @@ ORACLES: dict[str, tuple[str, ...]] = {
         "test_check.py::test_non_inferiority_of_a_proportion_is_newcombe",
         "test_check.py::test_psi_rule_is_drifts_psi",
     ),
+    "estimated_performance": (
+        "sklearn.isotonic.IsotonicRegression(out_of_bounds='clip', y_min=0, y_max=1, sample_weight) + sklearn.metrics.roc_auc_score of the doubled rows (sample_weight w p, w (1 - p)) + the expected counts' ratios by hand; the intervals against 10,000 Bernoulli(p) label draws (numpy)",
+        "test_estimated_performance.py::test_isotonic_equals_the_definition_with_scikit_learn",
+        "test_estimated_performance.py::test_weights_are_the_fits_sample_weight_and_the_rows_weights",
+        "test_estimated_performance.py::test_probabilities_as_given_equal_the_definition",
+        "test_estimated_performance.py::test_the_pav_fit_is_scikit_learns",
+        "test_estimated_performance.py::test_the_interval_is_the_spread_of_drawn_labels",
+    ),
     "drift": (
         "scipy.stats.ks_2samp + scipy.stats.wasserstein_distance + scipy.spatial.distance.jensenshannon + PSI by its definition on numpy.quantile bins",
         "test_drift.py::test_drift_equals_the_definitions_and_scipy",

@@ -564,6 +564,10 @@ EXAMPLES: dict[str, str] = {
     "calibration-curve": f"{_BINARY} --n-bins 10 --strategy quantile",
     "calibration-error": f"{_BINARY} --by region",
     "class-likelihood-ratios": f"{_CAT_PRED} --by region",
+    "estimated-performance": (
+        """--with-column "cat_pred=y_pred = 'cat'" --y-pred cat_pred --score cat_score """
+        "--y-true is_cat --reference \"model_version = 'v1'\" --by region --ci 0.9"
+    ),
     "compare": f"{_LABELS} --by region --metric f1_macro --n-boot 200 --adjust holm",
     "compare-models": (
         """--with-column "coarse=round(cat_score, 1)" --y-true is_cat """

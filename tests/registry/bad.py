@@ -30,6 +30,7 @@ def _bad_inputs(
         "binary": "yb",
         "binary_labels": "yb",
         "multiclass": "y",
+        "predictions": "pb",  # estimated_performance without a reference: y_pred
         "multilabel": "ml",
         "multilabel_map": "mt0",
         "multilabel_float": "mf0",

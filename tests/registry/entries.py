@@ -183,6 +183,10 @@ def _stacked(m: object, c: Cols) -> object:
     return stack(m._lf, c).metrics
 
 
+#: The reference rows of estimated_performance: the even days (the CLI's
+#: ``ts IN (DATE '2026-03-02', DATE '2026-03-04', DATE '2026-03-06')``).
+ESTIMATE_REFERENCE = pl.col("ts").dt.day() % 2 == 0
+
 #: The groups of the disparity methods, whose output is per control stratum: the
 #: registry's ``by`` is their ``control=`` (a column of the output), these the groups.
 GROUPS = (pl.col("q0") > 0.35).alias("high_q0")
@@ -701,6 +705,35 @@ METHODS: list[Entry] = [
         ),
         ("columns",),
         weighted=False,
+    ),
+    Entry(  # calibrated on the even days' rows (rows 5 and 6, which bad.py spoils, are some)
+        "estimated_performance",
+        lambda m, c: m.estimated_performance(
+            c.pb,
+            c.s,
+            reference=ESTIMATE_REFERENCE,
+            y_true=c.yb,
+            by=c.by,
+            weight=c.w,
+            pos_label=c.pos,
+        ),
+        ("binary",),
+    ),
+    Entry(  # the scores as probabilities: reads the predictions and the scores only
+        "estimated_performance[ci]",
+        lambda m, c: m.estimated_performance(
+            c.pb,
+            c.s,
+            calibration=None,
+            by=c.by,
+            weight=c.w,
+            pos_label=c.pos,
+            metrics=["accuracy", "roc_auc", "f1", "specificity"],
+            ci=0.9,
+        ),
+        ("predictions", "binary"),
+        outputs="estimated_performance",
+        ci=True,
     ),
     Entry(
         "custom",

@@ -266,6 +266,18 @@ CLI: list[tuple[str, str, list[str]]] = [
         *("--columns", "s,s2", "--reference", "ts < DATE '2026-03-03'", "--bins", "4"),
     ),
     _cli(
+        "estimated-performance",
+        "estimated_performance",
+        *("--y-pred", "pb", "--score", "s", "--y-true", "yb", "--pos-label", "1"),
+        *("--reference", "ts IN (DATE '2026-03-02', DATE '2026-03-04', DATE '2026-03-06')"),
+    ),
+    _cli(
+        "estimated-performance",
+        "estimated_performance[ci]",
+        *("--y-pred", "pb", "--score", "s", "--pos-label", "1", "--calibration", "none"),
+        *("--metrics", "accuracy,roc_auc,f1,specificity", "--ci", "0.9"),
+    ),
+    _cli(
         "custom",
         "custom",
         *_LABELS,
