@@ -23,6 +23,7 @@ A state made with ``weight=`` (float sums) has no interval.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Generic, TypeVar
 
@@ -32,6 +33,7 @@ from pl_metrics import _classification as cls
 from pl_metrics._core import checks as v
 from pl_metrics._core import names
 from pl_metrics._core import scores as sc
+from pl_metrics._core.catalogue import derive
 from pl_metrics._core.confusion import Counts, chance_adjusted_summary
 from pl_metrics._core.merging import merged as _merged
 from pl_metrics._core.merging import sum_states  # noqa: F401 - the engines merge with it
@@ -339,11 +341,44 @@ class ScoreCountsState(Generic[FrameT]):
         standardised partial AUC (not with ``error_bound`` nor ``ci``); ``ci``
         (integer counts only): the interval of the AUC of the state's scores (of a
         binned state: of the binned AUC, as the frame method with ``bins``)."""
+        result = self._auc("roc_auc", error_bound, max_fpr, ci, n_boot, seed, ci_method)
+        return _collect(result, self._eager)  # type: ignore[return-value]
+
+    def gini(
+        self,
+        *,
+        error_bound: bool = False,
+        max_fpr: float | None = None,
+        ci: float | None = None,
+        n_boot: int = 1000,
+        seed: int | None = 0,
+        ci_method: AucCiMethod = "delong",
+    ) -> FrameT:
+        """As :meth:`MetricsLazyFrame.gini`: :meth:`roc_auc` mapped, 2 x AUC - 1 (its
+        bounds alike, ``gini_error_bound`` twice the AUC's)."""
+        result = self._auc("gini", error_bound, max_fpr, ci, n_boot, seed, ci_method)
+        return _collect(result, self._eager)  # type: ignore[return-value]
+
+    def _auc(  # noqa: PLR0917 - the finishers' own arguments, in order
+        self,
+        method: str,
+        error_bound: bool,
+        max_fpr: float | None,
+        ci: float | None,
+        n_boot: int,
+        seed: int | None,
+        ci_method: str,
+    ) -> pl.LazyFrame:
+        """The AUC of the state, or a metric derived from it (``catalogue.derive``:
+        gini), whose segments the AUC sees under stand-in names (a ``by`` named
+        ``roc_auc`` is a segment of gini's)."""
         max_fpr, error_bound = checked("roc_auc", max_fpr=max_fpr, error_bound=error_bound)
-        with_ci = self._wants_ci("roc_auc", ci, n_boot, ci_method, seed)
+        with_ci = self._wants_ci(method, ci, n_boot, ci_method, seed)
         v.check_partial_auc(max_fpr, bound="error_bound", bounded=error_bound, ci=with_ci)
+        counts = self._counts(method, ci=with_ci)
+        inner = names.stand_in_keys(counts.by, names.output_columns("roc_auc", ci=True))
         result = iv.finish_roc_auc(
-            self._counts("roc_auc", ci=with_ci),
+            dataclasses.replace(counts, by=inner),
             error_bound=error_bound,
             max_fpr=max_fpr,
             ci=ci if with_ci else None,
@@ -351,7 +386,7 @@ class ScoreCountsState(Generic[FrameT]):
             n_boot=n_boot,
             seed=seed,
         )
-        return _collect(result, self._eager)  # type: ignore[return-value]
+        return derive(result, method).rename(dict(zip(inner, counts.by, strict=True)))
 
     def average_precision(
         self,

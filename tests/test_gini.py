@@ -130,6 +130,13 @@ def test_by_names() -> None:
     assert got["gini"].to_list() == [1.0, 1.0]
     with pytest.raises(ValueError, match="`by` column 'gini' collides"):
         df.metrics.gini("y", "s", by=pl.col("roc_auc").alias("gini"))
+    # the merged state's finisher: the same frame, the same by rules
+    state = plm.from_score_counts(df.metrics.score_counts("y", "s", by="roc_auc"), by="roc_auc")
+    assert_frame_equal(state.gini().sort("roc_auc"), got)
+    with pytest.raises(ValueError, match="`by` column 'gini' collides"):
+        plm.from_score_counts(
+            df.rename({"roc_auc": "gini"}).metrics.score_counts("y", "s", by="gini"), by="gini"
+        ).gini()
     empty = df.clear().metrics.gini("y", "s", by="roc_auc")
     assert empty.height == 0
     assert empty.columns == ["roc_auc", "gini"]

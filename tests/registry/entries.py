@@ -390,7 +390,7 @@ METHODS: list[Entry] = [
         state="score_counts",
     ),
     # gini: roc_auc mapped (catalogue.derive), with its own output names
-    Entry("gini", _b("gini"), ("binary",)),
+    Entry("gini", _b("gini"), ("binary",), state="score_counts"),
     Entry("gini[bins]", _b("gini", bins=8), ("binary",), outputs="gini"),
     Entry(
         "gini[delong]",
@@ -399,6 +399,7 @@ METHODS: list[Entry] = [
         outputs="gini",
         ci=True,
         weighted=False,
+        state="score_counts",
     ),
     Entry(
         "gini[ovr]",
@@ -1112,6 +1113,8 @@ FINISHERS: dict[str, Callable[[object, Cols], object]] = {
     "summary": lambda st, c: st.summary(),
     "summary[replace_undefined_by]": lambda st, c: st.summary(replace_undefined_by=0.5),
     "roc_auc": lambda st, c: st.roc_auc(),
+    "gini": lambda st, c: st.gini(),
+    "gini[delong]": lambda st, c: st.gini(ci=0.9, ci_method="delong"),
     "average_precision": lambda st, c: st.average_precision(),
     # intervals from a merged state of un-weighted counts: the frame method's draws
     "report[ci]": lambda st, c: st.report(**CI),
