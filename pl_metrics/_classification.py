@@ -37,6 +37,8 @@ _PART = f"{INTERNAL}part"
 _ORD_A, _ORD_P = f"{INTERNAL}ord_a", f"{INTERNAL}ord_p"
 _NAN = float("nan")
 _COUNT_SCALE = f"{INTERNAL}count_scale"
+#: The columns of a class's counts that its scores read (``_scores``' arguments).
+_COUNTS = (pl.col("tp"), pl.col("support"), pl.col("predicted"), pl.col("tn"))
 #: Internal -> public names of the confusion-count columns.
 _PUBLIC_COUNTS = {internal: public for public, internal in COUNTS_STATE.items()}
 
@@ -46,12 +48,18 @@ def ratio(numerator: pl.Expr, denominator: pl.Expr, zero_division: float) -> pl.
     return fm.POLARS.ratio(numerator, denominator, zero_division)
 
 
-def _scores(
-    tp: pl.Expr, support: pl.Expr, predicted: pl.Expr, beta: float, zero_division: float
+def _scores(  # noqa: PLR0917 - the counts, then the options, as every formula
+    tp: pl.Expr,
+    support: pl.Expr,
+    predicted: pl.Expr,
+    tn: pl.Expr,
+    beta: float,
+    zero_division: float,
 ) -> list[pl.Expr]:
-    """The per-class scores (``formulas.SCORES``) from tp, actual and predicted positives."""
+    """The per-class scores (``formulas.SCORES``) from tp, actual and predicted positives
+    and the rows of neither (tn)."""
     return [
-        score.value(tp, support, predicted, beta, zero_division).alias(score_column(name, beta))
+        score.value(tp, support, predicted, tn, beta, zero_division).alias(score_column(name, beta))
         for name, score in fm.SCORES.items()
     ]
 
@@ -100,7 +108,8 @@ def _average_rows(
 ) -> pl.LazyFrame:
     """``*keys, average``, the scores, ``support, ORD`` from the per-class rows.
 
-    micro: the scores of the summed counts; macro and weighted:
+    micro: the scores of the summed counts (tn too: for K classes of n rows, the summed
+    tn counts each row K - 1 or K - 2 times); macro and weighted:
     ``formulas.class_averages`` of each score over a segment's class rows (exact
     sums: a segment's averages do not depend on the order of its class rows).  One
     ``group_by`` gives the three rows.
@@ -113,8 +122,9 @@ def _average_rows(
             pl.col(m), pl.col("support"), skip_nan=math.isnan(zero_division), integer=integer
         )
         means += [macro.alias(_term(m, "macro")), weighted.alias(_term(m, "weighted"))]
-    sums = classes.group_by(counts.keys).agg(pl.col("tp", "support", "predicted").sum(), *means)
-    micro = _scores(pl.col("tp"), pl.col("support"), pl.col("predicted"), beta, zero_division)
+    summed = pl.col("tp", "support", "predicted", "tn").sum()
+    sums = classes.group_by(counts.keys).agg(summed, *means)
+    micro = _scores(*_COUNTS, beta, zero_division)
     rows = {
         "micro": micro,
         **{a: [pl.col(_term(m, a)).alias(m) for m in metrics] for a in ("macro", "weighted")},
@@ -139,9 +149,7 @@ def per_class_with_ord(
     """Per-class counts and scores, keeping the internal key and label order columns
     (``order``: see :func:`class_counts`)."""
     stats = class_counts(counts, restrict=False, order=order)
-    return stats.with_columns(
-        _scores(pl.col("tp"), pl.col("support"), pl.col("predicted"), beta, zero_division)
-    )
+    return stats.with_columns(_scores(*_COUNTS, beta, zero_division))
 
 
 def averages(counts: Counts, *, beta: float, zero_division: float) -> pl.LazyFrame:

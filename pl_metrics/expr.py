@@ -121,8 +121,8 @@ def _label_score(  # noqa: PLR0917 - the metric, the columns, then the options
             beta=beta,
             zero_division=zd,
         )
-    tp, fp, fn, _, checked = binary_counts(y_true, y_pred, pos_label, weight)
-    value = mc.score(metric, tp, tp + fn, tp + fp, beta, zd) + checked
+    tp, fp, fn, tn, checked = binary_counts(y_true, y_pred, pos_label, weight)
+    value = mc.score(metric, tp, tp + fn, tp + fp, tn, beta, zd) + checked
     return value.alias(score_column(metric, beta))
 
 

@@ -63,39 +63,43 @@ def fowlkes_mallows(
     )
 
 
-def _precision_partials(tp: Any, fp: Any, fn: Any, beta: float) -> tuple[tuple[Any, ...], Any]:
-    """precision = tp / (tp + fp): (fp, -tp, 0) / (tp + fp)^2."""
+# The derivatives of each score by tp, fp, fn and tn (:func:`score_partials`): their
+# numerators and their common denominator; a score that does not read tn has 0 there.
+Partials = tuple[tuple[Any, Any, Any, Any], Any]
+
+
+def _precision_partials(tp: Any, fp: Any, fn: Any, tn: Any, beta: float) -> Partials:
+    """precision = tp / (tp + fp): (fp, -tp, 0, 0) / (tp + fp)^2."""
     den = tp + fp
-    return (fp, -tp, 0.0 * tp), den * den
+    return (fp, -tp, 0.0 * tp, 0.0 * tp), den * den
 
 
-def _recall_partials(tp: Any, fp: Any, fn: Any, beta: float) -> tuple[tuple[Any, ...], Any]:
-    """recall = tp / (tp + fn): (fn, 0, -tp) / (tp + fn)^2."""
+def _recall_partials(tp: Any, fp: Any, fn: Any, tn: Any, beta: float) -> Partials:
+    """recall = tp / (tp + fn): (fn, 0, -tp, 0) / (tp + fn)^2."""
     den = tp + fn
-    return (fn, 0.0 * tp, -tp), den * den
+    return (fn, 0.0 * tp, -tp, 0.0 * tp), den * den
 
 
-def _f_beta_partials(tp: Any, fp: Any, fn: Any, beta: float) -> tuple[tuple[Any, ...], Any]:
+def _f_beta_partials(tp: Any, fp: Any, fn: Any, tn: Any, beta: float) -> Partials:
     """F-beta = A tp / D, A = 1 + b^2, D = A tp + b^2 fn + fp:
-    (A (b^2 fn + fp), -A tp, -A b^2 tp) / D^2."""
+    (A (b^2 fn + fp), -A tp, -A b^2 tp, 0) / D^2."""
     a, b2 = 1 + beta * beta, beta * beta
     den = a * tp + b2 * fn + fp
-    return (a * (b2 * fn + fp), -a * tp, -a * b2 * tp), den * den
+    return (a * (b2 * fn + fp), -a * tp, -a * b2 * tp, 0.0 * tp), den * den
 
 
-def _jaccard_partials(tp: Any, fp: Any, fn: Any, beta: float) -> tuple[tuple[Any, ...], Any]:
-    """jaccard = tp / U, U = tp + fp + fn: (fp + fn, -tp, -tp) / U^2."""
+def _jaccard_partials(tp: Any, fp: Any, fn: Any, tn: Any, beta: float) -> Partials:
+    """jaccard = tp / U, U = tp + fp + fn: (fp + fn, -tp, -tp, 0) / U^2."""
     den = tp + fp + fn
-    return (fp + fn, -tp, -tp), den * den
+    return (fp + fn, -tp, -tp, 0.0 * tp), den * den
 
 
-def _fowlkes_mallows_partials(
-    tp: Any, fp: Any, fn: Any, beta: float
-) -> tuple[tuple[Any, ...], Any]:
+def _fowlkes_mallows_partials(tp: Any, fp: Any, fn: Any, tn: Any, beta: float) -> Partials:
     """FM = tp / sqrt(P S), P = tp + fp, S = tp + fn:
-    (2 P S - tp (P + S), -tp S, -tp P) / (2 (P S)^(3/2))."""
+    (2 P S - tp (P + S), -tp S, -tp P, 0) / (2 (P S)^(3/2))."""
     p, s = tp + fp, tp + fn
-    return (2 * p * s - tp * (p + s), -tp * s, -tp * p), 2 * p * s * p**0.5 * s**0.5
+    numerators = (2 * p * s - tp * (p + s), -tp * s, -tp * p, 0.0 * tp)
+    return numerators, 2 * p * s * p**0.5 * s**0.5
 
 
 @dataclass(frozen=True)
@@ -103,16 +107,23 @@ class Score:
     """A per-class score: a class's value from its counts, and the delta method's
     derivatives by them.
 
-    ``value(tp, support, predicted, beta, zero_division, xp)``: support = tp + fn,
-    predicted = tp + fp (a class's counts, or their sums for a micro average).
-    ``partials(tp, fp, fn, beta)`` (floats): the numerators of the derivatives by
-    tp, fp and fn and their common denominator (:func:`score_partials`).  A score
-    that is a share of rows is also in :data:`PROPORTIONS` (its interval is then
-    Wilson's, else the delta method's).
+    ``value(tp, support, predicted, tn, beta, zero_division, xp)``: support = tp +
+    fn, predicted = tp + fp, tn the rows of neither (a class's counts, or their sums
+    over the classes for a micro average).  tn, not the rows' total: a class's tn is
+    exactly 0 where no cell counts in it (``confusion.class_counts``), where a total
+    minus the class's weighted rows could leave a residue of ~1e-17.
+    ``partials(tp, fp, fn, tn, beta)`` (floats): the numerators of the derivatives
+    by tp, fp, fn and tn and their common denominator (:func:`score_partials`; 0
+    where the score is ``zero_division``).  ``reads_tn``: whether the score depends
+    on tn (a caller may leave its tn term out where it does not); ``bounds``: the
+    score's range.  A score that is a share of rows is also in :data:`PROPORTIONS`
+    (its interval is then Wilson's, else the delta method's).
     """
 
     value: Callable[..., Any]
-    partials: Callable[..., tuple[tuple[Any, ...], Any]]
+    partials: Callable[..., Partials]
+    reads_tn: bool = False
+    bounds: tuple[float, float] = (0.0, 1.0)
 
 
 #: The per-class scores, in output order (``f``: F-beta, whose column is
@@ -122,20 +133,27 @@ class Score:
 #: binary) are all read from here: a new per-class score is an entry.
 SCORES: dict[str, Score] = {
     "precision": Score(
-        lambda tp, support, predicted, beta, zd, xp=POLARS: precision(tp, predicted, zd, xp),
+        lambda tp, support, predicted, tn, beta, zd, xp=POLARS: precision(tp, predicted, zd, xp),
         _precision_partials,
     ),
     "recall": Score(
-        lambda tp, support, predicted, beta, zd, xp=POLARS: recall(tp, support, zd, xp),
+        lambda tp, support, predicted, tn, beta, zd, xp=POLARS: recall(tp, support, zd, xp),
         _recall_partials,
     ),
-    "f": Score(f_beta, _f_beta_partials),
+    "f": Score(
+        lambda tp, support, predicted, tn, beta, zd, xp=POLARS: f_beta(
+            tp, support, predicted, beta, zd, xp
+        ),
+        _f_beta_partials,
+    ),
     "jaccard": Score(
-        lambda tp, support, predicted, beta, zd, xp=POLARS: jaccard(tp, support, predicted, zd, xp),
+        lambda tp, support, predicted, tn, beta, zd, xp=POLARS: jaccard(
+            tp, support, predicted, zd, xp
+        ),
         _jaccard_partials,
     ),
     "fowlkes_mallows": Score(
-        lambda tp, support, predicted, beta, zd, xp=POLARS: fowlkes_mallows(
+        lambda tp, support, predicted, tn, beta, zd, xp=POLARS: fowlkes_mallows(
             tp, support, predicted, zd, xp
         ),
         _fowlkes_mallows_partials,
@@ -144,16 +162,33 @@ SCORES: dict[str, Score] = {
 
 
 def score_partials(  # noqa: PLR0917 - the counts, then the options, as every formula here
-    name: str, tp: Any, fp: Any, fn: Any, beta: float, xp: Backend = POLARS
-) -> tuple[Any, Any, Any]:
+    name: str, tp: Any, fp: Any, fn: Any, tn: Any, beta: float, xp: Backend = POLARS
+) -> tuple[Any, Any, Any, Any]:
     """The derivatives of per-class score ``name`` (of :data:`SCORES`) by its ``tp``,
-    ``fp`` and ``fn`` counts: the delta method's gradient
+    ``fp``, ``fn`` and ``tn`` counts: the delta method's gradient
     (:mod:`pl_metrics._intervals.analytic`); 0 where the score's denominator is 0
-    (the score is then ``zero_division``, a constant)."""
-    tp, fp, fn = xp.to_float(tp), xp.to_float(fp), xp.to_float(fn)
-    parts, denominator = SCORES[name].partials(tp, fp, fn, beta)
-    d_tp, d_fp, d_fn = (xp.ratio(part, denominator, 0.0) for part in parts)
-    return d_tp, d_fp, d_fn
+    (the score is then ``zero_division``, a constant).  Each score is homogeneous of
+    degree 0 in the four counts (a ratio of counts), so that the gradient is
+    orthogonal to them: ``sum count x derivative`` is 0."""
+    tp, fp, fn, tn = (xp.to_float(x) for x in (tp, fp, fn, tn))
+    parts, denominator = SCORES[name].partials(tp, fp, fn, tn, beta)
+    d_tp, d_fp, d_fn, d_tn = (xp.ratio(part, denominator, 0.0) for part in parts)
+    return d_tp, d_fp, d_fn, d_tn
+
+
+def score_trials(  # noqa: PLR0917 - the counts, then the options, as every formula here
+    name: str, tp: Any, fp: Any, fn: Any, tn: Any, xp: Backend = POLARS
+) -> Any:
+    """The rows per-class score ``name`` is a function of: tp + fp + fn, and tn for a
+    score that reads it, where that score is defined (0 where it is
+    ``zero_division``: its derivatives' denominator is 0).  The delta method's
+    interval falls back to them where the variance is 0 (``wilson_at_variance``)."""
+    score = SCORES[name]
+    if not score.reads_tn:
+        return tp + fp + fn
+    cells = [xp.to_float(x) for x in (tp, fp, fn, tn)]
+    _, denominator = score.partials(*cells, 1.0)
+    return xp.where(denominator > 0, cells[0] + cells[1] + cells[2] + cells[3], 0.0)
 
 
 def specificity(tn: Any, fp: Any, zero_division: float, xp: Backend = POLARS) -> Any:
@@ -242,7 +277,7 @@ def binary_metric(
         return specificity(counts["tn"], counts["fp"], zero_division, xp)
     score = SCORES.get("f" if name == "f1" else name)
     if score is not None:
-        return score.value(tp, support, predicted, 1.0, zero_division, xp)
+        return score.value(tp, support, predicted, counts["tn"], 1.0, zero_division, xp)
     msg = f"no binary metric {name!r}"
     raise KeyError(msg)
 

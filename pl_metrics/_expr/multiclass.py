@@ -178,14 +178,16 @@ class ClassCounts:
     rows: pl.Expr  # the rows of non-zero weight (null result without them)
     checks: list[Check]
 
-    def reduce(self, value: Callable[[pl.Expr, pl.Expr, pl.Expr], pl.Expr]) -> pl.Expr:
-        """``value(support, predicted, tp)`` (vectors of the K classes) per group.
+    def reduce(self, value: Callable[[pl.Expr, pl.Expr, pl.Expr, pl.Expr], pl.Expr]) -> pl.Expr:
+        """``value(support, predicted, tp, tn)`` (vectors of the K classes) per group;
+        ``tn`` exists where :func:`class_counts` was asked for ``negatives`` (or with
+        weights).
 
         The counts are computed once and each metric reads them inside one
         ``list.eval``: an expression used twice in an aggregation is computed twice.
         """
         f = pl.element().struct
-        metric = value(f.field("support"), f.field("predicted"), f.field("tp"))
+        metric = value(f.field("support"), f.field("predicted"), f.field("tp"), f.field("tn"))
         return self.classes.list.eval(metric).first().list.first()
 
 
@@ -229,12 +231,24 @@ def _weighted_bincounts(s: pl.Series, k: int | None, kappa_weights: str | None) 
         return np.bincount(cells, w[rows_of], minlength=size)
 
     correct = a_ok & b_ok & (a == b)
-    support, predicted = summed(a_ok, a), summed(b_ok, b)
+    support, predicted, tp = summed(a_ok, a), summed(b_ok, b), summed(correct, a)
+    # tn = the group's weight - support - predicted + tp, exactly 0 where no row is of
+    # neither label (counted in rows: float sums could leave a residue of ~1e-17 there,
+    # as confusion.class_counts says)
+    owner = np.repeat(np.arange(s.len()), classes)
+    rows_of_group = np.bincount(group, minlength=s.len())[owner]
+    total = np.bincount(group, w, minlength=s.len())[owner]
+
+    def rows_of(kept: np.ndarray, position: np.ndarray) -> np.ndarray:
+        cells = start[group[kept]] + position[kept].astype(np.int64)
+        return np.bincount(cells, minlength=size)
+
+    neither = rows_of_group - rows_of(a_ok, a) - rows_of(b_ok, b) + rows_of(correct, a)
+    tn = np.where(neither == 0, 0.0, total - support - predicted + tp)
     observed = np.zeros(s.len())
     if kappa_weights is not None and size:
         # divided by the group's largest class count (the scale of _scaled, from these
         # same sums) row by row: a sum of (a - b)^2 x weights near 1e307 would overflow
-        owner = np.repeat(np.arange(s.len()), classes)
         largest = np.zeros(s.len())
         np.maximum.at(largest, owner, np.maximum(support, predicted))
         largest[largest == 0] = 1.0
@@ -246,9 +260,10 @@ def _weighted_bincounts(s: pl.Series, k: int | None, kappa_weights: str | None) 
         {
             "support": support,
             "predicted": predicted,
-            "tp": summed(correct, a),
+            "tp": tp,
             "observed": np.repeat(observed, classes),
             "miss": summed(a_ok & ~correct, a),
+            "tn": tn,
         },
     )
     return _cut(sums, classes)
@@ -278,6 +293,7 @@ _WEIGHTED = pl.List(
             "tp": pl.Float64,
             "observed": pl.Float64,
             "miss": pl.Float64,
+            "tn": pl.Float64,
         }
     )
 )
@@ -293,15 +309,18 @@ def class_counts(
     weight: IntoColumn | None,
     restrict: bool,
     kappa_weights: str | None = None,
+    negatives: bool = False,
 ) -> ClassCounts:
     """The per-class counts of ``y_true`` against ``y_pred`` in each group.
 
     Rows of weight 0 are absent.  ``restrict=False`` (precision, recall, ... as
     ``precision_recall_fscore_support``): rows whose labels lie outside
-    ``labels`` still count as false negatives / positives of the listed classes;
-    ``restrict=True`` (mcc, kappa, ... as ``confusion_matrix``): they are dropped.
-    With ``kappa_weights``, each group's list also holds the observed disagreement
-    ``sum_rows w |a - b|`` (or ``(a - b)^2``) in the field ``observed``.
+    ``labels`` still count as false negatives / positives of the listed classes
+    (and in tn); ``restrict=True`` (mcc, kappa, ... as ``confusion_matrix``): they
+    are dropped.  With ``kappa_weights``, each group's list also holds the observed
+    disagreement ``sum_rows w |a - b|`` (or ``(a - b)^2``) in the field ``observed``.
+    ``negatives``: the field ``tn`` holds each class's rows of neither label (always
+    with weights: :func:`_weighted_bincounts`).
     """
     names = (name_of(y_true), name_of(y_pred))
     t, p, w, checks = label_inputs(y_true, y_pred, weight)
@@ -315,13 +334,20 @@ def class_counts(
         observed = pl.lit(0.0)
         if kappa_weights is not None:
             observed = (fm.kappa_weight(kappa_weights, a, b) * e.field("w")).sum()
+        # the group's rows (in ``tn`` until the counts are there to subtract)
+        rows = [a.len().alias("tn")] if negatives else []
         counts = pl.struct(
             _bincount(a, k).alias("support"),
             _bincount(b, k).alias("predicted"),
             _bincount(a.filter(a == b), k).alias("tp"),
             observed.alias("observed"),
+            *rows,
         )
         classes = coded.list.eval(counts).first()
+        if negatives:  # tn = rows - support - predicted + tp, exact integers
+            f = pl.element().struct
+            tn = f.field("tn") - f.field("support") - f.field("predicted") + f.field("tp")
+            classes = classes.list.eval(f.with_fields(tn.alias("tn")))
     else:
         # once over all the groups' lists (element-wise: no Python call per group); a
         # function, not a functools.partial, which polars 2.1 called twice per batch
@@ -334,11 +360,17 @@ def class_counts(
 
 # ------------------------------------------------------------------------ averages
 def score(  # noqa: PLR0917 - the counts, then the options, as every formula
-    metric: str, tp: pl.Expr, support: pl.Expr, predicted: pl.Expr, beta: float, zd: float
+    metric: str,
+    tp: pl.Expr,
+    support: pl.Expr,
+    predicted: pl.Expr,
+    tn: pl.Expr,
+    beta: float,
+    zd: float,
 ) -> pl.Expr:
-    """Per-class score ``metric`` (of ``formulas.SCORES``) of ``tp``, ``support`` and
-    ``predicted`` (vectors or sums)."""
-    return fm.SCORES[metric].value(tp, support, predicted, beta, zd)
+    """Per-class score ``metric`` (of ``formulas.SCORES``) of ``tp``, ``support``,
+    ``predicted`` and ``tn`` (vectors or sums)."""
+    return fm.SCORES[metric].value(tp, support, predicted, tn, beta, zd)
 
 
 def averaged_score(
@@ -356,13 +388,19 @@ def averaged_score(
     micro (the score of the summed counts), macro or weighted; named
     ``{metric}_{average}`` (``f1_macro``, ``f0.5_weighted``)."""
     counts = class_counts(
-        y_true, y_pred, labels=check_labels(labels), weight=weight, restrict=False
+        y_true,
+        y_pred,
+        labels=check_labels(labels),
+        weight=weight,
+        restrict=False,
+        negatives=fm.SCORES[metric].reads_tn,
     )
 
-    def value(support: pl.Expr, predicted: pl.Expr, tp: pl.Expr) -> pl.Expr:
+    def value(support: pl.Expr, predicted: pl.Expr, tp: pl.Expr, tn: pl.Expr) -> pl.Expr:
         if average == "micro":
-            return score(metric, tp.sum(), support.sum(), predicted.sum(), beta, zero_division)
-        per_class = score(metric, tp, support, predicted, beta, zero_division)
+            sums = (tp.sum(), support.sum(), predicted.sum(), tn.sum())
+            return score(metric, *sums, beta, zero_division)
+        per_class = score(metric, tp, support, predicted, tn, beta, zero_division)
         macro, weighted = fm.class_averages(
             per_class, support, skip_nan=math.isnan(zero_division), integer=counts.exact
         )
@@ -445,7 +483,7 @@ def mcc_expr(
     """Matthews correlation of the group's confusion matrix (``summary``'s ``mcc``)."""
     counts = _summary_counts(y_true, y_pred, labels, weight)
 
-    def value(support: pl.Expr, predicted: pl.Expr, tp: pl.Expr) -> pl.Expr:
+    def value(support: pl.Expr, predicted: pl.Expr, tp: pl.Expr, _tn: pl.Expr) -> pl.Expr:
         t, p, c, scale = _scaled(support, predicted, tp, counts.exact)
         s = _sums(t, p, c, counts.exact)
         # the degenerate cases are found by counting classes (as the frame's summary)
@@ -479,7 +517,7 @@ def balanced_accuracy_expr(
     for chance, over those classes (``formulas.chance_adjusted``)."""
     counts = _summary_counts(y_true, y_pred, labels, weight)
 
-    def value(support: pl.Expr, predicted: pl.Expr, tp: pl.Expr) -> pl.Expr:
+    def value(support: pl.Expr, predicted: pl.Expr, tp: pl.Expr, _tn: pl.Expr) -> pl.Expr:
         # the macro mean of recall over the classes with actual rows (exact sums)
         recall = pl.when(support > 0).then(tp.cast(pl.Float64) / support)
         balanced, _ = fm.class_averages(recall, support, skip_nan=False, integer=counts.exact)
@@ -503,7 +541,7 @@ def cohen_kappa_expr(
     kind = fm.DISAGREEMENT if weights is None and weight is not None else weights
     counts = _summary_counts(y_true, y_pred, labels, weight, kind)
 
-    def value(support: pl.Expr, predicted: pl.Expr, tp: pl.Expr) -> pl.Expr:
+    def value(support: pl.Expr, predicted: pl.Expr, tp: pl.Expr, _tn: pl.Expr) -> pl.Expr:
         s = _sums(*_scaled(support, predicted, tp, counts.exact)[:3], counts.exact)
         n = s.n.cast(pl.Float64)
         if kind is None:

@@ -318,8 +318,13 @@ def _merge(*parts: Stages) -> Stages:
     return [[e for p in parts if i < len(p) for e in p[i]] for i in range(depth)]
 
 
-def wilson_at_variance(
-    value: pl.Expr, se: pl.Expr, trials: pl.Expr, ci: float, name: str
+def wilson_at_variance(  # noqa: PLR0917 - the value, its spread, then the options
+    value: pl.Expr,
+    se: pl.Expr,
+    trials: pl.Expr,
+    ci: float,
+    name: str,
+    bounds: tuple[float, float] = (0.0, 1.0),
 ) -> Stages:
     """``{name}_low`` / ``{name}_high``: Wilson's interval of a score in [0, 1] with
     the delta method's standard error ``se``: at the effective rows value (1 -
@@ -327,7 +332,15 @@ def wilson_at_variance(
     0 (the score at 0 or 1) at ``trials``, the rows the score is a share of (an
     interval that is not zero-width at 0 or 1).  Null where ``se`` is, or where
     there are no trials.  In two stages (the value, its standard error, its trials
-    and its effective rows are columns of the first)."""
+    and its effective rows are columns of the first).
+
+    A score in other ``bounds`` (lo, hi) (informedness: [-1, 1]) is mapped to [0, 1]
+    first, (value - lo) / (hi - lo) with its standard error over hi - lo, and its
+    bounds back."""
+    low_end, high_end = bounds
+    width, mapped = high_end - low_end, bounds != (0.0, 1.0)
+    if mapped:
+        value, se = (value.cast(pl.Float64) - low_end) / width, se.cast(pl.Float64) / width
     v_, se_, t_, n_ = (f"{INTERNAL}w_{name}_{part}" for part in ("v", "se", "t", "n"))
     v, s = value.cast(pl.Float64), se.cast(pl.Float64)
     spread = v * (1.0 - v)
@@ -337,9 +350,11 @@ def wilson_at_variance(
     first = [v.alias(v_), s.alias(se_), trials.alias(t_), effective.alias(n_)]
     v, s, n = pl.col(v_), pl.col(se_), pl.col(n_)
     low, high = wilson(v * n, n, ci)
+    if mapped:
+        low, high = low_end + width * low, low_end + width * high
     valid = s.is_not_null() & v.is_not_nan() & (pl.col(t_) > 0)
-    bounds = [pl.when(valid).then(low).alias(f"{name}_low")]
-    return [first, [*bounds, pl.when(valid).then(high).alias(f"{name}_high")]]
+    ends = [pl.when(valid).then(low).alias(f"{name}_low")]
+    return [first, [*ends, pl.when(valid).then(high).alias(f"{name}_high")]]
 
 
 def per_class_delta(columns: dict[str, str], beta: float, ci: float) -> Stages:
@@ -349,9 +364,10 @@ def per_class_delta(columns: dict[str, str], beta: float, ci: float) -> Stages:
     proportions (precision, recall, specificity, Jaccard: tp among tp + fp, tp + fn,
     tn + fp, tp + fp + fn); for the others (F-beta), :func:`wilson_at_variance` with
     the delta method's variance sum over its cells of count x derivative^2
-    (``formulas.score_partials``: tp, fp and fn each a sum of multinomial cells), at
-    tp + fp + fn where it is 0."""
-    tp, fp, fn = (pl.col(c) for c in ("tp", "fp", "fn"))
+    (``formulas.score_partials``: tp, fp, fn and tn each a sum of multinomial cells;
+    the multinomial variance sum N_i d_i^2 - (sum N_i d_i)^2 / n, whose second term
+    is 0 for a ratio of counts), at ``formulas.score_trials`` where it is 0."""
+    tp, fp, fn, tn = (pl.col(c) for c in ("tp", "fp", "fn", "tn"))
     out = []
     for name in names.PER_CLASS:
         if name in fm.PROPORTIONS:
@@ -362,12 +378,27 @@ def per_class_delta(columns: dict[str, str], beta: float, ci: float) -> Stages:
     for name, column in columns.items():
         if name in fm.PROPORTIONS:
             continue
-        d_tp, d_fp, d_fn = fm.score_partials(name, tp, fp, fn, beta)
+        score = fm.SCORES[name]
+        d_tp, d_fp, d_fn, d_tn = fm.score_partials(name, tp, fp, fn, tn, beta)
         variance = tp.cast(f64) * d_tp**2 + fp.cast(f64) * d_fp**2 + fn.cast(f64) * d_fn**2
-        stages = _merge(
-            stages, wilson_at_variance(pl.col(column), variance.sqrt(), tp + fp + fn, ci, column)
+        if score.reads_tn:
+            variance += tn.cast(f64) * d_tn**2
+        trials = fm.score_trials(name, tp, fp, fn, tn)
+        interval = wilson_at_variance(
+            pl.col(column), variance.sqrt(), trials, ci, column, score.bounds
         )
+        stages = _merge(stages, interval)
     return stages
+
+
+def _holding_rows(name: str, partials: tuple[pl.Expr, ...]) -> tuple[pl.Expr, ...]:
+    """The derivatives of score ``name`` by tp, fp and fn holding the rows fixed (tn
+    moving the other way: each less the derivative by tn), for a score that reads tn;
+    a score that does not has 0 there: its derivatives by tp, fp and fn as they are."""
+    d_tp, d_fp, d_fn, d_tn = partials
+    if not fm.SCORES[name].reads_tn:
+        return d_tp, d_fp, d_fn
+    return d_tp - d_tn, d_fp - d_tn, d_fn - d_tn
 
 
 def _avg(name: str, part: str) -> str:
@@ -402,12 +433,17 @@ def averages_delta(
       of actual class c moves the weights); the macro mean's where S is 0.
 
     Classes outside ``labels=`` have G = E = 0: their rows count as false
-    negatives / positives of the listed classes only.
+    negatives / positives of the listed classes only.  A score that reads tn: a
+    cell is a tn of every listed class but a and p, so its derivative also has
+    sum_c G_tn(c) - G_tn(a) - G_tn(p) [a != p] (micro: the summed tn's derivative
+    times K - [a listed] - [p listed, a != p]); the sum is the same for every cell
+    and drops out of the centred variance, so G_tp, G_fp and G_fn are taken less
+    G_tn of their class (the derivatives holding the class's rows fixed).
     """
     keys = counts.keys
     f64 = pl.Float64
     tp, support, predicted = (pl.col(c).cast(f64) for c in ("tp", "support", "predicted"))
-    fp, fn = predicted - tp, support - tp
+    fp, fn, tn = predicted - tp, support - tp, pl.col("tn").cast(f64)
     kept = {m: pl.col(c).is_not_nan() for m, c in columns.items()}  # NaN: zero_division=nan
 
     def t(name: str) -> str:
@@ -415,7 +451,7 @@ def averages_delta(
 
     # counts of rows and of classes: whole numbers, so their sums are exact in any
     # order; the one sum of fractions (support x score) is added in the labels' order
-    sums = [x.sum().alias(t(name)) for name, x in (("tp", tp), ("fp", fp), ("fn", fn))]
+    sums = [x.sum().alias(t(name)) for name, x in (("tp", tp), ("fp", fp), ("fn", fn), ("tn", tn))]
     for m, c in columns.items():
         sums += [
             kept[m].cast(f64).sum().alias(t(f"k_{m}")),
@@ -425,11 +461,11 @@ def averages_delta(
             ),
         ]
     segment = classes.group_by(keys).agg(sums)
-    totals = [pl.col(t(x)) for x in ("tp", "fp", "fn")]
+    totals = [pl.col(t(x)) for x in ("tp", "fp", "fn", "tn")]
     coefficients = []  # per class: G_tp, G_fp, G_fn, E of each (average, score)
     for m, c in columns.items():
-        parts = fm.score_partials(m, tp, fp, fn, beta)
-        micro = fm.score_partials(m, *totals, beta)
+        parts = _holding_rows(m, fm.score_partials(m, tp, fp, fn, tn, beta))
+        micro = _holding_rows(m, fm.score_partials(m, *totals, beta))
         k, s, sx = (pl.col(t(f"{x}_{m}")) for x in ("k", "s", "sx"))
         macro_scale = pl.when(kept[m]).then(1.0 / k).otherwise(0.0)
         weighted_scale = pl.when(s > 0).then(pl.when(kept[m]).then(support / s).otherwise(0.0))
@@ -484,8 +520,11 @@ def averages_delta(
         .join(segment, on=keys, how="left", nulls_equal=True)
     )
     n = pl.col(f"{INTERNAL}avg_n")
-    tp_, fp_, fn_ = totals
-    micro_trials = {"precision": tp_ + fp_, "recall": tp_ + fn_}
+    tp_, fp_, fn_, tn_ = totals
+    micro_trials = {m: fm.score_trials(m, tp_, fp_, fn_, tn_) for m in columns} | {
+        "precision": tp_ + fp_,
+        "recall": tp_ + fn_,
+    }
     # macro / weighted: the segment's rows, unless no listed class has a row (the
     # average is then the constant zero_division: no interval)
     counted = pl.when(tp_ + fp_ + fn_ > 0).then(n.cast(f64)).otherwise(0.0)
@@ -494,7 +533,7 @@ def averages_delta(
         fields = [pl.lit(a).alias("average")]
         for m in columns:
             se = (pl.col(_avg(m, f"{a}_v")) * n.cast(f64)).sqrt()
-            trials = micro_trials.get(m, tp_ + fp_ + fn_) if a == "micro" else counted
+            trials = micro_trials[m] if a == "micro" else counted
             fields += [se.alias(_avg(m, "se")), trials.cast(f64).alias(_avg(m, "trials"))]
         rows.append(pl.struct(fields))
     row = f"{INTERNAL}avg_row"
@@ -510,7 +549,12 @@ def averages_bounds(columns: dict[str, str], ci: float, prefix: str = "") -> Sta
     return _merge(
         *(
             wilson_at_variance(
-                pl.col(c), pl.col(_avg(m, "se")), pl.col(_avg(m, "trials")), ci, f"{prefix}{c}"
+                pl.col(c),
+                pl.col(_avg(m, "se")),
+                pl.col(_avg(m, "trials")),
+                ci,
+                f"{prefix}{c}",
+                fm.SCORES[m].bounds,
             )
             for m, c in columns.items()
         )

@@ -381,7 +381,7 @@ def _label_values(
         per_class = rp.per_class(tp, support, predicted, n, **opts, specificity=specificity)
         parts.append((list(range(k)), [-1] * k, per_class))
     if kind in ("averages", "report"):
-        by_average = rp.averages(tp, support, predicted, **opts, per_class_scores=per_class)
+        by_average = rp.averages(tp, support, predicted, **opts, per_class_scores=per_class, n=n)
         values = {m: np.stack([by_average[a][m] for a in rp.AVERAGES], axis=-1) for m in metrics}
         parts.append(([-1] * len(rp.AVERAGES), list(range(len(rp.AVERAGES))), values))
     ords = np.concatenate([o for o, _, _ in parts]).astype(np.int64)

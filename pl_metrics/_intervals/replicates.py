@@ -37,13 +37,31 @@ def _ratio(numerator: np.ndarray, denominator: np.ndarray, zero_division: float)
 
 
 def scores(
-    tp: np.ndarray, support: np.ndarray, predicted: np.ndarray, beta: float, zero_division: float
+    tp: np.ndarray,
+    support: np.ndarray,
+    predicted: np.ndarray,
+    beta: float,
+    zero_division: float,
+    *,
+    tn: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
-    """The per-class scores of ``formulas.SCORES`` (``_classification._scores``)."""
+    """The per-class scores of ``formulas.SCORES`` (``_classification._scores``); ``tn``:
+    each class's rows of neither label, by default :func:`negatives` of the rows the
+    classes' support counts (every row's actual label is one of the classes)."""
+    if tn is None:
+        tn = negatives(tp, support, predicted, support.sum(axis=-1))
     return {
-        name: score.value(tp, support, predicted, beta, zero_division, fm.NUMPY)
+        name: score.value(tp, support, predicted, tn, beta, zero_division, fm.NUMPY)
         for name, score in fm.SCORES.items()
     }
+
+
+def negatives(
+    tp: np.ndarray, support: np.ndarray, predicted: np.ndarray, n: np.ndarray
+) -> np.ndarray:
+    """Each class's tn (classes on the last axis), of the segments' ``n`` rows: n -
+    support - predicted + tp."""
+    return n[..., None] - support - predicted + tp
 
 
 def per_class(
@@ -58,11 +76,10 @@ def per_class(
 ) -> dict[str, np.ndarray]:
     """The per-class scores and (``specificity``) specificity; ``n`` is the segment's
     row count."""
-    out = scores(tp, support, predicted, beta, zero_division)
+    tn = negatives(tp, support, predicted, n)
+    out = scores(tp, support, predicted, beta, zero_division, tn=tn)
     if specificity:
-        fp = predicted - tp
-        tn = n[..., None] - support - predicted + tp
-        out["specificity"] = fm.specificity(tn, fp, zero_division, fm.NUMPY)
+        out["specificity"] = fm.specificity(tn, predicted - tp, zero_division, fm.NUMPY)
     return out
 
 
@@ -74,20 +91,23 @@ def averages(
     beta: float,
     zero_division: float,
     per_class_scores: dict[str, np.ndarray] | None = None,
+    n: np.ndarray | None = None,
 ) -> dict[str, dict[str, np.ndarray]]:
     """micro, macro and weighted averages of :func:`scores` over the classes (last axis).
 
-    micro: the scores of the summed counts.  macro: the mean of the non-NaN
+    micro: the scores of the summed counts (tn too).  macro: the mean of the non-NaN
     values, NaN if none.  weighted: the support-weighted mean of the non-NaN
     values, the macro mean if their supports sum to 0 (scikit-learn's
     ``_nanaverage``).  ``per_class_scores``: :func:`scores` of these counts, if
-    already computed.
+    already computed; ``n``: the segments' rows (by default the support's sum).
     """
 
+    tn = negatives(tp, support, predicted, support.sum(axis=-1) if n is None else n)
     sums = [x.sum(axis=-1) for x in (tp, support, predicted)]
-    out = {"micro": scores(*sums, beta, zero_division), "macro": {}, "weighted": {}}
+    micro = scores(*sums, beta, zero_division, tn=tn.sum(axis=-1))
+    out = {"micro": micro, "macro": {}, "weighted": {}}
     if per_class_scores is None:
-        per_class_scores = scores(tp, support, predicted, beta, zero_division)
+        per_class_scores = scores(tp, support, predicted, beta, zero_division, tn=tn)
     # a score is NaN only with zero_division=NaN; otherwise every class is kept
     skip_nan = math.isnan(zero_division)
     for name in SCORES:

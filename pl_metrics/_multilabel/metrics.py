@@ -43,9 +43,8 @@ _SAMPLES_ORD = len(cls.AVERAGES)
 
 def _classes(counts: MultilabelCounts, beta: float, zero_division: float) -> pl.LazyFrame:
     """The label counts with the four scores of each label (``ORD`` kept)."""
-    return counts.labels.with_columns(
-        cls._scores(pl.col("tp"), pl.col("support"), pl.col("predicted"), beta, zero_division)
-    )
+    counted = (pl.col(c) for c in ("tp", "support", "predicted", "tn"))
+    return counts.labels.with_columns(cls._scores(*counted, beta, zero_division))
 
 
 def per_class(counts: MultilabelCounts, *, beta: float, zero_division: float) -> pl.LazyFrame:
@@ -62,8 +61,12 @@ def per_class(counts: MultilabelCounts, *, beta: float, zero_division: float) ->
 
 
 def _row_metrics(beta: float, zero_division: float) -> list[pl.Expr]:
-    """Each row's per-class scores (``formulas.SCORES``) from its histogram triple."""
-    return cls._scores(pl.col(N_COMMON), pl.col(N_TRUE), pl.col(N_PRED), beta, zero_division)
+    """Each row's per-class scores (``formulas.SCORES``) from its histogram triple and
+    the size K of the label set (``N_LABELS``): the row's tn, the labels in neither
+    set, is K - n_true - n_pred + n_common."""
+    common, true, pred = pl.col(N_COMMON), pl.col(N_TRUE), pl.col(N_PRED)
+    neither = pl.col(N_LABELS) - true - pred + common
+    return cls._scores(common, true, pred, neither, beta, zero_division)
 
 
 def _sum(values: pl.Expr) -> pl.Expr:
@@ -84,7 +87,9 @@ def _samples_rows(counts: MultilabelCounts, beta: float, zero_division: float) -
     keys = counts.keys
     metrics = cls.score_columns(beta)
     nan = math.isnan(zero_division)
-    rows = counts.rows.with_columns(_row_metrics(beta, zero_division))
+    rows = counts.rows.join(counts.n_labels, how="cross").with_columns(
+        _row_metrics(beta, zero_division)
+    )
     sums = []
     for m in metrics:
         kept = pl.col(m).fill_nan(None) if nan else pl.col(m)
