@@ -199,6 +199,23 @@ def test_non_inferiority_is_the_two_sample_delong_interval() -> None:
     assert_frame_equal(marked, out)
 
 
+def test_non_inferiority_without_ci_is_the_point_difference() -> None:
+    """ci=None: the difference of scikit-learn's two AUCs decides; a derived metric
+    (gini = 2 AUC - 1) takes the same rules."""
+    y, s = _scores(200, 1.0, 11)
+    y_r, s_r = _scores(200, 1.6, 12)
+    df = pl.DataFrame({"y": np.r_[y, y_r], "s": np.r_[s, s_r], "old": [False] * 200 + [True] * 200})
+    rules = ["roc_auc >= reference - 0.02", "gini > 0.4"]
+    out = df.metrics.check(rules, y_true="y", y_score="s", reference=pl.col("old"), ci=None)
+    d = roc_auc_score(y, s) - roc_auc_score(y_r, s_r)
+    gini = 2 * roc_auc_score(y, s) - 1
+    assert out["value"].to_list() == pytest.approx([d, gini], rel=1e-12)
+    assert out["status"].to_list() == [
+        "pass" if d >= -0.02 else "fail",
+        "pass" if gini > 0.4 else "fail",
+    ]
+
+
 def test_non_inferiority_of_a_proportion_is_newcombe() -> None:
     """Two Wilson intervals combined (MOVER) are Newcombe's interval of a difference
     of proportions (statsmodels' ``method="newcomb"``)."""
