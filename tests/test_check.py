@@ -154,6 +154,13 @@ def test_undefined_is_inconclusive() -> None:
     assert point["status"].to_list() == ["pass", "inconclusive"]
 
 
+def test_an_empty_frame_is_inconclusive_but_fails_a_rule_on_n() -> None:
+    empty = pl.DataFrame(schema={"y": pl.Int64, "p": pl.Int64, "g": pl.String})
+    out = empty.metrics.check(["accuracy >= 0.5", "n >= 100"], y_true="y", y_pred="p")
+    assert out.select("value", "status").rows() == [(None, "inconclusive"), (0.0, "fail")]
+    assert empty.metrics.check("n >= 100", y_true="y", y_pred="p", by="g").height == 0
+
+
 def test_weighted_point_decisions_equal_sklearn() -> None:
     y, s = _scores(150, 1.0, 6)
     w = np.random.default_rng(6).random(150) * 3

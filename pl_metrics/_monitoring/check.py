@@ -487,6 +487,11 @@ def check(
         segments_seen = values.select(keys).unique()
         table = segments_seen.join(table, how="cross")
     out = table.join(values, on=[*keys, _NAME], how="left", nulls_equal=True)
+    # no rows (an empty frame without `by`): n is 0, so that `n >= 1000` fails there
+    counted = pl.col(_NAME) == "n"
+    out = out.with_columns(
+        pl.when(counted).then(pl.col(VALUE).fill_null(0.0)).otherwise(pl.col(VALUE)).alias(VALUE)
+    )
     interval = pl.col(_INTERVAL)
     low = pl.when(interval).then(pl.col(LOW)).otherwise(pl.col(VALUE))
     high = pl.when(interval).then(pl.col(HIGH)).otherwise(pl.col(VALUE))

@@ -109,7 +109,10 @@ class CheckMethods:
           ``d + sqrt((high - v)^2 + (v_r - low_r)^2)`` (MOVER, Zou & Donner 2008;
           Newcombe's for two Wilson intervals), the two-sample interval
           ``d -+ z sqrt(se^2 + se_r^2)`` for symmetric ones (DeLong's).
-        - Segments are those of the current rows; no rows, no row.
+        - Segments are those of the current rows: a segment without rows has no
+          row.  Without ``by``, an empty frame gives each rule one row, its value
+          null (``inconclusive``) but ``n``'s, 0: a rule such as ``"n >= 1000"``
+          makes a gate fail on a short or empty input.
 
         Examples
         --------
