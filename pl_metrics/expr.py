@@ -22,7 +22,6 @@ from pl_metrics._core import checks as v
 from pl_metrics._core import formulas as fm
 from pl_metrics._core import options as opt
 from pl_metrics._core.catalogue import CATALOGUE
-from pl_metrics._core.names import score_column
 from pl_metrics._expr import multiclass as mc
 from pl_metrics._expr.inputs import (
     Check,
@@ -97,35 +96,6 @@ def accuracy(
     return nonempty(value, y_true).alias("accuracy")
 
 
-def _label_score(  # noqa: PLR0917 - the metric, the columns, then the options
-    metric: str,
-    y_true: IntoColumn,
-    y_pred: IntoColumn,
-    average: str,
-    pos_label: object,
-    labels: object,
-    weight: IntoColumn | None,
-    zero_division: float,
-    beta: float = 1.0,
-) -> pl.Expr:
-    """A per-class score (of ``formulas.SCORES``): binary (``pos_label``) or averaged."""
-    (zd,) = opt.checked("expressions", zero_division=zero_division)
-    if mc.check_average(average, labels) != "binary":
-        return mc.averaged_score(
-            metric,
-            y_true,
-            y_pred,
-            average=average,
-            labels=labels,
-            weight=weight,
-            beta=beta,
-            zero_division=zd,
-        )
-    tp, fp, fn, tn, checked = binary_counts(y_true, y_pred, pos_label, weight)
-    value = mc.score(metric, tp, tp + fn, tp + fp, tn, beta, zd) + checked
-    return value.alias(score_column(metric, beta))
-
-
 def precision(
     y_true: IntoColumn,
     y_pred: IntoColumn,
@@ -180,7 +150,7 @@ def precision(
     │ b   ┆ 0.25            │
     └─────┴─────────────────┘
     """
-    return _label_score(
+    return mc.label_score(
         "precision", y_true, y_pred, average, pos_label, labels, weight, zero_division
     )
 
@@ -200,7 +170,9 @@ def recall(
     Equals ``sklearn.metrics.recall_score(..., average=average, pos_label=pos_label,
     labels=labels)``; the arguments as :func:`precision`.
     """
-    return _label_score("recall", y_true, y_pred, average, pos_label, labels, weight, zero_division)
+    return mc.label_score(
+        "recall", y_true, y_pred, average, pos_label, labels, weight, zero_division
+    )
 
 
 def f_beta(
@@ -222,7 +194,7 @@ def f_beta(
     :func:`precision`.
     """
     (b,) = opt.checked("expressions", beta=beta)
-    return _label_score("f", y_true, y_pred, average, pos_label, labels, weight, zero_division, b)
+    return mc.label_score("f", y_true, y_pred, average, pos_label, labels, weight, zero_division, b)
 
 
 def f1(
@@ -271,7 +243,7 @@ def jaccard(
     Equals ``sklearn.metrics.jaccard_score(..., average=average, pos_label=pos_label,
     labels=labels)``; the arguments as :func:`precision`.
     """
-    return _label_score(
+    return mc.label_score(
         "jaccard", y_true, y_pred, average, pos_label, labels, weight, zero_division
     )
 
@@ -303,7 +275,7 @@ def fowlkes_mallows(
     >>> df.select(plm.fowlkes_mallows("t", "p").round(6))["fowlkes_mallows"].item()
     0.666667
     """
-    return _label_score(
+    return mc.label_score(
         "fowlkes_mallows", y_true, y_pred, average, pos_label, labels, weight, zero_division
     )
 

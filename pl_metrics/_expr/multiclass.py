@@ -38,6 +38,7 @@ from pl_metrics._core.options import checked
 from pl_metrics._expr.inputs import (
     Check,
     bad_float_rows,
+    binary_counts,
     equal_labels,
     guard,
     label_inputs,
@@ -407,6 +408,36 @@ def averaged_score(
         return macro if average == "macro" else weighted
 
     return _finish(counts.reduce(value), counts, f"{score_column(metric, beta)}_{average}")
+
+
+def label_score(  # noqa: PLR0917 - the metric, the columns, then the options
+    metric: str,
+    y_true: IntoColumn,
+    y_pred: IntoColumn,
+    average: str,
+    pos_label: object,
+    labels: object,
+    weight: IntoColumn | None,
+    zero_division: float,
+    beta: float = 1.0,
+) -> pl.Expr:
+    """A per-class score (of ``formulas.SCORES``): binary (``pos_label``) or averaged
+    (:func:`averaged_score`), the expressions of :mod:`pl_metrics.expr`."""
+    (zd,) = checked("expressions", zero_division=zero_division)
+    if check_average(average, labels) != "binary":
+        return averaged_score(
+            metric,
+            y_true,
+            y_pred,
+            average=average,
+            labels=labels,
+            weight=weight,
+            beta=beta,
+            zero_division=zd,
+        )
+    tp, fp, fn, tn, guarded = binary_counts(y_true, y_pred, pos_label, weight)
+    value = score(metric, tp, tp + fn, tp + fp, tn, beta, zd) + guarded
+    return value.alias(score_column(metric, beta))
 
 
 # ---------------------------------------------------------------- summary metrics
