@@ -27,7 +27,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import polars as pl
 
@@ -39,6 +39,10 @@ from pl_metrics._core.names import INTERNAL
 from pl_metrics._groups import fairness as fair
 from pl_metrics._groups import over_time as ot
 from pl_metrics._intervals import analytic as an
+
+if TYPE_CHECKING:
+    from pl_metrics._namespace import MetricsLazyFrame
+    from pl_metrics._typing import OverTimeMetric
 
 #: The output columns after ``*by`` (``low`` / ``high`` only with ``ci``).
 RULE, METRIC, VALUE, LOW, HIGH, THRESHOLD, STATUS = names.OUTPUTS["check"]
@@ -254,6 +258,14 @@ def status(value: pl.Expr, low: pl.Expr, high: pl.Expr, op: pl.Expr, threshold: 
     )
 
 
+def _metrics(lf: pl.LazyFrame) -> MetricsLazyFrame:
+    """``lf.metrics``, typed (the namespace is imported when first used: it imports
+    this module)."""
+    from pl_metrics._namespace import MetricsLazyFrame
+
+    return MetricsLazyFrame(lf)
+
+
 def _long(frame: pl.LazyFrame, keys: list[str], metric: str, column: str) -> pl.LazyFrame:
     """``*keys, _NAME, value, low, high`` of one metric column of a wide frame
     (``<column>_low`` / ``_high`` where the frame has them, else null)."""
@@ -286,11 +298,11 @@ def metric_values(
     if windowed:
         assert x.y_true is not None  # check_needs
         day = fair.free_name("day", rows.collect_schema().names())
-        frame = rows.with_columns(pl.lit(dt.date(1970, 1, 1)).alias(day)).metrics.over_time(
+        frame = _metrics(rows.with_columns(pl.lit(dt.date(1970, 1, 1)).alias(day))).over_time(
             x.y_true,
             index=day,
             every="1d",
-            metrics=windowed,
+            metrics=cast("list[OverTimeMetric]", windowed),  # names of ot.METRICS
             y_pred=x.y_pred,
             y_score=x.y_score,
             by=keys or None,
@@ -340,7 +352,7 @@ def drift_values(
     """``*keys, _NAME, value, low, high`` of each drift rule's metric (one ``drift``
     query over all its columns and segments; no interval)."""
     columns = list(dict.fromkeys(r.column for r in rules if r.column is not None))
-    frame = lf.metrics.drift(columns, reference=reference, by=keys or None).cache()
+    frame = _metrics(lf).drift(columns, reference=reference, by=keys or None).cache()
     parts = []
     for metric, (name, column) in {r.metric: (r.name, r.column) for r in rules}.items():
         rows = frame.filter(pl.col("column") == column)
@@ -472,12 +484,12 @@ def check(
         values = metric_values(current, wanted, keys, x, level).cache()
         absolute = {r.name for r in labelled if not r.relative}
         parts.append(values.filter(pl.col(_NAME).is_in(list(absolute))))
-        relative = [r for r in labelled if r.relative]
-        if relative:
+        against = [r for r in labelled if r.relative]
+        if against:
             assert ref_rows is not None  # check_needs
-            names_ = list(dict.fromkeys(r.name for r in relative))
+            names_ = list(dict.fromkeys(r.name for r in against))
             on_reference = metric_values(ref_rows, names_, keys, x, level)
-            parts.append(relative_values(values, on_reference, relative, keys))
+            parts.append(relative_values(values, on_reference, against, keys))
     drifts = [r for r in parsed if r.column is not None]
     if drifts:
         parts.append(drift_values(keyed, drifts, keys, reference))
@@ -502,7 +514,7 @@ def check(
     )
     if flag is not None and labelled:  # drift checks its own flag
         out = out.join(flag, how="cross").drop(_NULLS)
-    columns = [RULE, pl.col(_NAME).alias(METRIC), VALUE]
+    columns: list[str | pl.Expr] = [RULE, pl.col(_NAME).alias(METRIC), VALUE]
     columns += [LOW, HIGH] if wants_ci else []
     out = out.sort([*keys, _ORDER], nulls_last=True).select(*keys, *columns, THRESHOLD, STATUS)
     return out.rename(dict(zip(keys, segments.names, strict=True)))
