@@ -11,7 +11,9 @@ import pytest
 #: code, the docs' examples, the CLI in subprocesses, the report in a browser.  They
 #: run once, at the newest polars: ``make test-floor`` deselects them
 #: (``-m "not environment"``); the library suite runs at both.
-ENVIRONMENT_MODULES = frozenset({"test_spark.py", "test_typing.py", "test_docs.py", "test_cli.py"})
+ENVIRONMENT_MODULES = frozenset(
+    {"test_spark.py", "test_engines.py", "test_typing.py", "test_docs.py", "test_cli.py"}
+)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -85,3 +87,42 @@ def library_warnings_as_errors() -> str:
         m.name for m in pkgutil.walk_packages(pl_metrics.__path__, prefix="pl_metrics.")
     ]
     return ",".join(f"error::Warning:{m}" for m in modules)
+
+
+@pytest.fixture(scope="session")
+def spark():  # type: ignore[no-untyped-def]
+    """One Spark local session for every test that needs one (tests/test_spark.py, the
+    registry's engine law): a second session in one process would stop the first.
+
+    The executors' Python is this interpreter, importing this checkout's pl_metrics,
+    with the suite's warning filter (a library warning is an error there too).
+    """
+    import sys
+    from pathlib import Path
+
+    from pyspark.sql import SparkSession
+
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("PYSPARK_PYTHON", sys.executable)
+        env.setenv("PYTHONPATH", str(Path(__file__).parents[1]), prepend=os.pathsep)
+        env.setenv("PYTHONWARNINGS", library_warnings_as_errors())
+        # a session another test left (the docs' Spark example) has workers started
+        # without the warning filter: a new one, with the filter in its workers' env
+        active = SparkSession.getActiveSession()
+        if active is not None:
+            active.stop()
+        session = (
+            SparkSession.builder.master("local[2]")
+            .config("spark.executorEnv.PYTHONWARNINGS", library_warnings_as_errors())
+            .appName("pl_metrics tests")
+            .config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false")
+            .config("spark.default.parallelism", "2")
+            .getOrCreate()
+        )
+        # runtime settings: they hold even when a session was already running
+        session.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "500")
+        session.conf.set("spark.sql.shuffle.partitions", "4")
+        session.sparkContext.setLogLevel("ERROR")
+        yield session
+        session.stop()

@@ -306,3 +306,50 @@ def test_a_data_error_counts_the_bad_rows_of_every_file(client, tmp_path: Path) 
     # one file alone: its own count, its path in front
     with pytest.raises(pl_metrics.DataError, match=re.escape(f"{paths[2]}: column 'y_true' has 3")):
         pmd.report(paths[1:], "y_true", "y_pred", client=client)
+
+
+# ---------------------------------------------------------------- dask.dataframe input
+def test_a_dask_dataframe_with_a_derived_column_equals_one_machine(client, dataset) -> None:
+    """``dd.read_parquet`` with a column derived in Dask (each partition converted to
+    polars on its worker): the frame method's numbers on the same rows, intervals too."""
+    import dask.dataframe as dd
+
+    root, _ = dataset
+    ddf = dd.read_parquet(str(root / "**" / "*.parquet"))
+    ddf = ddf.assign(y_hat=(ddf["s2"] >= 0.5).astype("int64"))
+    rows = pl.concat(
+        [pl.read_parquet(p) for p in pmd.expand(str(root / "**" / "*.parquet"))]
+    ).with_columns((pl.col("s2") >= 0.5).cast(pl.Int64).alias("y_hat"))
+    for method, args, options in (
+        ("report", ("y", "y_hat"), {"by": "country", "ci": 0.9, "ci_method": "bootstrap"}),
+        ("roc_auc", ("y", "s2"), {"by": "country", "ci": 0.9}),
+        ("thresholds", ("y", "s2"), {"weight": "w"}),
+    ):
+        got = getattr(pmd, method)(ddf, *args, client=client, **options)
+        expected = getattr(rows.metrics, method)(*args, **options)
+        assert_frame_equal(got, expected, rel_tol=1e-12, abs_tol=1e-12)
+
+
+def test_without_a_client_the_current_one_runs_it(client, dataset, monkeypatch) -> None:
+    """``client=None`` inside a ``distributed`` client's context: that client (the
+    default scheduler's path is not taken)."""
+    from pl_metrics._engines import dask as engine
+
+    def refused(self: object, tasks: object) -> None:
+        raise AssertionError("the default scheduler ran it")
+
+    monkeypatch.setattr(engine._Local, "start", refused)
+    root, df = dataset
+    got = pmd.summary(root, "y_true", "y_pred", by="country")
+    assert_frame_equal(got, df.metrics.summary("y_true", "y_pred", by="country"), check_exact=True)
+
+
+def test_a_data_error_of_a_dask_dataframe_in_dasks_idiom(client) -> None:
+    import dask.dataframe as dd
+
+    frame = pl.DataFrame({"y_true": [0, None, 1, None, 1, 0], "y_pred": [0, 1, 1, 0, 1, 1]})
+    ddf = dd.from_pandas(frame.to_pandas(), npartitions=3)
+    with pytest.raises(pl_metrics.DataError) as got:
+        pmd.report(ddf, "y_true", "y_pred", client=client)
+    assert str(got.value).startswith("column 'y_true' has 2 null rows")
+    assert "ddf.dropna(subset=['y_true'])" in str(got.value)

@@ -10,16 +10,13 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-import os
 import sys
 import warnings
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 
 import numpy as np
 import polars as pl
 import pytest
-from conftest import library_warnings_as_errors
 from polars.testing import assert_frame_equal
 from pyspark.sql import DataFrame as SparkFrame  # the `spark` extra, part of `test`
 from pyspark.sql import SparkSession
@@ -33,38 +30,10 @@ from pl_metrics.exceptions import DataError
 # one worker runs them all under `pytest -n auto --dist loadgroup`: one Spark session
 pytestmark = pytest.mark.xdist_group("spark")
 
-ROOT = Path(__file__).parents[1]
 N = 12_000
 
 
-@pytest.fixture(scope="session")
-def spark() -> Iterator[SparkSession]:
-    with pytest.MonkeyPatch.context() as env:
-        # the executors' Python: this interpreter, importing this checkout's pl_metrics
-        env.setenv("PYSPARK_PYTHON", sys.executable)
-        env.setenv("PYTHONPATH", str(ROOT), prepend=os.pathsep)
-        # ... with the suite's warning filter (a library warning is an error there too)
-        env.setenv("PYTHONWARNINGS", library_warnings_as_errors())
-        # a session another test left (the docs' Spark example) has workers started
-        # without the warning filter: a new one, with the filter in its workers' env
-        active = SparkSession.getActiveSession()
-        if active is not None:
-            active.stop()
-        session = (
-            SparkSession.builder.master("local[2]")
-            .config("spark.executorEnv.PYTHONWARNINGS", library_warnings_as_errors())
-            .appName("pl_metrics tests")
-            .config("spark.ui.enabled", "false")
-            .config("spark.ui.showConsoleProgress", "false")
-            .config("spark.default.parallelism", "2")
-            .getOrCreate()
-        )
-        # runtime settings: they hold even when a session was already running
-        session.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "500")
-        session.conf.set("spark.sql.shuffle.partitions", "4")
-        session.sparkContext.setLogLevel("ERROR")
-        yield session
-        session.stop()
+# the session: tests/conftest.py's `spark` fixture (one for the whole suite)
 
 
 def test_a_library_warning_is_an_error_on_the_workers(spark: SparkSession) -> None:

@@ -1,0 +1,347 @@
+"""Every engine function declared once, for Spark and Dask alike.
+
+An engine function is a ``.metrics`` method run as shard -> state -> merge -> finish:
+each shard (a Spark partition, a Dask partition or file) computes the frame method's
+own mergeable state with polars, the driver merges the states and finishes them with
+the state's finisher (:mod:`pl_metrics.state`; the threshold tables:
+:mod:`.finishers`).  :data:`DECLARED` says which states each method is finished from;
+it is read from the finishers themselves, so that a new finisher appears on both
+engines with no edit to either module.  :func:`functions` makes an engine's public
+functions from it: the frame method's parameters (the engine's data first, its own
+options last) as a real ``__signature__``, its docstring with the engine's parameters,
+and a call that
+
+1. reads the data's schema (no job) and runs the frame method itself on an empty
+   frame of it: the options and schema checks, their messages, before any job;
+2. chooses the state from the input's form (multilabel ``y_true``: the multilabel
+   counts), hands the state method's arguments to the engine's shards, and the
+   finisher's to the finisher; an argument neither reads must keep its default
+   (``NotImplementedError`` naming it: multiclass scores, say, have no engine state yet).
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import polars as pl
+
+from pl_metrics import metrics
+from pl_metrics._core import checks as v
+from pl_metrics._drift import state as ds
+from pl_metrics._engines import jobs
+from pl_metrics._engines.finishers import SCORE_FINISHERS
+from pl_metrics._namespace import MetricsLazyFrame
+from pl_metrics.state import (
+    CountsState,
+    MultilabelCountsState,
+    ScoreCountsState,
+    from_counts,
+    from_multilabel_counts,
+    from_score_counts,
+)
+
+
+@dataclass(frozen=True)
+class StateKind:
+    """A mergeable state: the frame method that makes it, the function that finishes
+    it, and the finishers (``name -> function(state, **options)``)."""
+
+    method: str
+    finish: Callable[..., Any]
+    finishers: dict[str, Callable[..., Any]]
+
+
+def _methods(cls: type) -> dict[str, Callable[..., Any]]:
+    return {
+        name: (lambda state, /, _n=name, **kw: getattr(state, _n)(**kw))
+        for name, _ in inspect.getmembers(cls, inspect.isfunction)
+        if not name.startswith("_")
+    }
+
+
+def _signature_of(kind: str, name: str) -> inspect.Signature:
+    owner = {"counts": CountsState, "score_counts": ScoreCountsState}.get(kind)
+    if kind == "multilabel_counts":
+        owner = MultilabelCountsState
+    function = getattr(owner, name, None) or SCORE_FINISHERS[name]
+    return inspect.signature(function)
+
+
+STATES: dict[str, StateKind] = {
+    "counts": StateKind("counts", from_counts, _methods(CountsState)),
+    "score_counts": StateKind(
+        "score_counts", from_score_counts, {**_methods(ScoreCountsState), **SCORE_FINISHERS}
+    ),
+    "multilabel_counts": StateKind(
+        "multilabel_counts", from_multilabel_counts, _methods(MultilabelCountsState)
+    ),
+}
+#: A finisher's parameters that the frame method has not: their values from its own.
+DERIVED: dict[str, Callable[[dict[str, Any]], Any]] = {
+    "error_bound": lambda values: values.get("bins") is not None,
+}
+
+
+@dataclass(frozen=True)
+class Declared:
+    """One engine function: the frame method it equals and the states (in order of
+    preference) it is finished from; ``state_only``: the merged state itself."""
+
+    method: str
+    states: tuple[str, ...]
+    state_only: bool = False
+
+
+def _declared() -> dict[str, Declared]:
+    table: dict[str, list[str]] = {}
+    for kind, state in STATES.items():
+        for name in state.finishers:
+            table.setdefault(name, []).append(kind)
+    out = {name: Declared(name, tuple(kinds)) for name, kinds in table.items()}
+    for kind in STATES:
+        out[kind] = Declared(kind, (kind,), state_only=True)
+    out["drift_counts"] = Declared("drift_counts", (), state_only=True)
+    return dict(sorted(out.items()))
+
+
+#: Every engine function, by the frame method it equals.
+DECLARED = _declared()
+
+
+# ------------------------------------------------------------------ the engines
+@dataclass(frozen=True)
+class Engine:
+    """A shard provider: how it reads a schema and runs a job, its data parameter and
+    its own options (Dask's ``client``), their documentation."""
+
+    name: str
+    module: str
+    data: inspect.Parameter
+    data_doc: str
+    prepare: Callable[[Any, list[str]], tuple[Any, pl.Schema, str | None]]
+    run: Callable[..., pl.DataFrame]
+    options: tuple[inspect.Parameter, ...] = ()
+    options_doc: str = ""
+    chunk_rows: Callable[[], int] = field(default=lambda: 0)
+
+
+def _is_default(value: object, default: object) -> bool:
+    if value is default:
+        return True
+    if isinstance(value, pl.Expr) or type(value) is not type(default):
+        return False
+    try:
+        return bool(value == default) or (value != value and default != default)  # NaN  # noqa: PLR0124
+    except Exception:
+        return False
+
+
+def _frame_parameters(method: str) -> list[inspect.Parameter]:
+    return list(inspect.signature(getattr(MetricsLazyFrame, method)).parameters.values())[1:]
+
+
+def _engine_defaults(declared: Declared) -> dict[str, Any]:
+    """The frame method's defaults, but where it has None and its first state's
+    finisher a value (``ci_method``: None there means "by the input's form"; an engine
+    finishes single-label input from counts): the finisher's."""
+    out: dict[str, Any] = {}
+    finisher = (
+        _signature_of(declared.states[0], declared.method).parameters
+        if declared.states and not declared.state_only
+        else {}
+    )
+    for p in _frame_parameters(declared.method):
+        default = p.default
+        own = finisher.get(p.name)
+        if default is None and own is not None and own.default not in (None, p.empty):
+            default = own.default
+        out[p.name] = default
+    return out
+
+
+def signature(engine: Engine, declared: Declared) -> inspect.Signature:
+    """The engine function's signature: the data, the frame method's parameters (the
+    engine's defaults), the engine's own options; a polars DataFrame returned."""
+    defaults = _engine_defaults(declared)
+    params = [engine.data]
+    for p in _frame_parameters(declared.method):
+        params.append(p.replace(default=defaults[p.name]) if p.default is not p.empty else p)
+    params += list(engine.options)
+    return inspect.Signature(params, return_annotation="pl.DataFrame")
+
+
+# ------------------------------------------------------------------ one call
+def _is_multilabel(y_true: object, schema: pl.Schema) -> bool:
+    if isinstance(y_true, Mapping):
+        return True
+    dtype = schema.get(y_true) if isinstance(y_true, str) else None
+    return isinstance(dtype, (pl.List, pl.Array))
+
+
+def _choose(declared: Declared, values: dict[str, Any], schema: pl.Schema) -> str:
+    """The state that finishes this call, from the input's form."""
+    first = _frame_parameters(declared.method)[0].name
+    multilabel = _is_multilabel(values.get(first), schema)
+    for kind in declared.states:
+        if (kind == "multilabel_counts") == multilabel and (
+            kind != "score_counts" or isinstance(values.get("y_score"), str)
+        ):
+            return kind
+    form = "multilabel" if multilabel else "multiclass (a mapping of score columns)"
+    msg = (
+        f"pl_metrics engines: {declared.method} of {form} input has no mergeable state "
+        "yet; compute it with the .metrics method on polars rows"
+    )
+    raise NotImplementedError(msg)
+
+
+def _split(
+    declared: Declared, kind: str, values: dict[str, Any], defaults: dict[str, Any]
+) -> tuple[tuple[Any, ...], dict[str, Any], dict[str, Any]]:
+    """The state method's positional and keyword arguments and the finisher's; an
+    argument neither reads must keep its default."""
+    state_params = _frame_parameters(STATES[kind].method)
+    positional = tuple(values[p.name] for p in state_params if p.kind is p.POSITIONAL_OR_KEYWORD)
+    state_kw = {
+        p.name: values.get(p.name, p.default) for p in state_params if p.kind is p.KEYWORD_ONLY
+    }
+    finisher: dict[str, Any] = {}
+    if not declared.state_only:
+        names = [
+            p.name
+            for p in _signature_of(kind, declared.method).parameters.values()
+            if p.kind is p.KEYWORD_ONLY
+        ]
+        finisher = {n: values[n] for n in names if n in values}
+        finisher |= {n: DERIVED[n](values) for n in names if n not in values and n in DERIVED}
+    read = {p.name for p in state_params} | set(finisher)
+    for name, value in values.items():
+        if name not in read and not _is_default(value, defaults[name]):
+            msg = (
+                f"pl_metrics engines: {declared.method}'s `{name}` ({value!r}) is not "
+                f"computed from the merged {STATES[kind].method} state yet; leave it at its "
+                f"default ({defaults[name]!r}) or use the .metrics method on polars rows"
+            )
+            raise NotImplementedError(msg)
+    return positional, state_kw, finisher
+
+
+def _check(
+    declared: Declared,
+    values: dict[str, Any],
+    defaults: dict[str, Any],
+    schema: pl.Schema,
+    where: str | None,
+) -> None:
+    """The frame method on no rows of ``schema``: its option and schema checks, its
+    messages (a schema error named by the shard it was read from)."""
+    params = _frame_parameters(declared.method)
+    positional = [values[p.name] for p in params if p.kind is p.POSITIONAL_OR_KEYWORD]
+    keywords = {
+        p.name: values[p.name]
+        for p in params
+        if p.kind is p.KEYWORD_ONLY and not _is_default(values[p.name], defaults[p.name])
+    }
+    try:
+        getattr(metrics(pl.LazyFrame(schema=schema)), declared.method)(*positional, **keywords)
+    except (pl.exceptions.ColumnNotFoundError, pl.exceptions.SchemaError) as exc:
+        raise jobs.named(exc, [where]) from exc
+
+
+def call(
+    engine: Engine,
+    declared: Declared,
+    data: Any,
+    values: dict[str, Any],
+    options: dict[str, Any],
+) -> pl.DataFrame:
+    """One engine function's call (``values``: the frame method's arguments)."""
+    defaults = _engine_defaults(declared)
+    params = _frame_parameters(declared.method)
+    positional = [values[p.name] for p in params if p.kind is p.POSITIONAL_OR_KEYWORD]
+    segments = v.normalize_by(values.get("by"))
+    columns = jobs.read_columns([*positional, values.get("weight"), *segments.given])
+    handle, schema, where = engine.prepare(data, columns)
+    _check(declared, values, defaults, schema, where)
+    if declared.method == "drift_counts":
+        chosen, kwargs, keys, read = ds.shard_job(values["columns"], values["edges"], values["by"])
+        job = jobs.Job("drift_counts", (chosen,), kwargs, keys, ["rows"], read, engine.chunk_rows())
+        return ds.in_bin_order(engine.run(handle, job, schema, **options), keys)
+    kind = _choose(declared, values, schema)
+    args, state_kw, finisher = _split(declared, kind, values, defaults)
+    job = jobs.job(kind, args, chunk_rows=engine.chunk_rows(), **state_kw)
+    merged = engine.run(handle, job, schema, **options)
+    if declared.state_only:
+        return merged
+    state = STATES[kind].finish(merged, by=v.by_names(values.get("by")))
+    result = STATES[kind].finishers[declared.method](state, **finisher)
+    return result.collect() if isinstance(result, pl.LazyFrame) else result
+
+
+# ------------------------------------------------------------------ the functions
+_SECTION = re.compile(r"^(\w[\w ]*)\n-{3,}\n", re.MULTILINE)
+
+
+def _sections(doc: str) -> tuple[str, dict[str, str]]:
+    """A numpy docstring's summary and its sections (title -> body)."""
+    text = inspect.cleandoc(doc or "")
+    found = list(_SECTION.finditer(text))
+    summary = text[: found[0].start()] if found else text
+    sections = {}
+    for i, m in enumerate(found):
+        end = found[i + 1].start() if i + 1 < len(found) else len(text)
+        sections[m.group(1)] = text[m.end() : end].strip("\n")
+    return summary.strip(), sections
+
+
+def docstring(engine: Engine, declared: Declared) -> str:
+    """The frame method's docstring for the engine: its summary, the engine's data
+    parameter first and its options last, its Returns as a DataFrame, its Notes and
+    how the engine computes it (its examples run on polars rows: left out)."""
+    summary, sections = _sections(getattr(MetricsLazyFrame, declared.method).__doc__ or "")
+    if declared.state_only:
+        how = f"the merged ``.metrics.{declared.method}`` state of all shards, sorted by its keys"
+    else:
+        states = " or ".join(f"``{STATES[k].method}``" for k in declared.states)
+        how = f"each shard's {states} state, merged, then finished on the driver"
+    head = f"``.metrics.{declared.method}`` of all rows of the {engine.name} data ({how})."
+    head += f"\n\n{summary}"
+    params = "\n".join(
+        s for s in (engine.data_doc, sections.get("Parameters", ""), engine.options_doc) if s
+    )
+    returns = sections.get("Returns", "DataFrame").replace("LazyFrame", "DataFrame")
+    parts = [head, f"Parameters\n----------\n{params}", f"Returns\n-------\n{returns}"]
+    notes = sections.get("Notes")
+    if notes:
+        parts.append(f"Notes\n-----\n{notes}")
+    return "\n\n".join(parts) + "\n"
+
+
+def function(engine: Engine, declared: Declared) -> Callable[..., pl.DataFrame]:
+    """The engine's public function for ``declared``."""
+    sig = signature(engine, declared)
+    data_name = engine.data.name
+    own = [p.name for p in engine.options]
+
+    def run(*args: Any, **kwargs: Any) -> pl.DataFrame:
+        bound = sig.bind(*args, **kwargs)
+        bound.apply_defaults()
+        values = dict(bound.arguments)
+        data = values.pop(data_name)
+        options = {name: values.pop(name) for name in own}
+        return call(engine, declared, data, values, options)
+
+    run.__name__ = run.__qualname__ = declared.method
+    run.__module__ = engine.module
+    run.__doc__ = docstring(engine, declared)
+    run.__signature__ = sig  # type: ignore[attr-defined]
+    return run
+
+
+def functions(engine: Engine) -> dict[str, Callable[..., pl.DataFrame]]:
+    """Every declared function of ``engine``, by name."""
+    return {name: function(engine, d) for name, d in DECLARED.items()}
