@@ -195,6 +195,13 @@ def test_non_inferiority_is_the_two_sample_delong_interval() -> None:
         assert (row["low"], row["high"]) == pytest.approx((d - half, d + half), rel=1e-9)
         want = "pass" if d - half >= -0.02 else "fail" if d + half < -0.02 else "inconclusive"
         assert row["status"] == want
+    # a reference segment of one class has no AUC: no difference
+    one_class = reference.with_columns(y=pl.when(pl.col("g") == "b").then(1).otherwise("y"))
+    lone = current.metrics.check(rule, y_true="y", y_score="s", by="g", reference=one_class)
+    assert lone.filter(pl.col("g") == "b").select("value", "status").row(0) == (
+        None,
+        "inconclusive",
+    )
     # c has no reference rows: no difference
     assert out.filter(pl.col("g") == "c").select("value", "status").row(0) == (
         None,

@@ -100,7 +100,9 @@ class CheckMethods:
           decides, ``low`` / ``high`` are null.
         - Undefined is ``inconclusive``: a null or NaN value (``roc_auc`` of a
           segment with one class), a null bound (a segment too small for its
-          interval), a segment that the reference lacks for a ``reference`` rule.
+          interval), a segment that the reference lacks, or whose metric is
+          undefined there (a reference segment of one class), for a ``reference``
+          rule.
           A ratio without a denominator has scikit-learn's ``zero_division=0``
           value 0.0 (``recall`` without positives), with a null interval.
         - A ``reference`` rule's interval is that of the difference of two
