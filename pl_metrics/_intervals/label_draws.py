@@ -65,26 +65,30 @@ def count_variance(gradient: tuple[Any, Any], squares: tuple[Any, Any]) -> Any:
     return g_tp * g_tp * var_tp + g_fn * g_fn * var_fn
 
 
-def auc_variance(
-    pos: pl.Expr,
-    neg: pl.Expr,
-    spread: pl.Expr,
-    scale: pl.Expr,
-    auc: pl.Expr,
-) -> pl.Expr:
-    """Aggregation over a segment's distinct scores, sorted descending: the delta
-    method's variance of the ROC AUC of drawn labels (the module's formula).
+def auc_slopes(
+    shares: tuple[pl.Expr, pl.Expr],
+    running: tuple[pl.Expr, pl.Expr],
+    scales: tuple[pl.Expr, pl.Expr],
+) -> tuple[pl.Expr, pl.Expr]:
+    """Row-wise, per distinct score (a segment's, scores descending): (A, B) such that
+    dR / dY_k = A - R B for the rows of the score (times w_k / M, the module's
+    formula with the placements written out), so that the variance is a sum of
+    three aggregations (:func:`auc_variance`) and needs R only at the end.
 
-    ``pos`` / ``neg``: the expected positive / negative weight at each score (sum of
-    w p, of w (1 - p)); ``spread``: sum over its rows of p (1 - p) (w / M)^2;
-    ``scale``: that score's M (its largest weight; 1 without weights); ``auc``: the
-    segment's expected AUC (R)."""
-    p_total, n_total = pos.sum(), neg.sum()
-    tps, fps = pos.cum_sum(), neg.cum_sum()
-    v10 = fm.placement(n_total - fps, neg, n_total)  # negatives below (as a positive)
-    v01 = fm.placement(tps - pos, pos, p_total)  # positives above (as a negative)
-    term = (v10 - auc) * (scale / p_total) - (v01 - auc) * (scale / n_total)
-    return (spread * term * term).sum()
+    ``shares``: the score's expected positive and negative weight as shares of the
+    segment's totals P and N; ``running``: their running sums down to the score;
+    ``scales``: M / P and M / N (M the score's largest weight)."""
+    (pos, neg), (tps, fps), (scale_p, scale_n) = shares, running, scales
+    v10 = fm.placement(1.0 - fps, neg, 1.0)  # negatives below (as a positive)
+    v01 = fm.placement(tps - pos, pos, 1.0)  # positives above (as a negative)
+    return scale_p * v10 - scale_n * v01, scale_p - scale_n
+
+
+def auc_variance(squares: tuple[Any, Any, Any], auc: Any) -> Any:
+    """Var R = sum s (A - R B)^2 from the sums of s A^2, s A B and s B^2 (``squares``;
+    s = p (1 - p) (w / M)^2 of the score's rows, A and B of :func:`auc_slopes`)."""
+    saa, sab, sbb = squares
+    return saa - 2 * auc * sab + auc * auc * sbb
 
 
 def normal_bounds(value: pl.Expr, variance: pl.Expr, z: float, name: str) -> list[pl.Expr]:

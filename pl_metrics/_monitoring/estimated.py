@@ -15,9 +15,10 @@ p is a function of the score, so the rows are read once into a small state per
 (segment, distinct score): the weight predicted positive and the rest, and the
 squared weights the intervals need (one ``group_by``, its data checks counted
 there).  The calibration map (:mod:`.calibration`, fitted on the reference's
-per-score label sums at collect) gives each distinct score its p; a second
-``group_by`` over all segments sums the expected counts and runs the weighted AUC
-(:func:`pl_metrics._ranking.from_counts.auc_exprs`) and the intervals
+per-score label sums at collect) gives each distinct score its p; the state is
+sorted by score, and one ``group_by`` over all segments sums the
+expected counts, the trapezoids of the weighted AUC (as
+:mod:`pl_metrics._ranking.from_counts` sums them) and the intervals' squares
 (:mod:`pl_metrics._intervals.label_draws`).
 """
 
@@ -38,7 +39,6 @@ from pl_metrics._core.names import ALL, INTERNAL, NEG, POS, ROWS, SCORE
 from pl_metrics._intervals import label_draws as ld
 from pl_metrics._intervals.analytic import z_value
 from pl_metrics._monitoring import calibration as cal
-from pl_metrics._ranking.from_counts import auc_exprs
 from pl_metrics._typing import EstimatedMetric
 
 METHOD = "estimated_performance"
@@ -51,7 +51,6 @@ _REST = f"{INTERNAL}rest_weight"  # ... and the rest
 _SCALE = f"{INTERNAL}scale"  # the largest weight at the score (M; 1 without weights)
 _PRED_SQ = f"{INTERNAL}pred_squares"  # sum (w / M)^2 of the rows predicted positive
 _REST_SQ = f"{INTERNAL}rest_squares"
-_SPREAD = f"{INTERNAL}spread"  # p (1 - p) sum (w / M)^2
 _LOW = f"{INTERNAL}other_low"  # the least and largest label besides pos_label
 _HIGH = f"{INTERNAL}other_high"
 _POSITIVE_ROWS = f"{INTERNAL}positive_rows"
@@ -61,6 +60,8 @@ _OUTSIDE = f"{INTERNAL}outside_01"
 # the sums of a segment
 _N, _TP, _FP, _FN, _TN = (f"{INTERNAL}{c}" for c in ("n", "tp", "fp", "fn", "tn"))
 _VAR_TP, _VAR_FN, _VAR_AUC = (f"{INTERNAL}var_{c}" for c in ("tp", "fn", "auc"))
+_TPS, _FPS = f"{INTERNAL}tps", f"{INTERNAL}fps"  # running shares of P and N, scores descending
+_SAA, _SAB, _SBB = (f"{INTERNAL}s{c}" for c in ("aa", "ab", "bb"))  # the AUC variance's sums
 
 
 def check_metrics(metrics: object) -> list[str]:
@@ -341,40 +342,71 @@ def _calibrated(state: pl.LazyFrame, fit: Callable[[], tuple[Any, Any]] | None) 
     return pl.defer(run, schema=schema)
 
 
-def _sorted(column: str) -> pl.Expr:
-    return pl.col(column).sort_by(SCORE, descending=True)
-
-
 def _segment_sums(state: pl.LazyFrame, keys: list[str], *, ci: bool) -> pl.LazyFrame:
-    """``*keys, n, _TP, _FP, _FN, _TN, roc_auc`` (+ the variances with ``ci``): one
-    ``group_by`` over all segments."""
+    """``*keys, n, _TP, _FP, _FN, _TN, roc_auc`` (+ the variances with ``ci``).
+
+    The per-score state sorted by score (descending, one frame sort), each score's
+    expected positive and negative weight as shares of its segment's totals and
+    their running sums (windows over the segment keys), then one
+    ``group_by`` of plain sums over all segments: the weighted AUC is the sum of
+    the trapezoids ``neg (tps - pos / 2)`` over the same sum with every positive
+    above (:func:`formulas.roc_auc_terms`, as ``from_counts`` sums them)."""
     p = pl.col(P)
     pred, rest = pl.col(_PRED).cast(pl.Float64), pl.col(_REST).cast(pl.Float64)
-    state = state.with_columns((p * (pred + rest)).alias(POS), ((1 - p) * (pred + rest)).alias(NEG))
-    *_, auc = auc_exprs()  # the weighted AUC of POS, NEG per score (P, N, roc_auc)
+    total = pred + rest
+
+    def segment(expr: pl.Expr) -> pl.Expr:
+        return expr.over(keys)  # a window even for one segment: exact divisions
+
+    # sorted by the score alone (a sort by the segment too costs more): a window
+    # takes its segment's rows in the frame's order, so the running sums of a segment
+    # go down its scores
+    shares = (
+        state.sort(SCORE, descending=True)
+        .with_columns(
+            (p * total / segment((p * total).sum())).alias(POS),
+            ((1 - p) * total / segment(((1 - p) * total).sum())).alias(NEG),
+        )
+        .with_columns(
+            segment(pl.col(POS).cum_sum()).alias(_TPS),
+            segment(pl.col(NEG).cum_sum()).alias(_FPS),
+        )
+    )
+    pos, neg, tps = pl.col(POS), pl.col(NEG), pl.col(_TPS)
+    p_total, n_total = pos.sum(), neg.sum()
+    u = fm.roc_auc_terms(pos, neg, tps).sum()
+    full = fm.roc_auc_terms(0.0, neg, p_total).sum()  # every positive above
+    auc = pl.when((p_total > 0) & (n_total > 0)).then(u / full)
     aggs = [
         (pl.col(_PRED) + pl.col(_REST)).sum().alias("n"),
         (p * pred).sum().alias(_TP),
         ((1 - p) * pred).sum().alias(_FP),
         (p * rest).sum().alias(_FN),
         ((1 - p) * rest).sum().alias(_TN),
-        auc,
+        auc.alias("roc_auc"),
     ]
     if ci:
-        total = (pred + rest).sum()
-        spread = p * (1 - p) * (pl.col(_SCALE) / total) ** 2
+        spread = p * (1 - p)
+        scale = (pl.col(_SCALE) / segment(total.sum())) ** 2
+        # the segment's totals P, N (a share's denominator) for M / P and M / N
+        m_p = pl.col(_SCALE) / segment((p * total).sum())
+        m_n = pl.col(_SCALE) / segment(((1 - p) * total).sum())
+        a, b = ld.auc_slopes((pos, neg), (tps, pl.col(_FPS)), (m_p, m_n))
+        s = spread * (pl.col(_PRED_SQ) + pl.col(_REST_SQ))
+        shares = shares.with_columns(
+            (spread * scale * pl.col(_PRED_SQ)).alias(_VAR_TP),
+            (spread * scale * pl.col(_REST_SQ)).alias(_VAR_FN),
+            (s * a * a).alias(_SAA),
+            (s * a * b).alias(_SAB),
+            (s * b * b).alias(_SBB),
+        )
+        squares = (pl.col(_SAA).sum(), pl.col(_SAB).sum(), pl.col(_SBB).sum())
         aggs += [
-            (spread * pl.col(_PRED_SQ)).sum().alias(_VAR_TP),
-            (spread * pl.col(_REST_SQ)).sum().alias(_VAR_FN),
+            pl.col(_VAR_TP).sum(),
+            pl.col(_VAR_FN).sum(),
+            ld.auc_variance(squares, auc).alias(_VAR_AUC),
         ]
-        state = state.with_columns(
-            (p * (1 - p) * (pl.col(_PRED_SQ) + pl.col(_REST_SQ))).alias(_SPREAD)
-        )
-        variance = ld.auc_variance(
-            _sorted(POS), _sorted(NEG), _sorted(_SPREAD), _sorted(_SCALE), auc
-        )
-        aggs.append(variance.alias(_VAR_AUC))
-    return sc.aggregate(state, keys, aggs)
+    return sc.aggregate(shares, keys, aggs)
 
 
 def _metrics(chosen: list[str], ci: float | None) -> tuple[list[pl.Expr], list[pl.Expr]]:
