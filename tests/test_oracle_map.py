@@ -240,6 +240,13 @@ ORACLES: dict[str, tuple[str, ...]] = {
         "test_classification.py::test_report_is_per_class_then_averages",
         "test_multilabel.py::test_against_sklearn",
     ),
+    "gini": (
+        "2 x sklearn.metrics.roc_auc_score - 1 (intervals, bins, over_time, compare, compare_models: roc_auc's mapped)",
+        "test_gini.py::test_gini_is_twice_sklearns_auc_minus_one",
+        "test_gini.py::test_one_vs_rest",
+        "test_gini.py::test_partial_area_bins_and_intervals_are_rocs_mapped",
+        "test_gini.py::test_over_time_compare_and_compare_models",
+    ),
     "roc_auc": (
         "sklearn.metrics.roc_auc_score",
         "test_ranking.py::test_roc_auc_equals_sklearn",
@@ -360,6 +367,14 @@ ORACLES: dict[str, tuple[str, ...]] = {
         "sklearn.metrics.precision_recall_fscore_support + sklearn.metrics.recall_score",
         "test_expr.py::test_group_by_agg_equals_sklearn",
         "test_expr_multiclass.py::test_averages_equal_sklearn_per_group",
+    ),
+    "plm.gini": (
+        "2 x sklearn.metrics.roc_auc_score - 1",
+        "test_gini.py::test_gini_is_twice_sklearns_auc_minus_one",
+    ),
+    "plm.metric_names": (
+        "the metric catalogue itself (each name accepted by the calls that take metrics by name)",
+        "test_gini.py::test_metric_names",
     ),
     "plm.roc_auc": (
         "sklearn.metrics.roc_auc_score",
