@@ -895,6 +895,7 @@ CHART_ARGS = {
     "gains": [*BINARY, "--by", "region"],
     "summary": [*LABELS, "--by", "region", "--ci", "0.9", "--ci-method", "wilson"],
     "roc-auc": [*BINARY, "--by", "region", "--ci", "0.9", "--ci-method", "delong"],
+    "gini": [*BINARY, "--by", "region", "--ci", "0.9"],
     "average-precision": [*BINARY, "--by", "region", "--ci", "0.9", "--n-boot", "20"],
     "compare": [*LABELS, "--by", "region", "--n-boot", "20"],
     "compare-models": [
