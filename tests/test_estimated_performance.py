@@ -471,3 +471,12 @@ def test_rows_of_probability_0_or_1_have_no_spread() -> None:
     )
     for m in ("roc_auc", "precision", "recall", "f1", "specificity", "accuracy"):
         assert got[f"{m}_low"] == got[m] == got[f"{m}_high"], m
+
+
+def test_boolean_labels_default_to_true() -> None:
+    flags = ROWS.with_columns(pl.col("pred", "y").cast(pl.Boolean))
+    kwargs = {"reference": REFERENCE, "y_true": "y", "by": "g", "weight": "w", "ci": 0.9}
+    same(
+        flags.metrics.estimated_performance("pred", "s", **kwargs),
+        ROWS.metrics.estimated_performance("pred", "s", **kwargs),
+    )
