@@ -8,7 +8,7 @@ here computes, for every replicate at once, what its polars counterpart in
 one segment: the same formulas and the same undefined cases.  Thousands of
 replicates then cost a few vectorized numpy operations instead of a polars
 query over a frame with a row per replicate and class.
-``tests/test_intervals.py`` checks every function against its polars
+``tests/test_intervals_replicates.py`` checks every function against its polars
 counterpart on the same counts, and the ranking ones against scikit-learn.
 
 numpy is imported inside the functions: it is an optional dependency, needed by
