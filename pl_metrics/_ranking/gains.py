@@ -20,11 +20,14 @@ over Parquet and on merged states alike.
 
 from __future__ import annotations
 
+import dataclasses
+
 import polars as pl
 
 from pl_metrics._core import formulas as fm
 from pl_metrics._core.names import INTERNAL, POS, SCORE
 from pl_metrics._core.scores import NEG, ScoreCounts, aggregate, per_segment
+from pl_metrics._ranking import sorted_tables
 from pl_metrics._ranking.from_counts import curve_points
 
 _BUCKET = "bucket"
@@ -70,7 +73,17 @@ def ks(counts: ScoreCounts, *, error_bound: bool = False) -> pl.LazyFrame:
             ]
         )
 
-    result = curve_points(counts, wanted, table)
+    if counts.rows is not None and counts.rows.weight is None and not error_bound:
+        # continuous scores: from the sorted curve's points, in numpy
+        counted = dataclasses.replace(counts, rows=None)
+        result = sorted_tables.deferred(
+            counts.rows,
+            curve_points(counted),
+            curve_points(counted, wanted, table),
+            sorted_tables.ks_columns,
+        )
+    else:
+        result = curve_points(counts, wanted, table)
     return counts.finish(result.sort(keys, nulls_last=True))
 
 
@@ -185,7 +198,17 @@ def gains(counts: ScoreCounts, *, cuts: list[tuple[int, int]]) -> pl.LazyFrame:
             .sort([*keys, _BUCKET], nulls_last=True)
         )
 
-    per_bucket = curve_points(counts, wanted, table)
+    if counts.rows is not None and counts.rows.weight is None:
+        # continuous scores: from the sorted curve's points, in numpy
+        counted = dataclasses.replace(counts, rows=None)
+        per_bucket = sorted_tables.deferred(
+            counts.rows,
+            curve_points(counted),
+            curve_points(counted, wanted, table),
+            lambda points: sorted_tables.gains_columns(points, cuts),
+        )
+    else:
+        per_bucket = curve_points(counts, wanted, table)
     rows, positives = pl.col("rows"), pl.col("positives")
     cum_rows, cum_pos = pl.col(_CUM_ROWS), pl.col(_CUM_POS)
     all_rows, all_pos = pl.col(_ALL_ROWS), pl.col(_ALL_POS)
