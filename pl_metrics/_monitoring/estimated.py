@@ -58,7 +58,7 @@ _NEGATIVE_ROWS = f"{INTERNAL}negative_rows"
 _IS_REFERENCE = f"{INTERNAL}is_reference"
 _OUTSIDE = f"{INTERNAL}outside_01"
 # the sums of a segment
-_N, _TP, _FP, _FN, _TN = (f"{INTERNAL}{c}" for c in ("n", "tp", "fp", "fn", "tn"))
+_TP, _FP, _FN, _TN = (f"{INTERNAL}{c}" for c in ("tp", "fp", "fn", "tn"))
 _VAR_TP, _VAR_FN, _VAR_AUC = (f"{INTERNAL}var_{c}" for c in ("tp", "fn", "auc"))
 _TPS, _FPS = f"{INTERNAL}tps", f"{INTERNAL}fps"  # running shares of P and N, scores descending
 _SAA, _SAB, _SBB = (f"{INTERNAL}s{c}" for c in ("aa", "ab", "bb"))  # the AUC variance's sums
