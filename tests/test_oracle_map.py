@@ -63,9 +63,9 @@ ORACLES: dict[str, tuple[str, ...]] = {
     ),
     "compare": (
         "sklearn.metrics / fairlearn.metrics.false_positive_rate + statsmodels.stats.multitest.multipletests + statsmodels.stats.proportion (Agresti-Caffo, Wilson)",
-        "test_fairness.py::test_compare_any_metric_values_and_adjustment",
-        "test_fairness.py::test_compare_adjustments_equal_statsmodels",
-        "test_fairness.py::test_compare_proportions_are_agresti_caffo",
+        "test_fairness_compare.py::test_compare_any_metric_values_and_adjustment",
+        "test_fairness_compare.py::test_compare_adjustments_equal_statsmodels",
+        "test_fairness_compare.py::test_compare_proportions_are_agresti_caffo",
     ),
     "compare_models": (
         "sklearn.metrics (accuracy, balanced accuracy, MCC, kappa, precision, recall, F1, ROC AUC, AP) + statsmodels.stats.contingency_tables.mcnemar + statsmodels.stats.multitest.multipletests + DeLong's test by brute force (numpy, scipy.stats.norm)",
@@ -233,7 +233,7 @@ ORACLES: dict[str, tuple[str, ...]] = {
     ),
     "reference_disparities": (
         "by hand: each group's group_rates over the reference group's (Aequitas' definition)",
-        "test_fairness.py::test_reference_disparities_divide_by_the_reference_group",
+        "test_fairness_compare.py::test_reference_disparities_divide_by_the_reference_group",
     ),
     "report": (
         "equal to per_class then averages; sklearn.metrics.classification_report's numbers (multilabel)",
