@@ -42,7 +42,7 @@ ORACLES: dict[str, tuple[str, ...]] = {
         "sklearn.metrics.brier_score_loss",
         "test_probability.py::test_log_loss_and_brier_equal_sklearn",
         "test_probability.py::test_multiclass_log_loss_brier_top_k_equal_sklearn",
-        "test_probability.py::test_one_hot_y_true_equals_the_label_column_and_sklearn",
+        "test_probability_one_hot.py::test_one_hot_y_true_equals_the_label_column_and_sklearn",
     ),
     "calibration_curve": (
         "sklearn.calibration.calibration_curve + statsmodels.stats.proportion.proportion_confint",
@@ -202,7 +202,7 @@ ORACLES: dict[str, tuple[str, ...]] = {
         "sklearn.metrics.log_loss",
         "test_probability.py::test_log_loss_and_brier_equal_sklearn",
         "test_probability.py::test_multiclass_log_loss_brier_top_k_equal_sklearn",
-        "test_probability.py::test_one_hot_y_true_equals_the_label_column_and_sklearn",
+        "test_probability_one_hot.py::test_one_hot_y_true_equals_the_label_column_and_sklearn",
     ),
     "multilabel_confusion_matrix": (
         "sklearn.metrics.multilabel_confusion_matrix",
