@@ -36,7 +36,7 @@ ORACLES: dict[str, tuple[str, ...]] = {
     "best_threshold": (
         "equal to thresholds (its best row under where=) + sklearn.metrics.matthews_corrcoef",
         "test_probability.py::test_best_threshold_with_a_constraint",
-        "test_inputs.py::test_threshold_mcc_does_not_overflow",
+        "test_inputs_weights.py::test_threshold_mcc_does_not_overflow",
     ),
     "brier_score": (
         "sklearn.metrics.brier_score_loss",
