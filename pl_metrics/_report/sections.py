@@ -130,7 +130,8 @@ def _spec(chart: Any) -> dict[str, Any]:
 
     with alt.data_transformers.disable_max_rows():
         # not validated against the Vega-Lite schema here (1.6 s of a report of eight
-        # charts): tests/test_plot.py validates every chart function's output
+        # charts): tests/test_plot.py and tests/test_plot_new_charts.py validate every
+        # chart function's output
         spec: dict[str, Any] = chart.to_dict(validate=False)
     out: dict[str, Any] = finite(spec)
     return out
