@@ -423,6 +423,8 @@ def _realized(p: np.ndarray, pred: np.ndarray, w: np.ndarray, score: np.ndarray)
         "precision": tp / (tp + fp),
         "recall": tp / (tp + fn),
         "f1": 2 * tp / (2 * tp + fp + fn),
+        "jaccard": tp / (tp + fp + fn),
+        "fowlkes_mallows": np.sqrt(tp / (tp + fp) * tp / (tp + fn)),
         "specificity": tn / (tn + fp),
         "accuracy": (tp + tn) / w.sum(),
     }
@@ -449,7 +451,7 @@ def test_the_interval_is_the_spread_of_drawn_labels(weighted: bool) -> None:
             "w": rng.choice([0.5, 1.0, 3.0], n) if weighted else np.ones(n),
         }
     )
-    metrics = ["roc_auc", "precision", "recall", "f1", "specificity", "accuracy"]
+    metrics = ALL
     got = df.metrics.estimated_performance(
         "pred", "s", calibration=None, weight="w", ci=0.9, metrics=metrics
     ).row(0, named=True)
