@@ -353,3 +353,30 @@ def test_a_data_error_of_a_dask_dataframe_in_dasks_idiom(client) -> None:
         pmd.report(ddf, "y_true", "y_pred", client=client)
     assert str(got.value).startswith("column 'y_true' has 2 null rows")
     assert "ddf.dropna(subset=['y_true'])" in str(got.value)
+
+
+def test_exact_auc_sends_only_partition_summaries(client, dataset, monkeypatch) -> None:
+    """The exact AUC of un-weighted rows: the rows sorted by score on the workers, each
+    partition's counts per segment to the client (partitions x segments rows, not a
+    row per distinct score), the frame method's number to the bit."""
+    from pl_metrics._engines import ranked
+
+    root, df = dataset
+    seen: list[int] = []
+    finish = ranked.roc_auc
+
+    def spy(summaries: pl.DataFrame, segments: list[str]) -> pl.DataFrame:
+        seen.append(summaries.height)
+        return finish(summaries, segments)
+
+    monkeypatch.setattr(ranked, "roc_auc", spy)
+    continuous = df.with_columns(s=pl.Series(np.random.default_rng(9).random(df.height)))
+    continuous.write_parquet(root.parent / "continuous.parquet")
+    for data, rows in ((root, df), (root.parent / "continuous.parquet", continuous)):
+        for by in ("country", None):
+            score = "s2" if rows is df else "s"
+            got = pmd.roc_auc(data, "y", score, by=by, client=client)
+            expected = rows.metrics.roc_auc("y", score, by=by)
+            assert_frame_equal(got, expected, check_exact=True)
+    assert len(seen) == 4
+    assert max(seen) <= 8 * 3  # partitions x segments

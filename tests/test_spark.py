@@ -549,3 +549,29 @@ def test_a_session_without_a_spark_context_runs_without_the_check(
         patch.setattr(engine, "_accumulator", lambda _: None)
         got = pms.roc_auc(sdf, "y", "s")["roc_auc"].item()
     assert got == pytest.approx(expected, rel=1e-12)
+
+
+def test_exact_auc_sends_only_partition_summaries(
+    df: pl.DataFrame, sdf: SparkFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The exact AUC of un-weighted rows: range-partitioned by score on the executors,
+    each partition's counts per segment to the driver (partitions x segments rows, not
+    a row per distinct score: 12,000 continuous scores here), the frame method's
+    number to the bit; weighted, binned or with an interval: the merged state."""
+    from pl_metrics._engines import ranked
+
+    seen: list[int] = []
+    finish = ranked.roc_auc
+
+    def spy(summaries: pl.DataFrame, segments: list[str]) -> pl.DataFrame:
+        seen.append(summaries.height)
+        return finish(summaries, segments)
+
+    monkeypatch.setattr(ranked, "roc_auc", spy)
+    for by in ("seg", ["seg", "odd name.x"], None):
+        expected = df.metrics.roc_auc("y", "s", by=by)
+        assert_frame_equal(pms.roc_auc(sdf, "y", "s", by=by), expected, check_exact=True)
+    assert len(seen) == 3
+    assert max(seen) <= 5 * 4 * 3  # partitions x segments
+    _equal(pms.roc_auc(sdf, "y", "s", weight="w"), df.metrics.roc_auc("y", "s", weight="w"), True)
+    assert len(seen) == 3

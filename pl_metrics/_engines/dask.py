@@ -77,6 +77,17 @@ class Shards:
     names: list[str | None]
     schema: pl.Schema
     where: str | None  # the shard the schema was read from (named in its errors)
+    data: Any = None  # the dask.dataframe or the files, as given
+
+    def ranked(self, job: Job) -> Shards:
+        """The rows sorted by score (``sort_values``: equal scores in one partition,
+        the partitions in ascending score ranges), one shard a partition."""
+        import dask.dataframe as dd
+
+        frame = self.data if is_dask_frame(self.data) else dd.read_parquet(self.sources)
+        present = [c for c in job.columns if c in frame.columns]
+        parts = list(frame[present].sort_values(job.args[1]).to_delayed())
+        return Shards(parts, [None] * len(parts), self.schema, self.where, frame)
 
     def label(self, i: int) -> str:
         return self.names[i] or f"partition {i}"
@@ -90,13 +101,14 @@ def shards(data: object, columns: Sequence[str]) -> Shards:
         frame: Any = data
         present = [c for c in columns if c in frame.columns]
         parts = list(frame[present].to_delayed())
-        return Shards(parts, [None] * frame.npartitions, _frame_schema(frame, present), None)
+        schema = _frame_schema(frame, present)
+        return Shards(parts, [None] * frame.npartitions, schema, None, frame)
     files = expand(data)  # type: ignore[arg-type]
     try:
         schema = pl.scan_parquet(files[0]).collect_schema()
     except _FILE_ERRORS as exc:
         raise jobs.named(exc, [files[0]]) from exc
-    return Shards(files, list(files), schema, files[0])
+    return Shards(files, list(files), schema, files[0], files)
 
 
 def _frame_schema(frame: Any, read: list[str]) -> pl.Schema:
@@ -132,10 +144,11 @@ def _polars(source: Any) -> pl.LazyFrame:
     return frame.lazy()
 
 
-def _shard(source: Any, job: Job) -> jobs.Shard:
-    """One shard's :class:`.jobs.Shard` (on a worker), its reading errors its own."""
+def _shard(source: Any, job: Job, index: int) -> jobs.Shard:
+    """One shard's :class:`.jobs.Shard` (on a worker), its reading errors its own
+    (``index``: its rank, :func:`.jobs.shard`)."""
     try:
-        return jobs.shard(job, [_polars(source)])
+        return jobs.shard(job, [_polars(source)], index)
     except _FILE_ERRORS as exc:
         return jobs.Shard(0, None, errors=[exc])
 
@@ -206,7 +219,8 @@ def run(
 
     (split_every,) = checked(job.method, split_every=split_every)
     runner = _runner(client)
-    tasks = [dask.delayed(_shard)(source, job) for source in given.sources]
+    given = given.ranked(job) if job.ranked else given
+    tasks = [dask.delayed(_shard)(source, job, i) for i, source in enumerate(given.sources)]
     states = runner.start(tasks)
     read = runner.gather([runner.submit(_meta, s) for s in states])
     metas = [m for m, _ in read]

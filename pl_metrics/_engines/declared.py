@@ -24,7 +24,7 @@ from __future__ import annotations
 import inspect
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import polars as pl
@@ -32,7 +32,7 @@ import polars as pl
 from pl_metrics import metrics
 from pl_metrics._core import checks as v
 from pl_metrics._drift import state as ds
-from pl_metrics._engines import jobs
+from pl_metrics._engines import jobs, ranked
 from pl_metrics._engines.finishers import SCORE_FINISHERS
 from pl_metrics._namespace import MetricsLazyFrame
 from pl_metrics.state import (
@@ -252,6 +252,13 @@ def _check(
         raise jobs.named(exc, [where]) from exc
 
 
+def _ranked(declared: Declared, kind: str, values: dict[str, Any]) -> bool:
+    """The exact AUC of un-weighted rows without an interval: from the partitions of
+    score ranges (:mod:`.ranked`; the driver holds partitions x segments rows)."""
+    plain = all(values.get(n) is None for n in ("bins", "weight", "ci", "max_fpr"))
+    return declared.method == "roc_auc" and kind == "score_counts" and plain
+
+
 def call(
     engine: Engine,
     declared: Declared,
@@ -274,7 +281,14 @@ def call(
     kind = _choose(declared, values, schema)
     args, state_kw, finisher = _split(declared, kind, values, defaults)
     job = jobs.job(kind, args, chunk_rows=engine.chunk_rows(), **state_kw)
+    if _ranked(declared, kind, values):
+        job = replace(job, ranked=True)
     merged = engine.run(handle, job, schema, **options)
+    if job.ranked:
+        segments = job.keys[:-1]
+        if ranked.PART not in merged.columns:  # no shard had rows
+            merged = ranked.summary(merged, segments, 0)
+        return ranked.roc_auc(merged, segments)
     if declared.state_only:
         return merged
     state = STATES[kind].finish(merged, by=v.by_names(values.get("by")))

@@ -21,6 +21,7 @@ from pl_metrics import metrics
 from pl_metrics._core import checks as v
 from pl_metrics._core.messages import Bad, in_engine_terms, retyped
 from pl_metrics._core.names import COUNTS_STATE, MULTILABEL_STATE, SCORE_STATE
+from pl_metrics._engines import ranked
 from pl_metrics._engines.shards import check_label_sets, label_sample
 from pl_metrics.state import sum_states
 
@@ -61,6 +62,9 @@ class Job:
     columns: list[str]
     chunk_rows: int
     totals: tuple[str, ...] = ()
+    #: The exact AUC of rows range-partitioned by score: each shard sends its counts
+    #: per segment (:mod:`.ranked`), not its per-score state.
+    ranked: bool = False
 
     @property
     def y_true(self) -> Any:
@@ -72,6 +76,8 @@ class Job:
     def merge(self, states: list[pl.DataFrame]) -> pl.DataFrame:
         """The states summed over equal keys (Int128 sums of integer counts)."""
         state = pl.concat(states, how="vertical_relaxed")
+        if self.ranked and ranked.PART in state.columns:  # partitions' summaries
+            return state
         if self.method != "multilabel_counts":
             return sum_states(state, self.keys, self.values)
         segments = self.keys[: len(self.keys) - len(_STATES["multilabel_counts"][0])]
@@ -140,10 +146,11 @@ class Shard:
     errors: list[Exception] = field(default_factory=list)
 
 
-def shard(job: Job, frames: Iterable[pl.DataFrame | pl.LazyFrame]) -> Shard:
+def shard(job: Job, frames: Iterable[pl.DataFrame | pl.LazyFrame], index: int = 0) -> Shard:
     """The state of a shard's rows (given as chunks: frames, or a scan whose rows are
     not counted), never a raise: the errors are returned (the driver combines the bad
-    rows counted by every shard)."""
+    rows counted by every shard).  ``index``: the shard's rank among the score ranges
+    of a ranked job, whose state is then its summary (:mod:`.ranked`)."""
     states: list[pl.DataFrame] = []
     labels: list[pl.Series] = []
     errors: list[Exception] = []
@@ -162,6 +169,8 @@ def shard(job: Job, frames: Iterable[pl.DataFrame | pl.LazyFrame]) -> Shard:
     state = (states[0] if len(states) == 1 else job.merge(states)) if states else None
     state = None if errors else state
     positives = float(state["pos"].sum()) if state is not None and "pos" in state.columns else None
+    if job.ranked and state is not None:
+        state = ranked.summary(state, job.keys[:-1], index)
     sample = pl.concat(labels).unique() if labels else None
     return Shard(read, state, sample, positives, errors)
 
@@ -255,7 +264,10 @@ def check_labels(shards: Sequence[Shard], job: Job, score_dtype: pl.DataType) ->
 def as_frame_dtypes(merged: pl.DataFrame, empty: pl.DataFrame, job: Job) -> pl.DataFrame:
     """The merged state with the frame method's count dtypes (Int128 sums back to
     Int64, refusing one that does not fit), sorted by its keys; weights whose sum over a
-    segment is infinite are refused (each shard's sum may be finite)."""
+    segment is infinite are refused (each shard's sum may be finite).  A ranked job's
+    summaries as they are."""
+    if job.ranked:
+        return merged
     if job.kwargs.get("weight") is not None and job.totals:
         segments = job.keys[: len(job.keys) - len(_STATES[job.method][0])]
         total = pl.sum_horizontal(job.totals).sum()

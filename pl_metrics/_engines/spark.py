@@ -72,8 +72,8 @@ def _partition_states(job: Job, seen: Any) -> Any:
                 assert isinstance(frame, pl.DataFrame)
                 yield frame
 
-        result = jobs.shard(job, frames())
         partition = context.partitionId() if context else 0
+        result = jobs.shard(job, frames(), partition)
         if seen is not None:
             seen.add({partition: result.rows})
         state, labels = result.state, result.labels
@@ -121,6 +121,8 @@ def run(sdf: SparkFrame, job: Job, schema: pl.Schema) -> pl.DataFrame:
     empty = job.state(pl.LazyFrame(schema=schema))
     # positional names: mapInArrow resolves the selected columns again by name, which
     # fails for a name with a dot ("a.b" is read as a struct field)
+    if job.ranked:  # score ranges in partition order: equal scores in one partition
+        sdf = sdf.repartitionByRange(_partitions(sdf), col(_quoted(job.args[1])))
     selected = sdf.select(*(col(_quoted(c)).alias(f"c{i}") for i, c in enumerate(job.columns)))
     seen = _accumulator(sdf)
     rows = selected.mapInArrow(_partition_states(job, seen), _ROW).collect()
@@ -147,6 +149,15 @@ def run(sdf: SparkFrame, job: Job, schema: pl.Schema) -> pl.DataFrame:
     states = [s.state for s in shards if s.state is not None]
     merged = job.merge(states) if states else empty
     return jobs.as_frame_dtypes(merged, empty, job)
+
+
+def _partitions(sdf: SparkFrame) -> int:
+    """The frame's partitions (on Spark Connect, which has no RDD: the session's
+    ``spark.sql.shuffle.partitions``)."""
+    try:
+        return max(sdf.rdd.getNumPartitions(), 1)
+    except Exception:  # pyspark's Connect session: JVM_ATTRIBUTE_NOT_SUPPORTED
+        return int(sdf.sparkSession.conf.get("spark.sql.shuffle.partitions") or 200)
 
 
 def _accumulator(sdf: SparkFrame) -> Any:

@@ -68,14 +68,23 @@ def _integer_auc() -> list[pl.Expr]:
     pos, neg = _sorted(POS).cast(pl.Int128), _sorted(NEG).cast(pl.Int128)
     above = pos.cum_sum() - pos  # the positives above each score
     right = (neg * above).sum()  # pairs: the positive scored higher
-    beyond, tied = right.cast(pl.Float64), (neg * pos).sum().cast(pl.Float64)
+    auc = pairs_auc(right, (neg * pos).sum(), pos.sum(), neg.sum())
     p_total, n_total = pos.sum().cast(pl.Float64), neg.sum().cast(pl.Float64)
-    auc = fm.placement(beyond, tied, n_total) / p_total
+    return [p_total.alias("P"), n_total.alias("N"), auc.alias("roc_auc")]
+
+
+def pairs_auc(right: pl.Expr, tied: pl.Expr, p_total: pl.Expr, n_total: pl.Expr) -> pl.Expr:
+    """The ROC AUC of Int128 counts: ``right`` (positive, negative) pairs ordered right,
+    ``tied`` pairs tied, of ``p_total`` positives and ``n_total`` negatives; null with
+    a single class.  Also the engines' exact AUC, whose ``right`` is summed over
+    partitions of score ranges (``_engines.ranked``)."""
+    beyond, tied = right.cast(pl.Float64), tied.cast(pl.Float64)
+    p_float, n_float = p_total.cast(pl.Float64), n_total.cast(pl.Float64)
+    auc = fm.placement(beyond, tied, n_float) / p_float
     # every pair right: exactly 1.0 (beyond 2**53 pairs the two divisions of the
     # rounded count could give 0.9999999999999999: 220 of 2,000 random P x N there)
-    auc = pl.when(right == pos.sum() * neg.sum()).then(1.0).otherwise(auc)
-    auc = pl.when((p_total > 0) & (n_total > 0)).then(auc)
-    return [p_total.alias("P"), n_total.alias("N"), auc.alias("roc_auc")]
+    auc = pl.when(right == p_total * n_total).then(1.0).otherwise(auc)
+    return pl.when((p_float > 0) & (n_float > 0)).then(auc)
 
 
 def _partial_auc_exprs(max_fpr: float) -> list[pl.Expr]:
