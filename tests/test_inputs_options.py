@@ -66,6 +66,7 @@ _SEEDED = {
     "per_class": lambda m, kw: m.per_class("y", "p", **kw),
     "report": lambda m, kw: m.report("y", "p", **kw),
     "roc_auc": lambda m, kw: m.roc_auc("y", "s", **kw),
+    "gini": lambda m, kw: m.gini("y", "s", **kw),
     "summary": lambda m, kw: m.summary("y", "p", **kw),
 }
 
