@@ -94,26 +94,27 @@ def _ordered_bits(score: np.ndarray) -> np.ndarray:
 
 
 def _keyed_order(
-    group: np.ndarray | None, groups: int, positive: np.ndarray, score: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray] | None:
-    """``(order, is_pos, group, new)``: the cells sorted by segment then score (``order``),
-    each sorted cell's class, segment (None: one segment) and whether it opens a run
-    of equal scores of its segment; None where the key below cannot hold them.
+    group: np.ndarray | None, groups: int, score: np.ndarray
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(order, new)``: the cells sorted by segment then score (``order``), and whether
+    each sorted cell opens a run of equal scores (within its segment: a run may also
+    continue across two segments, which the caller opens); None where the key below
+    cannot hold them.
 
     One sort of values, not an argsort per model then per segment (3x faster on 5M
     rows): a uint64 key per cell holds, from the highest bits, its segment, its
     score's order (:func:`_ordered_bits` less their minimum, shifted right as far as
-    the bits left need), its class and its row, which the sorted keys give back.
-    Where the shift merged distinct scores into one prefix (rare: 5M continuous
-    scores, a few hundred), those runs are sorted again by score (``lexsort``, over
-    the rows of those runs alone); if they hold more than a quarter of the rows, or
-    a score is NaN (refused by the data checks), None: the argsort's way."""
+    the bits left need) and its row, which the sorted keys give back.  Where the
+    shift merged distinct scores into one prefix (rare: 5M continuous scores, a few
+    hundred), those runs are sorted again by score (``lexsort``, over the rows of
+    those runs alone); if they hold more than a quarter of the rows, or a score is
+    NaN (refused by the data checks), None: the argsort's way.  Whole-array
+    temporaries are few (a fresh 40 MB array costs its page faults each call)."""
     import numpy as np
 
     n = score.size
-    row_bits = max(1, (n - 1).bit_length())
+    low = max(1, (n - 1).bit_length())  # the row under the score's prefix
     group_bits = 0 if group is None else (groups - 1).bit_length()
-    low = row_bits + 1  # the row and the class under the score's prefix
     room = _KEY_BITS - low - group_bits
     if room < 20 or np.isnan(score).any():
         return None
@@ -123,17 +124,19 @@ def _keyed_order(
     shift = max(0, int(most - least).bit_length() - room)
     key >>= np.uint64(shift)
     key <<= np.uint64(low)
-    key |= positive.astype(np.uint64) << np.uint64(row_bits)
-    key |= np.arange(n, dtype=np.uint64)
+    rows = np.arange(n, dtype=np.uint64)
+    key |= rows
     if group_bits:
-        key |= group.astype(np.uint64) << np.uint64(low + room)  # type: ignore[union-attr]
+        np.copyto(rows, group)  # type: ignore[arg-type]
+        rows <<= np.uint64(low + room)
+        key |= rows
     key.sort()
-    order = (key & np.uint64((1 << row_bits) - 1)).view(np.int64)
-    is_pos = ((key >> np.uint64(row_bits)) & np.uint64(1)).astype(bool)
+    order = np.bitwise_and(key, np.uint64((1 << low) - 1), out=rows).view(np.int64)
     key >>= np.uint64(low)  # the segment and the score's prefix
     new = np.empty(n, dtype=bool)
     new[0] = True
     np.not_equal(key[1:], key[:-1], out=new[1:])
+    del key
     if shift and not new.all():  # an equal prefix: the scores themselves decide
         at = np.flatnonzero(~new)
         differ = score[order[at]] != score[order[at - 1]]
@@ -141,33 +144,28 @@ def _keyed_order(
             run = np.cumsum(new) - 1
             merged = np.zeros(int(run[-1]) + 1, dtype=bool)
             merged[run[at[differ]]] = True
-            rows = np.flatnonzero(merged[run])
-            if rows.size > n // 4:
+            merged_rows = np.flatnonzero(merged[run])
+            if merged_rows.size > n // 4:
                 return None
-            cells = order[rows]
-            again = np.lexsort((score[cells], run[rows]))
-            order[rows], is_pos[rows] = cells[again], is_pos[rows][again]
+            cells = order[merged_rows]
+            order[merged_rows] = cells[np.lexsort((score[cells], run[merged_rows]))]
             new[at] = score[order[at]] != score[order[at - 1]]
-    return order, is_pos, (key >> np.uint64(room)) if group_bits else None, new
+    return order, new
 
 
-def _argsorted(
-    group: np.ndarray | None, positive: np.ndarray, score: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
-    """:func:`_keyed_order`'s tuple by an argsort of the scores, then a stable one of
+def _argsorted(group: np.ndarray | None, score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_keyed_order`'s pair by an argsort of the scores, then a stable one of
     their segments (radix for up to 65,536): where the key cannot serve."""
     import numpy as np
 
     order = np.argsort(score)  # equal scores in any order: they make one run
-    sorted_group = None
     if group is not None:
         order = order[np.argsort(group[order], kind="stable")]
-        sorted_group = group[order]
     s = score[order]
     new = np.empty(order.size, dtype=bool)
     new[0] = True
     np.not_equal(s[1:], s[:-1], out=new[1:])
-    return order, positive[order], sorted_group, new
+    return order, new
 
 
 def _class_rows(
@@ -207,17 +205,15 @@ def _placements_numpy(
     # once held 1.1 GB over the frame)
     small = 2 * int(count.sum()) + 1 < 2**31
     itype = np.int32 if small else np.int64
-    if group is not None and groups is None:
-        groups = int(group.max()) + 1
-    found = _keyed_order(group, groups or 1, positive, score)
-    order, is_pos, sorted_group, new = found or _argsorted(group, positive, score)
-    opens = None  # the cell opens its segment
-    if sorted_group is not None:
-        opens = np.empty(n, dtype=bool)
-        opens[0] = True
-        np.not_equal(sorted_group[1:], sorted_group[:-1], out=opens[1:])
-        new |= opens
-    del sorted_group
+    first = None  # each segment's first sorted cell (then its first run)
+    if group is not None:
+        sizes = np.bincount(group, minlength=groups or 0)
+        groups, first = sizes.size, np.cumsum(sizes) - sizes
+    found = _keyed_order(group, groups or 1, score)
+    order, new = found or _argsorted(group, score)
+    if first is not None:
+        new[first] = True  # a segment opens a run
+    is_pos = positive[order]
     pos, neg = _class_rows(is_pos, count, order, itype)
     run = None
     if not new.all():  # ties: a run's cells summed (continuous scores: no ties)
@@ -225,8 +221,8 @@ def _placements_numpy(
         neg = np.add.reduceat(neg, starts, dtype=itype)
         pos = np.add.reduceat(pos, starts, dtype=itype)
         run = np.cumsum(new, dtype=itype) - 1
-        if opens is not None:
-            opens = opens[starts]
+        if first is not None:
+            first = run[first]
         del starts
     del new
     neg_to, pos_to = np.cumsum(neg, dtype=itype), np.cumsum(pos, dtype=itype)
@@ -234,11 +230,10 @@ def _placements_numpy(
     k10 += neg_to
     k01 = pos_to - pos  # 2 (positives above) + tied: 2 to the segment's end - these
     k01 += pos_to
-    if opens is None:  # one segment: from its first to its last run
+    if first is None:  # one segment: from its first to its last run
         k01 -= 2 * pos_to[-1]
     else:  # less twice the segment's negatives before it / its positives
-        first = np.flatnonzero(opens)
-        sizes = np.diff(first, append=opens.size)
+        sizes = np.diff(first, append=k10.size)
         k10 -= np.repeat(2 * (neg_to[first] - neg[first]), sizes)
         k01 -= np.repeat(2 * pos_to[first + sizes - 1], sizes)
     np.negative(k01, out=k01)
@@ -310,24 +305,30 @@ def _classes_numpy(df: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
         )
     d, group = _difference_array(df)
     is_null = df[Y].is_null().to_numpy() if df[Y].null_count() else None
-    cls = df[Y].fill_null(value=False).to_numpy().astype(np.int64)
+    key = df[Y].fill_null(value=False).to_numpy().astype(np.intp)  # the class: 0, 1
     if is_null is not None:
-        cls[is_null] = 2
-    key = cls if group is None else 3 * group + cls
+        key[is_null] = 2
+    if group is not None:  # segment x 3 + class
+        key += 3 * group
     slots = 3 * (1 if group is None else int(group.max()) + 1)
-    c = df[COUNT].to_numpy().astype(np.float64)
-    n = np.bincount(key, weights=c, minlength=slots)
-    present = np.flatnonzero(np.bincount(key, minlength=slots))
+    count = df[COUNT].to_numpy()
+    c = None if bool((count == 1).all()) else count.astype(np.float64)  # None: a cell a row
+    cells = np.bincount(key, minlength=slots)
+    n = cells.astype(np.float64) if c is None else np.bincount(key, weights=c, minlength=slots)
+    present = np.flatnonzero(cells)
     # the mean of the integers d: sums of integers below 2^53, exact
-    mean = np.bincount(key, weights=c * d, minlength=slots)
+    mean = np.bincount(key, weights=d if c is None else c * d, minlength=slots)
     np.divide(mean, n, out=mean, where=n > 0)
-    deviation = d - mean[key]
+    deviation = mean[key]
+    np.subtract(d, deviation, out=deviation)
     deviation *= deviation
-    deviation *= c
+    if c is not None:
+        deviation *= c
     ss = np.bincount(key, weights=deviation, minlength=slots)
     del deviation
-    lo = np.full(slots, np.iinfo(np.int64).max, dtype=np.int64)
-    hi = np.full(slots, np.iinfo(np.int64).min, dtype=np.int64)
+    # in d's own dtype: ufunc.at's fast path (an Int64 target for Int32 values: 10x slower)
+    lo = np.full(slots, np.iinfo(d.dtype).max, dtype=d.dtype)
+    hi = np.full(slots, np.iinfo(d.dtype).min, dtype=d.dtype)
     np.minimum.at(lo, key, d)
     np.maximum.at(hi, key, d)
     firsts = np.zeros(1, dtype=np.int64)
@@ -343,8 +344,8 @@ def _classes_numpy(df: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
         y,
         pl.Series(_N, n[present]),
         pl.Series(_SS, ss[present]),
-        pl.Series(_LO, lo[present]),
-        pl.Series(_HI, hi[present]),
+        pl.Series(_LO, lo[present].astype(np.int64)),
+        pl.Series(_HI, hi[present].astype(np.int64)),
     )
 
 
