@@ -11,8 +11,8 @@ windows 2.2x their ROC AUC.  Here the sorting path gives only each point's score
 and running counts (``tps``, ``fps``: the segment's rows at or above it), and one
 numpy pass over them the table:
 
-- **KS**: ``|tps N - fps P|`` at each point as exact integers (Int64: a segment's
-  rows below 2^31, else the counting plan), each segment's largest
+- **KS**: ``|tps N - fps P|`` at each point, exact in Float64 (``P N`` below 2^53,
+  as the curve path has it; else the counting plan), each segment's largest
   (``maximum.reduceat``) and the highest score reaching it; ``ks`` that largest
   over ``P N`` as one product, as the curve path divides it.
 - **gains**: a point (a block of tied scores) goes to ``1 +`` the cuts at or below
@@ -41,27 +41,23 @@ from pl_metrics._ranking import sorted_curve, sorted_path
 if TYPE_CHECKING:
     import numpy as np
 
-#: Rows per segment up to which ``P N`` stays below 2^62 (Int64 products).
-_MAX_ROWS = 1 << 31
+#: Counts below this are exact in Float64, and so are their products below it.
+_EXACT = 2.0**53
 
 
 class Points:
     """A segment's curve points one after the other (its highest score first), as
-    numpy: ``score`` (Float64), ``tps`` and ``fps`` (the segment's positives and
-    negatives at or above the point's score, Int64), ``starts`` each segment's first
-    point (then the number of points), ``keys`` each segment's key columns (a frame,
-    a row a segment)."""
+    numpy: ``score``, ``tps`` and ``fps`` (the segment's positives and negatives at
+    or above the point's score: integers in Float64, exact), ``starts`` each
+    segment's first point (then the number of points), ``keys`` each segment's key
+    columns (a frame, a row a segment)."""
 
     def __init__(
         self, score: np.ndarray, tps: np.ndarray, fps: np.ndarray, starts: np.ndarray, keys: Any
     ) -> None:
         self.score, self.tps, self.fps, self.starts, self.keys = score, tps, fps, starts, keys
-
-    def segment_of_points(self) -> np.ndarray:
-        """Each point's segment (0, 1, ...)."""
-        import numpy as np
-
-        return np.repeat(np.arange(self.starts.size - 1), np.diff(self.starts))
+        self.sizes = starts[1:] - starts[:-1]  # each segment's points
+        self.positives, self.negatives = tps[starts[1:] - 1], fps[starts[1:] - 1]
 
 
 def _read(rows: Rows, schema: pl.Schema, *, keyed: bool) -> Points:
@@ -78,8 +74,7 @@ def _read(rows: Rows, schema: pl.Schema, *, keyed: bool) -> Points:
     else:
         first = np.zeros(min(points.height, 1), dtype=np.int64)
     starts = np.append(first, points.height).astype(np.int64)
-    tps, fps = (points.get_column(c).cast(pl.Int64).to_numpy() for c in ("tps", "fps"))
-    score = points.get_column(SCORE).to_numpy()
+    score, tps, fps = (points.get_column(c).to_numpy() for c in (SCORE, "tps", "fps"))
     return Points(score, tps, fps, starts, points.select(keys)[first])
 
 
@@ -87,14 +82,14 @@ def deferred(
     rows: Rows,
     curve: pl.LazyFrame,
     counted: pl.LazyFrame,
-    table: Callable[[Points], dict[str, Any]],
+    table: Callable[[Points], dict[str, Any] | None],
 ) -> pl.LazyFrame:
     """``counted`` (the table from the counted ``curve``), or the same table from the
     curve points of the sorted rows (``table``: its columns after the keys, a row a
     segment or a bucket of one; their ``keys`` a row index into
-    :attr:`Points.keys`), picked at collect as the curve picks its way
-    (:func:`~pl_metrics._ranking.sorted_curve.way`).  A segment of 2^31 rows or more:
-    the counting plan (Int64 products)."""
+    :attr:`Points.keys`; None: counts too large for Float64, the counting plan),
+    picked at collect as the curve picks its way
+    (:func:`~pl_metrics._ranking.sorted_curve.way`)."""
     schema, curve_schema = counted.collect_schema(), curve.collect_schema()
 
     def run() -> pl.DataFrame:
@@ -105,10 +100,9 @@ def deferred(
             data = _read(rows, curve_schema, keyed=how == "keys")
         except sorted_path.MixedSigns:  # a negative score after the first rows
             data = _read(rows, curve_schema, keyed=False)
-        last = data.starts[1:] - 1
-        if last.size and int((data.tps[last] + data.fps[last]).max()) >= _MAX_ROWS:
-            return counted.collect()
         columns = table(data)
+        if columns is None:
+            return counted.collect()
         at = columns.pop("keys")
         out = data.keys[at].with_columns(
             v.alias(c) if isinstance(v, pl.Series) else pl.Series(c, v) for c, v in columns.items()
@@ -118,30 +112,32 @@ def deferred(
     return pl.defer(run, schema=schema)
 
 
-def ks_columns(data: Points) -> dict[str, Any]:
+def ks_columns(data: Points) -> dict[str, Any] | None:
     """``keys, ks, threshold`` of each segment (``gains.ks``' table): the largest
-    ``|tps N - fps P|`` over its points (exact integers), over ``P N``; the highest
-    score reaching it; null without positives or negatives."""
+    ``|tps N - fps P|`` over its points (exact in Float64 where ``P N < 2^53``, as
+    the curve path computes it; else None), over ``P N``; the highest score reaching
+    it; null without positives or negatives."""
     import numpy as np
 
-    starts = data.starts
-    segments = starts.size - 1
-    if not segments:
-        return {"keys": np.zeros(0, dtype=np.int64), "ks": np.zeros(0), "threshold": np.zeros(0)}
-    last = starts[1:] - 1
-    p, n = data.tps[last], data.fps[last]  # the totals: the last running counts
-    own = data.segment_of_points()
-    distance = data.tps * n[own]
-    distance -= data.fps * p[own]
+    starts, sizes = data.starts, data.sizes
+    segments = sizes.size
+    p, n = data.positives, data.negatives
+    products = p * n
+    if segments and products.max() >= _EXACT:
+        return None
+    distance = data.tps * np.repeat(n, sizes)
+    distance -= data.fps * np.repeat(p, sizes)
     np.abs(distance, out=distance)
-    best = np.maximum.reduceat(distance, starts[:-1])
+    best = np.maximum.reduceat(distance, starts[:-1]) if segments else distance[:0]
     # the first point (highest score) reaching the segment's largest distance
-    hits = np.flatnonzero(distance == best[own])
-    top = hits[np.searchsorted(own[hits], np.arange(segments))]
+    hits = np.flatnonzero(distance == np.repeat(best, sizes))
+    del distance
+    top = hits[
+        np.searchsorted(np.searchsorted(starts, hits, side="right") - 1, np.arange(segments))
+    ]
     both = (p > 0) & (n > 0)
     # over P N as one product, as the curve path divides (a perfect ranking: 1.0)
-    products = (p * n).astype(np.float64)
-    ks = np.divide(best.astype(np.float64), products, out=np.zeros(segments), where=both)
+    ks = np.divide(best, products, out=np.zeros(segments), where=both)
     undefined = np.flatnonzero(~both)  # null, as the curve path's when(both)
     return {
         "keys": np.arange(segments),
@@ -150,24 +146,26 @@ def ks_columns(data: Points) -> dict[str, Any]:
     }
 
 
-def gains_columns(data: Points, cuts: list[tuple[int, int]]) -> dict[str, Any]:
+def gains_columns(data: Points, cuts: list[tuple[int, int]]) -> dict[str, Any] | None:
     """``keys, bucket, threshold, rows, positives`` of each non-empty bucket of each
     segment (``gains.gains``' table), buckets in order.  A point (a block of tied
     scores) goes to ``1 +`` the cuts at or below the rows above it
     (``before den >= num total``): bucket ``b`` runs from cut ``b - 1``'s first
     point to cut ``b``'s, each found by ``searchsorted`` over the rows at or above
-    each point counted over all the segments (increasing); the buckets' rows and
-    positives are differences at their bounds."""
+    each point counted over all the segments (increasing, exact in Float64 below
+    2^53; else None); the buckets' rows and positives are differences at their
+    bounds."""
     import numpy as np
 
     starts = data.starts
     segments = starts.size - 1
-    last = starts[1:] - 1
-    total = data.tps[last] + data.fps[last]
+    total = (data.positives + data.negatives).astype(np.int64)
     offset = np.cumsum(total) - total  # the rows of the segments before
+    if segments and float(offset[-1] + total[-1]) >= _EXACT:
+        return None
     # the rows at or above each point, over all the segments: increasing
     rows_to = data.tps + data.fps
-    rows_to += np.repeat(offset, np.diff(starts))
+    rows_to += np.repeat(offset, data.sizes)
     # the bounds of the buckets in points: segment x (cuts + 2), its first and end
     bounds = np.empty((segments, len(cuts) + 2), dtype=np.int64)
     bounds[:, 0], bounds[:, -1] = starts[:-1], starts[1:]
@@ -179,17 +177,18 @@ def gains_columns(data: Points, cuts: list[tuple[int, int]]) -> dict[str, Any]:
     low, high = bounds[:, :-1].ravel(), bounds[:, 1:].ravel()
     kept = np.flatnonzero(high > low)  # an empty bucket has no row
     low, high = low[kept], high[kept]
-    first = starts[:-1][kept // (len(cuts) + 1)]
+    segment = kept // (len(cuts) + 1)
+    first = starts[:-1][segment]
 
     def above(running: np.ndarray, bound: np.ndarray, base: Any) -> np.ndarray:
         """``running`` before the point ``bound`` (``base`` at its segment's first)."""
         return np.where(bound > first, running[np.maximum(bound - 1, 0)], base)
 
     return {
-        "keys": kept // (len(cuts) + 1),
+        "keys": segment,
         "bucket": kept % (len(cuts) + 1) + 1,
         "threshold": data.score[high - 1],
-        "rows": rows_to[high - 1] - above(rows_to, low, offset[kept // (len(cuts) + 1)]),
+        "rows": rows_to[high - 1] - above(rows_to, low, offset[segment]),
         "positives": data.tps[high - 1] - above(data.tps, low, 0),
     }
 
