@@ -11,13 +11,12 @@ each metric its formula (:mod:`pl_metrics._core.formulas`) on them, and the expe
 ROC AUC the weighted AUC of every row counted once as a positive of weight w p and
 once as a negative of weight w (1 - p), ranked by the raw score (ties one half).
 
-p is a function of the score, so the rows are read once into a small state per
-(segment, distinct score): the weight predicted positive and the rest, and the
-squared weights the intervals need (one ``group_by``, its data checks counted
-there).  The calibration map (:mod:`.calibration`, fitted on the reference's
-per-score label sums at collect) gives each distinct score its p; the state is
-sorted by score, and one ``group_by`` over all segments sums the
-expected counts, the trapezoids of the weighted AUC (as
+p is a function of the score, so the rows are read once into each segment's
+scores (one ``group_by`` of lists, its data checks counted there), sorted per
+segment, and summed in one numpy pass (:mod:`.segment_sums`) over runs of equal
+scores: the calibration map (:mod:`.calibration`, fitted on the reference's
+per-score label sums at collect) gives each distinct score its p, and the pass
+sums the expected counts, the trapezoids of the weighted AUC (as
 :mod:`pl_metrics._ranking.from_counts` sums them) and the intervals' squares
 (:mod:`pl_metrics._intervals.label_draws`).
 """
@@ -39,18 +38,13 @@ from pl_metrics._core.names import ALL, INTERNAL, NEG, POS, ROWS, SCORE
 from pl_metrics._intervals import label_draws as ld
 from pl_metrics._intervals.analytic import z_value
 from pl_metrics._monitoring import calibration as cal
+from pl_metrics._monitoring import segment_sums as ss
 from pl_metrics._typing import EstimatedMetric
 
 METHOD = "estimated_performance"
 #: The metrics it gives, in the order of the docs (``EstimatedMetric``).
 METRICS: tuple[str, ...] = get_args(EstimatedMetric)
 
-P = f"{INTERNAL}p"  # the calibrated probability of the score
-_PRED = f"{INTERNAL}pred_weight"  # the weight (rows) predicted positive at the score
-_REST = f"{INTERNAL}rest_weight"  # ... and the rest
-_SCALE = f"{INTERNAL}scale"  # the largest weight at the score (M; 1 without weights)
-_PRED_SQ = f"{INTERNAL}pred_squares"  # sum (w / M)^2 of the rows predicted positive
-_REST_SQ = f"{INTERNAL}rest_squares"
 _LOW = f"{INTERNAL}other_low"  # the least and largest label besides pos_label
 _HIGH = f"{INTERNAL}other_high"
 _POSITIVE_ROWS = f"{INTERNAL}positive_rows"
@@ -60,8 +54,6 @@ _OUTSIDE = f"{INTERNAL}outside_01"
 # the sums of a segment
 _TP, _FP, _FN, _TN = (f"{INTERNAL}{c}" for c in ("tp", "fp", "fn", "tn"))
 _VAR_TP, _VAR_FN, _VAR_AUC = (f"{INTERNAL}var_{c}" for c in ("tp", "fn", "auc"))
-_TPS, _FPS = f"{INTERNAL}tps", f"{INTERNAL}fps"  # running shares of P and N, scores descending
-_SAA, _SAB, _SBB = (f"{INTERNAL}s{c}" for c in ("aa", "ab", "bb"))  # the AUC variance's sums
 
 
 def check_metrics(metrics: object) -> list[str]:
@@ -159,44 +151,48 @@ def _current_state(
     default_pos: bool,
     weight: str | None,
     probabilities: bool,
+    keyed: bool,
 ) -> pl.LazyFrame:
-    """``*keys, SCORE, _PRED, _REST, _SCALE, _PRED_SQ, _REST_SQ``: per segment and
-    distinct score, the weight predicted ``pos_label`` and the rest, the largest
-    weight and the squares of the weights over it (one ``group_by``)."""
+    """``*keys`` and each segment's rows as lists (:mod:`.segment_sums`: the sort keys
+    and the least score when ``keyed``, else the scores, their ``arg_sort``, the
+    predictions and the weights), its data checks counted in the same aggregation
+    and raised at collect; no row for no rows."""
     predicted = pl.col(y_pred) == pl.lit(pos_label, schema[y_pred])
-    if weight is None:
-        sums = [
-            predicted.sum().cast(pl.Int64).alias(_PRED),
-            (~predicted).sum().cast(pl.Int64).alias(_REST),
-        ]
-        extra: list[pl.Expr] = []
+    score = sc.as_score(y_score, schema[y_score])
+    if keyed:
+        lists = [ss.sort_key(score, predicted).alias(ss.KEY)]
     else:
-        w = pl.col(weight).cast(pl.Float64)
-        share = (w / w.max()) ** 2
-        sums = [
-            w.filter(predicted).sum().alias(_PRED),
-            w.filter(~predicted).sum().alias(_REST),
-            w.max().alias(_SCALE),
-            share.filter(predicted).sum().alias(_PRED_SQ),
-            share.filter(~predicted).sum().alias(_REST_SQ),
-        ]
-        extra = [v.bad_weight(weight).alias(v.BAD_WEIGHT)]
+        lists = [score.alias(ss.SCORES), score.arg_sort().alias(ss.ORDER)]
+        lists.append(predicted.fill_null(value=False).alias(ss.PREDICTED))
+    aggs, checks = sc.score_checks(schema, [y_score])
+    aggs += [score.min().alias(ss.LEAST)] if keyed else []
+    if probabilities:  # calibration=None: the scores are the probabilities
+        outside = (score < 0) | (score > 1)
+        aggs.append(outside.sum().alias(_OUTSIDE))
+        checks.append((_OUTSIDE, lambda n: v.Bad.scores_not_probabilities(y_score, n)))
     label_aggs, label_checks = _label_aggs(
         y_pred, predicted, v.single_label_types(schema, y_pred), default_pos
     )
-    frame = rows.group_by(*keys, sc.as_score(y_score, schema[y_score])).agg(
-        *sums, pl.len().alias(ROWS), *label_aggs, *extra
-    )
-    frame, checks = sc._score_key_checks(frame, schema, y_score)
-    if probabilities:  # calibration=None: the scores are the probabilities
-        outside = (pl.col(SCORE) < 0) | (pl.col(SCORE) > 1)
-        frame = frame.with_columns(pl.when(outside).then(ROWS).otherwise(0).alias(_OUTSIDE))
-        checks.append((_OUTSIDE, lambda n: v.Bad.scores_not_probabilities(y_score, n)))
+    aggs += label_aggs
     checks += label_checks
     if weight is not None:
-        frame = frame.with_columns(inputs.segment_weight(keys, [_PRED, _REST]))
+        w = pl.col(weight).cast(pl.Float64)
+        lists.append(w.alias(ss.WEIGHTS))
+        aggs += [
+            v.bad_weight(weight).alias(v.BAD_WEIGHT),
+            v.weight_total_too_large(w.sum()).alias(inputs.SEGMENT_WEIGHT),
+        ]
         checks += inputs.weight_checks(weight)
-    frame = _labels_checked(
+    if keys:
+        frame = rows.group_by(keys).agg(*lists, *aggs)
+    else:  # one segment: a select (a group_by of one group hashes every row)
+        frame = (
+            rows.select(*(e.implode() for e in lists), *aggs, pl.len().alias(ROWS))
+            .filter(pl.col(ROWS) > 0)
+            .drop(ROWS)
+            .with_columns(pl.lit(0, pl.Int8).alias(ALL))
+        )
+    return _labels_checked(
         frame,
         rows,
         checks,
@@ -205,14 +201,6 @@ def _current_state(
         pos_label=pos_label,
         default_pos=default_pos,
     )
-    if weight is None:  # every weight 1: the squares are the rows
-        frame = frame.with_columns(
-            pl.lit(1.0).alias(_SCALE),
-            pl.col(_PRED).cast(pl.Float64).alias(_PRED_SQ),
-            pl.col(_REST).cast(pl.Float64).alias(_REST_SQ),
-        )
-    frame = frame.select(*keys, SCORE, _PRED, _REST, _SCALE, _PRED_SQ, _REST_SQ)
-    return frame if keys else frame.with_columns(pl.lit(0, pl.Int8).alias(ALL))
 
 
 class Reference:
@@ -326,87 +314,56 @@ class Reference:
         return counts[SCORE].to_numpy(), fitted
 
 
-def _calibrated(state: pl.LazyFrame, fit: Callable[[], tuple[Any, Any]] | None) -> pl.LazyFrame:
-    """The state with :data:`P`, the calibrated probability of each score: the score
-    itself without ``fit`` (probabilities), else the fitted map at collect."""
-    if fit is None:
-        return state.with_columns(pl.col(SCORE).alias(P))
-    schema = pl.Schema({**state.collect_schema(), P: pl.Float64()})
+def _segment_sums(
+    state: Callable[[bool], pl.LazyFrame],
+    keys: list[str],
+    fit: Callable[[], tuple[Any, Any]] | None,
+    *,
+    keyed: bool,
+    weighted: bool,
+    ci: bool,
+) -> pl.LazyFrame:
+    """``*keys, n, _TP, _FP, _FN, _TN, roc_auc`` (+ the variances with ``ci``), at
+    collect: the calibration map fitted (``fit``, the reference's errors first), then
+    the segments' lists (``state(keyed)``; keys met with a negative score read the
+    rows again, unkeyed) summed in one numpy pass (:func:`segment_sums.segment_sums`)."""
+    lazy = state(keyed)
+    given = lazy.collect_schema()
+    sums = [_TP, _FP, _FN, _TN, "roc_auc", *((_VAR_TP, _VAR_FN, _VAR_AUC) if ci else ())]
+    schema = pl.Schema(
+        {
+            **{k: given[k] for k in keys},
+            "n": pl.Float64() if weighted else pl.Int64(),
+            **dict.fromkeys(sums, pl.Float64()),
+        }
+    )
 
     def run() -> pl.DataFrame:
-        thresholds, fitted = fit()
-        frame = state.collect()
-        p = cal.calibrate(frame[SCORE].to_numpy(), thresholds, fitted)
-        return frame.with_columns(pl.Series(P, p, dtype=pl.Float64))
+        import numpy as np
+
+        fitted = None if fit is None else fit()
+        df, sorted_keys = lazy.collect(), keyed
+        if sorted_keys and df.height and bool((df.get_column(ss.LEAST) < 0).any()):
+            df, sorted_keys = state(False).collect(), False  # the keys need one sign
+        lists = df.get_column(ss.KEY if sorted_keys else ss.SCORES)
+        scores, predicted, weights = ss.sorted_rows(df, keyed=sorted_keys, weighted=weighted)
+
+        def calibrate(values: Any) -> Any:
+            return values if fitted is None else cal.calibrate(values, *fitted)
+
+        sizes = lists.list.len().to_numpy().astype(np.int64)
+        out = ss.segment_sums(sizes, scores, predicted, weights, calibrate, ci=ci)
+        columns = {"n": out["n"], _TP: out["tp"], _FP: out["fp"], _FN: out["fn"]}
+        columns |= {_TN: out["tn"], "roc_auc": out["roc_auc"]}
+        if ci:
+            columns |= {_VAR_TP: out["var_tp"], _VAR_FN: out["var_fn"], _VAR_AUC: out["var_auc"]}
+        values = [
+            pl.Series(name, columns[name], dtype=schema[name])
+            for name in schema.names()[len(keys) :]
+        ]
+        return df.select(keys).with_columns(values)
 
     return pl.defer(run, schema=schema)
-
-
-def _segment_sums(state: pl.LazyFrame, keys: list[str], *, ci: bool) -> pl.LazyFrame:
-    """``*keys, n, _TP, _FP, _FN, _TN, roc_auc`` (+ the variances with ``ci``).
-
-    The per-score state sorted by score (descending, one frame sort), each score's
-    expected positive and negative weight as shares of its segment's totals and
-    their running sums (windows over the segment keys), then one
-    ``group_by`` of plain sums over all segments: the weighted AUC is the sum of
-    the trapezoids ``neg (tps - pos / 2)`` over the same sum with every positive
-    above (:func:`formulas.roc_auc_terms`, as ``from_counts`` sums them)."""
-    p = pl.col(P)
-    pred, rest = pl.col(_PRED).cast(pl.Float64), pl.col(_REST).cast(pl.Float64)
-    total = pred + rest
-
-    def segment(expr: pl.Expr) -> pl.Expr:
-        return expr.over(keys)  # a window even for one segment: exact divisions
-
-    # sorted by the score alone (a sort by the segment too costs more): a window
-    # takes its segment's rows in the frame's order, so the running sums of a segment
-    # go down its scores
-    shares = (
-        state.sort(SCORE, descending=True)
-        .with_columns(
-            (p * total / segment((p * total).sum())).alias(POS),
-            ((1 - p) * total / segment(((1 - p) * total).sum())).alias(NEG),
-        )
-        .with_columns(
-            segment(pl.col(POS).cum_sum()).alias(_TPS),
-            segment(pl.col(NEG).cum_sum()).alias(_FPS),
-        )
-    )
-    pos, neg, tps = pl.col(POS), pl.col(NEG), pl.col(_TPS)
-    p_total, n_total = pos.sum(), neg.sum()
-    u = fm.roc_auc_terms(pos, neg, tps).sum()
-    full = fm.roc_auc_terms(0.0, neg, p_total).sum()  # every positive above
-    auc = pl.when((p_total > 0) & (n_total > 0)).then(u / full)
-    aggs = [
-        (pl.col(_PRED) + pl.col(_REST)).sum().alias("n"),
-        (p * pred).sum().alias(_TP),
-        ((1 - p) * pred).sum().alias(_FP),
-        (p * rest).sum().alias(_FN),
-        ((1 - p) * rest).sum().alias(_TN),
-        auc.alias("roc_auc"),
-    ]
-    if ci:
-        spread = p * (1 - p)
-        scale = (pl.col(_SCALE) / segment(total.sum())) ** 2
-        # the segment's totals P, N (a share's denominator) for M / P and M / N
-        m_p = pl.col(_SCALE) / segment((p * total).sum())
-        m_n = pl.col(_SCALE) / segment(((1 - p) * total).sum())
-        a, b = ld.auc_slopes((pos, neg), (tps, pl.col(_FPS)), (m_p, m_n))
-        s = spread * (pl.col(_PRED_SQ) + pl.col(_REST_SQ))
-        shares = shares.with_columns(
-            (spread * scale * pl.col(_PRED_SQ)).alias(_VAR_TP),
-            (spread * scale * pl.col(_REST_SQ)).alias(_VAR_FN),
-            (s * a * a).alias(_SAA),
-            (s * a * b).alias(_SAB),
-            (s * b * b).alias(_SBB),
-        )
-        squares = (pl.col(_SAA).sum(), pl.col(_SAB).sum(), pl.col(_SBB).sum())
-        aggs += [
-            pl.col(_VAR_TP).sum(),
-            pl.col(_VAR_FN).sum(),
-            ld.auc_variance(squares, auc).alias(_VAR_AUC),
-        ]
-    return sc.aggregate(shares, keys, aggs)
 
 
 def _metrics(chosen: list[str], ci: float | None) -> tuple[list[pl.Expr], list[pl.Expr]]:
@@ -476,20 +433,29 @@ def estimated_performance(
     rows = given.rows(lf)
     current = rows if ref is None else ref.current(rows)
     pos = sc.resolve_pos_label(schema, y_pred, pos_label)
-    state = _current_state(
-        current,
-        given.keys,
-        schema,
-        y_pred,
-        y_score,
-        pos_label=pos,
-        default_pos=sc.defaults_pos_label(schema, y_pred, pos_label),
-        weight=weight,
-        probabilities=ref is None,
-    )
     keys = given.keys or [ALL]
+
+    def state(keyed: bool) -> pl.LazyFrame:
+        return _current_state(
+            current,
+            given.keys,
+            schema,
+            y_pred,
+            y_score,
+            pos_label=pos,
+            default_pos=sc.defaults_pos_label(schema, y_pred, pos_label),
+            weight=weight,
+            probabilities=ref is None,
+            keyed=keyed,
+        )
+
     sums = _segment_sums(
-        _calibrated(state, None if ref is None else ref.fit), keys, ci=ci is not None
+        state,
+        keys,
+        None if ref is None else ref.fit,
+        keyed=weight is None,
+        weighted=weight is not None,
+        ci=ci is not None,
     )
     columns, bounds = _metrics(metrics, ci)
     result = sums.with_columns(columns).with_columns(bounds)

@@ -1,0 +1,272 @@
+"""The sums of ``estimated_performance`` from each segment's rows sorted by score.
+
+Every segment's scores are sorted once (polars sorts the segments' lists in
+parallel), then one vectorised numpy pass over all the segments' rows at once
+finds the runs of equal scores (a run: a distinct score of a segment), sums each
+run's weight predicted positive and the rest (``np.bincount`` in row order), gives
+each run its calibrated probability p (the scores themselves, or one
+``np.interp`` over the runs' scores), and sums per segment:
+
+- the expected counts ``tp, fp, fn, tn`` (:mod:`.estimated`'s module docstring);
+- the expected ROC AUC: each run's expected positive and negative weight as shares
+  of its segment's totals, their running sums from the highest score down (a
+  cumulative sum per segment), and the trapezoids ``neg (tps - pos / 2)`` over the
+  same sum with every positive above (:func:`formulas.roc_auc_terms`, as
+  :mod:`pl_metrics._ranking.from_counts` sums them);
+- with ``ci``: the variances of :mod:`pl_metrics._intervals.label_draws`, the
+  weights of each run scaled by its largest (``M``) and squared.
+
+Un-weighted rows whose scores are not negative are sorted as one key each, the
+score's bits shifted left by one with the prediction in the freed lowest bit (as
+:mod:`pl_metrics._ranking.placements` keys the labels): one sort of 8 bytes a row,
+no gather.  Weighted rows, or scores of both signs, sort each segment's scores
+once (``arg_sort``) and gather the predictions and weights with it.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import polars as pl
+
+from pl_metrics._core import formulas as fm
+from pl_metrics._core.names import INTERNAL
+from pl_metrics._intervals import label_draws as ld
+
+KEY = f"{INTERNAL}sort_key"  # un-weighted, scores not negative: bits << 1 | predicted
+SCORES = f"{INTERNAL}scores"  # the other way: the scores, the predictions, the weights
+PREDICTED = f"{INTERNAL}predicted"
+WEIGHTS = f"{INTERNAL}weights"
+ORDER = f"{INTERNAL}order"  # each segment's arg_sort of its scores
+LEAST = f"{INTERNAL}least_score"  # a segment's least score (the keys need no sign)
+
+_NO_SIGN = (1 << 63) - 1
+
+
+def sort_key(score: pl.Expr, predicted: pl.Expr) -> pl.Expr:
+    """The key of an un-weighted row: the score's IEEE bits less the sign bit, times
+    two, plus 1 where ``y_pred`` is ``pos_label``.  Non-negative floats order as their
+    bits do, so the sorted keys are the sorted scores, among equal scores the rows
+    predicted negative first; -0.0 and 0.0 get one key; a negative score gets a wrong
+    one (the caller checks :data:`LEAST`).  Null or bad scores (refused by the checks
+    before the keys are read) get a key all the same."""
+    bits = score.reinterpret(dtype=pl.UInt64) & pl.lit(_NO_SIGN, pl.UInt64)
+    flag = predicted.fill_null(value=False).cast(pl.UInt64)
+    return (bits * pl.lit(2, pl.UInt64) + flag).fill_null(0)
+
+
+def _flat(column: pl.Series, *, sort: bool) -> Any:
+    """The values of a list column, one segment's after the other (numpy); each list
+    sorted first with ``sort`` (polars, the lists in parallel)."""
+    if sort:
+        column = column.list.eval(pl.element().sort())
+    return column.explode().to_numpy()
+
+
+def sorted_rows(df: pl.DataFrame, *, keyed: bool, weighted: bool) -> tuple[Any, Any, Any]:
+    """(scores, predicted, weights or None): every segment's rows (``df``'s lists, a row
+    per segment) sorted by score, the segments one after the other."""
+    import numpy as np
+
+    if keyed:
+        keys = _flat(df.get_column(KEY), sort=True)
+        predicted = (keys & np.uint64(1)).astype(bool)
+        scores = (keys >> np.uint64(1)).view(np.float64)
+        return scores, predicted, None
+    sizes = df.get_column(SCORES).list.len().to_numpy().astype(np.int64)
+    starts = np.repeat(np.cumsum(sizes) - sizes, sizes)
+    at = _flat(df.get_column(ORDER), sort=False).astype(np.int64) + starts
+    scores = _flat(df.get_column(SCORES), sort=False)[at]
+    predicted = _flat(df.get_column(PREDICTED), sort=False).astype(bool)[at]
+    weights = _flat(df.get_column(WEIGHTS), sort=False)[at] if weighted else None
+    return scores, predicted, weights
+
+
+#: Segments of at most this many rows are summed together, a range of them at a
+#: time (one vectorised numpy pass, arrays that stay in the cache); a larger segment
+#: on its own.
+CHUNK_ROWS = 1 << 12
+
+
+def ranges(sizes: Any) -> list[tuple[int, int]]:
+    """The segments (``sizes``: their rows) in ranges summed together: consecutive
+    segments starting within the same :data:`CHUNK_ROWS` rows (a segment of more
+    rows alone)."""
+    import numpy as np
+
+    if not sizes.size:
+        return []
+    before = np.cumsum(sizes) - sizes
+    large = sizes > CHUNK_ROWS
+    new = np.ones(sizes.size, dtype=bool)
+    new[1:] = (before[1:] // CHUNK_ROWS != before[:-1] // CHUNK_ROWS) | large[1:] | large[:-1]
+    starts = np.flatnonzero(new).tolist()
+    return list(zip(starts, [*starts[1:], sizes.size], strict=True))
+
+
+def _running(values: Any, first: Any, last: Any) -> Any:
+    """The running sum of ``values`` over each segment's runs from the highest score
+    down (the runs ascending by score within each segment; ``first`` / ``last``: each
+    segment's first run and the run after its last): one cumulative sum from the end
+    of the range (numpy's, in order), less its value at the next segment.  A range
+    holds one segment or small ones (:func:`ranges`): the carried sum is of at most
+    :data:`CHUNK_ROWS` runs.  Where the values are 0 (no positive below a score) the
+    sums stay the same float."""
+    import numpy as np
+
+    after = np.cumsum(values[::-1])[::-1]
+    if first.size == 1:
+        return after
+    beyond = np.append(after, 0.0)[last]  # the sum of the segments after
+    return after - np.repeat(beyond, last - first)
+
+
+def _per_segment(first: Any, last: Any, scalar: Any) -> Any:
+    """A per-segment value on each run of the segment (a scalar for one segment)."""
+    import numpy as np
+
+    return scalar[0] if first.size == 1 else np.repeat(scalar, last - first)
+
+
+def _run_weights(
+    sizes: Any, predicted: Any, weights: Any, new: Any, starts: Any, *, ci: bool
+) -> tuple[Any, ...]:
+    """(n, pred, rest, total, M, Q_pred, Q_rest): each segment's rows (or summed
+    weights), each run's weight predicted positive and the rest and their total
+    (None without ties or weights: 1 a run), and with ``ci`` the largest weight of
+    the run and the squares of the weights over it (label_draws' ``M`` and ``Q``).
+    Weights are taken times a power of two per segment, its total then in [0.5, 1):
+    exactly the same ratios, and no product of sums overflows."""
+    import numpy as np
+
+    def per_run(values: Any) -> Any:
+        return values if starts is None else np.add.reduceat(values, starts)
+
+    flags = predicted.astype(np.float64)
+    if weights is None:
+        pred, rest = per_run(flags), per_run(1.0 - flags)
+        total = None if starts is None else pred + rest
+        return sizes.astype(np.int64), pred, rest, total, np.ones(1), pred, rest
+    begins = np.cumsum(sizes) - sizes
+    n = np.add.reduceat(weights, begins)
+    power = np.ldexp(1.0, -np.frexp(n)[1])
+    w = weights * _per_segment(begins, np.append(begins[1:], weights.size), power)
+    pred, rest = per_run(w * flags), per_run(np.where(predicted, 0.0, w))
+    if not ci:
+        return n, pred, rest, pred + rest, None, None, None
+    if starts is None:  # a row a run: M = w, Q = 1 on the row's side
+        return n, pred, rest, pred + rest, w, flags, 1.0 - flags
+    scale = np.maximum.reduceat(w, starts)
+    share = (w / scale[np.cumsum(new) - 1]) ** 2
+    return n, pred, rest, pred + rest, scale, per_run(share * flags), per_run(share - share * flags)
+
+
+def _range_sums(
+    sizes: Any,
+    scores: Any,
+    predicted: Any,
+    weights: Any,
+    calibrate: Any,
+    *,
+    ci: bool,
+) -> dict[str, Any]:
+    """:func:`segment_sums` of the segments of one range."""
+    import numpy as np
+
+    begins = np.cumsum(sizes) - sizes  # each segment's first row
+    new = np.empty(scores.size, dtype=bool)  # each row: whether it starts a run
+    new[:1] = True
+    np.not_equal(scores[1:], scores[:-1], out=new[1:])
+    new[begins] = True  # no segment is empty
+    ties = not new.all()
+    starts = np.flatnonzero(new) if ties else None
+    first = begins if starts is None else np.searchsorted(starts, begins)
+    last = np.append(first[1:], scores.size if starts is None else starts.size)
+
+    def per_segment(values: Any) -> Any:
+        return np.add.reduceat(values, first)
+
+    n, pred, other, total, scale, pred_sq, rest_sq = _run_weights(
+        sizes, predicted, weights, new, starts, ci=ci
+    )
+    p = calibrate(scores if starts is None else scores[starts])
+    q = 1.0 - p
+    pos, neg = (p, q) if total is None else (p * total, q * total)
+    out = {
+        "n": n,
+        "tp": per_segment(p * pred),
+        "fp": per_segment(q * pred),
+        "fn": per_segment(p * other),
+        "tn": per_segment(q * other),
+    }
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tps = _running(pos, first, last)
+        p_total, n_total = tps[first], per_segment(neg)  # the same float as the running sums
+        u = per_segment(fm.roc_auc_terms(pos, neg, tps))
+        full = per_segment(fm.roc_auc_terms(0.0, neg, _per_segment(first, last, p_total)))
+        auc = np.where((p_total > 0) & (n_total > 0), u / full, np.nan)
+        out["roc_auc"] = auc
+        if not ci:
+            return out
+        # the shares of label_draws: of the segment's totals P, N and weight
+        spread = p * q
+        on_runs = lambda x: _per_segment(first, last, x)  # noqa: E731
+        seg_total = sizes.astype(np.float64) if weights is None else per_segment(total)
+        weight_share = (scale / on_runs(seg_total)) ** 2
+        out["var_tp"] = per_segment(spread * weight_share * pred_sq)
+        out["var_fn"] = per_segment(spread * weight_share * rest_sq)
+        fps = _running(neg, first, last)
+        big_p, big_n = on_runs(p_total), on_runs(n_total)
+        shares = (pos / big_p, neg / big_n)
+        running = (tps / big_p, fps / big_n)
+        a, b = ld.auc_slopes(shares, running, (scale / big_p, scale / big_n))  # type: ignore[arg-type]
+        s = spread * (pred_sq + rest_sq)
+        squares = (per_segment(s * a * a), per_segment(s * a * b), per_segment(s * b * b))
+        out["var_auc"] = ld.auc_variance(squares, auc)
+    return out
+
+
+def segment_sums(
+    sizes: Any,
+    scores: Any,
+    predicted: Any,
+    weights: Any,
+    calibrate: Any,
+    *,
+    ci: bool,
+) -> dict[str, Any]:
+    """Per segment (``sizes``: its rows, none empty; the rows sorted by score within
+    each, the segments one after the other): ``n`` (summed weights; the rows without
+    ``weights``), ``tp, fp, fn, tn``, ``roc_auc`` (NaN where undefined) and with
+    ``ci`` ``var_tp, var_fn, var_auc``.  ``calibrate``: the probabilities of distinct
+    scores.  A range of segments at a time (:func:`ranges`), two at once (numpy
+    releases the GIL)."""
+    import numpy as np
+
+    bounds = ranges(sizes)
+    rows = np.cumsum(np.append(0, sizes))
+
+    def one(bound: tuple[int, int]) -> dict[str, Any]:
+        a, b = bound
+        lo, hi = rows[a], rows[b]
+        w = None if weights is None else weights[lo:hi]
+        args = (sizes[a:b], scores[lo:hi], predicted[lo:hi], w, calibrate)
+        return _range_sums(*args, ci=ci)
+
+    with ThreadPoolExecutor(2 if len(bounds) > 1 else 1) as pool:
+        done = list(pool.map(one, bounds))
+    names = [
+        "n",
+        "tp",
+        "fp",
+        "fn",
+        "tn",
+        "roc_auc",
+        *(("var_tp", "var_fn", "var_auc") if ci else ()),
+    ]
+    empty = np.zeros(0, dtype=np.int64 if weights is None else np.float64)
+    return {k: np.concatenate([d[k] for d in done]) if done else empty for k in names}
+
+
+__all__ = ["segment_sums", "sort_key", "sorted_rows"]
