@@ -167,8 +167,8 @@ class CountsState(Generic[FrameT]):
             ci_method=ci_method,
             n_boot=n_boot,
             seed=seed,
+            extra_scores=extra,
         )
-        result = names.without_scores(result, method, extra, ci=with_ci)
         return _collect(result, self._eager)  # type: ignore[return-value]
 
     def per_class(

@@ -14,6 +14,7 @@ that frame with the interval columns appended.
 from __future__ import annotations
 
 import math
+from collections.abc import Collection, Sequence
 
 import polars as pl
 
@@ -37,6 +38,13 @@ def _join(point: pl.LazyFrame, intervals: pl.LazyFrame, on: list[str]) -> pl.Laz
     if not on:
         return pl.concat([point, intervals], how="horizontal")
     return point.join(intervals, on=on, how="left", nulls_equal=True, maintain_order="left")
+
+
+def _present(point: pl.LazyFrame, metrics: Sequence[str], beta: float) -> tuple[str, ...]:
+    """The ``metrics`` (names of ``formulas.SCORES``, ``specificity``...) whose column
+    ``point`` holds: the intervals of the opt-in scores that were asked for only."""
+    held = set(point.collect_schema().names())
+    return tuple(m for m in metrics if names.score_column(m, beta) in held)
 
 
 def _cells(counts: Counts, labels: pl.LazyFrame) -> pl.LazyFrame:
@@ -77,7 +85,8 @@ def bootstrap_labels(
     keys = counts.keys
     labels = label_set(counts).cache()  # read three times
     f_column = names.f_name(beta)
-    columns = names.interval_columns([names.score_column(m, beta) for m in bs.LABEL_METRICS[kind]])
+    metrics = _present(point, bs.LABEL_METRICS[kind], beta)
+    columns = names.interval_columns([names.score_column(m, beta) for m in metrics])
     schema = counts.frame.collect_schema()
     out_schema = pl.Schema(
         {k: schema[k] for k in keys}
@@ -101,6 +110,7 @@ def bootstrap_labels(
             n_boot=n_boot,
             seed=seed,
             threads=threads,
+            metrics=metrics,
         )
         return out.select(list(out_schema)).cast(dict(out_schema))
 
@@ -131,9 +141,11 @@ def delta_labels(
     """The analytic intervals of per_class / averages / report (``kind``,
     ``ci_method="delta"``) joined to its point estimates ``point``: Wilson's for the
     per-class proportions, the delta method's for F-beta and the averages
-    (:func:`analytic.per_class_delta`, :func:`analytic.averages_delta`)."""
-    scores = {m: names.score_column(m, beta) for m in names.SCORES}
-    columns = names.interval_columns([names.score_column(m, beta) for m in bs.LABEL_METRICS[kind]])
+    (:func:`analytic.per_class_delta`, :func:`analytic.averages_delta`); of the scores
+    ``point`` holds (the opt-in ones asked for)."""
+    scores = {m: names.score_column(m, beta) for m in _present(point, names.SCORES, beta)}
+    metrics = _present(point, bs.LABEL_METRICS[kind], beta)
+    columns = names.interval_columns([names.score_column(m, beta) for m in metrics])
     output = [*point.collect_schema().names(), *columns]
     if kind == "per_class":
         return an.with_stages(point, an.per_class_delta(scores, beta, ci)).select(output)
@@ -162,7 +174,10 @@ def wilson_per_class(point: pl.LazyFrame, ci: float, beta: float) -> pl.LazyFram
     """Wilson intervals of the per-class proportions (the other scores, F-beta and
     Fowlkes-Mallows, are not proportions: null)."""
     columns = []
+    held = set(point.collect_schema().names())  # the opt-in scores asked for
     for name in names.interval_metrics("per_class", beta=beta):
+        if name not in held:
+            continue
         if name in fm.PROPORTIONS:
             low, high = an.proportion_bounds(name, ci)
         else:
@@ -300,10 +315,15 @@ def finish_labels(
     ci_method: str,
     n_boot: int,
     seed: bs.Seed,
+    extra_scores: Collection[str] | None = None,
 ) -> pl.LazyFrame:
     """per_class / averages / report (``kind``) of ``counts``; with ``ci`` (options
-    checked: :func:`~pl_metrics._core.checks.wants_ci`), their intervals."""
+    checked: :func:`~pl_metrics._core.checks.wants_ci`), their intervals.
+    ``extra_scores``: the opt-in scores asked for (None: all), the others left out
+    before the intervals, which are then not computed for them."""
     point = getattr(cls, kind)(counts, beta=beta, zero_division=zero_division)
+    if extra_scores is not None:
+        point = names.without_scores(point, kind, extra_scores, ci=False)
     if ci is None:
         return point
     ci_method, seed = resampling(ci_method, seed)

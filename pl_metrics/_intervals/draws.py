@@ -401,9 +401,11 @@ def label_intervals(
     n_boot: int,
     seed: Seed,
     threads: int,
+    metrics: Sequence[str] | None = None,
 ) -> pl.DataFrame:
     """``*keys, ORD, AVG, <metric>_low, <metric>_high``: the bootstrap intervals of frame
-    ``kind`` (``LABEL_METRICS[kind]``, the F-beta ones named after ``f_column``).
+    ``kind`` (``metrics``, by default ``LABEL_METRICS[kind]``; the F-beta ones named
+    after ``f_column``).
 
     ``df``: the confusion cells ``*keys, ..., COUNT``, sorted by ``keys`` then
     their labels, with ``A_ORD`` / ``P_ORD`` (class positions, -1 outside
@@ -415,7 +417,7 @@ def label_intervals(
 
     from pl_metrics._core.names import COUNT
 
-    metrics = LABEL_METRICS[kind]
+    metrics = LABEL_METRICS[kind] if metrics is None else metrics
     names_ = [f_column if m == "f" else m for m in metrics]
     starts, segment_keys = _starts(df, keys)
     a_all, p_all = df[A_ORD].to_numpy(), df[P_ORD].to_numpy()

@@ -72,7 +72,8 @@ class LabelMethods:
         ci_method: CiMethod | None,
     ) -> pl.LazyFrame:
         """per_class / averages / report: options, counts, point estimates, intervals;
-        every score computed, the opt-in ones not asked for left out at the end."""
+        the opt-in scores not asked for left out before the intervals (multilabel: at
+        the end)."""
         b, zd, extra = checked(
             method, beta=beta, zero_division=zero_division, extra_scores=extra_scores
         )
@@ -118,8 +119,9 @@ class LabelMethods:
             ci_method=ci_method,
             n_boot=n_boot,
             seed=seed,
+            extra_scores=extra,
         )
-        return names.without_scores(scores, method, extra, ci=wants_ci)
+        return scores
 
     def confusion_matrix(
         self,
