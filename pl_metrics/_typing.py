@@ -64,7 +64,7 @@ DisparityMethod: TypeAlias = Literal["between_groups", "to_overall"]
 FairnessAgg: TypeAlias = Literal["worst_case", "mean"]
 #: ``extra_scores=`` of ``per_class`` / ``averages`` / ``report``: the opt-in per-class
 #: scores (``names.EXTRA_SCORES``), columns beside the default four.
-ExtraScore: TypeAlias = Literal["fowlkes_mallows"]
+ExtraScore: TypeAlias = Literal["fowlkes_mallows", "informedness", "markedness"]
 
 # ------------------------------------------------------------------ metric names
 #: The label metrics that every comparison and ``over_time`` accept (nested in the
@@ -89,6 +89,12 @@ _LabelMetric: TypeAlias = Literal[
     "fowlkes_mallows_micro",
     "fowlkes_mallows_macro",
     "fowlkes_mallows_weighted",
+    "informedness_micro",
+    "informedness_macro",
+    "informedness_weighted",
+    "markedness_micro",
+    "markedness_macro",
+    "markedness_weighted",
 ]
 #: The score metrics of ``compare`` / ``disparity`` and ``over_time``.
 _ScoreMetric: TypeAlias = Literal[
@@ -111,6 +117,8 @@ FairnessMetric: TypeAlias = Literal[
     "f1",
     "jaccard",
     "fowlkes_mallows",
+    "informedness",
+    "markedness",
     "specificity",
     _ScoreMetric,
 ]
@@ -157,6 +165,8 @@ OverTimeMetric: TypeAlias = Literal[
     "f1",
     "jaccard",
     "fowlkes_mallows",
+    "informedness",
+    "markedness",
     "specificity",
     _ScoreMetric,
     "calibration_error",

@@ -55,8 +55,10 @@ __all__ = [
     "gini",
     "hamming_loss",
     "hinge_loss",
+    "informedness",
     "jaccard",
     "log_loss",
+    "markedness",
     "mcc",
     "precision",
     "recall",
@@ -277,6 +279,55 @@ def fowlkes_mallows(
     """
     return mc.label_score(
         "fowlkes_mallows", y_true, y_pred, average, pos_label, labels, weight, zero_division
+    )
+
+
+def informedness(
+    y_true: IntoColumn,
+    y_pred: IntoColumn,
+    *,
+    average: ExprAverage = "binary",
+    pos_label: object = 1,
+    labels: Sequence[object] | None = None,
+    weight: IntoColumn | None = None,
+    zero_division: float = 0.0,
+) -> pl.Expr:
+    """Youden's J of a class, ``recall + specificity - 1`` = ``tp / (tp + fn) -
+    fp / (fp + tn)``, in [-1, 1]; ``zero_division`` where tp + fn or fp + tn is 0.
+
+    Binary: ``2 x sklearn.metrics.balanced_accuracy_score(...) - 1`` (its
+    ``adjusted=True``) of the two classes.  micro: of the counts summed over the
+    classes, macro / weighted: the mean of the classes' values (NaN ones skipped).
+    The arguments as :func:`precision`.
+
+    Examples
+    --------
+    >>> import polars as pl, pl_metrics as plm
+    >>> df = pl.DataFrame({"t": [1, 1, 1, 0, 0], "p": [1, 1, 0, 1, 0]})
+    >>> df.select(plm.informedness("t", "p").round(6))["informedness"].item()
+    0.166667
+    """
+    return mc.label_score(
+        "informedness", y_true, y_pred, average, pos_label, labels, weight, zero_division
+    )
+
+
+def markedness(
+    y_true: IntoColumn,
+    y_pred: IntoColumn,
+    *,
+    average: ExprAverage = "binary",
+    pos_label: object = 1,
+    labels: Sequence[object] | None = None,
+    weight: IntoColumn | None = None,
+    zero_division: float = 0.0,
+) -> pl.Expr:
+    """``precision + negative predictive value - 1`` of a class = ``tp / (tp + fp) -
+    fn / (fn + tn)``, in [-1, 1]; ``zero_division`` where tp + fp or fn + tn is 0.
+    The averages and arguments as :func:`informedness`.
+    """
+    return mc.label_score(
+        "markedness", y_true, y_pred, average, pos_label, labels, weight, zero_division
     )
 
 

@@ -113,11 +113,63 @@ def fowlkes_mallows(
         return float(values[kept].mean())
 
 
+#: The opt-in per-class scores, in their columns' order.
+EXTRA_SCORES = ("fowlkes_mallows", "informedness", "markedness")
+
+
+def rate_difference(hit, hits, miss, misses, zero_division):
+    """hit / hits - miss / misses by hand, ``zero_division`` where hits or misses is 0:
+    informedness (tp, tp + fn, fp, fp + tn) = recall + specificity - 1, markedness
+    (tp, tp + fp, fn, fn + tn) = precision + npv - 1 (numpy arrays or floats)."""
+    hit, hits, miss, misses = (np.asarray(x, dtype=np.float64) for x in (hit, hits, miss, misses))
+    defined = (hits != 0) & (misses != 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = hit / np.where(defined, hits, 1.0) - miss / np.where(defined, misses, 1.0)
+    return np.where(defined, value, zero_division)
+
+
+def informedness_markedness(tp, fp, fn, tn, zero_division):
+    """(informedness, markedness) of the counts of a 2x2 table (or arrays of them)."""
+    return (
+        rate_difference(tp, tp + fn, fp, fp + tn, zero_division),
+        rate_difference(tp, tp + fp, fn, fn + tn, zero_division),
+    )
+
+
+def class_cells(y_true, y_pred, labels, weight) -> tuple[np.ndarray, ...]:
+    """tp, fp, fn, tn of each of ``labels`` against the rest: scikit-learn's
+    ``multilabel_confusion_matrix`` cells, each summed over its own rows (scikit-learn
+    takes tn as the weight total less the others, a residue of ~1e-17 with float
+    weights where no row is of neither label: a rate of 0 / 1e-17 there, not
+    ``zero_division``).  ``tests/test_informedness.py`` checks them against it."""
+    t, p = np.asarray(y_true), np.asarray(y_pred)
+    w = np.ones(len(t)) if weight is None else np.asarray(weight, dtype=np.float64)
+    cells = []
+    for actual, predicted in ((True, True), (False, True), (True, False), (False, False)):
+        cells.append(
+            np.array([w[((t == c) == actual) & ((p == c) == predicted)].sum() for c in labels])
+        )
+    return tuple(cells)
+
+
+def nanaverage(values, support, average: str) -> float:
+    """scikit-learn's ``_nanaverage`` of per-class values (NaN ones skipped; weighted:
+    by the kept classes' supports, their mean where those sum to 0)."""
+    values, support = np.asarray(values, dtype=np.float64), np.asarray(support)
+    kept = ~np.isnan(values)
+    if not kept.any():
+        return math.nan
+    if average == "weighted" and support[kept].sum() > 0:
+        return float(np.average(values[kept], weights=support[kept]))
+    return float(values[kept].mean())
+
+
 def per_class(
     y_true, y_pred, *, labels, weight, beta, zero_division, extra_scores=()
 ) -> pl.DataFrame:
-    """Expected ``per_class`` rows of one segment (``extra_scores``: the opt-in
-    ``fowlkes_mallows`` too)."""
+    """Expected ``per_class`` rows of one segment (``extra_scores``: the opt-in scores
+    asked for: ``fowlkes_mallows``; informedness and markedness by hand from
+    ``multilabel_confusion_matrix``'s tp, fp, fn, tn)."""
     labs = _labels(y_true, y_pred, labels)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -151,6 +203,8 @@ def per_class(
     tn, fp, fn, tp = mcm[:, 0, 0], mcm[:, 0, 1], mcm[:, 1, 0], mcm[:, 1, 1]
     j = np.where(tp + fp + fn == 0, zero_division, j)
     fm = fowlkes_mallows(y_true, y_pred, labels=labs, zero_division=zero_division, **_sw(weight))
+    cells = class_cells(y_true, y_pred, labs, weight)
+    informedness, markedness = informedness_markedness(*cells, zero_division)
     f_col = "f1" if beta == 1 else f"f{beta:g}"
     frame = pl.DataFrame(
         {
@@ -167,20 +221,25 @@ def per_class(
             f_col: f,
             "jaccard": j,
             "fowlkes_mallows": fm,
+            "informedness": informedness,
+            "markedness": markedness,
         },
         strict=False,
     )
-    return frame if "fowlkes_mallows" in extra_scores else frame.drop("fowlkes_mallows")
+    return frame.drop(c for c in EXTRA_SCORES if c not in extra_scores)
 
 
 def averages(
     y_true, y_pred, *, labels, weight, beta, zero_division, extra_scores=()
 ) -> pl.DataFrame:
-    """Expected ``averages`` rows of one segment (``extra_scores``: the opt-in
-    ``fowlkes_mallows`` too)."""
-    classes = per_class(
-        y_true, y_pred, labels=labels, weight=weight, beta=beta, zero_division=zero_division
-    )
+    """Expected ``averages`` rows of one segment (``extra_scores``: the opt-in scores
+    asked for; informedness and markedness: micro of the counts summed over the
+    classes, macro / weighted :func:`_nanaverage`)."""
+    options = {"labels": labels, "weight": weight, "beta": beta, "zero_division": zero_division}
+    classes = per_class(y_true, y_pred, **options, extra_scores=EXTRA_SCORES)
+    summed = [c.sum() for c in class_cells(y_true, y_pred, _labels(y_true, y_pred, labels), weight)]
+    micro_values = informedness_markedness(*summed, zero_division)
+    micro = dict(zip(EXTRA_SCORES[1:], micro_values, strict=True))
     labs = _labels(y_true, y_pred, labels)
     f_col = "f1" if beta == 1 else f"f{beta:g}"
     rows = []
@@ -234,11 +293,17 @@ def averages(
                     zero_division=zero_division,
                     **_sw(weight),
                 ),
+                **{
+                    m: float(micro[m])
+                    if average == "micro"
+                    else nanaverage(classes[m], classes["support"], average)
+                    for m in EXTRA_SCORES[1:]
+                },
                 "support": classes["support"].sum(),
             }
         )
     frame = pl.DataFrame(rows, strict=False)
-    return frame if "fowlkes_mallows" in extra_scores else frame.drop("fowlkes_mallows")
+    return frame.drop(c for c in EXTRA_SCORES if c not in extra_scores)
 
 
 def confusion_matrix(y_true, y_pred, *, labels, weight) -> pl.DataFrame:

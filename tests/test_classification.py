@@ -103,7 +103,7 @@ def _arrays(seg: pl.DataFrame, weight: str | None) -> tuple:
 
 
 #: The opt-in scores the oracle test asks for (every one of ``names.EXTRA_SCORES``).
-EXTRA = ("fowlkes_mallows",)
+EXTRA = ("fowlkes_mallows", "informedness", "markedness")
 
 
 def _expected(case: dict, method: str) -> pl.DataFrame | None:
@@ -555,7 +555,8 @@ def test_the_default_columns_are_the_contracts_and_further_scores_opt_in(method:
     with_ci = getattr(df.metrics, method)("t", "p", ci=0.9, extra_scores="fowlkes_mallows")
     assert {"fowlkes_mallows_low", "fowlkes_mallows_high"} <= set(with_ci.columns)
     assert "fowlkes_mallows_low" not in getattr(df.metrics, method)("t", "p", ci=0.9).columns
-    with pytest.raises(ValueError, match=r"`extra_scores` must be one of \['fowlkes_mallows'\]"):
+    allowed = r"\['fowlkes_mallows', 'informedness', 'markedness'\]"
+    with pytest.raises(ValueError, match=rf"`extra_scores` must be one of {allowed}"):
         getattr(df.metrics, method)("t", "p", extra_scores=["specificity_macro"])
     if method == "per_class":  # the oracle: per class, sqrt(precision x recall)
         seg = df.filter(pl.col("g") == 0)

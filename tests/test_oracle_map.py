@@ -345,6 +345,18 @@ ORACLES: dict[str, tuple[str, ...]] = {
         "test_expr.py::test_group_by_agg_equals_sklearn",
         "test_expr_multiclass.py::test_averages_equal_sklearn_per_group",
     ),
+    "plm.informedness": (
+        "recall + specificity - 1 of sklearn.metrics.multilabel_confusion_matrix's cells; "
+        "binary: sklearn.metrics.balanced_accuracy_score(adjusted=True)",
+        "test_informedness.py::test_binary_informedness_is_adjusted_balanced_accuracy",
+        "test_informedness.py::test_expressions_equal_the_oracle_per_group",
+    ),
+    "plm.markedness": (
+        "precision + npv - 1 of sklearn.metrics.multilabel_confusion_matrix's cells; "
+        "binary: balanced_accuracy_score(adjusted=True) of the labels swapped",
+        "test_informedness.py::test_binary_informedness_is_adjusted_balanced_accuracy",
+        "test_informedness.py::test_expressions_equal_the_oracle_per_group",
+    ),
     "plm.jaccard": (
         "sklearn.metrics.jaccard_score (NaN zero_division: multilabel_confusion_matrix by hand)",
         "test_expr.py::test_group_by_agg_equals_sklearn",

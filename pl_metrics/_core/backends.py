@@ -136,7 +136,7 @@ class _Numpy:
 POLARS: Backend = _Polars()
 NUMPY: Backend = _Numpy()
 _NAN = float("nan")
-#: polars sums a score over classes exactly: each score (in [0, 1]) as an Int128 count
+#: polars sums a score over classes exactly: each score (in [-1, 1]) as an Int128 count
 #: of 2^-62 (within 2^-63 of it), whole counts multiplied in Int128, so that a
 #: segment's averages do not depend on the order of its class rows (row order,
 #: threads, merged states) and carry one rounding, at the end.
@@ -144,7 +144,7 @@ _SCALE = 2.0**62
 
 
 def _fixed(score: pl.Expr) -> pl.Expr:
-    """A score in [0, 1] as an Int128 count of 2^-62.  A NaN (a score of counts that
+    """A score in [-1, 1] as an Int128 count of 2^-62.  A NaN (a score of counts that
     a data check refuses, e.g. weights whose sums overflow) is null here, so that the
     check's error is the one raised, not the cast's."""
     return (score * _SCALE).round().fill_nan(None).cast(pl.Int128)

@@ -63,6 +63,39 @@ def fowlkes_mallows(
     )
 
 
+def _rate_difference(  # noqa: PLR0917 - the counts, then the options, as every formula here
+    hit: Any, hits: Any, miss: Any, misses: Any, zero_division: float, xp: Backend
+) -> Any:
+    """hit / hits - miss / misses: a rate of one set of rows less a rate of another,
+    ``zero_division`` where either set is empty (the score is undefined: not a mix
+    of one rate and ``zero_division``).  A difference of two rates, each within its
+    own rows, in [-1, 1]: neither overflows nor moves with the weights' scale."""
+    nan = float("nan")
+    value = xp.ratio(hit, hits, nan) - xp.ratio(miss, misses, nan)
+    return xp.where((hits == 0) | (misses == 0), zero_division, value)
+
+
+def informedness(  # noqa: PLR0917 - the counts, then the options, as every formula here
+    tp: Any, support: Any, predicted: Any, tn: Any, zero_division: float, xp: Backend = POLARS
+) -> Any:
+    """Youden's J, recall + specificity - 1 = tp / (tp + fn) - fp / (fp + tn): the true
+    less the false positive rate; ``zero_division`` where tp + fn or fp + tn is 0.
+    For two classes, the positive class's is scikit-learn's
+    ``balanced_accuracy_score(adjusted=True)`` (2 x balanced accuracy - 1)."""
+    fp = predicted - tp
+    return _rate_difference(tp, support, fp, tn + fp, zero_division, xp)
+
+
+def markedness(  # noqa: PLR0917 - the counts, then the options, as every formula here
+    tp: Any, support: Any, predicted: Any, tn: Any, zero_division: float, xp: Backend = POLARS
+) -> Any:
+    """precision + negative predictive value - 1 = tp / (tp + fp) - fn / (fn + tn): the
+    precision less the false omission rate; ``zero_division`` where tp + fp or
+    fn + tn is 0.  Informedness with the actual and predicted labels swapped."""
+    fn = support - tp
+    return _rate_difference(tp, predicted, fn, tn + fn, zero_division, xp)
+
+
 # The derivatives of each score by tp, fp, fn and tn (:func:`score_partials`): their
 # numerators and their common denominator; a score that does not read tn has 0 there.
 Partials = tuple[tuple[Any, Any, Any, Any], Any]
@@ -102,6 +135,20 @@ def _fowlkes_mallows_partials(tp: Any, fp: Any, fn: Any, tn: Any, beta: float) -
     return numerators, 2 * p * s * p**0.5 * s**0.5
 
 
+def _informedness_partials(tp: Any, fp: Any, fn: Any, tn: Any, beta: float) -> Partials:
+    """J = tp / S - fp / N, S = tp + fn, N = fp + tn: (fn / S^2, -tn / N^2, -tp / S^2,
+    fp / N^2) = (fn N^2, -tn S^2, -tp N^2, fp S^2) / (S N)^2."""
+    s2, n2 = (tp + fn) * (tp + fn), (fp + tn) * (fp + tn)
+    return (fn * n2, -tn * s2, -tp * n2, fp * s2), s2 * n2
+
+
+def _markedness_partials(tp: Any, fp: Any, fn: Any, tn: Any, beta: float) -> Partials:
+    """MK = tp / P - fn / Q, P = tp + fp, Q = fn + tn: (fp / P^2, -tp / P^2, -tn / Q^2,
+    fn / Q^2) = (fp Q^2, -tp Q^2, -tn P^2, fn P^2) / (P Q)^2."""
+    p2, q2 = (tp + fp) * (tp + fp), (fn + tn) * (fn + tn)
+    return (fp * q2, -tp * q2, -tn * p2, fn * p2), p2 * q2
+
+
 @dataclass(frozen=True)
 class Score:
     """A per-class score: a class's value from its counts, and the delta method's
@@ -111,7 +158,10 @@ class Score:
     fn, predicted = tp + fp, tn the rows of neither (a class's counts, or their sums
     over the classes for a micro average).  tn, not the rows' total: a class's tn is
     exactly 0 where no cell counts in it (``confusion.class_counts``), where a total
-    minus the class's weighted rows could leave a residue of ~1e-17.
+    minus the class's weighted rows could leave a residue of ~1e-17.  (It is still
+    the rows' total less the class's, as scikit-learn's multilabel_confusion_matrix
+    takes it: weights more than 2**53 times one another in a segment lose the
+    smaller ones there.)
     ``partials(tp, fp, fn, tn, beta)`` (floats): the numerators of the derivatives
     by tp, fp, fn and tn and their common denominator (:func:`score_partials`; 0
     where the score is ``zero_division``).  ``reads_tn``: whether the score depends
@@ -157,6 +207,22 @@ SCORES: dict[str, Score] = {
             tp, support, predicted, zd, xp
         ),
         _fowlkes_mallows_partials,
+    ),
+    "informedness": Score(
+        lambda tp, support, predicted, tn, beta, zd, xp=POLARS: informedness(
+            tp, support, predicted, tn, zd, xp
+        ),
+        _informedness_partials,
+        reads_tn=True,
+        bounds=(-1.0, 1.0),
+    ),
+    "markedness": Score(
+        lambda tp, support, predicted, tn, beta, zd, xp=POLARS: markedness(
+            tp, support, predicted, tn, zd, xp
+        ),
+        _markedness_partials,
+        reads_tn=True,
+        bounds=(-1.0, 1.0),
     ),
 }
 

@@ -222,9 +222,9 @@ class LabelMethods:
         zero_division
             Value of a ratio whose denominator is 0: 0.0, 1.0 or NaN.
         extra_scores
-            Opt-in scores, columns after the default ones: ``"fowlkes_mallows"``
-            (one name or a list of them; the default columns are the contract's,
-            scikit-learn's report and Jaccard).
+            Opt-in scores, columns after the default ones: ``"fowlkes_mallows"``,
+            ``"informedness"``, ``"markedness"`` (one name or a list of them; the
+            default columns are the contract's, scikit-learn's report and Jaccard).
 
         Returns
         -------
@@ -232,14 +232,19 @@ class LabelMethods:
             ``*by, label, support, predicted, tp, fp, fn, tn`` (Int64, Float64 with
             weights) and ``precision, recall, specificity, f1, jaccard`` (Float64;
             the F column is ``f{beta:g}`` when beta != 1), then ``extra_scores``'
-            (``fowlkes_mallows``).
+            (``fowlkes_mallows, informedness, markedness``, in that order).
 
         Notes
         -----
         precision = tp / (tp + fp), recall = tp / (tp + fn), specificity = tn / (tn + fp),
         F-beta = (1 + b^2) tp / (b^2 (tp + fn) + tp + fp), jaccard = tp / (tp + fp + fn);
         ``zero_division`` where a denominator is 0.  fowlkes_mallows =
-        sqrt(precision x recall) (each ``zero_division`` where undefined).
+        sqrt(precision x recall) (each ``zero_division`` where undefined);
+        informedness (Youden's J) = recall + specificity - 1 = tp / (tp + fn) -
+        fp / (fp + tn), markedness = precision + npv - 1 = tp / (tp + fp) -
+        fn / (fn + tn), both in [-1, 1] and ``zero_division`` where either of
+        their two denominators is 0; their delta-method intervals are Wilson's at
+        the delta method's variance on the score mapped to [0, 1], (v + 1) / 2.
 
         Examples
         --------
@@ -312,8 +317,9 @@ class LabelMethods:
         ``jaccard_score`` has no NaN option, and Jaccard follows the same rule
         here).  ``support`` is the total support of the classes.  samples
         (multilabel only): the mean over rows (weighted by ``weight``) of each
-        row's scores (precision, recall, F, Jaccard, Fowlkes-Mallows) of its two
-        label sets, a row with
+        row's scores (precision, recall, F, Jaccard, Fowlkes-Mallows, and
+        informedness / markedness with the row's tn = the labels in neither set) of
+        its two label sets, a row with
         an empty denominator taking ``zero_division`` (NaN rows skipped).  Unlike
         the others it is not a function of the per-label counts: it needs each
         row's set sizes (its state keeps the histogram of them).

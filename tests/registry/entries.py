@@ -161,6 +161,8 @@ def _b(name: str, **kw: object) -> Call:
 
 
 CI = {"ci": 0.9, "n_boot": 40, "seed": 3}
+#: The opt-in per-class scores (``extra_scores=``).
+EXTRA = ("fowlkes_mallows", "informedness", "markedness")
 #: The columns of the stacked rows of compare_models[stacked]: id, model, prediction.
 STACKED = ("stack_id", "stack_model", "stack_pred")
 
@@ -198,16 +200,16 @@ METHODS: list[Entry] = [
     Entry("averages", _m("averages", zero_division=1.0), ("labels",), state="counts"),
     Entry("report", _m("report"), ("labels",), state="counts"),
     Entry(
-        "report[extra_scores]",  # the opt-in scores: fowlkes_mallows
-        _m("report", extra_scores=["fowlkes_mallows"], beta=0.5),
+        "report[extra_scores]",  # the opt-in scores: fowlkes_mallows, informedness, markedness
+        _m("report", extra_scores=list(EXTRA), beta=0.5),
         ("labels",),
         outputs="report",
         state="counts",
         beta=0.5,
     ),
     Entry(
-        "per_class[ci-extra_scores]",  # the delta method's interval of fowlkes_mallows
-        _m("per_class", extra_scores="fowlkes_mallows", **CI),
+        "per_class[ci-extra_scores]",  # the delta method's intervals of the opt-in scores
+        _m("per_class", extra_scores=list(EXTRA), **CI),
         ("labels",),
         outputs="per_class",
         ci=True,
@@ -520,7 +522,7 @@ METHODS: list[Entry] = [
     ),
     Entry(
         "averages[multilabel-extra_scores]",
-        lambda m, c: m.averages(c.ml, c.mlp, by=c.by, weight=c.w, extra_scores=["fowlkes_mallows"]),
+        lambda m, c: m.averages(c.ml, c.mlp, by=c.by, weight=c.w, extra_scores=list(EXTRA)),
         ("multilabel",),
         outputs="averages",
         state="multilabel_counts",
@@ -790,6 +792,8 @@ METHODS: list[Entry] = [
                 "f1",
                 "jaccard",
                 "fowlkes_mallows",
+                "informedness",
+                "markedness",
                 "specificity",
                 "calibration_error",
             ],
@@ -1108,8 +1112,8 @@ FINISHERS: dict[str, Callable[[object, Cols], object]] = {
     "per_class": lambda st, c: st.per_class(beta=2.0),
     "averages": lambda st, c: st.averages(zero_division=1.0),
     "report": lambda st, c: st.report(),
-    "report[extra_scores]": lambda st, c: st.report(extra_scores=["fowlkes_mallows"], beta=0.5),
-    "per_class[ci-extra_scores]": lambda st, c: st.per_class(extra_scores="fowlkes_mallows", **CI),
+    "report[extra_scores]": lambda st, c: st.report(extra_scores=list(EXTRA), beta=0.5),
+    "per_class[ci-extra_scores]": lambda st, c: st.per_class(extra_scores=list(EXTRA), **CI),
     "summary": lambda st, c: st.summary(),
     "summary[replace_undefined_by]": lambda st, c: st.summary(replace_undefined_by=0.5),
     "roc_auc": lambda st, c: st.roc_auc(),
@@ -1131,9 +1135,7 @@ FINISHERS: dict[str, Callable[[object, Cols], object]] = {
     # multilabel (from_multilabel_counts): keyed by the entry they equal
     "per_class[multilabel]": lambda st, c: st.per_class(beta=2.0),
     "averages[multilabel]": lambda st, c: st.averages(zero_division=1.0),
-    "averages[multilabel-extra_scores]": lambda st, c: st.averages(
-        extra_scores=["fowlkes_mallows"]
-    ),
+    "averages[multilabel-extra_scores]": lambda st, c: st.averages(extra_scores=list(EXTRA)),
     "report[multilabel]": lambda st, c: st.report(labels=[c.q[2][0], c.q[0][0]]),
     "summary[multilabel]": lambda st, c: st.summary(),
     "report[multilabel-map]": lambda st, c: st.report(),
@@ -1195,6 +1197,8 @@ EXPRESSIONS: dict[str, tuple[Callable[[Cols], pl.Expr], Callable[[Cols], pl.Expr
         lambda c: plm.fowlkes_mallows(c.yb, c.p, pos_label=c.pos, weight=c.w),
         None,
     ),
+    "informedness": (lambda c: plm.informedness(c.yb, c.p, pos_label=c.pos, weight=c.w), None),
+    "markedness": (lambda c: plm.markedness(c.yb, c.p, pos_label=c.pos, weight=c.w), None),
     "specificity": (lambda c: plm.specificity(c.yb, c.p, pos_label=c.pos, weight=c.w), None),
     "roc_auc": (lambda c: plm.roc_auc(c.yb, c.s, pos_label=c.pos), None),
     "gini": (lambda c: plm.gini(c.yb, c.s, pos_label=c.pos), None),
@@ -1215,6 +1219,11 @@ EXPRESSIONS: dict[str, tuple[Callable[[Cols], pl.Expr], Callable[[Cols], pl.Expr
         lambda c: plm.fowlkes_mallows(c.y, c.p, average="macro", weight=c.w),
         None,
     ),
+    "informedness[weighted]": (
+        lambda c: plm.informedness(c.y, c.p, average="weighted", weight=c.w),
+        None,
+    ),
+    "markedness[micro]": (lambda c: plm.markedness(c.y, c.p, average="micro", weight=c.w), None),
     "mcc": (lambda c: plm.mcc(c.y, c.p, weight=c.w), None),
     "balanced_accuracy": (lambda c: plm.balanced_accuracy(c.y, c.p, weight=c.w), None),
     "cohen_kappa": (lambda c: plm.cohen_kappa(c.y, c.p, weight=c.w), None),

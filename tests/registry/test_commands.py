@@ -91,7 +91,7 @@ CLI: list[tuple[str, str, list[str]]] = [
         "report[extra_scores]",
         *_LABELS,
         "--extra-scores",
-        "fowlkes_mallows",
+        "fowlkes_mallows,informedness,markedness",
         "--beta",
         "0.5",
     ),
@@ -101,7 +101,7 @@ CLI: list[tuple[str, str, list[str]]] = [
         *_LABELS,
         *_CI,
         "--extra-scores",
-        "fowlkes_mallows",
+        "fowlkes_mallows,informedness,markedness",
     ),
     _cli("report", "report[ci]", *_LABELS, *_CI),
     _cli("report", "report[bootstrap]", *_LABELS, *_CI, "--ci-method", "bootstrap"),
@@ -205,7 +205,10 @@ CLI: list[tuple[str, str, list[str]]] = [
     _cli("per-class", "per_class[multilabel]", *_SETS, "--beta", "2"),
     _cli("averages", "averages[multilabel]", *_SETS, "--zero-division", "1"),
     _cli(
-        "averages", "averages[multilabel-extra_scores]", *_SETS, "--extra-scores", "fowlkes_mallows"
+        "averages",
+        "averages[multilabel-extra_scores]",
+        *_SETS,
+        *("--extra-scores", "fowlkes_mallows,informedness,markedness"),
     ),
     _cli("report", "report[multilabel]", *_SETS, "--labels", "2,0"),
     _cli("summary", "summary[multilabel]", *_SETS),
@@ -305,7 +308,8 @@ CLI: list[tuple[str, str, list[str]]] = [
         *("--score", "s", "--index", "ts", "--every", "1d", "--period", "2d"),
         *(
             "--metrics",
-            "precision,recall,f1,jaccard,fowlkes_mallows,specificity,calibration_error",
+            "precision,recall,f1,jaccard,fowlkes_mallows,informedness,markedness,specificity,"
+            "calibration_error",
         ),
     ),
     _cli(
