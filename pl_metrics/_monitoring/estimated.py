@@ -152,20 +152,20 @@ def _current_state(
     weight: str | None,
     probabilities: bool,
     keyed: bool,
-) -> pl.LazyFrame:
-    """``*keys`` and each segment's rows as lists (:mod:`.segment_sums`: the sort keys
-    and the least score when ``keyed``, else the scores, their ``arg_sort``, the
-    predictions and the weights), its data checks counted in the same aggregation
-    and raised at collect; no row for no rows."""
+) -> tuple[pl.LazyFrame, pl.LazyFrame, Callable[[pl.DataFrame, pl.DataFrame], None]]:
+    """(lists, counts, check): ``*keys`` and each segment's rows as lists (the sort
+    keys when ``keyed``, else the scores and the predictions; the weights; no row for
+    no rows), the data checks counted over all the rows (one ``select``: a
+    ``group_by`` would evaluate them group by group) with the least score, and
+    ``check(counts, lists)``, which raises the first failing check."""
     predicted = pl.col(y_pred) == pl.lit(pos_label, schema[y_pred])
     score = sc.as_score(y_score, schema[y_score])
     if keyed:
         lists = [ss.sort_key(score, predicted).alias(ss.KEY)]
     else:
-        lists = [score.alias(ss.SCORES), score.arg_sort().alias(ss.ORDER)]
-        lists.append(predicted.fill_null(value=False).alias(ss.PREDICTED))
+        lists = [score.alias(ss.SCORES), predicted.fill_null(value=False).alias(ss.PREDICTED)]
     aggs, checks = sc.score_checks(schema, [y_score])
-    aggs += [score.min().alias(ss.LEAST)] if keyed else []
+    aggs.append(score.min().alias(ss.LEAST))
     if probabilities:  # calibration=None: the scores are the probabilities
         outside = (score < 0) | (score > 1)
         aggs.append(outside.sum().alias(_OUTSIDE))
@@ -175,32 +175,40 @@ def _current_state(
     )
     aggs += label_aggs
     checks += label_checks
+    totals: list[pl.Expr] = []
     if weight is not None:
         w = pl.col(weight).cast(pl.Float64)
         lists.append(w.alias(ss.WEIGHTS))
-        aggs += [
-            v.bad_weight(weight).alias(v.BAD_WEIGHT),
-            v.weight_total_too_large(w.sum()).alias(inputs.SEGMENT_WEIGHT),
-        ]
+        aggs.append(v.bad_weight(weight).alias(v.BAD_WEIGHT))
+        totals.append(v.weight_total_too_large(w.sum()).alias(inputs.SEGMENT_WEIGHT))
         checks += inputs.weight_checks(weight)
     if keys:
-        frame = rows.group_by(keys).agg(*lists, *aggs)
+        grouped = rows.group_by(keys).agg(*lists, *totals)
     else:  # one segment: a select (a group_by of one group hashes every row)
-        frame = (
-            rows.select(*(e.implode() for e in lists), *aggs, pl.len().alias(ROWS))
+        grouped = (
+            rows.select(*(e.implode() for e in lists), *totals, pl.len().alias(ROWS))
             .filter(pl.col(ROWS) > 0)
             .drop(ROWS)
             .with_columns(pl.lit(0, pl.Int8).alias(ALL))
         )
-    return _labels_checked(
-        frame,
-        rows,
-        checks,
-        column=y_pred,
-        argument="y_pred",
-        pos_label=pos_label,
-        default_pos=default_pos,
-    )
+
+    def check(counts: pl.DataFrame, lists: pl.DataFrame) -> None:
+        frame = counts.lazy()
+        if weight is not None:  # any segment's total too large
+            too_large = lists.get_column(inputs.SEGMENT_WEIGHT).sum()
+            frame = frame.with_columns(pl.lit(too_large, pl.Int64).alias(inputs.SEGMENT_WEIGHT))
+        checked = _labels_checked(
+            frame,
+            rows,
+            checks,
+            column=y_pred,
+            argument="y_pred",
+            pos_label=pos_label,
+            default_pos=default_pos,
+        )
+        checked.collect()
+
+    return grouped, rows.select(aggs), check
 
 
 class Reference:
@@ -315,7 +323,7 @@ class Reference:
 
 
 def _segment_sums(
-    state: Callable[[bool], pl.LazyFrame],
+    state: Callable[[bool], tuple[pl.LazyFrame, pl.LazyFrame, Any]],
     keys: list[str],
     fit: Callable[[], tuple[Any, Any]] | None,
     *,
@@ -325,10 +333,10 @@ def _segment_sums(
 ) -> pl.LazyFrame:
     """``*keys, n, _TP, _FP, _FN, _TN, roc_auc`` (+ the variances with ``ci``), at
     collect: the calibration map fitted (``fit``, the reference's errors first), then
-    the segments' lists (``state(keyed)``; keys met with a negative score read the
-    rows again, unkeyed) summed in one numpy pass (:func:`segment_sums.segment_sums`)."""
-    lazy = state(keyed)
-    given = lazy.collect_schema()
+    the segments' lists and the checks' counts (``state(keyed)``, one query; keys
+    met with a negative score read the rows again, unkeyed) summed in numpy
+    (:func:`segment_sums.segment_sums`)."""
+    given = state(keyed)[0].collect_schema()
     sums = [_TP, _FP, _FN, _TN, "roc_auc", *((_VAR_TP, _VAR_FN, _VAR_AUC) if ci else ())]
     schema = pl.Schema(
         {
@@ -342,17 +350,29 @@ def _segment_sums(
         import numpy as np
 
         fitted = None if fit is None else fit()
-        df, sorted_keys = lazy.collect(), keyed
-        if sorted_keys and df.height and bool((df.get_column(ss.LEAST) < 0).any()):
-            df, sorted_keys = state(False).collect(), False  # the keys need one sign
-        lists = df.get_column(ss.KEY if sorted_keys else ss.SCORES)
-        scores, predicted, weights = ss.sorted_rows(df, keyed=sorted_keys, weighted=weighted)
+        lists, counts, check = state(keyed)
+        found, df = pl.collect_all([counts, lists])
+        check(found, df)
+        sorted_keys = keyed
+        if keyed and bool((found.get_column(ss.LEAST) < 0).any()):
+            df, sorted_keys = state(False)[0].collect(), False  # the keys need one sign
+        values = df.get_column(ss.KEY if sorted_keys else ss.SCORES)
+        sizes = values.list.len().to_numpy().astype(np.int64)
 
-        def calibrate(values: Any) -> Any:
-            return values if fitted is None else cal.calibrate(values, *fitted)
+        def flat(name: str) -> Any:
+            return df.get_column(name).explode().to_numpy()
 
-        sizes = lists.list.len().to_numpy().astype(np.int64)
-        out = ss.segment_sums(sizes, scores, predicted, weights, calibrate, ci=ci)
+        def calibrate(scores: Any) -> Any:
+            return scores if fitted is None else cal.calibrate(scores, *fitted)
+
+        out = ss.segment_sums(
+            sizes,
+            flat(ss.KEY if sorted_keys else ss.SCORES),
+            None if sorted_keys else flat(ss.PREDICTED),
+            flat(ss.WEIGHTS) if weighted else None,
+            calibrate,
+            ci=ci,
+        )
         columns = {"n": out["n"], _TP: out["tp"], _FP: out["fp"], _FN: out["fn"]}
         columns |= {_TN: out["tn"], "roc_auc": out["roc_auc"]}
         if ci:

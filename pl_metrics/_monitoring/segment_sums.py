@@ -38,7 +38,6 @@ KEY = f"{INTERNAL}sort_key"  # un-weighted, scores not negative: bits << 1 | pre
 SCORES = f"{INTERNAL}scores"  # the other way: the scores, the predictions, the weights
 PREDICTED = f"{INTERNAL}predicted"
 WEIGHTS = f"{INTERNAL}weights"
-ORDER = f"{INTERNAL}order"  # each segment's arg_sort of its scores
 LEAST = f"{INTERNAL}least_score"  # a segment's least score (the keys need no sign)
 
 _NO_SIGN = (1 << 63) - 1
@@ -56,31 +55,27 @@ def sort_key(score: pl.Expr, predicted: pl.Expr) -> pl.Expr:
     return (bits * pl.lit(2, pl.UInt64) + flag).fill_null(0)
 
 
-def _flat(column: pl.Series, *, sort: bool) -> Any:
-    """The values of a list column, one segment's after the other (numpy); each list
-    sorted first with ``sort`` (polars, the lists in parallel)."""
-    if sort:
-        column = column.list.eval(pl.element().sort())
-    return column.explode().to_numpy()
-
-
-def sorted_rows(df: pl.DataFrame, *, keyed: bool, weighted: bool) -> tuple[Any, Any, Any]:
-    """(scores, predicted, weights or None): every segment's rows (``df``'s lists, a row
-    per segment) sorted by score, the segments one after the other."""
+def _sorted(sizes: Any, values: Any, predicted: Any, weights: Any) -> tuple[Any, Any, Any]:
+    """(scores, predicted, weights) of a range's rows sorted by score within each
+    segment: ``values`` the keys (``predicted`` None: :func:`sort_key`; one numpy
+    sort of a segment alone) or the scores (an ``argsort`` and the gathers).  A
+    range of several segments is sorted by score, then by segment (stable: a radix
+    sort of small integers)."""
     import numpy as np
 
-    if keyed:
-        keys = _flat(df.get_column(KEY), sort=True)
-        predicted = (keys & np.uint64(1)).astype(bool)
-        scores = (keys >> np.uint64(1)).view(np.float64)
-        return scores, predicted, None
-    sizes = df.get_column(SCORES).list.len().to_numpy().astype(np.int64)
-    starts = np.repeat(np.cumsum(sizes) - sizes, sizes)
-    at = _flat(df.get_column(ORDER), sort=False).astype(np.int64) + starts
-    scores = _flat(df.get_column(SCORES), sort=False)[at]
-    predicted = _flat(df.get_column(PREDICTED), sort=False).astype(bool)[at]
-    weights = _flat(df.get_column(WEIGHTS), sort=False)[at] if weighted else None
-    return scores, predicted, weights
+    if predicted is None and sizes.size == 1:
+        keys = np.sort(values)
+    else:
+        order = np.argsort(values)
+        if sizes.size > 1:
+            small = np.int16 if sizes.size < 1 << 15 else np.int32
+            segment = np.repeat(np.arange(sizes.size, dtype=small), sizes)
+            order = order[np.argsort(segment[order], kind="stable")]
+        if predicted is not None:
+            gathered = None if weights is None else weights[order]
+            return values[order], predicted[order].astype(bool), gathered
+        keys = values[order]
+    return (keys >> np.uint64(1)).view(np.float64), (keys & np.uint64(1)).astype(bool), None
 
 
 #: Segments of at most this many rows are summed together, a range of them at a
@@ -229,15 +224,16 @@ def _range_sums(
 
 def segment_sums(
     sizes: Any,
-    scores: Any,
+    values: Any,
     predicted: Any,
     weights: Any,
     calibrate: Any,
     *,
     ci: bool,
 ) -> dict[str, Any]:
-    """Per segment (``sizes``: its rows, none empty; the rows sorted by score within
-    each, the segments one after the other): ``n`` (summed weights; the rows without
+    """Per segment (``sizes``: its rows, none empty, the segments' rows one after the
+    other; ``values``: their :func:`sort_key` with ``predicted`` None, else their
+    scores): ``n`` (summed weights; the rows without
     ``weights``), ``tp, fp, fn, tn``, ``roc_auc`` (NaN where undefined) and with
     ``ci`` ``var_tp, var_fn, var_auc``.  ``calibrate``: the probabilities of distinct
     scores.  A range of segments at a time (:func:`ranges`), two at once (numpy
@@ -251,8 +247,9 @@ def segment_sums(
         a, b = bound
         lo, hi = rows[a], rows[b]
         w = None if weights is None else weights[lo:hi]
-        args = (sizes[a:b], scores[lo:hi], predicted[lo:hi], w, calibrate)
-        return _range_sums(*args, ci=ci)
+        pred = None if predicted is None else predicted[lo:hi]
+        rows_sorted = _sorted(sizes[a:b], values[lo:hi], pred, w)
+        return _range_sums(sizes[a:b], *rows_sorted, calibrate, ci=ci)
 
     with ThreadPoolExecutor(2 if len(bounds) > 1 else 1) as pool:
         done = list(pool.map(one, bounds))
@@ -269,4 +266,4 @@ def segment_sums(
     return {k: np.concatenate([d[k] for d in done]) if done else empty for k in names}
 
 
-__all__ = ["segment_sums", "sort_key", "sorted_rows"]
+__all__ = ["segment_sums", "sort_key"]
