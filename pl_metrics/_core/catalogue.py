@@ -95,7 +95,7 @@ _LOWER = (
     "false_omission_rate",
 )
 #: The per-class scores of ``formulas.SCORES`` by their names at beta 1 (``f1``).
-_SCORES = tuple("f1" if s == "f" else s for s in fm.SCORES)
+_SCORES = tuple(fm.score_name(s) for s in fm.SCORES)
 #: The binary metrics over_time takes (the positive class's), and compare_models'.
 _OVER_TIME_BINARY = (*_SCORES, "specificity")
 _PAIRED_BINARY = ("precision", "recall", "f1")

@@ -227,6 +227,19 @@ SCORES: dict[str, Score] = {
 }
 
 
+def score_key(name: str) -> str:
+    """The key in :data:`SCORES` of a per-class score as the calls name it: ``f1``
+    (F-beta at beta 1, the metric ``f1`` / ``f1_macro``) is ``f``; every other name is
+    its own key.  The one place that ties F-beta's key to its name."""
+    return "f" if name == "f1" else name
+
+
+def score_name(key: str) -> str:
+    """The name of a key of :data:`SCORES` at beta 1 (``f`` is ``f1``): the inverse of
+    :func:`score_key`."""
+    return "f1" if key == "f" else key
+
+
 def score_partials(  # noqa: PLR0917 - the counts, then the options, as every formula here
     name: str, tp: Any, fp: Any, fn: Any, tn: Any, beta: float, xp: Backend = POLARS
 ) -> tuple[Any, Any, Any, Any]:
@@ -341,7 +354,7 @@ def binary_metric(
     tp, support, predicted = counts["tp"], counts["tp"] + counts["fn"], counts["tp"] + counts["fp"]
     if name == "specificity":
         return specificity(counts["tn"], counts["fp"], zero_division, xp)
-    score = SCORES.get("f" if name == "f1" else name)
+    score = SCORES.get(score_key(name))
     if score is not None:
         return score.value(tp, support, predicted, counts["tn"], 1.0, zero_division, xp)
     msg = f"no binary metric {name!r}"

@@ -52,6 +52,7 @@ import polars as pl
 
 from pl_metrics._core import catalogue as cat
 from pl_metrics._core import checks as v
+from pl_metrics._core import formulas as fm
 from pl_metrics._core import scores as sc
 from pl_metrics._core.confusion import label_key
 from pl_metrics._core.names import INTERNAL
@@ -210,7 +211,7 @@ def _label_reduce(metric: str) -> bs.Reduce:
         """replicate x segment, from counts replicate x segment x class."""
         if metric in LABEL_METRICS:
             return rp.summary(tp, support, predicted)[metric]
-        name = "f" if metric == "f1" else metric
+        name = fm.score_key(metric)
         scores = rp.scores(tp, support, predicted, 1.0, ZERO_DIVISION)[name]
         return np.take_along_axis(scores, pos[None, :, None], axis=2)[..., 0]
 

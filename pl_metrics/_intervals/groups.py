@@ -86,7 +86,7 @@ def label_metric_values(
                     out[m][:, members] = summary[m]
                 elif m in _AVERAGES:
                     average, score = _AVERAGES[m]
-                    out[m][:, members] = averages[average]["f" if score == "f1" else score]
+                    out[m][:, members] = averages[average][fm.score_key(score)]
     binary_metrics = [m for m in metrics if m not in SUMMARY and m not in _AVERAGES]
     if binary_metrics:
         zeros = np.zeros((n_rep, n_members))

@@ -50,7 +50,7 @@ def count_gradient(name: str, tp: Any, fp: Any, fn: Any, tn: Any) -> tuple[Any, 
         n = tp + fp + fn + tn
         one = fm.POLARS.ratio(n * 0.0 + 1.0, n, 0.0)
         return one, -one
-    score = "f" if name == "f1" else name
+    score = fm.score_key(name)
     if score not in fm.SCORES:  # specificity = tn / (tn + fp): d_tn = fp / D^2, d_fp = -tn / D^2
         square = (tn + fp) * (tn + fp)
         return fm.POLARS.ratio(tn, square, 0.0), -fm.POLARS.ratio(fp, square, 0.0)
