@@ -49,6 +49,8 @@ _ENGINE = _declared.Engine(
     ),
     prepare=_engine.prepare,
     run=_engine.run,
+    rank=_engine.ranked,
+    release=_engine.release,
     options=(
         _P("client", _P.KEYWORD_ONLY, default=None, annotation="distributed.Client | None"),
         _P("split_every", _P.KEYWORD_ONLY, default=8, annotation="int"),

@@ -68,6 +68,8 @@ _ENGINE = _declared.Engine(
     prepare=lambda sdf, columns: (sdf, _engine.schema(sdf, columns), None),
     run=_engine.run,
     chunk_rows=lambda: CHUNK_ROWS,
+    rank=_engine.ranked,
+    release=_engine.release,
 )
 globals().update(_declared.functions(_ENGINE))
 

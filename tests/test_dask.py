@@ -355,28 +355,38 @@ def test_a_data_error_of_a_dask_dataframe_in_dasks_idiom(client) -> None:
     assert "ddf.dropna(subset=['y_true'])" in str(got.value)
 
 
-def test_exact_auc_sends_only_partition_summaries(client, dataset, monkeypatch) -> None:
-    """The exact AUC of un-weighted rows: the rows sorted by score on the workers, each
-    partition's counts per segment to the client (partitions x segments rows, not a
-    row per distinct score), the frame method's number to the bit."""
+def test_exact_ranking_sends_only_partition_summaries(client, dataset, monkeypatch) -> None:
+    """The exact AUC and AP of un-weighted rows: the rows sorted by score on the
+    workers, each partition's counts per segment to the client (partitions x segments
+    rows, not a row per distinct score; the AP's second pass its terms), the frame
+    method's AUC to the bit and AP to 1e-12 (its terms summed in another order)."""
     from pl_metrics._engines import ranked
 
     root, df = dataset
     seen: list[int] = []
-    finish = ranked.roc_auc
+    auc, ap = ranked.roc_auc, ranked.average_precision
 
-    def spy(summaries: pl.DataFrame, segments: list[str]) -> pl.DataFrame:
+    def spy_auc(summaries: pl.DataFrame, segments: list[str]) -> pl.DataFrame:
         seen.append(summaries.height)
-        return finish(summaries, segments)
+        return auc(summaries, segments)
 
-    monkeypatch.setattr(ranked, "roc_auc", spy)
+    def spy_ap(summaries: pl.DataFrame, terms: pl.DataFrame, segments: list[str]) -> pl.DataFrame:
+        seen.extend([summaries.height, terms.height])
+        return ap(summaries, terms, segments)
+
+    monkeypatch.setattr(ranked, "roc_auc", spy_auc)
+    monkeypatch.setattr(ranked, "average_precision", spy_ap)
     continuous = df.with_columns(s=pl.Series(np.random.default_rng(9).random(df.height)))
     continuous.write_parquet(root.parent / "continuous.parquet")
-    for data, rows in ((root, df), (root.parent / "continuous.parquet", continuous)):
+    for data, rows, score in (
+        (root, df, "s2"),  # 8 files, tied scores
+        (root.parent / "continuous.parquet", continuous, "s"),
+    ):
         for by in ("country", None):
-            score = "s2" if rows is df else "s"
             got = pmd.roc_auc(data, "y", score, by=by, client=client)
-            expected = rows.metrics.roc_auc("y", score, by=by)
-            assert_frame_equal(got, expected, check_exact=True)
-    assert len(seen) == 4
+            assert_frame_equal(got, rows.metrics.roc_auc("y", score, by=by), check_exact=True)
+            got = pmd.average_precision(data, "y", score, by=by, client=client)
+            expected = rows.metrics.average_precision("y", score, by=by)
+            assert_frame_equal(got, expected, rel_tol=1e-12, abs_tol=0)
+    assert len(seen) == 4 * 3
     assert max(seen) <= 8 * 3  # partitions x segments

@@ -186,14 +186,17 @@ def test_ranking_methods_equal_one_machine(
 ) -> None:
     sorted_by_frame = weight is None and bins is None and score == "s"
     for method in ("roc_auc", "average_precision", "ks"):
+        # the exact AP of un-weighted rows comes from partitions of score ranges (its
+        # terms added per partition, then over them: to 1e-12, not bit for bit)
+        ranked = method == "average_precision" and weight is None and bins is None
         got = getattr(pms, method)(sdf, "y", score, by="seg", weight=weight, bins=bins)
         expected = getattr(df.metrics, method)("y", score, by="seg", weight=weight, bins=bins)
-        _equal(got, expected, weight is not None or sorted_by_frame)
+        _equal(got, expected, weight is not None or sorted_by_frame or ranked)
         if weight is None:  # one machine's state and the same finisher: bit for bit
             state = df.metrics.score_counts("y", score, by="seg", bins=bins)
             bound = {"error_bound": bins is not None} if method != "average_precision" else {}
             one = getattr(plm.from_score_counts(state, by="seg"), method)(**bound)
-            _equal(got, one, close=False)
+            _equal(got, one, close=ranked)
 
 
 def test_curves_and_gains_equal_one_machine(df: pl.DataFrame, sdf: SparkFrame) -> None:
@@ -551,27 +554,36 @@ def test_a_session_without_a_spark_context_runs_without_the_check(
     assert got == pytest.approx(expected, rel=1e-12)
 
 
-def test_exact_auc_sends_only_partition_summaries(
+def test_exact_ranking_sends_only_partition_summaries(
     df: pl.DataFrame, sdf: SparkFrame, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The exact AUC of un-weighted rows: range-partitioned by score on the executors,
-    each partition's counts per segment to the driver (partitions x segments rows, not
-    a row per distinct score: 12,000 continuous scores here), the frame method's
-    number to the bit; weighted, binned or with an interval: the merged state."""
+    """The exact AUC and AP of un-weighted rows: range-partitioned by score on the
+    executors, each partition's counts per segment to the driver (partitions x
+    segments rows, not a row per distinct score: 12,000 continuous scores here; the
+    AP's second pass its terms), the frame method's AUC to the bit and AP to 1e-12;
+    weighted, binned or with an interval: the merged state."""
     from pl_metrics._engines import ranked
 
     seen: list[int] = []
-    finish = ranked.roc_auc
+    auc, ap = ranked.roc_auc, ranked.average_precision
 
-    def spy(summaries: pl.DataFrame, segments: list[str]) -> pl.DataFrame:
+    def spy_auc(summaries: pl.DataFrame, segments: list[str]) -> pl.DataFrame:
         seen.append(summaries.height)
-        return finish(summaries, segments)
+        return auc(summaries, segments)
 
-    monkeypatch.setattr(ranked, "roc_auc", spy)
+    def spy_ap(summaries: pl.DataFrame, terms: pl.DataFrame, segments: list[str]) -> pl.DataFrame:
+        seen.extend([summaries.height, terms.height])
+        return ap(summaries, terms, segments)
+
+    monkeypatch.setattr(ranked, "roc_auc", spy_auc)
+    monkeypatch.setattr(ranked, "average_precision", spy_ap)
     for by in ("seg", ["seg", "odd name.x"], None):
         expected = df.metrics.roc_auc("y", "s", by=by)
         assert_frame_equal(pms.roc_auc(sdf, "y", "s", by=by), expected, check_exact=True)
-    assert len(seen) == 3
+        expected = df.metrics.average_precision("y", "s", by=by)
+        got = pms.average_precision(sdf, "y", "s", by=by)
+        assert_frame_equal(got, expected, rel_tol=1e-12, abs_tol=0)
+    assert len(seen) == 3 * 3
     assert max(seen) <= 5 * 4 * 3  # partitions x segments
     _equal(pms.roc_auc(sdf, "y", "s", weight="w"), df.metrics.roc_auc("y", "s", weight="w"), True)
-    assert len(seen) == 3
+    assert len(seen) == 3 * 3

@@ -79,18 +79,29 @@ class Shards:
     where: str | None  # the shard the schema was read from (named in its errors)
     data: Any = None  # the dask.dataframe or the files, as given
 
-    def ranked(self, job: Job) -> Shards:
-        """The rows sorted by score (``sort_values``: equal scores in one partition,
-        the partitions in ascending score ranges), one shard a partition."""
-        import dask.dataframe as dd
-
-        frame = self.data if is_dask_frame(self.data) else dd.read_parquet(self.sources)
-        present = [c for c in job.columns if c in frame.columns]
-        parts = list(frame[present].sort_values(job.args[1]).to_delayed())
-        return Shards(parts, [None] * len(parts), self.schema, self.where, frame)
-
     def label(self, i: int) -> str:
         return self.names[i] or f"partition {i}"
+
+
+def ranked(given: Shards, job: Job, passes: int, *, client: Any, split_every: int) -> Shards:
+    """The columns ``job`` reads sorted by its score (``sort_values``: equal scores in one
+    partition, the partitions in ascending score ranges; :mod:`.ranked`), one shard a
+    partition, computed once for a second pass."""
+    import dask.dataframe as dd
+
+    del split_every
+    frame = given.data if is_dask_frame(given.data) else dd.read_parquet(given.sources)
+    present = [c for c in job.columns if c in frame.columns]
+    frame = frame[present].sort_values(job.args[1])
+    parts = list(frame.to_delayed())
+    if passes > 1:  # the same partitions for both passes: computed once
+        parts = _runner(client).materialize(parts)
+    return Shards(parts, [None] * len(parts), given.schema, given.where, frame)
+
+
+def release(given: Shards) -> None:
+    """Nothing to drop: the persisted partitions go with the last reference."""
+    del given
 
 
 def shards(data: object, columns: Sequence[str]) -> Shards:
@@ -163,10 +174,18 @@ def _meta(shard: jobs.Shard) -> tuple[jobs.Shard, list[tuple[str, pl.DataType]] 
 class _Local:
     """Dask's default scheduler: the shards computed by ``dask.compute``, the merges here."""
 
-    def start(self, tasks: list[Any]) -> list[Any]:
+    def start(self, sources: list[Any], job: Job) -> list[Any]:
+        """Each shard's :class:`.jobs.Shard` (a source: a path, a delayed partition, or a
+        materialized one)."""
         import dask
 
-        return list(dask.compute(*tasks))
+        return list(dask.compute(*_tasks(sources, job)))
+
+    def materialize(self, parts: list[Any]) -> list[Any]:
+        """Delayed partitions computed once (read by two passes)."""
+        import dask
+
+        return list(dask.compute(*parts))
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> Any:
         return fn(*args)
@@ -184,8 +203,16 @@ class _Distributed:
 
     client: Any
 
-    def start(self, tasks: list[Any]) -> list[Any]:
-        return list(self.client.compute(tasks))
+    def start(self, sources: list[Any], job: Job) -> list[Any]:
+        from distributed import Future
+
+        if sources and all(isinstance(s, Future) for s in sources):  # materialized
+            return [self.submit(_shard, s, job, i) for i, s in enumerate(sources)]
+        return list(self.client.compute(_tasks(sources, job)))
+
+    def materialize(self, parts: list[Any]) -> list[Any]:
+        """Delayed partitions computed once on the workers (read by two passes)."""
+        return list(self.client.compute(parts))
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> Any:
         return self.client.submit(fn, *args, pure=False)
@@ -195,6 +222,12 @@ class _Distributed:
 
     def result(self, item: Any) -> Any:
         return item.result()
+
+
+def _tasks(sources: list[Any], job: Job) -> list[Any]:
+    import dask
+
+    return [dask.delayed(_shard)(source, job, i) for i, source in enumerate(sources)]
 
 
 def _runner(client: Any) -> _Local | _Distributed:
@@ -215,13 +248,10 @@ def run(
 ) -> pl.DataFrame:
     """The state ``job`` of every shard, merged ``split_every`` at a time where the
     states are: with the frame method's count dtypes, sorted by its keys."""
-    import dask
 
     (split_every,) = checked(job.method, split_every=split_every)
     runner = _runner(client)
-    given = given.ranked(job) if job.ranked else given
-    tasks = [dask.delayed(_shard)(source, job, i) for i, source in enumerate(given.sources)]
-    states = runner.start(tasks)
+    states = runner.start(given.sources, job)
     read = runner.gather([runner.submit(_meta, s) for s in states])
     metas = [m for m, _ in read]
     errors = [(given.names[i], e) for i, m in enumerate(metas) for e in m.errors]

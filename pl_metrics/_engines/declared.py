@@ -127,6 +127,10 @@ class Engine:
     options: tuple[inspect.Parameter, ...] = ()
     options_doc: str = ""
     chunk_rows: Callable[[], int] = field(default=lambda: 0)
+    #: The rows range-partitioned by a job's score, and those partitions dropped
+    #: (the exact ranking of :mod:`.ranked`): ``rank(handle, job, passes, **options)``.
+    rank: Callable[..., Any] = field(default=lambda handle, job, passes, **options: handle)
+    release: Callable[[Any], None] = field(default=lambda handle: None)
 
 
 def _is_default(value: object, default: object) -> bool:
@@ -252,11 +256,44 @@ def _check(
         raise jobs.named(exc, [where]) from exc
 
 
+#: The exact ranking metrics computed from partitions of score ranges, and their passes.
+_RANKED = {"roc_auc": 1, "average_precision": 2}
+
+
 def _ranked(declared: Declared, kind: str, values: dict[str, Any]) -> bool:
-    """The exact AUC of un-weighted rows without an interval: from the partitions of
-    score ranges (:mod:`.ranked`; the driver holds partitions x segments rows)."""
+    """The exact AUC or AP of un-weighted rows without an interval: from the partitions
+    of score ranges (:mod:`.ranked`; the driver holds partitions x segments rows)."""
     plain = all(values.get(n) is None for n in ("bins", "weight", "ci", "max_fpr"))
-    return declared.method == "roc_auc" and kind == "score_counts" and plain
+    return declared.method in _RANKED and kind == "score_counts" and plain
+
+
+def _exact_ranking(
+    engine: Engine,
+    method: str,
+    handle: Any,
+    job: jobs.Job,
+    schema: pl.Schema,
+    *,
+    options: dict[str, Any],
+) -> pl.DataFrame:
+    """``*by, roc_auc`` / ``*by, average_precision`` from the partitions of score ranges:
+    their summaries (and for the AP, a second pass with each partition's prefix)."""
+    segments = job.keys[:-1]
+    passes = _RANKED[method]
+    ranged = engine.rank(handle, job, passes, **options)
+    try:
+        summaries = engine.run(ranged, job, schema, **options)
+        if ranked.PART not in summaries.columns:  # no shard had rows
+            summaries = ranked.summary(summaries, segments, 0)
+        if method == "roc_auc":
+            return ranked.roc_auc(summaries, segments)
+        prefix = ranked.prefix(summaries, segments)
+        terms = engine.run(ranged, replace(job, prefix=prefix), schema, **options)
+        if ranked.PART not in terms.columns:  # no shard had rows
+            terms = summaries.select(*segments, ranked.PART, terms=pl.lit(0.0))
+        return ranked.average_precision(summaries, terms, segments)
+    finally:
+        engine.release(ranged)
 
 
 def call(
@@ -283,12 +320,8 @@ def call(
     job = jobs.job(kind, args, chunk_rows=engine.chunk_rows(), **state_kw)
     if _ranked(declared, kind, values):
         job = replace(job, ranked=True)
+        return _exact_ranking(engine, declared.method, handle, job, schema, options=options)
     merged = engine.run(handle, job, schema, **options)
-    if job.ranked:
-        segments = job.keys[:-1]
-        if ranked.PART not in merged.columns:  # no shard had rows
-            merged = ranked.summary(merged, segments, 0)
-        return ranked.roc_auc(merged, segments)
     if declared.state_only:
         return merged
     state = STATES[kind].finish(merged, by=v.by_names(values.get("by")))

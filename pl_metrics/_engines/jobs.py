@@ -65,6 +65,8 @@ class Job:
     #: The exact AUC of rows range-partitioned by score: each shard sends its counts
     #: per segment (:mod:`.ranked`), not its per-score state.
     ranked: bool = False
+    #: ... and its second pass (the average precision): each partition's prefix.
+    prefix: pl.DataFrame | None = None
 
     @property
     def y_true(self) -> Any:
@@ -170,7 +172,11 @@ def shard(job: Job, frames: Iterable[pl.DataFrame | pl.LazyFrame], index: int = 
     state = None if errors else state
     positives = float(state["pos"].sum()) if state is not None and "pos" in state.columns else None
     if job.ranked and state is not None:
-        state = ranked.summary(state, job.keys[:-1], index)
+        segments = job.keys[:-1]
+        if job.prefix is None:
+            state = ranked.summary(state, segments, index)
+        else:
+            state = ranked.ap_terms(state, segments, index, job.prefix)
     sample = pl.concat(labels).unique() if labels else None
     return Shard(read, state, sample, positives, errors)
 

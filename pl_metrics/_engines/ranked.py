@@ -15,6 +15,13 @@ the partitions after it, so the segment's pairs ordered right are
 and the AUC is ``from_counts.pairs_auc`` of (right, tied, P, N): the integers the
 merged state would sum, so the frame method's number to the bit.  The driver holds
 partitions x segments rows.
+
+The average precision needs, at each score, the positives and negatives above it,
+which in partition ``j`` are its own running counts plus those of the partitions
+after it: a second pass over the same partitions (persisted by the engine) receives
+them (:func:`prefix`, partitions x segments rows) and sends each partition's sum of
+the AP's terms per segment (:func:`ap_terms`); the driver adds them and divides by P
+(``formulas.average_precision_of_sum``), as the merged state's AP.
 """
 
 from __future__ import annotations
@@ -23,12 +30,16 @@ from collections.abc import Sequence
 
 import polars as pl
 
+from pl_metrics._core import formulas as fm
 from pl_metrics._core.names import INTERNAL
 from pl_metrics._ranking.from_counts import pairs_auc
 
 #: The summary's partition index (its score range's rank) and its counts.
 PART = f"{INTERNAL}part"
 COUNTS = ("P", "N", "right", "tied")
+#: The prefix of a partition: the positives and negatives of the higher score ranges.
+_TP, _FP = f"{INTERNAL}tp_above", f"{INTERNAL}fp_above"
+_ALL = f"{INTERNAL}all"  # the one segment without ``by``
 
 
 def summary(state: pl.DataFrame, segments: Sequence[str], part: int) -> pl.DataFrame:
@@ -66,3 +77,52 @@ def roc_auc(summaries: pl.DataFrame, segments: Sequence[str]) -> pl.DataFrame:
         return summaries.group_by(pl.lit(0).alias("_")).agg(auc.alias("roc_auc")).drop("_")
     keys = list(segments)
     return summaries.group_by(keys).agg(auc.alias("roc_auc")).sort(keys, nulls_last=True)
+
+
+def _keyed(frame: pl.DataFrame, segments: Sequence[str]) -> tuple[pl.DataFrame, list[str]]:
+    """``frame`` and its segment keys (a constant one without ``by``)."""
+    if segments:
+        return frame, list(segments)
+    return frame.with_columns(pl.lit(0, pl.Int8).alias(_ALL)), [_ALL]
+
+
+def prefix(summaries: pl.DataFrame, segments: Sequence[str]) -> pl.DataFrame:
+    """Per partition and segment: the positives and negatives of the partitions of
+    higher score ranges (Float64 counts, as the AP's running sums are)."""
+    frame, keys = _keyed(summaries, segments)
+    frame = frame.sort(PART, descending=True)
+    p, n = pl.col("P").cast(pl.Float64), pl.col("N").cast(pl.Float64)
+    above = [(p.cum_sum() - p).over(keys).alias(_TP), (n.cum_sum() - n).over(keys).alias(_FP)]
+    return frame.select(*keys, PART, *above)
+
+
+def ap_terms(
+    state: pl.DataFrame, segments: Sequence[str], part: int, above: pl.DataFrame
+) -> pl.DataFrame:
+    """Partition ``part``'s sum of the AP's terms per segment (``above``: the
+    :func:`prefix` of every partition)."""
+    frame, keys = _keyed(state, segments)
+    mine = above.filter(pl.col(PART) == part).drop(PART)
+    frame = frame.join(mine, on=keys, how="left", nulls_equal=True)
+    pos = pl.col("pos").sort_by("score", descending=True).cast(pl.Float64)
+    neg = pl.col("neg").sort_by("score", descending=True).cast(pl.Float64)
+    tps = pos.cum_sum() + pl.col(_TP).first().fill_null(0.0)
+    fps = neg.cum_sum() + pl.col(_FP).first().fill_null(0.0)
+    terms = fm.average_precision_terms(pos, tps, fps).sum().alias("terms")
+    out = frame.group_by(keys).agg(terms).with_columns(pl.lit(part, pl.Int64).alias(PART))
+    return out if segments else out.drop(_ALL)
+
+
+def average_precision(
+    summaries: pl.DataFrame, terms: pl.DataFrame, segments: Sequence[str]
+) -> pl.DataFrame:
+    """``*by, average_precision`` from the partitions' summaries and AP terms."""
+    counted, keys = _keyed(summaries, segments)
+    summed, _ = _keyed(terms, segments)
+    p = counted.group_by(keys).agg(pl.col("P").sum().cast(pl.Float64))
+    t = summed.group_by(keys).agg(pl.col("terms").sum())
+    frame = p.join(t, on=keys, how="left", nulls_equal=True)
+    ap = fm.average_precision_of_sum(pl.col("terms").fill_null(0.0), pl.col("P"))
+    ap = pl.when(pl.col("P") > 0).then(ap).otherwise(0.0).alias("average_precision")
+    out = frame.select(*keys, ap)
+    return out.sort(keys, nulls_last=True) if segments else out.drop(_ALL)

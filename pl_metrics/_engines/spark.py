@@ -121,8 +121,6 @@ def run(sdf: SparkFrame, job: Job, schema: pl.Schema) -> pl.DataFrame:
     empty = job.state(pl.LazyFrame(schema=schema))
     # positional names: mapInArrow resolves the selected columns again by name, which
     # fails for a name with a dot ("a.b" is read as a struct field)
-    if job.ranked:  # score ranges in partition order: equal scores in one partition
-        sdf = sdf.repartitionByRange(_partitions(sdf), col(_quoted(job.args[1])))
     selected = sdf.select(*(col(_quoted(c)).alias(f"c{i}") for i, c in enumerate(job.columns)))
     seen = _accumulator(sdf)
     rows = selected.mapInArrow(_partition_states(job, seen), _ROW).collect()
@@ -149,6 +147,21 @@ def run(sdf: SparkFrame, job: Job, schema: pl.Schema) -> pl.DataFrame:
     states = [s.state for s in shards if s.state is not None]
     merged = job.merge(states) if states else empty
     return jobs.as_frame_dtypes(merged, empty, job)
+
+
+def ranked(sdf: SparkFrame, job: Job, passes: int) -> SparkFrame:
+    """The rows range-partitioned by ``job``'s score (equal scores in one partition, the
+    partitions in ascending score ranges; :mod:`.ranked`), persisted for a second pass."""
+    from pyspark.sql.functions import col
+
+    frame = sdf.repartitionByRange(_partitions(sdf), col(_quoted(job.args[1])))
+    return frame.persist() if passes > 1 else frame
+
+
+def release(sdf: SparkFrame) -> None:
+    """The persisted partitions of :func:`ranked` dropped."""
+    if sdf.is_cached:
+        sdf.unpersist()
 
 
 def _partitions(sdf: SparkFrame) -> int:
