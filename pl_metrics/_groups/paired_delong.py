@@ -27,7 +27,12 @@ USE_NUMPY = True
 _K, _GROUP = f"{INTERNAL}placement", f"{INTERNAL}group"
 _N, _SS, _LO, _HI = (f"{INTERNAL}{c}" for c in ("n", "ss", "lo", "hi"))
 _D, _SAME = f"{INTERNAL}d", f"{INTERNAL}same"
-_CLASS_SCHEMA = {_N: pl.Float64, _SS: pl.Float64, _LO: pl.Int64, _HI: pl.Int64}
+_CLASS_SCHEMA: dict[str, pl.DataType] = {
+    _N: pl.Float64(),
+    _SS: pl.Float64(),
+    _LO: pl.Int64(),
+    _HI: pl.Int64(),
+}
 
 
 def _placements(cells: pl.LazyFrame, segment: list[str], score: str) -> pl.LazyFrame:
@@ -178,7 +183,7 @@ def _class_rows(
     if bool((count == 1).all()):
         return is_pos.view(np.int8), (~is_pos).view(np.int8)
     c = count[order].astype(itype, copy=False)
-    neg = np.where(is_pos, 0, c).astype(itype, copy=False)
+    neg: np.ndarray = np.where(is_pos, 0, c).astype(itype, copy=False)
     return c - neg, neg
 
 
