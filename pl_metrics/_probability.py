@@ -9,7 +9,6 @@ same aggregation and raised at collect time by :func:`_checked`.
 from __future__ import annotations
 
 import math
-import sys
 from collections.abc import Callable, Mapping, Sequence
 
 import polars as pl
@@ -22,8 +21,8 @@ from pl_metrics._core import scores as sc
 from pl_metrics._core.names import ALL, INTERNAL
 from pl_metrics._intervals import analytic
 
-#: scikit-learn clips probabilities to [eps, 1 - eps] with the float64 machine epsilon.
-EPS = sys.float_info.epsilon
+#: The float64 machine epsilon (log loss clips with it: ``formulas.EPS``).
+EPS = fm.EPS
 #: scikit-learn's tolerance for rows of probabilities summing to 1 (isclose, atol
 #: 1e-8, rtol sqrt(eps) of the probabilities' dtype: Float64 here, see sum_tolerance).
 SUM_TOLERANCE = 1e-8 + math.sqrt(EPS)
@@ -276,32 +275,21 @@ def _bad_value(column: str, *, probabilities: bool) -> pl.Expr:
     return bad.fill_null(True).cast(pl.Int64)
 
 
-def _clip(p: pl.Expr) -> pl.Expr:
-    return p.clip(EPS, 1 - EPS)
-
-
 def _log_losses(rows: Rows, probabilities: Sequence[pl.Expr]) -> pl.Expr:
-    """Per row, scikit-learn's log loss of ``probabilities`` (as :meth:`Rows.probabilities`),
-    clipped to [eps, 1 - eps]: the one formula of log_loss and D^2.
-
-    As scikit-learn, ``-sum_k y_k log(clip(p_k))`` over the one-hot outcomes (binary:
-    the two columns ``[1 - p, p]``): the actual class's term, the others are 0.
-    """
+    """Per row, scikit-learn's log loss of ``probabilities`` (as :meth:`Rows.probabilities`):
+    ``formulas.log_loss_terms`` over the one-hot outcomes (binary: the two columns
+    ``[1 - p, p]``), the one formula of log_loss and D^2."""
     outcomes, probs = rows.outcomes(), list(probabilities)
     if rows.binary:
         outcomes, probs = [1 - outcomes[0], outcomes[0]], [1 - probs[0], probs[0]]
-    terms = [y * _clip(p).log() for y, p in zip(outcomes, probs, strict=True)]
-    return -pl.sum_horizontal(terms)
+    return fm.log_loss_terms(outcomes, probs)
 
 
 def _squared_errors(rows: Rows, probabilities: Sequence[pl.Expr]) -> pl.Expr:
     """Per row, the Brier loss of ``probabilities``: the squared differences from the
     outcomes (multiclass: summed over the classes, halved for two columns as
     ``scale_by_half="auto"``): the one formula of brier_score and D^2."""
-    squared = [
-        (outcome - p) ** 2 for outcome, p in zip(rows.outcomes(), probabilities, strict=True)
-    ]
-    loss = pl.sum_horizontal(squared)
+    loss = fm.brier_terms(rows.outcomes(), probabilities)
     if not rows.binary and len(rows.classes) < 3:  # two probability columns: halved
         loss = loss * 0.5
     return loss

@@ -602,17 +602,12 @@ def log_loss(
     >>> df.select(plm.log_loss("y", "p").round(6))["log_loss"].to_list()
     [0.279777]
     """
-    from pl_metrics._probability import EPS
-
     name = name_of(y_prob)
     weight, (y_true, y_prob) = without_zero_weights(weight, y_true, y_prob)
     p = numeric_input(y_prob, "y_prob", exact=False)
     positive = is_label(y_true, pos_label)
-    loss = (
-        -pl.when(positive)
-        .then(p.clip(EPS, 1 - EPS).log())
-        .otherwise((1 - p).clip(EPS, 1 - EPS).log())
-    )
+    y = positive.cast(pl.Float64)
+    loss = fm.log_loss_terms([1 - y, y], [1 - p, p])
     check = _probability_check(p, name)
     return _mean(loss, weight, y_true, check, positive, pos_label).alias("log_loss")
 
@@ -632,7 +627,7 @@ def brier_score(
     weight, (y_true, y_prob) = without_zero_weights(weight, y_true, y_prob)
     p = numeric_input(y_prob, "y_prob", exact=False)
     positive = is_label(y_true, pos_label)
-    loss = (positive.cast(pl.Float64) - p) ** 2
+    loss = fm.brier_terms([positive.cast(pl.Float64)], [p])
     check = _probability_check(p, name)
     return _mean(loss, weight, y_true, check, positive, pos_label).alias("brier_score")
 

@@ -10,6 +10,7 @@ formula's undefined cases (a zero denominator) are handled here, once.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -458,6 +459,26 @@ def weighted_kappa(disagreement: Any, expected: Any, xp: Backend = POLARS) -> An
 
 
 # --------------------------------------------------------------------------- probability
+#: scikit-learn's log loss clips the probabilities to [EPS, 1 - EPS].
+EPS = sys.float_info.epsilon
+
+
+def log_loss_terms(outcomes: Sequence[Any], probabilities: Sequence[Any]) -> pl.Expr:
+    """Per row, scikit-learn's log loss: ``-sum_k y_k log(clip(p_k, EPS, 1 - EPS))`` over
+    the one-hot ``outcomes`` y_k and their ``probabilities`` (binary: ``[1 - y, y]``
+    and ``[1 - p, p]``).  The one home of the formula: ``log_loss``, its D^2, its
+    expression and over_time's buckets."""
+    terms = [y * p.clip(EPS, 1 - EPS).log() for y, p in zip(outcomes, probabilities, strict=True)]
+    return -pl.sum_horizontal(terms)
+
+
+def brier_terms(outcomes: Sequence[Any], probabilities: Sequence[Any]) -> pl.Expr:
+    """Per row, the Brier loss ``sum_k (y_k - p_k)^2`` (binary: the one term of the
+    positive class; the caller halves a two-column multiclass sum, scikit-learn's
+    ``scale_by_half="auto"``).  The one home of the formula, as :func:`log_loss_terms`."""
+    return pl.sum_horizontal((y - p) ** 2 for y, p in zip(outcomes, probabilities, strict=True))
+
+
 def d2_score(loss: Any, null_loss: Any, xp: Backend = POLARS) -> Any:
     """D^2 (scikit-learn's ``d2_log_loss_score`` / ``d2_brier_score``): the share of the
     null model's loss explained, 1 - loss / null_loss, for the (weighted) sums or means
