@@ -362,9 +362,16 @@ def docstring(engine: Engine, declared: Declared) -> str:
     )
     returns = sections.get("Returns", "DataFrame").replace("LazyFrame", "DataFrame")
     parts = [head, f"Parameters\n----------\n{params}", f"Returns\n-------\n{returns}"]
-    notes = sections.get("Notes")
+    notes = [sections["Notes"]] if "Notes" in sections else []
+    if declared.method in _RANKED:
+        notes.append(
+            f"On {engine.name}, the exact value of un-weighted rows without ``ci`` (nor "
+            "``max_fpr``) comes from partitions of score ranges, not from the merged "
+            "per-score state: the driver holds partitions x segments rows, whatever "
+            "the number of distinct scores (docs/scaling.md)."
+        )
     if notes:
-        parts.append(f"Notes\n-----\n{notes}")
+        parts.append("Notes\n-----\n" + "\n\n".join(notes))
     return "\n\n".join(parts) + "\n"
 
 

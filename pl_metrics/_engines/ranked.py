@@ -53,7 +53,7 @@ def summary(state: pl.DataFrame, segments: Sequence[str], part: int) -> pl.DataF
         (neg * above).sum().alias("right"),
         (neg * pos).sum().alias("tied"),
     ]
-    keys = list(segments) or [pl.lit(0).alias(PART)]  # one group, none without rows
+    keys: list[str | pl.Expr] = [*segments] or [pl.lit(0).alias(PART)]  # none without rows
     out = state.group_by(keys).agg(aggs)
     return out.with_columns(pl.lit(part, pl.Int64).alias(PART))
 
