@@ -132,7 +132,7 @@ def _keyed_order(
     rows = np.arange(n, dtype=np.uint64)
     key |= rows
     if group_bits:
-        np.copyto(rows, group)  # type: ignore[arg-type]
+        np.copyto(rows, group, casting="unsafe")  # type: ignore[arg-type]  # not negative
         rows <<= np.uint64(low + room)
         key |= rows
     key.sort()
