@@ -414,22 +414,23 @@ def cohen_kappa(
     y_true: IntoColumn,
     y_pred: IntoColumn,
     *,
-    weights: KappaWeights | None = None,
+    kappa_weights: KappaWeights | None = None,
     labels: Sequence[object] | None = None,
     weight: IntoColumn | None = None,
     replace_undefined_by: float = float("nan"),
+    weights: KappaWeights | None = None,
 ) -> pl.Expr:
     """Cohen's kappa of ``y_pred`` against ``y_true``; ``replace_undefined_by`` (default
     NaN) when the expected disagreement is 0 (one class, all actual and all predicted).
 
-    Equals :meth:`~pl_metrics.MetricsLazyFrame.summary`'s ``cohen_kappa`` (with
-    ``kappa_weights=weights``) and ``sklearn.metrics.cohen_kappa_score(y_true,
-    y_pred, weights=weights, labels=labels, sample_weight=weight,
+    Equals :meth:`~pl_metrics.MetricsLazyFrame.summary`'s ``cohen_kappa`` (with the
+    same ``kappa_weights``) and ``sklearn.metrics.cohen_kappa_score(y_true, y_pred,
+    weights=kappa_weights, labels=labels, sample_weight=weight,
     replace_undefined_by=replace_undefined_by)``.
 
     Parameters
     ----------
-    weights
+    kappa_weights
         ``None``, ``"linear"`` or ``"quadratic"``: a disagreement between the i-th
         and j-th label weighs ``|i - j|`` or ``(i - j)^2`` in the group's label order
         (the sorted labels, or ``labels``: pass it when the sorted order is not
@@ -438,16 +439,23 @@ def cohen_kappa(
         As :func:`mcc`.
     replace_undefined_by
         The value where kappa is undefined: NaN (default) or a number in [-1, 1].
+    weights
+        Deprecated: ``kappa_weights``' former name here (``summary`` and the command
+        line always called it ``kappa_weights``; beside ``weight``, the sample
+        weights, one letter told them apart).  Still accepted, with a
+        ``DeprecationWarning``.
 
     Examples
     --------
     >>> import polars as pl, pl_metrics as plm
     >>> df = pl.DataFrame({"t": [0, 1, 2, 2, 1], "p": [0, 2, 2, 2, 1]})
-    >>> df.select(plm.cohen_kappa("t", "p", weights="linear").round(6))["cohen_kappa"].item()
+    >>> df.select(plm.cohen_kappa("t", "p", kappa_weights="linear").round(6))["cohen_kappa"].item()
     0.761905
     """
+    if weights is not None:
+        kappa_weights = v.renamed_option("weights", "kappa_weights", weights, kappa_weights)
     checked, undefined = opt.checked(
-        "expressions", weights=weights, replace_undefined_by=replace_undefined_by
+        "expressions", kappa_weights=kappa_weights, replace_undefined_by=replace_undefined_by
     )
     return mc.cohen_kappa_expr(
         y_true,

@@ -173,7 +173,7 @@ def test_summary_metrics_equal_sklearn_and_summary(data, name, weighted, weights
     w = "w" if weighted else None
     kw: dict[str, object] = {"weight": w}
     if name == "cohen_kappa":
-        kw["weights"] = weights
+        kw["kappa_weights"] = weights
     if name != "hamming_loss":
         kw["labels"] = labels
     else:
@@ -207,7 +207,7 @@ ALL = [
     *(lambda n=n, **kw: _expr(n, average="macro", **kw) for n in NAMES),
     lambda **kw: plm.mcc("t", "p", **kw),
     lambda **kw: plm.balanced_accuracy("t", "p", **kw),
-    lambda **kw: plm.cohen_kappa("t", "p", weights="quadratic", **kw),
+    lambda **kw: plm.cohen_kappa("t", "p", kappa_weights="quadratic", **kw),
     lambda **kw: plm.hamming_loss("t", "p", **kw),
 ]
 ALL_IDS = [*NAMES, "mcc", "balanced_accuracy", "cohen_kappa", "hamming_loss"]
@@ -284,8 +284,21 @@ def test_options_are_checked_at_the_call() -> None:
         plm.recall("t", "p", average="macro", labels=[])
     with pytest.raises(ValueError, match="`labels` must not repeat"):
         plm.mcc("t", "p", labels=[1, 1])
-    with pytest.raises(ValueError, match="`weights` must be None or one of"):
-        plm.cohen_kappa("t", "p", weights="w")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="`kappa_weights` must be None or one of"):
+        plm.cohen_kappa("t", "p", kappa_weights="w")  # type: ignore[arg-type]
+
+
+def test_kappa_weights_former_name_is_deprecated() -> None:
+    # kappa's weights are kappa_weights= everywhere (summary, the CLI, the expression)
+    df = pl.DataFrame({"t": [0, 1, 2, 2, 1], "p": [0, 2, 2, 2, 1]})
+    now = df.select(plm.cohen_kappa("t", "p", kappa_weights="linear")).item()
+    with pytest.warns(DeprecationWarning, match="`weights=` is deprecated: it is `kappa_weights=`"):
+        before = df.select(plm.cohen_kappa("t", "p", weights="linear")).item()
+    assert (
+        before == now == df.metrics.summary("t", "p", kappa_weights="linear")["cohen_kappa"].item()
+    )
+    with pytest.raises(TypeError, match="pass `kappa_weights` only"):
+        plm.cohen_kappa("t", "p", kappa_weights="linear", weights="linear")
 
 
 def test_labels_of_another_dtype_name_the_column() -> None:

@@ -409,8 +409,12 @@ CASES: list[tuple[str, dict[str, object], dict[str, Callable[[dict], object]]]] 
     ),
     (
         "expressions",
-        {"weights": "cubic"},
-        {"cohen_kappa": lambda f: f["labels"].select(plm.cohen_kappa("y", "p", weights="cubic"))},
+        {"kappa_weights": "cubic"},
+        {
+            "cohen_kappa": lambda f: f["labels"].select(
+                plm.cohen_kappa("y", "p", kappa_weights="cubic")  # type: ignore[arg-type]
+            )
+        },
     ),
 ]
 

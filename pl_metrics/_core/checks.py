@@ -374,6 +374,19 @@ def wants_ci(
     return True
 
 
+def renamed_option(old: str, new: str, value: object, current: object) -> object:
+    """The value of an option passed under its former name ``old``: returned with a
+    ``DeprecationWarning`` naming ``new``; an error when ``new`` is given too."""
+    import warnings
+
+    if current is not None:
+        msg = f"pass `{new}` only: `{old}` is its former name"
+        raise TypeError(msg)
+    msg = f"`{old}=` is deprecated: it is `{new}=` now (the same values)"
+    warnings.warn(msg, DeprecationWarning, stacklevel=3)
+    return value
+
+
 def check_partial_auc(max_fpr: float | None, *, bound: str, bounded: bool, ci: bool) -> None:
     """``roc_auc(max_fpr=...)``: the partial AUC takes no error bound (``bounded``:
     asked for by the option named ``bound``, ``bins`` or ``error_bound``) and no ``ci``."""
