@@ -182,8 +182,9 @@ def _current_state(
         aggs.append(v.bad_weight(weight).alias(v.BAD_WEIGHT))
         totals.append(v.weight_total_too_large(w.sum()).alias(inputs.SEGMENT_WEIGHT))
         checks += inputs.weight_checks(weight)
-    if keys:
-        grouped = rows.group_by(keys).agg(*lists, *totals)
+    listed = [e.meta.output_name() for e in lists]
+    if keys:  # the lists' columns made first: plain columns aggregate fastest
+        grouped = rows.with_columns(lists).group_by(keys).agg(*listed, *totals)
     else:  # one segment: a select (a group_by of one group hashes every row)
         grouped = (
             rows.select(*(e.implode() for e in lists), *totals, pl.len().alias(ROWS))
@@ -291,21 +292,24 @@ class Reference:
         classes = frame.select(_POSITIVE_ROWS, _NEGATIVE_ROWS).collect()
         return classes.item(0, 0), classes.item(0, 1)
 
-    def _counts(self) -> pl.LazyFrame:
-        """``SCORE, POS, NEG`` (summed weights of the positive rows, of all rows) per
-        distinct reference score, ascending (bad scores raised at collect)."""
+    def _counts(self) -> tuple[Any, Any, Any]:
+        """(scores, positive, weight): each distinct reference score, ascending, with
+        the summed weights of its positive rows and of all its rows (the rows read
+        once, bad scores raised; sorted and summed by :func:`segment_sums.score_sums`)."""
         schema = self.schema
         positive = pl.col(self.y_true) == pl.lit(self.pos_label, schema[self.y_true])
-        if self.weight is None:
-            sums = [positive.sum().cast(pl.Float64), pl.len().cast(pl.Float64)]
-        else:
-            w = pl.col(self.weight).cast(pl.Float64)
-            sums = [w.filter(positive).sum(), w.sum()]
-        frame = self.rows.group_by(sc.as_score(self.y_score, schema[self.y_score])).agg(
-            sums[0].alias(POS), sums[1].alias(NEG), pl.len().alias(ROWS)
-        )
-        frame, checks = sc._score_key_checks(frame, schema, self.y_score)
-        return v.raise_if_bad(frame, checks).select(SCORE, POS, NEG).sort(SCORE)
+        score = sc.as_score(self.y_score, schema[self.y_score])
+        columns = [score.implode(), positive.fill_null(value=False).implode().alias(POS)]
+        if self.weight is not None:
+            columns.append(pl.col(self.weight).cast(pl.Float64).implode().alias(NEG))
+        aggs, checks = sc.score_checks(schema, [self.y_score])
+        frame = v.raise_if_bad(self.rows.select(*columns, *aggs), checks).collect()
+
+        def flat(name: str) -> Any:
+            return frame.get_column(name).explode().to_numpy()
+
+        weights = None if self.weight is None else flat(NEG)
+        return ss.score_sums(flat(SCORE), flat(POS).astype(bool), weights)
 
     def fit(self) -> tuple[Any, Any]:
         """(the distinct reference scores, their isotonic fit): collects the reference's
@@ -317,9 +321,8 @@ class Reference:
         if not all(self._classes()):
             present = v.labels_present(self.rows, self.y_true)
             raise v.Bad.reference_one_class(self.y_true, self.pos_label, present)
-        counts = self._counts().collect()
-        fitted = cal.isotonic(counts[POS].to_numpy(), counts[NEG].to_numpy())
-        return counts[SCORE].to_numpy(), fitted
+        scores, positive, weight = self._counts()
+        return scores, cal.isotonic(positive, weight)
 
 
 def _segment_sums(

@@ -30,7 +30,6 @@ from typing import Any
 
 import polars as pl
 
-from pl_metrics._core import formulas as fm
 from pl_metrics._core.names import INTERNAL
 from pl_metrics._intervals import label_draws as ld
 
@@ -76,6 +75,32 @@ def _sorted(sizes: Any, values: Any, predicted: Any, weights: Any) -> tuple[Any,
             return values[order], predicted[order].astype(bool), gathered
         keys = values[order]
     return (keys >> np.uint64(1)).view(np.float64), (keys & np.uint64(1)).astype(bool), None
+
+
+def score_sums(scores: Any, flags: Any, weights: Any) -> tuple[Any, Any, Any]:
+    """(distinct scores, ascending; the summed weights of the flagged rows of each;
+    of all its rows) of one set of rows (the reference of the isotonic fit): sorted
+    as a segment's rows (:func:`_sorted`: the keys of un-weighted scores that are
+    not negative, else an argsort), summed over the runs of equal scores."""
+    import numpy as np
+
+    scores = scores + 0.0  # -0.0 is 0.0
+    if weights is None and not (scores < 0).any():
+        keys = (scores.view(np.uint64) << np.uint64(1)) | flags.astype(np.uint64)
+        scores, flags, _ = _sorted(np.array([keys.size]), keys, None, None)
+    else:
+        scores, flags, weights = _sorted(np.array([scores.size]), scores, flags, weights)
+    new = np.empty(scores.size, dtype=bool)
+    new[:1] = True
+    np.not_equal(scores[1:], scores[:-1], out=new[1:])
+    starts = np.flatnonzero(new)
+    if weights is None:
+        flagged = np.add.reduceat(flags.astype(np.float64), starts) if starts.size else starts
+        total = np.diff(np.append(starts, scores.size)).astype(np.float64)
+    else:
+        flagged = np.add.reduceat(np.where(flags, weights, 0.0), starts) if starts.size else starts
+        total = np.add.reduceat(weights, starts) if starts.size else starts
+    return scores[starts], flagged * 1.0, total * 1.0
 
 
 #: Segments of at most this many rows are summed together, a range of them at a
@@ -182,6 +207,10 @@ def _range_sums(
     def per_segment(values: Any) -> Any:
         return np.add.reduceat(values, first)
 
+    def products(x: Any, y: Any) -> Any:
+        """Each segment's sum of x y: one pass (einsum: no BLAS threads) for a segment alone."""
+        return np.einsum("i,i->", x, y)[None] if first.size == 1 else per_segment(x * y)
+
     n, pred, other, total, scale, pred_sq, rest_sq = _run_weights(
         sizes, predicted, weights, new, starts, ci=ci
     )
@@ -190,17 +219,23 @@ def _range_sums(
     pos, neg = (p, q) if total is None else (p * total, q * total)
     out = {
         "n": n,
-        "tp": per_segment(p * pred),
-        "fp": per_segment(q * pred),
-        "fn": per_segment(p * other),
-        "tn": per_segment(q * other),
+        "tp": products(p, pred),
+        "fp": products(q, pred),
+        "fn": products(p, other),
+        "tn": products(q, other),
     }
     with np.errstate(divide="ignore", invalid="ignore"):
         tps = _running(pos, first, last)
-        p_total, n_total = tps[first], per_segment(neg)  # the same float as the running sums
-        u = per_segment(fm.roc_auc_terms(pos, neg, tps))
-        full = per_segment(fm.roc_auc_terms(0.0, neg, _per_segment(first, last, p_total)))
-        auc = np.where((p_total > 0) & (n_total > 0), u / full, np.nan)
+        p_total, n_total = tps[first], per_segment(neg)
+        # the trapezoids (formulas.roc_auc_terms) sum(neg (tps - pos / 2)) over their
+        # sum with every positive above, sum(neg P), split into the pairs ordered right
+        # and the rest, sum(neg (P - tps + pos / 2)): where every positive is above
+        # every negative the rest is exactly 0 and the AUC exactly 1.0 (where every
+        # one is below, the first is 0)
+        tied = products(neg, pos) / 2
+        right = products(neg, tps) - tied
+        wrong = products(neg, _per_segment(first, last, p_total) - tps) + tied
+        auc = np.where((p_total > 0) & (n_total > 0), right / (right + wrong), np.nan)
         out["roc_auc"] = auc
         if not ci:
             return out
