@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -61,6 +61,7 @@ from pl_metrics._intervals import analytic as an
 from pl_metrics._intervals import draws as bs
 from pl_metrics._intervals import replicates as rp
 from pl_metrics._intervals import resample as rs
+from pl_metrics._intervals.draws import score_counts_of_block
 
 if TYPE_CHECKING:
     import numpy as np
@@ -301,47 +302,6 @@ def mcnemar_many(b: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray, 
     )
 
 
-def score_counts_of_block(
-    positive: np.ndarray, score: np.ndarray, segment: np.ndarray | None = None
-) -> tuple[Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]], np.ndarray]:
-    """``(counts, starts)``: ``counts(block)`` turns a block of redrawn cells (replicate
-    x cell) into one model's per-score positives and negatives, each segment's
-    distinct scores descending, segments side by side (``segment``: each cell's,
-    0, 1, ... in order; None: one); ``starts``: each segment's first score.
-    Where every cell has its own score in its segment (continuous scores) that is
-    one gather of the block in that order, split by class; else sums by score
-    (``draws.grouper``)."""
-    import numpy as np
-
-    seg = np.zeros(len(score), dtype=np.int64) if segment is None else segment
-    order = np.lexsort((-score, seg))  # by segment, then score descending
-    s_seg, s_score = seg[order], score[order]
-    new_segment = np.r_[True, s_seg[1:] != s_seg[:-1]]
-    new = new_segment | np.r_[True, s_score[1:] != s_score[:-1]]
-    rank = np.cumsum(new) - 1  # each sorted cell's score position
-    starts = rank[new_segment]
-    if bool(new.all()):  # a permutation: nothing to sum
-        is_positive = positive[order]
-
-        def gathered(block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            cells = bs.take_columns(block, order)
-            pos = np.where(is_positive, cells, 0)
-            return pos, cells - pos
-
-        return gathered, starts
-    k = int(rank[-1]) + 1
-    position = np.empty(len(score), dtype=np.int64)
-    position[order] = rank
-    # one grouping for both classes: score j's positives at 2 j, negatives at 2 j + 1
-    sums = bs.grouper(2 * position + ~positive.astype(bool), 2 * k)
-
-    def summed(block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        both = sums(block)
-        return both[:, 0::2], both[:, 1::2]
-
-    return summed, starts
-
-
 def _ap_reduce(chunk: bs.Chunk, blocks: bs.Blocks) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """A chunk's replicate values of average precision, baseline and model: each one's
     redrawn per-score counts (:func:`score_counts_of_block`, segments side by side)
@@ -507,5 +467,4 @@ __all__ = [
     "mcnemar_many",
     "mcnemar_tests",
     "score_cells",
-    "score_counts_of_block",
 ]

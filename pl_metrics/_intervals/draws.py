@@ -608,6 +608,47 @@ def score_intervals(
     return state.map_batches(draw, schema=out_schema).with_columns(pl.col(columns).fill_nan(None))
 
 
+def score_counts_of_block(
+    positive: np.ndarray, score: np.ndarray, segment: np.ndarray | None = None
+) -> tuple[Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]], np.ndarray]:
+    """``(counts, starts)``: ``counts(block)`` turns a block of redrawn cells (replicate
+    x cell) into one model's per-score positives and negatives, each segment's
+    distinct scores descending, segments side by side (``segment``: each cell's,
+    0, 1, ... in order; None: one); ``starts``: each segment's first score.
+    Where every cell has its own score in its segment (continuous scores) that is
+    one gather of the block in that order, split by class; else sums by score
+    (:func:`grouper`)."""
+    import numpy as np
+
+    seg = np.zeros(len(score), dtype=np.int64) if segment is None else segment
+    order = np.lexsort((-score, seg))  # by segment, then score descending
+    s_seg, s_score = seg[order], score[order]
+    new_segment = np.r_[True, s_seg[1:] != s_seg[:-1]]
+    new = new_segment | np.r_[True, s_score[1:] != s_score[:-1]]
+    rank = np.cumsum(new) - 1  # each sorted cell's score position
+    starts = rank[new_segment]
+    if bool(new.all()):  # a permutation: nothing to sum
+        is_positive = positive[order]
+
+        def gathered(block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            cells = take_columns(block, order)
+            pos = np.where(is_positive, cells, 0)
+            return pos, cells - pos
+
+        return gathered, starts
+    k = int(rank[-1]) + 1
+    position = np.empty(len(score), dtype=np.int64)
+    position[order] = rank
+    # one grouping for both classes: score j's positives at 2 j, negatives at 2 j + 1
+    sums = grouper(2 * position + ~positive.astype(bool), 2 * k)
+
+    def summed(block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        both = sums(block)
+        return both[:, 0::2], both[:, 1::2]
+
+    return summed, starts
+
+
 __all__ = [
     "AVG",
     "A_ORD",
@@ -631,6 +672,7 @@ __all__ = [
     "per_chunk",
     "redraw",
     "replicate_rows",
+    "score_counts_of_block",
     "score_intervals",
     "segment_draws",
     "sorted_by_score",

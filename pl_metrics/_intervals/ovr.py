@@ -40,9 +40,7 @@ def class_counters(
     ``(counts, starts)``, ``counts(block)`` a block of redrawn rows (replicate x
     row) as the class's per-score positives and negatives, each segment's scores
     descending (ties summed), segments side by side from ``starts``."""
-    from pl_metrics._groups.paired import score_counts_of_block
-
-    return [score_counts_of_block(cls == k, score, segment) for k, score in enumerate(scores)]
+    return [bs.score_counts_of_block(cls == k, score, segment) for k, score in enumerate(scores)]
 
 
 def replicates(counters: list[Any], block: np.ndarray, average: str | None) -> np.ndarray:
