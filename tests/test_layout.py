@@ -137,6 +137,85 @@ def test_a_circle_is_found() -> None:
     assert _circles(graph) == [["a", "b", "c"]]
 
 
+# ------------------------------------------------------------------------------ layers
+#: The layers, lowest first: a part of the library (a top-level module or package of
+#: ``pl_metrics``) imports only from lower layers or its own part, at import time, in
+#: a function or for types alike (issue 50).  Declarations and the row stage at the
+#: bottom (``_core``), the domains' metrics above them (the multilabel domain on the
+#: single-label ones), intervals above the domains, the calls built of several
+#: metrics (``compare``, ``over_time``, ``check``, the report) above those, the
+#: façade and the public modules on top.
+LAYERS: dict[str, float] = {
+    **dict.fromkeys(("exceptions", "_typing", "_version"), 0),
+    "_core": 1,
+    **dict.fromkeys(("_classification", "_probability", "_ranking", "_drift", "_expr"), 2),
+    "plot": 2,
+    "_multilabel": 2.5,
+    "_intervals": 3,
+    **dict.fromkeys(("_groups", "_report"), 4),
+    "_monitoring": 4.5,
+    **dict.fromkeys(("_namespace", "state", "expr"), 5),
+    "pl_metrics": 6,  # the package itself: pl_metrics/__init__.py
+    **dict.fromkeys(("cli", "_engines"), 7),
+    **dict.fromkeys(("__main__", "spark", "dask"), 8),
+}
+#: The arrows that still go up, each with its reason: the list only shrinks.
+KNOWN_UPWARD = {
+    # the domains' intervals read the interval statistics (DeLong's bounds, the AP's
+    # delta moments, Wilson's, the z value, the bootstrap's percentiles), which live
+    # in _intervals: a statistics layer below the domains would take them
+    ("pl_metrics._probability", "_intervals"),
+    ("pl_metrics._ranking.batches", "_intervals"),
+    ("pl_metrics._ranking.multiclass", "_intervals"),
+    ("pl_metrics._ranking.placements", "_intervals"),
+    ("pl_metrics._ranking.sorted_path", "_intervals"),
+    ("pl_metrics._multilabel.intervals", "_intervals"),
+    # check calls the namespace's over_time and drift on the rows (the public methods
+    # whose results it judges); the report's Spec types the namespace it is handed
+    ("pl_metrics._monitoring.check", "_namespace"),
+    ("pl_metrics._report.sections", "_namespace"),
+}
+
+
+def _part(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "pl_metrics"
+
+
+def _every_import(name: str, path: Path) -> set[str]:
+    """The parts of ``pl_metrics`` that module ``name`` imports anywhere (at import
+    time, inside functions, under ``TYPE_CHECKING``)."""
+    parts = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            if node.module == "pl_metrics":
+                parts |= {
+                    a.name if f"pl_metrics.{a.name}" in MODULES else "pl_metrics"
+                    for a in node.names
+                }
+            elif node.module.startswith("pl_metrics."):
+                parts.add(_part(node.module))
+        elif isinstance(node, ast.Import):
+            parts |= {_part(a.name) for a in node.names if a.name.startswith("pl_metrics.")}
+    return parts - {_part(name)}
+
+
+def test_every_part_has_a_layer() -> None:
+    assert {_part(name) for name in MODULES} == set(LAYERS)
+
+
+def test_imports_go_down_the_layers() -> None:
+    upward = set()
+    for name, path in MODULES.items():
+        if name == "pl_metrics":
+            continue
+        for part in _every_import(name, path):
+            if LAYERS[part] >= LAYERS[_part(name)]:
+                upward.add((name, part))
+    assert upward - KNOWN_UPWARD == set(), "an import up the layers (tests/test_layout.py)"
+    assert KNOWN_UPWARD - upward == set(), "a known arrow is gone: drop it from KNOWN_UPWARD"
+
+
 #: Pages the files name that are not meant to be in the repository: ``page.md`` is the
 #: file tests/test_docs.py writes; ``../shared/`` is outside the project (the task's
 #: contract, cited as the origin of a rule).
