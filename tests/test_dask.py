@@ -390,3 +390,16 @@ def test_exact_ranking_sends_only_partition_summaries(client, dataset, monkeypat
             assert_frame_equal(got, expected, rel_tol=1e-12, abs_tol=0)
     assert len(seen) == 4 * 3
     assert max(seen) <= 8 * 3  # partitions x segments
+
+
+def test_exact_ranking_of_no_rows_and_of_one_class(tmp_path: Path) -> None:
+    """Dask's default scheduler (no client): no rows give no row (as the frame method),
+    a segment of one class its null AUC and scikit-learn's AP (1.0 / 0.0)."""
+    empty = pl.DataFrame({"g": ["a"], "y": [1], "s": [0.5]}).clear()
+    one = pl.DataFrame({"g": ["a", "a", "b"], "y": [1, 1, 0], "s": [0.5, 0.2, 0.1]})
+    for name, rows in (("empty", empty), ("one", one)):
+        rows.write_parquet(tmp_path / f"{name}.parquet")
+        for method in ("roc_auc", "average_precision"):
+            for by in ("g", None):
+                got = getattr(pmd, method)(tmp_path / f"{name}.parquet", "y", "s", by=by)
+                assert_frame_equal(got, getattr(rows.metrics, method)("y", "s", by=by))

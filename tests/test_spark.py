@@ -587,3 +587,7 @@ def test_exact_ranking_sends_only_partition_summaries(
     assert max(seen) <= 5 * 4 * 3  # partitions x segments
     _equal(pms.roc_auc(sdf, "y", "s", weight="w"), df.metrics.roc_auc("y", "s", weight="w"), True)
     assert len(seen) == 3 * 3
+    empty = sdf.where("y < 0")  # no rows: no row, as the frame method
+    for method in ("roc_auc", "average_precision"):
+        expected = getattr(df.clear().metrics, method)("y", "s")
+        assert_frame_equal(getattr(pms, method)(empty, "y", "s"), expected)

@@ -53,9 +53,9 @@ def summary(state: pl.DataFrame, segments: Sequence[str], part: int) -> pl.DataF
         (neg * above).sum().alias("right"),
         (neg * pos).sum().alias("tied"),
     ]
-    keys: list[str | pl.Expr] = [*segments] or [pl.lit(0).alias(PART)]  # none without rows
-    out = state.group_by(keys).agg(aggs)
-    return out.with_columns(pl.lit(part, pl.Int64).alias(PART))
+    frame, keys = _keyed(state, segments)  # without rows: no group, no row
+    out = frame.group_by(keys).agg(aggs).with_columns(pl.lit(part, pl.Int64).alias(PART))
+    return out if segments else out.drop(_ALL)
 
 
 def merge(summaries: list[pl.DataFrame]) -> pl.DataFrame:
@@ -73,10 +73,9 @@ def roc_auc(summaries: pl.DataFrame, segments: Sequence[str]) -> pl.DataFrame:
     p_above = down("P").cum_sum() - down("P")  # the positives of higher score ranges
     right = (down("right") + down("N") * p_above).sum()
     auc = pairs_auc(right, pl.col("tied").sum(), pl.col("P").sum(), pl.col("N").sum())
-    if not segments:  # one row, none without rows
-        return summaries.group_by(pl.lit(0).alias("_")).agg(auc.alias("roc_auc")).drop("_")
-    keys = list(segments)
-    return summaries.group_by(keys).agg(auc.alias("roc_auc")).sort(keys, nulls_last=True)
+    frame, keys = _keyed(summaries, segments)  # without rows: no group, no row
+    out = frame.group_by(keys).agg(auc.alias("roc_auc"))
+    return out.sort(keys, nulls_last=True) if segments else out.drop(_ALL)
 
 
 def _keyed(frame: pl.DataFrame, segments: Sequence[str]) -> tuple[pl.DataFrame, list[str]]:
