@@ -65,30 +65,30 @@ def count_variance(gradient: tuple[Any, Any], squares: tuple[Any, Any]) -> Any:
     return g_tp * g_tp * var_tp + g_fn * g_fn * var_fn
 
 
-def auc_slopes(
-    shares: tuple[pl.Expr, pl.Expr],
-    running: tuple[pl.Expr, pl.Expr],
-    scales: tuple[pl.Expr, pl.Expr],
-) -> tuple[pl.Expr, pl.Expr]:
-    """Row-wise, per distinct score (a segment's, scores descending): (A, B) such that
-    dR / dY_k = A - R B for the rows of the score (times w_k / M, the module's
-    formula with the placements written out), so that the variance is a sum of
-    three aggregations (:func:`auc_variance`) and needs R only at the end.
+def auc_slopes(totals: tuple[Any, Any], sums: tuple[Any, Any, Any]) -> tuple[Any, Any]:
+    """Per distinct score of a segment (numpy arrays): (A, B) such that
+    dR / dY_k = A - R B for the rows of the score, times w_k / M (the module's
+    formula with the placements written out), R the expected AUC.
 
-    ``shares``: the score's expected positive and negative weight as shares of the
-    segment's totals P and N; ``running``: their running sums down to the score;
-    ``scales``: M / P and M / N (M the score's largest weight)."""
-    (pos, neg), (tps, fps), (scale_p, scale_n) = shares, running, scales
-    v10 = fm.placement(1.0 - fps, neg, 1.0)  # negatives below (as a positive)
-    v01 = fm.placement(tps - pos, pos, 1.0)  # positives above (as a negative)
-    return scale_p * v10 - scale_n * v01, scale_p - scale_n
+    ``totals``: the score's expected weight T (positive and negative: its rows'
+    weight) and its running sum R_T from the highest score down to it; ``sums``:
+    the segment's expected positive and negative weight P, N and the score's
+    largest weight M.  The placements are V10 = (N - fps + neg / 2) / N and
+    V01 = (tps - pos / 2) / P, where tps + fps = R_T and pos + neg = T, so
+
+        A = M / P V10 - M / N V01 = M (N - R_T + T / 2) / (P N),
+        B = M / P - M / N."""
+    (total, running), (p_total, n_total, scale) = totals, sums
+    a = scale * (n_total - running + total / 2) / (p_total * n_total)
+    return a, scale / p_total - scale / n_total
 
 
-def auc_variance(squares: tuple[Any, Any, Any], auc: Any) -> Any:
-    """Var R = sum s (A - R B)^2 from the sums of s A^2, s A B and s B^2 (``squares``;
-    s = p (1 - p) (w / M)^2 of the score's rows, A and B of :func:`auc_slopes`)."""
-    saa, sab, sbb = squares
-    return saa - 2 * auc * sab + auc * auc * sbb
+def auc_derivative(slopes: tuple[Any, Any], auc: Any) -> Any:
+    """dR / dY_k (times M / w_k) from :func:`auc_slopes`: A - R B.  Var R is the sum of
+    p (1 - p) Q (A - R B)^2 over the distinct scores (Q = sum (w / M)^2 of the
+    score's rows)."""
+    a, b = slopes
+    return a - auc * b
 
 
 def normal_bounds(value: pl.Expr, variance: pl.Expr, z: float, name: str) -> list[pl.Expr]:

@@ -84,6 +84,20 @@ def isotonic(positive: np.ndarray, weight: np.ndarray) -> np.ndarray:
     return np.clip(slopes[segment], 0.0, 1.0)
 
 
+def knots(thresholds: np.ndarray, fitted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The same map on fewer points: the first and last distinct score of each run of
+    equal fitted values (each pooled block).  Inside a run the interpolation is that
+    value exactly (a slope of 0); between runs it joins the same two points as
+    before; outside, the same end values: :func:`calibrate` gives the same floats,
+    with a search over a few points instead of every distinct reference score."""
+    import numpy as np
+
+    change = fitted[1:] != fitted[:-1]
+    keep = np.ones(fitted.size, dtype=bool)
+    keep[1:-1] = change[:-1] | change[1:]  # a run's last point, or the next one's first
+    return thresholds[keep], fitted[keep]
+
+
 def calibrate(scores: np.ndarray, thresholds: np.ndarray, fitted: np.ndarray) -> np.ndarray:
     """The calibrated probability of each score: linear interpolation between the
     distinct reference scores ``thresholds`` (ascending) and their fitted values,
@@ -93,4 +107,4 @@ def calibrate(scores: np.ndarray, thresholds: np.ndarray, fitted: np.ndarray) ->
     return np.interp(scores, thresholds, fitted)
 
 
-__all__ = ["calibrate", "isotonic"]
+__all__ = ["calibrate", "isotonic", "knots"]

@@ -312,8 +312,9 @@ class Reference:
         return ss.score_sums(flat(SCORE), flat(POS).astype(bool), weights)
 
     def fit(self) -> tuple[Any, Any]:
-        """(the distinct reference scores, their isotonic fit): collects the reference's
-        checks and per-score sums (``DataError`` where its rows are bad or of one class)."""
+        """(the distinct reference scores, their isotonic fit), as
+        :func:`calibration.knots`: collects the reference's checks and per-score sums
+        (``DataError`` where its rows are bad or of one class)."""
         if self.flag is not None:
             nulls = self.lf.select(self.flag.null_count()).collect().item()
             if nulls:
@@ -322,7 +323,7 @@ class Reference:
             present = v.labels_present(self.rows, self.y_true)
             raise v.Bad.reference_one_class(self.y_true, self.pos_label, present)
         scores, positive, weight = self._counts()
-        return scores, cal.isotonic(positive, weight)
+        return cal.knots(scores, cal.isotonic(positive, weight))
 
 
 def _segment_sums(

@@ -239,21 +239,25 @@ def _range_sums(
         out["roc_auc"] = auc
         if not ci:
             return out
-        # the shares of label_draws: of the segment's totals P, N and weight
+        # label_draws' variances: Var TP = sum p (1 - p) w^2 over the rows predicted
+        # positive (M^2 Q per run), as shares of the segment's total weight
         spread = p * q
         on_runs = lambda x: _per_segment(first, last, x)  # noqa: E731
         seg_total = sizes.astype(np.float64) if weights is None else per_segment(total)
-        weight_share = (scale / on_runs(seg_total)) ** 2
-        out["var_tp"] = per_segment(spread * weight_share * pred_sq)
-        out["var_fn"] = per_segment(spread * weight_share * rest_sq)
-        fps = _running(neg, first, last)
-        big_p, big_n = on_runs(p_total), on_runs(n_total)
-        shares = (pos / big_p, neg / big_n)
-        running = (tps / big_p, fps / big_n)
-        a, b = ld.auc_slopes(shares, running, (scale / big_p, scale / big_n))  # type: ignore[arg-type]
-        s = spread * (pred_sq + rest_sq)
-        squares = (per_segment(s * a * a), per_segment(s * a * b), per_segment(s * b * b))
-        out["var_auc"] = ld.auc_variance(squares, auc)
+        if weights is None:  # M = 1: the share is the segment's
+            share, unit = spread, 1.0 / (seg_total * seg_total)
+        else:
+            share, unit = spread * (scale / on_runs(seg_total)) ** 2, 1.0
+        out["var_tp"] = products(share, pred_sq) * unit
+        out["var_fn"] = products(share, rest_sq) * unit
+        weight = np.ones(pos.size) if total is None else total
+        slopes = ld.auc_slopes(
+            (weight, _running(weight, first, last)),
+            (on_runs(p_total), on_runs(n_total), scale),
+        )
+        change = ld.auc_derivative(slopes, on_runs(auc))
+        squares = spread if total is None else spread * (pred_sq + rest_sq)
+        out["var_auc"] = products(squares * change, change)
     return out
 
 
