@@ -51,6 +51,13 @@ _ENGINE = _declared.Engine(
     run=_engine.run,
     rank=_engine.ranked,
     release=_engine.release,
+    stub_lines=(
+        "Paths = str | Path | Sequence[str | Path]",
+        "__all__: list[str]",
+        "",
+        "def expand(paths: Paths) -> list[str]: ...",
+    ),
+    stub_imports=("from pathlib import Path",),
     options=(
         _P("client", _P.KEYWORD_ONLY, default=None, annotation="distributed.Client | None"),
         _P("split_every", _P.KEYWORD_ONLY, default=8, annotation="int"),

@@ -70,6 +70,7 @@ _ENGINE = _declared.Engine(
     chunk_rows=lambda: CHUNK_ROWS,
     rank=_engine.ranked,
     release=_engine.release,
+    stub_lines=("CHUNK_ROWS: int", "__all__: list[str]"),
 )
 globals().update(_declared.functions(_ENGINE))
 

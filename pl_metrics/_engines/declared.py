@@ -131,6 +131,10 @@ class Engine:
     #: (the exact ranking of :mod:`.ranked`): ``rank(handle, job, passes, **options)``.
     rank: Callable[..., Any] = field(default=lambda handle, job, passes, **options: handle)
     release: Callable[[Any], None] = field(default=lambda handle: None)
+    #: The module's other public names, as lines of its type stub (:func:`stub`), and
+    #: the standard library's imports they need.
+    stub_lines: tuple[str, ...] = ()
+    stub_imports: tuple[str, ...] = ()
 
 
 def _is_default(value: object, default: object) -> bool:
@@ -399,3 +403,60 @@ def function(engine: Engine, declared: Declared) -> Callable[..., pl.DataFrame]:
 def functions(engine: Engine) -> dict[str, Callable[..., pl.DataFrame]]:
     """Every declared function of ``engine``, by name."""
     return {name: function(engine, d) for name, d in DECLARED.items()}
+
+
+# ------------------------------------------------------------------ the type stubs
+_STUB_IMPORTS = ("from collections.abc import Mapping, Sequence", "from typing import Any")
+
+
+def stub(engine: Engine) -> str:
+    """The engine module's type stub (``pl_metrics/<module>.pyi``): its functions are
+    made at import, so a type checker reads their signatures here.  Written by
+    ``python -m pl_metrics._engines.declared``; a test checks it is current."""
+    import pl_metrics._typing as typing_names
+
+    functions = []
+    used: set[str] = set()
+    for name, declared in DECLARED.items():
+        params = []
+        star = False
+        for p in signature(engine, declared).parameters.values():
+            if p.kind is p.KEYWORD_ONLY and not star:
+                params.append("*")
+                star = True
+            engine_own = p.name in (engine.data.name, "client")
+            annotation = "Any" if engine_own else str(p.annotation)
+            used |= set(re.findall(r"\b[A-Z]\w*", annotation))
+            default = "" if p.default is p.empty else " = ..."
+            params.append(f"{p.name}: {annotation}{default}")
+        body = "".join(f"    {p},\n" for p in params)
+        functions.append(f"def {name}(\n{body}) -> pl.DataFrame: ...")
+    abc = {"Mapping", "Sequence"}
+    names = sorted(n for n in used if hasattr(typing_names, n) and n not in abc)
+    head = [
+        f'"""Type stub of pl_metrics.{engine.module.rsplit(".", 1)[-1]}: written by '
+        '``python -m pl_metrics._engines.declared``."""',
+        "",
+        *sorted([*_STUB_IMPORTS, *engine.stub_imports]),
+        "",
+        "import polars as pl",
+        "",
+        "from pl_metrics._typing import (",
+        *(f"    {n}," for n in names),
+        ")",
+        "",
+        *engine.stub_lines,
+        "",
+    ]
+    return "\n".join([*head, "\n".join(functions), ""])
+
+
+if __name__ == "__main__":  # the stubs, written next to their modules
+    from pathlib import Path
+
+    import pl_metrics.dask as _dask
+    import pl_metrics.spark as _spark
+
+    for module in (_spark, _dask):
+        path = Path(module.__file__ or "").with_suffix(".pyi")
+        path.write_text(stub(module._ENGINE))

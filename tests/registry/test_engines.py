@@ -158,6 +158,16 @@ def test_every_engine_function_has_the_frame_methods_parameters() -> None:
             assert "Returns\n-------\nDataFrame" in doc
 
 
+def test_the_type_stubs_are_current() -> None:
+    """pl_metrics/spark.pyi and dask.pyi (what mypy reads of the functions made at
+    import) are what ``python -m pl_metrics._engines.declared`` writes."""
+    from pl_metrics._engines.declared import stub
+
+    for module in (pms, pmd):
+        written = Path(module.__file__ or "").with_suffix(".pyi").read_text()
+        assert written == stub(module._ENGINE), "run: python -m pl_metrics._engines.declared"
+
+
 def test_refused_entries_have_engine_functions() -> None:
     assert set(REFUSED) <= set(IDS)
 
