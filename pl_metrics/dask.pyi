@@ -1,4 +1,4 @@
-"""Type stub of pl_metrics.dask: written by ``python -m pl_metrics._engines.declared``."""
+"""Type stub of pl_metrics.dask: written by ``python tools/engine_stubs.py``."""
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path

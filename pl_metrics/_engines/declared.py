@@ -412,7 +412,7 @@ _STUB_IMPORTS = ("from collections.abc import Mapping, Sequence", "from typing i
 def stub(engine: Engine) -> str:
     """The engine module's type stub (``pl_metrics/<module>.pyi``): its functions are
     made at import, so a type checker reads their signatures here.  Written by
-    ``python -m pl_metrics._engines.declared``; a test checks it is current."""
+    ``python tools/engine_stubs.py``; a test checks it is current."""
     import pl_metrics._typing as typing_names
 
     functions = []
@@ -435,7 +435,7 @@ def stub(engine: Engine) -> str:
     names = sorted(n for n in used if hasattr(typing_names, n) and n not in abc)
     head = [
         f'"""Type stub of pl_metrics.{engine.module.rsplit(".", 1)[-1]}: written by '
-        '``python -m pl_metrics._engines.declared``."""',
+        '``python tools/engine_stubs.py``."""',
         "",
         *sorted([*_STUB_IMPORTS, *engine.stub_imports]),
         "",
@@ -450,13 +450,3 @@ def stub(engine: Engine) -> str:
     ]
     return "\n".join([*head, "\n".join(functions), ""])
 
-
-if __name__ == "__main__":  # the stubs, written next to their modules
-    from pathlib import Path
-
-    import pl_metrics.dask as _dask
-    import pl_metrics.spark as _spark
-
-    for module in (_spark, _dask):
-        path = Path(module.__file__ or "").with_suffix(".pyi")
-        path.write_text(stub(module._ENGINE))

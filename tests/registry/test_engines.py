@@ -160,12 +160,12 @@ def test_every_engine_function_has_the_frame_methods_parameters() -> None:
 
 def test_the_type_stubs_are_current() -> None:
     """pl_metrics/spark.pyi and dask.pyi (what mypy reads of the functions made at
-    import) are what ``python -m pl_metrics._engines.declared`` writes."""
+    import) are what ``python tools/engine_stubs.py`` writes."""
     from pl_metrics._engines.declared import stub
 
     for module in (pms, pmd):
         written = Path(module.__file__ or "").with_suffix(".pyi").read_text()
-        assert written == stub(module._ENGINE), "run: python -m pl_metrics._engines.declared"
+        assert written == stub(module._ENGINE), "run: python tools/engine_stubs.py"
 
 
 def test_refused_entries_have_engine_functions() -> None:
