@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, get_args
 
 import polars as pl
@@ -336,8 +337,9 @@ def _segment_sums(
     ci: bool,
 ) -> pl.LazyFrame:
     """``*keys, n, _TP, _FP, _FN, _TN, roc_auc`` (+ the variances with ``ci``), at
-    collect: the calibration map fitted (``fit``, the reference's errors first), then
-    the segments' lists and the checks' counts (``state(keyed)``, one query; keys
+    collect: the calibration map fitted (``fit``, on a thread beside the query; the
+    reference's errors first), the segments' lists and the checks' counts
+    (``state(keyed)``, one query; keys
     met with a negative score read the rows again, unkeyed) summed in numpy
     (:func:`segment_sums.segment_sums`)."""
     given = state(keyed)[0].collect_schema()
@@ -353,9 +355,16 @@ def _segment_sums(
     def run() -> pl.DataFrame:
         import numpy as np
 
-        fitted = None if fit is None else fit()
         lists, counts, check = state(keyed)
-        found, df = pl.collect_all([counts, lists])
+        with ThreadPoolExecutor(1) as pool:  # the fit beside the current rows' query
+            fitting = None if fit is None else pool.submit(fit)
+            try:
+                found, df = pl.collect_all([counts, lists])
+            except Exception:
+                if fitting is not None:
+                    fitting.result()  # the reference's errors first
+                raise
+            fitted = None if fitting is None else fitting.result()
         check(found, df)
         sorted_keys = keyed
         if keyed and bool((found.get_column(ss.LEAST) < 0).any()):
