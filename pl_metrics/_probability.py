@@ -19,7 +19,7 @@ from pl_metrics._core import indicators as ind
 from pl_metrics._core import names
 from pl_metrics._core import scores as sc
 from pl_metrics._core.names import ALL, INTERNAL
-from pl_metrics._intervals import analytic
+from pl_metrics._stats import normal
 
 #: The float64 machine epsilon (log loss clips with it: ``formulas.EPS``).
 EPS = fm.EPS
@@ -532,7 +532,7 @@ def _calibration_bins(
         )
         bounds = []
         if ci is not None:
-            low, high = analytic.wilson(pl.col(_BIN_POSITIVES), pl.col("count"), ci)
+            low, high = normal.wilson(pl.col(_BIN_POSITIVES), pl.col("count"), ci)
             bounds = [low.alias("prob_true_low"), high.alias("prob_true_high")]
         label_column = [] if label is None else [pl.lit(label, rows.labels.dtype).alias(_CLASS)]
         parts.append(

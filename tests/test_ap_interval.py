@@ -23,8 +23,8 @@ from sklearn import metrics as skm
 from statsmodels.stats.proportion import proportion_confint
 
 import pl_metrics
-from pl_metrics._intervals import ap_delta
 from pl_metrics._ranking import batches
+from pl_metrics._stats import ap_delta
 
 
 def _gradient(y: np.ndarray, s: np.ndarray) -> np.ndarray:

@@ -25,10 +25,10 @@ from pl_metrics._core import scores as sc
 from pl_metrics._core.confusion import ACTUAL, LABEL, ORD, PREDICTED, Counts, label_set
 from pl_metrics._core.names import INTERNAL
 from pl_metrics._intervals import analytic as an
-from pl_metrics._intervals import ap_delta
 from pl_metrics._intervals import draws as bs
 from pl_metrics._intervals.sampling import resampling
 from pl_metrics._ranking import from_counts as rk
+from pl_metrics._stats import ap_delta
 
 #: The columns besides the segment that identify a row of each frame.
 _ROW_KEYS = {"per_class": [LABEL], "averages": ["average"], "report": [LABEL, "average"]}

@@ -15,8 +15,8 @@ import polars as pl
 
 from pl_metrics._core import formulas as fm
 from pl_metrics._core import names
-from pl_metrics._intervals import ap_delta
 from pl_metrics._ranking.placements import _METRICS, _key, _Keyed, _label_bits, _Searched
+from pl_metrics._stats import ap_delta
 
 _POS, _NEG = f"{names.INTERNAL}pos", f"{names.INTERNAL}neg"
 _KEY, _MIN = f"{names.INTERNAL}key", f"{names.INTERNAL}min"

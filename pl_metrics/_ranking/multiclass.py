@@ -34,8 +34,8 @@ from pl_metrics._core import formulas as fm
 from pl_metrics._core import names
 from pl_metrics._core import scores as sc
 from pl_metrics._core.scores import CLASS, NEG, POS, SCORE, ScoreCounts
-from pl_metrics._intervals import analytic as an
 from pl_metrics._ranking import from_counts as rk
+from pl_metrics._stats import normal
 
 #: A class's number (or weight) of positives, the weight of the weighted average.
 _POSITIVES = f"{names.INTERNAL}positives"
@@ -145,8 +145,8 @@ def roc_auc_delong_per_class(state: ScoreCounts, ci: float) -> pl.LazyFrame:
     than two positives or negatives in the segment)."""
     ovr = per_class_counts(state)
     exprs = rk.auc_exprs(integer=rk.integer_counts(ovr.frame))
-    result = ovr.frame.group_by(ovr.keys).agg(*exprs, an.delong_se().alias(SE))
-    bounds = an.delong_bounds(pl.col("roc_auc"), pl.col(SE), ci)
+    result = ovr.frame.group_by(ovr.keys).agg(*exprs, normal.delong_se().alias(SE))
+    bounds = normal.delong_bounds(pl.col("roc_auc"), pl.col(SE), ci)
     return _labelled(
         ovr, result.select(*ovr.keys, "roc_auc", *bounds).sort(ovr.keys, nulls_last=True)
     )

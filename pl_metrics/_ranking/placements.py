@@ -19,7 +19,7 @@ from typing import Any, Literal
 import polars as pl
 
 from pl_metrics._core import formulas as fm
-from pl_metrics._intervals import ap_delta
+from pl_metrics._stats import ap_delta
 
 #: Scores searched at once; more are split over the threads (numpy releases the GIL).
 #: Also the size from which :class:`_Keyed` scans a segment's keys in two halves.
@@ -276,7 +276,7 @@ def _ap(s: _Searched | _Keyed, z: float | None) -> tuple[float | None, ...]:
     the precision at its score's threshold (the rows scoring at least as high), so
     tied positives add their threshold's term together as scikit-learn's step-wise
     sum does; 0.0 without positives (as scikit-learn).  With ``z``: and its logit
-    interval (``_intervals.ap_delta``: the delta method's moments of the sorted
+    interval (``_stats.ap_delta``: the delta method's moments of the sorted
     positives; there are positives here)."""
     import numpy as np
 

@@ -56,8 +56,8 @@ import polars as pl
 from pl_metrics._core import checks as v
 from pl_metrics._core import names
 from pl_metrics._core import scores as sc
-from pl_metrics._intervals import analytic as an
 from pl_metrics._ranking.batches import _MIN, Source, _in_batches, _lists, _Ready, _values
+from pl_metrics._stats import normal
 
 _POSITIVES = f"{names.INTERNAL}positives"
 _UNKNOWN = f"{names.INTERNAL}unknown"
@@ -212,7 +212,7 @@ def sorted_metric(
     key_columns, lists, minima = _lists(tasks, keyed=keyed)
     keys = names.segment_keys(segments)
     rows = (names.with_segment_keys(lf, segments) if segments else lf).with_columns(key_columns)
-    z = None if ci is None else an.z_value(ci)
+    z = None if ci is None else normal.z_value(ci)
     metrics = [metric] if z is None else [metric, *names.interval_columns([metric])]
 
     def checked(grouped: pl.LazyFrame) -> pl.LazyFrame:
