@@ -38,13 +38,17 @@ def _lower_hull(cum_weight: np.ndarray, cum_positive: np.ndarray) -> np.ndarray:
 
     w, s = cum_weight, cum_positive
     kept = np.arange(len(w))
-    for _ in range(PASSES):
+    for done in range(PASSES):
         if len(kept) < 3:
             return kept
-        a, b, c = kept[:-2], kept[1:-1], kept[2:]
+        if done:
+            a, b, c = kept[:-2], kept[1:-1], kept[2:]
+            s_a, s_b, s_c, w_a, w_b, w_c = s[a], s[b], s[c], w[a], w[b], w[c]
+        else:  # every point: the neighbours are slices (no gather)
+            s_a, s_b, s_c, w_a, w_b, w_c = s[:-2], s[1:-1], s[2:], w[:-2], w[1:-1], w[2:]
         # b on or above the chord from a to c:
         # (s_b - s_a) / (w_b - w_a) >= (s_c - s_b) / (w_c - w_b)
-        above = (s[b] - s[a]) * (w[c] - w[b]) >= (s[c] - s[b]) * (w[b] - w[a])
+        above = (s_b - s_a) * (w_c - w_b) >= (s_c - s_b) * (w_b - w_a)
         if not above.any():
             return kept
         keep = np.ones(len(kept), dtype=bool)
@@ -79,9 +83,8 @@ def isotonic(positive: np.ndarray, weight: np.ndarray) -> np.ndarray:
     # difference of running sums, which would cancel in a short block)
     slopes = np.add.reduceat(positive, hull[:-1]) / np.add.reduceat(weight, hull[:-1])
     # distinct score j is the step from point j to j + 1: in the hull segment that starts
-    # at the last vertex at or before j
-    segment = np.searchsorted(hull, np.arange(len(weight)), side="right") - 1
-    return np.clip(slopes[segment], 0.0, 1.0)
+    # at the last vertex at or before j (the hull runs from point 0 to the last one)
+    return np.repeat(np.clip(slopes, 0.0, 1.0), np.diff(hull))
 
 
 def knots(thresholds: np.ndarray, fitted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

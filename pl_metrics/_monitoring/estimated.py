@@ -265,24 +265,28 @@ class Reference:
         """The current rows of ``rows`` (marked): the rows not marked, or all of them."""
         return rows if self.flag is None else rows.filter(~pl.col(_IS_REFERENCE))
 
-    def _classes(self) -> tuple[int, int]:
-        """The reference's rows of ``pos_label`` and of the other label, its label and
-        weight checks raised (one aggregation over its rows)."""
+    def _read(self) -> tuple[int, int, pl.DataFrame]:
+        """The reference's rows of ``pos_label`` and of the other label, and its scores,
+        labels (and weights) as lists: one ``select`` over its rows, its label and
+        weight checks raised (the score checks are :meth:`_counts`')."""
         schema, y_true = self.schema, self.y_true
         positive = pl.col(y_true) == pl.lit(self.pos_label, schema[y_true])
         aggs, checks = _label_aggs(
             y_true, positive, v.single_label_types(schema, y_true), self.default_pos
         )
         aggs += [positive.sum().alias(_POSITIVE_ROWS), (~positive).sum().alias(_NEGATIVE_ROWS)]
+        score = sc.as_score(self.y_score, schema[self.y_score])
+        aggs += [score.implode(), positive.fill_null(value=False).implode().alias(POS)]
+        score_aggs, self._score_checks = sc.score_checks(schema, [self.y_score])
+        aggs += score_aggs
         if self.weight is not None:
             w = pl.col(self.weight).cast(pl.Float64)
-            aggs += [v.bad_weight(self.weight).alias(v.BAD_WEIGHT), w.sum().alias(NEG)]
-        frame = self.rows.select(aggs)
-        if self.weight is not None:
-            frame = frame.with_columns(inputs.segment_weight([], [NEG]))
+            aggs += [v.bad_weight(self.weight).alias(v.BAD_WEIGHT), w.implode().alias(NEG)]
+            aggs.append(v.weight_total_too_large(w.sum()).alias(inputs.SEGMENT_WEIGHT))
             checks += inputs.weight_checks(self.weight)
-        frame = _labels_checked(
-            frame,
+        read = self.rows.select(aggs).collect()
+        checked = _labels_checked(
+            read.lazy().drop(SCORE, POS, *([NEG] if self.weight else [])),
             self.rows,
             checks,
             column=y_true,
@@ -290,24 +294,17 @@ class Reference:
             pos_label=self.pos_label,
             default_pos=self.default_pos,
         )
-        classes = frame.select(_POSITIVE_ROWS, _NEGATIVE_ROWS).collect()
-        return classes.item(0, 0), classes.item(0, 1)
+        classes = checked.select(_POSITIVE_ROWS, _NEGATIVE_ROWS).collect()
+        return classes.item(0, 0), classes.item(0, 1), read
 
-    def _counts(self) -> tuple[Any, Any, Any]:
+    def _counts(self, read: pl.DataFrame) -> tuple[Any, Any, Any]:
         """(scores, positive, weight): each distinct reference score, ascending, with
-        the summed weights of its positive rows and of all its rows (the rows read
-        once, bad scores raised; sorted and summed by :func:`segment_sums.score_sums`)."""
-        schema = self.schema
-        positive = pl.col(self.y_true) == pl.lit(self.pos_label, schema[self.y_true])
-        score = sc.as_score(self.y_score, schema[self.y_score])
-        columns = [score.implode(), positive.fill_null(value=False).implode().alias(POS)]
-        if self.weight is not None:
-            columns.append(pl.col(self.weight).cast(pl.Float64).implode().alias(NEG))
-        aggs, checks = sc.score_checks(schema, [self.y_score])
-        frame = v.raise_if_bad(self.rows.select(*columns, *aggs), checks).collect()
+        the summed weights of its positive rows and of all its rows (bad scores
+        raised; sorted and summed by :func:`segment_sums.score_sums`)."""
+        v.raise_if_bad(read.lazy(), self._score_checks).collect()
 
         def flat(name: str) -> Any:
-            return frame.get_column(name).explode().to_numpy()
+            return read.get_column(name).explode().to_numpy()
 
         weights = None if self.weight is None else flat(NEG)
         return ss.score_sums(flat(SCORE), flat(POS).astype(bool), weights)
@@ -320,10 +317,11 @@ class Reference:
             nulls = self.lf.select(self.flag.null_count()).collect().item()
             if nulls:
                 raise v.Bad.reference_nulls(nulls)
-        if not all(self._classes()):
+        positives, negatives, read = self._read()
+        if not (positives and negatives):
             present = v.labels_present(self.rows, self.y_true)
             raise v.Bad.reference_one_class(self.y_true, self.pos_label, present)
-        scores, positive, weight = self._counts()
+        scores, positive, weight = self._counts(read)
         return cal.knots(scores, cal.isotonic(positive, weight))
 
 
