@@ -6,5 +6,6 @@
   (scikit-learn's ``IsotonicRegression(out_of_bounds="clip", y_min=0, y_max=1)``);
 - :mod:`.estimated`: ``estimated_performance``, the metrics expected from calibrated
   scores (NannyML's CBPE), per segment, with the spread of the realized metric
-  (:mod:`pl_metrics._intervals.label_draws`).
+  (:mod:`pl_metrics._intervals.label_draws`); its sums over each segment's sorted
+  rows in :mod:`.segment_sums`.
 """

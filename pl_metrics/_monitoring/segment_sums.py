@@ -1,26 +1,30 @@
 """The sums of ``estimated_performance`` from each segment's rows sorted by score.
 
-Every segment's scores are sorted once (polars sorts the segments' lists in
-parallel), then one vectorised numpy pass over all the segments' rows at once
-finds the runs of equal scores (a run: a distinct score of a segment), sums each
-run's weight predicted positive and the rest (``np.bincount`` in row order), gives
-each run its calibrated probability p (the scores themselves, or one
-``np.interp`` over the runs' scores), and sums per segment:
+The segments' rows (one ``group_by`` of lists, one after the other) are taken a
+range at a time (:func:`ranges`: a large segment alone, small ones together, about
+:data:`CHUNK_ROWS` rows: arrays that stay in the cache, two ranges at once on two
+threads, numpy releasing the GIL).  Each range is sorted by score within its
+segments and summed in one vectorised pass, never a Python step per segment: the
+runs of equal scores (a run: a distinct score of a segment) get their weight
+predicted positive and the rest, and their calibrated probability p (the scores
+themselves, or one ``np.interp`` over the runs' scores on the map's knots); per
+segment the pass sums
 
 - the expected counts ``tp, fp, fn, tn`` (:mod:`.estimated`'s module docstring);
-- the expected ROC AUC: each run's expected positive and negative weight as shares
-  of its segment's totals, their running sums from the highest score down (a
-  cumulative sum per segment), and the trapezoids ``neg (tps - pos / 2)`` over the
-  same sum with every positive above (:func:`formulas.roc_auc_terms`, as
-  :mod:`pl_metrics._ranking.from_counts` sums them);
+- the expected ROC AUC: each run's expected positive and negative weight, the
+  positives' running sum from the highest score down (``tps``), and the
+  trapezoids ``neg (tps - pos / 2)`` (:func:`formulas.roc_auc_terms`) over the
+  same sum with every positive above, as the pairs ordered right and the rest
+  (a perfect ranking is exactly 1.0);
 - with ``ci``: the variances of :mod:`pl_metrics._intervals.label_draws`, the
   weights of each run scaled by its largest (``M``) and squared.
 
 Un-weighted rows whose scores are not negative are sorted as one key each, the
 score's bits shifted left by one with the prediction in the freed lowest bit (as
-:mod:`pl_metrics._ranking.placements` keys the labels): one sort of 8 bytes a row,
-no gather.  Weighted rows, or scores of both signs, sort each segment's scores
-once (``arg_sort``) and gather the predictions and weights with it.
+:mod:`pl_metrics._ranking.placements` keys the labels): one numpy sort of 8 bytes
+a row, no gather.  Weighted rows, or scores of both signs, are sorted by an
+``argsort`` and the predictions and weights gathered with it.  Weights are taken
+times a power of two per segment (exact), so that no product of sums overflows.
 """
 
 from __future__ import annotations
@@ -34,10 +38,10 @@ from pl_metrics._core.names import INTERNAL
 from pl_metrics._intervals import label_draws as ld
 
 KEY = f"{INTERNAL}sort_key"  # un-weighted, scores not negative: bits << 1 | predicted
-SCORES = f"{INTERNAL}scores"  # the other way: the scores, the predictions, the weights
+SCORES = f"{INTERNAL}scores"  # else: the scores, the predictions (and the weights)
 PREDICTED = f"{INTERNAL}predicted"
 WEIGHTS = f"{INTERNAL}weights"
-LEAST = f"{INTERNAL}least_score"  # a segment's least score (the keys need no sign)
+LEAST = f"{INTERNAL}least_score"  # the least score (the keys need no sign)
 
 _NO_SIGN = (1 << 63) - 1
 
