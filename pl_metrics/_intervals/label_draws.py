@@ -79,7 +79,7 @@ def auc_slopes(totals: tuple[Any, Any], sums: tuple[Any, Any, Any]) -> tuple[Any
         A = M / P V10 - M / N V01 = M (N - R_T + T / 2) / (P N),
         B = M / P - M / N."""
     (total, running), (p_total, n_total, scale) = totals, sums
-    a = scale * (n_total - running + total / 2) / (p_total * n_total)
+    a = (n_total + total / 2 - running) * (scale / (p_total * n_total))
     return a, scale / p_total - scale / n_total
 
 

@@ -211,9 +211,15 @@ def _range_sums(
     def per_segment(values: Any) -> Any:
         return np.add.reduceat(values, first)
 
-    def products(x: Any, y: Any) -> Any:
-        """Each segment's sum of x y: one pass (einsum: no BLAS threads) for a segment alone."""
-        return np.einsum("i,i->", x, y)[None] if first.size == 1 else per_segment(x * y)
+    def products(*factors: Any) -> Any:
+        """Each segment's sum of the factors' product: one pass (einsum: no BLAS
+        threads, no temporary) for a segment alone."""
+        if first.size == 1:
+            return np.einsum(",".join("i" * len(factors)) + "->", *factors)[None]
+        product = factors[0]
+        for factor in factors[1:]:
+            product = product * factor
+        return per_segment(product)
 
     n, pred, other, total, scale, pred_sq, rest_sq = _run_weights(
         sizes, predicted, weights, new, starts, ci=ci
@@ -254,14 +260,17 @@ def _range_sums(
             share, unit = spread * (scale / on_runs(seg_total)) ** 2, 1.0
         out["var_tp"] = products(share, pred_sq) * unit
         out["var_fn"] = products(share, rest_sq) * unit
-        weight = np.ones(pos.size) if total is None else total
+        if total is None:  # a row a run, weight 1: the rows from the top, exactly
+            weight, running = 1.0, on_runs(last) - np.arange(pos.size, dtype=np.float64)
+        else:
+            weight, running = total, _running(total, first, last)
         slopes = ld.auc_slopes(
-            (weight, _running(weight, first, last)),
-            (on_runs(p_total), on_runs(n_total), scale),
+            (weight, running),
+            (on_runs(p_total), on_runs(n_total), scale[0] if weights is None else scale),
         )
         change = ld.auc_derivative(slopes, on_runs(auc))
         squares = spread if total is None else spread * (pred_sq + rest_sq)
-        out["var_auc"] = products(squares * change, change)
+        out["var_auc"] = products(squares, change, change)
     return out
 
 
