@@ -509,3 +509,23 @@ def test_html_report_shows_failing_and_inconclusive_checks_first(tmp_path: Path)
     assert _rounded(_section(out.read_text(encoding="utf-8"))) == _rounded(section)
     with pytest.raises(ValueError, match="unknown metric 'auc'"):
         df.metrics.html_report("y", y_score="s", rules="auc > 0.5")
+
+
+@pytest.mark.parametrize("ci", [None, 0.95])
+def test_an_undefined_binary_metric_is_inconclusive_never_a_pass(ci: float | None) -> None:
+    # segment a has no negatives: its false positive rate and specificity (fp / (fp +
+    # tn), tn / (tn + fp)) divide by 0; scikit-learn and over_time say 0.0, which a
+    # `<= 0.05` gate would pass. Its recall is 3 / 4 (by hand).
+    df = pl.DataFrame(
+        {"g": ["a"] * 4 + ["b"] * 4, "y": [1, 1, 1, 1, 0, 1, 0, 1], "p": [1, 1, 0, 1, 0, 1, 1, 1]}
+    )
+    rules = ["false_positive_rate <= 0.05", "specificity >= 0.5", "recall >= 0.5"]
+    out = df.metrics.check(rules, y_true="y", y_pred="p", by="g", ci=ci)
+    a = out.filter(pl.col("g") == "a")
+    assert a["status"].to_list()[:2] == ["inconclusive", "inconclusive"]
+    assert all(math.isnan(v) for v in a["value"].to_list()[:2])
+    assert a["value"][2] == 0.75
+    # segment b: 1 false positive of 2 negatives (by hand: 0.5), defined as before
+    b = out.filter(pl.col("g") == "b")
+    assert b["value"].to_list()[:2] == [0.5, 0.5]
+    assert b["status"][0] == "fail"

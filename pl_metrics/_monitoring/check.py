@@ -66,6 +66,7 @@ _NAME = f"{INTERNAL}check_metric"  # the rule's metric column while values are j
 _ORDER = f"{INTERNAL}check_order"
 _OP = f"{INTERNAL}check_op"
 _INTERVAL = f"{INTERNAL}check_interval"
+_OK = f"{INTERNAL}check_defined"  # a binary metric's denominator is not 0
 _NULLS = f"{INTERNAL}check_reference_nulls"
 _REFERENCE = f"{INTERNAL}check_reference"
 
@@ -292,9 +293,34 @@ def metric_values(
     ``over_time``'s metrics come from ``over_time`` with every row in one day (one
     window per segment: its families' one query each over all segments, its
     intervals); the other rates from one table of binary counts, Wilson's interval.
+    A binary metric whose denominator is 0 in a segment (the false positive rate of
+    a segment without negatives: ``over_time`` and scikit-learn say 0.0) is NaN,
+    its bounds null: undefined, so its rules are inconclusive, never a pass.
     """
     parts = []
     windowed = [m for m in metrics if m in ot.METRICS]
+    binary = [m for m in metrics if m in RATES or m in ot.POSITIVE]
+    wide = None
+    if binary:
+        assert x.y_true is not None  # check_needs
+        assert x.y_pred is not None
+        counts, pos = fair.binary_confusion(
+            rows,
+            x.y_true,
+            x.y_pred,
+            by=keys or None,
+            pos_label=x.pos_label,
+            weight=x.weight,
+            reserved=(),
+        )
+        table = fair.binary_table(counts, pos, "check", x.y_true, x.y_pred)
+        c = {k: pl.col(k) for k in ("tp", "fp", "fn", "tn")}
+        # zero_division NaN: NaN exactly where the metric is undefined
+        exprs = [fm.binary_metric(m, c, float("nan")).alias(m) for m in binary]
+        for m in (m for m in binary if m in RATES and ci is not None):
+            low, high = an.proportion_bounds(m, ci)
+            exprs += [low.alias(f"{m}_low"), high.alias(f"{m}_high")]
+        wide = counts.finish(table.select(*counts.keys, *exprs)).cache()
     if windowed:
         assert x.y_true is not None  # check_needs
         day = fair.free_name("day", rows.collect_schema().names())
@@ -311,37 +337,34 @@ def metric_values(
             ci=ci,
         )
         bounds = [pl.col(LOW), pl.col(HIGH)] if ci is not None else [pl.lit(None, pl.Float64)] * 2
-        parts.append(
-            frame.select(
-                *keys,
-                pl.col("metric").alias(_NAME),
-                VALUE,
-                bounds[0].alias(LOW),
-                bounds[1].alias(HIGH),
+        values = frame.select(
+            *keys,
+            pl.col("metric").alias(_NAME),
+            VALUE,
+            bounds[0].alias(LOW),
+            bounds[1].alias(HIGH),
+        )
+        positive = [m for m in windowed if m in ot.POSITIVE]
+        if positive:
+            assert wide is not None
+            defined = pl.concat(
+                [
+                    wide.select(*keys, pl.lit(m).alias(_NAME), pl.col(m).is_not_nan().alias(_OK))
+                    for m in positive
+                ]
             )
-        )
-    rates = [m for m in metrics if m in RATES]
+            ok = pl.col(_OK).fill_null(True)
+            values = values.join(defined, on=[*keys, _NAME], how="left", nulls_equal=True).select(
+                *keys,
+                _NAME,
+                pl.when(ok).then(pl.col(VALUE)).otherwise(float("nan")).alias(VALUE),
+                pl.when(ok).then(pl.col(LOW)).alias(LOW),
+                pl.when(ok).then(pl.col(HIGH)).alias(HIGH),
+            )
+        parts.append(values)
+    rates = [m for m in binary if m in RATES]
     if rates:
-        assert x.y_true is not None  # check_needs
-        assert x.y_pred is not None
-        counts, pos = fair.binary_confusion(
-            rows,
-            x.y_true,
-            x.y_pred,
-            by=keys or None,
-            pos_label=x.pos_label,
-            weight=x.weight,
-            reserved=(),
-        )
-        table = fair.binary_table(counts, pos, "check", x.y_true, x.y_pred)
-        c = {k: pl.col(k) for k in ("tp", "fp", "fn", "tn")}
-        exprs = []
-        for m in rates:
-            exprs.append(fm.binary_metric(m, c, 0.0).alias(m))
-            if ci is not None:
-                low, high = an.proportion_bounds(m, ci)
-                exprs += [low.alias(f"{m}_low"), high.alias(f"{m}_high")]
-        wide = counts.finish(table.select(*counts.keys, *exprs)).cache()
+        assert wide is not None
         parts += [_long(wide, keys, m, m) for m in rates]
     return pl.concat(parts, how="vertical_relaxed")
 
