@@ -17,7 +17,8 @@ reference is shown beside them when scikit-learn imports (a test dependency).
 NannyML's ``CBPE`` (fit on the reference, estimate on the rows sorted by segment
 in ``--segments`` chunks) is timed when ``import nannyml`` works, and the row is
 left out (with a note) when it does not: it is not a dependency of this project.
-``--stages``: also the state alone (one ``group_by`` per segment and score).
+``--stages``: also the state alone (the segments' lists and the checks' counts,
+one query) and the isotonic fit alone (beside scikit-learn's).
 POLARS_MAX_THREADS sets the threads.
 """
 
@@ -86,7 +87,7 @@ def main() -> None:
     parser.add_argument("--segments", type=int, default=6)
     parser.add_argument("--reference", type=number, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--stages", action="store_true", help="also the state alone")
+    parser.add_argument("--stages", action="store_true", help="also the state, the fit alone")
     args = parser.parse_args()
     df = frame(args.rows, args.segments, seed=0)
     reference = frame(args.reference, 1, seed=1).drop("seg")
@@ -117,7 +118,7 @@ def main() -> None:
         from pl_metrics._monitoring import estimated as est
 
         def state() -> object:
-            return est._current_state(
+            lists, counts, _ = est._current_state(
                 df.lazy(),
                 ["seg"],
                 df.schema,
@@ -127,9 +128,18 @@ def main() -> None:
                 default_pos=True,
                 weight=None,
                 probabilities=True,
-            ).collect()
+                keyed=True,
+            )
+            return pl.collect_all([counts, lists])
+
+        def fit() -> object:
+            given = est.Reference(
+                reference.lazy(), reference, y_true="y", y_score="s", weight=None, pos_label=None
+            )
+            return given.fit()
 
         cases["its state alone (calibration=None)"] = state
+        cases["its isotonic fit alone (Reference.fit)"] = fit
     nanny = nannyml_case(df, reference, args.segments)
     if nanny is not None:
         cases["NannyML CBPE (chunks = segments)"] = nanny
