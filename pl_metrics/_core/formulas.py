@@ -175,6 +175,10 @@ class Score:
     partials: Callable[..., Partials]
     reads_tn: bool = False
     bounds: tuple[float, float] = (0.0, 1.0)
+    #: ``(tp, fp, fn, tn) -> (a, b)``: a score that sums two proportions (informedness:
+    #: recall and specificity) has the trials of the smaller of their denominators
+    #: ``a``, ``b`` (:func:`score_trials`); None: the rows it reads
+    trials_of: Callable[..., tuple[Any, Any]] | None = None
 
 
 #: The per-class scores, in output order (``f``: F-beta, whose column is
@@ -216,6 +220,7 @@ SCORES: dict[str, Score] = {
         _informedness_partials,
         reads_tn=True,
         bounds=(-1.0, 1.0),
+        trials_of=lambda tp, fp, fn, tn: (tp + fn, tn + fp),  # recall's, specificity's
     ),
     "markedness": Score(
         lambda tp, support, predicted, tn, beta, zd, xp=POLARS: markedness(
@@ -224,6 +229,7 @@ SCORES: dict[str, Score] = {
         _markedness_partials,
         reads_tn=True,
         bounds=(-1.0, 1.0),
+        trials_of=lambda tp, fp, fn, tn: (tp + fp, tn + fn),  # precision's, npv's
     ),
 }
 
@@ -259,16 +265,23 @@ def score_partials(  # noqa: PLR0917 - the counts, then the options, as every fo
 def score_trials(  # noqa: PLR0917 - the counts, then the options, as every formula here
     name: str, tp: Any, fp: Any, fn: Any, tn: Any, xp: Backend = POLARS
 ) -> Any:
-    """The rows per-class score ``name`` is a function of: tp + fp + fn, and tn for a
-    score that reads it, where that score is defined (0 where it is
-    ``zero_division``: its derivatives' denominator is 0).  The delta method's
-    interval falls back to them where the variance is 0 (``wilson_at_variance``)."""
+    """The rows per-class score ``name`` is a share of, where the delta method's
+    interval falls back to Wilson's at them (the variance is 0: the score at a
+    bound, ``wilson_at_variance``): tp + fp + fn; for a sum of two proportions
+    (``Score.trials_of``) the smaller of their denominators (at informedness 1 both
+    recall and specificity are 1: the interval is no narrower than the rarer one's
+    allows; all the rows would be K times too many for a micro average), 0 where
+    the score is ``zero_division`` (its derivatives' denominator is 0)."""
     score = SCORES[name]
     if not score.reads_tn:
         return tp + fp + fn
     cells = [xp.to_float(x) for x in (tp, fp, fn, tn)]
     _, denominator = score.partials(*cells, 1.0)
-    return xp.where(denominator > 0, cells[0] + cells[1] + cells[2] + cells[3], 0.0)
+    rows = cells[0] + cells[1] + cells[2] + cells[3]
+    if score.trials_of is not None:
+        a, b = score.trials_of(*cells)
+        rows = xp.where(a < b, a, b)
+    return xp.where(denominator > 0, rows, 0.0)
 
 
 def specificity(tn: Any, fp: Any, zero_division: float, xp: Backend = POLARS) -> Any:
