@@ -388,7 +388,10 @@ def test_exact_ranking_sends_only_partition_summaries(client, dataset, monkeypat
             got = pmd.average_precision(data, "y", score, by=by, client=client)
             expected = rows.metrics.average_precision("y", score, by=by)
             assert_frame_equal(got, expected, rel_tol=1e-12, abs_tol=0)
-    assert len(seen) == 4 * 3
+            # gini (catalogue: 2 x AUC - 1) takes the AUC's bounded path, mapped
+            got = pmd.gini(data, "y", score, by=by, client=client)
+            assert_frame_equal(got, rows.metrics.gini("y", score, by=by), check_exact=True)
+    assert len(seen) == 4 * 4
     assert max(seen) <= 8 * 3  # partitions x segments
 
 

@@ -60,6 +60,12 @@ class Affine:
     scale: float
     shift: float
 
+    def __post_init__(self) -> None:
+        # bounds are mapped as they are (low to low): a negative scale would swap them
+        if not self.scale > 0:
+            msg = f"an Affine metric's scale must be positive (its bounds keep their order): {self}"
+            raise ValueError(msg)
+
     def value(self, base: object) -> object:
         """The metric of a base value (a number, an array or an expression)."""
         return self.scale * base + self.shift  # type: ignore[operator]

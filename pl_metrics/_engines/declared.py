@@ -30,6 +30,7 @@ from typing import Any
 import polars as pl
 
 from pl_metrics import metrics
+from pl_metrics._core import catalogue as cat
 from pl_metrics._core import checks as v
 from pl_metrics._drift import state as ds
 from pl_metrics._engines import jobs, ranked
@@ -264,11 +265,20 @@ def _check(
 _RANKED = {"roc_auc": 1, "average_precision": 2}
 
 
+def _base(method: str) -> str:
+    """The ranked metric a method is computed from: gini's roc_auc (``catalogue``)."""
+    return cat.base_of(method) if method in cat.CATALOGUE else method
+
+
 def _ranked(declared: Declared, kind: str, values: dict[str, Any]) -> bool:
-    """The exact AUC or AP of un-weighted rows without an interval: from the partitions
-    of score ranges (:mod:`.ranked`; the driver holds partitions x segments rows)."""
+    """The exact AUC or AP (or a metric derived from one, gini) of un-weighted rows
+    without an interval: from the partitions of score ranges (:mod:`.ranked`; the
+    driver holds partitions x segments rows).  A derived metric whose ``by`` takes
+    its base's name (a segment named roc_auc of gini) is finished from the state."""
     plain = all(values.get(n) is None for n in ("bins", "weight", "ci", "max_fpr"))
-    return declared.method in _RANKED and kind == "score_counts" and plain
+    base = _base(declared.method)
+    clash = base != declared.method and base in v.by_names(values.get("by"))
+    return base in _RANKED and kind == "score_counts" and plain and not clash
 
 
 def _exact_ranking(
@@ -283,14 +293,15 @@ def _exact_ranking(
     """``*by, roc_auc`` / ``*by, average_precision`` from the partitions of score ranges:
     their summaries (and for the AP, a second pass with each partition's prefix)."""
     segments = job.keys[:-1]
-    passes = _RANKED[method]
+    base = _base(method)
+    passes = _RANKED[base]
     ranged = engine.rank(handle, job, passes, **options)
     try:
         summaries = engine.run(ranged, job, schema, **options)
         if ranked.PART not in summaries.columns:  # no shard had rows
             summaries = ranked.summary(summaries, segments, 0)
-        if method == "roc_auc":
-            return ranked.roc_auc(summaries, segments)
+        if base == "roc_auc":  # or gini: the AUC mapped
+            return cat.derive(ranked.roc_auc(summaries, segments).lazy(), method).collect()
         prefix = ranked.prefix(summaries, segments)
         terms = engine.run(ranged, replace(job, prefix=prefix), schema, **options)
         if ranked.PART not in terms.columns:  # no shard had rows
@@ -367,7 +378,7 @@ def docstring(engine: Engine, declared: Declared) -> str:
     returns = sections.get("Returns", "DataFrame").replace("LazyFrame", "DataFrame")
     parts = [head, f"Parameters\n----------\n{params}", f"Returns\n-------\n{returns}"]
     notes = [sections["Notes"]] if "Notes" in sections else []
-    if declared.method in _RANKED:
+    if _base(declared.method) in _RANKED:
         notes.append(
             f"On {engine.name}, the exact value of un-weighted rows without ``ci`` (nor "
             "``max_fpr``) comes from partitions of score ranges, not from the merged "
@@ -449,4 +460,3 @@ def stub(engine: Engine) -> str:
         "",
     ]
     return "\n".join([*head, "\n".join(functions), ""])
-
