@@ -134,20 +134,23 @@ def _running(values: Any, first: Any, last: Any) -> Any:
     down (the runs ascending by score within each segment; ``first`` / ``last``: each
     segment's first run and the run after its last), restarted at each segment: the
     same floats as each segment summed alone (numpy's sequential cumulative sum from
-    the end; polars' ``cum_sum().over`` where a range holds several segments).  Not
-    one sum over the range less its value at the next segment: beside larger
-    segments that difference lost a small segment's digits (its AUC moved by 6e-5
-    with scores of 1e-10, found by review).  Where the values are 0 (no positive
-    below a score) the sums stay the same float."""
+    the end, of one segment, or of each row of a matrix holding a range's segments,
+    padded with zeros).  Not one sum over the range less its value at the next
+    segment: beside larger segments that difference lost a small segment's digits
+    (its AUC moved by 6e-5 with scores of 1e-10, found by review).  The matrix of a
+    range (:func:`ranges`: at most :data:`CHUNK_ROWS` runs, or one segment) holds
+    at most about twice its runs.  Where the values are 0 (no positive below a
+    score) the sums stay the same float."""
     import numpy as np
 
     if first.size == 1:
         return np.cumsum(values[::-1])[::-1]
-    segment = np.repeat(np.arange(first.size), last - first)[::-1]
-    sums = pl.DataFrame({"g": segment, "v": values[::-1]}).select(
-        pl.col("v").cum_sum().over("g")
-    )
-    return sums.to_series().to_numpy()[::-1]
+    lengths = last - first
+    row = np.repeat(np.arange(first.size), lengths)
+    column = lengths[row] - 1 - (np.arange(values.size) - first[row])  # from the top
+    matrix = np.zeros((first.size, int(lengths.max())), dtype=values.dtype)
+    matrix[row, column] = values
+    return np.cumsum(matrix, axis=1)[row, column]
 
 
 def _per_segment(first: Any, last: Any, scalar: Any) -> Any:
