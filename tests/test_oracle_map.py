@@ -72,7 +72,7 @@ ORACLES: dict[str, tuple[str, ...]] = {
         "test_compare_models.py::test_point_values_equal_sklearn",
         "test_compare_models.py::test_mcnemar_equals_statsmodels",
         "test_compare_models.py::test_adjust_equals_statsmodels",
-        "test_compare_models.py::test_delong_equals_the_brute_force",
+        "test_compare_models_delong_bootstrap.py::test_delong_equals_the_brute_force",
     ),
     "confusion_matrix": (
         "sklearn.metrics.confusion_matrix",
