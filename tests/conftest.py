@@ -12,7 +12,16 @@ import pytest
 #: run once, at the newest polars: ``make test-floor`` deselects them
 #: (``-m "not environment"``); the library suite runs at both.
 ENVIRONMENT_MODULES = frozenset(
-    {"test_spark.py", "test_engines.py", "test_typing.py", "test_docs.py", "test_cli.py"}
+    {
+        "test_spark.py",
+        "test_engines.py",
+        "test_typing.py",
+        "test_docs.py",
+        "test_cli.py",
+        "test_cli_commands.py",
+        "test_cli_options.py",
+        "test_cli_plot.py",
+    }
 )
 
 
