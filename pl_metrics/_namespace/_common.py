@@ -102,8 +102,9 @@ def derived(
 
     ``by`` keeps the derived method's own rules: a name among ``name``'s outputs is
     refused (as the base's own outputs are by the base's method), and one among the
-    base's outputs only (``roc_auc`` for ``gini``) is a segment like any other: it
-    runs under a stand-in name, renamed back after."""
+    base's outputs only (``roc_auc`` for ``gini``) is a segment like any other: the
+    segments run under stand-in names (``names.stand_in_keys``, as compare's and
+    the state finisher's), renamed back after."""
     from pl_metrics._core import catalogue as cat
     from pl_metrics._core import checks as v
     from pl_metrics._core import names
@@ -111,19 +112,8 @@ def derived(
     segments = v.normalize_by(by)
     schema = lf.collect_schema()
     v.check_by(schema, segments, names.output_columns(name, ci=ci))
-    base_outputs = set(names.output_columns(cat.base_of(name), ci=True))
-    taken = set(schema.names()) | set(segments.names) | base_outputs
-    given: list[str | pl.Expr] = []
-    back: dict[str, str] = {}
-    for item, output in zip(segments.given, segments.names, strict=True):
-        if output not in base_outputs:
-            given.append(item)
-            continue
-        stand_in = f"{output}_by"
-        while stand_in in taken:
-            stand_in += "_"
-        taken.add(stand_in)
-        back[stand_in] = output
-        given.append((pl.col(item) if isinstance(item, str) else item).alias(stand_in))
+    taken = [*schema.names(), *segments.names, *names.output_columns(cat.base_of(name), ci=True)]
+    inner = names.stand_in_keys(segments, taken)
+    given = [e.alias(k) for e, k in zip(segments.exprs, inner, strict=True)]
     result = cat.derive(call(given if by is not None else None), name)
-    return result.rename(back) if back else result
+    return result.rename(dict(zip(inner, segments.names, strict=True)))
