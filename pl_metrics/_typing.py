@@ -153,6 +153,18 @@ EstimatedMetric: TypeAlias = Literal[
     "specificity",
     "accuracy",
 ]
+#: The estimated metrics ``over_time`` takes (``_monitoring.estimated_windows.METRICS``):
+#: ``estimated_<m>`` for each metric of ``estimated_performance``.
+OverTimeEstimatedMetric: TypeAlias = Literal[
+    "estimated_roc_auc",
+    "estimated_precision",
+    "estimated_recall",
+    "estimated_f1",
+    "estimated_jaccard",
+    "estimated_fowlkes_mallows",
+    "estimated_specificity",
+    "estimated_accuracy",
+]
 #: ``calibration=`` of ``estimated_performance``: the map from scores to probabilities
 #: fitted on the reference rows (``None``: the scores are probabilities).
 Calibration: TypeAlias = Literal["isotonic"]

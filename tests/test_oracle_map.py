@@ -219,6 +219,8 @@ ORACLES: dict[str, tuple[str, ...]] = {
     "over_time": (
         "each window's rows through the frame methods + sklearn.metrics precision_score / recall_score / f1_score / jaccard_score + the ECE in numpy",
         "test_over_time.py::test_over_time_equals_the_rows_of_each_window",
+        "test_over_time_estimated.py::test_each_window_is_the_definition_with_scikit_learn",
+        "test_over_time_estimated.py::test_each_window_is_estimated_performance_on_its_rows",
     ),
     "per_class": (
         "sklearn.metrics.precision_recall_fscore_support + multilabel_confusion_matrix + jaccard_score + recall_score",

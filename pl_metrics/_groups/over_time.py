@@ -119,8 +119,11 @@ def windows(every: object, period: object) -> Windows:
     return Windows(str(every), str(every if period is None else period), step, unit, length // step)
 
 
-def check_metrics(metrics: object, *, y_pred: str | None, y_score: str | None) -> list[str]:
-    """``metrics``: names from :data:`METRICS`, with the column each family reads."""
+def check_metrics(
+    metrics: object, *, y_pred: str | None, y_score: str | None, estimated: Sequence[str] = ()
+) -> list[str]:
+    """``metrics``: names from :data:`METRICS` (and ``estimated``: the estimated metrics,
+    which read ``y_pred`` and ``y_score``), with the column each family reads."""
     names_ = [metrics] if isinstance(metrics, str) else metrics
     if (
         not isinstance(names_, Sequence)
@@ -130,17 +133,18 @@ def check_metrics(metrics: object, *, y_pred: str | None, y_score: str | None) -
         msg = f"`metrics` must be a metric name or a non-empty list of names, got {metrics!r}"
         raise TypeError(msg)
     for m in names_:
-        v.check_choice("metrics", m, METRICS)
+        v.check_choice("metrics", m, (*METRICS, *estimated))
     if len(set(names_)) != len(names_):
         msg = f"`metrics` names a metric twice: {list(names_)!r}"
         raise ValueError(msg)
     if y_pred is None and any(m not in SCORED for m in names_):
         msg = "`y_pred` is required for the label metrics (accuracy, f1_macro, ...)"
         raise ValueError(msg)
-    if y_score is None and any(m in SCORED for m in names_):
+    if y_score is None and any(m in SCORED or m in estimated for m in names_):
         msg = (
             "`y_score` is required for the ranking and probability metrics (roc_auc, "
-            "average_precision, ks, log_loss, brier_score, calibration_error)"
+            "average_precision, ks, log_loss, brier_score, calibration_error) and the "
+            "estimated ones (estimated_roc_auc, ...)"
         )
         raise ValueError(msg)
     return list(names_)
@@ -252,7 +256,11 @@ def score_windows(counts: ScoreCounts, w: Windows, index: str) -> ScoreCounts:
     return replace(counts, frame=frame)
 
 
-def _long(frame: pl.LazyFrame, by: list[str], metric: str, column: str, ci: bool) -> pl.LazyFrame:
+def long_rows(
+    frame: pl.LazyFrame, by: list[str], metric: str, column: str, ci: bool
+) -> pl.LazyFrame:
+    """A metric's rows of the output (``*by, window_end, metric, value[, low, high]``)
+    from a wide frame of windows (``column`` and its bounds)."""
     low, high = names.interval_columns([column])
     interval = [pl.col(low).alias(LOW), pl.col(high).alias(HIGH)]
     return frame.select(
@@ -292,7 +300,7 @@ def finish_labels(
                 )
         for m in wanted:
             has_ci = ci is not None and m != "n"
-            out.append(_long(point, by[:-1], m, m, has_ci))
+            out.append(long_rows(point, by[:-1], m, m, has_ci))
             if ci is not None and m == "n":
                 out[-1] = out[-1].with_columns(
                     pl.lit(None, pl.Float64).alias(LOW), pl.lit(None, pl.Float64).alias(HIGH)
@@ -316,7 +324,7 @@ def finish_labels(
         for m in averaged:
             metric, average = m.rsplit("_", 1)
             rows = point.filter(pl.col("average") == average)
-            out.append(_long(rows, by[:-1], m, metric, ci is not None))
+            out.append(long_rows(rows, by[:-1], m, metric, ci is not None))
     return out
 
 
@@ -365,7 +373,7 @@ def finish_positive(
             *counts.by, pl.col(names.interval_columns(wanted))
         )
         point = point.join(bounds, on=counts.by, how="left", nulls_equal=True)
-    return [_long(point, counts.by[:-1], m, m, ci is not None) for m in wanted]
+    return [long_rows(point, counts.by[:-1], m, m, ci is not None) for m in wanted]
 
 
 #: ``(metric, counted, ci)`` -> the same point and interval from the window's rows
@@ -416,7 +424,7 @@ def finish_scores(
             if sorted_point is not None and (ci is None or method in ("delong", "logit")):
                 point = sorted_point(base, point, ci)
             point = cat.derive(point, m)
-        out.append(_long(point, by[:-1], m, m, ci is not None))
+        out.append(long_rows(point, by[:-1], m, m, ci is not None))
     return out
 
 
@@ -528,7 +536,7 @@ def finish_probabilities(
         if ci is not None:
             nulls = [pl.lit(None, pl.Float64).alias(c) for c in names.interval_columns([m])]
             point = point.with_columns(nulls)
-        out.append(_long(point, rows.by[:-1], m, m, ci is not None))
+        out.append(long_rows(point, rows.by[:-1], m, m, ci is not None))
     return out
 
 
@@ -571,4 +579,4 @@ def finish_calibration(
     if ci is not None:
         nulls = [pl.lit(None, pl.Float64).alias(c) for c in names.interval_columns(CALIBRATION)]
         point = point.with_columns(nulls)
-    return [_long(point, rows.by[:-1], CALIBRATION[0], CALIBRATION[0], ci is not None)]
+    return [long_rows(point, rows.by[:-1], CALIBRATION[0], CALIBRATION[0], ci is not None)]

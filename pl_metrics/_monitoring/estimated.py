@@ -440,9 +440,13 @@ def estimated_performance(
     calibration: str | None,
     metrics: list[str],
     ci: float | None,
+    windows: Callable[[pl.LazyFrame, list[str]], pl.LazyFrame] | None = None,
 ) -> pl.LazyFrame:
     """``*by, n, <metric>...`` (+ ``<metric>_low, <metric>_high`` with ``ci``); the
-    options checked by the caller (:func:`check_metrics`, :func:`check_arguments`)."""
+    options checked by the caller (:func:`check_metrics`, :func:`check_arguments`).
+    ``windows(lists, keys)``: the segments' lists (their rows, the data checks counted
+    once over the rows) made those of other segments: ``over_time``'s rolling windows,
+    each bucket's lists in the windows that hold it (:mod:`.estimated_windows`)."""
     reserved = names.output_columns(METHOD, ci=ci is not None)
     given: inputs.Input[None] = inputs.schema_stage(
         lf,
@@ -466,8 +470,8 @@ def estimated_performance(
     pos = sc.resolve_pos_label(schema, y_pred, pos_label)
     keys = given.keys or [ALL]
 
-    def state(keyed: bool) -> pl.LazyFrame:
-        return _current_state(
+    def state(keyed: bool) -> tuple[pl.LazyFrame, pl.LazyFrame, Any]:
+        lists, counts, check = _current_state(
             current,
             given.keys,
             schema,
@@ -479,6 +483,7 @@ def estimated_performance(
             probabilities=ref is None,
             keyed=keyed,
         )
+        return lists if windows is None else windows(lists, keys), counts, check
 
     sums = _segment_sums(
         state,

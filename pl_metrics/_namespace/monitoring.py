@@ -17,7 +17,16 @@ from pl_metrics._drift import state as ds
 from pl_metrics._groups import fairness as fair
 from pl_metrics._groups import over_time as ot
 from pl_metrics._intervals.sampling import resampling
-from pl_metrics._typing import By, CiMethod, Labels, OverTimeMetric
+from pl_metrics._monitoring import estimated as est
+from pl_metrics._monitoring import estimated_windows as ew
+from pl_metrics._typing import (
+    By,
+    Calibration,
+    CiMethod,
+    Labels,
+    OverTimeEstimatedMetric,
+    OverTimeMetric,
+)
 
 
 class MonitoringMethods:
@@ -198,13 +207,17 @@ class MonitoringMethods:
         index: str,
         every: str,
         period: str | None = None,
-        metrics: OverTimeMetric | Sequence[OverTimeMetric] = ("accuracy",),
+        metrics: OverTimeMetric
+        | OverTimeEstimatedMetric
+        | Sequence[OverTimeMetric | OverTimeEstimatedMetric] = ("accuracy",),
         y_pred: str | None = None,
         y_score: str | None = None,
         by: By = None,
         weight: str | None = None,
         labels: Labels = None,
         pos_label: object = None,
+        reference: pl.DataFrame | pl.LazyFrame | pl.Expr | None = None,
+        calibration: Calibration | None = "isotonic",
         ci: float | None = None,
         n_boot: int = 1000,
         seed: int | None = 0,
@@ -290,30 +303,17 @@ class MonitoringMethods:
         ... ].to_list()  # day 1 alone, days 1-2, days 2-3
         [1.0, 0.75, 0.5]
         """
-        chosen = ot.check_metrics(metrics, y_pred=y_pred, y_score=y_score)
+        chosen = ot.check_metrics(metrics, y_pred=y_pred, y_score=y_score, estimated=ew.METRICS)
+        (calibration,) = checked("over_time", calibration=calibration)
+        estimated = [m for m in chosen if m in ew.METRICS]
+        _check_estimated(
+            estimated, reference, calibration, y_true=y_true, ci=ci, ci_method=ci_method
+        )
         w = ot.windows(every, period)
-        # metrics without intervals (n, ks, the losses, calibration_error) go with any method
-        free = set(ot.WITHOUT_INTERVAL)
-        allowed = v.ANALYTIC_CI.get(str(ci_method))
-        if allowed is not None:
-            allowed |= free  # a new set
-        if ci_method == "wilson":  # and the positive class's proportions
-            allowed |= ot.WILSON
-        if ci is not None and allowed is not None and not set(chosen) <= allowed:
-            msg = (
-                f"ci_method={ci_method!r} gives intervals for {sorted(allowed - free)} only; "
-                f"use ci_method='bootstrap' for {sorted(set(chosen) - allowed)}"
-            )
-            raise ValueError(msg)
-        # None: each metric's default (the label metrics' the delta method); checked
-        # as the bootstrap if one of them is
-        scored = [m for m in chosen if m in v.CI_METHODS]  # roc_auc, average_precision
-        defaults = {v.default_ci_method(m) for m in scored} or {"delta"}
-        method = ci_method or ("bootstrap" if "bootstrap" in defaults else defaults.pop())
-        # "delta" only as the label metrics' default (explicitly: not a choice here)
-        methods = ("bootstrap", "poisson", *v.ANALYTIC_CI)
-        methods += ("delta",) if ci_method is None else ()
-        wants_ci = _wants_ci(ci, n_boot, method, weight, seed=seed, methods=methods)
+        realized = [m for m in chosen if m not in ew.METRICS]
+        wants_ci = _interval_wanted(
+            realized, ci=ci, n_boot=n_boot, ci_method=ci_method, weight=weight, seed=seed
+        )
         ci_method, seed = resampling(ci_method, seed)  # "poisson": the bootstrap, its seed
         columns = {"y_true": y_true, "y_pred": y_pred, "y_score": y_score}
         columns |= {"weight": weight, "index": index}
@@ -334,6 +334,16 @@ class MonitoringMethods:
         options = {"ci": ci if wants_ci else None, "ci_method": ci_method}
         options |= {"n_boot": n_boot, "seed": seed}
         parts = []
+        if estimated:
+            assert y_pred is not None  # check_metrics
+            assert y_score is not None
+            parts += ew.estimated_windows(
+                lf, y_pred, y_score, keys=keys, w=w, index=index, metrics=estimated,
+                reference=reference, y_true=y_true, pos_label=pos_label, weight=weight,
+                calibration=calibration, ci=options["ci"],
+            )  # fmt: skip
+            # the realized metrics: of the rows whose label has arrived
+            lf = lf.filter(pl.col(y_true).is_not_null())
         if any(m in ot.SUMMARY or m in ot.AVERAGED for m in chosen):
             v.check_column_name("y_pred", y_pred)
             counts = confusion_counts(
@@ -371,3 +381,68 @@ class MonitoringMethods:
             )  # fmt: skip
         result = ot.assemble(parts, stand_ins, chosen, w, time_zone)
         return result.rename(dict(zip(stand_ins, segments.names, strict=True)))
+
+
+def _check_estimated(
+    estimated: list[str],
+    reference: object,
+    calibration: str | None,
+    *,
+    y_true: str,
+    ci: float | None,
+    ci_method: str | None,
+) -> None:
+    """``over_time``'s options of the estimated metrics: ``reference`` / ``calibration``
+    as :meth:`estimated_performance`'s, and only with estimated metrics; their
+    intervals are their own (``ci_method`` None)."""
+    if not estimated:
+        if reference is not None:
+            msg = (
+                "`reference` fits the calibration map of the estimated metrics "
+                f"({', '.join(ew.METRICS[:2])}, ...): name one in `metrics`, or drop `reference`"
+            )
+            raise ValueError(msg)
+        return
+    est.check_arguments(calibration, reference, y_true if calibration is not None else None)
+    if ci is not None and ci_method is not None:
+        msg = (
+            f"ci_method={ci_method!r}: the estimated metrics ({', '.join(estimated)}) have "
+            "their own interval (the spread of the realized metric when each label is "
+            "drawn Bernoulli(p), as estimated_performance's); leave ci_method=None"
+        )
+        raise ValueError(msg)
+
+
+def _interval_wanted(
+    realized: list[str],
+    *,
+    ci: float | None,
+    n_boot: int,
+    ci_method: str | None,
+    weight: str | None,
+    seed: int | None,
+) -> bool:
+    """``over_time``'s interval options checked against its realized metrics (each
+    ``ci_method`` gives intervals of some of them); True when intervals are asked for."""
+    # metrics without intervals (n, ks, the losses, calibration_error) go with any method
+    free = set(ot.WITHOUT_INTERVAL)
+    allowed = v.ANALYTIC_CI.get(str(ci_method))
+    if allowed is not None:
+        allowed |= free  # a new set
+    if ci_method == "wilson":  # and the positive class's proportions
+        allowed |= ot.WILSON
+    if ci is not None and allowed is not None and not set(realized) <= allowed:
+        msg = (
+            f"ci_method={ci_method!r} gives intervals for {sorted(allowed - free)} only; "
+            f"use ci_method='bootstrap' for {sorted(set(realized) - allowed)}"
+        )
+        raise ValueError(msg)
+    # None: each metric's default (the label metrics' the delta method); checked
+    # as the bootstrap if one of them is
+    scored = [m for m in realized if m in v.CI_METHODS]  # roc_auc, average_precision
+    defaults = {v.default_ci_method(m) for m in scored} or {"delta"}
+    method = ci_method or ("bootstrap" if "bootstrap" in defaults else defaults.pop())
+    # "delta" only as the label metrics' default (explicitly: not a choice here)
+    methods = ("bootstrap", "poisson", *v.ANALYTIC_CI)
+    methods += ("delta",) if ci_method is None else ()
+    return _wants_ci(ci, n_boot, method, weight, seed=seed, methods=methods)
