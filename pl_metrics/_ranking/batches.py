@@ -6,6 +6,7 @@ pass (:func:`_chunk_metric`), a large one alone (:mod:`pl_metrics._ranking.place
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -46,19 +47,22 @@ class Source(Protocol):
         sorted, one after the other (numpy), and how many each has."""
 
 
-def _flat(lists: pl.Series) -> tuple[Any, Any]:
+def _flat(lists: pl.Series, *, ready: bool = False) -> tuple[Any, Any]:
     """The values of ``lists`` (no nulls), each list sorted, one after the other, and
-    the lists' lengths (numpy); polars sorts the lists in parallel."""
-    ready = lists.list.eval(pl.element().drop_nulls().sort())  # faster than list.sort
-    values = ready.explode().drop_nulls()  # an empty list explodes to a null
-    return values.to_numpy(), ready.list.len().to_numpy().astype("int64")
+    the lists' lengths (numpy); polars sorts the lists in parallel (``ready``: the
+    lists are sorted, without nulls, already)."""
+    if not ready:
+        lists = lists.list.eval(pl.element().drop_nulls().sort())  # faster than list.sort
+    values = lists.explode().drop_nulls()  # an empty list explodes to a null
+    return values.to_numpy(), lists.list.len().to_numpy().astype("int64")
 
 
 class _Ready:
-    """The :class:`Source` of a frame whose list columns hold each segment's values."""
+    """The :class:`Source` of a frame whose list columns hold each segment's values
+    (``ready``: sorted, without nulls, by the query that made them)."""
 
-    def __init__(self, df: pl.DataFrame) -> None:
-        self._df = df
+    def __init__(self, df: pl.DataFrame, *, ready: bool = False) -> None:
+        self._df, self._ready = df, ready
 
     def sizes(self, lists: Sequence[str]) -> Any:
         return (
@@ -71,7 +75,7 @@ class _Ready:
         return self._df.get_column(name)[i]  # sorted by the query
 
     def chunk(self, a: int, b: int, name: str) -> tuple[Any, Any]:
-        return _flat(self._df.get_column(name).slice(a, b - a))
+        return _flat(self._df.get_column(name).slice(a, b - a), ready=self._ready)
 
 
 class _Parts:
@@ -164,16 +168,39 @@ def _in_batches(  # noqa: PLR0917 - the plan's parts, in order
     schema = {**key_schema, **dict.fromkeys(metrics, pl.Float64)}
     no_rows = pl.DataFrame(schema=batches.collect_schema())
 
+    def totals_of(sums: list[pl.DataFrame]) -> pl.DataFrame:
+        return checked(pl.concat(sums).lazy().select(map(merge, counts))).collect()
+
     def run() -> pl.DataFrame:
         grouped, sums = [], [no_rows.select(scalars)]
-        for batch in batches.collect_batches(chunk_size=BATCH_ROWS, maintain_order=False):
+        read = batches.collect_batches(chunk_size=BATCH_ROWS, maintain_order=False)
+        first = next(read, None)
+        second = None if first is None else next(read, None)
+        if first is not None and second is None:
+            # one batch (in-memory rows, a small scan): the lists sorted by the grouping
+            # query itself, on polars' threads, and read as they are (500k rows in
+            # 1,000 segments: 45 ms -> 30 ms)
+            lazy = first.lazy()
+            per_segment, total = pl.collect_all(
+                [
+                    lazy.group_by(keys).agg(e.drop_nulls().sort() for e in lists),
+                    lazy.select(scalars),
+                ],
+                engine="in-memory",
+            )
+            totals = totals_of([*sums, total])
+            df = per_segment.with_columns(
+                pl.lit(totals.get_column(c).item()).alias(c) for c in totals.columns
+            )
+            return finish(df, _Ready(df, ready=True))
+        for batch in itertools.chain((b for b in (first, second) if b is not None), read):
             lazy = batch.lazy()
             per_segment, total = pl.collect_all(
                 [lazy.group_by(keys).agg(lists), lazy.select(scalars)], engine="in-memory"
             )
             grouped.append(per_segment)
             sums.append(total)
-        totals = checked(pl.concat(sums).lazy().select(map(merge, counts))).collect()
+        totals = totals_of(sums)
         grouped = grouped or [pl.DataFrame(schema=part_schema)]
         df = (
             pl.concat([g.select(keys) for g in grouped])  # not the lists: grouping would copy them

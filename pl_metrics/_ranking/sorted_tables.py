@@ -34,15 +34,17 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from pl_metrics._core.names import ALL, SCORE
+from pl_metrics._core import scores
+from pl_metrics._core.names import ALL, INTERNAL, SCORE
 from pl_metrics._core.scores import Rows, segment_edge
-from pl_metrics._ranking import sorted_curve, sorted_path
+from pl_metrics._ranking import placements, sorted_curve, sorted_path
 
 if TYPE_CHECKING:
     import numpy as np
 
 #: Counts below this are exact in Float64, and so are their products below it.
 _EXACT = 2.0**53
+_KEYS = f"{INTERNAL}sorted_keys"
 
 
 class Points:
@@ -67,6 +69,8 @@ def _read(rows: Rows, schema: pl.Schema, *, keyed: bool) -> Points:
     negative score."""
     import numpy as np
 
+    if keyed and rows.keys:
+        return _read_segments(rows)
     keys = rows.keys or [ALL]
     points = sorted_curve.sorted_curve(rows, schema, [*keys, SCORE, "tps", "fps"], keyed=keyed)
     if rows.keys:
@@ -76,6 +80,51 @@ def _read(rows: Rows, schema: pl.Schema, *, keyed: bool) -> Points:
     starts = np.append(first, points.height).astype(np.int64)
     score, tps, fps = (points.get_column(c).to_numpy() for c in (SCORE, "tps", "fps"))
     return Points(score, tps, fps, starts, points.select(keys)[first])
+
+
+def _read_segments(rows: Rows) -> Points:
+    """:func:`_read` of keyed rows by segment: each segment's keys sorted (descending)
+    in one ``group_by`` on polars' threads, the curve points found in numpy (the last
+    row of each run of equal scores; the running positives and rows less the
+    segment's before it: integers, as ``sorted_curve`` counts them, bit for bit).  The
+    ``sorted_curve`` steps after the sort, in polars, cost as much as the sort
+    (500k rows in 1,000 segments: KS 45 ms -> 35 ms)."""
+    import numpy as np
+
+    positive = pl.col(rows.y_true) == pl.lit(rows.pos_label, rows.schema[rows.y_true])
+    gate, _ = sorted_curve._gate(rows, positive, keyed=True)
+    key = placements._key(scores.as_score(rows.y_score, rows.schema[rows.y_score]), positive)
+    grouped = (  # the segments in the keys' order, as sorted_curve's (the tables keep it)
+        rows.rows.group_by(rows.keys)
+        .agg(key.sort(descending=True).alias(_KEYS))
+        .sort(rows.keys, nulls_last=True)
+    )
+    checked, grouped = pl.collect_all([gate, grouped], engine="in-memory")
+    sorted_curve._raise(rows, checked, grouped, keyed=True)
+    lists = grouped.get_column(_KEYS)
+    sorted_keys = lists.explode().to_numpy()  # a segment has a row at least: no null
+    counts = lists.list.len().to_numpy().astype(np.int64)
+    row_starts = np.cumsum(counts) - counts
+    score = sorted_keys >> np.uint64(1)
+    # the last row of each run of equal scores, and of each segment
+    end = np.ones(sorted_keys.size, dtype=bool)
+    np.not_equal(score[:-1], score[1:], out=end[:-1])
+    end[row_starts[1:] - 1] = True
+    at = np.flatnonzero(end)
+    first = np.searchsorted(at, row_starts)  # each segment's first point
+    segment = np.repeat(np.arange(counts.size), np.diff(np.append(first, at.size)))
+    running = np.cumsum(sorted_keys & np.uint64(1), dtype=np.int64)
+    before = np.concatenate([[0], running])[row_starts]  # the segments' before each
+    tps = running[at] - before[segment]
+    fps = at + 1 - row_starts[segment] - tps
+    starts = np.append(first, at.size).astype(np.int64)
+    return Points(
+        score[at].view(np.float64),
+        tps.astype(np.float64),
+        fps.astype(np.float64),
+        starts,
+        grouped.select(rows.keys),
+    )
 
 
 def deferred(
