@@ -183,6 +183,8 @@ OverTimeMetric: TypeAlias = Literal[
     _ScoreMetric,
     "calibration_error",
 ]
+#: ``metrics=`` of ``over_time``: its realized metrics and the estimated ones.
+OverTimeAnyMetric: TypeAlias = Literal[OverTimeMetric, OverTimeEstimatedMetric]
 
 # ------------------------------------------------------------------------ inputs
 #: A column given by name or as an expression.

@@ -24,8 +24,7 @@ from pl_metrics._typing import (
     Calibration,
     CiMethod,
     Labels,
-    OverTimeEstimatedMetric,
-    OverTimeMetric,
+    OverTimeAnyMetric,
 )
 
 
@@ -207,9 +206,7 @@ class MonitoringMethods:
         index: str,
         every: str,
         period: str | None = None,
-        metrics: OverTimeMetric
-        | OverTimeEstimatedMetric
-        | Sequence[OverTimeMetric | OverTimeEstimatedMetric] = ("accuracy",),
+        metrics: OverTimeAnyMetric | Sequence[OverTimeAnyMetric] = ("accuracy",),
         y_pred: str | None = None,
         y_score: str | None = None,
         by: By = None,
@@ -261,11 +258,27 @@ class MonitoringMethods:
             ``average_precision``, ``ks``) and probability (``log_loss``,
             ``brier_score``, ``calibration_error``: :meth:`calibration_error`'s
             ``ece`` of 15 equal bins; binary): these read the score /
-            probability of ``pos_label``, ``y_score``.
+            probability of ``pos_label``, ``y_score``.  And the estimated ones,
+            ``estimated_<m>`` for each metric of :meth:`estimated_performance`
+            (``estimated_roc_auc``, ``estimated_precision``, ``estimated_recall``,
+            ``estimated_f1``, ``estimated_jaccard``, ``estimated_fowlkes_mallows``,
+            ``estimated_specificity``, ``estimated_accuracy``): a window's is
+            :meth:`estimated_performance` on its current rows (labels not read), with
+            the map fitted on ``reference``; they read ``y_pred`` and ``y_score``.
+            With an estimated metric, the realized metrics read the rows whose
+            ``y_true`` is not null (the labels that have arrived): their windows
+            stop where the labels do.
         y_pred, y_score
             Column of the predicted labels / of the score of ``pos_label``.
         by, weight, labels, pos_label
             As the frame methods.
+        reference, calibration
+            The estimated metrics' calibration, as :meth:`estimated_performance`'s:
+            the labelled rows the isotonic map is fitted on (a DataFrame / LazyFrame
+            holding ``y_true``, ``y_score``; or a Boolean expression marking them
+            in this frame: they are then in no estimated window, and in the
+            realized ones), or ``calibration=None`` (the scores are probabilities;
+            no reference).  Only with estimated metrics.
         ci, n_boot, seed, ci_method
             Intervals per window, as :meth:`summary` / :meth:`averages` /
             :meth:`roc_auc` / :meth:`average_precision`.  ``ci_method`` None (the
@@ -277,7 +290,9 @@ class MonitoringMethods:
             class's precision, recall, specificity and jaccard;
             ``"delong"``: roc_auc only; ``"logit"``: average_precision only.
             ``n``, ``ks``, ``log_loss``, ``brier_score`` and ``calibration_error``
-            have none.
+            have none.  The estimated metrics' is their own, with ``ci_method``
+            None: :meth:`estimated_performance`'s (the spread of the realized metric
+            when each label is drawn Bernoulli(p)).
 
         Returns
         -------
