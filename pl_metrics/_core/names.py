@@ -233,7 +233,8 @@ OUTPUTS: dict[str, tuple[str, ...]] = {
     ),
 }
 OUTPUTS["best_threshold"] = OUTPUTS["thresholds"]
-OUTPUTS["threshold_report"] = OUTPUTS["report"]
+# threshold_report: the report of the thresholded scores, its default scores only
+OUTPUTS["threshold_report"] = tuple(c for c in OUTPUTS["report"] if c not in EXTRA_SCORES)
 # multilabel ranking: the mean over the rows of a per-row ranking metric
 for _method in (
     "coverage_error",

@@ -93,8 +93,11 @@ class EstimatedMethods:
         Returns
         -------
         LazyFrame
-            ``*by, n, <metric>...`` (+ ``<metric>_low, <metric>_high`` per metric
-            with ``ci``), one row per segment of the current rows, sorted by ``by``
+            ``*by, n, <metric>...`` (the ``metrics`` asked for, in their order,
+            among ``roc_auc``, ``precision``, ``recall``, ``f1``, ``jaccard``,
+            ``fowlkes_mallows``, ``specificity``, ``accuracy``; + ``<metric>_low,
+            <metric>_high`` per metric with ``ci``), one row per segment of the
+            current rows, sorted by ``by``
             (nulls last).  ``n``: the segment's rows (Int64; the summed weights,
             Float64, with ``weight``); the metrics Float64.
 

@@ -269,7 +269,13 @@ class FairnessMethods:
         -------
         LazyFrame
             ``*control, *by, reference, <rate>_disparity`` for every rate of
-            :meth:`group_rates` (``selection_rate_disparity`` is aequitas's
+            :meth:`group_rates` (``selection_rate_disparity``,
+            ``prevalence_disparity``, ``true_positive_rate_disparity``,
+            ``false_positive_rate_disparity``, ``true_negative_rate_disparity``,
+            ``false_negative_rate_disparity``, ``precision_disparity``,
+            ``false_discovery_rate_disparity``,
+            ``negative_predictive_value_disparity``,
+            ``false_omission_rate_disparity``; ``selection_rate_disparity`` is aequitas's
             ``pprev_disparity``, ``false_positive_rate_disparity`` its
             ``fpr_disparity``...): ``rate / reference's rate``, 1.0 on the
             reference row (``reference`` True) unless its rate is 0, infinite

@@ -304,8 +304,9 @@ class LabelMethods:
         Returns
         -------
         LazyFrame
-            ``*by, average, precision, recall, f1, jaccard, support`` (``extra_scores``
-            before ``support``); ``average`` is
+            ``*by, average, precision, recall, f1, jaccard, support`` (the
+            ``extra_scores`` asked for - ``fowlkes_mallows``, ``informedness``,
+            ``markedness`` - before ``support``); ``average`` is
             ``"micro"``, ``"macro"``, ``"weighted"`` in that order, then ``"samples"``
             for multilabel input.
 
@@ -383,7 +384,8 @@ class LabelMethods:
         -------
         LazyFrame
             ``*by, label, average, precision, recall, f1, jaccard, support``
-            (``extra_scores`` before ``support``): the
+            (the ``extra_scores`` asked for - ``fowlkes_mallows``,
+            ``informedness``, ``markedness`` - before ``support``): the
             per-class rows (``average`` null) then micro, macro, weighted (``label``
             null), per segment; multilabel input also a ``samples`` row
             (:meth:`averages`).

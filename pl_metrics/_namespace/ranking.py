@@ -175,7 +175,9 @@ class RankingMethods:
             ``*by, roc_auc`` (Float64); null for a segment whose ``y_true`` holds a
             single class (scikit-learn returns NaN there).  With ``average=None``:
             ``*by, label, roc_auc``, one row per class of ``y_score`` (sorted),
-            null for a class absent from the segment.
+            null for a class absent from the segment.  With ``bins``: also
+            ``roc_auc_error_bound``; with ``ci``: also ``roc_auc_low``,
+            ``roc_auc_high``.
 
         Notes
         -----
@@ -353,7 +355,9 @@ class RankingMethods:
         -------
         LazyFrame
             ``*by, gini`` (Float64), and every other column as :meth:`roc_auc`
-            writes it (``label`` with ``average=None``); null where the AUC is.
+            writes it (``label`` with ``average=None``; ``gini_error_bound`` with
+            ``bins``: twice the AUC's; ``gini_low``, ``gini_high`` with ``ci``);
+            null where the AUC is.
 
         Examples
         --------

@@ -48,9 +48,10 @@ class ScoringMethods(RankingMethods, ProbabilityMethods):
         Returns
         -------
         LazyFrame
-            ``*by, ks, threshold``: ``threshold`` is the highest threshold (a row
-            is positive when its score is ``>= threshold``) where the maximum is
-            reached.  Null for a segment without positives or negatives.
+            ``*by, ks, threshold`` (with ``bins``: and ``ks_error_bound``):
+            ``threshold`` is the highest threshold (a row is positive when its
+            score is ``>= threshold``) where the maximum is reached.  Null for a
+            segment without positives or negatives.
 
         Examples
         --------

@@ -113,8 +113,9 @@ class ThresholdMethods:
         -------
         LazyFrame
             The row of :meth:`thresholds` chosen for each segment (the highest
-            threshold among ties); a segment where no threshold satisfies
-            ``where`` has no row.
+            threshold among ties), ``*by, threshold, tp, fp, fn, tn, precision,
+            recall, f1`` (the F column of ``beta``) ``, specificity, accuracy,
+            mcc``; a segment where no threshold satisfies ``where`` has no row.
 
         Examples
         --------
@@ -222,7 +223,9 @@ class ThresholdMethods:
         Returns
         -------
         LazyFrame
-            As :meth:`report`.
+            As :meth:`report`: ``*by, label, average, precision, recall, f1,
+            jaccard, support``, of the predictions ``pos_label if score >=
+            threshold else neg_label``.
         """
         threshold, b, _ = checked(
             "threshold_report", threshold=threshold, beta=beta, zero_division=zero_division
