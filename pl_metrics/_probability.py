@@ -177,12 +177,15 @@ class Rows:
         *aggs: pl.Expr,
         keys: Sequence[str] | None = None,
         frame: pl.LazyFrame | None = None,
+        label_sets: bool = True,
     ) -> pl.LazyFrame:
         """``group_by(keys).agg(aggs)`` of the rows (or of ``frame``, the rows with
-        extra columns) with the data checks, sorted by the keys."""
+        extra columns) with the data checks, sorted by the keys; ``label_sets``:
+        False where the binary label set of all rows is checked later (a shard's state)."""
         keys = list(self.keys if keys is None else keys)
         check_aggs = [expr.alias(name) for name, (expr, _) in self.checks.items()]
-        if self.binary:
+        binary = self.binary and label_sets
+        if binary:
             check_aggs += [
                 self.positive.sum().alias(_POSITIVES),
                 pl.col(self.y_true).min().alias(_LOW),
@@ -194,13 +197,13 @@ class Rows:
             total = pl.col(_WEIGHT_TOTAL).sum().over(self.keys)
             frame = frame.with_columns(v.weight_total_too_large(total).alias(_WEIGHT_TOTAL))
         frame = v.raise_if_bad(frame, [(name, error) for name, (_, error) in self.checks.items()])
-        if self.default_pos:
+        if self.default_pos and binary:
             frame = sc.check_default_pos_label(frame, self.lf, self.y_true)
-        if self.binary:
+        if binary:
             frame = sc.check_pos_label(
                 frame, self.lf, self.y_true, self.pos_label, _POSITIVES, distinct=(_LOW, _HIGH)
             )
-        check_columns = [*self.checks, *([_POSITIVES, _LOW, _HIGH] if self.binary else [])]
+        check_columns = [*self.checks, *([_POSITIVES, _LOW, _HIGH] if binary else [])]
         return frame.drop(check_columns).sort(keys, nulls_last=True)
 
     def finish(self, frame: pl.LazyFrame) -> pl.LazyFrame:

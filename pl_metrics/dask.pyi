@@ -1,6 +1,6 @@
 """Type stub of pl_metrics.dask: written by ``python tools/engine_stubs.py``."""
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +12,10 @@ from pl_metrics._typing import (
     AucCiMethod,
     AverageCiMethod,
     By,
+    DisparityMethod,
     ExtraScore,
+    FairnessAgg,
+    FairnessMetric,
     KappaWeights,
     LabelCiMethod,
     Labels,
@@ -81,6 +84,17 @@ def best_threshold(
     client: Any = ...,
     split_every: int = ...,
 ) -> pl.DataFrame: ...
+def brier_score(
+    data: Any,
+    y_true: Score,
+    y_prob: Score,
+    *,
+    by: By = ...,
+    pos_label: object = ...,
+    weight: str | None = ...,
+    client: Any = ...,
+    split_every: int = ...,
+) -> pl.DataFrame: ...
 def confusion_matrix(
     data: Any,
     y_true: str,
@@ -129,6 +143,24 @@ def det_curve(
     client: Any = ...,
     split_every: int = ...,
 ) -> pl.DataFrame: ...
+def disparity(
+    data: Any,
+    y_true: str,
+    y_pred: str,
+    *,
+    by: By,
+    metric: FairnessMetric | Sequence[FairnessMetric] | Mapping[str, Callable[..., Any]] = ...,
+    control: By = ...,
+    method: DisparityMethod = ...,
+    pos_label: object = ...,
+    weight: str | None = ...,
+    zero_division: float = ...,
+    ci: float | None = ...,
+    n_boot: int = ...,
+    seed: int | None = ...,
+    client: Any = ...,
+    split_every: int = ...,
+) -> pl.DataFrame: ...
 def drift_counts(
     data: Any,
     columns: str | Sequence[str],
@@ -150,6 +182,24 @@ def expected_cost(
     weight: str | None = ...,
     best: bool = ...,
     bins: int | None = ...,
+    client: Any = ...,
+    split_every: int = ...,
+) -> pl.DataFrame: ...
+def fairness(
+    data: Any,
+    y_true: str,
+    y_pred: str,
+    *,
+    by: By,
+    control: By = ...,
+    pos_label: object = ...,
+    weight: str | None = ...,
+    method: DisparityMethod = ...,
+    agg: FairnessAgg = ...,
+    zero_division: float = ...,
+    ci: float | None = ...,
+    n_boot: int = ...,
+    seed: int | None = ...,
     client: Any = ...,
     split_every: int = ...,
 ) -> pl.DataFrame: ...
@@ -186,6 +236,18 @@ def gini(
     client: Any = ...,
     split_every: int = ...,
 ) -> pl.DataFrame: ...
+def group_rates(
+    data: Any,
+    y_true: str,
+    y_pred: str,
+    *,
+    by: By = ...,
+    pos_label: object = ...,
+    weight: str | None = ...,
+    zero_division: float = ...,
+    client: Any = ...,
+    split_every: int = ...,
+) -> pl.DataFrame: ...
 def hamming_loss(
     data: Any,
     y_true: Target,
@@ -205,6 +267,18 @@ def ks(
     pos_label: object = ...,
     weight: str | None = ...,
     bins: int | None = ...,
+    client: Any = ...,
+    split_every: int = ...,
+) -> pl.DataFrame: ...
+def log_loss(
+    data: Any,
+    y_true: Score,
+    y_prob: Score,
+    *,
+    by: By = ...,
+    pos_label: object = ...,
+    weight: str | None = ...,
+    normalize: bool = ...,
     client: Any = ...,
     split_every: int = ...,
 ) -> pl.DataFrame: ...
@@ -322,6 +396,17 @@ def score_counts(
     pos_label: object = ...,
     weight: str | None = ...,
     bins: int | None = ...,
+    client: Any = ...,
+    split_every: int = ...,
+) -> pl.DataFrame: ...
+def selection_rate(
+    data: Any,
+    y_true: str,
+    y_pred: str,
+    *,
+    by: By = ...,
+    pos_label: object = ...,
+    weight: str | None = ...,
     client: Any = ...,
     split_every: int = ...,
 ) -> pl.DataFrame: ...

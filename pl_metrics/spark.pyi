@@ -1,6 +1,6 @@
 """Type stub of pl_metrics.spark: written by ``python tools/engine_stubs.py``."""
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import polars as pl
@@ -11,7 +11,10 @@ from pl_metrics._typing import (
     AucCiMethod,
     AverageCiMethod,
     By,
+    DisparityMethod,
     ExtraScore,
+    FairnessAgg,
+    FairnessMetric,
     KappaWeights,
     LabelCiMethod,
     Labels,
@@ -72,6 +75,15 @@ def best_threshold(
     zero_division: float = ...,
     bins: int | None = ...,
 ) -> pl.DataFrame: ...
+def brier_score(
+    sdf: Any,
+    y_true: Score,
+    y_prob: Score,
+    *,
+    by: By = ...,
+    pos_label: object = ...,
+    weight: str | None = ...,
+) -> pl.DataFrame: ...
 def confusion_matrix(
     sdf: Any,
     y_true: str,
@@ -112,6 +124,22 @@ def det_curve(
     drop_intermediate: bool = ...,
     bins: int | None = ...,
 ) -> pl.DataFrame: ...
+def disparity(
+    sdf: Any,
+    y_true: str,
+    y_pred: str,
+    *,
+    by: By,
+    metric: FairnessMetric | Sequence[FairnessMetric] | Mapping[str, Callable[..., Any]] = ...,
+    control: By = ...,
+    method: DisparityMethod = ...,
+    pos_label: object = ...,
+    weight: str | None = ...,
+    zero_division: float = ...,
+    ci: float | None = ...,
+    n_boot: int = ...,
+    seed: int | None = ...,
+) -> pl.DataFrame: ...
 def drift_counts(
     sdf: Any,
     columns: str | Sequence[str],
@@ -131,6 +159,22 @@ def expected_cost(
     weight: str | None = ...,
     best: bool = ...,
     bins: int | None = ...,
+) -> pl.DataFrame: ...
+def fairness(
+    sdf: Any,
+    y_true: str,
+    y_pred: str,
+    *,
+    by: By,
+    control: By = ...,
+    pos_label: object = ...,
+    weight: str | None = ...,
+    method: DisparityMethod = ...,
+    agg: FairnessAgg = ...,
+    zero_division: float = ...,
+    ci: float | None = ...,
+    n_boot: int = ...,
+    seed: int | None = ...,
 ) -> pl.DataFrame: ...
 def gains(
     sdf: Any,
@@ -161,6 +205,16 @@ def gini(
     seed: int | None = ...,
     ci_method: AucCiMethod = ...,
 ) -> pl.DataFrame: ...
+def group_rates(
+    sdf: Any,
+    y_true: str,
+    y_pred: str,
+    *,
+    by: By = ...,
+    pos_label: object = ...,
+    weight: str | None = ...,
+    zero_division: float = ...,
+) -> pl.DataFrame: ...
 def hamming_loss(
     sdf: Any,
     y_true: Target,
@@ -178,6 +232,16 @@ def ks(
     pos_label: object = ...,
     weight: str | None = ...,
     bins: int | None = ...,
+) -> pl.DataFrame: ...
+def log_loss(
+    sdf: Any,
+    y_true: Score,
+    y_prob: Score,
+    *,
+    by: By = ...,
+    pos_label: object = ...,
+    weight: str | None = ...,
+    normalize: bool = ...,
 ) -> pl.DataFrame: ...
 def multilabel_confusion_matrix(
     sdf: Any,
@@ -279,6 +343,15 @@ def score_counts(
     pos_label: object = ...,
     weight: str | None = ...,
     bins: int | None = ...,
+) -> pl.DataFrame: ...
+def selection_rate(
+    sdf: Any,
+    y_true: str,
+    y_pred: str,
+    *,
+    by: By = ...,
+    pos_label: object = ...,
+    weight: str | None = ...,
 ) -> pl.DataFrame: ...
 def summary(
     sdf: Any,

@@ -67,11 +67,15 @@ def confusion_counts(
     labels: object,
     weight: str | None,
     reserved: Sequence[str],
+    count: str | None = None,
 ) -> Counts:
     """Validate the schema and build the (lazy) confusion counts of ``lf``.
 
     ``reserved`` are the output columns of the calling method, which ``by``
-    columns may not take.  Options are checked by the caller first.
+    columns may not take.  Options are checked by the caller first.  ``count``
+    (internal, without ``weight``): a column of integer multiplicities, each row
+    standing for that many rows (the cells of a merged counts state, which the
+    engines finish with the frame methods' own code).
     """
     given = inputs.schema_stage(
         lf, by=by, weight=weight, reserved=reserved, columns={"y_true": y_true, "y_pred": y_pred}
@@ -82,7 +86,8 @@ def confusion_counts(
     keys, rows = given.keys, given.rows(lf)
     checks: list[v.Check] = []
     if weight is None:
-        aggs = [pl.len().cast(pl.Int64).alias(COUNT)]
+        rows_of = pl.len() if count is None else pl.col(count).sum()
+        aggs = [rows_of.cast(pl.Int64).alias(COUNT)]
     else:
         aggs = [
             pl.col(weight).cast(pl.Float64).sum().alias(COUNT),

@@ -33,7 +33,7 @@ from pl_metrics import metrics
 from pl_metrics._core import catalogue as cat
 from pl_metrics._core import checks as v
 from pl_metrics._drift import state as ds
-from pl_metrics._engines import jobs, ranked
+from pl_metrics._engines import fairness, jobs, losses, ranked
 from pl_metrics._engines.finishers import SCORE_FINISHERS
 from pl_metrics._namespace import MetricsLazyFrame
 from pl_metrics.state import (
@@ -54,6 +54,28 @@ class StateKind:
     method: str
     finish: Callable[..., Any]
     finishers: dict[str, Callable[..., Any]]
+    #: The function making it from rows, where it is the engines' own (no ``.metrics``
+    #: method); ``any_form``: it takes every input form of its methods.
+    make: Callable[..., Any] | None = None
+    any_form: bool = False
+
+    @property
+    def parameters(self) -> list[inspect.Parameter]:
+        """The state method's parameters (its frame or rows first: left out)."""
+        if self.make is not None:
+            return list(inspect.signature(self.make).parameters.values())[1:]
+        return _frame_parameters(self.method)
+
+    @property
+    def functions(self) -> dict[str, Callable[..., Any]]:
+        """The finishers as written (their signatures), by name: the state class's
+        methods, or the engines' own finishers of the merged state."""
+        owner = {
+            "counts": CountsState,
+            "score_counts": ScoreCountsState,
+            "multilabel_counts": MultilabelCountsState,
+        }.get(self.method)
+        return {name: getattr(owner, name, None) or f for name, f in self.finishers.items()}
 
 
 def _methods(cls: type) -> dict[str, Callable[..., Any]]:
@@ -65,20 +87,21 @@ def _methods(cls: type) -> dict[str, Callable[..., Any]]:
 
 
 def _signature_of(kind: str, name: str) -> inspect.Signature:
-    owner = {"counts": CountsState, "score_counts": ScoreCountsState}.get(kind)
-    if kind == "multilabel_counts":
-        owner = MultilabelCountsState
-    function = getattr(owner, name, None) or SCORE_FINISHERS[name]
-    return inspect.signature(function)
+    return inspect.signature(STATES[kind].functions[name])
 
 
 STATES: dict[str, StateKind] = {
-    "counts": StateKind("counts", from_counts, _methods(CountsState)),
+    "counts": StateKind(
+        "counts", from_counts, {**_methods(CountsState), **fairness.COUNTS_FINISHERS}
+    ),
     "score_counts": StateKind(
         "score_counts", from_score_counts, {**_methods(ScoreCountsState), **SCORE_FINISHERS}
     ),
     "multilabel_counts": StateKind(
         "multilabel_counts", from_multilabel_counts, _methods(MultilabelCountsState)
+    ),
+    "loss_sums": StateKind(
+        "loss_sums", losses.LossSums, losses.LOSS_FINISHERS, make=losses.loss_sums, any_form=True
     ),
 }
 #: A finisher's parameters that the frame method has not: their values from its own.
@@ -103,8 +126,9 @@ def _declared() -> dict[str, Declared]:
         for name in state.finishers:
             table.setdefault(name, []).append(kind)
     out = {name: Declared(name, tuple(kinds)) for name, kinds in table.items()}
-    for kind in STATES:
-        out[kind] = Declared(kind, (kind,), state_only=True)
+    for kind, state in STATES.items():
+        if state.make is None:  # a .metrics method: the state itself
+            out[kind] = Declared(kind, (kind,), state_only=True)
     out["drift_counts"] = Declared("drift_counts", (), state_only=True)
     return dict(sorted(out.items()))
 
@@ -196,6 +220,8 @@ def _choose(declared: Declared, values: dict[str, Any], schema: pl.Schema) -> st
     first = _frame_parameters(declared.method)[0].name
     multilabel = _is_multilabel(values.get(first), schema)
     for kind in declared.states:
+        if STATES[kind].any_form:
+            return kind
         if (kind == "multilabel_counts") == multilabel and (
             kind != "score_counts" or isinstance(values.get("y_score"), str)
         ):
@@ -213,7 +239,7 @@ def _split(
 ) -> tuple[tuple[Any, ...], dict[str, Any], dict[str, Any]]:
     """The state method's positional and keyword arguments and the finisher's; an
     argument neither reads must keep its default."""
-    state_params = _frame_parameters(STATES[kind].method)
+    state_params = STATES[kind].parameters
     positional = tuple(values[p.name] for p in state_params if p.kind is p.POSITIONAL_OR_KEYWORD)
     state_kw = {
         p.name: values.get(p.name, p.default) for p in state_params if p.kind is p.KEYWORD_ONLY
@@ -322,16 +348,21 @@ def call(
     defaults = _engine_defaults(declared)
     params = _frame_parameters(declared.method)
     positional = [values[p.name] for p in params if p.kind is p.POSITIONAL_OR_KEYWORD]
-    segments = v.normalize_by(values.get("by"))
-    columns = jobs.read_columns([*positional, values.get("weight"), *segments.given])
+    segments = [*v.normalize_by(values.get("by")).given]
+    segments += v.normalize_by(values.get("control")).given  # the strata of fairness
+    columns = jobs.read_columns([*positional, values.get("weight"), *segments])
     handle, schema, where = engine.prepare(data, columns)
     _check(declared, values, defaults, schema, where)
+    if declared.method in fairness.REFUSE:
+        fairness.REFUSE[declared.method](values)
     if declared.method == "drift_counts":
         chosen, kwargs, keys, read = ds.shard_job(values["columns"], values["edges"], values["by"])
         job = jobs.Job("drift_counts", (chosen,), kwargs, keys, ["rows"], read, engine.chunk_rows())
         return ds.in_bin_order(engine.run(handle, job, schema, **options), keys)
     kind = _choose(declared, values, schema)
     args, state_kw, finisher = _split(declared, kind, values, defaults)
+    if declared.method in fairness.STATE_BY:  # the groups are segments of the state
+        state_kw["by"] = fairness.STATE_BY[declared.method](values) or None
     job = jobs.job(kind, args, chunk_rows=engine.chunk_rows(), **state_kw)
     if _ranked(declared, kind, values):
         job = replace(job, ranked=True)
@@ -339,7 +370,7 @@ def call(
     merged = engine.run(handle, job, schema, **options)
     if declared.state_only:
         return merged
-    state = STATES[kind].finish(merged, by=v.by_names(values.get("by")))
+    state = STATES[kind].finish(merged, by=v.by_names(state_kw.get("by")))
     result = STATES[kind].finishers[declared.method](state, **finisher)
     return result.collect() if isinstance(result, pl.LazyFrame) else result
 
@@ -417,7 +448,10 @@ def functions(engine: Engine) -> dict[str, Callable[..., pl.DataFrame]]:
 
 
 # ------------------------------------------------------------------ the type stubs
-_STUB_IMPORTS = ("from collections.abc import Mapping, Sequence", "from typing import Any")
+_STUB_IMPORTS = (
+    "from collections.abc import Callable, Mapping, Sequence",
+    "from typing import Any",
+)
 
 
 def stub(engine: Engine) -> str:
@@ -442,7 +476,7 @@ def stub(engine: Engine) -> str:
             params.append(f"{p.name}: {annotation}{default}")
         body = "".join(f"    {p},\n" for p in params)
         functions.append(f"def {name}(\n{body}) -> pl.DataFrame: ...")
-    abc = {"Mapping", "Sequence"}
+    abc = {"Callable", "Mapping", "Sequence"}
     names = sorted(n for n in used if hasattr(typing_names, n) and n not in abc)
     head = [
         f'"""Type stub of pl_metrics.{engine.module.rsplit(".", 1)[-1]}: written by '

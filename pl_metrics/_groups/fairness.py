@@ -68,11 +68,13 @@ def binary_confusion(
     pos_label: object,
     weight: str | None,
     reserved: Collection[str],
+    count: str | None = None,
 ) -> tuple[Counts, object]:
     """The confusion counts of a binary method and its ``pos_label`` (compute dtype):
-    the default 1 only for labels {0, 1} / {-1, 1}, as every binary method."""
+    the default 1 only for labels {0, 1} / {-1, 1}, as every binary method
+    (``count``: the rows' multiplicities, :func:`confusion_counts`)."""
     counts = confusion_counts(
-        lf, y_true, y_pred, by=by, labels=None, weight=weight, reserved=reserved
+        lf, y_true, y_pred, by=by, labels=None, weight=weight, reserved=reserved, count=count
     )
     schema = lf.collect_schema()
     pos = sc.resolve_pos_label(schema, y_true, pos_label)
@@ -145,6 +147,15 @@ class Inputs:
     weight: str | None
     zero_division: float
     method: str  # the public method (for its messages)
+    #: Un-weighted rows standing for several rows each (a merged counts state's cells:
+    #: the engines), their multiplicities in this column; None: each row is one row.
+    count: str | None = None
+
+    @property
+    def weights(self) -> str | None:
+        """The column a frame method weighs the rows by: the user's weight, or the
+        rows' multiplicities (integer weights are rows repeated, the same values)."""
+        return self.weight if self.count is None else self.count
 
 
 def evaluate(
@@ -161,7 +172,14 @@ def evaluate(
     binary = [m for m in metrics if METRICS[m].method == "binary"]
     if binary:
         counts, pos = binary_confusion(
-            lf, x.y_true, x.y_pred, by=by, pos_label=x.pos_label, weight=x.weight, reserved=()
+            lf,
+            x.y_true,
+            x.y_pred,
+            by=by,
+            pos_label=x.pos_label,
+            weight=x.weight,
+            reserved=(),
+            count=x.count,
         )
         table = binary_table(counts, pos, x.method, x.y_true, x.y_pred)
         values = [binary_value(m, x.zero_division).alias(m) for m in binary]
@@ -170,7 +188,7 @@ def evaluate(
         metric = METRICS[name]
         if metric.method == "binary":
             continue
-        options: dict[str, object] = {"by": by, "weight": x.weight}
+        options: dict[str, object] = {"by": by, "weight": x.weights}
         if metric.scores:
             options["pos_label"] = x.pos_label
         if metric.method == "averages":
@@ -320,11 +338,25 @@ def replicate_tables(
     if kinds <= {"summary", "averages", "binary"}:
         if "binary" in kinds:
             counts, pos = binary_confusion(
-                lf, x.y_true, x.y_pred, by=keys, pos_label=x.pos_label, weight=None, reserved=()
+                lf,
+                x.y_true,
+                x.y_pred,
+                by=keys,
+                pos_label=x.pos_label,
+                weight=None,
+                reserved=(),
+                count=x.count,
             )
         else:
             counts = confusion_counts(
-                lf, x.y_true, x.y_pred, by=keys, labels=None, weight=None, reserved=()
+                lf,
+                x.y_true,
+                x.y_pred,
+                by=keys,
+                labels=None,
+                weight=None,
+                reserved=(),
+                count=x.count,
             )
             pos = None
         binary = partial(gr.binary_numpy, zero_division=x.zero_division)

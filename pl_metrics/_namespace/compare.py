@@ -22,7 +22,7 @@ from pl_metrics._intervals import analytic as an
 from pl_metrics._intervals import groups as gr
 from pl_metrics._intervals import resample as rs
 from pl_metrics._intervals.sampling import resampling
-from pl_metrics._namespace.fairness import Groups, prepare
+from pl_metrics._namespace.fairness_rows import Groups, prepare
 from pl_metrics._typing import Adjust, By, CiMethod, FairnessMetric
 
 

@@ -23,6 +23,7 @@ import pytest
 
 import pl_metrics.dask as pmd
 import pl_metrics.spark as pms
+from pl_metrics import DataError
 from pl_metrics._engines.declared import DECLARED
 from registry.entries import DATA, METHODS, Cols, Entry, run, same
 
@@ -56,6 +57,10 @@ REFUSED = {
     # merged per-label state does not hold
     "report[multilabel-ci]",
     "summary[multilabel-ci]",
+    # disparity of scores (roc_auc, log_loss) or of the user's callables: no function
+    # of the confusion counts the engines' state holds
+    "disparity[scores]",
+    "disparity[callables]",
     # single-label hamming / zero-one loss: only the multilabel state finishes them
     "hamming_loss",
     "zero_one_loss",
@@ -108,22 +113,13 @@ API_ENGINES = (
 NOT_YET = {
     # multiclass expected cost: per-row decisions from every class's probability
     "decision_cost",
-    # probability: per-segment sums would merge (log loss, Brier), but no state holds
-    # them yet; calibration's quantile bins need the rows' quantiles
-    "log_loss",
-    "brier_score",
+    # calibration: its quantile bins need the rows' quantiles
     "calibration_curve",
     "calibration_error",
     # multilabel ranking: per-row ranks of the label scores
     "coverage_error",
     "label_ranking_average_precision",
     "label_ranking_loss",
-    # fairness: functions of confusion counts per group, but no finisher of the
-    # counts state computes them (their frame methods read the rows)
-    "group_rates",
-    "fairness",
-    "disparity",
-    "selection_rate",
     # drift: the reference's quantile edges are not mergeable (drift_counts with
     # edges= is: pl_metrics.spark.drift_counts / pl_metrics.dask.drift_counts)
     "drift",
@@ -280,3 +276,47 @@ def test_a_by_expression_and_a_segment_of_one_partition(parquet_parts: list[str]
         entry = next(e for e in METHODS if e.name == name)
         same(entry.call(_Engine(pmd, parquet_parts), c), run(entry, DATA, c))
     assert Path(parquet_parts[0]).is_file()
+
+
+# ------------------------------------------------------------------ probability label sets
+def _files(root: Path, parts: list[pl.DataFrame]) -> list[str]:
+    paths = [str(root / f"part{i}.parquet") for i in range(len(parts))]
+    for part, path in zip(parts, paths, strict=True):
+        part.write_parquet(path)
+    return paths
+
+
+@pytest.mark.parametrize("name", ["log_loss", "brier_score"])
+def test_probability_label_sets_are_checked_over_all_shards(name: str, tmp_path: Path) -> None:
+    """{-1, 1} in one file and {0, 1} in the other: each file's own checks pass, and the
+    frame method on all the rows refuses {-1, 0, 1} without a pos_label; a pos_label
+    held by one file only (the other: two negative labels) is present.  The errors and
+    frames are the frame method's on the files' rows."""
+    p = [0.2, 0.7, 0.4, 0.9]
+    paths = _files(
+        tmp_path,
+        [pl.DataFrame({"y": [-1, 1, -1, 1], "p": p}), pl.DataFrame({"y": [0, 1, 0, 0], "p": p})],
+    )
+    rows = pl.concat([pl.read_parquet(path) for path in paths])
+    with pytest.raises(DataError) as expected:
+        getattr(rows.metrics, name)("y", "p")
+    with pytest.raises(DataError) as got:
+        getattr(pmd, name)(paths, "y", "p")
+    assert str(got.value) == str(expected.value)
+    same(
+        getattr(pmd, name)(paths, "y", "p", pos_label=1),
+        getattr(rows.metrics, name)("y", "p", pos_label=1),
+    )
+    split = [
+        pl.DataFrame({"y": ["m", "n"], "p": p[:2]}),
+        pl.DataFrame({"y": ["yes", "n"], "p": p[2:]}),
+    ]
+    paths = _files(tmp_path, split)
+    rows = pl.concat(split)
+    kw = {"pos_label": "yes"}
+    same(getattr(pmd, name)(paths, "y", "p", **kw), getattr(rows.metrics, name)("y", "p", **kw))
+    with pytest.raises(DataError) as expected:
+        getattr(split[0].metrics, name)("y", "p", **kw)
+    with pytest.raises(DataError) as got:
+        getattr(pmd, name)(paths[:1], "y", "p", **kw)
+    assert str(got.value) == str(expected.value)
