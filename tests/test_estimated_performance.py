@@ -380,6 +380,24 @@ def test_bad_data_is_a_data_error_naming_the_column(
         lazy.collect(engine="streaming")
 
 
+@pytest.mark.parametrize(
+    ("frame", "column"),
+    [(_spoiled("s", float("nan")), "s"), (_spoiled("s", None), "s"), (_spoiled("y", None), "y")],
+)
+def test_bad_reference_rows_are_said_to_be_the_references(frame: pl.DataFrame, column: str) -> None:
+    """A NaN score of the reference rows and one of the current rows (same column
+    name) said the same words: the reference's now say whose rows they are."""
+    call = {"reference": REFERENCE, "y_true": "y", "by": "g"}
+    with pytest.raises(plm.DataError, match=rf"^in the reference rows .*column '{column}'"):
+        frame.metrics.estimated_performance("pred", "s", **call)
+    as_frame = {**call, "reference": frame.filter(REFERENCE)}
+    with pytest.raises(plm.DataError, match=rf"^in the reference rows .*column '{column}'"):
+        frame.filter(~REFERENCE).metrics.estimated_performance("pred", "s", **as_frame)
+    current = _spoiled("s", float("nan"), ~REFERENCE)
+    with pytest.raises(plm.DataError, match=r"^column 's' \(argument `y_score`\)"):
+        current.metrics.estimated_performance("pred", "s", **call)
+
+
 def test_scores_outside_0_1_are_refused_without_calibration() -> None:
     df = pl.DataFrame({"s": [0.2, 1.5, -0.1], "pred": [0, 1, 1]})
     with pytest.raises(

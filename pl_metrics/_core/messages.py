@@ -79,6 +79,13 @@ class Bad:
         )
 
     @staticmethod
+    def in_reference(error: DataError) -> DataError:
+        """A data error of the reference rows (``estimated_performance``'s calibration
+        data): the same message, saying that the bad rows are the reference's (the
+        current rows' columns have the same names)."""
+        return DataError(f"in the reference rows (argument `reference`): {error}")
+
+    @staticmethod
     def reference_type(reference: object) -> TypeError:
         """``reference`` is neither polars rows nor an expression (its type named with
         its module, and the conversion of a pandas or Arrow frame)."""

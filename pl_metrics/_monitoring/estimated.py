@@ -41,6 +41,7 @@ from pl_metrics._intervals.analytic import z_value
 from pl_metrics._monitoring import calibration as cal
 from pl_metrics._monitoring import segment_sums as ss
 from pl_metrics._typing import EstimatedMetric
+from pl_metrics.exceptions import DataError
 
 METHOD = "estimated_performance"
 #: The metrics it gives, in the order of the docs (``EstimatedMetric``).
@@ -317,11 +318,17 @@ class Reference:
             nulls = self.lf.select(self.flag.null_count()).collect().item()
             if nulls:
                 raise v.Bad.reference_nulls(nulls)
-        positives, negatives, read = self._read()
+        try:  # the current rows' columns have the same names: say whose rows are bad
+            positives, negatives, read = self._read()
+        except DataError as error:
+            raise v.Bad.in_reference(error) from None
         if not (positives and negatives):
             present = v.labels_present(self.rows, self.y_true)
             raise v.Bad.reference_one_class(self.y_true, self.pos_label, present)
-        scores, positive, weight = self._counts(read)
+        try:
+            scores, positive, weight = self._counts(read)
+        except DataError as error:
+            raise v.Bad.in_reference(error) from None
         return cal.knots(scores, cal.isotonic(positive, weight))
 
 
