@@ -11,6 +11,7 @@ import polars as pl
 from pl_metrics._core import checks as v
 from pl_metrics._core.options import checked
 from pl_metrics._drift import metrics as dr
+from pl_metrics._groups import over_time as ot
 from pl_metrics._monitoring import check as gate
 from pl_metrics._report import build, sections, write
 from pl_metrics._typing import BootstrapCiMethod, By, Score
@@ -40,6 +41,8 @@ class ReportMethods:
         reference: pl.DataFrame | pl.LazyFrame | pl.Expr | None = None,
         drift_columns: str | Sequence[str] | None = None,
         rules: str | Sequence[str] | None = None,
+        index: str | None = None,
+        every: str | None = None,
     ) -> str:
         """A self-contained HTML page of every evaluation of the rows, per segment.
 
@@ -108,6 +111,17 @@ class ReportMethods:
             (``"roc_auc >= 0.8"``, ``"psi(income) < 0.2"``, ``"recall >= reference -
             0.05"``) on the report's columns, ``by``, ``reference`` and ``ci``; the
             failing and inconclusive checks in a table, the passing ones folded.
+        index, every
+            Add a section of performance over time (:meth:`over_time`, tumbling
+            windows of ``every``, ``"1w"``, of the Date / Datetime column ``index``,
+            over all rows): the ROC AUC of a binary score and the F1 of
+            ``pos_label`` (the accuracy without a binary score) per window, drawn
+            against the window's end.  With ``reference`` (and ``y_pred`` and a
+            binary ``y_score``), the estimated metrics beside the realized ones
+            (``estimated_roc_auc``, ``estimated_f1``: the scores calibrated on the
+            reference rows, as :meth:`estimated_performance`), and every realized
+            number of the page reads the rows whose ``y_true`` has arrived (not
+            null): the rows without a label count in the estimates only.
 
         Returns
         -------
@@ -140,6 +154,8 @@ class ReportMethods:
             reference=reference,
             drift_columns=drift_columns,
             rules=rules,
+            index=index,
+            every=every,
         )
         if not isinstance(title, str):
             msg = f"`title` must be a string, got {title!r}"
@@ -172,6 +188,8 @@ def _spec(
     reference: object = None,
     drift_columns: object = None,
     rules: object = None,
+    index: str | None = None,
+    every: str | None = None,
 ) -> sections.Spec:
     """Check what needs no data (the methods check the rest) and normalise ``by``."""
     v.require_plot_extra("html_report")
@@ -224,7 +242,25 @@ def _spec(
         reference=reference,  # type: ignore[arg-type]
         drift_columns=drifted,
         rules=() if rules is None else tuple(r.text for r in gate.parse_rules(rules)),
+        index=index,
+        every=_windows(index, every),
     )
+
+
+def _windows(index: str | None, every: str | None) -> str | None:
+    """``index`` and ``every`` go together (the over-time section); ``every`` checked as
+    :meth:`over_time` checks it."""
+    if (index is None) != (every is None):
+        msg = (
+            "`index` and `every` go together: the over-time section's windows of `every` "
+            f"(a polars duration such as '1w') by the column `index`; got index={index!r}, "
+            f"every={every!r}"
+        )
+        raise ValueError(msg)
+    if every is not None:
+        v.check_column_name("index", index)
+        ot.windows(every, None)
+    return every
 
 
 def _drift_columns(

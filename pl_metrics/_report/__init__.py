@@ -11,6 +11,7 @@ import polars as pl
 
 from pl_metrics._report import sections
 from pl_metrics._report.checks import checks_section
+from pl_metrics._report.over_time import estimates, over_time_section
 from pl_metrics._report.page import Section, page_html
 from pl_metrics._version import VERSION
 
@@ -37,16 +38,23 @@ def build(
     cards: list[str] = []
     found: list[Section] = []
     parts = []
+    # with estimates, the realized metrics read the rows whose label has arrived
+    labelled = lf.filter(pl.col(spec.y_true).is_not_null()) if estimates(spec) else lf
     # the quality gates first (check reads the reference rows itself)
-    checks = [checks_section(lf, spec, step)] if spec.rules else []
+    checks = [checks_section(labelled, spec, step)] if spec.rules else []
     # then: its data checks (a null in the reference flag) before the long sections
     drift = None if spec.reference is None else [sections.drift_section(lf, spec, step)]
+    reference = spec.reference
     if isinstance(spec.reference, pl.Expr):  # the other sections read the current rows
-        lf = lf.filter(~spec.reference)
+        reference = lf.filter(spec.reference)
+        lf, labelled = lf.filter(~spec.reference), labelled.filter(~spec.reference)
     if spec.y_pred is not None:
-        parts.append(sections.label_sections(lf, spec, step))
+        parts.append(sections.label_sections(labelled, spec, step))
     if spec.y_score is not None:
-        parts.append(sections.score_sections(lf, spec, step))
+        parts.append(sections.score_sections(labelled, spec, step))
+    if spec.index is not None:
+        estimated = reference if estimates(spec) else None
+        parts.append([over_time_section(lf, estimated, spec, step)])
     if drift is not None:
         parts.append(drift)
     for part in parts:
@@ -91,6 +99,10 @@ def _inputs(spec: sections.Spec) -> str:
         parts.append(f"reference rows {spec.reference} (drift); the other sections: the others")
     elif spec.reference is not None:
         parts.append(f"drift of {', '.join(spec.drift_columns)} against the reference rows")
+    if spec.index is not None:
+        parts.append(f"windows of {spec.every} by {spec.index}")
+    if estimates(spec):
+        parts.append(f"rows without a label ({spec.y_true} null): in the estimated metrics only")
     return "; ".join(parts)
 
 

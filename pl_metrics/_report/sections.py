@@ -58,6 +58,10 @@ class Spec:
     drift_columns: tuple[str, ...] = ()
     #: The quality gates at the top of the page (``check``'s rules).
     rules: tuple[str, ...] = ()
+    #: Performance over time: the time column and the windows' length (with a
+    #: reference: the estimated metrics beside the realized ones).
+    index: str | None = None
+    every: str | None = None
 
     @property
     def binary_score(self) -> bool:
