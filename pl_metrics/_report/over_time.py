@@ -27,10 +27,7 @@ def estimates(s: Spec) -> bool:
     """The section estimates the metrics: windows, a reference, predicted labels and a
     binary score (``estimated_performance``'s columns)."""
     return (
-        s.index is not None
-        and s.reference is not None
-        and s.y_pred is not None
-        and s.binary_score
+        s.index is not None and s.reference is not None and s.y_pred is not None and s.binary_score
     )
 
 
