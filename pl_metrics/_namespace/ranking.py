@@ -7,19 +7,12 @@ from collections.abc import Mapping
 
 import polars as pl
 
-from pl_metrics._core import checks as v
-from pl_metrics._core import names
 from pl_metrics._core import scores as sc
-from pl_metrics._core.checks import wants_ci as _wants_ci
 from pl_metrics._core.options import checked
-from pl_metrics._intervals import attach as iv
-from pl_metrics._intervals import ovr
-from pl_metrics._intervals.sampling import Seed, resampling
-from pl_metrics._multilabel import ranking as mr
+from pl_metrics._intervals import ranked_scores as ranked
 from pl_metrics._namespace._common import derived
 from pl_metrics._ranking import from_counts as rk
 from pl_metrics._ranking import multiclass as mc
-from pl_metrics._ranking import sorted_path
 from pl_metrics._typing import (
     ApCiMethod,
     AucAverage,
@@ -50,36 +43,19 @@ class RankingMethods:
         pos_label_present: bool = True,
         sortable: bool = False,
     ) -> sc.ScoreCounts:
-        return sc.binary_score_counts(
+        return ranked.binary_counts(
             self._lf,
             y_true,
             y_score,
             by=by,
             pos_label=pos_label,
             weight=weight,
-            reserved=names.output_columns(method, ci=ci),
-            bins=checked(method, bins=bins)[0],
+            method=method,
+            bins=bins,
+            ci=ci,
             pos_label_present=pos_label_present,
             sortable=sortable,
         )
-
-    @staticmethod
-    def _bootstrapped(  # noqa: PLR0917 - the callers' own arguments, in order
-        counts: sc.ScoreCounts,
-        point: pl.LazyFrame,
-        metric: str,
-        ci: float | None,
-        n_boot: int,
-        seed: Seed,
-        bootstrap: bool,
-    ) -> pl.LazyFrame:
-        """``point`` with the bootstrap interval of ``metric`` drawn from the per-score
-        ``counts`` when ``bootstrap``: the point is the plain call's (by sorting
-        continuous scores, a tenth of the per-score counts' cost), so only the
-        interval reads the counts; else ``point`` as it is."""
-        if not bootstrap:
-            return point
-        return iv.bootstrap_scores(counts, point, metric, ci=ci, n_boot=n_boot, seed=seed)
 
     def roc_auc(
         self,
@@ -200,125 +176,23 @@ class RankingMethods:
         │ 0.75    │
         └─────────┘
         """
-        multi_class, average, bins, max_fpr = checked(
-            "roc_auc", multi_class=multi_class, average=average, bins=bins, max_fpr=max_fpr
+        return ranked.roc_auc(
+            self._lf,
+            y_true,
+            y_score,
+            by=by,
+            pos_label=pos_label,
+            weight=weight,
+            labels=labels,
+            bins=bins,
+            multi_class=multi_class,
+            average=average,
+            max_fpr=max_fpr,
+            ci=ci,
+            n_boot=n_boot,
+            seed=seed,
+            ci_method=ci_method,
         )
-        if mr.is_multilabel_call(self._lf, y_true):
-            mr.check_options(pos_label=pos_label, bins=bins, ci=ci, multi_class=multi_class)
-            return mr.ranking_metric(
-                self._lf,
-                "roc_auc",
-                y_true,
-                y_score,
-                labels=labels,
-                by=by,
-                weight=weight,
-                average=average,
-                max_fpr=max_fpr,
-            )
-        mr.check_single_label(average, labels)
-        y_true = v.check_column_name("y_true", y_true)
-        if isinstance(y_score, str):
-            wants_ci = _wants_ci(
-                ci, n_boot, ci_method, weight, seed=seed, methods=v.CI_METHODS["roc_auc"]
-            )
-            ci_method, seed = resampling(ci_method, seed)  # "poisson": the bootstrap, its seed
-            v.check_partial_auc(max_fpr, bound="bins", bounded=bins is not None, ci=wants_ci)
-            counts = self._binary(
-                y_true,
-                y_score,
-                by=by,
-                pos_label=pos_label,
-                weight=weight,
-                bins=bins,
-                method="roc_auc",
-                ci=wants_ci,
-            )
-            ci = ci if wants_ci else None
-            bootstrap = ci is not None and ci_method == "bootstrap"
-            analytic = None if bootstrap else ci  # the bootstrap's bounds come after the point
-            counted = iv.finish_roc_auc(
-                counts,
-                error_bound=bins is not None,
-                max_fpr=max_fpr,
-                ci=analytic,
-                ci_method=ci_method,
-                n_boot=n_boot,
-                seed=seed,
-            )
-            if max_fpr is not None:  # the partial AUC: counted only, and no interval
-                return counted
-            point = sorted_path.sorted_or(
-                self._lf,
-                counted,
-                y_true,
-                y_score,
-                by=by,
-                pos_label=pos_label,
-                weight=weight,
-                bins=bins,
-                ci=analytic,
-            )
-            return self._bootstrapped(counts, point, "roc_auc", ci, n_boot, seed, bootstrap)
-        wants_ci = _wants_ci(
-            ci, n_boot, ci_method, weight, seed=seed, methods=v.CI_METHODS["roc_auc"]
-        )
-        ci_method, seed = resampling(ci_method, seed)  # "poisson": the bootstrap, its seed
-        if wants_ci and (multi_class != "ovr" or average == "micro"):
-            msg = (
-                "`ci` with {label: column} scores is the interval of one-vs-rest ROC AUCs "
-                "(multi_class='ovr', average None, 'macro' or 'weighted'; DeLong's, or "
-                f"ci_method='bootstrap' or 'poisson'); not with multi_class={multi_class!r}, "
-                f"average={average!r}"
-            )
-            raise ValueError(msg)
-        if bins is not None:
-            msg = "`bins` is for binary scores (a column name as `y_score`)"
-            raise ValueError(msg)
-        if multi_class == "ovo" and weight is not None:
-            msg = "`weight` is not supported with multi_class='ovo' (as in scikit-learn)"
-            raise ValueError(msg)
-        mc.check_options(pos_label=pos_label, max_fpr=max_fpr)
-        mc.check_average(average, multi_class)
-        state = mc.counts(
-            self._lf, y_true, y_score, by=by, weight=weight, method="roc_auc", ci=wants_ci
-        )
-        boot = wants_ci and ci_method == "bootstrap"
-        if wants_ci and average is None and not boot:
-            assert ci is not None
-            return mc.roc_auc_delong_per_class(state, ci)
-        counted = mc.roc_auc(state, multi_class=multi_class, average=average)
-        if multi_class == "ovr" and average in ("macro", "weighted"):
-            counted = sorted_path.sorted_or(
-                self._lf,
-                counted,
-                y_true,
-                y_score,
-                by=by,
-                pos_label=None,
-                weight=weight,
-                average=average,
-            )
-            if wants_ci and not boot:
-                assert ci is not None
-                assert average is not None
-                se = mc.delong_mean_se(self._lf, y_true, y_score, by=by, average=average)
-                return iv.normal_bounds(counted, se, "roc_auc", mc.SE, ci)
-        if boot:  # the bootstrap of the rows, each class's AUC on each replicate
-            assert ci is not None
-            assert isinstance(y_score, Mapping)
-            bounds = ovr.bootstrap(
-                self._lf,
-                y_true,
-                y_score,
-                by=by,
-                average=average,
-                ci=ci,
-                n_boot=n_boot,
-                seed=seed,
-            )
-            return ovr.attach(counted, bounds, by=v.by_names(by), labels=list(y_score))
-        return counted
 
     def gini(
         self,
@@ -461,74 +335,21 @@ class RankingMethods:
         ... )["average_precision"].round(6).to_list()
         [1.0, 1.0, 1.0]
         """
-        (average,) = checked("average_precision", average=average)
-        if mr.is_multilabel_call(self._lf, y_true):
-            mr.check_options(pos_label=pos_label, bins=bins, ci=ci)
-            return mr.ranking_metric(
-                self._lf,
-                "average_precision",
-                y_true,
-                y_score,
-                labels=labels,
-                by=by,
-                weight=weight,
-                average=average,
-            )
-        mr.check_single_label(average, labels)
-        y_true = v.check_column_name("y_true", y_true)
-        if not isinstance(y_score, str):
-            mc.check_options(pos_label=pos_label, bins=bins, ci=ci)
-            state = mc.counts(
-                self._lf, y_true, y_score, by=by, weight=weight, method="average_precision"
-            )
-            counted = mc.average_precision(state, average=average)
-            if average in ("macro", "weighted"):  # the mean of the sorted classes' APs
-                return sorted_path.sorted_or(
-                    self._lf,
-                    counted,
-                    y_true,
-                    y_score,
-                    by=by,
-                    pos_label=None,
-                    weight=weight,
-                    average=average,
-                    metric="average_precision",
-                )
-            return counted
-        methods = v.CI_METHODS["average_precision"]
-        wants_ci = _wants_ci(ci, n_boot, ci_method, weight, seed=seed, methods=methods)
-        ci_method, seed = resampling(ci_method, seed)  # "poisson": the bootstrap, its seed
-        counts = self._binary(
-            y_true,
-            y_score,
-            by=by,
-            pos_label=pos_label,
-            weight=weight,
-            bins=bins,
-            method="average_precision",
-            ci=wants_ci,
-        )
-        ci = ci if wants_ci else None
-        bootstrap = ci is not None and ci_method == "bootstrap"
-        analytic = None if bootstrap else ci  # the bootstrap's bounds come after the point
-        counted = iv.finish_average_precision(
-            counts, ci=analytic, ci_method=ci_method, n_boot=n_boot, seed=seed
-        )
-        if analytic is not None and ci_method == "boyd":  # counted only
-            return counted
-        point = sorted_path.sorted_or(
+        return ranked.average_precision(
             self._lf,
-            counted,
             y_true,
             y_score,
             by=by,
             pos_label=pos_label,
             weight=weight,
+            labels=labels,
             bins=bins,
-            ci=analytic,
-            metric="average_precision",
+            average=average,
+            ci=ci,
+            n_boot=n_boot,
+            seed=seed,
+            ci_method=ci_method,
         )
-        return self._bootstrapped(counts, point, "average_precision", ci, n_boot, seed, bootstrap)
 
     def roc_curve(
         self,

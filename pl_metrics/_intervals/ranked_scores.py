@@ -1,0 +1,357 @@
+"""ROC AUC and average precision of every kind of input, with their intervals: what
+``.metrics.roc_auc`` and ``.metrics.average_precision`` run (issue 50: a namespace
+method is its signature, its docstring and one call).
+
+Each tells the three kinds of input apart once, in this order: multilabel (a List
+``y_true``, or ``{label: indicator column}``: :mod:`pl_metrics._multilabel.ranking`),
+binary (a score column: the per-score counts of :func:`binary_counts`, or the sorted
+path on continuous scores, :mod:`pl_metrics._ranking.sorted_path`), and one-vs-rest
+classes (``{label: column}`` scores: :mod:`pl_metrics._ranking.multiclass`).  The
+intervals: DeLong's and the AP's analytic ones from the counts
+(:mod:`pl_metrics._intervals.attach`), the bootstrap after the point
+(:func:`with_bootstrap`), the classes' from :mod:`pl_metrics._intervals.ovr`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import polars as pl
+
+from pl_metrics._core import checks as v
+from pl_metrics._core import names
+from pl_metrics._core import scores as sc
+from pl_metrics._core.checks import wants_ci as _wants_ci
+from pl_metrics._core.options import checked
+from pl_metrics._intervals import attach as iv
+from pl_metrics._intervals import ovr
+from pl_metrics._intervals.sampling import Seed, resampling
+from pl_metrics._multilabel import ranking as mr
+from pl_metrics._ranking import multiclass as mc
+from pl_metrics._ranking import sorted_path
+
+
+def binary_counts(
+    lf: pl.LazyFrame,
+    y_true: str,
+    y_score: str,
+    *,
+    by: object,
+    pos_label: object,
+    weight: str | None,
+    method: str,
+    bins: int | None = None,
+    ci: bool = False,
+    pos_label_present: bool = True,
+    sortable: bool = False,
+) -> sc.ScoreCounts:
+    """The per-score counts of a binary score column for ``method`` (its output columns
+    reserved from ``by``; ``bins`` checked)."""
+    return sc.binary_score_counts(
+        lf,
+        y_true,
+        y_score,
+        by=by,
+        pos_label=pos_label,
+        weight=weight,
+        reserved=names.output_columns(method, ci=ci),
+        bins=checked(method, bins=bins)[0],
+        pos_label_present=pos_label_present,
+        sortable=sortable,
+    )
+
+
+def with_bootstrap(  # noqa: PLR0917 - the callers' own arguments, in order
+    counts: sc.ScoreCounts,
+    point: pl.LazyFrame,
+    metric: str,
+    ci: float | None,
+    n_boot: int,
+    seed: Seed,
+    bootstrap: bool,
+) -> pl.LazyFrame:
+    """``point`` with the bootstrap interval of ``metric`` drawn from the per-score
+    ``counts`` when ``bootstrap``: the point is the plain call's (by sorting
+    continuous scores, a tenth of the per-score counts' cost), so only the
+    interval reads the counts; else ``point`` as it is."""
+    if not bootstrap:
+        return point
+    return iv.bootstrap_scores(counts, point, metric, ci=ci, n_boot=n_boot, seed=seed)
+
+
+def roc_auc(
+    lf: pl.LazyFrame,
+    y_true: str | Mapping[object, str],
+    y_score: object,
+    *,
+    by: object,
+    pos_label: object,
+    weight: str | None,
+    labels: object,
+    bins: int | None,
+    multi_class: str,
+    average: str | None,
+    max_fpr: float | None,
+    ci: float | None,
+    n_boot: int,
+    seed: int | None,
+    ci_method: str,
+) -> pl.LazyFrame:
+    """:meth:`pl_metrics.MetricsLazyFrame.roc_auc`."""
+    multi_class, average, bins, max_fpr = checked(
+        "roc_auc", multi_class=multi_class, average=average, bins=bins, max_fpr=max_fpr
+    )
+    if mr.is_multilabel_call(lf, y_true):
+        mr.check_options(pos_label=pos_label, bins=bins, ci=ci, multi_class=multi_class)
+        return mr.ranking_metric(
+            lf,
+            "roc_auc",
+            y_true,
+            y_score,
+            labels=labels,
+            by=by,
+            weight=weight,
+            average=average,
+            max_fpr=max_fpr,
+        )
+    mr.check_single_label(average, labels)
+    y_true = v.check_column_name("y_true", y_true)
+    wants_ci = _wants_ci(ci, n_boot, ci_method, weight, seed=seed, methods=v.CI_METHODS["roc_auc"])
+    ci_method, seed = resampling(ci_method, seed)  # "poisson": the bootstrap, its seed
+    options = {
+        "by": by,
+        "pos_label": pos_label,
+        "weight": weight,
+        "bins": bins,
+        "max_fpr": max_fpr,
+        "ci": ci if wants_ci else None,
+        "n_boot": n_boot,
+        "seed": seed,
+        "ci_method": ci_method,
+    }
+    if isinstance(y_score, str):
+        return _binary_roc_auc(lf, y_true, y_score, **options)
+    return _classes_roc_auc(
+        lf, y_true, y_score, multi_class=multi_class, average=average, **options
+    )
+
+
+def _binary_roc_auc(
+    lf: pl.LazyFrame,
+    y_true: str,
+    y_score: str,
+    *,
+    by: object,
+    pos_label: object,
+    weight: str | None,
+    bins: int | None,
+    max_fpr: float | None,
+    ci: float | None,
+    n_boot: int,
+    seed: Seed,
+    ci_method: str,
+) -> pl.LazyFrame:
+    """The ROC AUC of a score column (``average`` is ignored, as scikit-learn does):
+    from the per-score counts (``bins``, weights, ``max_fpr``, the analytic
+    intervals), or by sorting continuous scores; the bootstrap drawn from the counts
+    after the point."""
+    v.check_partial_auc(max_fpr, bound="bins", bounded=bins is not None, ci=ci is not None)
+    counts = binary_counts(
+        lf,
+        y_true,
+        y_score,
+        by=by,
+        pos_label=pos_label,
+        weight=weight,
+        bins=bins,
+        method="roc_auc",
+        ci=ci is not None,
+    )
+    bootstrap = ci is not None and ci_method == "bootstrap"
+    analytic = None if bootstrap else ci  # the bootstrap's bounds come after the point
+    counted = iv.finish_roc_auc(
+        counts,
+        error_bound=bins is not None,
+        max_fpr=max_fpr,
+        ci=analytic,
+        ci_method=ci_method,
+        n_boot=n_boot,
+        seed=seed,
+    )
+    if max_fpr is not None:  # the partial AUC: counted only, and no interval
+        return counted
+    point = sorted_path.sorted_or(
+        lf,
+        counted,
+        y_true,
+        y_score,
+        by=by,
+        pos_label=pos_label,
+        weight=weight,
+        bins=bins,
+        ci=analytic,
+    )
+    return with_bootstrap(counts, point, "roc_auc", ci, n_boot, seed, bootstrap)
+
+
+def _classes_roc_auc(
+    lf: pl.LazyFrame,
+    y_true: str,
+    y_score: Mapping[object, str],
+    *,
+    by: object,
+    pos_label: object,
+    weight: str | None,
+    bins: int | None,
+    multi_class: str,
+    average: str | None,
+    max_fpr: float | None,
+    ci: float | None,
+    n_boot: int,
+    seed: Seed,
+    ci_method: str,
+) -> pl.LazyFrame:
+    """The one-vs-rest (or one-vs-one) ROC AUC of ``{label: column}`` scores, its
+    intervals DeLong's (per class, or of the macro / weighted mean) or the rows'
+    bootstrap."""
+    if ci is not None and (multi_class != "ovr" or average == "micro"):
+        msg = (
+            "`ci` with {label: column} scores is the interval of one-vs-rest ROC AUCs "
+            "(multi_class='ovr', average None, 'macro' or 'weighted'; DeLong's, or "
+            f"ci_method='bootstrap' or 'poisson'); not with multi_class={multi_class!r}, "
+            f"average={average!r}"
+        )
+        raise ValueError(msg)
+    if bins is not None:
+        msg = "`bins` is for binary scores (a column name as `y_score`)"
+        raise ValueError(msg)
+    if multi_class == "ovo" and weight is not None:
+        msg = "`weight` is not supported with multi_class='ovo' (as in scikit-learn)"
+        raise ValueError(msg)
+    mc.check_options(pos_label=pos_label, max_fpr=max_fpr)
+    mc.check_average(average, multi_class)
+    state = mc.counts(
+        lf, y_true, y_score, by=by, weight=weight, method="roc_auc", ci=ci is not None
+    )
+    boot = ci is not None and ci_method == "bootstrap"
+    if ci is not None and average is None and not boot:
+        return mc.roc_auc_delong_per_class(state, ci)
+    counted = mc.roc_auc(state, multi_class=multi_class, average=average)
+    if multi_class == "ovr" and average in ("macro", "weighted"):
+        counted = sorted_path.sorted_or(
+            lf,
+            counted,
+            y_true,
+            y_score,
+            by=by,
+            pos_label=None,
+            weight=weight,
+            average=average,
+        )
+        if ci is not None and not boot:
+            assert average is not None
+            se = mc.delong_mean_se(lf, y_true, y_score, by=by, average=average)
+            return iv.normal_bounds(counted, se, "roc_auc", mc.SE, ci)
+    if boot:  # the bootstrap of the rows, each class's AUC on each replicate
+        assert ci is not None
+        bounds = ovr.bootstrap(
+            lf,
+            y_true,
+            y_score,
+            by=by,
+            average=average,
+            ci=ci,
+            n_boot=n_boot,
+            seed=seed,
+        )
+        return ovr.attach(counted, bounds, by=v.by_names(by), labels=list(y_score))
+    return counted
+
+
+def average_precision(
+    lf: pl.LazyFrame,
+    y_true: str | Mapping[object, str],
+    y_score: object,
+    *,
+    by: object,
+    pos_label: object,
+    weight: str | None,
+    labels: object,
+    bins: int | None,
+    average: str | None,
+    ci: float | None,
+    n_boot: int,
+    seed: int | None,
+    ci_method: str,
+) -> pl.LazyFrame:
+    """:meth:`pl_metrics.MetricsLazyFrame.average_precision`."""
+    (average,) = checked("average_precision", average=average)
+    if mr.is_multilabel_call(lf, y_true):
+        mr.check_options(pos_label=pos_label, bins=bins, ci=ci)
+        return mr.ranking_metric(
+            lf,
+            "average_precision",
+            y_true,
+            y_score,
+            labels=labels,
+            by=by,
+            weight=weight,
+            average=average,
+        )
+    mr.check_single_label(average, labels)
+    y_true = v.check_column_name("y_true", y_true)
+    if not isinstance(y_score, str):
+        mc.check_options(pos_label=pos_label, bins=bins, ci=ci)
+        state = mc.counts(lf, y_true, y_score, by=by, weight=weight, method="average_precision")
+        counted = mc.average_precision(state, average=average)
+        if average in ("macro", "weighted"):  # the mean of the sorted classes' APs
+            return sorted_path.sorted_or(
+                lf,
+                counted,
+                y_true,
+                y_score,
+                by=by,
+                pos_label=None,
+                weight=weight,
+                average=average,
+                metric="average_precision",
+            )
+        return counted
+    methods = v.CI_METHODS["average_precision"]
+    wants_ci = _wants_ci(ci, n_boot, ci_method, weight, seed=seed, methods=methods)
+    ci_method, seed = resampling(ci_method, seed)  # "poisson": the bootstrap, its seed
+    counts = binary_counts(
+        lf,
+        y_true,
+        y_score,
+        by=by,
+        pos_label=pos_label,
+        weight=weight,
+        bins=bins,
+        method="average_precision",
+        ci=wants_ci,
+    )
+    ci = ci if wants_ci else None
+    bootstrap = ci is not None and ci_method == "bootstrap"
+    analytic = None if bootstrap else ci  # the bootstrap's bounds come after the point
+    counted = iv.finish_average_precision(
+        counts, ci=analytic, ci_method=ci_method, n_boot=n_boot, seed=seed
+    )
+    if analytic is not None and ci_method == "boyd":  # counted only
+        return counted
+    point = sorted_path.sorted_or(
+        lf,
+        counted,
+        y_true,
+        y_score,
+        by=by,
+        pos_label=pos_label,
+        weight=weight,
+        bins=bins,
+        ci=analytic,
+        metric="average_precision",
+    )
+    return with_bootstrap(counts, point, "average_precision", ci, n_boot, seed, bootstrap)
+
+
+__all__ = ["average_precision", "binary_counts", "roc_auc", "with_bootstrap"]
