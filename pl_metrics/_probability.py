@@ -496,7 +496,7 @@ def top_label(rows: Rows) -> tuple[pl.Expr, pl.Expr]:
     return confidence, (predicted == pl.col(rows.y_true)).cast(pl.Float64)
 
 
-def _problems(rows: Rows, multi_class: str) -> list[tuple[object, pl.Expr, pl.Expr]]:
+def problems(rows: Rows, multi_class: str) -> list[tuple[object, pl.Expr, pl.Expr]]:
     """The reliability problems of the rows: (class, probability, outcome), the class
     None but for ``per_class``.  Binary: ``pos_label``'s probability and outcome;
     ``top_label``: :func:`top_label`; ``per_class``: each class's probability against
@@ -522,7 +522,7 @@ def _calibration_bins(
     # rows as Int64 (as report's support), weights as Float64
     count = pl.len().cast(pl.Int64) if rows.weight is None else rows.weight.sum()
     parts = []
-    for label, p, outcome in _problems(rows, multi_class):
+    for label, p, outcome in problems(rows, multi_class):
         frame, bin_expr = _bin_of(rows, p, n_bins, strategy)
         positives = [] if ci is None else [outcome.cast(pl.Int64).sum().alias(_BIN_POSITIVES)]
         bins = rows.aggregate(
@@ -583,11 +583,15 @@ def calibration_error(
     """``*by, [label,] ece, mce``: the count-weighted mean and the max of
     |prob_true - prob_pred| over the non-empty bins of each curve."""
     bins, keys = _calibration_bins(rows, n_bins=n_bins, strategy=strategy, multi_class=multi_class)
+    return _labelled(rows, bin_errors(bins, keys), keys)
+
+
+def bin_errors(bins: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
+    """``*keys, ece, mce`` of the bins ``*keys, bin, prob_true, prob_pred, count``."""
     gap = (pl.col("prob_true") - pl.col("prob_pred")).abs()
     share = pl.col("count") / pl.col("count").sum()
     agg = [(gap * share).sum().alias("ece"), gap.max().alias("mce")]
-    result = bins.group_by(keys).agg(agg).sort(keys, nulls_last=True)
-    return _labelled(rows, result, keys)
+    return bins.group_by(keys).agg(agg).sort(keys, nulls_last=True)
 
 
 def top_k_accuracy(rows: Rows, *, k: int) -> pl.LazyFrame:

@@ -10,7 +10,9 @@ from pl_metrics._typing import (
     AucAverage,
     AucCiMethod,
     AverageCiMethod,
+    BinStrategy,
     By,
+    CalibrationMultiClass,
     DisparityMethod,
     ExtraScore,
     FairnessAgg,
@@ -83,6 +85,31 @@ def brier_score(
     by: By = ...,
     pos_label: object = ...,
     weight: str | None = ...,
+) -> pl.DataFrame: ...
+def calibration_curve(
+    sdf: Any,
+    y_true: str,
+    y_prob: Score,
+    *,
+    by: By = ...,
+    pos_label: object = ...,
+    weight: str | None = ...,
+    n_bins: int = ...,
+    strategy: BinStrategy = ...,
+    multi_class: CalibrationMultiClass = ...,
+    ci: float | None = ...,
+) -> pl.DataFrame: ...
+def calibration_error(
+    sdf: Any,
+    y_true: str,
+    y_prob: Score,
+    *,
+    by: By = ...,
+    pos_label: object = ...,
+    weight: str | None = ...,
+    n_bins: int = ...,
+    strategy: BinStrategy = ...,
+    multi_class: CalibrationMultiClass = ...,
 ) -> pl.DataFrame: ...
 def confusion_matrix(
     sdf: Any,

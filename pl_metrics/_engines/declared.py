@@ -33,7 +33,7 @@ from pl_metrics import metrics
 from pl_metrics._core import catalogue as cat
 from pl_metrics._core import checks as v
 from pl_metrics._drift import state as ds
-from pl_metrics._engines import fairness, jobs, losses, ranked
+from pl_metrics._engines import calibration, fairness, jobs, losses, ranked
 from pl_metrics._engines.finishers import SCORE_FINISHERS
 from pl_metrics._namespace import MetricsLazyFrame
 from pl_metrics.state import (
@@ -102,6 +102,13 @@ STATES: dict[str, StateKind] = {
     ),
     "loss_sums": StateKind(
         "loss_sums", losses.LossSums, losses.LOSS_FINISHERS, make=losses.loss_sums, any_form=True
+    ),
+    "calibration_sums": StateKind(
+        "calibration_sums",
+        calibration.CalibrationSums,
+        calibration.CALIBRATION_FINISHERS,
+        make=calibration.calibration_sums,
+        any_form=True,
     ),
 }
 #: A finisher's parameters that the frame method has not: their values from its own.

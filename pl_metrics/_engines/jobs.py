@@ -21,7 +21,7 @@ from pl_metrics import metrics
 from pl_metrics._core import checks as v
 from pl_metrics._core.messages import Bad, in_engine_terms, retyped
 from pl_metrics._core.names import COUNTS_STATE, MULTILABEL_STATE, SCORE_STATE
-from pl_metrics._engines import losses, ranked
+from pl_metrics._engines import calibration, losses, ranked
 from pl_metrics._engines.shards import check_label_sets, label_sample
 from pl_metrics.state import sum_states
 
@@ -41,8 +41,11 @@ _STATES: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
         ("support", "predicted", "tp", "count"),
         ("count",),
     ),
-    "loss_sums": losses.SHAPE,  # the engines' own state: no .metrics method
+    # the engines' own states (no .metrics method)
+    "loss_sums": losses.SHAPE,
+    "calibration_sums": calibration.SHAPE,
 }
+_MAKERS = {"loss_sums": losses.loss_sums, "calibration_sums": calibration.calibration_sums}
 #: The multilabel state's two parts: their keys and their summed columns.
 _MULTILABEL_PARTS = {
     "label": (["label"], ["support", "predicted", "tp"]),
@@ -74,8 +77,8 @@ class Job:
         return self.args[0]
 
     def state(self, lf: pl.LazyFrame) -> pl.DataFrame:
-        if self.method == "loss_sums":
-            return losses.loss_sums(lf, *self.args, **self.kwargs).collect()
+        if self.method in _MAKERS:  # the engines' own states
+            return _MAKERS[self.method](lf, *self.args, **self.kwargs).collect()
         return getattr(metrics(lf), self.method)(*self.args, **self.kwargs).collect()
 
     def merge(self, states: list[pl.DataFrame]) -> pl.DataFrame:

@@ -61,6 +61,11 @@ REFUSED = {
     # of the confusion counts the engines' state holds
     "disparity[scores]",
     "disparity[callables]",
+    # calibration's quantile bins: each segment's quantiles of all the rows (not a sum)
+    "calibration_curve[quantile]",
+    "calibration_curve[top_label]",
+    "calibration_error",
+    "calibration_error[per_class]",
     # single-label hamming / zero-one loss: only the multilabel state finishes them
     "hamming_loss",
     "zero_one_loss",
@@ -113,9 +118,6 @@ API_ENGINES = (
 NOT_YET = {
     # multiclass expected cost: per-row decisions from every class's probability
     "decision_cost",
-    # calibration: its quantile bins need the rows' quantiles
-    "calibration_curve",
-    "calibration_error",
     # multilabel ranking: per-row ranks of the label scores
     "coverage_error",
     "label_ranking_average_precision",
@@ -286,7 +288,9 @@ def _files(root: Path, parts: list[pl.DataFrame]) -> list[str]:
     return paths
 
 
-@pytest.mark.parametrize("name", ["log_loss", "brier_score"])
+@pytest.mark.parametrize(
+    "name", ["log_loss", "brier_score", "calibration_curve", "calibration_error"]
+)
 def test_probability_label_sets_are_checked_over_all_shards(name: str, tmp_path: Path) -> None:
     """{-1, 1} in one file and {0, 1} in the other: each file's own checks pass, and the
     frame method on all the rows refuses {-1, 0, 1} without a pos_label; a pos_label
