@@ -178,6 +178,25 @@ METHODS: list[Entry] = [
         ("binary",),
         outputs="over_time",
     ),
+    Entry(  # estimated beside realized: calibrated on the even days' rows (as
+        # estimated_performance's entry), the odd days' windows estimated
+        "over_time[estimated]",
+        lambda m, c: m.over_time(
+            c.yb,
+            y_pred=c.pb,
+            y_score=c.s,
+            pos_label=c.pos,
+            index="ts",
+            every="1d",
+            period="2d",
+            metrics=["roc_auc", "estimated_roc_auc", "f1", "estimated_f1"],
+            reference=ESTIMATE_REFERENCE,
+            by=c.by,
+            weight=c.w,
+        ),
+        ("binary",),
+        outputs="over_time",
+    ),
     Entry(
         "over_time[ci]",  # the label metrics' analytic default: no draws
         lambda m, c: m.over_time(

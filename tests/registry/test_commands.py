@@ -314,6 +314,14 @@ CLI: list[tuple[str, str, list[str]]] = [
     ),
     _cli(
         "over-time",
+        "over_time[estimated]",
+        *_BINARY_LABELS,
+        *("--score", "s", "--index", "ts", "--every", "1d", "--period", "2d"),
+        *("--metrics", "roc_auc,estimated_roc_auc,f1,estimated_f1"),
+        *("--reference", "ts IN (DATE '2026-03-02', DATE '2026-03-04', DATE '2026-03-06')"),
+    ),
+    _cli(
+        "over-time",
         "over_time[ci]",
         *_LABELS,
         *("--index", "ts", "--every", "1d", "--period", "2d"),
