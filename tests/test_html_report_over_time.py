@@ -144,3 +144,28 @@ def test_the_chart_renders_in_chromium(late: pl.DataFrame, tmp_path: Path) -> No
         section.screenshot(str(out / "estimated-over-time.png"))
     finally:
         browser.quit()
+
+
+def test_the_section_is_one_over_time_call(
+    late: pl.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its cost (issue 49: the page at most 1.5x its sections' own calls): one
+    ``over_time`` call, realized and estimated together, and no other call more
+    than the page without the section makes."""
+    from pl_metrics._namespace import MetricsLazyFrame
+
+    calls: list[str] = []
+    for name in ("over_time", "estimated_performance", "summary", "roc_auc", "drift"):
+        original = getattr(MetricsLazyFrame, name)
+
+        def counted(self: Any, *args: Any, _name: str = name, _f: Any = original, **kw: Any) -> Any:
+            calls.append(_name)
+            return _f(self, *args, **kw)
+
+        monkeypatch.setattr(MetricsLazyFrame, name, counted)
+    labelled = late.filter(pl.col("is_cat").is_not_null())
+    labelled.metrics.html_report("is_cat", "flag", y_score="cat_score", by="region", reference=V1)
+    without = sorted(calls)
+    calls.clear()
+    _page(late, reference=V1)
+    assert sorted(calls) == sorted([*without, "over_time"])
