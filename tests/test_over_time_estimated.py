@@ -288,3 +288,24 @@ def test_the_literal_lists_the_names() -> None:
     from pl_metrics._monitoring import estimated_windows as ew
 
     assert typing.get_args(plm.OverTimeEstimatedMetric) == ew.METRICS == tuple(ESTIMATED)
+
+
+def test_the_labels_column_is_read_by_the_realized_metrics_only() -> None:
+    """Labels not in at all: the estimated metrics read no label column of these rows;
+    a realized metric beside them names the missing column at call time."""
+    reference, production = frame(7)
+    unlabelled = production.drop("y")
+    got = unlabelled.metrics.over_time(
+        "y", y_pred="pred", y_score="s", index="day", every="1d", by="g",
+        metrics=ESTIMATED, reference=reference,
+    )  # fmt: skip
+    want = production.metrics.over_time(
+        "y", y_pred="pred", y_score="s", index="day", every="1d", by="g",
+        metrics=ESTIMATED, reference=reference,
+    )  # fmt: skip
+    assert_frame_equal(got, want)
+    with pytest.raises(pl.exceptions.ColumnNotFoundError, match="argument `y_true`"):
+        unlabelled.lazy().metrics.over_time(
+            "y", y_pred="pred", y_score="s", index="day", every="1d",
+            metrics=["roc_auc", "estimated_roc_auc"], reference=reference,
+        )  # fmt: skip

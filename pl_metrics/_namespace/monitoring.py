@@ -357,8 +357,9 @@ class MonitoringMethods:
                 reference=reference, y_true=y_true, pos_label=pos_label, weight=weight,
                 calibration=calibration, ci=options["ci"],
             )  # fmt: skip
-            # the realized metrics: of the rows whose label has arrived
-            lf = lf.filter(pl.col(y_true).is_not_null())
+            if len(estimated) < len(chosen):  # the realized: of the rows whose label arrived
+                v.check_columns(lf.collect_schema(), y_true=y_true)
+                lf = lf.filter(pl.col(y_true).is_not_null())
         if any(m in ot.SUMMARY or m in ot.AVERAGED for m in chosen):
             v.check_column_name("y_pred", y_pred)
             counts = confusion_counts(
