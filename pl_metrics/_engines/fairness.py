@@ -65,6 +65,29 @@ def _names(by: By) -> list[str] | None:
     return v.by_names(by) or None
 
 
+def _rates(  # noqa: PLR0917 - the finishers' own arguments, in order
+    state: CountsState[pl.DataFrame],
+    method: str,
+    y_true: str,
+    y_pred: str,
+    pos_label: object,
+    weight: str | None,
+    zero_division: float = 0.0,
+) -> pl.LazyFrame:
+    cells, weights, count = _cells(state, y_true, y_pred, weight)
+    return rows_of.rates(
+        cells,
+        y_true,
+        y_pred,
+        by=list(state._by.names) or None,
+        pos_label=pos_label,
+        weight=weights,
+        zero_division=zero_division,
+        method=method,
+        count=count,
+    )
+
+
 def selection_rate(
     state: CountsState[pl.DataFrame],
     *,
@@ -74,17 +97,7 @@ def selection_rate(
     weight: str | None = None,
 ) -> pl.LazyFrame:
     """As :meth:`MetricsLazyFrame.selection_rate`, of a merged counts state."""
-    cells, weights, count = _cells(state, y_true, y_pred, weight)
-    return rows_of.rates(
-        cells,
-        y_true,
-        y_pred,
-        by=list(state._by.names) or None,
-        pos_label=pos_label,
-        weight=weights,
-        method="selection_rate",
-        count=count,
-    )
+    return _rates(state, "selection_rate", y_true, y_pred, pos_label, weight)
 
 
 def group_rates(
@@ -97,18 +110,7 @@ def group_rates(
     zero_division: float = 0.0,
 ) -> pl.LazyFrame:
     """As :meth:`MetricsLazyFrame.group_rates`, of a merged counts state."""
-    cells, weights, count = _cells(state, y_true, y_pred, weight)
-    return rows_of.rates(
-        cells,
-        y_true,
-        y_pred,
-        by=list(state._by.names) or None,
-        pos_label=pos_label,
-        weight=weights,
-        zero_division=zero_division,
-        method="group_rates",
-        count=count,
-    )
+    return _rates(state, "group_rates", y_true, y_pred, pos_label, weight, zero_division)
 
 
 def fairness(
