@@ -8,7 +8,8 @@ import os
 import pytest
 
 #: Tests of the environment more than of the library: Spark local mode, mypy on user
-#: code, the docs' examples, the CLI in subprocesses, the report in a browser.  They
+#: code, the docs' examples, the CLI in subprocesses, the report in a browser, NannyML
+#: (a peer installed on Python 3.11-3.12 only).  They
 #: run once, at the newest polars: ``make test-floor`` deselects them
 #: (``-m "not environment"``); the library suite runs at both.
 ENVIRONMENT_MODULES = frozenset(
@@ -21,6 +22,7 @@ ENVIRONMENT_MODULES = frozenset(
         "test_cli_commands.py",
         "test_cli_options.py",
         "test_cli_plot.py",
+        "test_estimated_nannyml.py",
     }
 )
 
