@@ -88,13 +88,18 @@ def test_no_index_no_section(late: pl.DataFrame) -> None:
         ({"index": "day"}, "`index` and `every` go together"),
         ({"every": "1w"}, "`index` and `every` go together"),
         ({"index": "day", "every": "1 week"}, "`every` must be a positive polars duration"),
+        (
+            {"index": "day", "every": "1w", "y_pred": None, "y_score": {True: "cat_score"}},
+            "class scores alone have none per window",
+        ),
     ],
 )
 def test_bad_windows_name_the_argument(
-    late: pl.DataFrame, options: dict[str, str], match: str
+    late: pl.DataFrame, options: dict[str, Any], match: str
 ) -> None:
+    given: dict[str, Any] = {"y_pred": "flag", "y_score": "cat_score", **options}
     with pytest.raises(ValueError, match=match):
-        late.metrics.html_report("is_cat", "flag", y_score="cat_score", **options)  # type: ignore[arg-type]
+        late.metrics.html_report("is_cat", **given)
 
 
 @pytest.mark.skipif(

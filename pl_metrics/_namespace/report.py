@@ -243,13 +243,14 @@ def _spec(
         drift_columns=drifted,
         rules=() if rules is None else tuple(r.text for r in gate.parse_rules(rules)),
         index=index,
-        every=_windows(index, every),
+        every=_windows(index, every, drawn=y_pred is not None or isinstance(y_score, str)),
     )
 
 
-def _windows(index: str | None, every: str | None) -> str | None:
+def _windows(index: str | None, every: str | None, *, drawn: bool) -> str | None:
     """``index`` and ``every`` go together (the over-time section); ``every`` checked as
-    :meth:`over_time` checks it."""
+    :meth:`over_time` checks it; ``drawn``: the section has a metric to draw (predicted
+    labels, or a binary score)."""
     if (index is None) != (every is None):
         msg = (
             "`index` and `every` go together: the over-time section's windows of `every` "
@@ -260,6 +261,13 @@ def _windows(index: str | None, every: str | None) -> str | None:
     if every is not None:
         v.check_column_name("index", index)
         ot.windows(every, None)
+        if not drawn:
+            msg = (
+                "`index` / `every`: the over-time section draws the labels' metrics "
+                "(`y_pred`) or a binary score's ROC AUC (`y_score` a column); class "
+                "scores alone have none per window"
+            )
+            raise ValueError(msg)
     return every
 
 
