@@ -59,7 +59,8 @@ class ReportMethods:
         ``confusion_matrix``, ``fairness``, ``group_rates``, ``roc_auc``,
         ``average_precision``, ``log_loss``, ``brier_score``, ``roc_curve``,
         ``pr_curve``, ``calibration_curve``, ``calibration_error``,
-        ``thresholds``, ``best_threshold``, ``gains``, ``ks``) with the same
+        ``thresholds``, ``best_threshold``, ``gains``, ``ks``; with ``index``,
+        ``over_time``) with the same
         arguments, computed by streaming queries over the input: a LazyFrame
         over Parquet larger than memory works (each section reads the input once).
 
