@@ -324,3 +324,12 @@ def test_probability_label_sets_are_checked_over_all_shards(name: str, tmp_path:
     with pytest.raises(DataError) as got:
         getattr(pmd, name)(paths[:1], "y", "p", **kw)
     assert str(got.value) == str(expected.value)
+
+
+def test_log_loss_summed_and_weighted(parquet_parts: list[str], spark_rows: Any) -> None:
+    """``normalize=False`` (no registry entry takes it): the weighted sum of the losses,
+    the frame method's on the same rows, on both engines."""
+    kw: dict[str, Any] = {"by": "g", "weight": "w", "pos_label": 1, "normalize": False}
+    expected = DATA.metrics.log_loss("yb", "s", **kw)
+    same(pmd.log_loss(parquet_parts, "yb", "s", **kw), expected)
+    same(pms.log_loss(spark_rows, "yb", "s", **kw), expected)
