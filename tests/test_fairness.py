@@ -17,7 +17,7 @@ import numpy as np
 import polars as pl
 import pytest
 import sklearn.metrics as skm
-from _fairness_helpers import SKLEARN, _same, cases
+from _fairness_helpers import SKLEARN, _same, cases, fair_ratio
 from fairlearn import metrics as flm
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -201,8 +201,10 @@ def test_disparity_equals_metric_frame(case: dict[str, object], metric: str) -> 
     for row in got.rows(named=True):
         assert row["metric"] == metric
         for column, values in expected.items():
-            value = values.loc[row["c"]] if case["control"] else values
-            _same(row[column], float(value))
+            value = float(values.loc[row["c"]] if case["control"] else values)
+            if column == "ratio":
+                value = fair_ratio(metric, value, row["group_min"], row["overall"], method)
+            _same(row[column], value)
 
 
 def test_disparity_of_scores_and_several_metrics() -> None:
@@ -282,8 +284,10 @@ def test_custom_metrics_equal_fairlearn_metric_frame(case: dict[str, object]) ->
     }
     for row in spread.iter_rows(named=True):
         for stat, values in stats.items():
-            value = values.loc[row["c"]] if case["control"] else values
-            _same(row[stat], value[row["metric"]])
+            value = (values.loc[row["c"]] if case["control"] else values)[row["metric"]]
+            if stat == "ratio":
+                value = fair_ratio(row["metric"], value, row["group_min"], row["overall"], method)
+            _same(row[stat], value)
 
 
 def test_custom_metrics_refuse_bad_callables_and_inputs() -> None:
@@ -316,3 +320,27 @@ def test_custom_metrics_refuse_bad_callables_and_inputs() -> None:
         by="g",
     )
     assert got.rows() == [("a", None, None, 2.0), ("b", None, None, 1.0)]
+
+
+def test_disparity_ratio_of_a_signed_metric_is_null() -> None:
+    """A ratio of values of two signs is no measure of disparity (fairlearn's ratio of
+    the MCCs below is -0.47, of two negative values it would exceed 1): null for the
+    metrics whose range holds negative values; the difference stays."""
+    df = pl.DataFrame(
+        {
+            "g": ["a"] * 6 + ["b"] * 6,
+            "y": [0, 1, 0, 1, 0, 1] * 2,
+            "p": [1, 0, 1, 0, 0, 1, 0, 1, 0, 1, 1, 1],
+        }
+    )
+    got = df.metrics.disparity("y", "p", by="g", metric=["mcc", "accuracy"])
+    mcc, accuracy = got.rows(named=True)
+    # group a: tp 1, fp 2, fn 2, tn 1 -> MCC (1 - 4) / 9 = -1/3; group b: tp 3, fp 1,
+    # fn 0, tn 2 -> (6 - 0) / sqrt(4 * 3 * 3 * 2) = 0.7071; accuracy 2/6 and 5/6
+    assert mcc["group_min"] == pytest.approx(-1 / 3)
+    assert mcc["group_max"] == pytest.approx(6 / math.sqrt(72))
+    assert mcc["difference"] == pytest.approx(6 / math.sqrt(72) + 1 / 3)
+    assert mcc["ratio"] is None
+    assert accuracy["ratio"] == pytest.approx((2 / 6) / (5 / 6))
+    overall = df.metrics.disparity("y", "p", by="g", metric="cohen_kappa", method="to_overall")
+    assert overall["ratio"][0] is None

@@ -247,20 +247,30 @@ def spread(
     Undefined group values (null, NaN) are skipped, as pandas skips NaN.
     ``between_groups``: max - min and min / max; ``to_overall``: the largest
     ``|value - overall|`` and the smallest ratio to overall with ratios above 1
-    inverted (``x / 0`` is infinite, inverted 0; ``0 / 0`` undefined).
+    inverted (``x / 0`` is infinite, inverted 0; ``0 / 0`` undefined).  The ratio is
+    null for a metric whose range holds values below 0 (its record's ``bounds``: mcc,
+    cohen_kappa, gini, informedness, markedness), and where a value below 0 enters it
+    (a custom metric): a ratio of values of two signs is negative, one of two
+    negative values above 1 however unequal they are (fairlearn divides them all the
+    same), and a bootstrap replicate's ratio would be defined or not with the signs;
+    the difference stays.
     """
     strata = list(strata)
     stats = ("overall", "group_min", "group_max", "difference", "ratio")
     aggs = []
     for i, name in enumerate(metrics):
         value, total = _defined(pl.col(name)), pl.col(gr.overall_column(name))
+        signed = name in CATALOGUE and CATALOGUE[name].bounds[0] < 0
         if method == "between_groups":
             difference = value.max() - value.min()
-            ratio = value.min() / value.max()
+            ratio = pl.when(value.min() >= 0).then(value.min() / value.max())
         else:
             difference = (value - total).abs().max()
             r = _defined(value / total)
-            ratio = pl.when(r > 1).then(1.0 / r).otherwise(r).min()
+            signs = (value.min() >= 0) & (total.min() >= 0)
+            ratio = pl.when(signs).then(pl.when(r > 1).then(1.0 / r).otherwise(r).min())
+        if signed:
+            ratio = pl.lit(None, pl.Float64)
         exprs = (total.first(), value.min(), value.max(), difference, _defined(ratio))
         aggs += [e.alias(f"{VALUE}{i}_{s}") for e, s in zip(exprs, stats, strict=True)]
     wide = per_stratum(table, strata, aggs).cache()

@@ -373,7 +373,10 @@ class FairnessMethods:
             (a row per stratum and metric; fairlearn's ``overall``, ``group_min()``,
             ``group_max()``, ``difference(method)``, ``ratio(method)``), then
             ``difference_low, difference_high, ratio_low, ratio_high`` with ``ci``.
-            Undefined group values are skipped (as pandas skips NaN).
+            Undefined group values are skipped (as pandas skips NaN).  The ratio
+            is null for a metric whose range holds negative values (mcc,
+            cohen_kappa, gini, informedness, markedness) and where a value below 0
+            enters it (fairlearn divides them all the same: docs/fairness.md).
         """
         return disparity_of(
             self._lf,
