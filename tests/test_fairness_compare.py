@@ -554,3 +554,23 @@ def test_a_bootstrap_too_large_says_what_to_do(monkeypatch: pytest.MonkeyPatch) 
             "y", "score", metric="log_loss", by="g", control="c", ci=0.95, n_boot=20
         )
     assert "round the scores (e.g. pl.col('score').round(3))" in str(rows.value)
+
+
+def test_compare_ratio_of_a_signed_metric_is_null() -> None:
+    """disparity's rule (docs/fairness.md): segment a's MCC -1/3 over the overall
+    0.169 was a ratio of -1.97, and -0.47 of the best segment's; the differences stay."""
+    df = pl.DataFrame(
+        {
+            "g": ["a"] * 6 + ["b"] * 6,
+            "y": [0, 1, 0, 1, 0, 1] * 2,
+            "p": [1, 0, 1, 0, 0, 1, 0, 1, 0, 1, 1, 1],
+        }
+    )
+    mcc = df.metrics.compare("y", "p", by="g", metric="mcc")
+    for column in ("ratio", "ratio_best", "ratio_low", "ratio_high"):
+        assert mcc[column].null_count() == 2, column
+    assert mcc["diff"].null_count() == 0
+    # accuracy: a 2/6, b 5/6, overall 7/12: ratios (2/6) / (7/12) and (2/6) / (5/6)
+    accuracy = df.metrics.compare("y", "p", by="g", metric="accuracy").row(0, named=True)
+    assert accuracy["ratio"] == pytest.approx((2 / 6) / (7 / 12))
+    assert accuracy["ratio_best"] == pytest.approx((2 / 6) / (5 / 6))

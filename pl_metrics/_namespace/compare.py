@@ -99,7 +99,9 @@ class CompareMethods:
             ``*control, *by, metric, value, low, high, overall, diff, ratio, best,
             diff_best, ratio_best, outside, diff_low, diff_high, ratio_low, ratio_high,
             p_value, p_adjusted``:
-            ``diff = value - overall``, ``ratio = value / overall``, ``best`` the best
+            ``diff = value - overall``, ``ratio = value / overall`` (null, with its
+            interval, for a metric whose range holds negative values: mcc,
+            cohen_kappa, informedness, markedness), ``best`` the best
             segment value of the stratum (the highest; the lowest for losses and
             error rates; null for ``selection_rate`` / ``prevalence``, which have no
             better side), ``outside`` whether the overall value lies outside the
@@ -195,15 +197,20 @@ def _finish(
     else:
         best = val.fill_nan(None).max() if m.higher_is_better else val.fill_nan(None).min()
         best = per_segment(g.strata)(best)
+    # a ratio of values of two signs says nothing (disparity's rule, docs/fairness.md):
+    # null for a metric whose range holds negative values, intervals included
+    signed = m.bounds[0] < 0
+    nothing = pl.lit(None, pl.Float64)
     table = table.with_columns(
         pl.lit(name).alias("metric"),
         fair.difference(val, total).alias("diff"),
-        (val / total).alias("ratio"),
+        (nothing if signed else val / total).alias("ratio"),
         best.alias("best"),
     ).with_columns(
         (val - pl.col("best")).alias("diff_best"),
-        (val / pl.col("best")).alias("ratio_best"),
+        (nothing if signed else val / pl.col("best")).alias("ratio_best"),
         ((total < pl.col("low")) | (total > pl.col("high"))).alias("outside"),
+        *((nothing.alias("ratio_low"), nothing.alias("ratio_high")) if signed else ()),
     )
     table = multiple.adjusted(table, "p_value", "p_adjusted", g.strata, adjust)
     return g.restore(table.select(*keys, *names.output_columns("compare")))
