@@ -667,10 +667,14 @@ _TIE = 1e-12
 
 
 def decision_cost(rows: Rows, *, costs: dict[object, dict[object, float]]) -> pl.LazyFrame:
-    """``*by, cost``: the (weighted) mean cost ``C[actual][decision]`` of deciding, for
-    each row, the class of least expected cost under its probabilities,
-    ``argmin_j sum_i p_i C[i][j]`` (the Bayes decision; ties, within a relative
-    1e-12: the first class in sorted label order)."""
+    """``*by, cost``: the (weighted) mean of :func:`row_decision_cost`."""
+    return rows.finish(rows.aggregate(rows.mean(row_decision_cost(rows, costs)).alias("cost")))
+
+
+def row_decision_cost(rows: Rows, costs: dict[object, dict[object, float]]) -> pl.Expr:
+    """Per row, the cost ``C[actual][decision]`` of deciding the class of least expected
+    cost under its probabilities, ``argmin_j sum_i p_i C[i][j]`` (the Bayes decision;
+    ties, within a relative 1e-12: the first class in sorted label order)."""
     labels = rows.labels.sort().to_list()
     prob = {label: pl.col(rows.classes[label]).cast(pl.Float64) for label in labels}
     expected = [
@@ -688,4 +692,4 @@ def decision_cost(rows: Rows, *, costs: dict[object, dict[object, float]]) -> pl
         for n, j in enumerate(labels):
             hit = (pl.col(rows.y_true) == pl.lit(a, rows.labels.dtype)) & (decision == n)
             cost = pl.when(hit).then(pl.lit(costs[a][j], pl.Float64)).otherwise(cost)
-    return rows.finish(rows.aggregate(rows.mean(cost).alias("cost")))
+    return cost

@@ -161,6 +161,17 @@ def counts(
     client: Any = ...,
     split_every: int = ...,
 ) -> pl.DataFrame: ...
+def decision_cost(
+    data: Any,
+    y_true: str,
+    y_prob: Mapping[object, str],
+    *,
+    cost_matrix: Mapping[object, Mapping[object, float]],
+    by: By = ...,
+    weight: str | None = ...,
+    client: Any = ...,
+    split_every: int = ...,
+) -> pl.DataFrame: ...
 def det_curve(
     data: Any,
     y_true: str,

@@ -140,6 +140,15 @@ def counts(
     by: By = ...,
     weight: str | None = ...,
 ) -> pl.DataFrame: ...
+def decision_cost(
+    sdf: Any,
+    y_true: str,
+    y_prob: Mapping[object, str],
+    *,
+    cost_matrix: Mapping[object, Mapping[object, float]],
+    by: By = ...,
+    weight: str | None = ...,
+) -> pl.DataFrame: ...
 def det_curve(
     sdf: Any,
     y_true: str,

@@ -110,6 +110,9 @@ STATES: dict[str, StateKind] = {
         make=calibration.calibration_sums,
         any_form=True,
     ),
+    "cost_sums": StateKind(
+        "cost_sums", losses.LossSums, losses.COST_FINISHERS, make=losses.cost_sums, any_form=True
+    ),
 }
 #: A finisher's parameters that the frame method has not: their values from its own.
 DERIVED: dict[str, Callable[[dict[str, Any]], Any]] = {

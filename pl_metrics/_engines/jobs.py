@@ -44,8 +44,13 @@ _STATES: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
     # the engines' own states (no .metrics method)
     "loss_sums": losses.SHAPE,
     "calibration_sums": calibration.SHAPE,
+    "cost_sums": losses.COST_SHAPE,
 }
-_MAKERS = {"loss_sums": losses.loss_sums, "calibration_sums": calibration.calibration_sums}
+_MAKERS = {
+    "loss_sums": losses.loss_sums,
+    "calibration_sums": calibration.calibration_sums,
+    "cost_sums": losses.cost_sums,
+}
 #: The multilabel state's two parts: their keys and their summed columns.
 _MULTILABEL_PARTS = {
     "label": (["label"], ["support", "predicted", "tp"]),

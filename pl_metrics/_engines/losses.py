@@ -1,5 +1,6 @@
-"""The mergeable state of log_loss and brier_score on the engines: per segment and
-``y_true`` label, the sums of the rows' loss terms and of their weights.
+"""The mergeable states of log_loss, brier_score and decision_cost on the engines: per
+segment and ``y_true`` label, the sums of the rows' loss terms (or decision costs) and
+of their weights.
 
 Each shard sums the frame method's own per-row losses (``_probability.row_log_loss``
 / ``row_brier``: ``formulas.log_loss_terms`` / ``brier_terms``, clipped at ``EPS``)
@@ -21,6 +22,7 @@ import polars as pl
 
 from pl_metrics import _probability as prob
 from pl_metrics import metrics
+from pl_metrics._core import table_options
 from pl_metrics._core.names import INTERNAL
 from pl_metrics._core.options import checked
 from pl_metrics._typing import By, Score
@@ -33,6 +35,9 @@ WEIGHT = f"{INTERNAL}weight"
 #: The state's keys after ``*by``, its summed columns, those summing to the weight
 #: (:data:`pl_metrics._engines.jobs._STATES`' shape).
 SHAPE = ((LABEL,), (LOG_LOSS, BRIER, WEIGHT), (WEIGHT,))
+COST = f"{INTERNAL}cost"
+#: ... and of :func:`cost_sums`.
+COST_SHAPE = ((LABEL,), (COST, WEIGHT), (WEIGHT,))
 
 
 def loss_sums(
@@ -48,13 +53,31 @@ def loss_sums(
     rows = prob.Rows(
         lf, y_true, y_prob, by=by, pos_label=pos_label, weight=weight, reserved=(), one_hot=True
     )
+    return _sums(rows, {LOG_LOSS: prob.row_log_loss(rows), BRIER: prob.row_brier(rows)})
+
+
+def cost_sums(
+    lf: pl.LazyFrame,
+    y_true: str,
+    y_prob: Mapping[object, str],
+    *,
+    cost_matrix: Mapping[object, Mapping[object, float]],
+    by: By = None,
+    weight: str | None = None,
+) -> pl.LazyFrame:
+    """``*by, LABEL, COST, WEIGHT`` of ``lf``'s rows (decision_cost's per-row costs,
+    ``_probability.row_decision_cost``): the state a shard sends."""
+    rows = prob.Rows(lf, y_true, y_prob, by=by, pos_label=None, weight=weight, reserved=())
+    costs = table_options.check_cost_table(cost_matrix, rows.labels.to_list())
+    return _sums(rows, {COST: prob.row_decision_cost(rows, costs)})
+
+
+def _sums(rows: prob.Rows, values: Mapping[str, pl.Expr]) -> pl.LazyFrame:
+    """``*by, LABEL, *values, WEIGHT``: the per-row ``values`` (weighted) and the
+    weights summed per segment and label, with the rows' data checks."""
     w = rows.weight
-    log_loss, brier = prob.row_log_loss(rows), prob.row_brier(rows)
-    sums = [
-        (log_loss if w is None else log_loss * w).sum().alias(LOG_LOSS),
-        (brier if w is None else brier * w).sum().alias(BRIER),
-        (pl.len().cast(pl.Int64) if w is None else w.sum()).alias(WEIGHT),
-    ]
+    sums = [(x if w is None else x * w).sum().alias(name) for name, x in values.items()]
+    sums.append((pl.len().cast(pl.Int64) if w is None else w.sum()).alias(WEIGHT))
     frame = rows.lf.with_columns(pl.col(rows.y_true).alias(LABEL))
     out = rows.aggregate(*sums, keys=[*rows.keys, LABEL], frame=frame, label_sets=False)
     return rows.finish(out)
@@ -121,5 +144,12 @@ def brier_score(
     return _finished(state, sums.by, BRIER, "brier_score", mean=True)
 
 
-#: The finishers above, by the frame method they equal.
+def decision_cost(sums: LossSums) -> pl.DataFrame:
+    """As :meth:`MetricsLazyFrame.decision_cost`, of a merged :func:`cost_sums` state
+    (multiclass: its label checks are per row, the shards')."""
+    return _finished(sums.state, sums.by, COST, "cost", mean=True)
+
+
+#: The finishers above, by the frame method they equal, and their state's.
 LOSS_FINISHERS: dict[str, Callable[..., Any]] = {f.__name__: f for f in (log_loss, brier_score)}
+COST_FINISHERS: dict[str, Callable[..., Any]] = {"decision_cost": decision_cost}

@@ -116,8 +116,6 @@ API_ENGINES = (
 #: Listed there, with no engine function yet: none of them is a function of a
 #: mergeable state the library has (each needs a new state, or rows).
 NOT_YET = {
-    # multiclass expected cost: per-row decisions from every class's probability
-    "decision_cost",
     # multilabel ranking: per-row ranks of the label scores
     "coverage_error",
     "label_ranking_average_precision",
