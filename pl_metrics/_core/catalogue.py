@@ -18,6 +18,12 @@ their formulas' home: each is averaged here (``f1_macro``) and taken as a binary
 metric (``f1``), and ``per_class`` / ``averages`` / ``report``, their expressions,
 replicates and intervals read them from there.
 
+What a metric does differently wherever it is computed is a field of its record
+(``ranked``: its sorted-state statistic; ``correct_share``: a share of all the rows;
+``paired_test``, ``cell_gradient``: compare_models' test and delta method;
+``summary_interval``, ``bounds``, ``empty_mean``), read by the calls: none of them
+compares a metric's name (``tests/test_registry_records.py``).
+
 Adding a metric that one of these calls takes by name is an entry here (and the
 formula it reads, if it is new).
 """
@@ -25,11 +31,15 @@ formula it reads, if it is new).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from enum import Enum
+from typing import TYPE_CHECKING, Any
 
 from pl_metrics._core import formulas as fm
+from pl_metrics._core import paired_gradients as pg
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import polars as pl
 
 #: The families, in the order the catalogue lists them.
@@ -75,9 +85,23 @@ class Affine:
         return self.scale * base  # type: ignore[operator]
 
 
+class Ranked(Enum):
+    """The statistic of the ranked scores a ranking metric is: which finisher of the
+    sorted state (``_ranking.batches``, ``_multilabel.ranking``) or of the per-score
+    counts (``_ranking.from_counts``) gives it."""
+
+    AUC = "auc"  # the positives' placements among the negatives (roc_auc; gini maps it)
+    AP = "ap"  # the precision at each positive, weighted by its recall step
+    KS = "ks"  # the largest gap of the two classes' cumulative shares
+
+
 @dataclass(frozen=True)
 class Metric:
-    """How a metric of the catalogue is computed, and which way is better."""
+    """How a metric of the catalogue is computed, and which way is better.
+
+    The fields after ``derived`` carry what a metric does differently wherever it is
+    computed, so that no call compares its name (``tests/test_registry_records.py``).
+    """
 
     method: str  # the frame method (or "binary": from the 2x2 counts)
     column: str  # its output column
@@ -90,9 +114,56 @@ class Metric:
     paired: tuple[str, ...] = ()  # compare_models' ci_method values (the default first)
     analytic: str | None = None  # the analytic ci_method of compare / over_time, if any
     derived: Affine | None = None  # computed from another metric of the catalogue
+    ranked: Ranked | None = None  # a ranking metric's statistic of the ranked scores
+    # the weighted mean over labels of none with a positive (multilabel AP: 0,
+    # scikit-learn's); None: null (the labels of an undefined value are left out)
+    empty_mean: float | None = None
+    # the share of the rows predicted right, over all of them (accuracy): its parts are
+    # the confusion matrix's diagonal and n, and n is fixed when labels are drawn
+    correct_share: bool = False
+    # compare_models' test of the two models' difference where it is not the interval's
+    # z test: "mcnemar" (the discordant rows; its p-value, not the bootstrap's)
+    paired_test: str | None = None
+    # the summary's ci_method="delta" interval: "wilson" (of n rows), "effective_wilson"
+    # (Wilson's at the delta method's effective rows) or "wald" (+- z se, clipped to
+    # ``bounds``); the last two read a delta-method standard error
+    summary_interval: str | None = None
+    bounds: tuple[float, float] = (0.0, 1.0)  # the metric's range (a difference: its width)
+    # compare_models' delta method over the joint cells: the metric's derivative at a
+    # cell and whether it is defined (``paired_gradients``); None: not offered
+    cell_gradient: Callable[..., tuple[pl.Expr, pl.Expr]] | None = None
 
 
-_SUMMARY = ("accuracy", "balanced_accuracy", "mcc", "cohen_kappa")
+_DELTA = ("delta", "bootstrap", "poisson")
+#: The summary's metrics and what each does differently.  accuracy: McNemar's test
+#: and the Agresti-Min interval (compare_models), Wilson's (compare / over_time); the
+#: others: the delta method over the joint cells; no replicates either way.
+_SUMMARY: dict[str, dict[str, Any]] = {
+    "accuracy": {
+        "paired": ("agresti_min", "bootstrap", "poisson"),
+        "analytic": "wilson",
+        "correct_share": True,
+        "paired_test": "mcnemar",
+        "summary_interval": "wilson",
+    },
+    "balanced_accuracy": {
+        "paired": _DELTA,
+        "summary_interval": "effective_wilson",
+        "cell_gradient": pg.balanced_accuracy,
+    },
+    "mcc": {
+        "paired": _DELTA,
+        "summary_interval": "wald",
+        "bounds": (-1.0, 1.0),
+        "cell_gradient": pg.mcc,
+    },
+    "cohen_kappa": {
+        "paired": _DELTA,
+        "summary_interval": "wald",
+        "bounds": (-1.0, 1.0),
+        "cell_gradient": pg.cohen_kappa,
+    },
+}
 _NEUTRAL = ("selection_rate", "prevalence")
 _LOWER = (
     "false_positive_rate",
@@ -104,41 +175,46 @@ _LOWER = (
 _SCORES = tuple(fm.score_name(s) for s in fm.SCORES)
 #: The binary metrics over_time takes (the positive class's), and compare_models'.
 _OVER_TIME_BINARY = (*_SCORES, "specificity")
-_PAIRED_BINARY = ("precision", "recall", "f1")
+#: compare_models' binary metrics and their derivatives at a joint cell.
+_PAIRED_BINARY = {"precision": pg.precision, "recall": pg.recall, "f1": pg.f1}
 
 
 def _binary(name: str) -> Metric:
     better = None if name in _NEUTRAL else name not in _LOWER
+    score = fm.SCORES.get(fm.score_key(name))
     return Metric(
         "binary",
         name,
         higher_is_better=better,
         over_time=name in _OVER_TIME_BINARY,
-        paired=("delta", "bootstrap", "poisson") if name in _PAIRED_BINARY else (),
+        paired=_DELTA if name in _PAIRED_BINARY else (),
+        bounds=(0.0, 1.0) if score is None else score.bounds,
+        cell_gradient=_PAIRED_BINARY.get(name),
     )
 
 
 #: Every metric a call takes by name, in the order the calls list them.
 CATALOGUE: dict[str, Metric] = {
     # the group's size (weighted): over_time's first column; compare reads it internally
-    "n": Metric("binary", "n", "size", higher_is_better=None, compare=True, over_time=True),
+    "n": Metric(
+        "binary",
+        "n",
+        "size",
+        higher_is_better=None,
+        compare=True,
+        over_time=True,
+        bounds=(0.0, float("inf")),
+    ),
+    **{m: Metric("summary", m, "summary", over_time=True, **f) for m, f in _SUMMARY.items()},
     **{
-        m: Metric(
-            "summary",
+        f"{m}_{a}": Metric(
+            "averages",
             m,
-            "summary",
+            "averaged",
+            row=("average", a),
             over_time=True,
-            # accuracy: McNemar's test and the Agresti-Min interval; the others: the
-            # delta method over the joint cells; no replicates either way
-            paired=("agresti_min", "bootstrap", "poisson")
-            if m == "accuracy"
-            else ("delta", "bootstrap", "poisson"),
-            analytic="wilson" if m == "accuracy" else None,
+            bounds=fm.SCORES[fm.score_key(m)].bounds,
         )
-        for m in _SUMMARY
-    },
-    **{
-        f"{m}_{a}": Metric("averages", m, "averaged", row=("average", a), over_time=True)
         for m in _SCORES
         for a in AVERAGES
     },
@@ -153,6 +229,7 @@ CATALOGUE: dict[str, Metric] = {
         over_time=True,
         paired=("delong",),
         analytic="delong",
+        ranked=Ranked.AUC,
     ),
     # Somers' D: credit scoring's headline, roc_auc's every path mapped (``derive``)
     "gini": Metric(
@@ -164,6 +241,8 @@ CATALOGUE: dict[str, Metric] = {
         paired=("delong",),
         analytic="delong",
         derived=Affine("roc_auc", 2.0, -1.0),
+        ranked=Ranked.AUC,
+        bounds=(-1.0, 1.0),
     ),
     "average_precision": Metric(
         "average_precision",
@@ -171,14 +250,29 @@ CATALOGUE: dict[str, Metric] = {
         "ranking",
         scores=True,
         over_time=True,
-        paired=("delta", "bootstrap", "poisson"),
+        paired=_DELTA,
         analytic="logit",
+        ranked=Ranked.AP,
+        empty_mean=0.0,
     ),
-    "ks": Metric("ks", "ks", "ranking", scores=True, over_time=True),
-    **{
-        m: Metric(m, m, "probability", scores=True, higher_is_better=False, over_time=True)
-        for m in ("log_loss", "brier_score")
-    },
+    "ks": Metric("ks", "ks", "ranking", scores=True, over_time=True, ranked=Ranked.KS),
+    "log_loss": Metric(
+        "log_loss",
+        "log_loss",
+        "probability",
+        scores=True,
+        higher_is_better=False,
+        over_time=True,
+        bounds=(0.0, float("inf")),
+    ),
+    "brier_score": Metric(
+        "brier_score",
+        "brier_score",
+        "probability",
+        scores=True,
+        higher_is_better=False,
+        over_time=True,
+    ),
     # the expected calibration error of 15 equal bins (calibration_error's ``ece``)
     "calibration_error": Metric(
         "calibration_error",
@@ -281,6 +375,7 @@ __all__ = [
     "FAMILIES",
     "Affine",
     "Metric",
+    "Ranked",
     "analytic_ci",
     "base_of",
     "derive",

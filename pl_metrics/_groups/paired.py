@@ -208,6 +208,8 @@ def _label_reduce(metric: str) -> bs.Reduce:
     """
     import numpy as np
 
+    mcnemar_test = cat.CATALOGUE[metric].paired_test == "mcnemar"
+
     def value(tp: np.ndarray, support: np.ndarray, predicted: np.ndarray, pos: np.ndarray) -> Any:
         """replicate x segment, from counts replicate x segment x class."""
         if metric in LABEL_METRICS:
@@ -255,7 +257,7 @@ def _label_reduce(metric: str) -> bs.Reduce:
         base, other = (np.concatenate(v) for v in zip(*blocks.map(both), strict=True))
         columns = {_VALUES[0]: base.T.ravel(), _VALUES[1]: other.T.ravel()}  # segment, replicate
         count = chunk.cells[COUNT].to_numpy()
-        if metric == "accuracy":
+        if mcnemar_test:
             discordant = [
                 np.bincount(seg, weights=count * ((y == a) & (y != b)), minlength=m),
                 np.bincount(seg, weights=count * ((y != a) & (y == b)), minlength=m),
@@ -442,7 +444,8 @@ def bootstrap_tests(
 
     d = fair.difference(pl.col(_VALUES[1]), pl.col(_VALUES[0]))  # 0 within a relative 1e-12
     low, high = rs.percentile_bounds(d, ci)
-    p = pl.col(P).first() if metric == "accuracy" else rs.p_value(d)
+    mcnemar_test = cat.CATALOGUE[metric].paired_test == "mcnemar"
+    p = pl.col(P).first() if mcnemar_test else rs.p_value(d)
     tests = (
         cells.map_batches(run, schema=rep_schema)
         .group_by(keys)

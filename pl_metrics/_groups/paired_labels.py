@@ -41,8 +41,10 @@ from typing import Any
 
 import polars as pl
 
+from pl_metrics._core import catalogue as cat
+from pl_metrics._core import paired_gradients as pg
 from pl_metrics._core.names import INTERNAL
-from pl_metrics._groups.paired import COUNT, SE, A, B, Y
+from pl_metrics._groups.paired import COUNT, LABEL_METRICS, SE, A, B, Y
 
 #: Per-class sums of a segment: the class, its actual rows, and by model its
 #: predicted rows and its diagonal cell.
@@ -53,29 +55,23 @@ _GRAD = {A: f"{INTERNAL}grad_a", B: f"{INTERNAL}grad_b"}
 _OK = {A: f"{INTERNAL}ok_a", B: f"{INTERNAL}ok_b"}
 #: Two derivatives of a cell within this share of their size are the same (rounding).
 _SAME_WITHIN = 1e-12
-#: The bound of a difference of the metric (its range's width): the interval's clip.
-BOUNDS = {"balanced_accuracy": 1.0, "mcc": 2.0, "cohen_kappa": 2.0}
+#: The bound of a difference of the metric (its range's width): the interval's clip;
+#: the summary's metrics of the delta method (``Metric.bounds``).
+BOUNDS = {
+    m: cat.CATALOGUE[m].bounds[1] - cat.CATALOGUE[m].bounds[0]
+    for m in LABEL_METRICS
+    if cat.CATALOGUE[m].cell_gradient is not None
+}
 
 
-def _binary_gradient(
-    metric: str, tp: pl.Expr, fp: pl.Expr, fn: pl.Expr, *, actual: pl.Expr, predicted: pl.Expr
-) -> tuple[pl.Expr, pl.Expr]:
-    """The partial derivative at a cell (its actual / predicted label is the positive
-    class: ``actual`` / ``predicted``) of the positive class's ``metric``, and
-    whether it is defined (its denominator is not 0)."""
-    if metric == "precision":
-        den = tp + fp
-        grad = pl.when(predicted).then(pl.when(actual).then(fp).otherwise(-tp)).otherwise(0.0)
-    elif metric == "recall":
-        den = tp + fn
-        grad = pl.when(actual).then(pl.when(predicted).then(fn).otherwise(-tp)).otherwise(0.0)
-    else:  # f1: by TP 2 (FP + FN), by FP or FN -2 TP, over (2 TP + FP + FN)^2
-        den = 2 * tp + fp + fn
-        on_tp = pl.when(predicted).then(2 * (fp + fn)).otherwise(-2 * tp)
-        grad = (
-            pl.when(actual).then(on_tp).otherwise(pl.when(predicted).then(-2 * tp).otherwise(0.0))
-        )
-    return grad / den.pow(2), den > 0
+def _gradient(metric: str, cell: pg.BinaryCell | pg.SummaryCell) -> pg.Gradient:
+    """The partial derivative of ``metric`` at a cell, and whether it is defined (its
+    denominator is not 0): the metric's ``cell_gradient`` (``_core.paired_gradients``)."""
+    gradient = cat.CATALOGUE[metric].cell_gradient
+    if gradient is None:
+        msg = f"compare_models has no delta method over the joint cells for {metric!r}"
+        raise KeyError(msg)
+    return gradient(cell)
 
 
 def _binary_gradients(cells: pl.LazyFrame, keys: list[str], metric: str, pos: Any) -> pl.LazyFrame:
@@ -87,7 +83,7 @@ def _binary_gradients(cells: pl.LazyFrame, keys: list[str], metric: str, pos: An
         tp = c.filter(actual & predicted).sum().over(keys)
         fp = c.filter(~actual & predicted).sum().over(keys)
         fn = c.filter(actual & ~predicted).sum().over(keys)
-        grad, ok = _binary_gradient(metric, tp, fp, fn, actual=actual, predicted=predicted)
+        grad, ok = _gradient(metric, pg.BinaryCell(tp, fp, fn, actual, predicted))
         out = out.with_columns(grad.alias(_GRAD[model]), ok.alias(_OK[model]))
     return out
 
@@ -143,27 +139,22 @@ def _summary_gradients(cells: pl.LazyFrame, keys: list[str], metric: str) -> pl.
             pl.col(_P[model]).alias(name[f"p_j{x}"]),
         )
         out = out.join(at_predicted, on=[*keys, model], how="left", nulls_equal=True)
-    n, t_i = pl.col(name["n"]), pl.col(name["t_i"])
     for model, x in ((A, "a"), (B, "b")):
-        same = (pl.col(Y) == pl.col(model)).cast(pl.Float64)
-        p_i, diag_i = pl.col(name[f"p_i_{x}"]), pl.col(name[f"d_i_{x}"])
-        t_j, p_j = pl.col(name[f"t_j{x}"]), pl.col(name[f"p_j{x}"])
-        trace, tp = pl.col(name[f"c{x}"]), pl.col(name[f"tp{x}"])
-        if metric == "balanced_accuracy":
-            grad = (same * t_i - diag_i) / (pl.col(name["k"]) * t_i.pow(2))
-            ok = pl.lit(value=True)
-        else:
-            u = trace * n - tp
-            du = same * n + trace - p_i - t_j
-            if metric == "mcc":
-                vt, vp = n.pow(2) - pl.col(name["t2"]), n.pow(2) - pl.col(name[f"p2{x}"])
-                dvt, dvp = 2 * n - 2 * t_i, 2 * n - 2 * p_j
-                grad = du / (vt * vp).sqrt() - u * (dvt * vp + vt * dvp) / (2 * (vt * vp).pow(1.5))
-                ok = vt * vp > 0
-            else:  # cohen_kappa
-                w = n.pow(2) - tp
-                grad = (du * w - u * (2 * n - p_i - t_j)) / w.pow(2)
-                ok = w != 0
+        cell = pg.SummaryCell(
+            same=(pl.col(Y) == pl.col(model)).cast(pl.Float64),
+            n=pl.col(name["n"]),
+            k=pl.col(name["k"]),
+            t2=pl.col(name["t2"]),
+            trace=pl.col(name[f"c{x}"]),
+            tp=pl.col(name[f"tp{x}"]),
+            p2=pl.col(name[f"p2{x}"]),
+            t_i=pl.col(name["t_i"]),
+            p_i=pl.col(name[f"p_i_{x}"]),
+            diag_i=pl.col(name[f"d_i_{x}"]),
+            t_j=pl.col(name[f"t_j{x}"]),
+            p_j=pl.col(name[f"p_j{x}"]),
+        )
+        grad, ok = _gradient(metric, cell)
         out = out.with_columns(grad.alias(_GRAD[model]), ok.alias(_OK[model]))
     return out
 
@@ -183,7 +174,7 @@ def label_delta_se(
     # the three columns as one dtype, to join on (a float label that is not a whole
     # number becomes null: the point value's check raises its error)
     cells = cells.select(*keys, pl.col(Y, A, B).cast(dtype, strict=False), COUNT)
-    if metric in BOUNDS:
+    if cat.CATALOGUE[metric].family == "summary":
         graded = _summary_gradients(cells, keys, metric)
     else:
         graded = _binary_gradients(cells, keys, metric, pos)
