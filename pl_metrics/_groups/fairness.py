@@ -54,7 +54,7 @@ def check_reference(table: pl.LazyFrame, column: str, reference: object) -> pl.L
 
 
 def check_metric(metric: object) -> Metric:
-    v.check_choice("metric", metric, [m for m in METRICS if m != "n"])
+    v.check_choice("metric", metric, [n for n, m in METRICS.items() if m.family != "size"])
     return METRICS[str(metric)]
 
 
@@ -95,18 +95,18 @@ def binary_table(
 
 
 #: The metrics that are a proportion of rows, as (successes, trials) of the 2x2
-#: counts (``formulas.PROPORTIONS``; ``accuracy``: of the confusion cells):
-#: ``compare``'s analytic comparison.
+#: counts (``formulas.PROPORTIONS``; a share of all the rows, accuracy: of the
+#: confusion cells, ``Metric.correct_share``): ``compare``'s analytic comparison.
 PROPORTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     **fm.PROPORTIONS,
-    "accuracy": ((), ()),
+    **{name: ((), ()) for name, m in CATALOGUE.items() if m.correct_share},
 }
 
 
 def proportion_parts(lf: pl.LazyFrame, name: str, keys: Sequence[str], x: Inputs) -> pl.LazyFrame:
     """``*keys, SUCCESSES, TRIALS`` of the proportion ``name`` (:data:`PROPORTIONS`)."""
     by = list(keys) or None
-    if name == "accuracy":
+    if CATALOGUE[name].correct_share:  # the diagonal of the confusion matrix, of n
         counts = confusion_counts(
             lf, x.y_true, x.y_pred, by=by, labels=None, weight=None, reserved=()
         )
@@ -131,7 +131,7 @@ def binary_value(name: str, zero_division: float) -> pl.Expr:
     """Metric ``name`` of the columns ``tp, fp, fn, tn`` (``formulas.binary_metric``;
     ``n``: their total, the group's size)."""
     c = {k: pl.col(k) for k in ("tp", "fp", "fn", "tn")}
-    if name == "n":
+    if CATALOGUE[name].family == "size":
         return (c["tp"] + c["fp"] + c["fn"] + c["tn"]).cast(pl.Float64)
     return fm.binary_metric(name, c, zero_division)
 

@@ -37,6 +37,7 @@ from typing import Any
 
 import polars as pl
 
+from pl_metrics._core import catalogue as cat
 from pl_metrics._core import formulas as fm
 
 
@@ -46,7 +47,7 @@ def count_gradient(name: str, tp: Any, fp: Any, fn: Any, tn: Any) -> tuple[Any, 
     TN = B - FN: ``m_tp - m_fp`` and ``m_fn - m_tn``.  With the counts as shares of
     the segment's total, the derivatives are in shares too (the caller scales the
     variances by the same total).  0 where the metric's denominator is 0."""
-    if name == "accuracy":  # (tp + tn) / n, n fixed
+    if cat.CATALOGUE[name].correct_share:  # accuracy: (tp + tn) / n, n fixed
         n = tp + fp + fn + tn
         one = fm.POLARS.ratio(n * 0.0 + 1.0, n, 0.0)
         return one, -one

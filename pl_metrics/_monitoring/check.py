@@ -523,7 +523,7 @@ def check(
         table = segments_seen.join(table, how="cross")
     out = table.join(values, on=[*keys, _NAME], how="left", nulls_equal=True)
     # no rows (an empty frame without `by`): n is 0, so that `n >= 1000` fails there
-    counted = pl.col(_NAME) == "n"
+    counted = pl.col(_NAME).is_in(cat.names_of("size"))
     out = out.with_columns(
         pl.when(counted).then(pl.col(VALUE).fill_null(0.0)).otherwise(pl.col(VALUE)).alias(VALUE)
     )

@@ -31,6 +31,7 @@ from typing import Any, get_args
 import polars as pl
 from polars.exceptions import ColumnNotFoundError
 
+from pl_metrics._core import catalogue as cat
 from pl_metrics._core import checks as v
 from pl_metrics._core import formulas as fm
 from pl_metrics._core import inputs, names
@@ -410,11 +411,14 @@ def _metrics(chosen: list[str], ci: float | None) -> tuple[list[pl.Expr], list[p
     tp, fp, fn, tn = (pl.col(c) for c in (_TP, _FP, _FN, _TN))
     nan = float("nan")
     counts = {"tp": tp, "fp": fp, "fn": fn, "tn": tn}
-    values: dict[str, pl.Expr] = {"roc_auc": pl.col("roc_auc")}
+    values: dict[str, pl.Expr] = {}
     for name in chosen:
-        if name == "accuracy":
+        metric = cat.CATALOGUE[name]
+        if metric.ranked is cat.Ranked.AUC:  # the segment sums' column
+            values[name] = pl.col(name)
+        elif metric.correct_share:
             values[name] = fm.accuracy(tp + tn, tp + fp + fn + tn, nan)
-        elif name != "roc_auc":
+        else:
             values[name] = fm.binary_metric(name, counts, nan)
     columns = [values[name].fill_nan(None).alias(name) for name in chosen]
     if ci is None:
@@ -425,7 +429,7 @@ def _metrics(chosen: list[str], ci: float | None) -> tuple[list[pl.Expr], list[p
     bounds = []
     for name in chosen:
         value = pl.col(name)
-        if name == "roc_auc":
+        if cat.CATALOGUE[name].ranked is cat.Ranked.AUC:
             variance = pl.col(_VAR_AUC)
         else:
             gradient = ld.count_gradient(name, *shares)
