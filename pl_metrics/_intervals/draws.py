@@ -52,7 +52,7 @@ import polars as pl
 
 from pl_metrics._core import checks as v
 from pl_metrics._core import names
-from pl_metrics._core.catalogue import names_of
+from pl_metrics._core.catalogue import CATALOGUE, Ranked, names_of
 from pl_metrics._core.names import NEG, ORD, POS, SCORE
 from pl_metrics._intervals import replicates as rp
 from pl_metrics._intervals.sampling import (  # the drawing (re-exported: its callers')
@@ -483,18 +483,26 @@ def label_intervals(
     return _frame(df, keys, starts, segment, columns)
 
 
-#: Ranking metrics of a block of redrawn per-score counts, and whether runs of
-#: positive-only scores may merge for them (see :func:`merge_runs`).
-SCORE_METRICS: dict[str, tuple[Callable[..., np.ndarray], bool]] = {
-    "roc_auc": (rp.roc_auc, True),
-    "average_precision": (rp.average_precision, False),
-}
-#: The same metrics folded as a large segment's replicates are drawn
+#: Each statistic of ranked scores (``catalogue.Ranked``) of a block of redrawn
+#: per-score counts, whether runs of positive-only scores may merge for it (see
+#: :func:`merge_runs`), and its fold as a large segment's replicates are drawn
 #: (``sampling._Ranges.fold``): 1,000 replicates of 1M rows on two threads, the AUC
 #: about 12% faster, the AP about 40% (docs/benchmarks.md).
+_BY_STATISTIC: dict[Ranked, tuple[Callable[..., np.ndarray], bool, Callable[[int], Fold]]] = {
+    Ranked.AUC: (rp.roc_auc, True, rp.AucFold),
+    Ranked.AP: (rp.average_precision, False, rp.ApFold),
+}
+#: The ranking metrics of the catalogue computed (not derived) by those statistics.
+_RANKED = {
+    name: _BY_STATISTIC[m.ranked]
+    for name, m in CATALOGUE.items()
+    if m.derived is None and m.ranked in _BY_STATISTIC
+}
+SCORE_METRICS: dict[str, tuple[Callable[..., np.ndarray], bool]] = {
+    name: (compute, merge) for name, (compute, merge, _) in _RANKED.items()
+}
 SCORE_FOLDS: dict[str, Callable[[int], Fold]] = {
-    "roc_auc": rp.AucFold,
-    "average_precision": rp.ApFold,
+    name: fold for name, (_, _, fold) in _RANKED.items()
 }
 
 

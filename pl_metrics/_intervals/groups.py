@@ -43,7 +43,12 @@ _AVERAGES = {
     if m.family == "averaged" and m.row is not None
 }
 SUMMARY = bs.LABEL_METRICS["summary"]
-SCORE_METRICS = {"roc_auc": rp.roc_auc, "average_precision": rp.average_precision}
+#: The ranking metrics' replicates (the statistic of ``Metric.ranked``; not derived).
+SCORE_METRICS = {
+    name: {cat.Ranked.AUC: rp.roc_auc, cat.Ranked.AP: rp.average_precision}[m.ranked]
+    for name, m in cat.CATALOGUE.items()
+    if m.derived is None and m.ranked in {cat.Ranked.AUC, cat.Ranked.AP}
+}
 
 
 def label_metric_values(

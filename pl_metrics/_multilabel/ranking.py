@@ -42,6 +42,7 @@ import math
 
 import polars as pl
 
+from pl_metrics._core import catalogue as cat
 from pl_metrics._core import checks as v
 from pl_metrics._core import formulas as fm
 from pl_metrics._core import names
@@ -126,18 +127,19 @@ def row_value(
     ``"average_precision"``: the samples averages) as a Float64 column (null: undefined)."""
     t, s = _field(_T), _field(_S)
     n_true, n = _counts()
+    ranked = cat.CATALOGUE[metric].ranked if metric in cat.CATALOGUE else None
     if metric == "coverage_error":
         value = (s >= s.filter(t).min()).sum().cast(pl.Float64)  # 0 without true labels
     elif metric == "label_ranking_average_precision":
         value = pl.when(_one_class()).then(1.0).otherwise(_precision_at_true())
-    elif metric == "average_precision":
+    elif ranked is cat.Ranked.AP:
         value = pl.when(n_true == 0).then(0.0).otherwise(_precision_at_true())
     elif metric == "label_ranking_loss":
         wrong = (
             s.rank("max").cast(pl.Float64).filter(~t) - s.filter(~t).rank("max").cast(pl.Float64)
         ).sum()
         value = pl.when(_one_class()).then(0.0).otherwise(wrong / (n_true * (n - n_true)))
-    elif metric == "roc_auc":
+    elif ranked is cat.Ranked.AUC:
         beaten = (s.rank("average").filter(t) - s.filter(t).rank("average")).sum()
         value = pl.when(~_one_class()).then(beaten / (n_true * (n - n_true)))
     elif metric == "dcg":
@@ -267,7 +269,7 @@ def averaged(
     samples) McClish-standardised partial AUC, averaged as the full one
     (scikit-learn's ``roc_auc_score(max_fpr=)`` of an indicator matrix).
     """
-    if metric == "roc_auc":
+    if cat.CATALOGUE[metric].ranked is cat.Ranked.AUC:
         finish = functools.partial(rk.roc_auc, max_fpr=max_fpr)
     else:
         finish = rk.average_precision
@@ -296,7 +298,8 @@ def averaged(
         per_label = per_label.join(support, on=[*keys, J], nulls_equal=True)
         p = pl.when(value.is_not_null()).then(pl.col(POS))
         defined = pl.when(p.sum() > 0).then(fm.weighted_mean(value, p))
-        mean = defined.otherwise(0.0) if metric == "average_precision" else defined
+        empty = cat.CATALOGUE[metric].empty_mean  # no label with a positive
+        mean = defined if empty is None else defined.otherwise(empty)
     result = per_label.group_by(keys).agg(mean.alias(metric)).sort(keys, nulls_last=True)
     return rows.finish(result.select(*keys, metric))
 

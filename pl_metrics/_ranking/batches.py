@@ -14,9 +14,10 @@ from typing import Any, Protocol
 
 import polars as pl
 
+from pl_metrics._core import catalogue as cat
 from pl_metrics._core import formulas as fm
 from pl_metrics._core import names
-from pl_metrics._ranking.placements import _METRICS, _key, _Keyed, _label_bits, _Searched
+from pl_metrics._ranking.placements import _key, _Keyed, _label_bits, _Searched, metric_of
 from pl_metrics._stats import ap_delta
 
 _POS, _NEG = f"{names.INTERNAL}pos", f"{names.INTERNAL}neg"
@@ -288,7 +289,7 @@ def _values(
             return lists.chunk(a, b, f"{_KEY}{task}")
         return _as_keys(lists.chunk(a, b, f"{_POS}{task}"), lists.chunk(a, b, f"{_NEG}{task}"))
 
-    value = _METRICS[metric]
+    value = metric_of(metric)
 
     def one_range(bounds: tuple[int, int]) -> list[Any]:
         a, b = bounds
@@ -403,7 +404,7 @@ def _chunk_metric(keys: Any, counts: Any, metric: str, z: float | None) -> tuple
     beyond = at_or_before - tied
     p_total, n_total = n_pos.astype(np.float64), n_neg.astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
-        if metric == "average_precision":
+        if cat.CATALOGUE[metric].ranked is cat.Ranked.AP:
             return _chunk_ap(score[where], at, n_pos, n_neg, pos_before, beyond, z), n_pos
         sums = np.bincount(at, weights=beyond, minlength=n_segments)  # exact: integers
         ties = np.bincount(at, weights=np.broadcast_to(tied, at.shape), minlength=n_segments)

@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 import polars as pl
 
+from pl_metrics._core import catalogue as cat
 from pl_metrics._core import formulas as fm
 from pl_metrics._stats import ap_delta
 
@@ -301,5 +302,11 @@ def _ap(s: _Searched | _Keyed, z: float | None) -> tuple[float | None, ...]:
     return ap, float(low[0]), float(high[0])
 
 
-#: The metric of a segment's sorted scores.
-_METRICS = {"roc_auc": _auc, "average_precision": _ap}
+#: The metric of a segment's sorted scores, by its statistic (``catalogue.Ranked``).
+_METRICS = {cat.Ranked.AUC: _auc, cat.Ranked.AP: _ap}
+
+
+def metric_of(metric: str) -> Any:
+    """The function giving ``metric`` (a ranking metric of the catalogue: its
+    ``ranked`` statistic) of a segment's sorted scores."""
+    return _METRICS[cat.CATALOGUE[metric].ranked]  # type: ignore[index]
