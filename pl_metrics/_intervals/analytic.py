@@ -10,6 +10,7 @@ from functools import reduce
 
 import polars as pl
 
+from pl_metrics._core import catalogue as cat
 from pl_metrics._core import formulas as fm
 from pl_metrics._core import names
 from pl_metrics._core.confusion import ACTUAL, LABEL, PREDICTED, Counts, class_counts, restricted
@@ -66,8 +67,13 @@ def ap_logit(ap: pl.Expr, positives: pl.Expr, ci: float) -> list[pl.Expr]:
     ]
 
 
-#: The standard errors of :func:`summary_delta` (internal columns).
-_SE = {m: f"{INTERNAL}se_{m}" for m in ("balanced_accuracy", "mcc", "cohen_kappa")}
+#: The standard errors of :func:`summary_delta` (internal columns): the summary's
+#: metrics whose interval reads one (``Metric.summary_interval``).
+_SE = {
+    m: f"{INTERNAL}se_{m}"
+    for m, metric in cat.CATALOGUE.items()
+    if metric.summary_interval in {"effective_wilson", "wald"}
+}
 _BA_N = f"{INTERNAL}ba_n_design"
 
 
@@ -214,24 +220,27 @@ def summary_bounds(ci: float) -> list[pl.Expr]:
     clipped to [-1, 1]) for MCC and kappa (statsmodels' ``cohens_kappa`` interval)."""
     z = z_value(ci)
     out = []
-    low, high = wilson(pl.col("accuracy") * pl.col("n"), pl.col("n"), ci)
-    out += [low.alias("accuracy_low"), high.alias("accuracy_high")]
-    ba, se = pl.col("balanced_accuracy"), pl.col(_SE["balanced_accuracy"])
-    design = pl.col(_BA_N)
-    from_variance = pl.min_horizontal(ba * (1.0 - ba) / (se * se), design)
-    effective = pl.when(se > 0).then(from_variance).otherwise(design)
-    low, high = wilson(ba * effective, effective, ci)
-    valid = se.is_not_null()
-    out += [
-        pl.when(valid).then(low).alias("balanced_accuracy_low"),
-        pl.when(valid).then(high).alias("balanced_accuracy_high"),
-    ]
-    for m in ("mcc", "cohen_kappa"):
-        value, se = pl.col(m), pl.col(_SE[m])
-        out += [
-            (value - z * se).clip(-1.0, 1.0).alias(f"{m}_low"),
-            (value + z * se).clip(-1.0, 1.0).alias(f"{m}_high"),
-        ]
+    for m, metric in cat.CATALOGUE.items():
+        value = pl.col(m)
+        if metric.summary_interval == "wilson":  # of the n rows
+            low, high = wilson(value * pl.col("n"), pl.col("n"), ci)
+            out += [low.alias(f"{m}_low"), high.alias(f"{m}_high")]
+        elif metric.summary_interval == "effective_wilson":
+            se, design = pl.col(_SE[m]), pl.col(_BA_N)
+            from_variance = pl.min_horizontal(value * (1.0 - value) / (se * se), design)
+            effective = pl.when(se > 0).then(from_variance).otherwise(design)
+            low, high = wilson(value * effective, effective, ci)
+            valid = se.is_not_null()
+            out += [
+                pl.when(valid).then(low).alias(f"{m}_low"),
+                pl.when(valid).then(high).alias(f"{m}_high"),
+            ]
+        elif metric.summary_interval == "wald":
+            se = pl.col(_SE[m])
+            out += [
+                (value - z * se).clip(*metric.bounds).alias(f"{m}_low"),
+                (value + z * se).clip(*metric.bounds).alias(f"{m}_high"),
+            ]
     return out
 
 
