@@ -19,6 +19,7 @@ import polars as pl
 
 # the backends and the class averages, by their old names too (``fm.NUMPY``...)
 from pl_metrics._core.backends import NUMPY, POLARS, Backend, class_averages  # noqa: F401
+from pl_metrics._core.likelihood import likelihood_ratios  # noqa: F401 - a 2x2 formula
 
 
 # --------------------------------------------------------------------------- one class
@@ -179,6 +180,8 @@ class Score:
     #: recall and specificity) has the trials of the smaller of their denominators
     #: ``a``, ``b`` (:func:`score_trials`); None: the rows it reads
     trials_of: Callable[..., tuple[Any, Any]] | None = None
+    #: its name at beta 1 where that is not its key (F-beta's, ``f1``): :func:`score_key`
+    name: str = ""
 
 
 #: The per-class scores, in output order (``f``: F-beta, whose column is
@@ -200,6 +203,7 @@ SCORES: dict[str, Score] = {
             tp, support, predicted, beta, zd, xp
         ),
         _f_beta_partials,
+        name="f1",
     ),
     "jaccard": Score(
         lambda tp, support, predicted, tn, beta, zd, xp=POLARS: jaccard(
@@ -234,17 +238,22 @@ SCORES: dict[str, Score] = {
 }
 
 
+#: The keys of the scores named otherwise (``f1``: ``f``).
+_KEYS = {score.name: key for key, score in SCORES.items() if score.name}
+
+
 def score_key(name: str) -> str:
     """The key in :data:`SCORES` of a per-class score as the calls name it: ``f1``
-    (F-beta at beta 1, the metric ``f1`` / ``f1_macro``) is ``f``; every other name is
-    its own key.  The one place that ties F-beta's key to its name."""
-    return "f" if name == "f1" else name
+    (F-beta at beta 1, the metric ``f1`` / ``f1_macro``) is ``f`` (its ``Score.name``);
+    every other name is its own key."""
+    return _KEYS.get(name, name)
 
 
 def score_name(key: str) -> str:
     """The name of a key of :data:`SCORES` at beta 1 (``f`` is ``f1``): the inverse of
     :func:`score_key`."""
-    return "f1" if key == "f" else key
+    score = SCORES.get(key)
+    return key if score is None or not score.name else score.name
 
 
 def score_partials(  # noqa: PLR0917 - the counts, then the options, as every formula here
@@ -358,6 +367,13 @@ def rate(name: str, counts: dict[str, Any], zero_division: float, xp: Backend = 
     )
 
 
+#: The binary metrics of a 2x2 matrix that are neither a rate nor a per-class score:
+#: ``(counts, zero_division, xp) -> value``.
+OTHER_BINARY: dict[str, Callable[..., Any]] = {
+    "specificity": lambda c, zd, xp: specificity(c["tn"], c["fp"], zd, xp),
+}
+
+
 def binary_metric(
     name: str, counts: dict[str, Any], zero_division: float, xp: Backend = POLARS
 ) -> Any:
@@ -366,41 +382,13 @@ def binary_metric(
     if name in RATES:
         return rate(name, counts, zero_division, xp)
     tp, support, predicted = counts["tp"], counts["tp"] + counts["fn"], counts["tp"] + counts["fp"]
-    if name == "specificity":
-        return specificity(counts["tn"], counts["fp"], zero_division, xp)
+    if name in OTHER_BINARY:
+        return OTHER_BINARY[name](counts, zero_division, xp)
     score = SCORES.get(score_key(name))
     if score is not None:
         return score.value(tp, support, predicted, counts["tn"], 1.0, zero_division, xp)
     msg = f"no binary metric {name!r}"
     raise KeyError(msg)
-
-
-def likelihood_ratios(  # noqa: PLR0917 - the counts, then the options, as every formula here
-    tp: Any,
-    fp: Any,
-    fn: Any,
-    tn: Any,
-    undefined_pos: float,
-    undefined_neg: float,
-    xp: Backend = POLARS,
-) -> tuple[Any, Any]:
-    """scikit-learn's ``class_likelihood_ratios``: LR+ = recall / (1 - specificity) =
-    tp (tn + fp) / (fp (tp + fn)) and LR- = (1 - recall) / specificity =
-    fn (tn + fp) / (tn (tp + fn)).  LR+ is ``undefined_pos`` where fp = 0, LR-
-    ``undefined_neg`` where tn = 0; otherwise, without positives (tp + fn = 0),
-    both are NaN (scikit-learn's order of its three cases)."""
-    tp, fp, fn, tn = (xp.to_float(x) for x in (tp, fp, fn, tn))
-    support_pos, support_neg = tp + fn, tn + fp
-    nan = float("nan")
-    # a ratio of two rates, each within one class (in [0, 1]), not of two products:
-    # tp (tn + fp) underflowed for weights [tp, fn, fp, tn] = [1e-162, 1e-162,
-    # 1e-162, 1] (NaN, where the same weights times 2**-300 gave 5e161), and rates
-    # neither overflow nor move with the weights' scale
-    recall, miss = xp.ratio(tp, support_pos, nan), xp.ratio(fn, support_pos, nan)
-    false_alarm, specificity = xp.ratio(fp, support_neg, nan), xp.ratio(tn, support_neg, nan)
-    lr_pos = xp.where(fp == 0, undefined_pos, xp.ratio(recall, false_alarm, nan))
-    lr_neg = xp.where(tn == 0, undefined_neg, xp.ratio(miss, specificity, nan))
-    return lr_pos, lr_neg
 
 
 # --------------------------------------------------------------------------- multiclass
