@@ -161,6 +161,17 @@ def counts(
     client: Any = ...,
     split_every: int = ...,
 ) -> pl.DataFrame: ...
+def coverage_error(
+    data: Any,
+    y_true: Score,
+    y_score: Score,
+    *,
+    labels: Labels = ...,
+    by: By = ...,
+    weight: str | None = ...,
+    client: Any = ...,
+    split_every: int = ...,
+) -> pl.DataFrame: ...
 def decision_cost(
     data: Any,
     y_true: str,
@@ -309,6 +320,28 @@ def ks(
     pos_label: object = ...,
     weight: str | None = ...,
     bins: int | None = ...,
+    client: Any = ...,
+    split_every: int = ...,
+) -> pl.DataFrame: ...
+def label_ranking_average_precision(
+    data: Any,
+    y_true: Score,
+    y_score: Score,
+    *,
+    labels: Labels = ...,
+    by: By = ...,
+    weight: str | None = ...,
+    client: Any = ...,
+    split_every: int = ...,
+) -> pl.DataFrame: ...
+def label_ranking_loss(
+    data: Any,
+    y_true: Score,
+    y_score: Score,
+    *,
+    labels: Labels = ...,
+    by: By = ...,
+    weight: str | None = ...,
     client: Any = ...,
     split_every: int = ...,
 ) -> pl.DataFrame: ...

@@ -140,6 +140,15 @@ def counts(
     by: By = ...,
     weight: str | None = ...,
 ) -> pl.DataFrame: ...
+def coverage_error(
+    sdf: Any,
+    y_true: Score,
+    y_score: Score,
+    *,
+    labels: Labels = ...,
+    by: By = ...,
+    weight: str | None = ...,
+) -> pl.DataFrame: ...
 def decision_cost(
     sdf: Any,
     y_true: str,
@@ -268,6 +277,24 @@ def ks(
     pos_label: object = ...,
     weight: str | None = ...,
     bins: int | None = ...,
+) -> pl.DataFrame: ...
+def label_ranking_average_precision(
+    sdf: Any,
+    y_true: Score,
+    y_score: Score,
+    *,
+    labels: Labels = ...,
+    by: By = ...,
+    weight: str | None = ...,
+) -> pl.DataFrame: ...
+def label_ranking_loss(
+    sdf: Any,
+    y_true: Score,
+    y_score: Score,
+    *,
+    labels: Labels = ...,
+    by: By = ...,
+    weight: str | None = ...,
 ) -> pl.DataFrame: ...
 def log_loss(
     sdf: Any,

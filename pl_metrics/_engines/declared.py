@@ -33,7 +33,7 @@ from pl_metrics import metrics
 from pl_metrics._core import catalogue as cat
 from pl_metrics._core import checks as v
 from pl_metrics._drift import state as ds
-from pl_metrics._engines import calibration, fairness, jobs, losses, ranked
+from pl_metrics._engines import calibration, fairness, jobs, losses, ranked, row_means
 from pl_metrics._engines.finishers import SCORE_FINISHERS
 from pl_metrics._namespace import MetricsLazyFrame
 from pl_metrics.state import (
@@ -113,6 +113,12 @@ STATES: dict[str, StateKind] = {
     "cost_sums": StateKind(
         "cost_sums", losses.LossSums, losses.COST_FINISHERS, make=losses.cost_sums, any_form=True
     ),
+    **{
+        kind: StateKind(kind, row_means.RowSums, finishers, make=make, any_form=True)
+        for (kind, finishers), make in zip(
+            row_means.FINISHERS.items(), row_means.MAKERS.values(), strict=True
+        )
+    },
 }
 #: A finisher's parameters that the frame method has not: their values from its own.
 DERIVED: dict[str, Callable[[dict[str, Any]], Any]] = {

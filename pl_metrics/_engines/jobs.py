@@ -21,7 +21,7 @@ from pl_metrics import metrics
 from pl_metrics._core import checks as v
 from pl_metrics._core.messages import Bad, in_engine_terms, retyped
 from pl_metrics._core.names import COUNTS_STATE, MULTILABEL_STATE, SCORE_STATE
-from pl_metrics._engines import calibration, losses, ranked
+from pl_metrics._engines import calibration, losses, ranked, row_means
 from pl_metrics._engines.shards import check_label_sets, label_sample
 from pl_metrics.state import sum_states
 
@@ -45,11 +45,13 @@ _STATES: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
     "loss_sums": losses.SHAPE,
     "calibration_sums": calibration.SHAPE,
     "cost_sums": losses.COST_SHAPE,
+    **dict.fromkeys(row_means.MAKERS, row_means.SHAPE),
 }
 _MAKERS = {
     "loss_sums": losses.loss_sums,
     "calibration_sums": calibration.calibration_sums,
     "cost_sums": losses.cost_sums,
+    **row_means.MAKERS,
 }
 #: The multilabel state's two parts: their keys and their summed columns.
 _MULTILABEL_PARTS = {

@@ -14,7 +14,37 @@ import polars as pl
 from pl_metrics._core import names
 from pl_metrics._core.options import checked
 from pl_metrics._multilabel import ranking as mr
+from pl_metrics._multilabel.ranking_rows import RankingRows
 from pl_metrics._typing import By, Labels, Score
+
+
+def per_row_rows(
+    lf: pl.LazyFrame,
+    method: str,
+    y_true: Score,
+    y_score: Score,
+    *,
+    labels: Labels,
+    by: By,
+    weight: str | None,
+    relevance: bool = False,
+    reserved: tuple[str, ...] = (),
+) -> RankingRows:
+    """The checked rows of per-row ranking metric ``method`` (the engines' shards make
+    their state of them too: :mod:`pl_metrics._engines.row_means`)."""
+    return mr.ranking_rows(
+        lf,
+        y_true,
+        y_score,
+        labels=labels,
+        by=by,
+        weight=weight,
+        reserved=reserved,
+        relevance=relevance,
+        nonnegative=method == "ndcg",
+        # scikit-learn's LRAP of one label is 1 (a row all true or all false)
+        at_least=1 if method == "label_ranking_average_precision" else 2,
+    )
 
 
 class MultilabelRankingMethods:
@@ -34,18 +64,16 @@ class MultilabelRankingMethods:
         relevance: bool = False,
         **options: object,
     ) -> pl.LazyFrame:
-        rows = mr.ranking_rows(
+        rows = per_row_rows(
             self._lf,
+            method,
             y_true,
             y_score,
             labels=labels,
             by=by,
             weight=weight,
-            reserved=names.output_columns(method),
             relevance=relevance,
-            nonnegative=method == "ndcg",
-            # scikit-learn's LRAP of one label is 1 (a row all true or all false)
-            at_least=1 if method == "label_ranking_average_precision" else 2,
+            reserved=names.output_columns(method),
         )
         return mr.row_metric(rows, method, method, **options)
 

@@ -116,10 +116,6 @@ API_ENGINES = (
 #: Listed there, with no engine function yet: none of them is a function of a
 #: mergeable state the library has (each needs a new state, or rows).
 NOT_YET = {
-    # multilabel ranking: per-row ranks of the label scores
-    "coverage_error",
-    "label_ranking_average_precision",
-    "label_ranking_loss",
     # drift: the reference's quantile edges are not mergeable (drift_counts with
     # edges= is: pl_metrics.spark.drift_counts / pl_metrics.dask.drift_counts)
     "drift",
