@@ -91,8 +91,10 @@ def brute_ks(y: list[int], s: list[float], w: list) -> tuple[float | None, float
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(case=frames())
-def test_ks_equals_brute_force(case: dict) -> None:
+@given(case=frames(), how=st.sampled_from(oracle.RANKING_STRATEGIES))
+def test_ks_equals_brute_force(case: dict, how: str) -> None:
+    """Each way to the curve (``how``: counted, or sorted - by segment, the keys'
+    group_by sort read in numpy, ``sorted_tables._read_segments``)."""
     if _refused_without_positive(case, "ks"):
         return
 
@@ -103,7 +105,9 @@ def test_ks_equals_brute_force(case: dict) -> None:
         )
 
     expected = _expected(case, build)
-    oracle.assert_close(case["df"].metrics.ks("y", "s", **_kw(case)), expected)
+    with oracle.ranking_strategy(how):
+        got = case["df"].metrics.ks("y", "s", **_kw(case))
+    oracle.assert_close(got, expected)
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -219,8 +223,8 @@ BUCKETS = st.one_of(
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(case=frames(), buckets=BUCKETS)
-def test_gains_equals_brute_force(case: dict, buckets: int | list[float]) -> None:
+@given(case=frames(), buckets=BUCKETS, how=st.sampled_from(oracle.RANKING_STRATEGIES))
+def test_gains_equals_brute_force(case: dict, buckets: int | list[float], how: str) -> None:
     # the cuts as exact fractions: j/m, or a share as written (0.2 = 1/5)
     if isinstance(buckets, int):
         cuts = [Fraction(j, buckets) for j in range(1, buckets)]
@@ -235,7 +239,8 @@ def test_gains_equals_brute_force(case: dict, buckets: int | list[float]) -> Non
         )
 
     expected = _expected(case, build)
-    got = case["df"].metrics.gains("y", "s", buckets=buckets, **_kw(case))
+    with oracle.ranking_strategy(how):  # counted, or sorted (as ks)
+        got = case["df"].metrics.gains("y", "s", buckets=buckets, **_kw(case))
     oracle.assert_close(got.with_columns(pl.col("rows", "positives").cast(pl.Float64)), expected)
     if case["weight"] is None:
         assert got.schema["rows"] == pl.Int64
