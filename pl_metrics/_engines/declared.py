@@ -4,12 +4,15 @@ An engine function is a ``.metrics`` method run as shard -> state -> merge -> fi
 each shard (a Spark partition, a Dask partition or file) computes the frame method's
 own mergeable state with polars, the driver merges the states and finishes them with
 the state's finisher (:mod:`pl_metrics.state`; the threshold tables:
-:mod:`.finishers`).  :data:`DECLARED` says which states each method is finished from;
-it is read from the finishers themselves, so that a new finisher appears on both
-engines with no edit to either module.  :func:`functions` makes an engine's public
-functions from it: the frame method's parameters (the engine's data first, its own
-options last) as a real ``__signature__``, its docstring with the engine's parameters,
-and a call that
+:mod:`.finishers`; the fairness family, from a counts state segmented by the groups:
+:mod:`.fairness`). Where no ``.metrics`` state holds what a method needs, the engines
+have their own states of sums (:attr:`StateKind.make`: :mod:`.losses`,
+:mod:`.calibration`, :mod:`.row_means`). :data:`DECLARED` says which states each
+method is finished from; it is read from the finishers themselves, so that a new
+finisher appears on both engines with no edit to either module. :func:`functions`
+makes an engine's public functions from it: the frame method's parameters (the
+engine's data first, its own options last) as a real ``__signature__``, its docstring
+with the engine's parameters, and a call that
 
 1. reads the data's schema (no job) and runs the frame method itself on an empty
    frame of it: the options and schema checks, their messages, before any job;
