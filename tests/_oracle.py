@@ -23,7 +23,7 @@ from sklearn.utils.multiclass import unique_labels
 RTOL = 1e-9
 
 #: How an un-weighted ranking metric can be computed (``pl_metrics._ranking.sorted_path``).
-RANKING_STRATEGIES = ("count", "search", "keys")
+RANKING_STRATEGIES = ("count", "search", "keys", "keys, one batch")
 
 
 @contextlib.contextmanager
@@ -32,7 +32,9 @@ def ranking_strategy(how: str) -> Iterator[None]:
     like: ``"count"`` per distinct score; ``"search"``: two sorts and a binary search;
     ``"keys"``: one sort of the scores with their labels, chosen on the first row
     alone, so that a negative score in a later row takes the fallback to the search
-    (``MixedSigns``).  Segments are grouped in batches of 3 rows (``BATCH_ROWS``),
+    (``MixedSigns``); ``"keys, one batch"`` the same with the rows read in one batch
+    (the lists sorted by the grouping query, ``batches._in_batches``' first way).
+    Otherwise segments are grouped in batches of 3 rows (``BATCH_ROWS``),
     so that every segment's lists and every check's count are merged over batches;
     a segment of more than 4 rows is sorted as a large one (``_SEARCH_CHUNK``: the
     keys scanned in two halves on two threads, the search split over threads),
@@ -42,11 +44,12 @@ def ranking_strategy(how: str) -> Iterator[None]:
     from pl_metrics._ranking import batches, placements
     from pl_metrics._ranking import sorted_path as rs
 
+    keys = how.startswith("keys")
     forced = {
         (rs, "MIN_DISTINCT"): 10**9 if how == "count" else -1,
-        (rs, "USE_KEYS"): how == "keys",
-        (rs, "_SAMPLE"): 1 if how == "keys" else rs._SAMPLE,
-        (batches, "BATCH_ROWS"): 3,
+        (rs, "USE_KEYS"): keys,
+        (rs, "_SAMPLE"): 1 if keys else rs._SAMPLE,
+        (batches, "BATCH_ROWS"): 1 << 20 if how == "keys, one batch" else 3,
         (placements, "_SEARCH_CHUNK"): 4,
         (placements, "_SCAN_BLOCK"): 2,
         (batches, "CHUNK_ROWS"): 5,

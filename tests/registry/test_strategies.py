@@ -150,19 +150,25 @@ SORTED_CURVES = [
 
 def _force_sorted_curve(monkeypatch: pytest.MonkeyPatch, how: str) -> list[bool]:
     """Force the sorted curve (``"keys"``: one UInt64 key, else the rows); the list
-    records each sort taken (True: keyed)."""
-    from pl_metrics._ranking import sorted_curve, sorted_path
+    records each sort taken (True: keyed; KS and gains of keyed rows by segment sort
+    in ``sorted_tables._read_segments``, the others in ``sorted_curve``)."""
+    from pl_metrics._ranking import sorted_curve, sorted_path, sorted_tables
 
     taken: list[bool] = []
-    sort = sorted_curve.sorted_curve
+    sort, by_segment = sorted_curve.sorted_curve, sorted_tables._read_segments
 
     def counted(*args: object, keyed: bool) -> pl.DataFrame:
         taken.append(keyed)
         return sort(*args, keyed=keyed)  # type: ignore[arg-type]
 
+    def segments(rows: object) -> object:
+        taken.append(True)
+        return by_segment(rows)  # type: ignore[arg-type]
+
     monkeypatch.setattr(sorted_path, "MIN_DISTINCT", -1)
     monkeypatch.setattr(sorted_path, "USE_KEYS", how == "keys")
     monkeypatch.setattr(sorted_curve, "sorted_curve", counted)
+    monkeypatch.setattr(sorted_tables, "_read_segments", segments)
     return taken
 
 
