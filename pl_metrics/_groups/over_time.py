@@ -299,9 +299,10 @@ def finish_labels(
                     counts, point, "summary", ci=ci, n_boot=n_boot, seed=seed
                 )
         for m in wanted:
-            has_ci = ci is not None and m != "n"
+            size = cat.CATALOGUE[m].family == "size"  # n: a count, no interval
+            has_ci = ci is not None and not size
             out.append(long_rows(point, by[:-1], m, m, has_ci))
-            if ci is not None and m == "n":
+            if ci is not None and size:
                 out[-1] = out[-1].with_columns(
                     pl.lit(None, pl.Float64).alias(LOW), pl.lit(None, pl.Float64).alias(HIGH)
                 )
@@ -404,7 +405,7 @@ def finish_scores(
     by = counts.by
     out = []
     for m in (m for m in metrics if m in RANKING):
-        if m == "ks":
+        if cat.CATALOGUE[m].ranked is cat.Ranked.KS:
             # from the windows' rows (window_ks: continuous scores sorted, as the
             # frame method sorts them), else from the windows' summed counts
             frame = _gains.ks(counts) if window_ks is None else window_ks()
@@ -413,7 +414,8 @@ def finish_scores(
             )
         else:  # roc_auc, average_precision, or a metric derived from one (gini)
             base = cat.base_of(m)
-            point = rk.roc_auc(counts) if base == "roc_auc" else rk.average_precision(counts)
+            auc = cat.CATALOGUE[base].ranked is cat.Ranked.AUC
+            point = rk.roc_auc(counts) if auc else rk.average_precision(counts)
             method = v.default_ci_method(base) if ci_method is None else ci_method
             if ci is not None and method == "delong":
                 point = iv.delong(counts, point, ci)
