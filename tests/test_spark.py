@@ -507,18 +507,64 @@ def test_a_partition_lost_by_the_driver_is_an_error(
     expected = df.metrics.roc_auc("y", "s")["roc_auc"].item()
     assert pms.roc_auc(sdf, "y", "s")["roc_auc"].item() == pytest.approx(expected, rel=1e-12)
     frames = type(sdf)  # pyspark's classic DataFrame (pyspark.sql.DataFrame is its base)
-    collect = frames.collect
+    collect, to_arrow = frames.collect, frames.toArrow
 
     def short(self: SparkFrame) -> list:
         return collect(self)[:-1]
 
+    def short_arrow(self: SparkFrame) -> object:  # the counts of Spark's groupBy
+        table = to_arrow(self)
+        return table.slice(0, table.num_rows - 1)
+
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(frames, "collect", short)
+        patch.setattr(frames, "toArrow", short_arrow)
         with pytest.raises(RuntimeError, match=r"4 of 5 partitions .*spark\.driver\.memory.*bins="):
             pms.roc_auc(sdf, "y", "s")
+        # a by expression: the counts of each partition's polars state
         with pytest.raises(RuntimeError, match=r"4 of 5 partitions") as caught:
-            pms.report(sdf, "t_bool", "p_bool")
+            pms.report(sdf, "t_bool", "p_bool", by=pl.col("seg"))
         assert "bins=" not in str(caught.value)  # a counts state: no bins to offer
+        for by in (None, "seg"):  # the groups or their total row lost
+            with pytest.raises(RuntimeError, match=r"of the counts .*spark\.driver\.memory"):
+                pms.report(sdf, "t_bool", "p_bool", by=by)
+
+
+def test_confusion_counts_come_from_sparks_group_by(
+    spark: SparkSession, df: pl.DataFrame, sdf: SparkFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The counts state of named columns is Spark's groupBy (no Python worker): equal
+    to the frame method with weights, zero weights, null segments and a name with a
+    dot; a by expression, a float segment, bad rows (their counts over all rows):
+    each partition's polars state."""
+    from pl_metrics._engines import spark as engine
+
+    ran: list[int] = []
+    partition_run = engine._partition_run
+
+    def spy(*args: object) -> pl.DataFrame:
+        ran.append(1)
+        return partition_run(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine, "_partition_run", spy)
+    for weight in (None, "w"):
+        for by in (None, ["seg", "odd name.x"]):
+            for y_true, y_pred in (("t_str", "p_str"), ("t_float", "p_float")):
+                got = pms.counts(sdf, y_true, y_pred, by=by, weight=weight)
+                expected = df.metrics.counts(y_true, y_pred, by=by, weight=weight)
+                expected = expected.sort([*(by or []), "actual", "predicted"])
+                _equal(got, expected, weight is not None)
+    assert not ran
+    _equal(pms.report(sdf, "t32", "p32", by="s2"), df.metrics.report("t32", "p32", by="s2"), False)
+    assert len(ran) == 1  # a float segment: polars groups it
+    frame = df.head(500).with_columns(
+        pl.when(pl.col("w") > 2.5).then(None).otherwise("t32").alias("t32")
+    )
+    _same_error(
+        lambda: pms.report(_spark(spark, frame, partitions=3), "t32", "p32", weight="w"),
+        lambda: frame.metrics.report("t32", "p32", weight="w"),
+    )
+    assert len(ran) == 2  # a null label: the error of all rows, counted by the partitions
 
 
 def test_a_data_error_shows_sparks_idiom(spark: SparkSession, df: pl.DataFrame) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import pickle
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -115,7 +116,17 @@ def _ipc(frame: pl.DataFrame) -> bytes:
 # ---------------------------------------------------------------- driver: merge
 def run(sdf: SparkFrame, job: Job, schema: pl.Schema) -> pl.DataFrame:
     """The merged state of all partitions (the frame method's dtypes), or the error
-    the frame method raises on all rows (``schema``: :func:`schema`'s)."""
+    the frame method raises on all rows (``schema``: :func:`schema`'s): the confusion
+    counts from Spark's own ``groupBy`` where it can (:func:`_grouped_counts`), else
+    each partition's state from polars (``mapInArrow``)."""
+    grouped = _grouped_counts(sdf, job, schema)
+    if grouped is not None:
+        return grouped
+    return _partition_run(sdf, job, schema)
+
+
+def _partition_run(sdf: SparkFrame, job: Job, schema: pl.Schema) -> pl.DataFrame:
+    """:func:`run` by ``mapInArrow``: every partition's state made by polars, merged here."""
     from pyspark.sql.functions import col
 
     empty = job.state(pl.LazyFrame(schema=schema))
@@ -215,5 +226,122 @@ def _check_received(rows: list[Any], seen: dict[int, int], job: Job) -> None:
         f"Spark returned the states of {len(received)} of {len(seen)} partitions "
         f"({got:,} of {read:,} rows read; partitions missing: {missing[:10]}): the driver "
         f"likely ran short of memory while collecting them; {advice}"
+    )
+    raise RuntimeError(msg)
+
+
+# ------------------------------------------------- the confusion counts by groupBy
+#: Spark's types that group as polars groups them (no float segments: Spark merges
+#: -0.0 with 0.0 and every NaN; no string with a collation other than binary).
+_GROUPED_TYPES = (
+    "BooleanType",
+    "ByteType",
+    "ShortType",
+    "IntegerType",
+    "LongType",
+    "StringType",
+    "DateType",
+    "TimestampType",
+    "TimestampNTZType",
+    "DecimalType",
+)
+_FLOAT_TYPES = ("FloatType", "DoubleType")  # labels only: polars' checks see each value
+#: Counts of rows up to this are exact as Float64 (the proxy's weights, below).
+_EXACT_COUNT = 2**53
+
+
+def _grouped_keys(sdf: SparkFrame, job: Job) -> list[str] | None:
+    """The columns a ``counts`` job groups by (its labels and ``by`` columns), where
+    Spark's ``groupBy`` can make its state: named columns (no ``by`` expression: polars
+    evaluates those), of types Spark groups as polars does; else None."""
+    if job.method != "counts" or job.ranked:
+        return None
+    weight, by = job.kwargs["weight"], job.kwargs["by"] or []
+    items = [*job.args, *by]
+    if not all(isinstance(c, str) for c in items) or weight in items:
+        return None
+    keys = jobs.read_columns(items)
+    types = {f.name: f.dataType for f in sdf.schema.fields}
+    for i, name in enumerate(keys):
+        kind = type(types[name]).__name__
+        allowed = _GROUPED_TYPES + (_FLOAT_TYPES if i < len(job.args) else ())
+        if kind not in allowed or getattr(types[name], "collation", "UTF8_BINARY") != "UTF8_BINARY":
+            return None
+    return keys
+
+
+def _bad_weight(w: Any) -> Any:
+    """Spark's :func:`pl_metrics._core.checks.weight_is_bad`: null, NaN, infinite,
+    negative or subnormal (a row the frame method refuses)."""
+    from pyspark.sql import functions as sf
+
+    from pl_metrics._core.checks import MIN_NORMAL_WEIGHT
+
+    infinite = sf.abs(w) == sf.lit(float("inf"))
+    subnormal = (w > 0) & (w < sf.lit(MIN_NORMAL_WEIGHT))
+    bad = w.isNull() | sf.isnan(w) | infinite | (w < 0) | subnormal
+    return sf.when(bad, 1).otherwise(0)
+
+
+def _grouped_counts(sdf: SparkFrame, job: Job, schema: pl.Schema) -> pl.DataFrame | None:
+    """A ``counts`` job's merged state from Spark's ``groupBy(labels, *by)``: its count
+    and weight per group (and the group's bad weights) are the rows of a small polars
+    frame that the frame method's own ``counts`` reads, each group one row weighted by
+    its rows (or summed weights).  The frame method's checks see every distinct key
+    (a null label, a NaN); where one fails, or a weight is bad, None: the states of
+    :func:`_partition_run` then raise the frame method's error with the rows counted.
+    The groups are checked against their count and rows observed by Spark
+    (:func:`_check_grouped`).  None where the job is not one Spark groups as polars
+    does (:func:`_grouped_keys`)."""
+    keys = _grouped_keys(sdf, job)
+    if keys is None:
+        return None
+    from pyspark.sql import Observation
+    from pyspark.sql import functions as sf
+
+    weight = job.kwargs["weight"]
+    names = [f"c{i}" for i in range(len(keys))]  # positional: a name with a dot
+    columns = [sf.col(_quoted(c)).alias(n) for c, n in zip(keys, names, strict=True)]
+    aggs = [sf.count(sf.lit(1)).alias("n")]
+    if weight is not None:
+        w = sf.col("w")
+        columns.append(sf.col(_quoted(weight)).cast("double").alias("w"))
+        aggs += [sf.sum(w).alias("w"), sf.sum(_bad_weight(w)).alias("bad")]
+    grouped = sdf.select(*columns).groupBy(*names).agg(*aggs)
+    # the groups' count and rows, computed beside them and sent apart (an Observation)
+    total = Observation()
+    grouped = grouped.observe(total, sf.count(sf.lit(1)).alias("groups"), sf.sum("n").alias("n"))
+    rows = pl.from_arrow(grouped.toArrow())
+    assert isinstance(rows, pl.DataFrame)
+    _check_grouped(rows, total.get)
+    if weight is not None and rows["bad"].sum() > 0:
+        return None
+    if weight is None and rows["n"].sum() >= _EXACT_COUNT:
+        return None
+    by_rows = weight or "rows" + "_" * max(map(len, keys))  # longer than every key
+    proxy = rows.select(
+        *(pl.col(n).cast(schema[c]).alias(c) for n, c in zip(names, keys, strict=True)),
+        pl.col("n" if weight is None else "w").alias(by_rows),
+    )
+    try:
+        state = replace(job, kwargs={**job.kwargs, "weight": by_rows}).state(proxy.lazy())
+    except jobs.RAISED:
+        return None  # the error of all rows, with its counts: from the partitions
+    return jobs.as_frame_dtypes(state, job.state(pl.LazyFrame(schema=schema)), job)
+
+
+def _check_grouped(rows: pl.DataFrame, total: dict[str, Any]) -> None:
+    """The groups collected are all of them and hold all the rows: their count and
+    rows against those Spark observed of the same groups (PySpark can return part of a
+    result without raising when the driver runs short of memory: :func:`_check_received`)."""
+    got = (rows.height, int(rows["n"].sum()))
+    observed = (int(total.get("groups") or 0), int(total.get("n") or 0))
+    if got == observed:
+        return
+    msg = (
+        f"Spark returned {got[0]:,} groups of {got[1]:,} rows of the counts (of "
+        f"{observed[0]:,} groups of {observed[1]:,} rows): the driver likely ran short "
+        "of memory while collecting them; raise spark.driver.memory (and "
+        "spark.driver.maxResultSize)"
     )
     raise RuntimeError(msg)
