@@ -50,14 +50,21 @@ def _same(got: object, expected: object) -> None:
         assert got == pytest.approx(expected, rel=1e-9, abs=1e-12), (got, expected)
 
 
-def fair_ratio(metric: str, ratio: float, group_min: float, overall: float, method: str) -> object:
-    """fairlearn's ``ratio``, or None where pl_metrics leaves the ratio out: a metric whose
-    range holds values below 0 (the catalogue record's ``bounds``: mcc, cohen_kappa...),
-    or a value below 0 entering the ratio (``_groups.fairness.spread``): fairlearn's
-    min / max of -0.5 and -0.1 is 5.0, of -0.3 and 0.7 is -0.43."""
+def fair_ratio(
+    metric: str,
+    ratio: float,
+    group_min: float,
+    overall: float,
+    method: str,
+    registered: bool = True,
+) -> object:
+    """fairlearn's ``ratio``, or None where pl_metrics leaves the ratio out: a registered
+    metric whose range holds values below 0 (the catalogue record's ``bounds``: mcc,
+    cohen_kappa...), or a value below 0 entering the ratio (``_groups.fairness.spread``):
+    fairlearn's min / max of -0.5 and -0.1 is 5.0, of -0.3 and 0.7 is -0.43."""
     from pl_metrics._core.catalogue import CATALOGUE
 
-    if metric in CATALOGUE and CATALOGUE[metric].bounds[0] < 0:
+    if registered and CATALOGUE[metric].bounds[0] < 0:
         return None
     if group_min < 0 or (method == "to_overall" and overall < 0):
         return None

@@ -238,7 +238,12 @@ def per_stratum(
 
 
 def spread(
-    table: pl.LazyFrame, strata: Sequence[str], metrics: Sequence[str], method: str
+    table: pl.LazyFrame,
+    strata: Sequence[str],
+    metrics: Sequence[str],
+    method: str,
+    *,
+    registered: bool = True,
 ) -> pl.LazyFrame:
     """``*strata, metric, overall, group_min, group_max, difference, ratio`` (fairlearn's
     ``MetricFrame`` methods, a row per metric) from the per-group values with their
@@ -249,8 +254,9 @@ def spread(
     ``|value - overall|`` and the smallest ratio to overall with ratios above 1
     inverted (``x / 0`` is infinite, inverted 0; ``0 / 0`` undefined).  The ratio is
     null for a metric whose range holds values below 0 (its record's ``bounds``: mcc,
-    cohen_kappa, gini, informedness, markedness), and where a value below 0 enters it
-    (a custom metric): a ratio of values of two signs is negative, one of two
+    cohen_kappa, gini, informedness, markedness; ``registered``: the ``metrics`` are
+    the catalogue's, not custom callables of any name), and where a value below 0
+    enters it: a ratio of values of two signs is negative, one of two
     negative values above 1 however unequal they are (fairlearn divides them all the
     same), and a bootstrap replicate's ratio would be defined or not with the signs;
     the difference stays.
@@ -260,7 +266,7 @@ def spread(
     aggs = []
     for i, name in enumerate(metrics):
         value, total = _defined(pl.col(name)), pl.col(gr.overall_column(name))
-        signed = name in CATALOGUE and CATALOGUE[name].bounds[0] < 0
+        signed = registered and CATALOGUE[name].bounds[0] < 0
         if method == "between_groups":
             difference = value.max() - value.min()
             ratio = pl.when(value.min() >= 0).then(value.min() / value.max())

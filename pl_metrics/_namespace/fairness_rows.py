@@ -110,7 +110,8 @@ def disparities(
             for keys in ([*g.strata, *g.groups], g.strata)
         )
     table = fair.with_overall(per_group, overall, g.strata, metrics)
-    return per_group, fair.spread(table, g.strata, metrics, method)
+    spread = fair.spread(table, g.strata, metrics, method, registered=callables is None)
+    return per_group, spread
 
 
 def replicate_spread(
