@@ -10,10 +10,15 @@ A rule is ``"<metric> <op> <number>"`` (``op`` one of ``>=``, ``>``, ``<=``, ``<
   one table of binary counts with Wilson's interval;
 - a drift metric of a column, ``psi(income)`` (:data:`DRIFT`), by ``drift`` against
   the reference rows (one sample, as ``drift`` takes it), no interval;
+- an estimated metric, ``estimated_roc_auc`` (:data:`ESTIMATED`: ``over_time``'s
+  names for ``estimated_performance``'s metrics), estimated from the current rows'
+  scores alone (no labels needed there), calibrated on the reference rows (isotonic,
+  ``estimated_performance``'s default), with its interval;
 - ``"<metric> <op> reference [+-] <number>"``: the difference of the segment's
   metric and the same segment's metric on the reference rows, with the interval of
   a difference of two independent estimates from their own intervals (MOVER,
-  :func:`difference_bounds`).
+  :func:`difference_bounds`); for an estimated metric, the same metric realized on
+  the reference rows (their labels): ``estimated_roc_auc >= reference - 0.05``.
 
 Each rule is decided per segment from its interval (:func:`status`): ``pass`` when
 the whole interval satisfies it, ``fail`` when none of it does, ``inconclusive``
@@ -39,10 +44,11 @@ from pl_metrics._core.names import INTERNAL
 from pl_metrics._groups import fairness as fair
 from pl_metrics._groups import over_time as ot
 from pl_metrics._intervals import analytic as an
+from pl_metrics._monitoring import estimated_windows as ew
 
 if TYPE_CHECKING:
     from pl_metrics._namespace import MetricsLazyFrame
-    from pl_metrics._typing import OverTimeMetric
+    from pl_metrics._typing import OverTimeAnyMetric, OverTimeMetric
 
 #: The output columns after ``*by`` (``low`` / ``high`` only with ``ci``).
 RULE, METRIC, VALUE, LOW, HIGH, THRESHOLD, STATUS = names.OUTPUTS["check"]
@@ -61,6 +67,8 @@ RATES = tuple(
 METRICS = tuple(name for name in cat.CATALOGUE if name in ot.METRICS or name in RATES)
 #: The metrics read from ``y_score`` (the others read ``y_pred``).
 SCORED = frozenset(name for name in METRICS if cat.CATALOGUE[name].scores)
+#: The estimated metrics a rule may name (``over_time``'s ``estimated_<m>``).
+ESTIMATED = ew.METRICS
 
 _NAME = f"{INTERNAL}check_metric"  # the rule's metric column while values are joined
 _ORDER = f"{INTERNAL}check_order"
@@ -133,10 +141,11 @@ def parse_rule(text: object) -> Rule:
             f"{', '.join(f'{d}(column)' for d in DRIFT)} do; known metrics: {', '.join(METRICS)}"
         )
         raise ValueError(msg)
-    if column is None and name not in METRICS:
+    if column is None and name not in METRICS and name not in ESTIMATED:
         msg = (
             f"rule {text!r}: unknown metric {name!r}; known metrics: {', '.join(METRICS)}, "
-            f"and the drift metrics of a column {', '.join(f'{d}(column)' for d in DRIFT)}"
+            f"the estimated ones {', '.join(ESTIMATED)}, and the drift metrics of a "
+            f"column {', '.join(f'{d}(column)' for d in DRIFT)}"
         )
         raise ValueError(msg)
     right = _RIGHT.fullmatch(whole["right"])
@@ -188,11 +197,13 @@ def check_needs(rules: list[Rule], x: Columns, reference: object) -> None:
     naming the argument and the rule."""
     for rule in rules:
         needs: dict[str, object] = {}
-        if rule.column is None:
+        if rule.name in ESTIMATED:  # the reference's labels, the current rows' outputs
+            needs |= {"y_true": x.y_true, "y_pred": x.y_pred, "y_score": x.y_score}
+        elif rule.column is None:
             needs["y_true"] = x.y_true
             scored = rule.name in SCORED
             needs["y_score" if scored else "y_pred"] = x.y_score if scored else x.y_pred
-        if rule.column is not None or rule.relative:
+        if rule.column is not None or rule.relative or rule.name in ESTIMATED:
             needs["reference"] = reference
         for argument, given in needs.items():
             if given is None:
@@ -285,7 +296,13 @@ def _long(frame: pl.LazyFrame, keys: list[str], metric: str, column: str) -> pl.
 
 
 def metric_values(
-    rows: pl.LazyFrame, metrics: list[str], keys: list[str], x: Columns, ci: float | None
+    rows: pl.LazyFrame,
+    metrics: list[str],
+    keys: list[str],
+    x: Columns,
+    ci: float | None,
+    *,
+    calibration: pl.LazyFrame | None = None,
 ) -> pl.LazyFrame:
     """``*keys, _NAME, value, low, high``: each catalogue metric of ``rows`` per
     segment (``keys``), in as few queries as its families take.
@@ -296,8 +313,14 @@ def metric_values(
     A binary metric whose denominator is 0 in a segment (the false positive rate of
     a segment without negatives: ``over_time`` and scikit-learn say 0.0) is NaN,
     its bounds null: undefined, so its rules are inconclusive, never a pass.
+    The estimated metrics: ``over_time`` too, in a call of their own (their rows need
+    no label), calibrated on the ``calibration`` rows.
     """
     parts = []
+    estimated = [m for m in metrics if m in ESTIMATED]
+    if estimated:
+        assert x.y_true is not None  # check_needs
+        parts.append(_estimated(rows, estimated, keys, x, ci, calibration=calibration))
     windowed = [m for m in metrics if m in ot.METRICS]
     binary = [m for m in metrics if m in RATES or m in ot.POSITIVE]
     wide = None
@@ -369,6 +392,38 @@ def metric_values(
     return pl.concat(parts, how="vertical_relaxed")
 
 
+def _estimated(
+    rows: pl.LazyFrame,
+    metrics: list[str],
+    keys: list[str],
+    x: Columns,
+    ci: float | None,
+    *,
+    calibration: pl.LazyFrame | None,
+) -> pl.LazyFrame:
+    """``*keys, _NAME, value, low, high`` of the estimated metrics: ``over_time`` with
+    every row in one day (a window per segment), calibrated on ``calibration``."""
+    assert x.y_true is not None  # check_needs
+    day = fair.free_name("day", rows.collect_schema().names())
+    frame = _metrics(rows.with_columns(pl.lit(dt.date(1970, 1, 1)).alias(day))).over_time(
+        x.y_true,
+        index=day,
+        every="1d",
+        metrics=cast("list[OverTimeAnyMetric]", metrics),  # names of ESTIMATED
+        y_pred=x.y_pred,
+        y_score=x.y_score,
+        by=keys or None,
+        weight=x.weight,
+        pos_label=x.pos_label,
+        ci=ci,
+        reference=calibration,
+    )
+    bounds = [pl.col(LOW), pl.col(HIGH)] if ci is not None else [pl.lit(None, pl.Float64)] * 2
+    return frame.select(
+        *keys, pl.col("metric").alias(_NAME), VALUE, bounds[0].alias(LOW), bounds[1].alias(HIGH)
+    )
+
+
 def drift_values(
     lf: pl.LazyFrame, rules: list[Rule], keys: list[str], reference: Any
 ) -> pl.LazyFrame:
@@ -381,6 +436,34 @@ def drift_values(
         rows = frame.filter(pl.col("column") == column)
         parts.append(_long(rows, keys, metric, name))
     return pl.concat(parts, how="vertical_relaxed")
+
+
+def _calibration_rows(reference: object, ref_rows: pl.LazyFrame | None) -> pl.LazyFrame | None:
+    """The estimated metrics' calibration rows: the reference frame, or the rows the
+    reference expression marks (None without a reference)."""
+    if isinstance(reference, pl.Expr):
+        return ref_rows
+    if isinstance(reference, (pl.DataFrame, pl.LazyFrame)):
+        return reference.lazy()
+    return None
+
+
+def _realized_on_reference(
+    ref_rows: pl.LazyFrame, metrics: list[str], keys: list[str], x: Columns, ci: float | None
+) -> pl.LazyFrame:
+    """``*keys, _NAME, value, low, high`` of each metric on the reference rows, an
+    estimated one as the same metric realized there (the reference holds labels):
+    ``estimated_roc_auc - reference`` is the estimate less the reference's AUC."""
+    realized = {m: m.removeprefix(ew.PREFIX) if m in ESTIMATED else m for m in metrics}
+    values = metric_values(ref_rows, list(dict.fromkeys(realized.values())), keys, x, ci)
+    values = values.cache()
+    return pl.concat(
+        [
+            values.filter(pl.col(_NAME) == base).with_columns(pl.lit(m).alias(_NAME))
+            for m, base in realized.items()
+        ],
+        how="vertical_relaxed",
+    )
 
 
 def relative_values(
@@ -504,14 +587,16 @@ def check(
     parts = []
     wanted = list(dict.fromkeys(r.name for r in labelled))
     if wanted:
-        values = metric_values(current, wanted, keys, x, level).cache()
+        calibration = _calibration_rows(reference, ref_rows)
+        values = metric_values(current, wanted, keys, x, level, calibration=calibration)
+        values = values.cache()
         absolute = {r.name for r in labelled if not r.relative}
         parts.append(values.filter(pl.col(_NAME).is_in(list(absolute))))
         against = [r for r in labelled if r.relative]
         if against:
             assert ref_rows is not None  # check_needs
             names_ = list(dict.fromkeys(r.name for r in against))
-            on_reference = metric_values(ref_rows, names_, keys, x, level)
+            on_reference = _realized_on_reference(ref_rows, names_, keys, x, level)
             parts.append(relative_values(values, on_reference, against, keys))
     drifts = [r for r in parsed if r.column is not None]
     if drifts:

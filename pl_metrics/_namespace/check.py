@@ -52,9 +52,14 @@ class CheckMethods:
             - ``"psi(income) < 0.2"``: a drift metric of a column (``psi``,
               ``js_distance``, ``ks``, ``wasserstein``), as :meth:`drift` computes
               it against the ``reference`` rows (one sample for every segment);
+            - ``"estimated_roc_auc >= 0.75"``: an estimated metric
+              (``estimated_<m>`` for each metric of :meth:`estimated_performance`),
+              from the current rows' scores alone (they need no label), calibrated
+              on the ``reference`` rows (isotonic), with its interval;
             - ``"roc_auc >= reference - 0.02"``: non-inferiority, the segment's
               metric minus the same segment's metric on the reference rows, with
-              the interval of that difference.
+              the interval of that difference (of an estimated metric: the
+              estimate minus the metric realized on the reference rows).
 
             An unknown metric or a malformed rule is a ``ValueError`` naming the rule.
         y_true, y_pred, y_score
@@ -67,8 +72,8 @@ class CheckMethods:
             The reference rows: a DataFrame / LazyFrame with the same columns (the
             training data, last quarter's rows), or a Boolean expression marking
             them in this frame (then the rules read the other rows, the current
-            ones; a null is refused), as :meth:`drift`.  Needed by the drift and
-            the ``reference`` rules.
+            ones; a null is refused), as :meth:`drift`.  Needed by the drift, the
+            estimated and the ``reference`` rules.
         weight, pos_label
             As the frame methods (intervals count un-weighted rows: with
             ``weight``, give ``ci=None``; drift rules take no weight).
