@@ -406,3 +406,17 @@ def test_exact_ranking_of_no_rows_and_of_one_class(tmp_path: Path) -> None:
             for by in ("g", None):
                 got = getattr(pmd, method)(tmp_path / f"{name}.parquet", "y", "s", by=by)
                 assert_frame_equal(got, getattr(rows.metrics, method)("y", "s", by=by))
+
+
+def test_log_loss_sums_overflowing_with_huge_weights_are_refused(client, tmp_path) -> None:
+    """Weights near 1e307: the frame method scales them first and stays finite; the
+    engine's sums of loss x weight overflow to inf: a DataError naming `weight`, never
+    an infinite (or NaN) loss."""
+    # the two positives' losses -log(1e-12) = 27.6 times 1e307 each: 5.5e308 > 1.8e308
+    df = pl.DataFrame({"y": [1, 1, 0, 0], "p": [1e-12, 1e-12, 0.5, 0.5], "w": [1e307] * 4})
+    path = tmp_path / "rows.parquet"
+    df.write_parquet(path)
+    one_machine = df.metrics.log_loss("y", "p", weight="w")["log_loss"][0]
+    assert np.isfinite(one_machine)
+    with pytest.raises(pl_metrics.DataError, match=r"overflow Float64 in 1 segment .*`weight`"):
+        pmd.log_loss(path, "y", "p", weight="w", client=client)

@@ -190,6 +190,17 @@ class Bad:
         )
 
     @staticmethod
+    def engine_sum_overflow(method: str, n: int) -> DataError:
+        """An engine's merged sums of weighted per-row values overflow Float64 (weights
+        near the largest float), where the frame method scales the weights first."""
+        return DataError(
+            f"the weighted sums of {method} overflow Float64 in {n} "
+            f"segment{'' if n == 1 else 's'} (argument `weight`: weights near the largest "
+            "float); rescale the weights, e.g. divide by their maximum (the method on one "
+            "machine scales them itself)"
+        )
+
+    @staticmethod
     def state_weight_overflow(column: str, n: int) -> DataError:
         return DataError(
             f"state column {column!r} sums to "

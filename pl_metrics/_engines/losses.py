@@ -23,6 +23,7 @@ import polars as pl
 from pl_metrics import _probability as prob
 from pl_metrics import metrics
 from pl_metrics._core import table_options
+from pl_metrics._core.messages import Bad
 from pl_metrics._core.names import INTERNAL
 from pl_metrics._core.options import checked
 from pl_metrics._typing import By, Score
@@ -99,13 +100,21 @@ def check_label_set(
 def _finished(
     state: pl.DataFrame, by: list[str], column: str, name: str, *, mean: bool
 ) -> pl.DataFrame:
-    """``*by, name``: each segment's summed ``column``, divided by its weight (``mean``)."""
+    """``*by, name``: each segment's summed ``column``, divided by its weight (``mean``).
+    The per-row values are finite (log loss clipped at ``EPS``): an infinite sum is
+    an overflow of huge weights, refused (``DataError``), never returned."""
     total = pl.col(column).sum()
     value = (total / pl.col(WEIGHT).sum()) if mean else total
     if by:
-        out = state.group_by(by).agg(value.alias(name))
-        return out.sort(by, nulls_last=True, maintain_order=True)
-    return state.select(value.alias(name)).filter(pl.lit(state.height > 0))
+        out = state.group_by(by).agg(value.alias(name), total.alias(column))
+        out = out.sort(by, nulls_last=True, maintain_order=True)
+    else:
+        out = state.select(value.alias(name), total.alias(column))
+        out = out.filter(pl.lit(state.height > 0))
+    overflowed = out.select(pl.col(column).is_infinite().sum()).item()
+    if overflowed:
+        raise Bad.engine_sum_overflow(name, overflowed)
+    return out.drop(column)
 
 
 class LossSums:
