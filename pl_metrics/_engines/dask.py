@@ -8,6 +8,7 @@ The rest (errors combined, label sets, merge, dtypes) is :mod:`.jobs`'."""
 from __future__ import annotations
 
 import glob
+import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Any
 
 import polars as pl
 
+from pl_metrics._core.names import INTERNAL
 from pl_metrics._core.options import checked
 from pl_metrics._engines import jobs
 from pl_metrics._engines.jobs import Job
@@ -84,19 +86,102 @@ class Shards:
 
 
 def ranked(given: Shards, job: Job, passes: int, *, client: Any, split_every: int) -> Shards:
-    """The columns ``job`` reads sorted by its score (``sort_values``: equal scores in one
-    partition, the partitions in ascending score ranges; :mod:`.ranked`), one shard a
-    partition, computed once for a second pass."""
-    import dask.dataframe as dd
+    """The shards' rows range-partitioned by ``job``'s score (equal scores in one
+    partition, the partitions in ascending score ranges; :mod:`.ranked`), by polars on
+    the workers: each shard read once and kept there, a sample of its scores to the
+    client (:func:`_sample`), which picks one boundary per shard from them
+    (:func:`_bounds`); each shard split at the boundaries (:func:`_split`) and the
+    pieces of each range concatenated where they meet.  The client holds the samples
+    (shards x :data:`_SAMPLE` scores), never the rows; the ranges stay on the workers
+    for a second pass."""
+    del passes, split_every
+    runner = _runner(client)
+    if not given.sources:
+        return given
+    score = job.args[1]
+    frames = runner.read(given.sources, job.columns)
+    samples = runner.gather([runner.submit(_sample, f, score) for f in frames])
+    errors = [(given.names[i], e) for i, e in enumerate(samples) if isinstance(e, Exception)]
+    jobs.raise_errors(errors, job, "dask")
+    jobs.raise_first(errors, "dask")
+    bounds = _bounds(samples, len(frames))
+    parts = len(bounds) + 1
+    splits = [runner.submit(_split, f, score, bounds) for f in frames]
+    del frames  # on the workers: the splits hold the rows now
+    ranges = [
+        runner.submit(_concat, *(runner.submit(operator.getitem, s, j) for s in splits))
+        for j in range(parts)
+    ]
+    return Shards(ranges, [None] * parts, given.schema, given.where, given.data)
 
-    del split_every
-    frame = given.data if is_dask_frame(given.data) else dd.read_parquet(given.sources)
-    present = [c for c in job.columns if c in frame.columns]
-    frame = frame[present].sort_values(job.args[1])
-    parts = list(frame.to_delayed())
-    if passes > 1:  # the same partitions for both passes: computed once
-        parts = _runner(client).materialize(parts)
-    return Shards(parts, [None] * len(parts), given.schema, given.where, frame)
+
+#: The scores each shard sends for the boundaries of the score ranges.
+_SAMPLE = 4096
+
+
+def _read(source: Any, columns: Sequence[str]) -> pl.DataFrame | Exception:
+    """A shard's columns read by polars (on a worker), or its reading error."""
+    try:
+        frame = _polars(source)
+        present = [c for c in columns if c in frame.collect_schema()]
+        return frame.select(present).collect()
+    except _FILE_ERRORS as exc:
+        return exc
+
+
+def _scores(frame: pl.DataFrame, score: str) -> pl.Series:
+    """The scores as Float64, the order of the ranges: a monotone map (equal scores stay
+    equal, so they meet in one range; a null score goes to the first range, NaN to the
+    last, where the range's checks count it)."""
+    return frame[score].cast(pl.Float64)
+
+
+def _sample(frame: pl.DataFrame | Exception, score: str) -> tuple[int, pl.Series] | Exception:
+    """A shard's rows and about :data:`_SAMPLE` of its scores, every k-th row's (or the
+    shard's reading error, or the error of its scores' dtype)."""
+    if isinstance(frame, Exception):
+        return frame
+    try:
+        scores = _scores(frame, score).gather_every(max(frame.height // _SAMPLE, 1))
+    except (pl.exceptions.PolarsError, TypeError) as exc:
+        return exc
+    return frame.height, scores.drop_nulls().drop_nans()
+
+
+def _bounds(samples: list[Any], parts: int) -> pl.Series:
+    """``parts - 1`` boundaries (or fewer: distinct ones) at the rows' quantiles, each
+    sampled score standing for its share of its shard's rows."""
+    frames = [
+        pl.DataFrame({"score": s, "rows": pl.repeat(n / s.len(), s.len(), eager=True)})
+        for n, s in samples
+        if s.len()
+    ]
+    if not frames or parts < 2:
+        return pl.Series("score", [], pl.Float64)
+    pooled = pl.concat(frames).sort("score")
+    share = pooled["rows"].cum_sum() / pooled["rows"].sum()
+    wanted = pl.Series([k / parts for k in range(1, parts)])
+    at = share.search_sorted(wanted).clip(0, pooled.height - 1)
+    return pooled["score"].gather(at).unique().sort()
+
+
+def _split(frame: pl.DataFrame, score: str, bounds: pl.Series) -> tuple[pl.DataFrame, ...]:
+    """A shard's rows split at the boundaries: one frame per score range, in order."""
+    part = f"{INTERNAL}range"
+    index = bounds.search_sorted(_scores(frame, score), side="right")
+    pieces = frame.with_columns(index.alias(part)).partition_by(
+        part, as_dict=True, include_key=False
+    )
+    return tuple(pieces.get((j,), frame.clear()) for j in range(bounds.len() + 1))
+
+
+def _concat(*pieces: pl.DataFrame) -> pl.DataFrame | Exception:
+    """A score range's pieces from every shard (their dtypes widened as polars does),
+    or the error of pieces that cannot meet (raised by the range's shard)."""
+    try:
+        return pl.concat(pieces, how="vertical_relaxed")
+    except _FILE_ERRORS as exc:
+        return exc
 
 
 def release(given: Shards) -> None:
@@ -145,6 +230,8 @@ def prepare(data: object, columns: Sequence[str]) -> tuple[Shards, pl.Schema, st
 
 def _polars(source: Any) -> pl.LazyFrame:
     """A shard's rows: a Parquet file scanned, or a partition (pandas, Arrow, polars)."""
+    if isinstance(source, Exception):  # a score range whose pieces could not meet
+        raise source
     if isinstance(source, str):
         return pl.scan_parquet(source)
     if isinstance(source, (pl.DataFrame, pl.LazyFrame)):
@@ -181,11 +268,11 @@ class _Local:
 
         return list(dask.compute(*_tasks(sources, job)))
 
-    def materialize(self, parts: list[Any]) -> list[Any]:
-        """Delayed partitions computed once (read by two passes)."""
+    def read(self, sources: list[Any], columns: list[str]) -> list[Any]:
+        """Each shard's columns as a polars frame (or its reading error)."""
         import dask
 
-        return list(dask.compute(*parts))
+        return list(dask.compute(*(dask.delayed(_read)(s, columns) for s in sources)))
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> Any:
         return fn(*args)
@@ -210,9 +297,11 @@ class _Distributed:
             return [self.submit(_shard, s, job, i) for i, s in enumerate(sources)]
         return list(self.client.compute(_tasks(sources, job)))
 
-    def materialize(self, parts: list[Any]) -> list[Any]:
-        """Delayed partitions computed once on the workers (read by two passes)."""
-        return list(self.client.compute(parts))
+    def read(self, sources: list[Any], columns: list[str]) -> list[Any]:
+        """Each shard's columns as a polars frame kept on a worker (or its reading error)."""
+        import dask
+
+        return list(self.client.compute([dask.delayed(_read)(s, columns) for s in sources]))
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> Any:
         return self.client.submit(fn, *args, pure=False)
@@ -252,7 +341,13 @@ def run(
     (split_every,) = checked(job.method, split_every=split_every)
     runner = _runner(client)
     states = runner.start(given.sources, job)
-    read = runner.gather([runner.submit(_meta, s) for s in states])
+    # a ranked job's states are summaries (segments rows each): gathered whole, at once
+    whole = runner.gather(states) if job.ranked else None
+    read = (
+        [_meta(s) for s in whole]
+        if whole is not None
+        else runner.gather([runner.submit(_meta, s) for s in states])
+    )
     metas = [m for m, _ in read]
     errors = [(given.names[i], e) for i, m in enumerate(metas) for e in m.errors]
     # the rows' checks come first (counted: "has N rows"), then the label-set checks
@@ -263,6 +358,9 @@ def run(
     if not states:
         empty = job.state(pl.LazyFrame(schema=schema))
         return jobs.as_frame_dtypes(empty, empty, job)
+    if whole is not None:
+        summaries = [s.state for s in whole if s.state is not None]
+        return jobs.as_frame_dtypes(job.merge(summaries), pl.DataFrame(), job)
     # The states' dtypes may differ between shards (Int32 labels here, Int64 there):
     # all are cast to one schema, or the shards and dtypes that cannot meet are named.
     labels = [given.label(i) for i in range(len(states))]

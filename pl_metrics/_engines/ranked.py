@@ -37,15 +37,20 @@ from pl_metrics._ranking.from_counts import pairs_auc
 #: The summary's partition index (its score range's rank) and its counts.
 PART = f"{INTERNAL}part"
 COUNTS = ("P", "N", "right", "tied")
+#: A partition of fewer rows sums its pairs in Int64 (at most 2^60 of them).
+_INT64_ROWS = 2**31
 #: The prefix of a partition: the positives and negatives of the higher score ranges.
 _TP, _FP = f"{INTERNAL}tp_above", f"{INTERNAL}fp_above"
 _ALL = f"{INTERNAL}all"  # the one segment without ``by``
 
 
 def summary(state: pl.DataFrame, segments: Sequence[str], part: int) -> pl.DataFrame:
-    """Partition ``part``'s per-score ``state`` as its counts per segment."""
-    pos = pl.col("pos").sort_by("score", descending=True).cast(pl.Int128)
-    neg = pl.col("neg").sort_by("score", descending=True).cast(pl.Int128)
+    """Partition ``part``'s per-score ``state`` as its counts per segment (the rows
+    sorted by score once: each segment's rows keep that order in its group)."""
+    # a segment's pairs are at most (its rows / 2)^2: Int64 sums below 2^31 rows
+    rows = state.select(pl.col("pos", "neg").cast(pl.Int128).sum()).sum_horizontal().item()
+    dtype = pl.Int64 if (rows or 0) < _INT64_ROWS else pl.Int128
+    pos, neg = pl.col("pos").cast(dtype), pl.col("neg").cast(dtype)
     above = pos.cum_sum() - pos  # the positives above each score, in this partition
     aggs = [
         pos.sum().alias("P"),
@@ -53,8 +58,9 @@ def summary(state: pl.DataFrame, segments: Sequence[str], part: int) -> pl.DataF
         (neg * above).sum().alias("right"),
         (neg * pos).sum().alias("tied"),
     ]
-    frame, keys = _keyed(state, segments)  # without rows: no group, no row
+    frame, keys = _keyed(state.sort("score", descending=True), segments)
     out = frame.group_by(keys).agg(aggs).with_columns(pl.lit(part, pl.Int64).alias(PART))
+    out = out.with_columns(pl.col(COUNTS).cast(pl.Int128))
     return out if segments else out.drop(_ALL)
 
 
@@ -100,11 +106,10 @@ def ap_terms(
 ) -> pl.DataFrame:
     """Partition ``part``'s sum of the AP's terms per segment (``above``: the
     :func:`prefix` of every partition)."""
-    frame, keys = _keyed(state, segments)
+    frame, keys = _keyed(state.sort("score", descending=True), segments)
     mine = above.filter(pl.col(PART) == part).drop(PART)
-    frame = frame.join(mine, on=keys, how="left", nulls_equal=True)
-    pos = pl.col("pos").sort_by("score", descending=True).cast(pl.Float64)
-    neg = pl.col("neg").sort_by("score", descending=True).cast(pl.Float64)
+    frame = frame.join(mine, on=keys, how="left", nulls_equal=True, maintain_order="left")
+    pos, neg = pl.col("pos").cast(pl.Float64), pl.col("neg").cast(pl.Float64)
     tps = pos.cum_sum() + pl.col(_TP).first().fill_null(0.0)
     fps = neg.cum_sum() + pl.col(_FP).first().fill_null(0.0)
     terms = fm.average_precision_terms(pos, tps, fps).sum().alias("terms")
