@@ -19,9 +19,13 @@ metrics with :func:`pl_metrics.from_counts` / :func:`pl_metrics.from_score_count
     sdf = spark.read.parquet("s3://bucket/preds/")
     pms.report(sdf, "y_true", "y_pred", by="country")
 
-Why the states meet on the driver (not in a Spark ``groupBy``): the finishing
-step needs the whole merged state there anyway, and a ``groupBy`` only removes
-keys repeated across partitions.  The confusion state has at most segments x
+The confusion counts of named label and ``by`` columns are Spark's own
+``groupBy(labels, *by)`` (no Python worker): the frame method's ``counts`` reads
+its groups, one weighted row each, so its checks see every key; a failing check
+falls back to the partitions' polars states for the error with its rows counted.
+Why the other states meet on the driver (not in a Spark ``groupBy``): the
+finishing step needs the whole merged state there anyway, and a ``groupBy`` only
+removes keys repeated across partitions.  The confusion state has at most segments x
 K^2 rows per partition and a binned (``bins=``) or rounded score state at most
 segments x (bins + 1); for exact continuous scores the distinct scores are
 about the rows, so the merged state is as large as the partitions' states

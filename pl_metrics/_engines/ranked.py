@@ -2,10 +2,11 @@
 
 The per-score state of continuous scores has about one row per row, so merging it on
 the driver needs the driver to hold all the rows' scores.  Instead the engine
-range-partitions the rows by score (Spark's ``repartitionByRange``, Dask's
-``sort_values``): equal scores meet in one partition, and partition ``j``'s scores are
-all below partition ``j + 1``'s.  Each partition computes its own per-score state
-(the frame method's, with all its checks) and sends only, per segment, its positives
+range-partitions the rows by score (Spark's ``repartitionByRange``; on Dask, polars
+splits each shard at boundaries sampled from the scores): equal scores meet in one
+partition, and partition ``j``'s scores are all below partition ``j + 1``'s.  Each
+partition computes its own per-score state (the frame method's, with all its checks)
+and sends only, per segment, its positives
 ``P_j``, negatives ``N_j``, the pairs it orders right ``right_j`` and the pairs it ties
 ``tied_j`` (Int128 counts).  A negative of partition ``j`` is below every positive of
 the partitions after it, so the segment's pairs ordered right are
