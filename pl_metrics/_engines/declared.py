@@ -306,13 +306,22 @@ def _check(
         raise jobs.named(exc, [where]) from exc
 
 
-#: The exact ranking metrics computed from partitions of score ranges, and their passes.
-_RANKED = {"roc_auc": 1, "average_precision": 2}
+#: The exact ranking statistics computed from partitions of score ranges, and their
+#: passes over the data (the catalogue record's ``ranked``).
+_PASSES = {cat.Ranked.AUC: 1, cat.Ranked.AP: 2}
 
 
 def _base(method: str) -> str:
     """The ranked metric a method is computed from: gini's roc_auc (``catalogue``)."""
     return cat.base_of(method) if method in cat.CATALOGUE else method
+
+
+def _statistic(method: str) -> cat.Ranked | None:
+    """The statistic of the ranked scores ``method`` (or its base) is, where the
+    partitions of score ranges compute it (AUC, AP); else None."""
+    base = _base(method)
+    ranked_ = cat.CATALOGUE[base].ranked if base in cat.CATALOGUE else None
+    return ranked_ if ranked_ in _PASSES else None
 
 
 def _ranked(declared: Declared, kind: str, values: dict[str, Any]) -> bool:
@@ -323,7 +332,7 @@ def _ranked(declared: Declared, kind: str, values: dict[str, Any]) -> bool:
     plain = all(values.get(n) is None for n in ("bins", "weight", "ci", "max_fpr"))
     base = _base(declared.method)
     clash = base != declared.method and base in v.by_names(values.get("by"))
-    return base in _RANKED and kind == "score_counts" and plain and not clash
+    return _statistic(base) is not None and kind == "score_counts" and plain and not clash
 
 
 def _exact_ranking(
@@ -338,14 +347,15 @@ def _exact_ranking(
     """``*by, roc_auc`` / ``*by, average_precision`` from the partitions of score ranges:
     their summaries (and for the AP, a second pass with each partition's prefix)."""
     segments = job.keys[:-1]
-    base = _base(method)
-    passes = _RANKED[base]
+    statistic = _statistic(method)
+    assert statistic is not None  # _ranked
+    passes = _PASSES[statistic]
     ranged = engine.rank(handle, job, passes, **options)
     try:
         summaries = engine.run(ranged, job, schema, **options)
         if ranked.PART not in summaries.columns:  # no shard had rows
             summaries = ranked.summary(summaries, segments, 0)
-        if base == "roc_auc":  # or gini: the AUC mapped
+        if statistic is cat.Ranked.AUC:  # or gini: the AUC mapped
             return cat.derive(ranked.roc_auc(summaries, segments).lazy(), method).collect()
         prefix = ranked.prefix(summaries, segments)
         terms = engine.run(ranged, replace(job, prefix=prefix), schema, **options)
@@ -428,7 +438,7 @@ def docstring(engine: Engine, declared: Declared) -> str:
     returns = sections.get("Returns", "DataFrame").replace("LazyFrame", "DataFrame")
     parts = [head, f"Parameters\n----------\n{params}", f"Returns\n-------\n{returns}"]
     notes = [sections["Notes"]] if "Notes" in sections else []
-    if _base(declared.method) in _RANKED:
+    if _statistic(declared.method) is not None:
         notes.append(
             f"On {engine.name}, the exact value of un-weighted rows without ``ci`` (nor "
             "``max_fpr``) comes from partitions of score ranges, not from the merged "
