@@ -48,7 +48,7 @@ from pl_metrics._monitoring import estimated_windows as ew
 
 if TYPE_CHECKING:
     from pl_metrics._namespace import MetricsLazyFrame
-    from pl_metrics._typing import OverTimeAnyMetric, OverTimeMetric
+    from pl_metrics._typing import OverTimeAnyMetric
 
 #: The output columns after ``*by`` (``low`` / ``high`` only with ``ci``).
 RULE, METRIC, VALUE, LOW, HIGH, THRESHOLD, STATUS = names.OUTPUTS["check"]
@@ -320,7 +320,7 @@ def metric_values(
     estimated = [m for m in metrics if m in ESTIMATED]
     if estimated:
         assert x.y_true is not None  # check_needs
-        parts.append(_estimated(rows, estimated, keys, x, ci, calibration=calibration))
+        parts.append(_one_window(rows, estimated, keys, x, ci, reference=calibration))
     windowed = [m for m in metrics if m in ot.METRICS]
     binary = [m for m in metrics if m in RATES or m in ot.POSITIVE]
     wide = None
@@ -345,28 +345,7 @@ def metric_values(
             exprs += [low.alias(f"{m}_low"), high.alias(f"{m}_high")]
         wide = counts.finish(table.select(*counts.keys, *exprs)).cache()
     if windowed:
-        assert x.y_true is not None  # check_needs
-        day = fair.free_name("day", rows.collect_schema().names())
-        frame = _metrics(rows.with_columns(pl.lit(dt.date(1970, 1, 1)).alias(day))).over_time(
-            x.y_true,
-            index=day,
-            every="1d",
-            metrics=cast("list[OverTimeMetric]", windowed),  # names of ot.METRICS
-            y_pred=x.y_pred,
-            y_score=x.y_score,
-            by=keys or None,
-            weight=x.weight,
-            pos_label=x.pos_label,
-            ci=ci,
-        )
-        bounds = [pl.col(LOW), pl.col(HIGH)] if ci is not None else [pl.lit(None, pl.Float64)] * 2
-        values = frame.select(
-            *keys,
-            pl.col("metric").alias(_NAME),
-            VALUE,
-            bounds[0].alias(LOW),
-            bounds[1].alias(HIGH),
-        )
+        values = _one_window(rows, windowed, keys, x, ci)
         positive = [m for m in windowed if m in ot.POSITIVE]
         if positive:
             assert wide is not None
@@ -392,31 +371,31 @@ def metric_values(
     return pl.concat(parts, how="vertical_relaxed")
 
 
-def _estimated(
+def _one_window(
     rows: pl.LazyFrame,
     metrics: list[str],
     keys: list[str],
     x: Columns,
     ci: float | None,
     *,
-    calibration: pl.LazyFrame | None,
+    reference: pl.LazyFrame | None = None,
 ) -> pl.LazyFrame:
-    """``*keys, _NAME, value, low, high`` of the estimated metrics: ``over_time`` with
-    every row in one day (a window per segment), calibrated on ``calibration``."""
+    """``*keys, _NAME, value, low, high`` of ``over_time``'s metrics with every row in
+    one day (a window per segment); the estimated ones calibrated on ``reference``."""
     assert x.y_true is not None  # check_needs
     day = fair.free_name("day", rows.collect_schema().names())
     frame = _metrics(rows.with_columns(pl.lit(dt.date(1970, 1, 1)).alias(day))).over_time(
         x.y_true,
         index=day,
         every="1d",
-        metrics=cast("list[OverTimeAnyMetric]", metrics),  # names of ESTIMATED
+        metrics=cast("list[OverTimeAnyMetric]", metrics),  # over_time's names
         y_pred=x.y_pred,
         y_score=x.y_score,
         by=keys or None,
         weight=x.weight,
         pos_label=x.pos_label,
         ci=ci,
-        reference=calibration,
+        reference=reference,
     )
     bounds = [pl.col(LOW), pl.col(HIGH)] if ci is not None else [pl.lit(None, pl.Float64)] * 2
     return frame.select(
