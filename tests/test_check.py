@@ -284,7 +284,9 @@ def test_psi_rule_is_drifts_psi() -> None:
     ]
     drift = week.metrics.drift("income", reference=train, by="region")
     psi = out.filter(pl.col("metric") == "psi(income)")
-    assert psi["value"].to_list() == drift["psi"].to_list()
+    # drift's own PSI: the same sums, in the order polars adds them (polars 2.2: the
+    # last bit apart, 0.9016685236668626 against ...625)
+    assert psi["value"].to_list() == pytest.approx(drift["psi"].to_list(), rel=1e-12)
     for region, value in zip(psi["region"], psi["value"], strict=True):
         current = week.filter(pl.col("region") == region)["income"].to_numpy()
         assert value == pytest.approx(_psi(train["income"].to_numpy(), current), rel=1e-9)

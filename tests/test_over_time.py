@@ -546,7 +546,11 @@ def test_ks_of_continuous_scores_sorts_each_windows_rows(period: str) -> None:
         for g, start, end, value in ks.select("g", "window_start", "window_end", "value").rows():
             rows = df.filter((pl.col("g") == g) & (pl.col("t") >= start) & (pl.col("t") < end))
             want = rows.metrics.ks("y", "s", weight=weight)["ks"].item()
-            assert value == want, (g, start, weight)
+            if weight is None:  # integer counts: the same number, bit for bit
+                assert value == want, (g, start, weight)
+            else:  # weights summed per score or row by row: in another order (polars
+                # 2.2: 0.38841535454288983 against 0.38841535454289006)
+                assert value == pytest.approx(want, rel=1e-12, abs=1e-15), (g, start, weight)
 
 
 @pytest.mark.parametrize("period", [None, "3w"])
