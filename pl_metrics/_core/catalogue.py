@@ -133,6 +133,12 @@ class Metric:
     # cell and whether it is defined (``paired_gradients``); None: not offered
     cell_gradient: Callable[..., tuple[pl.Expr, pl.Expr]] | None = None
 
+    @property
+    def signed(self) -> bool:
+        """Its range reaches below 0 (mcc, cohen_kappa, gini, ...): a ratio of two of
+        its values means nothing, so ``disparity`` / ``compare`` leave it null."""
+        return self.bounds[0] < 0
+
 
 _DELTA = ("delta", "bootstrap", "poisson")
 #: The summary's metrics and what each does differently.  accuracy: McNemar's test

@@ -266,7 +266,7 @@ def spread(
     aggs = []
     for i, name in enumerate(metrics):
         value, total = _defined(pl.col(name)), pl.col(gr.overall_column(name))
-        signed = registered and CATALOGUE[name].bounds[0] < 0
+        signed = registered and CATALOGUE[name].signed
         if method == "between_groups":
             difference = value.max() - value.min()
             ratio = pl.when(value.min() >= 0).then(value.min() / value.max())

@@ -199,7 +199,7 @@ def _finish(
         best = per_segment(g.strata)(best)
     # a ratio of values of two signs says nothing (disparity's rule, docs/fairness.md):
     # null for a metric whose range holds negative values, intervals included
-    signed = m.bounds[0] < 0
+    signed = m.signed
     nothing = pl.lit(None, pl.Float64)
     table = table.with_columns(
         pl.lit(name).alias("metric"),
