@@ -19,7 +19,10 @@ from typing import overload
 
 import polars as pl
 
-from pl_metrics import _namespace  # registers `.metrics`
+from pl_metrics import (
+    _namespace,  # registers `.metrics`
+    expr,
+)
 from pl_metrics._core.catalogue import metric_names
 from pl_metrics._drift.state import drift_edges, from_drift_counts
 from pl_metrics._typing import (
@@ -51,28 +54,7 @@ from pl_metrics._typing import (
 )
 from pl_metrics._version import VERSION
 from pl_metrics.exceptions import DataError
-from pl_metrics.expr import (
-    accuracy,
-    average_precision,
-    balanced_accuracy,
-    brier_score,
-    cohen_kappa,
-    f1,
-    f_beta,
-    fowlkes_mallows,
-    gini,
-    hamming_loss,
-    hinge_loss,
-    informedness,
-    jaccard,
-    log_loss,
-    markedness,
-    mcc,
-    precision,
-    recall,
-    roc_auc,
-    specificity,
-)
+from pl_metrics.expr import *  # noqa: F403 - the expressions: expr.__all__, below
 from pl_metrics.state import (
     CountsState,
     MultilabelCountsState,
@@ -171,31 +153,13 @@ __all__ = [
     "ScoreCountsState",
     "SummaryCiMethod",
     "ThresholdMetric",
-    "accuracy",
-    "average_precision",
-    "balanced_accuracy",
-    "brier_score",
-    "cohen_kappa",
     "drift_edges",
-    "f1",
-    "f_beta",
-    "fowlkes_mallows",
     "from_counts",
     "from_drift_counts",
     "from_multilabel_counts",
     "from_score_counts",
-    "gini",
-    "hamming_loss",
-    "hinge_loss",
-    "informedness",
-    "jaccard",
-    "log_loss",
-    "markedness",
-    "mcc",
     "metric_names",
     "metrics",
-    "precision",
-    "recall",
-    "roc_auc",
-    "specificity",
 ]
+# every expression of pl_metrics.expr (plm.f1, plm.roc_auc, ...)
+__all__ += expr.__all__

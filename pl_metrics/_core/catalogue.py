@@ -339,6 +339,13 @@ def base_of(name: str) -> str:
     return name if derived is None else derived.base
 
 
+def derived_from(base: str) -> tuple[str, ...]:
+    """The metrics computed from ``base`` (``roc_auc``: ``gini``), in catalogue order."""
+    return tuple(
+        name for name, m in CATALOGUE.items() if m.derived is not None and m.derived.base == base
+    )
+
+
 def derive(frame: pl.LazyFrame, name: str, *, base: str | None = None) -> pl.LazyFrame:
     """``frame`` (a result of ``name``'s base metric: its column ``base``, and
     ``base_low`` / ``base_high`` / ``base_error_bound`` where present) as a result of

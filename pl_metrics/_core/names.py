@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from pl_metrics._core import formulas as fm
-from pl_metrics._core.catalogue import names_of
+from pl_metrics._core.catalogue import CATALOGUE, names_of
 
 #: Prefix of every internal column; user columns may not start with it.
 INTERNAL = "__plm_"
@@ -89,7 +89,6 @@ OUTPUTS: dict[str, tuple[str, ...]] = {
     # single-label, then (instead of accuracy .. cohen_kappa) multilabel input's
     "summary": tuple(dict.fromkeys((*SUMMARY_LABELS, *SUMMARY_MULTILABEL))),
     "roc_auc": ("label", "roc_auc", "roc_auc_error_bound"),
-    "gini": ("label", "gini", "gini_error_bound"),
     "average_precision": ("label", "average_precision"),
     "roc_curve": ("label", "threshold", "fpr", "tpr"),
     "pr_curve": ("label", "threshold", "precision", "recall"),
@@ -276,7 +275,6 @@ INTERVAL_METRICS: dict[str, tuple[str, ...]] = {
         "jaccard_samples",
     ),
     "roc_auc": ("roc_auc",),
-    "gini": ("gini",),
     "average_precision": ("average_precision",),
     "disparity": ("difference", "ratio"),
     "calibration_curve": ("prob_true",),
@@ -292,6 +290,20 @@ INTERVAL_METRICS: dict[str, tuple[str, ...]] = {
     ),
 }
 INTERVAL_METRICS["fairness"] = OUTPUTS["fairness"]
+
+
+def _derived_columns(columns: tuple[str, ...], base: str, name: str) -> tuple[str, ...]:
+    """A derived metric's columns: its base's, the base's name in them renamed
+    (``roc_auc_error_bound`` -> ``gini_error_bound``), as ``catalogue.derive`` maps them."""
+    return tuple(name + c[len(base) :] if c.startswith(base) else c for c in columns)
+
+
+# a metric computed from another (gini from roc_auc) has its base's columns, renamed
+for _name, _metric in CATALOGUE.items():
+    if _metric.derived is not None and _metric.method == _name:
+        _base = _metric.derived.base
+        OUTPUTS[_name] = _derived_columns(OUTPUTS[_base], _base, _name)
+        INTERVAL_METRICS[_name] = _derived_columns(INTERVAL_METRICS[_base], _base, _name)
 
 
 def output_columns(

@@ -20,7 +20,7 @@ import polars as pl
 
 from pl_metrics import _probability as prob
 from pl_metrics._core import names
-from pl_metrics._core.catalogue import derive, names_of
+from pl_metrics._core.catalogue import derive, derived_from, names_of
 from pl_metrics._ranking import thresholds as th
 from pl_metrics._report.page import Chart, Section, Table, card_html
 
@@ -358,8 +358,9 @@ def _ranking(
     else:  # one-vs-rest: DeLong's interval of the macro mean, or the bootstrap's
         binary, auc_opts = {"weight": s.weight}, {"bins": s.bins, **s.opts}
     auc = _collect(m.roc_auc(s.y_true, s.y_score, **binary, **auc_opts))
-    # gini beside it: the same frame mapped (catalogue.derive), no second pass
-    cards = cards_of(auc, ("roc_auc",)) + cards_of(derive(auc.lazy(), "gini").collect(), ("gini",))
+    cards = cards_of(auc, ("roc_auc",))
+    for name in derived_from("roc_auc"):  # gini: the same frame mapped, no second pass
+        cards += cards_of(derive(auc.lazy(), name).collect(), (name,))
     parts: list[Table | Chart] = [Table("roc_auc", auc, "All rows: ROC AUC.")]
     if s.by:
         step("ROC AUC per segment")

@@ -9,12 +9,13 @@ import re
 import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import polars as pl
 
 import pl_metrics  # registers .metrics
+from pl_metrics._core.catalogue import CATALOGUE
 from pl_metrics._typing import FairnessMetric, ThresholdMetric
 from pl_metrics.cli._errors import UsageError
 from pl_metrics.cli._values import (
@@ -619,7 +620,6 @@ EXAMPLES: dict[str, str] = {
     "reference-disparities": f"{_CAT_PRED} --by region --reference eu",
     "report": f"{_LABELS} --by region",
     "roc-auc": f"{_BINARY} --by region --ci 0.95 --ci-method delong",
-    "gini": f"{_BINARY} --by region --ci 0.95",
     "roc-curve": f"{_BINARY} --by region",
     "score-counts": f"{_BINARY} --bins 20",
     "selection-rate": f"{_CAT_PRED} --by region",
@@ -652,9 +652,16 @@ CHARTS = {
     "gains": _Chart("gains"),
     "summary": _Chart("forest", "accuracy"),
     "roc-auc": _Chart("forest", "roc_auc"),
-    "gini": _Chart("forest", "gini"),
     "average-precision": _Chart("forest", "average_precision"),
     "compare": _Chart("forest"),
     "compare-models": _Chart("forest", "diff", by=("model",)),
     "drift-bins": _Chart("drift"),
 }
+
+# a metric computed from another (gini from roc_auc): its base's example, and its
+# base's chart of its own column
+for _name, _metric in CATALOGUE.items():
+    if _metric.derived is not None and _metric.method == _name:
+        _command, _base = _name.replace("_", "-"), _metric.derived.base.replace("_", "-")
+        EXAMPLES.setdefault(_command, EXAMPLES[_base])
+        CHARTS.setdefault(_command, replace(CHARTS[_base], metric=_name))
