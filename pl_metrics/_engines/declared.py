@@ -36,7 +36,7 @@ from pl_metrics import metrics
 from pl_metrics._core import catalogue as cat
 from pl_metrics._core import checks as v
 from pl_metrics._drift import state as ds
-from pl_metrics._engines import calibration, fairness, jobs, losses, ranked, row_means
+from pl_metrics._engines import calibration, classes, fairness, jobs, losses, ranked, row_means
 from pl_metrics._engines.finishers import SCORE_FINISHERS
 from pl_metrics._namespace import MetricsLazyFrame
 from pl_metrics.state import (
@@ -95,7 +95,9 @@ def _signature_of(kind: str, name: str) -> inspect.Signature:
 
 STATES: dict[str, StateKind] = {
     "counts": StateKind(
-        "counts", from_counts, {**_methods(CountsState), **fairness.COUNTS_FINISHERS}
+        "counts",
+        from_counts,
+        {**_methods(CountsState), **fairness.COUNTS_FINISHERS, **classes.COUNTS_FINISHERS},
     ),
     "score_counts": StateKind(
         "score_counts", from_score_counts, {**_methods(ScoreCountsState), **SCORE_FINISHERS}
