@@ -47,11 +47,13 @@ def test_the_section_is_over_time_with_estimates_beside(late: pl.DataFrame) -> N
     want = current.metrics.over_time(
         "is_cat", y_pred="flag", y_score="cat_score", index="day", every="1w",
         metrics=["roc_auc", "f1", "estimated_roc_auc", "estimated_f1"],
-        reference=late.filter(V1), ci=0.95,
+        reference=late.filter(V1), ci=0.95, by="region",
     )  # fmt: skip
     assert_same(as_frame(tables["over_time"], want.schema), want, "over_time")
     # the realized lines stop a week before the estimated ones
     ends = want.group_by("metric").agg(pl.col("window_end").max()).sort("metric")
+    # per region: four segments, all drawn (at most MAX_SEGMENTS)
+    assert "per segment of region: realized" in page
     assert ends["window_end"].to_list() == [LAST_WEEK + dt.timedelta(days=7)] * 2 + [LAST_WEEK] * 2
     assert '<div class="vega" id="over_time_chart"' in page
     assert "Performance over time: estimated and realized" in page
@@ -69,7 +71,7 @@ def test_without_a_reference_the_realized_metrics_alone(late: pl.DataFrame) -> N
     page = _page(labelled, ci=None)
     want = labelled.metrics.over_time(
         "is_cat", y_pred="flag", y_score="cat_score", index="day", every="1w",
-        metrics=["roc_auc", "f1"],
+        metrics=["roc_auc", "f1"], by="region",
     )  # fmt: skip
     assert_same(as_frame(page_tables(page)["over_time"], want.schema), want, "over_time")
     assert "estimated" not in page.split("<script")[0].lower()
@@ -174,3 +176,47 @@ def test_the_section_is_one_over_time_call(
     calls.clear()
     _page(late, reference=V1)
     assert sorted(calls) == sorted([*without, "over_time"])
+
+
+def test_with_many_segments_the_lowest_latest_estimates_are_drawn() -> None:
+    """Over MAX_SEGMENTS segments, the chart draws those whose latest estimate is
+    lowest: here segments s0..s7, latest estimated_roc_auc 0.9 - 0.1 x i except s2
+    (its latest window has none: NaN, so its earlier 0.1 counts), realized values
+    higher. By hand, lowest first: s2 0.1, s7 0.2, s6 0.3, s5 0.4, s4 0.5, s3 0.6."""
+    from pl_metrics._report.over_time import MAX_SEGMENTS, _drawn_segments
+
+    assert MAX_SEGMENTS == 6
+    rows = []
+    for i in range(8):
+        latest = float("nan") if i == 2 else 0.9 - 0.1 * i
+        for end, value in (
+            (dt.date(2026, 1, 8), 0.1 if i == 2 else 0.5),
+            (dt.date(2026, 1, 15), latest),
+        ):
+            rows.append(
+                {
+                    "seg": f"s{i}",
+                    "window_end": end,
+                    "metric": "roc_auc",
+                    "value": value,
+                    "kind": "estimated",
+                }
+            )
+            rows.append(
+                {
+                    "seg": f"s{i}",
+                    "window_end": end,
+                    "metric": "roc_auc",
+                    "value": 0.99,
+                    "kind": "realized",
+                }
+            )
+    frame = pl.DataFrame(rows).sample(fraction=1.0, shuffle=True, seed=3)
+    drawn, whose = _drawn_segments(frame, ["seg"], "estimated_roc_auc", "kind")
+    assert sorted(drawn["seg"].unique()) == ["s2", "s3", "s4", "s5", "s6", "s7"]
+    assert drawn.height == 6 * 4  # every row of a drawn segment, realized ones too
+    assert "the 6 of 8 segments whose latest estimated_roc_auc is lowest" in whose
+    few = frame.filter(pl.col("seg").is_in(["s0", "s1"]))
+    drawn, whose = _drawn_segments(few, ["seg"], "estimated_roc_auc", "kind")
+    assert drawn is few
+    assert whose == "per segment of seg"

@@ -291,6 +291,39 @@ def test_over_time_band_is_the_interval() -> None:
     assert data.select("value", "low", "high").rows() == table.select("value", "low", "high").rows()
 
 
+def test_over_time_dash_draws_one_by_column_as_the_line_dash() -> None:
+    """The report's realized and estimated lines: one colour per segment, the kind as
+    the dash; each (segment, kind) its own line (``detail``), values as in the frame."""
+    import datetime as dt
+
+    ends = [dt.date(2026, 1, d) for d in (8, 15)]
+    frame = pl.DataFrame(
+        {
+            "region": ["eu"] * 4 + ["us"] * 4,
+            "kind": ["realized", "realized", "estimated", "estimated"] * 2,
+            "window_start": [e - dt.timedelta(days=7) for e in ends] * 4,
+            "window_end": ends * 4,
+            "metric": ["roc_auc"] * 8,
+            "value": [0.9, 0.8, 0.85, 0.75, 0.7, 0.6, 0.65, 0.55],
+        }
+    )
+    chart = plp.over_time(frame, by=["region", "kind"], dash="kind")
+    spec = chart.to_dict()["spec"]
+    encoding = spec["encoding"]
+    (line,) = spec.get("layer", [spec])  # no band: no interval in the frame
+    assert line["encoding"]["strokeDash"]["field"] == "kind"
+    assert line["encoding"]["strokeDash"]["sort"] == ["realized", "estimated"]
+    assert encoding["color"]["sort"] == ["eu", "us"]
+    assert {d["field"] for d in encoding["detail"]} >= {"kind"}
+    data = pl.DataFrame(chart.data)
+    assert sorted(data.select("kind", "value").rows()) == sorted(
+        frame.select("kind", "value").rows()
+    )
+    realized = frame.filter(pl.col("kind") == "realized").drop("kind")
+    with pytest.raises(ValueError, match=r"`dash` \('kind'\) must be one of the `by` columns"):
+        plp.over_time(realized, by="region", dash="kind")
+
+
 def test_new_charts_render(df: pl.DataFrame, tmp_path: Path) -> None:
     small = df.head(800)
     charts = {

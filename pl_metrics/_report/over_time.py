@@ -12,6 +12,8 @@ from pl_metrics._report.page import Chart, Section, Table
 from pl_metrics._report.sections import Spec, _spec
 
 ESTIMATED = "estimated_"
+#: The segments drawn, at most: with more, those whose latest value is lowest.
+MAX_SEGMENTS = 6
 
 
 def realized_metrics(s: Spec) -> list[str]:
@@ -54,18 +56,20 @@ def over_time_section(
     frame = s.metrics(lf).over_time(
         s.y_true, index=s.index, every=s.every, metrics=[*realized, *estimated],
         y_pred=s.y_pred, y_score=s.y_score if s.binary_score else None,
-        pos_label=s.pos_label, weight=s.weight, **options,
+        pos_label=s.pos_label, weight=s.weight, by=s.by or None, **options,
     ).collect()  # fmt: skip
-    kind = pl.when(pl.col("metric").str.starts_with(ESTIMATED)).then(pl.lit("estimated"))
+    kind = "kind" if "kind" not in s.by_names else "realized or estimated"
+    is_estimate = pl.col("metric").str.starts_with(ESTIMATED)
     drawn = frame.with_columns(
-        kind.otherwise(pl.lit("realized")).alias("kind"),
+        pl.when(is_estimate).then(pl.lit("estimated")).otherwise(pl.lit("realized")).alias(kind),
         pl.col("metric").str.strip_prefix(ESTIMATED),
     )
-    chart = plot.over_time(drawn, by="kind")
+    drawn, whose = _drawn_segments(drawn, s.by_names, (estimated or realized)[0], kind)
+    chart = plot.over_time(drawn, by=[*s.by_names, kind], dash=kind)
     names = ", ".join(realized).replace("roc_auc", "ROC AUC").replace("f1", "F1")
     if estimated:
         intro = (
-            f"{names} per {s.every} window of {s.index}, over all rows: realized from the "
+            f"{names} per {s.every} window of {s.index}, {whose}: realized from the "
             "rows whose label has arrived, and estimated from the scores alone "
             "(estimated_performance: the scores calibrated on the reference rows by "
             "isotonic regression, NannyML's CBPE). Where both lines run, the estimate "
@@ -73,7 +77,7 @@ def over_time_section(
             "An estimate assumes the scores stay as calibrated as on the reference rows."
         )
     else:
-        intro = f"{names} per {s.every} window of {s.index}, over all rows."
+        intro = f"{names} per {s.every} window of {s.index}, {whose}."
     if ci is not None:
         intro += (
             f" Bands: {ci:.0%} intervals (DeLong's for the ROC AUC, the delta method's "
@@ -96,3 +100,32 @@ def over_time_section(
             Table("over_time", frame, "Per window: over_time's rows.", collapsed=True),
         ],
     )
+
+
+def _drawn_segments(
+    drawn: pl.DataFrame, by: list[str], metric: str, kind: str
+) -> tuple[pl.DataFrame, str]:
+    """The rows of the segments drawn, and whose they are, in words: every segment up
+    to :data:`MAX_SEGMENTS`, else those whose latest ``metric`` (its estimate where
+    there is one) is lowest, the ones to look at first (the table holds them all)."""
+    if not by:
+        return drawn, "over all rows"
+    segments = drawn.select(by).unique().height
+    if segments <= MAX_SEGMENTS:
+        return drawn, f"per segment of {', '.join(by)}"
+    name = metric.removeprefix(ESTIMATED)
+    which = "estimated" if metric.startswith(ESTIMATED) else "realized"
+    latest = (
+        drawn.filter(pl.col("metric") == name, pl.col(kind) == which, pl.col("value").is_not_nan())
+        .sort("window_end")
+        .group_by(by, maintain_order=True)
+        .agg(pl.col("value").last())
+        .sort("value", *by, nulls_last=True)
+        .head(MAX_SEGMENTS)
+        .select(by)
+    )
+    whose = (
+        f"per segment of {', '.join(by)}: the {latest.height} of {segments} segments whose "
+        f"latest {metric} is lowest (the table below holds every segment)"
+    )
+    return drawn.join(latest, on=by, how="semi", nulls_equal=True), whose

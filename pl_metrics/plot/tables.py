@@ -171,10 +171,19 @@ def per_class(
 _OVER_TIME = OUTPUTS["over_time"]
 
 
-def over_time(frame: pl.DataFrame, *, by: str | Sequence[str] | None = None) -> alt.Chart:
+def over_time(
+    frame: pl.DataFrame,
+    *,
+    by: str | Sequence[str] | None = None,
+    dash: str | None = None,
+) -> alt.Chart:
     """Metrics of ``.metrics.over_time(...)`` against the window's end: one line per
     segment, the ``low``-``high`` interval as a band when the frame has it, one
-    panel per metric (each on its own y scale)."""
+    panel per metric (each on its own y scale).
+
+    ``dash``: one of the ``by`` columns drawn as the line's dash instead of its colour
+    (the report's realized and estimated lines of a segment: one colour, solid and
+    dashed)."""
     names = _checked(
         frame,
         by,
@@ -183,15 +192,27 @@ def over_time(frame: pl.DataFrame, *, by: str | Sequence[str] | None = None) -> 
         known=_OVER_TIME.__contains__,
         point=["window_end", "metric"],
     )
-    data = _no_nan(_segmented(frame, names)).with_columns(pl.col("window_end").alias("time"))
+    if dash is not None and dash not in names:
+        msg = f"over_time: `dash` ({dash!r}) must be one of the `by` columns {names}"
+        raise ValueError(msg)
+    coloured = [n for n in names if n != dash]
+    data = _no_nan(_segmented(frame, coloured)).with_columns(pl.col("window_end").alias("time"))
     band = "low" in data.columns
+    detail: Any = f"{_SEGMENT_ID}:N"
+    dashes: dict[str, Any] = {}  # on the line only: an area has no dash
+    if dash is not None:
+        detail = [detail, f"{dash}:N"]
+        dashes["strokeDash"] = alt.StrokeDash(
+            f"{dash}:N", title=f"{dash} (solid, dashed)", sort=_order(data, dash)
+        )
     base = alt.Chart(data).encode(
         x=alt.X("time:T", title="window end", axis=alt.Axis(format="%Y-%m-%d", labelAngle=-40)),
-        color=alt.Color(f"{_SEGMENT}:N", title=_title(names), sort=_order(data)),
-        detail=f"{_SEGMENT_ID}:N",
+        color=alt.Color(f"{_SEGMENT}:N", title=_title(coloured), sort=_order(data)),
+        detail=detail,
     )
     tooltip = [
-        *([f"{_SEGMENT}:N"] if names else []),
+        *([f"{_SEGMENT}:N"] if coloured else []),
+        *([f"{dash}:N"] if dash is not None else []),
         "window_start:T",
         "window_end:T",
         "metric:N",
@@ -203,11 +224,11 @@ def over_time(frame: pl.DataFrame, *, by: str | Sequence[str] | None = None) -> 
         ),
     ]
     line = base.mark_line(point=True).encode(
-        y=alt.Y("value:Q", title=None, scale=alt.Scale(zero=False)), tooltip=tooltip
+        y=alt.Y("value:Q", title=None, scale=alt.Scale(zero=False)), tooltip=tooltip, **dashes
     )
     layers = line
     if band:
-        layers = base.mark_area(opacity=0.2).encode(y="low:Q", y2="high:Q") + line
+        layers = base.mark_area(opacity=0.15).encode(y="low:Q", y2="high:Q") + line
     metrics = data["metric"].unique(maintain_order=True).to_list()
     chart = layers.properties(width=480, height=160).facet(
         row=alt.Row("metric:N", title=None, sort=metrics)
