@@ -144,6 +144,17 @@ class Bad:
         )
 
     @staticmethod
+    def reference_empty(column: str) -> DataError:
+        """The reference rows of ``estimated_performance`` (``{label: column}`` scores)
+        are none: no calibration map can be fitted."""
+        return DataError(
+            f"the reference rows (argument `reference`, labels in {column!r}) are none "
+            "(rows of weight 0 left out): calibration='isotonic' fits each class's map on "
+            "them; pass reference rows, or calibration=None to take the scores as "
+            "probabilities"
+        )
+
+    @staticmethod
     def scores_not_probabilities(column: str, n: int) -> DataError:
         return DataError(
             f"column {column!r} (argument `y_score`) has {n} rows outside [0, 1]: "

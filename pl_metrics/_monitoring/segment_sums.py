@@ -58,6 +58,19 @@ def sort_key(score: pl.Expr, predicted: pl.Expr) -> pl.Expr:
     return (bits * pl.lit(2, pl.UInt64) + flag).fill_null(0)
 
 
+def _order(sizes: Any, values: Any) -> Any:
+    """The order sorting a range's rows by value within each segment (``sizes``): by
+    value, then by segment (stable: a radix sort of small integers)."""
+    import numpy as np
+
+    order = np.argsort(values)
+    if sizes.size > 1:
+        small = np.int16 if sizes.size < 1 << 15 else np.int32
+        segment = np.repeat(np.arange(sizes.size, dtype=small), sizes)
+        order = order[np.argsort(segment[order], kind="stable")]
+    return order
+
+
 def _sorted(sizes: Any, values: Any, predicted: Any, weights: Any) -> tuple[Any, Any, Any]:
     """(scores, predicted, weights) of a range's rows sorted by score within each
     segment: ``values`` the keys (``predicted`` None: :func:`sort_key`; one numpy
@@ -69,11 +82,7 @@ def _sorted(sizes: Any, values: Any, predicted: Any, weights: Any) -> tuple[Any,
     if predicted is None and sizes.size == 1:
         keys = np.sort(values)
     else:
-        order = np.argsort(values)
-        if sizes.size > 1:
-            small = np.int16 if sizes.size < 1 << 15 else np.int32
-            segment = np.repeat(np.arange(sizes.size, dtype=small), sizes)
-            order = order[np.argsort(segment[order], kind="stable")]
+        order = _order(sizes, values)
         if predicted is not None:
             gathered = None if weights is None else weights[order]
             return values[order], predicted[order].astype(bool), gathered
@@ -160,6 +169,45 @@ def _per_segment(first: Any, last: Any, scalar: Any) -> Any:
     return scalar[0] if first.size == 1 else np.repeat(scalar, last - first)
 
 
+def _scaled(sizes: Any, weights: Any) -> tuple[Any, Any]:
+    """(n, w): each segment's summed weights, and the weights times a power of two per
+    segment (its total then in [0.5, 1): the same ratios, no product of sums overflows)."""
+    import numpy as np
+
+    begins = np.cumsum(sizes) - sizes
+    n = np.add.reduceat(weights, begins)
+    power = np.ldexp(1.0, -np.frexp(n)[1])
+    return n, weights * _per_segment(begins, np.append(begins[1:], weights.size), power)
+
+
+def _probability_weights(
+    sizes: Any, predicted: Any, weights: Any, probabilities: Any, starts: Any
+) -> tuple[Any, ...]:
+    """(n, tp, fp, fn, tn per run): with a probability per row (not one per score: the
+    multiclass probabilities, normalised over each row's classes), each run's sums of
+    w p and w (1 - p) over its rows predicted positive and the rest (the weights scaled
+    as :func:`_scaled`; 1 without ``weights``)."""
+    import numpy as np
+
+    def per_run(values: Any) -> Any:
+        return values if starts is None else np.add.reduceat(values, starts)
+
+    n: Any
+    w: Any
+    if weights is None:
+        n, w = sizes.astype(np.int64), 1.0
+    else:
+        n, w = _scaled(sizes, weights)
+    positive, negative = w * probabilities, w * (1.0 - probabilities)
+    return (
+        n,
+        per_run(np.where(predicted, positive, 0.0)),
+        per_run(np.where(predicted, negative, 0.0)),
+        per_run(np.where(predicted, 0.0, positive)),
+        per_run(np.where(predicted, 0.0, negative)),
+    )
+
+
 def _run_weights(
     sizes: Any, predicted: Any, weights: Any, new: Any, starts: Any, *, ci: bool
 ) -> tuple[Any, ...]:
@@ -179,10 +227,7 @@ def _run_weights(
         pred, rest = per_run(flags), per_run(1.0 - flags)
         total = None if starts is None else pred + rest
         return sizes.astype(np.int64), pred, rest, total, np.ones(1), pred, rest
-    begins = np.cumsum(sizes) - sizes
-    n = np.add.reduceat(weights, begins)
-    power = np.ldexp(1.0, -np.frexp(n)[1])
-    w = weights * _per_segment(begins, np.append(begins[1:], weights.size), power)
+    n, w = _scaled(sizes, weights)
     pred, rest = per_run(w * flags), per_run(np.where(predicted, 0.0, w))
     if not ci:
         return n, pred, rest, pred + rest, None, None, None
@@ -193,6 +238,28 @@ def _run_weights(
     return n, pred, rest, pred + rest, scale, per_run(share * flags), per_run(share - share * flags)
 
 
+def _auc(pos: Any, neg: Any, first: Any, last: Any, products: Any) -> tuple[Any, ...]:
+    """(the expected AUC of each segment, NaN where undefined; each segment's positive
+    and negative total) from each run's
+    expected positive and negative weight (the runs ascending by score within each
+    segment; ``products``: each segment's sum of a product)."""
+    import numpy as np
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tps = _running(pos, first, last)
+        p_total, n_total = tps[first], np.add.reduceat(neg, first)
+        # the trapezoids (formulas.roc_auc_terms) sum(neg (tps - pos / 2)) over their
+        # sum with every positive above, sum(neg P), split into the pairs ordered right
+        # and the rest, sum(neg (P - tps + pos / 2)): where every positive is above
+        # every negative the rest is exactly 0 and the AUC exactly 1.0 (where every
+        # one is below, the first is 0)
+        tied = products(neg, pos) / 2
+        right = products(neg, tps) - tied
+        wrong = products(neg, _per_segment(first, last, p_total) - tps) + tied
+        auc = np.where((p_total > 0) & (n_total > 0), right / (right + wrong), np.nan)
+    return auc, p_total, n_total
+
+
 def _range_sums(
     sizes: Any,
     scores: Any,
@@ -201,8 +268,10 @@ def _range_sums(
     calibrate: Any,
     *,
     ci: bool,
+    probabilities: Any = None,
 ) -> dict[str, Any]:
-    """:func:`segment_sums` of the segments of one range."""
+    """:func:`segment_sums` of the segments of one range (``probabilities``: the
+    rows' own, sorted with them, in place of ``calibrate``'s of each score)."""
     import numpy as np
 
     begins = np.cumsum(sizes) - sizes  # each segment's first row
@@ -228,6 +297,12 @@ def _range_sums(
             product = product * factor
         return per_segment(product)
 
+    if probabilities is not None:  # no intervals (the caller refuses ci)
+        n, tp, fp, fn, tn = _probability_weights(sizes, predicted, weights, probabilities, starts)
+        out = {"n": n, "tp": per_segment(tp), "fp": per_segment(fp)}
+        out |= {"fn": per_segment(fn), "tn": per_segment(tn)}
+        out["roc_auc"] = _auc(tp + fn, fp + tn, first, last, products)[0]
+        return out
     n, pred, other, total, scale, pred_sq, rest_sq = _run_weights(
         sizes, predicted, weights, new, starts, ci=ci
     )
@@ -241,19 +316,9 @@ def _range_sums(
         "fn": products(p, other),
         "tn": products(q, other),
     }
+    auc, p_total, n_total = _auc(pos, neg, first, last, products)
+    out["roc_auc"] = auc
     with np.errstate(divide="ignore", invalid="ignore"):
-        tps = _running(pos, first, last)
-        p_total, n_total = tps[first], per_segment(neg)
-        # the trapezoids (formulas.roc_auc_terms) sum(neg (tps - pos / 2)) over their
-        # sum with every positive above, sum(neg P), split into the pairs ordered right
-        # and the rest, sum(neg (P - tps + pos / 2)): where every positive is above
-        # every negative the rest is exactly 0 and the AUC exactly 1.0 (where every
-        # one is below, the first is 0)
-        tied = products(neg, pos) / 2
-        right = products(neg, tps) - tied
-        wrong = products(neg, _per_segment(first, last, p_total) - tps) + tied
-        auc = np.where((p_total > 0) & (n_total > 0), right / (right + wrong), np.nan)
-        out["roc_auc"] = auc
         if not ci:
             return out
         # label_draws' variances: Var TP = sum p (1 - p) w^2 over the rows predicted
@@ -289,14 +354,16 @@ def segment_sums(
     calibrate: Any,
     *,
     ci: bool,
+    probabilities: Any = None,
 ) -> dict[str, Any]:
     """Per segment (``sizes``: its rows, none empty, the segments' rows one after the
     other; ``values``: their :func:`sort_key` with ``predicted`` None, else their
     scores): ``n`` (summed weights; the rows without
     ``weights``), ``tp, fp, fn, tn``, ``roc_auc`` (NaN where undefined) and with
     ``ci`` ``var_tp, var_fn, var_auc``.  ``calibrate``: the probabilities of distinct
-    scores.  A range of segments at a time (:func:`ranges`), two at once (numpy
-    releases the GIL)."""
+    scores; or ``probabilities``, each row's own (the scores, ``predicted`` given,
+    are then only the ranking; no ``ci``).  A range of segments at a time
+    (:func:`ranges`), two at once (numpy releases the GIL)."""
     import numpy as np
 
     bounds = ranges(sizes)
@@ -307,6 +374,12 @@ def segment_sums(
         lo, hi = rows[a], rows[b]
         w = None if weights is None else weights[lo:hi]
         pred = None if predicted is None else predicted[lo:hi]
+        if probabilities is not None:  # the rows' own probabilities gathered too
+            assert pred is not None  # the scores' order, not the keys'
+            order = _order(sizes[a:b], values[lo:hi])
+            gathered = (values[lo:hi][order], pred[order], None if w is None else w[order])
+            p = probabilities[lo:hi][order]
+            return _range_sums(sizes[a:b], *gathered, calibrate, ci=False, probabilities=p)
         rows_sorted = _sorted(sizes[a:b], values[lo:hi], pred, w)
         return _range_sums(sizes[a:b], *rows_sorted, calibrate, ci=ci)
 

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import polars as pl
 
 from pl_metrics._core import checks as v
 from pl_metrics._core.options import checked
 from pl_metrics._monitoring import estimated as est
-from pl_metrics._typing import By, Calibration, EstimatedMetric
+from pl_metrics._monitoring import estimated_multiclass as estm
+from pl_metrics._typing import By, Calibration, EstimatedMetric, Score
 
 
 class EstimatedMethods:
@@ -20,7 +21,7 @@ class EstimatedMethods:
     def estimated_performance(
         self,
         y_pred: str,
-        y_score: str,
+        y_score: Score,
         *,
         reference: pl.DataFrame | pl.LazyFrame | pl.Expr | None = None,
         y_true: str | None = None,
@@ -146,6 +147,19 @@ class EstimatedMethods:
         # the interval options' check (a level in (0, 1)); no resampling, so no method
         wants = v.check_ci(ci, 1, "delta", ("delta",))
         est.check_arguments(calibration, reference, y_true)
+        if isinstance(y_score, Mapping):  # {label: column}: one-vs-rest per class
+            estm.check_options(pos_label=pos_label, ci=ci)
+            return estm.estimated_multiclass(
+                self._lf,
+                y_pred,
+                y_score,
+                reference=reference,
+                y_true=y_true,
+                by=by,
+                weight=weight,
+                calibration=calibration,
+                metrics=chosen,
+            )
         return est.estimated_performance(
             self._lf,
             y_pred,

@@ -1,0 +1,462 @@
+"""``estimated_performance`` of multiclass scores ``{label: column}`` (NannyML's
+multiclass CBPE).
+
+Each class c has its own calibration map, fitted one-vs-rest on the reference rows
+(isotonic regression of ``[y_true = c]`` on the score of c, :mod:`.calibration`);
+a row's calibrated probabilities (or its scores, ``calibration=None``) are divided
+by their sum over the classes, so that they sum to 1 (a row whose probabilities
+are all 0 gets 1 / K each): NannyML's ``_calibrate_predicted_probabilities``.
+With p_c that probability and w the row's weight, class c's expected counts are
+
+    tp_c = sum w p_c [y_pred = c],  fp_c = sum w (1 - p_c) [y_pred = c],
+    fn_c = sum w p_c [y_pred != c], tn_c = sum w (1 - p_c) [y_pred != c],
+
+and its expected one-vs-rest ROC AUC the weighted AUC of every row counted once as
+a positive of weight w p_c and once as a negative of weight w (1 - p_c), ranked by
+the raw score of c.  Each class's sums are the binary path's numpy pass
+(:func:`segment_sums.segment_sums` with the rows' own probabilities), a loop over
+the classes of vectorised work; the per-class rows and their averages are then
+one polars query over the small frame of sums (:func:`_table`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import polars as pl
+from polars.exceptions import ColumnNotFoundError, SchemaError
+
+from pl_metrics._core import catalogue as cat
+from pl_metrics._core import checks as v
+from pl_metrics._core import formulas as fm
+from pl_metrics._core import inputs, names
+from pl_metrics._core import scores as sc
+from pl_metrics._core.names import ALL, INTERNAL
+from pl_metrics._monitoring import calibration as cal
+from pl_metrics._monitoring import segment_sums as ss
+from pl_metrics.exceptions import DataError
+
+METHOD = "estimated_performance"
+LABEL, AVERAGE = "label", "average"
+#: The average rows after the per-class rows, in this order (``averages``').
+AVERAGES = ("micro", "macro", "weighted")
+
+_CLASS = f"{INTERNAL}class"  # a row's class: its index among the sorted classes
+_UNKNOWN = f"{INTERNAL}unknown_labels"
+_OUTSIDE = f"{INTERNAL}outside_01"
+_ROWS = f"{INTERNAL}rows"
+_IS_REFERENCE = f"{INTERNAL}is_reference"
+_ORDER = f"{INTERNAL}order"  # the rows' order in a segment: the classes, then the averages
+_TP, _FP, _FN, _TN = (f"{INTERNAL}{c}" for c in ("tp", "fp", "fn", "tn"))
+
+
+def check_options(*, pos_label: object, ci: float | None) -> None:
+    """Refuse the binary options: every class is the positive class of its own
+    one-vs-rest problem; the interval is not offered for ``{label: column}`` scores."""
+    if pos_label is not None:
+        msg = (
+            "`pos_label` is for binary scores (a column name as `y_score`), not for "
+            "{label: column} scores: drop it"
+        )
+        raise ValueError(msg)
+    if ci is not None:
+        msg = (
+            "`ci` is for binary scores (a column name as `y_score`): estimated_performance "
+            "has no interval for {label: column} scores yet; drop `ci`, or estimate one "
+            "class at a time (its score column as `y_score`, y_pred and y_true mapped to "
+            "that class or not, e.g. `pl.col('y_pred') == label`)"
+        )
+        raise ValueError(msg)
+
+
+def _labels(keys: list[object], dtype: pl.DataType, column: str) -> pl.Series:
+    """The mapping's keys as labels of ``column`` (``dtype``), in the order given."""
+    try:
+        labels = [v.label_value(k, dtype, "y_score", column) for k in keys]
+    except ValueError as exc:
+        msg = f"the keys of `y_score` {keys!r} must be labels of {column!r} ({dtype}): {exc}"
+        raise SchemaError(msg) from None
+    return pl.Series(LABEL, labels, dtype=dtype)
+
+
+def _class_index(column: str, classes: pl.Series) -> pl.Expr:
+    """Each row's class as its index among ``classes`` (Int32; null for a null label or
+    one that is not a class, which the checks count)."""
+    index = pl.Series(range(classes.len()), dtype=pl.Int32)
+    return pl.col(column).replace_strict(classes, index, default=None, return_dtype=pl.Int32)
+
+
+def _label_checks(
+    schema: pl.Schema, column: str, classes: pl.Series, rows: pl.LazyFrame
+) -> tuple[list[pl.Expr], list[v.Check]]:
+    """Nulls, NaN labels and labels without a score column in the mapping."""
+    aggs, checks = sc.true_checks(column, v.single_label_types(schema, column))
+    unknown = pl.col(column).is_not_null() & ~pl.col(column).is_in(classes.implode())
+    if schema[column].is_float():  # a NaN is no label (true_checks counts it)
+        unknown = unknown & pl.col(column).is_not_nan()
+    aggs.append(unknown.sum().alias(_UNKNOWN))
+
+    def unknown_error(n: int) -> DataError:
+        present = v.labels_present(rows.filter(unknown), column)
+        return v.Bad.unknown_classes(column, n, classes.to_list(), present)
+
+    checks.append((_UNKNOWN, unknown_error))
+    return aggs, checks
+
+
+def _scores_weights(
+    schema: pl.Schema, columns: list[str], weight: str | None
+) -> tuple[list[pl.Expr], list[pl.Expr], list[v.Check]]:
+    """(the lists of the rows' scores (and weights), the checks' aggregations, the
+    checks): bad scores, bad weights."""
+    lists = [sc.as_score(c, schema[c]).alias(f"{INTERNAL}score_{i}") for i, c in enumerate(columns)]
+    aggs, checks = sc.score_checks(schema, columns)
+    if weight is not None:
+        lists.append(pl.col(weight).cast(pl.Float64).alias(ss.WEIGHTS))
+        aggs.append(v.bad_weight(weight).alias(v.BAD_WEIGHT))
+        checks += inputs.weight_checks(weight)
+    return lists, aggs, checks
+
+
+class Reference:
+    """The reference rows of the per-class calibration maps (fitted at collect)."""
+
+    def __init__(
+        self,
+        lf: pl.LazyFrame,
+        reference: object,
+        *,
+        y_true: str,
+        keys: list[object],
+        columns: list[str],
+        weight: str | None,
+    ) -> None:
+        """Check the reference's schema (call time), as the binary reference's."""
+        self.flag: pl.Expr | None = None
+        if isinstance(reference, pl.Expr):
+            dtypes = list(lf.select(reference).collect_schema().dtypes())
+            if dtypes != [pl.Boolean]:
+                raise v.Bad.reference_not_boolean(reference, dtypes)
+            self.flag = reference
+            rows, where = lf.filter(reference), ""
+            self.schema = lf.collect_schema()
+        elif isinstance(reference, (pl.DataFrame, pl.LazyFrame)):
+            rows, where = reference.lazy(), " in the reference"
+            self.schema = rows.collect_schema()
+        else:
+            raise v.Bad.reference_type(reference)
+        self.columns = columns
+        given = [("y_true", y_true), *(("y_score", c) for c in self.columns), ("weight", weight)]
+        for argument, column in given:
+            if column is not None and column not in self.schema:
+                msg = (
+                    f"column {column!r} (argument `{argument}`) not found{where}; "
+                    f"available columns: {list(self.schema.names())}"
+                )
+                raise ColumnNotFoundError(msg)
+        for column in self.columns:
+            v.check_numeric(self.schema, "y_score", column)
+        v.check_numeric(self.schema, "weight", weight)
+        self.classes = _labels(keys, self.schema[y_true], y_true)  # the current rows' order
+        self.rows = v.without_zero_weights(rows, weight)
+        self.lf, self.y_true, self.weight = lf, y_true, weight
+
+    def marked(self, lf: pl.LazyFrame) -> pl.LazyFrame:
+        """``lf`` with the reference flag as a column, for an expression."""
+        return lf if self.flag is None else lf.with_columns(self.flag.alias(_IS_REFERENCE))
+
+    def current(self, rows: pl.LazyFrame) -> pl.LazyFrame:
+        """The current rows of ``rows`` (marked): the rows not marked, or all of them."""
+        return rows if self.flag is None else rows.filter(~pl.col(_IS_REFERENCE))
+
+    def _read(self) -> pl.DataFrame:
+        """The reference's scores, classes (and weights) as lists, its checks raised."""
+        lists, aggs, checks = _scores_weights(self.schema, self.columns, self.weight)
+        label_aggs, label_checks = _label_checks(self.schema, self.y_true, self.classes, self.rows)
+        lists.append(_class_index(self.y_true, self.classes).alias(_CLASS))
+        if self.weight is not None:
+            total = v.weight_total_too_large(pl.col(self.weight).cast(pl.Float64).sum())
+            aggs.append(total.alias(inputs.SEGMENT_WEIGHT))
+        read = self.rows.select(*(e.implode() for e in lists), *aggs, *label_aggs).collect()
+        v.raise_if_bad(read.lazy(), [*label_checks, *checks]).collect()
+        return read
+
+    def fit(self) -> list[tuple[Any, Any]]:
+        """Each class's map (:func:`calibration.knots`): its reference scores against
+        "is the row of this class" (``DataError`` where the rows are bad or none)."""
+        if self.flag is not None:
+            nulls = self.lf.select(self.flag.null_count()).collect().item()
+            if nulls:
+                raise v.Bad.reference_nulls(nulls)
+        try:  # the current rows' columns have the same names: say whose rows are bad
+            read = self._read()
+        except DataError as error:
+            raise v.Bad.in_reference(error) from None
+        index = read.get_column(_CLASS).explode().to_numpy()
+        if not index.size:
+            raise v.Bad.reference_empty(self.y_true)
+        weights = None if self.weight is None else read.get_column(ss.WEIGHTS).explode().to_numpy()
+        maps = []
+        for i in range(self.classes.len()):
+            scores = read.get_column(f"{INTERNAL}score_{i}").explode().to_numpy()
+            distinct, positive, total = ss.score_sums(scores, index == i, weights)
+            maps.append(cal.knots(distinct, cal.isotonic(positive, total)))
+        return maps
+
+
+def probabilities(scores: Any, maps: list[tuple[Any, Any]] | None) -> Any:
+    """The rows' probabilities (rows x classes): each class's score calibrated by its
+    map (``maps`` None: the scores as they are), divided by the row's sum; 1 / K
+    each where that sum is 0 (NannyML's rule)."""
+    import numpy as np
+
+    if maps is not None:
+        scores = np.column_stack([cal.calibrate(scores[:, i], *m) for i, m in enumerate(maps)])
+    total = scores.sum(axis=1, keepdims=True)
+    uniform = np.full_like(scores, 1.0 / scores.shape[1])
+    return np.divide(scores, total, out=uniform, where=total != 0)
+
+
+def _outside(column: str) -> Callable[[int], DataError]:
+    """The error of ``column``'s scores outside [0, 1] (calibration=None)."""
+    return lambda n: v.Bad.scores_not_probabilities(column, n)
+
+
+def _current(
+    rows: pl.LazyFrame,
+    keys: list[str],
+    schema: pl.Schema,
+    *,
+    y_pred: str,
+    columns: list[str],
+    classes: pl.Series,
+    weight: str | None,
+    probabilities_given: bool,
+) -> tuple[pl.LazyFrame, pl.LazyFrame, list[v.Check]]:
+    """(lists, counts, checks): each segment's scores, predicted classes (and
+    weights) as lists, and the data checks counted over all the rows."""
+    lists, aggs, checks = _scores_weights(schema, columns, weight)
+    lists.append(_class_index(y_pred, classes).alias(_CLASS))
+    label_aggs, label_checks = _label_checks(schema, y_pred, classes, rows)
+    aggs += label_aggs
+    checks = [*label_checks, *checks]
+    if probabilities_given:  # calibration=None: the scores are probabilities
+        for i, column in enumerate(columns):
+            score = pl.col(column).cast(pl.Float64)
+            aggs.append(((score < 0) | (score > 1)).sum().alias(f"{_OUTSIDE}_{i}"))
+            checks.append((f"{_OUTSIDE}_{i}", _outside(column)))
+    totals = []
+    if weight is not None:
+        total = pl.col(weight).cast(pl.Float64).sum()
+        totals.append(v.weight_total_too_large(total).alias(inputs.SEGMENT_WEIGHT))
+    listed = [e.meta.output_name() for e in lists]
+    if keys:
+        grouped = rows.with_columns(lists).group_by(keys).agg(*listed, *totals)
+    else:  # one segment: a select (no row for no rows)
+        grouped = (
+            rows.select(*(e.implode() for e in lists), *totals, pl.len().alias(_ROWS))
+            .filter(pl.col(_ROWS) > 0)
+            .drop(_ROWS)
+            .with_columns(pl.lit(0, pl.Int8).alias(ALL))
+        )
+    return grouped, rows.select(aggs), checks
+
+
+def _sums(
+    lists: pl.LazyFrame,
+    counts: pl.LazyFrame,
+    checks: list[v.Check],
+    *,
+    keys: list[str],
+    n_classes: int,
+    fit: Callable[[], list[tuple[Any, Any]]] | None,
+    weighted: bool,
+) -> pl.LazyFrame:
+    """``*keys, _CLASS, n, _TP, _FP, _FN, _TN, roc_auc``: each segment's sums of each
+    class (its index), at collect: the maps fitted beside the current rows' query,
+    the checks raised, then one numpy pass per class."""
+    given = lists.collect_schema()
+    schema = pl.Schema(
+        {
+            **{k: given[k] for k in keys},
+            _CLASS: pl.Int32(),
+            "n": pl.Float64() if weighted else pl.Int64(),
+            **dict.fromkeys([_TP, _FP, _FN, _TN, "roc_auc"], pl.Float64()),
+        }
+    )
+
+    def run() -> pl.DataFrame:
+        import numpy as np
+
+        with ThreadPoolExecutor(1) as pool:  # the fit beside the current rows' query
+            fitting = None if fit is None else pool.submit(fit)
+            try:
+                found, df = pl.collect_all([counts, lists])
+            except Exception:
+                if fitting is not None:
+                    fitting.result()  # the reference's errors first
+                raise
+            maps = None if fitting is None else fitting.result()
+        if weighted:
+            too_large = df.get_column(inputs.SEGMENT_WEIGHT).sum()
+            found = found.with_columns(pl.lit(too_large, pl.Int64).alias(inputs.SEGMENT_WEIGHT))
+        v.raise_if_bad(found.lazy(), checks).collect()
+        sizes = df.get_column(_CLASS).list.len().to_numpy().astype(np.int64)
+
+        def flat(name: str) -> Any:
+            return df.get_column(name).explode().to_numpy()
+
+        scores = np.column_stack([flat(f"{INTERNAL}score_{i}") for i in range(n_classes)])
+        p = probabilities(scores, maps)
+        predicted, weights = flat(_CLASS), flat(ss.WEIGHTS) if weighted else None
+        parts = []
+        for i in range(n_classes):
+            out = ss.segment_sums(
+                sizes, scores[:, i], predicted == i, weights, None, ci=False, probabilities=p[:, i]
+            )
+            sums = {_CLASS: np.full(sizes.size, i, dtype=np.int32), "n": out["n"]}
+            sums |= {_TP: out["tp"], _FP: out["fp"], _FN: out["fn"], _TN: out["tn"]}
+            sums["roc_auc"] = out["roc_auc"]
+            columns = [pl.Series(k, c, dtype=schema[k]) for k, c in sums.items()]
+            parts.append(df.select(keys).with_columns(columns))
+        return pl.concat(parts) if parts else pl.DataFrame(schema=schema)
+
+    return pl.defer(run, schema=schema)
+
+
+def _metric(name: str, tp: pl.Expr, fp: pl.Expr, fn: pl.Expr, tn: pl.Expr) -> pl.Expr:
+    """A count metric of the (expected) counts; NaN where undefined."""
+    return fm.binary_metric(name, {"tp": tp, "fp": fp, "fn": fn, "tn": tn}, float("nan"))
+
+
+def _table(
+    sums: pl.LazyFrame, keys: list[str], classes: pl.Series, metrics: list[str]
+) -> pl.LazyFrame:
+    """``*keys, label, average, n, <metric>...``: per segment, each class's row
+    (average null), then the micro, macro and weighted rows (label null)."""
+    tp, fp, fn, tn = (pl.col(c) for c in (_TP, _FP, _FN, _TN))
+    counted = [m for m in metrics if cat.CATALOGUE[m].ranked is not cat.Ranked.AUC]
+    ranked = [m for m in metrics if m not in counted]
+    shares = [m for m in counted if cat.CATALOGUE[m].correct_share]  # accuracy
+    per_class = sums.with_columns(
+        *(_metric(m, tp, fp, fn, tn).alias(m) for m in counted if m not in shares),
+        *(pl.lit(None, pl.Float64).alias(m) for m in shares),  # a segment's, not a class's
+        pl.col(_CLASS).cast(pl.Int64).alias(_ORDER),
+    )
+    support = tp + fn  # the expected rows of the class: the weighted mean's weights
+    averaged = []
+    for m in counted + ranked:
+        if m in shares:
+            continue
+        macro, weighted = fm.class_averages(pl.col(m), support, skip_nan=True, integer=False)
+        averaged += [macro.alias(f"macro_{m}"), weighted.alias(f"weighted_{m}")]
+    totals = [c.sum().alias(name) for c, name in ((tp, _TP), (fp, _FP), (fn, _FN), (tn, _TN))]
+    grouped = per_class.group_by(keys).agg(pl.col("n").first(), *totals, *averaged)
+    s_tp, s_fp, s_fn, s_tn = (pl.col(c) for c in (_TP, _FP, _FN, _TN))
+    accuracy = fm.accuracy(s_tp, s_tp + s_fp, float("nan"))  # each row predicts one class
+    rows = []
+    for order, average in enumerate(AVERAGES, start=classes.len()):
+        values = []
+        for m in metrics:
+            if m in shares:
+                value = accuracy
+            elif average == "micro":
+                value = (
+                    pl.lit(None, pl.Float64) if m in ranked else _metric(m, s_tp, s_fp, s_fn, s_tn)
+                )
+            else:
+                value = pl.col(f"{average}_{m}")
+            values.append(value.alias(m))
+        rows.append(
+            grouped.select(
+                *keys,
+                pl.lit(average).alias(AVERAGE),
+                pl.lit(order, pl.Int64).alias(_ORDER),
+                "n",
+                *values,
+            )
+        )
+    labelled = per_class.with_columns(
+        pl.col(_CLASS)
+        .replace_strict(
+            pl.Series(range(classes.len()), dtype=pl.Int32), classes, return_dtype=classes.dtype
+        )
+        .alias(LABEL),
+        pl.lit(None, pl.String).alias(AVERAGE),
+    )
+    columns = [*keys, LABEL, AVERAGE, _ORDER, "n", *metrics]
+    averages = [r.with_columns(pl.lit(None, classes.dtype).alias(LABEL)) for r in rows]
+    table = pl.concat([labelled.select(columns), *(r.select(columns) for r in averages)])
+    return table.with_columns(pl.col(metrics).fill_nan(None))
+
+
+def estimated_multiclass(
+    lf: pl.LazyFrame,
+    y_pred: str,
+    y_score: Mapping[object, str],
+    *,
+    reference: object,
+    y_true: str | None,
+    by: object,
+    weight: str | None,
+    calibration: str | None,
+    metrics: list[str],
+) -> pl.LazyFrame:
+    """``*by, label, average, n, <metric>...`` of ``{label: column}`` scores (the
+    options checked by the caller; no ``ci``)."""
+    mapping = v.check_score_map("y_score", y_score)
+    columns = list(mapping.values())
+    reserved = (LABEL, AVERAGE, *names.output_columns(METHOD))
+    given: inputs.Input[None] = inputs.schema_stage(
+        lf,
+        by=by,
+        weight=weight,
+        reserved=reserved,
+        columns={"y_pred": y_pred},
+        numeric={"y_score": columns},
+    )
+    schema = given.schema
+    # the classes sorted (the rows' order, the class index), their columns with them
+    given_labels = _labels(list(mapping), schema[y_pred], y_pred)
+    order = given_labels.arg_sort().to_list()
+    classes = given_labels.gather(order)
+    keys_sorted = [list(mapping)[i] for i in order]
+    ordered = [columns[i] for i in order]
+    ref = None
+    if calibration is not None:
+        assert y_true is not None  # check_arguments
+        v.check_column_name("y_true", y_true)
+        ref = Reference(
+            lf, reference, y_true=y_true, keys=keys_sorted, columns=ordered, weight=weight
+        )
+        lf = ref.marked(lf)
+    rows = given.rows(lf)
+    current = rows if ref is None else ref.current(rows)
+    keys = given.keys or [ALL]
+    lists, counts, checks = _current(
+        current,
+        given.keys,
+        schema,
+        y_pred=y_pred,
+        columns=ordered,
+        classes=classes,
+        weight=weight,
+        probabilities_given=ref is None,
+    )
+    sums = _sums(
+        lists,
+        counts,
+        checks,
+        keys=keys,
+        n_classes=classes.len(),
+        fit=None if ref is None else ref.fit,
+        weighted=weight is not None,
+    )
+    table = _table(sums, keys, classes, metrics)
+    table = table.sort([*keys, _ORDER], nulls_last=True).drop(_ORDER)
+    return names.restore_keys(table, given.by)
+
+
+__all__ = ["AVERAGES", "check_options", "estimated_multiclass", "probabilities"]
