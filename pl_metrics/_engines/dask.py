@@ -352,7 +352,7 @@ def run(
     errors = [(given.names[i], e) for i, m in enumerate(metas) for e in m.errors]
     # the rows' checks come first (counted: "has N rows"), then the label-set checks
     jobs.raise_errors(errors, job, "dask")
-    if job.method == "score_counts":
+    if job.labelled:
         jobs.check_labels(metas, job, schema.get(job.args[1], pl.Float64()))
     jobs.raise_first(errors, "dask")
     if not states:

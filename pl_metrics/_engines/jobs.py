@@ -83,6 +83,41 @@ class Job:
     def y_true(self) -> Any:
         return self.args[0]
 
+    @property
+    def labelled(self) -> bool:
+        """Its shards send a sample of their labels (:meth:`sample`), whose union the
+        driver checks (:meth:`check_samples`): the score state forgets the labels."""
+        return self.method == "score_counts"
+
+    def sample(self, frame: pl.DataFrame | pl.LazyFrame) -> pl.Series:
+        """A chunk's labels that the label-set checks read (:func:`.shards.label_sample`)."""
+        rows = v.without_zero_weights(frame.lazy(), self.kwargs["weight"])
+        return label_sample(rows.select(self.y_true).collect().to_series())
+
+    def check_samples(
+        self, samples: list[pl.Series], positives: float | None, score_dtype: pl.DataType
+    ) -> None:
+        """On the driver: the frame method's label-set checks of all rows, on the
+        shards' samples (:func:`.shards.check_label_sets`)."""
+        y_true, y_score = self.args
+        check_label_sets(
+            samples,
+            positives,
+            y_true=y_true,
+            y_score=y_score,
+            score_dtype=score_dtype,
+            pos_label=self.kwargs["pos_label"],
+            bins=self.kwargs["bins"],
+        )
+
+    def summary(self, state: pl.DataFrame, index: int) -> pl.DataFrame:
+        """A ranked shard's state as what it sends: its counts per segment (or, with a
+        prefix, its AP terms; :mod:`.ranked`); ``index``: its score range's rank."""
+        segments = self.keys[:-1]
+        if self.prefix is None:
+            return ranked.summary(state, segments, index)
+        return ranked.ap_terms(state, segments, index, self.prefix)
+
     def state(self, lf: pl.LazyFrame) -> pl.DataFrame:
         if self.method in _MAKERS:  # the engines' own states
             return _MAKERS[self.method](lf, *self.args, **self.kwargs).collect()
@@ -173,9 +208,8 @@ def shard(job: Job, frames: Iterable[pl.DataFrame | pl.LazyFrame], index: int = 
     for frame in frames:
         read += frame.height if isinstance(frame, pl.DataFrame) else 0
         try:
-            if job.method == "score_counts":
-                rows = v.without_zero_weights(frame.lazy(), job.kwargs["weight"])
-                labels.append(label_sample(rows.select(job.y_true).collect().to_series()))
+            if job.labelled:
+                labels.append(job.sample(frame))
             states.append(job.state(frame.lazy()))
         except RAISED as exc:
             errors.append(exc)
@@ -185,11 +219,7 @@ def shard(job: Job, frames: Iterable[pl.DataFrame | pl.LazyFrame], index: int = 
     state = None if errors else state
     positives = float(state["pos"].sum()) if state is not None and "pos" in state.columns else None
     if job.ranked and state is not None:
-        segments = job.keys[:-1]
-        if job.prefix is None:
-            state = ranked.summary(state, segments, index)
-        else:
-            state = ranked.ap_terms(state, segments, index, job.prefix)
+        state = job.summary(state, index)
     sample = pl.concat(labels).unique() if labels else None
     return Shard(read, state, sample, positives, errors)
 
@@ -265,19 +295,11 @@ def check_labels(shards: Sequence[Shard], job: Job, score_dtype: pl.DataType) ->
     """The label-set checks of all rows of a score state (the default ``pos_label``
     meets labels other than {0, 1} and {-1, 1}; ``pos_label`` absent): the frame
     method's own checks on a few rows holding the shards' label samples."""
-    if job.method != "score_counts":
+    if not job.labelled:
         return
-    y_true, y_score = job.args
     positives = [s.positives for s in shards if s.positives is not None]
-    check_label_sets(
-        [s.labels for s in shards if s.labels is not None],
-        sum(positives) if positives else None,
-        y_true=y_true,
-        y_score=y_score,
-        score_dtype=score_dtype,
-        pos_label=job.kwargs["pos_label"],
-        bins=job.kwargs["bins"],
-    )
+    samples = [s.labels for s in shards if s.labels is not None]
+    job.check_samples(samples, sum(positives) if positives else None, score_dtype)
 
 
 def as_frame_dtypes(merged: pl.DataFrame, empty: pl.DataFrame, job: Job) -> pl.DataFrame:

@@ -151,7 +151,7 @@ def _partition_run(sdf: SparkFrame, job: Job, schema: pl.Schema) -> pl.DataFrame
     errors = [(None, e) for s in shards for e in s.errors]
     # the rows' checks come first (counted: "has N rows"), then the label-set checks
     jobs.raise_errors(errors, job, "spark")
-    if job.method == "score_counts":
+    if job.labelled:
         jobs.check_labels(shards, job, schema[job.args[1]])
     # a label-set error of a chunk is one of all rows: raised just above
     jobs.raise_first(errors, "spark")
