@@ -47,7 +47,6 @@ from pl_metrics._intervals import analytic as an
 from pl_metrics._monitoring import estimated_windows as ew
 
 if TYPE_CHECKING:
-    from pl_metrics._namespace import MetricsLazyFrame
     from pl_metrics._typing import OverTimeAnyMetric
 
 #: The output columns after ``*by`` (``low`` / ``high`` only with ``ci``).
@@ -270,12 +269,10 @@ def status(value: pl.Expr, low: pl.Expr, high: pl.Expr, op: pl.Expr, threshold: 
     )
 
 
-def _metrics(lf: pl.LazyFrame) -> MetricsLazyFrame:
-    """``lf.metrics``, typed (the namespace is imported when first used: it imports
-    this module)."""
-    from pl_metrics._namespace import MetricsLazyFrame
-
-    return MetricsLazyFrame(lf)
+def _metrics(lf: pl.LazyFrame) -> Any:
+    """``lf.metrics``: the namespace that importing pl_metrics registers (not imported
+    here: it is a layer above, and imports this module)."""
+    return lf.metrics  # type: ignore[attr-defined]
 
 
 def _long(frame: pl.LazyFrame, keys: list[str], metric: str, column: str) -> pl.LazyFrame:

@@ -16,8 +16,8 @@ import polars as pl
 from pl_metrics._core import names
 from pl_metrics._core.confusion import Counts, confusion_counts
 from pl_metrics._core.options import checked
+from pl_metrics._intervals import multilabel as mi
 from pl_metrics._multilabel import counts as mc
-from pl_metrics._multilabel import intervals as mi
 from pl_metrics._multilabel import metrics as mm
 from pl_metrics._multilabel import state as mls
 from pl_metrics._multilabel.inputs import is_multilabel, multilabel_input
@@ -26,7 +26,7 @@ from pl_metrics._typing import By, Labels, Target
 
 def refuse_ci(ci: float | None, method: str, ci_method: str = "bootstrap") -> None:
     """Multilabel intervals are bootstrap intervals of whole rows (a row's labels are
-    drawn together: :mod:`pl_metrics._multilabel.intervals`); the analytic methods
+    drawn together: :mod:`pl_metrics._intervals.multilabel`); the analytic methods
     (Wilson) are single-label only."""
     if ci is not None and ci_method != "bootstrap":
         msg = (

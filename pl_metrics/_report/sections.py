@@ -14,7 +14,7 @@ import math
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import polars as pl
 
@@ -23,9 +23,6 @@ from pl_metrics._core import names
 from pl_metrics._core.catalogue import derive, derived_from, names_of
 from pl_metrics._ranking import thresholds as th
 from pl_metrics._report.page import Chart, Section, Table, card_html
-
-if TYPE_CHECKING:
-    from pl_metrics._namespace import MetricsLazyFrame
 
 #: The headline label metrics, in the order of the cards (the catalogue's summary family).
 _SUMMARY = names_of("summary")
@@ -50,8 +47,9 @@ class Spec:
     n_bins: int
     alpha: float
     #: ``lf.metrics`` of a frame: the namespace, handed in by the caller (the report
-    #: reads the library through it; it imports no namespace module)
-    metrics: Callable[[pl.LazyFrame], MetricsLazyFrame]
+    #: reads the library through it; it imports no namespace module, not even to type
+    #: it: the namespace is a layer above)
+    metrics: Callable[[pl.LazyFrame], Any]
     #: The drift section: the reference rows (a frame, or an expression marking them:
     #: the other sections then read the other rows) and the columns compared.
     reference: pl.DataFrame | pl.LazyFrame | pl.Expr | None = None
@@ -321,7 +319,7 @@ def score_sections(
         yield _gains(lf, s, step)
 
 
-def _curves(m: MetricsLazyFrame, s: Spec, binary: dict[str, Any], *, segments: int) -> list[Chart]:
+def _curves(m: Any, s: Spec, binary: dict[str, Any], *, segments: int) -> list[Chart]:
     """The ROC and PR curves of a binary score: a line per segment up to
     :data:`MAX_CURVES`; beyond, no one can tell the lines apart (and the page
     grows by a curve per segment): the curves of all rows."""
