@@ -131,12 +131,15 @@ ORACLES: dict[str, tuple[str, ...]] = {
         "test_check.py::test_psi_rule_is_drifts_psi",
     ),
     "estimated_performance": (
-        "sklearn.isotonic.IsotonicRegression(out_of_bounds='clip', y_min=0, y_max=1, sample_weight) + sklearn.metrics.roc_auc_score of the doubled rows (sample_weight w p, w (1 - p)) + the expected counts' ratios by hand; the intervals against 10,000 Bernoulli(p) label draws (numpy)",
+        "sklearn.isotonic.IsotonicRegression(out_of_bounds='clip', y_min=0, y_max=1, sample_weight) (one per class for {label: column}) + sklearn.metrics.roc_auc_score of the doubled rows (sample_weight w p, w (1 - p)) + the expected counts' ratios and the class averages by hand; the intervals against 10,000 Bernoulli(p) label draws (numpy)",
         "test_estimated_performance.py::test_isotonic_equals_the_definition_with_scikit_learn",
         "test_estimated_performance.py::test_weights_are_the_fits_sample_weight_and_the_rows_weights",
         "test_estimated_performance.py::test_probabilities_as_given_equal_the_definition",
         "test_estimated_performance.py::test_the_pav_fit_is_scikit_learns",
         "test_estimated_performance.py::test_the_interval_is_the_spread_of_drawn_labels",
+        "test_estimated_multiclass.py::test_isotonic_per_class_equals_the_definition_with_scikit_learn",
+        "test_estimated_multiclass.py::test_weights_are_each_fits_sample_weight_and_the_rows_weights",
+        "test_estimated_multiclass.py::test_probabilities_as_given_are_divided_by_their_rows_sum",
     ),
     "drift": (
         "scipy.stats.ks_2samp + scipy.stats.wasserstein_distance + scipy.spatial.distance.jensenshannon + PSI by its definition on numpy.quantile bins",

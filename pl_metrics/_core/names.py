@@ -125,8 +125,11 @@ OUTPUTS: dict[str, tuple[str, ...]] = {
     "check": ("rule", "metric", "value", "low", "high", "threshold", "status"),
     "custom": (),  # *by, then one column per name of ``metrics``
     "drift": ("column", "n_reference", "n_current", "psi", "js_distance", "ks", "wasserstein"),
-    # the metrics asked for, in the order given (``_typing.EstimatedMetric``)
+    # the metrics asked for, in the order given (``_typing.EstimatedMetric``); label and
+    # average: {label: column} scores' per-class and average rows
     "estimated_performance": (
+        "label",
+        "average",
         "n",
         "roc_auc",
         "precision",

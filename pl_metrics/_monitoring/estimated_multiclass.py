@@ -408,7 +408,7 @@ def estimated_multiclass(
     options checked by the caller; no ``ci``)."""
     mapping = v.check_score_map("y_score", y_score)
     columns = list(mapping.values())
-    reserved = (LABEL, AVERAGE, *names.output_columns(METHOD))
+    reserved = names.output_columns(METHOD)  # label, average among them
     given: inputs.Input[None] = inputs.schema_stage(
         lf,
         by=by,

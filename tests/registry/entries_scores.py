@@ -113,6 +113,20 @@ METHODS: list[Entry] = [
         outputs="estimated_performance",
         ci=True,
     ),
+    Entry(  # {label: column}: one map per class, fitted on the even days' rows
+        "estimated_performance[multiclass]",
+        lambda m, c: m.estimated_performance(
+            c.p,
+            c.qmap,
+            reference=ESTIMATE_REFERENCE,
+            y_true=c.y,
+            by=c.by,
+            weight=c.w,
+            metrics=["roc_auc", "precision", "recall", "f1", "specificity", "accuracy"],
+        ),
+        ("multiclass",),
+        outputs="estimated_performance",
+    ),
     Entry(
         "custom",
         lambda m, c: m.custom(

@@ -281,6 +281,20 @@ CLI: list[tuple[str, str, list[str]]] = [
         *("--metrics", "accuracy,roc_auc,f1,specificity", "--ci", "0.9"),
     ),
     _cli(
+        "estimated-performance",
+        "estimated_performance[multiclass]",
+        *(
+            "--y-pred",
+            "p",
+            "--y-true",
+            "y",
+            "--score-map",
+            ",".join(f"{k}={v}" for k, v in Cols().q),
+        ),
+        *("--metrics", "roc_auc,precision,recall,f1,specificity,accuracy"),
+        *("--reference", "ts IN (DATE '2026-03-02', DATE '2026-03-04', DATE '2026-03-06')"),
+    ),
+    _cli(
         "custom",
         "custom",
         *_LABELS,
