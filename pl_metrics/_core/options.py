@@ -31,8 +31,8 @@ from functools import partial
 from types import MappingProxyType
 from typing import Any, get_args
 
+from pl_metrics._core import arguments, table_options
 from pl_metrics._core import checks as v
-from pl_metrics._core import table_options
 from pl_metrics._typing import (
     Adjust,
     AucAverage,
@@ -157,5 +157,18 @@ def check_of(method: str, name: str) -> Check:
 
 def checked(method: str, /, **values: object) -> tuple[Any, ...]:
     """The values of ``method``'s options, each checked by the table, in the order given
-    (``b, zd = checked("per_class", beta=beta, zero_division=zero_division)``)."""
-    return tuple(check_of(method, name)(value) for name, value in values.items())
+    (``b, zd = checked("per_class", beta=beta, zero_division=zero_division)``).
+
+    The one entry point of the declarations: each option's check (:data:`OPTIONS`,
+    :data:`BY_METHOD`), and ``method``'s rules across arguments
+    (:data:`arguments.RULES`), each run as soon as every argument it reads is
+    given (those that are no option, :data:`arguments.READ_ONLY`, come back as given).
+    """
+    seen: dict[str, object] = {}
+    pending = list(arguments.rules_of(method))
+    for name, value in values.items():
+        seen[name] = value if name in arguments.READ_ONLY else check_of(method, name)(value)
+        for rule in [r for r in pending if seen.keys() >= set(r.reads)]:
+            rule.check(seen)
+            pending.remove(rule)
+    return tuple(seen.values())

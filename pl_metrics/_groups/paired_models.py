@@ -16,8 +16,8 @@ from typing import Any
 import polars as pl
 from polars.exceptions import SchemaError
 
+from pl_metrics._core import arguments, labels, multiple, names
 from pl_metrics._core import checks as v
-from pl_metrics._core import labels, multiple, names
 from pl_metrics._core import scores as sc
 from pl_metrics._core.catalogue import CATALOGUE
 from pl_metrics._core.messages import retyped
@@ -32,66 +32,6 @@ from pl_metrics._ranking.sorted_path import use_sorted_path
 from pl_metrics._typing import Adjust
 
 _METHOD = "compare_models"
-
-
-def _models(models: object) -> list[tuple[str, str]]:
-    """``models=`` as ``(name, column)`` pairs, the baseline first."""
-    if isinstance(models, Mapping):
-        items = list(models.items())
-    elif isinstance(models, Sequence) and not isinstance(models, str):
-        items = [(column, column) for column in models]
-    else:
-        msg = (
-            "`models` must be a mapping {name: column} or a list of columns (the first is "
-            f"the baseline), got {models!r}"
-        )
-        raise TypeError(msg)
-    if len(items) < 2:
-        msg = (
-            "`models` needs at least two models, the baseline first and the models compared "
-            f"with it, got {models!r}"
-        )
-        raise ValueError(msg)
-    for name, column in items:
-        if not isinstance(name, str):
-            msg = f"`models` names must be strings, got {name!r}"
-            raise TypeError(msg)
-        v.check_column_name("models", column)
-    given = [name for name, _ in items]
-    repeated = sorted({name for name in given if given.count(name) > 1})
-    if repeated:
-        msg = f"`models` names a model more than once: {repeated!r}; give each model one name"
-        raise ValueError(msg)
-    return items
-
-
-def _is_stacked(models: object, model: object, id_: object, baseline: object) -> bool:
-    """Whether ``compare_models`` reads stacked rows (``models`` one column, with
-    ``model=`` and ``id=``); the single-column call without them says how."""
-    if not isinstance(models, str):
-        if model is not None or id_ is not None or baseline is not None:
-            msg = (
-                "`model`, `id` and `baseline` are for models stacked in rows (one row per id "
-                "and model): `models` then names the one column of their predictions, got "
-                f"{models!r}; with models side by side in columns, the first is the baseline"
-            )
-            raise ValueError(msg)
-        return False
-    if model is None or id_ is None:
-        msg = (
-            f"`models` is one column ({models!r}): for models stacked in rows (one row per "
-            "id and model) name the column of the model and the column pairing the rows, "
-            f"compare_models(y_true, {models!r}, model='model', id='id'); for models side by "
-            "side pass a list of their columns (the first is the baseline) or a mapping "
-            "{name: column} (pl-metrics: --model-column COLUMN --id COLUMN, or --model "
-            "once per model)"
-        )
-        if model is None and id_ is None:
-            raise TypeError(msg)  # today's call: `models` a mapping or a list
-        missing, given = ("id", f"model={model!r}") if id_ is None else ("model", f"id={id_!r}")
-        msg = f"`{missing}` is missing: {given} is given, and stacked rows need both. {msg}"
-        raise ValueError(msg)
-    return True
 
 
 #: The stacked rows' temporaries: the model as text, and the id's null flag.
@@ -122,9 +62,7 @@ def _unstack(
     for argument, name in (("models", column), ("model", model), ("id", id_)):
         v.check_column_name(argument, name)
     given = {"y_true": y_true, "models": column, "model": model, "id": id_}
-    if len(set(given.values())) < len(given):
-        msg = f"`y_true`, `models`, `model` and `id` must be four different columns, got {given}"
-        raise ValueError(msg)
+    checked(_METHOD, y_true=y_true, models=column, model=model, id=id_)
     schema = lf.collect_schema()
     v.check_columns(schema, **given)
     v.check_by(schema, by, names.output_columns(_METHOD))
@@ -235,27 +173,14 @@ def _check_options(
 ) -> str:
     """Check the options; returns the ``ci_method`` (None: the metric's default)."""
     v.check_choice("metric", metric, pt.METRICS)
-    if pos_label is not None and metric in pt.LABEL_METRICS:
-        msg = (
-            f"`pos_label` is for the binary metrics {[*pt.BINARY_METRICS, *pt.SCORE_METRICS]}; "
-            f"{metric!r} counts every class alike: drop pos_label"
-        )
-        raise ValueError(msg)
-    if ci is None:
-        msg = "`ci` is required: compare_models gives every difference an interval (e.g. 0.95)"
-        raise ValueError(msg)
+    checked(_METHOD, metric=metric, pos_label=pos_label, ci=ci)
     assert isinstance(metric, str)
     methods = pt.CI_METHODS[metric]
     if ci_method is not None:
         v.check_choice(
             "ci_method", ci_method, tuple(dict.fromkeys(sum(pt.CI_METHODS.values(), ())))
         )
-    if ci_method is not None and ci_method not in methods:
-        msg = (
-            f"`ci_method` of compare_models(metric={metric!r}) must be one of "
-            f"{list(methods)}; got {ci_method!r}"
-        )
-        raise ValueError(msg)
+    checked(_METHOD, metric=metric, ci_method=ci_method, ci_methods=methods)
     method = methods[0] if ci_method is None else str(ci_method)
     v.check_ci(ci, n_boot, method, methods)
     checked("compare_models", seed=seed)
@@ -292,7 +217,7 @@ def compare_models(
     segments = v.normalize_by(by)
     v.check_column_name("y_true", y_true)
     lf, items, keys = lf_, None, segments
-    if _is_stacked(models, model, id, baseline):
+    if arguments.is_stacked(models, model, id, baseline):
         assert isinstance(models, str)
         assert model is not None
         assert id is not None
@@ -305,7 +230,7 @@ def compare_models(
     options = {"metric": metric, "pos_label": pos_label, "ci": ci, "ci_method": method}
     options |= {"n_boot": n_boot}
     options |= {"seed": seed, "adjust": adjust}
-    chosen = _models(models) if items is None else items
+    chosen = arguments.model_columns(models) if items is None else items
     if items is None:
         table = _compare(lf, y_true, chosen, keys, **options)
     else:  # stacked: the pivot made once, then the wide plan on it

@@ -129,9 +129,7 @@ class CompareMethods:
         └─────┴───────┴─────────┴───────┘
         """
         m = fair.check_metric(metric)
-        if ci is None:
-            msg = "`ci` is required: compare gives every segment an interval (e.g. ci=0.95)"
-            raise ValueError(msg)
+        checked("compare", ci=ci)
         proportion = metric in fair.PROPORTIONS
         if ci_method is None:
             ci_method = "wilson" if proportion else v.default_ci_method(str(metric))
@@ -139,13 +137,7 @@ class CompareMethods:
         allowed = v.ANALYTIC_CI.get(ci_method, frozenset())
         if ci_method == "wilson":
             allowed = frozenset(fair.PROPORTIONS)
-        if ci_method not in ("bootstrap", "poisson") and metric not in allowed:
-            msg = (
-                f"ci_method={ci_method!r} is an analytic interval of "
-                f"{', '.join(sorted(allowed))} only, not of {metric!r}; "
-                "use ci_method='bootstrap'"
-            )
-            raise ValueError(msg)
+        checked("compare", metric=metric, ci_method=ci_method, analytic=allowed)
         adjust, seed, zd = checked("compare", adjust=adjust, seed=seed, zero_division=zero_division)
         ci_method, seed = resampling(ci_method, seed)  # "poisson": the bootstrap, its seed
         g = prepare(

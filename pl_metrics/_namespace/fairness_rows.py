@@ -64,9 +64,7 @@ def prepare(
     """Check the columns, ``by`` (required) and ``control``; evaluate both on the rows
     (``count``: the rows' multiplicities, :class:`fair.Inputs`)."""
     groups = v.normalize_by(by)
-    if not groups:
-        msg = f"`by` is required: {method} needs the groups (sensitive features) to compare"
-        raise ValueError(msg)
+    checked("fairness groups", groups=groups, caller=method)
     strata = v.normalize_by(control)
     schema = lf.collect_schema()
     if weight is not None:
@@ -76,12 +74,7 @@ def prepare(
         v.check_columns(schema, weight=weight)
     v.check_by(schema, groups, reserved)
     v.check_by(schema, strata, reserved)
-    shared = set(groups.names) & set(strata.names)
-    if shared:
-        msg = (
-            f"`by` and `control` share the column(s) {sorted(shared)}: a column is one or the other"
-        )
-        raise ValueError(msg)
+    checked("fairness groups", groups=groups, strata=strata)
     read = (y_true, y_pred, *([weight] if weight else []), *([count] if count else []))
     keys = names.stand_in_keys(range(len(strata) + len(groups)), read)
     strata_keys, group_keys = keys[: len(strata)], keys[len(strata) :]
@@ -235,17 +228,10 @@ def disparity_of(
     if isinstance(metric, Mapping):
         callables = cu.check_metrics("metric", metric)
         metrics = list(callables)
-        if ci is not None:
-            msg = (
-                "`ci` is not offered with custom metrics (each replicate would call "
-                "them once per group): give ci=None"
-            )
-            raise ValueError(msg)
+        checked("disparity", metric=metric, ci=ci)
     else:
+        checked("disparity", metric=metric)
         metrics = [metric] if isinstance(metric, str) else list(metric)
-        if not metrics or len(set(metrics)) != len(metrics):
-            msg = f"`metric` must be a metric name or a list of distinct names, got {metric!r}"
-            raise ValueError(msg)
         for m in metrics:
             fair.check_metric(m)
     method, seed, zd = checked("disparity", method=method, seed=seed, zero_division=zero_division)

@@ -3,7 +3,6 @@ report, summary and their mergeable state, counts."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import polars as pl
@@ -544,13 +543,13 @@ class LabelMethods:
         ci_method, seed = resampling(ci_method, seed)  # "poisson": the bootstrap, its seed
         if multilabel:
             ml.refuse_ci(ci, "summary", ci_method)
-            if not math.isnan(undefined):
-                msg = "`replace_undefined_by` is for single-label rows (kappa); drop it"
-                raise ValueError(msg)
-            if kappa_weights is not None or adjusted:
-                name = "kappa_weights" if kappa_weights is not None else "adjusted"
-                msg = f"`{name}` is for single-label rows; drop it for multilabel input"
-                raise ValueError(msg)
+            checked(
+                "summary",
+                multilabel=multilabel,
+                replace_undefined_by=undefined,
+                kappa_weights=kappa_weights,
+                adjusted=adjusted,
+            )
             return ml.summary(
                 self._lf,
                 y_true,

@@ -411,22 +411,11 @@ def _check_estimated(
     """``over_time``'s options of the estimated metrics: ``reference`` / ``calibration``
     as :meth:`estimated_performance`'s, and only with estimated metrics; their
     intervals are their own (``ci_method`` None)."""
+    checked("over_time", estimated=estimated, reference=reference)
     if not estimated:
-        if reference is not None:
-            msg = (
-                "`reference` fits the calibration map of the estimated metrics "
-                f"({', '.join(ew.METRICS[:2])}, ...): name one in `metrics`, or drop `reference`"
-            )
-            raise ValueError(msg)
         return
     est.check_arguments(calibration, reference, y_true if calibration is not None else None)
-    if ci is not None and ci_method is not None:
-        msg = (
-            f"ci_method={ci_method!r}: the estimated metrics ({', '.join(estimated)}) have "
-            "their own interval (the spread of the realized metric when each label is "
-            "drawn Bernoulli(p), as estimated_performance's); leave ci_method=None"
-        )
-        raise ValueError(msg)
+    checked("over_time", estimated=estimated, ci=ci, ci_method=ci_method)
 
 
 def _interval_wanted(
@@ -447,12 +436,7 @@ def _interval_wanted(
         allowed |= free  # a new set
     if ci_method == "wilson":  # and the positive class's proportions
         allowed |= ot.WILSON
-    if ci is not None and allowed is not None and not set(realized) <= allowed:
-        msg = (
-            f"ci_method={ci_method!r} gives intervals for {sorted(allowed - free)} only; "
-            f"use ci_method='bootstrap' for {sorted(set(realized) - allowed)}"
-        )
-        raise ValueError(msg)
+    checked("over_time", realized=realized, ci=ci, ci_method=ci_method, analytic=allowed, free=free)
     # None: each metric's default (the label metrics' the delta method); checked
     # as the bootstrap if one of them is
     scored = [m for m in realized if m in v.CI_METHODS]  # roc_auc, average_precision

@@ -9,7 +9,6 @@ multilabel only; ``hamming_loss`` and ``zero_one_loss`` take both kinds.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
 
 import polars as pl
 
@@ -28,13 +27,7 @@ def refuse_ci(ci: float | None, method: str, ci_method: str = "bootstrap") -> No
     """Multilabel intervals are bootstrap intervals of whole rows (a row's labels are
     drawn together: :mod:`pl_metrics._intervals.multilabel`); the analytic methods
     (Wilson) are single-label only."""
-    if ci is not None and ci_method != "bootstrap":
-        msg = (
-            f"`ci_method={ci_method!r}` is not available for multilabel input in {method}: "
-            "its intervals resample whole rows (a row's labels go together); use "
-            "ci_method='bootstrap'"
-        )
-        raise ValueError(msg)
+    checked("multilabel input", ci=ci, ci_method=ci_method, caller=method)
 
 
 def ml_counts(
@@ -386,12 +379,7 @@ class MultilabelMethods:
     def _single(
         self, y_true: Target, y_pred: Target, by: By, weight: str | None, method: str
     ) -> Counts:
-        if isinstance(y_pred, Mapping):
-            msg = (
-                f"`y_pred` is a mapping but `y_true` {y_true!r} is a single-label column; "
-                "give both as {label: indicator column} (multilabel) or both as columns"
-            )
-            raise TypeError(msg)
+        checked("multilabel input", y_true=y_true, y_pred=y_pred, multilabel=False)
         return confusion_counts(
             self._lf,
             str(y_true),  # a mapping is multilabel

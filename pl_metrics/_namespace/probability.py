@@ -426,20 +426,8 @@ class ProbabilityMethods:
         """
         if not isinstance(y_score, str):
             mc.check_options(pos_label=pos_label)
-            n_classes = len(v.check_score_map("y_score", y_score))
-            if n_classes < 3:
-                msg = (
-                    f"`y_score` maps {n_classes} classes: the multiclass hinge loss needs "
-                    "three or more; for two classes pass one column of decision scores "
-                    "(the positive class's) and pos_label"
-                )
-                raise ValueError(msg)
-        elif labels is not None:
-            msg = (
-                "`labels` is for {label: column} scores: a single column of decision "
-                "scores is of `pos_label` against the rest"
-            )
-            raise ValueError(msg)
+            v.check_score_map("y_score", y_score)
+        checked("hinge_loss", y_score=y_score, labels=labels)
         rows = self._rows(
             y_true,
             y_score,

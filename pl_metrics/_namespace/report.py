@@ -158,12 +158,7 @@ class ReportMethods:
             index=index,
             every=every,
         )
-        if not isinstance(title, str):
-            msg = f"`title` must be a string, got {title!r}"
-            raise TypeError(msg)
-        if not isinstance(progress, bool):
-            msg = f"`progress` must be True or False, got {progress!r}"
-            raise TypeError(msg)
+        checked("html_report", title=title, progress=progress)
         page = build(self._lf, spec, title=title, progress=progress)
         if path is not None:
             write(page, path)
@@ -194,25 +189,9 @@ def _spec(
 ) -> sections.Spec:
     """Check what needs no data (the methods check the rest) and normalise ``by``."""
     v.require_plot_extra("html_report")
-    if y_pred is None and y_score is None:
-        msg = "html_report needs `y_pred` (predicted labels) or `y_score` (scores), or both"
-        raise ValueError(msg)
-    for name, value in (("y_true", y_true), ("y_pred", y_pred)):
-        if value is not None and not isinstance(value, str):
-            msg = f"`{name}` must be a column name, got {value!r}"
-            raise TypeError(msg)
-    if isinstance(ci, str) and ci != "auto":
-        msg = f"`ci` must be a confidence level in (0, 1), None, or one of ['auto'], got {ci!r}"
-        raise ValueError(msg)
+    checked("html_report", y_pred=y_pred, y_score=y_score, y_true=y_true, ci=ci, weight=weight)
     if isinstance(ci, str):
         ci = 0.95 if weight is None else None
-    elif ci is not None and weight is not None:
-        msg = (
-            "html_report: intervals (`ci`) need un-weighted rows (the bootstrap resamples "
-            "rows); with `weight`, leave ci at its default 'auto' (no intervals) or drop "
-            "`weight`"
-        )
-        raise ValueError(msg)
     v.check_ci(
         ci, n_boot, "bootstrap" if ci_method is None else ci_method, ("bootstrap", "poisson")
     )
@@ -252,23 +231,11 @@ def _windows(index: str | None, every: str | None, *, drawn: bool) -> str | None
     """``index`` and ``every`` go together (the over-time section); ``every`` checked as
     :meth:`over_time` checks it; ``drawn``: the section has a metric to draw (predicted
     labels, or a binary score)."""
-    if (index is None) != (every is None):
-        msg = (
-            "`index` and `every` go together: the over-time section's windows of `every` "
-            f"(a polars duration such as '1w') by the column `index`; got index={index!r}, "
-            f"every={every!r}"
-        )
-        raise ValueError(msg)
+    checked("html_report", index=index, every=every)
     if every is not None:
         v.check_column_name("index", index)
         ot.windows(every, None)
-        if not drawn:
-            msg = (
-                "`index` / `every`: the over-time section draws the labels' metrics "
-                "(`y_pred`) or a binary score's ROC AUC (`y_score` a column); class "
-                "scores alone have none per window"
-            )
-            raise ValueError(msg)
+        checked("html_report", every=every, drawn=drawn)
     return every
 
 
@@ -277,10 +244,8 @@ def _drift_columns(
 ) -> tuple[str, ...]:
     """The drift section's columns (``own``: the report's y_true, y_pred, y_score by
     default); none without ``reference``."""
+    checked("html_report", reference=reference, drift_columns=drift_columns)
     if reference is None:
-        if drift_columns is not None:
-            msg = "`drift_columns` needs `reference`: the rows the columns are compared with"
-            raise ValueError(msg)
         return ()
     if not isinstance(reference, (pl.DataFrame, pl.LazyFrame, pl.Expr)):
         raise v.Bad.reference_type(reference)

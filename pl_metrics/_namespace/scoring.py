@@ -240,9 +240,7 @@ class ScoringMethods(RankingMethods, ProbabilityMethods):
         rows = self._rows(
             y_true, y_prob, by=by, pos_label=None, weight=weight, method="decision_cost"
         )
-        if rows.binary:
-            msg = "`y_prob` of decision_cost is a mapping {label: column} (binary: expected_cost)"
-            raise TypeError(msg)
+        checked("decision_cost", y_prob=y_prob)
         costs = table_options.check_cost_table(cost_matrix, rows.labels.to_list())
         return prob.decision_cost(rows, costs=costs)
 

@@ -127,12 +127,7 @@ class ThresholdMethods:
         """
         (b,) = checked("best_threshold", beta=beta)
         v.check_choice("metric", metric, names.output_columns("thresholds", beta=b)[1:])
-        if where is not None and not isinstance(where, pl.Expr):
-            msg = (
-                "`where` must be a polars expression such as pl.col('recall') >= 0.9, "
-                f"got {where!r}"
-            )
-            raise TypeError(msg)
+        checked("best_threshold", where=where)
         table = self.thresholds(
             y_true,
             y_score,
