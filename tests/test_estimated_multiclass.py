@@ -14,13 +14,15 @@ import math
 
 import numpy as np
 import polars as pl
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from polars.exceptions import SchemaError
 from polars.testing import assert_frame_equal
 from sklearn.isotonic import IsotonicRegression
 from sklearn.metrics import roc_auc_score
 
-import pl_metrics  # noqa: F401  (registers .metrics)
+import pl_metrics as plm
 
 ALL = [
     "roc_auc",
@@ -210,3 +212,63 @@ def test_probabilities_as_given_are_divided_by_their_rows_sum(
         "pred", MAP, by="g", weight="w", calibration=None, metrics=ALL
     )
     same(got, oracle(cur, None, "w"))
+
+
+# ---------------------------------------------------------------------------- the edges
+ROWS = pl.DataFrame(
+    {
+        "q0": [0.7, 0.2, 0.1, 0.0, 0.5, 0.3],
+        "q1": [0.2, 0.5, 0.3, 0.0, 0.25, 0.3],
+        "q2": [0.1, 0.3, 0.6, 0.0, 0.25, 0.4],
+        "y": [0, 1, 2, 0, 1, 2],
+        "pred": [0, 1, 2, 0, 0, 2],
+        "ref": [True, True, True, False, False, False],
+    }
+)
+
+
+def test_a_row_of_zeros_is_uniform_and_the_layout_is_classes_then_averages() -> None:
+    """calibration=None; the current rows 3-5, by hand: row 3's scores are all 0, so
+    its probabilities are 1/3 each. Class 1 is never predicted: precision undefined
+    (null), skipped by macro; recall of class 1 = 0 / (1/3 + 0.25 + 0.3)."""
+    got = ROWS.filter(~pl.col("ref")).metrics.estimated_performance(
+        "pred", MAP, calibration=None, metrics=["precision", "recall", "accuracy"]
+    )
+    assert got.columns == ["label", "average", "n", "precision", "recall", "accuracy"]
+    assert got["label"].to_list() == [0, 1, 2, None, None, None]
+    assert got["average"].to_list() == [None, None, None, "micro", "macro", "weighted"]
+    assert got["precision"][1] is None
+    assert got["recall"][1] == 0.0
+    # class 0 predicted on rows 3 (p 1/3) and 4 (p 0.5): precision (1/3 + 0.5) / 2
+    assert got["precision"][0] == pytest.approx((1 / 3 + 0.5) / 2, rel=1e-12)
+    # class 2 predicted on row 5 (p 0.4): precision 0.4; macro skips class 1
+    assert got["precision"][4] == pytest.approx(((1 / 3 + 0.5) / 2 + 0.4) / 2, rel=1e-12)
+    # accuracy: (1/3 + 0.5 + 0.4) / 3 rows, on the average rows only
+    assert got["accuracy"].to_list()[:3] == [None] * 3
+    assert got["accuracy"][3:].to_list() == pytest.approx([(1 / 3 + 0.9) / 3] * 3, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("frame", "kwargs", "error", "match"),
+    [
+        (ROWS, {"ci": 0.9}, ValueError, "`ci` is for binary scores"),
+        (ROWS, {"pos_label": 1}, ValueError, "`pos_label` is for binary scores"),
+        (ROWS.with_columns(pred=pl.lit(7)), {}, plm.DataError, r"'pred' has 6 rows .*\[7\]"),
+        (ROWS.with_columns(q1=pl.lit(1.5)), {}, plm.DataError, "'q1' .* outside"),
+        (ROWS.with_columns(pred=pl.lit("a")), {}, SchemaError, "keys of `y_score`"),
+    ],
+)
+def test_bad_input_is_refused_naming_the_argument(
+    frame: pl.DataFrame, kwargs: dict, error: type, match: str
+) -> None:
+    with pytest.raises(error, match=match):
+        frame.metrics.estimated_performance("pred", MAP, calibration=None, **kwargs)
+
+
+def test_reference_errors_say_they_are_the_references() -> None:
+    call = {"reference": pl.col("ref"), "y_true": "y"}
+    spoiled = ROWS.with_columns(y=pl.when(pl.col("ref")).then(5).otherwise("y"))
+    with pytest.raises(plm.DataError, match=r"^in the reference rows .*'y' has 3 rows"):
+        spoiled.metrics.estimated_performance("pred", MAP, **call)
+    with pytest.raises(plm.DataError, match=r"the reference rows .* are none"):
+        ROWS.metrics.estimated_performance("pred", MAP, reference=pl.lit(value=False), y_true="y")

@@ -97,3 +97,74 @@ def test_estimated_performance_equals_nannyml_cbpe(
         # scikit-learn's weighted AUC, to 1e-12: test_estimated_performance.py)
         tolerance = 1e-7 if metric == "roc_auc" else 1e-12
         np.testing.assert_allclose(ours[metric], theirs[metric], rtol=0, atol=tolerance)
+
+
+# ------------------------------------------------------------------------ multiclass
+CLASSES = ["a", "b", "c"]
+
+
+def _multiclass_rows(n: int, seed: int, *, segments: int = 1) -> pl.DataFrame:
+    """``seg, y, pred, q_a, q_b, q_c``: softmax-like scores whose class probabilities
+    are the scores squared and normalised (so each class's isotonic map changes them)."""
+    rng = np.random.default_rng(seed)
+    q = rng.dirichlet([1.0, 1.0, 1.0], size=n)
+    truth = q**2 / (q**2).sum(axis=1, keepdims=True)
+    y = (rng.uniform(size=(n, 1)) > truth.cumsum(axis=1)).sum(axis=1)
+    return pl.DataFrame(
+        {
+            "seg": np.repeat(np.arange(segments), n // segments),
+            "y": np.array(CLASSES)[y],
+            "pred": np.array(CLASSES)[q.argmax(axis=1)],
+            **{f"q_{c}": q[:, i] for i, c in enumerate(CLASSES)},
+        }
+    )
+
+
+def _multiclass_cbpe(
+    reference: pl.DataFrame, current: pl.DataFrame, chunk_size: int
+) -> pl.DataFrame:
+    """NannyML's multiclass estimates per chunk (each its mean over the classes)."""
+    os.environ.setdefault("NML_DISABLE_USAGE_LOGGING", "1")  # no network calls
+    import nannyml as nml
+
+    estimator = nml.CBPE(
+        y_pred_proba={c: f"q_{c}" for c in CLASSES},
+        y_pred="pred",
+        y_true="y",
+        metrics=METRICS,
+        chunk_size=chunk_size,
+        problem_type="classification_multiclass",
+    )
+    estimator.fit(reference.to_pandas())
+    # each class's isotonic map, as calibration="isotonic" (not its no-op calibrator)
+    kinds = {type(c).__name__ for c in estimator._calibrators.values()}
+    assert kinds == {"IsotonicCalibrator"}, kinds
+    result = estimator.estimate(current.drop("y").to_pandas()).filter(period="analysis")
+    table = result.to_df()
+    values = {m: table[(m, "value")].to_numpy() for m in METRICS}
+    return pl.DataFrame({"seg": np.arange(len(table)), **values})
+
+
+@pytest.mark.parametrize(("seed", "segments"), [(0, 1), (1, 3)])
+def test_multiclass_macro_rows_equal_nannyml_multiclass_cbpe(seed: int, segments: int) -> None:
+    """NannyML's multiclass metrics are the plain means over the classes of the
+    per-class binary estimates (its ``np.mean(ovr_estimates)``): our ``macro`` rows
+    (every class defined here, so no class is skipped); its accuracy, the mean
+    probability of the predicted class, is our accuracy."""
+    size = 2_000
+    current = _multiclass_rows(size * segments, seed, segments=segments)
+    reference = _multiclass_rows(5_000, seed + 100).drop("seg")
+    mapping = {c: f"q_{c}" for c in CLASSES}
+    ours = (
+        current.metrics.estimated_performance(
+            "pred", mapping, reference=reference, y_true="y", by="seg", metrics=METRICS
+        )
+        .filter(pl.col("average") == "macro")
+        .sort("seg")
+    )
+    theirs = _multiclass_cbpe(reference, current, chunk_size=size)
+    assert ours["seg"].to_list() == theirs["seg"].to_list()
+    for metric in METRICS:
+        # roc_auc: NannyML rounds its running sums to 5 decimals (see above)
+        tolerance = 1e-7 if metric == "roc_auc" else 1e-12
+        np.testing.assert_allclose(ours[metric], theirs[metric], rtol=0, atol=tolerance)
