@@ -51,7 +51,10 @@ class EstimatedMethods:
         y_pred
             Column of the predicted labels: ``pos_label`` and (at most) one other.
         y_score
-            Column of the score of ``pos_label`` (higher: more likely positive).
+            Column of the score of ``pos_label`` (higher: more likely positive); or a
+            mapping ``{label: column}`` of each class's score (multiclass: one map per
+            class fitted one-vs-rest, the row's probabilities divided by their sum,
+            1 / K each where it is 0; ``pos_label`` and ``ci`` refused).
         reference
             The labelled rows the calibration map is fitted on: a DataFrame /
             LazyFrame holding ``y_true``, ``y_score`` (and ``weight``), or a Boolean
@@ -100,7 +103,13 @@ class EstimatedMethods:
             <metric>_high`` per metric with ``ci``), one row per segment of the
             current rows, sorted by ``by``
             (nulls last).  ``n``: the segment's rows (Int64; the summed weights,
-            Float64, with ``weight``); the metrics Float64.
+            Float64, with ``weight``); the metrics Float64.  With ``{label:
+            column}`` scores: ``*by, label, average, n, <metric>...``, per segment
+            each class's row (``average`` null; ``accuracy`` null), then the
+            ``micro``, ``macro`` and ``weighted`` rows (``label`` null; macro and
+            weighted skip a class whose metric is undefined, weighted by its
+            expected rows tp + fn; ``roc_auc`` null on ``micro``; ``accuracy`` the
+            segment's, sum w p of the predicted class / n).
 
         Notes
         -----
