@@ -12,8 +12,10 @@ from pl_metrics._typing import (
     AverageCiMethod,
     BinStrategy,
     By,
+    Calibration,
     CalibrationMultiClass,
     DisparityMethod,
+    EstimatedMetric,
     ExtraScore,
     FairnessAgg,
     FairnessMetric,
@@ -192,6 +194,20 @@ def drift_counts(
     edges: Mapping[str, Sequence[float]] | None = ...,
     by: By = ...,
     bins: int = ...,
+) -> pl.DataFrame: ...
+def estimated_performance(
+    sdf: Any,
+    y_pred: str,
+    y_score: Score,
+    *,
+    reference: pl.DataFrame | pl.LazyFrame | pl.Expr | None = ...,
+    y_true: str | None = ...,
+    by: By = ...,
+    pos_label: object = ...,
+    weight: str | None = ...,
+    calibration: Calibration | None = ...,
+    metrics: EstimatedMetric | Sequence[EstimatedMetric] = ...,
+    ci: float | None = ...,
 ) -> pl.DataFrame: ...
 def expected_cost(
     sdf: Any,

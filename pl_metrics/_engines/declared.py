@@ -37,6 +37,7 @@ from pl_metrics._core import catalogue as cat
 from pl_metrics._core import checks as v
 from pl_metrics._drift import state as ds
 from pl_metrics._engines import calibration, classes, fairness, jobs, losses, ranked, row_means
+from pl_metrics._engines import estimated as engine_estimated
 from pl_metrics._engines.finishers import SCORE_FINISHERS
 from pl_metrics._namespace import MetricsLazyFrame
 from pl_metrics.state import (
@@ -151,7 +152,13 @@ def _declared() -> dict[str, Declared]:
         if state.make is None:  # a .metrics method: the state itself
             out[kind] = Declared(kind, (kind,), state_only=True)
     out["drift_counts"] = Declared("drift_counts", (), state_only=True)
+    out |= {name: Declared(name, ()) for name in OWN}
     return dict(sorted(out.items()))
+
+
+#: The methods with a call of their own (several jobs of their own states, not one
+#: state finished): their module's ``call(engine, data, values, options)`` and ``HOW``.
+OWN: dict[str, Any] = {"estimated_performance": engine_estimated}
 
 
 #: Every engine function, by the frame method it equals.
@@ -376,6 +383,8 @@ def call(
     options: dict[str, Any],
 ) -> pl.DataFrame:
     """One engine function's call (``values``: the frame method's arguments)."""
+    if declared.method in OWN:
+        return OWN[declared.method].call(engine, data, values, options)
     defaults = _engine_defaults(declared)
     params = _frame_parameters(declared.method)
     positional = [values[p.name] for p in params if p.kind is p.POSITIONAL_OR_KEYWORD]
@@ -427,7 +436,9 @@ def docstring(engine: Engine, declared: Declared) -> str:
     parameter first and its options last, its Returns as a DataFrame, its Notes and
     how the engine computes it (its examples run on polars rows: left out)."""
     summary, sections = _sections(getattr(MetricsLazyFrame, declared.method).__doc__ or "")
-    if declared.state_only:
+    if declared.method in OWN:
+        how = OWN[declared.method].HOW
+    elif declared.state_only:
         how = f"the merged ``.metrics.{declared.method}`` state of all shards, sorted by its keys"
     else:
         states = " or ".join(f"``{STATES[k].method}``" for k in declared.states)
