@@ -36,7 +36,16 @@ from pl_metrics import metrics
 from pl_metrics._core import catalogue as cat
 from pl_metrics._core import checks as v
 from pl_metrics._drift import state as ds
-from pl_metrics._engines import calibration, classes, fairness, jobs, losses, ranked, row_means
+from pl_metrics._engines import (
+    calibration,
+    class_scores,
+    classes,
+    fairness,
+    jobs,
+    losses,
+    ranked,
+    row_means,
+)
 from pl_metrics._engines import estimated as engine_estimated
 from pl_metrics._engines.finishers import SCORE_FINISHERS
 from pl_metrics._namespace import MetricsLazyFrame
@@ -62,6 +71,12 @@ class StateKind:
     #: method); ``any_form``: it takes every input form of its methods.
     make: Callable[..., Any] | None = None
     any_form: bool = False
+    #: The input form it takes, where it is one form of its methods' input:
+    #: ``form(y_true, y_score, schema)`` (multiclass scores: :mod:`.classes`).
+    form: Callable[[Any, Any, pl.Schema], bool] | None = None
+    #: Its exact path of un-weighted rows from partitions of score ranges, before any
+    #: merged state (:func:`.classes.exact`); None from it: the merged state.
+    exact: Callable[..., pl.DataFrame | None] | None = None
 
     @property
     def parameters(self) -> list[inspect.Parameter]:
@@ -125,6 +140,15 @@ STATES: dict[str, StateKind] = {
             row_means.FINISHERS.items(), row_means.MAKERS.values(), strict=True
         )
     },
+    # {label: column} scores (one-vs-rest): the frame method's multiclass state
+    "class_score_counts": StateKind(
+        "class_score_counts",
+        class_scores.ClassScores,
+        class_scores.FINISHERS,
+        make=class_scores.class_score_counts,
+        form=class_scores.is_class_scores,
+        exact=classes.exact,
+    ),
 }
 #: A finisher's parameters that the frame method has not: their values from its own.
 DERIVED: dict[str, Callable[[dict[str, Any]], Any]] = {
@@ -248,6 +272,10 @@ def _choose(declared: Declared, values: dict[str, Any], schema: pl.Schema) -> st
     first = _frame_parameters(declared.method)[0].name
     multilabel = _is_multilabel(values.get(first), schema)
     for kind in declared.states:
+        if STATES[kind].form is not None:  # one form of the input: that form only
+            if STATES[kind].form(values.get(first), values.get("y_score"), schema):  # type: ignore[misc]
+                return kind
+            continue
         if STATES[kind].any_form:
             return kind
         if (kind == "multilabel_counts") == multilabel and (
@@ -403,6 +431,20 @@ def call(
     args, state_kw, finisher = _split(declared, kind, values, defaults)
     if declared.method in fairness.STATE_BY:  # the groups are segments of the state
         state_kw["by"] = fairness.STATE_BY[declared.method](values) or None
+    if STATES[kind].exact is not None:  # from partitions of score ranges, where it can
+        exact = STATES[kind].exact(  # type: ignore[misc]
+            engine,
+            declared.method,
+            handle,
+            schema,
+            args,
+            state_kw,
+            finisher,
+            options,
+            _exact_ranking,
+        )
+        if exact is not None:
+            return exact
     job = jobs.job(kind, args, chunk_rows=engine.chunk_rows(), **state_kw)
     if _ranked(declared, kind, values):
         job = replace(job, ranked=True)

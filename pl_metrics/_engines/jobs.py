@@ -21,7 +21,7 @@ from pl_metrics import metrics
 from pl_metrics._core import checks as v
 from pl_metrics._core.messages import Bad, in_engine_terms, retyped
 from pl_metrics._core.names import COUNTS_STATE, MULTILABEL_STATE, SCORE_STATE
-from pl_metrics._engines import calibration, losses, ranked, row_means
+from pl_metrics._engines import calibration, class_scores, losses, ranked, row_means
 from pl_metrics._engines.shards import check_label_sets, label_sample
 from pl_metrics.state import sum_states
 
@@ -46,12 +46,14 @@ _STATES: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
     "calibration_sums": calibration.SHAPE,
     "cost_sums": losses.COST_SHAPE,
     **dict.fromkeys(row_means.MAKERS, row_means.SHAPE),
+    **class_scores.SHAPES,  # multiclass scores (:mod:`.class_scores`)
 }
 _MAKERS = {
     "loss_sums": losses.loss_sums,
     "calibration_sums": calibration.calibration_sums,
     "cost_sums": losses.cost_sums,
     **row_means.MAKERS,
+    **class_scores.MAKERS,
 }
 #: The multilabel state's two parts: their keys and their summed columns.
 _MULTILABEL_PARTS = {
