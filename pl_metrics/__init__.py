@@ -24,6 +24,7 @@ from pl_metrics import (
     expr,
 )
 from pl_metrics._core.catalogue import metric_names
+from pl_metrics._core.options import checked
 from pl_metrics._drift.state import drift_edges, from_drift_counts
 from pl_metrics._typing import (
     Adjust,
@@ -109,16 +110,8 @@ def metrics(frame: pl.DataFrame | pl.LazyFrame) -> MetricsDataFrame | MetricsLaz
     """
     if isinstance(frame, pl.DataFrame):
         return MetricsDataFrame(frame)
-    if isinstance(frame, pl.LazyFrame):
-        return MetricsLazyFrame(frame)
-    kind = type(frame)
-    msg = (
-        "`frame` must be a polars DataFrame or LazyFrame, "
-        f"got {kind.__module__}.{kind.__qualname__}"
-    )
-    if kind.__module__.split(".")[0] == "pandas":
-        msg += "; convert it first: plm.metrics(pl.from_pandas(frame))"
-    raise TypeError(msg)
+    checked("plm.metrics", frame=frame)
+    return MetricsLazyFrame(frame)  # type: ignore[arg-type]  # checked: a LazyFrame
 
 
 __all__ = [

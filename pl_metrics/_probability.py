@@ -14,11 +14,12 @@ from collections.abc import Callable, Mapping, Sequence
 import polars as pl
 
 from pl_metrics._core import checks as v
+from pl_metrics._core import forms, names
 from pl_metrics._core import formulas as fm
 from pl_metrics._core import indicators as ind
-from pl_metrics._core import names
 from pl_metrics._core import scores as sc
 from pl_metrics._core.names import ALL, INTERNAL
+from pl_metrics._core.options import checked
 from pl_metrics._stats import normal
 
 #: The float64 machine epsilon (log loss clips with it: ``formulas.EPS``).
@@ -248,22 +249,10 @@ def _one_hot(
 ) -> tuple[pl.LazyFrame, dict[object, str], dict[str, Check]]:
     """A one-hot ``y_true`` as the label column :data:`_ONE_HOT` of ``lf``; ``y_prob``
     keyed by ``y_true``'s labels; the indicator checks, counted in the aggregation."""
-    if not isinstance(y_prob, Mapping):
-        msg = (
-            "a one-hot `y_true` ({label: indicator column}) needs "
-            f"`{argument}` as {{label: column}} of the same labels, got {y_prob!r}"
-        )
-        raise TypeError(msg)
+    checked("one-hot y_true", scores=y_prob, argument=argument)
     probs = v.check_score_map(argument, y_prob)
-    truth = ind.check_mapping("y_true", y_true)
-    if set(truth) != set(probs):
-        only_true = sorted(set(truth) - set(probs), key=repr)
-        only_prob = sorted(set(probs) - set(truth), key=repr)
-        msg = (
-            f"a one-hot `y_true` and `{argument}` must map the same labels; only in "
-            f"y_true: {only_true}, only in {argument}: {only_prob}"
-        )
-        raise ValueError(msg)
+    truth = forms.indicator_map("y_true", y_true)
+    checked("one-hot y_true", truth=truth, scores=probs, argument=argument)
     label, checks = ind.one_hot_label("y_true", truth, lf.collect_schema())
     counted = {name: (flag.cast(pl.Int64).sum(), error) for name, flag, error in checks}
     return lf.with_columns(label.alias(_ONE_HOT)), {k: probs[k] for k in truth}, counted

@@ -12,8 +12,7 @@ method's arguments, and the forms of the arguments that are lists or mappings.
   declares its rules here and calls the one entry point where the check belongs in
   the order of :mod:`pl_metrics._core.inputs` (options, schema, rows); a rule on a
   fact of the schema (the input is multilabel) reads that fact as an argument;
-- the forms of list and mapping arguments (:func:`name_list`, :func:`column_list`,
-  :func:`indicator_keys` ...), called by the stage that reads them.
+- the forms of list and mapping arguments are :mod:`pl_metrics._core.forms`.
 
 Every error names the argument and what was given, as a ``ValueError`` or a
 ``TypeError`` (a wrong kind of value); ``tests/test_front_door.py`` counts the
@@ -25,7 +24,7 @@ Every error names the argument and what was given, as a ``ValueError`` or a
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import get_args
@@ -33,7 +32,6 @@ from typing import get_args
 import polars as pl
 
 from pl_metrics._core import catalogue as cat
-from pl_metrics._core import checks as v
 from pl_metrics._typing import EstimatedMetric
 
 #: compare_models' metrics by kind (the catalogue's, as ``_groups.paired`` reads them)
@@ -65,6 +63,31 @@ class Rule:
 
 def _not_column(value: object) -> bool:
     return value is not None and not isinstance(value, str)
+
+
+def _expression_column_message(column: object) -> str:
+    msg = (
+        "an expression's column arguments are column names or polars expressions, got "
+        f"{type(column).__name__} {' '.join(repr(column).split())[:80]}"
+    )
+    if isinstance(column, Mapping):
+        msg += (
+            ": the expressions take one column of scores or probabilities (binary); a "
+            "mapping of labels to probability columns is the frame methods', e.g. "
+            "df.metrics.log_loss('y', {0: 'p0', 1: 'p1'})"
+        )
+    return msg
+
+
+def _frame_message(frame: object) -> str:
+    kind = type(frame)
+    msg = (
+        "`frame` must be a polars DataFrame or LazyFrame, "
+        f"got {kind.__module__}.{kind.__qualname__}"
+    )
+    if kind.__module__.split(".")[0] == "pandas":
+        msg += "; convert it first: plm.metrics(pl.from_pandas(frame))"
+    return msg
 
 
 def _distinct_names(metric: object) -> bool:
@@ -240,6 +263,18 @@ RULES: Mapping[str, tuple[Rule, ...]] = MappingProxyType(
         ),
         "over_time": (
             Rule(
+                ("y_pred", "label_metrics"),
+                lambda y_pred, label_metrics: y_pred is None and label_metrics,
+                "`y_pred` is required for the label metrics (accuracy, f1_macro, ...)",
+            ),
+            Rule(
+                ("y_score", "score_metrics"),
+                lambda y_score, score_metrics: y_score is None and score_metrics,
+                "`y_score` is required for the ranking and probability metrics (roc_auc, "
+                "average_precision, ks, log_loss, brier_score, calibration_error) and the "
+                "estimated ones (estimated_roc_auc, ...)",
+            ),
+            Rule(
                 ("estimated", "reference"),
                 lambda estimated, reference: not estimated and reference is not None,
                 "`reference` fits the calibration map of the estimated metrics "
@@ -266,6 +301,185 @@ RULES: Mapping[str, tuple[Rule, ...]] = MappingProxyType(
                 lambda realized, ci, ci_method, analytic, free: (
                     f"ci_method={ci_method!r} gives intervals for {sorted(analytic - free)} "
                     f"only; use ci_method='bootstrap' for {sorted(set(realized) - analytic)}"
+                ),
+            ),
+        ),
+        # the {label: column} scores of the ranking methods (their options checked)
+        "class scores": (
+            Rule(
+                ("max_fpr",),
+                lambda max_fpr: max_fpr is not None,
+                "`max_fpr` (partial AUC) is for binary scores, as in scikit-learn: with "
+                "{label: column} scores, drop it, or pass one class's score column with "
+                "its pos_label",
+            ),
+            Rule(
+                ("ci", "multi_class", "average"),
+                lambda ci, multi_class, average: (
+                    ci is not None and (multi_class != "ovr" or average == "micro")
+                ),
+                lambda ci, multi_class, average: (
+                    "`ci` with {label: column} scores is the interval of one-vs-rest ROC AUCs "
+                    "(multi_class='ovr', average None, 'macro' or 'weighted'; DeLong's, or "
+                    f"ci_method='bootstrap' or 'poisson'); not with multi_class={multi_class!r}, "
+                    f"average={average!r}"
+                ),
+            ),
+            Rule(
+                ("bins",),
+                lambda bins: bins is not None,
+                "`bins` is for binary scores (a column name as `y_score`)",
+            ),
+            Rule(
+                ("multi_class", "weight"),
+                lambda multi_class, weight: multi_class == "ovo" and weight is not None,
+                "`weight` is not supported with multi_class='ovo' (as in scikit-learn)",
+            ),
+            Rule(
+                ("multi_class", "average"),
+                lambda multi_class, average: (
+                    multi_class == "ovo" and average not in ("macro", "weighted")
+                ),
+                lambda multi_class, average: (
+                    f"`average={average!r}` is for multi_class='ovr' (one-vs-rest); with "
+                    "multi_class='ovo' use 'macro' or 'weighted', as scikit-learn"
+                ),
+            ),
+        ),
+        # the ranking methods' options of multilabel y_true, given single-label rows
+        "single-label ranking": (
+            Rule(
+                ("labels",),
+                lambda labels: labels is not None,
+                "`labels` is for multilabel y_true (a List column of label sets or "
+                "{label: indicator column}) with a List column of scores; drop it",
+            ),
+            Rule(
+                ("average",),
+                lambda average: average == "samples",
+                "`average='samples'` is for multilabel y_true (a List column of label sets or "
+                "{label: indicator column}): the mean over the rows of each row's score; with "
+                "a single label column use 'macro', 'weighted', 'micro' or None",
+            ),
+        ),
+        # the multilabel ranking rows (dcg, coverage ...): scores and relevances
+        "multilabel scores": (
+            Rule(
+                ("y_true",),
+                lambda y_true: not isinstance(y_true, (str, Mapping)),
+                lambda y_true: (
+                    "`y_true` must be a List column of label sets or a mapping {label: "
+                    f"indicator column}} for multilabel scores, got {y_true!r}"
+                ),
+                TypeError,
+            ),
+            Rule(
+                ("y_score", "labels"),
+                lambda y_score, labels: not isinstance(y_score, Mapping) and labels is None,
+                lambda y_score, labels: (
+                    f"`labels` is required with a List column of scores (`y_score`={y_score!r}): "
+                    "the labels its positions stand for, in order, e.g. labels=['cat', 'dog']; "
+                    "or pass a mapping {label: score column}"
+                ),
+            ),
+            Rule(
+                ("labels", "at_least"),
+                lambda labels, at_least: len(labels) < at_least,
+                lambda labels, at_least: (
+                    f"`labels` must hold at least {'one label' if at_least == 1 else 'two labels'}"
+                    f", got {labels!r}"
+                ),
+            ),
+        ),
+        "graded relevances": (
+            Rule(
+                ("y_true", "labels"),
+                lambda y_true, labels: not isinstance(y_true, Mapping) and labels is None,
+                lambda y_true, labels: (
+                    "`labels` is required with a List column of relevances "
+                    f"(`y_true`={y_true!r}): the labels its positions stand for, in order, "
+                    "e.g. labels=['cat', 'dog']; or pass a mapping {label: relevance column}"
+                ),
+            ),
+        ),
+        # a one-hot y_true ({label: indicator column}) with its probabilities
+        "one-hot y_true": (
+            Rule(
+                ("scores", "argument"),
+                lambda scores, argument: not isinstance(scores, Mapping),
+                lambda scores, argument: (
+                    "a one-hot `y_true` ({label: indicator column}) needs "
+                    f"`{argument}` as {{label: column}} of the same labels, got {scores!r}"
+                ),
+                TypeError,
+            ),
+            Rule(
+                ("truth", "scores", "argument"),
+                lambda truth, scores, argument: set(truth) != set(scores),
+                lambda truth, scores, argument: (
+                    f"a one-hot `y_true` and `{argument}` must map the same labels; only in "
+                    f"y_true: {sorted(set(truth) - set(scores), key=repr)}, only in "
+                    f"{argument}: {sorted(set(scores) - set(truth), key=repr)}"
+                ),
+            ),
+        ),
+        "indicator labels": (
+            Rule(
+                ("argument", "keys", "series"),
+                lambda argument, keys, series: (
+                    series is None
+                    or not (series.dtype.is_integer() or series.dtype in (pl.String, pl.Boolean))
+                ),
+                lambda argument, keys, series: (
+                    f"the labels of `{argument}` must be all strings or all integers (one "
+                    f"dtype), got {keys!r}"
+                ),
+            ),
+        ),
+        # over_time's windows: ``every`` and ``period`` parsed (``exact``: a whole
+        # number of buckets of one kind of unit)
+        "windows": (
+            Rule(
+                ("every", "period", "exact"),
+                lambda every, period, exact: not exact,
+                lambda every, period, exact: (
+                    f"`period` ({period!r}) must be a whole number of `every` ({every!r}) "
+                    "buckets, in the same kind of unit (hours and less, days and weeks, or "
+                    "months, quarters and years): a window is the sum of its buckets' states"
+                ),
+            ),
+        ),
+        "expressions": (
+            Rule(
+                ("average", "labels"),
+                lambda average, labels: average == "binary" and labels is not None,
+                "`labels` selects the classes of the multiclass averages: pass "
+                "average='micro', 'macro' or 'weighted' with it (average='binary' scores "
+                "pos_label against the rest)",
+            ),
+        ),
+        "expression column": (
+            Rule(
+                ("column",),
+                lambda column: not isinstance(column, (str, pl.Expr)),
+                _expression_column_message,
+                TypeError,
+            ),
+        ),
+        "plm.metrics": (
+            Rule(
+                ("frame",),
+                lambda frame: not isinstance(frame, (pl.DataFrame, pl.LazyFrame)),
+                _frame_message,
+                TypeError,
+            ),
+        ),
+        "metric_names": (
+            Rule(
+                ("family",),
+                lambda family: family is not None and family not in cat.FAMILIES,
+                lambda family: (
+                    f"`family` must be None or one of {list(cat.FAMILIES)}; got {family!r}"
                 ),
             ),
         ),
@@ -371,70 +585,30 @@ READ_ONLY = frozenset(
         "estimated",
         "realized",
         "free",
+        "label_metrics",
+        "score_metrics",
+        "family",
     }
 )
 
 
-# ------------------------------------------------------------ the forms of arguments
-def model_columns(models: object) -> list[tuple[str, str]]:
-    """``compare_models(models=)`` side by side as ``(name, column)`` pairs, the
-    baseline first: a mapping ``{name: column}`` or a list of columns."""
-    if isinstance(models, Mapping):
-        items = list(models.items())
-    elif isinstance(models, Sequence) and not isinstance(models, str):
-        items = [(column, column) for column in models]
-    else:
-        msg = (
-            "`models` must be a mapping {name: column} or a list of columns (the first is "
-            f"the baseline), got {models!r}"
-        )
-        raise TypeError(msg)
-    if len(items) < 2:
-        msg = (
-            "`models` needs at least two models, the baseline first and the models compared "
-            f"with it, got {models!r}"
-        )
-        raise ValueError(msg)
-    for name, column in items:
-        if not isinstance(name, str):
-            msg = f"`models` names must be strings, got {name!r}"
-            raise TypeError(msg)
-        v.check_column_name("models", column)
-    given = [name for name, _ in items]
-    repeated = sorted({name for name in given if given.count(name) > 1})
-    if repeated:
-        msg = f"`models` names a model more than once: {repeated!r}; give each model one name"
-        raise ValueError(msg)
-    return items
-
-
-def is_stacked(models: object, model: object, id_: object, baseline: object) -> bool:
-    """Whether ``compare_models`` reads stacked rows (``models`` one column, with
-    ``model=`` and ``id=``); the single-column call without them says how."""
-    if not isinstance(models, str):
-        if model is not None or id_ is not None or baseline is not None:
-            msg = (
-                "`model`, `id` and `baseline` are for models stacked in rows (one row per id "
-                "and model): `models` then names the one column of their predictions, got "
-                f"{models!r}; with models side by side in columns, the first is the baseline"
-            )
-            raise ValueError(msg)
-        return False
-    if model is None or id_ is None:
-        msg = (
-            f"`models` is one column ({models!r}): for models stacked in rows (one row per "
-            "id and model) name the column of the model and the column pairing the rows, "
-            f"compare_models(y_true, {models!r}, model='model', id='id'); for models side by "
-            "side pass a list of their columns (the first is the baseline) or a mapping "
-            "{name: column} (pl-metrics: --model-column COLUMN --id COLUMN, or --model "
-            "once per model)"
-        )
-        if model is None and id_ is None:
-            raise TypeError(msg)  # today's call: `models` a mapping or a list
-        missing, given = ("id", f"model={model!r}") if id_ is None else ("model", f"id={id_!r}")
-        msg = f"`{missing}` is missing: {given} is given, and stacked rows need both. {msg}"
-        raise ValueError(msg)
-    return True
+#: The keys of :data:`RULES` that are stages, not methods: their rules read values
+#: the method has checked already, so :func:`options.checked` passes every one through.
+STAGES = frozenset(
+    {
+        "fairness groups",
+        "multilabel input",
+        "class scores",
+        "single-label ranking",
+        "multilabel scores",
+        "graded relevances",
+        "one-hot y_true",
+        "indicator labels",
+        "windows",
+        "expression column",
+        "plm.metrics",
+    }
+)
 
 
 def rules_of(method: str) -> tuple[Rule, ...]:
@@ -442,4 +616,4 @@ def rules_of(method: str) -> tuple[Rule, ...]:
     return RULES.get(method, ())
 
 
-__all__ = ["READ_ONLY", "RULES", "Rule", "is_stacked", "model_columns", "rules_of"]
+__all__ = ["READ_ONLY", "RULES", "STAGES", "Rule", "rules_of"]

@@ -327,9 +327,9 @@ def metric_names(family: str | None = None) -> list[str]:
     >>> plm.metric_names("ranking")
     ['roc_auc', 'gini', 'average_precision', 'ks']
     """
-    if family is not None and family not in FAMILIES:
-        msg = f"`family` must be None or one of {list(FAMILIES)}; got {family!r}"
-        raise ValueError(msg)
+    from pl_metrics._core.options import checked  # the front door reads this module
+
+    checked("metric_names", family=family)
     return [name for name, m in CATALOGUE.items() if family is None or m.family == family]
 
 

@@ -19,24 +19,13 @@ import polars as pl
 from polars.exceptions import SchemaError
 
 from pl_metrics._core import checks as v
+from pl_metrics._core import forms
 from pl_metrics._core.names import INTERNAL
+from pl_metrics._core.options import checked
 from pl_metrics.exceptions import DataError
 
 #: A data check of the rows: (flag column, row-wise flag, error from the count).
 Check = tuple[str, pl.Expr, Callable[[int], DataError]]
-
-
-def check_mapping(argument: str, mapping: Mapping[object, str]) -> dict[object, str]:
-    """At least one label, no None label, every column a column name."""
-    if len(mapping) == 0:
-        msg = f"`{argument}` must map at least one label to an indicator column, got {{}}"
-        raise ValueError(msg)
-    if any(key is None for key in mapping):
-        msg = f"`{argument}` must not have None as a label, got {dict(mapping)!r}"
-        raise ValueError(msg)
-    for column in mapping.values():
-        v.check_column_name(argument, column)
-    return dict(mapping)
 
 
 def mapping_labels(mapping: Mapping[object, str], argument: str, name: str = "label") -> pl.Series:
@@ -46,12 +35,8 @@ def mapping_labels(mapping: Mapping[object, str], argument: str, name: str = "la
         series = pl.Series(name, keys, strict=True)
     except (TypeError, ValueError, pl.exceptions.PolarsError):
         series = None
-    if series is None or not (series.dtype.is_integer() or series.dtype in (pl.String, pl.Boolean)):
-        msg = (
-            f"the labels of `{argument}` must be all strings or all integers (one dtype), "
-            f"got {keys!r}"
-        )
-        raise ValueError(msg)
+    checked("indicator labels", argument=argument, keys=keys, series=series)
+    assert series is not None  # checked
     return series.sort()
 
 
@@ -94,7 +79,7 @@ def one_hot_label(
     (:func:`indicator_checks`), then exactly one indicator set in each row (the first to
     fail is raised: a row with a null is reported as the column's, not as "none set").
     """
-    mapping = check_mapping(argument, mapping)
+    mapping = forms.indicator_map(argument, mapping)
     v.check_columns(schema, **{f"{argument}[{k!r}]": c for k, c in mapping.items()})
     labels = mapping_labels(mapping, argument)
     checks = indicator_checks(argument, mapping, schema)

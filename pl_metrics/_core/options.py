@@ -162,12 +162,14 @@ def checked(method: str, /, **values: object) -> tuple[Any, ...]:
     The one entry point of the declarations: each option's check (:data:`OPTIONS`,
     :data:`BY_METHOD`), and ``method``'s rules across arguments
     (:data:`arguments.RULES`), each run as soon as every argument it reads is
-    given (those that are no option, :data:`arguments.READ_ONLY`, come back as given).
+    given (those that are no option, :data:`arguments.READ_ONLY`, and the values a
+    stage of :data:`arguments.STAGES` reads, come back as given).
     """
     seen: dict[str, object] = {}
     pending = list(arguments.rules_of(method))
     for name, value in values.items():
-        seen[name] = value if name in arguments.READ_ONLY else check_of(method, name)(value)
+        read_only = method in arguments.STAGES or name in arguments.READ_ONLY
+        seen[name] = value if read_only else check_of(method, name)(value)
         for rule in [r for r in pending if seen.keys() >= set(r.reads)]:
             rule.check(seen)
             pending.remove(rule)

@@ -13,7 +13,7 @@ expressions in one ``agg`` and as windows, without a wait.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from types import ModuleType
 
@@ -21,6 +21,7 @@ import polars as pl
 
 from pl_metrics._core import checks as v
 from pl_metrics._core import scores as sc
+from pl_metrics._core.options import checked
 from pl_metrics._typing import IntoColumn
 from pl_metrics.exceptions import DataError
 
@@ -30,19 +31,8 @@ def col(column: IntoColumn) -> pl.Expr:
     an expression."""
     if isinstance(column, str):
         return pl.col(column)
-    if isinstance(column, pl.Expr):
-        return column
-    msg = (
-        "an expression's column arguments are column names or polars expressions, got "
-        f"{type(column).__name__} {' '.join(repr(column).split())[:80]}"
-    )
-    if isinstance(column, Mapping):
-        msg += (
-            ": the expressions take one column of scores or probabilities (binary); a "
-            "mapping of labels to probability columns is the frame methods', e.g. "
-            "df.metrics.log_loss('y', {0: 'p0', 1: 'p1'})"
-        )
-    raise TypeError(msg)
+    checked("expression column", column=column)
+    return column  # type: ignore[return-value]  # checked: an expression
 
 
 def aligned(*columns: IntoColumn) -> tuple[IntoColumn, ...]:
@@ -133,24 +123,14 @@ def is_label(column: IntoColumn, value: object, argument: str = "pos_label") -> 
         n_bad = bad_float_labels(s)
         if n_bad:
             raise v.Bad.not_labels(name, n_bad)
-        label = _default_label(s.dtype, name) if value is None else value
-        equal: pl.Series = s == v.label_value(label, s.dtype, argument, name)
+        if value is None:  # the frame methods' default (scores.default_pos_label)
+            label = sc.default_pos_label(s.dtype, name)
+        else:
+            label = v.label_value(value, s.dtype, argument, name)
+        equal: pl.Series = s == label
         return equal
 
     return col(column).map_batches(compare, return_dtype=pl.Boolean, is_elementwise=True)
-
-
-def _default_label(dtype: pl.DataType, name: str) -> object:
-    """The default ``pos_label``: True for booleans, 1 for numbers; required for strings."""
-    if dtype == pl.Boolean:
-        return True
-    if dtype.is_numeric():
-        return 1
-    msg = (
-        f"`pos_label` is required when {name!r} holds {dtype} labels: "
-        "pass the positive class, e.g. pos_label='yes'"
-    )
-    raise ValueError(msg)
 
 
 def default_pos_check(y_true: IntoColumn) -> Check:

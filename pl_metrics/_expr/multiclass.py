@@ -62,14 +62,7 @@ _CODES = pl.Struct({"t": pl.Int64, "p": pl.Int64, "bad_t": pl.Boolean, "bad_p": 
 def check_average(average: object, labels: object) -> str:
     """``average`` is one of binary / micro / macro / weighted; ``labels`` only with the
     multiclass averages."""
-    checked("expressions", average=average)
-    if average == "binary" and labels is not None:
-        msg = (
-            "`labels` selects the classes of the multiclass averages: pass "
-            "average='micro', 'macro' or 'weighted' with it (average='binary' scores "
-            "pos_label against the rest)"
-        )
-        raise ValueError(msg)
+    checked("expressions", average=average, labels=labels)
     return str(average)
 
 

@@ -19,30 +19,14 @@ from typing import Any
 import polars as pl
 
 from pl_metrics._core import checks as v
-from pl_metrics._core import inputs, names
+from pl_metrics._core import forms, inputs, names
 
 #: A custom metric: ``fn(y_true, y_pred, **kw) -> number``.
 Metric = Callable[..., Any]
 
 
-def check_metrics(argument: str, metrics: object) -> dict[str, Metric]:
-    """``metrics`` as ``{name: callable}`` (a non-empty mapping of text names)."""
-    if (
-        not isinstance(metrics, Mapping)
-        or not metrics
-        or not all(isinstance(k, str) and k for k in metrics)
-        or not all(callable(f) for f in metrics.values())
-    ):
-        msg = (
-            f"`{argument}` must be a non-empty {{name: callable}} of scikit-learn-shaped "
-            f"functions fn(y_true, y_pred), e.g. {{'mcc': matthews_corrcoef}}, got {metrics!r}"
-        )
-        raise TypeError(msg)
-    internal = [k for k in metrics if k.startswith(names.INTERNAL)]
-    if internal:
-        msg = f"`{argument}` names may not start with {names.INTERNAL!r}: {internal}"
-        raise ValueError(msg)
-    return dict(metrics)
+#: ``metrics`` as ``{name: callable}`` (a non-empty mapping of text names).
+check_metrics = forms.callables
 
 
 def _check_weighted(metrics: Mapping[str, Metric]) -> None:

@@ -20,7 +20,6 @@ segment are absent.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
@@ -30,11 +29,12 @@ from pl_metrics import _classification as cls
 from pl_metrics import _probability as prob
 from pl_metrics._core import catalogue as cat
 from pl_metrics._core import checks as v
+from pl_metrics._core import forms, names
 from pl_metrics._core import formulas as fm
-from pl_metrics._core import names
 from pl_metrics._core import scores as sc
 from pl_metrics._core.confusion import LABEL, Counts
 from pl_metrics._core.names import COUNT, INTERNAL, NEG, POS
+from pl_metrics._core.options import checked
 from pl_metrics._core.scores import ScoreCounts
 from pl_metrics._groups import fairness as fair
 from pl_metrics._intervals import analytic as an
@@ -89,16 +89,7 @@ class Windows:
 
 def _parse(argument: str, text: object) -> tuple[int, str]:
     """A single-unit polars duration (``"1d"``, ``"7d"``, ``"1mo"``, ``"6h"``) as (n, unit)."""
-    match = (
-        re.fullmatch(r"(\d+)(ns|us|ms|s|m|h|d|w|mo|q|y)", text) if isinstance(text, str) else None
-    )
-    if match is None or int(match[1]) == 0:
-        msg = (
-            f"`{argument}` must be a positive polars duration of one unit such as '1h', "
-            f"'1d', '7d', '1w', '1mo', '1q', '1y', got {text!r}"
-        )
-        raise ValueError(msg)
-    n, unit = int(match[1]), match[2]
+    n, unit = forms.duration(argument, text)
     if unit in _UNITS:
         return n * _UNITS[unit], "ns"
     base, factor = _CALENDAR[unit]
@@ -109,13 +100,8 @@ def windows(every: object, period: object) -> Windows:
     """Check ``every`` / ``period``: the period must be a whole number of buckets."""
     step, unit = _parse("every", every)
     length, period_unit = _parse("period", every if period is None else period)
-    if period_unit != unit or length % step:
-        msg = (
-            f"`period` ({period!r}) must be a whole number of `every` ({every!r}) buckets, "
-            "in the same kind of unit (hours and less, days and weeks, or months, "
-            "quarters and years): a window is the sum of its buckets' states"
-        )
-        raise ValueError(msg)
+    exact = period_unit == unit and not length % step
+    checked("windows", every=every, period=period, exact=exact)
     return Windows(str(every), str(every if period is None else period), step, unit, length // step)
 
 
@@ -124,30 +110,15 @@ def check_metrics(
 ) -> list[str]:
     """``metrics``: names from :data:`METRICS` (and ``estimated``: the estimated metrics,
     which read ``y_pred`` and ``y_score``), with the column each family reads."""
-    names_ = [metrics] if isinstance(metrics, str) else metrics
-    if (
-        not isinstance(names_, Sequence)
-        or not names_
-        or not all(isinstance(m, str) for m in names_)
-    ):
-        msg = f"`metrics` must be a metric name or a non-empty list of names, got {metrics!r}"
-        raise TypeError(msg)
-    for m in names_:
-        v.check_choice("metrics", m, (*METRICS, *estimated))
-    if len(set(names_)) != len(names_):
-        msg = f"`metrics` names a metric twice: {list(names_)!r}"
-        raise ValueError(msg)
-    if y_pred is None and any(m not in SCORED for m in names_):
-        msg = "`y_pred` is required for the label metrics (accuracy, f1_macro, ...)"
-        raise ValueError(msg)
-    if y_score is None and any(m in SCORED or m in estimated for m in names_):
-        msg = (
-            "`y_score` is required for the ranking and probability metrics (roc_auc, "
-            "average_precision, ks, log_loss, brier_score, calibration_error) and the "
-            "estimated ones (estimated_roc_auc, ...)"
-        )
-        raise ValueError(msg)
-    return list(names_)
+    names_ = forms.name_list("metrics", metrics, (*METRICS, *estimated))
+    checked(
+        "over_time",
+        y_pred=y_pred,
+        label_metrics=any(m not in SCORED for m in names_),
+        y_score=y_score,
+        score_metrics=any(m in SCORED or m in estimated for m in names_),
+    )
+    return names_
 
 
 def bucket_end(lf: pl.LazyFrame, index: str, w: Windows) -> tuple[pl.Expr, str | None]:

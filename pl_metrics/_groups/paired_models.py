@@ -16,8 +16,8 @@ from typing import Any
 import polars as pl
 from polars.exceptions import SchemaError
 
-from pl_metrics._core import arguments, labels, multiple, names
 from pl_metrics._core import checks as v
+from pl_metrics._core import forms, labels, multiple, names
 from pl_metrics._core import scores as sc
 from pl_metrics._core.catalogue import CATALOGUE
 from pl_metrics._core.messages import retyped
@@ -217,7 +217,7 @@ def compare_models(
     segments = v.normalize_by(by)
     v.check_column_name("y_true", y_true)
     lf, items, keys = lf_, None, segments
-    if arguments.is_stacked(models, model, id, baseline):
+    if forms.is_stacked(models, model, id, baseline):
         assert isinstance(models, str)
         assert model is not None
         assert id is not None
@@ -230,7 +230,7 @@ def compare_models(
     options = {"metric": metric, "pos_label": pos_label, "ci": ci, "ci_method": method}
     options |= {"n_boot": n_boot}
     options |= {"seed": seed, "adjust": adjust}
-    chosen = arguments.model_columns(models) if items is None else items
+    chosen = forms.model_columns(models) if items is None else items
     if items is None:
         table = _compare(lf, y_true, chosen, keys, **options)
     else:  # stacked: the pivot made once, then the wide plan on it

@@ -214,20 +214,8 @@ def _classes_roc_auc(
     """The one-vs-rest (or one-vs-one) ROC AUC of ``{label: column}`` scores, its
     intervals DeLong's (per class, or of the macro / weighted mean) or the rows'
     bootstrap."""
-    if ci is not None and (multi_class != "ovr" or average == "micro"):
-        msg = (
-            "`ci` with {label: column} scores is the interval of one-vs-rest ROC AUCs "
-            "(multi_class='ovr', average None, 'macro' or 'weighted'; DeLong's, or "
-            f"ci_method='bootstrap' or 'poisson'); not with multi_class={multi_class!r}, "
-            f"average={average!r}"
-        )
-        raise ValueError(msg)
-    if bins is not None:
-        msg = "`bins` is for binary scores (a column name as `y_score`)"
-        raise ValueError(msg)
-    if multi_class == "ovo" and weight is not None:
-        msg = "`weight` is not supported with multi_class='ovo' (as in scikit-learn)"
-        raise ValueError(msg)
+    checked("class scores", ci=ci, multi_class=multi_class, average=average, bins=bins)
+    checked("class scores", multi_class=multi_class, weight=weight)
     mc.check_options(pos_label=pos_label, max_fpr=max_fpr)
     mc.check_average(average, multi_class)
     state = mc.counts(

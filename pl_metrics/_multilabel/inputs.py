@@ -46,8 +46,8 @@ import polars as pl
 from polars.exceptions import SchemaError
 
 from pl_metrics._core import checks as v
+from pl_metrics._core import forms, inputs, names
 from pl_metrics._core import indicators as ind
-from pl_metrics._core import inputs, names
 from pl_metrics._core.names import ALL, INTERNAL, ORD
 from pl_metrics.exceptions import DataError
 
@@ -209,14 +209,7 @@ _Lists = tuple[dict[str, pl.Expr], v.LabelTypes, pl.Series | None, list[_Check]]
 
 def _from_mappings(maps: dict[str, dict[object, str]], schema: pl.Schema, labels: object) -> _Lists:
     """Indicator mappings -> label lists (sorted labels), their dtype and checks."""
-    if "y_pred" in maps and set(maps["y_true"]) != set(maps["y_pred"]):
-        only_true = sorted(set(maps["y_true"]) - set(maps["y_pred"]), key=repr)
-        only_pred = sorted(set(maps["y_pred"]) - set(maps["y_true"]), key=repr)
-        msg = (
-            "`y_true` and `y_pred` must map the same labels to indicator columns; "
-            f"only in y_true: {only_true}, only in y_pred: {only_pred}"
-        )
-        raise ValueError(msg)
+    forms.same_indicator_labels(maps)
     for argument, mapping in maps.items():
         v.check_columns(schema, **{f"{argument}[{k!r}]": c for k, c in mapping.items()})
     keys_s = ind.mapping_labels(maps["y_true"], "y_true", LABEL)
@@ -224,14 +217,7 @@ def _from_mappings(maps: dict[str, dict[object, str]], schema: pl.Schema, labels
     fixed = keys_s
     if labels is not None:
         fixed = v.labels_series(labels, keys_s.dtype, "y_true")
-        known = set(keys_s.to_list())
-        unknown = [x for x in fixed.to_list() if x not in known]
-        if unknown:
-            msg = (
-                f"`labels` {unknown!r} are not labels of the `y_true` mapping "
-                f"(its labels: {keys_s.to_list()!r}); pass some of its keys"
-            )
-            raise ValueError(msg)
+        forms.labels_among_keys(fixed.to_list(), keys_s.to_list())
     kept = fixed.sort()
     lists = {a: _as_list(m, kept) for a, m in maps.items()}
     checks = [c for a, m in maps.items() for c in ind.indicator_checks(a, m, schema)]
@@ -275,15 +261,9 @@ def _form(
     """Both arguments in one form (lists or mappings), normalised."""
     pair = {"y_true": y_true} if y_pred is None else {"y_true": y_true, "y_pred": y_pred}
     mappings = {a: c for a, c in pair.items() if isinstance(c, Mapping)}
-    if mappings and len(mappings) != len(pair):
-        msg = (
-            "`y_true` and `y_pred` must be given in the same multilabel form: both List "
-            "columns or both mappings {label: indicator column}; got "
-            f"y_true={y_true!r}, y_pred={y_pred!r}"
-        )
-        raise TypeError(msg)
+    forms.multilabel_pair(y_true, y_pred)
     if mappings:
-        maps = {a: ind.check_mapping(a, m) for a, m in mappings.items()}
+        maps = {a: forms.indicator_map(a, m) for a, m in mappings.items()}
         return _from_mappings(maps, schema, labels)
     columns = {a: v.check_column_name(a, c) for a, c in pair.items()}
     return _from_lists(columns, schema, labels)

@@ -44,9 +44,10 @@ import polars as pl
 
 from pl_metrics._core import catalogue as cat
 from pl_metrics._core import checks as v
+from pl_metrics._core import forms, names
 from pl_metrics._core import formulas as fm
-from pl_metrics._core import names
 from pl_metrics._core.names import ALL, NEG, POS, SCORE
+from pl_metrics._core.options import checked
 from pl_metrics._core.scores import ScoreCounts
 from pl_metrics._multilabel import inputs as mi
 from pl_metrics._multilabel.ranking_rows import (
@@ -315,34 +316,12 @@ def is_multilabel_call(lf: pl.LazyFrame, y_true: object) -> bool:
 
 def check_single_label(average: object, labels: object) -> None:
     """``average="samples"`` and ``labels`` are for multilabel ``y_true`` only."""
-    if labels is not None:
-        msg = (
-            "`labels` is for multilabel y_true (a List column of label sets or "
-            "{label: indicator column}) with a List column of scores; drop it"
-        )
-        raise ValueError(msg)
-    if average == "samples":
-        msg = (
-            "`average='samples'` is for multilabel y_true (a List column of label sets or "
-            "{label: indicator column}): the mean over the rows of each row's score; with "
-            "a single label column use 'macro', 'weighted', 'micro' or None"
-        )
-        raise ValueError(msg)
+    checked("single-label ranking", labels=labels, average=average)
 
 
-def check_options(**options: object) -> None:
-    """Refuse the options that have no multilabel meaning (given as not None; a
-    ``multi_class`` other than ``"ovr"``)."""
-    for option, value in options.items():
-        refused = value != "ovr" if option == "multi_class" else value is not None
-        if refused:
-            msg = (
-                f"`{option}` is not available for multilabel y_true: every label is its own "
-                "binary problem (positive = the label is in the row's set); drop it"
-            )
-            if option == "ci":
-                msg += " (the intervals resample single-label rows)"
-            raise ValueError(msg)
+#: Refuse the options that have no multilabel meaning (given as not None; a
+#: ``multi_class`` other than ``"ovr"``).
+check_options = forms.refuse_for_multilabel
 
 
 def ranking_metric(

@@ -15,6 +15,7 @@ from polars.exceptions import SchemaError
 from pl_metrics._core import checks as v
 from pl_metrics._core import indicators as ind
 from pl_metrics._core.names import INTERNAL
+from pl_metrics._core.options import checked
 from pl_metrics._multilabel import inputs as mi
 from pl_metrics.exceptions import DataError
 
@@ -101,18 +102,9 @@ def _score_labels(
                 raise ValueError(msg)
         return series, {k: by_key[k] for k in series.to_list()}
     v.check_column_name("y_score", y_score)
-    if labels is None:
-        msg = (
-            f"`labels` is required with a List column of scores (`y_score`={y_score!r}): "
-            "the labels its positions stand for, in order, e.g. labels=['cat', 'dog']; "
-            "or pass a mapping {label: score column}"
-        )
-        raise ValueError(msg)
+    checked("multilabel scores", y_score=y_score, labels=labels)
     series = v.labels_series(labels, dtype, column).alias(mi.LABEL)
-    if series.len() < at_least:
-        wanted = "one label" if at_least == 1 else "two labels"
-        msg = f"`labels` must hold at least {wanted}, got {series.to_list()!r}"
-        raise ValueError(msg)
+    checked("multilabel scores", labels=series.to_list(), at_least=at_least)
     return series, None
 
 
@@ -255,11 +247,8 @@ def ranking_rows(
         column = "y_true"
         dtype = _label_dtype(list(y_true), "y_true")
     else:
-        msg = (
-            "`y_true` must be a List column of label sets or a mapping {label: indicator "
-            f"column}} for multilabel scores, got {y_true!r}"
-        )
-        raise TypeError(msg)
+        checked("multilabel scores", y_true=y_true)
+        raise AssertionError  # refused: neither a column nor a mapping
     scored, mapping = _score_labels(y_score, labels, dtype, column, at_least)
     scores, score_checks = _score_exprs(schema, mapping or y_score, scored, "y_score")
     ml = mi.multilabel_input(
@@ -325,15 +314,9 @@ def _relevance_rows(
         true_map = v.check_score_map("y_true", y_true)
     else:
         v.check_column_name("y_true", y_true)
-        if labels is None:
-            # the positions of a List of relevances stand for labels: never guessed from
-            # the scores' mapping (its keys sorted would misalign a list in another order)
-            msg = (
-                f"`labels` is required with a List column of relevances (`y_true`={y_true!r}): "
-                "the labels its positions stand for, in order, e.g. labels=['cat', 'dog']; "
-                "or pass a mapping {label: relevance column}"
-            )
-            raise ValueError(msg)
+        # the positions of a List of relevances stand for labels: never guessed from
+        # the scores' mapping (its keys sorted would misalign a list in another order)
+        checked("graded relevances", y_true=y_true, labels=labels)
     source = true_map or (y_score if isinstance(y_score, Mapping) else labels)
     dtype: pl.DataType = pl.String()
     if isinstance(source, (Mapping, Sequence, pl.Series)) and not isinstance(source, str):

@@ -33,6 +33,7 @@ from pl_metrics._core import checks as v
 from pl_metrics._core import formulas as fm
 from pl_metrics._core import names
 from pl_metrics._core import scores as sc
+from pl_metrics._core.options import checked
 from pl_metrics._core.scores import CLASS, NEG, POS, SCORE, ScoreCounts
 from pl_metrics._ranking import from_counts as rk
 from pl_metrics._stats import normal
@@ -67,24 +68,13 @@ def check_options(
     for option, value in (("pos_label", pos_label), ("bins", bins), ("ci", ci)):
         if value is not None:
             raise binary_only(option)
-    if max_fpr is not None:
-        msg = (
-            "`max_fpr` (partial AUC) is for binary scores, as in scikit-learn: with "
-            "{label: column} scores, drop it, or pass one class's score column with "
-            "its pos_label"
-        )
-        raise ValueError(msg)
+    checked("class scores", max_fpr=max_fpr)
 
 
 def check_average(average: str | None, multi_class: str) -> None:
     """One-vs-one has neither a per-class view nor a micro average (scikit-learn:
     ``average=None`` raises NotImplementedError, ``"micro"`` is refused)."""
-    if multi_class == "ovo" and average not in ("macro", "weighted"):
-        msg = (
-            f"`average={average!r}` is for multi_class='ovr' (one-vs-rest); with "
-            "multi_class='ovo' use 'macro' or 'weighted', as scikit-learn"
-        )
-        raise ValueError(msg)
+    checked("class scores", multi_class=multi_class, average=average)
 
 
 # ---------------------------------------------------------------------------- counts

@@ -1,0 +1,211 @@
+"""The forms of the arguments that are lists, mappings or durations, checked by the
+stage that reads them (a method's rules across arguments are
+:mod:`pl_metrics._core.arguments`, each option's own check :mod:`pl_metrics._core.options`).
+
+Each check raises the ``ValueError`` (a wrong value) or ``TypeError`` (a wrong
+kind of value) that names the argument and what was given.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection, Mapping, Sequence
+
+from pl_metrics._core import checks as v
+
+#: A polars duration of one unit (``every``, ``period``): its count and unit.
+_DURATION = re.compile(r"(\d+)(ns|us|ms|s|m|h|d|w|mo|q|y)")
+
+
+def duration(argument: str, text: object) -> tuple[int, str]:
+    """``text``: a positive polars duration of one unit (``"1d"``, ``"6h"``), as
+    (count, unit)."""
+    match = _DURATION.fullmatch(text) if isinstance(text, str) else None
+    if match is None or int(match[1]) == 0:
+        msg = (
+            f"`{argument}` must be a positive polars duration of one unit such as '1h', "
+            f"'1d', '7d', '1w', '1mo', '1q', '1y', got {text!r}"
+        )
+        raise ValueError(msg)
+    return int(match[1]), match[2]
+
+
+def name_list(argument: str, given: object, allowed: Collection[str]) -> list[str]:
+    """``given``: one name of ``allowed`` or a non-empty list of them, each once."""
+    chosen = [given] if isinstance(given, str) else given
+    if (
+        not isinstance(chosen, Sequence)
+        or not chosen
+        or not all(isinstance(m, str) for m in chosen)
+    ):
+        msg = f"`{argument}` must be a metric name or a non-empty list of names, got {given!r}"
+        raise TypeError(msg)
+    for m in chosen:
+        v.check_choice(argument, m, allowed)
+    if len(set(chosen)) != len(chosen):
+        msg = f"`{argument}` names a metric twice: {list(chosen)!r}"
+        raise ValueError(msg)
+    return list(chosen)
+
+
+def callables(argument: str, metrics: object) -> dict[str, Callable[..., object]]:
+    """``metrics`` as ``{name: callable}`` (a non-empty mapping of text names that do
+    not start with the internal prefix)."""
+    if (
+        not isinstance(metrics, Mapping)
+        or not metrics
+        or not all(isinstance(k, str) and k for k in metrics)
+        or not all(callable(f) for f in metrics.values())
+    ):
+        msg = (
+            f"`{argument}` must be a non-empty {{name: callable}} of scikit-learn-shaped "
+            f"functions fn(y_true, y_pred), e.g. {{'mcc': matthews_corrcoef}}, got {metrics!r}"
+        )
+        raise TypeError(msg)
+    internal = [k for k in metrics if k.startswith(v.INTERNAL)]
+    if internal:
+        msg = f"`{argument}` names may not start with {v.INTERNAL!r}: {internal}"
+        raise ValueError(msg)
+    return dict(metrics)
+
+
+def indicator_map(argument: str, mapping: Mapping[object, str]) -> dict[object, str]:
+    """A ``{label: indicator column}`` mapping: at least one label, no None label,
+    every column a column name."""
+    if len(mapping) == 0:
+        msg = f"`{argument}` must map at least one label to an indicator column, got {{}}"
+        raise ValueError(msg)
+    if any(key is None for key in mapping):
+        msg = f"`{argument}` must not have None as a label, got {dict(mapping)!r}"
+        raise ValueError(msg)
+    for column in mapping.values():
+        v.check_column_name(argument, column)
+    return dict(mapping)
+
+
+def multilabel_pair(y_true: object, y_pred: object) -> None:
+    """Multilabel ``y_true`` and ``y_pred`` (None: absent) in one form: both List
+    columns or both mappings; two mappings of the same labels."""
+    pair = {"y_true": y_true} if y_pred is None else {"y_true": y_true, "y_pred": y_pred}
+    mappings = {a: c for a, c in pair.items() if isinstance(c, Mapping)}
+    if mappings and len(mappings) != len(pair):
+        msg = (
+            "`y_true` and `y_pred` must be given in the same multilabel form: both List "
+            "columns or both mappings {label: indicator column}; got "
+            f"y_true={y_true!r}, y_pred={y_pred!r}"
+        )
+        raise TypeError(msg)
+
+
+def same_indicator_labels(maps: Mapping[str, Mapping[object, str]]) -> None:
+    """``y_true``'s and ``y_pred``'s indicator mappings name the same labels."""
+    if "y_pred" in maps and set(maps["y_true"]) != set(maps["y_pred"]):
+        only_true = sorted(set(maps["y_true"]) - set(maps["y_pred"]), key=repr)
+        only_pred = sorted(set(maps["y_pred"]) - set(maps["y_true"]), key=repr)
+        msg = (
+            "`y_true` and `y_pred` must map the same labels to indicator columns; "
+            f"only in y_true: {only_true}, only in y_pred: {only_pred}"
+        )
+        raise ValueError(msg)
+
+
+def labels_among_keys(labels: Sequence[object], keys: Sequence[object]) -> None:
+    """``labels=`` of a ``{label: indicator column}`` ``y_true``: some of its keys."""
+    known = set(keys)
+    unknown = [x for x in labels if x not in known]
+    if unknown:
+        msg = (
+            f"`labels` {unknown!r} are not labels of the `y_true` mapping "
+            f"(its labels: {list(keys)!r}); pass some of its keys"
+        )
+        raise ValueError(msg)
+
+
+def refuse_for_multilabel(**options: object) -> None:
+    """Refuse the options that have no multilabel meaning (given as not None; a
+    ``multi_class`` other than ``"ovr"``)."""
+    for option, value in options.items():
+        refused = value != "ovr" if option == "multi_class" else value is not None
+        if refused:
+            msg = (
+                f"`{option}` is not available for multilabel y_true: every label is its own "
+                "binary problem (positive = the label is in the row's set); drop it"
+            )
+            if option == "ci":
+                msg += " (the intervals resample single-label rows)"
+            raise ValueError(msg)
+
+
+def model_columns(models: object) -> list[tuple[str, str]]:
+    """``compare_models(models=)`` side by side as ``(name, column)`` pairs, the
+    baseline first: a mapping ``{name: column}`` or a list of columns."""
+    if isinstance(models, Mapping):
+        items = list(models.items())
+    elif isinstance(models, Sequence) and not isinstance(models, str):
+        items = [(column, column) for column in models]
+    else:
+        msg = (
+            "`models` must be a mapping {name: column} or a list of columns (the first is "
+            f"the baseline), got {models!r}"
+        )
+        raise TypeError(msg)
+    if len(items) < 2:
+        msg = (
+            "`models` needs at least two models, the baseline first and the models compared "
+            f"with it, got {models!r}"
+        )
+        raise ValueError(msg)
+    for name, column in items:
+        if not isinstance(name, str):
+            msg = f"`models` names must be strings, got {name!r}"
+            raise TypeError(msg)
+        v.check_column_name("models", column)
+    given = [name for name, _ in items]
+    repeated = sorted({name for name in given if given.count(name) > 1})
+    if repeated:
+        msg = f"`models` names a model more than once: {repeated!r}; give each model one name"
+        raise ValueError(msg)
+    return items
+
+
+def is_stacked(models: object, model: object, id_: object, baseline: object) -> bool:
+    """Whether ``compare_models`` reads stacked rows (``models`` one column, with
+    ``model=`` and ``id=``); the single-column call without them says how."""
+    if not isinstance(models, str):
+        if model is not None or id_ is not None or baseline is not None:
+            msg = (
+                "`model`, `id` and `baseline` are for models stacked in rows (one row per id "
+                "and model): `models` then names the one column of their predictions, got "
+                f"{models!r}; with models side by side in columns, the first is the baseline"
+            )
+            raise ValueError(msg)
+        return False
+    if model is None or id_ is None:
+        msg = (
+            f"`models` is one column ({models!r}): for models stacked in rows (one row per "
+            "id and model) name the column of the model and the column pairing the rows, "
+            f"compare_models(y_true, {models!r}, model='model', id='id'); for models side by "
+            "side pass a list of their columns (the first is the baseline) or a mapping "
+            "{name: column} (pl-metrics: --model-column COLUMN --id COLUMN, or --model "
+            "once per model)"
+        )
+        if model is None and id_ is None:
+            raise TypeError(msg)  # today's call: `models` a mapping or a list
+        missing, given = ("id", f"model={model!r}") if id_ is None else ("model", f"id={id_!r}")
+        msg = f"`{missing}` is missing: {given} is given, and stacked rows need both. {msg}"
+        raise ValueError(msg)
+    return True
+
+
+__all__ = [
+    "callables",
+    "duration",
+    "indicator_map",
+    "is_stacked",
+    "labels_among_keys",
+    "model_columns",
+    "multilabel_pair",
+    "name_list",
+    "refuse_for_multilabel",
+    "same_indicator_labels",
+]
