@@ -216,6 +216,17 @@ def disparity(
     client: Any = ...,
     split_every: int = ...,
 ) -> pl.DataFrame: ...
+def drift(
+    data: Any,
+    columns: str | Sequence[str],
+    *,
+    reference: pl.DataFrame | pl.LazyFrame | pl.Expr,
+    by: By = ...,
+    bins: int = ...,
+    eps: float = ...,
+    client: Any = ...,
+    split_every: int = ...,
+) -> pl.DataFrame: ...
 def drift_counts(
     data: Any,
     columns: str | Sequence[str],

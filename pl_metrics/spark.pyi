@@ -187,6 +187,15 @@ def disparity(
     n_boot: int = ...,
     seed: int | None = ...,
 ) -> pl.DataFrame: ...
+def drift(
+    sdf: Any,
+    columns: str | Sequence[str],
+    *,
+    reference: pl.DataFrame | pl.LazyFrame | pl.Expr,
+    by: By = ...,
+    bins: int = ...,
+    eps: float = ...,
+) -> pl.DataFrame: ...
 def drift_counts(
     sdf: Any,
     columns: str | Sequence[str],

@@ -11,7 +11,7 @@ and hand the results back; everything here is the same for both.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,7 +21,7 @@ from pl_metrics import metrics
 from pl_metrics._core import checks as v
 from pl_metrics._core.messages import Bad, in_engine_terms, retyped
 from pl_metrics._core.names import COUNTS_STATE, MULTILABEL_STATE, SCORE_STATE
-from pl_metrics._engines import calibration, class_scores, losses, ranked, row_means
+from pl_metrics._engines import calibration, class_scores, drift_states, losses, ranked, row_means
 from pl_metrics._engines.shards import check_label_sets, label_sample
 from pl_metrics.state import sum_states
 
@@ -47,13 +47,20 @@ _STATES: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
     "cost_sums": losses.COST_SHAPE,
     **dict.fromkeys(row_means.MAKERS, row_means.SHAPE),
     **class_scores.SHAPES,  # multiclass scores (:mod:`.class_scores`)
+    # drift's states of each side (:mod:`.drift_states`)
+    "drift_rows": drift_states.ROWS_SHAPE,
+    "drift_values": drift_states.VALUES_SHAPE,
+    "drift_bins": drift_states.BINS_SHAPE,
 }
-_MAKERS = {
+_MAKERS: dict[str, Callable[..., Any]] = {
     "loss_sums": losses.loss_sums,
     "calibration_sums": calibration.calibration_sums,
     "cost_sums": losses.cost_sums,
     **row_means.MAKERS,
     **class_scores.MAKERS,
+    "drift_rows": drift_states.side_rows,
+    "drift_values": drift_states.side_values,
+    "drift_bins": drift_states.side_bins,
 }
 #: The multilabel state's two parts: their keys and their summed columns.
 _MULTILABEL_PARTS = {

@@ -111,9 +111,6 @@ API_ENGINES = (
 #: Listed there, with no engine function yet: none of them is a function of a
 #: mergeable state the library has (each needs a new state, or rows).
 NOT_YET = {
-    # drift: the reference's quantile edges are not mergeable (drift_counts with
-    # edges= is: pl_metrics.spark.drift_counts / pl_metrics.dask.drift_counts)
-    "drift",
     # over_time: windows of rows (each family's state by [*by, window] not wired yet);
     # check: rules over the methods above
     "over_time",
