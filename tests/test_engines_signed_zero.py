@@ -1,0 +1,69 @@
+"""-0.0 and 0.0 are one score on the engines' exact ranking paths, as in the frame
+method (``scores.as_score``: one threshold, as in numpy): the partitions of score
+ranges (Spark's range partitioner, Dask's sampled boundaries) must not split a tie
+of the two zeros into two ranges, which would order half of its pairs (a wrong AUC,
+silently).  The oracle is scikit-learn, which ties them (numpy compares -0.0 == 0.0)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pytest
+from sklearn.metrics import average_precision_score, roc_auc_score
+
+import pl_metrics  # noqa: F401 - registers .metrics
+
+dd = pytest.importorskip("dask.dataframe")
+pytestmark = pytest.mark.xdist_group("spark")  # one worker holds the Spark session
+
+
+@pytest.fixture(scope="module")
+def zeros() -> pl.DataFrame:
+    """Scores mostly a tie of -0.0 and 0.0 (half each), a few either side."""
+    rng = np.random.default_rng(7)
+    n = 3000
+    s = rng.choice([-0.5, 0.0, 0.0, 0.0, 0.5, 1.0], n)
+    s = np.where((s == 0) & (rng.random(n) < 0.5), -0.0, s)
+    assert 0 < int(np.sum(np.signbit(s) & (s == 0))) < int(np.sum(s == 0))
+    y = rng.random(n) < 0.4
+    seg = rng.choice(["a", "b"], n)
+    return pl.DataFrame({"y": y, "s": s, "seg": seg})
+
+
+def _oracle(df: pl.DataFrame, metric: Any) -> dict[str, float]:
+    return {
+        g: metric(part["y"].to_numpy(), part["s"].to_numpy())
+        for (g,), part in df.partition_by("seg", as_dict=True).items()
+    }
+
+
+@pytest.mark.parametrize(
+    ("method", "oracle"),
+    [("roc_auc", roc_auc_score), ("average_precision", average_precision_score)],
+)
+def test_the_two_zeros_are_one_score_on_dask(zeros: pl.DataFrame, method: str, oracle: Any) -> None:
+    import pl_metrics.dask as pmd
+
+    data = dd.from_pandas(zeros.to_pandas(), npartitions=7)
+    got = getattr(pmd, method)(data, "y", "s", by="seg")
+    assert dict(got.select("seg", method).iter_rows()) == pytest.approx(
+        _oracle(zeros, oracle), rel=1e-12
+    )
+
+
+@pytest.mark.parametrize(
+    ("method", "oracle"),
+    [("roc_auc", roc_auc_score), ("average_precision", average_precision_score)],
+)
+def test_the_two_zeros_are_one_score_on_spark(
+    spark: Any, zeros: pl.DataFrame, method: str, oracle: Any
+) -> None:
+    import pl_metrics.spark as pms
+
+    data = spark.createDataFrame(zeros.to_arrow()).repartition(5)
+    got = getattr(pms, method)(data, "y", "s", by="seg")
+    assert dict(got.select("seg", method).iter_rows()) == pytest.approx(
+        _oracle(zeros, oracle), rel=1e-12
+    )
