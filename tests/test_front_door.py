@@ -1,0 +1,149 @@
+"""The front door for arguments: a ``ValueError`` / ``TypeError`` about an argument is
+declared in ``_core/options.py`` (one option's value), ``_core/arguments.py`` (the
+rules across a method's arguments, run by ``options.checked``), ``_core/forms.py``
+(the forms of list, mapping and duration arguments), ``_core/checks.py`` (the
+shared checks and the schema) or ``_core/table_options.py`` (the scoring tables'
+options).  A raise elsewhere is listed below with its reason: it depends on the
+rows or the schema, is a programming error, or waits to move (its file was being
+changed by another piece of work).  A count may only shrink."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from pl_metrics._core import arguments, options
+
+ROOT = Path(__file__).resolve().parents[1] / "pl_metrics"
+
+#: The front door's modules (paths below ``pl_metrics``).
+FRONT_DOOR = {
+    "_core/options.py",
+    "_core/arguments.py",
+    "_core/forms.py",
+    "_core/checks.py",
+    "_core/table_options.py",
+}
+
+_DATA = "checked against the rows or the schema (the data decides)"
+_PENDING = "argument checks to move to the front door (the file was being changed)"
+
+#: Each file outside the front door that raises, how many raises at most, and why.
+ALLOWED: dict[str, tuple[int, str]] = {
+    "_core/catalogue.py": (2, "programming errors: a catalogue entry or a family list"),
+    "_core/labels.py": (
+        6,
+        "labels / pos_label read with the column's dtype at the schema stage "
+        "(label_value, labels_series: the form of `labels` checked with its dtype)",
+    ),
+    "_core/scores.py": (1, f"the default pos_label needs the label column's dtype: {_DATA}"),
+    "_groups/custom.py": (1, f"a custom metric's returned value: {_DATA}"),
+    "_groups/over_time.py": (1, f"`every` shorter than a day on a Date column: {_DATA}"),
+    "_groups/paired_models.py": (1, f"`baseline` among the model column's values: {_DATA}"),
+    "_multilabel/ranking_rows.py": (
+        3,
+        f"label sets compared in the label column's dtype (keys, labels): {_DATA}",
+    ),
+    "_multilabel/state.py": (1, f"`labels` against a state's labels: {_DATA}"),
+    "_namespace/_common.py": (1, "programming error: an eager twin's docstring, at import"),
+    "_namespace/fairness.py": (
+        3,
+        f"`reference` against the `by` columns and their dtypes: {_DATA} (two: {_PENDING})",
+    ),
+    "_namespace/thresholds.py": (
+        2,
+        f"neg_label vs pos_label in y_true's dtype; `where`'s dtype on the table: {_DATA}",
+    ),
+    "cli/_commands.py": (1, "programming error: a signature the command line has no form for"),
+    "plot/_base.py": (6, f"the chart's frame (its columns and rows): {_DATA} (two: {_PENDING})"),
+    "plot/tables.py": (8, f"the chart's frame (its columns and rows): {_DATA}"),
+    "plot/curves.py": (1, _PENDING),
+    "_drift/metrics.py": (1, _PENDING),
+    "_drift/state.py": (8, f"a drift state's columns: {_DATA}; `edges`: {_PENDING}"),
+    "_monitoring/check.py": (8, f"check's rules (parsed text): {_PENDING}"),
+    "_monitoring/estimated.py": (4, _PENDING),
+    "_monitoring/estimated_multiclass.py": (2, _PENDING),
+}
+
+_RAISE = re.compile(r"raise (ValueError|TypeError)\(")
+
+
+def _raises() -> dict[str, int]:
+    """The ``raise ValueError(`` / ``raise TypeError(`` statements per module outside
+    the front door."""
+    found = {}
+    for path in ROOT.rglob("*.py"):
+        name = path.relative_to(ROOT).as_posix()
+        n = len(_RAISE.findall(path.read_text(encoding="utf-8")))
+        if n and name not in FRONT_DOOR:
+            found[name] = n
+    return found
+
+
+def test_no_argument_error_is_raised_outside_the_front_door_unlisted() -> None:
+    found = _raises()
+    assert set(found) <= set(ALLOWED), f"raises outside the front door: {set(found) - set(ALLOWED)}"
+    grown = {name: (n, ALLOWED[name][0]) for name, n in found.items() if n > ALLOWED[name][0]}
+    assert not grown, f"more raises than the allow-list (found, allowed): {grown}"
+    assert sum(found.values()) <= 61  # the allow-list's total: it only shrinks
+
+
+def test_the_allow_list_names_modules_that_exist() -> None:
+    for name, (n, reason) in ALLOWED.items():
+        assert (ROOT / name).is_file(), name
+        assert n > 0
+        assert reason
+
+
+def test_the_rules_read_arguments_the_table_knows() -> None:
+    # a name a rule reads is an option of the table or a declared read-only argument
+    # (a stage's rules read the values its method checked); no read-only name
+    # hides an option's check
+    assert not arguments.READ_ONLY & set(options.OPTIONS)
+    for method, rules in arguments.RULES.items():
+        for rule in rules:
+            for name in rule.reads:
+                known = method in arguments.STAGES or name in arguments.READ_ONLY
+                assert known or options.check_of(method, name), (method, name)
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (
+            lambda: options.checked("html_report", title=3),
+            TypeError,
+            "`title` must be a string, got 3",
+        ),
+        (
+            lambda: options.checked("html_report", index="t", every=None),
+            ValueError,
+            "`index` and `every` go together",
+        ),
+        (
+            lambda: options.checked("class scores", max_fpr=0.5),
+            ValueError,
+            "`max_fpr` (partial AUC) is for binary scores",
+        ),
+        (
+            lambda: options.checked("compare_models", metric="accuracy", pos_label=1),
+            ValueError,
+            "`pos_label` is for the binary metrics",
+        ),
+    ],
+)
+def test_a_rule_raises_its_error_naming_the_argument(
+    call: object, error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error) as info:
+        call()  # type: ignore[operator]
+    assert str(info.value).startswith(message)
+
+
+def test_a_rule_runs_once_its_arguments_are_given() -> None:
+    # index without every: the rule waits for every (not given: no error)
+    assert options.checked("html_report", index="t") == ("t",)
+    # the options among them are checked and returned as the table returns them
+    assert options.checked("summary", multilabel=False, replace_undefined_by=0) == (False, 0.0)
