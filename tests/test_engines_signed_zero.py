@@ -67,3 +67,30 @@ def test_the_two_zeros_are_one_score_on_spark(
     assert dict(got.select("seg", method).iter_rows()) == pytest.approx(
         _oracle(zeros, oracle), rel=1e-12
     )
+
+
+def test_the_expected_auc_ties_the_two_zeros_on_both_engines(
+    spark: Any, zeros: pl.DataFrame
+) -> None:
+    """estimated_performance's expected AUC ranks by the raw score on the engines'
+    weighted score ranges: equal to the frame method's (which ties them)."""
+    import pl_metrics.dask as pmd
+    import pl_metrics.spark as pms
+
+    # probabilities: -0.5 -> 0.25 (-0.0 < 0 is false: the negative zeros stay)
+    rows = zeros.with_columns(
+        s=pl.when(pl.col("s") < 0).then(0.25).otherwise(pl.col("s")), p=pl.col("s") > 0.25
+    )
+    assert rows.filter(pl.col("s").cast(pl.String) == "-0.0").height
+    options: dict[str, Any] = {"by": "seg", "calibration": None, "metrics": ["roc_auc"]}
+    want = rows.metrics.estimated_performance("p", "s", **options).sort("seg")
+    on_dask = pmd.estimated_performance(
+        dd.from_pandas(rows.to_pandas(), npartitions=7), "p", "s", **options
+    )
+    on_spark = pms.estimated_performance(
+        spark.createDataFrame(rows.to_arrow()).repartition(5), "p", "s", **options
+    )
+    for got in (on_dask, on_spark):
+        assert got.sort("seg")["roc_auc"].to_list() == pytest.approx(
+            want["roc_auc"].to_list(), rel=1e-9
+        )
