@@ -489,14 +489,17 @@ RULES: Mapping[str, tuple[Rule, ...]] = MappingProxyType(
                 lambda y_pred, y_score: y_pred is None and y_score is None,
                 "html_report needs `y_pred` (predicted labels) or `y_score` (scores), or both",
             ),
-            *(
-                Rule(
-                    (name,),
-                    _not_column,
-                    lambda value, n=name: f"`{n}` must be a column name, got {value!r}",
-                    TypeError,
-                )
-                for name in ("y_true", "y_pred")
+            Rule(
+                ("y_true",),
+                _not_column,
+                lambda y_true: f"`y_true` must be a column name, got {y_true!r}",
+                TypeError,
+            ),
+            Rule(  # after y_true's (reads it: runs once it is given)
+                ("y_pred", "y_true"),
+                lambda y_pred, y_true: _not_column(y_pred),
+                lambda y_pred, y_true: f"`y_pred` must be a column name, got {y_pred!r}",
+                TypeError,
             ),
             Rule(
                 ("ci",),
