@@ -205,3 +205,59 @@ def test_bad_rows_are_counted_over_all_files(tmp_path: Path) -> None:
             with pytest.raises(type(expected.value)) as got:
                 pmd.roc_auc(paths, "y", MAPPING, **options)
             assert str(got.value).endswith(f"part1.parquet: {expected.value}")  # the files named
+
+
+# ------------------------------------------------------------------ multilabel samples
+@st.composite
+def _label_sets(draw: st.DrawFn) -> tuple[pl.DataFrame, list[int]]:
+    """Multilabel rows: each row's true set (some empty, some full: an undefined AUC),
+    its scores with ties, a weight; cuts into files."""
+    n = draw(st.integers(1, 40))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    truth = rng.integers(0, 2, (n, len(MAPPING)))
+    decimals = draw(st.sampled_from([1, 6]))
+    frame = pl.DataFrame(
+        {
+            "ml": [[k for k in MAPPING if row[k]] for row in truth],
+            "g": pl.Series([("a", "b", None)[k] for k in rng.integers(0, 3, n)], dtype=pl.String),
+            **{c: np.round(rng.random(n), decimals) for c in MAPPING.values()},
+            **{f"t{k}": truth[:, k] for k in MAPPING},
+            "w": rng.random(n) * 10,
+        },
+        schema_overrides={"ml": pl.List(pl.Int64)},
+    )
+    cuts = sorted(draw(st.lists(st.integers(0, n), max_size=3)))
+    return frame, [0, *cuts, n]
+
+
+@settings(
+    max_examples=12,
+    deadline=None,
+    phases=[Phase.explicit, Phase.reuse, Phase.generate],
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(drawn=_label_sets(), by=st.sampled_from([None, "g"]), weight=st.sampled_from([None, "w"]))
+def test_multilabel_samples_equal_the_frame_method(
+    drawn: tuple[pl.DataFrame, list[int]], by: str | None, weight: str | None, tmp_path: Path
+) -> None:
+    """``average="samples"`` of a List ``y_true`` and of ``{label: indicator}``: the mean
+    of the rows' own AUC / AP (the engines' per-row sums), the frame method's."""
+    frame, cuts = drawn
+    paths = _files(tmp_path, [frame[a:b] for a, b in itertools.pairwise(cuts)])
+    indicators = {k: f"t{k}" for k in MAPPING}
+    for method in ("roc_auc", "average_precision"):
+        for y_true in ("ml", indicators):
+            options = {"by": by, "weight": weight, "average": "samples"}
+            expected = getattr(frame.metrics, method)(y_true, MAPPING, **options)
+            same(getattr(pmd, method)(paths, y_true, MAPPING, **options), expected)
+
+
+def test_multilabel_per_label_is_refused(tmp_path: Path) -> None:
+    """Per label (and their means) and samples with ``max_fpr``: no engine state yet."""
+    frame = pl.DataFrame(
+        {"ml": [[0], [1, 2]], "q0": [0.1, 0.2], "q1": [0.3, 0.4], "q2": [0.5, 0.6]}
+    )
+    paths = _files(tmp_path, [frame])
+    for options in ({"average": None}, {"average": "samples", "max_fpr": 0.5}):
+        with pytest.raises(NotImplementedError, match="pl_metrics engines: roc_auc of multilabel"):
+            pmd.roc_auc(paths, "ml", MAPPING, **options)

@@ -17,11 +17,17 @@ What the merged state cannot answer is refused (``NotImplementedError``, before 
 job where it can be): the interval of the macro / weighted mean (its covariances of
 the classes' AUCs are sums over the rows of each row's placements in every class)
 and the bootstrap (it redraws whole rows, each with all its classes' scores).
+
+Multilabel scores with ``average="samples"`` are a mean over the rows of each row's
+own AUC or AP (its true labels against its other labels): the engines' per-row sums
+(:mod:`.row_means`, the frame method's ``row_value`` of the frame method's checked
+rows), whose finisher divides them (:data:`SAMPLES_FINISHERS`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -31,6 +37,7 @@ from pl_metrics._core import catalogue as cat
 from pl_metrics._core import names
 from pl_metrics._core import scores as sc
 from pl_metrics._core.scores import CLASS, N_ROWS, SCORE, TRUE
+from pl_metrics._engines import row_means
 from pl_metrics._ranking import multiclass as mc
 from pl_metrics._typing import AucAverage, AucCiMethod, By, MultiClass
 
@@ -69,12 +76,20 @@ def class_totals(
     return state.group_by(keys).agg(pl.col(N_ROWS).sum())
 
 
-#: The engines' states of multiclass scores, by name: the function making each.
+#: The ranking metrics whose multilabel ``average="samples"`` is a mean of per-row values.
+SAMPLES = ("roc_auc", "average_precision")
+#: The engines' states of multiclass and multilabel scores, by name: the function
+#: making each.
 MAKERS: dict[str, Callable[..., pl.LazyFrame]] = {
     "class_score_counts": class_score_counts,
     "class_totals": class_totals,
+    **{f"samples_{m}_sums": functools.partial(row_means.row_sums, metric=m) for m in SAMPLES},
 }
-SHAPES = {"class_score_counts": SHAPE, "class_totals": TOTALS_SHAPE}
+SHAPES = {
+    "class_score_counts": SHAPE,
+    "class_totals": TOTALS_SHAPE,
+    **{f"samples_{m}_sums": row_means.SHAPE for m in SAMPLES},
+}
 
 
 class ClassScores:
@@ -182,12 +197,47 @@ FINISHERS: dict[str, Callable[..., Any]] = {
 }
 
 
-def is_class_scores(y_true: object, y_score: object, schema: pl.Schema) -> bool:
-    """The input form these states take: a single-label ``y_true`` column and
-    ``{label: column}`` scores."""
+def _multilabel(y_true: object, schema: pl.Schema) -> bool:
+    """Multilabel ``y_true``: ``{label: indicator column}`` or a List (Array) column."""
     dtype = schema.get(y_true) if isinstance(y_true, str) else None
+    return isinstance(y_true, Mapping) or isinstance(dtype, (pl.List, pl.Array))
+
+
+def is_class_scores(values: Mapping[str, Any], schema: pl.Schema) -> bool:
+    """The input form of :func:`class_score_counts`: a single-label ``y_true`` column
+    and ``{label: column}`` scores."""
+    y_true = values.get("y_true")
     return (
         isinstance(y_true, str)
-        and not isinstance(dtype, (pl.List, pl.Array))
-        and isinstance(y_score, Mapping)
+        and not _multilabel(y_true, schema)
+        and isinstance(values.get("y_score"), Mapping)
     )
+
+
+def is_samples(values: Mapping[str, Any], schema: pl.Schema) -> bool:
+    """The input form of the samples sums: multilabel ``y_true``, ``average="samples"``
+    and no ``max_fpr`` (each row's partial AUC: not yet)."""
+    return (
+        _multilabel(values.get("y_true"), schema)
+        and values.get("average") == "samples"
+        and values.get("max_fpr") is None
+    )
+
+
+def _samples(metric: str) -> Callable[..., pl.DataFrame]:
+    def finish(sums: row_means.RowSums, *, average: AucAverage | None = "macro") -> pl.DataFrame:
+        del average  # "samples": the form of the input that chose this state
+        return sums.mean(metric)
+
+    finish.__name__ = metric
+    finish.__doc__ = (
+        f"As :meth:`MetricsLazyFrame.{metric}` of multilabel input with "
+        "``average='samples'``: the (weighted) mean of the rows' values where defined."
+    )
+    return finish
+
+
+#: The samples averages' finishers, by state.
+SAMPLES_FINISHERS: dict[str, dict[str, Callable[..., Any]]] = {
+    f"samples_{m}_sums": {m: _samples(m)} for m in SAMPLES
+}

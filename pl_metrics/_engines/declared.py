@@ -73,8 +73,8 @@ class StateKind:
     make: Callable[..., Any] | None = None
     any_form: bool = False
     #: The input form it takes, where it is one form of its methods' input:
-    #: ``form(y_true, y_score, schema)`` (multiclass scores: :mod:`.classes`).
-    form: Callable[[Any, Any, pl.Schema], bool] | None = None
+    #: ``form(values, schema)`` (multiclass scores, multilabel samples: :mod:`.class_scores`).
+    form: Callable[[dict[str, Any], pl.Schema], bool] | None = None
     #: Its exact path of un-weighted rows from partitions of score ranges, before any
     #: merged state (:func:`.classes.exact`); None from it: the merged state.
     exact: Callable[..., pl.DataFrame | None] | None = None
@@ -150,6 +150,17 @@ STATES: dict[str, StateKind] = {
         form=class_scores.is_class_scores,
         exact=classes.exact,
     ),
+    # multilabel scores, average="samples": the per-row values' sums (:mod:`.row_means`)
+    **{
+        kind: StateKind(
+            kind,
+            row_means.RowSums,
+            finishers,
+            make=class_scores.MAKERS[kind],
+            form=class_scores.is_samples,
+        )
+        for kind, finishers in class_scores.SAMPLES_FINISHERS.items()
+    },
 }
 #: A finisher's parameters that the frame method has not: their values from its own.
 DERIVED: dict[str, Callable[[dict[str, Any]], Any]] = {
@@ -274,7 +285,7 @@ def _choose(declared: Declared, values: dict[str, Any], schema: pl.Schema) -> st
     multilabel = _is_multilabel(values.get(first), schema)
     for kind in declared.states:
         if STATES[kind].form is not None:  # one form of the input: that form only
-            if STATES[kind].form(values.get(first), values.get("y_score"), schema):  # type: ignore[misc]
+            if STATES[kind].form(values, schema):  # type: ignore[misc]
                 return kind
             continue
         if STATES[kind].any_form:

@@ -42,11 +42,11 @@ REFUSED = {
     "roc_auc[ovr][bootstrap][per_class]",
     "roc_auc[ovr][bootstrap]",
     "roc_auc[ovo]",
-    # multilabel scores: no per-label score state yet
+    # multilabel scores: no per-label score state yet (average="samples" is: the rows'
+    # values summed), nor each row's partial AUC (samples with max_fpr)
     "roc_auc[multilabel]",
     "roc_auc[multilabel-max_fpr]",
     "roc_auc[multilabel-samples-max_fpr]",
-    "average_precision[multilabel]",
     "average_precision[multilabel-float]",
     # multilabel intervals: the frame method's bootstrap redraws whole rows, which the
     # merged per-label state does not hold
