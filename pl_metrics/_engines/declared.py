@@ -48,6 +48,7 @@ from pl_metrics._engines import (
 )
 from pl_metrics._engines import drift as engine_drift
 from pl_metrics._engines import estimated as engine_estimated
+from pl_metrics._engines import over_time as engine_over_time
 from pl_metrics._engines.finishers import SCORE_FINISHERS
 from pl_metrics._namespace import MetricsLazyFrame
 from pl_metrics.state import (
@@ -194,7 +195,11 @@ def _declared() -> dict[str, Declared]:
 
 #: The methods with a call of their own (several jobs of their own states, not one
 #: state finished): their module's ``call(engine, data, values, options)`` and ``HOW``.
-OWN: dict[str, Any] = {"drift": engine_drift, "estimated_performance": engine_estimated}
+OWN: dict[str, Any] = {
+    "drift": engine_drift,
+    "estimated_performance": engine_estimated,
+    "over_time": engine_over_time,
+}
 
 
 #: Every engine function, by the frame method it equals.

@@ -485,59 +485,94 @@ def assemble(
     )
 
 
-_MEAN = f"{INTERNAL}mean"
-_WEIGHT = f"{INTERNAL}weight"
-
-
 def finish_probabilities(
     rows: prob.Rows, metrics: list[str], w: Windows, index: str, *, ci: float | None
 ) -> list[pl.LazyFrame]:
     """log loss / Brier score of each window: per bucket the (weighted) mean loss and
-    the bucket's weight; a window's mean is the buckets' means weighted by their
-    weights (``formulas.weighted_mean``)."""
+    the bucket's weight (:func:`loss_buckets`), windowed by :func:`loss_windows`."""
     out = []
-    key = rows.keys[-1]
-    losses = {"log_loss": prob.row_log_loss, "brier_score": prob.row_brier}
     for m in (m for m in metrics if m in PROBABILITY):
-        total = pl.len().cast(pl.Float64) if rows.weight is None else rows.weight.sum()
-        loss = losses[m](rows)
-        frame = rows.aggregate(rows.mean(loss).alias(_MEAN), total.alias(_WEIGHT))
-        frame = null_index_check(frame, key, index)
-        mean = fm.weighted_mean(pl.col(_MEAN), pl.col(_WEIGHT))
-        frame = _spread(frame, key, w, {_MEAN: mean, _WEIGHT: pl.col(_WEIGHT).sum()})
-        point = rows.finish(frame.select(*rows.keys, pl.col(_MEAN).alias(m)))
-        if ci is not None:
-            nulls = [pl.lit(None, pl.Float64).alias(c) for c in names.interval_columns([m])]
-            point = point.with_columns(nulls)
-        out.append(long_rows(point, rows.by[:-1], m, m, ci is not None))
+        frame = loss_buckets(rows, m)
+        point = loss_windows(frame, m, rows.keys, w, index, ci=ci)
+        out.append(long_rows(rows.finish(point), rows.by[:-1], m, m, ci is not None))
     return out
 
 
-_TRUE = f"{INTERNAL}prob_true"
-_PRED = f"{INTERNAL}prob_pred"
-_BIN = f"{INTERNAL}bin"
+#: A bucket's (weighted) mean and its weight: the per-bucket frames of the losses
+#: and of the calibration bins (:func:`loss_buckets`, :func:`calibration_buckets`),
+#: which the engines make from their merged sums.
+MEAN = f"{INTERNAL}mean"
+WEIGHT = f"{INTERNAL}weight"
+_MEAN, _WEIGHT = MEAN, WEIGHT
+
+
+def loss_buckets(rows: prob.Rows, metric: str) -> pl.LazyFrame:
+    """``*keys, MEAN, WEIGHT``: per bucket the (weighted) mean of ``metric``'s per-row
+    loss and the bucket's weight (rows, or summed weights), the rows' data checks."""
+    losses = {"log_loss": prob.row_log_loss, "brier_score": prob.row_brier}
+    total = pl.len().cast(pl.Float64) if rows.weight is None else rows.weight.sum()
+    loss = losses[metric](rows)
+    return rows.aggregate(rows.mean(loss).alias(_MEAN), total.alias(_WEIGHT))
+
+
+def loss_windows(
+    frame: pl.LazyFrame, metric: str, keys: list[str], w: Windows, index: str, *, ci: float | None
+) -> pl.LazyFrame:
+    """``*keys, <metric>[, bounds]`` of each window from :func:`loss_buckets`' frame (the
+    last key the bucket end): a window's mean is the buckets' means weighted by their
+    weights (``formulas.weighted_mean``); null bounds with ``ci``."""
+    key = keys[-1]
+    frame = null_index_check(frame, key, index)
+    mean = fm.weighted_mean(pl.col(_MEAN), pl.col(_WEIGHT))
+    frame = _spread(frame, key, w, {_MEAN: mean, _WEIGHT: pl.col(_WEIGHT).sum()})
+    point = frame.select(*keys, pl.col(_MEAN).alias(metric))
+    if ci is not None:
+        nulls = [pl.lit(None, pl.Float64).alias(c) for c in names.interval_columns([metric])]
+        point = point.with_columns(nulls)
+    return point
+
+
+TRUE = f"{INTERNAL}prob_true"
+PRED = f"{INTERNAL}prob_pred"
+BIN = f"{INTERNAL}bin"
+_TRUE, _PRED, _BIN = TRUE, PRED, BIN
 
 
 def finish_calibration(
     rows: prob.Rows, w: Windows, index: str, *, ci: float | None
 ) -> list[pl.LazyFrame]:
     """The expected calibration error of each window (``calibration_error``'s ``ece``,
-    :data:`CALIBRATION_BINS` equal bins): per bucket and bin the (weighted) mean
-    outcome, mean probability and the bin's weight; a window's bin sums its
-    buckets' (means weighted by their weights, ``formulas.weighted_mean``), and
-    its ECE is the weighted mean over its non-empty bins of ``|prob_true -
-    prob_pred|``.  No interval (null bounds with ``ci``)."""
-    key = rows.keys[-1]
+    :data:`CALIBRATION_BINS` equal bins): :func:`calibration_buckets`, windowed by
+    :func:`calibration_windows`.  No interval (null bounds with ``ci``)."""
+    point = calibration_windows(calibration_buckets(rows), rows.keys, w, index, ci=ci)
+    name = CALIBRATION[0]
+    return [long_rows(rows.finish(point), rows.by[:-1], name, name, ci is not None)]
+
+
+def calibration_buckets(rows: prob.Rows) -> pl.LazyFrame:
+    """``*keys, BIN, TRUE, PRED, WEIGHT``: per bucket and bin the (weighted) mean
+    outcome, mean probability and the bin's weight, the rows' data checks."""
     p = rows.probabilities()[0]
     outcome = rows.outcomes()[0]
     total = pl.len().cast(pl.Float64) if rows.weight is None else rows.weight.sum()
-    frame = rows.aggregate(
+    return rows.aggregate(
         rows.mean(outcome).alias(_TRUE),
         rows.mean(p).alias(_PRED),
         total.alias(_WEIGHT),
         keys=[*rows.keys, _BIN],
         frame=rows.lf.with_columns(prob.uniform_bin(p, CALIBRATION_BINS).alias(_BIN)),
     )
+
+
+def calibration_windows(
+    frame: pl.LazyFrame, keys: list[str], w: Windows, index: str, *, ci: float | None
+) -> pl.LazyFrame:
+    """``*keys, calibration_error[, bounds]`` of each window from
+    :func:`calibration_buckets`' frame (the last key the bucket end): a window's bin
+    sums its buckets' (means weighted by their weights, ``formulas.weighted_mean``),
+    and its ECE is the weighted mean over its non-empty bins of ``|prob_true -
+    prob_pred|``."""
+    key = keys[-1]
     frame = null_index_check(frame, key, index)
     weight = pl.col(_WEIGHT)
     combine = {
@@ -547,9 +582,9 @@ def finish_calibration(
     }
     frame = _spread(frame, key, w, combine)
     gap = (pl.col(_TRUE) - pl.col(_PRED)).abs()
-    ece = frame.group_by(rows.keys).agg((gap * (weight / weight.sum())).sum().alias("ece"))
-    point = rows.finish(ece.select(*rows.keys, pl.col("ece").alias(CALIBRATION[0])))
+    ece = frame.group_by(keys).agg((gap * (weight / weight.sum())).sum().alias("ece"))
+    point = ece.select(*keys, pl.col("ece").alias(CALIBRATION[0]))
     if ci is not None:
         nulls = [pl.lit(None, pl.Float64).alias(c) for c in names.interval_columns(CALIBRATION)]
         point = point.with_columns(nulls)
-    return [long_rows(point, rows.by[:-1], CALIBRATION[0], CALIBRATION[0], ci is not None)]
+    return point

@@ -111,9 +111,7 @@ API_ENGINES = (
 #: Listed there, with no engine function yet: none of them is a function of a
 #: mergeable state the library has (each needs a new state, or rows).
 NOT_YET = {
-    # over_time: windows of rows (each family's state by [*by, window] not wired yet);
     # check: rules over the methods above
-    "over_time",
     "check",
 }
 

@@ -1,0 +1,407 @@
+"""``over_time`` on the engines, with the driver's memory bounded by partitions,
+segments and windows.
+
+Each family's state is made on the shards by ``[*by, bucket end]``: the segments
+under the frame method's stand-in names and the bucket end as a ``by`` expression
+made exactly as ``over_time`` makes it (:func:`pl_metrics._groups.over_time.bucket_end`),
+evaluated on every shard.  On the driver each family is finished by the frame
+method's own window code:
+
+- **label metrics** (``summary``, ``averages``, the ``pos_label`` class's): the merged
+  ``counts`` state read back as the frame method's confusion counts (each cell a row
+  standing for its count: ``confusion_counts(count=)``), then ``label_windows`` and
+  ``finish_labels`` / ``finish_positive`` (intervals and the bootstrap included);
+- **log loss, Brier score, calibration error**: the engines' loss / calibration sums
+  per bucket (:mod:`.losses`, :mod:`.calibration`) as the per-bucket frames of
+  ``loss_buckets`` / ``calibration_buckets``, then ``loss_windows`` /
+  ``calibration_windows``;
+- **ranking**: un-weighted ``roc_auc`` / ``average_precision`` (``gini``) without an
+  interval from partitions of score ranges (:mod:`.ranked`), each shard's per-score
+  state summed into its windows there (a bucket's state in the ``k`` windows that
+  hold it) and sent as its summary per (segment, window); the rest (``ks``, weights,
+  intervals) from the merged per-score state by bucket through ``score_windows`` /
+  ``finish_scores``: that state holds a row per distinct score of each segment and
+  bucket;
+- **estimated metrics**: :mod:`.estimated`'s plan by ``[*by, window]``, each shard's
+  per-score sums summed into its windows before its summary.
+
+A window of ``k`` buckets ends after the input's last bucket is left out, as the
+frame method leaves it: the shards' summaries carry their last bucket end.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, replace
+from typing import Any
+
+import polars as pl
+
+from pl_metrics import metrics as _metrics
+from pl_metrics._core import catalogue as cat
+from pl_metrics._core import checks as v
+from pl_metrics._core import names
+from pl_metrics._core.confusion import confusion_counts
+from pl_metrics._core.messages import Bad
+from pl_metrics._core.names import INTERNAL
+from pl_metrics._engines import calibration as engine_calibration
+from pl_metrics._engines import estimated as engine_estimated
+from pl_metrics._engines import jobs, losses, ranked
+from pl_metrics._groups import fairness as fair
+from pl_metrics._groups import over_time as ot
+from pl_metrics._intervals.sampling import resampling
+from pl_metrics._monitoring import estimated as est
+from pl_metrics._monitoring import estimated_windows as ew
+from pl_metrics._namespace.monitoring import _interval_wanted
+from pl_metrics.state import ScoreCountsState
+
+METHOD = "over_time"
+#: How the engine function computes it (its docstring).
+HOW = (
+    "each family's state per segment and bucket made on every shard, merged and "
+    "windowed on the driver by the frame method's own code; un-weighted roc_auc and "
+    "average_precision, and the estimated metrics, from each shard's summary per "
+    "segment and window"
+)
+
+#: A shard's last bucket end, beside its summary (windows ending after the input's
+#: last bucket are left out on the driver).
+_LAST = f"{INTERNAL}last_bucket"
+
+
+def _spread(state: pl.DataFrame, end: str, w: ot.Windows, keys: list[str]) -> pl.DataFrame:
+    """A shard's per-bucket state (``end``: its bucket end key) summed into the ``k``
+    windows that hold each bucket (every column but ``keys`` summed); the windows
+    ending after the input's last bucket are dropped on the driver."""
+    if w.k == 1:
+        return state
+    values = [c for c in state.columns if c not in keys]
+    shifted = [state.with_columns(pl.col(end).dt.offset_by(w.shift(j))) for j in range(w.k)]
+    return pl.concat(shifted).group_by(keys, maintain_order=True).agg(pl.col(values).sum())
+
+
+def _with_last(summary: pl.DataFrame, state: pl.DataFrame, end: str) -> pl.DataFrame:
+    last = state.get_column(end).max()
+    return summary.with_columns(pl.lit(last, state.schema[end]).alias(_LAST))
+
+
+def _windows_only(summaries: pl.DataFrame, end: str) -> pl.DataFrame:
+    """The summaries of the windows ending at the input's last bucket or before."""
+    if _LAST not in summaries.columns:
+        return summaries
+    last = summaries.get_column(_LAST).max()
+    keep = pl.col(end).is_null() | (pl.col(end) <= pl.lit(last, summaries.schema[end]))
+    return summaries.filter(keep).drop(_LAST)
+
+
+@dataclass(frozen=True)
+class WindowJob(jobs.Job):
+    """A state job of ``over_time``'s rows (``keep``: the rows read, those whose label
+    arrived beside estimated metrics); ranked: each shard's per-bucket state summed
+    into its windows (``windows``) before its summary."""
+
+    keep: pl.Expr | None = None
+    windows: ot.Windows | None = None
+
+    def _kept(self, frame: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
+        return frame.lazy() if self.keep is None else frame.lazy().filter(self.keep)
+
+    def state(self, lf: pl.LazyFrame) -> pl.DataFrame:
+        return super().state(self._kept(lf))
+
+    def sample(self, frame: pl.DataFrame | pl.LazyFrame) -> pl.Series:
+        return super().sample(self._kept(frame))
+
+    def summary(self, state: pl.DataFrame, index: int) -> pl.DataFrame:
+        assert self.windows is not None
+        end = self.keys[-2]  # [*segments, bucket end, score]
+        spread = _spread(state, end, self.windows, self.keys)
+        return _with_last(super().summary(spread, index), state, end)
+
+
+@dataclass(frozen=True)
+class CurrentWindowJob(engine_estimated.CurrentJob):
+    """:class:`.estimated.CurrentJob` of over_time's windows: each shard's per-score
+    sums by (segment, bucket) summed into its windows before its summary."""
+
+    windows: ot.Windows | None = None
+
+    def summary(self, state: pl.DataFrame, index: int) -> pl.DataFrame:
+        assert self.windows is not None
+        end = self.keys[-2]
+        spread = _spread(state, end, self.windows, self.keys)
+        return _with_last(super().summary(spread, index), state, end)
+
+
+# ------------------------------------------------------------------ the families
+@dataclass(frozen=True)
+class _Call:
+    """What every family reads: the engine, its data, the frame method's arguments."""
+
+    engine: Any
+    handle: Any
+    schema: pl.Schema
+    options: dict[str, Any]
+    values: dict[str, Any]
+    by: list[pl.Expr]  # the segments under their stand-in names, then the bucket end
+    keys: list[str]  # their names
+    w: ot.Windows
+    keep: pl.Expr | None
+
+    def job(self, method: str, args: tuple[Any, ...], **kwargs: Any) -> WindowJob:
+        """State ``method``'s job of the kept rows by ``[*by, bucket end]``."""
+        job = jobs.job(method, args, by=self.by, chunk_rows=self.engine.chunk_rows(), **kwargs)
+        fields = {f.name: getattr(job, f.name) for f in dataclasses.fields(jobs.Job)}
+        fields["columns"] = jobs.read_columns([job.columns, self.keep])
+        return WindowJob(**fields, keep=self.keep, windows=self.w)
+
+    def run(self, method: str, args: tuple[Any, ...], **kwargs: Any) -> pl.DataFrame:
+        """The merged state of :meth:`job` (no null bucket end)."""
+        job = self.job(method, args, **kwargs)
+        merged = self.engine.run(self.handle, job, self.schema, **self.options)
+        if merged.get_column(ot.WINDOW_END).null_count():
+            raise Bad.null_index(self.values["index"])
+        return merged
+
+
+def _labels(c: _Call, chosen: list[str], options: dict[str, Any]) -> list[pl.LazyFrame]:
+    """The label metrics: the merged counts state as the frame method's counts."""
+    values = c.values
+    y_true, y_pred, weight = values["y_true"], values["y_pred"], values["weight"]
+    merged = c.run("counts", (y_true, y_pred), weight=weight)
+    # each cell a row standing for its count (or its summed weight), under a name no
+    # other column has
+    count = weight or "count" + "_" * max(len(k) for k in [*c.keys, y_true, y_pred])
+    proxy = merged.lazy().rename({"actual": y_true, "predicted": y_pred, "count": count})
+    plain = {"weight": None, "count": count} if weight is None else {"weight": count}
+    parts = []
+    if any(m in ot.SUMMARY or m in ot.AVERAGED for m in chosen):
+        counts = confusion_counts(
+            proxy, y_true, y_pred, by=c.keys, labels=values["labels"], reserved=[], **plain
+        )
+        parts += ot.finish_labels(ot.label_windows(counts, c.w, values["index"]), chosen, **options)
+    if any(m in ot.POSITIVE for m in chosen):
+        binary, pos = fair.binary_confusion(
+            proxy, y_true, y_pred, by=c.keys, pos_label=values["pos_label"], reserved=[], **plain
+        )
+        windows = ot.label_windows(binary, c.w, values["index"])
+        parts += ot.finish_positive(windows, pos, chosen, columns=(y_true, y_pred), **options)
+    return parts
+
+
+def _label_set(c: _Call, state: pl.DataFrame, metric: str) -> None:
+    """The frame method's binary label-set checks (the default ``pos_label``'s rule,
+    ``pos_label`` present, two labels) on a row per label of all the rows."""
+    values = c.values
+    y_true, y_score = values["y_true"], values["y_score"]
+    labels = state.select(pl.col(losses.LABEL).unique().alias(y_true))
+    proxy = labels.with_columns(
+        pl.lit(0.5).alias(y_score), pl.date(2000, 1, 1).alias(values["index"])
+    )
+    chosen: Any = [metric]
+    _metrics(proxy.lazy()).over_time(
+        y_true, index=values["index"], every="1d", y_score=y_score, metrics=chosen,
+        pos_label=values["pos_label"],
+    ).collect()  # fmt: skip
+
+
+def _probabilities(c: _Call, chosen: list[str], ci: float | None) -> list[pl.LazyFrame]:
+    """log loss, Brier score, calibration error: the engines' sums per bucket."""
+    values = c.values
+    y_true, y_score, index = values["y_true"], values["y_score"], values["index"]
+    kw = {"pos_label": values["pos_label"], "weight": values["weight"]}
+    segments = c.keys[:-1]
+    parts = []
+    wanted = [m for m in chosen if m in ot.PROBABILITY]
+    if wanted:
+        state = c.run("loss_sums", (y_true, y_score), **kw)
+        _label_set(c, state, wanted[0])
+        sums = state.group_by(c.keys).agg(
+            pl.col(losses.LOG_LOSS, losses.BRIER, losses.WEIGHT).sum()
+        )
+        total = pl.col(losses.WEIGHT).cast(pl.Float64)
+        for m in wanted:
+            column = losses.LOG_LOSS if m == "log_loss" else losses.BRIER
+            frame = sums.lazy().select(
+                *c.keys, (pl.col(column) / total).alias(ot.MEAN), total.alias(ot.WEIGHT)
+            )
+            point = ot.loss_windows(frame, m, c.keys, c.w, index, ci=ci)
+            parts.append(ot.long_rows(point, segments, m, m, ci is not None))
+    if "calibration_error" in chosen:
+        state = c.run("calibration_sums", (y_true, y_score), n_bins=ot.CALIBRATION_BINS, **kw)
+        _label_set(c, state, "calibration_error")
+        cal = engine_calibration
+        bins = state.group_by([*c.keys, cal.BIN]).agg(
+            pl.col(cal.OUTCOME, cal.PROBABILITY, cal.WEIGHT).sum()
+        )
+        total = pl.col(cal.WEIGHT).cast(pl.Float64)
+        frame = bins.lazy().select(
+            *c.keys,
+            pl.col(cal.BIN).alias(ot.BIN),
+            (pl.col(cal.OUTCOME) / total).alias(ot.TRUE),
+            (pl.col(cal.PROBABILITY) / total).alias(ot.PRED),
+            total.alias(ot.WEIGHT),
+        )
+        point = ot.calibration_windows(frame, c.keys, c.w, index, ci=ci)
+        name = ot.CALIBRATION[0]
+        parts.append(ot.long_rows(point, segments, name, name, ci is not None))
+    return parts
+
+
+def _ranked_path(c: _Call, chosen: list[str], options: dict[str, Any]) -> bool:
+    """Every ranking metric asked for is un-weighted AUC / AP (or gini) without an
+    interval: from partitions of score ranges."""
+    ranking = [m for m in chosen if m in ot.RANKING]
+    plain = c.values["weight"] is None and options["ci"] is None
+    bases = {cat.CATALOGUE[cat.base_of(m)].ranked for m in ranking}
+    return plain and bases <= {cat.Ranked.AUC, cat.Ranked.AP}
+
+
+def _ranking(c: _Call, chosen: list[str], options: dict[str, Any]) -> list[pl.LazyFrame]:
+    values = c.values
+    y_true, y_score = values["y_true"], values["y_score"]
+    kw = {"pos_label": values["pos_label"], "weight": values["weight"], "bins": None}
+    wanted = [m for m in chosen if m in ot.RANKING]
+    segments = c.keys[:-1]
+    if not _ranked_path(c, chosen, options):
+        merged = c.run("score_counts", (y_true, y_score), **kw)
+        counts = ScoreCountsState(merged, by=c.keys)._state
+        windows = ot.score_windows(counts, c.w, values["index"])
+        return ot.finish_scores(windows, wanted, **options)
+    job = replace(c.job("score_counts", (y_true, y_score), **kw), ranked=True)
+    passes = 2 if any(cat.CATALOGUE[cat.base_of(m)].ranked is cat.Ranked.AP for m in wanted) else 1
+    ranged = c.engine.rank(c.handle, job, passes, **c.options)
+    end = ot.WINDOW_END
+    try:
+        summaries = c.engine.run(ranged, job, c.schema, **c.options)
+        if ranked.PART not in summaries.columns:  # no shard had rows
+            summaries = ranked.summary(summaries, c.keys, 0)
+        summaries = _windows_only(summaries, end)
+        if summaries.get_column(end).null_count():
+            raise Bad.null_index(values["index"])
+        points: dict[cat.Ranked | None, pl.DataFrame] = {}
+        if any(cat.CATALOGUE[cat.base_of(m)].ranked is cat.Ranked.AUC for m in wanted):
+            points[cat.Ranked.AUC] = ranked.roc_auc(summaries, c.keys)
+        if passes == 2:
+            prefix = ranked.prefix(summaries, c.keys)
+            terms = c.engine.run(ranged, replace(job, prefix=prefix), c.schema, **c.options)
+            if ranked.PART not in terms.columns:  # no shard had rows
+                terms = summaries.select(*c.keys, ranked.PART, terms=pl.lit(0.0))
+            terms = _windows_only(terms, end)
+            points[cat.Ranked.AP] = ranked.average_precision(summaries, terms, c.keys)
+    finally:
+        c.engine.release(ranged)
+    parts = []
+    for m in wanted:
+        base = cat.base_of(m)
+        point = cat.derive(points[cat.CATALOGUE[base].ranked].lazy(), m)
+        parts.append(ot.long_rows(point, segments, m, m, False))
+    return parts
+
+
+def _estimated(
+    c: _Call, data_values: dict[str, Any], estimated: list[str], ci: float | None,
+    reference: tuple[Any, pl.Schema | None],
+) -> list[pl.LazyFrame]:  # fmt: skip
+    """The estimated metrics: :mod:`.estimated`'s plan by ``[*by, window]``."""
+    values = c.values
+    y_pred, y_score = values["y_pred"], values["y_score"]
+    weight, calibration = values["weight"], values["calibration"]
+    ref = values["reference"]
+    flag = ref if isinstance(ref, pl.Expr) else None
+    wanted = [m.removeprefix(ew.PREFIX) for m in estimated]
+    found = None
+    if calibration is not None:
+        on = (c.handle, c.schema) if flag is not None else reference
+        found = engine_estimated._calibration_map(c.engine, data_values, on, c.options)
+    keys = names.segment_keys(c.keys)
+    auc = any(cat.CATALOGUE[m].ranked is cat.Ranked.AUC for m in wanted)
+    kwargs = {"by": c.by, "weight": weight, "pos_label": values["pos_label"]}
+    kwargs |= {"flag": flag, "probabilities": calibration is None, "knots": found}
+    job = CurrentWindowJob(
+        engine_estimated.METHOD, (y_pred, y_score), kwargs, [*keys, engine_estimated._SCORE],
+        [engine_estimated._PRED, engine_estimated._REST, engine_estimated._PRED_SQ,
+         engine_estimated._REST_SQ, engine_estimated._ROWS],
+        jobs.read_columns([y_pred, y_score, weight, *c.by, flag]), c.engine.chunk_rows(),
+        ranked=True, label_dtype=c.schema.get(y_pred), windows=c.w,
+    )  # fmt: skip
+    ranges = c.engine.rank(c.handle, job, 1, **c.options) if auc else c.handle
+    try:
+        summaries = c.engine.run(ranges, job, c.schema, **c.options)
+    finally:
+        if auc:
+            c.engine.release(ranges)
+    summaries = _windows_only(summaries, keys[-1])
+    if engine_estimated.PART in summaries.columns and summaries.get_column(keys[-1]).null_count():
+        raise Bad.null_index(values["index"])
+    sums = engine_estimated._finish(summaries, keys, by_ranges=auc, weighted=weight is not None)
+    floats = pl.col(pl.Float64).exclude(keys)
+    overflowed = sums.select(pl.any_horizontal(floats.is_infinite()).sum()).item()
+    if overflowed:
+        raise Bad.engine_sum_overflow(METHOD, overflowed)
+    columns, bounds = est._metrics(wanted, ci)
+    frame = sums.lazy().with_columns(columns).with_columns(bounds)
+    frame = names.restore_keys(frame, c.keys)
+    return [ot.long_rows(frame, c.keys[:-1], ew.PREFIX + m, m, ci is not None) for m in wanted]
+
+
+# ------------------------------------------------------------------ the call
+def call(engine: Any, data: Any, values: dict[str, Any], options: dict[str, Any]) -> pl.DataFrame:
+    """``pl_metrics.<engine>.over_time`` (``values``: the frame method's arguments)."""
+    y_true, y_pred, y_score = values["y_true"], values["y_pred"], values["y_score"]
+    weight, index, reference = values["weight"], values["index"], values["reference"]
+    segments = v.normalize_by(values["by"])
+    flag = reference if isinstance(reference, pl.Expr) else None
+    read = [y_true, y_pred, y_score, weight, index, *segments.given, flag]
+    handle, schema, where = engine.prepare(data, jobs.read_columns(read))
+    ref_handle, ref_schema, ref_where = engine_estimated._reference_of(
+        engine, reference, jobs.read_columns([y_true, y_score, weight])
+    )
+    proxy = reference if ref_schema is None else pl.LazyFrame(schema=ref_schema)
+    try:  # the frame method on no rows: the options' and the schema's checks
+        expected = _metrics(pl.LazyFrame(schema=schema)).over_time(
+            **(values | {"reference": proxy})
+        )
+        expected_schema = expected.collect_schema()
+    except (pl.exceptions.ColumnNotFoundError, pl.exceptions.SchemaError) as exc:
+        in_reference = ref_schema is not None and "in the reference" in str(exc)
+        raise jobs.named(exc, [ref_where if in_reference else where]) from exc
+    chosen = ot.check_metrics(
+        values["metrics"], y_pred=y_pred, y_score=y_score, estimated=ew.METRICS
+    )
+    w = ot.windows(values["every"], values["period"])
+    estimated = [m for m in chosen if m in ew.METRICS]
+    realized = [m for m in chosen if m not in ew.METRICS]
+    ci, n_boot = values["ci"], values["n_boot"]
+    wants_ci = _interval_wanted(
+        realized, ci=ci, n_boot=n_boot, ci_method=values["ci_method"], weight=weight,
+        seed=values["seed"],
+    )  # fmt: skip
+    ci_method, seed = resampling(values["ci_method"], values["seed"])
+    end, time_zone = ot.bucket_end(pl.LazyFrame(schema=schema), index, w)
+    taken = (y_true, y_pred, y_score, weight, index, ot.WINDOW_END)
+    stand_ins = names.stand_in_keys(segments, [c for c in taken if c is not None])
+    by = [
+        *(e.alias(k) for e, k in zip(segments.exprs, stand_ins, strict=True)),
+        end.alias(ot.WINDOW_END),
+    ]
+    keys = [*stand_ins, ot.WINDOW_END]
+    keep = pl.col(y_true).is_not_null() if estimated and realized else None
+    c = _Call(engine, handle, schema, options, values, by, keys, w, keep)
+    fam_options: dict[str, Any] = {"ci": ci if wants_ci else None, "ci_method": ci_method}
+    fam_options |= {"n_boot": n_boot, "seed": seed}
+    parts: list[pl.LazyFrame] = []
+    if estimated:
+        parts += _estimated(c, values, estimated, fam_options["ci"], (ref_handle, ref_schema))
+    if any(m in ot.SUMMARY or m in ot.AVERAGED or m in ot.POSITIVE for m in chosen):
+        parts += _labels(c, chosen, fam_options)
+    if any(m in ot.PROBABILITY or m in ot.CALIBRATION for m in chosen):
+        parts += _probabilities(c, chosen, fam_options["ci"])
+    if any(m in ot.RANKING for m in chosen):
+        parts += _ranking(c, chosen, fam_options)
+    result = ot.assemble(parts, stand_ins, chosen, w, time_zone)
+    result = result.rename(dict(zip(stand_ins, segments.names, strict=True)))
+    return result.collect().select(expected_schema.names()).cast(expected_schema)
+
+
+__all__ = ["HOW", "CurrentWindowJob", "WindowJob", "call"]
