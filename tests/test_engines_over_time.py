@@ -279,3 +279,25 @@ def test_spark_equals_the_frame_method(spark: Any) -> None:
         y_true, kw = _call(case)
         expected = df.metrics.over_time(y_true, **kw)
         _same(pms.over_time(sdf, y_true, **kw), expected)
+
+
+def test_label_sets_are_checked_over_all_shards(tmp_path: Path) -> None:
+    """{-1, 1} in one file and {0, 1} in the other: each file's own checks pass, and
+    the frame method on all the rows refuses {-1, 0, 1} without a pos_label (every
+    family: the same error, the same message)."""
+    p = [0.2, 0.7, 0.4, 0.9]
+    days = [START] * 4
+    parts = [
+        pl.DataFrame({"y": [-1, 1, -1, 1], "p": p, "q": [-1, 1, 1, 1], "day": days}),
+        pl.DataFrame({"y": [0, 1, 0, 0], "p": p, "q": [0, 1, 1, 0], "day": days}),
+    ]
+    paths = _files(tmp_path, parts)
+    rows = pl.concat(parts)
+    for metrics in (["log_loss"], ["calibration_error"], ["roc_auc"], ["ks"], ["precision"]):
+        kw: dict[str, Any] = {"index": "day", "every": "1d", "metrics": metrics}
+        kw |= {"y_score": "p", "y_pred": "q"}
+        with pytest.raises(DataError) as expected:
+            rows.metrics.over_time("y", **kw)
+        with pytest.raises(DataError) as got:
+            pmd.over_time(paths, "y", **kw)
+        assert str(got.value) == str(expected.value)
