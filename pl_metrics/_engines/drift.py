@@ -161,7 +161,8 @@ def call(
         if column in found and given:
             table = table.join(found[column][1], on=given, how="left", nulls_equal=True)
         elif column in found:  # one segment: a row on both sides where there are rows
-            table = pl.concat([table, found[column][1]], how="horizontal")
+            # (no current row: no row; the counts of no by have one row regardless)
+            table = pl.concat([table, found[column][1].head(table.height)], how="horizontal")
         else:
             nothing = pl.lit(None, pl.Float64)
             table = table.with_columns(nothing.alias("ks"), nothing.alias("wasserstein"))
