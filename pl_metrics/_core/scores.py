@@ -38,28 +38,62 @@ __all__ = [
     "NEG",
     "POS",
     "SCORE",
+    "RankingInput",
     "ScoreCounts",
     "as_score",
+    "binary_input",
     "binary_score_counts",
+    "class_score_counts",
+    "classes_input",
     "multiclass_score_counts",
+    "score_counts",
 ]
 
 
 @dataclass(frozen=True)
-class Rows:
-    """What :func:`binary_score_counts` read to count: the rows
-    (segment keys added, zero weights dropped) and the checked arguments."""
+class RankingInput:
+    """A ranking method's input, resolved once (:func:`binary_input`,
+    :func:`classes_input`): the schema stage's result, the rows, the score column(s)
+    with their classes, and ``pos_label``.  The per-score counts
+    (:func:`score_counts`, :func:`class_score_counts`), the sorted path
+    (:mod:`pl_metrics._ranking.sorted_path`) and the sorted curve, KS and gains
+    (:attr:`ScoreCounts.rows`) all read this one record, none resolves again."""
 
-    rows: pl.LazyFrame
-    keys: list[str]  # internal segment keys, [] for one segment
-    schema: pl.Schema
+    given: inputs.Input[None]  # the schema stage: schema, segments, weight
+    types: v.LabelTypes  # of y_true
+    rows: pl.LazyFrame  # the rows stage: segment keys added, zero weights dropped
     y_true: str
-    y_score: str
-    pos_label: object  # of y_true's dtype
-    types: v.LabelTypes
-    weight: str | None
-    default_pos: bool
-    pos_label_present: bool
+    scores: tuple[str, ...]  # the score column (binary), or one per class
+    #: The classes of ``scores``, labels of y_true's dtype (``{label: column}``
+    #: scores); None: a binary score column.
+    classes: tuple[object, ...] | None
+    pos_label: object  # of y_true's dtype (binary); None with classes
+    default_pos: bool  # the default pos_label of numeric labels: {0, 1} or {-1, 1}
+    pos_label_present: bool = True  # raise when no row of the input is pos_label
+
+    @property
+    def schema(self) -> pl.Schema:
+        return self.given.schema
+
+    @property
+    def keys(self) -> list[str]:
+        """The internal segment keys, [] for one segment."""
+        return self.given.keys
+
+    @property
+    def by(self) -> list[str]:
+        """The output names of the segments."""
+        return self.given.by
+
+    @property
+    def weight(self) -> str | None:
+        return self.given.weight
+
+    @property
+    def y_score(self) -> str:
+        """The score column of a binary input."""
+        assert self.classes is None, "a binary input's score column"
+        return self.scores[0]
 
 
 @dataclass(frozen=True)
@@ -69,9 +103,9 @@ class ScoreCounts:
     frame: pl.LazyFrame  # *keys, SCORE, POS, NEG
     by: list[str]  # the output names of the user's segments
     keys: list[str]  # internal names of ``by``, or [ALL]
-    #: The rows behind the counts, where a curve may sort them instead
+    #: The input behind the counts, whose rows a curve may sort instead
     #: (:mod:`pl_metrics._ranking.sorted_curve`); None: the curve is counted.
-    rows: Rows | None = None
+    rows: RankingInput | None = None
 
     def finish(self, result: pl.LazyFrame) -> pl.LazyFrame:
         """Restore the ``by`` names."""
@@ -428,6 +462,65 @@ def prepare(
     return given, v.single_label_types(given.schema, y_true)
 
 
+def binary_input(
+    lf: pl.LazyFrame,
+    y_true: str,
+    y_score: object,
+    *,
+    by: object,
+    pos_label: object,
+    weight: str | None,
+    reserved: Sequence[str],
+    pos_label_present: bool = True,
+) -> RankingInput:
+    """The input of a binary score column, resolved once: ``y_score`` a column name,
+    the schema stage (:func:`prepare`), then ``pos_label`` (:func:`resolve_pos_label`),
+    in that order of errors.  ``pos_label_present``: raise when no row of the input is
+    ``pos_label`` (a state of one shard may have none, and is not checked)."""
+    y_score = v.check_column_name("y_score", y_score)
+    given, types = prepare(lf, y_true, [y_score], by=by, weight=weight, reserved=reserved)
+    schema = given.schema
+    label = resolve_pos_label(schema, y_true, pos_label)
+    return RankingInput(
+        given,
+        types,
+        given.rows(lf),
+        y_true,
+        (y_score,),
+        None,
+        label,
+        defaults_pos_label(schema, y_true, pos_label),
+        pos_label_present,
+    )
+
+
+def classes_input(
+    lf: pl.LazyFrame,
+    y_true: str,
+    y_score: object,
+    *,
+    by: object,
+    weight: str | None,
+    reserved: Sequence[str],
+) -> RankingInput:
+    """The input of ``{label: column}`` scores, resolved once: the mapping, the schema
+    stage (:func:`prepare`), then its keys as labels of ``y_true``'s dtype."""
+    mapping = v.check_score_map("y_score", y_score)
+    given, types = prepare(
+        lf, y_true, list(mapping.values()), by=by, weight=weight, reserved=reserved
+    )
+    dtype = given.schema[y_true]
+    try:
+        classes = tuple(v.label_value(k, dtype, "y_score", y_true) for k in mapping)
+    except ValueError as exc:
+        msg = (
+            f"the keys of `y_score` {list(mapping)!r} must be labels of {y_true!r} ({dtype}): {exc}"
+        )
+        raise SchemaError(msg) from None
+    rows = given.rows(lf)
+    return RankingInput(given, types, rows, y_true, tuple(mapping.values()), classes, None, False)
+
+
 def binary_score_counts(
     lf: pl.LazyFrame,
     y_true: str,
@@ -441,52 +534,53 @@ def binary_score_counts(
     pos_label_present: bool = True,
     sortable: bool = False,
 ) -> ScoreCounts:
-    """Validate and build the (lazy) per-score counts of a binary problem.
+    """Validate and build the (lazy) per-score counts of a binary problem
+    (:func:`binary_input`, then :func:`score_counts`).
 
     ``bins``: the approximate mode, see :func:`as_score`.  Options are checked
     by the caller first.  ``pos_label_present``: raise when no row of the input is
     ``pos_label`` (a state of one shard may have none, and is not checked).
-    ``sortable``: keep the rows (:attr:`ScoreCounts.rows`, not with ``bins``), so
-    that the curve of continuous scores is found by sorting them
+    ``sortable``: keep the input (:attr:`ScoreCounts.rows`, not with ``bins``), so
+    that the curve of continuous scores is found by sorting its rows
     (:mod:`pl_metrics._ranking.sorted_curve`).
     """
-    y_score = v.check_column_name("y_score", y_score)
-    given, types = prepare(lf, y_true, [y_score], by=by, weight=weight, reserved=reserved)
-    schema = given.schema
-    label = resolve_pos_label(schema, y_true, pos_label)
-    keys, rows = given.keys, given.rows(lf)
-    frame = _binary_counts(
-        rows,
-        keys,
-        schema,
+    read = binary_input(
+        lf,
         y_true,
         y_score,
-        pos_label=label,
-        types=types,
+        by=by,
+        pos_label=pos_label,
         weight=weight,
-        bins=bins,
+        reserved=reserved,
         pos_label_present=pos_label_present,
-        default_pos=defaults_pos_label(schema, y_true, pos_label),
+    )
+    return score_counts(read, bins=bins, sortable=sortable)
+
+
+def score_counts(
+    read: RankingInput, *, bins: int | None = None, sortable: bool = False
+) -> ScoreCounts:
+    """The (lazy) per-score counts of a resolved binary input (see
+    :func:`binary_score_counts`)."""
+    keys = read.keys
+    frame = _binary_counts(
+        read.rows,
+        keys,
+        read.schema,
+        read.y_true,
+        read.y_score,
+        pos_label=read.pos_label,
+        types=read.types,
+        weight=read.weight,
+        bins=bins,
+        pos_label_present=read.pos_label_present,
+        default_pos=read.default_pos,
     )
     frame = frame.select(*keys, SCORE, POS, NEG).cache()
     if not keys:
         frame = frame.with_columns(pl.lit(0, pl.Int8).alias(ALL))
-    read = None
-    if sortable and bins is None:
-        default_pos = defaults_pos_label(schema, y_true, pos_label)
-        read = Rows(
-            rows,
-            keys,
-            schema,
-            y_true,
-            y_score,
-            label,
-            types,
-            weight,
-            default_pos,
-            pos_label_present,
-        )
-    return ScoreCounts(frame, given.by, keys or [ALL], read)
+    kept = read if sortable and bins is None else None
+    return ScoreCounts(frame, read.by, keys or [ALL], kept)
 
 
 def multiclass_score_counts(
@@ -499,29 +593,27 @@ def multiclass_score_counts(
     reserved: Sequence[str],
 ) -> ScoreCounts:
     """``*keys, CLASS, SCORE, TRUE, N_ROWS``: for every score column (its class CLASS),
-    the count (or weight) of rows per distinct score and actual label.
+    the count (or weight) of rows per distinct score and actual label
+    (:func:`classes_input`, then :func:`class_score_counts`).
 
     One-vs-rest and one-vs-one AUCs are both sums over this frame.
     """
-    mapping = v.check_score_map("y_score", y_score)
-    given, types = prepare(
-        lf, y_true, list(mapping.values()), by=by, weight=weight, reserved=reserved
-    )
-    schema = given.schema
+    read = classes_input(lf, y_true, y_score, by=by, weight=weight, reserved=reserved)
+    return class_score_counts(read)
+
+
+def class_score_counts(read: RankingInput) -> ScoreCounts:
+    """The multiclass state of a resolved ``{label: column}`` input (see
+    :func:`multiclass_score_counts`)."""
+    assert read.classes is not None, "{label: column} scores"
+    schema, y_true, weight, types = read.schema, read.y_true, read.weight, read.types
     dtype = schema[y_true]
-    try:
-        keys_ = [v.label_value(k, dtype, "y_score", y_true) for k in mapping]
-    except ValueError as exc:
-        msg = (
-            f"the keys of `y_score` {list(mapping)!r} must be labels of {y_true!r} ({dtype}): {exc}"
-        )
-        raise SchemaError(msg) from None
-    classes = pl.Series(CLASS, keys_, dtype=dtype)
-    keys, rows = given.keys, given.rows(lf)
+    classes = pl.Series(CLASS, list(read.classes), dtype=dtype)
+    keys, rows = read.keys, read.rows
     n = pl.len().cast(pl.Int64) if weight is None else pl.col(weight).cast(pl.Float64).sum()
     extra = [] if weight is None else [v.bad_weight(weight).alias(v.BAD_WEIGHT)]
     parts = []
-    for label, column in zip(classes, mapping.values(), strict=True):
+    for label, column in zip(classes, read.scores, strict=True):
         counts = rows.group_by(
             *keys, as_score(column, schema[column]), pl.col(y_true).alias(TRUE)
         ).agg(n.alias(N_ROWS), pl.len().alias(ROWS), *extra)
@@ -536,7 +628,7 @@ def multiclass_score_counts(
     frame = _check_classes(pl.concat(parts), y_true, classes, types).drop(ROWS).cache()
     if not keys:
         frame = frame.with_columns(pl.lit(0, pl.Int8).alias(ALL))
-    return ScoreCounts(frame, given.by, keys or [ALL])
+    return ScoreCounts(frame, read.by, keys or [ALL])
 
 
 def _check_classes(

@@ -14,13 +14,12 @@ numpy is imported inside the functions (``ci_method="bootstrap"`` needs it).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from pl_metrics._core import checks as v
 from pl_metrics._core import names
+from pl_metrics._core import scores as sc
 from pl_metrics._intervals import draws as bs
 from pl_metrics._intervals import replicates as rp
 
@@ -66,11 +65,8 @@ def replicates(counters: list[Any], block: np.ndarray, average: str | None) -> n
 
 
 def bootstrap(
-    lf: pl.LazyFrame,
-    y_true: str,
-    y_score: Mapping[object, str],
+    read: sc.RankingInput,
     *,
-    by: object,
     average: str | None,
     ci: float,
     n_boot: int,
@@ -78,26 +74,23 @@ def bootstrap(
 ) -> pl.LazyFrame:
     """``*by, [label,] roc_auc_low, roc_auc_high``: the bootstrap interval of each
     class's one-vs-rest AUC (``average=None``: ``label`` the class's position in
-    ``y_score``) or of their macro / weighted mean (the inputs checked by the
-    point estimate's plan)."""
-    segments = v.normalize_by(by)
-    schema = lf.collect_schema()
-    dtype = schema[y_true]
+    ``y_score``) or of their macro / weighted mean (un-weighted rows; the input
+    resolved and checked by the point estimate's plan,
+    :func:`pl_metrics._core.scores.classes_input`)."""
+    assert read.classes is not None, "{label: column} scores"
+    segments, y_true = read.given.segments, read.y_true
+    dtype = read.schema[y_true]
     keys = names.segment_keys(segments) if segments else [names.ALL]
-    rows = (
-        names.with_segment_keys(lf, segments)
-        if segments
-        else lf.with_columns(pl.lit(True).alias(names.ALL))
-    )
-    classes = [v.label_value(label, dtype, "y_score", y_true) for label in y_score]
+    # the rows with their segment keys (un-weighted: none dropped)
+    rows = read.rows if segments else read.rows.with_columns(pl.lit(True).alias(names.ALL))
+    classes = list(read.classes)
     # the row's class as its position in y_score (-1: another label); the scores as
     # compared by the point estimate (-0.0 is 0.0)
     position = pl.lit(-1, pl.Int64)
     for i, value in reversed(list(enumerate(classes))):
         position = pl.when(pl.col(y_true) == pl.lit(value, dtype)).then(i).otherwise(position)
     scores = [
-        (pl.col(c).cast(pl.Float64) + 0.0).alias(f"{_SCORES}{i}")
-        for i, c in enumerate(y_score.values())
+        (pl.col(c).cast(pl.Float64) + 0.0).alias(f"{_SCORES}{i}") for i, c in enumerate(read.scores)
     ]
     selected = rows.select(*keys, position.alias(_CLASS), *scores)
     per_class = average is None

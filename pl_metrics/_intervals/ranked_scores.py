@@ -31,6 +31,49 @@ from pl_metrics._ranking import multiclass as mc
 from pl_metrics._ranking import sorted_path
 
 
+def binary_input(
+    lf: pl.LazyFrame,
+    y_true: str,
+    y_score: object,
+    *,
+    by: object,
+    pos_label: object,
+    weight: str | None,
+    method: str,
+    ci: bool = False,
+    pos_label_present: bool = True,
+) -> sc.RankingInput:
+    """The input of a binary score column for ``method``, resolved once (its output
+    columns reserved from ``by``; the segments, ``pos_label``): what its counts, its
+    sorted path and its sorted curve read."""
+    return sc.binary_input(
+        lf,
+        y_true,
+        y_score,
+        by=by,
+        pos_label=pos_label,
+        weight=weight,
+        reserved=names.output_columns(method, ci=ci),
+        pos_label_present=pos_label_present,
+    )
+
+
+def classes_input(
+    lf: pl.LazyFrame,
+    y_true: str,
+    y_score: object,
+    *,
+    by: object,
+    weight: str | None,
+    method: str,
+    ci: bool = False,
+) -> sc.RankingInput:
+    """The input of ``{label: column}`` scores for ``method``, resolved once (the
+    segments, the classes of the keys)."""
+    reserved = names.output_columns(method, ci=ci)
+    return sc.classes_input(lf, y_true, y_score, by=by, weight=weight, reserved=reserved)
+
+
 def binary_counts(
     lf: pl.LazyFrame,
     y_true: str,
@@ -45,20 +88,21 @@ def binary_counts(
     pos_label_present: bool = True,
     sortable: bool = False,
 ) -> sc.ScoreCounts:
-    """The per-score counts of a binary score column for ``method`` (its output columns
-    reserved from ``by``; ``bins`` checked)."""
-    return sc.binary_score_counts(
+    """The per-score counts of a binary score column for ``method`` (``bins`` checked,
+    then :func:`binary_input`)."""
+    bins = checked(method, bins=bins)[0]
+    read = binary_input(
         lf,
         y_true,
         y_score,
         by=by,
         pos_label=pos_label,
         weight=weight,
-        reserved=names.output_columns(method, ci=ci),
-        bins=checked(method, bins=bins)[0],
+        method=method,
+        ci=ci,
         pos_label_present=pos_label_present,
-        sortable=sortable,
     )
+    return sc.score_counts(read, bins=bins, sortable=sortable)
 
 
 def with_bootstrap(  # noqa: PLR0917 - the callers' own arguments, in order
@@ -156,17 +200,18 @@ def _binary_roc_auc(
     intervals), or by sorting continuous scores; the bootstrap drawn from the counts
     after the point."""
     v.check_partial_auc(max_fpr, bound="bins", bounded=bins is not None, ci=ci is not None)
-    counts = binary_counts(
+    bins = checked("roc_auc", bins=bins)[0]
+    read = binary_input(
         lf,
         y_true,
         y_score,
         by=by,
         pos_label=pos_label,
         weight=weight,
-        bins=bins,
         method="roc_auc",
         ci=ci is not None,
     )
+    counts = sc.score_counts(read, bins=bins)
     bootstrap = ci is not None and ci_method == "bootstrap"
     analytic = None if bootstrap else ci  # the bootstrap's bounds come after the point
     counted = iv.finish_roc_auc(
@@ -180,17 +225,7 @@ def _binary_roc_auc(
     )
     if max_fpr is not None:  # the partial AUC: counted only, and no interval
         return counted
-    point = sorted_path.sorted_or(
-        lf,
-        counted,
-        y_true,
-        y_score,
-        by=by,
-        pos_label=pos_label,
-        weight=weight,
-        bins=bins,
-        ci=analytic,
-    )
+    point = sorted_path.sorted_or_input(read, counted, bins=bins, ci=analytic)
     return with_bootstrap(counts, point, "roc_auc", ci, n_boot, seed, bootstrap)
 
 
@@ -218,41 +253,24 @@ def _classes_roc_auc(
     checked("class scores", multi_class=multi_class, weight=weight)
     mc.check_options(pos_label=pos_label, max_fpr=max_fpr)
     mc.check_average(average, multi_class)
-    state = mc.counts(
+    read = classes_input(
         lf, y_true, y_score, by=by, weight=weight, method="roc_auc", ci=ci is not None
     )
+    state = sc.class_score_counts(read)
     boot = ci is not None and ci_method == "bootstrap"
     if ci is not None and average is None and not boot:
         return mc.roc_auc_delong_per_class(state, ci)
     counted = mc.roc_auc(state, multi_class=multi_class, average=average)
     if multi_class == "ovr" and average in ("macro", "weighted"):
-        counted = sorted_path.sorted_or(
-            lf,
-            counted,
-            y_true,
-            y_score,
-            by=by,
-            pos_label=None,
-            weight=weight,
-            average=average,
-        )
+        counted = sorted_path.sorted_or_input(read, counted, average=average)
         if ci is not None and not boot:
             assert average is not None
-            se = mc.delong_mean_se(lf, y_true, y_score, by=by, average=average)
+            se = mc.delong_mean_se(read, average=average)
             return iv.normal_bounds(counted, se, "roc_auc", mc.SE, ci)
     if boot:  # the bootstrap of the rows, each class's AUC on each replicate
         assert ci is not None
-        bounds = ovr.bootstrap(
-            lf,
-            y_true,
-            y_score,
-            by=by,
-            average=average,
-            ci=ci,
-            n_boot=n_boot,
-            seed=seed,
-        )
-        return ovr.attach(counted, bounds, by=v.by_names(by), labels=list(y_score))
+        bounds = ovr.bootstrap(read, average=average, ci=ci, n_boot=n_boot, seed=seed)
+        return ovr.attach(counted, bounds, by=read.by, labels=list(y_score))
     return counted
 
 
@@ -290,35 +308,28 @@ def average_precision(
     y_true = v.check_column_name("y_true", y_true)
     if not isinstance(y_score, str):
         mc.check_options(pos_label=pos_label, bins=bins, ci=ci)
-        state = mc.counts(lf, y_true, y_score, by=by, weight=weight, method="average_precision")
-        counted = mc.average_precision(state, average=average)
+        read = classes_input(lf, y_true, y_score, by=by, weight=weight, method="average_precision")
+        counted = mc.average_precision(sc.class_score_counts(read), average=average)
         if average in ("macro", "weighted"):  # the mean of the sorted classes' APs
-            return sorted_path.sorted_or(
-                lf,
-                counted,
-                y_true,
-                y_score,
-                by=by,
-                pos_label=None,
-                weight=weight,
-                average=average,
-                metric="average_precision",
+            return sorted_path.sorted_or_input(
+                read, counted, average=average, metric="average_precision"
             )
         return counted
     methods = v.CI_METHODS["average_precision"]
     wants_ci = _wants_ci(ci, n_boot, ci_method, weight, seed=seed, methods=methods)
     ci_method, seed = resampling(ci_method, seed)  # "poisson": the bootstrap, its seed
-    counts = binary_counts(
+    bins = checked("average_precision", bins=bins)[0]
+    read = binary_input(
         lf,
         y_true,
         y_score,
         by=by,
         pos_label=pos_label,
         weight=weight,
-        bins=bins,
         method="average_precision",
         ci=wants_ci,
     )
+    counts = sc.score_counts(read, bins=bins)
     ci = ci if wants_ci else None
     bootstrap = ci is not None and ci_method == "bootstrap"
     analytic = None if bootstrap else ci  # the bootstrap's bounds come after the point
@@ -327,19 +338,17 @@ def average_precision(
     )
     if analytic is not None and ci_method == "boyd":  # counted only
         return counted
-    point = sorted_path.sorted_or(
-        lf,
-        counted,
-        y_true,
-        y_score,
-        by=by,
-        pos_label=pos_label,
-        weight=weight,
-        bins=bins,
-        ci=analytic,
-        metric="average_precision",
+    point = sorted_path.sorted_or_input(
+        read, counted, bins=bins, ci=analytic, metric="average_precision"
     )
     return with_bootstrap(counts, point, "average_precision", ci, n_boot, seed, bootstrap)
 
 
-__all__ = ["average_precision", "binary_counts", "roc_auc", "with_bootstrap"]
+__all__ = [
+    "average_precision",
+    "binary_counts",
+    "binary_input",
+    "classes_input",
+    "roc_auc",
+    "with_bootstrap",
+]

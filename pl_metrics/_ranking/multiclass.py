@@ -29,7 +29,6 @@ from collections.abc import Mapping
 
 import polars as pl
 
-from pl_metrics._core import checks as v
 from pl_metrics._core import formulas as fm
 from pl_metrics._core import names
 from pl_metrics._core import scores as sc
@@ -146,16 +145,10 @@ def roc_auc_delong_per_class(state: ScoreCounts, ci: float) -> pl.LazyFrame:
 SE = f"{names.INTERNAL}se"
 
 
-def delong_mean_se(
-    lf: pl.LazyFrame,
-    y_true: str,
-    y_score: Mapping[object, str],
-    *,
-    by: object,
-    average: str,
-) -> pl.LazyFrame:
+def delong_mean_se(read: sc.RankingInput, *, average: str) -> pl.LazyFrame:
     """``*by, SE``: the standard error of the macro / weighted mean of the one-vs-rest
-    ROC AUCs (un-weighted rows; the inputs checked by the point estimate's plan).
+    ROC AUCs (un-weighted rows; the input resolved and checked by the point
+    estimate's plan, :func:`pl_metrics._core.scores.classes_input`).
 
     Each class k is a binary problem on the same rows (its positives the rows of
     class k, its negatives the others), its AUC A_k the mean of DeLong's
@@ -169,19 +162,16 @@ def delong_mean_se(
     others).  Computed as ``sum_rows (sum_k c_k psi_k)^2`` plus, per class,
     ``c_k^2 (C_kk - sum_rows psi_k^2)``.  Null when a class of the mean has fewer
     than two positives or negatives."""
-    segments = v.normalize_by(by)
-    schema = lf.collect_schema()
-    dtype = schema[y_true]
+    assert read.classes is not None, "{label: column} scores"
+    segments, y_true = read.given.segments, read.y_true
+    dtype = read.schema[y_true]
     keys = names.segment_keys(segments)
-    rows = (
-        names.with_segment_keys(lf, segments)
-        if segments
-        else lf.with_columns(pl.lit(True).alias(names.ALL))
-    )
-    rows = rows.select(*keys, y_true, *dict.fromkeys(y_score.values()))
+    # the rows with their segment keys (un-weighted: none dropped)
+    rows = read.rows if segments else read.rows.with_columns(pl.lit(True).alias(names.ALL))
+    rows = rows.select(*keys, y_true, *dict.fromkeys(read.scores))
     classes = []
-    for i, (label, column) in enumerate(y_score.items()):
-        pos = pl.col(y_true) == pl.lit(v.label_value(label, dtype, "y_score", y_true), dtype)
+    for i, (label, column) in enumerate(zip(read.classes, read.scores, strict=True)):
+        pos = pl.col(y_true) == pl.lit(label, dtype)
         score = pl.col(column).cast(pl.Float64) + 0.0  # -0.0 is 0.0
         p = pos.sum().over(keys).cast(pl.Float64)
         n = pl.len().over(keys).cast(pl.Float64) - p

@@ -45,7 +45,7 @@ from pl_metrics._core import checks as v
 from pl_metrics._core import names
 from pl_metrics._core import scores as sc
 from pl_metrics._core.names import ALL, NEG, ORD, POS, ROWS, SCORE
-from pl_metrics._core.scores import Rows
+from pl_metrics._core.scores import RankingInput
 from pl_metrics._ranking import placements, sorted_path
 
 _KEY = f"{names.INTERNAL}curve_key"
@@ -57,7 +57,7 @@ _POSITIVES = f"{names.INTERNAL}positive_rows"
 Way = Literal["count", "keys", "rows"]
 
 
-def way(rows: Rows) -> Way:
+def way(rows: RankingInput) -> Way:
     """``"count"`` when the first rows' scores take at most
     :data:`~pl_metrics._ranking.sorted_path.MIN_DISTINCT` values; else ``"keys"``
     (un-weighted, none of them negative,
@@ -74,7 +74,7 @@ def way(rows: Rows) -> Way:
 
 
 def deferred(
-    rows: Rows,
+    rows: RankingInput,
     counted: pl.LazyFrame,
     columns: Sequence[str] | None = None,
     then: Callable[[pl.LazyFrame], pl.LazyFrame] | None = None,
@@ -106,7 +106,9 @@ def deferred(
     return pl.defer(run, schema=table(counted).collect_schema()).cache()
 
 
-def _gate(rows: Rows, positive: pl.Expr, *, keyed: bool) -> tuple[pl.LazyFrame, list[v.Check]]:
+def _gate(
+    rows: RankingInput, positive: pl.Expr, *, keyed: bool
+) -> tuple[pl.LazyFrame, list[v.Check]]:
     """One row of check counts over every row (none for an empty input)."""
     score_aggs, checks = sc.score_checks(rows.schema, [rows.y_score])
     true_aggs, label_checks = sc.true_checks(rows.y_true, rows.types)
@@ -124,7 +126,7 @@ def _gate(rows: Rows, positive: pl.Expr, *, keyed: bool) -> tuple[pl.LazyFrame, 
     return v.raise_if_bad(gate, checks), checks
 
 
-def _sorted_rows(rows: Rows, positive: pl.Expr, *, keyed: bool) -> pl.LazyFrame:
+def _sorted_rows(rows: RankingInput, positive: pl.Expr, *, keyed: bool) -> pl.LazyFrame:
     """The rows sorted by segment, then score descending: ``*keys, _KEY`` (``keyed``:
     the score's bits and the label, :func:`pl_metrics._ranking.placements._key`), else
     ``*keys, SCORE, _P, _N`` (the row's positive and negative count or weight)."""
@@ -171,7 +173,7 @@ def _by_segment_descending(
 
 
 def sorted_curve(
-    rows: Rows, schema: pl.Schema, columns: Sequence[str], *, keyed: bool
+    rows: RankingInput, schema: pl.Schema, columns: Sequence[str], *, keyed: bool
 ) -> pl.DataFrame:
     """The curve points (``schema``: the counting plan's) by one sort of the rows; only
     ``columns`` of them.
@@ -256,7 +258,7 @@ def sorted_curve(
     return points
 
 
-def _raise(rows: Rows, checked: pl.DataFrame, points: pl.DataFrame, *, keyed: bool) -> None:
+def _raise(rows: RankingInput, checked: pl.DataFrame, points: pl.DataFrame, *, keyed: bool) -> None:
     """The checks read after the sort, in the counting path's order: weights summing
     to infinity, the default ``pos_label``'s labels, ``pos_label`` absent; then a
     negative score of a keyed sort (:class:`~pl_metrics._ranking.sorted_path.MixedSigns`)."""

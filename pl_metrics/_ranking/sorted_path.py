@@ -48,7 +48,7 @@ per distinct score; on continuous scores these are the same size.
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Literal
 
 import polars as pl
@@ -128,7 +128,9 @@ def sorted_or(
     ``ci``: and its logit interval) of ``frame``'s rows: ``counted`` (the per-score
     counts' plan), or, for un-weighted rows without ``bins``, the same numbers by
     sorting the scores when, at collect, the first rows' scores look continuous
-    (:func:`strategy`)."""
+    (:func:`strategy`).  The rows' input is resolved then (:func:`sorted_metric`):
+    for rows other than the counts' (``over_time``'s windows); the ranking methods
+    hand their resolved input to :func:`sorted_or_input`."""
     if weight is not None or bins is not None:
         return counted
     assert isinstance(y_score, (str, Mapping))  # the counting path checked it
@@ -147,14 +149,49 @@ def sorted_or(
             keyed=keyed,
         )
 
+    return _deferred(frame, y_score, counted, sorted_)
+
+
+def sorted_or_input(
+    read: sc.RankingInput,
+    counted: pl.LazyFrame,
+    *,
+    bins: int | None = None,
+    average: str = "macro",
+    ci: float | None = None,
+    metric: str = "roc_auc",
+) -> pl.LazyFrame:
+    """:func:`sorted_or` of an input resolved once (:func:`pl_metrics._core.scores.binary_input`
+    or ``classes_input``, the counts' own): ``counted``, or the same numbers by
+    sorting its rows (:func:`sorted_input_metric`); nothing is resolved again."""
+    if read.weight is not None or bins is not None:
+        return counted
+    # strategy reads the score columns (a mapping's values)
+    columns: dict[object, str] = dict(enumerate(read.scores))
+    y_score = read.y_score if read.classes is None else columns
+
+    def sorted_(keyed: bool) -> pl.LazyFrame:
+        return sorted_input_metric(read, average=average, ci=ci, metric=metric, keyed=keyed)
+
+    return _deferred(read.rows, y_score, counted, sorted_)
+
+
+def _deferred(
+    frame: pl.LazyFrame,
+    y_score: str | Mapping[object, str],
+    counted: pl.LazyFrame,
+    sorted_: Callable[[bool], pl.LazyFrame],
+) -> pl.LazyFrame:
+    """``counted``, or ``sorted_(keyed)``: picked at collect by :func:`strategy`."""
+
     def run() -> pl.DataFrame:
         how = strategy(frame, y_score)
         if how == "keys":
             try:
-                return sorted_(keyed=True).collect()
+                return sorted_(True).collect()  # keyed
             except MixedSigns:  # a negative score after the first rows
                 how = "search"
-        return (sorted_(keyed=False) if how == "search" else counted).collect()
+        return (sorted_(False) if how == "search" else counted).collect()
 
     return pl.defer(run, schema=counted.collect_schema())
 
@@ -177,30 +214,53 @@ def sorted_metric(
     ``metric="average_precision"``: ``*by, average_precision`` (binary; with ``ci``:
     also its logit interval; or the one-vs-rest macro / weighted mean).
 
+    The input resolved as the counting path resolves it
+    (:func:`pl_metrics._core.scores.binary_input` or ``classes_input``), then
+    :func:`sorted_input_metric`.
+    """
+    lf = frame.lazy()
+    if isinstance(y_score, str):
+        read = sc.binary_input(
+            lf, y_true, y_score, by=by, pos_label=pos_label, weight=None, reserved=reserved
+        )
+    else:
+        read = sc.classes_input(lf, y_true, y_score, by=by, weight=None, reserved=reserved)
+    return sorted_input_metric(read, average=average, ci=ci, metric=metric, keyed=keyed)
+
+
+def sorted_input_metric(
+    read: sc.RankingInput,
+    *,
+    average: str,
+    ci: float | None = None,
+    metric: str = "roc_auc",
+    keyed: bool = False,
+) -> pl.LazyFrame:
+    """:func:`sorted_metric` of a resolved, un-weighted input.
+
     The same checks and messages as the counting path (``from_counts``): only the
     way the AUC is summed differs.
     """
-    mapping = None if isinstance(y_score, str) else v.check_score_map("y_score", y_score)
-    columns = [y_score] if mapping is None else list(mapping.values())
-    lf = frame.lazy()
-    given, types = sc.prepare(lf, y_true, columns, by=by, weight=None, reserved=reserved)
-    schema, segments = given.schema, given.segments
+    binary = read.classes is None
+    schema, segments, y_true, lf = read.schema, read.given.segments, read.y_true, read.rows
     dtype = schema[y_true]
-    if mapping is None:
-        label = sc.resolve_pos_label(schema, y_true, pos_label)
-        tasks = [(pl.col(y_true) == pl.lit(label, dtype), y_score)]
+    columns = list(read.scores)
+    if binary:
+        label = read.pos_label
+        tasks = [(pl.col(y_true) == pl.lit(label, dtype), read.y_score)]
         known = None
     else:
-        keys_ = [v.label_value(k, dtype, "y_score", y_true) for k in mapping]
+        assert read.classes is not None
         tasks = [
-            (pl.col(y_true) == pl.lit(k, dtype), c) for k, c in zip(keys_, columns, strict=True)
+            (pl.col(y_true) == pl.lit(k, dtype), c)
+            for k, c in zip(read.classes, columns, strict=True)
         ]
-        known = pl.Series(keys_, dtype=dtype)
+        known = pl.Series(list(read.classes), dtype=dtype)
     score_aggs, checks = sc.score_checks(schema, list(dict.fromkeys(columns)))
-    true_aggs, true_checks = sc.true_checks(y_true, types)
+    true_aggs, true_checks = sc.true_checks(y_true, read.types)
     scalars = [*score_aggs, *true_aggs]
     checks += true_checks
-    default_pos = mapping is None and sc.defaults_pos_label(schema, y_true, pos_label)
+    default_pos = binary and read.default_pos
     if default_pos:
         scalars += sc.default_pos_label_aggs(pl.col(y_true))
     if known is None:
@@ -210,8 +270,8 @@ def sorted_metric(
         scalars.append(unknown.sum().alias(_UNKNOWN))
         checks.append((_UNKNOWN, lambda n: v.Bad.unknown_classes(y_true, n, known.to_list())))
     key_columns, lists, minima = _lists(tasks, keyed=keyed)
-    keys = names.segment_keys(segments)
-    rows = (names.with_segment_keys(lf, segments) if segments else lf).with_columns(key_columns)
+    keys = read.keys
+    rows = lf.with_columns(key_columns)
     z = None if ci is None else normal.z_value(ci)
     metrics = [metric] if z is None else [metric, *names.interval_columns([metric])]
 
@@ -229,7 +289,7 @@ def sorted_metric(
             lists,
             len(tasks),
             metric,
-            binary=mapping is None,
+            binary=binary,
             z=z,
             average=average,
             keyed=keyed,

@@ -36,7 +36,7 @@ import polars as pl
 
 from pl_metrics._core import scores
 from pl_metrics._core.names import ALL, INTERNAL, SCORE
-from pl_metrics._core.scores import Rows, segment_edge
+from pl_metrics._core.scores import RankingInput, segment_edge
 from pl_metrics._ranking import placements, sorted_curve, sorted_path
 
 if TYPE_CHECKING:
@@ -62,7 +62,7 @@ class Points:
         self.positives, self.negatives = tps[starts[1:] - 1], fps[starts[1:] - 1]
 
 
-def _read(rows: Rows, schema: pl.Schema, *, keyed: bool) -> Points:
+def _read(rows: RankingInput, schema: pl.Schema, *, keyed: bool) -> Points:
     """The curve points of the sorted rows (``sorted_curve.sorted_curve``: the checks
     raised as there), only their scores and running counts;
     :class:`~pl_metrics._ranking.sorted_path.MixedSigns` where ``keyed`` meets a
@@ -82,7 +82,7 @@ def _read(rows: Rows, schema: pl.Schema, *, keyed: bool) -> Points:
     return Points(score, tps, fps, starts, points.select(keys)[first])
 
 
-def _read_segments(rows: Rows) -> Points:
+def _read_segments(rows: RankingInput) -> Points:
     """:func:`_read` of keyed rows by segment: each segment's keys sorted (descending)
     in one ``group_by`` on polars' threads, the curve points found in numpy (the last
     row of each run of equal scores; the running positives and rows less the
@@ -130,7 +130,7 @@ def _read_segments(rows: Rows) -> Points:
 
 
 def deferred(
-    rows: Rows,
+    rows: RankingInput,
     curve: pl.LazyFrame,
     counted: pl.LazyFrame,
     table: Callable[[Points], dict[str, Any] | None],
