@@ -251,7 +251,6 @@ def test_a_row_of_zeros_is_uniform_and_the_layout_is_classes_then_averages() -> 
 @pytest.mark.parametrize(
     ("frame", "kwargs", "error", "match"),
     [
-        (ROWS, {"ci": 0.9}, ValueError, "`ci` is for binary scores"),
         (ROWS, {"pos_label": 1}, ValueError, "`pos_label` is for binary scores"),
         (ROWS.with_columns(pred=pl.lit(7)), {}, plm.DataError, r"'pred' has 6 rows .*\[7\]"),
         (ROWS.with_columns(q1=pl.lit(1.5)), {}, plm.DataError, "'q1' .* outside"),

@@ -41,21 +41,24 @@ from pl_metrics._core import catalogue as cat
 from pl_metrics._core import formulas as fm
 
 
-def count_gradient(name: str, tp: Any, fp: Any, fn: Any, tn: Any) -> tuple[Any, Any]:
+def count_gradient(  # noqa: PLR0917 - the counts, then the backend, as formulas'
+    name: str, tp: Any, fp: Any, fn: Any, tn: Any, xp: fm.Backend = fm.POLARS
+) -> tuple[Any, Any]:
     """(dm / dTP, dm / dFN) of metric ``name`` (a key of ``formulas.SCORES``, ``f1``,
     ``specificity`` or ``accuracy``) at the counts given, where FP = A - TP and
     TN = B - FN: ``m_tp - m_fp`` and ``m_fn - m_tn``.  With the counts as shares of
     the segment's total, the derivatives are in shares too (the caller scales the
-    variances by the same total).  0 where the metric's denominator is 0."""
+    variances by the same total).  0 where the metric's denominator is 0.  ``xp``:
+    polars expressions or numpy arrays (:mod:`pl_metrics._core.backends`)."""
     if cat.CATALOGUE[name].correct_share:  # accuracy: (tp + tn) / n, n fixed
         n = tp + fp + fn + tn
-        one = fm.POLARS.ratio(n * 0.0 + 1.0, n, 0.0)
+        one = xp.ratio(n * 0.0 + 1.0, n, 0.0)
         return one, -one
     score = fm.score_key(name)
     if score not in fm.SCORES:  # specificity = tn / (tn + fp): d_tn = fp / D^2, d_fp = -tn / D^2
         square = (tn + fp) * (tn + fp)
-        return fm.POLARS.ratio(tn, square, 0.0), -fm.POLARS.ratio(fp, square, 0.0)
-    d_tp, d_fp, d_fn, d_tn = fm.score_partials(score, tp, fp, fn, tn, 1.0)
+        return xp.ratio(tn, square, 0.0), -xp.ratio(fp, square, 0.0)
+    d_tp, d_fp, d_fn, d_tn = fm.score_partials(score, tp, fp, fn, tn, 1.0, xp)
     return d_tp - d_fp, d_fn - d_tn
 
 

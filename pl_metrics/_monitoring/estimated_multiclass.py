@@ -17,6 +17,12 @@ the raw score of c.  Each class's sums are the binary path's numpy pass
 (:func:`segment_sums.segment_sums` with the rows' own probabilities), a loop over
 the classes of vectorised work; the per-class rows and their averages are then
 one polars query over the small frame of sums (:func:`_table`).
+
+With ``ci`` each row's label is drawn Categorical(p_1 .. p_K): a class's variances
+are the binary path's with each row's p_c (:func:`segment_sums.segment_sums` with
+``ci``, :func:`estimated._metrics`' bounds), the averages' take the covariances of
+the classes within a row (:mod:`pl_metrics._intervals.class_draws`, from each
+class's sums and each row's AUC derivative).
 """
 
 from __future__ import annotations
@@ -34,7 +40,11 @@ from pl_metrics._core import formulas as fm
 from pl_metrics._core import inputs, names
 from pl_metrics._core import scores as sc
 from pl_metrics._core.names import ALL, INTERNAL
+from pl_metrics._intervals import class_draws as cd
+from pl_metrics._intervals import label_draws as ld
+from pl_metrics._intervals.analytic import z_value
 from pl_metrics._monitoring import calibration as cal
+from pl_metrics._monitoring import estimated as est
 from pl_metrics._monitoring import segment_sums as ss
 from pl_metrics.exceptions import DataError
 
@@ -52,21 +62,13 @@ _ORDER = f"{INTERNAL}order"  # the rows' order in a segment: the classes, then t
 _TP, _FP, _FN, _TN = (f"{INTERNAL}{c}" for c in ("tp", "fp", "fn", "tn"))
 
 
-def check_options(*, pos_label: object, ci: float | None) -> None:
+def check_options(*, pos_label: object) -> None:
     """Refuse the binary options: every class is the positive class of its own
-    one-vs-rest problem; the interval is not offered for ``{label: column}`` scores."""
+    one-vs-rest problem."""
     if pos_label is not None:
         msg = (
             "`pos_label` is for binary scores (a column name as `y_score`), not for "
             "{label: column} scores: drop it"
-        )
-        raise ValueError(msg)
-    if ci is not None:
-        msg = (
-            "`ci` is for binary scores (a column name as `y_score`): estimated_performance "
-            "has no interval for {label: column} scores yet; drop `ci`, or estimate one "
-            "class at a time (its score column as `y_score`, y_pred and y_true mapped to "
-            "that class or not, e.g. `pl.col('y_pred') == label`)"
         )
         raise ValueError(msg)
 
@@ -273,17 +275,24 @@ def _sums(
     n_classes: int,
     fit: Callable[[], list[tuple[Any, Any]]] | None,
     weighted: bool,
+    ci_metrics: list[str] | None,
 ) -> pl.LazyFrame:
     """``*keys, _CLASS, n, _TP, _FP, _FN, _TN, roc_auc``: each segment's sums of each
     class (its index), at collect: the maps fitted beside the current rows' query,
-    the checks raised, then one numpy pass per class."""
+    the checks raised, then one numpy pass per class.  With ``ci_metrics`` (the
+    metrics of ``ci``): each class's variances of the binary path (``est._VAR_TP``,
+    ``est._VAR_FN``, ``est._VAR_AUC``) and each average's variance of each metric
+    (:func:`_variance`, the segment's on every class row: :mod:`.class_draws`)."""
     given = lists.collect_schema()
+    averaged = [] if ci_metrics is None else _averaged(ci_metrics)
+    variances = [] if ci_metrics is None else [est._VAR_TP, est._VAR_FN, est._VAR_AUC]
+    variances += [_variance(average, m) for average, m in averaged]
     schema = pl.Schema(
         {
             **{k: given[k] for k in keys},
             _CLASS: pl.Int32(),
             "n": pl.Float64() if weighted else pl.Int64(),
-            **dict.fromkeys([_TP, _FP, _FN, _TN, "roc_auc"], pl.Float64()),
+            **dict.fromkeys([_TP, _FP, _FN, _TN, "roc_auc", *variances], pl.Float64()),
         }
     )
 
@@ -311,19 +320,70 @@ def _sums(
         scores = np.column_stack([flat(f"{INTERNAL}score_{i}") for i in range(n_classes)])
         p = probabilities(scores, maps)
         predicted, weights = flat(_CLASS), flat(ss.WEIGHTS) if weighted else None
-        parts = []
-        for i in range(n_classes):
-            out = ss.segment_sums(
-                sizes, scores[:, i], predicted == i, weights, None, ci=False, probabilities=p[:, i]
+        ci = ci_metrics is not None
+        outs = [
+            ss.segment_sums(
+                sizes, scores[:, i], predicted == i, weights, None, ci=ci, probabilities=p[:, i]
             )
+            for i in range(n_classes)
+        ]
+        spreads = {} if not ci else _average_spreads(outs, averaged, (sizes, predicted, p, weights))
+        parts = []
+        for i, out in enumerate(outs):
             sums = {_CLASS: np.full(sizes.size, i, dtype=np.int32), "n": out["n"]}
             sums |= {_TP: out["tp"], _FP: out["fp"], _FN: out["fn"], _TN: out["tn"]}
             sums["roc_auc"] = out["roc_auc"]
+            if ci:
+                sums |= {est._VAR_TP: out["var_tp"], est._VAR_FN: out["var_fn"]}
+                sums |= {est._VAR_AUC: out["var_auc"], **spreads}
             columns = [pl.Series(k, c, dtype=schema[k]) for k, c in sums.items()]
             parts.append(df.select(keys).with_columns(columns))
         return pl.concat(parts) if parts else pl.DataFrame(schema=schema)
 
     return pl.defer(run, schema=schema)
+
+
+def _averaged(metrics: list[str]) -> list[tuple[str, str]]:
+    """(average, metric) of each interval on an average row: every metric on the
+    three (accuracy the segment's), the ROC AUC on macro and weighted."""
+    ranked = {m for m in metrics if cat.CATALOGUE[m].ranked is cat.Ranked.AUC}
+    return [(a, m) for m in metrics for a in AVERAGES if not (a == "micro" and m in ranked)]
+
+
+def _variance(average: str, metric: str) -> str:
+    """The column of ``metric``'s variance on the ``average`` row."""
+    return f"{INTERNAL}var_{average}_{metric}"
+
+
+def _average_spreads(
+    outs: list[dict[str, Any]],
+    averaged: list[tuple[str, str]],
+    rows: tuple[Any, Any, Any, Any],
+) -> dict[str, Any]:
+    """``{_variance(average, metric): Var per segment}`` (:mod:`.class_draws`) from
+    the classes' sums (``outs``: :func:`segment_sums.segment_sums`' with ``ci``, each
+    row's AUC derivative among them) and the rows (``rows``: the segments' sizes, the
+    predicted classes, the probabilities and the weights, segment after segment)."""
+    import numpy as np
+
+    sizes, predicted, p, weights = rows
+
+    def stacked(key: str) -> Any:
+        return np.column_stack([out[key] for out in outs])
+
+    segment = np.repeat(np.arange(sizes.size), sizes)
+    n = outs[0]["n"].astype(np.float64)  # the rows, or the summed weights
+    u = 1.0 / n[segment] if weights is None else weights / n[segment]
+    metrics = list(dict.fromkeys(m for _, m in averaged))
+    ranked = [m for m in metrics if cat.CATALOGUE[m].ranked is cat.Ranked.AUC]
+    found = cd.average_variances(
+        metrics,
+        (stacked("tp"), stacked("fp"), stacked("fn"), stacked("tn")),
+        stacked("roc_auc"),
+        (segment, u, predicted, p),
+        stacked("auc_change") if ranked else None,
+    )
+    return {_variance(a, m): found[a, m] for a, m in averaged}
 
 
 def _metric(name: str, tp: pl.Expr, fp: pl.Expr, fn: pl.Expr, tn: pl.Expr) -> pl.Expr:
@@ -332,10 +392,17 @@ def _metric(name: str, tp: pl.Expr, fp: pl.Expr, fn: pl.Expr, tn: pl.Expr) -> pl
 
 
 def _table(
-    sums: pl.LazyFrame, keys: list[str], classes: pl.Series, metrics: list[str]
+    sums: pl.LazyFrame,
+    keys: list[str],
+    classes: pl.Series,
+    metrics: list[str],
+    ci: float | None,
 ) -> pl.LazyFrame:
-    """``*keys, label, average, n, <metric>...``: per segment, each class's row
-    (average null), then the micro, macro and weighted rows (label null)."""
+    """``*keys, label, average, n, <metric>...`` (+ ``<metric>_low, <metric>_high``
+    with ``ci``): per segment, each class's row (average null), then the micro,
+    macro and weighted rows (label null).  A class's interval is the binary path's
+    (:func:`estimated._metrics`' bounds of its counts and variances); an average's
+    the normal interval of its variance (:func:`_sums`')."""
     tp, fp, fn, tn = (pl.col(c) for c in (_TP, _FP, _FN, _TN))
     counted = [m for m in metrics if cat.CATALOGUE[m].ranked is not cat.Ranked.AUC]
     ranked = [m for m in metrics if m not in counted]
@@ -345,6 +412,9 @@ def _table(
         *(pl.lit(None, pl.Float64).alias(m) for m in shares),  # a segment's, not a class's
         pl.col(_CLASS).cast(pl.Int64).alias(_ORDER),
     )
+    bounds = [] if ci is None else est._metrics([m for m in metrics if m not in shares], ci)[1]
+    none = pl.lit(None, pl.Float64)
+    bounds += [none.alias(f"{m}_{side}") for m in shares if ci for side in ("low", "high")]
     support = tp + fn  # the expected rows of the class: the weighted mean's weights
     averaged = []
     for m in counted + ranked:
@@ -353,10 +423,12 @@ def _table(
         macro, weighted = fm.class_averages(pl.col(m), support, skip_nan=True, integer=False)
         averaged += [macro.alias(f"macro_{m}"), weighted.alias(f"weighted_{m}")]
     totals = [c.sum().alias(name) for c, name in ((tp, _TP), (fp, _FP), (fn, _FN), (tn, _TN))]
-    grouped = per_class.group_by(keys).agg(pl.col("n").first(), *totals, *averaged)
+    spreads = [] if ci is None else [pl.col(_variance(a, m)).first() for a, m in _averaged(metrics)]
+    grouped = per_class.group_by(keys).agg(pl.col("n").first(), *totals, *averaged, *spreads)
     s_tp, s_fp, s_fn, s_tn = (pl.col(c) for c in (_TP, _FP, _FN, _TN))
     accuracy = fm.accuracy(s_tp, s_tp + s_fp, float("nan"))  # each row predicts one class
     rows = []
+    intervals = set(_averaged(metrics))
     for order, average in enumerate(AVERAGES, start=classes.len()):
         values = []
         for m in metrics:
@@ -369,6 +441,10 @@ def _table(
             else:
                 value = pl.col(f"{average}_{m}")
             values.append(value.alias(m))
+            if ci is not None:
+                spread = (average, m) in intervals
+                variance = pl.col(_variance(average, m)) if spread else none
+                values += ld.normal_bounds(value.fill_nan(None), variance, z_value(ci), m)
         rows.append(
             grouped.select(
                 *keys,
@@ -386,10 +462,12 @@ def _table(
         .alias(LABEL),
         pl.lit(None, pl.String).alias(AVERAGE),
     )
-    columns = [*keys, LABEL, AVERAGE, _ORDER, "n", *metrics]
+    outputs = [*metrics, *names.interval_columns(metrics if ci is not None else [])]
+    columns = [*keys, LABEL, AVERAGE, _ORDER, "n", *outputs]
     averages = [r.with_columns(pl.lit(None, classes.dtype).alias(LABEL)) for r in rows]
+    labelled = labelled.with_columns(pl.col(metrics).fill_nan(None)).with_columns(bounds)
     table = pl.concat([labelled.select(columns), *(r.select(columns) for r in averages)])
-    return table.with_columns(pl.col(metrics).fill_nan(None))
+    return table.with_columns(pl.col(outputs).fill_nan(None))
 
 
 def estimated_multiclass(
@@ -403,12 +481,13 @@ def estimated_multiclass(
     weight: str | None,
     calibration: str | None,
     metrics: list[str],
+    ci: float | None,
 ) -> pl.LazyFrame:
-    """``*by, label, average, n, <metric>...`` of ``{label: column}`` scores (the
-    options checked by the caller; no ``ci``)."""
+    """``*by, label, average, n, <metric>...`` (+ ``<metric>_low, <metric>_high``
+    with ``ci``) of ``{label: column}`` scores (the options checked by the caller)."""
     mapping = v.check_score_map("y_score", y_score)
     columns = list(mapping.values())
-    reserved = names.output_columns(METHOD)  # label, average among them
+    reserved = names.output_columns(METHOD, ci=ci is not None)  # label, average among them
     given: inputs.Input[None] = inputs.schema_stage(
         lf,
         by=by,
@@ -453,8 +532,9 @@ def estimated_multiclass(
         n_classes=classes.len(),
         fit=None if ref is None else ref.fit,
         weighted=weight is not None,
+        ci_metrics=None if ci is None else metrics,
     )
-    table = _table(sums, keys, classes, metrics)
+    table = _table(sums, keys, classes, metrics, ci)
     table = table.sort([*keys, _ORDER], nulls_last=True).drop(_ORDER)
     return names.restore_keys(table, given.by)
 

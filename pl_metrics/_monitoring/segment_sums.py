@@ -297,12 +297,9 @@ def _range_sums(
             product = product * factor
         return per_segment(product)
 
-    if probabilities is not None:  # no intervals (the caller refuses ci)
-        n, tp, fp, fn, tn = _probability_weights(sizes, predicted, weights, probabilities, starts)
-        out = {"n": n, "tp": per_segment(tp), "fp": per_segment(fp)}
-        out |= {"fn": per_segment(fn), "tn": per_segment(tn)}
-        out["roc_auc"] = _auc(tp + fn, fp + tn, first, last, products)[0]
-        return out
+    if probabilities is not None:
+        runs = (new, starts, first, last)
+        return _probability_sums(sizes, predicted, weights, probabilities, runs, products, ci=ci)
     n, pred, other, total, scale, pred_sq, rest_sq = _run_weights(
         sizes, predicted, weights, new, starts, ci=ci
     )
@@ -318,31 +315,126 @@ def _range_sums(
     }
     auc, p_total, n_total = _auc(pos, neg, first, last, products)
     out["roc_auc"] = auc
+    if ci:
+        sums = _ci_sums(
+            p * q,
+            (pred_sq, rest_sq, total, scale),
+            (sizes, weights, first, last),
+            (auc, p_total, n_total, pos.size),
+            products,
+        )
+        out |= {k: sums[k] for k in ("var_tp", "var_fn", "var_auc")}
+    return out
+
+
+def _probability_sums(  # noqa: PLR0917 - the rows, then how they are summed
+    sizes: Any,
+    predicted: Any,
+    weights: Any,
+    probabilities: Any,
+    runs: tuple[Any, Any, Any, Any],
+    products: Any,
+    *,
+    ci: bool,
+) -> dict[str, Any]:
+    """:func:`_range_sums` of rows with their own probabilities (sorted by score
+    within each segment; ``runs``: each row's start of a run, the runs' starts (None:
+    a row a run), each segment's first run and the run after its last).  With ``ci``
+    the binary path's variances (:func:`_ci_sums`) with each row's p: a run's
+    squares are its rows' sums of (w / M)^2 p (1 - p) and its spread 1; and
+    ``auc_change``, each row's derivative of the AUC by its label (its run's times
+    w / M: the same for every row of a run without weights)."""
+    import numpy as np
+
+    new, starts, first, last = runs
+
+    def per_segment(values: Any) -> Any:
+        return np.add.reduceat(values, first)
+
+    n, tp, fp, fn, tn = _probability_weights(sizes, predicted, weights, probabilities, starts)
+    out = {"n": n, "tp": per_segment(tp), "fp": per_segment(fp)}
+    out |= {"fn": per_segment(fn), "tn": per_segment(tn)}
+    pos, neg = tp + fn, fp + tn
+    auc, p_total, n_total = _auc(pos, neg, first, last, products)
+    out["roc_auc"] = auc
+    if not ci:
+        return out
+    _, _, _, total, scale, pred_sq, rest_sq = _run_weights(
+        sizes, predicted, weights, new, starts, ci=True
+    )
+    rows_spread = probabilities * (1.0 - probabilities)
+    if starts is None:  # a row a run: the binary path's sums with each row's p
+        spread = rows_spread
+    else:  # each run's sums of (w / M)^2 p (1 - p) over its rows of each side
+        if weights is None:
+            share = rows_spread
+        else:
+            w = _scaled(sizes, weights)[1]
+            share = rows_spread * (w / scale[np.cumsum(new) - 1]) ** 2
+        pred_sq = np.add.reduceat(np.where(predicted, share, 0.0), starts)
+        rest_sq = np.add.reduceat(np.where(predicted, 0.0, share), starts)
+        spread = np.ones(starts.size)  # 1.0 x: the same floats
+    sums = _ci_sums(
+        spread,
+        (pred_sq, rest_sq, total, scale),
+        (sizes, weights, first, last),
+        (auc, p_total, n_total, pos.size),
+        products,
+    )
+    out |= sums
+    # each row's derivative: its run's times w / M (1 a row a run, or unweighted)
+    if starts is not None:
+        run = np.cumsum(new) - 1
+        ratio = 1.0 if weights is None else _scaled(sizes, weights)[1] / scale[run]
+        out["auc_change"] = sums["auc_change"][run] * ratio
+    return out
+
+
+def _ci_sums(
+    spread: Any,
+    run_weights: tuple[Any, Any, Any, Any],
+    segments: tuple[Any, Any, Any, Any],
+    auc: tuple[Any, Any, Any, int],
+    products: Any,
+) -> dict[str, Any]:
+    """label_draws' variances of a range's segments (``var_tp, var_fn, var_auc``) and
+    ``auc_change``, the AUC's derivative by each run's labels (times M / w_k).
+
+    ``spread``: each run's p (1 - p) (one p a run), or 1 where ``run_weights``' squares
+    already hold it (each row's own p: sum (w / M)^2 p (1 - p) over the run's rows of
+    each side); ``run_weights``: :func:`_run_weights`' squares, total and M;
+    ``segments``: the rows, the weights and each segment's first run and the run after
+    its last; ``auc``: :func:`_auc`'s values and the number of runs."""
+    import numpy as np
+
+    pred_sq, rest_sq, total, scale = run_weights
+    sizes, weights, first, last = segments
+    value, p_total, n_total, runs = auc
+    on_runs = lambda x: _per_segment(first, last, x)  # noqa: E731
     with np.errstate(divide="ignore", invalid="ignore"):
-        if not ci:
-            return out
         # label_draws' variances: Var TP = sum p (1 - p) w^2 over the rows predicted
         # positive (M^2 Q per run), as shares of the segment's total weight
-        spread = p * q
-        on_runs = lambda x: _per_segment(first, last, x)  # noqa: E731
-        seg_total = sizes.astype(np.float64) if weights is None else per_segment(total)
+        seg_total = sizes.astype(np.float64) if weights is None else np.add.reduceat(total, first)
         if weights is None:  # M = 1: the share is the segment's
             share, unit = spread, 1.0 / (seg_total * seg_total)
         else:
             share, unit = spread * (scale / on_runs(seg_total)) ** 2, 1.0
-        out["var_tp"] = products(share, pred_sq) * unit
-        out["var_fn"] = products(share, rest_sq) * unit
+        out = {
+            "var_tp": products(share, pred_sq) * unit,
+            "var_fn": products(share, rest_sq) * unit,
+        }
         if total is None:  # a row a run, weight 1: the rows from the top, exactly
-            weight, running = 1.0, on_runs(last) - np.arange(pos.size, dtype=np.float64)
+            weight, running = 1.0, on_runs(last) - np.arange(runs, dtype=np.float64)
         else:
             weight, running = total, _running(total, first, last)
         slopes = ld.auc_slopes(
             (weight, running),
             (on_runs(p_total), on_runs(n_total), scale[0] if weights is None else scale),
         )
-        change = ld.auc_derivative(slopes, on_runs(auc))
+        change = ld.auc_derivative(slopes, on_runs(value))
         squares = spread if total is None else spread * (pred_sq + rest_sq)
         out["var_auc"] = products(squares, change, change)
+    out["auc_change"] = change
     return out
 
 
@@ -362,7 +454,9 @@ def segment_sums(
     ``weights``), ``tp, fp, fn, tn``, ``roc_auc`` (NaN where undefined) and with
     ``ci`` ``var_tp, var_fn, var_auc``.  ``calibrate``: the probabilities of distinct
     scores; or ``probabilities``, each row's own (the scores, ``predicted`` given,
-    are then only the ranking; no ``ci``).  A range of segments at a time
+    are then only the ranking; with ``ci`` also ``auc_change``, each row's
+    derivative of its segment's AUC by its label, in the rows' order).  A range of
+    segments at a time
     (:func:`ranges`), two at once (numpy releases the GIL)."""
     import numpy as np
 
@@ -379,7 +473,12 @@ def segment_sums(
             order = _order(sizes[a:b], values[lo:hi])
             gathered = (values[lo:hi][order], pred[order], None if w is None else w[order])
             p = probabilities[lo:hi][order]
-            return _range_sums(sizes[a:b], *gathered, calibrate, ci=False, probabilities=p)
+            out = _range_sums(sizes[a:b], *gathered, calibrate, ci=ci, probabilities=p)
+            if ci:  # each row's AUC derivative in the rows' own order
+                change = np.empty(order.size)
+                change[order] = out["auc_change"]
+                out["auc_change"] = change
+            return out
         rows_sorted = _sorted(sizes[a:b], values[lo:hi], pred, w)
         return _range_sums(sizes[a:b], *rows_sorted, calibrate, ci=ci)
 
@@ -393,6 +492,7 @@ def segment_sums(
         "tn",
         "roc_auc",
         *(("var_tp", "var_fn", "var_auc") if ci else ()),
+        *(("auc_change",) if ci and probabilities is not None else ()),
     ]
     empty = np.zeros(0, dtype=np.int64 if weights is None else np.float64)
     return {k: np.concatenate([d[k] for d in done]) if done else empty for k in names}

@@ -54,7 +54,7 @@ class EstimatedMethods:
             Column of the score of ``pos_label`` (higher: more likely positive); or a
             mapping ``{label: column}`` of each class's score (multiclass: one map per
             class fitted one-vs-rest, the row's probabilities divided by their sum,
-            1 / K each where it is 0; ``pos_label`` and ``ci`` refused).
+            1 / K each where it is 0; ``pos_label`` refused).
         reference
             The labelled rows the calibration map is fitted on: a DataFrame /
             LazyFrame holding ``y_true``, ``y_score`` (and ``weight``), or a Boolean
@@ -92,7 +92,11 @@ class EstimatedMethods:
             drawn counts (Poisson-binomial sums; DeLong's placements for the AUC,
             the rows counted as both classes), a normal interval around the
             estimate clipped to [0, 1].  Weighted rows are fine (the weights are
-            fixed, the labels drawn).
+            fixed, the labels drawn).  With ``{label: column}`` scores each row's
+            label is drawn Categorical(p_1 .. p_K): a class's interval is the binary
+            one of its one-vs-rest problem, the averages' take the covariances of
+            the classes within a row (the delta method of the average; the micro
+            ROC AUC and a class row's accuracy have none).
 
         Returns
         -------
@@ -157,7 +161,7 @@ class EstimatedMethods:
         wants = v.check_ci(ci, 1, "delta", ("delta",))
         est.check_arguments(calibration, reference, y_true)
         if isinstance(y_score, Mapping):  # {label: column}: one-vs-rest per class
-            estm.check_options(pos_label=pos_label, ci=ci)
+            estm.check_options(pos_label=pos_label)
             return estm.estimated_multiclass(
                 self._lf,
                 y_pred,
@@ -168,6 +172,7 @@ class EstimatedMethods:
                 weight=weight,
                 calibration=calibration,
                 metrics=chosen,
+                ci=ci if wants else None,
             )
         return est.estimated_performance(
             self._lf,
