@@ -36,6 +36,8 @@ WEIGHT = f"{INTERNAL}weight"
 #: The state's keys after ``*by``, its summed columns, those summing to the weight
 #: (:data:`pl_metrics._engines.jobs._STATES`' shape).
 SHAPE = ((LABEL,), (LOG_LOSS, BRIER, WEIGHT), (WEIGHT,))
+#: The summed column of each loss, by its metric (``over_time``'s windows read them).
+SUMMED = {"log_loss": LOG_LOSS, "brier_score": BRIER}
 COST = f"{INTERNAL}cost"
 #: ... and of :func:`cost_sums`.
 COST_SHAPE = ((LABEL,), (COST, WEIGHT), (WEIGHT,))

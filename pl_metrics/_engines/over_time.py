@@ -221,9 +221,8 @@ def _probabilities(c: _Call, chosen: list[str], ci: float | None) -> list[pl.Laz
         )
         total = pl.col(losses.WEIGHT).cast(pl.Float64)
         for m in wanted:
-            column = losses.LOG_LOSS if m == "log_loss" else losses.BRIER
             frame = sums.lazy().select(
-                *c.keys, (pl.col(column) / total).alias(ot.MEAN), total.alias(ot.WEIGHT)
+                *c.keys, (pl.col(losses.SUMMED[m]) / total).alias(ot.MEAN), total.alias(ot.WEIGHT)
             )
             point = ot.loss_windows(frame, m, c.keys, c.w, index, ci=ci)
             parts.append(ot.long_rows(point, segments, m, m, ci is not None))
