@@ -32,6 +32,7 @@ from typing import get_args
 import polars as pl
 
 from pl_metrics._core import catalogue as cat
+from pl_metrics._core.names import F_NAME
 from pl_metrics._typing import EstimatedMetric
 
 #: compare_models' metrics by kind (the catalogue's, as ``_groups.paired`` reads them)
@@ -483,6 +484,82 @@ RULES: Mapping[str, tuple[Rule, ...]] = MappingProxyType(
                 ),
             ),
         ),
+        "estimated_performance": (
+            Rule(
+                ("calibration", "reference", "y_true"),
+                lambda calibration, reference, y_true: (
+                    calibration is None and (reference is not None or y_true is not None)
+                ),
+                "calibration=None takes the scores as probabilities and reads no "
+                "`reference` or `y_true`; drop them, or pass calibration='isotonic' to "
+                "calibrate the scores on the reference rows",
+            ),
+            Rule(
+                ("calibration", "reference", "y_true"),
+                lambda calibration, reference, y_true: (
+                    calibration is not None and (reference is None or y_true is None)
+                ),
+                "calibration='isotonic' fits the calibration map on labelled reference rows: "
+                "pass `reference` (a frame, or a Boolean expression marking rows of this "
+                "frame) and `y_true` (its label column); or calibration=None when the "
+                "scores are probabilities already",
+            ),
+        ),
+        # the binary options refused with {label: column} scores (estimated_performance)
+        "estimated class scores": (
+            Rule(
+                ("pos_label",),
+                lambda pos_label: pos_label is not None,
+                "`pos_label` is for binary scores (a column name as `y_score`), not for "
+                "{label: column} scores: drop it",
+            ),
+        ),
+        # the fairness methods' `reference` group (``by_names``: the `by` columns' names)
+        "fairness reference": (
+            Rule(
+                ("reference", "by_names"),
+                lambda reference, by_names: (
+                    isinstance(reference, dict) and sorted(map(str, reference)) != sorted(by_names)
+                ),
+                lambda reference, by_names: (
+                    f"`reference` must name every `by` column {by_names}, got {list(reference)}"
+                ),
+            ),
+            Rule(
+                ("reference", "by_names"),
+                lambda reference, by_names: (
+                    not isinstance(reference, dict)
+                    and (len(reference) if isinstance(reference, tuple) else 1) != len(by_names)
+                ),
+                lambda reference, by_names: (
+                    f"`reference` must be 'largest' or a key of {len(by_names)} value(s) for "
+                    f"the `by` columns {by_names}, got {reference!r}"
+                ),
+            ),
+        ),
+        # drift_counts on shards (Spark, Dask)
+        "drift shards": (
+            Rule(
+                ("edges",),
+                lambda edges: edges is None,
+                "`edges` is required on shards (each shard's own quantiles would bin it "
+                "differently): count the reference rows first, then pass "
+                "edges=pl_metrics.drift_edges(reference_state)",
+            ),
+        ),
+        # plot.threshold_metrics (``rates``: the thresholds frame's rate columns)
+        "threshold_metrics": (
+            Rule(
+                ("metrics", "rates"),
+                lambda metrics, rates: (
+                    not metrics or any(m not in rates and not F_NAME.fullmatch(m) for m in metrics)
+                ),
+                lambda metrics, rates: (
+                    "threshold_metrics: metrics must be rates of the thresholds frame "
+                    f"({', '.join(rates)} or f<beta>), got {metrics!r}"
+                ),
+            ),
+        ),
         "html_report": (
             Rule(
                 ("y_pred", "y_score"),
@@ -557,41 +634,13 @@ RULES: Mapping[str, tuple[Rule, ...]] = MappingProxyType(
 #: the interval options, the input's form): :func:`options.checked` passes them
 #: through unchanged.
 READ_ONLY = frozenset(
-    {
-        "y_true",
-        "y_pred",
-        "y_score",
-        "weight",
-        "ci",
-        "ci_method",
-        "reference",
-        "drift_columns",
-        "index",
-        "every",
-        "drawn",
-        "title",
-        "progress",
-        "metric",
-        "analytic",
-        "pos_label",
-        "ci_methods",
-        "models",
-        "model",
-        "id",
-        "groups",
-        "strata",
-        "caller",
-        "multilabel",
-        "labels",
-        "y_prob",
-        "where",
-        "estimated",
-        "realized",
-        "free",
-        "label_metrics",
-        "score_metrics",
-        "family",
-    }
+    (
+        *("y_true", "y_pred", "y_score", "weight", "ci", "ci_method", "reference"),
+        *("drift_columns", "index", "every", "drawn", "title", "progress", "metric", "analytic"),
+        *("pos_label", "ci_methods", "models", "model", "id", "groups", "strata", "caller"),
+        *("multilabel", "labels", "y_prob", "where", "estimated", "realized", "free"),
+        *("label_metrics", "score_metrics", "family", "metrics", "rates", "by_names", "edges"),
+    )
 )
 
 
@@ -610,6 +659,9 @@ STAGES = frozenset(
         "windows",
         "expression column",
         "plm.metrics",
+        "estimated class scores",
+        "fairness reference",
+        "drift shards",
     }
 )
 

@@ -8,6 +8,7 @@ kind of value) that names the argument and what was given.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 
@@ -197,8 +198,67 @@ def is_stacked(models: object, model: object, id_: object, baseline: object) -> 
     return True
 
 
+def column_list(columns: object, *, argument: str = "columns") -> list[str]:
+    """``columns`` (the argument ``argument``: drift's ``columns``, html_report's
+    ``drift_columns``) as a list of distinct column names."""
+    chosen = [columns] if isinstance(columns, str) else columns
+    if (
+        not isinstance(chosen, Sequence)
+        or not chosen
+        or not all(isinstance(c, str) for c in chosen)
+        or len(set(chosen)) != len(chosen)
+    ):
+        msg = f"`{argument}` must be a column name or a list of distinct names, got {columns!r}"
+        raise TypeError(msg)
+    return list(chosen)
+
+
+def segment_columns(by: object) -> list[str]:
+    """A chart's ``by``: None, a column name or a list of distinct column names."""
+    if by is None:
+        return []
+    names = [by] if isinstance(by, str) else list(by)  # type: ignore[call-overload]
+    if not all(isinstance(name, str) for name in names):
+        msg = f"`by` must be a column name or a list of column names, got {by!r}"
+        raise TypeError(msg)
+    if len(set(names)) != len(names):
+        msg = f"`by` names a column twice: {names!r}"
+        raise ValueError(msg)
+    return names
+
+
+def drift_edges(edges: object, numeric: Sequence[str]) -> dict[str, list[float]] | None:
+    """drift_counts' ``edges``: None, or ``{column: ascending finite edges}`` for every
+    column of ``numeric`` (the compared columns that are numeric) and no other."""
+    if edges is None:
+        return None
+    if not isinstance(edges, Mapping):
+        msg = (
+            "`edges` must be None or a mapping {column: [edges]} of the numeric columns "
+            f"(drift_edges(reference_state) reads them from a reference's counts), got {edges!r}"
+        )
+        raise TypeError(msg)
+    missing, extra = [c for c in numeric if c not in edges], [c for c in edges if c not in numeric]
+    if missing or extra:
+        msg = (
+            f"`edges` must name every numeric column of `columns` and no other: "
+            f"missing {missing}, not numeric or not compared {extra}"
+        )
+        raise ValueError(msg)
+    out = {}
+    for column in numeric:
+        values = [float(e) for e in edges[column]]
+        if any(not math.isfinite(e) for e in values) or values != sorted(set(values)):
+            msg = f"`edges` of {column!r} must be finite and strictly ascending, got {values!r}"
+            raise ValueError(msg)
+        out[column] = values
+    return out
+
+
 __all__ = [
     "callables",
+    "column_list",
+    "drift_edges",
     "duration",
     "indicator_map",
     "is_stacked",
@@ -208,4 +268,5 @@ __all__ = [
     "name_list",
     "refuse_for_multilabel",
     "same_indicator_labels",
+    "segment_columns",
 ]

@@ -11,6 +11,7 @@ declared once in :data:`OUTPUTS` (and the ``*_low`` / ``*_high`` columns of ``ci
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Sequence, Sized
 from dataclasses import dataclass
 
@@ -43,6 +44,10 @@ BAD_WEIGHT = f"{INTERNAL}bad_weight"
 def f_name(beta: float) -> str:
     """The F column's name: ``f1`` for beta 1, else ``f{beta:g}`` (``f2``, ``f0.5``)."""
     return "f1" if beta == 1 else f"f{beta:g}"
+
+
+#: The F columns' names as :func:`f_name` writes them (``f1``, ``f2``, ``f0.5``).
+F_NAME = re.compile(r"f\d+(\.\d+)?")
 
 
 #: The public state columns (what ``.metrics.counts`` / ``.score_counts`` return and

@@ -42,7 +42,7 @@ from typing import Any
 import polars as pl
 
 from pl_metrics._core import checks as v
-from pl_metrics._core import names
+from pl_metrics._core import forms, names
 from pl_metrics._drift.distances import Sweep, distances
 from pl_metrics.exceptions import DataError
 
@@ -68,18 +68,8 @@ def _kind(dtype: pl.DataType) -> str | None:
     return None
 
 
-def check_column_list(columns: object, *, argument: str = "columns") -> list[str]:
-    """``columns`` (the argument ``argument``) as a list of distinct names."""
-    chosen = [columns] if isinstance(columns, str) else columns
-    if (
-        not isinstance(chosen, Sequence)
-        or not chosen
-        or not all(isinstance(c, str) for c in chosen)
-        or len(set(chosen)) != len(chosen)
-    ):
-        msg = f"`{argument}` must be a column name or a list of distinct names, got {columns!r}"
-        raise TypeError(msg)
-    return list(chosen)
+#: ``columns`` (or ``argument=``) as a list of distinct names (the form's home: forms)
+check_column_list = forms.column_list
 
 
 def _value(column: str, kind: str) -> pl.Expr:

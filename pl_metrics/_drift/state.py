@@ -11,13 +11,10 @@ need the values: not from counts), with the same shares and the same sums.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping
-
 import polars as pl
 
 from pl_metrics._core import checks as v
-from pl_metrics._core import names
+from pl_metrics._core import forms, names
 from pl_metrics._core.options import checked
 from pl_metrics._drift.metrics import (
     _BIN,
@@ -37,35 +34,6 @@ from pl_metrics._drift.metrics import (
 )
 
 
-def _check_edges(edges: object, kinds: dict[str, str]) -> dict[str, list[float]] | None:
-    """``edges``: None, or ``{column: ascending finite edges}`` for every numeric column
-    (and no other)."""
-    if edges is None:
-        return None
-    if not isinstance(edges, Mapping):
-        msg = (
-            "`edges` must be None or a mapping {column: [edges]} of the numeric columns "
-            f"(drift_edges(reference_state) reads them from a reference's counts), got {edges!r}"
-        )
-        raise TypeError(msg)
-    numeric = [c for c, kind in kinds.items() if kind == "numeric"]
-    missing, extra = [c for c in numeric if c not in edges], [c for c in edges if c not in numeric]
-    if missing or extra:
-        msg = (
-            f"`edges` must name every numeric column of `columns` and no other: "
-            f"missing {missing}, not numeric or not compared {extra}"
-        )
-        raise ValueError(msg)
-    out = {}
-    for column in numeric:
-        values = [float(e) for e in edges[column]]
-        if any(not math.isfinite(e) for e in values) or values != sorted(set(values)):
-            msg = f"`edges` of {column!r} must be finite and strictly ascending, got {values!r}"
-            raise ValueError(msg)
-        out[column] = values
-    return out
-
-
 def drift_counts(
     lf: pl.LazyFrame, columns: list[str], *, edges: object, by: object, bins: int
 ) -> pl.LazyFrame:
@@ -76,7 +44,7 @@ def drift_counts(
     schema = lf.collect_schema()
     v.check_by(schema, segments, COUNT_COLUMNS)
     kinds = _kinds(columns, schema, schema)
-    given = _check_edges(edges, kinds)
+    given = forms.drift_edges(edges, [c for c, kind in kinds.items() if kind == "numeric"])
     keys = names.segment_keys(segments) if segments else [names.ALL]
     if segments:
         keyed = names.with_segment_keys(lf, segments)
@@ -241,13 +209,7 @@ def shard_job(
     state's keys, the columns the shards read)``.  ``edges`` are required: each shard's
     own quantiles would bin each shard differently."""
     chosen = check_column_list(columns)
-    if edges is None:
-        msg = (
-            "`edges` is required on shards (each shard's own quantiles would bin it "
-            "differently): count the reference rows first, then pass "
-            "edges=pl_metrics.drift_edges(reference_state)"
-        )
-        raise ValueError(msg)
+    checked("drift shards", edges=edges)
     segments = v.normalize_by(by)
     read = list(chosen)
     for item in segments.given:

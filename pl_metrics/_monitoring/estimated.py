@@ -24,7 +24,7 @@ sums the expected counts, the trapezoids of the weighted AUC (as
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, get_args
 
@@ -33,10 +33,11 @@ from polars.exceptions import ColumnNotFoundError
 
 from pl_metrics._core import catalogue as cat
 from pl_metrics._core import checks as v
+from pl_metrics._core import forms, inputs, names
 from pl_metrics._core import formulas as fm
-from pl_metrics._core import inputs, names
 from pl_metrics._core import scores as sc
 from pl_metrics._core.names import ALL, INTERNAL, NEG, POS, ROWS, SCORE
+from pl_metrics._core.options import checked
 from pl_metrics._intervals import label_draws as ld
 from pl_metrics._intervals.analytic import z_value
 from pl_metrics._monitoring import calibration as cal
@@ -61,39 +62,14 @@ _VAR_TP, _VAR_FN, _VAR_AUC = (f"{INTERNAL}var_{c}" for c in ("tp", "fn", "auc"))
 
 def check_metrics(metrics: object) -> list[str]:
     """``metrics``: one name of :data:`METRICS` or a non-empty list of them, each once."""
-    chosen = [metrics] if isinstance(metrics, str) else metrics
-    if not isinstance(chosen, Sequence) or not chosen:
-        msg = f"`metrics` must be a metric name or a non-empty list of names, got {metrics!r}"
-        raise TypeError(msg)
-    for m in chosen:
-        v.check_choice("metrics", m, METRICS)
-    if len(set(chosen)) != len(chosen):
-        msg = f"`metrics` names a metric twice: {list(chosen)!r}"
-        raise ValueError(msg)
-    return list(chosen)
+    return forms.name_list("metrics", metrics, METRICS)
 
 
 def check_arguments(calibration: str | None, reference: object, y_true: str | None) -> None:
     """The calibration's arguments go together: ``"isotonic"`` fits on ``reference``'s
-    ``y_true`` (numpy's), ``None`` reads neither."""
-    if calibration is None:
-        if reference is not None or y_true is not None:
-            msg = (
-                "calibration=None takes the scores as probabilities and reads no "
-                "`reference` or `y_true`; drop them, or pass calibration='isotonic' to "
-                "calibrate the scores on the reference rows"
-            )
-            raise ValueError(msg)
-        return
-    if reference is None or y_true is None:
-        msg = (
-            "calibration='isotonic' fits the calibration map on labelled reference rows: "
-            "pass `reference` (a frame, or a Boolean expression marking rows of this "
-            "frame) and `y_true` (its label column); or calibration=None when the "
-            "scores are probabilities already"
-        )
-        raise ValueError(msg)
-    if importlib.util.find_spec("numpy") is None:
+    ``y_true`` (numpy's), ``None`` reads neither (the rules: ``_core/arguments.py``)."""
+    checked(METHOD, calibration=calibration, reference=reference, y_true=y_true)
+    if calibration is not None and importlib.util.find_spec("numpy") is None:
         msg = "calibration='isotonic' needs numpy: pip install numpy (or calibration=None)"
         raise ModuleNotFoundError(msg)
 

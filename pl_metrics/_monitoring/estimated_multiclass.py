@@ -40,6 +40,7 @@ from pl_metrics._core import formulas as fm
 from pl_metrics._core import inputs, names
 from pl_metrics._core import scores as sc
 from pl_metrics._core.names import ALL, INTERNAL
+from pl_metrics._core.options import checked
 from pl_metrics._intervals import class_draws as cd
 from pl_metrics._intervals import label_draws as ld
 from pl_metrics._intervals.analytic import z_value
@@ -65,12 +66,7 @@ _TP, _FP, _FN, _TN = (f"{INTERNAL}{c}" for c in ("tp", "fp", "fn", "tn"))
 def check_options(*, pos_label: object) -> None:
     """Refuse the binary options: every class is the positive class of its own
     one-vs-rest problem."""
-    if pos_label is not None:
-        msg = (
-            "`pos_label` is for binary scores (a column name as `y_score`), not for "
-            "{label: column} scores: drop it"
-        )
-        raise ValueError(msg)
+    checked("estimated class scores", pos_label=pos_label)
 
 
 def _labels(keys: list[object], dtype: pl.DataType, column: str) -> pl.Series:

@@ -402,21 +402,11 @@ def _reference(g: Groups, reference: object, schema: pl.Schema) -> pl.Expr:
         first = pl.int_range(pl.len()) == (n == n.max()).arg_true().first()
         return first.over(g.strata) if g.strata else first
     by_names = [g.names[k] for k in g.groups]
+    checked("fairness reference", reference=reference, by_names=by_names)
     if isinstance(reference, dict):
-        if sorted(map(str, reference)) != sorted(by_names):
-            msg = f"`reference` must name every `by` column {by_names}, got {list(reference)}"
-            raise ValueError(msg)
         values = [reference[name] for name in by_names]
-    elif isinstance(reference, tuple):
-        values = list(reference)
     else:
-        values = [reference]
-    if len(values) != len(g.groups):
-        msg = (
-            f"`reference` must be 'largest' or a key of {len(g.groups)} value(s) for the "
-            f"`by` columns {by_names}, got {reference!r}"
-        )
-        raise ValueError(msg)
+        values = list(reference) if isinstance(reference, tuple) else [reference]
     dtypes = g.lf.collect_schema()
     conditions = []
     for key, value in zip(g.groups, values, strict=True):

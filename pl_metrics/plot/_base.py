@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import altair as alt
 import polars as pl
 
+from pl_metrics._core import forms
+from pl_metrics._core.names import F_NAME, OUTPUTS
 from pl_metrics._core.names import INTERNAL as _INTERNAL
-from pl_metrics._core.names import OUTPUTS
 
 #: Columns of the chart data made here (the user's ``by`` columns are not passed on).
 _SEGMENT = "segment"  # the combined key, e.g. "north / v1"
@@ -24,20 +24,11 @@ _PR = OUTPUTS["pr_curve"]
 _CONFUSION = OUTPUTS["confusion_matrix"]
 #: Columns of ``.per_class`` / ``.report`` frames (besides ``f<beta>`` and ``*_low/_high``).
 _PER_CLASS = tuple(c for c in (*OUTPUTS["per_class"], *OUTPUTS["report"]) if c != "{f}")
-_F_COLUMN = re.compile(r"f\d+(\.\d+)?")
+_F_COLUMN = F_NAME
 
 
-def _by_list(by: str | Sequence[str] | None) -> list[str]:
-    if by is None:
-        return []
-    names = [by] if isinstance(by, str) else list(by)
-    if not all(isinstance(name, str) for name in names):
-        msg = f"`by` must be a column name or a list of column names, got {by!r}"
-        raise TypeError(msg)
-    if len(set(names)) != len(names):
-        msg = f"`by` names a column twice: {names!r}"
-        raise ValueError(msg)
-    return names
+#: ``by``: None, a column name or a list of distinct names (the form's home: forms)
+_by_list = forms.segment_columns
 
 
 def _checked(

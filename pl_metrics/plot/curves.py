@@ -9,6 +9,7 @@ import polars as pl
 
 from pl_metrics._core.names import INTERNAL as _INTERNAL
 from pl_metrics._core.names import OUTPUTS
+from pl_metrics._core.options import checked
 from pl_metrics.plot import _thin
 from pl_metrics.plot._base import (
     _F_COLUMN,
@@ -508,13 +509,7 @@ def threshold_metrics(
     frame's order, the first and the last kept (:func:`pl_metrics.plot._thin.evenly`).
     """
     metrics = list(metrics)
-    counts = [m for m in metrics if not (m in _RATES or _F_COLUMN.fullmatch(m))]
-    if counts or not metrics:
-        msg = (
-            f"threshold_metrics: metrics must be rates of the thresholds frame "
-            f"({', '.join(_RATES)} or f<beta>), got {metrics!r}"
-        )
-        raise ValueError(msg)
+    checked("threshold_metrics", metrics=metrics, rates=_RATES)
     names = _checked(
         frame,
         by,
