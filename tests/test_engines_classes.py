@@ -250,14 +250,3 @@ def test_multilabel_samples_equal_the_frame_method(
             options = {"by": by, "weight": weight, "average": "samples"}
             expected = getattr(frame.metrics, method)(y_true, MAPPING, **options)
             same(getattr(pmd, method)(paths, y_true, MAPPING, **options), expected)
-
-
-def test_multilabel_per_label_is_refused(tmp_path: Path) -> None:
-    """Per label (and their means) and samples with ``max_fpr``: no engine state yet."""
-    frame = pl.DataFrame(
-        {"ml": [[0], [1, 2]], "q0": [0.1, 0.2], "q1": [0.3, 0.4], "q2": [0.5, 0.6]}
-    )
-    paths = _files(tmp_path, [frame])
-    for options in ({"average": None}, {"average": "samples", "max_fpr": 0.5}):
-        with pytest.raises(NotImplementedError, match="pl_metrics engines: roc_auc of multilabel"):
-            pmd.roc_auc(paths, "ml", MAPPING, **options)

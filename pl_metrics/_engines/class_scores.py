@@ -21,7 +21,9 @@ and the bootstrap (it redraws whole rows, each with all its classes' scores).
 Multilabel scores with ``average="samples"`` are a mean over the rows of each row's
 own AUC or AP (its true labels against its other labels): the engines' per-row sums
 (:mod:`.row_means`, the frame method's ``row_value`` of the frame method's checked
-rows), whose finisher divides them (:data:`SAMPLES_FINISHERS`).
+rows; with ``max_fpr`` each row's partial AUC, ``row_partial_aucs``), whose finisher
+divides them (:data:`SAMPLES_FINISHERS`).  Per label, their macro / weighted means
+and micro: :mod:`.label_scores`.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from pl_metrics._core import catalogue as cat
 from pl_metrics._core import names
 from pl_metrics._core import scores as sc
 from pl_metrics._core.scores import CLASS, N_ROWS, SCORE, TRUE
-from pl_metrics._engines import row_means
+from pl_metrics._engines import label_scores, row_means
 from pl_metrics._ranking import multiclass as mc
 from pl_metrics._typing import AucAverage, AucCiMethod, By, MultiClass
 
@@ -84,11 +86,15 @@ MAKERS: dict[str, Callable[..., pl.LazyFrame]] = {
     "class_score_counts": class_score_counts,
     "class_totals": class_totals,
     **{f"samples_{m}_sums": functools.partial(row_means.row_sums, metric=m) for m in SAMPLES},
+    "samples_partial_roc_auc_sums": row_means.partial_auc_sums,
+    **label_scores.MAKERS,  # multilabel scores per label
 }
 SHAPES = {
     "class_score_counts": SHAPE,
     "class_totals": TOTALS_SHAPE,
     **{f"samples_{m}_sums": row_means.SHAPE for m in SAMPLES},
+    "samples_partial_roc_auc_sums": row_means.SHAPE,
+    **label_scores.SHAPES,
 }
 
 
@@ -216,12 +222,28 @@ def is_class_scores(values: Mapping[str, Any], schema: pl.Schema) -> bool:
 
 def is_samples(values: Mapping[str, Any], schema: pl.Schema) -> bool:
     """The input form of the samples sums: multilabel ``y_true``, ``average="samples"``
-    and no ``max_fpr`` (each row's partial AUC: not yet)."""
+    and no ``max_fpr``."""
     return (
         _multilabel(values.get("y_true"), schema)
         and values.get("average") == "samples"
         and values.get("max_fpr") is None
     )
+
+
+def is_samples_partial(values: Mapping[str, Any], schema: pl.Schema) -> bool:
+    """The input form of the sums of each row's partial AUC: multilabel ``y_true``,
+    ``average="samples"`` and ``max_fpr``."""
+    return (
+        _multilabel(values.get("y_true"), schema)
+        and values.get("average") == "samples"
+        and values.get("max_fpr") is not None
+    )
+
+
+def is_label_scores(values: Mapping[str, Any], schema: pl.Schema) -> bool:
+    """The input form of the per-label state: multilabel ``y_true``, an average other
+    than ``"samples"`` (per label, macro, weighted, micro)."""
+    return _multilabel(values.get("y_true"), schema) and values.get("average") != "samples"
 
 
 def _samples(metric: str) -> Callable[..., pl.DataFrame]:
@@ -237,7 +259,13 @@ def _samples(metric: str) -> Callable[..., pl.DataFrame]:
     return finish
 
 
-#: The samples averages' finishers, by state.
+#: The samples averages' finishers, by state (each row's partial AUC: roc_auc's
+#: with ``max_fpr``), and the input form each state takes.
 SAMPLES_FINISHERS: dict[str, dict[str, Callable[..., Any]]] = {
-    f"samples_{m}_sums": {m: _samples(m)} for m in SAMPLES
+    **{f"samples_{m}_sums": {m: _samples(m)} for m in SAMPLES},
+    "samples_partial_roc_auc_sums": {"roc_auc": _samples("roc_auc")},
+}
+SAMPLES_FORMS: dict[str, Callable[[Mapping[str, Any], pl.Schema], bool]] = {
+    **{f"samples_{m}_sums": is_samples for m in SAMPLES},
+    "samples_partial_roc_auc_sums": is_samples_partial,
 }

@@ -42,6 +42,8 @@ from pl_metrics._engines import (
     classes,
     fairness,
     jobs,
+    label_ranked,
+    label_scores,
     losses,
     ranked,
     row_means,
@@ -158,10 +160,19 @@ STATES: dict[str, StateKind] = {
             row_means.RowSums,
             finishers,
             make=class_scores.MAKERS[kind],
-            form=class_scores.is_samples,
+            form=class_scores.SAMPLES_FORMS[kind],
         )
         for kind, finishers in class_scores.SAMPLES_FINISHERS.items()
     },
+    # multilabel scores per label (their means, micro): the frame method's per-label state
+    "label_score_counts": StateKind(
+        "label_score_counts",
+        label_scores.LabelScores,
+        label_scores.FINISHERS,
+        make=label_scores.label_score_counts,
+        form=class_scores.is_label_scores,
+        exact=label_ranked.exact,
+    ),
 }
 #: A finisher's parameters that the frame method has not: their values from its own.
 DERIVED: dict[str, Callable[[dict[str, Any]], Any]] = {

@@ -234,7 +234,9 @@ def shard(job: Job, frames: Iterable[pl.DataFrame | pl.LazyFrame], index: int = 
 
 
 # ------------------------------------------------------------------ on the driver
-COUNT = re.compile(r"\bhas (\d+) ")
+#: A message's count of bad rows, after its verb ("has 3 ", or of several columns
+#: "have, in one of them or more, 3 ").
+COUNT = re.compile(r"\b(has|have|have, in one of them or more,) (\d+) ")
 
 
 def raise_errors(errors: Sequence[tuple[str | None, Exception]], job: Job, engine: str) -> None:
@@ -279,15 +281,15 @@ def combined(errors: list[Exception], job: Job) -> Exception:
     """
     first = errors[0]
     texts = [masked(str(e), job.columns) for e in errors]
-    skeleton = COUNT.sub("has # ", texts[0])
+    skeleton = COUNT.sub(r"\1 # ", texts[0])
     one_check = all(
-        type(e) is type(first) and COUNT.sub("has # ", m) == skeleton
+        type(e) is type(first) and COUNT.sub(r"\1 # ", m) == skeleton
         for e, m in zip(errors, texts, strict=True)
     )
     if not one_check or len(errors) == 1:
         return first
-    total = sum(int(COUNT.findall(m)[0]) for m in texts)
-    text = COUNT.sub(f"has {total} ", texts[0])
+    total = sum(int(COUNT.findall(m)[0][1]) for m in texts)
+    text = COUNT.sub(rf"\g<1> {total} ", texts[0])
     for i, column in enumerate(job.columns):
         text = text.replace(f"\0{i}\0", repr(column))
     return retyped(first, text)

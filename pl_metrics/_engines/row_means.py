@@ -47,18 +47,42 @@ def row_sums(
 ) -> pl.LazyFrame:
     """``*by, ONE, VALUE, WEIGHT, DEFINED`` of ``lf``'s rows: the state a shard sends."""
     rows = per_row_rows(lf, metric, y_true, y_score, labels=labels, by=by, weight=weight)
-    value = mr.row_value(metric)
-    defined = value.is_not_null()
-    w = pl.col(mi.WEIGHT) if rows.ml.weighted else None
-    sums = [
-        (value if w is None else value * w).filter(defined).sum().alias(VALUE),
-        (defined.sum().cast(pl.Int64) if w is None else w.filter(defined).sum()).alias(WEIGHT),
-        defined.sum().cast(pl.Int64).alias(DEFINED),
-    ]
+    sums = _sums(mr.row_value(metric), weighted=rows.ml.weighted)
     frame = rows.ml.with_all(rows.frame)
     result = frame.group_by(rows.keys).agg(*sums, *rows.check_aggs(), *mr._aggregate_checks(rows))
     result = mr._raise(rows, result).select(*rows.keys, pl.lit(0, pl.Int8).alias(ONE), *SHAPE[1])
     return rows.finish(result)
+
+
+def partial_auc_sums(
+    lf: pl.LazyFrame,
+    y_true: Score,
+    y_score: Score,
+    *,
+    max_fpr: float,
+    labels: Labels = None,
+    by: By = None,
+    weight: str | None = None,
+) -> pl.LazyFrame:
+    """``*by, ONE, VALUE, WEIGHT, DEFINED``: :func:`row_sums` of each row's partial
+    ROC AUC up to ``max_fpr`` (``roc_auc(average="samples", max_fpr=)``: the frame
+    method's per-row value, ``_multilabel.ranking.row_partial_aucs``, of its checked
+    rows)."""
+    rows = per_row_rows(lf, "roc_auc", y_true, y_score, labels=labels, by=by, weight=weight)
+    sums = _sums(pl.col("roc_auc"), weighted=rows.ml.weighted)
+    result = mr.row_partial_aucs(rows, max_fpr, *sums)
+    return rows.finish(result.select(*rows.keys, pl.lit(0, pl.Int8).alias(ONE), *SHAPE[1]))
+
+
+def _sums(value: pl.Expr, *, weighted: bool) -> list[pl.Expr]:
+    """The state's sums of the rows' ``value`` where defined (weighted by the row's weight)."""
+    defined = value.is_not_null()
+    w = pl.col(mi.WEIGHT) if weighted else None
+    return [
+        (value if w is None else value * w).filter(defined).sum().alias(VALUE),
+        (defined.sum().cast(pl.Int64) if w is None else w.filter(defined).sum()).alias(WEIGHT),
+        defined.sum().cast(pl.Int64).alias(DEFINED),
+    ]
 
 
 class RowSums:

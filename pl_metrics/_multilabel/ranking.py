@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 
 import polars as pl
 
@@ -234,14 +235,22 @@ def _row_partial_auc(rows: RankingRows, max_fpr: float) -> pl.LazyFrame:
     the (weighted) mean over the rows; a row of one class is left out (as for the full
     AUC, :func:`row_metric`).  scikit-learn's ``roc_auc_score(average="samples",
     max_fpr=)``: ``_binary_roc_auc_score`` per row, averaged with the sample weights."""
+    value = _mean(pl.col("roc_auc"), rows.ml.weighted).alias("roc_auc")
+    result = row_partial_aucs(rows, max_fpr, value).sort(rows.keys, nulls_last=True)
+    return rows.finish(result.select(*rows.keys, "roc_auc"))
+
+
+def row_partial_aucs(rows: RankingRows, max_fpr: float, *aggs: pl.Expr) -> pl.LazyFrame:
+    """``*keys, <aggs>``: ``aggs`` over each segment's rows' partial AUCs (column
+    ``roc_auc``, null for a row of one class; the row's weight ``mi.WEIGHT``), every
+    check of the input raised (also the engines' per-shard sums of them,
+    ``pl_metrics._engines.row_means``)."""
     per_row = rows.ml.with_all(
         rk.roc_auc(_score_counts(rows, per_label=False, weight=None, per_row=True), max_fpr=max_fpr)
     )
-    value = _mean(pl.col("roc_auc"), rows.ml.weighted).alias("roc_auc")
-    result = per_row.group_by(rows.keys).agg(value, *_aggregate_checks(rows))
+    result = per_row.group_by(rows.keys).agg(*aggs, *_aggregate_checks(rows))
     extra = [(n, e) for n, _, e in rows.ml.checks if n not in rows.frame.collect_schema()]
-    result = v.raise_if_bad(result, extra).sort(rows.keys, nulls_last=True)
-    return rows.finish(result.select(*rows.keys, "roc_auc"))
+    return v.raise_if_bad(result, extra)
 
 
 def _label_frame(rows: RankingRows) -> pl.LazyFrame:
@@ -270,10 +279,7 @@ def averaged(
     samples) McClish-standardised partial AUC, averaged as the full one
     (scikit-learn's ``roc_auc_score(max_fpr=)`` of an indicator matrix).
     """
-    if cat.CATALOGUE[metric].ranked is cat.Ranked.AUC:
-        finish = functools.partial(rk.roc_auc, max_fpr=max_fpr)
-    else:
-        finish = rk.average_precision
+    finish = label_value(metric, max_fpr)
     if average == "samples" and max_fpr is not None:
         return _row_partial_auc(rows, max_fpr)
     if average == "samples":
@@ -284,25 +290,51 @@ def averaged(
         return rows.finish(result.sort(keys, nulls_last=True).select(*keys, metric))
     counts = _score_counts(rows, per_label=True, weight=weight)
     per_label = rows.ml.with_all(finish(counts))
+    result = label_mean(per_label, support(counts), keys, metric, average, _label_frame(rows))
+    return rows.finish(result, label=average is None)
+
+
+def label_value(metric: str, max_fpr: float | None) -> Callable[[ScoreCounts], pl.LazyFrame]:
+    """The binary ``metric`` (``roc_auc``, its partial AUC with ``max_fpr``, or
+    ``average_precision``) of each group of per-score counts: ``*keys, <metric>``."""
+    if cat.CATALOGUE[metric].ranked is cat.Ranked.AUC:
+        return functools.partial(rk.roc_auc, max_fpr=max_fpr)
+    return rk.average_precision
+
+
+def support(counts: ScoreCounts) -> pl.LazyFrame:
+    """``*keys, POS``: each group's (weighted) positives, Float64 (a label's support)."""
+    return counts.frame.group_by(counts.keys).agg(pl.col(POS).cast(pl.Float64).sum())
+
+
+def label_mean(  # noqa: PLR0917 - the per-label values, their support, then the options
+    per_label: pl.LazyFrame,
+    positives: pl.LazyFrame,
+    keys: list[str],
+    metric: str,
+    average: str | None,
+    labels: pl.LazyFrame,
+) -> pl.LazyFrame:
+    """``*keys, <metric>`` (``average=None``: ``*keys, label, <metric>``, labels in
+    order) from each segment's per-label values ``per_label`` (``*keys, J, <metric>``;
+    ``keys``: the segments' internal keys, or ``[ALL]``), their ``positives``
+    (``*keys, J, POS``: :func:`support`) and the ``labels`` (``J, label``): the macro
+    or the support-weighted mean of the labels with a value (also the engines'
+    finisher of their merged per-label states, ``pl_metrics._engines.label_scores``)."""
     if average is None:
-        result = per_label.join(_label_frame(rows), on=J).sort([*keys, J], nulls_last=True)
-        return rows.finish(result.select(*keys, mi.LABEL, metric), label=True)
+        result = per_label.join(labels, on=J).sort([*keys, J], nulls_last=True)
+        return result.select(*keys, mi.LABEL, metric)
     value = pl.col(metric)
     if average == "macro":
         mean: pl.Expr = pl.when(value.is_not_null().any()).then(value.mean())
     else:
-        support = rows.ml.with_all(
-            counts.finish(
-                counts.frame.group_by(counts.keys).agg(pl.col(POS).cast(pl.Float64).sum())
-            )
-        )
-        per_label = per_label.join(support, on=[*keys, J], nulls_equal=True)
+        per_label = per_label.join(positives, on=[*keys, J], nulls_equal=True)
         p = pl.when(value.is_not_null()).then(pl.col(POS))
         defined = pl.when(p.sum() > 0).then(fm.weighted_mean(value, p))
         empty = cat.CATALOGUE[metric].empty_mean  # no label with a positive
         mean = defined if empty is None else defined.otherwise(empty)
     result = per_label.group_by(keys).agg(mean.alias(metric)).sort(keys, nulls_last=True)
-    return rows.finish(result.select(*keys, metric))
+    return result.select(*keys, metric)
 
 
 # ------------------------------------------------------------------ the two methods
