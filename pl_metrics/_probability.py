@@ -155,17 +155,12 @@ class Rows:
                 lambda n: v.Bad.probabilities_not_summing_to_1(columns, n, tolerance),
             )
         if weight is not None:
-            self.checks[v.BAD_WEIGHT] = (
-                v.bad_weight(weight),
-                lambda n: v.Bad.bad_weights(weight, n),
-            )
+            bad, overflow = v.weight_errors(weight)
+            self.checks[v.BAD_WEIGHT] = (v.bad_weight(weight), bad)
             # the weight of each aggregated group here; in `aggregate`, 1 on every
             # group of a segment whose total weight is not finite (a calibration bin
             # is a group: each bin can be finite while the segment overflows)
-            self.checks[_WEIGHT_TOTAL] = (
-                self.weight.sum(),
-                lambda _: v.Bad.weight_overflow(weight),
-            )
+            self.checks[_WEIGHT_TOTAL] = (self.weight.sum(), overflow)
 
     def mean(self, value: pl.Expr) -> pl.Expr:
         """The (weighted) mean of a per-row value (:func:`formulas.weighted_mean`)."""

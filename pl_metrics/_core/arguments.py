@@ -101,6 +101,18 @@ def _ci_with_weight(ci: object, weight: object) -> bool:
     return ci is not None and not isinstance(ci, str) and weight is not None
 
 
+def _unweighted_ci(advice: str) -> Rule:
+    """The weight rule of the intervals, one wording: they resample counts of rows."""
+    return Rule(
+        ("ci", "weight"),
+        _ci_with_weight,
+        f"`ci` needs un-weighted rows (the intervals resample counts of rows); {advice}",
+    )
+
+
+#: ``ci`` with ``weight``: refused by every method's interval check (``checks.wants_ci``)
+UNWEIGHTED_CI = _unweighted_ci("drop `weight` or compute the weighted point estimate alone")
+
 #: Per method, its rules across arguments, in the order they are checked (a
 #: rule runs as soon as :func:`options.checked` has every argument it reads).
 RULES: Mapping[str, tuple[Rule, ...]] = MappingProxyType(
@@ -586,12 +598,9 @@ RULES: Mapping[str, tuple[Rule, ...]] = MappingProxyType(
                     f"got {ci!r}"
                 ),
             ),
-            Rule(
-                ("ci", "weight"),
-                _ci_with_weight,
-                "html_report: intervals (`ci`) need un-weighted rows (the bootstrap "
-                "resamples rows); with `weight`, leave ci at its default 'auto' (no "
-                "intervals) or drop `weight`",
+            _unweighted_ci(
+                "with `weight`, leave html_report's ci at its default 'auto' (no intervals) "
+                "or drop `weight`"
             ),
             Rule(
                 ("reference", "drift_columns"),
@@ -671,4 +680,4 @@ def rules_of(method: str) -> tuple[Rule, ...]:
     return RULES.get(method, ())
 
 
-__all__ = ["READ_ONLY", "RULES", "STAGES", "Rule", "rules_of"]
+__all__ = ["READ_ONLY", "RULES", "STAGES", "UNWEIGHTED_CI", "Rule", "rules_of"]

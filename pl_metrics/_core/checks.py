@@ -20,11 +20,13 @@ from __future__ import annotations
 import importlib.util
 import math
 from collections.abc import Callable, Collection, Mapping, Sequence
+from functools import partial
 from typing import TypeVar
 
 import polars as pl
 from polars.exceptions import ColumnNotFoundError, SchemaError
 
+from pl_metrics._core import arguments
 from pl_metrics._core.catalogue import CATALOGUE, analytic_ci
 from pl_metrics._core.labels import (
     LabelTypes,
@@ -355,12 +357,7 @@ def wants_ci(
             f"ci_method={ci_method!r} needs numpy: pip install numpy (or use an analytic ci_method)"
         )
         raise ModuleNotFoundError(msg)
-    if weight is not None:
-        msg = (
-            "`ci` needs un-weighted rows (the intervals resample counts of rows); "
-            "drop `weight` or compute the weighted point estimate alone"
-        )
-        raise ValueError(msg)
+    arguments.UNWEIGHTED_CI.check({"ci": ci, "weight": weight})
     for column, dtype in (counts or {}).items():
         if not dtype.is_integer():
             msg = (
@@ -648,6 +645,19 @@ def weight_is_bad(w: pl.Expr) -> pl.Expr:
     )
 
 
+def weight_kept(w: pl.Expr) -> pl.Expr:
+    """Row-wise: the row is read (its weight is not 0; a null, NaN or negative weight
+    stays, for :func:`weight_is_bad` to report), in the frame and expression stages."""
+    return (w.cast(pl.Float64) != 0).fill_null(True)
+
+
+def weight_errors(column: str) -> tuple[Callable[[int], DataError], Callable[[int], DataError]]:
+    """The errors of the weight's two row rules, naming ``column``: the count of rows
+    of a bad weight (:func:`weight_is_bad`), a segment whose total is too large
+    (:func:`weight_total_too_large`); one pair for the frame and expression stages."""
+    return partial(Bad.bad_weights, column), lambda _: Bad.weight_overflow(column)
+
+
 def bad_weight(weight: str) -> pl.Expr:
     """Aggregation: number of rows whose weight is bad (:func:`weight_is_bad`)."""
     return weight_is_bad(pl.col(weight)).sum()
@@ -659,7 +669,7 @@ def without_zero_weights(lf: pl.LazyFrame, weight: str | None) -> pl.LazyFrame:
     weights stay, for the weight check to report."""
     if weight is None:
         return lf
-    return lf.filter((pl.col(weight).cast(pl.Float64) != 0).fill_null(True))
+    return lf.filter(weight_kept(pl.col(weight)))
 
 
 def labels_present(lf: pl.LazyFrame, column: str) -> list[object]:

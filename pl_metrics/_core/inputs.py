@@ -125,7 +125,4 @@ def weight_checks(weight: str | None) -> list[v.Check]:
     (:func:`segment_weight`); none without ``weight``."""
     if weight is None:
         return []
-    return [
-        (v.BAD_WEIGHT, lambda n: v.Bad.bad_weights(weight, n)),
-        (SEGMENT_WEIGHT, lambda _: v.Bad.weight_overflow(weight)),
-    ]
+    return list(zip((v.BAD_WEIGHT, SEGMENT_WEIGHT), v.weight_errors(weight), strict=True))

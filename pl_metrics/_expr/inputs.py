@@ -187,10 +187,8 @@ def valid_weight(weight: IntoColumn) -> tuple[pl.Expr, list[Check]]:
     a group's total too large (``checks.weight_total_too_large``)."""
     w = col(weight).cast(pl.Float64)
     name = name_of(weight)
-    return w, [
-        (v.weight_is_bad(w).sum(), partial(v.Bad.bad_weights, name)),
-        (v.weight_total_too_large(w.sum()), lambda _: v.Bad.weight_overflow(name)),
-    ]
+    bad, overflow = v.weight_errors(name)
+    return w, [(v.weight_is_bad(w).sum(), bad), (v.weight_total_too_large(w.sum()), overflow)]
 
 
 def weighted_sum(condition: pl.Expr, weight: pl.Expr | None) -> pl.Expr:
@@ -227,7 +225,7 @@ def without_zero_weights(
         return None, [col(c) for c in columns]
     weight, *columns = aligned(weight, *columns)  # a literal weight: on every row
     w = numeric_input(weight, "weight", exact=False)
-    keep = (w != 0).fill_null(True)
+    keep = v.weight_kept(w)
     return w.filter(keep), [col(c).filter(keep) for c in columns]
 
 

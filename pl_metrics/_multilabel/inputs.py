@@ -307,18 +307,14 @@ def multilabel_input(
     if weight is not None:
         exprs.append(pl.col(weight).cast(pl.Float64).alias(WEIGHT))
         bad_w = f"{INTERNAL}ml_bad_weight"
-        checks.append(
-            (bad_w, v.weight_is_bad(pl.col(weight)), lambda n: v.Bad.bad_weights(weight, n))
-        )
+        checks.append((bad_w, v.weight_is_bad(pl.col(weight)), v.weight_errors(weight)[0]))
     # the flags are computed on the input rows; the checks sum their columns
     own = [expr.alias(name) for name, expr in (extra or {}).items()]
     rows = frame.select(*exprs, *own, *(expr.alias(name) for name, expr, _ in checks))
     row_checks = [(name, pl.col(name), error) for name, _, error in checks]
     if weight is not None:
         overflow = v.weight_total_too_large(pl.col(WEIGHT).sum())
-        row_checks.append(
-            (f"{INTERNAL}ml_weight_overflow", overflow, lambda _: v.Bad.weight_overflow(weight))
-        )
+        row_checks.append((f"{INTERNAL}ml_weight_overflow", overflow, v.weight_errors(weight)[1]))
     return Multilabel(
         rows=rows,
         by=given.by,
