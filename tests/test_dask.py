@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import warnings
 from pathlib import Path
+from typing import Any
 
 import distributed  # the `dask` extra, part of the `test` extra
 import numpy as np
@@ -366,13 +367,15 @@ def test_exact_ranking_sends_only_partition_summaries(client, dataset, monkeypat
     seen: list[int] = []
     auc, ap = ranked.roc_auc, ranked.average_precision
 
-    def spy_auc(summaries: pl.DataFrame, segments: list[str]) -> pl.DataFrame:
+    def spy_auc(summaries: pl.DataFrame, segments: list[str], **kw: Any) -> pl.DataFrame:
         seen.append(summaries.height)
-        return auc(summaries, segments)
+        return auc(summaries, segments, **kw)
 
-    def spy_ap(summaries: pl.DataFrame, terms: pl.DataFrame, segments: list[str]) -> pl.DataFrame:
+    def spy_ap(
+        summaries: pl.DataFrame, terms: pl.DataFrame, segments: list[str], **kw: Any
+    ) -> pl.DataFrame:
         seen.extend([summaries.height, terms.height])
-        return ap(summaries, terms, segments)
+        return ap(summaries, terms, segments, **kw)
 
     monkeypatch.setattr(ranked, "roc_auc", spy_auc)
     monkeypatch.setattr(ranked, "average_precision", spy_ap)

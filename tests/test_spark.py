@@ -13,6 +13,7 @@ import functools
 import sys
 import warnings
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -607,19 +608,21 @@ def test_exact_ranking_sends_only_partition_summaries(
     executors, each partition's counts per segment to the driver (partitions x
     segments rows, not a row per distinct score: 12,000 continuous scores here; the
     AP's second pass its terms), the frame method's AUC to the bit and AP to 1e-12;
-    weighted, binned or with an interval: the merged state."""
+    weighted too (to 1e-12: tests/test_engines_ranked.py)."""
     from pl_metrics._engines import ranked
 
     seen: list[int] = []
     auc, ap = ranked.roc_auc, ranked.average_precision
 
-    def spy_auc(summaries: pl.DataFrame, segments: list[str]) -> pl.DataFrame:
+    def spy_auc(summaries: pl.DataFrame, segments: list[str], **kw: Any) -> pl.DataFrame:
         seen.append(summaries.height)
-        return auc(summaries, segments)
+        return auc(summaries, segments, **kw)
 
-    def spy_ap(summaries: pl.DataFrame, terms: pl.DataFrame, segments: list[str]) -> pl.DataFrame:
+    def spy_ap(
+        summaries: pl.DataFrame, terms: pl.DataFrame, segments: list[str], **kw: Any
+    ) -> pl.DataFrame:
         seen.extend([summaries.height, terms.height])
-        return ap(summaries, terms, segments)
+        return ap(summaries, terms, segments, **kw)
 
     monkeypatch.setattr(ranked, "roc_auc", spy_auc)
     monkeypatch.setattr(ranked, "average_precision", spy_ap)
@@ -631,8 +634,9 @@ def test_exact_ranking_sends_only_partition_summaries(
         assert_frame_equal(got, expected, rel_tol=1e-12, abs_tol=0)
     assert len(seen) == 3 * 3
     assert max(seen) <= 5 * 4 * 3  # partitions x segments
+    # weighted: the partitions' weight sums (:mod:`.ranked`), one summary more
     _equal(pms.roc_auc(sdf, "y", "s", weight="w"), df.metrics.roc_auc("y", "s", weight="w"), True)
-    assert len(seen) == 3 * 3
+    assert len(seen) == 3 * 3 + 1
     empty = sdf.where("y < 0")  # no rows: no row, as the frame method
     for method in ("roc_auc", "average_precision"):
         expected = getattr(df.clear().metrics, method)("y", "s")

@@ -22,6 +22,7 @@ from pl_metrics._core import checks as v
 from pl_metrics._core.messages import Bad, in_engine_terms, retyped
 from pl_metrics._core.names import COUNTS_STATE, MULTILABEL_STATE, SCORE_STATE
 from pl_metrics._engines import calibration, class_scores, drift_states, losses, ranked, row_means
+from pl_metrics._engines.ranked import Asked
 from pl_metrics._engines.shards import check_label_sets, label_sample
 from pl_metrics.state import sum_states
 
@@ -85,8 +86,11 @@ class Job:
     #: The exact AUC of rows range-partitioned by score: each shard sends its counts
     #: per segment (:mod:`.ranked`), not its per-score state.
     ranked: bool = False
-    #: ... and its second pass (the average precision): each partition's prefix.
+    #: ... and its second pass (the average precision, KS): each partition's prefix.
     prefix: pl.DataFrame | None = None
+    #: ... and what its partitions compute beyond the AUC's counts (:class:`.ranked.Asked`;
+    #: None: the AP's terms in the second pass).
+    asked: Asked | None = None
 
     @property
     def y_true(self) -> Any:
@@ -121,11 +125,11 @@ class Job:
 
     def summary(self, state: pl.DataFrame, index: int) -> pl.DataFrame:
         """A ranked shard's state as what it sends: its counts per segment (or, with a
-        prefix, its AP terms; :mod:`.ranked`); ``index``: its score range's rank."""
+        prefix, its second pass's sums; :mod:`.ranked`); ``index``: its score range's rank."""
         segments = self.keys[:-1]
         if self.prefix is None:
-            return ranked.summary(state, segments, index)
-        return ranked.ap_terms(state, segments, index, self.prefix)
+            return ranked.summary(state, segments, index, self.asked)
+        return ranked.second(state, segments, index, self.prefix, self.asked)
 
     def state(self, lf: pl.LazyFrame) -> pl.DataFrame:
         if self.method in _MAKERS:  # the engines' own states
