@@ -267,3 +267,42 @@ def test_ks_reports_the_highest_threshold_of_the_largest_distance(tmp_path: Path
             assert_frame_equal(df.metrics.ks("y", "s", **options), expected)
             assert_frame_equal(pmd.ks(paths, "y", "s", **options), expected)
 
+
+def test_over_time_takes_the_bounded_path_for_ks_weights_and_intervals(tmp_path: Path) -> None:
+    """over_time's ranking metrics with weights, ``ks`` and DeLong's / the logit
+    interval over rolling windows: every frame the engine hands the driver has at most
+    partitions x segments x windows rows, equal to the frame method."""
+    import datetime as dt
+
+    from pl_metrics._engines import over_time as engine_over_time
+
+    df = _rows(13, n=2000)
+    start = dt.date(2026, 3, 1)
+    days = np.random.default_rng(13).integers(0, 8, df.height)
+    df = df.with_columns(day=pl.Series([start + dt.timedelta(days=int(d)) for d in days]))
+    parts = _uneven(df, 13)
+    paths = _files(tmp_path, parts)
+    sizes: list[int] = []
+    engine = pmd._ENGINE
+
+    def run(*args: Any, **kw: Any) -> pl.DataFrame:
+        out = engine.run(*args, **kw)
+        sizes.append(out.height)
+        return out
+
+    spy = replace(engine, run=run)
+    metrics = ["roc_auc", "gini", "average_precision", "ks"]
+    for extra in ({"weight": "w"}, {"ci": 0.9}):
+        kw: dict[str, Any] = {"index": "day", "every": "1d", "period": "3d", "by": "g"}
+        kw |= {"y_score": "s", "metrics": metrics, **extra}
+        expected = df.metrics.over_time("y", **kw)
+        bound = pmd.over_time.__signature__.bind(paths, "y", **kw)
+        bound.apply_defaults()
+        values = dict(bound.arguments)
+        data = values.pop("data")
+        options = {"client": values.pop("client"), "split_every": values.pop("split_every")}
+        _same(engine_over_time.call(spy, data, values, options), expected)
+    windows = df.get_column("day").n_unique() + 2  # at most every bucket's k windows
+    limit = len(parts) * df.get_column("g").n_unique() * windows
+    assert sizes
+    assert max(sizes) <= limit < df.height

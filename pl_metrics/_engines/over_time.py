@@ -15,11 +15,12 @@ method's own window code:
   per bucket (:mod:`.losses`, :mod:`.calibration`) as the per-bucket frames of
   ``loss_buckets`` / ``calibration_buckets``, then ``loss_windows`` /
   ``calibration_windows``;
-- **ranking**: un-weighted ``roc_auc`` / ``average_precision`` (``gini``) without an
-  interval from partitions of score ranges (:mod:`.ranked`), each shard's per-score
+- **ranking**: ``roc_auc`` / ``average_precision`` (``gini``) and ``ks``, of counts or
+  weights, without an interval or with the analytic one (DeLong's, the logit
+  interval) from partitions of score ranges (:mod:`.ranked`), each shard's per-score
   state summed into its windows there (a bucket's state in the ``k`` windows that
-  hold it) and sent as its summary per (segment, window); the rest (``ks``, weights,
-  intervals) from the merged per-score state by bucket through ``score_windows`` /
+  hold it) and sent as its summary per (segment, window); the bootstrap's intervals
+  from the merged per-score state by bucket through ``score_windows`` /
   ``finish_scores``: that state holds a row per distinct score of each segment and
   bucket;
 - **estimated metrics**: :mod:`.estimated`'s plan by ``[*by, window]``, each shard's
@@ -247,13 +248,25 @@ def _probabilities(c: _Call, chosen: list[str], ci: float | None) -> list[pl.Laz
     return parts
 
 
-def _ranked_path(c: _Call, chosen: list[str], options: dict[str, Any]) -> bool:
-    """Every ranking metric asked for is un-weighted AUC / AP (or gini) without an
-    interval: from partitions of score ranges."""
-    ranking = [m for m in chosen if m in ot.RANKING]
-    plain = c.values["weight"] is None and options["ci"] is None
-    bases = {cat.CATALOGUE[cat.base_of(m)].ranked for m in ranking}
-    return plain and bases <= {cat.Ranked.AUC, cat.Ranked.AP}
+def _statistics(chosen: list[str]) -> list[cat.Ranked | None]:
+    """The ranked statistic of each ranking metric asked for (gini's: the AUC)."""
+    return [cat.CATALOGUE[cat.base_of(m)].ranked for m in chosen if m in ot.RANKING]
+
+
+def _ranked_path(chosen: list[str], options: dict[str, Any]) -> bool:
+    """Every ranking metric asked for is an AUC, AP or KS (or gini), of counts or
+    weights, without an interval or with its analytic one (each metric's default or
+    the ``ci_method`` given): from partitions of score ranges (:mod:`.ranked`)."""
+    ci, ci_method = options["ci"], options["ci_method"]
+    for statistic in _statistics(chosen):
+        if statistic not in ranked.INTERVALS:
+            return False
+        if ci is None or statistic is cat.Ranked.KS:  # KS: no interval
+            continue
+        method = ci_method or ranked.INTERVALS[statistic][0]
+        if method not in ranked.INTERVALS[statistic]:
+            return False
+    return True
 
 
 def _ranking(c: _Call, chosen: list[str], options: dict[str, Any]) -> list[pl.LazyFrame]:
@@ -262,39 +275,49 @@ def _ranking(c: _Call, chosen: list[str], options: dict[str, Any]) -> list[pl.La
     kw = {"pos_label": values["pos_label"], "weight": values["weight"], "bins": None}
     wanted = [m for m in chosen if m in ot.RANKING]
     segments = c.keys[:-1]
-    if not _ranked_path(c, chosen, options):
+    if not _ranked_path(chosen, options):
         merged = c.run("score_counts", (y_true, y_score), **kw)
         counts = ScoreCountsState(merged, by=c.keys)._state
         windows = ot.score_windows(counts, c.w, values["index"])
         return ot.finish_scores(windows, wanted, **options)
-    job = replace(c.job("score_counts", (y_true, y_score), **kw), ranked=True)
-    passes = 2 if any(cat.CATALOGUE[cat.base_of(m)].ranked is cat.Ranked.AP for m in wanted) else 1
-    ranged = c.engine.rank(c.handle, job, passes, **c.options)
+    ci = options["ci"]
+    statistics = [s for s in _statistics(chosen) if s is not None]
+    ap_method = options["ci_method"] or ranked.INTERVALS[cat.Ranked.AP][0]
+    asked = ranked.asked(statistics, ci=ci, ci_method=ap_method)
+    job = replace(c.job("score_counts", (y_true, y_score), **kw), ranked=True, asked=asked)
+    ranged = c.engine.rank(c.handle, job, asked.passes, **c.options)
     end = ot.WINDOW_END
     try:
         summaries = c.engine.run(ranged, job, c.schema, **c.options)
         if ranked.PART not in summaries.columns:  # no shard had rows
-            summaries = ranked.summary(summaries, c.keys, 0)
+            summaries = ranked.summary(summaries, c.keys, 0, asked)
         summaries = _windows_only(summaries, end)
         if summaries.get_column(end).null_count():
             raise Bad.null_index(values["index"])
-        points: dict[cat.Ranked | None, pl.DataFrame] = {}
-        if any(cat.CATALOGUE[cat.base_of(m)].ranked is cat.Ranked.AUC for m in wanted):
-            points[cat.Ranked.AUC] = ranked.roc_auc(summaries, c.keys)
-        if passes == 2:
+        ranked.check_totals(summaries, c.keys, values["weight"])
+        points: dict[cat.Ranked, pl.DataFrame] = {}
+        if cat.Ranked.AUC in statistics:
+            points[cat.Ranked.AUC] = ranked.roc_auc(summaries, c.keys, ci=ci)
+        if asked.passes == 2:
             prefix = ranked.prefix(summaries, c.keys)
-            terms = c.engine.run(ranged, replace(job, prefix=prefix), c.schema, **c.options)
-            if ranked.PART not in terms.columns:  # no shard had rows
-                terms = summaries.select(*c.keys, ranked.PART, terms=pl.lit(0.0))
-            terms = _windows_only(terms, end)
-            points[cat.Ranked.AP] = ranked.average_precision(summaries, terms, c.keys)
+            sums = c.engine.run(ranged, replace(job, prefix=prefix), c.schema, **c.options)
+            if ranked.PART not in sums.columns:  # no shard had rows
+                sums = ranked.second(sums, c.keys, 0, prefix, asked)
+            sums = _windows_only(sums, end)
+            if asked.ap:
+                points[cat.Ranked.AP] = ranked.average_precision(
+                    summaries, sums, c.keys, ci=ci, ci_method=ap_method
+                )
+            if asked.ks:  # no interval: null bounds, as the frame method's
+                nulls = [pl.lit(None, pl.Float64).alias(b) for b in names.interval_columns(["ks"])]
+                points[cat.Ranked.KS] = ranked.ks(summaries, sums, c.keys).with_columns(nulls)
     finally:
         c.engine.release(ranged)
     parts = []
     for m in wanted:
         base = cat.base_of(m)
-        point = cat.derive(points[cat.CATALOGUE[base].ranked].lazy(), m)
-        parts.append(ot.long_rows(point, segments, m, m, False))
+        point = cat.derive(points[cat.CATALOGUE[base].ranked].lazy(), m)  # type: ignore[index]
+        parts.append(ot.long_rows(point, segments, m, m, ci is not None))
     return parts
 
 
