@@ -42,11 +42,12 @@ from pl_metrics._engines import (
     classes,
     fairness,
     jobs,
+    label_ranked,
+    label_scores,
     losses,
     ranked,
     row_means,
 )
-from pl_metrics._engines import check as engine_check
 from pl_metrics._engines import drift as engine_drift
 from pl_metrics._engines import estimated as engine_estimated
 from pl_metrics._engines import over_time as engine_over_time
@@ -159,10 +160,19 @@ STATES: dict[str, StateKind] = {
             row_means.RowSums,
             finishers,
             make=class_scores.MAKERS[kind],
-            form=class_scores.is_samples,
+            form=class_scores.SAMPLES_FORMS[kind],
         )
         for kind, finishers in class_scores.SAMPLES_FINISHERS.items()
     },
+    # multilabel scores per label (their means, micro): the frame method's per-label state
+    "label_score_counts": StateKind(
+        "label_score_counts",
+        label_scores.LabelScores,
+        label_scores.FINISHERS,
+        make=label_scores.label_score_counts,
+        form=class_scores.is_label_scores,
+        exact=label_ranked.exact,
+    ),
 }
 #: A finisher's parameters that the frame method has not: their values from its own.
 DERIVED: dict[str, Callable[[dict[str, Any]], Any]] = {
@@ -197,7 +207,6 @@ def _declared() -> dict[str, Declared]:
 #: The methods with a call of their own (several jobs of their own states, not one
 #: state finished): their module's ``call(engine, data, values, options)`` and ``HOW``.
 OWN: dict[str, Any] = {
-    "check": engine_check,
     "drift": engine_drift,
     "estimated_performance": engine_estimated,
     "over_time": engine_over_time,
@@ -362,9 +371,9 @@ def _check(
         raise jobs.named(exc, [where]) from exc
 
 
-#: The exact ranking statistics computed from partitions of score ranges, and their
-#: passes over the data (the catalogue record's ``ranked``).
-_PASSES = {cat.Ranked.AUC: 1, cat.Ranked.AP: 2}
+#: The exact ranking statistics computed from partitions of score ranges (the
+#: catalogue record's ``ranked``) and their analytic intervals (:mod:`.ranked`).
+_BOUNDED = ranked.INTERVALS
 
 
 def _base(method: str) -> str:
@@ -374,21 +383,27 @@ def _base(method: str) -> str:
 
 def _statistic(method: str) -> cat.Ranked | None:
     """The statistic of the ranked scores ``method`` (or its base) is, where the
-    partitions of score ranges compute it (AUC, AP); else None."""
+    partitions of score ranges compute it (AUC, AP, KS); else None."""
     base = _base(method)
     ranked_ = cat.CATALOGUE[base].ranked if base in cat.CATALOGUE else None
-    return ranked_ if ranked_ in _PASSES else None
+    return ranked_ if ranked_ in _BOUNDED else None
 
 
 def _ranked(declared: Declared, kind: str, values: dict[str, Any]) -> bool:
-    """The exact AUC or AP (or a metric derived from one, gini) of un-weighted rows
-    without an interval: from the partitions of score ranges (:mod:`.ranked`; the
-    driver holds partitions x segments rows).  A derived metric whose ``by`` takes
-    its base's name (a segment named roc_auc of gini) is finished from the state."""
-    plain = all(values.get(n) is None for n in ("bins", "weight", "ci", "max_fpr"))
+    """The exact AUC, AP or KS (or a metric derived from one, gini), of counts or
+    weights, without an interval or with an analytic one (DeLong's, the logit ones):
+    from the partitions of score ranges (:mod:`.ranked`; the driver holds partitions x
+    segments rows).  Binned scores, the partial AUC and the bootstrap are finished from
+    the merged state, and so is a derived metric whose ``by`` takes its base's name
+    (a segment named roc_auc of gini)."""
     base = _base(declared.method)
+    statistic = _statistic(base)
+    if statistic is None or kind != "score_counts":
+        return False
+    plain = all(values.get(n) is None for n in ("bins", "max_fpr"))
+    analytic = values.get("ci") is None or values.get("ci_method") in _BOUNDED[statistic]
     clash = base != declared.method and base in v.by_names(values.get("by"))
-    return _statistic(base) is not None and kind == "score_counts" and plain and not clash
+    return plain and analytic and not clash
 
 
 def _exact_ranking(
@@ -399,25 +414,33 @@ def _exact_ranking(
     schema: pl.Schema,
     *,
     options: dict[str, Any],
+    finisher: dict[str, Any] | None = None,
 ) -> pl.DataFrame:
-    """``*by, roc_auc`` / ``*by, average_precision`` from the partitions of score ranges:
-    their summaries (and for the AP, a second pass with each partition's prefix)."""
+    """``*by, roc_auc`` / ``average_precision`` / ``ks, threshold`` (with ``finisher``'s
+    ``ci``: the analytic interval) from the partitions of score ranges: their
+    summaries (and for the AP and KS, a second pass with each partition's prefix)."""
     segments = job.keys[:-1]
     statistic = _statistic(method)
     assert statistic is not None  # _ranked
-    passes = _PASSES[statistic]
-    ranged = engine.rank(handle, job, passes, **options)
+    ci, ci_method = (finisher or {}).get("ci"), (finisher or {}).get("ci_method")
+    asked = ranked.asked([statistic], ci=ci, ci_method=ci_method)
+    job = replace(job, asked=asked)
+    ranged = engine.rank(handle, job, asked.passes, **options)
     try:
         summaries = engine.run(ranged, job, schema, **options)
         if ranked.PART not in summaries.columns:  # no shard had rows
-            summaries = ranked.summary(summaries, segments, 0)
+            summaries = ranked.summary(summaries, segments, 0, asked)
+        ranked.check_totals(summaries, segments, job.kwargs.get("weight"))
         if statistic is cat.Ranked.AUC:  # or gini: the AUC mapped
-            return cat.derive(ranked.roc_auc(summaries, segments).lazy(), method).collect()
+            auc = ranked.roc_auc(summaries, segments, ci=ci)
+            return cat.derive(auc.lazy(), method).collect()
         prefix = ranked.prefix(summaries, segments)
-        terms = engine.run(ranged, replace(job, prefix=prefix), schema, **options)
-        if ranked.PART not in terms.columns:  # no shard had rows
-            terms = summaries.select(*segments, ranked.PART, terms=pl.lit(0.0))
-        return ranked.average_precision(summaries, terms, segments)
+        sums = engine.run(ranged, replace(job, prefix=prefix), schema, **options)
+        if ranked.PART not in sums.columns:  # no shard had rows
+            sums = ranked.second(sums, segments, 0, prefix, asked)
+        if statistic is cat.Ranked.KS:
+            return ranked.ks(summaries, sums, segments)
+        return ranked.average_precision(summaries, sums, segments, ci=ci, ci_method=ci_method)
     finally:
         engine.release(ranged)
 
@@ -467,7 +490,9 @@ def call(
     job = jobs.job(kind, args, chunk_rows=engine.chunk_rows(), **state_kw)
     if _ranked(declared, kind, values):
         job = replace(job, ranked=True)
-        return _exact_ranking(engine, declared.method, handle, job, schema, options=options)
+        return _exact_ranking(
+            engine, declared.method, handle, job, schema, options=options, finisher=finisher
+        )
     merged = engine.run(handle, job, schema, **options)
     if declared.state_only:
         return merged
@@ -514,10 +539,11 @@ def docstring(engine: Engine, declared: Declared) -> str:
     notes = [sections["Notes"]] if "Notes" in sections else []
     if _statistic(declared.method) is not None:
         notes.append(
-            f"On {engine.name}, the exact value of un-weighted rows without ``ci`` (nor "
-            "``max_fpr``) comes from partitions of score ranges, not from the merged "
-            "per-score state: the driver holds partitions x segments rows, whatever "
-            "the number of distinct scores (docs/scaling.md)."
+            f"On {engine.name}, the exact value (of counts or weights, with ``ci``'s "
+            "analytic interval; not with ``bins``, ``max_fpr`` or the bootstrap) comes "
+            "from partitions of score ranges, not from the merged per-score state: the "
+            "driver holds partitions x segments rows, whatever the number of distinct "
+            "scores (docs/scaling.md)."
         )
     if notes:
         parts.append("Notes\n-----\n" + "\n\n".join(notes))
