@@ -130,6 +130,21 @@ def calibration_error(
     client: Any = ...,
     split_every: int = ...,
 ) -> pl.DataFrame: ...
+def check(
+    data: Any,
+    rules: str | Sequence[str],
+    *,
+    y_true: str | None = ...,
+    y_pred: str | None = ...,
+    y_score: str | None = ...,
+    by: By = ...,
+    reference: pl.DataFrame | pl.LazyFrame | pl.Expr | None = ...,
+    weight: str | None = ...,
+    pos_label: object = ...,
+    ci: float | None = ...,
+    client: Any = ...,
+    split_every: int = ...,
+) -> pl.DataFrame: ...
 def confusion_matrix(
     data: Any,
     y_true: str,

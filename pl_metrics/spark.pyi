@@ -115,6 +115,19 @@ def calibration_error(
     strategy: BinStrategy = ...,
     multi_class: CalibrationMultiClass = ...,
 ) -> pl.DataFrame: ...
+def check(
+    sdf: Any,
+    rules: str | Sequence[str],
+    *,
+    y_true: str | None = ...,
+    y_pred: str | None = ...,
+    y_score: str | None = ...,
+    by: By = ...,
+    reference: pl.DataFrame | pl.LazyFrame | pl.Expr | None = ...,
+    weight: str | None = ...,
+    pos_label: object = ...,
+    ci: float | None = ...,
+) -> pl.DataFrame: ...
 def confusion_matrix(
     sdf: Any,
     y_true: str,

@@ -48,6 +48,7 @@ from pl_metrics._engines import (
     ranked,
     row_means,
 )
+from pl_metrics._engines import check as engine_check
 from pl_metrics._engines import drift as engine_drift
 from pl_metrics._engines import estimated as engine_estimated
 from pl_metrics._engines import over_time as engine_over_time
@@ -207,6 +208,7 @@ def _declared() -> dict[str, Declared]:
 #: The methods with a call of their own (several jobs of their own states, not one
 #: state finished): their module's ``call(engine, data, values, options)`` and ``HOW``.
 OWN: dict[str, Any] = {
+    "check": engine_check,
     "drift": engine_drift,
     "estimated_performance": engine_estimated,
     "over_time": engine_over_time,

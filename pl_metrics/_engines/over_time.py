@@ -96,16 +96,45 @@ def _windows_only(summaries: pl.DataFrame, end: str) -> pl.DataFrame:
 
 
 @dataclass(frozen=True)
-class WindowJob(jobs.Job):
-    """A state job of ``over_time``'s rows (``keep``: the rows read, those whose label
-    arrived beside estimated metrics); ranked: each shard's per-bucket state summed
-    into its windows (``windows``) before its summary."""
+class Rows:
+    """The rows of each shard that a call reads: ``made`` columns added (expressions
+    evaluated on the shard's rows: ``check``'s one window, a constant day), then those
+    ``where`` marks (a Boolean expression evaluated on each shard; None: all)."""
 
-    keep: pl.Expr | None = None
+    where: pl.Expr | None = None
+    made: tuple[pl.Expr, ...] = ()
+
+    @property
+    def names(self) -> list[str]:
+        """The made columns' names (no column of the data: never read from it)."""
+        return [e.meta.output_name() for e in self.made]
+
+    def of(self, frame: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
+        lf = frame.lazy().with_columns(self.made) if self.made else frame.lazy()
+        return lf if self.where is None else lf.filter(self.where)
+
+    def read(self, items: list[object]) -> list[str]:
+        """The data's columns that ``items`` (and ``where``) name: not the made ones."""
+        return [c for c in jobs.read_columns([*items, self.where]) if c not in self.names]
+
+    def and_where(self, keep: pl.Expr | None) -> Rows:
+        """These rows, of them those ``keep`` marks too."""
+        if keep is None:
+            return self
+        return replace(self, where=keep if self.where is None else self.where & keep)
+
+
+@dataclass(frozen=True)
+class WindowJob(jobs.Job):
+    """A state job of ``over_time``'s rows (``rows``: the rows read, of them those whose
+    label arrived beside estimated metrics); ranked: each shard's per-bucket state
+    summed into its windows (``windows``) before its summary."""
+
+    rows: Rows = Rows()
     windows: ot.Windows | None = None
 
     def _kept(self, frame: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
-        return frame.lazy() if self.keep is None else frame.lazy().filter(self.keep)
+        return self.rows.of(frame)
 
     def state(self, lf: pl.LazyFrame) -> pl.DataFrame:
         return super().state(self._kept(lf))
@@ -126,6 +155,13 @@ class CurrentWindowJob(engine_estimated.CurrentJob):
     sums by (segment, bucket) summed into its windows before its summary."""
 
     windows: ot.Windows | None = None
+    rows: Rows = Rows()
+
+    def state(self, lf: pl.LazyFrame) -> pl.DataFrame:
+        return super().state(self.rows.of(lf))
+
+    def sample(self, frame: pl.DataFrame | pl.LazyFrame) -> pl.Series:
+        return super().sample(self.rows.of(frame))
 
     def summary(self, state: pl.DataFrame, index: int) -> pl.DataFrame:
         assert self.windows is not None
@@ -147,14 +183,14 @@ class _Call:
     by: list[pl.Expr]  # the segments under their stand-in names, then the bucket end
     keys: list[str]  # their names
     w: ot.Windows
-    keep: pl.Expr | None
+    rows: Rows
 
     def job(self, method: str, args: tuple[Any, ...], **kwargs: Any) -> WindowJob:
         """State ``method``'s job of the kept rows by ``[*by, bucket end]``."""
         job = jobs.job(method, args, by=self.by, chunk_rows=self.engine.chunk_rows(), **kwargs)
         fields = {f.name: getattr(job, f.name) for f in dataclasses.fields(jobs.Job)}
-        fields["columns"] = jobs.read_columns([job.columns, self.keep])
-        return WindowJob(**fields, keep=self.keep, windows=self.w)
+        fields["columns"] = self.rows.read([job.columns, *self.by])
+        return WindowJob(**fields, rows=self.rows, windows=self.w)
 
     def run(self, method: str, args: tuple[Any, ...], **kwargs: Any) -> pl.DataFrame:
         """The merged state of :meth:`job` (no null bucket end)."""
@@ -165,16 +201,24 @@ class _Call:
         return merged
 
 
+def counted_rows(
+    merged: pl.DataFrame, keys: list[str], y_true: str, y_pred: str, weight: str | None
+) -> tuple[pl.LazyFrame, dict[str, str | None]]:
+    """A merged ``counts`` state (by ``keys``) as rows the frame method's confusion counts
+    read: each cell a row standing for its count (or its summed weight), under a name
+    no other column has; and the ``weight`` / ``count`` arguments that say so."""
+    count = weight or "count" + "_" * max(len(k) for k in [*keys, y_true, y_pred])
+    proxy = merged.lazy().rename({"actual": y_true, "predicted": y_pred, "count": count})
+    plain: dict[str, str | None] = {"weight": None, "count": count}
+    return proxy, plain if weight is None else {"weight": count}
+
+
 def _labels(c: _Call, chosen: list[str], options: dict[str, Any]) -> list[pl.LazyFrame]:
     """The label metrics: the merged counts state as the frame method's counts."""
     values = c.values
     y_true, y_pred, weight = values["y_true"], values["y_pred"], values["weight"]
     merged = c.run("counts", (y_true, y_pred), weight=weight)
-    # each cell a row standing for its count (or its summed weight), under a name no
-    # other column has
-    count = weight or "count" + "_" * max(len(k) for k in [*c.keys, y_true, y_pred])
-    proxy = merged.lazy().rename({"actual": y_true, "predicted": y_pred, "count": count})
-    plain = {"weight": None, "count": count} if weight is None else {"weight": count}
+    proxy, plain = counted_rows(merged, c.keys, y_true, y_pred, weight)
     parts = []
     if any(m in ot.SUMMARY or m in ot.AVERAGED for m in chosen):
         counts = confusion_counts(
@@ -344,8 +388,8 @@ def _estimated(
         engine_estimated.METHOD, (y_pred, y_score), kwargs, [*keys, engine_estimated._SCORE],
         [engine_estimated._PRED, engine_estimated._REST, engine_estimated._PRED_SQ,
          engine_estimated._REST_SQ, engine_estimated._ROWS],
-        jobs.read_columns([y_pred, y_score, weight, *c.by, flag]), c.engine.chunk_rows(),
-        ranked=True, label_dtype=c.schema.get(y_pred), windows=c.w,
+        c.rows.read([y_pred, y_score, weight, *c.by, flag]), c.engine.chunk_rows(),
+        ranked=True, label_dtype=c.schema.get(y_pred), windows=c.w, rows=c.rows,
     )  # fmt: skip
     ranges = c.engine.rank(c.handle, job, 1, **c.options) if auc else c.handle
     try:
@@ -368,14 +412,25 @@ def _estimated(
 
 
 # ------------------------------------------------------------------ the call
-def call(engine: Any, data: Any, values: dict[str, Any], options: dict[str, Any]) -> pl.DataFrame:
-    """``pl_metrics.<engine>.over_time`` (``values``: the frame method's arguments)."""
+def call(
+    engine: Any,
+    data: Any,
+    values: dict[str, Any],
+    options: dict[str, Any],
+    *,
+    rows: Rows = Rows(),
+) -> pl.DataFrame:
+    """``pl_metrics.<engine>.over_time`` (``values``: the frame method's arguments) of
+    ``rows`` of each shard (``check``'s: a constant day made, the current rows)."""
     y_true, y_pred, y_score = values["y_true"], values["y_pred"], values["y_score"]
     weight, index, reference = values["weight"], values["index"], values["reference"]
     segments = v.normalize_by(values["by"])
     flag = reference if isinstance(reference, pl.Expr) else None
     read = [y_true, y_pred, y_score, weight, index, *segments.given, flag]
-    handle, schema, where = engine.prepare(data, jobs.read_columns(read))
+    handle, schema, where = engine.prepare(data, rows.read(read))
+    if rows.made:  # the made columns, as each shard has them
+        made = pl.LazyFrame(schema=schema).with_columns(rows.made).collect_schema()
+        schema = pl.Schema({**schema, **{n: made[n] for n in rows.names}})
     ref_handle, ref_schema, ref_where = engine_estimated._reference_of(
         engine, reference, jobs.read_columns([y_true, y_score, weight])
     )
@@ -409,7 +464,7 @@ def call(engine: Any, data: Any, values: dict[str, Any], options: dict[str, Any]
     ]
     keys = [*stand_ins, ot.WINDOW_END]
     keep = pl.col(y_true).is_not_null() if estimated and realized else None
-    c = _Call(engine, handle, schema, options, values, by, keys, w, keep)
+    c = _Call(engine, handle, schema, options, values, by, keys, w, rows.and_where(keep))
     fam_options: dict[str, Any] = {"ci": ci if wants_ci else None, "ci_method": ci_method}
     fam_options |= {"n_boot": n_boot, "seed": seed}
     parts: list[pl.LazyFrame] = []
@@ -426,4 +481,4 @@ def call(engine: Any, data: Any, values: dict[str, Any], options: dict[str, Any]
     return result.collect().select(expected_schema.names()).cast(expected_schema)
 
 
-__all__ = ["HOW", "CurrentWindowJob", "WindowJob", "call"]
+__all__ = ["HOW", "CurrentWindowJob", "Rows", "WindowJob", "call", "counted_rows"]

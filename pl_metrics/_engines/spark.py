@@ -253,8 +253,9 @@ _EXACT_COUNT = 2**53
 def _grouped_keys(sdf: SparkFrame, job: Job) -> list[str] | None:
     """The columns a ``counts`` job groups by (its labels and ``by`` columns), where
     Spark's ``groupBy`` can make its state: named columns (no ``by`` expression: polars
-    evaluates those), of types Spark groups as polars does; else None."""
-    if job.method != "counts" or job.ranked:
+    evaluates those), of types Spark groups as polars does; else None (a job of its own,
+    a subclass, reads its rows its own way: over_time's and check's rows of a shard)."""
+    if job.method != "counts" or job.ranked or type(job) is not Job:
         return None
     weight, by = job.kwargs["weight"], job.kwargs["by"] or []
     items = [*job.args, *by]

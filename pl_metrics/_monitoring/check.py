@@ -28,11 +28,9 @@ otherwise and where the value or a bound is undefined.
 from __future__ import annotations
 
 import datetime as dt
-import math
-import re
-from collections.abc import Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import polars as pl
 
@@ -45,6 +43,18 @@ from pl_metrics._groups import fairness as fair
 from pl_metrics._groups import over_time as ot
 from pl_metrics._intervals import analytic as an
 from pl_metrics._monitoring import estimated_windows as ew
+from pl_metrics._monitoring.check_rules import (
+    DRIFT,
+    ESTIMATED,
+    METRICS,
+    RATES,
+    SCORED,
+    Columns,
+    Rule,
+    check_needs,
+    parse_rule,
+    parse_rules,
+)
 
 if TYPE_CHECKING:
     from pl_metrics._typing import OverTimeAnyMetric
@@ -53,22 +63,6 @@ if TYPE_CHECKING:
 RULE, METRIC, VALUE, LOW, HIGH, THRESHOLD, STATUS = names.OUTPUTS["check"]
 STATUSES = ("pass", "fail", "inconclusive")
 OPERATORS = (">=", ">", "<=", "<")
-#: ``drift``'s metrics, each of a column: ``psi(income)``.
-DRIFT = ("psi", "js_distance", "ks", "wasserstein")
-#: The rates of the 2x2 counts that ``compare`` takes and ``over_time`` does not
-#: (``false_positive_rate`` ...): one binary table, Wilson's interval.
-RATES = tuple(
-    name
-    for name, m in fair.METRICS.items()
-    if name not in ot.METRICS and m.method == "binary" and name in fm.PROPORTIONS
-)
-#: Every catalogue metric a rule may name, in the catalogue's order.
-METRICS = tuple(name for name in cat.CATALOGUE if name in ot.METRICS or name in RATES)
-#: The metrics read from ``y_score`` (the others read ``y_pred``).
-SCORED = frozenset(name for name in METRICS if cat.CATALOGUE[name].scores)
-#: The estimated metrics a rule may name (``over_time``'s ``estimated_<m>``).
-ESTIMATED = ew.METRICS
-
 _NAME = f"{INTERNAL}check_metric"  # the rule's metric column while values are joined
 _ORDER = f"{INTERNAL}check_order"
 _OP = f"{INTERNAL}check_op"
@@ -76,144 +70,6 @@ _INTERVAL = f"{INTERNAL}check_interval"
 _OK = f"{INTERNAL}check_defined"  # a binary metric's denominator is not 0
 _NULLS = f"{INTERNAL}check_reference_nulls"
 _REFERENCE = f"{INTERNAL}check_reference"
-
-_RULE = re.compile(r"\s*(?P<left>.+?)\s*(?P<op>>=|<=|>|<)\s*(?P<right>.+?)\s*")
-_LEFT = re.compile(r"(?P<name>[A-Za-z_]\w*)(?:\s*\((?P<column>.+)\))?")
-_RIGHT = re.compile(r"reference(?:\s*(?P<sign>[+-])\s*(?P<margin>.+))?")
-
-
-@dataclass(frozen=True)
-class Rule:
-    """One parsed rule."""
-
-    text: str  # as given
-    name: str  # the catalogue's metric, or drift's
-    column: str | None  # drift's column (None: a catalogue metric)
-    op: str
-    threshold: float  # the number; of a reference rule, its signed margin
-    relative: bool  # against the reference: the value is the difference
-
-    @property
-    def metric(self) -> str:
-        """The output's ``metric``: ``roc_auc``, ``psi(income)``, ``roc_auc - reference``."""
-        if self.column is not None:
-            return f"{self.name}({self.column})"
-        return f"{self.name} - reference" if self.relative else self.name
-
-    @property
-    def has_interval(self) -> bool:
-        """Whether the rule's value gets an interval (else its point decides)."""
-        return self.column is None and self.name not in ot.WITHOUT_INTERVAL
-
-
-def _malformed(text: str) -> ValueError:
-    return ValueError(
-        f"rule {text!r} is not '<metric> <op> <number>' (op one of >=, >, <=, <), e.g. "
-        "'roc_auc >= 0.8', 'psi(income) < 0.2' or 'roc_auc >= reference - 0.02'"
-    )
-
-
-def _number(text: str, rule: str) -> float:
-    try:
-        number = float(text)
-    except ValueError:
-        raise _malformed(rule) from None
-    if not math.isfinite(number):
-        raise _malformed(rule)
-    return number
-
-
-def parse_rule(text: object) -> Rule:
-    """``text`` as a :class:`Rule`; a ``ValueError`` naming it when it is malformed or
-    names an unknown metric (the message lists the known ones)."""
-    if not isinstance(text, str):
-        msg = f"a rule must be a string such as 'roc_auc >= 0.8', got {text!r}"
-        raise TypeError(msg)
-    whole = _RULE.fullmatch(text)
-    left = _LEFT.fullmatch(whole["left"]) if whole else None
-    if whole is None or left is None:
-        raise _malformed(text)
-    name, column = left["name"], left["column"]
-    if column is not None and name not in DRIFT:
-        msg = (
-            f"rule {text!r}: {name}(...) names a column, which only the drift metrics "
-            f"{', '.join(f'{d}(column)' for d in DRIFT)} do; known metrics: {', '.join(METRICS)}"
-        )
-        raise ValueError(msg)
-    if column is None and name not in METRICS and name not in ESTIMATED:
-        msg = (
-            f"rule {text!r}: unknown metric {name!r}; known metrics: {', '.join(METRICS)}, "
-            f"the estimated ones {', '.join(ESTIMATED)}, and the drift metrics of a "
-            f"column {', '.join(f'{d}(column)' for d in DRIFT)}"
-        )
-        raise ValueError(msg)
-    right = _RIGHT.fullmatch(whole["right"])
-    if right is None:
-        return Rule(text, name, column, whole["op"], _number(whole["right"], text), False)
-    if column is not None:
-        msg = (
-            f"rule {text!r}: a drift metric already compares with the reference; "
-            f"give a number, e.g. '{name}({column}) < 0.2'"
-        )
-        raise ValueError(msg)
-    margin = 0.0 if right["margin"] is None else _number(right["margin"], text)
-    signed = -margin if right["sign"] == "-" else margin
-    return Rule(text, name, None, whole["op"], signed, True)
-
-
-def parse_rules(rules: object) -> list[Rule]:
-    """``rules`` (a rule or a non-empty list of distinct rules), parsed."""
-    items = [rules] if isinstance(rules, str) else rules
-    if not isinstance(items, Sequence) or not items:
-        msg = (
-            f"`rules` must be a rule or a non-empty list of rules such as "
-            f"'roc_auc >= 0.8', got {rules!r}"
-        )
-        raise TypeError(msg)
-    parsed = [parse_rule(item) for item in items]
-    seen: set[str] = set()
-    for rule in parsed:
-        if rule.text in seen:
-            msg = f"`rules` gives rule {rule.text!r} twice"
-            raise ValueError(msg)
-        seen.add(rule.text)
-    return parsed
-
-
-@dataclass(frozen=True)
-class Columns:
-    """The columns and options the rules read."""
-
-    y_true: str | None
-    y_pred: str | None
-    y_score: str | None
-    weight: str | None
-    pos_label: object
-
-
-def check_needs(rules: list[Rule], x: Columns, reference: object) -> None:
-    """Each rule's column arguments (and the reference) are given: else an error
-    naming the argument and the rule."""
-    for rule in rules:
-        needs: dict[str, object] = {}
-        if rule.name in ESTIMATED:  # the reference's labels, the current rows' outputs
-            needs |= {"y_true": x.y_true, "y_pred": x.y_pred, "y_score": x.y_score}
-        elif rule.column is None:
-            needs["y_true"] = x.y_true
-            scored = rule.name in SCORED
-            needs["y_score" if scored else "y_pred"] = x.y_score if scored else x.y_pred
-        if rule.column is not None or rule.relative or rule.name in ESTIMATED:
-            needs["reference"] = reference
-        for argument, given in needs.items():
-            if given is None:
-                msg = f"rule {rule.text!r} needs `{argument}`"
-                raise ValueError(msg)
-        if rule.column is not None and x.weight is not None:
-            msg = (
-                f"rule {rule.text!r} takes no `weight`: drift compares rows (drop `weight`, "
-                "or check the drift rules in a call of their own)"
-            )
-            raise ValueError(msg)
 
 
 def difference_bounds(
@@ -292,17 +148,81 @@ def _long(frame: pl.LazyFrame, keys: list[str], metric: str, column: str) -> pl.
     )
 
 
+class Side(Protocol):
+    """One side's rows (the current ones, or the reference's), each segment under its
+    stand-in key: what the values are read from (polars rows: :class:`PolarsSide`; an
+    engine's: ``pl_metrics._engines.check``)."""
+
+    def one_window(
+        self, metrics: list[str], x: Columns, ci: float | None, reference: object
+    ) -> pl.LazyFrame:
+        """``over_time``'s frame of ``metrics`` with every row in one window (a window
+        per segment; ``reference``: the estimated metrics' calibration rows)."""
+        ...
+
+    def counted(self, x: Columns) -> tuple[pl.LazyFrame, dict[str, str | None]]:
+        """Rows that ``fair.binary_confusion`` reads as these rows, and its ``weight`` /
+        ``count`` arguments."""
+        ...
+
+
+@dataclass(frozen=True)
+class PolarsSide:
+    """A side of polars rows (the segments evaluated under their stand-in keys)."""
+
+    rows: pl.LazyFrame
+    keys: list[str]
+
+    def one_window(
+        self, metrics: list[str], x: Columns, ci: float | None, reference: object
+    ) -> pl.LazyFrame:
+        assert x.y_true is not None  # check_needs
+        day = fair.free_name("day", self.rows.collect_schema().names())
+        one_day = self.rows.with_columns(pl.lit(dt.date(1970, 1, 1)).alias(day))
+        return _metrics(one_day).over_time(
+            x.y_true, **window_arguments(metrics, x, ci, day=day, by=self.keys, reference=reference)
+        )
+
+    def counted(self, x: Columns) -> tuple[pl.LazyFrame, dict[str, str | None]]:
+        return self.rows, {"weight": x.weight}
+
+
+def window_arguments(
+    metrics: list[str],
+    x: Columns,
+    ci: float | None,
+    *,
+    day: str,
+    by: list[str] | list[pl.Expr],
+    reference: object,
+) -> dict[str, Any]:
+    """``over_time``'s keyword arguments of ``metrics`` in one window: every row on
+    ``day``, ``every="1d"`` (``by``: the segments under their stand-in keys)."""
+    return {
+        "index": day,
+        "every": "1d",
+        "metrics": cast("list[OverTimeAnyMetric]", metrics),  # over_time's names
+        "y_pred": x.y_pred,
+        "y_score": x.y_score,
+        "by": by or None,
+        "weight": x.weight,
+        "pos_label": x.pos_label,
+        "ci": ci,
+        "reference": reference,
+    }
+
+
 def metric_values(
-    rows: pl.LazyFrame,
+    side: Side,
     metrics: list[str],
     keys: list[str],
     x: Columns,
     ci: float | None,
     *,
-    calibration: pl.LazyFrame | None = None,
+    calibration: object = None,
 ) -> pl.LazyFrame:
-    """``*keys, _NAME, value, low, high``: each catalogue metric of ``rows`` per
-    segment (``keys``), in as few queries as its families take.
+    """``*keys, _NAME, value, low, high``: each catalogue metric of the ``side``'s rows
+    per segment (``keys``), in as few queries as its families take.
 
     ``over_time``'s metrics come from ``over_time`` with every row in one day (one
     window per segment: its families' one query each over all segments, its
@@ -317,22 +237,18 @@ def metric_values(
     estimated = [m for m in metrics if m in ESTIMATED]
     if estimated:
         assert x.y_true is not None  # check_needs
-        parts.append(_one_window(rows, estimated, keys, x, ci, reference=calibration))
+        parts.append(_window_values(side.one_window(estimated, x, ci, calibration), keys, ci))
     windowed = [m for m in metrics if m in ot.METRICS]
     binary = [m for m in metrics if m in RATES or m in ot.POSITIVE]
     wide = None
     if binary:
         assert x.y_true is not None  # check_needs
         assert x.y_pred is not None
+        rows, weighted = side.counted(x)
         counts, pos = fair.binary_confusion(
-            rows,
-            x.y_true,
-            x.y_pred,
-            by=keys or None,
-            pos_label=x.pos_label,
-            weight=x.weight,
-            reserved=(),
-        )
+            rows, x.y_true, x.y_pred, by=keys or None, pos_label=x.pos_label, reserved=(),
+            **weighted,
+        )  # fmt: skip
         table = fair.binary_table(counts, pos, "check", x.y_true, x.y_pred)
         c = {k: pl.col(k) for k in ("tp", "fp", "fn", "tn")}
         # zero_division NaN: NaN exactly where the metric is undefined
@@ -342,7 +258,7 @@ def metric_values(
             exprs += [low.alias(f"{m}_low"), high.alias(f"{m}_high")]
         wide = counts.finish(table.select(*counts.keys, *exprs)).cache()
     if windowed:
-        values = _one_window(rows, windowed, keys, x, ci)
+        values = _window_values(side.one_window(windowed, x, ci, None), keys, ci)
         positive = [m for m in windowed if m in ot.POSITIVE]
         if positive:
             assert wide is not None
@@ -368,32 +284,9 @@ def metric_values(
     return pl.concat(parts, how="vertical_relaxed")
 
 
-def _one_window(
-    rows: pl.LazyFrame,
-    metrics: list[str],
-    keys: list[str],
-    x: Columns,
-    ci: float | None,
-    *,
-    reference: pl.LazyFrame | None = None,
-) -> pl.LazyFrame:
-    """``*keys, _NAME, value, low, high`` of ``over_time``'s metrics with every row in
-    one day (a window per segment); the estimated ones calibrated on ``reference``."""
-    assert x.y_true is not None  # check_needs
-    day = fair.free_name("day", rows.collect_schema().names())
-    frame = _metrics(rows.with_columns(pl.lit(dt.date(1970, 1, 1)).alias(day))).over_time(
-        x.y_true,
-        index=day,
-        every="1d",
-        metrics=cast("list[OverTimeAnyMetric]", metrics),  # over_time's names
-        y_pred=x.y_pred,
-        y_score=x.y_score,
-        by=keys or None,
-        weight=x.weight,
-        pos_label=x.pos_label,
-        ci=ci,
-        reference=reference,
-    )
+def _window_values(frame: pl.LazyFrame, keys: list[str], ci: float | None) -> pl.LazyFrame:
+    """``*keys, _NAME, value, low, high`` of ``over_time``'s frame of one window per
+    segment."""
     bounds = [pl.col(LOW), pl.col(HIGH)] if ci is not None else [pl.lit(None, pl.Float64)] * 2
     return frame.select(
         *keys, pl.col("metric").alias(_NAME), VALUE, bounds[0].alias(LOW), bounds[1].alias(HIGH)
@@ -401,12 +294,12 @@ def _one_window(
 
 
 def drift_values(
-    lf: pl.LazyFrame, rules: list[Rule], keys: list[str], reference: Any
+    drift: Callable[[list[str]], pl.LazyFrame], rules: list[Rule], keys: list[str]
 ) -> pl.LazyFrame:
     """``*keys, _NAME, value, low, high`` of each drift rule's metric (one ``drift``
-    query over all its columns and segments; no interval)."""
+    query over all its columns and segments, ``drift(columns)``; no interval)."""
     columns = list(dict.fromkeys(r.column for r in rules if r.column is not None))
-    frame = _metrics(lf).drift(columns, reference=reference, by=keys or None).cache()
+    frame = drift(columns).cache()
     parts = []
     for metric, (name, column) in {r.metric: (r.name, r.column) for r in rules}.items():
         rows = frame.filter(pl.col("column") == column)
@@ -425,7 +318,7 @@ def _calibration_rows(reference: object, ref_rows: pl.LazyFrame | None) -> pl.La
 
 
 def _realized_on_reference(
-    ref_rows: pl.LazyFrame, metrics: list[str], keys: list[str], x: Columns, ci: float | None
+    ref_rows: Side, metrics: list[str], keys: list[str], x: Columns, ci: float | None
 ) -> pl.LazyFrame:
     """``*keys, _NAME, value, low, high`` of each metric on the reference rows, an
     estimated one as the same metric realized there (the reference holds labels):
@@ -528,17 +421,44 @@ def _sides(
     raise v.Bad.reference_type(reference)
 
 
-def check(
-    lf: pl.LazyFrame,
+@dataclass(frozen=True)
+class Plan:
+    """What a call of ``check`` computes, read from its arguments and the schemas only
+    (no rows): its rules, columns, segments (under their stand-in ``keys``) and level."""
+
+    rules: list[Rule]
+    x: Columns
+    segments: names.Segments
+    keys: list[str]
+    wants_ci: bool
+    level: float | None  # the intervals' level (None: the value decides)
+
+    @property
+    def labelled(self) -> list[Rule]:
+        """The rules of a catalogue or an estimated metric (not drift's)."""
+        return [r for r in self.rules if r.column is None]
+
+    @property
+    def drifts(self) -> list[Rule]:
+        return [r for r in self.rules if r.column is not None]
+
+    @property
+    def relative(self) -> bool:
+        return any(r.relative for r in self.rules)
+
+
+def plan(
     rules: object,
     *,
     x: Columns,
     by: object,
     reference: object,
     ci: float | None,
-) -> pl.LazyFrame:
-    """``*by, rule, metric, value[, low, high], threshold, status``: each rule per
-    segment of the current rows (rules in the order given), lazily."""
+    schema: pl.Schema,
+    reference_schema: pl.Schema | None,
+) -> Plan:
+    """The rules parsed, each one's arguments given, the interval options and ``by``
+    checked (``schema``: the rows'; ``reference_schema``: a reference frame's)."""
     parsed = parse_rules(rules)
     check_needs(parsed, x, reference)
     labelled = [r for r in parsed if r.column is None]
@@ -548,41 +468,59 @@ def check(
         ci, 1, "delta", x.weight if labelled else None, seed=0, methods=("delta",)
     )
     segments = v.normalize_by(by)
-    schema = lf.collect_schema()
     v.check_by(schema, segments, names.output_columns("check"))
     # the segments under stand-in names (no column of either side has them) that the
     # inner methods take as plain columns (a `by` named "metric" is just a segment)
-    taken = list(schema.names())
-    if isinstance(reference, (pl.DataFrame, pl.LazyFrame)):
-        taken += reference.lazy().collect_schema().names()
+    taken = [*schema.names(), *(reference_schema.names() if reference_schema else [])]
     keys = names.stand_in_keys(segments, taken)
-    keyed = _keyed(lf, segments, keys)
-    relative = any(r.relative for r in parsed)
-    current, ref_rows, flag = _sides(keyed, lf, reference, segments, keys, relative=relative)
-    level = ci if wants_ci else None
+    return Plan(parsed, x, segments, keys, wants_ci, ci if wants_ci else None)
+
+
+@dataclass(frozen=True)
+class Sources:
+    """Where the values are read from: the current rows, the reference rows keyed by
+    the segments (the ``reference`` rules), the estimated metrics' calibration rows
+    (as ``over_time`` takes them), drift's frame of columns, and a one-row check of the
+    flag's nulls (None: none, or checked already)."""
+
+    current: Side
+    reference: Side | None
+    calibration: object
+    drift: Callable[[list[str]], pl.LazyFrame]
+    flag: pl.LazyFrame | None = None
+
+
+def values(p: Plan, sources: Sources) -> pl.LazyFrame:
+    """``*keys, _NAME, value, low, high`` of every rule's metric per segment."""
+    labelled, keys, x, level = p.labelled, p.keys, p.x, p.level
     parts = []
     wanted = list(dict.fromkeys(r.name for r in labelled))
     if wanted:
-        calibration = _calibration_rows(reference, ref_rows)
-        values = metric_values(current, wanted, keys, x, level, calibration=calibration)
-        values = values.cache()
+        found = metric_values(
+            sources.current, wanted, keys, x, level, calibration=sources.calibration
+        ).cache()
         absolute = {r.name for r in labelled if not r.relative}
-        parts.append(values.filter(pl.col(_NAME).is_in(list(absolute))))
+        parts.append(found.filter(pl.col(_NAME).is_in(list(absolute))))
         against = [r for r in labelled if r.relative]
         if against:
-            assert ref_rows is not None  # check_needs
+            assert sources.reference is not None  # check_needs
             names_ = list(dict.fromkeys(r.name for r in against))
-            on_reference = _realized_on_reference(ref_rows, names_, keys, x, level)
-            parts.append(relative_values(values, on_reference, against, keys))
-    drifts = [r for r in parsed if r.column is not None]
-    if drifts:
-        parts.append(drift_values(keyed, drifts, keys, reference))
-    values = pl.concat(parts, how="vertical_relaxed")
-    table = _rules_frame(parsed, wants_ci)
+            on_reference = _realized_on_reference(sources.reference, names_, keys, x, level)
+            parts.append(relative_values(found, on_reference, against, keys))
+    if p.drifts:
+        parts.append(drift_values(sources.drift, p.drifts, keys))
+    return pl.concat(parts, how="vertical_relaxed")
+
+
+def judge(p: Plan, found: pl.LazyFrame, flag: pl.LazyFrame | None) -> pl.LazyFrame:
+    """``*by, rule, metric, value[, low, high], threshold, status``: each rule per
+    segment of ``found`` (:func:`values`), decided (:func:`status`)."""
+    keys = p.keys
+    table = _rules_frame(p.rules, p.wants_ci)
     if keys:
-        segments_seen = values.select(keys).unique()
+        segments_seen = found.select(keys).unique()
         table = segments_seen.join(table, how="cross")
-    out = table.join(values, on=[*keys, _NAME], how="left", nulls_equal=True)
+    out = table.join(found, on=[*keys, _NAME], how="left", nulls_equal=True)
     # no rows (an empty frame without `by`): n is 0, so that `n >= 1000` fails there
     counted = pl.col(_NAME).is_in(cat.names_of("size"))
     out = out.with_columns(
@@ -596,9 +534,72 @@ def check(
         pl.when(interval).then(pl.col(LOW)).alias(LOW),
         pl.when(interval).then(pl.col(HIGH)).alias(HIGH),
     )
-    if flag is not None and labelled:  # drift checks its own flag
+    if flag is not None and p.labelled:  # drift checks its own flag
         out = out.join(flag, how="cross").drop(_NULLS)
     columns: list[str | pl.Expr] = [RULE, pl.col(_NAME).alias(METRIC), VALUE]
-    columns += [LOW, HIGH] if wants_ci else []
+    columns += [LOW, HIGH] if p.wants_ci else []
     out = out.sort([*keys, _ORDER], nulls_last=True).select(*keys, *columns, THRESHOLD, STATUS)
-    return out.rename(dict(zip(keys, segments.names, strict=True)))
+    return out.rename(dict(zip(keys, p.segments.names, strict=True)))
+
+
+def check(
+    lf: pl.LazyFrame,
+    rules: object,
+    *,
+    x: Columns,
+    by: object,
+    reference: object,
+    ci: float | None,
+) -> pl.LazyFrame:
+    """``*by, rule, metric, value[, low, high], threshold, status``: each rule per
+    segment of the current rows (rules in the order given), lazily."""
+    reference_schema = None
+    if isinstance(reference, (pl.DataFrame, pl.LazyFrame)):
+        reference_schema = reference.lazy().collect_schema()
+    p = plan(
+        rules, x=x, by=by, reference=reference, ci=ci, schema=lf.collect_schema(),
+        reference_schema=reference_schema,
+    )  # fmt: skip
+    keyed = _keyed(lf, p.segments, p.keys)
+    current, ref_rows, flag = _sides(keyed, lf, reference, p.segments, p.keys, relative=p.relative)
+    keys = p.keys
+
+    def drift(columns: list[str]) -> pl.LazyFrame:
+        return _metrics(keyed).drift(columns, reference=reference, by=keys or None)
+
+    sources = Sources(
+        PolarsSide(current, keys),
+        None if ref_rows is None else PolarsSide(ref_rows, keys),
+        _calibration_rows(reference, ref_rows),
+        drift,
+        flag,
+    )
+    return judge(p, values(p, sources), sources.flag)
+
+
+__all__ = [
+    "DRIFT",
+    "ESTIMATED",
+    "METRICS",
+    "OPERATORS",
+    "RATES",
+    "SCORED",
+    "STATUSES",
+    "Columns",
+    "Plan",
+    "PolarsSide",
+    "Rule",
+    "Side",
+    "Sources",
+    "check",
+    "check_needs",
+    "difference_bounds",
+    "judge",
+    "metric_values",
+    "parse_rule",
+    "parse_rules",
+    "plan",
+    "status",
+    "values",
+    "window_arguments",
+]
