@@ -425,6 +425,14 @@ def uniform_bin(p: pl.Expr, n_bins: int) -> pl.Expr:
     return pl.sum_horizontal((p > edge).cast(pl.Int64) for edge in _uniform_edges(n_bins))
 
 
+def quantile_levels(n_bins: int) -> list[float]:
+    """The quantiles of the inner edges of ``n_bins`` quantile bins, as scikit-learn
+    computes them: ``np.percentile(p, np.linspace(0, 1, n_bins + 1) * 100)``, each
+    ``q`` divided by 100 again (also the engines' edges, ``_engines.calibration_edges``)."""
+    step = 1.0 / n_bins
+    return [((i * step) * 100) / 100 for i in range(1, n_bins)]
+
+
 def _bin_of(rows: Rows, p: pl.Expr, n_bins: int, strategy: str) -> tuple[pl.LazyFrame, pl.Expr]:
     """Rows with the bin of the probability ``p``: the number of inner edges strictly
     below it (``np.searchsorted(edges[1:-1], p)``, as
@@ -433,9 +441,7 @@ def _bin_of(rows: Rows, p: pl.Expr, n_bins: int, strategy: str) -> tuple[pl.Lazy
         return rows.lf, pl.lit(0, pl.Int64)
     if strategy == "uniform":
         return rows.lf, uniform_bin(p, n_bins)
-    # numpy: np.percentile(p, np.linspace(0, 1, n_bins + 1) * 100), q divided by 100 again
-    step = 1.0 / n_bins
-    qs = [((i * step) * 100) / 100 for i in range(1, n_bins)]
+    qs = quantile_levels(n_bins)
     # each row's count of order statistics passed, computed once (:func:`_passed`)
     # weighted, stable: tied values keep their input order, so the float cumulative
     # weights (whose rounding depends on the order of the terms) are the same every

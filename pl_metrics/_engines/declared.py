@@ -38,6 +38,7 @@ from pl_metrics._core import checks as v
 from pl_metrics._drift import state as ds
 from pl_metrics._engines import (
     calibration,
+    calibration_edges,
     class_scores,
     classes,
     fairness,
@@ -79,8 +80,9 @@ class StateKind:
     #: The input form it takes, where it is one form of its methods' input:
     #: ``form(values, schema)`` (multiclass scores, multilabel samples: :mod:`.class_scores`).
     form: Callable[[dict[str, Any], pl.Schema], bool] | None = None
-    #: Its exact path of un-weighted rows from partitions of score ranges, before any
-    #: merged state (:func:`.classes.exact`); None from it: the merged state.
+    #: Its own path before any merged state, where it takes one (un-weighted rows from
+    #: partitions of score ranges: :func:`.classes.exact`; calibration's quantile edges
+    #: first: :func:`.calibration_edges.exact`); None from it: the merged state.
     exact: Callable[..., pl.DataFrame | None] | None = None
 
     @property
@@ -135,6 +137,7 @@ STATES: dict[str, StateKind] = {
         calibration.CALIBRATION_FINISHERS,
         make=calibration.calibration_sums,
         any_form=True,
+        exact=calibration_edges.exact,  # quantile bins: the edges first
     ),
     "cost_sums": StateKind(
         "cost_sums", losses.LossSums, losses.COST_FINISHERS, make=losses.cost_sums, any_form=True

@@ -304,20 +304,27 @@ def _slice_bounds(reference: _Side, current: _Side, column: str, values: int) ->
     """The slices' bounds of one column: the frame method's (``_slice_bounds``) from a
     sample of both sides' distinct (segment, value) pairs, those whose hash is a
     multiple of ``values`` // ``SAMPLE``."""
-    import numpy as np
-
     step = max(1, values // dm.SAMPLE)
     found = [
         side.run("drift_values", [(column, -math.inf, math.inf, step)])
         for side in (reference, current)
     ]
-    sample = np.sort(pl.concat([f["value"] for f in found]).to_numpy().astype(np.float64))
-    slices = -(-sample.size * step // max(1, dm.SLICE // 2))
+    return slice_bounds(pl.concat([f["value"] for f in found]), step)
+
+
+def slice_bounds(sample: pl.Series, step: int) -> list[float]:
+    """The bounds of slices of about ``dm.SLICE // 2`` distinct pairs each, from a
+    ``sample`` of them (those whose hash is a multiple of ``step``; the frame
+    method's ``_slice_bounds``): ascending, finite, distinct; none for one slice."""
+    import numpy as np
+
+    values = np.sort(sample.to_numpy().astype(np.float64))
+    slices = -(-values.size * step // max(1, dm.SLICE // 2))
     if slices <= 1:
         return []
-    at = np.arange(1, slices) * sample.size // slices
-    bounds = np.unique(sample[at])
+    at = np.arange(1, slices) * values.size // slices
+    bounds = np.unique(values[at])
     return bounds[np.isfinite(bounds)].tolist()
 
 
-__all__ = ["HOW", "call"]
+__all__ = ["HOW", "call", "slice_bounds"]

@@ -131,14 +131,11 @@ def side_values(
     del weight
     keyed, keys, given = _keyed(lf, flag, side, by)
     x = pl.col(dm._VALUE)
+    # drift's sample: the reference's values, the current's pairs
+    hashed = pl.struct(*([] if side else keys), dm._VALUE).hash(seed=0)
     queries = []
     for column, low, high, step in slices:
-        inside = x.is_not_null() if low == -math.inf else x > low
-        if high != math.inf:
-            inside &= x <= high
-        if step > 1:  # drift's sample: the reference's values, the current's pairs
-            hashed = pl.struct(*([] if side else keys), dm._VALUE).hash(seed=0)
-            inside &= hashed % step == 0
+        inside = in_slice(x, low, high, step, hashed)
         query = (
             keyed.select(*keys, dm._value(column, "numeric").alias(dm._VALUE))
             .filter(inside)
@@ -153,6 +150,18 @@ def side_values(
         schema = {"column": pl.String, "value": pl.Float64, "rows": pl.Int64}
         found = empty.with_columns(pl.lit(None, d).alias(c) for c, d in schema.items())
     return _named(found, keys, given)
+
+
+def in_slice(x: pl.Expr, low: float, high: float, step: int, hashed: pl.Expr) -> pl.Expr:
+    """Row-wise: ``x`` lies in the slice (low, high] of its range (a low of -inf: every
+    non-null value up to high); ``step`` > 1: only where ``hashed`` (of the value, or
+    of the (segment, value) pair) is a multiple of ``step``, the hashed sample the
+    slices' bounds are read from (:func:`.drift.slice_bounds`; also calibration's
+    quantile bins, :mod:`.calibration_edges`)."""
+    inside = x.is_not_null() if low == -math.inf else x > low
+    if high != math.inf:
+        inside &= x <= high
+    return inside & (hashed % step == 0) if step > 1 else inside
 
 
 def side_bins(  # noqa: PLR0917 - the side, its numeric columns and their edges
@@ -182,4 +191,12 @@ def side_bins(  # noqa: PLR0917 - the side, its numeric columns and their edges
     return _named(pl.concat(pl.collect_all(queries)), keys, given)
 
 
-__all__ = ["BINS_SHAPE", "ROWS_SHAPE", "VALUES_SHAPE", "side_bins", "side_rows", "side_values"]
+__all__ = [
+    "BINS_SHAPE",
+    "ROWS_SHAPE",
+    "VALUES_SHAPE",
+    "in_slice",
+    "side_bins",
+    "side_rows",
+    "side_values",
+]

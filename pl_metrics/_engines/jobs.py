@@ -45,6 +45,8 @@ _STATES: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
     # the engines' own states (no .metrics method)
     "loss_sums": losses.SHAPE,
     "calibration_sums": calibration.SHAPE,
+    "calibration_totals": calibration.TOTALS_SHAPE,
+    "calibration_values": calibration.VALUES_SHAPE,
     "cost_sums": losses.COST_SHAPE,
     **dict.fromkeys(row_means.MAKERS, row_means.SHAPE),
     **class_scores.SHAPES,  # multiclass scores (:mod:`.class_scores`)
@@ -56,6 +58,8 @@ _STATES: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
 _MAKERS: dict[str, Callable[..., Any]] = {
     "loss_sums": losses.loss_sums,
     "calibration_sums": calibration.calibration_sums,
+    "calibration_totals": calibration.calibration_totals,
+    "calibration_values": calibration.calibration_values,
     "cost_sums": losses.cost_sums,
     **row_means.MAKERS,
     **class_scores.MAKERS,
