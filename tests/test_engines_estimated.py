@@ -235,10 +235,12 @@ def test_errors_on_the_driver_before_any_job(
     assert str(got.value).endswith(str(expected.value))
 
 
-def test_a_mapping_of_scores_is_refused(tmp_path: Path, no_jobs: None) -> None:
+def test_a_mapping_of_scores_with_ci_is_refused(tmp_path: Path, no_jobs: None) -> None:
+    """Multiclass scores compute on the engines (tests/test_engines_estimated_classes.py)
+    but for ``ci``: refused on the driver, before any job."""
     paths = _files(tmp_path, [_rows(0, n=20)])
-    with pytest.raises(NotImplementedError, match="pl_metrics engines"):
-        pmd.estimated_performance(paths, "pred", {0: "s", 1: "s"}, calibration=None)  # type: ignore[arg-type]
+    with pytest.raises(NotImplementedError, match=r"pl_metrics engines: .* with ci"):
+        pmd.estimated_performance(paths, "pred", {0: "s", 1: "s"}, calibration=None, ci=0.9)  # type: ignore[arg-type]
 
 
 def _same_error(paths: list[str], rows: pl.DataFrame, **kw: Any) -> None:

@@ -515,13 +515,10 @@ def call(engine: Any, data: Any, values: dict[str, Any], options: dict[str, Any]
     arguments)."""
     y_pred, y_score, reference = values["y_pred"], values["y_score"], values["reference"]
     y_true, weight, by = values["y_true"], values["weight"], values["by"]
-    if isinstance(y_score, Mapping):
-        msg = (
-            "pl_metrics engines: estimated_performance of multiclass scores (a mapping of "
-            "score columns) has no engine plan yet; compute it with the .metrics method "
-            "on polars rows"
-        )
-        raise NotImplementedError(msg)
+    if isinstance(y_score, Mapping):  # {label: column}: the plan once per class
+        from pl_metrics._engines import estimated_classes
+
+        return estimated_classes.call(engine, data, values, options)
     flag = reference if isinstance(reference, pl.Expr) else None
     segments = v.normalize_by(by).given
     read = [y_pred, y_score, weight, *segments, flag, y_true if flag is not None else None]

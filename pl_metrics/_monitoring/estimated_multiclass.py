@@ -466,6 +466,17 @@ def _table(
     return table.with_columns(pl.col(outputs).fill_nan(None))
 
 
+def sorted_classes(
+    mapping: Mapping[object, str], dtype: pl.DataType, column: str
+) -> tuple[pl.Series, list[object], list[str]]:
+    """(the classes sorted: the rows' order and the class index; the mapping's keys and
+    score columns in that order) of ``{label: column}`` scores, labels of ``column``."""
+    given_labels = _labels(list(mapping), dtype, column)
+    order = given_labels.arg_sort().to_list()
+    keys, columns = list(mapping), list(mapping.values())
+    return given_labels.gather(order), [keys[i] for i in order], [columns[i] for i in order]
+
+
 def estimated_multiclass(
     lf: pl.LazyFrame,
     y_pred: str,
@@ -493,12 +504,7 @@ def estimated_multiclass(
         numeric={"y_score": columns},
     )
     schema = given.schema
-    # the classes sorted (the rows' order, the class index), their columns with them
-    given_labels = _labels(list(mapping), schema[y_pred], y_pred)
-    order = given_labels.arg_sort().to_list()
-    classes = given_labels.gather(order)
-    keys_sorted = [list(mapping)[i] for i in order]
-    ordered = [columns[i] for i in order]
+    classes, keys_sorted, ordered = sorted_classes(mapping, schema[y_pred], y_pred)
     ref = None
     if calibration is not None:
         assert y_true is not None  # check_arguments
@@ -535,4 +541,11 @@ def estimated_multiclass(
     return names.restore_keys(table, given.by)
 
 
-__all__ = ["AVERAGES", "check_options", "estimated_multiclass", "probabilities"]
+__all__ = [
+    "AVERAGES",
+    "Reference",
+    "check_options",
+    "estimated_multiclass",
+    "probabilities",
+    "sorted_classes",
+]

@@ -57,9 +57,6 @@ REFUSED = {
     # its rows' order, which partitions do not keep: refused, not guessed (un-weighted
     # and whole weights: exact, test_quantile_bins_unweighted_equal_the_frame_method)
     "calibration_error",
-    # estimated_performance of {label: column} scores (multiclass CBPE): the engines'
-    # plan is binary (one map, one expected AUC); the per-class maps are not yet
-    "estimated_performance[multiclass]",
 }
 
 ENGINE_ENTRIES = [e for e in METHODS if e.name.split("[")[0] in DECLARED]

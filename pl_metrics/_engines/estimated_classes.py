@@ -1,0 +1,314 @@
+"""``estimated_performance`` of ``{label: column}`` scores (multiclass CBPE) on the
+engines, with the driver's memory bounded: the binary plan (:mod:`.estimated`) once
+per class.
+
+1. **The calibration maps** (``calibration="isotonic"``): class c's map is the isotonic
+   fit of ``[y_true = c]`` on the score of c, so the reference rows are
+   range-partitioned by the score of c (one job per class) and each partition sends
+   the PAV blocks of its per-score sums of ``[y_true = c]`` (:func:`.estimated.
+   _blocks`, read with the frame method's reader and checks: :class:`pl_metrics.
+   _monitoring.estimated_multiclass.Reference`); the driver's PAV over the blocks
+   gives the frame method's knots (:func:`.estimated.knots`).
+2. **The current rows' sums**: each shard calibrates its rows' K scores with the
+   knots (sent with the job), divides them by their sum per row (1 / K each where it
+   is 0: :func:`~pl_metrics._monitoring.estimated_multiclass.probabilities`) and sums
+   per segment, class c and distinct score of c the weight ``w p_c`` and ``w (1 -
+   p_c)`` (each row a positive and a negative of class c) and the expected counts
+   ``tp_c .. tn_c``.  Each shard sends per segment and class the expected counts and,
+   where ``roc_auc`` is asked for, the rows range-partitioned by the score of c (one
+   job per class), the one-vs-rest AUC's summary (its positive and negative weight,
+   the pairs it orders right and wrong within itself); the driver merges the ranges
+   as the binary plan (:func:`.estimated._finish`, keyed by segment and class).  The
+   driver holds partitions x segments x classes rows.
+
+``ci`` is refused (``NotImplementedError``): the averages' variances
+(:mod:`pl_metrics._intervals.class_draws`) sum over the rows a function of the
+segment's merged counts and AUCs and of each row's AUC derivative (its placement
+among all the rows' scores), which a shard cannot sum without the merged numbers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from pl_metrics import metrics as _metrics
+from pl_metrics._core import catalogue as cat
+from pl_metrics._core import checks as v
+from pl_metrics._core import inputs, names
+from pl_metrics._core.messages import Bad
+from pl_metrics._core.names import ALL, INTERNAL
+from pl_metrics._engines import estimated as binary
+from pl_metrics._engines import jobs
+from pl_metrics._monitoring import estimated as est
+from pl_metrics._monitoring import estimated_multiclass as emc
+from pl_metrics._monitoring import segment_sums as ss
+from pl_metrics.exceptions import DataError
+
+METHOD = binary.METHOD
+PART = binary.PART
+_SCORE, _POSITIVE, _WEIGHT, _NULLS = binary._SCORE, binary._POSITIVE, binary._WEIGHT, binary._NULLS
+_CLASS = f"{INTERNAL}class"
+_IS_REFERENCE = f"{INTERNAL}is_reference"
+#: The current rows' per-score state of a class: its expected positive and negative
+#: weight, its expected counts, the rows and their weight.
+_STATE = tuple(f"{INTERNAL}{c}" for c in ("pos", "neg", "tp", "fp", "fn", "tn", "rows", "w"))
+
+
+# ------------------------------------------------------------------ the reference
+@dataclass(frozen=True)
+class ReferenceJob(jobs.Job):
+    """Class ``kwargs["index"]``'s reference job: per distinct score of its column, the
+    weight of its rows of that class and of all (the frame method's reader, its checks
+    raised as the reference's), sent as each score range's PAV blocks."""
+
+    def state(self, lf: pl.LazyFrame) -> pl.DataFrame:
+        import numpy as np
+
+        flag, weight = self.kwargs["flag"], self.kwargs["weight"]
+        ref = emc.Reference(
+            lf, lf if flag is None else flag, y_true=self.args[0], keys=self.kwargs["keys"],
+            columns=self.kwargs["columns"], weight=weight,
+        )  # fmt: skip
+        try:
+            read = ref._read()
+        except DataError as error:
+            raise v.Bad.in_reference(error) from None
+        index = read.get_column(_CLASS).explode().to_numpy()
+        i = self.kwargs["index"]
+        scores = read.get_column(f"{INTERNAL}score_{i}").explode().to_numpy()
+        weights = None if weight is None else read.get_column(ss.WEIGHTS).explode().to_numpy()
+        distinct, positive, total = ss.score_sums(scores, index == i, weights)
+        frame = pl.DataFrame(
+            {_SCORE: distinct, _POSITIVE: positive, _WEIGHT: total,
+             _NULLS: np.zeros(distinct.size)},
+            schema={_SCORE: pl.Float64, _POSITIVE: pl.Float64, _WEIGHT: pl.Float64,
+                    _NULLS: pl.Int64},
+        )  # fmt: skip
+        nulls = 0 if flag is None else lf.select(flag.null_count()).collect().item()
+        if nulls:
+            row = pl.DataFrame({_SCORE: [None], _POSITIVE: [0.0], _WEIGHT: [0.0], _NULLS: [nulls]})
+            frame = pl.concat([frame, row], how="vertical_relaxed")
+        return frame
+
+    def summary(self, state: pl.DataFrame, index: int) -> pl.DataFrame:
+        return binary._blocks(state, index)
+
+
+def _maps(
+    engine: Any,
+    values: dict[str, Any],
+    on: tuple[Any, pl.Schema | None],
+    ordered: tuple[list[object], list[str]],
+    options: dict[str, Any],
+) -> list[binary.Knots]:
+    """Each class's knots: fitted here on a polars reference (the frame method's
+    :meth:`~pl_metrics._monitoring.estimated_multiclass.Reference.fit`), else from the
+    score ranges' PAV blocks of the engine's reference rows, one job per class."""
+    reference, y_true, weight = values["reference"], values["y_true"], values["weight"]
+    keys, columns = ordered
+    handle, schema = on
+    if schema is None:  # polars rows
+        return emc.Reference(
+            pl.LazyFrame(), reference, y_true=y_true, keys=keys, columns=columns, weight=weight
+        ).fit()
+    flag = reference if isinstance(reference, pl.Expr) else None
+    read = jobs.read_columns([y_true, *columns, weight, flag])
+    maps = []
+    for i, column in enumerate(columns):
+        job = ReferenceJob(
+            "estimated_reference", (y_true, column),
+            {"flag": flag, "weight": weight, "keys": keys, "columns": columns, "index": i},
+            [_SCORE], [_POSITIVE, _WEIGHT, _NULLS], read, engine.chunk_rows(), ranked=True,
+        )  # fmt: skip
+        ranges = engine.rank(handle, job, 1, **options)
+        try:
+            summaries = engine.run(ranges, job, schema, **options)
+        finally:
+            engine.release(ranges)
+        ranged = PART in summaries.columns and summaries.height > 0
+        nulls = int(summaries.get_column(_NULLS).sum()) if ranged else 0
+        if nulls:
+            raise v.Bad.reference_nulls(nulls)
+        if not ranged or not summaries.get_column(_WEIGHT).explode().drop_nulls().len():
+            raise v.Bad.reference_empty(y_true)  # no rows (each class's job reads them all)
+        maps.append(binary.knots(summaries))
+    return maps
+
+
+# ------------------------------------------------------------------ the current rows
+@dataclass(frozen=True)
+class CurrentJob(jobs.Job):
+    """The current rows' job of the classes ``kwargs["which"]`` (each class's, ranked
+    by its score, or all of them on the shards as they are): per segment, class and
+    distinct score of the class, the expected weights and counts (:data:`_STATE`)."""
+
+    def state(self, lf: pl.LazyFrame) -> pl.DataFrame:
+        import numpy as np
+
+        k = self.kwargs
+        y_pred, columns, weight, flag = self.args[0], k["columns"], k["weight"], k["flag"]
+        given: inputs.Input[None] = inputs.schema_stage(
+            lf, by=k["by"], weight=weight, reserved=(), columns={"y_pred": y_pred},
+            numeric={"y_score": columns},
+        )  # fmt: skip
+        schema = given.schema
+        classes = emc._labels(k["keys"], schema[y_pred], y_pred)
+        if flag is not None:
+            lf = lf.with_columns(flag.alias(_IS_REFERENCE))
+        rows = given.rows(lf)
+        current = rows if flag is None else rows.filter(~pl.col(_IS_REFERENCE))
+        lists, counts, checks = emc._current(
+            current, given.keys, schema, y_pred=y_pred, columns=columns, classes=classes,
+            weight=weight, probabilities_given=k["maps"] is None,
+        )  # fmt: skip
+        found, df = pl.collect_all([counts, lists])
+        if weight is not None:
+            too_large = df.get_column(inputs.SEGMENT_WEIGHT).sum()
+            found = found.with_columns(pl.lit(too_large, pl.Int64).alias(inputs.SEGMENT_WEIGHT))
+        v.raise_if_bad(found.lazy(), checks).collect()
+        keys = given.keys or [ALL]
+        sizes = df.get_column(_CLASS).list.len().to_numpy().astype(np.int64)
+        segment = np.repeat(np.arange(sizes.size), sizes)
+
+        def flat(name: str) -> Any:
+            return df.get_column(name).explode().to_numpy()
+
+        scores = np.column_stack([flat(f"{INTERNAL}score_{i}") for i in range(len(columns))])
+        p = emc.probabilities(scores.reshape(-1, len(columns)), k["maps"])
+        predicted = flat(_CLASS)
+        w = np.ones(segment.size) if weight is None else flat(ss.WEIGHTS)
+        pos_name, neg_name, tp, fp, fn, tn, n_rows, w_name = _STATE
+        parts = []
+        for i in k["which"]:
+            mine, pos, neg = predicted == i, w * p[:, i], w * (1.0 - p[:, i])
+            zero = np.zeros_like(pos)
+            parts.append(
+                pl.DataFrame(
+                    {
+                        "seg": segment,
+                        _CLASS: np.full(segment.size, i, dtype=np.int32),
+                        _SCORE: scores[:, i] + 0.0,  # -0.0 and 0.0: one score
+                        pos_name: pos,
+                        neg_name: neg,
+                        tp: np.where(mine, pos, zero),
+                        fp: np.where(mine, neg, zero),
+                        fn: np.where(mine, zero, pos),
+                        tn: np.where(mine, zero, neg),
+                        n_rows: np.ones(segment.size, dtype=np.int64),
+                        w_name: w,
+                    }
+                )
+            )
+        state = pl.concat(parts).group_by("seg", _CLASS, _SCORE).agg(pl.col(_STATE).sum())
+        segments = df.select(keys).with_row_index("seg")
+        joined = state.join(segments.with_columns(pl.col("seg").cast(pl.Int64)), on="seg")
+        return joined.select(*keys, _CLASS, _SCORE, *_STATE)
+
+    def summary(self, state: pl.DataFrame, index: int) -> pl.DataFrame:
+        return _summary(state, index, self.keys[:-2])
+
+
+def _summary(state: pl.DataFrame, index: int, keys: list[str]) -> pl.DataFrame:
+    """A shard's per-score state as its summary per segment and class, in the columns
+    of :func:`.estimated._finish` (no interval: its sums 0): the expected counts and
+    the one-vs-rest AUC's (meaningful where the rows are ranged by the class's score)."""
+    grouped = [*keys, _CLASS]
+    frame = state.sort([*grouped, _SCORE], descending=[False] * len(grouped) + [True])
+    pos_name, neg_name, tp, fp, fn, tn, n_rows, w_name = _STATE
+    pos, neg = pl.col(pos_name), pl.col(neg_name)
+    tps = pos.cum_sum()
+    tied = (neg * pos).sum() / 2
+    zero = pl.lit(0.0, pl.Float64)
+    out = frame.group_by(grouped, maintain_order=True).agg(
+        pl.col(n_rows).sum().cast(pl.Int64).alias("n"),
+        pl.col(w_name).sum().alias("w"),
+        *(
+            pl.col(c).sum().alias(name)
+            for c, name in zip((tp, fp, fn, tn), binary._SUMS[2:6], strict=True)
+        ),
+        zero.alias("s_tp"),
+        zero.alias("s_fn"),
+        pos.sum().alias("P"),
+        neg.sum().alias("N"),
+        ((neg * tps).sum() - tied).alias("right"),
+        ((neg * (pos.sum() - tps)).sum() + tied).alias("wrong"),
+        zero.alias("V"),
+        zero.alias("u0"),
+        zero.alias("m2"),
+    )
+    return out.with_columns(pl.lit(index, pl.Int64).alias(PART))
+
+
+# ------------------------------------------------------------------ the call
+def call(engine: Any, data: Any, values: dict[str, Any], options: dict[str, Any]) -> pl.DataFrame:
+    """``pl_metrics.<engine>.estimated_performance`` of ``{label: column}`` scores
+    (``values``: the frame method's arguments)."""
+    y_pred, mapping, reference = values["y_pred"], values["y_score"], values["reference"]
+    y_true, weight, by = values["y_true"], values["weight"], values["by"]
+    columns = list(v.check_score_map("y_score", mapping).values())
+    flag = reference if isinstance(reference, pl.Expr) else None
+    segments = v.normalize_by(by).given
+    read = [y_pred, *columns, weight, *segments, flag, y_true if flag is not None else None]
+    handle, schema, where = engine.prepare(data, jobs.read_columns(read))
+    ref_handle, ref_schema, ref_where = binary._reference_of(
+        engine, reference, jobs.read_columns([y_true, *columns, weight])
+    )
+    proxy = reference if ref_schema is None else pl.LazyFrame(schema=ref_schema)
+    try:  # the frame method on no rows: the options' and the schema's checks
+        expected = _metrics(pl.LazyFrame(schema=schema)).estimated_performance(
+            **(values | {"reference": proxy})
+        )
+        expected_schema = expected.collect_schema()
+    except (pl.exceptions.ColumnNotFoundError, pl.exceptions.SchemaError) as exc:
+        in_reference = ref_schema is not None and "in the reference" in str(exc)
+        raise jobs.named(exc, [ref_where if in_reference else where]) from exc
+    if values["ci"] is not None:
+        msg = (
+            "pl_metrics engines: estimated_performance of multiclass scores (a mapping of "
+            "score columns) with ci has no engine plan (the averages' variances sum each "
+            "row's placement among all the rows' scores); compute it with the .metrics "
+            "method on polars rows, or leave ci out"
+        )
+        raise NotImplementedError(msg)
+    chosen = est.check_metrics(values["metrics"])
+    classes, keys_sorted, ordered = emc.sorted_classes(mapping, schema[y_pred], y_pred)
+    maps = None
+    if values["calibration"] is not None:
+        on = (handle, schema) if flag is not None else (ref_handle, ref_schema)
+        maps = _maps(engine, values, on, (keys_sorted, ordered), options)
+    keys = names.segment_keys(segments)
+    auc = any(cat.CATALOGUE[m].ranked is cat.Ranked.AUC for m in chosen)
+    kwargs = {"by": list(segments) or None, "weight": weight, "flag": flag, "maps": maps}
+    kwargs |= {"keys": keys_sorted, "columns": ordered}
+    per_job = [[i] for i in range(len(ordered))] if auc else [list(range(len(ordered)))]
+    found = []
+    for which in per_job:
+        job = CurrentJob(
+            METHOD, (y_pred, ordered[which[0]]), kwargs | {"which": which},
+            [*keys, _CLASS, _SCORE], list(_STATE),
+            jobs.read_columns([y_pred, *ordered, weight, *segments, flag]), engine.chunk_rows(),
+            ranked=True,
+        )  # fmt: skip
+        ranges = engine.rank(handle, job, 1, **options) if auc else handle
+        try:
+            found.append(engine.run(ranges, job, schema, **options))
+        finally:
+            if auc:
+                engine.release(ranges)
+    summaries = pl.concat(found, how="diagonal_relaxed")
+    sums = binary._finish(summaries, [*keys, _CLASS], by_ranges=auc, weighted=weight is not None)
+    floats = pl.col(pl.Float64).exclude(keys)
+    overflowed = sums.select(pl.any_horizontal(floats.is_infinite()).sum()).item()
+    if overflowed:
+        raise Bad.engine_sum_overflow(METHOD, overflowed)
+    sums = sums.with_columns(pl.col(_CLASS).cast(pl.Int32))
+    table = emc._table(sums.lazy(), keys, classes, chosen, None)
+    table = table.sort([*keys, emc._ORDER], nulls_last=True).drop(emc._ORDER)
+    out = names.restore_keys(table, v.normalize_by(by).names).collect()
+    return out.select(expected_schema.names()).cast(expected_schema)
+
+
+__all__ = ["CurrentJob", "ReferenceJob", "call"]
