@@ -32,7 +32,7 @@ from _common import print_table, side_by_side, timed
 from bench_ranking import rank_formula
 
 import pl_metrics  # noqa: F401  (registers .metrics)
-from pl_metrics._intervals import draws as bs
+from pl_metrics._intervals import draws
 
 AP = "average_precision"
 BOOT_SUMMARY = "summary(by=seg, ci=0.95, ci_method='bootstrap')"
@@ -147,7 +147,7 @@ def main() -> None:
         # counted, sorted as the interval code sorts them, redrawn (the same seeds),
         # nothing reduced: the floor of the multinomial path
         cells = df.group_by("seg", "t", "tp").len().sort("seg", "t", "tp")
-        starts, keys = bs._starts(cells, ["seg"])
+        starts, keys = draws._starts(cells, ["seg"])
 
         def nothing(lo: int, hi: int, blocks: Iterator[np.ndarray]) -> tuple[np.ndarray, dict]:
             for _ in blocks:
@@ -156,7 +156,7 @@ def main() -> None:
 
         counts = cells["len"].to_numpy()
         threads = pl.thread_pool_size()
-        return bs.redraw(counts, starts, keys, nothing, n_boot=1000, seed=0, threads=threads)
+        return draws.redraw(counts, starts, keys, nothing, n_boot=1000, seed=0, threads=threads)
 
     def html_sections() -> object:
         # the calls html_report(by=seg, scores) makes, each on its own

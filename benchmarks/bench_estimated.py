@@ -96,16 +96,18 @@ def main() -> None:
     reference = frame(args.reference, 1, seed=1).drop("seg")
     m = df.metrics
 
-    def estimated(**options: object) -> Callable[[], object]:
+    def estimated_case(**options: object) -> Callable[[], object]:
         return lambda: m.estimated_performance("pred", "s", by="seg", metrics=METRICS, **options)
 
     isotonic = {"calibration": "isotonic", "reference": reference, "y_true": "y"}
     cases: dict[str, Callable[[], object]] = {
         BASE: lambda: m.roc_auc("y", "s", by="seg"),
-        "estimated_performance(calibration=None)": estimated(calibration=None),
-        "estimated_performance(calibration=None, ci=0.95)": estimated(calibration=None, ci=0.95),
-        "estimated_performance(isotonic)": estimated(**isotonic),
-        "estimated_performance(isotonic, ci=0.95)": estimated(**isotonic, ci=0.95),
+        "estimated_performance(calibration=None)": estimated_case(calibration=None),
+        "estimated_performance(calibration=None, ci=0.95)": estimated_case(
+            calibration=None, ci=0.95
+        ),
+        "estimated_performance(isotonic)": estimated_case(**isotonic),
+        "estimated_performance(isotonic, ci=0.95)": estimated_case(**isotonic, ci=0.95),
     }
     if importlib.util.find_spec("sklearn") is not None:
         from sklearn.isotonic import IsotonicRegression
@@ -118,10 +120,10 @@ def main() -> None:
 
         cases["scikit-learn IsotonicRegression fit on the reference"] = sklearn_fit
     if args.stages:
-        from pl_metrics._monitoring import estimated as est
+        from pl_metrics._monitoring import estimated
 
         def state() -> object:
-            lists, counts, _ = est._current_state(
+            lists, counts, _ = estimated._current_state(
                 df.lazy(),
                 ["seg"],
                 df.schema,
@@ -136,7 +138,7 @@ def main() -> None:
             return pl.collect_all([counts, lists])
 
         def fit() -> object:
-            given = est.Reference(
+            given = estimated.Reference(
                 reference.lazy(), reference, y_true="y", y_score="s", weight=None, pos_label=None
             )
             return given.fit()

@@ -15,8 +15,7 @@ from dataclasses import replace
 
 import polars as pl
 
-from pl_metrics._core import covariances as cv
-from pl_metrics._core import formulas as fm
+from pl_metrics._core import covariances, formulas
 from pl_metrics._core.catalogue import AVERAGES
 from pl_metrics._core.checks import raise_if_bad
 from pl_metrics._core.confusion import LABEL, Counts, class_counts, label_set, restricted
@@ -45,7 +44,7 @@ _PUBLIC_COUNTS = {internal: public for public, internal in COUNTS_STATE.items()}
 
 def ratio(numerator: pl.Expr, denominator: pl.Expr, zero_division: float) -> pl.Expr:
     """``numerator / denominator`` in Float64, ``zero_division`` where the denominator is 0."""
-    return fm.POLARS.ratio(numerator, denominator, zero_division)
+    return formulas.POLARS.ratio(numerator, denominator, zero_division)
 
 
 def _scores(  # noqa: PLR0917 - the counts, then the options, as every formula
@@ -60,13 +59,13 @@ def _scores(  # noqa: PLR0917 - the counts, then the options, as every formula
     and the rows of neither (tn)."""
     return [
         score.value(tp, support, predicted, tn, beta, zero_division).alias(score_column(name, beta))
-        for name, score in fm.SCORES.items()
+        for name, score in formulas.SCORES.items()
     ]
 
 
 def score_columns(beta: float) -> list[str]:
     """The per-class scores' columns (``formulas.SCORES``), in order."""
-    return [score_column(name, beta) for name in fm.SCORES]
+    return [score_column(name, beta) for name in formulas.SCORES]
 
 
 def _class_order(counts: Counts) -> list[str]:
@@ -78,7 +77,7 @@ def _class_order(counts: Counts) -> list[str]:
 
 def per_class(counts: Counts, *, beta: float, zero_division: float) -> pl.LazyFrame:
     """``*by, label``, the counts ``support .. tn`` and the five scores of each class."""
-    specificity = fm.specificity(pl.col("tn"), pl.col("fp"), zero_division)
+    specificity = formulas.specificity(pl.col("tn"), pl.col("fp"), zero_division)
     result = (
         per_class_with_ord(counts, beta=beta, zero_division=zero_division, order=False)
         .with_columns(specificity.alias("specificity"))
@@ -118,7 +117,7 @@ def _average_rows(
     integer = _integer_counts(classes)
     means = []
     for m in metrics:
-        macro, weighted = fm.class_averages(
+        macro, weighted = formulas.class_averages(
             pl.col(m), pl.col("support"), skip_nan=math.isnan(zero_division), integer=integer
         )
         means += [macro.alias(_term(m, "macro")), weighted.alias(_term(m, "weighted"))]
@@ -279,13 +278,13 @@ def _weighted_disagreement(counts: Counts, stats: pl.LazyFrame, kappa_weights: s
             labels.rename({LABEL: PREDICTED, ORD: _ORD_P}), on=[*keys, PREDICTED], nulls_equal=True
         )
     )
-    w_cell = fm.kappa_weight(kappa_weights, pl.col(_ORD_A), pl.col(_ORD_P))
+    w_cell = formulas.kappa_weight(kappa_weights, pl.col(_ORD_A), pl.col(_ORD_P))
     observed = cells.group_by(keys).agg(
         (w_cell * pl.col(COUNT).cast(pl.Float64)).sum().alias(_term("kappa", "D"))
     )
     rows = stats.select(*keys, pl.col(ORD).alias(_ORD_A), pl.col("support").cast(pl.Float64))
     columns = stats.select(*keys, pl.col(ORD).alias(_ORD_P), pl.col("predicted").cast(pl.Float64))
-    w_pair = fm.kappa_weight(kappa_weights, pl.col(_ORD_A), pl.col(_ORD_P))
+    w_pair = formulas.kappa_weight(kappa_weights, pl.col(_ORD_A), pl.col(_ORD_P))
     expected = (
         rows.join(columns, on=keys, nulls_equal=True)
         .group_by(keys)
@@ -308,8 +307,8 @@ def _covariance_sums(t: pl.Expr, p: pl.Expr, tp: pl.Expr, exact: bool) -> list[p
             _product(t, t, exact).sum().alias(_term("summary", "tt")),
         ]
     t_others, p_others = (pl.col(c) for c in _OTHER_COUNTS)
-    covariances = cv.weighted_mcc_covariances(t, p, tp, pl.col("miss"), t_others, p_others)
-    return [c.alias(_term("cov", x)) for c, x in zip(covariances, _COVARIANCES, strict=True)]
+    covs = covariances.weighted_mcc_covariances(t, p, tp, pl.col("miss"), t_others, p_others)
+    return [c.alias(_term("cov", x)) for c, x in zip(covs, _COVARIANCES, strict=True)]
 
 
 #: The other classes' actual and predicted weight, on each class row (float counts).
@@ -365,7 +364,7 @@ def summary(
     t, p, tp = pl.col("support"), pl.col("predicted"), pl.col("tp")
     recall = pl.when(t > 0).then(tp.cast(pl.Float64) / t)
     # balanced accuracy: the macro mean of recall over the classes with actual rows
-    balanced, _ = fm.class_averages(recall, t, skip_nan=False, integer=exact)
+    balanced, _ = formulas.class_averages(recall, t, skip_nan=False, integer=exact)
     if not exact:  # the other classes' weights, windows per segment (cheaper than in
         # the aggregation below: 0.15-0.17 s against 0.24-0.27 s by 10,000 segments)
         totals = [_term("total", "t"), _term("total", "p")]
@@ -376,11 +375,13 @@ def summary(
                 for c, name in zip((t, p), totals, strict=True)
             )
             .with_columns(
-                cv.dominant(c.cast(pl.Float64), pl.col(total), keys).alias(name)
+                covariances.dominant(c.cast(pl.Float64), pl.col(total), keys).alias(name)
                 for c, total, name in zip((t, p), totals, dominants, strict=True)
             )
             .with_columns(
-                cv.others(c.cast(pl.Float64), pl.col(total), pl.col(flag), keys).alias(name)
+                covariances.others(c.cast(pl.Float64), pl.col(total), pl.col(flag), keys).alias(
+                    name
+                )
                 for c, total, flag, name in zip(
                     (t, p), totals, dominants, _OTHER_COUNTS, strict=True
                 )
@@ -416,13 +417,15 @@ def summary(
     cov_tp, pp, tt = _covariances(n_, correct_, tp_, exact)
     cov_pp = pl.when(predicted_n <= 1).then(0.0).otherwise(pp)
     cov_tt = pl.when(recall_n <= 1).then(0.0).otherwise(tt)
-    mcc = fm.mcc_from_covariances(cov_tp, cov_pp, cov_tt, n)
+    mcc = formulas.mcc_from_covariances(cov_tp, cov_pp, cov_tt, n)
     single = (recall_n == 1) & (predicted_n == 1) & (both_n == 1)
     expected = (n_ * n_ - tp_).cast(pl.Float64)
     if kappa_weights is None and not weighted:  # exact in Int128
-        kappa = fm.kappa_from_covariances(cov_tp, expected)
+        kappa = formulas.kappa_from_covariances(cov_tp, expected)
     elif disagreements:
-        kappa = fm.weighted_kappa(n * pl.col(_term("kappa", "D")), pl.col(_term("kappa", "E")))
+        kappa = formulas.weighted_kappa(
+            n * pl.col(_term("kappa", "D")), pl.col(_term("kappa", "E"))
+        )
     else:
         sums = sums.join(
             _weighted_disagreement(counts, stats, kappa_weights),
@@ -430,8 +433,10 @@ def summary(
             how="left",
             nulls_equal=True,
         )
-        kappa = fm.weighted_kappa(n * pl.col(_term("kappa", "D")), pl.col(_term("kappa", "E")))
-    kappa = fm.kappa_or_undefined(kappa, n, single, replace_undefined_by)
+        kappa = formulas.weighted_kappa(
+            n * pl.col(_term("kappa", "D")), pl.col(_term("kappa", "E"))
+        )
+    kappa = formulas.kappa_or_undefined(kappa, n, single, replace_undefined_by)
     n_out = pl.col("n")
     if weighted:
         sums = sums.join(scales, on=keys, how="left", nulls_equal=True)
@@ -440,7 +445,7 @@ def summary(
     result = sums.select(
         *keys,
         n_out.alias("n"),
-        fm.accuracy(correct, n, _NAN).alias("accuracy"),
+        formulas.accuracy(correct, n, _NAN).alias("accuracy"),
         pl.col("balanced_accuracy"),
         mcc.alias("mcc"),
         kappa.alias("cohen_kappa"),
@@ -489,7 +494,7 @@ def likelihood_ratios(
     """
     keys = counts.keys
     sums = binary_counts(counts, pos_label=pos_label, error=error)
-    lr_pos, lr_neg = fm.likelihood_ratios(
+    lr_pos, lr_neg = formulas.likelihood_ratios(
         pl.col("tp"), pl.col("fp"), pl.col("fn"), pl.col("tn"), *undefined
     )
     result = sums.select(

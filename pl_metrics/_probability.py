@@ -13,17 +13,13 @@ from collections.abc import Callable, Mapping, Sequence
 
 import polars as pl
 
-from pl_metrics._core import checks as v
-from pl_metrics._core import forms, names
-from pl_metrics._core import formulas as fm
-from pl_metrics._core import indicators as ind
-from pl_metrics._core import scores as sc
+from pl_metrics._core import checks, forms, formulas, indicators, names, scores
 from pl_metrics._core.names import ALL, INTERNAL
 from pl_metrics._core.options import checked
 from pl_metrics._stats import normal
 
 #: The float64 machine epsilon (log loss clips with it: ``formulas.EPS``).
-EPS = fm.EPS
+EPS = formulas.EPS
 #: scikit-learn's tolerance for rows of probabilities summing to 1 (isclose, atol
 #: 1e-8, rtol sqrt(eps) of the probabilities' dtype: Float64 here, see sum_tolerance).
 SUM_TOLERANCE = 1e-8 + math.sqrt(EPS)
@@ -47,7 +43,7 @@ def rows_not_summing_to_1(columns: Sequence[str], schema: pl.Schema) -> tuple[pl
     return ((total - 1).abs() > tolerance).sum(), tolerance
 
 
-Check = tuple[pl.Expr, Callable[[int], v.DataError]]
+Check = tuple[pl.Expr, Callable[[int], checks.DataError]]
 _POSITIVES = f"{INTERNAL}positives"
 _LOW, _HIGH = f"{INTERNAL}low", f"{INTERNAL}high"
 _EDGE = f"{INTERNAL}edge"
@@ -94,11 +90,11 @@ class Rows:
             lf, y_prob, one_hot_checks = _one_hot(lf, y_true, y_prob, argument)
             y_true = _ONE_HOT
         if binary_only or isinstance(y_prob, str):
-            v.check_column_name(argument, y_prob)
+            checks.check_column_name(argument, y_prob)
             columns = [y_prob]
         else:
-            columns = list(v.check_score_map(argument, y_prob).values())
-        given, types = sc.prepare(
+            columns = list(checks.check_score_map(argument, y_prob).values())
+        given, types = scores.prepare(
             lf,
             y_true,
             columns,
@@ -118,16 +114,16 @@ class Rows:
         self.columns = columns
         self.binary = isinstance(y_prob, str)
         dtype = schema[y_true]
-        self.default_pos = self.binary and sc.defaults_pos_label(schema, y_true, pos_label)
+        self.default_pos = self.binary and scores.defaults_pos_label(schema, y_true, pos_label)
         if self.binary:
-            self.pos_label = sc.resolve_pos_label(schema, y_true, pos_label)
+            self.pos_label = scores.resolve_pos_label(schema, y_true, pos_label)
             self.positive = pl.col(y_true) == pl.lit(self.pos_label, dtype)
             self.classes: dict[object, str] = {}
         else:
-            keys_ = [v.label_value(k, dtype, argument, y_true) for k in y_prob]
+            keys_ = [checks.label_value(k, dtype, argument, y_true) for k in y_prob]
             self.classes = dict(zip(keys_, columns, strict=True))
             self.labels = pl.Series(keys_, dtype=dtype)
-        true_aggs, true_checks = sc.true_checks(y_true, types)
+        true_aggs, true_checks = scores.true_checks(y_true, types)
         self.checks: dict[str, Check] = one_hot_checks  # first: a bad row has no label
         self.checks |= {
             name: (agg, error) for agg, (name, error) in zip(true_aggs, true_checks, strict=True)
@@ -135,28 +131,28 @@ class Rows:
         bad = pl.sum_horizontal(_bad_value(c, probabilities=probabilities) for c in columns).sum()
         self.checks[f"{INTERNAL}bad_prob"] = (
             bad,
-            (lambda n: v.Bad.bad_probabilities(columns, n))
+            (lambda n: checks.Bad.bad_probabilities(columns, n))
             if probabilities
-            else (lambda n: v.Bad.bad_scores(columns, n)),
+            else (lambda n: checks.Bad.bad_scores(columns, n)),
         )
-        inexact = None if probabilities else sc.inexact_scores(schema, columns)
+        inexact = None if probabilities else scores.inexact_scores(schema, columns)
         if inexact is not None:  # scores (top_k_accuracy) are compared as Float64
             self.checks[f"{INTERNAL}inexact"] = inexact
         if not self.binary:
             known = pl.col(y_true).is_in(self.labels.implode()) | pl.col(y_true).is_null()
             self.checks[f"{INTERNAL}unknown"] = (
                 (~known).sum(),
-                lambda n: v.Bad.unknown_classes(y_true, n, list(self.classes)),
+                lambda n: checks.Bad.unknown_classes(y_true, n, list(self.classes)),
             )
         if not self.binary and probabilities:
             off, tolerance = rows_not_summing_to_1(columns, schema)
             self.checks[f"{INTERNAL}sum"] = (
                 off,
-                lambda n: v.Bad.probabilities_not_summing_to_1(columns, n, tolerance),
+                lambda n: checks.Bad.probabilities_not_summing_to_1(columns, n, tolerance),
             )
         if weight is not None:
-            bad, overflow = v.weight_errors(weight)
-            self.checks[v.BAD_WEIGHT] = (v.bad_weight(weight), bad)
+            bad, overflow = checks.weight_errors(weight)
+            self.checks[checks.BAD_WEIGHT] = (checks.bad_weight(weight), bad)
             # the weight of each aggregated group here; in `aggregate`, 1 on every
             # group of a segment whose total weight is not finite (a calibration bin
             # is a group: each bin can be finite while the segment overflows)
@@ -166,7 +162,7 @@ class Rows:
         """The (weighted) mean of a per-row value (:func:`formulas.weighted_mean`)."""
         if self.weight is None:
             return value.mean()
-        return fm.weighted_mean(value, self.weight)
+        return formulas.weighted_mean(value, self.weight)
 
     def aggregate(
         self,
@@ -186,17 +182,19 @@ class Rows:
                 self.positive.sum().alias(_POSITIVES),
                 pl.col(self.y_true).min().alias(_LOW),
                 pl.col(self.y_true).max().alias(_HIGH),
-                *(sc.default_pos_label_aggs(pl.col(self.y_true)) if self.default_pos else []),
+                *(scores.default_pos_label_aggs(pl.col(self.y_true)) if self.default_pos else []),
             ]
         frame = (self.lf if frame is None else frame).group_by(keys).agg(*aggs, *check_aggs)
         if _WEIGHT_TOTAL in self.checks:
             total = pl.col(_WEIGHT_TOTAL).sum().over(self.keys)
-            frame = frame.with_columns(v.weight_total_too_large(total).alias(_WEIGHT_TOTAL))
-        frame = v.raise_if_bad(frame, [(name, error) for name, (_, error) in self.checks.items()])
+            frame = frame.with_columns(checks.weight_total_too_large(total).alias(_WEIGHT_TOTAL))
+        frame = checks.raise_if_bad(
+            frame, [(name, error) for name, (_, error) in self.checks.items()]
+        )
         if self.default_pos and binary:
-            frame = sc.check_default_pos_label(frame, self.lf, self.y_true)
+            frame = scores.check_default_pos_label(frame, self.lf, self.y_true)
         if binary:
-            frame = sc.check_pos_label(
+            frame = scores.check_pos_label(
                 frame, self.lf, self.y_true, self.pos_label, _POSITIVES, distinct=(_LOW, _HIGH)
             )
         check_columns = [*self.checks, *([_POSITIVES, _LOW, _HIGH] if binary else [])]
@@ -245,11 +243,11 @@ def _one_hot(
     """A one-hot ``y_true`` as the label column :data:`_ONE_HOT` of ``lf``; ``y_prob``
     keyed by ``y_true``'s labels; the indicator checks, counted in the aggregation."""
     checked("one-hot y_true", scores=y_prob, argument=argument)
-    probs = v.check_score_map(argument, y_prob)
+    probs = checks.check_score_map(argument, y_prob)
     truth = forms.indicator_map("y_true", y_true)
     checked("one-hot y_true", truth=truth, scores=probs, argument=argument)
-    label, checks = ind.one_hot_label("y_true", truth, lf.collect_schema())
-    counted = {name: (flag.cast(pl.Int64).sum(), error) for name, flag, error in checks}
+    label, data_checks = indicators.one_hot_label("y_true", truth, lf.collect_schema())
+    counted = {name: (flag.cast(pl.Int64).sum(), error) for name, flag, error in data_checks}
     return lf.with_columns(label.alias(_ONE_HOT)), {k: probs[k] for k in truth}, counted
 
 
@@ -269,14 +267,14 @@ def _log_losses(rows: Rows, probabilities: Sequence[pl.Expr]) -> pl.Expr:
     outcomes, probs = rows.outcomes(), list(probabilities)
     if rows.binary:
         outcomes, probs = [1 - outcomes[0], outcomes[0]], [1 - probs[0], probs[0]]
-    return fm.log_loss_terms(outcomes, probs)
+    return formulas.log_loss_terms(outcomes, probs)
 
 
 def _squared_errors(rows: Rows, probabilities: Sequence[pl.Expr]) -> pl.Expr:
     """Per row, the Brier loss of ``probabilities``: the squared differences from the
     outcomes (multiclass: summed over the classes, halved for two columns as
     ``scale_by_half="auto"``): the one formula of brier_score and D^2."""
-    loss = fm.brier_terms(rows.outcomes(), probabilities)
+    loss = formulas.brier_terms(rows.outcomes(), probabilities)
     if not rows.binary and len(rows.classes) < 3:  # two probability columns: halved
         loss = loss * 0.5
     return loss
@@ -325,7 +323,7 @@ def d2_score(rows: Rows, metric: str) -> pl.LazyFrame:
     per_row = _D2_LOSSES[metric]
     loss = rows.mean(per_row(rows, rows.probabilities()))
     null_loss = rows.mean(per_row(rows, rows.priors()))
-    d2 = pl.when(rows.classes_present() >= 2).then(fm.d2_score(loss, null_loss))
+    d2 = pl.when(rows.classes_present() >= 2).then(formulas.d2_score(loss, null_loss))
     return rows.finish(rows.aggregate(d2.otherwise(float("nan")).alias(metric)))
 
 
@@ -398,7 +396,7 @@ def _passed(x: pl.Expr, weight: pl.Expr) -> pl.Expr:
     # together by a power of two, exact, so that they neither overflow nor
     # underflow): the quotient's ceiling, then one step either way where rounding
     # put it off (a power of two times the weights changes no product's rounding)
-    c, w = fm.overflow_safe([cumulative, total], total)
+    c, w = formulas.overflow_safe([cumulative, total], total)
     guess = (c / w * n).ceil()
     position = c * n
     rounded = (
@@ -631,7 +629,7 @@ def hinge_loss(rows: Rows, *, labels_given: bool) -> pl.LazyFrame:
     absent).
     """
     if rows.binary:
-        margin = fm.binary_margin(rows.positive, rows.probabilities()[0])
+        margin = formulas.binary_margin(rows.positive, rows.probabilities()[0])
     else:
         others = [
             pl.when(pl.col(rows.y_true) == pl.lit(label)).then(None).otherwise(score)
@@ -646,9 +644,9 @@ def hinge_loss(rows: Rows, *, labels_given: bool) -> pl.LazyFrame:
             classes = list(rows.classes)
             rows.checks[f"{INTERNAL}absent"] = (
                 (absent > 0).cast(pl.Int64),
-                lambda n: v.Bad.absent_classes(rows.y_true, n, classes),
+                lambda n: checks.Bad.absent_classes(rows.y_true, n, classes),
             )
-    loss = rows.mean(fm.hinge(margin))
+    loss = rows.mean(formulas.hinge(margin))
     return rows.finish(rows.aggregate(loss.alias("hinge_loss")))
 
 

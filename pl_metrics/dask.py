@@ -28,12 +28,12 @@ from __future__ import annotations
 
 import inspect
 
-from pl_metrics._engines import dask as _engine
-from pl_metrics._engines import declared as _declared
+from pl_metrics._engines import dask as dask_engine
+from pl_metrics._engines import declared
 from pl_metrics._engines.dask import expand
 
 _P = inspect.Parameter
-_ENGINE = _declared.Engine(
+_ENGINE = declared.Engine(
     name="Dask",
     module=__name__,
     data=_P(
@@ -47,10 +47,10 @@ _ENGINE = _declared.Engine(
         "    worker; only the columns read are computed), or Parquet path(s): a file, a\n"
         "    glob, a directory (its ``**/*.parquet``) or a list of those, each file once."
     ),
-    prepare=_engine.prepare,
-    run=_engine.run,
-    rank=_engine.ranked,
-    release=_engine.release,
+    prepare=dask_engine.prepare,
+    run=dask_engine.run,
+    rank=dask_engine.ranked,
+    release=dask_engine.release,
     stub_lines=(
         "Paths = str | Path | Sequence[str | Path]",
         "__all__: list[str]",
@@ -70,12 +70,12 @@ _ENGINE = _declared.Engine(
         "    How many states one merge task sums (a tree of merges)."
     ),
 )
-globals().update(_declared.functions(_ENGINE))
+globals().update(declared.functions(_ENGINE))
 
 #: The public functions (``from pl_metrics.dask import *``, ``dir``, ``help``): not the
 #: names this module imports.
 __all__ = ["expand"]
-__all__ += list(_declared.DECLARED)
+__all__ += list(declared.DECLARED)
 
 
 def __dir__() -> list[str]:

@@ -18,11 +18,9 @@ from functools import partial
 
 import polars as pl
 
-from pl_metrics._core import checks as v
-from pl_metrics._core import formulas as fm
-from pl_metrics._core import options as opt
+from pl_metrics._core import checks, formulas, options
 from pl_metrics._core.catalogue import CATALOGUE
-from pl_metrics._expr import multiclass as mc
+from pl_metrics._expr import multiclass
 from pl_metrics._expr.inputs import (
     Check,
     aligned,
@@ -94,7 +92,7 @@ def accuracy(
     correct = equal_labels(y_true, y_pred)
     # the rows given (a filtered or sliced input has fewer than the group)
     total = correct.len().cast(pl.Float64) if w is None else w.sum()
-    value = fm.accuracy(weighted_sum(correct, w), total, float("nan")) + guard(checks)
+    value = formulas.accuracy(weighted_sum(correct, w), total, float("nan")) + guard(checks)
     return nonempty(value, y_true).alias("accuracy")
 
 
@@ -152,7 +150,7 @@ def precision(
     │ b   ┆ 0.25            │
     └─────┴─────────────────┘
     """
-    return mc.label_score(
+    return multiclass.label_score(
         "precision", y_true, y_pred, average, pos_label, labels, weight, zero_division
     )
 
@@ -172,7 +170,7 @@ def recall(
     Equals ``sklearn.metrics.recall_score(..., average=average, pos_label=pos_label,
     labels=labels)``; the arguments as :func:`precision`.
     """
-    return mc.label_score(
+    return multiclass.label_score(
         "recall", y_true, y_pred, average, pos_label, labels, weight, zero_division
     )
 
@@ -195,8 +193,10 @@ def f_beta(
     ``f{beta:g}`` (``f1_macro`` with an average); the other arguments as
     :func:`precision`.
     """
-    (b,) = opt.checked("expressions", beta=beta)
-    return mc.label_score("f", y_true, y_pred, average, pos_label, labels, weight, zero_division, b)
+    (b,) = options.checked("expressions", beta=beta)
+    return multiclass.label_score(
+        "f", y_true, y_pred, average, pos_label, labels, weight, zero_division, b
+    )
 
 
 def f1(
@@ -245,7 +245,7 @@ def jaccard(
     Equals ``sklearn.metrics.jaccard_score(..., average=average, pos_label=pos_label,
     labels=labels)``; the arguments as :func:`precision`.
     """
-    return mc.label_score(
+    return multiclass.label_score(
         "jaccard", y_true, y_pred, average, pos_label, labels, weight, zero_division
     )
 
@@ -277,7 +277,7 @@ def fowlkes_mallows(
     >>> df.select(plm.fowlkes_mallows("t", "p").round(6))["fowlkes_mallows"].item()
     0.666667
     """
-    return mc.label_score(
+    return multiclass.label_score(
         "fowlkes_mallows", y_true, y_pred, average, pos_label, labels, weight, zero_division
     )
 
@@ -307,7 +307,7 @@ def informedness(
     >>> df.select(plm.informedness("t", "p").round(6))["informedness"].item()
     0.166667
     """
-    return mc.label_score(
+    return multiclass.label_score(
         "informedness", y_true, y_pred, average, pos_label, labels, weight, zero_division
     )
 
@@ -326,7 +326,7 @@ def markedness(
     fn / (fn + tn)``, in [-1, 1]; ``zero_division`` where tp + fp or fn + tn is 0.
     The averages and arguments as :func:`informedness`.
     """
-    return mc.label_score(
+    return multiclass.label_score(
         "markedness", y_true, y_pred, average, pos_label, labels, weight, zero_division
     )
 
@@ -340,9 +340,9 @@ def specificity(
     zero_division: float = 0.0,
 ) -> pl.Expr:
     """``tn / (tn + fp)``: the recall of the rows that are not ``pos_label``."""
-    (zd,) = opt.checked("expressions", zero_division=zero_division)
+    (zd,) = options.checked("expressions", zero_division=zero_division)
     _, fp, _, tn, checked = binary_counts(y_true, y_pred, pos_label, weight)
-    value: pl.Expr = fm.specificity(tn, fp, zd) + checked
+    value: pl.Expr = formulas.specificity(tn, fp, zd) + checked
     return value.alias("specificity")
 
 
@@ -378,7 +378,7 @@ def mcc(
     >>> df.select(plm.mcc("t", "p").round(6))["mcc"].item()
     0.734968
     """
-    return mc.mcc_expr(y_true, y_pred, labels=labels, weight=weight)
+    return multiclass.mcc_expr(y_true, y_pred, labels=labels, weight=weight)
 
 
 def balanced_accuracy(
@@ -404,8 +404,8 @@ def balanced_accuracy(
     >>> df.select(plm.balanced_accuracy("t", "p").round(6))["balanced_accuracy"].item()
     0.833333
     """
-    (adjusted,) = opt.checked("expressions", adjusted=adjusted)
-    return mc.balanced_accuracy_expr(
+    (adjusted,) = options.checked("expressions", adjusted=adjusted)
+    return multiclass.balanced_accuracy_expr(
         y_true, y_pred, labels=labels, weight=weight, adjusted=adjusted
     )
 
@@ -453,11 +453,11 @@ def cohen_kappa(
     0.761905
     """
     if weights is not None:
-        kappa_weights = v.renamed_option("weights", "kappa_weights", weights, kappa_weights)
-    checked, undefined = opt.checked(
+        kappa_weights = checks.renamed_option("weights", "kappa_weights", weights, kappa_weights)
+    checked, undefined = options.checked(
         "expressions", kappa_weights=kappa_weights, replace_undefined_by=replace_undefined_by
     )
-    return mc.cohen_kappa_expr(
+    return multiclass.cohen_kappa_expr(
         y_true,
         y_pred,
         weights=checked,
@@ -482,14 +482,14 @@ def hamming_loss(
     >>> df.select(plm.hamming_loss("t", "p"))["hamming_loss"].item()
     0.5
     """
-    return mc.hamming_loss_expr(y_true, y_pred, weight=weight)
+    return multiclass.hamming_loss_expr(y_true, y_pred, weight=weight)
 
 
 def _score_check(score: pl.Expr, name: str) -> Check:
     """Null, NaN or infinite scores (the frame methods' message); ``score``: the column
     ``name`` as :func:`numeric_input` made it."""
     n_bad = (~score.is_finite()).fill_null(True).sum()
-    return n_bad, partial(v.Bad.bad_scores, [name])
+    return n_bad, partial(checks.Bad.bad_scores, [name])
 
 
 def roc_auc(y_true: IntoColumn, y_score: IntoColumn, *, pos_label: object = None) -> pl.Expr:
@@ -588,7 +588,7 @@ def _probability_check(p: pl.Expr, name: str) -> Check:
     """Null, NaN or out-of-[0, 1] probabilities (the frame methods' message); ``p``: the
     column ``name`` as :func:`numeric_input` made it."""
     n_bad = (p.is_nan() | (p < 0) | (p > 1)).fill_null(True).sum()
-    return n_bad, partial(v.Bad.bad_probabilities, [name])
+    return n_bad, partial(checks.Bad.bad_probabilities, [name])
 
 
 def log_loss(
@@ -615,7 +615,7 @@ def log_loss(
     p = numeric_input(y_prob, "y_prob", exact=False)
     positive = is_label(y_true, pos_label)
     y = positive.cast(pl.Float64)
-    loss = fm.log_loss_terms([1 - y, y], [1 - p, p])
+    loss = formulas.log_loss_terms([1 - y, y], [1 - p, p])
     check = _probability_check(p, name)
     return _mean(loss, weight, y_true, check, positive, pos_label).alias("log_loss")
 
@@ -635,7 +635,7 @@ def brier_score(
     weight, (y_true, y_prob) = without_zero_weights(weight, y_true, y_prob)
     p = numeric_input(y_prob, "y_prob", exact=False)
     positive = is_label(y_true, pos_label)
-    loss = fm.brier_terms([positive.cast(pl.Float64)], [p])
+    loss = formulas.brier_terms([positive.cast(pl.Float64)], [p])
     check = _probability_check(p, name)
     return _mean(loss, weight, y_true, check, positive, pos_label).alias("brier_score")
 
@@ -667,7 +667,7 @@ def hinge_loss(
     weight, (y_true, y_score) = without_zero_weights(weight, y_true, y_score)
     score = numeric_input(y_score, "y_score")
     positive = is_label(y_true, pos_label)
-    loss = fm.hinge(fm.binary_margin(positive, score))
+    loss = formulas.hinge(formulas.binary_margin(positive, score))
     check = _score_check(score, name)
     return _mean(loss, weight, y_true, check, positive, pos_label).alias("hinge_loss")
 
@@ -692,5 +692,5 @@ def _mean(  # noqa: PLR0917 - the per-row loss and the columns it was computed f
         value = loss.mean() + guard(checks)
     else:
         w, weight_checks = valid_weight(weight)
-        value = fm.weighted_mean(loss, w) + guard([*checks, *weight_checks])
+        value = formulas.weighted_mean(loss, w) + guard([*checks, *weight_checks])
     return nonempty(value, col(y_true))

@@ -51,14 +51,14 @@ from __future__ import annotations
 
 import inspect
 
-from pl_metrics._engines import declared as _declared
-from pl_metrics._engines import spark as _engine
+from pl_metrics._engines import declared
+from pl_metrics._engines import spark as spark_engine
 
 #: Rows of Arrow batches gathered into one Polars frame on an executor (read on the
 #: driver when a function is called).
 CHUNK_ROWS = 1_000_000
 
-_ENGINE = _declared.Engine(
+_ENGINE = declared.Engine(
     name="Spark",
     module=__name__,
     data=inspect.Parameter(
@@ -69,19 +69,19 @@ _ENGINE = _declared.Engine(
         "    The Spark frame: only the columns read are selected; each partition's Arrow\n"
         "    batches become Polars frames on the executors (``mapInArrow``)."
     ),
-    prepare=lambda sdf, columns: (sdf, _engine.schema(sdf, columns), None),
-    run=_engine.run,
+    prepare=lambda sdf, columns: (sdf, spark_engine.schema(sdf, columns), None),
+    run=spark_engine.run,
     chunk_rows=lambda: CHUNK_ROWS,
-    rank=_engine.ranked,
-    release=_engine.release,
+    rank=spark_engine.ranked,
+    release=spark_engine.release,
     stub_lines=("CHUNK_ROWS: int", "__all__: list[str]"),
 )
-globals().update(_declared.functions(_ENGINE))
+globals().update(declared.functions(_ENGINE))
 
 #: The public functions and the executors' chunk size (``from pl_metrics.spark import
 #: *``, ``dir``, ``help``): not the names this module imports.
 __all__ = ["CHUNK_ROWS"]
-__all__ += list(_declared.DECLARED)
+__all__ += list(declared.DECLARED)
 
 
 def __dir__() -> list[str]:

@@ -29,22 +29,20 @@ from typing import Generic, TypeVar
 
 import polars as pl
 
-from pl_metrics import _classification as cls
-from pl_metrics._core import checks as v
-from pl_metrics._core import names
-from pl_metrics._core import scores as sc
+from pl_metrics import _classification
+from pl_metrics._core import checks, names, scores
 from pl_metrics._core.catalogue import derive
 from pl_metrics._core.confusion import Counts, chance_adjusted_summary
 from pl_metrics._core.merging import merged as _merged
 from pl_metrics._core.merging import sum_states  # noqa: F401 - the engines merge with it
 from pl_metrics._core.names import ACTUAL, COUNTS_STATE, PREDICTED, SCORE_STATE
 from pl_metrics._core.options import checked
-from pl_metrics._intervals import attach as iv
-from pl_metrics._multilabel import counts as mc
-from pl_metrics._multilabel import metrics as mm
-from pl_metrics._multilabel import state as mls
-from pl_metrics._ranking import from_counts as rk
-from pl_metrics._ranking import gains as _gains
+from pl_metrics._intervals import attach
+from pl_metrics._multilabel import counts
+from pl_metrics._multilabel import metrics as multilabel_metrics
+from pl_metrics._multilabel import state as multilabel_state
+from pl_metrics._ranking import from_counts as ranking_from_counts
+from pl_metrics._ranking import gains
 from pl_metrics._typing import (
     ApCiMethod,
     AucCiMethod,
@@ -76,13 +74,13 @@ def _wants_ci(  # noqa: PLR0917 - a finisher's own arguments, in order
 ) -> bool:
     """The frame method's interval checks (its options, in its order), and a state of
     integer counts (``values``: the state's count columns)."""
-    return v.wants_ci(
+    return checks.wants_ci(
         ci,
         n_boot,
         ci_method,
         None,
         seed=seed,
-        methods=v.CI_METHODS[method],
+        methods=checks.CI_METHODS[method],
         counts={c: schema[c] for c in values},
     )
 
@@ -105,11 +103,11 @@ class CountsState(Generic[FrameT]):
 
     def __init__(self, state: FrameT, *, by: By = None) -> None:
         self._eager = isinstance(state, pl.DataFrame)
-        self._by = v.normalize_by(by, expressions=False)
+        self._by = checks.normalize_by(by, expressions=False)
         lazy = state.lazy()
         schema = lazy.collect_schema()
-        v.check_columns(schema, **{f"state column {c}": c for c in COUNTS_STATE})
-        self._types = v.label_types(schema, "actual", "predicted")
+        checks.check_columns(schema, **{f"state column {c}": c for c in COUNTS_STATE})
+        self._types = checks.label_types(schema, "actual", "predicted")
         self._schema = schema
         self._frame = _merged(
             lazy.with_columns(_label_key(c, self._types) for c in ("actual", "predicted")),
@@ -125,10 +123,10 @@ class CountsState(Generic[FrameT]):
         return _wants_ci(self._schema, ("count",), method, ci, n_boot, ci_method, seed)
 
     def _counts(self, labels: Labels, method: str, beta: float = 1.0, ci: bool = False) -> Counts:
-        v.check_by(self._schema, self._by, names.output_columns(method, beta=beta, ci=ci))
+        checks.check_by(self._schema, self._by, names.output_columns(method, beta=beta, ci=ci))
         frame = self._frame.with_columns(pl.col(ACTUAL, PREDICTED).cast(self._types.compute))
         labels_s = (
-            None if labels is None else v.labels_series(labels, self._types.compute, "actual")
+            None if labels is None else checks.labels_series(labels, self._types.compute, "actual")
         )
         keys = names.segment_keys(self._by)
         return Counts(frame.cache(), list(self._by.names), keys, self._types, labels_s)
@@ -137,7 +135,7 @@ class CountsState(Generic[FrameT]):
         """As :meth:`MetricsLazyFrame.confusion_matrix`."""
         (normalize,) = checked("confusion_matrix", normalize=normalize)
         counts = self._counts(labels, "confusion_matrix")
-        return _collect(cls.confusion_matrix(counts, normalize=normalize), self._eager)  # type: ignore[return-value]
+        return _collect(_classification.confusion_matrix(counts, normalize=normalize), self._eager)  # type: ignore[return-value]
 
     def _label_scores(
         self,
@@ -158,7 +156,7 @@ class CountsState(Generic[FrameT]):
             method, beta=beta, zero_division=zero_division, extra_scores=extra_scores
         )
         with_ci = self._wants_ci(method, ci, n_boot, ci_method, seed)
-        result = iv.finish_labels(
+        result = attach.finish_labels(
             self._counts(labels, method, b, ci=with_ci),
             method,
             beta=b,
@@ -278,10 +276,10 @@ class CountsState(Generic[FrameT]):
         )
         with_ci = self._wants_ci("summary", ci, n_boot, ci_method, seed)
         if with_ci:
-            v.check_kappa_interval(kappa_weights, ci_method)
-        v.check_kappa_undefined_interval(undefined, with_ci)
+            checks.check_kappa_interval(kappa_weights, ci_method)
+        checks.check_kappa_undefined_interval(undefined, with_ci)
         counts = self._counts(labels, "summary", ci=with_ci)
-        result = iv.finish_summary(
+        result = attach.finish_summary(
             counts,
             kappa_weights=kappa_weights,
             replace_undefined_by=undefined,
@@ -304,21 +302,21 @@ class ScoreCountsState(Generic[FrameT]):
 
     def __init__(self, state: FrameT, *, by: By = None) -> None:
         self._eager = isinstance(state, pl.DataFrame)
-        self._by = v.normalize_by(by, expressions=False)
+        self._by = checks.normalize_by(by, expressions=False)
         lazy = state.lazy()
         schema = lazy.collect_schema()
-        v.check_columns(schema, **{f"state column {c}": c for c in SCORE_STATE})
-        v.check_numeric(schema, "state column score", "score")
+        checks.check_columns(schema, **{f"state column {c}": c for c in SCORE_STATE})
+        checks.check_numeric(schema, "state column score", "score")
         merged = _merged(lazy, self._by, SCORE_STATE, ("pos", "neg"))
         # as the frame methods: pos_label absent from the whole input is an error
         # (a state whose every shard was made with a mistyped pos_label)
         merged = merged.map_batches(_has_positives)
         self._schema = schema
         keys = names.segment_keys(self._by)
-        self._state = sc.ScoreCounts(merged.cache(), list(self._by.names), keys)
+        self._state = scores.ScoreCounts(merged.cache(), list(self._by.names), keys)
 
-    def _counts(self, method: str, ci: bool = False) -> sc.ScoreCounts:
-        v.check_by(self._schema, self._by, names.output_columns(method, ci=ci))
+    def _counts(self, method: str, ci: bool = False) -> scores.ScoreCounts:
+        checks.check_by(self._schema, self._by, names.output_columns(method, ci=ci))
         return self._state
 
     def _wants_ci(
@@ -374,10 +372,10 @@ class ScoreCountsState(Generic[FrameT]):
         ``roc_auc`` is a segment of gini's)."""
         max_fpr, error_bound = checked("roc_auc", max_fpr=max_fpr, error_bound=error_bound)
         with_ci = self._wants_ci(method, ci, n_boot, ci_method, seed)
-        v.check_partial_auc(max_fpr, bound="error_bound", bounded=error_bound, ci=with_ci)
+        checks.check_partial_auc(max_fpr, bound="error_bound", bounded=error_bound, ci=with_ci)
         counts = self._counts(method, ci=with_ci)
         inner = names.stand_in_keys(counts.by, names.output_columns("roc_auc", ci=True))
-        result = iv.finish_roc_auc(
+        result = attach.finish_roc_auc(
             dataclasses.replace(counts, by=inner),
             error_bound=error_bound,
             max_fpr=max_fpr,
@@ -399,7 +397,7 @@ class ScoreCountsState(Generic[FrameT]):
         """As :meth:`MetricsLazyFrame.average_precision`, ``ci`` included (integer
         counts only)."""
         with_ci = self._wants_ci("average_precision", ci, n_boot, ci_method, seed)
-        result = iv.finish_average_precision(
+        result = attach.finish_average_precision(
             self._counts("average_precision", ci=with_ci),
             ci=ci if with_ci else None,
             ci_method=ci_method,
@@ -411,25 +409,29 @@ class ScoreCountsState(Generic[FrameT]):
     def roc_curve(self, *, drop_intermediate: bool = True) -> FrameT:
         """As :meth:`MetricsLazyFrame.roc_curve`."""
         (drop_intermediate,) = checked("roc_curve", drop_intermediate=drop_intermediate)
-        result = rk.roc_curve(self._counts("roc_curve"), drop_intermediate=drop_intermediate)
+        result = ranking_from_counts.roc_curve(
+            self._counts("roc_curve"), drop_intermediate=drop_intermediate
+        )
         return _collect(result, self._eager)  # type: ignore[return-value]
 
     def pr_curve(self, *, drop_intermediate: bool = False) -> FrameT:
         """As :meth:`MetricsLazyFrame.pr_curve`."""
         (drop_intermediate,) = checked("pr_curve", drop_intermediate=drop_intermediate)
-        result = rk.pr_curve(self._counts("pr_curve"), drop_intermediate=drop_intermediate)
+        result = ranking_from_counts.pr_curve(
+            self._counts("pr_curve"), drop_intermediate=drop_intermediate
+        )
         return _collect(result, self._eager)  # type: ignore[return-value]
 
     def ks(self, *, error_bound: bool = False) -> FrameT:
         """As :meth:`MetricsLazyFrame.ks`; ``error_bound=True`` adds ``ks_error_bound``
         (for a binned state, ``bins=``)."""
         (error_bound,) = checked("ks", error_bound=error_bound)
-        return _collect(_gains.ks(self._counts("ks"), error_bound=error_bound), self._eager)  # type: ignore[return-value]
+        return _collect(gains.ks(self._counts("ks"), error_bound=error_bound), self._eager)  # type: ignore[return-value]
 
     def gains(self, *, buckets: int | Sequence[float] = 10) -> FrameT:
         """As :meth:`MetricsLazyFrame.gains`."""
         (cuts,) = checked("gains", buckets=buckets)
-        return _collect(_gains.gains(self._counts("gains"), cuts=cuts), self._eager)  # type: ignore[return-value]
+        return _collect(gains.gains(self._counts("gains"), cuts=cuts), self._eager)  # type: ignore[return-value]
 
 
 class MultilabelCountsState(Generic[FrameT]):
@@ -443,20 +445,22 @@ class MultilabelCountsState(Generic[FrameT]):
 
     def __init__(self, state: FrameT, *, by: By = None) -> None:
         self._eager = isinstance(state, pl.DataFrame)
-        self._by = v.normalize_by(by, expressions=False)
+        self._by = checks.normalize_by(by, expressions=False)
         lazy = state.lazy()
         schema = lazy.collect_schema()
-        v.check_columns(schema, **{f"state column {c}": c for c in names.MULTILABEL_STATE})
-        mls.check_schema(schema)
-        self._types = v.label_types(schema, "label", "label")
+        checks.check_columns(schema, **{f"state column {c}": c for c in names.MULTILABEL_STATE})
+        multilabel_state.check_schema(schema)
+        self._types = checks.label_types(schema, "label", "label")
         self._schema = schema
         self._lazy = lazy
 
-    def _counts(self, labels: Labels, method: str, beta: float = 1.0) -> mc.MultilabelCounts:
-        v.check_by(self._schema, self._by, names.output_columns(method, beta=beta))
-        fixed = mls.public_labels(labels, self._types)
-        ml, sums, hist = mls.read_state(self._lazy, self._by, self._types, fixed, _merged)
-        return mc.from_parts(ml, sums, hist)
+    def _counts(self, labels: Labels, method: str, beta: float = 1.0) -> counts.MultilabelCounts:
+        checks.check_by(self._schema, self._by, names.output_columns(method, beta=beta))
+        fixed = multilabel_state.public_labels(labels, self._types)
+        ml, sums, hist = multilabel_state.read_state(
+            self._lazy, self._by, self._types, fixed, _merged
+        )
+        return counts.from_parts(ml, sums, hist)
 
     def _out(self, frame: pl.LazyFrame) -> FrameT:
         return _collect(frame, self._eager)  # type: ignore[return-value]
@@ -466,7 +470,9 @@ class MultilabelCountsState(Generic[FrameT]):
     ) -> FrameT:
         """per_class / averages / report of the state, the opt-in scores asked for."""
         b, zd, extra = checked(method, beta=beta, zero_division=zero_division, extra_scores=extra)
-        scores = getattr(mm, method)(self._counts(labels, method, b), beta=b, zero_division=zd)
+        scores = getattr(multilabel_metrics, method)(
+            self._counts(labels, method, b), beta=b, zero_division=zd
+        )
         return self._out(names.without_scores(scores, method, extra, ci=False))
 
     def per_class(
@@ -504,32 +510,32 @@ class MultilabelCountsState(Generic[FrameT]):
 
     def summary(self) -> FrameT:
         """As :meth:`MetricsLazyFrame.summary` on multilabel input."""
-        return self._out(mm.summary(self._counts(None, "summary")))
+        return self._out(multilabel_metrics.summary(self._counts(None, "summary")))
 
     def multilabel_confusion_matrix(self, *, labels: Labels = None) -> FrameT:
         """As :meth:`MetricsLazyFrame.multilabel_confusion_matrix` (per label)."""
         counts = self._counts(labels, "multilabel_confusion_matrix")
-        return self._out(mm.confusion_matrix(counts))
+        return self._out(multilabel_metrics.confusion_matrix(counts))
 
     def hamming_loss(self) -> FrameT:
         """As :meth:`MetricsLazyFrame.hamming_loss` on multilabel input."""
-        return self._out(mm.hamming_loss(self._counts(None, "hamming_loss")))
+        return self._out(multilabel_metrics.hamming_loss(self._counts(None, "hamming_loss")))
 
     def zero_one_loss(self, *, normalize: bool = True) -> FrameT:
         """As :meth:`MetricsLazyFrame.zero_one_loss` on multilabel input."""
         (normalize,) = checked("zero_one_loss", normalize=normalize)
         counts = self._counts(None, "zero_one_loss")
-        return self._out(mm.zero_one_loss(counts, normalize=normalize))
+        return self._out(multilabel_metrics.zero_one_loss(counts, normalize=normalize))
 
 
 def _has_positives(df: pl.DataFrame) -> pl.DataFrame:
     """A non-empty per-score state must hold a positive somewhere."""
-    if df.height and not df[sc.POS].sum():
-        raise v.Bad.state_without_positives()
+    if df.height and not df[scores.POS].sum():
+        raise checks.Bad.state_without_positives()
     return df
 
 
-def _label_key(column: str, types: v.LabelTypes) -> pl.Expr:
+def _label_key(column: str, types: checks.LabelTypes) -> pl.Expr:
     """A state's label column, floats kept (checked whole numbers before the cast)."""
     if column in types.float_columns:
         return pl.col(column).cast(pl.Float64) + 0.0

@@ -41,14 +41,13 @@ def ranking_strategy(how: str) -> Iterator[None]:
     its keys scanned 2 rows at a time (``_SCAN_BLOCK``: ties across the blocks);
     segments of at most 5 rows are finished a range of them at a time, vectorised
     (``CHUNK_ROWS``), a larger one alone."""
-    from pl_metrics._ranking import batches, placements
-    from pl_metrics._ranking import sorted_path as rs
+    from pl_metrics._ranking import batches, placements, sorted_path
 
     keys = how.startswith("keys")
     forced = {
-        (rs, "MIN_DISTINCT"): 10**9 if how == "count" else -1,
-        (rs, "USE_KEYS"): keys,
-        (rs, "_SAMPLE"): 1 if keys else rs._SAMPLE,
+        (sorted_path, "MIN_DISTINCT"): 10**9 if how == "count" else -1,
+        (sorted_path, "USE_KEYS"): keys,
+        (sorted_path, "_SAMPLE"): 1 if keys else sorted_path._SAMPLE,
         (batches, "BATCH_ROWS"): 1 << 20 if how == "keys, one batch" else 3,
         (placements, "_SEARCH_CHUNK"): 4,
         (placements, "_SCAN_BLOCK"): 2,

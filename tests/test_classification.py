@@ -461,7 +461,7 @@ def test_class_averages_are_one_helper_on_both_backends(
     # skipped (zero_division=nan), the macro mean where the kept supports sum to 0
     from sklearn.utils.extmath import _nanaverage
 
-    from pl_metrics._core import formulas as fm
+    from pl_metrics._core import formulas
 
     score = st.one_of(st.floats(0.0, 1.0), st.just(math.nan)) if skip_nan else st.floats(0, 1)
     weight = st.integers(0, 10**6) if integer else st.floats(0.0, 1e6)
@@ -480,12 +480,14 @@ def test_class_averages_are_one_helper_on_both_backends(
         },
         schema={"seg": pl.Int64, "x": pl.Float64, "s": pl.Int64 if integer else pl.Float64},
     )
-    macro, weighted = fm.class_averages(
+    macro, weighted = formulas.class_averages(
         pl.col("x"), pl.col("s"), skip_nan=skip_nan, integer=integer
     )
     by_rows = rows.group_by("seg").agg(macro.alias("macro"), weighted.alias("weighted")).sort("seg")
     f = pl.element().struct
-    in_list = fm.class_averages(f.field("x"), f.field("s"), skip_nan=skip_nan, integer=integer)
+    in_list = formulas.class_averages(
+        f.field("x"), f.field("s"), skip_nan=skip_nan, integer=integer
+    )
     listed = (
         rows.group_by("seg")
         .agg(pl.struct("x", "s").alias("v"))
@@ -498,7 +500,9 @@ def test_class_averages_are_one_helper_on_both_backends(
         )
     )
     assert_frame_equal(by_rows.drop("seg"), listed)
-    np_macro, np_weighted = fm.class_averages(values, support, skip_nan=skip_nan, xp=fm.NUMPY)
+    np_macro, np_weighted = formulas.class_averages(
+        values, support, skip_nan=skip_nan, xp=formulas.NUMPY
+    )
     for i in range(segments):
         x, s = values[i], support[i].astype(float)
         kept = ~np.isnan(x)

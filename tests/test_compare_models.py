@@ -22,7 +22,7 @@ from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 
 import pl_metrics as plm
-from pl_metrics._groups import paired as pt
+from pl_metrics._groups import paired
 
 LABEL_ORACLES = {
     "accuracy": skm.accuracy_score,
@@ -47,7 +47,7 @@ ORACLES = {**LABEL_ORACLES, **BINARY_ORACLES, **SCORE_ORACLES}
 
 # ------------------------------------------------------------------------ point values
 @st.composite
-def paired(draw: st.DrawFn, metric: str) -> pl.DataFrame:
+def paired_rows(draw: st.DrawFn, metric: str) -> pl.DataFrame:
     """Rows of up to three segments (one may hold a single class) and three models."""
     n = draw(st.integers(1, 40))
     labels = [0, 1, 2] if metric in LABEL_ORACLES else [0, 1]
@@ -116,7 +116,7 @@ def _check_point_values(df: pl.DataFrame, metric: str) -> None:
 @pytest.mark.parametrize("metric", sorted(ORACLES))
 def test_point_values_equal_sklearn(metric: str) -> None:
     @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-    @given(df=paired(metric))
+    @given(df=paired_rows(metric))
     def run(df: pl.DataFrame) -> None:
         _check_point_values(df, metric)
 
@@ -222,9 +222,9 @@ def test_accuracy_default_interval_by_hand() -> None:
 
 
 def test_mcnemar_unit() -> None:
-    assert pt.mcnemar(0, 0) == ("mcnemar_exact", 0.0, 1.0)
-    assert pt.mcnemar(12, 12)[0] == "mcnemar_exact"  # 24 discordant rows
-    assert pt.mcnemar(12, 13)[0] == "mcnemar_chi2"  # 25
+    assert paired.mcnemar(0, 0) == ("mcnemar_exact", 0.0, 1.0)
+    assert paired.mcnemar(12, 12)[0] == "mcnemar_exact"  # 24 discordant rows
+    assert paired.mcnemar(12, 13)[0] == "mcnemar_chi2"  # 25
 
 
 # ------------------------------------------------------------------------------ adjust
@@ -361,7 +361,7 @@ def test_stacked_equals_wide(metric: str) -> None:
     tol = {"rel_tol": 1e-12, "abs_tol": 1e-12} if summed else {"check_exact": True}
 
     @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-    @given(df=paired(metric), seed=st.integers(0, 2**16), by=st.booleans())
+    @given(df=paired_rows(metric), seed=st.integers(0, 2**16), by=st.booleans())
     def run(df: pl.DataFrame, seed: int, by: bool) -> None:
         stacked = _stack(df, {"two": "m2", "base": "m0", "one": "m1"}, seed)
         kw = {"by": "g" if by else None, "metric": metric, "n_boot": 20, "seed": 5}

@@ -17,9 +17,8 @@ from sklearn import metrics as skm
 
 import pl_metrics  # noqa: F401 - registers .metrics
 from pl_metrics._core.names import ALL
-from pl_metrics._groups import paired as pt
-from pl_metrics._groups import paired_delong
-from pl_metrics._intervals import draws as bs
+from pl_metrics._groups import paired, paired_delong
+from pl_metrics._intervals import draws
 
 
 # ------------------------------------------------------------------------------ DeLong
@@ -117,19 +116,21 @@ def test_delong_placements_numpy_equal_polars(cells: list, one_segment: bool) ->
         cells,
         schema={
             "k": pl.Int64,
-            pt.Y: pl.Boolean,
-            pt.A: pl.Float64,
-            pt.B: pl.Float64,
-            pt.COUNT: pl.Int64,
+            paired.Y: pl.Boolean,
+            paired.A: pl.Float64,
+            paired.B: pl.Float64,
+            paired.COUNT: pl.Int64,
         },
         orient="row",
-    ).with_columns(pl.lit(0, pl.Int8).alias(ALL), pl.col(pt.A) / 2)
+    ).with_columns(pl.lit(0, pl.Int8).alias(ALL), pl.col(paired.A) / 2)
     segment = [] if one_segment else keys
     by_polars = df.lazy()
-    for score in (pt.A, pt.B):
+    for score in (paired.A, paired.B):
         by_polars = paired_delong._placements(by_polars, segment, score)
     by_polars = by_polars.with_columns(
-        (pl.col(paired_delong._K + pt.B) - pl.col(paired_delong._K + pt.A)).alias(paired_delong._D)
+        (pl.col(paired_delong._K + paired.B) - pl.col(paired_delong._K + paired.A)).alias(
+            paired_delong._D
+        )
     )
     numpy_in = (
         df
@@ -139,14 +140,14 @@ def test_delong_placements_numpy_equal_polars(cells: list, one_segment: bool) ->
         )
     )
     by_numpy = paired_delong._differences_numpy(numpy_in)
-    columns = [*keys, pt.Y, pt.A, pt.B, pt.COUNT, paired_delong._D]
-    sort = [*keys, pt.Y, pt.A, pt.B, pt.COUNT]
+    columns = [*keys, paired.Y, paired.A, paired.B, paired.COUNT, paired_delong._D]
+    sort = [*keys, paired.Y, paired.A, paired.B, paired.COUNT]
     assert_frame_equal(
         by_numpy.select(columns).sort(sort, nulls_last=True),
         by_polars.collect().select(columns).sort(sort, nulls_last=True),
     )
-    rows = df.select(pl.all().repeat_by(pt.COUNT).explode()).with_columns(
-        pl.lit(1, pl.Int64).alias(pt.COUNT)
+    rows = df.select(pl.all().repeat_by(paired.COUNT).explode()).with_columns(
+        pl.lit(1, pl.Int64).alias(paired.COUNT)
     )
     se = {}
     for name, frame in (("cells", df), ("rows", rows)):
@@ -240,7 +241,7 @@ def test_ap_replicate_counts_per_score(
     with the columns gathered by fancy indexing (a small block) or by ``np.take``
     (a block of ``_TAKE_CELLS`` cells and more; made 1 here)."""
     if take:
-        monkeypatch.setattr(bs, "_TAKE_CELLS", 1)
+        monkeypatch.setattr(draws, "_TAKE_CELLS", 1)
     rng = np.random.default_rng(11)
     n = 300
     positive = rng.random(n) < 0.4
@@ -250,7 +251,7 @@ def test_ap_replicate_counts_per_score(
     block = rng.integers(0, 3, (5, n))
     distinct = np.unique(score)
     position = len(distinct) - 1 - np.searchsorted(distinct, score)  # descending
-    count, starts = pt.score_counts_of_block(positive, score)
+    count, starts = paired.score_counts_of_block(positive, score)
     pos, neg = count(block)
     np.testing.assert_array_equal(starts, [0])
     for r in range(block.shape[0]):
@@ -260,12 +261,12 @@ def test_ap_replicate_counts_per_score(
     # three segments side by side (cells in segment order): each segment's counts,
     # its own scores descending, from its first score on
     segment = np.repeat([0, 1, 2], [100, 150, 50])
-    count, starts = pt.score_counts_of_block(positive, score, segment)
+    count, starts = paired.score_counts_of_block(positive, score, segment)
     pos, neg = count(block)
     bounds = [0, 100, 250, 300]
     for i in range(3):
         part = slice(bounds[i], bounds[i + 1])
-        alone, _ = pt.score_counts_of_block(positive[part], score[part])
+        alone, _ = paired.score_counts_of_block(positive[part], score[part])
         own_pos, own_neg = alone(block[:, part])
         end = starts[i + 1] if i < 2 else pos.shape[1]
         np.testing.assert_array_equal(pos[:, starts[i] : end], own_pos)
@@ -374,5 +375,5 @@ def test_chunk_reductions_do_not_depend_on_how_replicates_are_grouped(
     lows = grouped.select(pl.col("^.*low$").is_not_null().mean())
     assert lows.width == 1
     assert lows.item() > 0.5  # intervals, not nulls, are compared
-    monkeypatch.setattr(bs, "_GROUP_CELLS", 1)  # one replicate at a time
+    monkeypatch.setattr(draws, "_GROUP_CELLS", 1)  # one replicate at a time
     assert_frame_equal(run(), grouped)

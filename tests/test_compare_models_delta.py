@@ -16,7 +16,7 @@ from scipy.stats import norm
 from sklearn import metrics as skm
 
 import pl_metrics  # noqa: F401 - registers .metrics
-from pl_metrics._groups import paired_ap as pap
+from pl_metrics._groups import paired_ap
 
 
 # ------------------------------------------------------------- average precision: delta
@@ -139,7 +139,7 @@ def test_ap_gradient_equals_numerical_derivatives() -> None:
         score = np.round(rng.normal(size=n), 1)  # ties
         count = rng.integers(1, 4, n)
         group = rng.integers(0, 3, n) if trial % 2 else None
-        grad, _ = pap._ap_gradient_numpy(group, y, score, count)
+        grad, _ = paired_ap._ap_gradient_numpy(group, y, score, count)
         for g in [None] if group is None else range(3):
             rows = np.ones(n, dtype=bool) if g is None else group == g
             if not y[rows].any():

@@ -334,12 +334,12 @@ def test_a_dask_dataframe_with_a_derived_column_equals_one_machine(client, datas
 def test_without_a_client_the_current_one_runs_it(client, dataset, monkeypatch) -> None:
     """``client=None`` inside a ``distributed`` client's context: that client (the
     default scheduler's path is not taken)."""
-    from pl_metrics._engines import dask as engine
+    from pl_metrics._engines import dask as dask_engine
 
     def refused(self: object, tasks: object) -> None:
         raise AssertionError("the default scheduler ran it")
 
-    monkeypatch.setattr(engine._Local, "start", refused)
+    monkeypatch.setattr(dask_engine._Local, "start", refused)
     root, df = dataset
     got = pmd.summary(root, "y_true", "y_pred", by="country")
     assert_frame_equal(got, df.metrics.summary("y_true", "y_pred", by="country"), check_exact=True)

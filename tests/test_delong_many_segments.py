@@ -8,8 +8,7 @@ import numpy as np
 import polars as pl
 from polars.testing import assert_frame_equal
 
-from pl_metrics._groups import paired as pt
-from pl_metrics._groups import paired_delong
+from pl_metrics._groups import paired, paired_delong
 
 
 def test_numpy_placements_with_more_than_65536_segments() -> None:
@@ -18,23 +17,25 @@ def test_numpy_placements_with_more_than_65536_segments() -> None:
     df = pl.DataFrame(
         {
             "k": np.repeat(np.arange(70_000), 2),
-            pt.Y: rng.random(n) < 0.5,
-            pt.A: rng.random(n),
-            pt.B: rng.integers(0, 3, n).astype(float),  # ties
-            pt.COUNT: np.ones(n, dtype=np.int64),
+            paired.Y: rng.random(n) < 0.5,
+            paired.A: rng.random(n),
+            paired.B: rng.integers(0, 3, n).astype(float),  # ties
+            paired.COUNT: np.ones(n, dtype=np.int64),
         }
     )
     polars_path = df.lazy()
-    for score in (pt.A, pt.B):
+    for score in (paired.A, paired.B):
         polars_path = paired_delong._placements(polars_path, ["k"], score)
     polars_path = polars_path.with_columns(
-        (pl.col(paired_delong._K + pt.B) - pl.col(paired_delong._K + pt.A)).alias(paired_delong._D)
+        (pl.col(paired_delong._K + paired.B) - pl.col(paired_delong._K + paired.A)).alias(
+            paired_delong._D
+        )
     )
     numpy_in = df.with_row_index(paired_delong._GROUP).with_columns(
         pl.col(paired_delong._GROUP).first().over("k")
     )
     numpy_path = paired_delong._differences_numpy(numpy_in)
-    columns = ["k", pt.Y, pt.A, pt.B, pt.COUNT, paired_delong._D]
+    columns = ["k", paired.Y, paired.A, paired.B, paired.COUNT, paired_delong._D]
     assert_frame_equal(
         numpy_path.select(columns).sort(columns),
         polars_path.collect().select(columns).sort(columns),
@@ -56,24 +57,24 @@ def test_numpy_placements_with_a_narrow_key_equal_polars(monkeypatch) -> None:
             df = pl.DataFrame(
                 {
                     "k": rng.integers(0, 3, n),
-                    pt.Y: rng.random(n) < 0.5,
-                    pt.A: 0.5 + spread * 2.0**-52,  # close scores: one prefix when shifted
-                    pt.B: rng.normal(size=n),
-                    pt.COUNT: rng.integers(1, 3, n),
+                    paired.Y: rng.random(n) < 0.5,
+                    paired.A: 0.5 + spread * 2.0**-52,  # close scores: one prefix when shifted
+                    paired.B: rng.normal(size=n),
+                    paired.COUNT: rng.integers(1, 3, n),
                 }
             )
             polars_path = df.lazy()
-            for score in (pt.A, pt.B):
+            for score in (paired.A, paired.B):
                 polars_path = paired_delong._placements(polars_path, ["k"], score)
             polars_path = polars_path.with_columns(
-                (pl.col(paired_delong._K + pt.B) - pl.col(paired_delong._K + pt.A)).alias(
+                (pl.col(paired_delong._K + paired.B) - pl.col(paired_delong._K + paired.A)).alias(
                     paired_delong._D
                 )
             )
             numpy_in = df.with_row_index(paired_delong._GROUP).with_columns(
                 pl.col(paired_delong._GROUP).first().over("k")
             )
-            columns = ["k", pt.Y, pt.A, pt.B, pt.COUNT, paired_delong._D]
+            columns = ["k", paired.Y, paired.A, paired.B, paired.COUNT, paired_delong._D]
             assert_frame_equal(
                 paired_delong._differences_numpy(numpy_in).select(columns).sort(columns),
                 polars_path.collect().select(columns).sort(columns),

@@ -462,7 +462,7 @@ def test_sorted_distances_in_slices_are_scipys_and_in_memorys(
     and bins as all in memory, bit for bit, the same Wasserstein to 1e-12 (its sums
     are added in another order), and SciPy's."""
     from pl_metrics._drift import distances
-    from pl_metrics._drift import metrics as _drift
+    from pl_metrics._drift import metrics as drift_metrics
 
     if infinite is not None:
         ref = [*ref, infinite]
@@ -470,8 +470,8 @@ def test_sorted_distances_in_slices_are_scipys_and_in_memorys(
     current = pl.DataFrame(cur, schema={"x": pl.Float64, "g": pl.Int64}, orient="row")
     whole = current.metrics.drift("x", reference=reference, by="g", bins=bins)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_drift, "SLICE", slice_)
-        patch.setattr(_drift, "SAMPLE", sample)
+        patch.setattr(drift_metrics, "SLICE", slice_)
+        patch.setattr(drift_metrics, "SAMPLE", sample)
         patch.setattr(distances, "CHUNK", chunk)
         got, sizes = _slices_of(current.lazy(), reference=reference, by="g", bins=bins)
     reference_values = reference["x"].drop_nulls()
@@ -503,7 +503,7 @@ def test_the_slices_hold_a_bounded_number_of_values(tmp_path: object) -> None:
     numbers, and the bins' edges, are those of the values all in memory; so are
     ``drift_bins``' and ``drift_counts``' edges, read from slices of the
     reference."""
-    from pl_metrics._drift import metrics as _drift
+    from pl_metrics._drift import metrics as drift_metrics
 
     rng = np.random.default_rng(7)
     spread = (
@@ -523,7 +523,7 @@ def test_the_slices_hold_a_bounded_number_of_values(tmp_path: object) -> None:
         bins = current.metrics.drift_bins("x", reference=reference, by="g")
         counts = reference.metrics.drift_counts("x")
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(_drift, "SLICE", 64)
+            patch.setattr(drift_metrics, "SLICE", 64)
             got, sizes = _slices_of(
                 pl.scan_parquet(path), reference=pl.scan_parquet(ref_path), by="g"
             )
@@ -544,15 +544,15 @@ def test_sliced_areas_beyond_the_reference_are_exact_at_large_values() -> None:
     segment a's last value (F_c = 1) the area is 0 exactly.  Worked out as H's
     increase less the length up to a bound near 1e14 it lost 0.016 a slice to
     rounding (a's distance read 0.5656 for SciPy's 0.575)."""
-    from pl_metrics._drift import metrics as _drift
+    from pl_metrics._drift import metrics as drift_metrics
 
     ref, a = [0.1, 1.3, 2.2, 3.7], [0.4, 1.9, 2.8]
     b = [1.1e14 / 3, 2.9e14 / 7, 5.3e14 / 11, 7.7e14 / 13]
     reference = pl.DataFrame({"x": ref})
     current = pl.DataFrame({"x": a + b, "g": ["a"] * 3 + ["b"] * 4})
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_drift, "SLICE", 4)
-        patch.setattr(_drift, "SAMPLE", 1000)
+        patch.setattr(drift_metrics, "SLICE", 4)
+        patch.setattr(drift_metrics, "SAMPLE", 1000)
         got, sizes = _slices_of(current, reference=reference, by="g")
     assert len(sizes) >= 3  # several slices, bounds among b's values
     w = got.sort("g")["wasserstein"].to_list()
@@ -589,13 +589,13 @@ def test_minus_zero_is_zero_in_the_bins() -> None:
     """-0.0 and 0.0 are one value: the edges read 0 whichever comes first, all in
     memory or in slices (polars' group_by kept the first one's sign, a sort the
     rows' order)."""
-    from pl_metrics._drift import metrics as _drift
+    from pl_metrics._drift import metrics as drift_metrics
 
     for values in ([0.0, -0.0, -0.0, 1.0], [-0.0, 0.0, 0.0, 1.0]):
         reference = pl.DataFrame({"x": values})
         whole = reference.metrics.drift_bins("x", reference=reference, bins=2)
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(_drift, "SLICE", 1)
+            patch.setattr(drift_metrics, "SLICE", 1)
             sliced = reference.metrics.drift_bins("x", reference=reference, bins=2)
         for got in (whole, sliced):
             assert got.select("bin", "upper").row(0) == ("(-inf, 0]", 0.0)
@@ -658,7 +658,7 @@ def test_rows_that_change_between_reads_are_refused() -> None:
     samples into one number, so the slices are checked against the counts read
     first.  A value past 1.7e308 (the area above the reference's largest value, t =
     1) stays a number."""
-    from pl_metrics._drift import metrics as _drift
+    from pl_metrics._drift import metrics as drift_metrics
 
     calls = [0]
 
@@ -669,13 +669,13 @@ def test_rows_that_change_between_reads_are_refused() -> None:
     reference = pl.defer(changing, schema={"x": pl.Float64})
     current = pl.DataFrame({"x": [0.5, 2.5, 4.5, 6.5]})
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_drift, "SLICE", 2)
+        patch.setattr(drift_metrics, "SLICE", 2)
         with pytest.raises(plm.DataError, match="do not add up to the rows counted"):
             current.metrics.drift("x", reference=reference)
         with pytest.raises(plm.DataError, match="do not add up to the rows counted"):
             reference.metrics.drift_counts("x").collect()
         ref = [-1.5e308, -1.4e308]
         far = pl.DataFrame({"x": [-1.6e308, 1.5e308, 1.6e308], "g": ["a", "b", "b"]})
-        patch.setattr(_drift, "SAMPLE", 1000)
+        patch.setattr(drift_metrics, "SAMPLE", 1000)
         got = far.metrics.drift("x", reference=pl.DataFrame({"x": ref}), by="g").sort("g")
     assert got["wasserstein"][0] == pytest.approx(wasserstein_distance(ref, [-1.6e308]))

@@ -23,11 +23,11 @@ def _wasserstein(ref: list[float], cur: list[float], *, sliced: bool = False) ->
     if not sliced:
         return current.metrics.drift("x", reference=reference)["wasserstein"].item()
     from pl_metrics._drift import distances
-    from pl_metrics._drift import metrics as _drift
+    from pl_metrics._drift import metrics as drift_metrics
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_drift, "SLICE", 2)
-        patch.setattr(_drift, "SAMPLE", 2)
+        patch.setattr(drift_metrics, "SLICE", 2)
+        patch.setattr(drift_metrics, "SAMPLE", 2)
         patch.setattr(distances, "CHUNK", 2)
         got = current.lazy().metrics.drift("x", reference=reference).collect()
     return got["wasserstein"].item()

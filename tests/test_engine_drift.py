@@ -20,7 +20,7 @@ from polars.testing import assert_frame_equal
 
 import pl_metrics.dask as pmd
 import pl_metrics.spark as pms
-from pl_metrics._drift import metrics as dm
+from pl_metrics._drift import metrics as drift_metrics
 
 pytestmark = pytest.mark.xdist_group("spark")  # one worker holds the Spark session
 
@@ -168,8 +168,8 @@ def test_in_many_slices_of_values(
     hashed sample of the pairs: the same numbers."""
     module, data, _, _ = engines[engine]
     one = rows.metrics.drift(["x", "k"], reference=REFERENCE, by="g", bins=7)
-    monkeypatch.setattr(dm, "SLICE", 40)
-    monkeypatch.setattr(dm, "SAMPLE", 16)
+    monkeypatch.setattr(drift_metrics, "SLICE", 40)
+    monkeypatch.setattr(drift_metrics, "SAMPLE", 16)
     expected = rows.metrics.drift(["x", "k"], reference=REFERENCE, by="g", bins=7)
     _same(expected, one)
     _same(module.drift(data, ["x", "k"], reference=REFERENCE, by="g", bins=7), expected)

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from registry.entries import same
 
 import pl_metrics.dask as pmd
-from pl_metrics._drift import metrics as dm
+from pl_metrics._drift import metrics as drift_metrics
 from pl_metrics._engines import calibration_edges
 
 MAPPING = {0: "q0", 1: "q1", 2: "q2"}
@@ -123,11 +123,11 @@ def _many(n: int = 400, seed: int = 5) -> pl.DataFrame:
 
 
 def test_the_values_are_read_in_slices(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Above ``dm.SLICE`` values the driver reads one slice of the value range at a time
+    """Above ``drift_metrics.SLICE`` values the driver reads one slice of the value range at a time
     (bounds from a hashed sample, drift's): the same bins; a segment of one file."""
     frame = _many()
-    monkeypatch.setattr(dm, "SLICE", 60)
-    monkeypatch.setattr(dm, "SAMPLE", 50)
+    monkeypatch.setattr(drift_metrics, "SLICE", 60)
+    monkeypatch.setattr(drift_metrics, "SAMPLE", 50)
     made: list[tuple[str, float, float]] = []
     job = calibration_edges.jobs.job
 

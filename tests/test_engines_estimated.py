@@ -27,7 +27,7 @@ import pl_metrics.dask as pmd
 import pl_metrics.spark as pms
 from pl_metrics import DataError
 from pl_metrics._engines import estimated as engine_estimated
-from pl_metrics._monitoring import calibration as cal
+from pl_metrics._monitoring import calibration
 
 pytestmark = pytest.mark.xdist_group("spark")  # one worker holds the Spark session
 
@@ -169,7 +169,7 @@ def test_knots_from_score_ranges_are_the_frame_methods(
     )
     scores = sums["score"].cast(pl.Float64).to_numpy() / 30
     positive, weight = sums["pos"].to_numpy(), sums["w"].to_numpy()
-    want_x, want_y = cal.knots(scores, cal.isotonic(positive, weight))
+    want_x, want_y = calibration.knots(scores, calibration.isotonic(positive, weight))
     bounds = sorted({0, scores.size, *(min(c, scores.size) for c in cuts)})
     summaries = []
     for part, (a, b) in enumerate(itertools.pairwise(bounds)):

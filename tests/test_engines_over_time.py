@@ -27,7 +27,7 @@ import pl_metrics  # noqa: F401  (registers the .metrics namespace)
 import pl_metrics.dask as pmd
 import pl_metrics.spark as pms
 from pl_metrics import DataError
-from pl_metrics._engines import over_time as engine_over_time
+from pl_metrics._engines import over_time
 
 pytestmark = pytest.mark.xdist_group("spark")  # one worker holds the Spark session
 
@@ -258,7 +258,7 @@ def test_the_ranked_path_holds_no_row_on_the_driver(tmp_path: Path) -> None:
     values = dict(full.arguments)
     data = values.pop("data")
     options = {"client": values.pop("client"), "split_every": values.pop("split_every")}
-    got = engine_over_time.call(spy, data, values, options)
+    got = over_time.call(spy, data, values, options)
     _same(got, expected)
     windows = df.get_column("day").n_unique() + 2  # at most every bucket's k windows
     bound = len(paths) * df.get_column("g").n_unique() * windows

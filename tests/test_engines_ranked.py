@@ -274,7 +274,7 @@ def test_over_time_takes_the_bounded_path_for_ks_weights_and_intervals(tmp_path:
     partitions x segments x windows rows, equal to the frame method."""
     import datetime as dt
 
-    from pl_metrics._engines import over_time as engine_over_time
+    from pl_metrics._engines import over_time
 
     df = _rows(13, n=2000)
     start = dt.date(2026, 3, 1)
@@ -301,7 +301,7 @@ def test_over_time_takes_the_bounded_path_for_ks_weights_and_intervals(tmp_path:
         values = dict(bound.arguments)
         data = values.pop("data")
         options = {"client": values.pop("client"), "split_every": values.pop("split_every")}
-        _same(engine_over_time.call(spy, data, values, options), expected)
+        _same(over_time.call(spy, data, values, options), expected)
     windows = df.get_column("day").n_unique() + 2  # at most every bucket's k windows
     limit = len(parts) * df.get_column("g").n_unique() * windows
     assert sizes

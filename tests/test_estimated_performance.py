@@ -20,7 +20,7 @@ from sklearn.isotonic import IsotonicRegression
 from sklearn.metrics import roc_auc_score
 
 import pl_metrics as plm
-from pl_metrics._monitoring import calibration as cal
+from pl_metrics._monitoring import calibration
 
 ALL = [
     "roc_auc",
@@ -183,7 +183,9 @@ def test_the_pav_fit_is_scikit_learns(positive: list[int], extra: list[int]) -> 
     weight = pos + np.array(extra[:size], dtype=float) + 1.0
     x = np.arange(size, dtype=float)
     want = IsotonicRegression(y_min=0, y_max=1).fit(x, pos / weight, sample_weight=weight)
-    np.testing.assert_allclose(cal.isotonic(pos, weight), want.predict(x), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(
+        calibration.isotonic(pos, weight), want.predict(x), rtol=0, atol=1e-12
+    )
 
 
 def test_the_fit_finishes_a_long_cascade_on_the_stack(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -197,8 +199,8 @@ def test_the_fit_finishes_a_long_cascade_on_the_stack(monkeypatch: pytest.Monkey
         .fit(np.arange(len(pos)), pos)
         .predict(np.arange(len(pos)))
     )
-    monkeypatch.setattr(cal, "PASSES", 1)
-    np.testing.assert_allclose(cal.isotonic(pos, weight), want, rtol=0, atol=1e-12)
+    monkeypatch.setattr(calibration, "PASSES", 1)
+    np.testing.assert_allclose(calibration.isotonic(pos, weight), want, rtol=0, atol=1e-12)
 
 
 # ---------------------------------------------------------------------------- the paths

@@ -17,7 +17,7 @@ from sklearn.metrics import roc_auc_score
 
 import pl_metrics as plm
 from pl_metrics import DataError
-from pl_metrics._core import catalogue as cat
+from pl_metrics._core import catalogue
 
 
 def _sk_gini(y: np.ndarray, s: np.ndarray, w: np.ndarray | None = None, **kw: object) -> float:
@@ -186,13 +186,13 @@ def test_over_time_compare_and_compare_models() -> None:
 
 def test_metric_names() -> None:
     assert plm.metric_names("ranking") == ["roc_auc", "gini", "average_precision", "ks"]
-    assert plm.metric_names() == list(cat.CATALOGUE)
+    assert plm.metric_names() == list(catalogue.CATALOGUE)
     assert set(plm.metric_names("averaged")) >= {"f1_macro", "jaccard_weighted"}
     with pytest.raises(ValueError, match="`family` must be None or one of"):
         plm.metric_names("rankings")
     # each derived metric's base is in the catalogue, and offered where it is
-    for name, m in cat.CATALOGUE.items():
+    for name, m in catalogue.CATALOGUE.items():
         if m.derived is not None:
-            base = cat.CATALOGUE[m.derived.base]
+            base = catalogue.CATALOGUE[m.derived.base]
             assert (base.over_time, base.compare) >= (m.over_time, m.compare), name
             assert set(m.paired) <= set(base.paired), name

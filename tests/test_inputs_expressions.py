@@ -128,16 +128,16 @@ def test_a_score_column_shared_by_two_classes(
 ) -> None:
     """A mapping whose classes share a column (a score matrix with a repeated column) was
     a raw polars DuplicateError on the sorted path's sampling of the columns."""
-    from pl_metrics._ranking import sorted_path as rs
+    from pl_metrics._ranking import sorted_path
 
-    monkeypatch.setattr(rs, "MIN_DISTINCT", 10**9 if how == "count" else -1)
-    monkeypatch.setattr(rs, "USE_KEYS", how == "keys")
+    monkeypatch.setattr(sorted_path, "MIN_DISTINCT", 10**9 if how == "count" else -1)
+    monkeypatch.setattr(sorted_path, "USE_KEYS", how == "keys")
     rng = np.random.default_rng(24)
     n = 3000
     y, p0, p1 = rng.integers(0, 3, n), rng.random(n), rng.random(n)
     seg = rng.integers(0, 2, n)
     df = pl.DataFrame({"seg": seg, "y": y, "p0": p0, "p1": p1})
-    assert rs.strategy(df, {0: "p0", 1: "p1", 2: "p1"}) == how
+    assert sorted_path.strategy(df, {0: "p0", 1: "p1", 2: "p1"}) == how
     got = df.metrics.roc_auc("y", {0: "p0", 1: "p1", 2: "p1"}, average=average, by="seg")
     scores = np.c_[p0, p1, p1]
     for g in (0, 1):

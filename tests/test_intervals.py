@@ -302,12 +302,12 @@ def test_every_signature_default_is_the_catalogues() -> None:
     # of checks.CI_METHODS, the one the checks and compare / over_time read
     import inspect
 
-    from pl_metrics import spark
+    import pl_metrics.spark as pms
     from pl_metrics._core import checks
     from pl_metrics.state import CountsState, ScoreCountsState
 
     seen: dict[object, set[str]] = {}
-    for owner in (pl_metrics.MetricsLazyFrame, CountsState, ScoreCountsState, spark):
+    for owner in (pl_metrics.MetricsLazyFrame, CountsState, ScoreCountsState, pms):
         for name, methods in checks.CI_METHODS.items():
             function = getattr(owner, name, None)
             if function is None:
@@ -329,4 +329,4 @@ def test_every_signature_default_is_the_catalogues() -> None:
     assert seen[pl_metrics.MetricsLazyFrame] == set(checks.CI_METHODS)
     assert seen[CountsState] == {"per_class", "averages", "report", "summary"}
     assert seen[ScoreCountsState] == {"roc_auc", "gini", "average_precision"}
-    assert seen[spark] >= {"report", "summary", "roc_auc", "average_precision"}
+    assert seen[pms] >= {"report", "summary", "roc_auc", "average_precision"}

@@ -12,9 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
-from pl_metrics._intervals import draws as bs
-from pl_metrics._intervals import replicates as rp
-from pl_metrics._intervals import sampling
+from pl_metrics._intervals import draws, replicates, sampling
 
 
 @pytest.mark.parametrize(
@@ -60,31 +58,31 @@ def test_square_counts_are_the_grouped_counts(size: int, poisson: bool) -> None:
     p = np.tile(np.arange(cells) % size, segments)
     segment = np.repeat(np.arange(segments), cells)
     if poisson:
-        draws = rng.poisson(50 / cells, size=(7, segments * cells))
+        drawn = rng.poisson(50 / cells, size=(7, segments * cells))
     else:
-        draws = rng.multinomial(50, np.full(cells, 1 / cells), size=(7, segments)).reshape(7, -1)
+        drawn = rng.multinomial(50, np.full(cells, 1 / cells), size=(7, segments)).reshape(7, -1)
     fixed = not poisson
-    square = bs.square_counter(a, p, size, segments, fixed_total=fixed)
+    square = draws.square_counter(a, p, size, segments, fixed_total=fixed)
     assert square is not None
-    general = bs.class_counter(
+    general = draws.class_counter(
         a, p, segment * size, segment, segments * size, restrict=True, fixed_total=fixed
     )
-    for got, want in zip(square(draws), general(draws), strict=True):
+    for got, want in zip(square(drawn), general(drawn), strict=True):
         np.testing.assert_array_equal(got, want.reshape(got.shape))
     # n by hand: each replicate's rows of each segment
-    totals = draws.reshape(7, segments, cells).sum(axis=-1)
-    np.testing.assert_array_equal(square(draws)[3], totals)
-    np.testing.assert_array_equal(general(draws)[3], totals)
+    totals = drawn.reshape(7, segments, cells).sum(axis=-1)
+    np.testing.assert_array_equal(square(drawn)[3], totals)
+    np.testing.assert_array_equal(general(drawn)[3], totals)
     assert poisson == (totals != 50).any()  # the Poisson totals vary (seeded: they do)
     # by hand, replicate 0, segment 0: tp is the diagonal, support the row sums
-    first = draws[0, :cells].reshape(size, size)
-    np.testing.assert_array_equal(square(draws)[0][0, 0], np.diag(first))
-    np.testing.assert_array_equal(square(draws)[1][0, 0], first.sum(axis=1))
+    first = drawn[0, :cells].reshape(size, size)
+    np.testing.assert_array_equal(square(drawn)[0][0, 0], np.diag(first))
+    np.testing.assert_array_equal(square(drawn)[1][0, 0], first.sum(axis=1))
     # a missing cell, another order or another size: not a square chunk
-    assert bs.square_counter(a[1:], p[1:], size, segments, fixed_total=fixed) is None
+    assert draws.square_counter(a[1:], p[1:], size, segments, fixed_total=fixed) is None
     if size > 1:
-        assert bs.square_counter(p, a, size, segments, fixed_total=fixed) is None
-    assert bs.square_counter(a, p, size + 1, segments, fixed_total=fixed) is None
+        assert draws.square_counter(p, a, size, segments, fixed_total=fixed) is None
+    assert draws.square_counter(a, p, size + 1, segments, fixed_total=fixed) is None
 
 
 def _many_segments(rng: np.random.Generator) -> pl.DataFrame:
@@ -153,7 +151,7 @@ def test_draws_in_pairs_are_the_same_draws_split_by_pair(
     small = [rng.integers(0, 4, 2 * k) for k in (1, 3, 6)]
     large = rng.integers(0, 60, 8)  # 8 cells, ~240 rows: by binomials
     for counts in [*small, large]:
-        plain = bs.draw_segment(counts, 30, 4, ("s",), poisson=poisson)
+        plain = draws.draw_segment(counts, 30, 4, ("s",), poisson=poisson)
         blocks = sampling.segment_draws(counts, 30, 4, ("s",), poisson=poisson, pairs=True)
         paired = np.concatenate(blocks.map(lambda block: block))
         np.testing.assert_array_equal(paired, np.c_[plain[:, 0::2], plain[:, 1::2]])
@@ -165,7 +163,7 @@ def test_draws_in_pairs_are_the_same_draws_split_by_pair(
     def chunks(pairs: bool) -> dict[int, np.ndarray]:
         drawn = {}  # each chunk's draws, by its first segment
 
-        def reduce(lo: int, hi: int, blocks: bs.Blocks) -> tuple[np.ndarray, dict]:
+        def reduce(lo: int, hi: int, blocks: draws.Blocks) -> tuple[np.ndarray, dict]:
             drawn[lo] = np.concatenate(blocks.map(lambda b: b))
             return np.arange(lo, hi), {}
 
@@ -205,10 +203,15 @@ def test_folded_replicates_equal_the_reduced_draws(
         block = ranges.draw(7, np.random.default_rng(seed), poisson)
         half = block.shape[1] // 2
         rows = block.sum(axis=1)
-        for fold, metric in ((rp.AucFold, rp.roc_auc), (rp.ApFold, rp.average_precision)):
+        for fold, metric in (
+            (replicates.AucFold, replicates.roc_auc),
+            (replicates.ApFold, replicates.average_precision),
+        ):
             folded = ranges.fold(7, np.random.default_rng(seed), poisson, fold(7))
-            reduced = rp.undefined_without_rows(metric(block[:, :half], block[:, half:]), rows)
-            if fold is rp.AucFold:
+            reduced = replicates.undefined_without_rows(
+                metric(block[:, :half], block[:, half:]), rows
+            )
+            if fold is replicates.AucFold:
                 np.testing.assert_array_equal(folded, reduced)
             else:
                 np.testing.assert_allclose(folded, reduced, rtol=1e-13, atol=0)
@@ -234,7 +237,7 @@ def test_score_bootstrap_of_a_large_segment_is_folded(monkeypatch: pytest.Monkey
     monkeypatch.setattr(sampling._Ranges, "draw", no_block)
     got = {m: getattr(df.metrics, m)("y", "s", **kwargs) for m in ("roc_auc", "average_precision")}
     assert folded == []
-    monkeypatch.setattr(bs, "SCORE_FOLDS", {"roc_auc": None, "average_precision": None})
+    monkeypatch.setattr(draws, "SCORE_FOLDS", {"roc_auc": None, "average_precision": None})
     for metric, frame in got.items():
         laid_out = getattr(df.metrics, metric)("y", "s", **kwargs)
         assert folded  # the draws were laid out this time
@@ -313,7 +316,7 @@ def test_a_segment_draws_the_same_in_a_chunk_as_alone(poisson: bool, pairs: bool
     seed = sampling.Poisson(9) if poisson else 9
     drawn: dict[int, np.ndarray] = {}
 
-    def keep(lo: int, hi: int, blocks: bs.Blocks) -> tuple[np.ndarray, dict]:
+    def keep(lo: int, hi: int, blocks: draws.Blocks) -> tuple[np.ndarray, dict]:
         drawn[lo] = np.concatenate(blocks.map(lambda b: b))
         assert hi - lo == len(segments)  # one chunk of all of them
         return np.arange(lo, hi), {}
@@ -322,7 +325,7 @@ def test_a_segment_draws_the_same_in_a_chunk_as_alone(poisson: bool, pairs: bool
     block = drawn[0]
     half = len(counts) // 2
     for i, cells in enumerate(segments):
-        alone = bs.draw_segment(cells, 25, sampling.entropy_of(9)[0], keys[i], poisson=poisson)
+        alone = draws.draw_segment(cells, 25, sampling.entropy_of(9)[0], keys[i], poisson=poisson)
         a, b = starts[i], starts[i + 1]
         mine = np.c_[block[:, a // 2 : b // 2], block[:, half + a // 2 : half + b // 2]]
         expected = np.c_[alone[:, 0::2], alone[:, 1::2]] if pairs else alone

@@ -12,8 +12,7 @@ from _interval_helpers import _frame
 from sklearn import metrics as skm
 
 import pl_metrics
-from pl_metrics._intervals import draws as bs
-from pl_metrics._intervals import sampling
+from pl_metrics._intervals import draws, sampling
 
 
 @pytest.mark.parametrize("float_chain", [True, False])
@@ -29,13 +28,13 @@ def test_both_ways_of_drawing_are_the_multinomial(
     counts_ = np.array(counts)
     n = counts_.sum()
     assert sampling._by_rows(int(n), len(counts)) == (n < 100)
-    draws = bs.draw_segment(counts_, 40_000, 3, ("segment",))
-    assert (draws.sum(axis=1) == n).all()
-    assert (draws[:, counts_ == 0] == 0).all()
+    drawn = draws.draw_segment(counts_, 40_000, 3, ("segment",))
+    assert (drawn.sum(axis=1) == n).all()
+    assert (drawn[:, counts_ == 0] == 0).all()
     share = counts_ / n
     expected = n * (np.diag(share) - np.outer(share, share))
-    np.testing.assert_allclose(draws.mean(axis=0), n * share, atol=4 * np.sqrt(n / 40_000))
-    np.testing.assert_allclose(np.cov(draws.T), expected, atol=0.05 * n)
+    np.testing.assert_allclose(drawn.mean(axis=0), n * share, atol=4 * np.sqrt(n / 40_000))
+    np.testing.assert_allclose(np.cov(drawn.T), expected, atol=0.05 * n)
 
 
 @pytest.mark.parametrize("poisson", [False, True])
@@ -87,20 +86,20 @@ def test_poisson_draws_are_independent_poisson_counts(
     n = counts_.sum()
     # the small segment by rows (a Poisson total, then rows), the large by cells
     assert sampling._by_rows(int(n), len(counts)) == (n < 100)
-    draws = bs.draw_segment(counts_, 40_000, 3, ("segment",), poisson=True)
-    again = bs.draw_segment(counts_, 40_000, 3, ("segment",), poisson=True)
-    np.testing.assert_array_equal(draws, again)  # keyed: the same seed, the same draws
-    assert (draws[:, counts_ == 0] == 0).all()
+    drawn = draws.draw_segment(counts_, 40_000, 3, ("segment",), poisson=True)
+    again = draws.draw_segment(counts_, 40_000, 3, ("segment",), poisson=True)
+    np.testing.assert_array_equal(drawn, again)  # keyed: the same seed, the same draws
+    assert (drawn[:, counts_ == 0] == 0).all()
     se = 4 * np.sqrt(counts_ / 40_000)  # 4 standard errors of a mean of 40,000
-    np.testing.assert_allclose(draws.mean(axis=0), counts_, atol=se.max())
-    np.testing.assert_allclose(np.cov(draws.T), np.diag(counts_), atol=0.05 * counts_.max())
-    totals = draws.sum(axis=1)
+    np.testing.assert_allclose(drawn.mean(axis=0), counts_, atol=se.max())
+    np.testing.assert_allclose(np.cov(drawn.T), np.diag(counts_), atol=0.05 * counts_.max())
+    totals = drawn.sum(axis=1)
     assert totals.mean() == pytest.approx(n, abs=4 * np.sqrt(n / 40_000))
     assert totals.var() == pytest.approx(n, rel=0.05)
     # not the multinomial's draws (fixed totals), from the same generators
-    fixed = bs.draw_segment(counts_, 40_000, 3, ("segment",))
+    fixed = draws.draw_segment(counts_, 40_000, 3, ("segment",))
     assert (fixed.sum(axis=1) == n).all()
-    assert not np.array_equal(draws, fixed)
+    assert not np.array_equal(drawn, fixed)
 
 
 def test_poisson_bootstrap_is_the_row_poisson_bootstrap() -> None:
@@ -238,7 +237,7 @@ def test_every_call_taking_poisson_draws_poisson_counts(
         return entropy, poisson
 
     monkeypatch.setattr(sampling, "entropy_of", spy)
-    monkeypatch.setattr(bs, "entropy_of", spy)
+    monkeypatch.setattr(draws, "entropy_of", spy)
     df = _ovr_frame()
     run = _POISSON_CALLS[call]
     out = {}

@@ -147,7 +147,7 @@ def test_multiclass_bootstrap_replicates_are_sklearns_auc_on_redrawn_rows(
     scores = rng.integers(0, ties, (n, 3)) / ties
     block = rng.integers(0, 3, (4, n))
     counters = ovr.class_counters(y, [scores[:, k] for k in range(3)])
-    got = ovr.replicates(counters, block, average)  # replicate x segment (x class)
+    got = ovr.auc_replicates(counters, block, average)  # replicate x segment (x class)
     got = got[:, 0] if average is None else got  # the one segment's classes
     for r in range(block.shape[0]):
         w = block[r].astype(float)

@@ -15,9 +15,7 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 from sklearn import metrics as skm
 
-from pl_metrics._intervals import draws as bs
-from pl_metrics._intervals import replicates as rp
-from pl_metrics._intervals import sampling
+from pl_metrics._intervals import draws, replicates, sampling
 
 
 # ----------------------------------------------------------- the replicate metrics
@@ -52,19 +50,19 @@ def test_replicate_metrics_equal_the_frame_metrics(
     opts = {"beta": beta, "zero_division": zero_division}
 
     frame = df.metrics.per_class("t", "p", **opts)
-    ours = rp.per_class(tp, support, predicted, n, **opts)
+    ours = replicates.per_class(tp, support, predicted, n, **opts)
     for name, column in (("precision",) * 2, ("recall",) * 2, ("f", f), ("jaccard",) * 2):
         assert all(map(_same, ours[name][0], frame[column]))
     assert all(map(_same, ours["specificity"][0], frame["specificity"]))
 
     frame = df.metrics.averages("t", "p", **opts)
-    ours = rp.averages(tp, support, predicted, **opts)
-    for i, average in enumerate(rp.AVERAGES):
+    ours = replicates.averages(tp, support, predicted, **opts)
+    for i, average in enumerate(replicates.AVERAGES):
         for name, column in (("precision",) * 2, ("recall",) * 2, ("f", f), ("jaccard",) * 2):
             assert _same(ours[average][name][0], frame[column][i]), (average, name)
 
     frame = df.metrics.summary("t", "p")
-    for name, value in rp.summary(tp, support, predicted).items():
+    for name, value in replicates.summary(tp, support, predicted).items():
         assert _same(value[0], frame[name][0]), name
 
 
@@ -83,8 +81,8 @@ def test_replicate_auc_and_ap_equal_scikit_learn_and_survive_merging(
     scores = -np.arange(len(pos), dtype=float)  # the state's scores, descending
     y = np.r_[np.ones(len(pos)), np.zeros(len(neg))]
     s, w = np.r_[scores, scores], np.r_[pos, neg]
-    auc = rp.roc_auc(pos[None, :], neg[None, :])[0]
-    ap = rp.average_precision(pos[None, :], neg[None, :])[0]
+    auc = replicates.roc_auc(pos[None, :], neg[None, :])[0]
+    ap = replicates.average_precision(pos[None, :], neg[None, :])[0]
     if pos.sum() and neg.sum():
         assert auc == pytest.approx(skm.roc_auc_score(y, s, sample_weight=w), rel=1e-12)
     else:
@@ -94,10 +92,10 @@ def test_replicate_auc_and_ap_equal_scikit_learn_and_survive_merging(
     else:
         assert ap == 0.0
     # merging one-class runs of scores leaves each metric as it was
-    merged = bs.merge_runs(pos, neg, positive_runs=True)[:2]
-    assert _same(rp.roc_auc(*(x[None, :] for x in merged))[0], auc)
-    merged = bs.merge_runs(pos, neg, positive_runs=False)[:2]
-    assert _same(rp.average_precision(*(x[None, :] for x in merged))[0], ap)
+    merged = draws.merge_runs(pos, neg, positive_runs=True)[:2]
+    assert _same(replicates.roc_auc(*(x[None, :] for x in merged))[0], auc)
+    merged = draws.merge_runs(pos, neg, positive_runs=False)[:2]
+    assert _same(replicates.average_precision(*(x[None, :] for x in merged))[0], ap)
 
 
 def test_percentiles_are_numpys_skipping_nan() -> None:
@@ -106,7 +104,7 @@ def test_percentiles_are_numpys_skipping_nan() -> None:
     values[rng.random((101, 4)) < 0.2] = np.nan
     values[:, 3] = np.nan  # no value at all
     values[:100, 2] = np.nan  # a single value
-    low, high = rp.percentiles(values, 0.9)
+    low, high = replicates.percentiles(values, 0.9)
     with np.errstate(invalid="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         expected = np.nanpercentile(values, [5, 95], axis=0)

@@ -205,6 +205,118 @@ def test_imports_go_down_the_layers() -> None:
     assert KNOWN_UPWARD - upward == set(), "a known arrow is gone: drop it from KNOWN_UPWARD"
 
 
+# ------------------------------------------------------------------------- import names
+#: The one alias of a module of ``pl_metrics`` that is not imported under its own name
+#: (issue 50: one name per module).  Every other module is imported under its name
+#: (``from pl_metrics._core import checks`` then ``checks.by_names(...)``); a module
+#: listed here under its name or this alias, never another.  Each entry says why its
+#: name cannot be used everywhere.
+MODULE_ALIASES = {
+    # the public modules: the names the documentation teaches users (README, docs/)
+    "pl_metrics": "plm",
+    "pl_metrics.plot": "plp",
+    "pl_metrics.spark": "pms",  # `spark` is the SparkSession in the Spark tests
+    "pl_metrics.dask": "pmd",
+    # a public name in a module that imports it is the module's name
+    "pl_metrics._ranking.from_counts": "ranking_from_counts",  # pl_metrics.state.from_counts
+    "pl_metrics._ranking.thresholds": "ranking_thresholds",  # the engines' `thresholds`
+    "pl_metrics._groups.fairness": "groups_fairness",  # the engines' `fairness`
+    "pl_metrics._multilabel.state": "multilabel_state",  # MultilabelCountsState(state)
+    # two modules of one name, each also a public name (the module pl_metrics.state and
+    # the merged `state` argument of the engines; the `metrics=` argument)
+    "pl_metrics._drift.state": "drift_state",
+    "pl_metrics._drift.metrics": "drift_metrics",  # over_time(metrics=) imports it
+    "pl_metrics._multilabel.metrics": "multilabel_metrics",
+    # `spark` is the SparkSession of the Spark tests; both are the public modules' names
+    "pl_metrics._engines.spark": "spark_engine",
+    "pl_metrics._engines.dask": "dask_engine",
+    # the engines' public `drift` function is the module's name
+    "pl_metrics._engines.drift": "engine_drift",
+    # two modules named `estimated` (the engines' plan, the frame method's): the engines'
+    # is the one renamed
+    "pl_metrics._engines.estimated": "engine_estimated",
+}
+
+
+def _module_imports(path: Path, package: str = "") -> list[tuple[int, str, str]]:
+    """``(line, module, bound name)`` of each import in ``path`` (anywhere: at the top,
+    in a function, under ``TYPE_CHECKING``) that binds a module of ``pl_metrics``: a
+    ``from package import module [as name]``, relative ones resolved, or an
+    ``import pl_metrics.x.y as name`` (a plain ``import pl_metrics.x`` binds
+    ``pl_metrics``).  ``package``: the file's package (by default, from its path)."""
+    if not package:
+        package = ".".join(path.resolve().relative_to(ROOT.parent).parts[:-1])
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, a.name, a.asname) for a in node.names if a.asname]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*up, *([node.module] if node.module else [])])
+            found += [(node.lineno, f"{base}.{a.name}", a.asname or a.name) for a in node.names]
+    return [(line, module, bound) for line, module, bound in found if module in MODULES]
+
+
+def _misnamed_imports(files: list[Path], package: str = "") -> list[str]:
+    """The imports of a module of ``pl_metrics`` under another name than its own (the
+    file's name) and its one alias of :data:`MODULE_ALIASES`."""
+    wrong = []
+    for path in files:
+        for line, module, bound in _module_imports(path, package):
+            allowed = sorted(filter(None, {module.rsplit(".", 1)[-1], MODULE_ALIASES.get(module)}))
+            if bound not in allowed:
+                wrong.append(f"{path.name}:{line}: {module} as {bound} (allowed: {allowed})")
+    return wrong
+
+
+def _python_files() -> list[Path]:
+    return sorted([*ROOT.rglob("*.py"), *(ROOT.parent / "tests").rglob("*.py")])
+
+
+def test_each_module_is_imported_under_its_one_name() -> None:
+    """One module, one name (issue 50): ``from pl_metrics._core import checks`` then
+    ``checks.by_names(...)``, in the library and the tests alike, or the module's one
+    alias listed in :data:`MODULE_ALIASES`."""
+    imports = [i for path in _python_files() for i in _module_imports(path)]
+    assert len(imports) > 300  # the imports were read
+    assert _misnamed_imports(_python_files()) == []
+
+
+def test_the_alias_table_is_one_to_one_and_in_use() -> None:
+    assert set(MODULE_ALIASES) <= set(MODULES)
+    aliases = list(MODULE_ALIASES.values())
+    assert len(set(aliases)) == len(aliases), "one alias names two modules"
+    names = {m.rsplit(".", 1)[-1] for m in MODULES}
+    assert not names & set(aliases), "an alias is another module's name"
+    used = {(m, bound) for path in _python_files() for _, m, bound in _module_imports(path)}
+    unused = {m for m, alias in MODULE_ALIASES.items() if (m, alias) not in used}
+    assert unused == set(), "an alias no import uses: drop it from MODULE_ALIASES"
+
+
+def test_a_misnamed_import_is_found(tmp_path: Path) -> None:
+    # the finder itself, on a file of pl_metrics/_core's
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "from pl_metrics._core import checks as v\n"  # an alias: wrong
+        "from pl_metrics._core import formulas\n"  # its name
+        "from . import scores as sc\n"  # relative, an alias: wrong
+        "from pl_metrics import spark as pms\n"  # the listed alias
+        "import pl_metrics.plot as pp\n"  # not the listed alias: wrong
+        "from pl_metrics._core.checks import by_names as bn\n"  # a function, not a module
+        "def f():\n    from pl_metrics._ranking import gains as _gains\n",  # in a function
+        encoding="utf-8",
+    )
+    got = _misnamed_imports([probe], package="pl_metrics._core")
+    assert sorted(g.split(": ", 1)[1].split(" (")[0] for g in got) == [
+        "pl_metrics._core.checks as v",
+        "pl_metrics._core.scores as sc",
+        "pl_metrics._ranking.gains as _gains",
+        "pl_metrics.plot as pp",
+    ]
+
+
 #: Pages the files name that are not meant to be in the repository: ``page.md`` is the
 #: file tests/test_docs.py writes; ``../shared/`` is outside the project (the task's
 #: contract, cited as the origin of a rule).

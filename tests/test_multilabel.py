@@ -17,7 +17,7 @@ from polars.exceptions import ColumnNotFoundError, SchemaError
 from polars.testing import assert_frame_equal
 
 import pl_metrics as plm
-from pl_metrics._multilabel import inputs as mi
+from pl_metrics._multilabel import inputs
 
 LISTS = pl.DataFrame(
     {
@@ -35,22 +35,24 @@ def _indicators(df: pl.DataFrame, column: str, labels: list[str], prefix: str) -
     )
 
 
-def _rows(ml: mi.Multilabel) -> pl.DataFrame:
+def _rows(ml: inputs.Multilabel) -> pl.DataFrame:
     agg = ml.rows.group_by(ml.group_keys or [pl.lit(0).alias("k")]).agg(ml.check_aggs())
     ml.raise_if_bad(agg).collect()
-    return ml.rows.select(mi.TRUE, mi.PRED).collect()
+    return ml.rows.select(inputs.TRUE, inputs.PRED).collect()
 
 
 # ------------------------------------------------------------------------------ inputs
 def test_inputs_both_forms_give_the_same_sets() -> None:
     df = _indicators(_indicators(LISTS, "t", ["a", "b", "c"], "t_"), "p", ["a", "b", "c"], "p_")
-    lists = mi.multilabel_input(df.lazy(), "t", "p", by=None, labels=None, weight=None, reserved=())
+    lists = inputs.multilabel_input(
+        df.lazy(), "t", "p", by=None, labels=None, weight=None, reserved=()
+    )
     tmap = {x: f"t_{x}" for x in "cab"}
     pmap = {x: f"p_{x}" for x in "abc"}
-    maps = mi.multilabel_input(
+    maps = inputs.multilabel_input(
         df.lazy(), tmap, pmap, by=None, labels=None, weight=None, reserved=()
     )
-    sort = [pl.col(c).list.sort() for c in (mi.TRUE, mi.PRED)]
+    sort = [pl.col(c).list.sort() for c in (inputs.TRUE, inputs.PRED)]
     assert _rows(lists).select(sort).equals(_rows(maps).select(sort))
     assert lists.label_set().collect()["label"].to_list() == ["a", "b", "c"]
     assert maps.label_set().collect()["label"].to_list() == ["a", "b", "c"]
@@ -97,13 +99,13 @@ def test_inputs_float_indicators_other_than_0_or_1_are_refused(bad: float | None
 
 
 def test_inputs_labels_restrict_the_sets_in_their_order() -> None:
-    ml = mi.multilabel_input(
+    ml = inputs.multilabel_input(
         LISTS.lazy(), "t", "p", by=None, labels=["c", "b", "z"], weight=None, reserved=()
     )
     assert ml.label_set().collect()["label"].to_list() == ["c", "b", "z"]
     rows = _rows(ml)
-    assert rows[mi.TRUE].to_list() == [["b"], [], ["c"], ["b"]]
-    assert rows[mi.PRED].to_list() == [["b"], ["c"], [], ["b", "c"]]
+    assert rows[inputs.TRUE].to_list() == [["b"], [], ["c"], ["b"]]
+    assert rows[inputs.PRED].to_list() == [["b"], ["c"], [], ["b", "c"]]
 
 
 @pytest.mark.parametrize(
@@ -118,7 +120,9 @@ def test_inputs_bad_lists_are_data_errors(t: list[object], message: str) -> None
     df = pl.DataFrame(
         {"t": t, "p": [["a"], []]}, schema={"t": pl.List(pl.String), "p": pl.List(pl.String)}
     )
-    ml = mi.multilabel_input(df.lazy(), "t", "p", by=None, labels=None, weight=None, reserved=())
+    ml = inputs.multilabel_input(
+        df.lazy(), "t", "p", by=None, labels=None, weight=None, reserved=()
+    )
     with pytest.raises(plm.DataError, match=message):
         _rows(ml)
 
@@ -127,18 +131,18 @@ def test_inputs_bad_indicators_and_schemas() -> None:
     df = pl.DataFrame(
         {"ta": [0, 2], "tb": [True, None], "pa": [1, 0], "pb": [0.0, 1.0], "l": [[1], [2]]}
     )
-    ml = mi.multilabel_input(
+    ml = inputs.multilabel_input(
         df.lazy(), {"a": "ta"}, {"a": "pa"}, by=None, labels=None, weight=None, reserved=()
     )
     with pytest.raises(plm.DataError, match=r"'ta' .* 1 rows that are not 0/1"):
         _rows(ml)
-    ml = mi.multilabel_input(
+    ml = inputs.multilabel_input(
         df.lazy(), {"b": "tb"}, {"b": "pa"}, by=None, labels=None, weight=None, reserved=()
     )
     with pytest.raises(plm.DataError, match=r"'tb' .* 1 rows"):
         _rows(ml)
     with pytest.raises(SchemaError, match=r"'ps' .* must be Boolean or 0/1 integers or floats"):
-        mi.multilabel_input(
+        inputs.multilabel_input(
             df.with_columns(ps=pl.lit("1")).lazy(),
             {"b": "tb"},
             {"b": "ps"},
@@ -148,42 +152,48 @@ def test_inputs_bad_indicators_and_schemas() -> None:
             reserved=(),
         )
     with pytest.raises(ValueError, match="same labels"):
-        mi.multilabel_input(
+        inputs.multilabel_input(
             df.lazy(), {"a": "ta"}, {"b": "pa"}, by=None, labels=None, weight=None, reserved=()
         )
     with pytest.raises(TypeError, match="same multilabel form"):
-        mi.multilabel_input(
+        inputs.multilabel_input(
             df.lazy(), {"a": "ta"}, "l", by=None, labels=None, weight=None, reserved=()
         )
     with pytest.raises(SchemaError, match=r"'ta' .* must be a List column"):
-        mi.multilabel_input(df.lazy(), "l", "ta", by=None, labels=None, weight=None, reserved=())
+        inputs.multilabel_input(
+            df.lazy(), "l", "ta", by=None, labels=None, weight=None, reserved=()
+        )
     with pytest.raises(ColumnNotFoundError, match="'nope'"):
-        mi.multilabel_input(
+        inputs.multilabel_input(
             df.lazy(), {"a": "nope"}, {"a": "pa"}, by=None, labels=None, weight=None, reserved=()
         )
     with pytest.raises(ValueError, match=r"`labels` \['z'\] are not labels"):
-        mi.multilabel_input(
+        inputs.multilabel_input(
             df.lazy(), {"a": "ta"}, {"a": "pa"}, by=None, labels=["z"], weight=None, reserved=()
         )
     strings = pl.DataFrame({"s": [["x"]], "l": [[1]]})
     with pytest.raises(SchemaError, match="incompatible"):
-        mi.multilabel_input(
+        inputs.multilabel_input(
             strings.lazy(), "s", "l", by=None, labels=None, weight=None, reserved=()
         )
 
 
 def test_inputs_float_labels_must_be_whole_numbers() -> None:
     df = pl.DataFrame({"t": [[1.0, -0.0], [0.5]], "p": [[0.0], [1.0]]})
-    ml = mi.multilabel_input(df.lazy(), "t", "p", by=None, labels=None, weight=None, reserved=())
+    ml = inputs.multilabel_input(
+        df.lazy(), "t", "p", by=None, labels=None, weight=None, reserved=()
+    )
     with pytest.raises(plm.DataError, match="1 rows that are not class labels"):
         _rows(ml)
 
 
 def test_inputs_weights_drop_zero_rows_and_check_the_rest() -> None:
-    ml = mi.multilabel_input(LISTS.lazy(), "t", "p", by="g", labels=None, weight="w", reserved=())
+    ml = inputs.multilabel_input(
+        LISTS.lazy(), "t", "p", by="g", labels=None, weight="w", reserved=()
+    )
     assert _rows(ml).height == 3
     bad = LISTS.with_columns(w=pl.Series([1.0, -1.0, None, 1.0]))
-    ml = mi.multilabel_input(bad.lazy(), "t", "p", by="g", labels=None, weight="w", reserved=())
+    ml = inputs.multilabel_input(bad.lazy(), "t", "p", by="g", labels=None, weight="w", reserved=())
     with pytest.raises(plm.DataError, match="2 rows with a null, NaN"):
         _rows(ml)
 

@@ -17,7 +17,7 @@ import pytest
 import pl_metrics as plm
 import pl_metrics.dask as pmd
 import pl_metrics.spark as pms
-from pl_metrics import state as st
+from pl_metrics import state
 from pl_metrics._core import options
 from pl_metrics._namespace import MetricsLazyFrame
 
@@ -75,7 +75,7 @@ def _keyword_options() -> list[tuple[str, str, str]]:
     for name, f in inspect.getmembers(MetricsLazyFrame, inspect.isfunction):
         if not name.startswith("_"):
             add("namespace", name, f)
-    for cls in (st.CountsState, st.ScoreCountsState, st.MultilabelCountsState):
+    for cls in (state.CountsState, state.ScoreCountsState, state.MultilabelCountsState):
         for name, f in inspect.getmembers(cls, inspect.isfunction):
             if not name.startswith("_"):
                 add(cls.__name__, name, f)
@@ -222,9 +222,9 @@ def frames(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
         "labels": labels,
         "scores": scores,
         "multilabel": multilabel,
-        "counts": st.from_counts(labels.metrics.counts("y", "p")),
-        "score_counts": st.from_score_counts(scores.metrics.score_counts("y", "s")),
-        "multilabel_counts": st.from_multilabel_counts(
+        "counts": state.from_counts(labels.metrics.counts("y", "p")),
+        "score_counts": state.from_score_counts(scores.metrics.score_counts("y", "s")),
+        "multilabel_counts": state.from_multilabel_counts(
             multilabel.metrics.multilabel_counts("t", "q")
         ),
         "path": str(Path(path)),

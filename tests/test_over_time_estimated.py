@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 from test_estimated_performance import ALL, frames, oracle
 
-from pl_metrics._monitoring import segment_sums as ss
+from pl_metrics._monitoring import segment_sums
 
 ESTIMATED = [f"estimated_{m}" for m in ALL]
 DAY0 = dt.date(2026, 3, 1)
@@ -178,13 +178,13 @@ def test_realized_metrics_beside_read_the_labelled_rows() -> None:
 def test_every_window_and_segment_in_one_numpy_pass(monkeypatch: pytest.MonkeyPatch) -> None:
     """One query over the windows x segments: the segments' sums are called once."""
     calls = []
-    original = ss.segment_sums
+    original = segment_sums.segment_sums
 
     def counted(*args: object, **kwargs: object) -> object:
         calls.append(args[0])  # the segments' sizes
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(ss, "segment_sums", counted)
+    monkeypatch.setattr(segment_sums, "segment_sums", counted)
     reference, production = frame(1)
     got = production.metrics.over_time(
         "y", y_pred="pred", y_score="s", index="day", every="1d", period="3d", by="g",
@@ -285,9 +285,13 @@ def test_the_literal_lists_the_names() -> None:
     import typing
 
     import pl_metrics as plm
-    from pl_metrics._monitoring import estimated_windows as ew
+    from pl_metrics._monitoring import estimated_windows
 
-    assert typing.get_args(plm.OverTimeEstimatedMetric) == ew.METRICS == tuple(ESTIMATED)
+    assert (
+        typing.get_args(plm.OverTimeEstimatedMetric)
+        == estimated_windows.METRICS
+        == tuple(ESTIMATED)
+    )
 
 
 def test_the_labels_column_is_read_by_the_realized_metrics_only() -> None:

@@ -576,12 +576,11 @@ def test_many_small_segments_vectorised_equal_scikit_learn(
     each segment's AUC and AP equal scikit-learn's on its rows; the AUC is the same
     float as one segment alone, the AP and every bound within 1e-12 of it (a
     segment's terms summed in another order)."""
-    from pl_metrics._ranking import batches
-    from pl_metrics._ranking import sorted_path as rs
+    from pl_metrics._ranking import batches, sorted_path
 
     df = _segments_of_every_size(scores)
-    monkeypatch.setattr(rs, "MIN_DISTINCT", -1)  # sorted, whatever the scores look like
-    monkeypatch.setattr(rs, "USE_KEYS", how == "keys")
+    monkeypatch.setattr(sorted_path, "MIN_DISTINCT", -1)  # sorted, whatever the scores look like
+    monkeypatch.setattr(sorted_path, "USE_KEYS", how == "keys")
     monkeypatch.setattr(batches, "BATCH_ROWS", 400)  # segments over several batches
     chunks = []
     chunk = batches._chunk_metric
@@ -667,10 +666,10 @@ def test_sorted_curve_falls_back_on_a_later_negative_score(
     (their bits, which order as the scores only without a sign); a negative score
     after them is met at collect and the rows are sorted with their labels instead:
     scikit-learn's points all the same."""
-    from pl_metrics._ranking import sorted_path as rs
+    from pl_metrics._ranking import sorted_path
 
-    monkeypatch.setattr(rs, "MIN_DISTINCT", -1)
-    monkeypatch.setattr(rs, "_SAMPLE", 5)
+    monkeypatch.setattr(sorted_path, "MIN_DISTINCT", -1)
+    monkeypatch.setattr(sorted_path, "_SAMPLE", 5)
     taken = _spy_sorted_curve(monkeypatch)
     rng = np.random.default_rng(12)
     n = 600

@@ -22,8 +22,7 @@ import polars as pl
 import pytest
 from sklearn import metrics as skm
 
-from pl_metrics._core import checks, inputs
-from pl_metrics._core import scores as sc
+from pl_metrics._core import checks, inputs, scores
 from pl_metrics._ranking import sorted_path
 
 N = 400
@@ -96,8 +95,8 @@ def test_binary_call_resolves_pos_label_once(
     df, pos_label, y = _frame(labels, signed=how.startswith("keys"))
     kwargs = {"pos_label": pos_label, "by": "g" if by else None, **options}
     targets = [
-        (sc, "resolve_pos_label"),
-        (sc, "prepare"),
+        (scores, "resolve_pos_label"),
+        (scores, "prepare"),
         (inputs, "schema_stage"),
         (checks, "normalize_by"),
         (sorted_path, "sorted_input_metric"),
@@ -138,9 +137,9 @@ def test_class_scores_resolve_their_classes_once(
     df = pl.DataFrame({"y": y} | {f"p{k}": proba[:, k] for k in range(3)})
     mapping = {k: f"p{k}" for k in range(3)}
     targets = [
-        (sc, "resolve_pos_label"),
-        (sc, "prepare"),
-        (sc, "classes_input"),
+        (scores, "resolve_pos_label"),
+        (scores, "prepare"),
+        (scores, "classes_input"),
         (inputs, "schema_stage"),
         (checks, "normalize_by"),
         (sorted_path, "sorted_input_metric"),

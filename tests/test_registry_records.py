@@ -17,8 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from pl_metrics._core import catalogue as cat
-from pl_metrics._core import formulas as fm
+from pl_metrics._core import catalogue, formulas
 
 ROOT = Path(__file__).resolve().parents[1] / "pl_metrics"
 #: The registry itself: where a metric's name is declared, and its record built.
@@ -27,7 +26,11 @@ REGISTRY = {"_core/catalogue.py"}
 #: flight (remove a file here once its comparisons are gone).
 PENDING: set[str] = set()
 #: Every name a call takes a metric by, and the per-class scores (``f1``, ``fbeta``).
-NAMES = frozenset(cat.metric_names()) | {fm.score_name(k) for k in fm.SCORES} | {"fbeta"}
+NAMES = (
+    frozenset(catalogue.metric_names())
+    | {formulas.score_name(k) for k in formulas.SCORES}
+    | {"fbeta"}
+)
 
 
 def _constants(node: ast.AST) -> list[str]:

@@ -30,15 +30,10 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import pl_metrics as plm
-from pl_metrics import MetricsDataFrame, MetricsLazyFrame
-from pl_metrics import _classification as cls
-from pl_metrics import _typing as tp
-from pl_metrics._core import catalogue as cat
-from pl_metrics._core import checks as v
-from pl_metrics._core import names
-from pl_metrics._groups import fairness as fair
-from pl_metrics._groups import over_time as ot
-from pl_metrics._groups import paired as pt
+from pl_metrics import MetricsDataFrame, MetricsLazyFrame, _classification, _typing
+from pl_metrics._core import catalogue, checks, names
+from pl_metrics._groups import fairness as groups_fairness
+from pl_metrics._groups import over_time, paired
 from pl_metrics._namespace._common import eager, eager_doc
 from pl_metrics.state import CountsState, ScoreCountsState
 
@@ -108,7 +103,7 @@ def test_metrics_is_exported() -> None:
     assert "metrics" in plm.__all__
     for alias in ("FairnessMetric", "PairedMetric", "ThresholdMetric", "OverTimeMetric", "Adjust"):
         assert alias in plm.__all__
-        assert getattr(plm, alias) is getattr(tp, alias)
+        assert getattr(plm, alias) is getattr(_typing, alias)
 
 
 @pytest.mark.parametrize("module_name", ["pl_metrics.dask", "pl_metrics.spark"])
@@ -135,22 +130,22 @@ def test_the_engines_show_their_own_functions_only(module_name: str) -> None:
 
 
 # ------------------------------------------------------------- Literals vs catalogues
-PAIRED = cat.names_of(paired=True)
+PAIRED = catalogue.names_of(paired=True)
 
 
 @pytest.mark.parametrize(
     ("alias", "catalogue"),
     [
-        (tp.FairnessMetric, tuple(m for m in cat.names_of(compare=True) if m != "n")),
-        (tp.PairedMetric, cat.names_of(paired=True)),
-        (tp.OverTimeMetric, cat.names_of(over_time=True)),
-        (tp.ThresholdMetric, names.output_columns("thresholds")[1:]),
-        (tp.Average, cls.AVERAGES),
+        (_typing.FairnessMetric, tuple(m for m in catalogue.names_of(compare=True) if m != "n")),
+        (_typing.PairedMetric, catalogue.names_of(paired=True)),
+        (_typing.OverTimeMetric, catalogue.names_of(over_time=True)),
+        (_typing.ThresholdMetric, names.output_columns("thresholds")[1:]),
+        (_typing.Average, _classification.AVERAGES),
         (
-            tp.PairedCiMethod,
-            tuple(dict.fromkeys(m for n in PAIRED for m in cat.CATALOGUE[n].paired)),
+            _typing.PairedCiMethod,
+            tuple(dict.fromkeys(m for n in PAIRED for m in catalogue.CATALOGUE[n].paired)),
         ),
-        (tp.ExtraScore, names.EXTRA_SCORES),
+        (_typing.ExtraScore, names.EXTRA_SCORES),
     ],
     ids=["Fairness", "Paired", "OverTime", "Threshold", "Average", "PairedCiMethod", "Extra"],
 )
@@ -163,13 +158,18 @@ def test_the_calls_lists_are_the_catalogues() -> None:
     """compare / disparity, over_time and compare_models check and dispatch on lists
     read from the metric catalogue (``_core.catalogue``), one entry per metric."""
     # each call's families partition its list, in the catalogue's order
-    assert (*ot.SUMMARY, *ot.AVERAGED, *ot.POSITIVE, *ot.SCORED) == ot.METRICS
-    assert (*pt.LABEL_METRICS, *pt.BINARY_METRICS, *pt.SCORE_METRICS) == pt.METRICS
-    assert cat.names_of("size", "summary", over_time=True) == names.SUMMARY_LABELS
+    assert (
+        *over_time.SUMMARY,
+        *over_time.AVERAGED,
+        *over_time.POSITIVE,
+        *over_time.SCORED,
+    ) == over_time.METRICS
+    assert (*paired.LABEL_METRICS, *paired.BINARY_METRICS, *paired.SCORE_METRICS) == paired.METRICS
+    assert catalogue.names_of("size", "summary", over_time=True) == names.SUMMARY_LABELS
     # an analytic interval method's metrics are metrics compare offers
-    assert {m for ms in v.ANALYTIC_CI.values() for m in ms} <= set(fair.METRICS)
-    for m in cat.CATALOGUE.values():
-        assert m.family in cat.FAMILIES
+    assert {m for ms in checks.ANALYTIC_CI.values() for m in ms} <= set(groups_fairness.METRICS)
+    for m in catalogue.CATALOGUE.values():
+        assert m.family in catalogue.FAMILIES
         assert m.scores is (m.family in ("ranking", "probability", "calibration"))
 
 

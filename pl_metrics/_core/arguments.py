@@ -31,15 +31,18 @@ from typing import get_args
 
 import polars as pl
 
-from pl_metrics._core import catalogue as cat
+from pl_metrics._core import catalogue
 from pl_metrics._core.names import F_NAME
 from pl_metrics._typing import EstimatedMetric
 
 #: compare_models' metrics by kind (the catalogue's, as ``_groups.paired`` reads them)
-_PAIRED_LABELS = cat.names_of("summary", paired=True)
+_PAIRED_LABELS = catalogue.names_of("summary", paired=True)
 #: over_time's estimated metrics (``_monitoring.estimated_windows.METRICS``)
 _ESTIMATED = tuple(f"estimated_{m}" for m in get_args(EstimatedMetric))
-_PAIRED_BINARY = (*cat.names_of("binary", paired=True), *cat.names_of("ranking", paired=True))
+_PAIRED_BINARY = (
+    *catalogue.names_of("binary", paired=True),
+    *catalogue.names_of("ranking", paired=True),
+)
 
 
 @dataclass(frozen=True)
@@ -490,9 +493,9 @@ RULES: Mapping[str, tuple[Rule, ...]] = MappingProxyType(
         "metric_names": (
             Rule(
                 ("family",),
-                lambda family: family is not None and family not in cat.FAMILIES,
+                lambda family: family is not None and family not in catalogue.FAMILIES,
                 lambda family: (
-                    f"`family` must be None or one of {list(cat.FAMILIES)}; got {family!r}"
+                    f"`family` must be None or one of {list(catalogue.FAMILIES)}; got {family!r}"
                 ),
             ),
         ),

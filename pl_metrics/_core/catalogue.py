@@ -34,8 +34,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
-from pl_metrics._core import formulas as fm
-from pl_metrics._core import paired_gradients as pg
+from pl_metrics._core import formulas, paired_gradients
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -155,19 +154,19 @@ _SUMMARY: dict[str, dict[str, Any]] = {
     "balanced_accuracy": {
         "paired": _DELTA,
         "summary_interval": "effective_wilson",
-        "cell_gradient": pg.balanced_accuracy,
+        "cell_gradient": paired_gradients.balanced_accuracy,
     },
     "mcc": {
         "paired": _DELTA,
         "summary_interval": "wald",
         "bounds": (-1.0, 1.0),
-        "cell_gradient": pg.mcc,
+        "cell_gradient": paired_gradients.mcc,
     },
     "cohen_kappa": {
         "paired": _DELTA,
         "summary_interval": "wald",
         "bounds": (-1.0, 1.0),
-        "cell_gradient": pg.cohen_kappa,
+        "cell_gradient": paired_gradients.cohen_kappa,
     },
 }
 _NEUTRAL = ("selection_rate", "prevalence")
@@ -178,16 +177,20 @@ _LOWER = (
     "false_omission_rate",
 )
 #: The per-class scores of ``formulas.SCORES`` by their names at beta 1 (``f1``).
-_SCORES = tuple(fm.score_name(s) for s in fm.SCORES)
+_SCORES = tuple(formulas.score_name(s) for s in formulas.SCORES)
 #: The binary metrics over_time takes (the positive class's), and compare_models'.
 _OVER_TIME_BINARY = (*_SCORES, "specificity")
 #: compare_models' binary metrics and their derivatives at a joint cell.
-_PAIRED_BINARY = {"precision": pg.precision, "recall": pg.recall, "f1": pg.f1}
+_PAIRED_BINARY = {
+    "precision": paired_gradients.precision,
+    "recall": paired_gradients.recall,
+    "f1": paired_gradients.f1,
+}
 
 
 def _binary(name: str) -> Metric:
     better = None if name in _NEUTRAL else name not in _LOWER
-    score = fm.SCORES.get(fm.score_key(name))
+    score = formulas.SCORES.get(formulas.score_key(name))
     return Metric(
         "binary",
         name,
@@ -219,14 +222,14 @@ CATALOGUE: dict[str, Metric] = {
             "averaged",
             row=("average", a),
             over_time=True,
-            bounds=fm.SCORES[fm.score_key(m)].bounds,
+            bounds=formulas.SCORES[formulas.score_key(m)].bounds,
         )
         for m in _SCORES
         for a in AVERAGES
     },
-    **{r: _binary(r) for r in fm.RATES},
+    **{r: _binary(r) for r in formulas.RATES},
     # the positive class's scores (precision is a rate)
-    **{m: _binary(m) for m in (*_SCORES, "specificity") if m not in fm.RATES},
+    **{m: _binary(m) for m in (*_SCORES, "specificity") if m not in formulas.RATES},
     "roc_auc": Metric(
         "roc_auc",
         "roc_auc",

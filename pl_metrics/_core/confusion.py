@@ -19,9 +19,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from pl_metrics._core import checks as v
-from pl_metrics._core import formulas as fm
-from pl_metrics._core import inputs, names
+from pl_metrics._core import checks, formulas, inputs, names
 from pl_metrics._core.names import ACTUAL, ALL, COUNT, ORD, PREDICTED, ROWS
 
 LABEL = "label"
@@ -48,7 +46,7 @@ class Counts:
     frame: pl.LazyFrame  # *keys, ACTUAL, PREDICTED, COUNT   (checked at collect)
     by: list[str]  # the output names of the user's segments
     keys: list[str]  # their internal names, or ``[ALL]`` when ``by`` is empty
-    types: v.LabelTypes
+    types: checks.LabelTypes
     labels: pl.Series | None  # ``labels=`` in the compute dtype, in order
 
     def finish(self, result: pl.LazyFrame, label_columns: Sequence[str] = ()) -> pl.LazyFrame:
@@ -80,11 +78,11 @@ def confusion_counts(
     given = inputs.schema_stage(
         lf, by=by, weight=weight, reserved=reserved, columns={"y_true": y_true, "y_pred": y_pred}
     )
-    types = v.label_types(given.schema, y_true, y_pred)
-    labels_s = None if labels is None else v.labels_series(labels, types.compute, y_true)
+    types = checks.label_types(given.schema, y_true, y_pred)
+    labels_s = None if labels is None else checks.labels_series(labels, types.compute, y_true)
 
     keys, rows = given.keys, given.rows(lf)
-    checks: list[v.Check] = []
+    data_checks: list[checks.Check] = []
     if weight is None:
         rows_of = pl.len() if count is None else pl.col(count).sum()
         aggs = [rows_of.cast(pl.Int64).alias(COUNT)]
@@ -92,7 +90,7 @@ def confusion_counts(
         aggs = [
             pl.col(weight).cast(pl.Float64).sum().alias(COUNT),
             pl.len().alias(ROWS),
-            v.bad_weight(weight).alias(v.BAD_WEIGHT),
+            checks.bad_weight(weight).alias(checks.BAD_WEIGHT),
         ]
     frame = rows.group_by(
         *keys, label_key(y_true, ACTUAL, types), label_key(y_pred, PREDICTED, types)
@@ -105,16 +103,16 @@ def confusion_counts(
         frame = frame.with_columns(
             pl.when(pl.col(key).is_null()).then(pl.col(ROWS)).otherwise(0).alias(f"{key}_null")
         )
-        checks.append((f"{key}_null", lambda n, c=column: v.Bad.nulls(c, n)))
+        data_checks.append((f"{key}_null", lambda n, c=column: checks.Bad.nulls(c, n)))
         if column in types.float_columns:
             frame = frame.with_columns(
-                pl.when(v.not_a_label(key)).then(pl.col(ROWS)).otherwise(0).alias(f"{key}_nan")
+                pl.when(checks.not_a_label(key)).then(pl.col(ROWS)).otherwise(0).alias(f"{key}_nan")
             )
-            checks.append((f"{key}_nan", lambda n, c=column: v.Bad.not_labels(c, n)))
+            data_checks.append((f"{key}_nan", lambda n, c=column: checks.Bad.not_labels(c, n)))
     if weight is not None:
         frame = frame.with_columns(inputs.segment_weight(keys, [COUNT]))
-        checks += inputs.weight_checks(weight)
-    frame = v.raise_if_bad(frame, checks)
+        data_checks += inputs.weight_checks(weight)
+    frame = checks.raise_if_bad(frame, data_checks)
     # after the checks: float labels become the (lossless) compute dtype
     frame = frame.select(
         *keys,
@@ -130,7 +128,7 @@ def confusion_counts(
     return Counts(frame, given.by, keys or [ALL], types, labels_s)
 
 
-def label_key(column: str, alias: str, types: v.LabelTypes) -> pl.Expr:
+def label_key(column: str, alias: str, types: checks.LabelTypes) -> pl.Expr:
     """A label column as a group key: floats keep their values (checked after the
     aggregation; -0.0 is 0.0), the others are cast to the compute dtype (lossless)."""
     if column in types.float_columns:
@@ -294,5 +292,5 @@ def chance_adjusted_summary(summary: pl.LazyFrame, counts: Counts) -> pl.LazyFra
         joined = summary.join(classes, how="cross", maintain_order="left")
     adjusted = [c for c in _BALANCED if c in summary.collect_schema()]
     return joined.with_columns(
-        fm.chance_adjusted(pl.col(c), pl.col(_CLASSES)).alias(c) for c in adjusted
+        formulas.chance_adjusted(pl.col(c), pl.col(_CLASSES)).alias(c) for c in adjusted
     ).drop(_CLASSES)

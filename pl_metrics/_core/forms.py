@@ -12,7 +12,7 @@ import math
 import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 
-from pl_metrics._core import checks as v
+from pl_metrics._core import checks
 
 #: A polars duration of one unit (``every``, ``period``): its count and unit.
 _DURATION = re.compile(r"(\d+)(ns|us|ms|s|m|h|d|w|mo|q|y)")
@@ -42,7 +42,7 @@ def name_list(argument: str, given: object, allowed: Collection[str]) -> list[st
         msg = f"`{argument}` must be a metric name or a non-empty list of names, got {given!r}"
         raise TypeError(msg)
     for m in chosen:
-        v.check_choice(argument, m, allowed)
+        checks.check_choice(argument, m, allowed)
     if len(set(chosen)) != len(chosen):
         msg = f"`{argument}` names a metric twice: {list(chosen)!r}"
         raise ValueError(msg)
@@ -63,9 +63,9 @@ def callables(argument: str, metrics: object) -> dict[str, Callable[..., object]
             f"functions fn(y_true, y_pred), e.g. {{'mcc': matthews_corrcoef}}, got {metrics!r}"
         )
         raise TypeError(msg)
-    internal = [k for k in metrics if k.startswith(v.INTERNAL)]
+    internal = [k for k in metrics if k.startswith(checks.INTERNAL)]
     if internal:
-        msg = f"`{argument}` names may not start with {v.INTERNAL!r}: {internal}"
+        msg = f"`{argument}` names may not start with {checks.INTERNAL!r}: {internal}"
         raise ValueError(msg)
     return dict(metrics)
 
@@ -80,7 +80,7 @@ def indicator_map(argument: str, mapping: Mapping[object, str]) -> dict[object, 
         msg = f"`{argument}` must not have None as a label, got {dict(mapping)!r}"
         raise ValueError(msg)
     for column in mapping.values():
-        v.check_column_name(argument, column)
+        checks.check_column_name(argument, column)
     return dict(mapping)
 
 
@@ -160,7 +160,7 @@ def model_columns(models: object) -> list[tuple[str, str]]:
         if not isinstance(name, str):
             msg = f"`models` names must be strings, got {name!r}"
             raise TypeError(msg)
-        v.check_column_name("models", column)
+        checks.check_column_name("models", column)
     given = [name for name, _ in items]
     repeated = sorted({name for name in given if given.count(name) > 1})
     if repeated:

@@ -18,8 +18,7 @@ from collections.abc import Callable, Mapping
 import polars as pl
 from polars.exceptions import SchemaError
 
-from pl_metrics._core import checks as v
-from pl_metrics._core import forms
+from pl_metrics._core import checks, forms
 from pl_metrics._core.names import INTERNAL
 from pl_metrics._core.options import checked
 from pl_metrics.exceptions import DataError
@@ -50,7 +49,7 @@ def indicator_checks(
 ) -> list[Check]:
     """One check per indicator column: a null or a value other than 0/1 (True/False,
     0.0/1.0).  A column of another dtype is a ``SchemaError`` now."""
-    checks: list[Check] = []
+    data_checks: list[Check] = []
     for i, column in enumerate(dict.fromkeys(mapping.values())):
         dtype = schema[column]
         if dtype == pl.Boolean:
@@ -67,8 +66,10 @@ def indicator_checks(
             )
             raise SchemaError(msg)
         name = f"{INTERNAL}ind_bad_{argument}_{i}"
-        checks.append((name, bad, functools.partial(v.Bad.not_indicators, argument, column)))
-    return checks
+        data_checks.append(
+            (name, bad, functools.partial(checks.Bad.not_indicators, argument, column))
+        )
+    return data_checks
 
 
 def one_hot_label(
@@ -80,20 +81,20 @@ def one_hot_label(
     fail is raised: a row with a null is reported as the column's, not as "none set").
     """
     mapping = forms.indicator_map(argument, mapping)
-    v.check_columns(schema, **{f"{argument}[{k!r}]": c for k, c in mapping.items()})
+    checks.check_columns(schema, **{f"{argument}[{k!r}]": c for k, c in mapping.items()})
     labels = mapping_labels(mapping, argument)
-    checks = indicator_checks(argument, mapping, schema)
+    data_checks = indicator_checks(argument, mapping, schema)
     flags = {label: is_set(mapping[label], schema[mapping[label]]) for label in labels}
     n_set = pl.sum_horizontal(f.cast(pl.Int32) for f in flags.values())
     columns = list(dict.fromkeys(mapping.values()))
-    checks.append(
+    data_checks.append(
         (
             f"{INTERNAL}ind_not_one_{argument}",
             (n_set != 1).fill_null(True),
-            functools.partial(v.Bad.not_one_hot, argument, columns),
+            functools.partial(checks.Bad.not_one_hot, argument, columns),
         )
     )
     label = pl.lit(None, labels.dtype)  # a bad row (refused by the checks)
     for key, flag in flags.items():
         label = pl.when(flag).then(pl.lit(key, labels.dtype)).otherwise(label)
-    return label, checks
+    return label, data_checks

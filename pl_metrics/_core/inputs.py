@@ -34,8 +34,7 @@ from typing import Generic, TypeVar
 
 import polars as pl
 
-from pl_metrics._core import checks as v
-from pl_metrics._core import names
+from pl_metrics._core import checks, names
 
 Read = TypeVar("Read")
 
@@ -61,7 +60,7 @@ class Input(Generic[Read]):
 
     def rows(self, lf: pl.LazyFrame) -> pl.LazyFrame:
         """The rows stage: ``lf`` with the segment keys, without the rows of weight 0."""
-        return v.without_zero_weights(names.with_segment_keys(lf, self.segments), self.weight)
+        return checks.without_zero_weights(names.with_segment_keys(lf, self.segments), self.weight)
 
 
 def _none(schema: pl.Schema) -> None:
@@ -88,21 +87,21 @@ def schema_stage(
     rules on the schema (a multilabel form), run after those and before ``by``;
     ``reserved``: the method's output columns, which ``by`` may not take.
     """
-    segments = v.normalize_by(by)
-    given = {a: v.check_column_name(a, c) for a, c in (columns or {}).items()}
+    segments = checks.normalize_by(by)
+    given = {a: checks.check_column_name(a, c) for a, c in (columns or {}).items()}
     for argument, names_ in (numeric or {}).items():
         for column in names_:
-            v.check_column_name(argument, column)
+            checks.check_column_name(argument, column)
     if weight is not None:
-        v.check_column_name("weight", weight)
+        checks.check_column_name("weight", weight)
     schema = lf.collect_schema()
-    v.check_columns(schema, **given, **(made or {}))
+    checks.check_columns(schema, **given, **(made or {}))
     for argument, names_ in (numeric or {}).items():
         for column in names_:
-            v.check_numeric(schema, argument, column)
+            checks.check_numeric(schema, argument, column)
     own = read(schema)
-    v.check_by(schema, segments, reserved)
-    v.check_numeric(schema, "weight", weight)
+    checks.check_by(schema, segments, reserved)
+    checks.check_numeric(schema, "weight", weight)
     return Input(schema, segments, weight, own)
 
 
@@ -116,13 +115,13 @@ def segment_weight(keys: Sequence[str], values: Sequence[str]) -> pl.Expr:
     (weighted) count columns ``values`` is too large (``checks.weight_total_too_large``)."""
     total = pl.sum_horizontal(pl.col(c) for c in values)
     total = total.sum().over(keys) if keys else total.sum()
-    return v.weight_total_too_large(total).alias(SEGMENT_WEIGHT)
+    return checks.weight_total_too_large(total).alias(SEGMENT_WEIGHT)
 
 
-def weight_checks(weight: str | None) -> list[v.Check]:
+def weight_checks(weight: str | None) -> list[checks.Check]:
     """The checks of a weighted aggregation: bad weights (``checks.bad_weight``,
     counted as :data:`checks.BAD_WEIGHT`) and a segment total that is too large
     (:func:`segment_weight`); none without ``weight``."""
     if weight is None:
         return []
-    return list(zip((v.BAD_WEIGHT, SEGMENT_WEIGHT), v.weight_errors(weight), strict=True))
+    return list(zip((checks.BAD_WEIGHT, SEGMENT_WEIGHT), checks.weight_errors(weight), strict=True))

@@ -9,8 +9,7 @@ from typing import TypeVar
 
 import polars as pl
 
-from pl_metrics._core import checks as v
-from pl_metrics._core import names
+from pl_metrics._core import checks, names
 from pl_metrics._core.names import ALL
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
@@ -36,10 +35,10 @@ def row_checks(
     columns: Mapping[str, str],
     values: Sequence[str],
     label_columns: Sequence[str],
-) -> list[tuple[pl.Expr, v.Check]]:
+) -> list[tuple[pl.Expr, checks.Check]]:
     """The row checks of :func:`merged` (on the internal names): each a count of bad
     rows and its error."""
-    bad: list[tuple[pl.Expr, v.Check]] = []
+    bad: list[tuple[pl.Expr, checks.Check]] = []
 
     def check(public: str, kind: str, wrong: pl.Expr, what: str) -> None:
         name = f"{names.INTERNAL}{kind}_{public}"
@@ -54,13 +53,15 @@ def row_checks(
         elif public == "score":
             wrong = (x.is_null() | ~x.cast(pl.Float64).is_finite()).fill_null(True)
             check(public, "bad", wrong, "null, NaN or infinite scores")
-            if v.ties_as_float(schema[public]):  # Float64 would tie them: the frames refuse them
+            if checks.ties_as_float(
+                schema[public]
+            ):  # Float64 would tie them: the frames refuse them
                 what = "integer scores at or beyond +-2**53 (Float64 would tie them)"
-                check(public, "inexact", v.beyond_exact_float(x), what)
+                check(public, "inexact", checks.beyond_exact_float(x), what)
         else:
             check(public, "bad", x.is_null(), "null labels")
     for public in label_columns:
-        check(public, "nan", v.not_a_label(columns[public]), "not class labels")
+        check(public, "nan", checks.not_a_label(columns[public]), "not class labels")
     return bad
 
 
@@ -80,7 +81,7 @@ def merged(
     below 2^63.  A ``score`` column is merged as Float64, -0.0 and 0.0 as one.
     """
     schema = state.collect_schema()
-    v.check_columns(schema, **{f"state column {c}": c for c in [*by.names, *columns]})
+    checks.check_columns(schema, **{f"state column {c}": c for c in [*by.names, *columns]})
     for column in values:
         if not (schema[column].is_numeric() and schema[column] != pl.Boolean):
             msg = f"state column {column!r} must be numeric, got {schema[column]}"
@@ -118,11 +119,11 @@ def merged(
         ]
         totals = df.group_by(keys).agg(sums) if keys else df.select(sums)
         if integer and (over := int((totals[whole] > _INT64_MAX).sum())):
-            raise v.Bad.count_overflow(over)
+            raise checks.Bad.count_overflow(over)
         if floats:
-            over = int(totals.select(v.weight_total_too_large(pl.col(weighted)).sum()).item())
+            over = int(totals.select(checks.weight_total_too_large(pl.col(weighted)).sum()).item())
             if over:
-                raise v.Bad.state_weight_overflow(floats[0], over)
+                raise checks.Bad.state_weight_overflow(floats[0], over)
         return df
 
     if integer or floats:
@@ -133,8 +134,8 @@ def merged(
     return merged
 
 
-def _state_error(column: str, what: str, n: int) -> v.DataError:
-    return v.Bad.state(column, n, what)
+def _state_error(column: str, what: str, n: int) -> checks.DataError:
+    return checks.Bad.state(column, n, what)
 
 
 __all__ = ["merged", "row_checks", "sum_states"]

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from pl_metrics._core import formulas as fm
+from pl_metrics._core import formulas
 from pl_metrics._core.catalogue import CATALOGUE, names_of
 
 #: Prefix of every internal column; user columns may not start with it.
@@ -58,7 +58,7 @@ SCORE_STATE = {"score": SCORE, "pos": POS, "neg": NEG}
 #: The per-class scores (``formulas.SCORES``' keys, "f": F-beta), as ``averages`` and
 #: ``report`` give them, and ``per_class``'s: specificity (the recall of the rest, not
 #: averaged) after recall; then as columns ("{f}": the F column's name).
-SCORES = tuple(fm.SCORES)
+SCORES = tuple(formulas.SCORES)
 #: The scores ``per_class`` / ``averages`` / ``report`` give by default, the contract's
 #: (scikit-learn's report and Jaccard); the others of ``SCORES`` are opt-in, columns
 #: only with ``extra_scores=`` (:func:`output_columns`, :func:`without_scores`).

@@ -31,8 +31,7 @@ from functools import partial
 from types import MappingProxyType
 from typing import Any, get_args
 
-from pl_metrics._core import arguments, table_options
-from pl_metrics._core import checks as v
+from pl_metrics._core import arguments, checks, table_options
 from pl_metrics._typing import (
     Adjust,
     AucAverage,
@@ -56,14 +55,14 @@ def _choice(name: str, alias: object) -> Check:
     allowed = get_args(alias)
 
     def check(value: object) -> object:
-        v.check_choice(name, value, allowed)
+        checks.check_choice(name, value, allowed)
         return value
 
     return check
 
 
 def _optional_choice(name: str, alias: object) -> Check:
-    return partial(v.check_optional_choice, name, allowed=get_args(alias))
+    return partial(checks.check_optional_choice, name, allowed=get_args(alias))
 
 
 def _optional(check: Check) -> Check:
@@ -71,7 +70,7 @@ def _optional(check: Check) -> Check:
 
 
 def _seed(seed: object) -> object:
-    v.check_seed(seed)
+    checks.check_seed(seed)
     return seed
 
 
@@ -91,51 +90,51 @@ def _extra_scores(value: object) -> tuple[str, ...]:
 OPTIONS: Mapping[str, Check] = MappingProxyType(
     {
         "adjust": _optional(_choice("adjust", Adjust)),
-        "adjusted": partial(v.check_flag, "adjusted"),
+        "adjusted": partial(checks.check_flag, "adjusted"),
         "agg": _choice("agg", FairnessAgg),
         "average": _optional_choice("average", AucAverage),
-        "best": partial(v.check_flag, "best"),
-        "beta": v.check_beta,
-        "bins": v.check_bins,
+        "best": partial(checks.check_flag, "best"),
+        "beta": checks.check_beta,
+        "bins": checks.check_bins,
         "buckets": table_options.check_buckets,
         "calibration": _optional_choice("calibration", Calibration),
-        "drop_intermediate": partial(v.check_flag, "drop_intermediate"),
-        "eps": v.check_eps,
-        "error_bound": partial(v.check_flag, "error_bound"),
+        "drop_intermediate": partial(checks.check_flag, "drop_intermediate"),
+        "eps": checks.check_eps,
+        "error_bound": partial(checks.check_flag, "error_bound"),
         "extra_scores": _extra_scores,
-        "ignore_ties": partial(v.check_flag, "ignore_ties"),
-        "k": _optional(partial(v.positive_int, "k")),
+        "ignore_ties": partial(checks.check_flag, "ignore_ties"),
+        "k": _optional(partial(checks.positive_int, "k")),
         "kappa_weights": _optional_choice("kappa_weights", KappaWeights),
-        "log_base": v.check_log_base,
-        "max_fpr": v.check_max_fpr,
+        "log_base": checks.check_log_base,
+        "max_fpr": checks.check_max_fpr,
         "method": _choice("method", DisparityMethod),
         "multi_class": _choice("multi_class", MultiClass),
-        "n_bins": partial(v.positive_int, "n_bins"),
-        "normalize": partial(v.check_flag, "normalize"),
-        "points": partial(v.positive_int, "points"),
-        "replace_undefined_by": v.check_kappa_undefined,
-        "samplewise": partial(v.check_flag, "samplewise"),
+        "n_bins": partial(checks.positive_int, "n_bins"),
+        "normalize": partial(checks.check_flag, "normalize"),
+        "points": partial(checks.positive_int, "points"),
+        "replace_undefined_by": checks.check_kappa_undefined,
+        "samplewise": partial(checks.check_flag, "samplewise"),
         "seed": _seed,
-        "split_every": v.check_split_every,
+        "split_every": checks.check_split_every,
         "strategy": _choice("strategy", BinStrategy),
-        "threshold": v.check_threshold,
+        "threshold": checks.check_threshold,
         "weights": _optional_choice("weights", KappaWeights),
-        "zero_division": v.check_zero_division,
+        "zero_division": checks.check_zero_division,
     }
 )
 
 _CALIBRATION = {"multi_class": _choice("multi_class", CalibrationMultiClass)}
-_DRIFT_BINS = {"bins": partial(v.positive_int, "bins")}
+_DRIFT_BINS = {"bins": partial(checks.positive_int, "bins")}
 
 #: Where an option's check depends on the method: method -> name -> check (the
 #: expressions ``plm.*``, all alike, are the method ``"expressions"``).
 BY_METHOD: Mapping[str, Mapping[str, Check]] = MappingProxyType(
     {
         "confusion_matrix": {"normalize": _optional_choice("normalize", Normalize)},
-        "class_likelihood_ratios": {"replace_undefined_by": v.check_replace_undefined_by},
+        "class_likelihood_ratios": {"replace_undefined_by": checks.check_replace_undefined_by},
         "calibration_curve": _CALIBRATION,
         "calibration_error": _CALIBRATION,
-        "top_k_accuracy": {"k": partial(v.positive_int, "k")},
+        "top_k_accuracy": {"k": partial(checks.positive_int, "k")},
         "drift": _DRIFT_BINS,
         "drift_bins": _DRIFT_BINS,
         "drift_counts": _DRIFT_BINS,

@@ -17,8 +17,7 @@ from dataclasses import dataclass
 import polars as pl
 from polars.exceptions import SchemaError
 
-from pl_metrics._core import checks as v
-from pl_metrics._core import inputs, names
+from pl_metrics._core import checks, inputs, names
 from pl_metrics._core.names import ALL, NEG, POS, ROWS, SCORE
 
 CLASS = f"{names.INTERNAL}class"  # the class whose score column is read
@@ -60,7 +59,7 @@ class RankingInput:
     (:attr:`ScoreCounts.rows`) all read this one record, none resolves again."""
 
     given: inputs.Input[None]  # the schema stage: schema, segments, weight
-    types: v.LabelTypes  # of y_true
+    types: checks.LabelTypes  # of y_true
     rows: pl.LazyFrame  # the rows stage: segment keys added, zero weights dropped
     y_true: str
     scores: tuple[str, ...]  # the score column (binary), or one per class
@@ -157,7 +156,7 @@ def resolve_pos_label(schema: pl.Schema, y_true: str, pos_label: object) -> obje
     dtype = schema[y_true]
     if pos_label is None:
         return default_pos_label(dtype, y_true)
-    return v.label_value(pos_label, dtype, "pos_label", y_true)
+    return checks.label_value(pos_label, dtype, "pos_label", y_true)
 
 
 def default_pos_label(dtype: pl.DataType, y_true: str) -> object:
@@ -167,7 +166,7 @@ def default_pos_label(dtype: pl.DataType, y_true: str) -> object:
     if dtype == pl.Boolean:
         return True
     if dtype.is_numeric():
-        return v.label_value(1, dtype, "pos_label", y_true)
+        return checks.label_value(1, dtype, "pos_label", y_true)
     msg = (
         f"`pos_label` is required when {y_true!r} holds {dtype} labels: "
         f"pass the positive class, e.g. pos_label='yes'"
@@ -224,15 +223,15 @@ def check_default_pos_label(
             return df
         not_01, not_11 = df[_NOT_01].sum(), df[_NOT_11].sum()
         if not_01 and not_11:
-            raise v.Bad.pos_label_needed(y_true, v.labels_present(rows, y_true))
+            raise checks.Bad.pos_label_needed(y_true, checks.labels_present(rows, y_true))
         if y_pred is not None:
             pred_01, pred_11 = df[pair[0]].sum(), df[pair[1]].sum()
             if (not_01 or pred_01) and (not_11 or pred_11):
-                present = v.labels_present(rows, y_pred)
+                present = checks.labels_present(rows, y_pred)
                 if pred_01 and pred_11:
-                    raise v.Bad.pos_label_needed(y_pred, present)
-                beside = (y_true, v.labels_present(rows, y_true))
-                raise v.Bad.pos_label_needed(y_pred, present, beside=beside)
+                    raise checks.Bad.pos_label_needed(y_pred, present)
+                beside = (y_true, checks.labels_present(rows, y_true))
+                raise checks.Bad.pos_label_needed(y_pred, present, beside=beside)
         return df
 
     return frame.map_batches(check).drop(_NOT_01, _NOT_11, *pair)
@@ -275,36 +274,38 @@ def as_score(column: str, dtype: pl.DataType, bins: int | None = None) -> pl.Exp
 
 def score_checks(
     schema: pl.Schema, score_columns: Sequence[str]
-) -> tuple[list[pl.Expr], list[v.Check]]:
+) -> tuple[list[pl.Expr], list[checks.Check]]:
     """Aggregations counting bad scores: null / NaN / infinite, and integers beyond 2^53
     (which Float64 would tie)."""
     bad = pl.sum_horizontal(
         (~pl.col(c).cast(pl.Float64).is_finite()).fill_null(True) for c in score_columns
     )
     aggs = [bad.sum().alias(_BAD_SCORE)]
-    checks: list[v.Check] = [(_BAD_SCORE, lambda n: v.Bad.bad_scores(score_columns, n))]
+    data_checks: list[checks.Check] = [
+        (_BAD_SCORE, lambda n: checks.Bad.bad_scores(score_columns, n))
+    ]
     inexact = inexact_scores(schema, score_columns)
     if inexact is not None:
         aggs.append(inexact[0].alias(_INEXACT))
-        checks.append((_INEXACT, inexact[1]))
-    return aggs, checks
+        data_checks.append((_INEXACT, inexact[1]))
+    return aggs, data_checks
 
 
 def inexact_scores(
     schema: pl.Schema, score_columns: Sequence[str]
-) -> tuple[pl.Expr, Callable[[int], v.DataError]] | None:
+) -> tuple[pl.Expr, Callable[[int], checks.DataError]] | None:
     """The count of integer (or decimal) scores at or beyond +-2**53, which Float64
     would tie, and its error; None when no column can hold one."""
-    big = [c for c in score_columns if v.ties_as_float(schema[c])]
+    big = [c for c in score_columns if checks.ties_as_float(schema[c])]
     if not big:
         return None
-    count = pl.sum_horizontal(v.beyond_exact_float(pl.col(c)) for c in big).sum()
-    return count, lambda n: v.Bad.inexact_scores(big, n)
+    count = pl.sum_horizontal(checks.beyond_exact_float(pl.col(c)) for c in big).sum()
+    return count, lambda n: checks.Bad.inexact_scores(big, n)
 
 
 def _score_key_checks(
     frame: pl.LazyFrame, schema: pl.Schema, column: str
-) -> tuple[pl.LazyFrame, list[v.Check]]:
+) -> tuple[pl.LazyFrame, list[checks.Check]]:
     """The checks of :func:`_score_checks` on the aggregated frame, whose group key
     SCORE is the score: a null / NaN / infinite score is its own group, and an
     integer at or beyond 2^53 a key of that size (no per-row aggregation)."""
@@ -313,25 +314,25 @@ def _score_key_checks(
     frame = frame.with_columns(
         pl.when(key.is_null() | ~key.is_finite()).then(rows).otherwise(0).alias(_BAD_SCORE)
     )
-    checks: list[v.Check] = [(_BAD_SCORE, lambda n: v.Bad.bad_scores([column], n))]
-    if v.ties_as_float(schema[column]):
-        big = v.beyond_exact_float(key)
+    data_checks: list[checks.Check] = [(_BAD_SCORE, lambda n: checks.Bad.bad_scores([column], n))]
+    if checks.ties_as_float(schema[column]):
+        big = checks.beyond_exact_float(key)
         frame = frame.with_columns(pl.when(big).then(rows).otherwise(0).alias(_INEXACT))
-        checks.append((_INEXACT, lambda n: v.Bad.inexact_scores([column], n)))
-    return frame, checks
+        data_checks.append((_INEXACT, lambda n: checks.Bad.inexact_scores([column], n)))
+    return frame, data_checks
 
 
 def true_checks(
-    y_true: str, types: v.LabelTypes, column: pl.Expr | None = None
-) -> tuple[list[pl.Expr], list[v.Check]]:
+    y_true: str, types: checks.LabelTypes, column: pl.Expr | None = None
+) -> tuple[list[pl.Expr], list[checks.Check]]:
     """Aggregations counting null labels and float labels that are not labels."""
     y = pl.col(y_true) if column is None else column
     aggs = [y.null_count().alias(_NULL_TRUE)]
-    checks: list[v.Check] = [(_NULL_TRUE, lambda n: v.Bad.nulls(y_true, n))]
+    data_checks: list[checks.Check] = [(_NULL_TRUE, lambda n: checks.Bad.nulls(y_true, n))]
     if types.float_columns:
-        aggs.append(v.not_a_label(y).sum().alias(_NAN_TRUE))
-        checks.append((_NAN_TRUE, lambda n: v.Bad.not_labels(y_true, n)))
-    return aggs, checks
+        aggs.append(checks.not_a_label(y).sum().alias(_NAN_TRUE))
+        data_checks.append((_NAN_TRUE, lambda n: checks.Bad.not_labels(y_true, n)))
+    return aggs, data_checks
 
 
 def _binary_counts(
@@ -342,7 +343,7 @@ def _binary_counts(
     score: str,
     *,
     pos_label: object,
-    types: v.LabelTypes,
+    types: checks.LabelTypes,
     weight: str | None,
     bins: int | None = None,
     pos_label_present: bool = True,
@@ -361,7 +362,10 @@ def _binary_counts(
         w = pl.col(weight).cast(pl.Float64)
         pos = (positive.cast(pl.Float64) * w).sum()
         neg = ((~positive).cast(pl.Float64) * w).sum()
-        extra = [v.bad_weight(weight).alias(v.BAD_WEIGHT), positive.sum().alias(_POSITIVE_ROWS)]
+        extra = [
+            checks.bad_weight(weight).alias(checks.BAD_WEIGHT),
+            positive.sum().alias(_POSITIVE_ROWS),
+        ]
     true_aggs, label_checks = true_checks(y_true, types)
     frame = lf.group_by(*keys, as_score(score, schema[score], bins)).agg(
         pos.alias(POS),
@@ -371,8 +375,8 @@ def _binary_counts(
         *extra,
         *(default_pos_label_aggs(pl.col(y_true)) if default_pos else []),
     )
-    frame, checks = _score_key_checks(frame, schema, score)
-    checks += label_checks
+    frame, data_checks = _score_key_checks(frame, schema, score)
+    data_checks += label_checks
     if bins is not None:  # SCORE holds the bin index floor(score * bins) here
         frame = frame.with_columns(
             pl.when((pl.col(SCORE) < 0) | (pl.col(SCORE) > bins))
@@ -380,10 +384,10 @@ def _binary_counts(
             .otherwise(0)
             .alias(_OUT_OF_BINS)
         )
-        checks.append(
+        data_checks.append(
             (
                 _OUT_OF_BINS,
-                lambda n: v.DataError(
+                lambda n: checks.DataError(
                     f"`bins` needs scores in [0, 1]: column {score!r} has {n} rows outside; "
                     "rescale the scores or drop `bins` for the exact result"
                 ),
@@ -391,8 +395,8 @@ def _binary_counts(
         )
     if weight is not None:
         frame = frame.with_columns(inputs.segment_weight(keys, [POS, NEG]))
-        checks += inputs.weight_checks(weight)
-    frame = v.raise_if_bad(frame, checks)
+        data_checks += inputs.weight_checks(weight)
+    frame = checks.raise_if_bad(frame, data_checks)
     if default_pos:
         frame = check_default_pos_label(frame, lf, y_true)
     if pos_label_present:
@@ -427,7 +431,9 @@ def check_pos_label(
                 lows, highs = df[distinct[0]].drop_nulls(), df[distinct[1]].drop_nulls()
                 several = lows.len() > 0 and lows.min() != highs.max()
             if several:
-                raise v.Bad.pos_label_absent(pos_label, y_true, v.labels_present(rows, y_true))
+                raise checks.Bad.pos_label_absent(
+                    pos_label, y_true, checks.labels_present(rows, y_true)
+                )
         return df
 
     return frame.map_batches(check)
@@ -443,7 +449,7 @@ def prepare(
     reserved: Sequence[str],
     argument: str = "y_score",
     made_true: bool = False,
-) -> tuple[inputs.Input[None], v.LabelTypes]:
+) -> tuple[inputs.Input[None], checks.LabelTypes]:
     """The schema stage of the ranking and probability methods (:mod:`inputs`), and
     the label types of ``y_true``.
 
@@ -459,7 +465,7 @@ def prepare(
         made=true if made_true else None,
         numeric={argument: score_columns},
     )
-    return given, v.single_label_types(given.schema, y_true)
+    return given, checks.single_label_types(given.schema, y_true)
 
 
 def binary_input(
@@ -477,7 +483,7 @@ def binary_input(
     the schema stage (:func:`prepare`), then ``pos_label`` (:func:`resolve_pos_label`),
     in that order of errors.  ``pos_label_present``: raise when no row of the input is
     ``pos_label`` (a state of one shard may have none, and is not checked)."""
-    y_score = v.check_column_name("y_score", y_score)
+    y_score = checks.check_column_name("y_score", y_score)
     given, types = prepare(lf, y_true, [y_score], by=by, weight=weight, reserved=reserved)
     schema = given.schema
     label = resolve_pos_label(schema, y_true, pos_label)
@@ -505,13 +511,13 @@ def classes_input(
 ) -> RankingInput:
     """The input of ``{label: column}`` scores, resolved once: the mapping, the schema
     stage (:func:`prepare`), then its keys as labels of ``y_true``'s dtype."""
-    mapping = v.check_score_map("y_score", y_score)
+    mapping = checks.check_score_map("y_score", y_score)
     given, types = prepare(
         lf, y_true, list(mapping.values()), by=by, weight=weight, reserved=reserved
     )
     dtype = given.schema[y_true]
     try:
-        classes = tuple(v.label_value(k, dtype, "y_score", y_true) for k in mapping)
+        classes = tuple(checks.label_value(k, dtype, "y_score", y_true) for k in mapping)
     except ValueError as exc:
         msg = (
             f"the keys of `y_score` {list(mapping)!r} must be labels of {y_true!r} ({dtype}): {exc}"
@@ -611,17 +617,17 @@ def class_score_counts(read: RankingInput) -> ScoreCounts:
     classes = pl.Series(CLASS, list(read.classes), dtype=dtype)
     keys, rows = read.keys, read.rows
     n = pl.len().cast(pl.Int64) if weight is None else pl.col(weight).cast(pl.Float64).sum()
-    extra = [] if weight is None else [v.bad_weight(weight).alias(v.BAD_WEIGHT)]
+    extra = [] if weight is None else [checks.bad_weight(weight).alias(checks.BAD_WEIGHT)]
     parts = []
     for label, column in zip(classes, read.scores, strict=True):
         counts = rows.group_by(
             *keys, as_score(column, schema[column]), pl.col(y_true).alias(TRUE)
         ).agg(n.alias(N_ROWS), pl.len().alias(ROWS), *extra)
-        counts, checks = _score_key_checks(counts, schema, column)
+        counts, data_checks = _score_key_checks(counts, schema, column)
         if weight is not None:
             counts = counts.with_columns(inputs.segment_weight(keys, [N_ROWS]))
-            checks += inputs.weight_checks(weight)
-        counts = v.raise_if_bad(counts, checks)
+            data_checks += inputs.weight_checks(weight)
+        counts = checks.raise_if_bad(counts, data_checks)
         parts.append(
             counts.select(*keys, pl.lit(label, dtype).alias(CLASS), SCORE, TRUE, N_ROWS, ROWS)
         )
@@ -632,7 +638,7 @@ def class_score_counts(read: RankingInput) -> ScoreCounts:
 
 
 def _check_classes(
-    frame: pl.LazyFrame, y_true: str, classes: pl.Series, types: v.LabelTypes
+    frame: pl.LazyFrame, y_true: str, classes: pl.Series, types: checks.LabelTypes
 ) -> pl.LazyFrame:
     """Fail at collect if ``y_true`` is null, not a label, or a class without a score column."""
 
@@ -640,14 +646,14 @@ def _check_classes(
         first_class = df.filter(pl.col(CLASS) == classes[0])
         n_null = first_class.filter(pl.col(TRUE).is_null())[ROWS].sum()
         if n_null:
-            raise v.Bad.nulls(y_true, n_null)
+            raise checks.Bad.nulls(y_true, n_null)
         if types.float_columns:
-            n_nan = first_class.filter(v.not_a_label(TRUE))[ROWS].sum()
+            n_nan = first_class.filter(checks.not_a_label(TRUE))[ROWS].sum()
             if n_nan:
-                raise v.Bad.not_labels(y_true, n_nan)
+                raise checks.Bad.not_labels(y_true, n_nan)
         unknown = first_class.filter(~pl.col(TRUE).is_in(classes.implode()))
         if unknown.height:
-            raise v.Bad.unknown_classes(
+            raise checks.Bad.unknown_classes(
                 y_true, unknown[ROWS].sum(), classes.to_list(), unknown[TRUE].unique().sort()
             )
         return df

@@ -41,8 +41,7 @@ from typing import Any
 
 import polars as pl
 
-from pl_metrics._core import checks as v
-from pl_metrics._core import forms, names
+from pl_metrics._core import checks, forms, names
 from pl_metrics._drift.distances import Sweep, distances
 from pl_metrics.exceptions import DataError
 
@@ -238,19 +237,19 @@ def _sides(
     if isinstance(reference, pl.Expr):
         dtypes = list(lf.select(reference).collect_schema().dtypes())
         if dtypes != [pl.Boolean]:
-            raise v.Bad.reference_not_boolean(reference, dtypes)
+            raise checks.Bad.reference_not_boolean(reference, dtypes)
         return lf.filter(reference), keyed.filter(~reference), lf.collect_schema(), reference
     if isinstance(reference, (pl.DataFrame, pl.LazyFrame)):
         ref = reference.lazy()
         return ref, keyed, ref.collect_schema(), None
-    raise v.Bad.reference_type(reference)
+    raise checks.Bad.reference_type(reference)
 
 
 def _kinds(columns: list[str], schema: pl.Schema, ref_schema: pl.Schema) -> dict[str, str]:
     """Each column's kind, the same on both sides (else a ``SchemaError``)."""
     kinds = {}
     for column in columns:
-        v.check_columns(schema, columns=column)
+        checks.check_columns(schema, columns=column)
         if column not in ref_schema:
             msg = (
                 f"column {column!r} (argument `columns`) not found in the reference; "
@@ -260,7 +259,7 @@ def _kinds(columns: list[str], schema: pl.Schema, ref_schema: pl.Schema) -> dict
         kind, ref_kind = _kind(schema[column]), _kind(ref_schema[column])
         for dtype, side in ((schema[column], "here"), (ref_schema[column], "in the reference")):
             if _kind(dtype) is None:
-                raise v.Bad.drift_dtype(column, dtype, side)
+                raise checks.Bad.drift_dtype(column, dtype, side)
         if kind != ref_kind:
             msg = (
                 f"column {column!r} (argument `columns`) is {schema[column]} here and "
@@ -552,12 +551,12 @@ def _check_exact(ref_rows: pl.LazyFrame, current: pl.LazyFrame, numeric: list[st
     if not exact:
         return
     counts = [  # one scan of each side for all the columns
-        side.select(v.beyond_exact_float(pl.col(c)).sum() for c in exact).collect().row(0)
+        side.select(checks.beyond_exact_float(pl.col(c)).sum() for c in exact).collect().row(0)
         for side in sides
     ]
     for column, n in zip(exact, map(sum, zip(*counts, strict=True)), strict=True):
         if n:
-            raise v.Bad.inexact_scores([column], n, argument="columns", what="values")
+            raise checks.Bad.inexact_scores([column], n, argument="columns", what="values")
 
 
 def _setup(
@@ -565,9 +564,9 @@ def _setup(
 ) -> tuple[Any, list[str], pl.LazyFrame, pl.LazyFrame, dict[str, str], pl.Schema, Any]:
     """(segments, keys, reference rows, current rows, each column's kind, the current
     rows' schema, the checks run at collect) of :func:`drift` and :func:`drift_bins`."""
-    segments = v.normalize_by(by)
+    segments = checks.normalize_by(by)
     schema = lf.collect_schema()
-    v.check_by(schema, segments, outputs)
+    checks.check_by(schema, segments, outputs)
     keys = names.segment_keys(segments) if segments else [names.ALL]
     if segments:
         keyed = names.with_segment_keys(lf, segments)
@@ -579,11 +578,11 @@ def _setup(
     def check() -> tuple[int, int]:
         """The checks; the reference's rows and the current rows."""
         if flag is not None and (nulls := lf.select(flag.null_count()).collect().item()):
-            raise v.Bad.reference_nulls(nulls)
+            raise checks.Bad.reference_nulls(nulls)
         _check_exact(ref_rows, current, [c for c in columns if kinds[c] == "numeric"])
         n_ref, n_cur = pl.collect_all([ref_rows.select(pl.len()), current.select(pl.len())])
         if not n_ref.item():
-            raise v.Bad.no_reference_rows()
+            raise checks.Bad.no_reference_rows()
         return int(n_ref.item()), int(n_cur.item())
 
     return segments, keys, ref_rows, current, kinds, current.collect_schema(), check

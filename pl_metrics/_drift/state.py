@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from pl_metrics._core import checks as v
-from pl_metrics._core import forms, names
+from pl_metrics._core import checks, forms, names
 from pl_metrics._core.options import checked
 from pl_metrics._drift.metrics import (
     _BIN,
@@ -40,9 +39,9 @@ def drift_counts(
     """``*by, column, bin, lower, upper, rows``: each segment's rows per bin of each column
     (a numeric column's every bin, empty ones included; the categories and the null
     bin that have rows), mergeable by summing ``rows`` over the other columns."""
-    segments = v.normalize_by(by)
+    segments = checks.normalize_by(by)
     schema = lf.collect_schema()
-    v.check_by(schema, segments, COUNT_COLUMNS)
+    checks.check_by(schema, segments, COUNT_COLUMNS)
     kinds = _kinds(columns, schema, schema)
     given = forms.drift_edges(edges, [c for c, kind in kinds.items() if kind == "numeric"])
     keys = names.segment_keys(segments) if segments else [names.ALL]
@@ -145,7 +144,7 @@ def from_drift_counts(
 
     Exported as ``pl_metrics.from_drift_counts``."""
     (eps,) = checked("from_drift_counts", eps=eps)
-    keys = v.by_names(by)
+    keys = checks.by_names(by)
     ref = _merged_counts(reference.lazy().collect(), [], "reference")
     cur = _merged_counts(current.lazy().collect(), keys, "current")
     columns = ref["column"].unique(maintain_order=True).to_list()
@@ -210,7 +209,7 @@ def shard_job(
     own quantiles would bin each shard differently."""
     chosen = check_column_list(columns)
     checked("drift shards", edges=edges)
-    segments = v.normalize_by(by)
+    segments = checks.normalize_by(by)
     read = list(chosen)
     for item in segments.given:
         roots = item.meta.root_names() if isinstance(item, pl.Expr) else [item]

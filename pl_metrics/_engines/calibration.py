@@ -23,7 +23,7 @@ from typing import Any
 
 import polars as pl
 
-from pl_metrics import _probability as prob
+from pl_metrics import _probability
 from pl_metrics._core.names import INTERNAL
 from pl_metrics._engines.drift_states import in_slice
 from pl_metrics._engines.losses import LABEL, WEIGHT, check_label_set
@@ -69,16 +69,18 @@ def calibration_sums(
     null but per class): the state a shard sends.  Quantile bins: cut at ``edges``
     (``*keys, CLASS, edge(0), ...``: each segment's and class's inner edges, under the
     rows' internal segment keys; :mod:`.calibration_edges`)."""
-    rows = prob.Rows(lf, y_true, y_prob, by=by, pos_label=pos_label, weight=weight, reserved=())
+    rows = _probability.Rows(
+        lf, y_true, y_prob, by=by, pos_label=pos_label, weight=weight, reserved=()
+    )
     w = rows.weight
     parts = []
-    for label, p, outcome in prob.problems(rows, multi_class):
+    for label, p, outcome in _probability.problems(rows, multi_class):
         sums = [
             (outcome if w is None else outcome * w).sum().alias(OUTCOME),
             (p if w is None else p * w).sum().alias(PROBABILITY),
             (pl.len().cast(pl.Int64) if w is None else w.sum()).alias(WEIGHT),
         ]
-        frame, bin_of = rows.lf, prob.uniform_bin(p, n_bins)
+        frame, bin_of = rows.lf, _probability.uniform_bin(p, n_bins)
         if strategy == "quantile" and n_bins > 1:
             assert edges is not None  # found by calibration_edges before this job
             mine = edges if label is None else edges.filter(pl.col(CLASS) == label)
@@ -95,7 +97,7 @@ def calibration_sums(
     return rows.finish(pl.concat(parts))
 
 
-def _class(label: object, rows: prob.Rows) -> pl.Expr:
+def _class(label: object, rows: _probability.Rows) -> pl.Expr:
     """The problem's class (null but per class) as the state's CLASS column."""
     return pl.lit(label, pl.Null() if label is None else rows.labels.dtype).alias(CLASS)
 
@@ -114,7 +116,9 @@ def calibration_totals(
     largest weight (null without weights): what the frame method's quantile positions
     read of a segment's weights (``_probability._passed``), with every data check of
     the rows."""
-    rows = prob.Rows(lf, y_true, y_prob, by=by, pos_label=pos_label, weight=weight, reserved=())
+    rows = _probability.Rows(
+        lf, y_true, y_prob, by=by, pos_label=pos_label, weight=weight, reserved=()
+    )
     w = rows.weight
     none = pl.lit(None, pl.Float64)
     aggs = [
@@ -148,7 +152,9 @@ def calibration_values(
     > 1: the (segment, class, value) triples whose hash is a multiple of it, drift's
     sample of a slice's bounds: :func:`.drift_states.in_slice`), its rows and their
     weight (or number)."""
-    rows = prob.Rows(lf, y_true, y_prob, by=by, pos_label=pos_label, weight=weight, reserved=())
+    rows = _probability.Rows(
+        lf, y_true, y_prob, by=by, pos_label=pos_label, weight=weight, reserved=()
+    )
     w = rows.weight
     sums = [
         pl.len().cast(pl.Int64).alias(ROWS),
@@ -156,7 +162,7 @@ def calibration_values(
     ]
     parts = []
     x = pl.col(VALUE)
-    for label, p, _ in prob.problems(rows, multi_class):
+    for label, p, _ in _probability.problems(rows, multi_class):
         frame = rows.lf.with_columns(_class(label, rows), p.alias(VALUE))
         hashed = pl.struct(*rows.keys, CLASS, VALUE).hash(seed=0)
         frame = frame.filter(in_slice(x, low, high, step, hashed))
@@ -224,7 +230,7 @@ def calibration_error(
     bins, keys = sums.bins(y_true, y_prob, pos_label, "calibration_error")
     curve = keys or [_ONE]  # one curve without segments: a constant key
     bins = bins.with_columns(pl.lit(0, pl.Int8).alias(_ONE)) if not keys else bins
-    errors = prob.bin_errors(bins, curve)
+    errors = _probability.bin_errors(bins, curve)
     return _labelled(errors.drop(_ONE) if not keys else errors, keys)
 
 

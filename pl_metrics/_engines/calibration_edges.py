@@ -16,7 +16,7 @@ rows).  So ``passed > k`` is ``C n > k W``, read here from counts:
    rows' order, which partitions do not keep, so an order statistic within that
    rounding of a position is refused (``NotImplementedError``), never guessed;
 2. :func:`.calibration.calibration_values` per segment, class and distinct value, in
-   slices of the value range (drift's mechanism: one slice up to ``dm.SLICE`` values,
+   slices of the value range (drift's mechanism: one slice up to ``drift_metrics.SLICE`` values,
    else slices about half that from a hashed sample of the triples,
    :func:`.drift_states.in_slice`, :func:`.drift.slice_bounds`), read in ascending
    order with the counts of the slices below carried along: each order statistic's
@@ -37,13 +37,11 @@ from typing import Any
 
 import polars as pl
 
-from pl_metrics import _probability as prob
-from pl_metrics._core import checks as v
-from pl_metrics._core import names
+from pl_metrics import _probability
+from pl_metrics._core import checks, names
 from pl_metrics._core.names import INTERNAL
-from pl_metrics._drift import metrics as dm
-from pl_metrics._engines import calibration as cal
-from pl_metrics._engines import jobs
+from pl_metrics._drift import metrics as drift_metrics
+from pl_metrics._engines import calibration, jobs
 from pl_metrics._engines.drift import slice_bounds
 from pl_metrics._engines.losses import WEIGHT
 
@@ -74,7 +72,7 @@ def exact(  # noqa: PLR0917 - the engine call's parts, in order
     if state_kw.get("strategy") != "quantile" or n_bins == 1:
         return None
     by = state_kw.get("by")
-    segments = v.by_names(by)
+    segments = checks.by_names(by)
     common = {k: state_kw.get(k) for k in ("by", "pos_label", "weight")}
     chunk = engine.chunk_rows()
 
@@ -87,18 +85,18 @@ def exact(  # noqa: PLR0917 - the engine call's parts, in order
     per_class = multi_class == "per_class" and isinstance(args[1], Mapping)
     values = int(totals[_N].sum() or 0) * (len(args[1]) if per_class else 1)  # triples
     bounds: list[float] = []
-    if values > dm.SLICE:  # slices of about SLICE / 2 triples, from a hashed sample
-        step = max(1, values // dm.SAMPLE)
+    if values > drift_metrics.SLICE:  # slices of about SLICE / 2 triples, from a hashed sample
+        step = max(1, values // drift_metrics.SAMPLE)
         sample = run("calibration_values", multi_class=multi_class, step=step)
-        bounds = slice_bounds(sample[cal.VALUE], step)
+        bounds = slice_bounds(sample[calibration.VALUE], step)
     picker = _Picker(totals, segments, n_bins)
     for low, high in zip([-math.inf, *bounds], [*bounds, math.inf], strict=True):
         picker.read(run("calibration_values", multi_class=multi_class, low=low, high=high))
     edges = picker.edges(method, state_kw.get("weight"))
     rest = {k: state_kw.get(k) for k in ("n_bins", "multi_class", "strategy")}
     merged = run("calibration_sums", **rest, edges=edges)
-    state = cal.CalibrationSums(merged, by=segments)
-    result = cal.CALIBRATION_FINISHERS[method](state, **finisher)
+    state = calibration.CalibrationSums(merged, by=segments)
+    result = calibration.CALIBRATION_FINISHERS[method](state, **finisher)
     return result.collect() if isinstance(result, pl.LazyFrame) else result
 
 
@@ -115,8 +113,8 @@ def _segments(totals: pl.DataFrame, segments: list[str]) -> pl.DataFrame:
     method's branch of its positions ``_MODE``."""
     keys = names.segment_keys(segments)
     frame = _internal(totals, segments)
-    low, high = pl.col(cal.LOW_WEIGHT).min(), pl.col(cal.HIGH_WEIGHT).max()
-    whole = (pl.col(cal.FRACTIONAL).sum() == 0) & (pl.col(WEIGHT).sum() < 2.0**53)
+    low, high = pl.col(calibration.LOW_WEIGHT).min(), pl.col(calibration.HIGH_WEIGHT).max()
+    whole = (pl.col(calibration.FRACTIONAL).sum() == 0) & (pl.col(WEIGHT).sum() < 2.0**53)
     mode = (
         pl.when(low.is_null() | (low == high))
         .then(_COUNT)
@@ -125,7 +123,7 @@ def _segments(totals: pl.DataFrame, segments: list[str]) -> pl.DataFrame:
         .otherwise(_FLOAT)
     )
     return frame.group_by(keys).agg(
-        pl.col(cal.ROWS).sum().alias(_N),
+        pl.col(calibration.ROWS).sum().alias(_N),
         pl.col(WEIGHT).sum().cast(pl.Float64).alias(_W),
         mode.cast(pl.Int8).alias(_MODE),
     )
@@ -139,7 +137,7 @@ class _Picker:
     def __init__(self, totals: pl.DataFrame, segments: list[str], n_bins: int) -> None:
         self.segments, self.keys = segments, names.segment_keys(segments)
         self.totals = totals
-        self.qs = prob.quantile_levels(n_bins)
+        self.qs = _probability.quantile_levels(n_bins)
         self.found: pl.DataFrame | None = None  # *keys, CLASS, prior sums, statistics
 
     def _statistic(self, i: int, step: int) -> str:
@@ -147,17 +145,17 @@ class _Picker:
 
     def read(self, values: pl.DataFrame) -> None:
         """One slice's ``*by, CLASS, VALUE, ROWS, WEIGHT`` (above every slice before)."""
-        keys = [*self.keys, cal.CLASS]
+        keys = [*self.keys, calibration.CLASS]
         frame = _internal(values, self.segments).join(self.totals, on=self.keys, nulls_equal=True)
         before = [_PRIOR_ROWS, _PRIOR_W, _MAX, _AMBIGUOUS]
         statistics = [self._statistic(i, s) for i in range(len(self.qs)) for s in (0, 1)]
         if self.found is not None:
             carried = self.found.select(*keys, *before, *statistics)
             frame = frame.join(carried, on=keys, how="left", nulls_equal=True)
-        frame = frame.sort([*keys, cal.VALUE], nulls_last=True)
+        frame = frame.sort([*keys, calibration.VALUE], nulls_last=True)
         rows = pl.col(_PRIOR_ROWS).fill_null(0) if self.found is not None else pl.lit(0)
         weight = pl.col(_PRIOR_W).fill_null(0.0) if self.found is not None else pl.lit(0.0)
-        c_rows = rows + pl.col(cal.ROWS).cum_sum().over(keys)
+        c_rows = rows + pl.col(calibration.ROWS).cum_sum().over(keys)
         c_weight = weight + pl.col(WEIGHT).cast(pl.Float64).cum_sum().over(keys)
         frame = frame.with_columns(c_rows.alias(_PRIOR_ROWS), c_weight.alias(_PRIOR_W))
         n, w = pl.col(_N), pl.col(_W)
@@ -166,13 +164,13 @@ class _Picker:
             below = ((n.cast(pl.Float64) - 1) * q).floor()
             for s in (0, 1):
                 passes, unsure = _passes(below + s, n, w)
-                first = pl.col(cal.VALUE).filter(passes).min()
+                first = pl.col(calibration.VALUE).filter(passes).min()
                 name = self._statistic(i, s)
                 if self.found is not None:  # a statistic found in a slice below stays
                     first = pl.coalesce(pl.col(name).first(), first)
                 aggs.append(first.alias(name))
                 ambiguous.append(unsure.any())
-        value_max = pl.col(cal.VALUE).max()
+        value_max = pl.col(calibration.VALUE).max()
         if self.found is not None:
             value_max = pl.max_horizontal(pl.col(_MAX).first(), value_max)
             ambiguous.append(pl.col(_AMBIGUOUS).first().fill_null(False))
@@ -191,11 +189,11 @@ class _Picker:
     def edges(self, method: str, weight: str | None) -> pl.DataFrame:
         """``*keys, CLASS, edge(0), ...``: each problem's inner edges (numpy's linear
         interpolation between its order statistics, the frame method's)."""
-        keys = [*self.keys, cal.CLASS]
-        columns = [cal.edge(i) for i in range(len(self.qs))]
+        keys = [*self.keys, calibration.CLASS]
+        columns = [calibration.edge(i) for i in range(len(self.qs))]
         if self.found is None or self.found.is_empty():
             empty = self.totals.select(self.keys).clear()
-            return empty.with_columns(pl.lit(None, pl.Null).alias(cal.CLASS)).with_columns(
+            return empty.with_columns(pl.lit(None, pl.Null).alias(calibration.CLASS)).with_columns(
                 pl.lit(None, pl.Float64).alias(c) for c in columns
             )
         if self.found[_AMBIGUOUS].any():
@@ -212,12 +210,12 @@ class _Picker:
         return frame.select(
             *keys,
             *(
-                prob._interpolated(
+                _probability._interpolated(
                     pl.coalesce(pl.col(self._statistic(i, 0)), top),
                     pl.coalesce(pl.col(self._statistic(i, 1)), top),
                     pl.col(_N),
                     q,
-                ).alias(cal.edge(i))
+                ).alias(calibration.edge(i))
                 for i, q in enumerate(self.qs)
             ),
         )

@@ -34,13 +34,12 @@ from typing import Any
 import polars as pl
 
 from pl_metrics import metrics as _metrics
-from pl_metrics._core import checks as v
+from pl_metrics._core import checks
 from pl_metrics._engines import drift as engine_drift
 from pl_metrics._engines import estimated as engine_estimated
-from pl_metrics._engines import jobs
-from pl_metrics._engines import over_time as engine_over_time
-from pl_metrics._groups import fairness as fair
-from pl_metrics._monitoring import check as gate
+from pl_metrics._engines import jobs, over_time
+from pl_metrics._groups import fairness as groups_fairness
+from pl_metrics._monitoring import check
 from pl_metrics._namespace import MetricsLazyFrame
 
 METHOD = "check"
@@ -75,22 +74,22 @@ class EngineSide:
     taken: list[str]  # the data's columns: the made day takes another name
 
     def one_window(
-        self, metrics: list[str], x: gate.Columns, ci: float | None, reference: object
+        self, metrics: list[str], x: check.Columns, ci: float | None, reference: object
     ) -> pl.LazyFrame:
         assert x.y_true is not None  # check_needs
-        day = fair.free_name("day", self.taken)
-        given = gate.window_arguments(
+        day = groups_fairness.free_name("day", self.taken)
+        given = check.window_arguments(
             metrics, x, ci, day=day, by=self.by, reference=reference
         )  # fmt: skip
         values = _arguments("over_time", y_true=x.y_true, **given)
-        rows = engine_over_time.Rows(self.where, (pl.lit(_DAY).alias(day),))
-        frame = engine_over_time.call(self.engine, self.data, values, self.options, rows=rows)
+        rows = over_time.Rows(self.where, (pl.lit(_DAY).alias(day),))
+        frame = over_time.call(self.engine, self.data, values, self.options, rows=rows)
         return frame.lazy()
 
-    def counted(self, x: gate.Columns) -> tuple[pl.LazyFrame, dict[str, str | None]]:
+    def counted(self, x: check.Columns) -> tuple[pl.LazyFrame, dict[str, str | None]]:
         assert x.y_true is not None  # check_needs
         assert x.y_pred is not None
-        rows = engine_over_time.Rows(self.where)
+        rows = over_time.Rows(self.where)
         handle, schema, _ = self.engine.prepare(
             self.data, rows.read([x.y_true, x.y_pred, x.weight, *self.by])
         )
@@ -101,10 +100,10 @@ class EngineSide:
         fields = {f: getattr(job, f) for f in jobs.Job.__dataclass_fields__}
         fields["columns"] = rows.read([job.columns])
         merged = self.engine.run(
-            handle, engine_over_time.WindowJob(**fields, rows=rows), schema, **self.options
+            handle, over_time.WindowJob(**fields, rows=rows), schema, **self.options
         )
         keys = [e.meta.output_name() for e in self.by]
-        return engine_over_time.counted_rows(merged, keys, x.y_true, x.y_pred, x.weight)
+        return over_time.counted_rows(merged, keys, x.y_true, x.y_pred, x.weight)
 
 
 def _flag_nulls(
@@ -117,18 +116,18 @@ def _flag_nulls(
     counted = engine.run(handle, job, schema, **options)
     nulls = int(counted["flag_nulls"].sum()) if counted.height else 0
     if nulls:
-        raise v.Bad.reference_nulls(nulls)
+        raise checks.Bad.reference_nulls(nulls)
 
 
 def call(engine: Any, data: Any, values: dict[str, Any], options: dict[str, Any]) -> pl.DataFrame:
     """``pl_metrics.<engine>.check`` (``values``: the frame method's arguments)."""
     reference, by, ci = values["reference"], values["by"], values["ci"]
-    x = gate.Columns(
+    x = check.Columns(
         values["y_true"], values["y_pred"], values["y_score"], values["weight"],
         values["pos_label"],
     )  # fmt: skip
-    rules = gate.parse_rules(values["rules"])  # the frame method's messages, first
-    segments = v.normalize_by(by)
+    rules = check.parse_rules(values["rules"])  # the frame method's messages, first
+    segments = checks.normalize_by(by)
     flag = reference if isinstance(reference, pl.Expr) else None
     drifted = [r.column for r in rules if r.column is not None]
     columns = [x.y_true, x.y_pred, x.y_score, x.weight, *segments.given, *drifted]
@@ -150,7 +149,7 @@ def call(engine: Any, data: Any, values: dict[str, Any], options: dict[str, Any]
     reference_schema = ref_schema
     if polars_reference:
         reference_schema = reference.lazy().collect_schema()  # type: ignore[union-attr]
-    p = gate.plan(
+    p = check.plan(
         values["rules"], x=x, by=by, reference=reference, ci=ci, schema=schema,
         reference_schema=reference_schema,
     )  # fmt: skip
@@ -159,7 +158,7 @@ def call(engine: Any, data: Any, values: dict[str, Any], options: dict[str, Any]
     current = EngineSide(
         engine, data, options, stand_ins, None if flag is None else ~flag, taken
     )  # fmt: skip
-    reference_side: gate.Side | None = None
+    reference_side: check.Side | None = None
     if flag is not None:
         reference_side = EngineSide(engine, data, options, stand_ins, flag, taken)
         if p.labelled:
@@ -167,7 +166,7 @@ def call(engine: Any, data: Any, values: dict[str, Any], options: dict[str, Any]
             _flag_nulls(engine, data, flag, x.y_true, options)
     elif polars_reference and p.relative:
         keyed = reference.lazy().with_columns(stand_ins)  # type: ignore[union-attr]
-        reference_side = gate.PolarsSide(keyed, p.keys)
+        reference_side = check.PolarsSide(keyed, p.keys)
     elif ref_schema is not None and p.relative:
         assert reference_schema is not None
         ref_taken = list(reference_schema.names())
@@ -177,8 +176,8 @@ def call(engine: Any, data: Any, values: dict[str, Any], options: dict[str, Any]
         given = _arguments("drift", columns=columns, reference=reference, by=stand_ins or None)
         return engine_drift.call(engine, data, given, options).lazy()
 
-    sources = gate.Sources(current, reference_side, reference, drift)
-    out = gate.judge(p, gate.values(p, sources), None).collect()
+    sources = check.Sources(current, reference_side, reference, drift)
+    out = check.judge(p, check.values(p, sources), None).collect()
     return out.select(expected_schema.names()).cast(expected_schema)
 
 

@@ -35,12 +35,10 @@ from typing import Any
 
 import polars as pl
 
-from pl_metrics._core import catalogue as cat
-from pl_metrics._core import names
-from pl_metrics._core import scores as sc
+from pl_metrics._core import catalogue, names, scores
 from pl_metrics._core.scores import CLASS, N_ROWS, SCORE, TRUE
 from pl_metrics._engines import label_scores, row_means
-from pl_metrics._ranking import multiclass as mc
+from pl_metrics._ranking import multiclass
 from pl_metrics._typing import AucAverage, AucCiMethod, By, MultiClass
 
 #: The states' keys after ``*by``, their summed columns, those summing to the weight
@@ -59,7 +57,7 @@ def class_score_counts(
 ) -> pl.LazyFrame:
     """``*by, CLASS, SCORE, TRUE, N_ROWS`` of ``lf``'s rows: the state a shard sends
     (the frame method's multiclass state, its ``by`` names restored)."""
-    state = sc.multiclass_score_counts(lf, y_true, y_score, by=by, weight=weight, reserved=())
+    state = scores.multiclass_score_counts(lf, y_true, y_score, by=by, weight=weight, reserved=())
     return state.finish(state.frame)
 
 
@@ -109,7 +107,7 @@ class ClassScores:
             frame = frame.rename(dict(zip(by, keys, strict=True)))
         else:  # one segment: the constant key
             frame = frame.with_columns(pl.lit(0, pl.Int8).alias(names.ALL))
-        self.counts = sc.ScoreCounts(frame, list(by), keys)
+        self.counts = scores.ScoreCounts(frame, list(by), keys)
 
 
 def refused(method: str, what: str, why: str) -> NotImplementedError:
@@ -153,11 +151,11 @@ def roc_auc(
 
 
 def _roc_auc(
-    counts: sc.ScoreCounts, *, multi_class: str, average: str | None, ci: float | None
+    counts: scores.ScoreCounts, *, multi_class: str, average: str | None, ci: float | None
 ) -> pl.LazyFrame:
     if ci is not None:
-        return mc.roc_auc_delong_per_class(counts, ci)
-    return mc.roc_auc(counts, multi_class=multi_class, average=average)
+        return multiclass.roc_auc_delong_per_class(counts, ci)
+    return multiclass.roc_auc(counts, multi_class=multi_class, average=average)
 
 
 def gini(
@@ -178,23 +176,23 @@ def gini(
     inner = names.stand_in_keys(counts.by, names.output_columns("roc_auc", ci=True))
     stand_in = dataclasses.replace(counts, by=inner)
     auc = _roc_auc(stand_in, multi_class=multi_class, average=average, ci=ci)
-    return cat.derive(auc, "gini").rename(dict(zip(inner, counts.by, strict=True)))
+    return catalogue.derive(auc, "gini").rename(dict(zip(inner, counts.by, strict=True)))
 
 
 def average_precision(state: ClassScores, *, average: AucAverage | None = "macro") -> pl.LazyFrame:
     """As :meth:`MetricsLazyFrame.average_precision` of ``{label: column}`` scores, of
     a merged :func:`class_score_counts` state."""
-    return mc.average_precision(state.counts, average=average)
+    return multiclass.average_precision(state.counts, average=average)
 
 
 def roc_curve(state: ClassScores, *, drop_intermediate: bool = True) -> pl.LazyFrame:
     """As :meth:`MetricsLazyFrame.roc_curve` of ``{label: column}`` scores."""
-    return mc.roc_curve(state.counts, drop_intermediate=drop_intermediate)
+    return multiclass.roc_curve(state.counts, drop_intermediate=drop_intermediate)
 
 
 def pr_curve(state: ClassScores, *, drop_intermediate: bool = False) -> pl.LazyFrame:
     """As :meth:`MetricsLazyFrame.pr_curve` of ``{label: column}`` scores."""
-    return mc.pr_curve(state.counts, drop_intermediate=drop_intermediate)
+    return multiclass.pr_curve(state.counts, drop_intermediate=drop_intermediate)
 
 
 #: The finishers above, by the frame method they equal.

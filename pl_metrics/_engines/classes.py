@@ -27,14 +27,13 @@ from typing import Any
 
 import polars as pl
 
-from pl_metrics._core import catalogue as cat
-from pl_metrics._core import checks as v
+from pl_metrics._core import catalogue, checks
 from pl_metrics._core.labels import label_value
 from pl_metrics._core.names import INTERNAL
 from pl_metrics._core.options import checked
 from pl_metrics._core.scores import CLASS, N_ROWS, TRUE
 from pl_metrics._engines import class_scores, jobs
-from pl_metrics._multilabel import metrics as mm
+from pl_metrics._multilabel import metrics as multilabel_metrics
 from pl_metrics._ranking.from_counts import class_mean
 from pl_metrics.state import CountsState
 
@@ -42,7 +41,7 @@ from pl_metrics.state import CountsState
 def hamming_loss(state: CountsState[pl.DataFrame]) -> pl.LazyFrame:
     """As :meth:`MetricsLazyFrame.hamming_loss` of single-label rows, of a merged
     confusion-counts state: 1 - accuracy."""
-    return mm.label_hamming_loss(state._counts(None, "hamming_loss"))
+    return multilabel_metrics.label_hamming_loss(state._counts(None, "hamming_loss"))
 
 
 def zero_one_loss(state: CountsState[pl.DataFrame], *, normalize: bool = True) -> pl.LazyFrame:
@@ -51,7 +50,7 @@ def zero_one_loss(state: CountsState[pl.DataFrame], *, normalize: bool = True) -
     predicted wrong."""
     (normalize,) = checked("zero_one_loss", normalize=normalize)
     counts = state._counts(None, "zero_one_loss")
-    return mm.label_zero_one_loss(counts, normalize=normalize)
+    return multilabel_metrics.label_zero_one_loss(counts, normalize=normalize)
 
 
 #: The finishers above, by the frame method they equal.
@@ -62,7 +61,7 @@ COUNTS_FINISHERS: dict[str, Callable[..., Any]] = {
 
 # ------------------------------------------------------------------ exact one-vs-rest
 #: The statistics partitions of score ranges compute (``declared._exact_ranking``).
-_RANKED = (cat.Ranked.AUC, cat.Ranked.AP)
+_RANKED = (catalogue.Ranked.AUC, catalogue.Ranked.AP)
 _POSITIVES = f"{INTERNAL}positives"
 _ONE = f"{INTERNAL}one_segment"
 
@@ -87,10 +86,10 @@ def exact(  # noqa: PLR0917 - the engine call's parts, in order
     (``micro``, one-vs-one), are refused here, before any job."""
     average, ci = finisher.get("average"), finisher.get("ci")
     class_scores.check_interval(method, average, ci, finisher.get("ci_method", "delong"))
-    base = cat.base_of(method)
+    base = catalogue.base_of(method)
     by, weight = state_kw.get("by"), state_kw.get("weight")
-    segments = v.by_names(by)
-    statistic = cat.CATALOGUE[base].ranked if base in cat.CATALOGUE else None
+    segments = checks.by_names(by)
+    statistic = catalogue.CATALOGUE[base].ranked if base in catalogue.CATALOGUE else None
     if statistic not in _RANKED or weight is not None or ci is not None:
         return None
     if base != method and base in segments:  # gini by a column named roc_auc
@@ -105,10 +104,10 @@ def exact(  # noqa: PLR0917 - the engine call's parts, in order
     totals_job = jobs.job("class_totals", args, by=by, weight=None, chunk_rows=engine.chunk_rows())
     totals = engine.run(handle, totals_job, schema, **options)
     per_class = _per_class(engine, base, handle, schema, args, by, totals, options, ranking)
-    if statistic is cat.Ranked.AP:  # a class without positives: 0.0, as scikit-learn
+    if statistic is catalogue.Ranked.AP:  # a class without positives: 0.0, as scikit-learn
         per_class = per_class.with_columns(pl.col(base).fill_null(0.0))
     result = _averaged(per_class, segments, base, average)
-    return cat.derive(result.lazy(), method).collect() if base != method else result
+    return catalogue.derive(result.lazy(), method).collect() if base != method else result
 
 
 def _per_class(  # noqa: PLR0917 - the engine call's parts, in order
@@ -126,7 +125,7 @@ def _per_class(  # noqa: PLR0917 - the engine call's parts, in order
     from one ranked binary job per class with positives (positives: the rows of the
     class, ``pos_label``); null for a class without any."""
     y_true, y_score = args
-    segments = v.by_names(by)
+    segments = checks.by_names(by)
     keys = [*segments, CLASS]
     is_class = pl.col(TRUE) == pl.col(CLASS)
     grid = totals.group_by(keys, maintain_order=True).agg(

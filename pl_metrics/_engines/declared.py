@@ -33,12 +33,12 @@ from typing import Any
 import polars as pl
 
 from pl_metrics import metrics
-from pl_metrics._core import catalogue as cat
-from pl_metrics._core import checks as v
-from pl_metrics._drift import state as ds
+from pl_metrics._core import catalogue, checks
+from pl_metrics._drift import state as drift_state
 from pl_metrics._engines import (
     calibration,
     calibration_edges,
+    check,
     class_scores,
     classes,
     fairness,
@@ -46,13 +46,12 @@ from pl_metrics._engines import (
     label_ranked,
     label_scores,
     losses,
+    over_time,
     ranked,
     row_means,
 )
-from pl_metrics._engines import check as engine_check
 from pl_metrics._engines import drift as engine_drift
 from pl_metrics._engines import estimated as engine_estimated
-from pl_metrics._engines import over_time as engine_over_time
 from pl_metrics._engines.finishers import SCORE_FINISHERS
 from pl_metrics._namespace import MetricsLazyFrame
 from pl_metrics.state import (
@@ -211,10 +210,10 @@ def _declared() -> dict[str, Declared]:
 #: The methods with a call of their own (several jobs of their own states, not one
 #: state finished): their module's ``call(engine, data, values, options)`` and ``HOW``.
 OWN: dict[str, Any] = {
-    "check": engine_check,
+    "check": check,
     "drift": engine_drift,
     "estimated_performance": engine_estimated,
-    "over_time": engine_over_time,
+    "over_time": over_time,
 }
 
 
@@ -383,14 +382,14 @@ _BOUNDED = ranked.INTERVALS
 
 def _base(method: str) -> str:
     """The ranked metric a method is computed from: gini's roc_auc (``catalogue``)."""
-    return cat.base_of(method) if method in cat.CATALOGUE else method
+    return catalogue.base_of(method) if method in catalogue.CATALOGUE else method
 
 
-def _statistic(method: str) -> cat.Ranked | None:
+def _statistic(method: str) -> catalogue.Ranked | None:
     """The statistic of the ranked scores ``method`` (or its base) is, where the
     partitions of score ranges compute it (AUC, AP, KS); else None."""
     base = _base(method)
-    ranked_ = cat.CATALOGUE[base].ranked if base in cat.CATALOGUE else None
+    ranked_ = catalogue.CATALOGUE[base].ranked if base in catalogue.CATALOGUE else None
     return ranked_ if ranked_ in _BOUNDED else None
 
 
@@ -407,7 +406,7 @@ def _ranked(declared: Declared, kind: str, values: dict[str, Any]) -> bool:
         return False
     plain = all(values.get(n) is None for n in ("bins", "max_fpr"))
     analytic = values.get("ci") is None or values.get("ci_method") in _BOUNDED[statistic]
-    clash = base != declared.method and base in v.by_names(values.get("by"))
+    clash = base != declared.method and base in checks.by_names(values.get("by"))
     return plain and analytic and not clash
 
 
@@ -436,14 +435,14 @@ def _exact_ranking(
         if ranked.PART not in summaries.columns:  # no shard had rows
             summaries = ranked.summary(summaries, segments, 0, asked)
         ranked.check_totals(summaries, segments, job.kwargs.get("weight"))
-        if statistic is cat.Ranked.AUC:  # or gini: the AUC mapped
+        if statistic is catalogue.Ranked.AUC:  # or gini: the AUC mapped
             auc = ranked.roc_auc(summaries, segments, ci=ci)
-            return cat.derive(auc.lazy(), method).collect()
+            return catalogue.derive(auc.lazy(), method).collect()
         prefix = ranked.prefix(summaries, segments)
         sums = engine.run(ranged, replace(job, prefix=prefix), schema, **options)
         if ranked.PART not in sums.columns:  # no shard had rows
             sums = ranked.second(sums, segments, 0, prefix, asked)
-        if statistic is cat.Ranked.KS:
+        if statistic is catalogue.Ranked.KS:
             return ranked.ks(summaries, sums, segments)
         return ranked.average_precision(summaries, sums, segments, ci=ci, ci_method=ci_method)
     finally:
@@ -463,17 +462,19 @@ def call(
     defaults = _engine_defaults(declared)
     params = _frame_parameters(declared.method)
     positional = [values[p.name] for p in params if p.kind is p.POSITIONAL_OR_KEYWORD]
-    segments = [*v.normalize_by(values.get("by")).given]
-    segments += v.normalize_by(values.get("control")).given  # the strata of fairness
+    segments = [*checks.normalize_by(values.get("by")).given]
+    segments += checks.normalize_by(values.get("control")).given  # the strata of fairness
     columns = jobs.read_columns([*positional, values.get("weight"), *segments])
     handle, schema, where = engine.prepare(data, columns)
     _check(declared, values, defaults, schema, where)
     if declared.method in fairness.REFUSE:
         fairness.REFUSE[declared.method](values)
     if declared.method == "drift_counts":
-        chosen, kwargs, keys, read = ds.shard_job(values["columns"], values["edges"], values["by"])
+        chosen, kwargs, keys, read = drift_state.shard_job(
+            values["columns"], values["edges"], values["by"]
+        )
         job = jobs.Job("drift_counts", (chosen,), kwargs, keys, ["rows"], read, engine.chunk_rows())
-        return ds.in_bin_order(engine.run(handle, job, schema, **options), keys)
+        return drift_state.in_bin_order(engine.run(handle, job, schema, **options), keys)
     kind = _choose(declared, values, schema)
     args, state_kw, finisher = _split(declared, kind, values, defaults)
     if declared.method in fairness.STATE_BY:  # the groups are segments of the state
@@ -501,7 +502,7 @@ def call(
     merged = engine.run(handle, job, schema, **options)
     if declared.state_only:
         return merged
-    state = STATES[kind].finish(merged, by=v.by_names(state_kw.get("by")))
+    state = STATES[kind].finish(merged, by=checks.by_names(state_kw.get("by")))
     result = STATES[kind].finishers[declared.method](state, **finisher)
     return result.collect() if isinstance(result, pl.LazyFrame) else result
 
@@ -592,7 +593,7 @@ def stub(engine: Engine) -> str:
     """The engine module's type stub (``pl_metrics/<module>.pyi``): its functions are
     made at import, so a type checker reads their signatures here.  Written by
     ``python tools/engine_stubs.py``; a test checks it is current."""
-    import pl_metrics._typing as typing_names
+    from pl_metrics import _typing
 
     functions = []
     used: set[str] = set()
@@ -611,7 +612,7 @@ def stub(engine: Engine) -> str:
         body = "".join(f"    {p},\n" for p in params)
         functions.append(f"def {name}(\n{body}) -> pl.DataFrame: ...")
     abc = {"Callable", "Mapping", "Sequence"}
-    names = sorted(n for n in used if hasattr(typing_names, n) and n not in abc)
+    names = sorted(n for n in used if hasattr(_typing, n) and n not in abc)
     head = [
         f'"""Type stub of pl_metrics.{engine.module.rsplit(".", 1)[-1]}: written by '
         '``python tools/engine_stubs.py``."""',

@@ -38,9 +38,8 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from pl_metrics import metrics
-from pl_metrics._core import checks as v
-from pl_metrics._core import names
-from pl_metrics._drift import metrics as dm
+from pl_metrics._core import checks, names
+from pl_metrics._drift import metrics as drift_metrics
 from pl_metrics._drift.distances import Sweep
 from pl_metrics._engines import jobs
 
@@ -112,12 +111,12 @@ def _sides(
 ) -> tuple[_Side, _Side]:
     """(the reference side, the current side) after the frame method's option and
     schema checks on no rows of the engines' schemas (before any job)."""
-    columns = dm.check_column_list(values["columns"])
+    columns = drift_metrics.check_column_list(values["columns"])
     reference, by = values["reference"], values["by"]
     flag = reference if isinstance(reference, pl.Expr) else None
     if flag is None and not _is_engine_frame(engine, reference):
         raise _reference_type(engine, reference)
-    segments = v.normalize_by(by)
+    segments = checks.normalize_by(by)
     read = jobs.read_columns([columns, flag, *segments.given])
     handle, schema, where = engine.prepare(data, read)
     ref_handle, ref_schema, ref_where = handle, schema, None
@@ -141,8 +140,8 @@ def call(
 ) -> pl.DataFrame:
     """``.metrics.drift`` of the engine's rows (``values``: its arguments)."""
     reference, current = _sides(engine, data, values, options)
-    columns = dm.check_column_list(values["columns"])
-    kinds = dm._kinds(columns, current.schema, reference.schema)
+    columns = drift_metrics.check_column_list(values["columns"])
+    kinds = drift_metrics._kinds(columns, current.schema, reference.schema)
     numeric = [c for c in columns if kinds[c] == "numeric"]
     exact = [
         c for c in numeric if not (current.schema[c].is_float() and reference.schema[c].is_float())
@@ -150,7 +149,7 @@ def call(
     ref_rows = reference.run("drift_rows", columns, numeric, exact)
     cur_rows = current.run("drift_rows", columns, numeric, exact)
     _check(ref_rows, cur_rows, reference.flag, exact)
-    given = list(v.normalize_by(values["by"]).names)
+    given = list(checks.normalize_by(values["by"]).names)
     found = _distances((reference, current), (ref_rows, cur_rows), numeric, values["bins"], given)
     edges = {c: e for c, (e, _) in found.items()}
     ref_bins = reference.run("drift_bins", columns, numeric, edges)
@@ -175,7 +174,7 @@ def call(
     }
     schema = pl.Schema(out_schema)
     out = pl.concat([p.select(list(schema)).cast(schema) for p in parts])
-    return dm._in_order(out, given, columns)
+    return drift_metrics._in_order(out, given, columns)
 
 
 def _check(
@@ -184,34 +183,34 @@ def _check(
     """The frame method's data checks, in its order, from the counts of all shards:
     the flag's nulls, integers beyond +-2**53, no reference rows."""
     if flag is not None and ref_rows.height and (nulls := int(ref_rows["flag_nulls"][0])):
-        raise v.Bad.reference_nulls(nulls)
+        raise checks.Bad.reference_nulls(nulls)
     for column in exact:
         n = sum(
             int(s.filter(pl.col("column") == column)["inexact"].sum()) for s in (ref_rows, cur_rows)
         )
         if n:
-            raise v.Bad.inexact_scores([column], n, argument="columns", what="values")
+            raise checks.Bad.inexact_scores([column], n, argument="columns", what="values")
     if not ref_rows.height or not int(ref_rows["rows"][0]):
-        raise v.Bad.no_reference_rows()
+        raise checks.Bad.no_reference_rows()
 
 
 def _divergences(
     ref_bins: pl.DataFrame, cur_bins: pl.DataFrame, column: str, given: list[str], eps: float
 ) -> pl.DataFrame:
     """``*by, n_reference, n_current, psi, js_distance`` of one column from both sides'
-    rows per bin: the frame method's shares and sums (:func:`dm._shares`)."""
+    rows per bin: the frame method's shares and sums (:func:`drift_metrics._shares`)."""
     mine = pl.col("column") == column
     ref_df = ref_bins.filter(mine).select(
-        pl.col("bin").alias(dm._BIN), pl.col("rows").alias(dm._REF)
+        pl.col("bin").alias(drift_metrics._BIN), pl.col("rows").alias(drift_metrics._REF)
     )
     cur_df = cur_bins.filter(mine).select(
-        *given, pl.col("bin").alias(dm._BIN), pl.col("rows").alias(dm._CUR)
+        *given, pl.col("bin").alias(drift_metrics._BIN), pl.col("rows").alias(drift_metrics._CUR)
     )
     keys = given or [names.ALL]
     if not given:
         cur_df = cur_df.with_columns(pl.lit(True).alias(names.ALL))
-    table, n_ref = dm._shares(ref_df, cur_df, keys)
-    out = dm._divergence_table(table, keys, n_ref, eps)
+    table, n_ref = drift_metrics._shares(ref_df, cur_df, keys)
+    out = drift_metrics._divergence_table(table, keys, n_ref, eps)
     return out if given else out.drop(names.ALL)
 
 
@@ -224,7 +223,7 @@ def _distances(
 ) -> dict[str, tuple[list[float], pl.DataFrame]]:
     """Each numeric column's (reference's quantile edges, ``*by, ks, wasserstein``)
     from its slices of distinct values (:func:`_sweep`): one slice of every column up
-    to :data:`dm.SLICE` rows of both sides (one job per side for all of them), else
+    to :data:`drift_metrics.SLICE` rows of both sides (one job per side for all of them), else
     the frame method's slices (``_sliced_distances``), a job per side and slice."""
     reference, current = sides
     whole, sliced = [], {}
@@ -233,7 +232,7 @@ def _distances(
         rows, values = (
             sum(int(c.filter(mine)[n].sum()) for c in counts) for n in ("rows", "values")
         )
-        if rows <= dm.SLICE:
+        if rows <= drift_metrics.SLICE:
             whole.append(column)
         else:
             sliced[column] = _slice_bounds(reference, current, column, values)
@@ -272,11 +271,11 @@ def _sweep(
     ref_rows, cur_rows = counts
     mine = pl.col("column") == column
     n = int(ref_rows.filter(mine)["values"].sum())
-    segments = cur_rows.filter(mine).select(*given, pl.col("values").alias(dm._COUNT))
+    segments = cur_rows.filter(mine).select(*given, pl.col("values").alias(drift_metrics._COUNT))
     segments = segments.with_row_index(_ID)
-    sizes = segments[dm._COUNT].to_numpy().astype(np.int64)
+    sizes = segments[drift_metrics._COUNT].to_numpy().astype(np.int64)
     sweep = Sweep(n, sizes)
-    picked = dm._Picked(dm._ranks(n, bins) if n else set())
+    picked = drift_metrics._Picked(drift_metrics._ranks(n, bins) if n else set())
     ids = segments.select(*given, _ID)
     for low, high, ref_found, cur_found in slices:
         ref = ref_found.sort("value")
@@ -292,9 +291,11 @@ def _sweep(
         values = cur["value"].to_numpy().astype(np.float64)
         weights = cur["rows"].to_numpy()
         sweep.add(low, high, ref_values, ref_tied, present, per_segment, values, weights)
-    dm._read_whole(picked.seen == n and (n == 0 or bool((sweep.below == sweep.size).all())))
+    drift_metrics._read_whole(
+        picked.seen == n and (n == 0 or bool((sweep.below == sweep.size).all()))
+    )
     ks, w = sweep.result()
-    edges = dm._edges_of(picked.at, n, bins)
+    edges = drift_metrics._edges_of(picked.at, n, bins)
     return edges, segments.select(*given, _ID).with_columns(
         pl.Series("ks", ks).fill_nan(None), pl.Series("wasserstein", w).fill_nan(None)
     ).drop(_ID)
@@ -304,7 +305,7 @@ def _slice_bounds(reference: _Side, current: _Side, column: str, values: int) ->
     """The slices' bounds of one column: the frame method's (``_slice_bounds``) from a
     sample of both sides' distinct (segment, value) pairs, those whose hash is a
     multiple of ``values`` // ``SAMPLE``."""
-    step = max(1, values // dm.SAMPLE)
+    step = max(1, values // drift_metrics.SAMPLE)
     found = [
         side.run("drift_values", [(column, -math.inf, math.inf, step)])
         for side in (reference, current)
@@ -313,13 +314,13 @@ def _slice_bounds(reference: _Side, current: _Side, column: str, values: int) ->
 
 
 def slice_bounds(sample: pl.Series, step: int) -> list[float]:
-    """The bounds of slices of about ``dm.SLICE // 2`` distinct pairs each, from a
+    """The bounds of slices of about ``drift_metrics.SLICE // 2`` distinct pairs each, from a
     ``sample`` of them (those whose hash is a multiple of ``step``; the frame
     method's ``_slice_bounds``): ascending, finite, distinct; none for one slice."""
     import numpy as np
 
     values = np.sort(sample.to_numpy().astype(np.float64))
-    slices = -(-values.size * step // max(1, dm.SLICE // 2))
+    slices = -(-values.size * step // max(1, drift_metrics.SLICE // 2))
     if slices <= 1:
         return []
     at = np.arange(1, slices) * values.size // slices

@@ -28,9 +28,8 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from pl_metrics._core import checks as v
-from pl_metrics._core import names
-from pl_metrics._drift import metrics as dm
+from pl_metrics._core import checks, names
+from pl_metrics._drift import metrics as drift_metrics
 
 #: The states' keys after ``*by``, their summed columns and their weight totals
 #: (:data:`pl_metrics._engines.jobs._STATES`' shape).
@@ -45,7 +44,7 @@ def _keyed(
     """The side's rows (a null flag: on neither side, counted by :func:`side_rows`)
     with their segment keys under internal names; those names and the output ones."""
     rows = lf if flag is None else lf.filter(flag if side else ~flag)
-    segments = v.normalize_by(by)
+    segments = checks.normalize_by(by)
     if segments:
         return (
             names.with_segment_keys(rows, segments),
@@ -57,7 +56,7 @@ def _keyed(
 
 def _value(column: str, numeric: Sequence[str]) -> pl.Expr:
     """The column as ``drift`` compares it (``numeric``: the numeric columns)."""
-    return dm._value(column, "numeric" if column in numeric else "categorical")
+    return drift_metrics._value(column, "numeric" if column in numeric else "categorical")
 
 
 def _named(frame: pl.DataFrame, keys: list[str], given: list[str]) -> pl.LazyFrame:
@@ -86,9 +85,11 @@ def side_rows(  # noqa: PLR0917 - the side, then its numeric columns
     keyed, keys, given = _keyed(lf, flag, side, by)
     aggs = [pl.len().cast(pl.Int64).alias("rows")]
     for i, column in enumerate(columns):
-        counted = dm._value(column, "numeric").count() if column in numeric else pl.lit(0)
+        counted = (
+            drift_metrics._value(column, "numeric").count() if column in numeric else pl.lit(0)
+        )
         aggs.append(counted.cast(pl.Int64).alias(f"v{i}"))
-        inexact = v.beyond_exact_float(pl.col(column)).sum() if column in exact else pl.lit(0)
+        inexact = checks.beyond_exact_float(pl.col(column)).sum() if column in exact else pl.lit(0)
         aggs.append(inexact.cast(pl.Int64).alias(f"x{i}"))
     # without segments one row, rows or not: it carries the shard's null flags
     grouped = (
@@ -130,16 +131,16 @@ def side_values(
     bounds)."""
     del weight
     keyed, keys, given = _keyed(lf, flag, side, by)
-    x = pl.col(dm._VALUE)
+    x = pl.col(drift_metrics._VALUE)
     # drift's sample: the reference's values, the current's pairs
-    hashed = pl.struct(*([] if side else keys), dm._VALUE).hash(seed=0)
+    hashed = pl.struct(*([] if side else keys), drift_metrics._VALUE).hash(seed=0)
     queries = []
     for column, low, high, step in slices:
         inside = in_slice(x, low, high, step, hashed)
         query = (
-            keyed.select(*keys, dm._value(column, "numeric").alias(dm._VALUE))
+            keyed.select(*keys, drift_metrics._value(column, "numeric").alias(drift_metrics._VALUE))
             .filter(inside)
-            .group_by(*keys, dm._VALUE)
+            .group_by(*keys, drift_metrics._VALUE)
             .agg(pl.len().cast(pl.Int64).alias("rows"))
             .select(*keys, pl.lit(column, pl.String).alias("column"), x.alias("value"), "rows")
         )
@@ -182,7 +183,7 @@ def side_bins(  # noqa: PLR0917 - the side, its numeric columns and their edges
     keyed, keys, given = _keyed(lf, flag, side, by)
     queries = [
         keyed.group_by(
-            *keys, dm._bin(_value(c, numeric), edges.get(c)).cast(pl.String).alias("bin")
+            *keys, drift_metrics._bin(_value(c, numeric), edges.get(c)).cast(pl.String).alias("bin")
         )
         .agg(pl.len().cast(pl.Int64).alias("rows"))
         .select(*keys, pl.lit(c, pl.String).alias("column"), "bin", "rows")

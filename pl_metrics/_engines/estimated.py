@@ -55,17 +55,12 @@ from typing import Any
 import polars as pl
 
 from pl_metrics import metrics as _metrics
-from pl_metrics._core import catalogue as cat
-from pl_metrics._core import checks as v
-from pl_metrics._core import inputs, names
-from pl_metrics._core import scores as sc
+from pl_metrics._core import catalogue, checks, inputs, names, scores
 from pl_metrics._core.messages import Bad
 from pl_metrics._core.names import ALL, INTERNAL
 from pl_metrics._engines import jobs, ranked
 from pl_metrics._engines.shards import label_sample
-from pl_metrics._monitoring import calibration as cal
-from pl_metrics._monitoring import estimated as est
-from pl_metrics._monitoring import segment_sums as ss
+from pl_metrics._monitoring import calibration, estimated, segment_sums
 from pl_metrics.exceptions import DataError
 
 METHOD = "estimated_performance"
@@ -107,7 +102,7 @@ def reference_sums(
     them: per distinct score, the summed weight of its ``pos_label`` rows and of all its
     rows, its data checks raised (as the reference's errors); the rows whose ``flag`` is
     null counted (:data:`_NULLS`, on a row of null score: the driver refuses them)."""
-    ref = est.Reference(
+    ref = estimated.Reference(
         lf, lf if flag is None else flag, y_true=y_true, y_score=y_score, weight=weight,
         pos_label=pos_label,
     )  # fmt: skip
@@ -139,7 +134,7 @@ def _blocks(state: pl.DataFrame, index: int) -> pl.DataFrame:
     positive = rows.get_column(_POSITIVE).cast(pl.Float64).to_numpy()
     weight = rows.get_column(_WEIGHT).cast(pl.Float64).to_numpy()
     if rows.height:
-        fitted = cal.isotonic(positive, weight)
+        fitted = calibration.isotonic(positive, weight)
         starts = np.flatnonzero(np.r_[True, fitted[1:] != fitted[:-1]])
         ends = np.r_[starts[1:], scores.size] - 1
         blocks = [scores[starts], scores[ends]]
@@ -179,7 +174,7 @@ class ReferenceJob(jobs.Job):
         rows = frame.lazy()
         flag = self.kwargs["flag"]
         rows = rows if flag is None else rows.filter(flag)
-        rows = v.without_zero_weights(rows, self.kwargs["weight"])
+        rows = checks.without_zero_weights(rows, self.kwargs["weight"])
         return label_sample(rows.select(self.y_true).collect().to_series())
 
     def check_samples(
@@ -193,7 +188,7 @@ class ReferenceJob(jobs.Job):
             score_dtype=score_dtype, kwargs=self.kwargs,
         )  # fmt: skip
         weight, pos_label = self.kwargs["weight"], self.kwargs["pos_label"]
-        est.Reference(
+        estimated.Reference(
             proxy, proxy, y_true=y_true, y_score=y_score, weight=weight, pos_label=pos_label
         ).fit()
 
@@ -233,7 +228,7 @@ def knots(summaries: pl.DataFrame) -> Knots:
     if PART in summaries.columns and summaries.height:
         nulls = int(summaries.get_column(_NULLS).sum())
         if nulls:
-            raise v.Bad.reference_nulls(nulls)
+            raise checks.Bad.reference_nulls(nulls)
         ordered = summaries.sort(PART)
 
         def flat(column: str) -> Any:
@@ -242,7 +237,7 @@ def knots(summaries: pl.DataFrame) -> Knots:
         low, high, positive, weight = (flat(c) for c in (_LOW, _HIGH, _POSITIVE, _WEIGHT))
     else:
         low = high = positive = weight = np.zeros(0)
-    fitted = cal.isotonic(positive, weight)
+    fitted = calibration.isotonic(positive, weight)
     starts = np.flatnonzero(np.r_[True, fitted[1:] != fitted[:-1]])
     ends = np.r_[starts[1:], fitted.size] - 1
     # each run: its first score, and its last where that is another score
@@ -281,14 +276,14 @@ def current_sums(
         lf = lf.with_columns(flag.alias(_IS_REFERENCE))
     rows = given.rows(lf)
     current = rows if flag is None else rows.filter(~pl.col(_IS_REFERENCE))
-    lists, counts, check = est._current_state(
+    lists, counts, check = estimated._current_state(
         current,
         given.keys,
         schema,
         y_pred,
         y_score,
-        pos_label=sc.resolve_pos_label(schema, y_pred, pos_label),
-        default_pos=sc.defaults_pos_label(schema, y_pred, pos_label),
+        pos_label=scores.resolve_pos_label(schema, y_pred, pos_label),
+        default_pos=scores.defaults_pos_label(schema, y_pred, pos_label),
         weight=weight,
         probabilities=probabilities,
         keyed=False,
@@ -296,17 +291,21 @@ def current_sums(
     found, df = pl.collect_all([counts, lists])
     check(found, df)
     keys = given.keys or [ALL]
-    listed = [ss.SCORES, ss.PREDICTED, *([ss.WEIGHTS] if weight is not None else [])]
+    listed = [
+        segment_sums.SCORES,
+        segment_sums.PREDICTED,
+        *([segment_sums.WEIGHTS] if weight is not None else []),
+    ]
     flat = df.select(*keys, *listed).explode(listed)
-    w = pl.col(ss.WEIGHTS) if weight is not None else pl.lit(1.0)
-    predicted = pl.col(ss.PREDICTED)
+    w = pl.col(segment_sums.WEIGHTS) if weight is not None else pl.lit(1.0)
+    predicted = pl.col(segment_sums.PREDICTED)
     pred, rest = (
         pl.when(predicted).then(w).otherwise(0.0),
         pl.when(predicted).then(0.0).otherwise(w),
     )
     return (
         flat.lazy()
-        .group_by(*keys, pl.col(ss.SCORES).alias(_SCORE))
+        .group_by(*keys, pl.col(segment_sums.SCORES).alias(_SCORE))
         .agg(
             pred.sum().alias(_PRED),
             rest.sum().alias(_REST),
@@ -323,7 +322,7 @@ def _current_summary(
     """A shard's per-score sums as its summary per segment (:data:`_SUMS`, :data:`_AUC`;
     the AUC's only meaningful where the rows are range-partitioned by score)."""
     score = state.get_column(_SCORE).to_numpy()
-    p = score if knots is None else cal.calibrate(score, *knots)
+    p = score if knots is None else calibration.calibrate(score, *knots)
     frame = state.with_columns(pl.Series("p", p, pl.Float64)).sort(
         [*keys, _SCORE], descending=[False] * len(keys) + [True], nulls_last=True
     )
@@ -376,7 +375,7 @@ class CurrentJob(jobs.Job):
         rows = frame.lazy()
         flag = self.kwargs["flag"]
         rows = rows if flag is None else rows.filter(~flag)
-        rows = v.without_zero_weights(rows, self.kwargs["weight"])
+        rows = checks.without_zero_weights(rows, self.kwargs["weight"])
         return label_sample(rows.select(self.y_true).collect().to_series())
 
     def check_samples(
@@ -403,7 +402,7 @@ class CurrentJob(jobs.Job):
 def _finish(
     summaries: pl.DataFrame, keys: list[str], *, by_ranges: bool, weighted: bool
 ) -> pl.DataFrame:
-    """The frame method's sums per segment (``est._TP`` ..., ``roc_auc``, the
+    """The frame method's sums per segment (``estimated._TP`` ..., ``roc_auc``, the
     variances) from every shard's summary; the AUC from score ranges (``by_ranges``),
     else NaN (not asked for)."""
     if PART not in summaries.columns:  # no shard had rows
@@ -431,9 +430,12 @@ def _finish(
     w_total = pl.col("w").sum()
     sums = frame.group_by(keys, maintain_order=True).agg(
         (pl.col("n").sum() if not weighted else w_total).alias("n"),
-        *(pl.col(c).sum().alias(getattr(est, f"_{c.upper()}")) for c in ("tp", "fp", "fn", "tn")),
-        (pl.col("s_tp").sum() / (w_total * w_total)).alias(est._VAR_TP),
-        (pl.col("s_fn").sum() / (w_total * w_total)).alias(est._VAR_FN),
+        *(
+            pl.col(c).sum().alias(getattr(estimated, f"_{c.upper()}"))
+            for c in ("tp", "fp", "fn", "tn")
+        ),
+        (pl.col("s_tp").sum() / (w_total * w_total)).alias(estimated._VAR_TP),
+        (pl.col("s_fn").sum() / (w_total * w_total)).alias(estimated._VAR_FN),
         pl.col("p_total").first(),
         pl.col("n_total").first(),
         right.alias("right"),
@@ -460,7 +462,7 @@ def _finish(
     )
     sums = sums.join(var, on=keys, how="left", nulls_equal=True, maintain_order="left")
     pn = pl.col("p_total") * pl.col("n_total")
-    sums = sums.with_columns((pl.col("moments") / (pn * pn)).alias(est._VAR_AUC))
+    sums = sums.with_columns((pl.col("moments") / (pn * pn)).alias(estimated._VAR_AUC))
     return sums.drop("p_total", "n_total", "right", "wrong", "moments")
 
 
@@ -475,7 +477,7 @@ def _reference_of(
     try:
         return engine.prepare(reference, columns)
     except (AttributeError, TypeError, FileNotFoundError) as exc:
-        raise v.Bad.reference_type(reference) from exc
+        raise checks.Bad.reference_type(reference) from exc
 
 
 def _calibration_map(
@@ -491,7 +493,7 @@ def _calibration_map(
     weight, pos_label = values["weight"], values["pos_label"]
     handle, schema = on
     if schema is None:  # polars rows
-        return est.Reference(
+        return estimated.Reference(
             pl.LazyFrame(), reference, y_true=y_true, y_score=y_score, weight=weight,
             pos_label=pos_label,
         ).fit()  # fmt: skip
@@ -520,7 +522,7 @@ def call(engine: Any, data: Any, values: dict[str, Any], options: dict[str, Any]
 
         return estimated_classes.call(engine, data, values, options)
     flag = reference if isinstance(reference, pl.Expr) else None
-    segments = v.normalize_by(by).given
+    segments = checks.normalize_by(by).given
     read = [y_pred, y_score, weight, *segments, flag, y_true if flag is not None else None]
     handle, schema, where = engine.prepare(data, jobs.read_columns(read))
     ref_handle, ref_schema, ref_where = _reference_of(
@@ -535,7 +537,7 @@ def call(engine: Any, data: Any, values: dict[str, Any], options: dict[str, Any]
     except (pl.exceptions.ColumnNotFoundError, pl.exceptions.SchemaError) as exc:
         in_reference = ref_schema is not None and "in the reference" in str(exc)
         raise jobs.named(exc, [ref_where if in_reference else where]) from exc
-    chosen = est.check_metrics(values["metrics"])
+    chosen = estimated.check_metrics(values["metrics"])
     ci = values["ci"]
     pos_label, calibration = values["pos_label"], values["calibration"]
     found = None
@@ -543,7 +545,7 @@ def call(engine: Any, data: Any, values: dict[str, Any], options: dict[str, Any]
         on = (handle, schema) if flag is not None else (ref_handle, ref_schema)
         found = _calibration_map(engine, values, on, options)
     keys = names.segment_keys(segments)
-    auc = any(cat.CATALOGUE[m].ranked is cat.Ranked.AUC for m in chosen)
+    auc = any(catalogue.CATALOGUE[m].ranked is catalogue.Ranked.AUC for m in chosen)
     kwargs = {"by": list(segments) or None, "weight": weight, "pos_label": pos_label}
     kwargs |= {"flag": flag, "probabilities": calibration is None, "knots": found}
     job = CurrentJob(
@@ -563,10 +565,10 @@ def call(engine: Any, data: Any, values: dict[str, Any], options: dict[str, Any]
     overflowed = sums.select(pl.any_horizontal(floats.is_infinite()).sum()).item()
     if overflowed:
         raise Bad.engine_sum_overflow(METHOD, overflowed)
-    columns, bounds = est._metrics(chosen, ci)
+    columns, bounds = estimated._metrics(chosen, ci)
     result = sums.lazy().with_columns(columns).with_columns(bounds)
     result = result.select(*keys, "n", *chosen, *names.interval_columns(chosen if ci else []))
-    result = names.restore_keys(result.sort(keys, nulls_last=True), v.normalize_by(by).names)
+    result = names.restore_keys(result.sort(keys, nulls_last=True), checks.normalize_by(by).names)
     out = result.collect()
     return out.select(expected_schema.names()).cast(expected_schema)
 

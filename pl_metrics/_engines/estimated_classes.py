@@ -35,21 +35,22 @@ from typing import Any
 import polars as pl
 
 from pl_metrics import metrics as _metrics
-from pl_metrics._core import catalogue as cat
-from pl_metrics._core import checks as v
-from pl_metrics._core import inputs, names
+from pl_metrics._core import catalogue, checks, inputs, names
 from pl_metrics._core.messages import Bad
 from pl_metrics._core.names import ALL, INTERNAL
-from pl_metrics._engines import estimated as binary
+from pl_metrics._engines import estimated as engine_estimated
 from pl_metrics._engines import jobs
-from pl_metrics._monitoring import estimated as est
-from pl_metrics._monitoring import estimated_multiclass as emc
-from pl_metrics._monitoring import segment_sums as ss
+from pl_metrics._monitoring import estimated, estimated_multiclass, segment_sums
 from pl_metrics.exceptions import DataError
 
-METHOD = binary.METHOD
-PART = binary.PART
-_SCORE, _POSITIVE, _WEIGHT, _NULLS = binary._SCORE, binary._POSITIVE, binary._WEIGHT, binary._NULLS
+METHOD = engine_estimated.METHOD
+PART = engine_estimated.PART
+_SCORE, _POSITIVE, _WEIGHT, _NULLS = (
+    engine_estimated._SCORE,
+    engine_estimated._POSITIVE,
+    engine_estimated._WEIGHT,
+    engine_estimated._NULLS,
+)
 _CLASS = f"{INTERNAL}class"
 _IS_REFERENCE = f"{INTERNAL}is_reference"
 #: The current rows' per-score state of a class: its expected positive and negative
@@ -68,19 +69,21 @@ class ReferenceJob(jobs.Job):
         import numpy as np
 
         flag, weight = self.kwargs["flag"], self.kwargs["weight"]
-        ref = emc.Reference(
+        ref = estimated_multiclass.Reference(
             lf, lf if flag is None else flag, y_true=self.args[0], keys=self.kwargs["keys"],
             columns=self.kwargs["columns"], weight=weight,
         )  # fmt: skip
         try:
             read = ref._read()
         except DataError as error:
-            raise v.Bad.in_reference(error) from None
+            raise checks.Bad.in_reference(error) from None
         index = read.get_column(_CLASS).explode().to_numpy()
         i = self.kwargs["index"]
         scores = read.get_column(f"{INTERNAL}score_{i}").explode().to_numpy()
-        weights = None if weight is None else read.get_column(ss.WEIGHTS).explode().to_numpy()
-        distinct, positive, total = ss.score_sums(scores, index == i, weights)
+        weights = (
+            None if weight is None else read.get_column(segment_sums.WEIGHTS).explode().to_numpy()
+        )
+        distinct, positive, total = segment_sums.score_sums(scores, index == i, weights)
         frame = pl.DataFrame(
             {_SCORE: distinct, _POSITIVE: positive, _WEIGHT: total,
              _NULLS: np.zeros(distinct.size)},
@@ -94,7 +97,7 @@ class ReferenceJob(jobs.Job):
         return frame
 
     def summary(self, state: pl.DataFrame, index: int) -> pl.DataFrame:
-        return binary._blocks(state, index)
+        return engine_estimated._blocks(state, index)
 
 
 def _maps(
@@ -103,7 +106,7 @@ def _maps(
     on: tuple[Any, pl.Schema | None],
     ordered: tuple[list[object], list[str]],
     options: dict[str, Any],
-) -> list[binary.Knots]:
+) -> list[engine_estimated.Knots]:
     """Each class's knots: fitted here on a polars reference (the frame method's
     :meth:`~pl_metrics._monitoring.estimated_multiclass.Reference.fit`), else from the
     score ranges' PAV blocks of the engine's reference rows, one job per class."""
@@ -111,7 +114,7 @@ def _maps(
     keys, columns = ordered
     handle, schema = on
     if schema is None:  # polars rows
-        return emc.Reference(
+        return estimated_multiclass.Reference(
             pl.LazyFrame(), reference, y_true=y_true, keys=keys, columns=columns, weight=weight
         ).fit()
     flag = reference if isinstance(reference, pl.Expr) else None
@@ -131,10 +134,10 @@ def _maps(
         ranged = PART in summaries.columns and summaries.height > 0
         nulls = int(summaries.get_column(_NULLS).sum()) if ranged else 0
         if nulls:
-            raise v.Bad.reference_nulls(nulls)
+            raise checks.Bad.reference_nulls(nulls)
         if not ranged or not summaries.get_column(_WEIGHT).explode().drop_nulls().len():
-            raise v.Bad.reference_empty(y_true)  # no rows (each class's job reads them all)
-        maps.append(binary.knots(summaries))
+            raise checks.Bad.reference_empty(y_true)  # no rows (each class's job reads them all)
+        maps.append(engine_estimated.knots(summaries))
     return maps
 
 
@@ -155,12 +158,12 @@ class CurrentJob(jobs.Job):
             numeric={"y_score": columns},
         )  # fmt: skip
         schema = given.schema
-        classes = emc._labels(k["keys"], schema[y_pred], y_pred)
+        classes = estimated_multiclass._labels(k["keys"], schema[y_pred], y_pred)
         if flag is not None:
             lf = lf.with_columns(flag.alias(_IS_REFERENCE))
         rows = given.rows(lf)
         current = rows if flag is None else rows.filter(~pl.col(_IS_REFERENCE))
-        lists, counts, checks = emc._current(
+        lists, counts, data_checks = estimated_multiclass._current(
             current, given.keys, schema, y_pred=y_pred, columns=columns, classes=classes,
             weight=weight, probabilities_given=k["maps"] is None,
         )  # fmt: skip
@@ -168,7 +171,7 @@ class CurrentJob(jobs.Job):
         if weight is not None:
             too_large = df.get_column(inputs.SEGMENT_WEIGHT).sum()
             found = found.with_columns(pl.lit(too_large, pl.Int64).alias(inputs.SEGMENT_WEIGHT))
-        v.raise_if_bad(found.lazy(), checks).collect()
+        checks.raise_if_bad(found.lazy(), data_checks).collect()
         keys = given.keys or [ALL]
         sizes = df.get_column(_CLASS).list.len().to_numpy().astype(np.int64)
         segment = np.repeat(np.arange(sizes.size), sizes)
@@ -177,9 +180,9 @@ class CurrentJob(jobs.Job):
             return df.get_column(name).explode().to_numpy()
 
         scores = np.column_stack([flat(f"{INTERNAL}score_{i}") for i in range(len(columns))])
-        p = emc.probabilities(scores.reshape(-1, len(columns)), k["maps"])
+        p = estimated_multiclass.probabilities(scores.reshape(-1, len(columns)), k["maps"])
         predicted = flat(_CLASS)
-        w = np.ones(segment.size) if weight is None else flat(ss.WEIGHTS)
+        w = np.ones(segment.size) if weight is None else flat(segment_sums.WEIGHTS)
         pos_name, neg_name, tp, fp, fn, tn, n_rows, w_name = _STATE
         parts = []
         for i in k["which"]:
@@ -227,7 +230,7 @@ def _summary(state: pl.DataFrame, index: int, keys: list[str]) -> pl.DataFrame:
         pl.col(w_name).sum().alias("w"),
         *(
             pl.col(c).sum().alias(name)
-            for c, name in zip((tp, fp, fn, tn), binary._SUMS[2:6], strict=True)
+            for c, name in zip((tp, fp, fn, tn), engine_estimated._SUMS[2:6], strict=True)
         ),
         zero.alias("s_tp"),
         zero.alias("s_fn"),
@@ -248,12 +251,12 @@ def call(engine: Any, data: Any, values: dict[str, Any], options: dict[str, Any]
     (``values``: the frame method's arguments)."""
     y_pred, mapping, reference = values["y_pred"], values["y_score"], values["reference"]
     y_true, weight, by = values["y_true"], values["weight"], values["by"]
-    columns = list(v.check_score_map("y_score", mapping).values())
+    columns = list(checks.check_score_map("y_score", mapping).values())
     flag = reference if isinstance(reference, pl.Expr) else None
-    segments = v.normalize_by(by).given
+    segments = checks.normalize_by(by).given
     read = [y_pred, *columns, weight, *segments, flag, y_true if flag is not None else None]
     handle, schema, where = engine.prepare(data, jobs.read_columns(read))
-    ref_handle, ref_schema, ref_where = binary._reference_of(
+    ref_handle, ref_schema, ref_where = engine_estimated._reference_of(
         engine, reference, jobs.read_columns([y_true, *columns, weight])
     )
     proxy = reference if ref_schema is None else pl.LazyFrame(schema=ref_schema)
@@ -273,14 +276,16 @@ def call(engine: Any, data: Any, values: dict[str, Any], options: dict[str, Any]
             "method on polars rows, or leave ci out"
         )
         raise NotImplementedError(msg)
-    chosen = est.check_metrics(values["metrics"])
-    classes, keys_sorted, ordered = emc.sorted_classes(mapping, schema[y_pred], y_pred)
+    chosen = estimated.check_metrics(values["metrics"])
+    classes, keys_sorted, ordered = estimated_multiclass.sorted_classes(
+        mapping, schema[y_pred], y_pred
+    )
     maps = None
     if values["calibration"] is not None:
         on = (handle, schema) if flag is not None else (ref_handle, ref_schema)
         maps = _maps(engine, values, on, (keys_sorted, ordered), options)
     keys = names.segment_keys(segments)
-    auc = any(cat.CATALOGUE[m].ranked is cat.Ranked.AUC for m in chosen)
+    auc = any(catalogue.CATALOGUE[m].ranked is catalogue.Ranked.AUC for m in chosen)
     kwargs = {"by": list(segments) or None, "weight": weight, "flag": flag, "maps": maps}
     kwargs |= {"keys": keys_sorted, "columns": ordered}
     per_job = [[i] for i in range(len(ordered))] if auc else [list(range(len(ordered)))]
@@ -299,15 +304,19 @@ def call(engine: Any, data: Any, values: dict[str, Any], options: dict[str, Any]
             if auc:
                 engine.release(ranges)
     summaries = pl.concat(found, how="diagonal_relaxed")
-    sums = binary._finish(summaries, [*keys, _CLASS], by_ranges=auc, weighted=weight is not None)
+    sums = engine_estimated._finish(
+        summaries, [*keys, _CLASS], by_ranges=auc, weighted=weight is not None
+    )
     floats = pl.col(pl.Float64).exclude(keys)
     overflowed = sums.select(pl.any_horizontal(floats.is_infinite()).sum()).item()
     if overflowed:
         raise Bad.engine_sum_overflow(METHOD, overflowed)
     sums = sums.with_columns(pl.col(_CLASS).cast(pl.Int32))
-    table = emc._table(sums.lazy(), keys, classes, chosen, None)
-    table = table.sort([*keys, emc._ORDER], nulls_last=True).drop(emc._ORDER)
-    out = names.restore_keys(table, v.normalize_by(by).names).collect()
+    table = estimated_multiclass._table(sums.lazy(), keys, classes, chosen, None)
+    table = table.sort([*keys, estimated_multiclass._ORDER], nulls_last=True).drop(
+        estimated_multiclass._ORDER
+    )
+    out = names.restore_keys(table, checks.normalize_by(by).names).collect()
     return out.select(expected_schema.names()).cast(expected_schema)
 
 

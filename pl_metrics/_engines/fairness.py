@@ -18,10 +18,10 @@ from typing import Any
 
 import polars as pl
 
-from pl_metrics._core import checks as v
+from pl_metrics._core import checks
 from pl_metrics._core.names import ACTUAL, COUNT, PREDICTED, segment_keys
-from pl_metrics._groups import fairness as fair
-from pl_metrics._namespace import fairness_rows as rows_of
+from pl_metrics._groups import fairness as groups_fairness
+from pl_metrics._namespace import fairness_rows
 from pl_metrics._typing import By, DisparityMethod, FairnessAgg, FairnessMetric
 from pl_metrics.state import CountsState
 
@@ -48,7 +48,7 @@ def _cells(
     taken = {*segments, y_true, y_pred}
     weighted = state._schema["count"].is_float()
     column = weight if weighted and weight is not None and weight not in taken else None
-    column = column or fair.free_name("count", taken)
+    column = column or groups_fairness.free_name("count", taken)
     keys = segment_keys(state._by) if segments else []
     labels = [pl.col(ACTUAL).alias(y_true)]
     if y_pred != y_true:
@@ -62,7 +62,7 @@ def _cells(
 
 
 def _names(by: By) -> list[str] | None:
-    return v.by_names(by) or None
+    return checks.by_names(by) or None
 
 
 def _rates(  # noqa: PLR0917 - the finishers' own arguments, in order
@@ -75,7 +75,7 @@ def _rates(  # noqa: PLR0917 - the finishers' own arguments, in order
     zero_division: float = 0.0,
 ) -> pl.LazyFrame:
     cells, weights, count = _cells(state, y_true, y_pred, weight)
-    return rows_of.rates(
+    return fairness_rows.rates(
         cells,
         y_true,
         y_pred,
@@ -132,7 +132,7 @@ def fairness(
     """As :meth:`MetricsLazyFrame.fairness`, of a merged counts state segmented by
     ``control`` and ``by`` (their names; the bootstrap redraws the cells' counts)."""
     cells, weights, count = _cells(state, y_true, y_pred, weight)
-    return rows_of.fairness_of(
+    return fairness_rows.fairness_of(
         cells,
         y_true,
         y_pred,
@@ -170,7 +170,7 @@ def disparity(
     counts: :func:`refuse` says which), of a merged counts state segmented by
     ``control`` and ``by``."""
     cells, weights, count = _cells(state, y_true, y_pred, weight)
-    return rows_of.disparity_of(
+    return fairness_rows.disparity_of(
         cells,
         y_true,
         y_pred,
@@ -196,7 +196,7 @@ def _disparity_refused(values: Mapping[str, Any]) -> None:
         what = "custom metrics (callables of each group's rows)"
     else:
         names = [metric] if isinstance(metric, str) else list(metric or [])
-        scores = [m for m in names if fair.METRICS[m].method not in _FROM_COUNTS]
+        scores = [m for m in names if groups_fairness.METRICS[m].method not in _FROM_COUNTS]
         if not scores:
             return
         what = f"the metric(s) {scores} (of scores, or of each row)"
@@ -210,7 +210,10 @@ def _disparity_refused(values: Mapping[str, Any]) -> None:
 
 def _groups_after_strata(values: Mapping[str, Any]) -> list[Any]:
     """The state's segments: the strata (``control``) then the groups (``by``)."""
-    return [*v.normalize_by(values.get("control")).given, *v.normalize_by(values["by"]).given]
+    return [
+        *checks.normalize_by(values.get("control")).given,
+        *checks.normalize_by(values["by"]).given,
+    ]
 
 
 #: The finishers above, by the frame method they equal.

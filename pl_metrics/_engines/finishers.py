@@ -12,7 +12,7 @@ import polars as pl
 
 from pl_metrics._core import table_options
 from pl_metrics._core.options import checked
-from pl_metrics._ranking import thresholds as th
+from pl_metrics._ranking import thresholds as ranking_thresholds
 from pl_metrics._typing import ThresholdMetric
 from pl_metrics.state import ScoreCountsState
 
@@ -22,7 +22,7 @@ def thresholds(
 ) -> pl.LazyFrame:
     """As :meth:`MetricsLazyFrame.thresholds`, of a merged per-score state."""
     b, zd = checked("thresholds", beta=beta, zero_division=zero_division)
-    return th.sweep(state._counts("thresholds"), beta=b, zero_division=zd)
+    return ranking_thresholds.sweep(state._counts("thresholds"), beta=b, zero_division=zd)
 
 
 def best_threshold(
@@ -36,7 +36,7 @@ def best_threshold(
     """As :meth:`MetricsLazyFrame.best_threshold` (its options and ``where`` checked
     on the engine's schema first), of a merged per-score state."""
     table = thresholds(state, beta=beta, zero_division=zero_division)
-    return th.best(table, list(state._by.names), metric=metric, where=where)
+    return ranking_thresholds.best(table, list(state._by.names), metric=metric, where=where)
 
 
 def det_curve(
@@ -44,7 +44,9 @@ def det_curve(
 ) -> pl.LazyFrame:
     """As :meth:`MetricsLazyFrame.det_curve`, of a merged per-score state."""
     (drop_intermediate,) = checked("det_curve", drop_intermediate=drop_intermediate)
-    return th.det_curve(state._counts("det_curve"), drop_intermediate=drop_intermediate)
+    return ranking_thresholds.det_curve(
+        state._counts("det_curve"), drop_intermediate=drop_intermediate
+    )
 
 
 def expected_cost(
@@ -56,13 +58,15 @@ def expected_cost(
     """As :meth:`MetricsLazyFrame.expected_cost`, of a merged per-score state."""
     matrix = table_options.check_cost_matrix(cost_matrix)
     (best,) = checked("expected_cost", best=best)
-    return th.expected_cost(state._counts("expected_cost"), matrix=matrix, best=best)
+    return ranking_thresholds.expected_cost(
+        state._counts("expected_cost"), matrix=matrix, best=best
+    )
 
 
 def cost_curve(state: ScoreCountsState[pl.DataFrame], *, points: int = 101) -> pl.LazyFrame:
     """As :meth:`MetricsLazyFrame.cost_curve`, of a merged per-score state."""
     (n,) = checked("cost_curve", points=points)
-    return th.cost_curve(state._counts("cost_curve"), points=n)
+    return ranking_thresholds.cost_curve(state._counts("cost_curve"), points=n)
 
 
 #: The finishers above, by the frame method they equal.

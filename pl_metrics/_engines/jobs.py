@@ -18,7 +18,7 @@ from typing import Any
 import polars as pl
 
 from pl_metrics import metrics
-from pl_metrics._core import checks as v
+from pl_metrics._core import checks
 from pl_metrics._core.messages import Bad, in_engine_terms, retyped
 from pl_metrics._core.names import COUNTS_STATE, MULTILABEL_STATE, SCORE_STATE
 from pl_metrics._engines import calibration, class_scores, drift_states, losses, ranked, row_means
@@ -108,7 +108,7 @@ class Job:
 
     def sample(self, frame: pl.DataFrame | pl.LazyFrame) -> pl.Series:
         """A chunk's labels that the label-set checks read (:func:`.shards.label_sample`)."""
-        rows = v.without_zero_weights(frame.lazy(), self.kwargs["weight"])
+        rows = checks.without_zero_weights(frame.lazy(), self.kwargs["weight"])
         return label_sample(rows.select(self.y_true).collect().to_series())
 
     def check_samples(
@@ -186,7 +186,7 @@ def job(
 ) -> Job:
     """The job of state ``method`` (``counts``, ``score_counts``, ``multilabel_counts``)
     called with ``args`` and the keyword arguments."""
-    segments = v.normalize_by(by)
+    segments = checks.normalize_by(by)
     keys, values, totals = _STATES[method]
     return Job(
         method,
@@ -332,7 +332,7 @@ def as_frame_dtypes(merged: pl.DataFrame, empty: pl.DataFrame, job: Job) -> pl.D
         segments = job.keys[: len(job.keys) - len(_STATES[job.method][0])]
         total = pl.sum_horizontal(job.totals).sum()
         totals = merged.group_by(segments).agg(total) if segments else merged.select(total)
-        if totals.select(v.weight_total_too_large(pl.col(totals.columns[-1])).max()).item():
+        if totals.select(checks.weight_total_too_large(pl.col(totals.columns[-1])).max()).item():
             raise Bad.weight_overflow(job.kwargs["weight"])
     counts = [pl.col(c).cast(empty.schema[c], strict=True) for c in job.values]
     merged = merged.with_columns(counts).select(empty.columns)

@@ -27,15 +27,12 @@ from typing import Any
 
 import polars as pl
 
-from pl_metrics._core import catalogue as cat
-from pl_metrics._core import checks as v
-from pl_metrics._core import names
+from pl_metrics._core import catalogue, checks, names
 from pl_metrics._core.labels import label_value
 from pl_metrics._core.names import POS
 from pl_metrics._engines import jobs
 from pl_metrics._engines.label_scores import LABEL, internal
-from pl_metrics._multilabel import inputs as mi
-from pl_metrics._multilabel import ranking as mr
+from pl_metrics._multilabel import inputs, ranking
 from pl_metrics._multilabel.ranking_rows import J, ranking_rows
 
 
@@ -80,8 +77,8 @@ def exact(  # noqa: PLR0917 - the engine call's parts, in order
     chunk = engine.chunk_rows()
     totals_job = jobs.job("label_totals", args, by=by, weight=None, labels=labels, chunk_rows=chunk)
     totals = engine.run(handle, totals_job, schema, **options)
-    segments = v.by_names(by)
-    read = jobs.read_columns([y_true, y_score, *v.normalize_by(by).given])
+    segments = checks.by_names(by)
+    read = jobs.read_columns([y_true, y_score, *checks.normalize_by(by).given])
     held = totals.group_by(J).agg(pl.col(POS).sum())
     parts = []
     for index, column in enumerate(_columns(schema, y_true, y_score, labels)):
@@ -135,13 +132,15 @@ def _averaged(
     )
     values = values.with_columns(pl.col(c).cast(grid.schema[c]) for c in keys)
     per_label = grid.join(values, on=keys, how="left", nulls_equal=True, maintain_order="left")
-    if cat.CATALOGUE[metric].ranked is cat.Ranked.AP:  # no positives: 0.0, as scikit-learn
+    if (
+        catalogue.CATALOGUE[metric].ranked is catalogue.Ranked.AP
+    ):  # no positives: 0.0, as scikit-learn
         per_label = per_label.with_columns(pl.col(metric).fill_null(0.0))
     frame = internal(per_label.lazy(), segments)
     inner = names.segment_keys(segments)
     support = frame.select(*inner, J, pl.col(POS).cast(pl.Float64))
-    label_frame = totals.lazy().select(J, pl.col(LABEL).alias(mi.LABEL)).unique(J)
-    result = mr.label_mean(
+    label_frame = totals.lazy().select(J, pl.col(LABEL).alias(inputs.LABEL)).unique(J)
+    result = ranking.label_mean(
         frame.select(*inner, J, metric), support, inner, metric, average, label_frame
     )
     return names.restore_keys(result, segments).collect()

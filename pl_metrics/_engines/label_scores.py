@@ -25,8 +25,7 @@ import polars as pl
 from pl_metrics._core import names
 from pl_metrics._core.names import INTERNAL, NEG, POS, SCORE
 from pl_metrics._core.scores import ScoreCounts
-from pl_metrics._multilabel import inputs as mi
-from pl_metrics._multilabel import ranking as mr
+from pl_metrics._multilabel import inputs, ranking
 from pl_metrics._multilabel.ranking_rows import J, ranking_rows
 from pl_metrics._typing import AucAverage, By, Labels, Score
 
@@ -53,8 +52,8 @@ def label_score_counts(
     """``*by, J, LABEL, SCORE, POS, NEG`` of ``lf``'s rows: the frame method's
     per-label state (every check of its rows), its labels in the output dtype."""
     rows = ranking_rows(lf, y_true, y_score, labels=labels, by=by, weight=weight, reserved=())
-    counts = mr._score_counts(rows, per_label=True, weight=weight)
-    label_frame = mr._label_frame(rows).rename({mi.LABEL: LABEL})
+    counts = ranking._score_counts(rows, per_label=True, weight=weight)
+    label_frame = ranking._label_frame(rows).rename({inputs.LABEL: LABEL})
     frame = counts.frame.join(label_frame, on=J)
     frame = rows.ml.finish(frame, [LABEL])
     return frame.select(*rows.ml.by, J, LABEL, SCORE, POS, NEG)
@@ -123,7 +122,7 @@ class LabelScores:
         self.segment = [*self.keys, names.ALL] if by else [names.ALL]
         frame = internal(state.lazy(), by)
         self.counts = ScoreCounts(frame.drop(LABEL), [], [*self.segment, J])
-        self.labels = state.lazy().select(J, pl.col(LABEL).alias(mi.LABEL)).unique(J)
+        self.labels = state.lazy().select(J, pl.col(LABEL).alias(inputs.LABEL)).unique(J)
 
 
 def internal(frame: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
@@ -143,7 +142,7 @@ def finish(
     counts, keys = state.counts, state.keys
 
     def value(counts: ScoreCounts) -> pl.LazyFrame:  # ALL dropped without by: back
-        found = mr.label_value(metric, max_fpr)(counts)
+        found = ranking.label_value(metric, max_fpr)(counts)
         return found if state.by else found.with_columns(pl.lit(0, pl.Int8).alias(names.ALL))
 
     if average == "micro":
@@ -152,7 +151,9 @@ def finish(
         result = result.select(*keys, metric)
     else:
         per_label = value(counts)
-        result = mr.label_mean(per_label, mr.support(counts), keys, metric, average, state.labels)
+        result = ranking.label_mean(
+            per_label, ranking.support(counts), keys, metric, average, state.labels
+        )
     return names.restore_keys(result, state.by).collect()
 
 

@@ -20,8 +20,7 @@ from typing import Any
 
 import polars as pl
 
-from pl_metrics import _probability as prob
-from pl_metrics import metrics
+from pl_metrics import _probability, metrics
 from pl_metrics._core import table_options
 from pl_metrics._core.messages import Bad
 from pl_metrics._core.names import INTERNAL
@@ -53,10 +52,12 @@ def loss_sums(
     weight: str | None = None,
 ) -> pl.LazyFrame:
     """``*by, LABEL, LOG_LOSS, BRIER, WEIGHT`` of ``lf``'s rows: the state a shard sends."""
-    rows = prob.Rows(
+    rows = _probability.Rows(
         lf, y_true, y_prob, by=by, pos_label=pos_label, weight=weight, reserved=(), one_hot=True
     )
-    return _sums(rows, {LOG_LOSS: prob.row_log_loss(rows), BRIER: prob.row_brier(rows)})
+    return _sums(
+        rows, {LOG_LOSS: _probability.row_log_loss(rows), BRIER: _probability.row_brier(rows)}
+    )
 
 
 def cost_sums(
@@ -70,12 +71,12 @@ def cost_sums(
 ) -> pl.LazyFrame:
     """``*by, LABEL, COST, WEIGHT`` of ``lf``'s rows (decision_cost's per-row costs,
     ``_probability.row_decision_cost``): the state a shard sends."""
-    rows = prob.Rows(lf, y_true, y_prob, by=by, pos_label=None, weight=weight, reserved=())
+    rows = _probability.Rows(lf, y_true, y_prob, by=by, pos_label=None, weight=weight, reserved=())
     costs = table_options.check_cost_table(cost_matrix, rows.labels.to_list())
-    return _sums(rows, {COST: prob.row_decision_cost(rows, costs)})
+    return _sums(rows, {COST: _probability.row_decision_cost(rows, costs)})
 
 
-def _sums(rows: prob.Rows, values: Mapping[str, pl.Expr]) -> pl.LazyFrame:
+def _sums(rows: _probability.Rows, values: Mapping[str, pl.Expr]) -> pl.LazyFrame:
     """``*by, LABEL, *values, WEIGHT``: the per-row ``values`` (weighted) and the
     weights summed per segment and label, with the rows' data checks."""
     w = rows.weight

@@ -39,20 +39,16 @@ from typing import Any
 import polars as pl
 
 from pl_metrics import metrics as _metrics
-from pl_metrics._core import catalogue as cat
-from pl_metrics._core import checks as v
-from pl_metrics._core import names
+from pl_metrics._core import catalogue, checks, names
 from pl_metrics._core.confusion import confusion_counts
 from pl_metrics._core.messages import Bad
 from pl_metrics._core.names import INTERNAL
-from pl_metrics._engines import calibration as engine_calibration
+from pl_metrics._engines import calibration, jobs, losses, ranked
 from pl_metrics._engines import estimated as engine_estimated
-from pl_metrics._engines import jobs, losses, ranked
-from pl_metrics._groups import fairness as fair
-from pl_metrics._groups import over_time as ot
+from pl_metrics._groups import fairness as groups_fairness
+from pl_metrics._groups import over_time
 from pl_metrics._intervals.sampling import resampling
-from pl_metrics._monitoring import estimated as est
-from pl_metrics._monitoring import estimated_windows as ew
+from pl_metrics._monitoring import estimated, estimated_windows
 from pl_metrics._namespace.monitoring import _interval_wanted
 from pl_metrics.state import ScoreCountsState
 
@@ -70,7 +66,7 @@ HOW = (
 _LAST = f"{INTERNAL}last_bucket"
 
 
-def _spread(state: pl.DataFrame, end: str, w: ot.Windows, keys: list[str]) -> pl.DataFrame:
+def _spread(state: pl.DataFrame, end: str, w: over_time.Windows, keys: list[str]) -> pl.DataFrame:
     """A shard's per-bucket state (``end``: its bucket end key) summed into the ``k``
     windows that hold each bucket (every column but ``keys`` summed); the windows
     ending after the input's last bucket are dropped on the driver."""
@@ -131,7 +127,7 @@ class WindowJob(jobs.Job):
     summed into its windows (``windows``) before its summary."""
 
     rows: Rows = Rows()
-    windows: ot.Windows | None = None
+    windows: over_time.Windows | None = None
 
     def _kept(self, frame: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
         return self.rows.of(frame)
@@ -154,7 +150,7 @@ class CurrentWindowJob(engine_estimated.CurrentJob):
     """:class:`.estimated.CurrentJob` of over_time's windows: each shard's per-score
     sums by (segment, bucket) summed into its windows before its summary."""
 
-    windows: ot.Windows | None = None
+    windows: over_time.Windows | None = None
     rows: Rows = Rows()
 
     def state(self, lf: pl.LazyFrame) -> pl.DataFrame:
@@ -182,7 +178,7 @@ class _Call:
     values: dict[str, Any]
     by: list[pl.Expr]  # the segments under their stand-in names, then the bucket end
     keys: list[str]  # their names
-    w: ot.Windows
+    w: over_time.Windows
     rows: Rows
 
     def job(self, method: str, args: tuple[Any, ...], **kwargs: Any) -> WindowJob:
@@ -196,7 +192,7 @@ class _Call:
         """The merged state of :meth:`job` (no null bucket end)."""
         job = self.job(method, args, **kwargs)
         merged = self.engine.run(self.handle, job, self.schema, **self.options)
-        if merged.get_column(ot.WINDOW_END).null_count():
+        if merged.get_column(over_time.WINDOW_END).null_count():
             raise Bad.null_index(self.values["index"])
         return merged
 
@@ -220,17 +216,21 @@ def _labels(c: _Call, chosen: list[str], options: dict[str, Any]) -> list[pl.Laz
     merged = c.run("counts", (y_true, y_pred), weight=weight)
     proxy, plain = counted_rows(merged, c.keys, y_true, y_pred, weight)
     parts = []
-    if any(m in ot.SUMMARY or m in ot.AVERAGED for m in chosen):
+    if any(m in over_time.SUMMARY or m in over_time.AVERAGED for m in chosen):
         counts = confusion_counts(
             proxy, y_true, y_pred, by=c.keys, labels=values["labels"], reserved=[], **plain
         )
-        parts += ot.finish_labels(ot.label_windows(counts, c.w, values["index"]), chosen, **options)
-    if any(m in ot.POSITIVE for m in chosen):
-        binary, pos = fair.binary_confusion(
+        parts += over_time.finish_labels(
+            over_time.label_windows(counts, c.w, values["index"]), chosen, **options
+        )
+    if any(m in over_time.POSITIVE for m in chosen):
+        binary, pos = groups_fairness.binary_confusion(
             proxy, y_true, y_pred, by=c.keys, pos_label=values["pos_label"], reserved=[], **plain
         )
-        windows = ot.label_windows(binary, c.w, values["index"])
-        parts += ot.finish_positive(windows, pos, chosen, columns=(y_true, y_pred), **options)
+        windows = over_time.label_windows(binary, c.w, values["index"])
+        parts += over_time.finish_positive(
+            windows, pos, chosen, columns=(y_true, y_pred), **options
+        )
     return parts
 
 
@@ -257,7 +257,7 @@ def _probabilities(c: _Call, chosen: list[str], ci: float | None) -> list[pl.Laz
     kw = {"pos_label": values["pos_label"], "weight": values["weight"]}
     segments = c.keys[:-1]
     parts = []
-    wanted = [m for m in chosen if m in ot.PROBABILITY]
+    wanted = [m for m in chosen if m in over_time.PROBABILITY]
     if wanted:
         state = c.run("loss_sums", (y_true, y_score), **kw)
         _label_set(c, state, wanted[0])
@@ -267,34 +267,40 @@ def _probabilities(c: _Call, chosen: list[str], ci: float | None) -> list[pl.Laz
         total = pl.col(losses.WEIGHT).cast(pl.Float64)
         for m in wanted:
             frame = sums.lazy().select(
-                *c.keys, (pl.col(losses.SUMMED[m]) / total).alias(ot.MEAN), total.alias(ot.WEIGHT)
+                *c.keys,
+                (pl.col(losses.SUMMED[m]) / total).alias(over_time.MEAN),
+                total.alias(over_time.WEIGHT),
             )
-            point = ot.loss_windows(frame, m, c.keys, c.w, index, ci=ci)
-            parts.append(ot.long_rows(point, segments, m, m, ci is not None))
+            point = over_time.loss_windows(frame, m, c.keys, c.w, index, ci=ci)
+            parts.append(over_time.long_rows(point, segments, m, m, ci is not None))
     if "calibration_error" in chosen:
-        state = c.run("calibration_sums", (y_true, y_score), n_bins=ot.CALIBRATION_BINS, **kw)
+        state = c.run(
+            "calibration_sums", (y_true, y_score), n_bins=over_time.CALIBRATION_BINS, **kw
+        )
         _label_set(c, state, "calibration_error")
-        cal = engine_calibration
+        cal = calibration
         bins = state.group_by([*c.keys, cal.BIN]).agg(
             pl.col(cal.OUTCOME, cal.PROBABILITY, cal.WEIGHT).sum()
         )
         total = pl.col(cal.WEIGHT).cast(pl.Float64)
         frame = bins.lazy().select(
             *c.keys,
-            pl.col(cal.BIN).alias(ot.BIN),
-            (pl.col(cal.OUTCOME) / total).alias(ot.TRUE),
-            (pl.col(cal.PROBABILITY) / total).alias(ot.PRED),
-            total.alias(ot.WEIGHT),
+            pl.col(cal.BIN).alias(over_time.BIN),
+            (pl.col(cal.OUTCOME) / total).alias(over_time.TRUE),
+            (pl.col(cal.PROBABILITY) / total).alias(over_time.PRED),
+            total.alias(over_time.WEIGHT),
         )
-        point = ot.calibration_windows(frame, c.keys, c.w, index, ci=ci)
-        name = ot.CALIBRATION[0]
-        parts.append(ot.long_rows(point, segments, name, name, ci is not None))
+        point = over_time.calibration_windows(frame, c.keys, c.w, index, ci=ci)
+        name = over_time.CALIBRATION[0]
+        parts.append(over_time.long_rows(point, segments, name, name, ci is not None))
     return parts
 
 
-def _statistics(chosen: list[str]) -> list[cat.Ranked | None]:
+def _statistics(chosen: list[str]) -> list[catalogue.Ranked | None]:
     """The ranked statistic of each ranking metric asked for (gini's: the AUC)."""
-    return [cat.CATALOGUE[cat.base_of(m)].ranked for m in chosen if m in ot.RANKING]
+    return [
+        catalogue.CATALOGUE[catalogue.base_of(m)].ranked for m in chosen if m in over_time.RANKING
+    ]
 
 
 def _ranked_path(chosen: list[str], options: dict[str, Any]) -> bool:
@@ -305,7 +311,7 @@ def _ranked_path(chosen: list[str], options: dict[str, Any]) -> bool:
     for statistic in _statistics(chosen):
         if statistic not in ranked.INTERVALS:
             return False
-        if ci is None or statistic is cat.Ranked.KS:  # KS: no interval
+        if ci is None or statistic is catalogue.Ranked.KS:  # KS: no interval
             continue
         method = ci_method or ranked.INTERVALS[statistic][0]
         if method not in ranked.INTERVALS[statistic]:
@@ -317,20 +323,20 @@ def _ranking(c: _Call, chosen: list[str], options: dict[str, Any]) -> list[pl.La
     values = c.values
     y_true, y_score = values["y_true"], values["y_score"]
     kw = {"pos_label": values["pos_label"], "weight": values["weight"], "bins": None}
-    wanted = [m for m in chosen if m in ot.RANKING]
+    wanted = [m for m in chosen if m in over_time.RANKING]
     segments = c.keys[:-1]
     if not _ranked_path(chosen, options):
         merged = c.run("score_counts", (y_true, y_score), **kw)
         counts = ScoreCountsState(merged, by=c.keys)._state
-        windows = ot.score_windows(counts, c.w, values["index"])
-        return ot.finish_scores(windows, wanted, **options)
+        windows = over_time.score_windows(counts, c.w, values["index"])
+        return over_time.finish_scores(windows, wanted, **options)
     ci = options["ci"]
     statistics = [s for s in _statistics(chosen) if s is not None]
-    ap_method = options["ci_method"] or ranked.INTERVALS[cat.Ranked.AP][0]
+    ap_method = options["ci_method"] or ranked.INTERVALS[catalogue.Ranked.AP][0]
     asked = ranked.asked(statistics, ci=ci, ci_method=ap_method)
     job = replace(c.job("score_counts", (y_true, y_score), **kw), ranked=True, asked=asked)
     ranged = c.engine.rank(c.handle, job, asked.passes, **c.options)
-    end = ot.WINDOW_END
+    end = over_time.WINDOW_END
     try:
         summaries = c.engine.run(ranged, job, c.schema, **c.options)
         if ranked.PART not in summaries.columns:  # no shard had rows
@@ -339,9 +345,9 @@ def _ranking(c: _Call, chosen: list[str], options: dict[str, Any]) -> list[pl.La
         if summaries.get_column(end).null_count():
             raise Bad.null_index(values["index"])
         ranked.check_totals(summaries, c.keys, values["weight"])
-        points: dict[cat.Ranked, pl.DataFrame] = {}
-        if cat.Ranked.AUC in statistics:
-            points[cat.Ranked.AUC] = ranked.roc_auc(summaries, c.keys, ci=ci)
+        points: dict[catalogue.Ranked, pl.DataFrame] = {}
+        if catalogue.Ranked.AUC in statistics:
+            points[catalogue.Ranked.AUC] = ranked.roc_auc(summaries, c.keys, ci=ci)
         if asked.passes == 2:
             prefix = ranked.prefix(summaries, c.keys)
             sums = c.engine.run(ranged, replace(job, prefix=prefix), c.schema, **c.options)
@@ -349,24 +355,24 @@ def _ranking(c: _Call, chosen: list[str], options: dict[str, Any]) -> list[pl.La
                 sums = ranked.second(sums, c.keys, 0, prefix, asked)
             sums = _windows_only(sums, end)
             if asked.ap:
-                points[cat.Ranked.AP] = ranked.average_precision(
+                points[catalogue.Ranked.AP] = ranked.average_precision(
                     summaries, sums, c.keys, ci=ci, ci_method=ap_method
                 )
             if asked.ks:  # no interval: null bounds, as the frame method's
                 nulls = [pl.lit(None, pl.Float64).alias(b) for b in names.interval_columns(["ks"])]
-                points[cat.Ranked.KS] = ranked.ks(summaries, sums, c.keys).with_columns(nulls)
+                points[catalogue.Ranked.KS] = ranked.ks(summaries, sums, c.keys).with_columns(nulls)
     finally:
         c.engine.release(ranged)
     parts = []
     for m in wanted:
-        base = cat.base_of(m)
-        point = cat.derive(points[cat.CATALOGUE[base].ranked].lazy(), m)  # type: ignore[index]
-        parts.append(ot.long_rows(point, segments, m, m, ci is not None))
+        base = catalogue.base_of(m)
+        point = catalogue.derive(points[catalogue.CATALOGUE[base].ranked].lazy(), m)  # type: ignore[index]
+        parts.append(over_time.long_rows(point, segments, m, m, ci is not None))
     return parts
 
 
 def _estimated(
-    c: _Call, data_values: dict[str, Any], estimated: list[str], ci: float | None,
+    c: _Call, data_values: dict[str, Any], asked: list[str], ci: float | None,
     reference: tuple[Any, pl.Schema | None],
 ) -> list[pl.LazyFrame]:  # fmt: skip
     """The estimated metrics: :mod:`.estimated`'s plan by ``[*by, window]``."""
@@ -375,13 +381,13 @@ def _estimated(
     weight, calibration = values["weight"], values["calibration"]
     ref = values["reference"]
     flag = ref if isinstance(ref, pl.Expr) else None
-    wanted = [m.removeprefix(ew.PREFIX) for m in estimated]
+    wanted = [m.removeprefix(estimated_windows.PREFIX) for m in asked]
     found = None
     if calibration is not None:
         on = (c.handle, c.schema) if flag is not None else reference
         found = engine_estimated._calibration_map(c.engine, data_values, on, c.options)
     keys = names.segment_keys(c.keys)
-    auc = any(cat.CATALOGUE[m].ranked is cat.Ranked.AUC for m in wanted)
+    auc = any(catalogue.CATALOGUE[m].ranked is catalogue.Ranked.AUC for m in wanted)
     kwargs = {"by": c.by, "weight": weight, "pos_label": values["pos_label"]}
     kwargs |= {"flag": flag, "probabilities": calibration is None, "knots": found}
     job = CurrentWindowJob(
@@ -405,10 +411,13 @@ def _estimated(
     overflowed = sums.select(pl.any_horizontal(floats.is_infinite()).sum()).item()
     if overflowed:
         raise Bad.engine_sum_overflow(METHOD, overflowed)
-    columns, bounds = est._metrics(wanted, ci)
+    columns, bounds = estimated._metrics(wanted, ci)
     frame = sums.lazy().with_columns(columns).with_columns(bounds)
     frame = names.restore_keys(frame, c.keys)
-    return [ot.long_rows(frame, c.keys[:-1], ew.PREFIX + m, m, ci is not None) for m in wanted]
+    return [
+        over_time.long_rows(frame, c.keys[:-1], estimated_windows.PREFIX + m, m, ci is not None)
+        for m in wanted
+    ]
 
 
 # ------------------------------------------------------------------ the call
@@ -424,7 +433,7 @@ def call(
     ``rows`` of each shard (``check``'s: a constant day made, the current rows)."""
     y_true, y_pred, y_score = values["y_true"], values["y_pred"], values["y_score"]
     weight, index, reference = values["weight"], values["index"], values["reference"]
-    segments = v.normalize_by(values["by"])
+    segments = checks.normalize_by(values["by"])
     flag = reference if isinstance(reference, pl.Expr) else None
     read = [y_true, y_pred, y_score, weight, index, *segments.given, flag]
     handle, schema, where = engine.prepare(data, rows.read(read))
@@ -443,40 +452,42 @@ def call(
     except (pl.exceptions.ColumnNotFoundError, pl.exceptions.SchemaError) as exc:
         in_reference = ref_schema is not None and "in the reference" in str(exc)
         raise jobs.named(exc, [ref_where if in_reference else where]) from exc
-    chosen = ot.check_metrics(
-        values["metrics"], y_pred=y_pred, y_score=y_score, estimated=ew.METRICS
+    chosen = over_time.check_metrics(
+        values["metrics"], y_pred=y_pred, y_score=y_score, estimated=estimated_windows.METRICS
     )
-    w = ot.windows(values["every"], values["period"])
-    estimated = [m for m in chosen if m in ew.METRICS]
-    realized = [m for m in chosen if m not in ew.METRICS]
+    w = over_time.windows(values["every"], values["period"])
+    asked = [m for m in chosen if m in estimated_windows.METRICS]
+    realized = [m for m in chosen if m not in estimated_windows.METRICS]
     ci, n_boot = values["ci"], values["n_boot"]
     wants_ci = _interval_wanted(
         realized, ci=ci, n_boot=n_boot, ci_method=values["ci_method"], weight=weight,
         seed=values["seed"],
     )  # fmt: skip
     ci_method, seed = resampling(values["ci_method"], values["seed"])
-    end, time_zone = ot.bucket_end(pl.LazyFrame(schema=schema), index, w)
-    taken = (y_true, y_pred, y_score, weight, index, ot.WINDOW_END)
+    end, time_zone = over_time.bucket_end(pl.LazyFrame(schema=schema), index, w)
+    taken = (y_true, y_pred, y_score, weight, index, over_time.WINDOW_END)
     stand_ins = names.stand_in_keys(segments, [c for c in taken if c is not None])
     by = [
         *(e.alias(k) for e, k in zip(segments.exprs, stand_ins, strict=True)),
-        end.alias(ot.WINDOW_END),
+        end.alias(over_time.WINDOW_END),
     ]
-    keys = [*stand_ins, ot.WINDOW_END]
-    keep = pl.col(y_true).is_not_null() if estimated and realized else None
+    keys = [*stand_ins, over_time.WINDOW_END]
+    keep = pl.col(y_true).is_not_null() if asked and realized else None
     c = _Call(engine, handle, schema, options, values, by, keys, w, rows.and_where(keep))
     fam_options: dict[str, Any] = {"ci": ci if wants_ci else None, "ci_method": ci_method}
     fam_options |= {"n_boot": n_boot, "seed": seed}
     parts: list[pl.LazyFrame] = []
-    if estimated:
-        parts += _estimated(c, values, estimated, fam_options["ci"], (ref_handle, ref_schema))
-    if any(m in ot.SUMMARY or m in ot.AVERAGED or m in ot.POSITIVE for m in chosen):
+    if asked:
+        parts += _estimated(c, values, asked, fam_options["ci"], (ref_handle, ref_schema))
+    if any(
+        m in over_time.SUMMARY or m in over_time.AVERAGED or m in over_time.POSITIVE for m in chosen
+    ):
         parts += _labels(c, chosen, fam_options)
-    if any(m in ot.PROBABILITY or m in ot.CALIBRATION for m in chosen):
+    if any(m in over_time.PROBABILITY or m in over_time.CALIBRATION for m in chosen):
         parts += _probabilities(c, chosen, fam_options["ci"])
-    if any(m in ot.RANKING for m in chosen):
+    if any(m in over_time.RANKING for m in chosen):
         parts += _ranking(c, chosen, fam_options)
-    result = ot.assemble(parts, stand_ins, chosen, w, time_zone)
+    result = over_time.assemble(parts, stand_ins, chosen, w, time_zone)
     result = result.rename(dict(zip(stand_ins, segments.names, strict=True)))
     return result.collect().select(expected_schema.names()).cast(expected_schema)
 

@@ -63,9 +63,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from pl_metrics._core import catalogue as cat
-from pl_metrics._core import checks as v
-from pl_metrics._core import formulas as fm
+from pl_metrics._core import catalogue, checks, formulas
 from pl_metrics._core.messages import Bad
 from pl_metrics._core.names import INTERNAL
 from pl_metrics._intervals.analytic import ap_logit
@@ -107,22 +105,22 @@ class Asked:
 
 
 #: The analytic intervals the partitions compute, by statistic and ``ci_method``.
-INTERVALS: dict[cat.Ranked, tuple[str, ...]] = {
-    cat.Ranked.AUC: ("delong",),
-    cat.Ranked.AP: ("logit", "boyd"),
-    cat.Ranked.KS: (),
+INTERVALS: dict[catalogue.Ranked, tuple[str, ...]] = {
+    catalogue.Ranked.AUC: ("delong",),
+    catalogue.Ranked.AP: ("logit", "boyd"),
+    catalogue.Ranked.KS: (),
 }
 
 
 def asked(
-    statistics: Sequence[cat.Ranked], *, ci: float | None = None, ci_method: str | None = None
+    statistics: Sequence[catalogue.Ranked], *, ci: float | None = None, ci_method: str | None = None
 ) -> Asked:
     """What to compute for ``statistics`` (with ``ci``: their ``ci_method`` interval)."""
     return Asked(
-        delong=ci is not None and cat.Ranked.AUC in statistics,
-        ap=cat.Ranked.AP in statistics,
-        ap_moments=ci is not None and ci_method == "logit" and cat.Ranked.AP in statistics,
-        ks=cat.Ranked.KS in statistics,
+        delong=ci is not None and catalogue.Ranked.AUC in statistics,
+        ap=catalogue.Ranked.AP in statistics,
+        ap_moments=ci is not None and ci_method == "logit" and catalogue.Ranked.AP in statistics,
+        ks=catalogue.Ranked.KS in statistics,
     )
 
 
@@ -195,8 +193,8 @@ def _weight_sums() -> list[pl.Expr]:
     share_pos = pl.when(both).then(pos / p).otherwise(0.0)
     share_neg = pl.when(both).then(neg / n).otherwise(0.0)
     tps = share_pos.cum_sum()
-    u = fm.roc_auc_terms(share_pos, share_neg, tps).cum_sum().last()
-    full = fm.roc_auc_terms(0.0, share_neg, tps.last()).cum_sum().last()
+    u = formulas.roc_auc_terms(share_pos, share_neg, tps).cum_sum().last()
+    full = formulas.roc_auc_terms(0.0, share_neg, tps.last()).cum_sum().last()
     local = pl.when(both).then(u / full).otherwise(0.0)
     return [p.alias("P"), n.alias("N"), local.alias(_LOCAL)]
 
@@ -207,8 +205,8 @@ def _placements() -> list[pl.Expr]:
     ``a0`` (positives above plus half tied) and theirs."""
     pos, neg = pl.col("pos").cast(pl.Float64), pl.col("neg").cast(pl.Float64)
     p, n = pos.sum(), neg.sum()
-    below = fm.placement(n - neg.cum_sum(), neg, 1.0)  # in descending score order
-    above = fm.placement(pos.cum_sum() - pos, pos, 1.0)
+    below = formulas.placement(n - neg.cum_sum(), neg, 1.0)  # in descending score order
+    above = formulas.placement(pos.cum_sum() - pos, pos, 1.0)
     b0 = pl.when(p > 0).then((pos * below).sum() / p).otherwise(0.0)
     a0 = pl.when(n > 0).then((neg * above).sum() / n).otherwise(0.0)
     return [
@@ -231,7 +229,7 @@ def check_totals(summaries: pl.DataFrame, segments: Sequence[str], weight: str |
         return
     frame, keys = _keyed(summaries, segments)
     totals = frame.group_by(keys).agg((pl.col("P") + pl.col("N")).sum().alias("total"))
-    if totals.select(v.weight_total_too_large(pl.col("total")).max()).item():
+    if totals.select(checks.weight_total_too_large(pl.col("total")).max()).item():
         raise Bad.weight_overflow(weight)
 
 
@@ -284,7 +282,9 @@ def _delong_se(frame: pl.DataFrame, keys: list[str], auc: pl.DataFrame) -> pl.Da
     squares10 = (pl.col("m_pos") + p * gap_pos * gap_pos).sum() / n_all.first() ** 2
     squares01 = (pl.col("m_neg") + n * gap_neg * gap_neg).sum() / p_all.first() ** 2
     p1, n1 = p_all.first(), n_all.first()
-    se = fm.delong_se_of_squares(squares10, squares01, p_total=p1, n_total=n1, xp=fm.POLARS)
+    se = formulas.delong_se_of_squares(
+        squares10, squares01, p_total=p1, n_total=n1, xp=formulas.POLARS
+    )
     se = pl.when((p1 > 1) & (n1 > 1)).then(se)
     return _grouped(frame, keys, [se.alias("se")], ordered=True)
 
@@ -354,11 +354,11 @@ def _ap_terms(weighted: bool) -> list[pl.Expr]:
     over P); weights in shares of P (its running sums of the terms and of the shares)."""
     pos, _, tps, fps = _running(pl.Float64)
     if not weighted:
-        terms = fm.average_precision_terms(pos, tps, fps).sum()
+        terms = formulas.average_precision_terms(pos, tps, fps).sum()
         return [terms.alias("terms"), pos.sum().alias("shares")]
     p_all = _first(_P_ALL, pl.Float64)
     share = pl.when(p_all > 0).then(pos / p_all).otherwise(0.0)
-    terms = fm.average_precision_terms(share, tps, fps).cum_sum().last()
+    terms = formulas.average_precision_terms(share, tps, fps).cum_sum().last()
     return [terms.alias("terms"), share.cum_sum().last().alias("shares")]
 
 
@@ -394,8 +394,8 @@ def _ks_distance(weighted: bool) -> list[pl.Expr]:
     _, _, tps, fps = _running(dtype)
     p, n = _first(_P_ALL, dtype), _first(_N_ALL, dtype)
     if weighted:
-        tps, fps, p, n = fm.overflow_safe((tps, fps, p, n), p + n)
-    distance = fm.ks_distance(tps, fps, p, n)
+        tps, fps, p, n = formulas.overflow_safe((tps, fps, p, n), p + n)
+    distance = formulas.ks_distance(tps, fps, p, n)
     best = distance.max()
     threshold = pl.col("score").filter(distance == best).max()
     return [best.alias("ks_best"), threshold.cast(pl.Float64).alias("ks_threshold")]
@@ -419,7 +419,7 @@ def average_precision(
         summed, keys, [pl.col("terms").cum_sum().last(), pl.col("shares").cum_sum().last()]
     )
     frame = p.join(t, on=keys, how="left", nulls_equal=True)
-    ap = fm.average_precision_of_sum(pl.col("terms").fill_null(0.0), pl.col("shares"))
+    ap = formulas.average_precision_of_sum(pl.col("terms").fill_null(0.0), pl.col("shares"))
     ap = pl.when(pl.col("P") > 0).then(ap).otherwise(0.0).alias("average_precision")
     out = frame.select(*keys, ap, "P")
     if ci is None:
@@ -507,7 +507,7 @@ def ks(summaries: pl.DataFrame, second_: pl.DataFrame, segments: Sequence[str]) 
     frame = totals.join(best, on=keys, how="left", nulls_equal=True)
     p, n = pl.col(_P_ALL), pl.col(_N_ALL)
     if _weighted(summaries):
-        p, n = fm.overflow_safe((p, n), p + n)
+        p, n = formulas.overflow_safe((p, n), p + n)
     both = (pl.col(_P_ALL) > 0) & (pl.col(_N_ALL) > 0)
     value = pl.col("best").cast(pl.Float64) / (p * n).cast(pl.Float64)
     out = frame.select(

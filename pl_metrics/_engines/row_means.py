@@ -18,8 +18,7 @@ from typing import Any
 import polars as pl
 
 from pl_metrics._core.names import INTERNAL
-from pl_metrics._multilabel import inputs as mi
-from pl_metrics._multilabel import ranking as mr
+from pl_metrics._multilabel import inputs, ranking
 from pl_metrics._namespace.multilabel_ranking import per_row_rows
 from pl_metrics._typing import By, Labels, Score
 
@@ -47,10 +46,14 @@ def row_sums(
 ) -> pl.LazyFrame:
     """``*by, ONE, VALUE, WEIGHT, DEFINED`` of ``lf``'s rows: the state a shard sends."""
     rows = per_row_rows(lf, metric, y_true, y_score, labels=labels, by=by, weight=weight)
-    sums = _sums(mr.row_value(metric), weighted=rows.ml.weighted)
+    sums = _sums(ranking.row_value(metric), weighted=rows.ml.weighted)
     frame = rows.ml.with_all(rows.frame)
-    result = frame.group_by(rows.keys).agg(*sums, *rows.check_aggs(), *mr._aggregate_checks(rows))
-    result = mr._raise(rows, result).select(*rows.keys, pl.lit(0, pl.Int8).alias(ONE), *SHAPE[1])
+    result = frame.group_by(rows.keys).agg(
+        *sums, *rows.check_aggs(), *ranking._aggregate_checks(rows)
+    )
+    result = ranking._raise(rows, result).select(
+        *rows.keys, pl.lit(0, pl.Int8).alias(ONE), *SHAPE[1]
+    )
     return rows.finish(result)
 
 
@@ -70,14 +73,14 @@ def partial_auc_sums(
     rows)."""
     rows = per_row_rows(lf, "roc_auc", y_true, y_score, labels=labels, by=by, weight=weight)
     sums = _sums(pl.col("roc_auc"), weighted=rows.ml.weighted)
-    result = mr.row_partial_aucs(rows, max_fpr, *sums)
+    result = ranking.row_partial_aucs(rows, max_fpr, *sums)
     return rows.finish(result.select(*rows.keys, pl.lit(0, pl.Int8).alias(ONE), *SHAPE[1]))
 
 
 def _sums(value: pl.Expr, *, weighted: bool) -> list[pl.Expr]:
     """The state's sums of the rows' ``value`` where defined (weighted by the row's weight)."""
     defined = value.is_not_null()
-    w = pl.col(mi.WEIGHT) if weighted else None
+    w = pl.col(inputs.WEIGHT) if weighted else None
     return [
         (value if w is None else value * w).filter(defined).sum().alias(VALUE),
         (defined.sum().cast(pl.Int64) if w is None else w.filter(defined).sum()).alias(WEIGHT),

@@ -19,8 +19,7 @@ from types import ModuleType
 
 import polars as pl
 
-from pl_metrics._core import checks as v
-from pl_metrics._core import scores as sc
+from pl_metrics._core import checks, scores
 from pl_metrics._core.options import checked
 from pl_metrics._typing import IntoColumn
 from pl_metrics.exceptions import DataError
@@ -97,20 +96,20 @@ def numeric_input(column: IntoColumn, argument: str, *, exact: bool = True) -> p
     name = name_of(column)
 
     def checked(s: pl.Series) -> pl.Series:
-        v.check_numeric(pl.Schema({name: s.dtype}), argument, name)
-        if exact and v.ties_as_float(s.dtype):
+        checks.check_numeric(pl.Schema({name: s.dtype}), argument, name)
+        if exact and checks.ties_as_float(s.dtype):
             # checks.beyond_exact_float on a Series (no polars query inside a UDF); the
             # count is of the rows this call sees (a streaming engine's batch)
-            n_inexact = int((s.cast(pl.Float64).abs() >= v.MAX_EXACT_FLOAT_INT).sum())
+            n_inexact = int((s.cast(pl.Float64).abs() >= checks.MAX_EXACT_FLOAT_INT).sum())
             if n_inexact:
-                raise v.Bad.inexact_scores([name], n_inexact)
+                raise checks.Bad.inexact_scores([name], n_inexact)
         return s.cast(pl.Float64)
 
     return col(column).map_batches(checked, return_dtype=pl.Float64, is_elementwise=True)
 
 
 def null_checks(*columns: IntoColumn) -> list[Check]:
-    return [(col(c).null_count(), partial(v.Bad.nulls, name_of(c))) for c in columns]
+    return [(col(c).null_count(), partial(checks.Bad.nulls, name_of(c))) for c in columns]
 
 
 def is_label(column: IntoColumn, value: object, argument: str = "pos_label") -> pl.Expr:
@@ -122,11 +121,11 @@ def is_label(column: IntoColumn, value: object, argument: str = "pos_label") -> 
     def compare(s: pl.Series) -> pl.Series:
         n_bad = bad_float_labels(s)
         if n_bad:
-            raise v.Bad.not_labels(name, n_bad)
+            raise checks.Bad.not_labels(name, n_bad)
         if value is None:  # the frame methods' default (scores.default_pos_label)
-            label = sc.default_pos_label(s.dtype, name)
+            label = scores.default_pos_label(s.dtype, name)
         else:
-            label = v.label_value(value, s.dtype, argument, name)
+            label = checks.label_value(value, s.dtype, argument, name)
         equal: pl.Series = s == label
         return equal
 
@@ -138,9 +137,9 @@ def default_pos_check(y_true: IntoColumn) -> Check:
     (the frame methods' rule, ``scores.default_pos_label_aggs``, per group)."""
     y = col(y_true).cast(pl.Float64, strict=False)
     name = name_of(y_true)
-    return pl.min_horizontal(sc.default_pos_label_aggs(y)), lambda _: v.Bad.pos_label_needed(
-        name, []
-    )
+    return pl.min_horizontal(
+        scores.default_pos_label_aggs(y)
+    ), lambda _: checks.Bad.pos_label_needed(name, [])
 
 
 def pos_checks(positive: pl.Expr, y_true: IntoColumn, pos_label: object) -> list[Check]:
@@ -171,11 +170,11 @@ def equal_labels(y_true: IntoColumn, y_pred: IntoColumn) -> pl.Expr:
         for series, name in ((t, names[0]), (p, names[1])):
             n_bad = bad_float_labels(series)
             if n_bad:
-                raise v.Bad.not_labels(name, n_bad)
+                raise checks.Bad.not_labels(name, n_bad)
         schema = pl.Schema({names[0]: t.dtype}) | pl.Schema({names[1]: p.dtype})
         if names[0] == names[1]:
             return t == p
-        types = v.label_types(pl.Schema(schema), *names)
+        types = checks.label_types(pl.Schema(schema), *names)
         return t.cast(types.compute) == p.cast(types.compute)
 
     both = pl.struct(col(y_true).alias("t"), col(y_pred).alias("p"))
@@ -187,8 +186,11 @@ def valid_weight(weight: IntoColumn) -> tuple[pl.Expr, list[Check]]:
     a group's total too large (``checks.weight_total_too_large``)."""
     w = col(weight).cast(pl.Float64)
     name = name_of(weight)
-    bad, overflow = v.weight_errors(name)
-    return w, [(v.weight_is_bad(w).sum(), bad), (v.weight_total_too_large(w.sum()), overflow)]
+    bad, overflow = checks.weight_errors(name)
+    return w, [
+        (checks.weight_is_bad(w).sum(), bad),
+        (checks.weight_total_too_large(w.sum()), overflow),
+    ]
 
 
 def weighted_sum(condition: pl.Expr, weight: pl.Expr | None) -> pl.Expr:
@@ -225,7 +227,7 @@ def without_zero_weights(
         return None, [col(c) for c in columns]
     weight, *columns = aligned(weight, *columns)  # a literal weight: on every row
     w = numeric_input(weight, "weight", exact=False)
-    keep = v.weight_kept(w)
+    keep = checks.weight_kept(w)
     return w.filter(keep), [col(c).filter(keep) for c in columns]
 
 

@@ -30,9 +30,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from pl_metrics._core import checks as v
-from pl_metrics._core import covariances as cv
-from pl_metrics._core import formulas as fm
+from pl_metrics._core import checks, covariances, formulas
 from pl_metrics._core.names import score_column
 from pl_metrics._core.options import checked
 from pl_metrics._expr.inputs import (
@@ -74,14 +72,14 @@ def check_labels(labels: object) -> list[object] | None:
     if labels is None:
         return None
     if isinstance(labels, (str, bytes)) or not isinstance(labels, (Sequence, pl.Series)):
-        v.labels_series(labels, pl.String(), "labels")  # raises its message
+        checks.labels_series(labels, pl.String(), "labels")  # raises its message
     values = list(labels)  # type: ignore[call-overload]
     try:
         dtype = pl.Series(values).dtype
     except (TypeError, ValueError, OverflowError, pl.exceptions.PolarsError):
         dtype = None  # several kinds of values: converted (or refused) at evaluation
     if dtype is not None or not values:
-        v.labels_series(values, dtype or pl.String(), "labels")
+        checks.labels_series(values, dtype or pl.String(), "labels")
     checked: list[object] = values
     return checked
 
@@ -97,12 +95,12 @@ def _check_labels(s: pl.Series, names: tuple[str, str], labels: list[object] | N
     both = s.struct.unnest()
     t, p = both.to_series(0), both.to_series(1)
     if names[0] == names[1]:
-        types = v.label_types(pl.Schema({names[0]: t.dtype}), names[0], names[0])
+        types = checks.label_types(pl.Schema({names[0]: t.dtype}), names[0], names[0])
     else:
-        types = v.label_types(pl.Schema({names[0]: t.dtype, names[1]: p.dtype}), *names)
+        types = checks.label_types(pl.Schema({names[0]: t.dtype, names[1]: p.dtype}), *names)
     np = numpy()
     columns = []
-    given = None if labels is None else v.labels_series(labels, types.compute, names[0])
+    given = None if labels is None else checks.labels_series(labels, types.compute, names[0])
     for key, series in (("t", t), ("p", p)):
         if given is None:  # the positions are the dense ranks (label_codes)
             codes = pl.Series(key, np.zeros(len(series), dtype=np.int64))
@@ -140,9 +138,9 @@ def _coded_rows(
     checked = pl.struct(t.alias("t"), p.alias("p")).map_batches(
         check, return_dtype=_CODES, is_elementwise=True
     )
-    checks: list[Check] = [
-        (checked.struct.field("bad_t").sum(), partial(v.Bad.not_labels, names[0])),
-        (checked.struct.field("bad_p").sum(), partial(v.Bad.not_labels, names[1])),
+    data_checks: list[Check] = [
+        (checked.struct.field("bad_t").sum(), partial(checks.Bad.not_labels, names[0])),
+        (checked.struct.field("bad_p").sum(), partial(checks.Bad.not_labels, names[1])),
     ]
     weight = pl.lit(1.0) if w is None else w
     if labels is not None:
@@ -152,13 +150,13 @@ def _coded_rows(
             inside = pl.element().struct.field("a").is_not_null()
             inside &= pl.element().struct.field("b").is_not_null()
             rows = rows.list.eval(pl.element().filter(inside)).first()
-        return rows, checks
+        return rows, data_checks
     rows = pl.struct(t.alias("t"), p.alias("p"), weight.alias("w")).implode()
     e = pl.element().struct
     codes = e.field("t").append(e.field("p")).rank("dense").cast(pl.Int64) - 1
     n = e.field("t").len()
     coded = pl.struct(codes.slice(0, n).alias("a"), codes.slice(n).alias("b"), e.field("w"))
-    return rows.list.eval(coded).first(), checks
+    return rows.list.eval(coded).first(), data_checks
 
 
 # -------------------------------------------------------------------- class counts
@@ -247,7 +245,7 @@ def _weighted_bincounts(s: pl.Series, k: int | None, kappa_weights: str | None) 
         np.maximum.at(largest, owner, np.maximum(support, predicted))
         largest[largest == 0] = 1.0
         both = a_ok & b_ok
-        disagreement = fm.kappa_weight(kappa_weights, a[both], b[both], fm.NUMPY)
+        disagreement = formulas.kappa_weight(kappa_weights, a[both], b[both], formulas.NUMPY)
         scaled = disagreement * (w[both] / largest[group[both]])
         observed = np.bincount(group[both], scaled, minlength=s.len())
     sums = pl.DataFrame(
@@ -327,7 +325,7 @@ def class_counts(
         k = k.fill_null(0)
         observed = pl.lit(0.0)
         if kappa_weights is not None:
-            observed = (fm.kappa_weight(kappa_weights, a, b) * e.field("w")).sum()
+            observed = (formulas.kappa_weight(kappa_weights, a, b) * e.field("w")).sum()
         # the group's rows (in ``tn`` until the counts are there to subtract)
         rows = [a.len().alias("tn")] if negatives else []
         counts = pl.struct(
@@ -364,7 +362,7 @@ def score(  # noqa: PLR0917 - the counts, then the options, as every formula
 ) -> pl.Expr:
     """Per-class score ``metric`` (of ``formulas.SCORES``) of ``tp``, ``support``,
     ``predicted`` and ``tn`` (vectors or sums)."""
-    return fm.SCORES[metric].value(tp, support, predicted, tn, beta, zd)
+    return formulas.SCORES[metric].value(tp, support, predicted, tn, beta, zd)
 
 
 def averaged_score(
@@ -387,7 +385,7 @@ def averaged_score(
         labels=check_labels(labels),
         weight=weight,
         restrict=False,
-        negatives=fm.SCORES[metric].reads_tn,
+        negatives=formulas.SCORES[metric].reads_tn,
     )
 
     def value(support: pl.Expr, predicted: pl.Expr, tp: pl.Expr, tn: pl.Expr) -> pl.Expr:
@@ -395,7 +393,7 @@ def averaged_score(
             sums = (tp.sum(), support.sum(), predicted.sum(), tn.sum())
             return score(metric, *sums, beta, zero_division)
         per_class = score(metric, tp, support, predicted, tn, beta, zero_division)
-        macro, weighted = fm.class_averages(
+        macro, weighted = formulas.class_averages(
             per_class, support, skip_nan=math.isnan(zero_division), integer=counts.exact
         )
         return macro if average == "macro" else weighted
@@ -519,11 +517,13 @@ def mcc_expr(
             miss = pl.element().struct.field("miss") / scale
             # each against its own sum (the two sums of scaled weights may differ in
             # the last bit: p's classes 0.6000000000000001 twice against t's 1.2)
-            others = [cv.others(x, x.sum(), cv.dominant(x, x.sum())) for x in (t, p)]
-            cov_tp, pp, tt = cv.weighted_mcc_covariances(t, p, c, miss, *others)
+            others = [
+                covariances.others(x, x.sum(), covariances.dominant(x, x.sum())) for x in (t, p)
+            ]
+            cov_tp, pp, tt = covariances.weighted_mcc_covariances(t, p, c, miss, *others)
         cov_pp = pl.when(s.predicted_classes <= 1).then(0.0).otherwise(pp)
         cov_tt = pl.when(s.actual_classes <= 1).then(0.0).otherwise(tt)
-        mcc: pl.Expr = fm.mcc_from_covariances(cov_tp, cov_pp, cov_tt, s.n)
+        mcc: pl.Expr = formulas.mcc_from_covariances(cov_tp, cov_pp, cov_tt, s.n)
         return mcc
 
     return _finish(counts.reduce(value), counts, "mcc")
@@ -544,8 +544,8 @@ def balanced_accuracy_expr(
     def value(support: pl.Expr, predicted: pl.Expr, tp: pl.Expr, _tn: pl.Expr) -> pl.Expr:
         # the macro mean of recall over the classes with actual rows (exact sums)
         recall = pl.when(support > 0).then(tp.cast(pl.Float64) / support)
-        balanced, _ = fm.class_averages(recall, support, skip_nan=False, integer=counts.exact)
-        return fm.chance_adjusted(balanced, recall.count()) if adjusted else balanced
+        balanced, _ = formulas.class_averages(recall, support, skip_nan=False, integer=counts.exact)
+        return formulas.chance_adjusted(balanced, recall.count()) if adjusted else balanced
 
     return _finish(counts.reduce(value), counts, "balanced_accuracy")
 
@@ -562,7 +562,7 @@ def cohen_kappa_expr(
     """Cohen's kappa, or the weighted kappa over the label order (``summary``'s)."""
     # float (weighted) counts: the unweighted kappa by its disagreement weights, as
     # the frame's summary (no cancellation); integer counts: exact covariances
-    kind = fm.DISAGREEMENT if weights is None and weight is not None else weights
+    kind = formulas.DISAGREEMENT if weights is None and weight is not None else weights
     counts = _summary_counts(y_true, y_pred, labels, weight, kind)
 
     def value(support: pl.Expr, predicted: pl.Expr, tp: pl.Expr, _tn: pl.Expr) -> pl.Expr:
@@ -570,21 +570,21 @@ def cohen_kappa_expr(
         n = s.n.cast(pl.Float64)
         if kind is None:
             cov_tp = (s.correct * s.n - s.tp).cast(pl.Float64)
-            kappa = fm.kappa_from_covariances(cov_tp, (s.n * s.n - s.tp).cast(pl.Float64))
+            kappa = formulas.kappa_from_covariances(cov_tp, (s.n * s.n - s.tp).cast(pl.Float64))
         else:
             # expected: every pair of classes (K^2 terms, all >= 0, as the frame's summary)
             t, p, _, _ = _scaled(support, predicted, tp, counts.exact)
             k = support.len()
             pair = pl.int_range(k * k, dtype=pl.Int64)
             i, j = pair // k, pair % k
-            terms = fm.kappa_weight(kind, i, j) * t.gather(i).cast(pl.Float64)
+            terms = formulas.kappa_weight(kind, i, j) * t.gather(i).cast(pl.Float64)
             expected = (terms * p.gather(j).cast(pl.Float64)).sum()
             # observed: each row's disagreement (the frame sums it over the cells),
             # already divided by the scale for weights (1 for integer counts)
             observed = pl.element().struct.field("observed").first()
-            kappa = fm.weighted_kappa(n * observed, expected)
+            kappa = formulas.weighted_kappa(n * observed, expected)
         single = (s.actual_classes == 1) & (s.predicted_classes == 1) & (s.both_classes == 1)
-        return fm.kappa_or_undefined(kappa, n, single, replace_undefined_by)
+        return formulas.kappa_or_undefined(kappa, n, single, replace_undefined_by)
 
     return _finish(counts.reduce(value), counts, "cohen_kappa")
 
@@ -596,5 +596,5 @@ def hamming_loss_expr(
     t, p, w, checks = label_inputs(y_true, y_pred, weight)
     wrong = ~equal_labels(t, p)
     total = wrong.len().cast(pl.Float64) if w is None else w.sum()  # the rows given
-    value = fm.POLARS.ratio(weighted_sum(wrong, w), total, _NAN) + guard(checks)
+    value = formulas.POLARS.ratio(weighted_sum(wrong, w), total, _NAN) + guard(checks)
     return nonempty(value, t).alias("hamming_loss")

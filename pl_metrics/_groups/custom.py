@@ -18,8 +18,7 @@ from typing import Any
 
 import polars as pl
 
-from pl_metrics._core import checks as v
-from pl_metrics._core import forms, inputs, names
+from pl_metrics._core import checks, forms, inputs, names
 
 #: A custom metric: ``fn(y_true, y_pred, **kw) -> number``.
 Metric = Callable[..., Any]
@@ -104,11 +103,13 @@ def evaluate(
         df = rows.select(read).collect()
         for column in (y_true, y_pred):
             if df.get_column(column).null_count():
-                raise v.Bad.nulls(column, df.get_column(column).null_count())
-        if schema[y_true].is_float() and (bad := df.select(v.not_a_label(y_true).sum()).item()):
-            raise v.Bad.not_labels(y_true, bad)
-        if weight is not None and (bad := df.select(v.bad_weight(weight)).item()):
-            raise v.Bad.bad_weights(weight, bad)
+                raise checks.Bad.nulls(column, df.get_column(column).null_count())
+        if schema[y_true].is_float() and (
+            bad := df.select(checks.not_a_label(y_true).sum()).item()
+        ):
+            raise checks.Bad.not_labels(y_true, bad)
+        if weight is not None and (bad := df.select(checks.bad_weight(weight)).item()):
+            raise checks.Bad.bad_weights(weight, bad)
         if not df.height:
             return pl.DataFrame(schema=out_schema)
         groups = df.partition_by(keys, as_dict=True) if keys else {(): df}
@@ -143,7 +144,7 @@ def custom(
         reserved=list(metrics),
         columns={"y_true": y_true, "y_pred": y_pred},
     )
-    v.single_label_types(given.schema, y_true)  # labels: numbers, booleans or text
+    checks.single_label_types(given.schema, y_true)  # labels: numbers, booleans or text
     result = evaluate(given.rows(lf), metrics, y_true, y_pred, keys=given.keys, weight=weight)
     return names.restore_keys(result, given.by) if given.keys else result
 

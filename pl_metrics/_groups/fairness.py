@@ -20,17 +20,12 @@ from functools import partial
 
 import polars as pl
 
-from pl_metrics import _classification as cls
-from pl_metrics._core import checks as v
-from pl_metrics._core import formulas as fm
-from pl_metrics._core import names
-from pl_metrics._core import scores as sc
+from pl_metrics import _classification
+from pl_metrics._core import checks, formulas, names, scores
 from pl_metrics._core.catalogue import CATALOGUE, Metric, base_of, derive
 from pl_metrics._core.confusion import Counts, confusion_counts
 from pl_metrics._core.names import INTERNAL
-from pl_metrics._intervals import analytic as an
-from pl_metrics._intervals import groups as gr
-from pl_metrics._intervals import resample as rs
+from pl_metrics._intervals import analytic, groups, resample
 
 #: The value of a metric in the frames handed between the functions here.
 VALUE = f"{INTERNAL}value"
@@ -50,11 +45,11 @@ def ratio_or_null(value: pl.Expr, reference: pl.Expr) -> pl.Expr:
 def check_reference(table: pl.LazyFrame, column: str, reference: object) -> pl.LazyFrame:
     """``table`` that raises at collect when ``column`` (1 on the first row of each
     stratum without the reference group) sums to more than 0."""
-    return v.raise_if_bad(table, [(column, partial(v.Bad.no_reference, reference))])
+    return checks.raise_if_bad(table, [(column, partial(checks.Bad.no_reference, reference))])
 
 
 def check_metric(metric: object) -> Metric:
-    v.check_choice("metric", metric, [n for n, m in METRICS.items() if m.family != "size"])
+    checks.check_choice("metric", metric, [n for n, m in METRICS.items() if m.family != "size"])
     return METRICS[str(metric)]
 
 
@@ -77,11 +72,15 @@ def binary_confusion(
         lf, y_true, y_pred, by=by, labels=None, weight=weight, reserved=reserved, count=count
     )
     schema = lf.collect_schema()
-    pos = sc.resolve_pos_label(schema, y_true, pos_label)
-    pos = v.label_value(pos, counts.types.compute, "pos_label", y_true)
-    if sc.defaults_pos_label(schema, y_true, pos_label):
-        checks = sc.default_pos_label_pair_aggs(pl.col(names.ACTUAL), pl.col(names.PREDICTED))
-        frame = sc.check_default_pos_label(counts.frame.with_columns(checks), lf, y_true, y_pred)
+    pos = scores.resolve_pos_label(schema, y_true, pos_label)
+    pos = checks.label_value(pos, counts.types.compute, "pos_label", y_true)
+    if scores.defaults_pos_label(schema, y_true, pos_label):
+        data_checks = scores.default_pos_label_pair_aggs(
+            pl.col(names.ACTUAL), pl.col(names.PREDICTED)
+        )
+        frame = scores.check_default_pos_label(
+            counts.frame.with_columns(data_checks), lf, y_true, y_pred
+        )
         counts = replace(counts, frame=frame)
     return counts, pos
 
@@ -90,15 +89,15 @@ def binary_table(
     counts: Counts, pos: object, method: str, y_true: str, y_pred: str
 ) -> pl.LazyFrame:
     """``*keys, tp, fp, fn, tn`` of ``pos`` against the one other label (else a DataError)."""
-    error = partial(v.Bad.not_binary, method, y_true, y_pred, pos)
-    return cls.binary_counts(counts, pos_label=pos, error=error)
+    error = partial(checks.Bad.not_binary, method, y_true, y_pred, pos)
+    return _classification.binary_counts(counts, pos_label=pos, error=error)
 
 
 #: The metrics that are a proportion of rows, as (successes, trials) of the 2x2
 #: counts (``formulas.PROPORTIONS``; a share of all the rows, accuracy: of the
 #: confusion cells, ``Metric.correct_share``): ``compare``'s analytic comparison.
 PROPORTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    **fm.PROPORTIONS,
+    **formulas.PROPORTIONS,
     **{name: ((), ()) for name, m in CATALOGUE.items() if m.correct_share},
 }
 
@@ -112,7 +111,7 @@ def proportion_parts(lf: pl.LazyFrame, name: str, keys: Sequence[str], x: Inputs
         )
         count, hit = pl.col(names.COUNT), pl.col(names.ACTUAL) == pl.col(names.PREDICTED)
         table = counts.frame.group_by(counts.keys).agg(
-            count.filter(hit).sum().alias(an.SUCCESSES), count.sum().alias(an.TRIALS)
+            count.filter(hit).sum().alias(analytic.SUCCESSES), count.sum().alias(analytic.TRIALS)
         )
         return counts.finish(table)
     counts, pos = binary_confusion(
@@ -121,8 +120,8 @@ def proportion_parts(lf: pl.LazyFrame, name: str, keys: Sequence[str], x: Inputs
     successes, trials = PROPORTIONS[name]
     table = binary_table(counts, pos, x.method, x.y_true, x.y_pred).select(
         *counts.keys,
-        pl.sum_horizontal(successes).alias(an.SUCCESSES),
-        pl.sum_horizontal(trials).alias(an.TRIALS),
+        pl.sum_horizontal(successes).alias(analytic.SUCCESSES),
+        pl.sum_horizontal(trials).alias(analytic.TRIALS),
     )
     return counts.finish(table)
 
@@ -133,7 +132,7 @@ def binary_value(name: str, zero_division: float) -> pl.Expr:
     c = {k: pl.col(k) for k in ("tp", "fp", "fn", "tn")}
     if CATALOGUE[name].family == "size":
         return (c["tp"] + c["fp"] + c["fn"] + c["tn"]).cast(pl.Float64)
-    return fm.binary_metric(name, c, zero_division)
+    return formulas.binary_metric(name, c, zero_division)
 
 
 # --------------------------------------------------------------------------- per group
@@ -217,9 +216,9 @@ def with_overall(
     values: pl.LazyFrame, overall: pl.LazyFrame, strata: Sequence[str], metrics: Sequence[str]
 ) -> pl.LazyFrame:
     """``values`` (``*strata, *groups, *metrics``) with each metric's overall value of the
-    row's stratum (``overall``: ``*strata, *metrics``) in ``gr.overall_column(metric)``."""
+    row's stratum (``overall``: ``*strata, *metrics``) in ``groups.overall_column(metric)``."""
     strata = list(strata)
-    overall = overall.select(*strata, *(pl.col(m).alias(gr.overall_column(m)) for m in metrics))
+    overall = overall.select(*strata, *(pl.col(m).alias(groups.overall_column(m)) for m in metrics))
     if not strata:
         return values.join(overall, how="cross")
     return values.join(overall, on=strata, how="left", nulls_equal=True)
@@ -265,7 +264,7 @@ def spread(
     stats = ("overall", "group_min", "group_max", "difference", "ratio")
     aggs = []
     for i, name in enumerate(metrics):
-        value, total = _defined(pl.col(name)), pl.col(gr.overall_column(name))
+        value, total = _defined(pl.col(name)), pl.col(groups.overall_column(name))
         signed = registered and CATALOGUE[name].signed
         if method == "between_groups":
             difference = value.max() - value.min()
@@ -316,7 +315,7 @@ def replicated(
     round them)."""
     taken = {*keys, x.y_true, x.y_pred}
     rep, count = free_name("replicate", taken), free_name("count", taken)
-    frame = rs.replicates(
+    frame = resample.replicates(
         lf,
         keys,
         [x.y_true, x.y_pred],
@@ -324,14 +323,16 @@ def replicated(
         seed=seed,
         scores=[x.y_pred] if scores else [],
     )
-    frame = frame.rename({rs.REP: rep, rs.COUNT: count}).cache()  # drawn once, read twice
+    frame = frame.rename(
+        {resample.REP: rep, resample.COUNT: count}
+    ).cache()  # drawn once, read twice
     return Replicates(frame, rep, replace(x, weight=count))
 
 
 def replicate_tables(
     lf: pl.LazyFrame,
     strata: Sequence[str],
-    groups: Sequence[str],
+    group_columns: Sequence[str],
     metrics: Sequence[str],
     x: Inputs,
     *,
@@ -341,15 +342,15 @@ def replicate_tables(
 ) -> tuple[pl.LazyFrame, str]:
     """``(table, rep)``: every metric of each bootstrap replicate per group with the
     replicate's overall value of the group's stratum (``*strata, *groups, rep, *metrics,
-    *gr.overall_column(metric)``; :func:`spread` reads it).
+    *groups.overall_column(metric)``; :func:`spread` reads it).
 
     Label metrics and ROC AUC / AP are drawn and reduced in numpy
     (:mod:`pl_metrics._intervals.groups`); the others are evaluated by their frame
     method on the replicates as weighted rows (:func:`replicated`), drawn from the
     groups of ``point`` (the point estimates per group, :func:`evaluate`).
     """
-    strata, groups, metrics = list(strata), list(groups), list(metrics)
-    keys = [*strata, *groups]
+    strata, group_columns, metrics = list(strata), list(group_columns), list(metrics)
+    keys = [*strata, *group_columns]
     kinds = {METRICS[m].method for m in metrics}
     if kinds <= {"summary", "averages", "binary"}:
         if "binary" in kinds:
@@ -375,8 +376,8 @@ def replicate_tables(
                 count=x.count,
             )
             pos = None
-        binary = partial(gr.binary_numpy, zero_division=x.zero_division)
-        reps = gr.label_replicates(
+        binary = partial(groups.binary_numpy, zero_division=x.zero_division)
+        reps = groups.label_replicates(
             counts.frame,
             counts.keys[: len(strata)],
             counts.keys[len(strata) :],
@@ -389,38 +390,38 @@ def replicate_tables(
             seed=seed,
         )
         reps = counts.finish(reps)
-    elif len(metrics) == 1 and base_of(metrics[0]) in gr.SCORE_METRICS:
+    elif len(metrics) == 1 and base_of(metrics[0]) in groups.SCORE_METRICS:
         # ROC AUC / AP, or a metric derived from one (gini): the base's replicates mapped
         name, base = metrics[0], base_of(metrics[0])
-        scores = sc.binary_score_counts(
+        scored = scores.binary_score_counts(
             lf, x.y_true, x.y_pred, by=keys, pos_label=x.pos_label, weight=None, reserved=()
         )
-        reps = gr.score_replicates(
-            scores.frame,
-            scores.keys[: len(strata)],
-            scores.keys[len(strata) :],
+        reps = groups.score_replicates(
+            scored.frame,
+            scored.keys[: len(strata)],
+            scored.keys[len(strata) :],
             base,
             column=x.y_pred,
             n_boot=n_boot,
             seed=seed,
         )
-        reps = derive(reps, name).rename({gr.overall_column(base): gr.overall_column(name)})
+        reps = derive(reps, name).rename({groups.overall_column(base): groups.overall_column(name)})
         derived = CATALOGUE[name].derived
         if derived is not None:
-            overall = pl.col(gr.overall_column(name))
-            reps = reps.with_columns(derived.value(overall).alias(gr.overall_column(name)))
-        reps = scores.finish(reps)
+            overall = pl.col(groups.overall_column(name))
+            reps = reps.with_columns(derived.value(overall).alias(groups.overall_column(name)))
+        reps = scored.finish(reps)
     else:
         # the rows the point estimates checked (their errors, counted in rows, come
         # first: a replicate's check would count weighted replicate rows)
         lf = lf.join(point.select(keys), on=keys, how="semi", nulls_equal=True)
-        scores = any(METRICS[m].scores for m in metrics)
-        drawn = replicated(lf, keys, x, n_boot=n_boot, seed=seed, scores=scores)
+        scored = any(METRICS[m].scores for m in metrics)
+        drawn = replicated(lf, keys, x, n_boot=n_boot, seed=seed, scores=scored)
         rep_strata = [*strata, drawn.rep]
-        per_group = evaluate(drawn.frame, metrics, [*rep_strata, *groups], drawn.inputs)
+        per_group = evaluate(drawn.frame, metrics, [*rep_strata, *group_columns], drawn.inputs)
         overall = evaluate(drawn.frame, metrics, rep_strata, drawn.inputs)
         return with_overall(per_group, overall, rep_strata, metrics), drawn.rep
-    return reps, rs.REP
+    return reps, resample.REP
 
 
 def difference(value: pl.Expr, other: pl.Expr) -> pl.Expr:
@@ -444,7 +445,7 @@ def interval_aggs(columns: Sequence[str], ci: float) -> list[pl.Expr]:
     """``<c>_low, <c>_high`` of each replicate column (percentile interval)."""
     out = []
     for c, (low, high) in zip(
-        columns, (rs.percentile_bounds(pl.col(c), ci) for c in columns), strict=True
+        columns, (resample.percentile_bounds(pl.col(c), ci) for c in columns), strict=True
     ):
         out += [low.alias(f"{c}_low"), high.alias(f"{c}_high")]
     return out

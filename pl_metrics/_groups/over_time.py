@@ -25,23 +25,16 @@ from dataclasses import dataclass, replace
 
 import polars as pl
 
-from pl_metrics import _classification as cls
-from pl_metrics import _probability as prob
-from pl_metrics._core import catalogue as cat
-from pl_metrics._core import checks as v
-from pl_metrics._core import forms, names
-from pl_metrics._core import formulas as fm
-from pl_metrics._core import scores as sc
+from pl_metrics import _classification, _probability
+from pl_metrics._core import catalogue, checks, forms, formulas, names, scores
 from pl_metrics._core.confusion import LABEL, Counts
 from pl_metrics._core.names import COUNT, INTERNAL, NEG, POS
 from pl_metrics._core.options import checked
 from pl_metrics._core.scores import ScoreCounts
-from pl_metrics._groups import fairness as fair
-from pl_metrics._intervals import analytic as an
-from pl_metrics._intervals import attach as iv
-from pl_metrics._ranking import from_counts as rk
-from pl_metrics._ranking import gains as _gains
-from pl_metrics._ranking import sorted_path
+from pl_metrics._groups import fairness as groups_fairness
+from pl_metrics._intervals import analytic, attach
+from pl_metrics._ranking import from_counts as ranking_from_counts
+from pl_metrics._ranking import gains, sorted_path
 
 #: The output columns (declared in ``_core.names``).  WINDOW_END also holds each
 #: row's bucket end while the states are built (an output column, so no user
@@ -51,20 +44,20 @@ _LAST_END = f"{INTERNAL}last_end"
 _ORDER = f"{INTERNAL}metric_order"
 
 #: over_time's metrics by family, in the catalogue's order (``_core.catalogue``)
-SUMMARY = cat.names_of("size", "summary", over_time=True)  # over_time is single-label
-AVERAGED = cat.names_of("averaged", over_time=True)
+SUMMARY = catalogue.names_of("size", "summary", over_time=True)  # over_time is single-label
+AVERAGED = catalogue.names_of("averaged", over_time=True)
 #: the metrics of the ``pos_label`` class (binary labels, as the binary methods)
-POSITIVE = cat.names_of("binary", over_time=True)
+POSITIVE = catalogue.names_of("binary", over_time=True)
 #: the positive-class metrics that are proportions: Wilson's interval (``ci_method="wilson"``)
-WILSON = frozenset(m for m in POSITIVE if m in fm.PROPORTIONS)
-RANKING = cat.names_of("ranking", over_time=True)
-PROBABILITY = cat.names_of("probability", over_time=True)
+WILSON = frozenset(m for m in POSITIVE if m in formulas.PROPORTIONS)
+RANKING = catalogue.names_of("ranking", over_time=True)
+PROBABILITY = catalogue.names_of("probability", over_time=True)
 #: the expected calibration error of 15 equal bins (``calibration_error``'s ``ece``)
-CALIBRATION = cat.names_of("calibration", over_time=True)
+CALIBRATION = catalogue.names_of("calibration", over_time=True)
 CALIBRATION_BINS = 15
 #: the metrics that read ``y_score`` (a binary score / probability of pos_label)
 SCORED = (*RANKING, *PROBABILITY, *CALIBRATION)
-METRICS = cat.names_of(over_time=True)
+METRICS = catalogue.names_of(over_time=True)
 #: the metrics without an interval (null bounds with ``ci``)
 WITHOUT_INTERVAL = frozenset({"n", "ks", *PROBABILITY, *CALIBRATION})
 
@@ -134,9 +127,9 @@ def bucket_end(lf: pl.LazyFrame, index: str, w: Windows) -> tuple[pl.Expr, str |
     starts at 01:00 shifted by a day lands on 01:00 of a day that has a midnight,
     splitting the windows and counting rows outside the window their label names.
     """
-    v.check_column_name("index", index)
+    checks.check_column_name("index", index)
     schema = lf.collect_schema()
-    v.check_columns(schema, index=index)
+    checks.check_columns(schema, index=index)
     dtype = schema[index]
     if not (dtype == pl.Date or isinstance(dtype, pl.Datetime)):
         msg = f"column {index!r} (argument `index`) must be a Date or Datetime column, got {dtype}"
@@ -208,8 +201,10 @@ def null_index_check(frame: pl.LazyFrame, key: str, index: str) -> pl.LazyFrame:
     never a window of its own."""
     bad = pl.col(key).is_null().sum()
     check = f"{INTERNAL}null_index"
-    checks: list[v.Check] = [(check, lambda _: v.Bad.null_index(index))]
-    return v.raise_if_bad(frame.with_columns(bad.cast(pl.Int64).alias(check)), checks).drop(check)
+    data_checks: list[checks.Check] = [(check, lambda _: checks.Bad.null_index(index))]
+    return checks.raise_if_bad(
+        frame.with_columns(bad.cast(pl.Int64).alias(check)), data_checks
+    ).drop(check)
 
 
 def label_windows(counts: Counts, w: Windows, index: str) -> Counts:
@@ -259,18 +254,18 @@ def finish_labels(
     out = []
     wanted = [m for m in metrics if m in SUMMARY]
     if wanted:
-        point = cls.summary(counts)
+        point = _classification.summary(counts)
         if ci is not None:
             if ci_method == "wilson":
-                point = iv.wilson_accuracy(point, ci)
+                point = attach.wilson_accuracy(point, ci)
             elif ci_method is None:
-                point = iv.delta_summary(counts, point, ci)
+                point = attach.delta_summary(counts, point, ci)
             else:
-                point = iv.bootstrap_labels(
+                point = attach.bootstrap_labels(
                     counts, point, "summary", ci=ci, n_boot=n_boot, seed=seed
                 )
         for m in wanted:
-            size = cat.CATALOGUE[m].family == "size"  # n: a count, no interval
+            size = catalogue.CATALOGUE[m].family == "size"  # n: a count, no interval
             has_ci = ci is not None and not size
             out.append(long_rows(point, by[:-1], m, m, has_ci))
             if ci is not None and size:
@@ -279,11 +274,13 @@ def finish_labels(
                 )
     averaged = [m for m in metrics if m in AVERAGED]
     if averaged:
-        point = cls.averages(counts, beta=1.0, zero_division=0.0)
+        point = _classification.averages(counts, beta=1.0, zero_division=0.0)
         if ci is not None and ci_method is None:
-            point = iv.delta_labels(counts, point, "averages", beta=1.0, zero_division=0.0, ci=ci)
+            point = attach.delta_labels(
+                counts, point, "averages", beta=1.0, zero_division=0.0, ci=ci
+            )
         elif ci is not None:
-            point = iv.bootstrap_labels(
+            point = attach.bootstrap_labels(
                 counts,
                 point,
                 "averages",
@@ -321,23 +318,23 @@ def finish_positive(
     window lacks ``pos``), or (``ci_method="wilson"``) Wilson's for the
     proportions (:data:`WILSON`)."""
     wanted = [m for m in metrics if m in POSITIVE]
-    table = fair.binary_table(counts, pos, "over_time", *columns)
+    table = groups_fairness.binary_table(counts, pos, "over_time", *columns)
     c = {k: pl.col(k) for k in ("tp", "fp", "fn", "tn")}
-    values = [fm.binary_metric(m, c, 0.0).alias(m) for m in wanted]
+    values = [formulas.binary_metric(m, c, 0.0).alias(m) for m in wanted]
     intervals: list[pl.Expr] = []
     if ci is not None and ci_method == "wilson":
         for m in wanted:  # f1 is refused with wilson by the caller
-            low, high = an.proportion_bounds(m, ci)
+            low, high = analytic.proportion_bounds(m, ci)
             intervals += [low.alias(f"{m}_low"), high.alias(f"{m}_high")]
     point = counts.finish(table.select(*counts.keys, *values, *intervals))
     if ci is not None and ci_method != "wilson":
-        per_class = cls.per_class(counts, beta=1.0, zero_division=0.0)
+        per_class = _classification.per_class(counts, beta=1.0, zero_division=0.0)
         if ci_method is None:
-            per_class = iv.delta_labels(
+            per_class = attach.delta_labels(
                 counts, per_class, "per_class", beta=1.0, zero_division=0.0, ci=ci
             )
         else:
-            per_class = iv.bootstrap_labels(
+            per_class = attach.bootstrap_labels(
                 counts, per_class, "per_class", ci=ci, n_boot=n_boot, seed=seed
             )
         label = pl.lit(pos, counts.types.compute).cast(counts.types.output)
@@ -376,27 +373,33 @@ def finish_scores(
     by = counts.by
     out = []
     for m in (m for m in metrics if m in RANKING):
-        if cat.CATALOGUE[m].ranked is cat.Ranked.KS:
+        if catalogue.CATALOGUE[m].ranked is catalogue.Ranked.KS:
             # from the windows' rows (window_ks: continuous scores sorted, as the
             # frame method sorts them), else from the windows' summed counts
-            frame = _gains.ks(counts) if window_ks is None else window_ks()
+            frame = gains.ks(counts) if window_ks is None else window_ks()
             point = frame.with_columns(
                 *(pl.lit(None, pl.Float64).alias(c) for c in names.interval_columns(["ks"]))
             )
         else:  # roc_auc, average_precision, or a metric derived from one (gini)
-            base = cat.base_of(m)
-            auc = cat.CATALOGUE[base].ranked is cat.Ranked.AUC
-            point = rk.roc_auc(counts) if auc else rk.average_precision(counts)
-            method = v.default_ci_method(base) if ci_method is None else ci_method
+            base = catalogue.base_of(m)
+            auc = catalogue.CATALOGUE[base].ranked is catalogue.Ranked.AUC
+            point = (
+                ranking_from_counts.roc_auc(counts)
+                if auc
+                else ranking_from_counts.average_precision(counts)
+            )
+            method = checks.default_ci_method(base) if ci_method is None else ci_method
             if ci is not None and method == "delong":
-                point = iv.delong(counts, point, ci)
+                point = attach.delong(counts, point, ci)
             elif ci is not None and method == "logit":
-                point = iv.logit(counts, point, ci)
+                point = attach.logit(counts, point, ci)
             elif ci is not None:
-                point = iv.bootstrap_scores(counts, point, base, ci=ci, n_boot=n_boot, seed=seed)
+                point = attach.bootstrap_scores(
+                    counts, point, base, ci=ci, n_boot=n_boot, seed=seed
+                )
             if sorted_point is not None and (ci is None or method in ("delong", "logit")):
                 point = sorted_point(base, point, ci)
-            point = cat.derive(point, m)
+            point = catalogue.derive(point, m)
         out.append(long_rows(point, by[:-1], m, m, ci is not None))
     return out
 
@@ -423,7 +426,7 @@ def ranking_windows(
     summed per window (:func:`finish_scores`), or, for ROC AUC and average
     precision of continuous scores, from each window's rows sorted as the frame
     methods sort them (each row repeated for its k windows)."""
-    counts = sc.binary_score_counts(
+    counts = scores.binary_score_counts(
         lf, y_true, y_score, by=keys, pos_label=pos_label, weight=weight, reserved=reserved
     )
     rows = repeated(lf.select(y_true, y_score, *keys), WINDOW_END, w)
@@ -443,11 +446,11 @@ def ranking_windows(
     unweighted = sorted_point if weight is None else None
 
     def window_ks() -> pl.LazyFrame:
-        counted = sc.binary_score_counts(
+        counted = scores.binary_score_counts(
             rows, y_true, y_score, by=keys, pos_label=pos_label, weight=None,
             reserved=reserved, sortable=True,
         )  # fmt: skip
-        return null_index_check(_gains.ks(counted), WINDOW_END, index)
+        return null_index_check(gains.ks(counted), WINDOW_END, index)
 
     parts = finish_scores(
         windows,
@@ -486,7 +489,7 @@ def assemble(
 
 
 def finish_probabilities(
-    rows: prob.Rows, metrics: list[str], w: Windows, index: str, *, ci: float | None
+    rows: _probability.Rows, metrics: list[str], w: Windows, index: str, *, ci: float | None
 ) -> list[pl.LazyFrame]:
     """log loss / Brier score of each window: per bucket the (weighted) mean loss and
     the bucket's weight (:func:`loss_buckets`), windowed by :func:`loss_windows`."""
@@ -506,10 +509,10 @@ WEIGHT = f"{INTERNAL}weight"
 _MEAN, _WEIGHT = MEAN, WEIGHT
 
 
-def loss_buckets(rows: prob.Rows, metric: str) -> pl.LazyFrame:
+def loss_buckets(rows: _probability.Rows, metric: str) -> pl.LazyFrame:
     """``*keys, MEAN, WEIGHT``: per bucket the (weighted) mean of ``metric``'s per-row
     loss and the bucket's weight (rows, or summed weights), the rows' data checks."""
-    losses = {"log_loss": prob.row_log_loss, "brier_score": prob.row_brier}
+    losses = {"log_loss": _probability.row_log_loss, "brier_score": _probability.row_brier}
     total = pl.len().cast(pl.Float64) if rows.weight is None else rows.weight.sum()
     loss = losses[metric](rows)
     return rows.aggregate(rows.mean(loss).alias(_MEAN), total.alias(_WEIGHT))
@@ -523,7 +526,7 @@ def loss_windows(
     weights (``formulas.weighted_mean``); null bounds with ``ci``."""
     key = keys[-1]
     frame = null_index_check(frame, key, index)
-    mean = fm.weighted_mean(pl.col(_MEAN), pl.col(_WEIGHT))
+    mean = formulas.weighted_mean(pl.col(_MEAN), pl.col(_WEIGHT))
     frame = _spread(frame, key, w, {_MEAN: mean, _WEIGHT: pl.col(_WEIGHT).sum()})
     point = frame.select(*keys, pl.col(_MEAN).alias(metric))
     if ci is not None:
@@ -539,7 +542,7 @@ _TRUE, _PRED, _BIN = TRUE, PRED, BIN
 
 
 def finish_calibration(
-    rows: prob.Rows, w: Windows, index: str, *, ci: float | None
+    rows: _probability.Rows, w: Windows, index: str, *, ci: float | None
 ) -> list[pl.LazyFrame]:
     """The expected calibration error of each window (``calibration_error``'s ``ece``,
     :data:`CALIBRATION_BINS` equal bins): :func:`calibration_buckets`, windowed by
@@ -549,7 +552,7 @@ def finish_calibration(
     return [long_rows(rows.finish(point), rows.by[:-1], name, name, ci is not None)]
 
 
-def calibration_buckets(rows: prob.Rows) -> pl.LazyFrame:
+def calibration_buckets(rows: _probability.Rows) -> pl.LazyFrame:
     """``*keys, BIN, TRUE, PRED, WEIGHT``: per bucket and bin the (weighted) mean
     outcome, mean probability and the bin's weight, the rows' data checks."""
     p = rows.probabilities()[0]
@@ -560,7 +563,7 @@ def calibration_buckets(rows: prob.Rows) -> pl.LazyFrame:
         rows.mean(p).alias(_PRED),
         total.alias(_WEIGHT),
         keys=[*rows.keys, _BIN],
-        frame=rows.lf.with_columns(prob.uniform_bin(p, CALIBRATION_BINS).alias(_BIN)),
+        frame=rows.lf.with_columns(_probability.uniform_bin(p, CALIBRATION_BINS).alias(_BIN)),
     )
 
 
@@ -576,8 +579,8 @@ def calibration_windows(
     frame = null_index_check(frame, key, index)
     weight = pl.col(_WEIGHT)
     combine = {
-        _TRUE: fm.weighted_mean(pl.col(_TRUE), weight),
-        _PRED: fm.weighted_mean(pl.col(_PRED), weight),
+        _TRUE: formulas.weighted_mean(pl.col(_TRUE), weight),
+        _PRED: formulas.weighted_mean(pl.col(_PRED), weight),
         _WEIGHT: weight.sum(),
     }
     frame = _spread(frame, key, w, combine)

@@ -50,33 +50,27 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from pl_metrics._core import catalogue as cat
-from pl_metrics._core import checks as v
-from pl_metrics._core import formulas as fm
-from pl_metrics._core import scores as sc
+from pl_metrics._core import catalogue, checks, formulas, scores
 from pl_metrics._core.confusion import label_key
 from pl_metrics._core.names import INTERNAL
-from pl_metrics._groups import fairness as fair
-from pl_metrics._intervals import analytic as an
-from pl_metrics._intervals import draws as bs
-from pl_metrics._intervals import replicates as rp
-from pl_metrics._intervals import resample as rs
+from pl_metrics._groups import fairness as groups_fairness
+from pl_metrics._intervals import analytic, draws, replicates, resample
 from pl_metrics._intervals.draws import score_counts_of_block
 
 if TYPE_CHECKING:
     import numpy as np
 
 #: compare_models' metrics by family, in the catalogue's order (``_core.catalogue``)
-LABEL_METRICS = cat.names_of("summary", paired=True)
-BINARY_METRICS = cat.names_of("binary", paired=True)
-SCORE_METRICS = cat.names_of("ranking", paired=True)
-METRICS = cat.names_of(paired=True)
+LABEL_METRICS = catalogue.names_of("summary", paired=True)
+BINARY_METRICS = catalogue.names_of("binary", paired=True)
+SCORE_METRICS = catalogue.names_of("ranking", paired=True)
+METRICS = catalogue.names_of(paired=True)
 #: The ``ci_method`` values of each metric (the first, the default): DeLong's test of
 #: correlated AUCs, the delta method for average precision (a sort per model; the
 #: paired bootstrap redraws every row), McNemar's test and the Agresti-Min interval
 #: for accuracy, the delta method over the joint cells for the other label metrics
 #: (their paired bootstrap: 9 s by 10,000 segments of 2M rows).
-CI_METHODS: dict[str, tuple[str, ...]] = {m: cat.CATALOGUE[m].paired for m in METRICS}
+CI_METHODS: dict[str, tuple[str, ...]] = {m: catalogue.CATALOGUE[m].paired for m in METRICS}
 #: The discordant rows below which McNemar's test is the exact binomial one.
 EXACT_BELOW = 25
 #: The binary metrics' zero_division and beta (those of per_class's defaults).
@@ -127,7 +121,7 @@ def delong_columns(
     range of a difference of AUCs, of average precisions or of rates; 2 for MCC and
     Cohen's kappa).  A se of 0: statistic 0 and p-value 1 without a difference, else
     null (the interval too)."""
-    z = an.z_value(ci)
+    z = analytic.z_value(ci)
     # se 0 and no difference (within rounding): the two models rank / predict every
     # row alike: statistic 0, p-value 1.  se 0 with a difference (both models at an
     # end of the metric's range, e.g. recalls 0 and 1): the variance says nothing,
@@ -140,23 +134,23 @@ def delong_columns(
         pl.when(~degenerate).then((diff + z * se).clip(-bound, bound)).alias(HIGH),
         pl.lit(test).alias(TEST),
         statistic.alias(STAT),
-        statistic.map_batches(an.normal_p_value, return_dtype=pl.Float64).alias(P),
+        statistic.map_batches(analytic.normal_p_value, return_dtype=pl.Float64).alias(P),
     ]
 
 
 # --------------------------------------------------------------------------- joint cells
-def common_label_types(schema: pl.Schema, y_true: str, a: str, b: str) -> v.LabelTypes:
+def common_label_types(schema: pl.Schema, y_true: str, a: str, b: str) -> checks.LabelTypes:
     """The label dtype of three label columns: the lossless common dtype of the two
     pairs' (``checks.label_types``), and the float columns among them."""
-    ta, tb = v.label_types(schema, y_true, a), v.label_types(schema, y_true, b)
+    ta, tb = checks.label_types(schema, y_true, a), checks.label_types(schema, y_true, b)
     both = pl.Schema({"a": ta.compute, "b": tb.compute})
-    dtype = v.label_types(both, "a", "b").compute
+    dtype = checks.label_types(both, "a", "b").compute
     floats = tuple(dict.fromkeys(c for c in (y_true, a, b) if schema[c].is_float()))
-    return v.LabelTypes(compute=dtype, output=dtype, float_columns=floats)
+    return checks.LabelTypes(compute=dtype, output=dtype, float_columns=floats)
 
 
 def label_cells(
-    lf: pl.LazyFrame, keys: Sequence[str], y_true: str, a: str, b: str, *, types: v.LabelTypes
+    lf: pl.LazyFrame, keys: Sequence[str], y_true: str, a: str, b: str, *, types: checks.LabelTypes
 ) -> pl.LazyFrame:
     """``*keys, Y, A, B, COUNT``: the rows of each distinct (actual, baseline, model)
     labels; float labels stay Float64 here (cast after the data checks)."""
@@ -184,8 +178,8 @@ def score_cells(
     redraws the distinct cells."""
     columns = (
         positive.alias(Y),
-        sc.as_score(a, schema[a]).alias(A),
-        sc.as_score(b, schema[b]).alias(B),
+        scores.as_score(a, schema[a]).alias(A),
+        scores.as_score(b, schema[b]).alias(B),
     )
     if not counted:
         return lf.select(*keys, *columns, pl.lit(1, pl.Int64).alias(COUNT))
@@ -195,7 +189,7 @@ def score_cells(
 # --------------------------------------------------------------------------- bootstrap
 
 
-def _label_reduce(metric: str) -> bs.Reduce:
+def _label_reduce(metric: str) -> draws.Reduce:
     """A chunk's replicate values of a label metric, baseline and model (and McNemar's
     test): ``*keys, VALUES, TEST, STAT, P`` rows, a segment's replicates in order.
 
@@ -208,28 +202,30 @@ def _label_reduce(metric: str) -> bs.Reduce:
     """
     import numpy as np
 
-    mcnemar_test = cat.CATALOGUE[metric].paired_test == "mcnemar"
+    mcnemar_test = catalogue.CATALOGUE[metric].paired_test == "mcnemar"
 
     def value(tp: np.ndarray, support: np.ndarray, predicted: np.ndarray, pos: np.ndarray) -> Any:
         """replicate x segment, from counts replicate x segment x class."""
         if metric in LABEL_METRICS:
-            return rp.summary(tp, support, predicted)[metric]
-        name = fm.score_key(metric)
-        scores = rp.scores(tp, support, predicted, 1.0, ZERO_DIVISION)[name]
+            return replicates.summary(tp, support, predicted)[metric]
+        name = formulas.score_key(metric)
+        scores = replicates.scores(tp, support, predicted, 1.0, ZERO_DIVISION)[name]
         return np.take_along_axis(scores, pos[None, :, None], axis=2)[..., 0]
 
-    def reduce(chunk: bs.Chunk, blocks: bs.Blocks) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    def reduce(
+        chunk: draws.Chunk, blocks: draws.Blocks
+    ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         y, a, b = (chunk.cells[_ORDS[c]].to_numpy() for c in (Y, A, B))
         seg, m = chunk.segment, chunk.size
-        k, pos = chunk.first(bs.N_LABELS).astype(np.int64), chunk.first(_POS_ORD)
+        k, pos = chunk.first(draws.N_LABELS).astype(np.int64), chunk.first(_POS_ORD)
         first = np.cumsum(k) - k  # each segment's first class slot
         width = int(k.max())
         models = []  # per model: how the joint cells sum into its cells, and their counts
         for model in (a, b):
             pairs, cell = np.unique((seg * width + y) * width + model, return_inverse=True)
             own = pairs // (width * width)
-            merge = bs.grouper(cell.ravel(), len(pairs))
-            count = bs.class_counter(
+            merge = draws.grouper(cell.ravel(), len(pairs))
+            count = draws.class_counter(
                 (pairs // width) % width,
                 pairs % width,
                 first[own],
@@ -251,7 +247,7 @@ def _label_reduce(metric: str) -> bs.Reduce:
                     values[:, members] = value(
                         tp[:, at], support[:, at], predicted[:, at], pos[members]
                     )
-                out.append(bs.defined(values, blocks, n))  # a Poisson replicate without rows
+                out.append(draws.defined(values, blocks, n))  # a Poisson replicate without rows
             return out
 
         base, other = (np.concatenate(v) for v in zip(*blocks.map(both), strict=True))
@@ -283,7 +279,7 @@ def _label_reduce(metric: str) -> bs.Reduce:
 _TESTS = ("paired_bootstrap", "paired_poisson_bootstrap", "mcnemar_exact", "mcnemar_chi2")
 
 
-def _test_code(blocks: bs.Blocks) -> int:
+def _test_code(blocks: draws.Blocks) -> int:
     """The ``test`` of the paired bootstrap (its position in :data:`_TESTS`): which
     bootstrap drew the replicates."""
     return _TESTS.index("paired_bootstrap" if blocks.fixed_total else "paired_poisson_bootstrap")
@@ -304,7 +300,9 @@ def mcnemar_many(b: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray, 
     )
 
 
-def _ap_reduce(chunk: bs.Chunk, blocks: bs.Blocks) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+def _ap_reduce(
+    chunk: draws.Chunk, blocks: draws.Blocks
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """A chunk's replicate values of average precision, baseline and model: each one's
     redrawn per-score counts (:func:`score_counts_of_block`, segments side by side)
     and ``replicates.average_precision`` per segment."""
@@ -317,13 +315,13 @@ def _ap_reduce(chunk: bs.Chunk, blocks: bs.Blocks) -> tuple[np.ndarray, dict[str
     ]
 
     def both(block: np.ndarray) -> list[np.ndarray]:
-        values = [rp.average_precision(*count(block), starts) for count, starts in counts]
+        values = [replicates.average_precision(*count(block), starts) for count, starts in counts]
         # each segment's rows, for the Poisson replicates without any (undefined)
         rows = functools.cache(lambda: np.add.reduceat(block, chunk.starts[:-1], axis=1))
-        return [bs.defined(v, blocks, rows) for v in values]
+        return [draws.defined(v, blocks, rows) for v in values]
 
     def reduced(block: np.ndarray) -> list[np.ndarray]:
-        return [np.concatenate(v) for v in zip(*bs.in_cache(both, block), strict=True)]
+        return [np.concatenate(v) for v in zip(*draws.in_cache(both, block), strict=True)]
 
     base, other = (np.concatenate(v) for v in zip(*blocks.map(reduced), strict=True))
     m, n_boot = chunk.size, len(base)
@@ -358,7 +356,7 @@ def _with_label_positions(
             nulls_equal=True,
         )
     sizes = labels.group_by(keys).agg(
-        pl.len().cast(pl.Int64).alias(bs.N_LABELS),
+        pl.len().cast(pl.Int64).alias(draws.N_LABELS),
         (pl.col(_ORDS[Y]).filter(pl.col(_LABEL) == pos).first() if pos is not None else pl.lit(0))
         .fill_null(0)
         .cast(pl.Int64)
@@ -381,7 +379,7 @@ def mcnemar_tests(cells: pl.LazyFrame, keys: Sequence[str], ci: float) -> pl.Laz
         count.filter(~right_a & right_b).sum().alias(_HI),  # c: the model right alone
         count.sum().alias(_N),
     )
-    low, high = an.paired_difference_bounds(pl.col(_HI), pl.col(_LO), pl.col(_N), ci)
+    low, high = analytic.paired_difference_bounds(pl.col(_HI), pl.col(_LO), pl.col(_N), ci)
     schema = {TEST: pl.String, STAT: pl.Float64, P: pl.Float64}
 
     def tests(df: pl.DataFrame) -> pl.DataFrame:
@@ -437,15 +435,17 @@ def bootstrap_tests(
         if labels is not None:
             df = _with_label_positions(df, keys, *labels)
         df = df.sort([*keys, Y, A, B], nulls_last=True)
-        out = bs.per_chunk(
+        out = draws.per_chunk(
             df, keys, df[COUNT].to_numpy(), reduce, n_boot=n_boot, seed=seed, threads=threads
         )
         return out.select(list(rep_schema)).cast(dict(rep_schema))
 
-    d = fair.difference(pl.col(_VALUES[1]), pl.col(_VALUES[0]))  # 0 within a relative 1e-12
-    low, high = rs.percentile_bounds(d, ci)
-    mcnemar_test = cat.CATALOGUE[metric].paired_test == "mcnemar"
-    p = pl.col(P).first() if mcnemar_test else rs.p_value(d)
+    d = groups_fairness.difference(
+        pl.col(_VALUES[1]), pl.col(_VALUES[0])
+    )  # 0 within a relative 1e-12
+    low, high = resample.percentile_bounds(d, ci)
+    mcnemar_test = catalogue.CATALOGUE[metric].paired_test == "mcnemar"
+    p = pl.col(P).first() if mcnemar_test else resample.p_value(d)
     tests = (
         cells.map_batches(run, schema=rep_schema)
         .group_by(keys)

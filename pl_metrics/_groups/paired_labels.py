@@ -41,8 +41,7 @@ from typing import Any
 
 import polars as pl
 
-from pl_metrics._core import catalogue as cat
-from pl_metrics._core import paired_gradients as pg
+from pl_metrics._core import catalogue, paired_gradients
 from pl_metrics._core.names import INTERNAL
 from pl_metrics._groups.paired import COUNT, LABEL_METRICS, SE, A, B, Y
 
@@ -58,16 +57,18 @@ _SAME_WITHIN = 1e-12
 #: The bound of a difference of the metric (its range's width): the interval's clip;
 #: the summary's metrics of the delta method (``Metric.bounds``).
 BOUNDS = {
-    m: cat.CATALOGUE[m].bounds[1] - cat.CATALOGUE[m].bounds[0]
+    m: catalogue.CATALOGUE[m].bounds[1] - catalogue.CATALOGUE[m].bounds[0]
     for m in LABEL_METRICS
-    if cat.CATALOGUE[m].cell_gradient is not None
+    if catalogue.CATALOGUE[m].cell_gradient is not None
 }
 
 
-def _gradient(metric: str, cell: pg.BinaryCell | pg.SummaryCell) -> pg.Gradient:
+def _gradient(
+    metric: str, cell: paired_gradients.BinaryCell | paired_gradients.SummaryCell
+) -> paired_gradients.Gradient:
     """The partial derivative of ``metric`` at a cell, and whether it is defined (its
     denominator is not 0): the metric's ``cell_gradient`` (``_core.paired_gradients``)."""
-    gradient = cat.CATALOGUE[metric].cell_gradient
+    gradient = catalogue.CATALOGUE[metric].cell_gradient
     if gradient is None:
         msg = f"compare_models has no delta method over the joint cells for {metric!r}"
         raise KeyError(msg)
@@ -83,7 +84,7 @@ def _binary_gradients(cells: pl.LazyFrame, keys: list[str], metric: str, pos: An
         tp = c.filter(actual & predicted).sum().over(keys)
         fp = c.filter(~actual & predicted).sum().over(keys)
         fn = c.filter(actual & ~predicted).sum().over(keys)
-        grad, ok = _gradient(metric, pg.BinaryCell(tp, fp, fn, actual, predicted))
+        grad, ok = _gradient(metric, paired_gradients.BinaryCell(tp, fp, fn, actual, predicted))
         out = out.with_columns(grad.alias(_GRAD[model]), ok.alias(_OK[model]))
     return out
 
@@ -140,7 +141,7 @@ def _summary_gradients(cells: pl.LazyFrame, keys: list[str], metric: str) -> pl.
         )
         out = out.join(at_predicted, on=[*keys, model], how="left", nulls_equal=True)
     for model, x in ((A, "a"), (B, "b")):
-        cell = pg.SummaryCell(
+        cell = paired_gradients.SummaryCell(
             same=(pl.col(Y) == pl.col(model)).cast(pl.Float64),
             n=pl.col(name["n"]),
             k=pl.col(name["k"]),
@@ -174,7 +175,7 @@ def label_delta_se(
     # the three columns as one dtype, to join on (a float label that is not a whole
     # number becomes null: the point value's check raises its error)
     cells = cells.select(*keys, pl.col(Y, A, B).cast(dtype, strict=False), COUNT)
-    if cat.CATALOGUE[metric].family == "summary":
+    if catalogue.CATALOGUE[metric].family == "summary":
         graded = _summary_gradients(cells, keys, metric)
     else:
         graded = _binary_gradients(cells, keys, metric, pos)

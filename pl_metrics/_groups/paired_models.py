@@ -16,17 +16,12 @@ from typing import Any
 import polars as pl
 from polars.exceptions import SchemaError
 
-from pl_metrics._core import checks as v
-from pl_metrics._core import forms, labels, multiple, names
-from pl_metrics._core import scores as sc
+from pl_metrics._core import checks, forms, labels, multiple, names, scores
 from pl_metrics._core.catalogue import CATALOGUE
 from pl_metrics._core.messages import retyped
 from pl_metrics._core.options import checked
-from pl_metrics._groups import fairness as fair
-from pl_metrics._groups import paired as pt
-from pl_metrics._groups import paired_ap as pap
-from pl_metrics._groups import paired_delong
-from pl_metrics._groups import paired_labels as plab
+from pl_metrics._groups import fairness as groups_fairness
+from pl_metrics._groups import paired, paired_ap, paired_delong, paired_labels
 from pl_metrics._intervals.sampling import resampling
 from pl_metrics._ranking.sorted_path import use_sorted_path
 from pl_metrics._typing import Adjust
@@ -60,22 +55,22 @@ def _unstack(
     differs between an id's rows.  The model names are read first (a small
     ``group_by(model)`` query, as the labels are)."""
     for argument, name in (("models", column), ("model", model), ("id", id_)):
-        v.check_column_name(argument, name)
+        checks.check_column_name(argument, name)
     given = {"y_true": y_true, "models": column, "model": model, "id": id_}
     checked(_METHOD, y_true=y_true, models=column, model=model, id=id_)
     schema = lf.collect_schema()
-    v.check_columns(schema, **given)
-    v.check_by(schema, by, names.output_columns(_METHOD))
+    checks.check_columns(schema, **given)
+    checks.check_by(schema, by, names.output_columns(_METHOD))
     if schema[model].is_nested() or schema[model] == pl.Object:
         msg = f"column {model!r} (argument `model`) must hold model names, got {schema[model]}"
         raise SchemaError(msg)
     found = lf.group_by(model).agg(pl.len()).sort(model, nulls_last=True).collect()
     null_rows = found.filter(pl.col(model).is_null()).get_column("len").sum()
     if null_rows:
-        raise v.Bad.stacked_nulls(model, "model", int(null_rows))
+        raise checks.Bad.stacked_nulls(model, "model", int(null_rows))
     models = found.get_column(model).cast(pl.String).to_list()
     if len(models) < 2:
-        raise v.Bad.one_model(model, models)
+        raise checks.Bad.one_model(model, models)
     if baseline is not None:
         # a value of the model column's dtype, as pos_label is of y_true's (2 is the
         # model 2.0 of a Float64 column, True the model true of a Boolean one), or the
@@ -121,27 +116,29 @@ def _unstack(
             for i, k in enumerate(keys)
         ),
     )
-    checks: list[v.Check] = [
-        (check[0], lambda n: v.Bad.stacked_nulls(id_, "id", n)),
-        (check[1], lambda n: v.Bad.nulls(y_true, n)),
-        (check[2], lambda n: v.Bad.nulls(column, n)),
-        (check[3], lambda n: v.Bad.repeated_ids(id_, n, model)),
-        (check[4], lambda n: v.Bad.unpaired_ids(id_, n, models)),
+    data_checks: list[checks.Check] = [
+        (check[0], lambda n: checks.Bad.stacked_nulls(id_, "id", n)),
+        (check[1], lambda n: checks.Bad.nulls(y_true, n)),
+        (check[2], lambda n: checks.Bad.nulls(column, n)),
+        (check[3], lambda n: checks.Bad.repeated_ids(id_, n, model)),
+        (check[4], lambda n: checks.Bad.unpaired_ids(id_, n, models)),
         (
             check[5],
-            lambda n: v.Bad.differs_within_ids(f"column {y_true!r} (argument `y_true`)", id_, n),
+            lambda n: checks.Bad.differs_within_ids(
+                f"column {y_true!r} (argument `y_true`)", id_, n
+            ),
         ),
     ]
-    checks += [
+    data_checks += [
         (
             check[6 + i],
-            functools.partial(v.Bad.differs_within_ids, f"the segment (`by`) {name!r}", id_),
+            functools.partial(checks.Bad.differs_within_ids, f"the segment (`by`) {name!r}", id_),
         )
         for i, name in enumerate(by.names)
     ]
     # collected once by compare_models (the wide form reads its rows in several
     # branches and collects, which would each pivot the stacked rows again)
-    frame = v.raise_if_bad(pivoted, checks).select(y_true, *wide.values(), *keys)
+    frame = checks.raise_if_bad(pivoted, data_checks).select(y_true, *wide.values(), *keys)
     return frame, [(m, wide[m]) for m in models], keys
 
 
@@ -172,19 +169,19 @@ def _check_options(
     ci_method: object,
 ) -> str:
     """Check the options; returns the ``ci_method`` (None: the metric's default)."""
-    v.check_choice("metric", metric, pt.METRICS)
+    checks.check_choice("metric", metric, paired.METRICS)
     checked(_METHOD, metric=metric, pos_label=pos_label, ci=ci)
     assert isinstance(metric, str)
-    methods = pt.CI_METHODS[metric]
+    methods = paired.CI_METHODS[metric]
     if ci_method is not None:
-        v.check_choice(
-            "ci_method", ci_method, tuple(dict.fromkeys(sum(pt.CI_METHODS.values(), ())))
+        checks.check_choice(
+            "ci_method", ci_method, tuple(dict.fromkeys(sum(paired.CI_METHODS.values(), ())))
         )
     checked(_METHOD, metric=metric, ci_method=ci_method, ci_methods=methods)
     method = methods[0] if ci_method is None else str(ci_method)
-    v.check_ci(ci, n_boot, method, methods)
+    checks.check_ci(ci, n_boot, method, methods)
     checked("compare_models", seed=seed)
-    polars_only = method == "delong" or (method == "delta" and metric not in pt.SCORE_METRICS)
+    polars_only = method == "delong" or (method == "delta" and metric not in paired.SCORE_METRICS)
     if not polars_only and importlib.util.find_spec("numpy") is None:
         bootstrap = method in ("bootstrap", "poisson")
         what = "draws bootstrap replicates" if bootstrap else "sorts in numpy"
@@ -214,8 +211,8 @@ def compare_models(
     method = _check_options(metric, pos_label, ci, n_boot=n_boot, seed=seed, ci_method=ci_method)
     method, seed = resampling(method, seed)  # "poisson": the bootstrap, its seed
     (adjust,) = checked("compare_models", adjust=adjust)
-    segments = v.normalize_by(by)
-    v.check_column_name("y_true", y_true)
+    segments = checks.normalize_by(by)
+    checks.check_column_name("y_true", y_true)
     lf, items, keys = lf_, None, segments
     if forms.is_stacked(models, model, id, baseline):
         assert isinstance(models, str)
@@ -226,7 +223,7 @@ def compare_models(
         lf, items, stand_ins = _unstack(
             lf, y_true, models, model=model, id_=id, baseline=baseline, by=segments
         )
-        keys = v.normalize_by(stand_ins or None)
+        keys = checks.normalize_by(stand_ins or None)
     options = {"metric": metric, "pos_label": pos_label, "ci": ci, "ci_method": method}
     options |= {"n_boot": n_boot}
     options |= {"seed": seed, "adjust": adjust}
@@ -285,10 +282,10 @@ def _compare_wide(
 ) -> pl.LazyFrame:
     """The wide form: ``items`` the ``(name, column)`` of each model, the baseline first."""
     schema = lf.collect_schema()
-    v.check_columns(schema, y_true=y_true)
+    checks.check_columns(schema, y_true=y_true)
     for _, column in items:
-        v.check_columns(schema, models=column)
-    v.check_by(schema, segments, names.output_columns(_METHOD))
+        checks.check_columns(schema, models=column)
+    checks.check_by(schema, segments, names.output_columns(_METHOD))
     columns = list(dict.fromkeys(c for _, c in items))
     # The point values come from the metric's own method (its checks, its
     # number), which sees the segments under stand-in names (see compare).
@@ -300,11 +297,13 @@ def _compare_wide(
     )
     keys = inner or [names.ALL]
     values = {
-        c: _values(rows, metric, inner, fair.Inputs(y_true, c, pos_label, None, 0.0, _METHOD))
+        c: _values(
+            rows, metric, inner, groups_fairness.Inputs(y_true, c, pos_label, None, 0.0, _METHOD)
+        )
         for c in columns
     }
-    binary = metric not in pt.LABEL_METRICS
-    pos = sc.resolve_pos_label(schema, y_true, pos_label) if binary else None
+    binary = metric not in paired.LABEL_METRICS
+    pos = scores.resolve_pos_label(schema, y_true, pos_label) if binary else None
     if not inner:
         rows = rows.with_columns(pl.lit(0, pl.Int8).alias(names.ALL))
     (base, baseline), *others = items
@@ -312,69 +311,78 @@ def _compare_wide(
     for order, (name, column) in enumerate(others, start=1):
         pair = (
             values[baseline]
-            .rename({pt.VALUE: pt.BASE})
+            .rename({paired.VALUE: paired.BASE})
             .join(values[column], on=keys, how="left", nulls_equal=True)
-            .with_columns(pl.lit(name).alias(pt.MODEL), pl.lit(order).alias(pt.ORDER))
+            .with_columns(pl.lit(name).alias(paired.MODEL), pl.lit(order).alias(paired.ORDER))
         )
-        seg = [*keys, pt.MODEL]
+        seg = [*keys, paired.MODEL]
         labels = None  # the cells' label dtype and pos_label in it (label metrics)
-        if metric in pt.SCORE_METRICS:
+        if metric in paired.SCORE_METRICS:
             positive = pl.col(y_true) == pl.lit(pos, schema[y_true])
             # continuous scores (roc_auc's sorted path): a cell per row, for DeLong
             counted = ci_method == "bootstrap" or not use_sorted_path(
                 rows, {baseline: baseline, column: column}
             )
-            cells = pt.score_cells(
+            cells = paired.score_cells(
                 rows, keys, positive, baseline, column, schema=schema, counted=counted
             )
         else:
-            types = pt.common_label_types(schema, y_true, baseline, column)
-            cells = pt.label_cells(rows, keys, y_true, baseline, column, types=types)
+            types = paired.common_label_types(schema, y_true, baseline, column)
+            cells = paired.label_cells(rows, keys, y_true, baseline, column, types=types)
             in_dtype = (
-                None if pos is None else v.label_value(pos, types.compute, "pos_label", y_true)
+                None if pos is None else checks.label_value(pos, types.compute, "pos_label", y_true)
             )
             labels = (types.compute, in_dtype)
-        cells = cells.with_columns(pl.lit(name).alias(pt.MODEL))
+        cells = cells.with_columns(pl.lit(name).alias(paired.MODEL))
         if ci_method == "agresti_min":  # accuracy: from the discordant counts
             pair = pair.join(
-                pt.mcnemar_tests(cells, keys, ci), on=keys, how="left", nulls_equal=True
+                paired.mcnemar_tests(cells, keys, ci), on=keys, how="left", nulls_equal=True
             )
         elif ci_method != "bootstrap":  # one model: by the segments alone
             tests = _standard_error(cells, keys, metric, ci_method, labels)
             pair = pair.join(tests, on=keys, how="left", nulls_equal=True)
-            diff = pl.col(pt.VALUE) - pl.col(pt.BASE)
-            bound = plab.BOUNDS.get(metric, 1.0)
-            pair = pair.with_columns(pt.delong_columns(diff, pl.col(pt.SE), ci, ci_method, bound))
+            diff = pl.col(paired.VALUE) - pl.col(paired.BASE)
+            bound = paired_labels.BOUNDS.get(metric, 1.0)
+            pair = pair.with_columns(
+                paired.delong_columns(diff, pl.col(paired.SE), ci, ci_method, bound)
+            )
         else:
             # joined to the point values first: their methods' data checks run
             # before the replicates read the cells
             checked = cells.join(pair.select(seg), on=seg, how="inner", nulls_equal=True)
-            tests = pt.bootstrap_tests(
+            tests = paired.bootstrap_tests(
                 checked, seg, metric=metric, labels=labels, ci=ci, n_boot=n_boot, seed=seed
             )
             pair = pair.join(tests, on=seg, how="left", nulls_equal=True)
-        parts.append(pair.select(*keys, pt.MODEL, pt.ORDER, pt.VALUE, pt.BASE, *pt.TEST_SCHEMA))
+        parts.append(
+            pair.select(
+                *keys, paired.MODEL, paired.ORDER, paired.VALUE, paired.BASE, *paired.TEST_SCHEMA
+            )
+        )
     table = pl.concat(parts)
-    diff = pl.col(pt.VALUE) - pl.col(pt.BASE)
+    diff = pl.col(paired.VALUE) - pl.col(paired.BASE)
     defined = diff.fill_nan(None).is_not_null()
     table = table.with_columns(
         diff.alias("diff"),
-        *(pl.when(defined).then(pl.col(c)).alias(c) for c in (pt.LOW, pt.HIGH, pt.STAT, pt.P)),
+        *(
+            pl.when(defined).then(pl.col(c)).alias(c)
+            for c in (paired.LOW, paired.HIGH, paired.STAT, paired.P)
+        ),
     )
-    table = multiple.adjusted(table, pt.P, "p_adjusted", [pt.ORDER], adjust)
-    table = table.sort([*keys, pt.ORDER], nulls_last=True).select(
+    table = multiple.adjusted(table, paired.P, "p_adjusted", [paired.ORDER], adjust)
+    table = table.sort([*keys, paired.ORDER], nulls_last=True).select(
         *inner,
         pl.lit(metric).alias("metric"),
-        pl.col(pt.MODEL).alias("model"),
+        pl.col(paired.MODEL).alias("model"),
         pl.lit(base).alias("baseline"),
-        pl.col(pt.VALUE).alias("value"),
-        pl.col(pt.BASE).alias("baseline_value"),
+        pl.col(paired.VALUE).alias("value"),
+        pl.col(paired.BASE).alias("baseline_value"),
         "diff",
-        pl.col(pt.LOW).alias("low"),
-        pl.col(pt.HIGH).alias("high"),
-        pl.col(pt.TEST).alias("test"),
-        pl.col(pt.STAT).alias("statistic"),
-        pl.col(pt.P).alias("p_value"),
+        pl.col(paired.LOW).alias("low"),
+        pl.col(paired.HIGH).alias("high"),
+        pl.col(paired.TEST).alias("test"),
+        pl.col(paired.STAT).alias("statistic"),
+        pl.col(paired.P).alias("p_value"),
         "p_adjusted",
     )
     return table.rename(dict(zip(inner, segments.names, strict=True)))
@@ -391,14 +399,16 @@ def _standard_error(
     the delta method's (average precision, the label metrics but accuracy)."""
     if ci_method == "delong":
         return paired_delong.delong_se(cells, keys)
-    if metric in pt.SCORE_METRICS:
-        return pap.ap_delta_se(cells, keys)
+    if metric in paired.SCORE_METRICS:
+        return paired_ap.ap_delta_se(cells, keys)
     assert labels is not None  # label metrics: their dtype and pos_label
-    return plab.label_delta_se(cells, keys, metric, labels)
+    return paired_labels.label_delta_se(cells, keys, metric, labels)
 
 
-def _values(rows: pl.LazyFrame, metric: str, keys: list[str], x: fair.Inputs) -> pl.LazyFrame:
+def _values(
+    rows: pl.LazyFrame, metric: str, keys: list[str], x: groups_fairness.Inputs
+) -> pl.LazyFrame:
     """``*keys, VALUE`` (``ALL`` without segments): the metric of one model's column by
     its own method (``_groups.fairness.evaluate``: the method's checks and number)."""
-    frame = fair.evaluate(rows, [metric], keys, x).rename({metric: pt.VALUE})
+    frame = groups_fairness.evaluate(rows, [metric], keys, x).rename({metric: paired.VALUE})
     return frame if keys else frame.with_columns(pl.lit(0, pl.Int8).alias(names.ALL))

@@ -10,9 +10,7 @@ from functools import reduce
 
 import polars as pl
 
-from pl_metrics._core import catalogue as cat
-from pl_metrics._core import formulas as fm
-from pl_metrics._core import names
+from pl_metrics._core import catalogue, formulas, names
 from pl_metrics._core.confusion import ACTUAL, LABEL, PREDICTED, Counts, class_counts, restricted
 from pl_metrics._core.names import COUNT, INTERNAL
 from pl_metrics._core.scores import per_segment
@@ -51,7 +49,7 @@ def proportion_bounds(name: str, ci: float) -> tuple[pl.Expr, pl.Expr]:
     """Wilson's interval of the proportion ``name`` of the 2x2 counts (columns ``tp,
     fp, fn, tn``; ``formulas.PROPORTIONS``)."""
     successes, trials = (
-        reduce(operator.add, (pl.col(c) for c in part)) for part in fm.PROPORTIONS[name]
+        reduce(operator.add, (pl.col(c) for c in part)) for part in formulas.PROPORTIONS[name]
     )
     return wilson(successes, trials, ci)
 
@@ -60,7 +58,7 @@ def ap_logit(ap: pl.Expr, positives: pl.Expr, ci: float) -> list[pl.Expr]:
     """``average_precision_low`` / ``_high``: Boyd, Eng & Page's logit interval
     (``formulas.ap_logit_bounds``, ``ci_method="boyd"``); null without positives.
     The default, ``"logit"``, is :mod:`.ap_delta`'s."""
-    low, high = fm.ap_logit_bounds(ap, positives, z_value(ci), xp=fm.POLARS)
+    low, high = formulas.ap_logit_bounds(ap, positives, z_value(ci), xp=formulas.POLARS)
     return [
         low.fill_nan(None).alias("average_precision_low"),
         high.fill_nan(None).alias("average_precision_high"),
@@ -71,7 +69,7 @@ def ap_logit(ap: pl.Expr, positives: pl.Expr, ci: float) -> list[pl.Expr]:
 #: metrics whose interval reads one (``Metric.summary_interval``).
 _SE = {
     m: f"{INTERNAL}se_{m}"
-    for m, metric in cat.CATALOGUE.items()
+    for m, metric in catalogue.CATALOGUE.items()
     if metric.summary_interval in {"effective_wilson", "wald"}
 }
 _BA_N = f"{INTERNAL}ba_n_design"
@@ -220,7 +218,7 @@ def summary_bounds(ci: float) -> list[pl.Expr]:
     clipped to [-1, 1]) for MCC and kappa (statsmodels' ``cohens_kappa`` interval)."""
     z = z_value(ci)
     out = []
-    for m, metric in cat.CATALOGUE.items():
+    for m, metric in catalogue.CATALOGUE.items():
         value = pl.col(m)
         if metric.summary_interval == "wilson":  # of the n rows
             low, high = wilson(value * pl.col("n"), pl.col("n"), ci)
@@ -316,20 +314,20 @@ def per_class_delta(columns: dict[str, str], beta: float, ci: float) -> Stages:
     tp, fp, fn, tn = (pl.col(c) for c in ("tp", "fp", "fn", "tn"))
     out = []
     for name in names.PER_CLASS:
-        if name in fm.PROPORTIONS:
+        if name in formulas.PROPORTIONS:
             low, high = proportion_bounds(name, ci)
             out += [low.alias(f"{name}_low"), high.alias(f"{name}_high")]
     stages = [out]
     f64 = pl.Float64
     for name, column in columns.items():
-        if name in fm.PROPORTIONS:
+        if name in formulas.PROPORTIONS:
             continue
-        score = fm.SCORES[name]
-        d_tp, d_fp, d_fn, d_tn = fm.score_partials(name, tp, fp, fn, tn, beta)
+        score = formulas.SCORES[name]
+        d_tp, d_fp, d_fn, d_tn = formulas.score_partials(name, tp, fp, fn, tn, beta)
         variance = tp.cast(f64) * d_tp**2 + fp.cast(f64) * d_fp**2 + fn.cast(f64) * d_fn**2
         if score.reads_tn:
             variance += tn.cast(f64) * d_tn**2
-        trials = fm.score_trials(name, tp, fp, fn, tn)
+        trials = formulas.score_trials(name, tp, fp, fn, tn)
         interval = wilson_at_variance(
             pl.col(column), variance.sqrt(), trials, ci, column, score.bounds
         )
@@ -342,7 +340,7 @@ def _holding_rows(name: str, partials: tuple[pl.Expr, ...]) -> tuple[pl.Expr, ..
     moving the other way: each less the derivative by tn), for a score that reads tn;
     a score that does not has 0 there: its derivatives by tp, fp and fn as they are."""
     d_tp, d_fp, d_fn, d_tn = partials
-    if not fm.SCORES[name].reads_tn:
+    if not formulas.SCORES[name].reads_tn:
         return d_tp, d_fp, d_fn
     return d_tp - d_tn, d_fp - d_tn, d_fn - d_tn
 
@@ -410,8 +408,8 @@ def averages_delta(
     totals = [pl.col(t(x)) for x in ("tp", "fp", "fn", "tn")]
     coefficients = []  # per class: G_tp, G_fp, G_fn, E of each (average, score)
     for m, c in columns.items():
-        parts = _holding_rows(m, fm.score_partials(m, tp, fp, fn, tn, beta))
-        micro = _holding_rows(m, fm.score_partials(m, *totals, beta))
+        parts = _holding_rows(m, formulas.score_partials(m, tp, fp, fn, tn, beta))
+        micro = _holding_rows(m, formulas.score_partials(m, *totals, beta))
         k, s, sx = (pl.col(t(f"{x}_{m}")) for x in ("k", "s", "sx"))
         macro_scale = pl.when(kept[m]).then(1.0 / k).otherwise(0.0)
         weighted_scale = pl.when(s > 0).then(pl.when(kept[m]).then(support / s).otherwise(0.0))
@@ -467,7 +465,7 @@ def averages_delta(
     )
     n = pl.col(f"{INTERNAL}avg_n")
     tp_, fp_, fn_, tn_ = totals
-    micro_trials = {m: fm.score_trials(m, tp_, fp_, fn_, tn_) for m in columns} | {
+    micro_trials = {m: formulas.score_trials(m, tp_, fp_, fn_, tn_) for m in columns} | {
         "precision": tp_ + fp_,
         "recall": tp_ + fn_,
     }
@@ -500,7 +498,7 @@ def averages_bounds(columns: dict[str, str], ci: float, prefix: str = "") -> Sta
                 pl.col(_avg(m, "trials")),
                 ci,
                 f"{prefix}{c}",
-                fm.SCORES[m].bounds,
+                formulas.SCORES[m].bounds,
             )
             for m, c in columns.items()
         )

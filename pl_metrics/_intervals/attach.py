@@ -18,16 +18,13 @@ from collections.abc import Collection, Sequence
 
 import polars as pl
 
-from pl_metrics import _classification as cls
-from pl_metrics._core import formulas as fm
-from pl_metrics._core import names
-from pl_metrics._core import scores as sc
+from pl_metrics import _classification
+from pl_metrics._core import formulas, names, scores
 from pl_metrics._core.confusion import ACTUAL, LABEL, ORD, PREDICTED, Counts, label_set
 from pl_metrics._core.names import INTERNAL
-from pl_metrics._intervals import analytic as an
-from pl_metrics._intervals import draws as bs
+from pl_metrics._intervals import analytic, draws
 from pl_metrics._intervals.sampling import resampling
-from pl_metrics._ranking import from_counts as rk
+from pl_metrics._ranking import from_counts as ranking_from_counts
 from pl_metrics._stats import ap_delta
 
 #: The columns besides the segment that identify a row of each frame.
@@ -48,24 +45,24 @@ def _present(point: pl.LazyFrame, metrics: Sequence[str], beta: float) -> tuple[
 
 
 def _cells(counts: Counts, labels: pl.LazyFrame) -> pl.LazyFrame:
-    """The confusion cells with the positions of their labels (``bs.label_intervals``)."""
+    """The confusion cells with the positions of their labels (``draws.label_intervals``)."""
     keys = counts.keys
-    sizes = labels.group_by(keys).agg(pl.len().cast(pl.Int64).alias(bs.N_LABELS))
+    sizes = labels.group_by(keys).agg(pl.len().cast(pl.Int64).alias(draws.N_LABELS))
     return (
         counts.frame.join(
-            labels.rename({LABEL: ACTUAL, ORD: bs.A_ORD}),
+            labels.rename({LABEL: ACTUAL, ORD: draws.A_ORD}),
             on=[*keys, ACTUAL],
             how="left",
             nulls_equal=True,
         )
         .join(
-            labels.rename({LABEL: PREDICTED, ORD: bs.P_ORD}),
+            labels.rename({LABEL: PREDICTED, ORD: draws.P_ORD}),
             on=[*keys, PREDICTED],
             how="left",
             nulls_equal=True,
         )
         .join(sizes, on=keys, how="left", nulls_equal=True)
-        .with_columns(pl.col(bs.A_ORD, bs.P_ORD).fill_null(-1))
+        .with_columns(pl.col(draws.A_ORD, draws.P_ORD).fill_null(-1))
     )
 
 
@@ -78,19 +75,19 @@ def bootstrap_labels(
     zero_division: float = 0.0,
     ci: float,
     n_boot: int,
-    seed: bs.Seed,
+    seed: draws.Seed,
 ) -> pl.LazyFrame:
     """Bootstrap intervals of a confusion-metric frame (``kind``: per_class, averages,
     report or summary), joined to its point estimates ``point``."""
     keys = counts.keys
     labels = label_set(counts).cache()  # read three times
     f_column = names.f_name(beta)
-    metrics = _present(point, bs.LABEL_METRICS[kind], beta)
+    metrics = _present(point, draws.LABEL_METRICS[kind], beta)
     columns = names.interval_columns([names.score_column(m, beta) for m in metrics])
     schema = counts.frame.collect_schema()
     out_schema = pl.Schema(
         {k: schema[k] for k in keys}
-        | {ORD: pl.Int64, bs.AVG: pl.Int64}
+        | {ORD: pl.Int64, draws.AVG: pl.Int64}
         | dict.fromkeys(columns, pl.Float64)
     )
     threads = pl.thread_pool_size()
@@ -99,7 +96,7 @@ def bootstrap_labels(
         if df.height == 0:
             return pl.DataFrame(schema=out_schema)
         df = df.sort([*keys, ACTUAL, PREDICTED], nulls_last=True)
-        out = bs.label_intervals(
+        out = draws.label_intervals(
             df,
             keys,
             kind,
@@ -119,8 +116,10 @@ def bootstrap_labels(
     if LABEL in row_keys:
         intervals = intervals.join(labels, on=[*keys, ORD], how="left", nulls_equal=True)
     if "average" in row_keys:
-        average_names = dict(enumerate(cls.AVERAGES))
-        average = pl.col(bs.AVG).replace_strict(average_names, default=None, return_dtype=pl.String)
+        average_names = dict(enumerate(_classification.AVERAGES))
+        average = pl.col(draws.AVG).replace_strict(
+            average_names, default=None, return_dtype=pl.String
+        )
         intervals = intervals.with_columns(average.alias("average"))
     intervals = intervals.select(*keys, *row_keys, pl.col(columns).fill_nan(None))
     intervals = counts.finish(intervals, [LABEL] if LABEL in row_keys else [])
@@ -144,27 +143,31 @@ def delta_labels(
     (:func:`analytic.per_class_delta`, :func:`analytic.averages_delta`); of the scores
     ``point`` holds (the opt-in ones asked for)."""
     scores = {m: names.score_column(m, beta) for m in _present(point, names.SCORES, beta)}
-    metrics = _present(point, bs.LABEL_METRICS[kind], beta)
+    metrics = _present(point, draws.LABEL_METRICS[kind], beta)
     columns = names.interval_columns([names.score_column(m, beta) for m in metrics])
     output = [*point.collect_schema().names(), *columns]
     if kind == "per_class":
-        return an.with_stages(point, an.per_class_delta(scores, beta, ci)).select(output)
-    classes = cls.per_class_with_ord(counts, beta=beta, zero_division=zero_division, order=False)
-    errors = an.averages_delta(counts, classes, scores, beta=beta)
+        return analytic.with_stages(point, analytic.per_class_delta(scores, beta, ci)).select(
+            output
+        )
+    classes = _classification.per_class_with_ord(
+        counts, beta=beta, zero_division=zero_division, order=False
+    )
+    errors = analytic.averages_delta(counts, classes, scores, beta=beta)
     errors = counts.finish(errors)
     if kind == "averages":
         joined = _join(point, errors, [*counts.by, "average"])
-        return an.with_stages(joined, an.averages_bounds(scores, ci)).select(output)
+        return analytic.with_stages(joined, analytic.averages_bounds(scores, ci)).select(output)
     # report: its class rows' intervals from the per-class rows, its average rows'
     # from the averages
-    class_rows = an.with_stages(classes, an.per_class_delta(scores, beta, ci)).select(
+    class_rows = analytic.with_stages(classes, analytic.per_class_delta(scores, beta, ci)).select(
         *counts.keys, LABEL, pl.lit(None, pl.String).alias("average"), *columns
     )
     joined = _join(point, counts.finish(class_rows, [LABEL]), [*counts.by, LABEL, "average"])
     joined = _join(joined, errors, [*counts.by, "average"])
-    averaged = an.averages_bounds(scores, ci, prefix=INTERNAL)
+    averaged = analytic.averages_bounds(scores, ci, prefix=INTERNAL)
     return (
-        an.with_stages(joined, averaged)
+        analytic.with_stages(joined, averaged)
         .with_columns(pl.coalesce(c, f"{INTERNAL}{c}").alias(c) for c in columns)
         .select(output)
     )
@@ -178,8 +181,8 @@ def wilson_per_class(point: pl.LazyFrame, ci: float, beta: float) -> pl.LazyFram
     for name in names.interval_metrics("per_class", beta=beta):
         if name not in held:
             continue
-        if name in fm.PROPORTIONS:
-            low, high = an.proportion_bounds(name, ci)
+        if name in formulas.PROPORTIONS:
+            low, high = analytic.proportion_bounds(name, ci)
         else:
             low = high = pl.lit(None, pl.Float64)
         columns += [low.alias(f"{name}_low"), high.alias(f"{name}_high")]
@@ -188,10 +191,10 @@ def wilson_per_class(point: pl.LazyFrame, ci: float, beta: float) -> pl.LazyFram
 
 def wilson_accuracy(point: pl.LazyFrame, ci: float) -> pl.LazyFrame:
     """Wilson interval of the accuracy; the other summary metrics get null."""
-    low, high = an.wilson(pl.col("accuracy") * pl.col("n"), pl.col("n"), ci)
+    low, high = analytic.wilson(pl.col("accuracy") * pl.col("n"), pl.col("n"), ci)
     nulls = [
         pl.lit(None, pl.Float64).alias(c)
-        for m in bs.LABEL_METRICS["summary"][1:]
+        for m in draws.LABEL_METRICS["summary"][1:]
         for c in (f"{m}_low", f"{m}_high")
     ]
     return point.with_columns(low.alias("accuracy_low"), high.alias("accuracy_high"), *nulls)
@@ -200,30 +203,30 @@ def wilson_accuracy(point: pl.LazyFrame, ci: float) -> pl.LazyFrame:
 def delta_summary(counts: Counts, point: pl.LazyFrame, ci: float) -> pl.LazyFrame:
     """The summary's analytic intervals (``ci_method="delta"``): Wilson for the accuracy,
     the delta method for the others (:func:`analytic.summary_delta`)."""
-    errors = an.summary_delta(counts)
+    errors = analytic.summary_delta(counts)
     if counts.by:
         joined = _join(point, counts.finish(errors), counts.by)
     else:  # the summary's row (none without rows), even where no cell is left (labels=)
         only = pl.LazyFrame({names.ALL: [0]}, schema={names.ALL: pl.Int8})
         errors = only.join(errors, on=names.ALL, how="left").drop(names.ALL)
         joined = point.join(errors, how="cross")
-    columns = names.interval_columns(list(bs.LABEL_METRICS["summary"]))
-    return joined.with_columns(an.summary_bounds(ci)).select(
+    columns = names.interval_columns(list(draws.LABEL_METRICS["summary"]))
+    return joined.with_columns(analytic.summary_bounds(ci)).select(
         *point.collect_schema().names(), *columns
     )
 
 
 def bootstrap_scores(
-    counts: sc.ScoreCounts,
+    counts: scores.ScoreCounts,
     point: pl.LazyFrame,
     metric: str,
     *,
     ci: float,
     n_boot: int,
-    seed: bs.Seed,
+    seed: draws.Seed,
 ) -> pl.LazyFrame:
     """Bootstrap interval of a ranking metric (``roc_auc``, ``average_precision``)."""
-    intervals = bs.score_intervals(
+    intervals = draws.score_intervals(
         counts.frame, counts.keys, metric, ci=ci, n_boot=n_boot, seed=seed
     )
     return _join(point, counts.finish(intervals), counts.by).select(
@@ -231,22 +234,22 @@ def bootstrap_scores(
     )
 
 
-def delong(counts: sc.ScoreCounts, point: pl.LazyFrame, ci: float) -> pl.LazyFrame:
+def delong(counts: scores.ScoreCounts, point: pl.LazyFrame, ci: float) -> pl.LazyFrame:
     """DeLong interval of the binary ROC AUC, around the point."""
     se = f"{names.INTERNAL}se"
-    errors = counts.finish(counts.frame.group_by(counts.keys).agg(an.delong_se().alias(se)))
+    errors = counts.finish(counts.frame.group_by(counts.keys).agg(analytic.delong_se().alias(se)))
     return _join(point, errors, counts.by).select(
-        *point.collect_schema().names(), *an.delong_bounds(pl.col("roc_auc"), pl.col(se), ci)
+        *point.collect_schema().names(), *analytic.delong_bounds(pl.col("roc_auc"), pl.col(se), ci)
     )
 
 
-def logit(counts: sc.ScoreCounts, point: pl.LazyFrame, ci: float) -> pl.LazyFrame:
+def logit(counts: scores.ScoreCounts, point: pl.LazyFrame, ci: float) -> pl.LazyFrame:
     """The logit interval of the binary average precision: the delta method's
     variance, Student's t at its degrees of freedom (:mod:`.ap_delta`)."""
     moments = counts.frame.group_by(counts.keys).agg(ap_delta.moments())
     joined = _join(point, counts.finish(moments), counts.by)
     columns = names.interval_columns(["average_precision"])
-    z = an.z_value(ci)
+    z = analytic.z_value(ci)
 
     def bounds(frame: pl.DataFrame) -> pl.DataFrame:
         low, high = ap_delta.bounds(
@@ -267,14 +270,14 @@ def logit(counts: sc.ScoreCounts, point: pl.LazyFrame, ci: float) -> pl.LazyFram
     )
 
 
-def boyd(counts: sc.ScoreCounts, point: pl.LazyFrame, ci: float) -> pl.LazyFrame:
+def boyd(counts: scores.ScoreCounts, point: pl.LazyFrame, ci: float) -> pl.LazyFrame:
     """Boyd, Eng & Page's logit interval of the binary average precision (its
     positives per segment; ``ci_method="boyd"``, the default before the delta
     method's)."""
     positives = f"{names.INTERNAL}positives"
     total = counts.frame.group_by(counts.keys).agg(pl.col(names.POS).sum().alias(positives))
     joined = _join(point, counts.finish(total), counts.by)
-    bounds = an.ap_logit(pl.col("average_precision"), pl.col(positives), ci)
+    bounds = analytic.ap_logit(pl.col("average_precision"), pl.col(positives), ci)
     return joined.with_columns(bounds).select(
         *point.collect_schema().names(), *names.interval_columns(["average_precision"])
     )
@@ -288,7 +291,7 @@ def normal_bounds(
     column``; null: no interval)."""
     by = [c for c in point.collect_schema().names() if c != metric]
     joined = _join(point, se, by)  # the point's row order kept
-    z = an.z_value(ci)
+    z = analytic.z_value(ci)
     value, error = pl.col(metric), pl.col(column)
     low, high = (value - z * error).clip(0.0, 1.0), (value + z * error).clip(0.0, 1.0)
     return joined.with_columns(low.alias(f"{metric}_low"), high.alias(f"{metric}_high")).drop(
@@ -314,14 +317,14 @@ def finish_labels(
     ci: float | None,
     ci_method: str,
     n_boot: int,
-    seed: bs.Seed,
+    seed: draws.Seed,
     extra_scores: Collection[str] | None = None,
 ) -> pl.LazyFrame:
     """per_class / averages / report (``kind``) of ``counts``; with ``ci`` (options
     checked: :func:`~pl_metrics._core.checks.wants_ci`), their intervals.
     ``extra_scores``: the opt-in scores asked for (None: all), the others left out
     before the intervals, which are then not computed for them."""
-    point = getattr(cls, kind)(counts, beta=beta, zero_division=zero_division)
+    point = getattr(_classification, kind)(counts, beta=beta, zero_division=zero_division)
     if extra_scores is not None:
         point = names.without_scores(point, kind, extra_scores, ci=False)
     if ci is None:
@@ -351,12 +354,12 @@ def finish_summary(
     ci: float | None,
     ci_method: str,
     n_boot: int,
-    seed: bs.Seed,
+    seed: draws.Seed,
     replace_undefined_by: float = math.nan,
 ) -> pl.LazyFrame:
     """summary of ``counts``; with ``ci``, its intervals (``"delta"``: Wilson for the
     accuracy, the delta method for the others; ``"wilson"``: accuracy only)."""
-    point = cls.summary(
+    point = _classification.summary(
         counts, kappa_weights=kappa_weights, replace_undefined_by=replace_undefined_by
     )
     if ci is None:
@@ -371,30 +374,30 @@ def finish_summary(
 
 
 def finish_roc_auc(
-    counts: sc.ScoreCounts,
+    counts: scores.ScoreCounts,
     *,
     error_bound: bool,
     max_fpr: float | None,
     ci: float | None,
     ci_method: str,
     n_boot: int,
-    seed: bs.Seed,
+    seed: draws.Seed,
 ) -> pl.LazyFrame:
     """Binary ROC AUC of the per-score ``counts``; with ``ci``, its interval."""
-    point = rk.roc_auc(counts, error_bound=error_bound, max_fpr=max_fpr)
+    point = ranking_from_counts.roc_auc(counts, error_bound=error_bound, max_fpr=max_fpr)
     return _with_score_interval(counts, point, "roc_auc", ci, ci_method, n_boot, seed)
 
 
 def finish_average_precision(
-    counts: sc.ScoreCounts,
+    counts: scores.ScoreCounts,
     *,
     ci: float | None,
     ci_method: str,
     n_boot: int,
-    seed: bs.Seed,
+    seed: draws.Seed,
 ) -> pl.LazyFrame:
     """Binary average precision of the per-score ``counts``; with ``ci``, its interval."""
-    point = rk.average_precision(counts)
+    point = ranking_from_counts.average_precision(counts)
     return _with_score_interval(counts, point, "average_precision", ci, ci_method, n_boot, seed)
 
 
@@ -406,13 +409,13 @@ _ANALYTIC_SCORE_INTERVALS = {
 
 
 def _with_score_interval(  # noqa: PLR0917 - the point, then the interval options
-    counts: sc.ScoreCounts,
+    counts: scores.ScoreCounts,
     point: pl.LazyFrame,
     metric: str,
     ci: float | None,
     ci_method: str,
     n_boot: int,
-    seed: bs.Seed,
+    seed: draws.Seed,
 ) -> pl.LazyFrame:
     """``point`` (of ``metric``), with ``ci`` its interval: the metric's analytic one
     or the (Poisson) bootstrap's."""

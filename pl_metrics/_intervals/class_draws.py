@@ -42,9 +42,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pl_metrics._core import catalogue as cat
-from pl_metrics._core import formulas as fm
-from pl_metrics._intervals import label_draws as ld
+from pl_metrics._core import catalogue, formulas
+from pl_metrics._intervals import label_draws
 
 #: (U, V, A): per segment and class (segments x classes), the derivative of an
 #: average by a row's class indicator is u (U where the row predicts the class, else
@@ -84,16 +83,16 @@ def count_coefficients(name: str, shares: tuple[Any, Any, Any, Any], average: st
 
     tp, fp, fn, tn = shares
     zero = np.zeros_like(tp)
-    if cat.CATALOGUE[name].correct_share:  # sum w [y = prediction] / n: the predicted class
+    if catalogue.CATALOGUE[name].correct_share:  # sum w [y = prediction] / n: the predicted class
         predicted = (tp + fp).sum(axis=1, keepdims=True)  # 1: each row predicts a class
-        return zero + fm.NUMPY.ratio(1.0, predicted, 0.0), zero, zero
+        return zero + formulas.NUMPY.ratio(1.0, predicted, 0.0), zero, zero
     if average == "micro":
         s_tp, s_fp, s_fn, s_tn = (x.sum(axis=1, keepdims=True) for x in shares)
-        g_tp, g_fn = ld.count_gradient(name, s_tp, s_fp, s_fn, s_tn, xp=fm.NUMPY)
+        g_tp, g_fn = label_draws.count_gradient(name, s_tp, s_fp, s_fn, s_tn, xp=formulas.NUMPY)
         return zero + g_tp, zero + g_fn, zero
     counts = {"tp": tp, "fp": fp, "fn": fn, "tn": tn}
-    values = fm.binary_metric(name, counts, float("nan"), fm.NUMPY)
-    g_tp, g_fn = ld.count_gradient(name, tp, fp, fn, tn, xp=fm.NUMPY)
+    values = formulas.binary_metric(name, counts, float("nan"), formulas.NUMPY)
+    g_tp, g_fn = label_draws.count_gradient(name, tp, fp, fn, tn, xp=formulas.NUMPY)
     a, e = _average_weights(values, tp + fn, average)
     return a * g_tp + e, a * g_fn + e, zero
 
@@ -161,7 +160,7 @@ def average_variances(
     support = tp + fn
     chosen: dict[tuple[str, str], Coefficients] = {}
     for name in metrics:
-        if cat.CATALOGUE[name].ranked is cat.Ranked.AUC:
+        if catalogue.CATALOGUE[name].ranked is catalogue.Ranked.AUC:
             for average in ("macro", "weighted"):
                 chosen[average, name] = auc_coefficients(auc, support, average)
         else:

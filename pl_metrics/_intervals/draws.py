@@ -50,11 +50,10 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from pl_metrics._core import checks as v
-from pl_metrics._core import names
+from pl_metrics._core import checks, names
 from pl_metrics._core.catalogue import CATALOGUE, Ranked, names_of
 from pl_metrics._core.names import NEG, ORD, POS, SCORE
-from pl_metrics._intervals import replicates as rp
+from pl_metrics._intervals import replicates
 from pl_metrics._intervals.sampling import (  # the drawing (re-exported: its callers')
     Blocks,
     Fold,
@@ -72,11 +71,11 @@ if TYPE_CHECKING:
 
 
 #: Columns of the confusion cells handed to :func:`label_intervals`.
-A_ORD = f"{v.INTERNAL}a_ord"
-P_ORD = f"{v.INTERNAL}p_ord"
-N_LABELS = f"{v.INTERNAL}n_labels"
+A_ORD = f"{checks.INTERNAL}a_ord"
+P_ORD = f"{checks.INTERNAL}p_ord"
+N_LABELS = f"{checks.INTERNAL}n_labels"
 #: Position of an interval row's average in ``AVERAGES`` (-1: not an average row).
-AVG = f"{v.INTERNAL}avg"
+AVG = f"{checks.INTERNAL}avg"
 
 
 def _frame(
@@ -219,7 +218,7 @@ def defined(
     what computes them, called only then; ``replicates.undefined_without_rows``)."""
     if blocks.fixed_total:
         return values
-    return rp.undefined_without_rows(values, rows() if callable(rows) else rows)
+    return replicates.undefined_without_rows(values, rows() if callable(rows) else rows)
 
 
 def grouper(group: np.ndarray, k: int) -> Callable[[np.ndarray], np.ndarray]:
@@ -341,8 +340,8 @@ def square_counter(
 #: The metrics of each confusion frame that get a bootstrap interval ("f" is F-beta).
 LABEL_METRICS = {
     "per_class": names.PER_CLASS,
-    "averages": rp.SCORES,
-    "report": rp.SCORES,
+    "averages": replicates.SCORES,
+    "report": replicates.SCORES,
     "summary": names_of("summary"),  # the catalogue's summary family
 }
 
@@ -373,17 +372,23 @@ def _label_values(
     opts = {"beta": beta, "zero_division": zero_division}
     parts = []  # (ORD, AVG, {metric: replicate x segment x row})
     if kind == "summary":
-        one_row = {m: x[..., None] for m, x in rp.summary(tp, support, predicted).items()}
+        one_row = {m: x[..., None] for m, x in replicates.summary(tp, support, predicted).items()}
         parts.append(([-1], [-1], one_row))
     per_class = None  # the per-class scores, reused by the averages
     if kind in ("per_class", "report"):
         specificity = "specificity" in metrics
-        per_class = rp.per_class(tp, support, predicted, n, **opts, specificity=specificity)
+        per_class = replicates.per_class(tp, support, predicted, n, **opts, specificity=specificity)
         parts.append((list(range(k)), [-1] * k, per_class))
     if kind in ("averages", "report"):
-        by_average = rp.averages(tp, support, predicted, **opts, per_class_scores=per_class, n=n)
-        values = {m: np.stack([by_average[a][m] for a in rp.AVERAGES], axis=-1) for m in metrics}
-        parts.append(([-1] * len(rp.AVERAGES), list(range(len(rp.AVERAGES))), values))
+        by_average = replicates.averages(
+            tp, support, predicted, **opts, per_class_scores=per_class, n=n
+        )
+        values = {
+            m: np.stack([by_average[a][m] for a in replicates.AVERAGES], axis=-1) for m in metrics
+        }
+        parts.append(
+            ([-1] * len(replicates.AVERAGES), list(range(len(replicates.AVERAGES))), values)
+        )
     ords = np.concatenate([o for o, _, _ in parts]).astype(np.int64)
     avgs = np.concatenate([a for _, a, _ in parts]).astype(np.int64)
     return ords, avgs, [v for *_, v in parts]
@@ -465,7 +470,9 @@ def label_intervals(
             columns[ORD].append(np.tile(ords, len(members)))
             columns[AVG].append(np.tile(avgs, len(members)))
             for m, name in zip(metrics, names_, strict=True):
-                bounds = [rp.percentiles(values[m], ci) for values in parts]  # segment x row
+                bounds = [
+                    replicates.percentiles(values[m], ci) for values in parts
+                ]  # segment x row
                 low, high = (np.concatenate(b, axis=-1) for b in zip(*bounds, strict=True))
                 columns.setdefault(f"{name}_low", []).append(low.ravel())
                 columns.setdefault(f"{name}_high", []).append(high.ravel())
@@ -489,8 +496,8 @@ def label_intervals(
 #: (``sampling._Ranges.fold``): 1,000 replicates of 1M rows on two threads, the AUC
 #: about 12% faster, the AP about 40% (docs/benchmarks.md).
 _BY_STATISTIC: dict[Ranked, tuple[Callable[..., np.ndarray], bool, Callable[[int], Fold]]] = {
-    Ranked.AUC: (rp.roc_auc, True, rp.AucFold),
-    Ranked.AP: (rp.average_precision, False, rp.ApFold),
+    Ranked.AUC: (replicates.roc_auc, True, replicates.AucFold),
+    Ranked.AP: (replicates.average_precision, False, replicates.ApFold),
 }
 #: The ranking metrics of the catalogue computed (not derived) by those statistics.
 _RANKED = {
@@ -596,7 +603,7 @@ def score_intervals(
                 )
 
             values = np.concatenate(blocks.map(reduced))
-            low, high = rp.percentiles(values, ci)  # segment
+            low, high = replicates.percentiles(values, ci)  # segment
             return np.arange(lo, hi), dict(zip(columns, (low, high), strict=True))
 
         segment, bounds = redraw(

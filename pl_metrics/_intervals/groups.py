@@ -26,12 +26,9 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from pl_metrics._core import catalogue as cat
-from pl_metrics._core import formulas as fm
+from pl_metrics._core import catalogue, formulas
 from pl_metrics._core.names import ACTUAL, COUNT, INTERNAL, NEG, POS, PREDICTED, SCORE
-from pl_metrics._intervals import draws as bs
-from pl_metrics._intervals import replicates as rp
-from pl_metrics._intervals import resample as rs
+from pl_metrics._intervals import draws, replicates, resample
 
 if TYPE_CHECKING:
     import numpy as np
@@ -39,15 +36,18 @@ if TYPE_CHECKING:
 #: The metrics of the summary and averages frames, by name, from per-class counts.
 _AVERAGES = {
     name: (m.row[1], m.column)
-    for name, m in cat.CATALOGUE.items()
+    for name, m in catalogue.CATALOGUE.items()
     if m.family == "averaged" and m.row is not None
 }
-SUMMARY = bs.LABEL_METRICS["summary"]
+SUMMARY = draws.LABEL_METRICS["summary"]
 #: The ranking metrics' replicates (the statistic of ``Metric.ranked``; not derived).
 SCORE_METRICS = {
-    name: {cat.Ranked.AUC: rp.roc_auc, cat.Ranked.AP: rp.average_precision}[m.ranked]
-    for name, m in cat.CATALOGUE.items()
-    if m.derived is None and m.ranked in {cat.Ranked.AUC, cat.Ranked.AP}
+    name: {
+        catalogue.Ranked.AUC: replicates.roc_auc,
+        catalogue.Ranked.AP: replicates.average_precision,
+    }[m.ranked]
+    for name, m in catalogue.CATALOGUE.items()
+    if m.derived is None and m.ranked in {catalogue.Ranked.AUC, catalogue.Ranked.AP}
 }
 
 
@@ -80,9 +80,9 @@ def label_metric_values(
             else:  # each member's seen classes, ascending (member x seen class)
                 at = np.nonzero(seen[members])[1].reshape(len(members), int(size))
                 t, s, p = (np.take_along_axis(x[:, members], at[None], axis=2) for x in counts)
-            summary = rp.summary(t, s, p, [m for m in metrics if m in SUMMARY])
+            summary = replicates.summary(t, s, p, [m for m in metrics if m in SUMMARY])
             averages = (
-                rp.averages(t, s, p, beta=1.0, zero_division=zero_division)
+                replicates.averages(t, s, p, beta=1.0, zero_division=zero_division)
                 if any(m in _AVERAGES for m in metrics)
                 else {}
             )
@@ -91,7 +91,7 @@ def label_metric_values(
                     out[m][:, members] = summary[m]
                 elif m in _AVERAGES:
                     average, score = _AVERAGES[m]
-                    out[m][:, members] = averages[average][fm.score_key(score)]
+                    out[m][:, members] = averages[average][formulas.score_key(score)]
     binary_metrics = [m for m in metrics if m not in SUMMARY and m not in _AVERAGES]
     if binary_metrics:
         zeros = np.zeros((n_rep, n_members))
@@ -120,7 +120,7 @@ def label_replicates(
     pos_label: object,
     zero_division: float,
     n_boot: int,
-    seed: bs.Seed,
+    seed: draws.Seed,
 ) -> pl.LazyFrame:
     """Replicates of label metrics from the confusion cells ``*strata, *groups, ACTUAL,
     PREDICTED, COUNT`` (un-weighted): ``*strata, *groups, REP, *metrics`` and each
@@ -130,7 +130,7 @@ def label_replicates(
     threads = pl.thread_pool_size()  # read outside the query (inside a streaming one: 1)
     out_schema = pl.Schema(
         {k: schema[k] for k in keys}
-        | {rs.REP: pl.Int64}
+        | {resample.REP: pl.Int64}
         | dict.fromkeys(metrics, pl.Float64)
         | dict.fromkeys(map(overall_column, metrics), pl.Float64)
     )
@@ -140,8 +140,8 @@ def label_replicates(
 
         if df.height == 0:
             return pl.DataFrame(schema=out_schema)
-        if df.height * n_boot > rs.MAX_ROWS:
-            raise rs.too_many(df.height, n_boot, columns, scores=[])
+        if df.height * n_boot > resample.MAX_ROWS:
+            raise resample.too_many(df.height, n_boot, columns, scores=[])
         df = df.sort([*keys, ACTUAL, PREDICTED], nulls_last=True)
         classes = pl.concat([df[ACTUAL], df[PREDICTED]]).unique().sort()
         k = len(classes)
@@ -150,7 +150,7 @@ def label_replicates(
         found = (classes == pos_label).arg_true() if pos_label is not None else []
         pos = int(found[0]) if len(found) else -1
         counts = df[COUNT].to_numpy().astype(np.int64)
-        starts, segment_keys = bs._starts(df, keys)
+        starts, segment_keys = draws._starts(df, keys)
         n_segments = len(segment_keys)
         segment_of = np.repeat(np.arange(n_segments), np.diff(starts))
         seen = np.zeros((n_segments, k), dtype=bool)  # each segment's classes
@@ -163,12 +163,12 @@ def label_replicates(
         opts = {"pos": pos, "zero_division": zero_division}
         sums: list[tuple[np.ndarray, list[np.ndarray]]] = []  # (strata, tp / support / predicted)
 
-        def work(lo: int, hi: int, blocks: bs.Blocks) -> tuple[np.ndarray, dict]:
+        def work(lo: int, hi: int, blocks: draws.Blocks) -> tuple[np.ndarray, dict]:
             # the chunk's segments side by side, each with the k class slots
             cells = slice(int(starts[lo]), int(starts[hi]))
             local = segment_of[cells] - lo
             width = (hi - lo) * k
-            count = bs.class_counter(
+            count = draws.class_counter(
                 a[cells],
                 p[cells],
                 local * k,
@@ -187,14 +187,14 @@ def label_replicates(
                 predicted.reshape(shape),
             )
             values = label_metric_values(metrics, binary, drawn, seen[lo:hi], **opts)
-            values = {m: bs.defined(x, blocks, n) for m, x in values.items()}
+            values = {m: draws.defined(x, blocks, n) for m, x in values.items()}
             # the chunk's sums per stratum (integers: exact in any order)
             own = stratum_of[lo:hi]
             runs = np.flatnonzero(np.r_[True, own[1:] != own[:-1]])
             sums.append((own[runs], [np.add.reduceat(x, runs, axis=1) for x in drawn]))
             return np.arange(lo, hi), {m: values[m].T for m in metrics}  # segment x replicate
 
-        segment, values = bs.redraw(
+        segment, values = draws.redraw(
             counts, starts, segment_keys, work, n_boot=n_boot, seed=seed, threads=threads
         )
         total = [np.zeros((n_boot, n_strata, k)) for _ in range(3)]
@@ -204,12 +204,12 @@ def label_replicates(
         seen_all = np.zeros((n_strata, k), dtype=bool)
         np.logical_or.at(seen_all, stratum_of, seen)
         overall = {  # a stratum's rows: its support; none (a Poisson replicate's): undefined
-            m: rp.undefined_without_rows(x, total[1].sum(axis=-1))
+            m: replicates.undefined_without_rows(x, total[1].sum(axis=-1))
             for m, x in label_metric_values(metrics, binary, tuple(total), seen_all, **opts).items()
         }
         stratum = stratum_of[segment]
         out = df.select(keys)[np.repeat(starts[segment], n_boot)].with_columns(
-            pl.Series(rs.REP, np.tile(np.arange(n_boot, dtype=np.int64), len(segment))),
+            pl.Series(resample.REP, np.tile(np.arange(n_boot, dtype=np.int64), len(segment))),
             *(pl.Series(m, values[m].ravel(), pl.Float64) for m in metrics),
             *(
                 pl.Series(overall_column(m), overall[m][:, stratum].T.ravel(), pl.Float64)
@@ -260,7 +260,7 @@ def score_replicates(
     *,
     column: str,
     n_boot: int,
-    seed: bs.Seed,
+    seed: draws.Seed,
 ) -> pl.LazyFrame:
     """Replicates of ROC AUC or AP from the per-score counts ``*strata, *groups, SCORE,
     POS, NEG``: ``*strata, *groups, REP, metric`` and the stratum's (``overall_column``)."""
@@ -270,7 +270,7 @@ def score_replicates(
     threads = pl.thread_pool_size()  # read outside the query (inside a streaming one: 1)
     out_schema = pl.Schema(
         {k: schema[k] for k in keys}
-        | {rs.REP: pl.Int64, metric: pl.Float64, overall_column(metric): pl.Float64}
+        | {resample.REP: pl.Int64, metric: pl.Float64, overall_column(metric): pl.Float64}
     )
 
     def run(df: pl.DataFrame) -> pl.DataFrame:
@@ -278,11 +278,11 @@ def score_replicates(
 
         if df.height == 0:
             return pl.DataFrame(schema=out_schema)
-        if 2 * df.height * n_boot > rs.MAX_ROWS:
-            raise rs.too_many(df.height, n_boot, [column], scores=[column], per_row=2)
-        df = bs.sorted_by_score(df, keys)
+        if 2 * df.height * n_boot > resample.MAX_ROWS:
+            raise resample.too_many(df.height, n_boot, [column], scores=[column], per_row=2)
+        df = draws.sorted_by_score(df, keys)
         score = df[SCORE].to_numpy()
-        starts, segment_keys = bs._starts(df, keys)
+        starts, segment_keys = draws._starts(df, keys)
         n_segments = len(segment_keys)
         segment_of = np.repeat(np.arange(n_segments), np.diff(starts))
         stratum_of = np.zeros(n_segments, dtype=np.int64)
@@ -293,17 +293,17 @@ def score_replicates(
         counts, pos_cell, neg_cell = _segment_cells(df, starts, segment_of)
         sums: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # (levels, pos, neg)
 
-        def work(lo: int, hi: int, blocks: bs.Blocks) -> tuple[np.ndarray, dict]:
+        def work(lo: int, hi: int, blocks: draws.Blocks) -> tuple[np.ndarray, dict]:
             rows = slice(int(starts[lo]), int(starts[hi]))
             first = int(cell_starts[lo])
             pos_at, neg_at = pos_cell[rows] - first, neg_cell[rows] - first
             local_starts = starts[lo:hi] - starts[lo]
             levels, inverse = np.unique(level[rows], return_inverse=True)
-            by_level = bs.grouper(inverse.ravel(), len(levels))
+            by_level = draws.grouper(inverse.ravel(), len(levels))
 
             def reduced(block: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-                pos_d, neg_d = bs.take_columns(block, pos_at), bs.take_columns(block, neg_at)
-                value = bs.defined(  # replicate x segment; a Poisson one without rows: NaN
+                pos_d, neg_d = draws.take_columns(block, pos_at), draws.take_columns(block, neg_at)
+                value = draws.defined(  # replicate x segment; a Poisson one without rows: NaN
                     compute(pos_d, neg_d, local_starts),
                     blocks,
                     lambda: np.add.reduceat(block, cell_starts[lo:hi] - first, axis=1),
@@ -315,7 +315,7 @@ def score_replicates(
             sums.append((levels, np.concatenate(pos_sums), np.concatenate(neg_sums)))
             return np.arange(lo, hi), {metric: np.concatenate(values).T}  # segment x replicate
 
-        segment, columns = bs.redraw(
+        segment, columns = draws.redraw(
             counts, cell_starts, segment_keys, work, n_boot=n_boot, seed=seed, threads=threads
         )
         total_pos = np.zeros((n_boot, int(level.max()) + 1), dtype=np.int64)
@@ -323,12 +323,12 @@ def score_replicates(
         for levels, pos_sums, neg_sums in sums:  # integers: exact in any order
             total_pos[:, levels] += pos_sums
             total_neg[:, levels] += neg_sums
-        overall = rp.undefined_without_rows(  # replicate x stratum; no rows: undefined
+        overall = replicates.undefined_without_rows(  # replicate x stratum; no rows: undefined
             compute(total_pos, total_neg, stratum_starts),
             np.add.reduceat(total_pos + total_neg, stratum_starts, axis=1),
         )
         out = df.select(keys)[np.repeat(starts[segment], n_boot)].with_columns(
-            pl.Series(rs.REP, np.tile(np.arange(n_boot, dtype=np.int64), len(segment))),
+            pl.Series(resample.REP, np.tile(np.arange(n_boot, dtype=np.int64), len(segment))),
             pl.Series(metric, columns[metric].ravel(), pl.Float64),
             pl.Series(
                 overall_column(metric), overall[:, stratum_of[segment]].T.ravel(), pl.Float64
@@ -341,7 +341,7 @@ def score_replicates(
 
 def binary_numpy(name: str, counts: dict[str, Any], zero_division: float) -> Any:
     """A binary metric of numpy counts (``formulas.binary_metric``)."""
-    return fm.binary_metric(name, counts, zero_division, fm.NUMPY)
+    return formulas.binary_metric(name, counts, zero_division, formulas.NUMPY)
 
 
 __all__ = [

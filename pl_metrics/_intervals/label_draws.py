@@ -37,12 +37,11 @@ from typing import Any
 
 import polars as pl
 
-from pl_metrics._core import catalogue as cat
-from pl_metrics._core import formulas as fm
+from pl_metrics._core import catalogue, formulas
 
 
 def count_gradient(  # noqa: PLR0917 - the counts, then the backend, as formulas'
-    name: str, tp: Any, fp: Any, fn: Any, tn: Any, xp: fm.Backend = fm.POLARS
+    name: str, tp: Any, fp: Any, fn: Any, tn: Any, xp: formulas.Backend = formulas.POLARS
 ) -> tuple[Any, Any]:
     """(dm / dTP, dm / dFN) of metric ``name`` (a key of ``formulas.SCORES``, ``f1``,
     ``specificity`` or ``accuracy``) at the counts given, where FP = A - TP and
@@ -50,15 +49,17 @@ def count_gradient(  # noqa: PLR0917 - the counts, then the backend, as formulas
     the segment's total, the derivatives are in shares too (the caller scales the
     variances by the same total).  0 where the metric's denominator is 0.  ``xp``:
     polars expressions or numpy arrays (:mod:`pl_metrics._core.backends`)."""
-    if cat.CATALOGUE[name].correct_share:  # accuracy: (tp + tn) / n, n fixed
+    if catalogue.CATALOGUE[name].correct_share:  # accuracy: (tp + tn) / n, n fixed
         n = tp + fp + fn + tn
         one = xp.ratio(n * 0.0 + 1.0, n, 0.0)
         return one, -one
-    score = fm.score_key(name)
-    if score not in fm.SCORES:  # specificity = tn / (tn + fp): d_tn = fp / D^2, d_fp = -tn / D^2
+    score = formulas.score_key(name)
+    if (
+        score not in formulas.SCORES
+    ):  # specificity = tn / (tn + fp): d_tn = fp / D^2, d_fp = -tn / D^2
         square = (tn + fp) * (tn + fp)
         return xp.ratio(tn, square, 0.0), -xp.ratio(fp, square, 0.0)
-    d_tp, d_fp, d_fn, d_tn = fm.score_partials(score, tp, fp, fn, tn, 1.0, xp)
+    d_tp, d_fp, d_fn, d_tn = formulas.score_partials(score, tp, fp, fn, tn, 1.0, xp)
     return d_tp - d_fp, d_fn - d_tn
 
 

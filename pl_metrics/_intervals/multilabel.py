@@ -28,8 +28,8 @@ from dataclasses import dataclass
 import polars as pl
 
 from pl_metrics._core import names
-from pl_metrics._intervals import resample as rs
-from pl_metrics._multilabel import counts as mc
+from pl_metrics._intervals import resample
+from pl_metrics._multilabel import counts
 from pl_metrics._multilabel.inputs import LABEL, PRED, TRUE, WEIGHT, Multilabel
 
 #: The output name of the replicate's key while the replicates are finished.
@@ -64,15 +64,15 @@ def _replicates(ml: Multilabel, *, n_boot: int, seed: int | None) -> Multilabel:
         ml.rows.select(*ml.check_aggs(), pl.lit(0, pl.Int8).alias(_REP))
     ).select(pl.col(_REP))
     rows = ml.with_all(ml.rows).select(*keys, TRUE, PRED).join(checked, how="cross").drop(_REP)
-    drawn = rs.replicates(rows, keys, [TRUE, PRED], n_boot=n_boot, seed=seed, label_sets=True)
+    drawn = resample.replicates(rows, keys, [TRUE, PRED], n_boot=n_boot, seed=seed, label_sets=True)
     by = [*ml.by, _REP]
     rep_key = names.segment_keys(by)[-1]
     frame = drawn.select(
         *ml.group_keys,
-        pl.col(rs.REP).alias(rep_key),
+        pl.col(resample.REP).alias(rep_key),
         TRUE,
         PRED,
-        pl.col(rs.COUNT).cast(pl.Float64).alias(WEIGHT),
+        pl.col(resample.COUNT).cast(pl.Float64).alias(WEIGHT),
     )
     return _Replicated(
         rows=frame,
@@ -90,7 +90,7 @@ def bootstrap(
     ml: Multilabel,
     point: pl.LazyFrame,
     method: str,
-    finish: Callable[[mc.MultilabelCounts], pl.LazyFrame],
+    finish: Callable[[counts.MultilabelCounts], pl.LazyFrame],
     *,
     beta: float,
     ci: float,
@@ -104,11 +104,11 @@ def bootstrap(
     """
     metrics, row_keys = METRICS[method]
     columns = [names.f_name(beta) if m == "{f}" else m for m in metrics]
-    replicated = finish(mc.multilabel_counts(_replicates(ml, n_boot=n_boot, seed=seed)))
+    replicated = finish(counts.multilabel_counts(_replicates(ml, n_boot=n_boot, seed=seed)))
     on = [*ml.by, *row_keys]
     bounds = []
     for c in columns:
-        low, high = rs.percentile_bounds(pl.col(c), ci)
+        low, high = resample.percentile_bounds(pl.col(c), ci)
         bounds += [low.alias(f"{c}_low"), high.alias(f"{c}_high")]
     intervals = replicated.group_by(on).agg(bounds) if on else replicated.select(bounds)
     if not on:

@@ -18,10 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from pl_metrics._core import names
-from pl_metrics._core import scores as sc
-from pl_metrics._intervals import draws as bs
-from pl_metrics._intervals import replicates as rp
+from pl_metrics._core import names, scores
+from pl_metrics._intervals import draws, replicates
 
 if TYPE_CHECKING:
     import numpy as np
@@ -39,10 +37,10 @@ def class_counters(
     ``(counts, starts)``, ``counts(block)`` a block of redrawn rows (replicate x
     row) as the class's per-score positives and negatives, each segment's scores
     descending (ties summed), segments side by side from ``starts``."""
-    return [bs.score_counts_of_block(cls == k, score, segment) for k, score in enumerate(scores)]
+    return [draws.score_counts_of_block(cls == k, score, segment) for k, score in enumerate(scores)]
 
 
-def replicates(counters: list[Any], block: np.ndarray, average: str | None) -> np.ndarray:
+def auc_replicates(counters: list[Any], block: np.ndarray, average: str | None) -> np.ndarray:
     """Each replicate's (row of ``block``'s) AUC per segment and class (``average=None``:
     replicate x segment x class), or its macro / weighted mean over the classes
     with an AUC (replicate x segment; NaN without one)."""
@@ -51,7 +49,7 @@ def replicates(counters: list[Any], block: np.ndarray, average: str | None) -> n
     aucs, support = [], []
     for count, starts in counters:
         pos, neg = count(block)
-        aucs.append(rp.roc_auc(pos, neg, starts))
+        aucs.append(replicates.roc_auc(pos, neg, starts))
         support.append(np.add.reduceat(pos, starts, axis=1).astype(np.float64))
     auc, rows_of = np.stack(aucs, axis=-1), np.stack(support, axis=-1)
     if average is None:
@@ -65,12 +63,12 @@ def replicates(counters: list[Any], block: np.ndarray, average: str | None) -> n
 
 
 def bootstrap(
-    read: sc.RankingInput,
+    read: scores.RankingInput,
     *,
     average: str | None,
     ci: float,
     n_boot: int,
-    seed: bs.Seed,
+    seed: draws.Seed,
 ) -> pl.LazyFrame:
     """``*by, [label,] roc_auc_low, roc_auc_high``: the bootstrap interval of each
     class's one-vs-rest AUC (``average=None``: ``label`` the class's position in
@@ -101,7 +99,9 @@ def bootstrap(
     )
     threads = pl.thread_pool_size()
 
-    def reduce(chunk: bs.Chunk, blocks: bs.Blocks) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    def reduce(
+        chunk: draws.Chunk, blocks: draws.Blocks
+    ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         import numpy as np
 
         cls = chunk.cells[_CLASS].to_numpy()
@@ -109,10 +109,12 @@ def bootstrap(
         counters = class_counters(cls, scores, chunk.segment)
 
         def reduced(block: np.ndarray) -> np.ndarray:
-            return np.concatenate(bs.in_cache(lambda r: replicates(counters, r, average), block))
+            return np.concatenate(
+                draws.in_cache(lambda r: auc_replicates(counters, r, average), block)
+            )
 
         values = np.concatenate(blocks.map(reduced))
-        low, high = rp.percentiles(values, ci)  # segment (x class)
+        low, high = replicates.percentiles(values, ci)  # segment (x class)
         columns: dict[str, np.ndarray] = {_LOW: low.ravel(), _HIGH: high.ravel()}
         rows = np.arange(chunk.size)
         if per_class:
@@ -130,7 +132,7 @@ def bootstrap(
         order = [*keys, _CLASS, *(f"{_SCORES}{k}" for k in range(len(classes)))]
         df = df.sort(order, nulls_last=True)
         counts = np.ones(df.height, dtype=np.int64)  # every row a cell
-        out = bs.per_chunk(df, keys, counts, reduce, n_boot=n_boot, seed=seed, threads=threads)
+        out = draws.per_chunk(df, keys, counts, reduce, n_boot=n_boot, seed=seed, threads=threads)
         return out.select(list(out_schema)).cast(dict(out_schema))
 
     result = selected.map_batches(run, schema=out_schema)

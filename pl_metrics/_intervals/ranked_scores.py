@@ -18,17 +18,13 @@ from collections.abc import Mapping
 
 import polars as pl
 
-from pl_metrics._core import checks as v
-from pl_metrics._core import names
-from pl_metrics._core import scores as sc
+from pl_metrics._core import checks, names, scores
 from pl_metrics._core.checks import wants_ci as _wants_ci
 from pl_metrics._core.options import checked
-from pl_metrics._intervals import attach as iv
-from pl_metrics._intervals import ovr
+from pl_metrics._intervals import attach, ovr
 from pl_metrics._intervals.sampling import Seed, resampling
-from pl_metrics._multilabel import ranking as mr
-from pl_metrics._ranking import multiclass as mc
-from pl_metrics._ranking import sorted_path
+from pl_metrics._multilabel import ranking
+from pl_metrics._ranking import multiclass, sorted_path
 
 
 def binary_input(
@@ -42,11 +38,11 @@ def binary_input(
     method: str,
     ci: bool = False,
     pos_label_present: bool = True,
-) -> sc.RankingInput:
+) -> scores.RankingInput:
     """The input of a binary score column for ``method``, resolved once (its output
     columns reserved from ``by``; the segments, ``pos_label``): what its counts, its
     sorted path and its sorted curve read."""
-    return sc.binary_input(
+    return scores.binary_input(
         lf,
         y_true,
         y_score,
@@ -67,11 +63,11 @@ def classes_input(
     weight: str | None,
     method: str,
     ci: bool = False,
-) -> sc.RankingInput:
+) -> scores.RankingInput:
     """The input of ``{label: column}`` scores for ``method``, resolved once (the
     segments, the classes of the keys)."""
     reserved = names.output_columns(method, ci=ci)
-    return sc.classes_input(lf, y_true, y_score, by=by, weight=weight, reserved=reserved)
+    return scores.classes_input(lf, y_true, y_score, by=by, weight=weight, reserved=reserved)
 
 
 def binary_counts(
@@ -87,7 +83,7 @@ def binary_counts(
     ci: bool = False,
     pos_label_present: bool = True,
     sortable: bool = False,
-) -> sc.ScoreCounts:
+) -> scores.ScoreCounts:
     """The per-score counts of a binary score column for ``method`` (``bins`` checked,
     then :func:`binary_input`)."""
     bins = checked(method, bins=bins)[0]
@@ -102,11 +98,11 @@ def binary_counts(
         ci=ci,
         pos_label_present=pos_label_present,
     )
-    return sc.score_counts(read, bins=bins, sortable=sortable)
+    return scores.score_counts(read, bins=bins, sortable=sortable)
 
 
 def with_bootstrap(  # noqa: PLR0917 - the callers' own arguments, in order
-    counts: sc.ScoreCounts,
+    counts: scores.ScoreCounts,
     point: pl.LazyFrame,
     metric: str,
     ci: float | None,
@@ -120,7 +116,7 @@ def with_bootstrap(  # noqa: PLR0917 - the callers' own arguments, in order
     interval reads the counts; else ``point`` as it is."""
     if not bootstrap:
         return point
-    return iv.bootstrap_scores(counts, point, metric, ci=ci, n_boot=n_boot, seed=seed)
+    return attach.bootstrap_scores(counts, point, metric, ci=ci, n_boot=n_boot, seed=seed)
 
 
 def roc_auc(
@@ -145,9 +141,9 @@ def roc_auc(
     multi_class, average, bins, max_fpr = checked(
         "roc_auc", multi_class=multi_class, average=average, bins=bins, max_fpr=max_fpr
     )
-    if mr.is_multilabel_call(lf, y_true):
-        mr.check_options(pos_label=pos_label, bins=bins, ci=ci, multi_class=multi_class)
-        return mr.ranking_metric(
+    if ranking.is_multilabel_call(lf, y_true):
+        ranking.check_options(pos_label=pos_label, bins=bins, ci=ci, multi_class=multi_class)
+        return ranking.ranking_metric(
             lf,
             "roc_auc",
             y_true,
@@ -158,9 +154,11 @@ def roc_auc(
             average=average,
             max_fpr=max_fpr,
         )
-    mr.check_single_label(average, labels)
-    y_true = v.check_column_name("y_true", y_true)
-    wants_ci = _wants_ci(ci, n_boot, ci_method, weight, seed=seed, methods=v.CI_METHODS["roc_auc"])
+    ranking.check_single_label(average, labels)
+    y_true = checks.check_column_name("y_true", y_true)
+    wants_ci = _wants_ci(
+        ci, n_boot, ci_method, weight, seed=seed, methods=checks.CI_METHODS["roc_auc"]
+    )
     ci_method, seed = resampling(ci_method, seed)  # "poisson": the bootstrap, its seed
     options = {
         "by": by,
@@ -199,7 +197,7 @@ def _binary_roc_auc(
     from the per-score counts (``bins``, weights, ``max_fpr``, the analytic
     intervals), or by sorting continuous scores; the bootstrap drawn from the counts
     after the point."""
-    v.check_partial_auc(max_fpr, bound="bins", bounded=bins is not None, ci=ci is not None)
+    checks.check_partial_auc(max_fpr, bound="bins", bounded=bins is not None, ci=ci is not None)
     bins = checked("roc_auc", bins=bins)[0]
     read = binary_input(
         lf,
@@ -211,10 +209,10 @@ def _binary_roc_auc(
         method="roc_auc",
         ci=ci is not None,
     )
-    counts = sc.score_counts(read, bins=bins)
+    counts = scores.score_counts(read, bins=bins)
     bootstrap = ci is not None and ci_method == "bootstrap"
     analytic = None if bootstrap else ci  # the bootstrap's bounds come after the point
-    counted = iv.finish_roc_auc(
+    counted = attach.finish_roc_auc(
         counts,
         error_bound=bins is not None,
         max_fpr=max_fpr,
@@ -251,22 +249,22 @@ def _classes_roc_auc(
     bootstrap."""
     checked("class scores", ci=ci, multi_class=multi_class, average=average, bins=bins)
     checked("class scores", multi_class=multi_class, weight=weight)
-    mc.check_options(pos_label=pos_label, max_fpr=max_fpr)
-    mc.check_average(average, multi_class)
+    multiclass.check_options(pos_label=pos_label, max_fpr=max_fpr)
+    multiclass.check_average(average, multi_class)
     read = classes_input(
         lf, y_true, y_score, by=by, weight=weight, method="roc_auc", ci=ci is not None
     )
-    state = sc.class_score_counts(read)
+    state = scores.class_score_counts(read)
     boot = ci is not None and ci_method == "bootstrap"
     if ci is not None and average is None and not boot:
-        return mc.roc_auc_delong_per_class(state, ci)
-    counted = mc.roc_auc(state, multi_class=multi_class, average=average)
+        return multiclass.roc_auc_delong_per_class(state, ci)
+    counted = multiclass.roc_auc(state, multi_class=multi_class, average=average)
     if multi_class == "ovr" and average in ("macro", "weighted"):
         counted = sorted_path.sorted_or_input(read, counted, average=average)
         if ci is not None and not boot:
             assert average is not None
-            se = mc.delong_mean_se(read, average=average)
-            return iv.normal_bounds(counted, se, "roc_auc", mc.SE, ci)
+            se = multiclass.delong_mean_se(read, average=average)
+            return attach.normal_bounds(counted, se, "roc_auc", multiclass.SE, ci)
     if boot:  # the bootstrap of the rows, each class's AUC on each replicate
         assert ci is not None
         bounds = ovr.bootstrap(read, average=average, ci=ci, n_boot=n_boot, seed=seed)
@@ -292,9 +290,9 @@ def average_precision(
 ) -> pl.LazyFrame:
     """:meth:`pl_metrics.MetricsLazyFrame.average_precision`."""
     (average,) = checked("average_precision", average=average)
-    if mr.is_multilabel_call(lf, y_true):
-        mr.check_options(pos_label=pos_label, bins=bins, ci=ci)
-        return mr.ranking_metric(
+    if ranking.is_multilabel_call(lf, y_true):
+        ranking.check_options(pos_label=pos_label, bins=bins, ci=ci)
+        return ranking.ranking_metric(
             lf,
             "average_precision",
             y_true,
@@ -304,18 +302,18 @@ def average_precision(
             weight=weight,
             average=average,
         )
-    mr.check_single_label(average, labels)
-    y_true = v.check_column_name("y_true", y_true)
+    ranking.check_single_label(average, labels)
+    y_true = checks.check_column_name("y_true", y_true)
     if not isinstance(y_score, str):
-        mc.check_options(pos_label=pos_label, bins=bins, ci=ci)
+        multiclass.check_options(pos_label=pos_label, bins=bins, ci=ci)
         read = classes_input(lf, y_true, y_score, by=by, weight=weight, method="average_precision")
-        counted = mc.average_precision(sc.class_score_counts(read), average=average)
+        counted = multiclass.average_precision(scores.class_score_counts(read), average=average)
         if average in ("macro", "weighted"):  # the mean of the sorted classes' APs
             return sorted_path.sorted_or_input(
                 read, counted, average=average, metric="average_precision"
             )
         return counted
-    methods = v.CI_METHODS["average_precision"]
+    methods = checks.CI_METHODS["average_precision"]
     wants_ci = _wants_ci(ci, n_boot, ci_method, weight, seed=seed, methods=methods)
     ci_method, seed = resampling(ci_method, seed)  # "poisson": the bootstrap, its seed
     bins = checked("average_precision", bins=bins)[0]
@@ -329,11 +327,11 @@ def average_precision(
         method="average_precision",
         ci=wants_ci,
     )
-    counts = sc.score_counts(read, bins=bins)
+    counts = scores.score_counts(read, bins=bins)
     ci = ci if wants_ci else None
     bootstrap = ci is not None and ci_method == "bootstrap"
     analytic = None if bootstrap else ci  # the bootstrap's bounds come after the point
-    counted = iv.finish_average_precision(
+    counted = attach.finish_average_precision(
         counts, ci=analytic, ci_method=ci_method, n_boot=n_boot, seed=seed
     )
     if analytic is not None and ci_method == "boyd":  # counted only

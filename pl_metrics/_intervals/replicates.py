@@ -21,19 +21,19 @@ import math
 from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING
 
-from pl_metrics._core import formulas as fm
+from pl_metrics._core import formulas
 from pl_metrics._core.catalogue import AVERAGES, names_of
 
 if TYPE_CHECKING:
     import numpy as np
 
 #: The per-class scores that are averaged (``formulas.SCORES``).
-SCORES = tuple(fm.SCORES)
+SCORES = tuple(formulas.SCORES)
 
 
 def _ratio(numerator: np.ndarray, denominator: np.ndarray, zero_division: float) -> np.ndarray:
     """``numerator / denominator``, ``zero_division`` where the denominator is 0."""
-    return fm.NUMPY.ratio(numerator, denominator, zero_division)
+    return formulas.NUMPY.ratio(numerator, denominator, zero_division)
 
 
 def scores(
@@ -51,8 +51,8 @@ def scores(
     if tn is None:
         tn = negatives(tp, support, predicted, support.sum(axis=-1))
     return {
-        name: score.value(tp, support, predicted, tn, beta, zero_division, fm.NUMPY)
-        for name, score in fm.SCORES.items()
+        name: score.value(tp, support, predicted, tn, beta, zero_division, formulas.NUMPY)
+        for name, score in formulas.SCORES.items()
     }
 
 
@@ -79,7 +79,7 @@ def per_class(
     tn = negatives(tp, support, predicted, n)
     out = scores(tp, support, predicted, beta, zero_division, tn=tn)
     if specificity:
-        out["specificity"] = fm.specificity(tn, predicted - tp, zero_division, fm.NUMPY)
+        out["specificity"] = formulas.specificity(tn, predicted - tp, zero_division, formulas.NUMPY)
     return out
 
 
@@ -111,8 +111,8 @@ def averages(
     # a score is NaN only with zero_division=NaN; otherwise every class is kept
     skip_nan = math.isnan(zero_division)
     for name in SCORES:
-        macro, weighted = fm.class_averages(
-            per_class_scores[name], support, skip_nan=skip_nan, xp=fm.NUMPY
+        macro, weighted = formulas.class_averages(
+            per_class_scores[name], support, skip_nan=skip_nan, xp=formulas.NUMPY
         )
         out["macro"][name], out["weighted"][name] = macro, weighted
     return out
@@ -133,7 +133,7 @@ def summary(
     seen = (t > 0).sum(axis=-1)
     out = {}
     if "accuracy" in metrics:
-        out["accuracy"] = fm.accuracy(correct, n, np.nan, fm.NUMPY)
+        out["accuracy"] = formulas.accuracy(correct, n, np.nan, formulas.NUMPY)
     if "balanced_accuracy" in metrics:
         recall = np.where(t > 0, _ratio(tp, t, 0.0), 0.0)
         out["balanced_accuracy"] = _ratio(recall.sum(axis=-1), seen, np.nan)
@@ -143,10 +143,10 @@ def summary(
         cov_tp = correct * n - t_dot_p
         cov_pp = np.where(predicted_n <= 1, 0.0, n * n - (p * p).sum(axis=-1))
         cov_tt = np.where(seen <= 1, 0.0, n * n - (t * t).sum(axis=-1))
-        out["mcc"] = fm.mcc_from_covariances(cov_tp, cov_pp, cov_tt, n, fm.NUMPY)
+        out["mcc"] = formulas.mcc_from_covariances(cov_tp, cov_pp, cov_tt, n, formulas.NUMPY)
         single = (seen == 1) & (predicted_n == 1) & (((t > 0) & (p > 0)).sum(axis=-1) == 1)
-        kappa = fm.kappa_from_covariances(cov_tp, n * n - t_dot_p, fm.NUMPY)
-        out["cohen_kappa"] = fm.kappa_or_undefined(kappa, n, single, np.nan, fm.NUMPY)
+        kappa = formulas.kappa_from_covariances(cov_tp, n * n - t_dot_p, formulas.NUMPY)
+        out["cohen_kappa"] = formulas.kappa_or_undefined(kappa, n, single, np.nan, formulas.NUMPY)
     return out
 
 
@@ -210,7 +210,7 @@ def _auc_of(twice_u: np.ndarray, p_total: np.ndarray, n_total: np.ndarray) -> np
     import numpy as np
 
     with np.errstate(divide="ignore", invalid="ignore"):
-        area = fm.roc_auc_of_sums(twice_u, p_total, n_total)
+        area = formulas.roc_auc_of_sums(twice_u, p_total, n_total)
     return np.where((p_total > 0) & (n_total > 0), area, np.nan)
 
 

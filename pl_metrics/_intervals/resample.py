@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from pl_metrics._core.names import INTERNAL
-from pl_metrics._intervals import draws as bs
+from pl_metrics._intervals import draws
 
 if TYPE_CHECKING:
     import numpy as np
@@ -86,7 +86,7 @@ def replicates(
     columns: Sequence[str],
     *,
     n_boot: int,
-    seed: bs.Seed,
+    seed: draws.Seed,
     scores: Sequence[str] | None = None,
     label_sets: bool = False,
 ) -> pl.LazyFrame:
@@ -107,11 +107,13 @@ def replicates(
     )
     threads = pl.thread_pool_size()
 
-    def reduce(chunk: bs.Chunk, blocks: bs.Blocks) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    def reduce(
+        chunk: draws.Chunk, blocks: draws.Blocks
+    ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         import numpy as np
 
         # rows by segment, replicate, then cell: the whole chunk in a few gathers
-        order = bs.replicate_rows(chunk, n_boot)
+        order = draws.replicate_rows(chunk, n_boot)
         cells = len(chunk.segment)
         cell = order % cells
         columns = {
@@ -127,7 +129,7 @@ def replicates(
         if df.height * n_boot > MAX_ROWS:
             raise too_many(df.height, n_boot, columns, scores=scores, label_sets=label_sets)
         df = df.sort([*keys, *columns], nulls_last=True).with_row_index(_ROW)
-        out = bs.per_chunk(
+        out = draws.per_chunk(
             df, keys, df[COUNT].to_numpy(), reduce, n_boot=n_boot, seed=seed, threads=threads
         )
         out = out.filter(pl.col(COUNT) > 0)

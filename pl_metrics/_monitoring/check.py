@@ -34,15 +34,12 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import polars as pl
 
-from pl_metrics._core import catalogue as cat
-from pl_metrics._core import checks as v
-from pl_metrics._core import formulas as fm
-from pl_metrics._core import names
+from pl_metrics._core import catalogue, checks, formulas, names
 from pl_metrics._core.names import INTERNAL
-from pl_metrics._groups import fairness as fair
-from pl_metrics._groups import over_time as ot
-from pl_metrics._intervals import analytic as an
-from pl_metrics._monitoring import estimated_windows as ew
+from pl_metrics._groups import fairness as groups_fairness
+from pl_metrics._groups import over_time
+from pl_metrics._intervals import analytic
+from pl_metrics._monitoring import estimated_windows
 from pl_metrics._monitoring.check_rules import (
     DRIFT,
     ESTIMATED,
@@ -161,7 +158,7 @@ class Side(Protocol):
         ...
 
     def counted(self, x: Columns) -> tuple[pl.LazyFrame, dict[str, str | None]]:
-        """Rows that ``fair.binary_confusion`` reads as these rows, and its ``weight`` /
+        """Rows that ``groups_fairness.binary_confusion`` reads as these rows, and its ``weight`` /
         ``count`` arguments."""
         ...
 
@@ -177,7 +174,7 @@ class PolarsSide:
         self, metrics: list[str], x: Columns, ci: float | None, reference: object
     ) -> pl.LazyFrame:
         assert x.y_true is not None  # check_needs
-        day = fair.free_name("day", self.rows.collect_schema().names())
+        day = groups_fairness.free_name("day", self.rows.collect_schema().names())
         one_day = self.rows.with_columns(pl.lit(dt.date(1970, 1, 1)).alias(day))
         return _metrics(one_day).over_time(
             x.y_true, **window_arguments(metrics, x, ci, day=day, by=self.keys, reference=reference)
@@ -238,28 +235,28 @@ def metric_values(
     if estimated:
         assert x.y_true is not None  # check_needs
         parts.append(_window_values(side.one_window(estimated, x, ci, calibration), keys, ci))
-    windowed = [m for m in metrics if m in ot.METRICS]
-    binary = [m for m in metrics if m in RATES or m in ot.POSITIVE]
+    windowed = [m for m in metrics if m in over_time.METRICS]
+    binary = [m for m in metrics if m in RATES or m in over_time.POSITIVE]
     wide = None
     if binary:
         assert x.y_true is not None  # check_needs
         assert x.y_pred is not None
         rows, weighted = side.counted(x)
-        counts, pos = fair.binary_confusion(
+        counts, pos = groups_fairness.binary_confusion(
             rows, x.y_true, x.y_pred, by=keys or None, pos_label=x.pos_label, reserved=(),
             **weighted,
         )  # fmt: skip
-        table = fair.binary_table(counts, pos, "check", x.y_true, x.y_pred)
+        table = groups_fairness.binary_table(counts, pos, "check", x.y_true, x.y_pred)
         c = {k: pl.col(k) for k in ("tp", "fp", "fn", "tn")}
         # zero_division NaN: NaN exactly where the metric is undefined
-        exprs = [fm.binary_metric(m, c, float("nan")).alias(m) for m in binary]
+        exprs = [formulas.binary_metric(m, c, float("nan")).alias(m) for m in binary]
         for m in (m for m in binary if m in RATES and ci is not None):
-            low, high = an.proportion_bounds(m, ci)
+            low, high = analytic.proportion_bounds(m, ci)
             exprs += [low.alias(f"{m}_low"), high.alias(f"{m}_high")]
         wide = counts.finish(table.select(*counts.keys, *exprs)).cache()
     if windowed:
         values = _window_values(side.one_window(windowed, x, ci, None), keys, ci)
-        positive = [m for m in windowed if m in ot.POSITIVE]
+        positive = [m for m in windowed if m in over_time.POSITIVE]
         if positive:
             assert wide is not None
             defined = pl.concat(
@@ -323,7 +320,9 @@ def _realized_on_reference(
     """``*keys, _NAME, value, low, high`` of each metric on the reference rows, an
     estimated one as the same metric realized there (the reference holds labels):
     ``estimated_roc_auc - reference`` is the estimate less the reference's AUC."""
-    realized = {m: m.removeprefix(ew.PREFIX) if m in ESTIMATED else m for m in metrics}
+    realized = {
+        m: m.removeprefix(estimated_windows.PREFIX) if m in ESTIMATED else m for m in metrics
+    }
     values = metric_values(ref_rows, list(dict.fromkeys(realized.values())), keys, x, ci)
     values = values.cache()
     return pl.concat(
@@ -408,17 +407,17 @@ def _sides(
     if isinstance(reference, pl.Expr):
         dtypes = list(lf.select(reference).collect_schema().dtypes())
         if dtypes != [pl.Boolean]:
-            raise v.Bad.reference_not_boolean(reference, dtypes)
+            raise checks.Bad.reference_not_boolean(reference, dtypes)
         nulls = lf.select(reference.null_count().cast(pl.Int64).alias(_NULLS))
-        flag = v.raise_if_bad(nulls, [(_NULLS, v.Bad.reference_nulls)])
+        flag = checks.raise_if_bad(nulls, [(_NULLS, checks.Bad.reference_nulls)])
         return keyed.filter(~reference), keyed.filter(reference), flag
     if isinstance(reference, (pl.DataFrame, pl.LazyFrame)):
         if not relative:  # drift reads the frame as one sample
             return keyed, None, None
         ref = reference.lazy()
-        v.check_by(ref.collect_schema(), segments, names.output_columns("check"))
+        checks.check_by(ref.collect_schema(), segments, names.output_columns("check"))
         return keyed, _keyed(ref, segments, keys), None
-    raise v.Bad.reference_type(reference)
+    raise checks.Bad.reference_type(reference)
 
 
 @dataclass(frozen=True)
@@ -464,11 +463,11 @@ def plan(
     labelled = [r for r in parsed if r.column is None]
     # the interval options as every method checks them ("delta": the label metrics'
     # analytic default stands for each metric's own); a weight refuses intervals
-    wants_ci = v.wants_ci(
+    wants_ci = checks.wants_ci(
         ci, 1, "delta", x.weight if labelled else None, seed=0, methods=("delta",)
     )
-    segments = v.normalize_by(by)
-    v.check_by(schema, segments, names.output_columns("check"))
+    segments = checks.normalize_by(by)
+    checks.check_by(schema, segments, names.output_columns("check"))
     # the segments under stand-in names (no column of either side has them) that the
     # inner methods take as plain columns (a `by` named "metric" is just a segment)
     taken = [*schema.names(), *(reference_schema.names() if reference_schema else [])]
@@ -522,7 +521,7 @@ def judge(p: Plan, found: pl.LazyFrame, flag: pl.LazyFrame | None) -> pl.LazyFra
         table = segments_seen.join(table, how="cross")
     out = table.join(found, on=[*keys, _NAME], how="left", nulls_equal=True)
     # no rows (an empty frame without `by`): n is 0, so that `n >= 1000` fails there
-    counted = pl.col(_NAME).is_in(cat.names_of("size"))
+    counted = pl.col(_NAME).is_in(catalogue.names_of("size"))
     out = out.with_columns(
         pl.when(counted).then(pl.col(VALUE).fill_null(0.0)).otherwise(pl.col(VALUE)).alias(VALUE)
     )

@@ -9,11 +9,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pl_metrics._core import catalogue as cat
-from pl_metrics._core import formulas as fm
-from pl_metrics._groups import fairness as fair
-from pl_metrics._groups import over_time as ot
-from pl_metrics._monitoring import estimated_windows as ew
+from pl_metrics._core import catalogue, formulas
+from pl_metrics._groups import fairness as groups_fairness
+from pl_metrics._groups import over_time
+from pl_metrics._monitoring import estimated_windows
 
 #: ``drift``'s metrics, each of a column: ``psi(income)``.
 DRIFT = ("psi", "js_distance", "ks", "wasserstein")
@@ -21,15 +20,15 @@ DRIFT = ("psi", "js_distance", "ks", "wasserstein")
 #: (``false_positive_rate`` ...): one binary table, Wilson's interval.
 RATES = tuple(
     name
-    for name, m in fair.METRICS.items()
-    if name not in ot.METRICS and m.method == "binary" and name in fm.PROPORTIONS
+    for name, m in groups_fairness.METRICS.items()
+    if name not in over_time.METRICS and m.method == "binary" and name in formulas.PROPORTIONS
 )
 #: Every catalogue metric a rule may name, in the catalogue's order.
-METRICS = tuple(name for name in cat.CATALOGUE if name in ot.METRICS or name in RATES)
+METRICS = tuple(name for name in catalogue.CATALOGUE if name in over_time.METRICS or name in RATES)
 #: The metrics read from ``y_score`` (the others read ``y_pred``).
-SCORED = frozenset(name for name in METRICS if cat.CATALOGUE[name].scores)
+SCORED = frozenset(name for name in METRICS if catalogue.CATALOGUE[name].scores)
 #: The estimated metrics a rule may name (``over_time``'s ``estimated_<m>``).
-ESTIMATED = ew.METRICS
+ESTIMATED = estimated_windows.METRICS
 
 _RULE = re.compile(r"\s*(?P<left>.+?)\s*(?P<op>>=|<=|>|<)\s*(?P<right>.+?)\s*")
 _LEFT = re.compile(r"(?P<name>[A-Za-z_]\w*)(?:\s*\((?P<column>.+)\))?")
@@ -57,7 +56,7 @@ class Rule:
     @property
     def has_interval(self) -> bool:
         """Whether the rule's value gets an interval (else its point decides)."""
-        return self.column is None and self.name not in ot.WITHOUT_INTERVAL
+        return self.column is None and self.name not in over_time.WITHOUT_INTERVAL
 
 
 def _malformed(text: str) -> ValueError:

@@ -31,17 +31,12 @@ from typing import Any, get_args
 import polars as pl
 from polars.exceptions import ColumnNotFoundError
 
-from pl_metrics._core import catalogue as cat
-from pl_metrics._core import checks as v
-from pl_metrics._core import forms, inputs, names
-from pl_metrics._core import formulas as fm
-from pl_metrics._core import scores as sc
+from pl_metrics._core import catalogue, checks, forms, formulas, inputs, names, scores
 from pl_metrics._core.names import ALL, INTERNAL, NEG, POS, ROWS, SCORE
 from pl_metrics._core.options import checked
-from pl_metrics._intervals import label_draws as ld
+from pl_metrics._intervals import label_draws
 from pl_metrics._intervals.analytic import z_value
-from pl_metrics._monitoring import calibration as cal
-from pl_metrics._monitoring import segment_sums as ss
+from pl_metrics._monitoring import calibration, segment_sums
 from pl_metrics._typing import EstimatedMetric
 from pl_metrics.exceptions import DataError
 
@@ -83,29 +78,29 @@ def _binary_check(
     def check(df: pl.DataFrame) -> pl.DataFrame:
         lows, highs = df[_LOW].drop_nulls(), df[_HIGH].drop_nulls()
         if lows.len() and lows.min() != highs.max():
-            present = v.labels_present(rows, column)
-            raise v.Bad.not_binary_labels(column, argument, pos_label, present)
+            present = checks.labels_present(rows, column)
+            raise checks.Bad.not_binary_labels(column, argument, pos_label, present)
         return df
 
     return frame.map_batches(check)
 
 
 def _label_aggs(
-    column: str, positive: pl.Expr, types: v.LabelTypes, default_pos: bool
-) -> tuple[list[pl.Expr], list[v.Check]]:
+    column: str, positive: pl.Expr, types: checks.LabelTypes, default_pos: bool
+) -> tuple[list[pl.Expr], list[checks.Check]]:
     """The aggregations checking a label column: nulls, NaN, the other labels, the
     default ``pos_label``'s {0, 1} / {-1, 1}."""
-    aggs, checks = sc.true_checks(column, types)
+    aggs, checks = scores.true_checks(column, types)
     other = pl.col(column).filter(~positive)
     aggs += [other.min().alias(_LOW), other.max().alias(_HIGH)]
-    aggs += sc.default_pos_label_aggs(pl.col(column)) if default_pos else []
+    aggs += scores.default_pos_label_aggs(pl.col(column)) if default_pos else []
     return aggs, checks
 
 
 def _labels_checked(
     frame: pl.LazyFrame,
     rows: pl.LazyFrame,
-    checks: list[v.Check],
+    data_checks: list[checks.Check],
     *,
     column: str,
     argument: str,
@@ -113,9 +108,9 @@ def _labels_checked(
     default_pos: bool,
 ) -> pl.LazyFrame:
     """``frame`` raising its counted checks, then the label rules, at collect."""
-    frame = v.raise_if_bad(frame, checks)
+    frame = checks.raise_if_bad(frame, data_checks)
     if default_pos:
-        frame = sc.check_default_pos_label(frame, rows, column)
+        frame = scores.check_default_pos_label(frame, rows, column)
     return _binary_check(frame, rows, column, argument, pos_label).drop(_LOW, _HIGH)
 
 
@@ -138,29 +133,32 @@ def _current_state(
     ``group_by`` would evaluate them group by group) with the least score, and
     ``check(counts, lists)``, which raises the first failing check."""
     predicted = pl.col(y_pred) == pl.lit(pos_label, schema[y_pred])
-    score = sc.as_score(y_score, schema[y_score])
+    score = scores.as_score(y_score, schema[y_score])
     if keyed:
-        lists = [ss.sort_key(score, predicted).alias(ss.KEY)]
+        lists = [segment_sums.sort_key(score, predicted).alias(segment_sums.KEY)]
     else:
-        lists = [score.alias(ss.SCORES), predicted.fill_null(value=False).alias(ss.PREDICTED)]
-    aggs, checks = sc.score_checks(schema, [y_score])
-    aggs.append(score.min().alias(ss.LEAST))
+        lists = [
+            score.alias(segment_sums.SCORES),
+            predicted.fill_null(value=False).alias(segment_sums.PREDICTED),
+        ]
+    aggs, data_checks = scores.score_checks(schema, [y_score])
+    aggs.append(score.min().alias(segment_sums.LEAST))
     if probabilities:  # calibration=None: the scores are the probabilities
         outside = (score < 0) | (score > 1)
         aggs.append(outside.sum().alias(_OUTSIDE))
-        checks.append((_OUTSIDE, lambda n: v.Bad.scores_not_probabilities(y_score, n)))
+        data_checks.append((_OUTSIDE, lambda n: checks.Bad.scores_not_probabilities(y_score, n)))
     label_aggs, label_checks = _label_aggs(
-        y_pred, predicted, v.single_label_types(schema, y_pred), default_pos
+        y_pred, predicted, checks.single_label_types(schema, y_pred), default_pos
     )
     aggs += label_aggs
-    checks += label_checks
+    data_checks += label_checks
     totals: list[pl.Expr] = []
     if weight is not None:
         w = pl.col(weight).cast(pl.Float64)
-        lists.append(w.alias(ss.WEIGHTS))
-        aggs.append(v.bad_weight(weight).alias(v.BAD_WEIGHT))
-        totals.append(v.weight_total_too_large(w.sum()).alias(inputs.SEGMENT_WEIGHT))
-        checks += inputs.weight_checks(weight)
+        lists.append(w.alias(segment_sums.WEIGHTS))
+        aggs.append(checks.bad_weight(weight).alias(checks.BAD_WEIGHT))
+        totals.append(checks.weight_total_too_large(w.sum()).alias(inputs.SEGMENT_WEIGHT))
+        data_checks += inputs.weight_checks(weight)
     listed = [e.meta.output_name() for e in lists]
     if keys:  # the lists' columns made first: plain columns aggregate fastest
         grouped = rows.with_columns(lists).group_by(keys).agg(*listed, *totals)
@@ -180,7 +178,7 @@ def _current_state(
         checked = _labels_checked(
             frame,
             rows,
-            checks,
+            data_checks,
             column=y_pred,
             argument="y_pred",
             pos_label=pos_label,
@@ -210,7 +208,7 @@ class Reference:
         if isinstance(reference, pl.Expr):
             dtypes = list(lf.select(reference).collect_schema().dtypes())
             if dtypes != [pl.Boolean]:
-                raise v.Bad.reference_not_boolean(reference, dtypes)
+                raise checks.Bad.reference_not_boolean(reference, dtypes)
             self.flag = reference
             rows, where = lf.filter(reference), ""
             self.schema = lf.collect_schema()
@@ -218,7 +216,7 @@ class Reference:
             rows, where = reference.lazy(), " in the reference"
             self.schema = rows.collect_schema()
         else:
-            raise v.Bad.reference_type(reference)
+            raise checks.Bad.reference_type(reference)
         given = {"y_true": y_true, "y_score": y_score, "weight": weight}
         for argument, column in given.items():
             if column is not None and column not in self.schema:
@@ -227,11 +225,11 @@ class Reference:
                     f"available columns: {list(self.schema.names())}"
                 )
                 raise ColumnNotFoundError(msg)
-        v.check_numeric(self.schema, "y_score", y_score)
-        v.check_numeric(self.schema, "weight", weight)
-        self.pos_label = sc.resolve_pos_label(self.schema, y_true, pos_label)
-        self.default_pos = sc.defaults_pos_label(self.schema, y_true, pos_label)
-        self.rows = v.without_zero_weights(rows, weight)
+        checks.check_numeric(self.schema, "y_score", y_score)
+        checks.check_numeric(self.schema, "weight", weight)
+        self.pos_label = scores.resolve_pos_label(self.schema, y_true, pos_label)
+        self.default_pos = scores.defaults_pos_label(self.schema, y_true, pos_label)
+        self.rows = checks.without_zero_weights(rows, weight)
         self.lf, self.y_true, self.y_score, self.weight = lf, y_true, y_score, weight
 
     def marked(self, lf: pl.LazyFrame) -> pl.LazyFrame:
@@ -249,24 +247,27 @@ class Reference:
         weight checks raised (the score checks are :meth:`_counts`')."""
         schema, y_true = self.schema, self.y_true
         positive = pl.col(y_true) == pl.lit(self.pos_label, schema[y_true])
-        aggs, checks = _label_aggs(
-            y_true, positive, v.single_label_types(schema, y_true), self.default_pos
+        aggs, data_checks = _label_aggs(
+            y_true, positive, checks.single_label_types(schema, y_true), self.default_pos
         )
         aggs += [positive.sum().alias(_POSITIVE_ROWS), (~positive).sum().alias(_NEGATIVE_ROWS)]
-        score = sc.as_score(self.y_score, schema[self.y_score])
+        score = scores.as_score(self.y_score, schema[self.y_score])
         aggs += [score.implode(), positive.fill_null(value=False).implode().alias(POS)]
-        score_aggs, self._score_checks = sc.score_checks(schema, [self.y_score])
+        score_aggs, self._score_checks = scores.score_checks(schema, [self.y_score])
         aggs += score_aggs
         if self.weight is not None:
             w = pl.col(self.weight).cast(pl.Float64)
-            aggs += [v.bad_weight(self.weight).alias(v.BAD_WEIGHT), w.implode().alias(NEG)]
-            aggs.append(v.weight_total_too_large(w.sum()).alias(inputs.SEGMENT_WEIGHT))
-            checks += inputs.weight_checks(self.weight)
+            aggs += [
+                checks.bad_weight(self.weight).alias(checks.BAD_WEIGHT),
+                w.implode().alias(NEG),
+            ]
+            aggs.append(checks.weight_total_too_large(w.sum()).alias(inputs.SEGMENT_WEIGHT))
+            data_checks += inputs.weight_checks(self.weight)
         read = self.rows.select(aggs).collect()
         checked = _labels_checked(
             read.lazy().drop(SCORE, POS, *([NEG] if self.weight else [])),
             self.rows,
-            checks,
+            data_checks,
             column=y_true,
             argument="y_true",
             pos_label=self.pos_label,
@@ -279,13 +280,13 @@ class Reference:
         """(scores, positive, weight): each distinct reference score, ascending, with
         the summed weights of its positive rows and of all its rows (bad scores
         raised; sorted and summed by :func:`segment_sums.score_sums`)."""
-        v.raise_if_bad(read.lazy(), self._score_checks).collect()
+        checks.raise_if_bad(read.lazy(), self._score_checks).collect()
 
         def flat(name: str) -> Any:
             return read.get_column(name).explode().to_numpy()
 
         weights = None if self.weight is None else flat(NEG)
-        return ss.score_sums(flat(SCORE), flat(POS).astype(bool), weights)
+        return segment_sums.score_sums(flat(SCORE), flat(POS).astype(bool), weights)
 
     def fit(self) -> tuple[Any, Any]:
         """(the distinct reference scores, their isotonic fit), as
@@ -294,19 +295,19 @@ class Reference:
         if self.flag is not None:
             nulls = self.lf.select(self.flag.null_count()).collect().item()
             if nulls:
-                raise v.Bad.reference_nulls(nulls)
+                raise checks.Bad.reference_nulls(nulls)
         try:  # the current rows' columns have the same names: say whose rows are bad
             positives, negatives, read = self._read()
         except DataError as error:
-            raise v.Bad.in_reference(error) from None
+            raise checks.Bad.in_reference(error) from None
         if not (positives and negatives):
-            present = v.labels_present(self.rows, self.y_true)
-            raise v.Bad.reference_one_class(self.y_true, self.pos_label, present)
+            present = checks.labels_present(self.rows, self.y_true)
+            raise checks.Bad.reference_one_class(self.y_true, self.pos_label, present)
         try:
             scores, positive, weight = self._counts(read)
         except DataError as error:
-            raise v.Bad.in_reference(error) from None
-        return cal.knots(scores, cal.isotonic(positive, weight))
+            raise checks.Bad.in_reference(error) from None
+        return calibration.knots(scores, calibration.isotonic(positive, weight))
 
 
 def _segment_sums(
@@ -349,22 +350,22 @@ def _segment_sums(
             fitted = None if fitting is None else fitting.result()
         check(found, df)
         sorted_keys = keyed
-        if keyed and bool((found.get_column(ss.LEAST) < 0).any()):
+        if keyed and bool((found.get_column(segment_sums.LEAST) < 0).any()):
             df, sorted_keys = state(False)[0].collect(), False  # the keys need one sign
-        values = df.get_column(ss.KEY if sorted_keys else ss.SCORES)
+        values = df.get_column(segment_sums.KEY if sorted_keys else segment_sums.SCORES)
         sizes = values.list.len().to_numpy().astype(np.int64)
 
         def flat(name: str) -> Any:
             return df.get_column(name).explode().to_numpy()
 
         def calibrate(scores: Any) -> Any:
-            return scores if fitted is None else cal.calibrate(scores, *fitted)
+            return scores if fitted is None else calibration.calibrate(scores, *fitted)
 
-        out = ss.segment_sums(
+        out = segment_sums.segment_sums(
             sizes,
-            flat(ss.KEY if sorted_keys else ss.SCORES),
-            None if sorted_keys else flat(ss.PREDICTED),
-            flat(ss.WEIGHTS) if weighted else None,
+            flat(segment_sums.KEY if sorted_keys else segment_sums.SCORES),
+            None if sorted_keys else flat(segment_sums.PREDICTED),
+            flat(segment_sums.WEIGHTS) if weighted else None,
             calibrate,
             ci=ci,
         )
@@ -389,13 +390,13 @@ def _metrics(chosen: list[str], ci: float | None) -> tuple[list[pl.Expr], list[p
     counts = {"tp": tp, "fp": fp, "fn": fn, "tn": tn}
     values: dict[str, pl.Expr] = {}
     for name in chosen:
-        metric = cat.CATALOGUE[name]
-        if metric.ranked is cat.Ranked.AUC:  # the segment sums' column
+        metric = catalogue.CATALOGUE[name]
+        if metric.ranked is catalogue.Ranked.AUC:  # the segment sums' column
             values[name] = pl.col(name)
         elif metric.correct_share:
-            values[name] = fm.accuracy(tp + tn, tp + fp + fn + tn, nan)
+            values[name] = formulas.accuracy(tp + tn, tp + fp + fn + tn, nan)
         else:
-            values[name] = fm.binary_metric(name, counts, nan)
+            values[name] = formulas.binary_metric(name, counts, nan)
     columns = [values[name].fill_nan(None).alias(name) for name in chosen]
     if ci is None:
         return columns, []
@@ -405,12 +406,12 @@ def _metrics(chosen: list[str], ci: float | None) -> tuple[list[pl.Expr], list[p
     bounds = []
     for name in chosen:
         value = pl.col(name)
-        if cat.CATALOGUE[name].ranked is cat.Ranked.AUC:
+        if catalogue.CATALOGUE[name].ranked is catalogue.Ranked.AUC:
             variance = pl.col(_VAR_AUC)
         else:
-            gradient = ld.count_gradient(name, *shares)
-            variance = ld.count_variance(gradient, (pl.col(_VAR_TP), pl.col(_VAR_FN)))
-        bounds += ld.normal_bounds(value, variance, z, name)
+            gradient = label_draws.count_gradient(name, *shares)
+            variance = label_draws.count_variance(gradient, (pl.col(_VAR_TP), pl.col(_VAR_FN)))
+        bounds += label_draws.normal_bounds(value, variance, z, name)
     return columns, bounds
 
 
@@ -447,14 +448,14 @@ def estimated_performance(
     ref = None
     if calibration is not None:
         assert y_true is not None  # check_arguments
-        v.check_column_name("y_true", y_true)
+        checks.check_column_name("y_true", y_true)
         ref = Reference(
             lf, reference, y_true=y_true, y_score=y_score, weight=weight, pos_label=pos_label
         )
         lf = ref.marked(lf)
     rows = given.rows(lf)
     current = rows if ref is None else ref.current(rows)
-    pos = sc.resolve_pos_label(schema, y_pred, pos_label)
+    pos = scores.resolve_pos_label(schema, y_pred, pos_label)
     keys = given.keys or [ALL]
 
     def state(keyed: bool) -> tuple[pl.LazyFrame, pl.LazyFrame, Any]:
@@ -465,7 +466,7 @@ def estimated_performance(
             y_pred,
             y_score,
             pos_label=pos,
-            default_pos=sc.defaults_pos_label(schema, y_pred, pos_label),
+            default_pos=scores.defaults_pos_label(schema, y_pred, pos_label),
             weight=weight,
             probabilities=ref is None,
             keyed=keyed,

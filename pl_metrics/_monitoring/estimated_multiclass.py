@@ -34,19 +34,12 @@ from typing import Any
 import polars as pl
 from polars.exceptions import ColumnNotFoundError, SchemaError
 
-from pl_metrics._core import catalogue as cat
-from pl_metrics._core import checks as v
-from pl_metrics._core import formulas as fm
-from pl_metrics._core import inputs, names
-from pl_metrics._core import scores as sc
+from pl_metrics._core import catalogue, checks, formulas, inputs, names, scores
 from pl_metrics._core.names import ALL, INTERNAL
 from pl_metrics._core.options import checked
-from pl_metrics._intervals import class_draws as cd
-from pl_metrics._intervals import label_draws as ld
+from pl_metrics._intervals import class_draws, label_draws
 from pl_metrics._intervals.analytic import z_value
-from pl_metrics._monitoring import calibration as cal
-from pl_metrics._monitoring import estimated as est
-from pl_metrics._monitoring import segment_sums as ss
+from pl_metrics._monitoring import calibration, estimated, segment_sums
 from pl_metrics.exceptions import DataError
 
 METHOD = "estimated_performance"
@@ -72,7 +65,7 @@ def check_options(*, pos_label: object) -> None:
 def _labels(keys: list[object], dtype: pl.DataType, column: str) -> pl.Series:
     """The mapping's keys as labels of ``column`` (``dtype``), in the order given."""
     try:
-        labels = [v.label_value(k, dtype, "y_score", column) for k in keys]
+        labels = [checks.label_value(k, dtype, "y_score", column) for k in keys]
     except ValueError as exc:
         msg = f"the keys of `y_score` {keys!r} must be labels of {column!r} ({dtype}): {exc}"
         raise SchemaError(msg) from None
@@ -88,34 +81,36 @@ def _class_index(column: str, classes: pl.Series) -> pl.Expr:
 
 def _label_checks(
     schema: pl.Schema, column: str, classes: pl.Series, rows: pl.LazyFrame
-) -> tuple[list[pl.Expr], list[v.Check]]:
+) -> tuple[list[pl.Expr], list[checks.Check]]:
     """Nulls, NaN labels and labels without a score column in the mapping."""
-    aggs, checks = sc.true_checks(column, v.single_label_types(schema, column))
+    aggs, data_checks = scores.true_checks(column, checks.single_label_types(schema, column))
     unknown = pl.col(column).is_not_null() & ~pl.col(column).is_in(classes.implode())
     if schema[column].is_float():  # a NaN is no label (true_checks counts it)
         unknown = unknown & pl.col(column).is_not_nan()
     aggs.append(unknown.sum().alias(_UNKNOWN))
 
     def unknown_error(n: int) -> DataError:
-        present = v.labels_present(rows.filter(unknown), column)
-        return v.Bad.unknown_classes(column, n, classes.to_list(), present)
+        present = checks.labels_present(rows.filter(unknown), column)
+        return checks.Bad.unknown_classes(column, n, classes.to_list(), present)
 
-    checks.append((_UNKNOWN, unknown_error))
-    return aggs, checks
+    data_checks.append((_UNKNOWN, unknown_error))
+    return aggs, data_checks
 
 
 def _scores_weights(
     schema: pl.Schema, columns: list[str], weight: str | None
-) -> tuple[list[pl.Expr], list[pl.Expr], list[v.Check]]:
+) -> tuple[list[pl.Expr], list[pl.Expr], list[checks.Check]]:
     """(the lists of the rows' scores (and weights), the checks' aggregations, the
     checks): bad scores, bad weights."""
-    lists = [sc.as_score(c, schema[c]).alias(f"{INTERNAL}score_{i}") for i, c in enumerate(columns)]
-    aggs, checks = sc.score_checks(schema, columns)
+    lists = [
+        scores.as_score(c, schema[c]).alias(f"{INTERNAL}score_{i}") for i, c in enumerate(columns)
+    ]
+    aggs, data_checks = scores.score_checks(schema, columns)
     if weight is not None:
-        lists.append(pl.col(weight).cast(pl.Float64).alias(ss.WEIGHTS))
-        aggs.append(v.bad_weight(weight).alias(v.BAD_WEIGHT))
-        checks += inputs.weight_checks(weight)
-    return lists, aggs, checks
+        lists.append(pl.col(weight).cast(pl.Float64).alias(segment_sums.WEIGHTS))
+        aggs.append(checks.bad_weight(weight).alias(checks.BAD_WEIGHT))
+        data_checks += inputs.weight_checks(weight)
+    return lists, aggs, data_checks
 
 
 class Reference:
@@ -136,7 +131,7 @@ class Reference:
         if isinstance(reference, pl.Expr):
             dtypes = list(lf.select(reference).collect_schema().dtypes())
             if dtypes != [pl.Boolean]:
-                raise v.Bad.reference_not_boolean(reference, dtypes)
+                raise checks.Bad.reference_not_boolean(reference, dtypes)
             self.flag = reference
             rows, where = lf.filter(reference), ""
             self.schema = lf.collect_schema()
@@ -144,7 +139,7 @@ class Reference:
             rows, where = reference.lazy(), " in the reference"
             self.schema = rows.collect_schema()
         else:
-            raise v.Bad.reference_type(reference)
+            raise checks.Bad.reference_type(reference)
         self.columns = columns
         given = [("y_true", y_true), *(("y_score", c) for c in self.columns), ("weight", weight)]
         for argument, column in given:
@@ -155,10 +150,10 @@ class Reference:
                 )
                 raise ColumnNotFoundError(msg)
         for column in self.columns:
-            v.check_numeric(self.schema, "y_score", column)
-        v.check_numeric(self.schema, "weight", weight)
+            checks.check_numeric(self.schema, "y_score", column)
+        checks.check_numeric(self.schema, "weight", weight)
         self.classes = _labels(keys, self.schema[y_true], y_true)  # the current rows' order
-        self.rows = v.without_zero_weights(rows, weight)
+        self.rows = checks.without_zero_weights(rows, weight)
         self.lf, self.y_true, self.weight = lf, y_true, weight
 
     def marked(self, lf: pl.LazyFrame) -> pl.LazyFrame:
@@ -171,14 +166,14 @@ class Reference:
 
     def _read(self) -> pl.DataFrame:
         """The reference's scores, classes (and weights) as lists, its checks raised."""
-        lists, aggs, checks = _scores_weights(self.schema, self.columns, self.weight)
+        lists, aggs, data_checks = _scores_weights(self.schema, self.columns, self.weight)
         label_aggs, label_checks = _label_checks(self.schema, self.y_true, self.classes, self.rows)
         lists.append(_class_index(self.y_true, self.classes).alias(_CLASS))
         if self.weight is not None:
-            total = v.weight_total_too_large(pl.col(self.weight).cast(pl.Float64).sum())
+            total = checks.weight_total_too_large(pl.col(self.weight).cast(pl.Float64).sum())
             aggs.append(total.alias(inputs.SEGMENT_WEIGHT))
         read = self.rows.select(*(e.implode() for e in lists), *aggs, *label_aggs).collect()
-        v.raise_if_bad(read.lazy(), [*label_checks, *checks]).collect()
+        checks.raise_if_bad(read.lazy(), [*label_checks, *data_checks]).collect()
         return read
 
     def fit(self) -> list[tuple[Any, Any]]:
@@ -187,20 +182,24 @@ class Reference:
         if self.flag is not None:
             nulls = self.lf.select(self.flag.null_count()).collect().item()
             if nulls:
-                raise v.Bad.reference_nulls(nulls)
+                raise checks.Bad.reference_nulls(nulls)
         try:  # the current rows' columns have the same names: say whose rows are bad
             read = self._read()
         except DataError as error:
-            raise v.Bad.in_reference(error) from None
+            raise checks.Bad.in_reference(error) from None
         index = read.get_column(_CLASS).explode().to_numpy()
         if not index.size:
-            raise v.Bad.reference_empty(self.y_true)
-        weights = None if self.weight is None else read.get_column(ss.WEIGHTS).explode().to_numpy()
+            raise checks.Bad.reference_empty(self.y_true)
+        weights = (
+            None
+            if self.weight is None
+            else read.get_column(segment_sums.WEIGHTS).explode().to_numpy()
+        )
         maps = []
         for i in range(self.classes.len()):
             scores = read.get_column(f"{INTERNAL}score_{i}").explode().to_numpy()
-            distinct, positive, total = ss.score_sums(scores, index == i, weights)
-            maps.append(cal.knots(distinct, cal.isotonic(positive, total)))
+            distinct, positive, total = segment_sums.score_sums(scores, index == i, weights)
+            maps.append(calibration.knots(distinct, calibration.isotonic(positive, total)))
         return maps
 
 
@@ -211,7 +210,9 @@ def probabilities(scores: Any, maps: list[tuple[Any, Any]] | None) -> Any:
     import numpy as np
 
     if maps is not None:
-        scores = np.column_stack([cal.calibrate(scores[:, i], *m) for i, m in enumerate(maps)])
+        scores = np.column_stack(
+            [calibration.calibrate(scores[:, i], *m) for i, m in enumerate(maps)]
+        )
     total = scores.sum(axis=1, keepdims=True)
     uniform = np.full_like(scores, 1.0 / scores.shape[1])
     return np.divide(scores, total, out=uniform, where=total != 0)
@@ -219,7 +220,7 @@ def probabilities(scores: Any, maps: list[tuple[Any, Any]] | None) -> Any:
 
 def _outside(column: str) -> Callable[[int], DataError]:
     """The error of ``column``'s scores outside [0, 1] (calibration=None)."""
-    return lambda n: v.Bad.scores_not_probabilities(column, n)
+    return lambda n: checks.Bad.scores_not_probabilities(column, n)
 
 
 def _current(
@@ -232,23 +233,23 @@ def _current(
     classes: pl.Series,
     weight: str | None,
     probabilities_given: bool,
-) -> tuple[pl.LazyFrame, pl.LazyFrame, list[v.Check]]:
+) -> tuple[pl.LazyFrame, pl.LazyFrame, list[checks.Check]]:
     """(lists, counts, checks): each segment's scores, predicted classes (and
     weights) as lists, and the data checks counted over all the rows."""
-    lists, aggs, checks = _scores_weights(schema, columns, weight)
+    lists, aggs, data_checks = _scores_weights(schema, columns, weight)
     lists.append(_class_index(y_pred, classes).alias(_CLASS))
     label_aggs, label_checks = _label_checks(schema, y_pred, classes, rows)
     aggs += label_aggs
-    checks = [*label_checks, *checks]
+    data_checks = [*label_checks, *data_checks]
     if probabilities_given:  # calibration=None: the scores are probabilities
         for i, column in enumerate(columns):
             score = pl.col(column).cast(pl.Float64)
             aggs.append(((score < 0) | (score > 1)).sum().alias(f"{_OUTSIDE}_{i}"))
-            checks.append((f"{_OUTSIDE}_{i}", _outside(column)))
+            data_checks.append((f"{_OUTSIDE}_{i}", _outside(column)))
     totals = []
     if weight is not None:
         total = pl.col(weight).cast(pl.Float64).sum()
-        totals.append(v.weight_total_too_large(total).alias(inputs.SEGMENT_WEIGHT))
+        totals.append(checks.weight_total_too_large(total).alias(inputs.SEGMENT_WEIGHT))
     listed = [e.meta.output_name() for e in lists]
     if keys:
         grouped = rows.with_columns(lists).group_by(keys).agg(*listed, *totals)
@@ -259,13 +260,13 @@ def _current(
             .drop(_ROWS)
             .with_columns(pl.lit(0, pl.Int8).alias(ALL))
         )
-    return grouped, rows.select(aggs), checks
+    return grouped, rows.select(aggs), data_checks
 
 
 def _sums(
     lists: pl.LazyFrame,
     counts: pl.LazyFrame,
-    checks: list[v.Check],
+    data_checks: list[checks.Check],
     *,
     keys: list[str],
     n_classes: int,
@@ -276,12 +277,14 @@ def _sums(
     """``*keys, _CLASS, n, _TP, _FP, _FN, _TN, roc_auc``: each segment's sums of each
     class (its index), at collect: the maps fitted beside the current rows' query,
     the checks raised, then one numpy pass per class.  With ``ci_metrics`` (the
-    metrics of ``ci``): each class's variances of the binary path (``est._VAR_TP``,
-    ``est._VAR_FN``, ``est._VAR_AUC``) and each average's variance of each metric
+    metrics of ``ci``): each class's variances of the binary path (``estimated._VAR_TP``,
+    ``estimated._VAR_FN``, ``estimated._VAR_AUC``) and each average's variance of each metric
     (:func:`_variance`, the segment's on every class row: :mod:`.class_draws`)."""
     given = lists.collect_schema()
     averaged = [] if ci_metrics is None else _averaged(ci_metrics)
-    variances = [] if ci_metrics is None else [est._VAR_TP, est._VAR_FN, est._VAR_AUC]
+    variances = (
+        [] if ci_metrics is None else [estimated._VAR_TP, estimated._VAR_FN, estimated._VAR_AUC]
+    )
     variances += [_variance(average, m) for average, m in averaged]
     schema = pl.Schema(
         {
@@ -307,7 +310,7 @@ def _sums(
         if weighted:
             too_large = df.get_column(inputs.SEGMENT_WEIGHT).sum()
             found = found.with_columns(pl.lit(too_large, pl.Int64).alias(inputs.SEGMENT_WEIGHT))
-        v.raise_if_bad(found.lazy(), checks).collect()
+        checks.raise_if_bad(found.lazy(), data_checks).collect()
         sizes = df.get_column(_CLASS).list.len().to_numpy().astype(np.int64)
 
         def flat(name: str) -> Any:
@@ -315,10 +318,10 @@ def _sums(
 
         scores = np.column_stack([flat(f"{INTERNAL}score_{i}") for i in range(n_classes)])
         p = probabilities(scores, maps)
-        predicted, weights = flat(_CLASS), flat(ss.WEIGHTS) if weighted else None
+        predicted, weights = flat(_CLASS), flat(segment_sums.WEIGHTS) if weighted else None
         ci = ci_metrics is not None
         outs = [
-            ss.segment_sums(
+            segment_sums.segment_sums(
                 sizes, scores[:, i], predicted == i, weights, None, ci=ci, probabilities=p[:, i]
             )
             for i in range(n_classes)
@@ -330,8 +333,8 @@ def _sums(
             sums |= {_TP: out["tp"], _FP: out["fp"], _FN: out["fn"], _TN: out["tn"]}
             sums["roc_auc"] = out["roc_auc"]
             if ci:
-                sums |= {est._VAR_TP: out["var_tp"], est._VAR_FN: out["var_fn"]}
-                sums |= {est._VAR_AUC: out["var_auc"], **spreads}
+                sums |= {estimated._VAR_TP: out["var_tp"], estimated._VAR_FN: out["var_fn"]}
+                sums |= {estimated._VAR_AUC: out["var_auc"], **spreads}
             columns = [pl.Series(k, c, dtype=schema[k]) for k, c in sums.items()]
             parts.append(df.select(keys).with_columns(columns))
         return pl.concat(parts) if parts else pl.DataFrame(schema=schema)
@@ -342,7 +345,7 @@ def _sums(
 def _averaged(metrics: list[str]) -> list[tuple[str, str]]:
     """(average, metric) of each interval on an average row: every metric on the
     three (accuracy the segment's), the ROC AUC on macro and weighted."""
-    ranked = {m for m in metrics if cat.CATALOGUE[m].ranked is cat.Ranked.AUC}
+    ranked = {m for m in metrics if catalogue.CATALOGUE[m].ranked is catalogue.Ranked.AUC}
     return [(a, m) for m in metrics for a in AVERAGES if not (a == "micro" and m in ranked)]
 
 
@@ -371,8 +374,8 @@ def _average_spreads(
     n = outs[0]["n"].astype(np.float64)  # the rows, or the summed weights
     u = 1.0 / n[segment] if weights is None else weights / n[segment]
     metrics = list(dict.fromkeys(m for _, m in averaged))
-    ranked = [m for m in metrics if cat.CATALOGUE[m].ranked is cat.Ranked.AUC]
-    found = cd.average_variances(
+    ranked = [m for m in metrics if catalogue.CATALOGUE[m].ranked is catalogue.Ranked.AUC]
+    found = class_draws.average_variances(
         metrics,
         (stacked("tp"), stacked("fp"), stacked("fn"), stacked("tn")),
         stacked("roc_auc"),
@@ -384,7 +387,7 @@ def _average_spreads(
 
 def _metric(name: str, tp: pl.Expr, fp: pl.Expr, fn: pl.Expr, tn: pl.Expr) -> pl.Expr:
     """A count metric of the (expected) counts; NaN where undefined."""
-    return fm.binary_metric(name, {"tp": tp, "fp": fp, "fn": fn, "tn": tn}, float("nan"))
+    return formulas.binary_metric(name, {"tp": tp, "fp": fp, "fn": fn, "tn": tn}, float("nan"))
 
 
 def _table(
@@ -400,15 +403,17 @@ def _table(
     (:func:`estimated._metrics`' bounds of its counts and variances); an average's
     the normal interval of its variance (:func:`_sums`')."""
     tp, fp, fn, tn = (pl.col(c) for c in (_TP, _FP, _FN, _TN))
-    counted = [m for m in metrics if cat.CATALOGUE[m].ranked is not cat.Ranked.AUC]
+    counted = [m for m in metrics if catalogue.CATALOGUE[m].ranked is not catalogue.Ranked.AUC]
     ranked = [m for m in metrics if m not in counted]
-    shares = [m for m in counted if cat.CATALOGUE[m].correct_share]  # accuracy
+    shares = [m for m in counted if catalogue.CATALOGUE[m].correct_share]  # accuracy
     per_class = sums.with_columns(
         *(_metric(m, tp, fp, fn, tn).alias(m) for m in counted if m not in shares),
         *(pl.lit(None, pl.Float64).alias(m) for m in shares),  # a segment's, not a class's
         pl.col(_CLASS).cast(pl.Int64).alias(_ORDER),
     )
-    bounds = [] if ci is None else est._metrics([m for m in metrics if m not in shares], ci)[1]
+    bounds = (
+        [] if ci is None else estimated._metrics([m for m in metrics if m not in shares], ci)[1]
+    )
     none = pl.lit(None, pl.Float64)
     bounds += [none.alias(f"{m}_{side}") for m in shares if ci for side in ("low", "high")]
     support = tp + fn  # the expected rows of the class: the weighted mean's weights
@@ -416,13 +421,13 @@ def _table(
     for m in counted + ranked:
         if m in shares:
             continue
-        macro, weighted = fm.class_averages(pl.col(m), support, skip_nan=True, integer=False)
+        macro, weighted = formulas.class_averages(pl.col(m), support, skip_nan=True, integer=False)
         averaged += [macro.alias(f"macro_{m}"), weighted.alias(f"weighted_{m}")]
     totals = [c.sum().alias(name) for c, name in ((tp, _TP), (fp, _FP), (fn, _FN), (tn, _TN))]
     spreads = [] if ci is None else [pl.col(_variance(a, m)).first() for a, m in _averaged(metrics)]
     grouped = per_class.group_by(keys).agg(pl.col("n").first(), *totals, *averaged, *spreads)
     s_tp, s_fp, s_fn, s_tn = (pl.col(c) for c in (_TP, _FP, _FN, _TN))
-    accuracy = fm.accuracy(s_tp, s_tp + s_fp, float("nan"))  # each row predicts one class
+    accuracy = formulas.accuracy(s_tp, s_tp + s_fp, float("nan"))  # each row predicts one class
     rows = []
     intervals = set(_averaged(metrics))
     for order, average in enumerate(AVERAGES, start=classes.len()):
@@ -440,7 +445,7 @@ def _table(
             if ci is not None:
                 spread = (average, m) in intervals
                 variance = pl.col(_variance(average, m)) if spread else none
-                values += ld.normal_bounds(value.fill_nan(None), variance, z_value(ci), m)
+                values += label_draws.normal_bounds(value.fill_nan(None), variance, z_value(ci), m)
         rows.append(
             grouped.select(
                 *keys,
@@ -492,7 +497,7 @@ def estimated_multiclass(
 ) -> pl.LazyFrame:
     """``*by, label, average, n, <metric>...`` (+ ``<metric>_low, <metric>_high``
     with ``ci``) of ``{label: column}`` scores (the options checked by the caller)."""
-    mapping = v.check_score_map("y_score", y_score)
+    mapping = checks.check_score_map("y_score", y_score)
     columns = list(mapping.values())
     reserved = names.output_columns(METHOD, ci=ci is not None)  # label, average among them
     given: inputs.Input[None] = inputs.schema_stage(
@@ -508,7 +513,7 @@ def estimated_multiclass(
     ref = None
     if calibration is not None:
         assert y_true is not None  # check_arguments
-        v.check_column_name("y_true", y_true)
+        checks.check_column_name("y_true", y_true)
         ref = Reference(
             lf, reference, y_true=y_true, keys=keys_sorted, columns=ordered, weight=weight
         )
@@ -516,7 +521,7 @@ def estimated_multiclass(
     rows = given.rows(lf)
     current = rows if ref is None else ref.current(rows)
     keys = given.keys or [ALL]
-    lists, counts, checks = _current(
+    lists, counts, data_checks = _current(
         current,
         given.keys,
         schema,
@@ -529,7 +534,7 @@ def estimated_multiclass(
     sums = _sums(
         lists,
         counts,
-        checks,
+        data_checks,
         keys=keys,
         n_classes=classes.len(),
         fit=None if ref is None else ref.fit,

@@ -18,19 +18,17 @@ from collections.abc import Callable
 
 import polars as pl
 
-from pl_metrics._core import checks as v
-from pl_metrics._core import inputs
-from pl_metrics._groups import over_time as ot
-from pl_metrics._monitoring import estimated as est
-from pl_metrics._monitoring import segment_sums as ss
+from pl_metrics._core import checks, inputs
+from pl_metrics._groups import over_time
+from pl_metrics._monitoring import estimated, segment_sums
 
 PREFIX = "estimated_"
 #: The names ``over_time`` takes for them: ``estimated_<m>`` for each metric of
 #: ``estimated_performance`` (``_typing.OverTimeEstimatedMetric``).
-METRICS: tuple[str, ...] = tuple(f"{PREFIX}{m}" for m in est.METRICS)
+METRICS: tuple[str, ...] = tuple(f"{PREFIX}{m}" for m in estimated.METRICS)
 
 
-def spread(w: ot.Windows) -> Callable[[pl.LazyFrame, list[str]], pl.LazyFrame]:
+def spread(w: over_time.Windows) -> Callable[[pl.LazyFrame, list[str]], pl.LazyFrame]:
     """The lists of each (segment, bucket) made those of each (segment, window): a
     bucket's lists in the ``w.k`` windows that hold it, concatenated per window (the
     last key: the bucket's end, then the window's); a window's weight total checked
@@ -43,9 +41,9 @@ def spread(w: ot.Windows) -> Callable[[pl.LazyFrame, list[str]], pl.LazyFrame]:
         listed = [c for c in columns if c not in keys and c != inputs.SEGMENT_WEIGHT]
         aggs = [pl.col(c).explode() for c in listed]
         if inputs.SEGMENT_WEIGHT in columns:  # weighted: the window's total
-            total = pl.col(ss.WEIGHTS).explode().sum()
-            aggs.append(v.weight_total_too_large(total).alias(inputs.SEGMENT_WEIGHT))
-        spread_ = ot.repeated(lists, keys[-1], w).group_by(keys).agg(aggs)
+            total = pl.col(segment_sums.WEIGHTS).explode().sum()
+            aggs.append(checks.weight_total_too_large(total).alias(inputs.SEGMENT_WEIGHT))
+        spread_ = over_time.repeated(lists, keys[-1], w).group_by(keys).agg(aggs)
         return spread_.select(columns)
 
     return windows
@@ -57,7 +55,7 @@ def estimated_windows(
     y_score: str,
     *,
     keys: list[str],
-    w: ot.Windows,
+    w: over_time.Windows,
     index: str,
     metrics: list[str],
     reference: object,
@@ -72,7 +70,7 @@ def estimated_windows(
     frame per metric as ``over_time``'s parts (intervals: ``estimated_performance``'s,
     the spread of the realized metric under labels drawn Bernoulli(p))."""
     wanted = [m.removeprefix(PREFIX) for m in metrics if m in METRICS]
-    frame = est.estimated_performance(
+    frame = estimated.estimated_performance(
         lf,
         y_pred,
         y_score,
@@ -87,8 +85,8 @@ def estimated_windows(
         windows=spread(w),
     )
     # a null index: its own bucket (a segment with a null end), refused
-    frame = ot.null_index_check(frame, ot.WINDOW_END, index).cache()
-    return [ot.long_rows(frame, keys[:-1], PREFIX + m, m, ci is not None) for m in wanted]
+    frame = over_time.null_index_check(frame, over_time.WINDOW_END, index).cache()
+    return [over_time.long_rows(frame, keys[:-1], PREFIX + m, m, ci is not None) for m in wanted]
 
 
 __all__ = ["METRICS", "PREFIX", "estimated_windows", "spread"]

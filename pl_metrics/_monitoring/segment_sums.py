@@ -35,7 +35,7 @@ from typing import Any
 import polars as pl
 
 from pl_metrics._core.names import INTERNAL
-from pl_metrics._intervals import label_draws as ld
+from pl_metrics._intervals import label_draws
 
 KEY = f"{INTERNAL}sort_key"  # un-weighted, scores not negative: bits << 1 | predicted
 SCORES = f"{INTERNAL}scores"  # else: the scores, the predictions (and the weights)
@@ -427,11 +427,11 @@ def _ci_sums(
             weight, running = 1.0, on_runs(last) - np.arange(runs, dtype=np.float64)
         else:
             weight, running = total, _running(total, first, last)
-        slopes = ld.auc_slopes(
+        slopes = label_draws.auc_slopes(
             (weight, running),
             (on_runs(p_total), on_runs(n_total), scale[0] if weights is None else scale),
         )
-        change = ld.auc_derivative(slopes, on_runs(value))
+        change = label_draws.auc_derivative(slopes, on_runs(value))
         squares = spread if total is None else spread * (pred_sq + rest_sq)
         out["var_auc"] = products(squares, change, change)
     out["auc_change"] = change

@@ -45,9 +45,7 @@ from dataclasses import dataclass
 import polars as pl
 from polars.exceptions import SchemaError
 
-from pl_metrics._core import checks as v
-from pl_metrics._core import forms, inputs, names
-from pl_metrics._core import indicators as ind
+from pl_metrics._core import checks, forms, indicators, inputs, names
 from pl_metrics._core.names import ALL, INTERNAL, ORD
 from pl_metrics.exceptions import DataError
 
@@ -82,7 +80,7 @@ class Multilabel:
     rows: pl.LazyFrame  # *keys, [ROW], TRUE, [PRED], [WEIGHT]   (unchecked: see check_aggs)
     by: list[str]  # the output names of the user's segments
     keys: list[str]  # their internal names, or ``[ALL]`` when ``by`` is empty
-    types: v.LabelTypes  # compute: the lists' inner dtype; output: the label column's
+    types: checks.LabelTypes  # compute: the lists' inner dtype; output: the label column's
     labels: pl.Series | None  # the fixed label set (``labels=`` or the mapping's keys)
     weighted: bool
     checks: tuple[tuple[str, pl.Expr, Callable[[int], DataError]], ...]
@@ -112,8 +110,8 @@ class Multilabel:
     def raise_if_bad(self, frame: pl.LazyFrame) -> pl.LazyFrame:
         """``frame`` (holding :meth:`check_aggs`' columns) raising the first failing
         check at collect, without the check columns."""
-        checks = [(name, error) for name, _, error in self.checks]
-        return v.raise_if_bad(frame, checks).drop([name for name, _, _ in self.checks])
+        data_checks = [(name, error) for name, _, error in self.checks]
+        return checks.raise_if_bad(frame, data_checks).drop([name for name, _, _ in self.checks])
 
     def with_all(self, frame: pl.LazyFrame) -> pl.LazyFrame:
         """An aggregated frame with the constant key :data:`ALL` when there is no ``by``."""
@@ -167,24 +165,24 @@ def _list_checks(
     """Row-wise flags of a List label column: null list, null label, repeated label,
     float label that is not a whole number."""
     tag = f"{INTERNAL}ml_bad_{column}"
-    checks: list[tuple[str, pl.Expr, Callable[[int], DataError]]] = [
-        (f"{tag}_null", col.is_null(), lambda n: v.Bad.nulls(column, n)),
+    data_checks: list[tuple[str, pl.Expr, Callable[[int], DataError]]] = [
+        (f"{tag}_null", col.is_null(), lambda n: checks.Bad.nulls(column, n)),
         (
             f"{tag}_null_label",
             # (list.drop_nulls().list.len() was 25x slower on 5M rows)
             col.list.eval(pl.element().is_null()).list.any().fill_null(False),
-            lambda n: v.Bad.null_in_lists(column, n),
+            lambda n: checks.Bad.null_in_lists(column, n),
         ),
         (
             f"{tag}_repeat",
             (col.list.n_unique() != col.list.len()).fill_null(False),
-            lambda n: v.Bad.duplicate_labels(column, n),
+            lambda n: checks.Bad.duplicate_labels(column, n),
         ),
     ]
     if inner.is_float():
-        not_label = col.list.eval(v.not_a_label(pl.element())).list.any().fill_null(False)
-        checks.append((f"{tag}_nan", not_label, lambda n: v.Bad.not_labels(column, n)))
-    return checks
+        not_label = col.list.eval(checks.not_a_label(pl.element())).list.any().fill_null(False)
+        data_checks.append((f"{tag}_nan", not_label, lambda n: checks.Bad.not_labels(column, n)))
+    return data_checks
 
 
 def _as_list(mapping: Mapping[object, str], labels: pl.Series) -> pl.Expr:
@@ -204,30 +202,30 @@ def _restricted(col: pl.Expr, labels: pl.Series) -> pl.Expr:
 #: A data check of the rows: (flag column, row-wise flag or aggregate, error from the count).
 _Check = tuple[str, pl.Expr, Callable[[int], DataError]]
 #: The normalised label lists ({argument: expression}), label types, fixed labels, checks.
-_Lists = tuple[dict[str, pl.Expr], v.LabelTypes, pl.Series | None, list[_Check]]
+_Lists = tuple[dict[str, pl.Expr], checks.LabelTypes, pl.Series | None, list[_Check]]
 
 
 def _from_mappings(maps: dict[str, dict[object, str]], schema: pl.Schema, labels: object) -> _Lists:
     """Indicator mappings -> label lists (sorted labels), their dtype and checks."""
     forms.same_indicator_labels(maps)
     for argument, mapping in maps.items():
-        v.check_columns(schema, **{f"{argument}[{k!r}]": c for k, c in mapping.items()})
-    keys_s = ind.mapping_labels(maps["y_true"], "y_true", LABEL)
-    types = v.LabelTypes(compute=keys_s.dtype, output=keys_s.dtype)
+        checks.check_columns(schema, **{f"{argument}[{k!r}]": c for k, c in mapping.items()})
+    keys_s = indicators.mapping_labels(maps["y_true"], "y_true", LABEL)
+    types = checks.LabelTypes(compute=keys_s.dtype, output=keys_s.dtype)
     fixed = keys_s
     if labels is not None:
-        fixed = v.labels_series(labels, keys_s.dtype, "y_true")
+        fixed = checks.labels_series(labels, keys_s.dtype, "y_true")
         forms.labels_among_keys(fixed.to_list(), keys_s.to_list())
     kept = fixed.sort()
     lists = {a: _as_list(m, kept) for a, m in maps.items()}
-    checks = [c for a, m in maps.items() for c in ind.indicator_checks(a, m, schema)]
-    return lists, types, fixed, checks
+    data_checks = [c for a, m in maps.items() for c in indicators.indicator_checks(a, m, schema)]
+    return lists, types, fixed, data_checks
 
 
 def _from_lists(columns: dict[str, str], schema: pl.Schema, labels: object) -> _Lists:
     """List columns -> label lists in the compute dtype, their dtype and checks."""
     for argument, column in columns.items():
-        v.check_columns(schema, **{argument: column})
+        checks.check_columns(schema, **{argument: column})
         if not isinstance(schema[column], pl.List):
             msg = (
                 f"column {column!r} (argument `{argument}`) must be a List column of "
@@ -241,18 +239,18 @@ def _from_lists(columns: dict[str, str], schema: pl.Schema, labels: object) -> _
     }
     fake = pl.Schema({columns[a]: inner[a] for a in columns})
     t_col = columns["y_true"]
-    types = v.label_types(fake, t_col, columns.get("y_pred", t_col))
-    fixed = None if labels is None else v.labels_series(labels, types.compute, t_col)
-    lists, checks = {}, []
+    types = checks.label_types(fake, t_col, columns.get("y_pred", t_col))
+    fixed = None if labels is None else checks.labels_series(labels, types.compute, t_col)
+    lists, data_checks = {}, []
     for argument, column in columns.items():
         col = pl.col(column)
         if argument == "y_true" or column != columns["y_true"]:  # one column: checked once
-            checks += _list_checks(column, inner[argument], col)
+            data_checks += _list_checks(column, inner[argument], col)
         if inner[argument].is_float():  # -0.0 is the label 0.0
             col = col.list.eval(pl.element().cast(pl.Float64) + 0.0)
         as_compute = col.cast(pl.List(types.compute))
         lists[argument] = as_compute if fixed is None else _restricted(as_compute, fixed)
-    return lists, types, fixed, checks
+    return lists, types, fixed, data_checks
 
 
 def _form(
@@ -265,7 +263,7 @@ def _form(
     if mappings:
         maps = {a: forms.indicator_map(a, m) for a, m in mappings.items()}
         return _from_mappings(maps, schema, labels)
-    columns = {a: v.check_column_name(a, c) for a, c in pair.items()}
+    columns = {a: checks.check_column_name(a, c) for a, c in pair.items()}
     return _from_lists(columns, schema, labels)
 
 
@@ -297,7 +295,7 @@ def multilabel_input(
         reserved=reserved,
         read=lambda schema: _form(y_true, y_pred, schema, labels),
     )
-    lists, types, fixed, checks = given.read
+    lists, types, fixed, data_checks = given.read
     keys = given.keys
     frame = given.rows(lf.with_row_index(ROW).cast({ROW: pl.Int64}) if row_index else lf)
     exprs = [pl.col(c) for c in [*keys, *([ROW] if row_index else [])]]
@@ -307,14 +305,18 @@ def multilabel_input(
     if weight is not None:
         exprs.append(pl.col(weight).cast(pl.Float64).alias(WEIGHT))
         bad_w = f"{INTERNAL}ml_bad_weight"
-        checks.append((bad_w, v.weight_is_bad(pl.col(weight)), v.weight_errors(weight)[0]))
+        data_checks.append(
+            (bad_w, checks.weight_is_bad(pl.col(weight)), checks.weight_errors(weight)[0])
+        )
     # the flags are computed on the input rows; the checks sum their columns
     own = [expr.alias(name) for name, expr in (extra or {}).items()]
-    rows = frame.select(*exprs, *own, *(expr.alias(name) for name, expr, _ in checks))
-    row_checks = [(name, pl.col(name), error) for name, _, error in checks]
+    rows = frame.select(*exprs, *own, *(expr.alias(name) for name, expr, _ in data_checks))
+    row_checks = [(name, pl.col(name), error) for name, _, error in data_checks]
     if weight is not None:
-        overflow = v.weight_total_too_large(pl.col(WEIGHT).sum())
-        row_checks.append((f"{INTERNAL}ml_weight_overflow", overflow, v.weight_errors(weight)[1]))
+        overflow = checks.weight_total_too_large(pl.col(WEIGHT).sum())
+        row_checks.append(
+            (f"{INTERNAL}ml_weight_overflow", overflow, checks.weight_errors(weight)[1])
+        )
     return Multilabel(
         rows=rows,
         by=given.by,

@@ -19,8 +19,8 @@ import math
 
 import polars as pl
 
-from pl_metrics import _classification as cls
-from pl_metrics._core import formulas as fm
+from pl_metrics import _classification
+from pl_metrics._core import formulas
 from pl_metrics._core.confusion import Counts
 from pl_metrics._core.names import ACTUAL, COUNT, INTERNAL, ORD, PREDICTED, output_columns
 from pl_metrics._multilabel.counts import COUNT as ROWS
@@ -38,19 +38,19 @@ _PART = f"{INTERNAL}part"
 _W = f"{INTERNAL}ml_w"
 _SUPPORT = f"{INTERNAL}ml_support"
 #: Position of the samples row after micro, macro, weighted.
-_SAMPLES_ORD = len(cls.AVERAGES)
+_SAMPLES_ORD = len(_classification.AVERAGES)
 
 
 def _classes(counts: MultilabelCounts, beta: float, zero_division: float) -> pl.LazyFrame:
     """The label counts with the four scores of each label (``ORD`` kept)."""
     counted = (pl.col(c) for c in ("tp", "support", "predicted", "tn"))
-    return counts.labels.with_columns(cls._scores(*counted, beta, zero_division))
+    return counts.labels.with_columns(_classification._scores(*counted, beta, zero_division))
 
 
 def per_class(counts: MultilabelCounts, *, beta: float, zero_division: float) -> pl.LazyFrame:
     """``*by, label, support, predicted, tp, fp, fn, tn`` and the scores of each label."""
     keys = counts.keys
-    specificity = fm.specificity(pl.col("tn"), pl.col("fp"), zero_division)
+    specificity = formulas.specificity(pl.col("tn"), pl.col("fp"), zero_division)
     result = (
         _classes(counts, beta, zero_division)
         .with_columns(specificity.alias("specificity"))
@@ -66,7 +66,7 @@ def _row_metrics(beta: float, zero_division: float) -> list[pl.Expr]:
     set, is K - n_true - n_pred + n_common."""
     common, true, pred = pl.col(N_COMMON), pl.col(N_TRUE), pl.col(N_PRED)
     neither = pl.col(N_LABELS) - true - pred + common
-    return cls._scores(common, true, pred, neither, beta, zero_division)
+    return _classification._scores(common, true, pred, neither, beta, zero_division)
 
 
 def _sum(values: pl.Expr) -> pl.Expr:
@@ -85,7 +85,7 @@ def _samples_rows(counts: MultilabelCounts, beta: float, zero_division: float) -
     weight); with ``zero_division=nan`` the NaN rows are skipped, NaN if all are.
     """
     keys = counts.keys
-    metrics = cls.score_columns(beta)
+    metrics = _classification.score_columns(beta)
     nan = math.isnan(zero_division)
     rows = counts.rows.join(counts.n_labels, how="cross").with_columns(
         _row_metrics(beta, zero_division)
@@ -110,7 +110,7 @@ def _average_rows(counts: MultilabelCounts, beta: float, zero_division: float) -
     single-label path on the label counts), then samples."""
     keys = counts.keys
     classes = _classes(counts, beta, zero_division)
-    averages = cls._average_rows(_as_counts(counts), classes, beta, zero_division)
+    averages = _classification._average_rows(_as_counts(counts), classes, beta, zero_division)
     support = counts.labels.group_by(keys).agg(pl.col("support").sum().alias(_SUPPORT))
     samples = (
         _samples_rows(counts, beta, zero_division)
@@ -203,7 +203,7 @@ def samplewise_confusion_matrix(ml: Multilabel, n_labels: pl.LazyFrame) -> pl.La
 
 def _ratio(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
     """A loss or share of rows; NaN for a segment without rows (none is empty)."""
-    return cls.ratio(numerator, denominator, _NAN)
+    return _classification.ratio(numerator, denominator, _NAN)
 
 
 def _wrong_labels() -> pl.Expr:
@@ -258,7 +258,7 @@ def summary(counts: MultilabelCounts) -> pl.LazyFrame:
     """``*by, n, subset_accuracy, hamming_loss, jaccard_samples`` (Jaccard of a row with
     two empty sets: 0, scikit-learn's default ``zero_division``)."""
     n = _n()
-    jaccard = fm.jaccard(pl.col(N_COMMON), pl.col(N_TRUE), pl.col(N_PRED), 0.0)
+    jaccard = formulas.jaccard(pl.col(N_COMMON), pl.col(N_TRUE), pl.col(N_PRED), 0.0)
     n_labels = pl.col(N_LABELS).first().cast(pl.Float64)
     return _per_segment(
         counts,

@@ -43,14 +43,11 @@ from collections.abc import Callable
 
 import polars as pl
 
-from pl_metrics._core import catalogue as cat
-from pl_metrics._core import checks as v
-from pl_metrics._core import forms, names
-from pl_metrics._core import formulas as fm
+from pl_metrics._core import catalogue, checks, forms, formulas, names
 from pl_metrics._core.names import ALL, NEG, POS, SCORE
 from pl_metrics._core.options import checked
 from pl_metrics._core.scores import ScoreCounts
-from pl_metrics._multilabel import inputs as mi
+from pl_metrics._multilabel import inputs
 from pl_metrics._multilabel.ranking_rows import (
     _OVERFLOW,
     _S,
@@ -60,7 +57,7 @@ from pl_metrics._multilabel.ranking_rows import (
     RankingRows,
     ranking_rows,
 )
-from pl_metrics._ranking import from_counts as rk
+from pl_metrics._ranking import from_counts as ranking_from_counts
 
 # ------------------------------------------------------------------------- per row
 _E = pl.element()
@@ -129,19 +126,19 @@ def row_value(
     ``"average_precision"``: the samples averages) as a Float64 column (null: undefined)."""
     t, s = _field(_T), _field(_S)
     n_true, n = _counts()
-    ranked = cat.CATALOGUE[metric].ranked if metric in cat.CATALOGUE else None
+    ranked = catalogue.CATALOGUE[metric].ranked if metric in catalogue.CATALOGUE else None
     if metric == "coverage_error":
         value = (s >= s.filter(t).min()).sum().cast(pl.Float64)  # 0 without true labels
     elif metric == "label_ranking_average_precision":
         value = pl.when(_one_class()).then(1.0).otherwise(_precision_at_true())
-    elif ranked is cat.Ranked.AP:
+    elif ranked is catalogue.Ranked.AP:
         value = pl.when(n_true == 0).then(0.0).otherwise(_precision_at_true())
     elif metric == "label_ranking_loss":
         wrong = (
             s.rank("max").cast(pl.Float64).filter(~t) - s.filter(~t).rank("max").cast(pl.Float64)
         ).sum()
         value = pl.when(_one_class()).then(0.0).otherwise(wrong / (n_true * (n - n_true)))
-    elif ranked is cat.Ranked.AUC:
+    elif ranked is catalogue.Ranked.AUC:
         beaten = (s.rank("average").filter(t) - s.filter(t).rank("average")).sum()
         value = pl.when(~_one_class()).then(beaten / (n_true * (n - n_true)))
     elif metric == "dcg":
@@ -159,7 +156,7 @@ def _mean(value: pl.Expr, weighted: bool) -> pl.Expr:
     """The (weighted) mean of the defined values; null when none is defined."""
     defined = value.is_not_null()
     if weighted:
-        mean = fm.weighted_mean(value, pl.when(defined).then(pl.col(mi.WEIGHT)))
+        mean = formulas.weighted_mean(value, pl.when(defined).then(pl.col(inputs.WEIGHT)))
     else:
         mean = value.mean()
     return pl.when(defined.any()).then(mean)
@@ -191,7 +188,7 @@ def _raise(rows: RankingRows, frame: pl.LazyFrame) -> pl.LazyFrame:
     """Every check of ``rows`` and of the input raised at collect (columns dropped)."""
     schema = rows.frame.collect_schema()
     extra = [(n, e) for n, _, e in rows.ml.checks if n not in schema]
-    frame = v.raise_if_bad(frame, extra).drop([n for n, _ in extra])
+    frame = checks.raise_if_bad(frame, extra).drop([n for n, _ in extra])
     return rows.raise_if_bad(frame)
 
 
@@ -205,15 +202,15 @@ def _score_counts(
     weight weighs its value in the samples mean, as scikit-learn's)."""
     frame = rows.frame.with_columns(pl.int_ranges(0, pl.col(PAIRS).list.len()).alias(J))
     if per_row:
-        frame = frame.with_row_index(mi.ROW)
+        frame = frame.with_row_index(inputs.ROW)
     frame = frame.explode(PAIRS, J)
     frame = frame.with_columns(pl.lit(0, pl.Int8).alias(ALL))
     keys = [*rows.ml.group_keys, ALL, *([J] if per_label else [])]
     if per_row:
-        keys += [mi.ROW, *([mi.WEIGHT] if rows.ml.weighted else [])]
+        keys += [inputs.ROW, *([inputs.WEIGHT] if rows.ml.weighted else [])]
     t = pl.col(PAIRS).struct.field(_T)
     if rows.ml.weighted and not per_row:
-        w = pl.col(mi.WEIGHT)
+        w = pl.col(inputs.WEIGHT)
         pos, neg = (t.cast(pl.Float64) * w).sum(), ((~t).cast(pl.Float64) * w).sum()
     else:
         pos, neg = t.sum().cast(pl.Int64), (~t).sum().cast(pl.Int64)
@@ -223,8 +220,10 @@ def _score_counts(
     counts = rows.raise_if_bad(counts)
     if weight is not None:
         total = (pl.col(POS) + pl.col(NEG)).sum().over(keys)
-        counts = counts.with_columns(v.weight_total_too_large(total).alias(_OVERFLOW))
-        counts = v.raise_if_bad(counts, [(_OVERFLOW, lambda _: v.Bad.weight_overflow(weight))])
+        counts = counts.with_columns(checks.weight_total_too_large(total).alias(_OVERFLOW))
+        counts = checks.raise_if_bad(
+            counts, [(_OVERFLOW, lambda _: checks.Bad.weight_overflow(weight))]
+        )
     return ScoreCounts(counts.select(*keys, SCORE, POS, NEG).cache(), [], keys)
 
 
@@ -242,19 +241,23 @@ def _row_partial_auc(rows: RankingRows, max_fpr: float) -> pl.LazyFrame:
 
 def row_partial_aucs(rows: RankingRows, max_fpr: float, *aggs: pl.Expr) -> pl.LazyFrame:
     """``*keys, <aggs>``: ``aggs`` over each segment's rows' partial AUCs (column
-    ``roc_auc``, null for a row of one class; the row's weight ``mi.WEIGHT``), every
+    ``roc_auc``, null for a row of one class; the row's weight ``inputs.WEIGHT``), every
     check of the input raised (also the engines' per-shard sums of them,
     ``pl_metrics._engines.row_means``)."""
     per_row = rows.ml.with_all(
-        rk.roc_auc(_score_counts(rows, per_label=False, weight=None, per_row=True), max_fpr=max_fpr)
+        ranking_from_counts.roc_auc(
+            _score_counts(rows, per_label=False, weight=None, per_row=True), max_fpr=max_fpr
+        )
     )
     result = per_row.group_by(rows.keys).agg(*aggs, *_aggregate_checks(rows))
     extra = [(n, e) for n, _, e in rows.ml.checks if n not in rows.frame.collect_schema()]
-    return v.raise_if_bad(result, extra)
+    return checks.raise_if_bad(result, extra)
 
 
 def _label_frame(rows: RankingRows) -> pl.LazyFrame:
-    return pl.LazyFrame({J: range(rows.labels.len()), mi.LABEL: rows.labels}).cast({J: pl.Int64})
+    return pl.LazyFrame({J: range(rows.labels.len()), inputs.LABEL: rows.labels}).cast(
+        {J: pl.Int64}
+    )
 
 
 def averaged(
@@ -297,9 +300,9 @@ def averaged(
 def label_value(metric: str, max_fpr: float | None) -> Callable[[ScoreCounts], pl.LazyFrame]:
     """The binary ``metric`` (``roc_auc``, its partial AUC with ``max_fpr``, or
     ``average_precision``) of each group of per-score counts: ``*keys, <metric>``."""
-    if cat.CATALOGUE[metric].ranked is cat.Ranked.AUC:
-        return functools.partial(rk.roc_auc, max_fpr=max_fpr)
-    return rk.average_precision
+    if catalogue.CATALOGUE[metric].ranked is catalogue.Ranked.AUC:
+        return functools.partial(ranking_from_counts.roc_auc, max_fpr=max_fpr)
+    return ranking_from_counts.average_precision
 
 
 def support(counts: ScoreCounts) -> pl.LazyFrame:
@@ -323,15 +326,15 @@ def label_mean(  # noqa: PLR0917 - the per-label values, their support, then the
     finisher of their merged per-label states, ``pl_metrics._engines.label_scores``)."""
     if average is None:
         result = per_label.join(labels, on=J).sort([*keys, J], nulls_last=True)
-        return result.select(*keys, mi.LABEL, metric)
+        return result.select(*keys, inputs.LABEL, metric)
     value = pl.col(metric)
     if average == "macro":
         mean: pl.Expr = pl.when(value.is_not_null().any()).then(value.mean())
     else:
         per_label = per_label.join(positives, on=[*keys, J], nulls_equal=True)
         p = pl.when(value.is_not_null()).then(pl.col(POS))
-        defined = pl.when(p.sum() > 0).then(fm.weighted_mean(value, p))
-        empty = cat.CATALOGUE[metric].empty_mean  # no label with a positive
+        defined = pl.when(p.sum() > 0).then(formulas.weighted_mean(value, p))
+        empty = catalogue.CATALOGUE[metric].empty_mean  # no label with a positive
         mean = defined if empty is None else defined.otherwise(empty)
     result = per_label.group_by(keys).agg(mean.alias(metric)).sort(keys, nulls_last=True)
     return result.select(*keys, metric)
@@ -342,8 +345,8 @@ def is_multilabel_call(lf: pl.LazyFrame, y_true: object) -> bool:
     """``y_true`` is multilabel: a mapping, or a List column (reads the schema only;
     a missing column is refused here)."""
     if isinstance(y_true, str):
-        v.check_columns(lf.collect_schema(), y_true=y_true)  # a missing column first
-    return mi.is_multilabel(lf, y_true)
+        checks.check_columns(lf.collect_schema(), y_true=y_true)  # a missing column first
+    return inputs.is_multilabel(lf, y_true)
 
 
 def check_single_label(average: object, labels: object) -> None:
@@ -359,7 +362,7 @@ check_options = forms.refuse_for_multilabel
 def ranking_metric(
     lf: pl.LazyFrame,
     metric: str,
-    y_true: mi.MultilabelColumn,
+    y_true: inputs.MultilabelColumn,
     y_score: object,
     *,
     labels: object,

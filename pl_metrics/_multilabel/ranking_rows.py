@@ -12,11 +12,10 @@ from dataclasses import dataclass
 import polars as pl
 from polars.exceptions import SchemaError
 
-from pl_metrics._core import checks as v
-from pl_metrics._core import indicators as ind
+from pl_metrics._core import checks, indicators
 from pl_metrics._core.names import INTERNAL
 from pl_metrics._core.options import checked
-from pl_metrics._multilabel import inputs as mi
+from pl_metrics._multilabel import inputs
 from pl_metrics.exceptions import DataError
 
 #: The row's List of ``{t, s}`` structs (truth, score), one per label in label order.
@@ -49,7 +48,7 @@ _Check = tuple[str, pl.Expr, Callable[[int], DataError]]
 class RankingRows:
     """Multilabel rows with their scores: ``*keys, PAIRS, [WEIGHT]`` + check flags."""
 
-    ml: mi.Multilabel
+    ml: inputs.Multilabel
     frame: pl.LazyFrame
     labels: pl.Series  # in output order (the order of PAIRS)
     checks: tuple[_Check, ...]  # row flags of ``frame`` (column, flag column, error)
@@ -68,12 +67,12 @@ class RankingRows:
         return out
 
     def raise_if_bad(self, frame: pl.LazyFrame) -> pl.LazyFrame:
-        checks = [(name, error) for name, _, error in self.checks]
-        return v.raise_if_bad(frame, checks).drop([name for name, _, _ in self.checks])
+        data_checks = [(name, error) for name, _, error in self.checks]
+        return checks.raise_if_bad(frame, data_checks).drop([name for name, _, _ in self.checks])
 
     def finish(self, result: pl.LazyFrame, label: bool = False) -> pl.LazyFrame:
         """``by`` names restored (and the ``label`` column in the labels' output dtype)."""
-        return self.ml.finish(result, [mi.LABEL] if label else [])
+        return self.ml.finish(result, [inputs.LABEL] if label else [])
 
 
 # ------------------------------------------------------------------------- inputs
@@ -83,17 +82,17 @@ def _score_labels(
     """The scored labels in output order (as ``dtype``) and the score mapping, if any
     (at least ``at_least`` labels)."""
     if isinstance(y_score, Mapping):
-        mapping = v.check_score_map("y_score", y_score, at_least=at_least)
+        mapping = checks.check_score_map("y_score", y_score, at_least=at_least)
         try:
-            keys = [v.label_value(k, dtype, "y_score", column) for k in mapping]
+            keys = [checks.label_value(k, dtype, "y_score", column) for k in mapping]
         except ValueError as exc:
             msg = f"the keys of `y_score` {list(mapping)!r} must be labels of {column!r}: {exc}"
             raise SchemaError(msg) from None
         by_key = dict(zip(keys, mapping.values(), strict=True))
         if labels is None:
-            series = pl.Series(mi.LABEL, keys, dtype=dtype).sort()
+            series = pl.Series(inputs.LABEL, keys, dtype=dtype).sort()
         else:
-            series = v.labels_series(labels, dtype, column).alias(mi.LABEL)
+            series = checks.labels_series(labels, dtype, column).alias(inputs.LABEL)
             if set(series.to_list()) != set(keys):
                 msg = (
                     f"`labels` {series.to_list()!r} must be the labels of the `y_score` "
@@ -101,9 +100,9 @@ def _score_labels(
                 )
                 raise ValueError(msg)
         return series, {k: by_key[k] for k in series.to_list()}
-    v.check_column_name("y_score", y_score)
+    checks.check_column_name("y_score", y_score)
     checked("multilabel scores", y_score=y_score, labels=labels)
-    series = v.labels_series(labels, dtype, column).alias(mi.LABEL)
+    series = checks.labels_series(labels, dtype, column).alias(inputs.LABEL)
     checked("multilabel scores", labels=series.to_list(), at_least=at_least)
     return series, None
 
@@ -116,14 +115,14 @@ def _score_exprs(
     if isinstance(y_score, dict):
         columns = [y_score[k] for k in labels.to_list()]
         for column in columns:
-            v.check_numeric(schema, argument, column)
+            checks.check_numeric(schema, argument, column)
         exprs = [pl.col(c).cast(pl.Float64) for c in columns]
-        integers = [pl.col(c) for c in columns if v.ties_as_float(schema[c])]
+        integers = [pl.col(c) for c in columns if checks.ties_as_float(schema[c])]
         shown = list(dict.fromkeys(columns))
         length: list[_Check] = []
     else:
         column = str(y_score)
-        v.check_columns(schema, **{argument: column})
+        checks.check_columns(schema, **{argument: column})
         dtype = schema[column]
         inner = dtype.inner if isinstance(dtype, pl.List) else None  # an Array: cast it
         if inner is None or not (inner.is_numeric() or inner == pl.Boolean):
@@ -141,7 +140,9 @@ def _score_exprs(
         n = labels.len()
         exprs = [col.list.get(i, null_on_oob=True).cast(pl.Float64) for i in range(n)]
         integers = (
-            [col.list.get(i, null_on_oob=True) for i in range(n)] if v.ties_as_float(inner) else []
+            [col.list.get(i, null_on_oob=True) for i in range(n)]
+            if checks.ties_as_float(inner)
+            else []
         )
         shown = [column]
         wrong = (col.list.len() != n).fill_null(True)
@@ -149,22 +150,24 @@ def _score_exprs(
             (
                 f"{_BAD_LENGTH}_{argument}",
                 wrong,
-                functools.partial(v.Bad.list_length, column, argument, n_labels=n),
+                functools.partial(checks.Bad.list_length, column, argument, n_labels=n),
             )
         ]
     bad = pl.any_horizontal((~e.is_finite()).fill_null(True) for e in exprs)
-    error = v.Bad.bad_scores if argument == "y_score" else v.Bad.bad_relevances
-    checks: list[_Check] = [
+    error = checks.Bad.bad_scores if argument == "y_score" else checks.Bad.bad_relevances
+    data_checks: list[_Check] = [
         *length,
         (f"{_BAD_SCORE}_{argument}", bad, lambda k: error(shown, k)),
     ]
     if integers:
-        big = pl.any_horizontal(v.beyond_exact_float(e) for e in integers)
-        checks.append((f"{_INEXACT}_{argument}", big, lambda k: v.Bad.inexact_scores(shown, k)))
-    return [(e + 0.0) for e in exprs], checks
+        big = pl.any_horizontal(checks.beyond_exact_float(e) for e in integers)
+        data_checks.append(
+            (f"{_INEXACT}_{argument}", big, lambda k: checks.Bad.inexact_scores(shown, k))
+        )
+    return [(e + 0.0) for e in exprs], data_checks
 
 
-def _truth_checks(y_true: object, labels: pl.Series, ml: mi.Multilabel) -> list[_Check]:
+def _truth_checks(y_true: object, labels: pl.Series, ml: inputs.Multilabel) -> list[_Check]:
     """The mapping's labels must be the scored ones; a List row may not hold a label
     without a score (counted: a true label nobody scored is not a wrong guess)."""
     if isinstance(y_true, Mapping):
@@ -178,14 +181,17 @@ def _truth_checks(y_true: object, labels: pl.Series, ml: mi.Multilabel) -> list[
         return []
     column, known = str(y_true), labels.to_list()
     unknown = (
-        pl.col(mi.TRUE).list.eval(~pl.element().is_in(labels.implode())).list.any().fill_null(False)
+        pl.col(inputs.TRUE)
+        .list.eval(~pl.element().is_in(labels.implode()))
+        .list.any()
+        .fill_null(False)
     )
-    return [(_UNKNOWN, unknown, lambda n: v.Bad.unknown_classes(column, n, known))]
+    return [(_UNKNOWN, unknown, lambda n: checks.Bad.unknown_classes(column, n, known))]
 
 
 def _label_dtype(keys: list[object], argument: str) -> pl.DataType:
     """The dtype of labels given as mapping keys or ``labels=`` (as the inputs read them)."""
-    return ind.mapping_labels(dict.fromkeys(keys, ""), argument).dtype
+    return indicators.mapping_labels(dict.fromkeys(keys, ""), argument).dtype
 
 
 def _free_name(schema: pl.Schema, name: str) -> str:
@@ -196,7 +202,7 @@ def _free_name(schema: pl.Schema, name: str) -> str:
 
 def ranking_rows(
     lf: pl.LazyFrame,
-    y_true: mi.MultilabelColumn,
+    y_true: inputs.MultilabelColumn,
     y_score: object,
     *,
     labels: object,
@@ -229,8 +235,8 @@ def ranking_rows(
             nonnegative=nonnegative,
         )
     if isinstance(y_true, str):
-        v.check_column_name("y_true", y_true)
-        v.check_columns(schema, y_true=y_true)
+        checks.check_column_name("y_true", y_true)
+        checks.check_columns(schema, y_true=y_true)
         if not isinstance(schema[y_true], pl.List):
             msg = (
                 f"column {y_true!r} (argument `y_true`) must be a List column of label sets "
@@ -239,7 +245,7 @@ def ranking_rows(
             )
             raise SchemaError(msg)
         column = y_true
-        dtype = v.single_label_types(
+        dtype = checks.single_label_types(
             pl.Schema({y_true: schema[y_true].inner}),  # type: ignore[attr-defined]
             y_true,
         ).compute
@@ -251,7 +257,7 @@ def ranking_rows(
         raise AssertionError  # refused: neither a column nor a mapping
     scored, mapping = _score_labels(y_score, labels, dtype, column, at_least)
     scores, score_checks = _score_exprs(schema, mapping or y_score, scored, "y_score")
-    ml = mi.multilabel_input(
+    ml = inputs.multilabel_input(
         lf,
         y_true,
         None,
@@ -261,13 +267,13 @@ def ranking_rows(
         reserved=reserved,
         extra={_SCORES: pl.concat_list(scores), **{n: f for n, f, _ in score_checks}},
     )
-    true = pl.col(mi.TRUE)
+    true = pl.col(inputs.TRUE)
     truth = [true.list.contains(pl.lit(x, scored.dtype)) for x in scored.to_list()]
     return _assemble(ml, scored, truth, score_checks, _truth_checks(y_true, scored, ml))
 
 
 def _assemble(
-    ml: mi.Multilabel,
+    ml: inputs.Multilabel,
     labels: pl.Series,
     truth: list[pl.Expr],
     extra_checks: list[_Check],
@@ -282,7 +288,7 @@ def _assemble(
         pl.struct(t.alias(_T), (scores.list.get(j, null_on_oob=True) + 0.0).alias(_S))
         for j, t in enumerate(truth)
     )
-    weight = [mi.WEIGHT] if ml.weighted else []
+    weight = [inputs.WEIGHT] if ml.weighted else []
     frame = ml.rows.select(
         *ml.group_keys,
         pairs.alias(PAIRS),
@@ -311,9 +317,9 @@ def _relevance_rows(
     aligned with ``labels``)."""
     true_map: dict[object, str] | None = None
     if isinstance(y_true, Mapping):
-        true_map = v.check_score_map("y_true", y_true)
+        true_map = checks.check_score_map("y_true", y_true)
     else:
-        v.check_column_name("y_true", y_true)
+        checks.check_column_name("y_true", y_true)
         # the positions of a List of relevances stand for labels: never guessed from
         # the scores' mapping (its keys sorted would misalign a list in another order)
         checked("graded relevances", y_true=y_true, labels=labels)
@@ -326,7 +332,7 @@ def _relevance_rows(
     scored, mapping = _score_labels(y_score, labels, dtype, column)
     true_arg: object = y_true
     if true_map is not None:
-        given = {v.label_value(k, dtype, "y_true", "y_true"): c for k, c in true_map.items()}
+        given = {checks.label_value(k, dtype, "y_true", "y_true"): c for k, c in true_map.items()}
         if set(given) != set(scored.to_list()):
             msg = (
                 f"`y_true` maps the labels {list(given)!r} and `y_score` scores "
@@ -338,12 +344,14 @@ def _relevance_rows(
     if nonnegative:
         shown = list(dict.fromkeys(true_arg.values())) if isinstance(true_arg, dict) else [column]
         negative = pl.any_horizontal((r < 0).fill_null(False) for r in relevances)
-        true_checks.append((_NEGATIVE, negative, lambda n: v.Bad.negative_relevances(shown, n)))
+        true_checks.append(
+            (_NEGATIVE, negative, lambda n: checks.Bad.negative_relevances(shown, n))
+        )
     scores, score_checks = _score_exprs(schema, mapping or y_score, scored, "y_score")
     # segments, weights and their checks as for every multilabel input; the truth is
     # the graded relevance read here (the placeholder List column is empty)
     placeholder = _free_name(schema, "relevance")
-    ml = mi.multilabel_input(
+    ml = inputs.multilabel_input(
         lf.with_columns(pl.lit([], pl.List(pl.Int64)).alias(placeholder)),
         placeholder,
         None,

@@ -28,8 +28,7 @@ from collections.abc import Callable, Sequence
 
 import polars as pl
 
-from pl_metrics._core import checks as v
-from pl_metrics._core import names
+from pl_metrics._core import checks, names
 from pl_metrics._core.names import INTERNAL
 from pl_metrics._multilabel.counts import COUNT, N_COMMON, N_PRED, N_TRUE, MultilabelCounts
 from pl_metrics._multilabel.inputs import LABEL, Multilabel
@@ -72,15 +71,15 @@ def state_frame(counts: MultilabelCounts) -> pl.LazyFrame:
     return ml.finish(pl.concat([label_rows, hist_rows]), [LABEL])
 
 
-def _raise(checks: Sequence[tuple[pl.Expr, str]]) -> Callable[[pl.DataFrame], pl.DataFrame]:
+def _raise(data_checks: Sequence[tuple[pl.Expr, str]]) -> Callable[[pl.DataFrame], pl.DataFrame]:
     """A batch function raising the first check (an aggregation counting bad rows)."""
 
     def check(df: pl.DataFrame) -> pl.DataFrame:
-        counts = df.select(expr.alias(f"c{i}") for i, (expr, _) in enumerate(checks))
-        for i, (_, what) in enumerate(checks):
+        counts = df.select(expr.alias(f"c{i}") for i, (expr, _) in enumerate(data_checks))
+        for i, (_, what) in enumerate(data_checks):
             n = int(counts[f"c{i}"].sum() or 0)
             if n:
-                raise v.Bad.multilabel_state(n, what)
+                raise checks.Bad.multilabel_state(n, what)
         return df
 
     return check
@@ -163,7 +162,7 @@ def check_schema(schema: pl.Schema) -> None:
 def read_state(
     lazy: pl.LazyFrame,
     by: names.Segments,
-    types: v.LabelTypes,
+    types: checks.LabelTypes,
     labels: pl.Series | None,
     merge: Merge,
 ) -> tuple[Multilabel, pl.LazyFrame, pl.LazyFrame]:
@@ -252,8 +251,8 @@ def _same_labels(sums: pl.LazyFrame, labels: pl.Series) -> pl.LazyFrame:
     return sums.map_batches(check)
 
 
-def public_labels(labels: object, types: v.LabelTypes) -> pl.Series | None:
+def public_labels(labels: object, types: checks.LabelTypes) -> pl.Series | None:
     """A finisher's ``labels=`` as a Series of the compute dtype, or ``None``."""
     if labels is None:
         return None
-    return v.labels_series(labels, types.compute, LABEL)
+    return checks.labels_series(labels, types.compute, LABEL)

@@ -105,15 +105,17 @@ def derived(
     base's outputs only (``roc_auc`` for ``gini``) is a segment like any other: the
     segments run under stand-in names (``names.stand_in_keys``, as compare's and
     the state finisher's), renamed back after."""
-    from pl_metrics._core import catalogue as cat
-    from pl_metrics._core import checks as v
-    from pl_metrics._core import names
+    from pl_metrics._core import catalogue, checks, names
 
-    segments = v.normalize_by(by)
+    segments = checks.normalize_by(by)
     schema = lf.collect_schema()
-    v.check_by(schema, segments, names.output_columns(name, ci=ci))
-    taken = [*schema.names(), *segments.names, *names.output_columns(cat.base_of(name), ci=True)]
+    checks.check_by(schema, segments, names.output_columns(name, ci=ci))
+    taken = [
+        *schema.names(),
+        *segments.names,
+        *names.output_columns(catalogue.base_of(name), ci=True),
+    ]
     inner = names.stand_in_keys(segments, taken)
     given = [e.alias(k) for e, k in zip(segments.exprs, inner, strict=True)]
-    result = cat.derive(call(given if by is not None else None), name)
+    result = catalogue.derive(call(given if by is not None else None), name)
     return result.rename(dict(zip(inner, segments.names, strict=True)))

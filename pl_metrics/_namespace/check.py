@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from pl_metrics._monitoring import check as gate
+from pl_metrics._monitoring import check
 from pl_metrics._typing import By
 
 
@@ -143,5 +143,5 @@ class CheckMethods:
         │ b   ┆ log_loss ┆ 0.829083 ┆ 0.5       ┆ fail   │
         └─────┴──────────┴──────────┴───────────┴────────┘
         """
-        x = gate.Columns(y_true, y_pred, y_score, weight, pos_label)
-        return gate.check(self._lf, rules, x=x, by=by, reference=reference, ci=ci)
+        x = check.Columns(y_true, y_pred, y_score, weight, pos_label)
+        return check.check(self._lf, rules, x=x, by=by, reference=reference, ci=ci)

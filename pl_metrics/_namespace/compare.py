@@ -13,14 +13,11 @@ from __future__ import annotations
 
 import polars as pl
 
-from pl_metrics._core import checks as v
-from pl_metrics._core import multiple, names
+from pl_metrics._core import checks, multiple, names
 from pl_metrics._core.options import checked
 from pl_metrics._core.scores import per_segment
-from pl_metrics._groups import fairness as fair
-from pl_metrics._intervals import analytic as an
-from pl_metrics._intervals import groups as gr
-from pl_metrics._intervals import resample as rs
+from pl_metrics._groups import fairness as groups_fairness
+from pl_metrics._intervals import analytic, groups, resample
 from pl_metrics._intervals.sampling import resampling
 from pl_metrics._namespace.fairness_rows import Groups, prepare
 from pl_metrics._typing import Adjust, By, CiMethod, FairnessMetric
@@ -128,15 +125,15 @@ class CompareMethods:
         │ b   ┆ 0.5   ┆ 0.75    ┆ -0.25 │
         └─────┴───────┴─────────┴───────┘
         """
-        m = fair.check_metric(metric)
+        m = groups_fairness.check_metric(metric)
         checked("compare", ci=ci)
-        proportion = metric in fair.PROPORTIONS
+        proportion = metric in groups_fairness.PROPORTIONS
         if ci_method is None:
-            ci_method = "wilson" if proportion else v.default_ci_method(str(metric))
-        v.check_ci(ci, n_boot, ci_method, ("bootstrap", "poisson", *v.ANALYTIC_CI))
-        allowed = v.ANALYTIC_CI.get(ci_method, frozenset())
+            ci_method = "wilson" if proportion else checks.default_ci_method(str(metric))
+        checks.check_ci(ci, n_boot, ci_method, ("bootstrap", "poisson", *checks.ANALYTIC_CI))
+        allowed = checks.ANALYTIC_CI.get(ci_method, frozenset())
         if ci_method == "wilson":
-            allowed = frozenset(fair.PROPORTIONS)
+            allowed = frozenset(groups_fairness.PROPORTIONS)
         checked("compare", metric=metric, ci_method=ci_method, analytic=allowed)
         adjust, seed, zd = checked("compare", adjust=adjust, seed=seed, zero_division=zero_division)
         ci_method, seed = resampling(ci_method, seed)  # "poisson": the bootstrap, its seed
@@ -151,16 +148,16 @@ class CompareMethods:
             method="compare",
         )
         keys = [*g.strata, *g.groups]
-        x = fair.Inputs(y_true, y_pred, pos_label, None, zd, "compare")
+        x = groups_fairness.Inputs(y_true, y_pred, pos_label, None, zd, "compare")
         name = str(metric)
-        value = fair.evaluate(g.lf, [name], keys, x)
-        overall = fair.evaluate(g.lf, [name], g.strata, x)
-        table = fair.with_overall(value, overall, g.strata, [name])
-        table = table.rename({name: "value", gr.overall_column(name): "overall"})
+        value = groups_fairness.evaluate(g.lf, [name], keys, x)
+        overall = groups_fairness.evaluate(g.lf, [name], g.strata, x)
+        table = groups_fairness.with_overall(value, overall, g.strata, [name])
+        table = table.rename({name: "value", groups.overall_column(name): "overall"})
         if ci_method == "wilson":  # a proportion: every interval and the p-value analytic
-            parts = fair.proportion_parts(g.lf, name, keys, x)  # keys: `by` is required
+            parts = groups_fairness.proportion_parts(g.lf, name, keys, x)  # keys: `by` is required
             table = table.join(parts, on=keys, how="left", nulls_equal=True)
-            for stage in an.compare_to_overall(list(g.strata), ci):
+            for stage in analytic.compare_to_overall(list(g.strata), ci):
                 table = table.with_columns(stage)
         else:
             table = _bootstrapped(
@@ -179,7 +176,7 @@ class CompareMethods:
 
 
 def _finish(
-    table: pl.LazyFrame, *, g: Groups, m: fair.Metric, name: str, adjust: str | None
+    table: pl.LazyFrame, *, g: Groups, m: groups_fairness.Metric, name: str, adjust: str | None
 ) -> pl.LazyFrame:
     """The columns after the intervals: best, the differences, outside, p_adjusted."""
     keys = [*g.strata, *g.groups]
@@ -195,7 +192,7 @@ def _finish(
     nothing = pl.lit(None, pl.Float64)
     table = table.with_columns(
         pl.lit(name).alias("metric"),
-        fair.difference(val, total).alias("diff"),
+        groups_fairness.difference(val, total).alias("diff"),
         (nothing if signed else val / total).alias("ratio"),
         best.alias("best"),
     ).with_columns(
@@ -214,8 +211,8 @@ def _bootstrapped(
     g: Groups,
     value: pl.LazyFrame,
     name: str,
-    m: fair.Metric,
-    x: fair.Inputs,
+    m: groups_fairness.Metric,
+    x: groups_fairness.Inputs,
     ci: float,
     n_boot: int,
     seed: int | None,
@@ -225,23 +222,23 @@ def _bootstrapped(
     interval: the bootstrap's, or the metric's own analytic method's)."""
     y_true, y_pred, pos_label = x.y_true, x.y_pred, x.pos_label
     keys = [*g.strata, *g.groups]
-    table_r, _ = fair.replicate_tables(
+    table_r, _ = groups_fairness.replicate_tables(
         g.lf, g.strata, g.groups, [name], x, point=value, n_boot=n_boot, seed=seed
     )
     v_, o_ = f"{names.INTERNAL}v", f"{names.INTERNAL}o"
-    rep = table_r.rename({name: v_, gr.overall_column(name): o_})
-    d = fair.difference(pl.col(v_), pl.col(o_))
-    diff_low, diff_high = rs.percentile_bounds(d, ci)
-    ratio_low, ratio_high = rs.percentile_bounds(pl.col(v_) / pl.col(o_), ci)
+    rep = table_r.rename({name: v_, groups.overall_column(name): o_})
+    d = groups_fairness.difference(pl.col(v_), pl.col(o_))
+    diff_low, diff_high = resample.percentile_bounds(d, ci)
+    ratio_low, ratio_high = resample.percentile_bounds(pl.col(v_) / pl.col(o_), ci)
     aggs = [
         diff_low.alias("diff_low"),
         diff_high.alias("diff_high"),
         ratio_low.alias("ratio_low"),
         ratio_high.alias("ratio_high"),
-        rs.p_value(d).alias("p_value"),
+        resample.p_value(d).alias("p_value"),
     ]
     if ci_method == "bootstrap":
-        low, high = rs.percentile_bounds(pl.col(v_), ci)
+        low, high = resample.percentile_bounds(pl.col(v_), ci)
         aggs += [low.alias("low"), high.alias("high")]
     stats = rep.group_by(keys).agg(aggs)
     table = table.join(stats, on=keys, how="left", nulls_equal=True)

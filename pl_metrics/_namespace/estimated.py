@@ -6,10 +6,9 @@ from collections.abc import Mapping, Sequence
 
 import polars as pl
 
-from pl_metrics._core import checks as v
+from pl_metrics._core import checks
 from pl_metrics._core.options import checked
-from pl_metrics._monitoring import estimated as est
-from pl_metrics._monitoring import estimated_multiclass as estm
+from pl_metrics._monitoring import estimated, estimated_multiclass
 from pl_metrics._typing import By, Calibration, EstimatedMetric, Score
 
 
@@ -156,13 +155,13 @@ class EstimatedMethods:
         └─────┴─────────┴───────────┴──────────┘
         """
         (calibration,) = checked("estimated_performance", calibration=calibration)
-        chosen = est.check_metrics(metrics)
+        chosen = estimated.check_metrics(metrics)
         # the interval options' check (a level in (0, 1)); no resampling, so no method
-        wants = v.check_ci(ci, 1, "delta", ("delta",))
-        est.check_arguments(calibration, reference, y_true)
+        wants = checks.check_ci(ci, 1, "delta", ("delta",))
+        estimated.check_arguments(calibration, reference, y_true)
         if isinstance(y_score, Mapping):  # {label: column}: one-vs-rest per class
-            estm.check_options(pos_label=pos_label)
-            return estm.estimated_multiclass(
+            estimated_multiclass.check_options(pos_label=pos_label)
+            return estimated_multiclass.estimated_multiclass(
                 self._lf,
                 y_pred,
                 y_score,
@@ -174,7 +173,7 @@ class EstimatedMethods:
                 metrics=chosen,
                 ci=ci if wants else None,
             )
-        return est.estimated_performance(
+        return estimated.estimated_performance(
             self._lf,
             y_pred,
             y_score,

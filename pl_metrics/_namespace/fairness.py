@@ -9,11 +9,10 @@ from typing import Any
 
 import polars as pl
 
-from pl_metrics._core import formulas as fm
-from pl_metrics._core import names
+from pl_metrics._core import formulas, names
 from pl_metrics._core.options import checked
-from pl_metrics._groups import custom as cu
-from pl_metrics._groups import fairness as fair
+from pl_metrics._groups import custom
+from pl_metrics._groups import fairness as groups_fairness
 from pl_metrics._namespace.fairness_rows import (
     Groups,
     disparity_of,
@@ -183,9 +182,9 @@ class FairnessMethods:
             reserved=names.output_columns(method),
             method=method,
         )
-        x = fair.Inputs(y_true, y_pred, pos_label, weight, zd, method)
-        rates = list(fm.RATES)
-        table = fair.evaluate(g.lf, [*rates, "n"], [*g.strata, *g.groups], x)
+        x = groups_fairness.Inputs(y_true, y_pred, pos_label, weight, zd, method)
+        rates = list(formulas.RATES)
+        table = groups_fairness.evaluate(g.lf, [*rates, "n"], [*g.strata, *g.groups], x)
         is_ref = _reference(g, reference, self._lf.collect_schema())
         missing = f"{names.INTERNAL}missing"
         over = (lambda e: e.over(g.strata)) if g.strata else (lambda e: e)
@@ -193,9 +192,9 @@ class FairnessMethods:
         table = table.with_columns(is_ref.alias("reference")).with_columns(
             (first_of_stratum & ~over(pl.col("reference").any())).cast(pl.Int64).alias(missing)
         )
-        table = fair.check_reference(table, missing, reference)
+        table = groups_fairness.check_reference(table, missing, reference)
         ref = table.filter(pl.col("reference")).select(
-            *g.strata, *(pl.col(r).alias(f"{fair.OVERALL}{r}") for r in rates)
+            *g.strata, *(pl.col(r).alias(f"{groups_fairness.OVERALL}{r}") for r in rates)
         )
         if g.strata:
             table = table.join(ref, on=g.strata, how="left", nulls_equal=True)
@@ -206,7 +205,9 @@ class FairnessMethods:
             *g.groups,
             "reference",
             *(
-                fair.ratio_or_null(pl.col(r), pl.col(f"{fair.OVERALL}{r}")).alias(f"{r}_disparity")
+                groups_fairness.ratio_or_null(
+                    pl.col(r), pl.col(f"{groups_fairness.OVERALL}{r}")
+                ).alias(f"{r}_disparity")
                 for r in rates
             ),
         )
@@ -323,8 +324,8 @@ class FairnessMethods:
         >>> df.metrics.custom({"hits": hits}, "y", "p", by="g")["hits"].to_list()
         [1.0, 1.0]
         """
-        return cu.custom(
-            self._lf, cu.check_metrics("metrics", metrics), y_true, y_pred, by=by, weight=weight
+        return custom.custom(
+            self._lf, custom.check_metrics("metrics", metrics), y_true, y_pred, by=by, weight=weight
         )
 
     def disparity(

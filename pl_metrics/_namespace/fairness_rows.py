@@ -15,13 +15,11 @@ from typing import Any
 
 import polars as pl
 
-from pl_metrics._core import checks as v
-from pl_metrics._core import formulas as fm
-from pl_metrics._core import names
+from pl_metrics._core import checks, formulas, names
 from pl_metrics._core.checks import wants_ci
 from pl_metrics._core.options import checked
-from pl_metrics._groups import custom as cu
-from pl_metrics._groups import fairness as fair
+from pl_metrics._groups import custom
+from pl_metrics._groups import fairness as groups_fairness
 from pl_metrics._typing import By, DisparityMethod, FairnessAgg, FairnessMetric
 
 #: fairness's disparities: (output stem, the rate(s) they are taken of).
@@ -62,18 +60,18 @@ def prepare(
     count: str | None = None,
 ) -> Groups:
     """Check the columns, ``by`` (required) and ``control``; evaluate both on the rows
-    (``count``: the rows' multiplicities, :class:`fair.Inputs`)."""
-    groups = v.normalize_by(by)
+    (``count``: the rows' multiplicities, :class:`groups_fairness.Inputs`)."""
+    groups = checks.normalize_by(by)
     checked("fairness groups", groups=groups, caller=method)
-    strata = v.normalize_by(control)
+    strata = checks.normalize_by(control)
     schema = lf.collect_schema()
     if weight is not None:
-        v.check_column_name("weight", weight)
-    v.check_columns(schema, y_true=y_true, y_pred=y_pred)
+        checks.check_column_name("weight", weight)
+    checks.check_columns(schema, y_true=y_true, y_pred=y_pred)
     if weight is not None:
-        v.check_columns(schema, weight=weight)
-    v.check_by(schema, groups, reserved)
-    v.check_by(schema, strata, reserved)
+        checks.check_columns(schema, weight=weight)
+    checks.check_by(schema, groups, reserved)
+    checks.check_by(schema, strata, reserved)
     checked("fairness groups", groups=groups, strata=strata)
     read = (y_true, y_pred, *([weight] if weight else []), *([count] if count else []))
     keys = names.stand_in_keys(range(len(strata) + len(groups)), read)
@@ -87,30 +85,30 @@ def prepare(
 def disparities(
     g: Groups,
     metrics: list[str],
-    x: fair.Inputs,
+    x: groups_fairness.Inputs,
     method: str,
-    callables: Mapping[str, cu.Metric] | None = None,
+    callables: Mapping[str, custom.Metric] | None = None,
 ) -> tuple[pl.LazyFrame, pl.LazyFrame]:
     """``(per_group, spread)``: each metric per group and its spread per stratum
     (``callables``: the custom metrics, by name)."""
     if callables is None:
-        per_group = fair.evaluate(g.lf, metrics, [*g.strata, *g.groups], x)
-        overall = fair.evaluate(g.lf, metrics, g.strata, x)
+        per_group = groups_fairness.evaluate(g.lf, metrics, [*g.strata, *g.groups], x)
+        overall = groups_fairness.evaluate(g.lf, metrics, g.strata, x)
     else:
-        rows = v.without_zero_weights(g.lf, x.weight)
+        rows = checks.without_zero_weights(g.lf, x.weight)
         per_group, overall = (
-            cu.evaluate(rows, callables, x.y_true, x.y_pred, keys=keys, weight=x.weight)
+            custom.evaluate(rows, callables, x.y_true, x.y_pred, keys=keys, weight=x.weight)
             for keys in ([*g.strata, *g.groups], g.strata)
         )
-    table = fair.with_overall(per_group, overall, g.strata, metrics)
-    spread = fair.spread(table, g.strata, metrics, method, registered=callables is None)
+    table = groups_fairness.with_overall(per_group, overall, g.strata, metrics)
+    spread = groups_fairness.spread(table, g.strata, metrics, method, registered=callables is None)
     return per_group, spread
 
 
 def replicate_spread(
     g: Groups,
     metrics: list[str],
-    x: fair.Inputs,
+    x: groups_fairness.Inputs,
     method: str,
     *,
     point: pl.LazyFrame,
@@ -119,10 +117,10 @@ def replicate_spread(
 ) -> tuple[pl.LazyFrame, str]:
     """The spread of every bootstrap replicate: ``*strata, rep, metric, ...`` and ``rep``
     (``point``: the point estimates per group, of :func:`disparities`)."""
-    table, rep = fair.replicate_tables(
+    table, rep = groups_fairness.replicate_tables(
         g.lf, g.strata, g.groups, metrics, x, point=point, n_boot=n_boot, seed=seed
     )
-    return fair.spread(table, [*g.strata, rep], metrics, method), rep
+    return groups_fairness.spread(table, [*g.strata, rep], metrics, method), rep
 
 
 def rates(
@@ -139,7 +137,7 @@ def rates(
 ) -> pl.LazyFrame:
     """selection_rate / group_rates (``method``) of ``lf``'s rows."""
     (zd,) = checked(method, zero_division=zero_division)
-    counts, pos = fair.binary_confusion(
+    counts, pos = groups_fairness.binary_confusion(
         lf,
         y_true,
         y_pred,
@@ -149,10 +147,12 @@ def rates(
         reserved=names.output_columns(method),
         count=count,
     )
-    table = fair.binary_table(counts, pos, method, y_true, y_pred)
-    columns = [c for c in names.output_columns(method) if c not in fm.RATES]
+    table = groups_fairness.binary_table(counts, pos, method, y_true, y_pred)
+    columns = [c for c in names.output_columns(method) if c not in formulas.RATES]
     values = [
-        fair.binary_value(r, zd).alias(r) for r in names.output_columns(method) if r in fm.RATES
+        groups_fairness.binary_value(r, zd).alias(r)
+        for r in names.output_columns(method)
+        if r in formulas.RATES
     ]
     out = table.select(*counts.keys, *columns, *values).sort(counts.keys, nulls_last=True)
     return counts.finish(out)
@@ -191,7 +191,7 @@ def fairness_of(
         method="fairness",
         count=count,
     )
-    x = fair.Inputs(y_true, y_pred, pos_label, weight, zd, "fairness", count)
+    x = groups_fairness.Inputs(y_true, y_pred, pos_label, weight, zd, "fairness", count)
     rates = ["selection_rate", "true_positive_rate", "false_positive_rate"]
     per_group, spread = disparities(g, rates, x, method)
     out = _fairness_table(spread, g.strata, agg)
@@ -200,8 +200,8 @@ def fairness_of(
         reps, rep = replicate_spread(g, rates, x, method, point=per_group, n_boot=n_boot, seed=seed)
         table = _fairness_table(reps, [*g.strata, rep], agg)
         columns = list(names.output_columns("fairness"))
-        aggs = fair.interval_aggs(columns, ci)
-        bounds = fair.per_stratum(table, g.strata, aggs)
+        aggs = groups_fairness.interval_aggs(columns, ci)
+        bounds = groups_fairness.per_stratum(table, g.strata, aggs)
         out = _join_on(out, bounds, g.strata)
     return g.restore(out)
 
@@ -226,14 +226,14 @@ def disparity_of(
     """:meth:`FairnessMethods.disparity` of ``lf``'s rows."""
     callables = None
     if isinstance(metric, Mapping):
-        callables = cu.check_metrics("metric", metric)
+        callables = custom.check_metrics("metric", metric)
         metrics = list(callables)
         checked("disparity", metric=metric, ci=ci)
     else:
         checked("disparity", metric=metric)
         metrics = [metric] if isinstance(metric, str) else list(metric)
         for m in metrics:
-            fair.check_metric(m)
+            groups_fairness.check_metric(m)
     method, seed, zd = checked("disparity", method=method, seed=seed, zero_division=zero_division)
     with_ci = wants_ci(ci, n_boot, "bootstrap", weight, seed=seed, methods=("bootstrap",))
     g = prepare(
@@ -247,13 +247,13 @@ def disparity_of(
         method="disparity",
         count=count,
     )
-    x = fair.Inputs(y_true, y_pred, pos_label, weight, zd, "disparity", count)
+    x = groups_fairness.Inputs(y_true, y_pred, pos_label, weight, zd, "disparity", count)
     per_group, out = disparities(g, metrics, x, method, callables)
     if with_ci:
         assert ci is not None
         reps, _ = replicate_spread(g, metrics, x, method, point=per_group, n_boot=n_boot, seed=seed)
         bounds = reps.group_by([*g.strata, "metric"]).agg(
-            fair.interval_aggs(["difference", "ratio"], ci)
+            groups_fairness.interval_aggs(["difference", "ratio"], ci)
         )
         out = _join_on(out, bounds, [*g.strata, "metric"])
     order = pl.col("metric").replace_strict(metrics, list(range(len(metrics))))
@@ -276,7 +276,7 @@ def _fairness_table(spread: pl.LazyFrame, strata: list[str], agg: str) -> pl.Laz
         for rate in ("selection_rate", "true_positive_rate", "false_positive_rate")
         for column in ("difference", "ratio")
     ]
-    table = fair.per_stratum(spread, strata, parts)
+    table = groups_fairness.per_stratum(spread, strata, parts)
     columns = []
     for stem, rates in _FAIRNESS:
         d = [pl.col(f"{names.INTERNAL}{r}_d") for r in rates]

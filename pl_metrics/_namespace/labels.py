@@ -7,16 +7,15 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from pl_metrics import _classification as cls
-from pl_metrics._core import checks as v
-from pl_metrics._core import names
+from pl_metrics import _classification
+from pl_metrics._core import checks, names
 from pl_metrics._core.checks import wants_ci as _wants_ci
 from pl_metrics._core.confusion import Counts, chance_adjusted_summary, confusion_counts
 from pl_metrics._core.names import COUNTS_STATE
 from pl_metrics._core.options import checked
-from pl_metrics._intervals import attach as iv
+from pl_metrics._intervals import attach
 from pl_metrics._intervals.sampling import resampling
-from pl_metrics._namespace import multilabel as ml
+from pl_metrics._namespace import multilabel
 from pl_metrics._typing import (
     AverageCiMethod,
     By,
@@ -76,15 +75,15 @@ class LabelMethods:
         b, zd, extra = checked(
             method, beta=beta, zero_division=zero_division, extra_scores=extra_scores
         )
-        methods = v.CI_METHODS[method]
-        multilabel = ml.is_multilabel(self._lf, y_true)
+        methods = checks.CI_METHODS[method]
+        is_multilabel = multilabel.is_multilabel(self._lf, y_true)
         if ci_method is None:  # the multilabel intervals are bootstraps of rows
-            ci_method = "bootstrap" if multilabel else methods[0]
+            ci_method = "bootstrap" if is_multilabel else methods[0]
         wants_ci = _wants_ci(ci, n_boot, ci_method, weight, seed=seed, methods=methods)
         ci_method, seed = resampling(ci_method, seed)  # "poisson": the bootstrap, its seed
-        if multilabel:
-            ml.refuse_ci(ci, method, ci_method)
-            scores = ml.label_scores(
+        if is_multilabel:
+            multilabel.refuse_ci(ci, method, ci_method)
+            scores = multilabel.label_scores(
                 self._lf,
                 method,
                 y_true,
@@ -100,8 +99,8 @@ class LabelMethods:
             )
             return names.without_scores(scores, method, extra, ci=wants_ci)
         counts = self._counts(
-            v.check_column_name("y_true", y_true),
-            v.check_column_name("y_pred", y_pred),
+            checks.check_column_name("y_true", y_true),
+            checks.check_column_name("y_pred", y_pred),
             by=by,
             labels=labels,
             weight=weight,
@@ -109,7 +108,7 @@ class LabelMethods:
             beta=b,
             ci=wants_ci,
         )
-        scores = iv.finish_labels(
+        scores = attach.finish_labels(
             counts,
             method,
             beta=b,
@@ -182,7 +181,7 @@ class LabelMethods:
         [1.0, 0.0, 0.5, 0.5]
         """
         (normalize,) = checked("confusion_matrix", normalize=normalize)
-        return cls.confusion_matrix(
+        return _classification.confusion_matrix(
             self._counts(
                 y_true, y_pred, by=by, labels=labels, weight=weight, method="confusion_matrix"
             ),
@@ -531,26 +530,26 @@ class LabelMethods:
             replace_undefined_by=replace_undefined_by,
             adjusted=adjusted,
         )
-        multilabel = ml.is_multilabel(self._lf, y_true)
+        is_multilabel = multilabel.is_multilabel(self._lf, y_true)
         if ci_method is None:  # the multilabel summary's intervals are bootstraps of rows
-            ci_method = "bootstrap" if multilabel else v.CI_METHODS["summary"][0]
+            ci_method = "bootstrap" if is_multilabel else checks.CI_METHODS["summary"][0]
         wants_ci = _wants_ci(
-            ci, n_boot, ci_method, weight, seed=seed, methods=v.CI_METHODS["summary"]
+            ci, n_boot, ci_method, weight, seed=seed, methods=checks.CI_METHODS["summary"]
         )
         if wants_ci:
-            v.check_kappa_interval(kappa_weights, ci_method)
-        v.check_kappa_undefined_interval(undefined, wants_ci)
+            checks.check_kappa_interval(kappa_weights, ci_method)
+        checks.check_kappa_undefined_interval(undefined, wants_ci)
         ci_method, seed = resampling(ci_method, seed)  # "poisson": the bootstrap, its seed
-        if multilabel:
-            ml.refuse_ci(ci, "summary", ci_method)
+        if is_multilabel:
+            multilabel.refuse_ci(ci, "summary", ci_method)
             checked(
                 "summary",
-                multilabel=multilabel,
+                multilabel=is_multilabel,
                 replace_undefined_by=undefined,
                 kappa_weights=kappa_weights,
                 adjusted=adjusted,
             )
-            return ml.summary(
+            return multilabel.summary(
                 self._lf,
                 y_true,
                 y_pred,
@@ -562,15 +561,15 @@ class LabelMethods:
                 seed=seed,
             )
         counts = self._counts(
-            v.check_column_name("y_true", y_true),
-            v.check_column_name("y_pred", y_pred),
+            checks.check_column_name("y_true", y_true),
+            checks.check_column_name("y_pred", y_pred),
             by=by,
             labels=labels,
             weight=weight,
             method="summary",
             ci=wants_ci,
         )
-        result = iv.finish_summary(
+        result = attach.finish_summary(
             counts,
             kappa_weights=kappa_weights,
             replace_undefined_by=undefined,

@@ -6,19 +6,17 @@ from collections.abc import Mapping, Sequence
 
 import polars as pl
 
-from pl_metrics import _probability as prob
-from pl_metrics._core import checks as v
-from pl_metrics._core import names
+from pl_metrics import _probability
+from pl_metrics._core import checks, names
 from pl_metrics._core.checks import wants_ci as _wants_ci
 from pl_metrics._core.confusion import confusion_counts
 from pl_metrics._core.options import checked
-from pl_metrics._drift import metrics as dr
-from pl_metrics._drift import state as ds
-from pl_metrics._groups import fairness as fair
-from pl_metrics._groups import over_time as ot
+from pl_metrics._drift import metrics as drift_metrics
+from pl_metrics._drift import state as drift_state
+from pl_metrics._groups import fairness as groups_fairness
+from pl_metrics._groups import over_time
 from pl_metrics._intervals.sampling import resampling
-from pl_metrics._monitoring import estimated as est
-from pl_metrics._monitoring import estimated_windows as ew
+from pl_metrics._monitoring import estimated, estimated_windows
 from pl_metrics._typing import (
     By,
     Calibration,
@@ -92,9 +90,9 @@ class MonitoringMethods:
         >>> out.select("n_reference", "n_current", "ks", "wasserstein").row(0)
         (4, 4, 0.25, 1.0)
         """
-        chosen = dr.check_column_list(columns)
+        chosen = drift_metrics.check_column_list(columns)
         bins, eps = checked("drift", bins=bins, eps=eps)
-        return dr.drift(self._lf, chosen, reference=reference, by=by, bins=bins, eps=eps)
+        return drift_metrics.drift(self._lf, chosen, reference=reference, by=by, bins=bins, eps=eps)
 
     def drift_bins(
         self,
@@ -142,9 +140,9 @@ class MonitoringMethods:
         │ null        ┆ null  ┆ null  ┆ 0.0             ┆ 0.25          ┆ 1            │
         └─────────────┴───────┴───────┴─────────────────┴───────────────┴──────────────┘
         """
-        chosen = dr.check_column_list(columns)
+        chosen = drift_metrics.check_column_list(columns)
         (bins,) = checked("drift_bins", bins=bins)
-        return dr.drift_bins(self._lf, chosen, reference=reference, by=by, bins=bins)
+        return drift_metrics.drift_bins(self._lf, chosen, reference=reference, by=by, bins=bins)
 
     def drift_counts(
         self,
@@ -195,9 +193,9 @@ class MonitoringMethods:
         >>> plm.from_drift_counts(ref, cur).select(pl.col("psi", "js_distance").round(4)).row(0)
         (6.3143, 0.627)
         """
-        chosen = dr.check_column_list(columns)
+        chosen = drift_metrics.check_column_list(columns)
         (bins,) = checked("drift_counts", bins=bins)
-        return ds.drift_counts(self._lf, chosen, edges=edges, by=by, bins=bins)
+        return drift_state.drift_counts(self._lf, chosen, edges=edges, by=by, bins=bins)
 
     def over_time(
         self,
@@ -318,33 +316,35 @@ class MonitoringMethods:
         ... ].to_list()  # day 1 alone, days 1-2, days 2-3
         [1.0, 0.75, 0.5]
         """
-        chosen = ot.check_metrics(metrics, y_pred=y_pred, y_score=y_score, estimated=ew.METRICS)
+        chosen = over_time.check_metrics(
+            metrics, y_pred=y_pred, y_score=y_score, estimated=estimated_windows.METRICS
+        )
         (calibration,) = checked("over_time", calibration=calibration)
-        estimated = [m for m in chosen if m in ew.METRICS]
+        estimated = [m for m in chosen if m in estimated_windows.METRICS]
         _check_estimated(
             estimated, reference, calibration, y_true=y_true, ci=ci, ci_method=ci_method
         )
-        w = ot.windows(every, period)
-        realized = [m for m in chosen if m not in ew.METRICS]
+        w = over_time.windows(every, period)
+        realized = [m for m in chosen if m not in estimated_windows.METRICS]
         wants_ci = _interval_wanted(
             realized, ci=ci, n_boot=n_boot, ci_method=ci_method, weight=weight, seed=seed
         )
         ci_method, seed = resampling(ci_method, seed)  # "poisson": the bootstrap, its seed
         columns = {"y_true": y_true, "y_pred": y_pred, "y_score": y_score}
         columns |= {"weight": weight, "index": index}
-        v.check_not_named(columns, ot.WINDOW_END)
-        segments = v.normalize_by(by)
-        v.check_by(self._lf.collect_schema(), segments, names.output_columns("over_time"))
-        end, time_zone = ot.bucket_end(self._lf, index, w)
+        checks.check_not_named(columns, over_time.WINDOW_END)
+        segments = checks.normalize_by(by)
+        checks.check_by(self._lf.collect_schema(), segments, names.output_columns("over_time"))
+        end, time_zone = over_time.bucket_end(self._lf, index, w)
         # the inner code sees the segments under stand-in names (so a `by` named like
         # a summary column, "accuracy", is just a segment) and the bucket end
-        taken = (y_true, y_pred, y_score, weight, index, ot.WINDOW_END)
+        taken = (y_true, y_pred, y_score, weight, index, over_time.WINDOW_END)
         stand_ins = names.stand_in_keys(segments, [c for c in taken if c is not None])
         lf = self._lf.with_columns(
             *(e.alias(k) for e, k in zip(segments.exprs, stand_ins, strict=True)),
-            end.alias(ot.WINDOW_END),
+            end.alias(over_time.WINDOW_END),
         )
-        keys = [*stand_ins, ot.WINDOW_END]
+        keys = [*stand_ins, over_time.WINDOW_END]
         reserved: list[str] = []
         options = {"ci": ci if wants_ci else None, "ci_method": ci_method}
         options |= {"n_boot": n_boot, "seed": seed}
@@ -352,30 +352,36 @@ class MonitoringMethods:
         if estimated:
             assert y_pred is not None  # check_metrics
             assert y_score is not None
-            parts += ew.estimated_windows(
+            parts += estimated_windows.estimated_windows(
                 lf, y_pred, y_score, keys=keys, w=w, index=index, metrics=estimated,
                 reference=reference, y_true=y_true, pos_label=pos_label, weight=weight,
                 calibration=calibration, ci=options["ci"],
             )  # fmt: skip
             if len(estimated) < len(chosen):  # the realized: of the rows whose label arrived
-                v.check_columns(lf.collect_schema(), y_true=y_true)
+                checks.check_columns(lf.collect_schema(), y_true=y_true)
                 lf = lf.filter(pl.col(y_true).is_not_null())
-        if any(m in ot.SUMMARY or m in ot.AVERAGED for m in chosen):
-            v.check_column_name("y_pred", y_pred)
+        if any(m in over_time.SUMMARY or m in over_time.AVERAGED for m in chosen):
+            checks.check_column_name("y_pred", y_pred)
             counts = confusion_counts(
                 lf, y_true, y_pred, by=keys, labels=labels, weight=weight, reserved=reserved
             )
-            parts += ot.finish_labels(ot.label_windows(counts, w, index), chosen, **options)
-        if any(m in ot.POSITIVE for m in chosen):
+            parts += over_time.finish_labels(
+                over_time.label_windows(counts, w, index), chosen, **options
+            )
+        if any(m in over_time.POSITIVE for m in chosen):
             assert y_pred is not None  # check_metrics
-            binary, pos = fair.binary_confusion(
+            binary, pos = groups_fairness.binary_confusion(
                 lf, y_true, y_pred, by=keys, pos_label=pos_label, weight=weight, reserved=reserved
             )
-            parts += ot.finish_positive(
-                ot.label_windows(binary, w, index), pos, chosen, columns=(y_true, y_pred), **options
+            parts += over_time.finish_positive(
+                over_time.label_windows(binary, w, index),
+                pos,
+                chosen,
+                columns=(y_true, y_pred),
+                **options,
             )
-        if any(m in ot.PROBABILITY or m in ot.CALIBRATION for m in chosen):
-            rows = prob.Rows(
+        if any(m in over_time.PROBABILITY or m in over_time.CALIBRATION for m in chosen):
+            rows = _probability.Rows(
                 lf,
                 y_true,
                 y_score,
@@ -386,21 +392,21 @@ class MonitoringMethods:
                 binary_only=True,
                 argument="y_score",
             )
-            parts += ot.finish_probabilities(rows, chosen, w, index, ci=options["ci"])
+            parts += over_time.finish_probabilities(rows, chosen, w, index, ci=options["ci"])
             if "calibration_error" in chosen:
-                parts += ot.finish_calibration(rows, w, index, ci=options["ci"])
-        if any(m in ot.RANKING for m in chosen):
+                parts += over_time.finish_calibration(rows, w, index, ci=options["ci"])
+        if any(m in over_time.RANKING for m in chosen):
             assert y_score is not None  # check_metrics
-            parts += ot.ranking_windows(
+            parts += over_time.ranking_windows(
                 lf, y_true, y_score, keys=keys, w=w, index=index, metrics=chosen,
                 pos_label=pos_label, weight=weight, reserved=reserved, **options,
             )  # fmt: skip
-        result = ot.assemble(parts, stand_ins, chosen, w, time_zone)
+        result = over_time.assemble(parts, stand_ins, chosen, w, time_zone)
         return result.rename(dict(zip(stand_ins, segments.names, strict=True)))
 
 
 def _check_estimated(
-    estimated: list[str],
+    chosen: list[str],
     reference: object,
     calibration: str | None,
     *,
@@ -411,11 +417,11 @@ def _check_estimated(
     """``over_time``'s options of the estimated metrics: ``reference`` / ``calibration``
     as :meth:`estimated_performance`'s, and only with estimated metrics; their
     intervals are their own (``ci_method`` None)."""
-    checked("over_time", estimated=estimated, reference=reference)
-    if not estimated:
+    checked("over_time", estimated=chosen, reference=reference)
+    if not chosen:
         return
-    est.check_arguments(calibration, reference, y_true if calibration is not None else None)
-    checked("over_time", estimated=estimated, ci=ci, ci_method=ci_method)
+    estimated.check_arguments(calibration, reference, y_true if calibration is not None else None)
+    checked("over_time", estimated=chosen, ci=ci, ci_method=ci_method)
 
 
 def _interval_wanted(
@@ -430,19 +436,19 @@ def _interval_wanted(
     """``over_time``'s interval options checked against its realized metrics (each
     ``ci_method`` gives intervals of some of them); True when intervals are asked for."""
     # metrics without intervals (n, ks, the losses, calibration_error) go with any method
-    free = set(ot.WITHOUT_INTERVAL)
-    allowed = v.ANALYTIC_CI.get(str(ci_method))
+    free = set(over_time.WITHOUT_INTERVAL)
+    allowed = checks.ANALYTIC_CI.get(str(ci_method))
     if allowed is not None:
         allowed |= free  # a new set
     if ci_method == "wilson":  # and the positive class's proportions
-        allowed |= ot.WILSON
+        allowed |= over_time.WILSON
     checked("over_time", realized=realized, ci=ci, ci_method=ci_method, analytic=allowed, free=free)
     # None: each metric's default (the label metrics' the delta method); checked
     # as the bootstrap if one of them is
-    scored = [m for m in realized if m in v.CI_METHODS]  # roc_auc, average_precision
-    defaults = {v.default_ci_method(m) for m in scored} or {"delta"}
+    scored = [m for m in realized if m in checks.CI_METHODS]  # roc_auc, average_precision
+    defaults = {checks.default_ci_method(m) for m in scored} or {"delta"}
     method = ci_method or ("bootstrap" if "bootstrap" in defaults else defaults.pop())
     # "delta" only as the label metrics' default (explicitly: not a choice here)
-    methods = ("bootstrap", "poisson", *v.ANALYTIC_CI)
+    methods = ("bootstrap", "poisson", *checks.ANALYTIC_CI)
     methods += ("delta",) if ci_method is None else ()
     return _wants_ci(ci, n_boot, method, weight, seed=seed, methods=methods)

@@ -15,10 +15,10 @@ import polars as pl
 from pl_metrics._core import names
 from pl_metrics._core.confusion import Counts, confusion_counts
 from pl_metrics._core.options import checked
-from pl_metrics._intervals import multilabel as mi
-from pl_metrics._multilabel import counts as mc
-from pl_metrics._multilabel import metrics as mm
-from pl_metrics._multilabel import state as mls
+from pl_metrics._intervals import multilabel
+from pl_metrics._multilabel import counts
+from pl_metrics._multilabel import metrics as multilabel_metrics
+from pl_metrics._multilabel import state as multilabel_state
 from pl_metrics._multilabel.inputs import is_multilabel, multilabel_input
 from pl_metrics._typing import By, Labels, Target
 
@@ -41,18 +41,18 @@ def ml_counts(
     method: str,
     beta: float = 1.0,
     ci: bool = False,
-) -> mc.MultilabelCounts:
+) -> counts.MultilabelCounts:
     """Check the multilabel input and build its (lazy) counts (``ci``: the interval
     columns are reserved too)."""
     reserved = list(names.output_columns(method, beta=beta))
     if ci:
         f = names.f_name(beta)
-        metrics = mi.METRICS[method][0]
+        metrics = multilabel.METRICS[method][0]
         reserved += names.interval_columns([f if m == "{f}" else m for m in metrics])
     ml = multilabel_input(
         lf, y_true, y_pred, by=by, labels=labels, weight=weight, reserved=reserved
     )
-    return mc.multilabel_counts(ml)
+    return counts.multilabel_counts(ml)
 
 
 def label_scores(
@@ -83,12 +83,16 @@ def label_scores(
         beta=beta,
         ci=ci is not None,
     )
-    metric = {"per_class": mm.per_class, "averages": mm.averages, "report": mm.report}[method]
+    metric = {
+        "per_class": multilabel_metrics.per_class,
+        "averages": multilabel_metrics.averages,
+        "report": multilabel_metrics.report,
+    }[method]
     finish = functools.partial(metric, beta=beta, zero_division=zero_division)
     point = finish(counts)
     if ci is None:
         return point
-    return mi.bootstrap(
+    return multilabel.bootstrap(
         counts.ml, point, method, finish, beta=beta, ci=ci, n_boot=n_boot, seed=seed
     )
 
@@ -117,11 +121,18 @@ def summary(
         method="summary",
         ci=ci is not None,
     )
-    point = mm.summary(counts)
+    point = multilabel_metrics.summary(counts)
     if ci is None:
         return point
-    return mi.bootstrap(
-        counts.ml, point, "summary", mm.summary, beta=1.0, ci=ci, n_boot=n_boot, seed=seed
+    return multilabel.bootstrap(
+        counts.ml,
+        point,
+        "summary",
+        multilabel_metrics.summary,
+        beta=1.0,
+        ci=ci,
+        n_boot=n_boot,
+        seed=seed,
     )
 
 
@@ -201,9 +212,9 @@ class MultilabelMethods:
             row_index=samplewise,
         )
         if samplewise:
-            n_labels = ml.label_set().select(pl.len().cast(pl.Int64).alias(mc.N_LABELS))
-            return mm.samplewise_confusion_matrix(ml, n_labels)
-        return mm.confusion_matrix(mc.multilabel_counts(ml))
+            n_labels = ml.label_set().select(pl.len().cast(pl.Int64).alias(counts.N_LABELS))
+            return multilabel_metrics.samplewise_confusion_matrix(ml, n_labels)
+        return multilabel_metrics.confusion_matrix(counts.multilabel_counts(ml))
 
     def multilabel_counts(
         self,
@@ -282,7 +293,7 @@ class MultilabelMethods:
             weight=weight,
             method="multilabel_counts",
         )
-        return mls.state_frame(counts)
+        return multilabel_state.state_frame(counts)
 
     def hamming_loss(
         self,
@@ -328,8 +339,10 @@ class MultilabelMethods:
             counts = ml_counts(
                 self._lf, y_true, y_pred, by=by, labels=None, weight=weight, method=method
             )
-            return mm.hamming_loss(counts)
-        return mm.label_hamming_loss(self._single(y_true, y_pred, by, weight, method))
+            return multilabel_metrics.hamming_loss(counts)
+        return multilabel_metrics.label_hamming_loss(
+            self._single(y_true, y_pred, by, weight, method)
+        )
 
     def zero_one_loss(
         self,
@@ -372,9 +385,9 @@ class MultilabelMethods:
             counts = ml_counts(
                 self._lf, y_true, y_pred, by=by, labels=None, weight=weight, method=method
             )
-            return mm.zero_one_loss(counts, normalize=normalize)
+            return multilabel_metrics.zero_one_loss(counts, normalize=normalize)
         counts_1 = self._single(y_true, y_pred, by, weight, method)
-        return mm.label_zero_one_loss(counts_1, normalize=normalize)
+        return multilabel_metrics.label_zero_one_loss(counts_1, normalize=normalize)
 
     def _single(
         self, y_true: Target, y_pred: Target, by: By, weight: str | None, method: str

@@ -13,7 +13,7 @@ import polars as pl
 
 from pl_metrics._core import names
 from pl_metrics._core.options import checked
-from pl_metrics._multilabel import ranking as mr
+from pl_metrics._multilabel import ranking
 from pl_metrics._multilabel.ranking_rows import RankingRows
 from pl_metrics._typing import By, Labels, Score
 
@@ -32,7 +32,7 @@ def per_row_rows(
 ) -> RankingRows:
     """The checked rows of per-row ranking metric ``method`` (the engines' shards make
     their state of them too: :mod:`pl_metrics._engines.row_means`)."""
-    return mr.ranking_rows(
+    return ranking.ranking_rows(
         lf,
         y_true,
         y_score,
@@ -75,7 +75,7 @@ class MultilabelRankingMethods:
             relevance=relevance,
             reserved=names.output_columns(method),
         )
-        return mr.row_metric(rows, method, method, **options)
+        return ranking.row_metric(rows, method, method, **options)
 
     def coverage_error(
         self,

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 
 import polars as pl
 
-from pl_metrics._groups import paired_models as pm
+from pl_metrics._groups import paired_models
 from pl_metrics._typing import Adjust, By, PairedCiMethod, PairedMetric
 
 
@@ -183,7 +183,7 @@ class PairedMethods:
         >>> same.equals(out)
         True
         """
-        return pm.compare_models(
+        return paired_models.compare_models(
             self._lf,
             y_true,
             models,

@@ -7,12 +7,10 @@ from functools import partial
 
 import polars as pl
 
-from pl_metrics import _classification as cls
-from pl_metrics import _probability as prob
-from pl_metrics._core import checks as v
-from pl_metrics._core import names
+from pl_metrics import _classification, _probability
+from pl_metrics._core import checks, names
 from pl_metrics._core.options import checked
-from pl_metrics._groups import fairness as fair
+from pl_metrics._groups import fairness as groups_fairness
 from pl_metrics._namespace.probability import ProbabilityMethods
 from pl_metrics._typing import By, Score
 
@@ -75,7 +73,7 @@ class PractitionerMethods(ProbabilityMethods):
         └───────────────────────────┴───────────────────────────┘
         """
         (undefined,) = checked("class_likelihood_ratios", replace_undefined_by=replace_undefined_by)
-        counts, pos = fair.binary_confusion(
+        counts, pos = groups_fairness.binary_confusion(
             self._lf,
             y_true,
             y_pred,
@@ -84,11 +82,11 @@ class PractitionerMethods(ProbabilityMethods):
             weight=weight,
             reserved=names.output_columns("class_likelihood_ratios"),
         )
-        return cls.likelihood_ratios(
+        return _classification.likelihood_ratios(
             counts,
             pos_label=pos,
             undefined=undefined,
-            error=partial(v.Bad.not_binary, "class_likelihood_ratios", y_true, y_pred, pos),
+            error=partial(checks.Bad.not_binary, "class_likelihood_ratios", y_true, y_pred, pos),
         )
 
     def _d2(
@@ -104,7 +102,7 @@ class PractitionerMethods(ProbabilityMethods):
         rows = self._rows(
             y_true, y_prob, by=by, pos_label=pos_label, weight=weight, method=metric, one_hot=True
         )
-        return prob.d2_score(rows, metric)
+        return _probability.d2_score(rows, metric)
 
     def d2_log_loss_score(
         self,

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import polars as pl
 
-from pl_metrics import _probability as prob
-from pl_metrics._core import checks as v
-from pl_metrics._core import names
+from pl_metrics import _probability
+from pl_metrics._core import checks, names
 from pl_metrics._core.options import checked
-from pl_metrics._ranking import multiclass as mc
+from pl_metrics._ranking import multiclass
 from pl_metrics._typing import (
     BinStrategy,
     By,
@@ -39,10 +38,10 @@ class ProbabilityMethods:
         argument: str = "y_prob",
         one_hot: bool = False,
         ci: bool = False,
-    ) -> prob.Rows:
+    ) -> _probability.Rows:
         if one_hot and not isinstance(y_true, str):
-            mc.check_options(pos_label=pos_label)
-        return prob.Rows(
+            multiclass.check_options(pos_label=pos_label)
+        return _probability.Rows(
             self._lf,
             y_true,
             y_prob,
@@ -109,7 +108,7 @@ class ProbabilityMethods:
             method="log_loss",
             one_hot=True,
         )
-        return prob.log_loss(rows, normalize=normalize)
+        return _probability.log_loss(rows, normalize=normalize)
 
     def brier_score(
         self,
@@ -143,7 +142,7 @@ class ProbabilityMethods:
             method="brier_score",
             one_hot=True,
         )
-        return prob.brier_score(rows)
+        return _probability.brier_score(rows)
 
     def calibration_curve(
         self,
@@ -221,7 +220,7 @@ class ProbabilityMethods:
         strategy, multi_class, n_bins = checked(
             "calibration_curve", strategy=strategy, multi_class=multi_class, n_bins=n_bins
         )
-        wilson = v.wants_ci(ci, 1, "wilson", weight, seed=0, methods=("wilson",))
+        wilson = checks.wants_ci(ci, 1, "wilson", weight, seed=0, methods=("wilson",))
         rows = self._calibration_rows(
             y_true,
             y_prob,
@@ -231,7 +230,7 @@ class ProbabilityMethods:
             method="calibration_curve",
             ci=wilson,
         )
-        return prob.calibration_curve(
+        return _probability.calibration_curve(
             rows,
             n_bins=n_bins,
             strategy=strategy,
@@ -249,9 +248,9 @@ class ProbabilityMethods:
         weight: str | None,
         method: str,
         ci: bool = False,
-    ) -> prob.Rows:
+    ) -> _probability.Rows:
         if not isinstance(y_prob, str):
-            mc.check_options(pos_label=pos_label)
+            multiclass.check_options(pos_label=pos_label)
         return self._rows(
             y_true, y_prob, by=by, pos_label=pos_label, weight=weight, method=method, ci=ci
         )
@@ -307,7 +306,7 @@ class ProbabilityMethods:
         rows = self._calibration_rows(
             y_true, y_prob, by=by, pos_label=pos_label, weight=weight, method="calibration_error"
         )
-        return prob.calibration_error(
+        return _probability.calibration_error(
             rows, n_bins=n_bins, strategy=strategy, multi_class=multi_class
         )
 
@@ -357,8 +356,8 @@ class ProbabilityMethods:
         """
         (k,) = checked("top_k_accuracy", k=k)
         if not isinstance(y_score, str):
-            mc.check_options(pos_label=pos_label)
-            y_score = v.check_score_map("y_score", y_score)
+            multiclass.check_options(pos_label=pos_label)
+            y_score = checks.check_score_map("y_score", y_score)
         rows = self._rows(
             y_true,
             y_score,
@@ -369,7 +368,7 @@ class ProbabilityMethods:
             probabilities=False,
             argument="y_score",
         )
-        return prob.top_k_accuracy(rows, k=k)
+        return _probability.top_k_accuracy(rows, k=k)
 
     def hinge_loss(
         self,
@@ -425,8 +424,8 @@ class ProbabilityMethods:
         [0.75]
         """
         if not isinstance(y_score, str):
-            mc.check_options(pos_label=pos_label)
-            v.check_score_map("y_score", y_score)
+            multiclass.check_options(pos_label=pos_label)
+            checks.check_score_map("y_score", y_score)
         checked("hinge_loss", y_score=y_score, labels=labels)
         rows = self._rows(
             y_true,
@@ -440,5 +439,5 @@ class ProbabilityMethods:
         )
         if labels is not None:
             dtype = self._lf.collect_schema()[y_true]
-            v.check_labels_are_keys(labels, rows.classes, dtype, y_true)
-        return prob.hinge_loss(rows, labels_given=labels is not None)
+            checks.check_labels_are_keys(labels, rows.classes, dtype, y_true)
+        return _probability.hinge_loss(rows, labels_given=labels is not None)

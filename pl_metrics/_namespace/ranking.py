@@ -7,12 +7,12 @@ from collections.abc import Mapping
 
 import polars as pl
 
-from pl_metrics._core import scores as sc
+from pl_metrics._core import scores
 from pl_metrics._core.options import checked
-from pl_metrics._intervals import ranked_scores as ranked
+from pl_metrics._intervals import ranked_scores
 from pl_metrics._namespace._common import derived
-from pl_metrics._ranking import from_counts as rk
-from pl_metrics._ranking import multiclass as mc
+from pl_metrics._ranking import from_counts as ranking_from_counts
+from pl_metrics._ranking import multiclass
 from pl_metrics._typing import (
     ApCiMethod,
     AucAverage,
@@ -42,8 +42,8 @@ class RankingMethods:
         ci: bool = False,
         pos_label_present: bool = True,
         sortable: bool = False,
-    ) -> sc.ScoreCounts:
-        return ranked.binary_counts(
+    ) -> scores.ScoreCounts:
+        return ranked_scores.binary_counts(
             self._lf,
             y_true,
             y_score,
@@ -176,7 +176,7 @@ class RankingMethods:
         │ 0.75    │
         └─────────┘
         """
-        return ranked.roc_auc(
+        return ranked_scores.roc_auc(
             self._lf,
             y_true,
             y_score,
@@ -335,7 +335,7 @@ class RankingMethods:
         ... )["average_precision"].round(6).to_list()
         [1.0, 1.0, 1.0]
         """
-        return ranked.average_precision(
+        return ranked_scores.average_precision(
             self._lf,
             y_true,
             y_score,
@@ -405,9 +405,11 @@ class RankingMethods:
             "roc_curve", bins=bins, drop_intermediate=drop_intermediate
         )
         if not isinstance(y_score, str):
-            mc.check_options(pos_label=pos_label, bins=bins)
-            state = mc.counts(self._lf, y_true, y_score, by=by, weight=weight, method="roc_curve")
-            return mc.roc_curve(state, drop_intermediate=drop_intermediate)
+            multiclass.check_options(pos_label=pos_label, bins=bins)
+            state = multiclass.counts(
+                self._lf, y_true, y_score, by=by, weight=weight, method="roc_curve"
+            )
+            return multiclass.roc_curve(state, drop_intermediate=drop_intermediate)
         counts = self._binary(
             y_true,
             y_score,
@@ -418,7 +420,7 @@ class RankingMethods:
             method="roc_curve",
             sortable=True,
         )
-        return rk.roc_curve(counts, drop_intermediate=drop_intermediate)
+        return ranking_from_counts.roc_curve(counts, drop_intermediate=drop_intermediate)
 
     def pr_curve(
         self,
@@ -463,9 +465,11 @@ class RankingMethods:
             "pr_curve", bins=bins, drop_intermediate=drop_intermediate
         )
         if not isinstance(y_score, str):
-            mc.check_options(pos_label=pos_label, bins=bins)
-            state = mc.counts(self._lf, y_true, y_score, by=by, weight=weight, method="pr_curve")
-            return mc.pr_curve(state, drop_intermediate=drop_intermediate)
+            multiclass.check_options(pos_label=pos_label, bins=bins)
+            state = multiclass.counts(
+                self._lf, y_true, y_score, by=by, weight=weight, method="pr_curve"
+            )
+            return multiclass.pr_curve(state, drop_intermediate=drop_intermediate)
         counts = self._binary(
             y_true,
             y_score,
@@ -476,7 +480,7 @@ class RankingMethods:
             method="pr_curve",
             sortable=True,
         )
-        return rk.pr_curve(counts, drop_intermediate=drop_intermediate)
+        return ranking_from_counts.pr_curve(counts, drop_intermediate=drop_intermediate)
 
     def score_counts(
         self,
@@ -511,4 +515,4 @@ class RankingMethods:
             method="score_counts",
             pos_label_present=False,
         )
-        return counts.finish(counts.frame).rename(sc.PUBLIC_STATE)
+        return counts.finish(counts.frame).rename(scores.PUBLIC_STATE)

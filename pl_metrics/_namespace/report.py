@@ -8,11 +8,11 @@ from typing import Any, Literal
 
 import polars as pl
 
-from pl_metrics._core import checks as v
+from pl_metrics._core import checks
 from pl_metrics._core.options import checked
-from pl_metrics._drift import metrics as dr
-from pl_metrics._groups import over_time as ot
-from pl_metrics._monitoring import check as gate
+from pl_metrics._drift import metrics as drift_metrics
+from pl_metrics._groups import over_time
+from pl_metrics._monitoring import check
 from pl_metrics._report import build, sections, write
 from pl_metrics._typing import BootstrapCiMethod, By, Score
 
@@ -188,20 +188,20 @@ def _spec(
     every: str | None = None,
 ) -> sections.Spec:
     """Check what needs no data (the methods check the rest) and normalise ``by``."""
-    v.require_plot_extra("html_report")
+    checks.require_plot_extra("html_report")
     checked("html_report", y_pred=y_pred, y_score=y_score, y_true=y_true, ci=ci, weight=weight)
     if isinstance(ci, str):
         ci = 0.95 if weight is None else None
-    v.check_ci(
+    checks.check_ci(
         ci, n_boot, "bootstrap" if ci_method is None else ci_method, ("bootstrap", "poisson")
     )
     _, n_bins = checked("html_report", seed=seed, n_bins=n_bins)
-    segments = v.normalize_by(by)
+    segments = checks.normalize_by(by)
     schema = lf.collect_schema()
-    v.check_by(schema, segments, reserved=sections.table_columns())
+    checks.check_by(schema, segments, reserved=sections.table_columns())
     for column in (y_true, y_pred):
         if column is not None and column in schema:  # missing: the methods name it
-            v.check_one_label_per_row(column, schema[column])  # single-label sections
+            checks.check_one_label_per_row(column, schema[column])  # single-label sections
     drifted = _drift_columns(reference, drift_columns, (y_true, y_pred, y_score))
     return sections.Spec(
         y_true=y_true,
@@ -221,7 +221,7 @@ def _spec(
         metrics=metrics,
         reference=reference,  # type: ignore[arg-type]
         drift_columns=drifted,
-        rules=() if rules is None else tuple(r.text for r in gate.parse_rules(rules)),
+        rules=() if rules is None else tuple(r.text for r in check.parse_rules(rules)),
         index=index,
         every=_windows(index, every, drawn=y_pred is not None or isinstance(y_score, str)),
     )
@@ -233,8 +233,8 @@ def _windows(index: str | None, every: str | None, *, drawn: bool) -> str | None
     labels, or a binary score)."""
     checked("html_report", index=index, every=every)
     if every is not None:
-        v.check_column_name("index", index)
-        ot.windows(every, None)
+        checks.check_column_name("index", index)
+        over_time.windows(every, None)
         checked("html_report", every=every, drawn=drawn)
     return every
 
@@ -248,9 +248,9 @@ def _drift_columns(
     if reference is None:
         return ()
     if not isinstance(reference, (pl.DataFrame, pl.LazyFrame, pl.Expr)):
-        raise v.Bad.reference_type(reference)
+        raise checks.Bad.reference_type(reference)
     if drift_columns is None:
         y_true, y_pred, y_score = own
         scores = y_score.values() if isinstance(y_score, Mapping) else [y_score]
         drift_columns = [c for c in dict.fromkeys([y_true, y_pred, *scores]) if c is not None]
-    return tuple(dr.check_column_list(drift_columns, argument="drift_columns"))
+    return tuple(drift_metrics.check_column_list(drift_columns, argument="drift_columns"))

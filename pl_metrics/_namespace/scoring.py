@@ -6,13 +6,13 @@ from collections.abc import Mapping, Sequence
 
 import polars as pl
 
-from pl_metrics import _probability as prob
+from pl_metrics import _probability
 from pl_metrics._core import table_options
 from pl_metrics._core.options import checked
 from pl_metrics._namespace.probability import ProbabilityMethods
 from pl_metrics._namespace.ranking import RankingMethods
-from pl_metrics._ranking import gains as _gains
-from pl_metrics._ranking import thresholds as th
+from pl_metrics._ranking import gains
+from pl_metrics._ranking import thresholds as ranking_thresholds
 from pl_metrics._typing import By
 
 
@@ -70,7 +70,7 @@ class ScoringMethods(RankingMethods, ProbabilityMethods):
             method="ks",
             sortable=True,
         )
-        return _gains.ks(counts, error_bound=bins is not None)
+        return gains.ks(counts, error_bound=bins is not None)
 
     def gains(
         self,
@@ -130,7 +130,7 @@ class ScoringMethods(RankingMethods, ProbabilityMethods):
             method="gains",
             sortable=True,
         )
-        return _gains.gains(counts, cuts=cuts)
+        return gains.gains(counts, cuts=cuts)
 
     def expected_cost(
         self,
@@ -187,7 +187,7 @@ class ScoringMethods(RankingMethods, ProbabilityMethods):
             method="expected_cost",
             sortable=True,
         )
-        return th.expected_cost(counts, matrix=matrix, best=best)
+        return ranking_thresholds.expected_cost(counts, matrix=matrix, best=best)
 
     def decision_cost(
         self,
@@ -242,7 +242,7 @@ class ScoringMethods(RankingMethods, ProbabilityMethods):
         )
         checked("decision_cost", y_prob=y_prob)
         costs = table_options.check_cost_table(cost_matrix, rows.labels.to_list())
-        return prob.decision_cost(rows, costs=costs)
+        return _probability.decision_cost(rows, costs=costs)
 
     def cost_curve(
         self,
@@ -295,4 +295,4 @@ class ScoringMethods(RankingMethods, ProbabilityMethods):
             method="cost_curve",
             sortable=True,
         )
-        return th.cost_curve(counts, points=n)
+        return ranking_thresholds.cost_curve(counts, points=n)

@@ -8,11 +8,9 @@ from functools import partial
 
 import polars as pl
 
-from pl_metrics._core import checks as v
-from pl_metrics._core import inputs, names
-from pl_metrics._core import scores as sc
+from pl_metrics._core import checks, inputs, names, scores
 from pl_metrics._core.options import checked
-from pl_metrics._ranking import thresholds as th
+from pl_metrics._ranking import thresholds as ranking_thresholds
 from pl_metrics._typing import By, ThresholdMetric
 
 
@@ -69,7 +67,7 @@ class ThresholdMethods:
         └───────────┴─────┴─────┴───────────┘
         """
         b, zd, bins = checked("thresholds", beta=beta, zero_division=zero_division, bins=bins)
-        counts = sc.binary_score_counts(
+        counts = scores.binary_score_counts(
             self._lf,
             y_true,
             y_score,
@@ -80,7 +78,7 @@ class ThresholdMethods:
             bins=bins,
             sortable=True,
         )
-        return th.sweep(counts, beta=b, zero_division=zd)
+        return ranking_thresholds.sweep(counts, beta=b, zero_division=zd)
 
     def best_threshold(
         self,
@@ -126,7 +124,7 @@ class ThresholdMethods:
         [0.35]
         """
         (b,) = checked("best_threshold", beta=beta)
-        v.check_choice("metric", metric, names.output_columns("thresholds", beta=b)[1:])
+        checks.check_choice("metric", metric, names.output_columns("thresholds", beta=b)[1:])
         checked("best_threshold", where=where)
         table = self.thresholds(
             y_true,
@@ -140,7 +138,7 @@ class ThresholdMethods:
         )
         if where is not None:
             _check_where(table.collect_schema(), where)
-        return th.best(table, v.by_names(by), metric=metric, where=where)
+        return ranking_thresholds.best(table, checks.by_names(by), metric=metric, where=where)
 
     def det_curve(
         self,
@@ -172,7 +170,7 @@ class ThresholdMethods:
         bins, drop_intermediate = checked(
             "det_curve", bins=bins, drop_intermediate=drop_intermediate
         )
-        counts = sc.binary_score_counts(
+        counts = scores.binary_score_counts(
             self._lf,
             y_true,
             y_score,
@@ -183,7 +181,7 @@ class ThresholdMethods:
             bins=bins,
             sortable=True,
         )
-        return th.det_curve(counts, drop_intermediate=drop_intermediate)
+        return ranking_thresholds.det_curve(counts, drop_intermediate=drop_intermediate)
 
     def threshold_report(
         self,
@@ -234,13 +232,13 @@ class ThresholdMethods:
             numeric={"y_score": [y_score]},
         )
         segments, schema = given.segments, given.schema
-        pos = sc.resolve_pos_label(schema, y_true, pos_label)
+        pos = scores.resolve_pos_label(schema, y_true, pos_label)
         dtype = schema[y_true]
         inferred = neg_label is None and dtype != pl.Boolean
         if neg_label is None:
             negative = _inferred_neg_label(y_true, weight, pos, dtype)
         else:
-            neg_label = v.label_value(neg_label, dtype, "neg_label", y_true)
+            neg_label = checks.label_value(neg_label, dtype, "neg_label", y_true)
             if neg_label == pos:
                 msg = f"`neg_label` must differ from `pos_label`, both are {pos!r}"
                 raise ValueError(msg)
@@ -335,12 +333,12 @@ def _check_report_labels(  # noqa: PLR0917 - partial()'s arguments, then the fra
     classes = df.filter(pl.col("average").is_null() & (pl.col("support") > 0))["label"]
     labels = classes.to_list()
     if pos not in labels:
-        raise v.Bad.pos_label_absent(pos, y_true, v.labels_present(lf, y_true))
+        raise checks.Bad.pos_label_absent(pos, y_true, checks.labels_present(lf, y_true))
     if not inferred:
         return df
     others = [label for label in labels if label != pos]
     if len(others) > 1 or (not others and (not classes.dtype.is_numeric() or pos == 0)):
-        raise v.Bad.neg_label_needed(y_true, v.labels_present(lf, y_true), pos)
+        raise checks.Bad.neg_label_needed(y_true, checks.labels_present(lf, y_true), pos)
     if default_pos and others and others[0] not in {0, -1}:
-        raise v.Bad.pos_label_needed(y_true, v.labels_present(lf, y_true))
+        raise checks.Bad.pos_label_needed(y_true, checks.labels_present(lf, y_true))
     return df

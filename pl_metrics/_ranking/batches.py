@@ -14,9 +14,7 @@ from typing import Any, Protocol
 
 import polars as pl
 
-from pl_metrics._core import catalogue as cat
-from pl_metrics._core import formulas as fm
-from pl_metrics._core import names
+from pl_metrics._core import catalogue, formulas, names
 from pl_metrics._ranking.placements import _key, _Keyed, _label_bits, _Searched, metric_of
 from pl_metrics._stats import ap_delta
 
@@ -404,27 +402,27 @@ def _chunk_metric(keys: Any, counts: Any, metric: str, z: float | None) -> tuple
     beyond = at_or_before - tied
     p_total, n_total = n_pos.astype(np.float64), n_neg.astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
-        if cat.CATALOGUE[metric].ranked is cat.Ranked.AP:
+        if catalogue.CATALOGUE[metric].ranked is catalogue.Ranked.AP:
             return _chunk_ap(score[where], at, n_pos, n_neg, pos_before, beyond, z), n_pos
         sums = np.bincount(at, weights=beyond, minlength=n_segments)  # exact: integers
         ties = np.bincount(at, weights=np.broadcast_to(tied, at.shape), minlength=n_segments)
         defined = (n_pos > 0) & (n_neg > 0)
-        auc = np.where(defined, fm.placement(sums, ties, n_total) / p_total, np.nan)
+        auc = np.where(defined, formulas.placement(sums, ties, n_total) / p_total, np.nan)
         if z is None:
             return [auc], n_pos
-        v10 = fm.placement(beyond, tied, n_total[at])
+        v10 = formulas.placement(beyond, tied, n_total[at])
         # each negative: the positives before it (its run's come after it), and tied
         where_n = np.flatnonzero(~positive)
         at_n = segment[where_n]
         below_n = where_n - starts[at_n] - (np.arange(where_n.size) - (starts - pos_before)[at_n])
         tied_n = 0 if run is None else pos_run[run[where_n]]
-        v01 = fm.placement(p_total[at_n] - below_n - tied_n, tied_n, p_total[at_n])
-        se = fm.delong_se_of_squares(
+        v01 = formulas.placement(p_total[at_n] - below_n - tied_n, tied_n, p_total[at_n])
+        se = formulas.delong_se_of_squares(
             np.bincount(at, weights=(v10 - auc[at]) ** 2, minlength=n_segments),
             np.bincount(at_n, weights=(v01 - auc[at_n]) ** 2, minlength=n_segments),
             p_total=p_total,
             n_total=n_total,
-            xp=fm.NUMPY,
+            xp=formulas.NUMPY,
         )
         enough = (n_pos > 1) & (n_neg > 1)
         low = np.where(enough, np.clip(auc - z * se, 0.0, 1.0), np.nan)
@@ -447,7 +445,7 @@ def _chunk_ap(  # noqa: PLR0917 - _chunk_metric's arrays, in its order
     first = np.maximum.accumulate(np.where(new, index, 0)) - pos_before[at]
     tps = (n_pos[at] - first).astype(np.float64)
     fps = (n_neg[at] - beyond).astype(np.float64)
-    terms = fm.average_precision_terms(1.0, tps, fps, xp=fm.NUMPY)
+    terms = formulas.average_precision_terms(1.0, tps, fps, xp=formulas.NUMPY)
     # each segment's terms summed pairwise, as _ranking.placements._ap sums one
     # segment's (np.bincount adds them one by one: 1e-12 off at 100,000 terms; the
     # two may group the additions apart, a last bit); a perfect ranking's: P ones;
@@ -457,7 +455,7 @@ def _chunk_ap(  # noqa: PLR0917 - _chunk_metric's arrays, in its order
     if scores.size:
         sums[has] = np.add.reduceat(terms, pos_before[has])
     # 0.0 without positives (as scikit-learn)
-    ap = np.where(has, fm.average_precision_of_sum(sums, np.maximum(n_pos, 1)), 0.0)
+    ap = np.where(has, formulas.average_precision_of_sum(sums, np.maximum(n_pos, 1)), 0.0)
     if z is None:
         return [ap]
     s2, s4 = ap_delta.sorted_moments(tps, fps, new, at, ap, n_pos, n_pos.size)

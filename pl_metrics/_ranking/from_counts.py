@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 
 import polars as pl
 
-from pl_metrics._core import formulas as fm
+from pl_metrics._core import formulas
 from pl_metrics._core.names import ALL, ORD
 from pl_metrics._core.scores import (
     CLASS,
@@ -52,8 +52,8 @@ def _auc_exprs(integer: bool = False) -> list[pl.Expr]:
     # weights neither overflow nor underflow
     pos, neg = pos / p_total, neg / n_total
     tps = pos.cum_sum()
-    u = fm.roc_auc_terms(pos, neg, tps).cum_sum().last()
-    full = fm.roc_auc_terms(0.0, neg, tps.last()).cum_sum().last()
+    u = formulas.roc_auc_terms(pos, neg, tps).cum_sum().last()
+    full = formulas.roc_auc_terms(0.0, neg, tps.last()).cum_sum().last()
     auc = pl.when((p_total > 0) & (n_total > 0)).then(u / full)
     return [p_total.alias("P"), n_total.alias("N"), auc.alias("roc_auc")]
 
@@ -80,7 +80,7 @@ def pairs_auc(right: pl.Expr, tied: pl.Expr, p_total: pl.Expr, n_total: pl.Expr)
     partitions of score ranges (``_engines.ranked``)."""
     beyond, tied = right.cast(pl.Float64), tied.cast(pl.Float64)
     p_float, n_float = p_total.cast(pl.Float64), n_total.cast(pl.Float64)
-    auc = fm.placement(beyond, tied, n_float) / p_float
+    auc = formulas.placement(beyond, tied, n_float) / p_float
     # every pair right: exactly 1.0 (beyond 2**53 pairs the two divisions of the
     # rounded count could give 0.9999999999999999: 220 of 2,000 random P x N there)
     auc = pl.when(right == p_total * n_total).then(1.0).otherwise(auc)
@@ -96,8 +96,8 @@ def _partial_auc_exprs(max_fpr: float) -> list[pl.Expr]:
     p_total, n_total = tps.last(), fps.last()
     x1, y1 = fps / n_total, tps / p_total
     x0, y0 = x1.shift(1, fill_value=0.0), y1.shift(1, fill_value=0.0)
-    area = fm.partial_roc_auc_terms(x0, y0, x1, y1, max_fpr).sum()
-    auc = pl.when((p_total > 0) & (n_total > 0)).then(fm.mcclish(area, max_fpr))
+    area = formulas.partial_roc_auc_terms(x0, y0, x1, y1, max_fpr).sum()
+    auc = pl.when((p_total > 0) & (n_total > 0)).then(formulas.mcclish(area, max_fpr))
     return [p_total.alias("P"), n_total.alias("N"), auc.alias("roc_auc")]
 
 
@@ -248,8 +248,8 @@ def ap_exprs(integer: bool = False) -> tuple[pl.Expr, pl.Expr]:
     tps, fps = pos.cum_sum(), neg.cum_sum()
     p_total = tps.last()  # as curve_points: recall reaches exactly 1
     if integer:
-        terms = fm.average_precision_terms(pos, tps, fps).sum()
-        ap = fm.average_precision_of_sum(terms, p_total)
+        terms = formulas.average_precision_terms(pos, tps, fps).sum()
+        ap = formulas.average_precision_of_sum(terms, p_total)
         return p_total, pl.when(p_total > 0).then(ap).otherwise(0.0)
     # weights: the terms summed as the positives are, running sums in score order:
     # where every precision is 1 the terms are the positives and the two sums the
@@ -258,8 +258,8 @@ def ap_exprs(integer: bool = False) -> tuple[pl.Expr, pl.Expr]:
     # and 0.9999999999999999); the positives as shares of P first, so that pos x
     # precision does not underflow (weights of 1e-300 gave 0.0)
     share = pos / p_total
-    terms = fm.average_precision_terms(share, tps, fps).cum_sum().last()
-    ap = fm.average_precision_of_sum(terms, share.cum_sum().last())
+    terms = formulas.average_precision_terms(share, tps, fps).cum_sum().last()
+    ap = formulas.average_precision_of_sum(terms, share.cum_sum().last())
     return p_total, pl.when(p_total > 0).then(ap).otherwise(0.0)
 
 

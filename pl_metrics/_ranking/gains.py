@@ -24,7 +24,7 @@ import dataclasses
 
 import polars as pl
 
-from pl_metrics._core import formulas as fm
+from pl_metrics._core import formulas
 from pl_metrics._core.names import INTERNAL, POS, SCORE
 from pl_metrics._core.scores import NEG, ScoreCounts, aggregate, per_segment
 from pl_metrics._ranking import sorted_tables
@@ -106,8 +106,8 @@ def _ks(
         pos, neg = (pl.col(c).cast(exact) for c in (POS, NEG))
         columns.append(pl.max_horizontal(pos / p, neg / n).cast(pl.Float64).alias(_SHARE))
     if weights:  # totals near 1e307 would overflow the products
-        tps, fps, p, n = fm.overflow_safe((tps, fps, p, n), p + n)
-    numerator = fm.ks_distance(tps, fps, p, n)
+        tps, fps, p, n = formulas.overflow_safe((tps, fps, p, n), p + n)
+    numerator = formulas.ks_distance(tps, fps, p, n)
     columns += [numerator.alias(_DISTANCE), p.alias(_ALL_POS), n.alias(_ALL_NEG)]
     rows = points.select(*keys, SCORE, *columns)
     distance, best = pl.col(_DISTANCE), pl.col(_DISTANCE).max()
@@ -222,18 +222,18 @@ def gains(counts: ScoreCounts, *, cuts: list[tuple[int, int]]) -> pl.LazyFrame:
         cum_pos.last().over(keys).alias(_ALL_POS),
     )
     nan = float("nan")
-    base_rate = fm.POLARS.ratio(all_pos, all_rows, nan)
+    base_rate = formulas.POLARS.ratio(all_pos, all_rows, nan)
     has_pos = all_pos > 0
     result = per_bucket.with_columns(
-        fm.POLARS.ratio(positives, rows, nan).alias("rate"),
+        formulas.POLARS.ratio(positives, rows, nan).alias("rate"),
         (cum_rows / all_rows).alias("cum_share"),
         pl.when(has_pos).then(cum_pos / all_pos).otherwise(nan).alias("gain"),
         pl.when(has_pos)
-        .then(fm.POLARS.ratio(positives, rows, nan) / base_rate)
+        .then(formulas.POLARS.ratio(positives, rows, nan) / base_rate)
         .otherwise(nan)
         .alias("lift"),
         pl.when(has_pos)
-        .then(fm.POLARS.ratio(cum_pos, cum_rows, nan) / base_rate)
+        .then(formulas.POLARS.ratio(cum_pos, cum_rows, nan) / base_rate)
         .otherwise(nan)
         .alias("cum_lift"),
     )

@@ -29,12 +29,10 @@ from collections.abc import Mapping
 
 import polars as pl
 
-from pl_metrics._core import formulas as fm
-from pl_metrics._core import names
-from pl_metrics._core import scores as sc
+from pl_metrics._core import formulas, names, scores
 from pl_metrics._core.options import checked
 from pl_metrics._core.scores import CLASS, NEG, POS, SCORE, ScoreCounts
-from pl_metrics._ranking import from_counts as rk
+from pl_metrics._ranking import from_counts as ranking_from_counts
 from pl_metrics._stats import normal
 
 #: A class's number (or weight) of positives, the weight of the weighted average.
@@ -90,19 +88,23 @@ def counts(
     """The multiclass state of ``method``'s rows (checks as every multiclass method;
     ``ci``: the interval columns are the method's output columns too)."""
     reserved = names.output_columns(method, ci=ci)
-    return sc.multiclass_score_counts(lf, y_true, y_score, by=by, weight=weight, reserved=reserved)
+    return scores.multiclass_score_counts(
+        lf, y_true, y_score, by=by, weight=weight, reserved=reserved
+    )
 
 
 def per_class_counts(state: ScoreCounts) -> ScoreCounts:
     """``*keys, CLASS, SCORE, POS, NEG``: each class's score against the rest."""
-    return ScoreCounts(rk.one_vs_rest(state), state.by, [*state.keys, CLASS])
+    return ScoreCounts(ranking_from_counts.one_vs_rest(state), state.by, [*state.keys, CLASS])
 
 
 def micro_counts(state: ScoreCounts) -> ScoreCounts:
     """``*keys, SCORE, POS, NEG``: the one-vs-rest counts summed over the classes (the
     raveled indicator matrix against the raveled scores)."""
     frame = (
-        rk.one_vs_rest(state).group_by(*state.keys, SCORE).agg(pl.col(POS).sum(), pl.col(NEG).sum())
+        ranking_from_counts.one_vs_rest(state)
+        .group_by(*state.keys, SCORE)
+        .agg(pl.col(POS).sum(), pl.col(NEG).sum())
     )
     return ScoreCounts(frame, state.by, state.keys)
 
@@ -120,12 +122,12 @@ def roc_auc(state: ScoreCounts, *, multi_class: str, average: str | None) -> pl.
     if average is None:
         ovr = per_class_counts(state)
         result = ovr.frame.group_by(ovr.keys).agg(
-            rk.auc_exprs(integer=rk.integer_counts(ovr.frame))
+            ranking_from_counts.auc_exprs(integer=ranking_from_counts.integer_counts(ovr.frame))
         )
         return _labelled(ovr, result.select(*ovr.keys, "roc_auc").sort(ovr.keys, nulls_last=True))
     if average == "micro":
-        return rk.roc_auc(micro_counts(state))
-    return rk.roc_auc_multiclass(state, multi_class=multi_class, average=average)
+        return ranking_from_counts.roc_auc(micro_counts(state))
+    return ranking_from_counts.roc_auc_multiclass(state, multi_class=multi_class, average=average)
 
 
 def roc_auc_delong_per_class(state: ScoreCounts, ci: float) -> pl.LazyFrame:
@@ -133,7 +135,7 @@ def roc_auc_delong_per_class(state: ScoreCounts, ci: float) -> pl.LazyFrame:
     rest and DeLong's interval of that binary problem (null for a class with fewer
     than two positives or negatives in the segment)."""
     ovr = per_class_counts(state)
-    exprs = rk.auc_exprs(integer=rk.integer_counts(ovr.frame))
+    exprs = ranking_from_counts.auc_exprs(integer=ranking_from_counts.integer_counts(ovr.frame))
     result = ovr.frame.group_by(ovr.keys).agg(*exprs, normal.delong_se().alias(SE))
     bounds = normal.delong_bounds(pl.col("roc_auc"), pl.col(SE), ci)
     return _labelled(
@@ -145,7 +147,7 @@ def roc_auc_delong_per_class(state: ScoreCounts, ci: float) -> pl.LazyFrame:
 SE = f"{names.INTERNAL}se"
 
 
-def delong_mean_se(read: sc.RankingInput, *, average: str) -> pl.LazyFrame:
+def delong_mean_se(read: scores.RankingInput, *, average: str) -> pl.LazyFrame:
     """``*by, SE``: the standard error of the macro / weighted mean of the one-vs-rest
     ROC AUCs (un-weighted rows; the input resolved and checked by the point
     estimate's plan, :func:`pl_metrics._core.scores.classes_input`).
@@ -178,7 +180,9 @@ def delong_mean_se(read: sc.RankingInput, *, average: str) -> pl.LazyFrame:
         # the other class's rows below + half those tied: its rank less its rank in its class
         m = score.rank("average").over(keys) - score.rank("average").over([*keys, pos])
         placement = (
-            pl.when(pos).then(fm.placement(m, 0.0, n)).otherwise(fm.placement(p - m, 0.0, p))
+            pl.when(pos)
+            .then(formulas.placement(m, 0.0, n))
+            .otherwise(formulas.placement(p - m, 0.0, p))
         )
         classes.append(
             [
@@ -245,16 +249,18 @@ def average_precision(state: ScoreCounts, *, average: str | None) -> pl.LazyFram
     indicator matrix (a class absent from a segment adds negatives only).
     """
     if average == "micro":
-        return rk.average_precision(micro_counts(state))
+        return ranking_from_counts.average_precision(micro_counts(state))
     ovr = per_class_counts(state)
-    p_total, ap = rk.ap_exprs(rk.integer_counts(ovr.frame))
+    p_total, ap = ranking_from_counts.ap_exprs(ranking_from_counts.integer_counts(ovr.frame))
     per_class = ovr.frame.group_by(ovr.keys).agg(
         p_total.alias(_POSITIVES), ap.alias("average_precision")
     )
     if average is None:
         result = per_class.select(*ovr.keys, "average_precision")
         return _labelled(ovr, result.sort(ovr.keys, nulls_last=True))
-    mean = rk.class_mean(per_class, state.keys, "average_precision", pl.col(_POSITIVES), average)
+    mean = ranking_from_counts.class_mean(
+        per_class, state.keys, "average_precision", pl.col(_POSITIVES), average
+    )
     return state.finish(mean)
 
 
@@ -262,14 +268,18 @@ def roc_curve(state: ScoreCounts, *, drop_intermediate: bool) -> pl.LazyFrame:
     """``*by, label, threshold, fpr, tpr``: scikit-learn's ``roc_curve`` of each class
     against the rest (each class's curve starts at +inf)."""
     ovr = per_class_counts(state)
-    return rk.roc_curve(ovr, drop_intermediate=drop_intermediate).rename({CLASS: LABEL})
+    return ranking_from_counts.roc_curve(ovr, drop_intermediate=drop_intermediate).rename(
+        {CLASS: LABEL}
+    )
 
 
 def pr_curve(state: ScoreCounts, *, drop_intermediate: bool) -> pl.LazyFrame:
     """``*by, label, threshold, precision, recall``: scikit-learn's
     ``precision_recall_curve`` of each class against the rest."""
     ovr = per_class_counts(state)
-    return rk.pr_curve(ovr, drop_intermediate=drop_intermediate).rename({CLASS: LABEL})
+    return ranking_from_counts.pr_curve(ovr, drop_intermediate=drop_intermediate).rename(
+        {CLASS: LABEL}
+    )
 
 
 __all__ = [

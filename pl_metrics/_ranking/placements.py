@@ -18,8 +18,7 @@ from typing import Any, Literal
 
 import polars as pl
 
-from pl_metrics._core import catalogue as cat
-from pl_metrics._core import formulas as fm
+from pl_metrics._core import catalogue, formulas
 from pl_metrics._stats import ap_delta
 
 #: Scores searched at once; more are split over the threads (numpy releases the GIL).
@@ -256,18 +255,20 @@ def _auc(s: _Searched | _Keyed, z: float | None) -> tuple[float | None, ...]:
     p_total, n_total = float(n_pos), float(n_neg)
     # the mean placement of the positives (summed first: exact integers)
     beyond, ties = s.sums()
-    auc = float(fm.placement(float(beyond), float(ties), n_total) / p_total)
+    auc = float(formulas.placement(float(beyond), float(ties), n_total) / p_total)
     if z is None:
         return (auc,)
     if n_pos < 2 or n_neg < 2:
         return auc, None, None
     below, tied = s.per_positive()
-    v10 = fm.placement(below, tied, n_total)
+    v10 = formulas.placement(below, tied, n_total)
     # a negative's placement: the positives above it, plus half those tied
     below_n, tied_n = s.per_negative()
-    v01 = fm.placement(p_total - below_n - tied_n, tied_n, p_total)
+    v01 = formulas.placement(p_total - below_n - tied_n, tied_n, p_total)
     se = float(
-        fm.delong_se(1.0, v10, 1.0, v01, auc=auc, p_total=p_total, n_total=n_total, xp=fm.NUMPY)
+        formulas.delong_se(
+            1.0, v10, 1.0, v01, auc=auc, p_total=p_total, n_total=n_total, xp=formulas.NUMPY
+        )
     )
     return auc, min(max(auc - z * se, 0.0), 1.0), min(max(auc + z * se, 0.0), 1.0)
 
@@ -291,8 +292,8 @@ def _ap(s: _Searched | _Keyed, z: float | None) -> tuple[float | None, ...]:
     tps = (n_pos - first).astype(np.float64)
     below, _ = s.per_positive()
     fps = (s.n_neg - below).astype(np.float64)
-    terms = fm.average_precision_terms(1.0, tps, fps, xp=fm.NUMPY)
-    ap = float(fm.average_precision_of_sum(terms.sum(), np.float64(n_pos)))
+    terms = formulas.average_precision_terms(1.0, tps, fps, xp=formulas.NUMPY)
+    ap = float(formulas.average_precision_of_sum(terms.sum(), np.float64(n_pos)))
     if z is None:
         return (ap,)
     new = np.r_[True, p[1:] != p[:-1]]
@@ -303,10 +304,10 @@ def _ap(s: _Searched | _Keyed, z: float | None) -> tuple[float | None, ...]:
 
 
 #: The metric of a segment's sorted scores, by its statistic (``catalogue.Ranked``).
-_METRICS = {cat.Ranked.AUC: _auc, cat.Ranked.AP: _ap}
+_METRICS = {catalogue.Ranked.AUC: _auc, catalogue.Ranked.AP: _ap}
 
 
 def metric_of(metric: str) -> Any:
     """The function giving ``metric`` (a ranking metric of the catalogue: its
     ``ranked`` statistic) of a segment's sorted scores."""
-    return _METRICS[cat.CATALOGUE[metric].ranked]  # type: ignore[index]
+    return _METRICS[catalogue.CATALOGUE[metric].ranked]  # type: ignore[index]

@@ -41,9 +41,7 @@ from typing import Literal
 
 import polars as pl
 
-from pl_metrics._core import checks as v
-from pl_metrics._core import names
-from pl_metrics._core import scores as sc
+from pl_metrics._core import checks, names, scores
 from pl_metrics._core.names import ALL, NEG, ORD, POS, ROWS, SCORE
 from pl_metrics._core.scores import RankingInput
 from pl_metrics._ranking import placements, sorted_path
@@ -108,29 +106,29 @@ def deferred(
 
 def _gate(
     rows: RankingInput, positive: pl.Expr, *, keyed: bool
-) -> tuple[pl.LazyFrame, list[v.Check]]:
+) -> tuple[pl.LazyFrame, list[checks.Check]]:
     """One row of check counts over every row (none for an empty input)."""
-    score_aggs, checks = sc.score_checks(rows.schema, [rows.y_score])
-    true_aggs, label_checks = sc.true_checks(rows.y_true, rows.types)
+    score_aggs, data_checks = scores.score_checks(rows.schema, [rows.y_score])
+    true_aggs, label_checks = scores.true_checks(rows.y_true, rows.types)
     aggs = [pl.len().alias(ROWS), *score_aggs, *true_aggs, positive.sum().alias(_POSITIVES)]
-    checks += label_checks
+    data_checks += label_checks
     weight = rows.weight
     if weight is not None:
-        aggs.append(v.bad_weight(weight).alias(v.BAD_WEIGHT))
-        checks.append((v.BAD_WEIGHT, lambda n: v.Bad.bad_weights(weight, n)))
+        aggs.append(checks.bad_weight(weight).alias(checks.BAD_WEIGHT))
+        data_checks.append((checks.BAD_WEIGHT, lambda n: checks.Bad.bad_weights(weight, n)))
     if rows.default_pos:
-        aggs += sc.default_pos_label_aggs(pl.col(rows.y_true))
+        aggs += scores.default_pos_label_aggs(pl.col(rows.y_true))
     if keyed:
-        aggs.append(sc.as_score(rows.y_score, rows.schema[rows.y_score]).min().alias(_MIN))
+        aggs.append(scores.as_score(rows.y_score, rows.schema[rows.y_score]).min().alias(_MIN))
     gate = rows.rows.select(aggs).filter(pl.col(ROWS) > 0)
-    return v.raise_if_bad(gate, checks), checks
+    return checks.raise_if_bad(gate, data_checks), data_checks
 
 
 def _sorted_rows(rows: RankingInput, positive: pl.Expr, *, keyed: bool) -> pl.LazyFrame:
     """The rows sorted by segment, then score descending: ``*keys, _KEY`` (``keyed``:
     the score's bits and the label, :func:`pl_metrics._ranking.placements._key`), else
     ``*keys, SCORE, _P, _N`` (the row's positive and negative count or weight)."""
-    score = sc.as_score(rows.y_score, rows.schema[rows.y_score])
+    score = scores.as_score(rows.y_score, rows.schema[rows.y_score])
     if keyed:
         columns = [placements._key(score, positive).alias(_KEY)]
     elif rows.weight is None:
@@ -190,13 +188,13 @@ def sorted_curve(
     else:
         score, row_pos = pl.col(SCORE), pl.col(_P)
     keys = rows.keys
-    first, last = sc.segment_edge(keys, 1), sc.segment_edge(keys, -1)
+    first, last = scores.segment_edge(keys, 1), scores.segment_edge(keys, -1)
     if rows.weight is None:
         # exact integers: the running positives and rows of all segments; the
         # curve's are these less their values before the segment's first run
         running = [row_pos.cum_sum(), pl.int_range(1, pl.len() + 1, dtype=pl.Int64)]
     else:  # a float sum restarts in each segment (a window)
-        over = sc.per_segment(keys)
+        over = scores.per_segment(keys)
         running = [over(pl.col(c).cum_sum()) for c in (_P, _N)]
     # the last row of each run of equal scores (and of each segment)
     end = last | score.ne_missing(score.shift(-1))
@@ -264,14 +262,14 @@ def _raise(rows: RankingInput, checked: pl.DataFrame, points: pl.DataFrame, *, k
     negative score of a keyed sort (:class:`~pl_metrics._ranking.sorted_path.MixedSigns`)."""
     if (
         rows.weight is not None
-        and points.select(v.weight_total_too_large(pl.col("P") + pl.col("N")).max()).item()
+        and points.select(checks.weight_total_too_large(pl.col("P") + pl.col("N")).max()).item()
     ):
-        raise v.Bad.weight_overflow(rows.weight)
+        raise checks.Bad.weight_overflow(rows.weight)
     later = checked.lazy()
     if rows.default_pos:
-        later = sc.check_default_pos_label(later, rows.rows, rows.y_true)
+        later = scores.check_default_pos_label(later, rows.rows, rows.y_true)
     if rows.pos_label_present:
-        later = sc.check_pos_label(later, rows.rows, rows.y_true, rows.pos_label, _POSITIVES)
+        later = scores.check_pos_label(later, rows.rows, rows.y_true, rows.pos_label, _POSITIVES)
     later.collect()
     if keyed and checked.height and checked[_MIN][0] < 0:
         raise sorted_path.MixedSigns

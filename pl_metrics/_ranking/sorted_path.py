@@ -53,9 +53,7 @@ from typing import Literal
 
 import polars as pl
 
-from pl_metrics._core import checks as v
-from pl_metrics._core import names
-from pl_metrics._core import scores as sc
+from pl_metrics._core import checks, names, scores
 from pl_metrics._ranking.batches import _MIN, Source, _in_batches, _lists, _Ready, _values
 from pl_metrics._stats import normal
 
@@ -153,7 +151,7 @@ def sorted_or(
 
 
 def sorted_or_input(
-    read: sc.RankingInput,
+    read: scores.RankingInput,
     counted: pl.LazyFrame,
     *,
     bins: int | None = None,
@@ -220,16 +218,16 @@ def sorted_metric(
     """
     lf = frame.lazy()
     if isinstance(y_score, str):
-        read = sc.binary_input(
+        read = scores.binary_input(
             lf, y_true, y_score, by=by, pos_label=pos_label, weight=None, reserved=reserved
         )
     else:
-        read = sc.classes_input(lf, y_true, y_score, by=by, weight=None, reserved=reserved)
+        read = scores.classes_input(lf, y_true, y_score, by=by, weight=None, reserved=reserved)
     return sorted_input_metric(read, average=average, ci=ci, metric=metric, keyed=keyed)
 
 
 def sorted_input_metric(
-    read: sc.RankingInput,
+    read: scores.RankingInput,
     *,
     average: str,
     ci: float | None = None,
@@ -256,19 +254,21 @@ def sorted_input_metric(
             for k, c in zip(read.classes, columns, strict=True)
         ]
         known = pl.Series(list(read.classes), dtype=dtype)
-    score_aggs, checks = sc.score_checks(schema, list(dict.fromkeys(columns)))
-    true_aggs, true_checks = sc.true_checks(y_true, read.types)
+    score_aggs, data_checks = scores.score_checks(schema, list(dict.fromkeys(columns)))
+    true_aggs, true_checks = scores.true_checks(y_true, read.types)
     scalars = [*score_aggs, *true_aggs]
-    checks += true_checks
+    data_checks += true_checks
     default_pos = binary and read.default_pos
     if default_pos:
-        scalars += sc.default_pos_label_aggs(pl.col(y_true))
+        scalars += scores.default_pos_label_aggs(pl.col(y_true))
     if known is None:
         scalars.append(tasks[0][0].sum().alias(_POSITIVES))
     else:
         unknown = pl.col(y_true).is_not_null() & ~pl.col(y_true).is_in(known.implode())
         scalars.append(unknown.sum().alias(_UNKNOWN))
-        checks.append((_UNKNOWN, lambda n: v.Bad.unknown_classes(y_true, n, known.to_list())))
+        data_checks.append(
+            (_UNKNOWN, lambda n: checks.Bad.unknown_classes(y_true, n, known.to_list()))
+        )
     key_columns, lists, minima = _lists(tasks, keyed=keyed)
     keys = read.keys
     rows = lf.with_columns(key_columns)
@@ -276,12 +276,12 @@ def sorted_input_metric(
     metrics = [metric] if z is None else [metric, *names.interval_columns([metric])]
 
     def checked(grouped: pl.LazyFrame) -> pl.LazyFrame:
-        grouped = v.raise_if_bad(grouped, checks)
-        return sc.check_default_pos_label(grouped, lf, y_true) if default_pos else grouped
+        grouped = checks.raise_if_bad(grouped, data_checks)
+        return scores.check_default_pos_label(grouped, lf, y_true) if default_pos else grouped
 
     def finish(df: pl.DataFrame, lists: Source) -> pl.DataFrame:
         if known is None and df.height and not df[_POSITIVES].sum():
-            raise v.Bad.pos_label_absent(label, y_true, v.labels_present(lf, y_true))
+            raise checks.Bad.pos_label_absent(label, y_true, checks.labels_present(lf, y_true))
         if keyed and any((df[f"{_MIN}{i}"] < 0).any() for i in range(len(tasks))):
             raise MixedSigns
         out = _values(

@@ -13,8 +13,7 @@ from fractions import Fraction
 
 import polars as pl
 
-from pl_metrics._core import formulas as fm
-from pl_metrics._core import scores as sc
+from pl_metrics._core import formulas, scores
 from pl_metrics._core.names import INTERNAL, ORD, f_name
 from pl_metrics._core.scores import SCORE, ScoreCounts, per_segment
 from pl_metrics._ranking.from_counts import CURVE, curve_points, descending_in_segments, with_start
@@ -74,16 +73,18 @@ def sweep(counts: ScoreCounts, *, beta: float, zero_division: float) -> pl.LazyF
     def table(curve: pl.LazyFrame) -> pl.LazyFrame:
         return curve.with_columns(
             s.alias(name)
-            for s, name in zip(fm.mcc_shares(tp, fp, fn, tn, total=total), _SHARES, strict=True)
+            for s, name in zip(
+                formulas.mcc_shares(tp, fp, fn, tn, total=total), _SHARES, strict=True
+            )
         ).select(
             *keys,
             *columns,
-            fm.precision(tp, predicted, zero_division).alias("precision"),
-            fm.recall(tp, support, zero_division).alias("recall"),
-            fm.f_beta(tp, support, predicted, beta, zero_division).alias(f_name(beta)),
-            fm.specificity(tn, fp, zero_division).alias("specificity"),
-            fm.accuracy(tp + tn, total, zero_division).alias("accuracy"),
-            fm.mcc_of_shares(shares[0], shares[1], shares[2], shares[3]).alias("mcc"),
+            formulas.precision(tp, predicted, zero_division).alias("precision"),
+            formulas.recall(tp, support, zero_division).alias("recall"),
+            formulas.f_beta(tp, support, predicted, beta, zero_division).alias(f_name(beta)),
+            formulas.specificity(tn, fp, zero_division).alias("specificity"),
+            formulas.accuracy(tp + tn, total, zero_division).alias("accuracy"),
+            formulas.mcc_of_shares(shares[0], shares[1], shares[2], shares[3]).alias("mcc"),
         )
 
     return counts.finish(
@@ -158,7 +159,7 @@ def expected_cost(counts: ScoreCounts, *, matrix: list[list[float]], best: bool)
     keys = counts.keys
     tp, fp, fn, tn = _confusion()
     rows = pl.col("P") + pl.col("N")
-    cost = fm.total_cost(tp, fp, fn, tn, matrix) / rows
+    cost = formulas.total_cost(tp, fp, fn, tn, matrix) / rows
     fractions = [[Fraction(repr(c)) for c in row] for row in matrix]
     scale = math.lcm(*(f.denominator for row in fractions for f in row))
     whole = [[int(f * scale) for f in row] for row in fractions]
@@ -167,7 +168,7 @@ def expected_cost(counts: ScoreCounts, *, matrix: list[list[float]], best: bool)
     rank = cost
     if fits and counts.count_type() == pl.Int64:
         exact = [x.cast(pl.Int128) for x in (tp, fp, fn, tn)]
-        rank = fm.total_cost(*exact, [[pl.lit(c, pl.Int128) for c in row] for row in whole])
+        rank = formulas.total_cost(*exact, [[pl.lit(c, pl.Int128) for c in row] for row in whole])
     columns = _threshold_columns(counts)
 
     def table(points: pl.LazyFrame) -> pl.LazyFrame:
@@ -198,8 +199,8 @@ def cost_curve(counts: ScoreCounts, *, points: int) -> pl.LazyFrame:
     # only the last point (most tps), of a run of equal tps only the first (least fps)
     # can be the minimum.  The same minima from about a fifth of the points of
     # continuous scores.
-    lowest = (sc.segment_edge(keys, -1) | fps.ne_missing(fps.shift(-1))) & (
-        sc.segment_edge(keys, 1) | tps.ne_missing(tps.shift(1))
+    lowest = (scores.segment_edge(keys, -1) | fps.ne_missing(fps.shift(-1))) & (
+        scores.segment_edge(keys, 1) | tps.ne_missing(tps.shift(1))
     )
     fpr, fnr = fps / pl.col("N"), 1 - tps / pl.col("P")
     grid = [i / (points - 1) for i in range(points)] if points > 1 else [0.5]
@@ -213,7 +214,7 @@ def cost_curve(counts: ScoreCounts, *, points: int) -> pl.LazyFrame:
         lines = [
             (fnr_ * pc + fpr_ * (1 - pc)).min().alias(f"{_PC}{i}") for i, pc in enumerate(grid)
         ]
-        return sc.aggregate(curve, keys, lines)
+        return scores.aggregate(curve, keys, lines)
 
     envelope = _points(counts, table)
     long = envelope.unpivot(index=keys, variable_name=_PC, value_name="normalized_cost")

@@ -18,10 +18,10 @@ from typing import Any
 
 import polars as pl
 
-from pl_metrics import _probability as prob
+from pl_metrics import _probability
 from pl_metrics._core import names
 from pl_metrics._core.catalogue import derive, derived_from, names_of
-from pl_metrics._ranking import thresholds as th
+from pl_metrics._ranking import thresholds as ranking_thresholds
 from pl_metrics._report.page import Chart, Section, Table, card_html
 
 #: The headline label metrics, in the order of the cards (the catalogue's summary family).
@@ -453,7 +453,7 @@ def _one_vs_rest(
 
 def _not_probabilities(lf: pl.LazyFrame, y_score: Mapping[object, str]) -> int:
     """The rows whose class scores do not sum to 1 (the methods' own rule)."""
-    off, _ = prob.rows_not_summing_to_1(list(y_score.values()), lf.collect_schema())
+    off, _ = _probability.rows_not_summing_to_1(list(y_score.values()), lf.collect_schema())
     return int(lf.select(off).collect().item() or 0)
 
 
@@ -508,7 +508,7 @@ def _thresholds(lf: pl.LazyFrame, s: Spec, step: Callable[[str], None]) -> Secti
     step("thresholds")
     thresholds = _collect(s.metrics(lf).thresholds(s.y_true, s.y_score, **binary))
     # the best F1 of the sweep just collected (best_threshold's rule): no second sort
-    best = th.best(thresholds.lazy(), [], metric="f1", where=None).collect()
+    best = ranking_thresholds.best(thresholds.lazy(), [], metric="f1", where=None).collect()
     chart = plot.threshold_metrics(thresholds)
     return Section(
         "thresholds",

@@ -9,7 +9,7 @@ from statistics import NormalDist
 
 import polars as pl
 
-from pl_metrics._core import formulas as fm
+from pl_metrics._core import formulas
 from pl_metrics._core.names import NEG, POS, SCORE
 
 
@@ -60,13 +60,13 @@ def delong_se() -> pl.Expr:
     neg = pl.col(NEG).sort_by(SCORE).cast(pl.Float64)
     pos_seen, neg_seen = pos.cum_sum(), neg.cum_sum()
     p_total, n_total = pos_seen.last(), neg_seen.last()
-    below = fm.placement(neg_seen - neg, neg, 1.0)  # N V10
-    above = fm.placement(p_total - pos_seen, pos, 1.0)  # P V01
+    below = formulas.placement(neg_seen - neg, neg, 1.0)  # N V10
+    above = formulas.placement(p_total - pos_seen, pos, 1.0)  # P V01
     auc = (pos * below).cum_sum().last() / (pos * n_total).cum_sum().last()
     squares10 = (pos * (below - auc * n_total) ** 2).sum() / n_total**2
     squares01 = (neg * (above - auc * p_total) ** 2).sum() / p_total**2
-    se = fm.delong_se_of_squares(
-        squares10, squares01, p_total=p_total, n_total=n_total, xp=fm.POLARS
+    se = formulas.delong_se_of_squares(
+        squares10, squares01, p_total=p_total, n_total=n_total, xp=formulas.POLARS
     )
     return pl.when((p_total > 1) & (n_total > 1)).then(se)
 
