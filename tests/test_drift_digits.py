@@ -103,3 +103,15 @@ def test_wasserstein_is_scipys_over_every_magnitude(
     assert math.isfinite(want)
     spread = max(ref + cur) - min(ref + cur)
     assert got == pytest.approx(want, rel=1e-9, abs=4 * len(ref + cur) * 2.0**-104 * spread)
+
+
+def test_equal_shares_of_the_two_sides_are_equal_to_the_last_bit() -> None:
+    """The same distribution on both sides (5 of 6 rows null, 1 'b'): psi and
+    js_distance exactly 0, as scipy's (the reference's share once came from a division
+    by a scalar, 5 * (1 / 6) = 0.8333333333333333 against the current's 5 / 6 =
+    0.8333333333333334: js_distance 1.2e-8, found by hypothesis at the floor)."""
+    ref = pl.DataFrame({"c": [None] * 5 + ["b"]}, schema={"c": pl.String})
+    cur = pl.DataFrame({"c": [None, None, "b", None, None, None]}, schema={"c": pl.String})
+    for by in (None, "s"):
+        got = cur.with_columns(s=pl.lit("s")).metrics.drift(["c"], reference=ref, by=by)
+        assert got.select("psi", "js_distance").rows() == [(0.0, 0.0)]

@@ -299,7 +299,10 @@ def _shares(
     table = grid.join(cur_df, on=[*keys, _BIN], how="full", coalesce=True, nulls_equal=True)
     table = table.with_columns(pl.col(_REF, _CUR).fill_null(0))
     n_cur = pl.col(_CUR).sum().over(keys)
-    p = pl.col(_REF).cast(pl.Float64) / n_ref
+    # both shares divided by a column: polars divides by a scalar as a product with its
+    # reciprocal (5 / 6 -> 0.8333333333333333, not ...334), so equal shares of the two
+    # sides would differ by an ulp (js_distance 1e-8 for identical distributions)
+    p = pl.col(_REF).cast(pl.Float64) / pl.col(_REF).sum().over(keys)
     q = pl.col(_CUR).cast(pl.Float64) / n_cur
     shares = table.with_columns(
         pl.col(_CUR).alias(_CUR_ROWS), p.alias(_REF), q.alias(_CUR), n_cur.alias("n_current")
