@@ -1,6 +1,7 @@
 """The front door for arguments: a ``ValueError`` / ``TypeError`` about an argument is
 declared in ``_core/options.py`` (one option's value), ``_core/arguments.py`` (the
-rules across a method's arguments, run by ``options.checked``), ``_core/forms.py``
+rules across a method's arguments, run by ``options.checked``; the stages' rules in
+``_core/stage_rules.py``, the ``Rule`` record in ``_core/rule.py``), ``_core/forms.py``
 (the forms of list, mapping and duration arguments), ``_core/checks.py`` (the
 shared checks and the schema) or ``_core/table_options.py`` (the scoring tables'
 options).  A raise elsewhere is listed below with its reason: it depends on the
@@ -22,6 +23,8 @@ ROOT = Path(__file__).resolve().parents[1] / "pl_metrics"
 FRONT_DOOR = {
     "_core/options.py",
     "_core/arguments.py",
+    "_core/stage_rules.py",
+    "_core/rule.py",
     "_core/forms.py",
     "_core/checks.py",
     "_core/table_options.py",
