@@ -4,6 +4,13 @@ The schema rules of the labels, in one place: the lossless common dtype of two
 label columns (:func:`label_types`; no cast may merge two labels), and a label
 given as an argument (``pos_label``, ``labels=``) converted exactly to a column's
 dtype (:func:`label_value`, :func:`labels_series`).
+
+A module of the front door for arguments (``tests/test_front_door.py``): the one home
+of the rules of the label arguments checked against the label column's dtype, read
+from the schema before any row: ``pos_label`` and its default
+(:func:`default_pos_label`), ``neg_label`` (:func:`negative_label`), ``labels=``, a
+mapping's label keys, a ``baseline`` model, and a ``reference`` group's value of a
+``by`` column (:func:`group_value`).
 """
 
 from __future__ import annotations
@@ -213,3 +220,43 @@ def labels_series(labels: object, dtype: pl.DataType, column: str) -> pl.Series:
         msg = f"`labels` must not repeat a class, got {values!r}"
         raise ValueError(msg)
     return series
+
+
+def default_pos_label(dtype: pl.DataType, y_true: str) -> object:
+    """The default ``pos_label`` of a label column of ``dtype`` (the frame methods' and
+    the expressions' one rule): True for booleans, 1 for numbers; required for the
+    other dtypes (strings: which is positive cannot be guessed)."""
+    if dtype == pl.Boolean:
+        return True
+    if dtype.is_numeric():
+        return label_value(1, dtype, "pos_label", y_true)
+    msg = (
+        f"`pos_label` is required when {y_true!r} holds {dtype} labels: "
+        f"pass the positive class, e.g. pos_label='yes'"
+    )
+    raise ValueError(msg)
+
+
+def negative_label(value: object, pos_label: object, dtype: pl.DataType, column: str) -> Any:
+    """``neg_label`` as a label of ``dtype`` (:func:`label_value`) other than
+    ``pos_label`` (already one)."""
+    converted = label_value(value, dtype, "neg_label", column)
+    if converted == pos_label:
+        msg = f"`neg_label` must differ from `pos_label`, both are {pos_label!r}"
+        raise ValueError(msg)
+    return converted
+
+
+def group_value(value: object, dtype: pl.DataType, column: str) -> pl.Series:
+    """A ``reference`` group's value of the ``by`` column ``column`` (of ``dtype``) as a
+    one-value Series of ``dtype``: exactly the value, no float truncated to an
+    integer, no bool as a number."""
+    try:
+        literal = pl.Series([value]).cast(dtype, strict=True)
+        exact = literal.to_list()[0] == value and isinstance(value, bool) == (dtype == pl.Boolean)
+    except (pl.exceptions.PolarsError, TypeError, ValueError):
+        exact = False
+    if not exact:
+        msg = f"`reference` value {value!r} is not a value of the `by` column {column!r} ({dtype})"
+        raise ValueError(msg)
+    return literal

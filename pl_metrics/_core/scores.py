@@ -18,6 +18,7 @@ import polars as pl
 from polars.exceptions import SchemaError
 
 from pl_metrics._core import checks, inputs, names
+from pl_metrics._core.labels import default_pos_label
 from pl_metrics._core.names import ALL, NEG, POS, ROWS, SCORE
 
 CLASS = f"{names.INTERNAL}class"  # the class whose score column is read
@@ -157,21 +158,6 @@ def resolve_pos_label(schema: pl.Schema, y_true: str, pos_label: object) -> obje
     if pos_label is None:
         return default_pos_label(dtype, y_true)
     return checks.label_value(pos_label, dtype, "pos_label", y_true)
-
-
-def default_pos_label(dtype: pl.DataType, y_true: str) -> object:
-    """The default ``pos_label`` of a label column of ``dtype`` (the frame methods' and
-    the expressions' one rule): True for booleans, 1 for numbers; required for the
-    other dtypes (strings: which is positive cannot be guessed)."""
-    if dtype == pl.Boolean:
-        return True
-    if dtype.is_numeric():
-        return checks.label_value(1, dtype, "pos_label", y_true)
-    msg = (
-        f"`pos_label` is required when {y_true!r} holds {dtype} labels: "
-        f"pass the positive class, e.g. pos_label='yes'"
-    )
-    raise ValueError(msg)
 
 
 _NOT_01 = f"{names.INTERNAL}not_01"

@@ -20,6 +20,7 @@ from types import ModuleType
 import polars as pl
 
 from pl_metrics._core import checks, scores
+from pl_metrics._core.labels import default_pos_label
 from pl_metrics._core.options import checked
 from pl_metrics._typing import IntoColumn
 from pl_metrics.exceptions import DataError
@@ -122,8 +123,8 @@ def is_label(column: IntoColumn, value: object, argument: str = "pos_label") -> 
         n_bad = bad_float_labels(s)
         if n_bad:
             raise checks.Bad.not_labels(name, n_bad)
-        if value is None:  # the frame methods' default (scores.default_pos_label)
-            label = scores.default_pos_label(s.dtype, name)
+        if value is None:  # the frame methods' default (labels.default_pos_label)
+            label = default_pos_label(s.dtype, name)
         else:
             label = checks.label_value(value, s.dtype, argument, name)
         equal: pl.Series = s == label

@@ -10,6 +10,7 @@ from typing import Any
 import polars as pl
 
 from pl_metrics._core import formulas, names
+from pl_metrics._core.labels import group_value
 from pl_metrics._core.options import checked
 from pl_metrics._groups import custom
 from pl_metrics._groups import fairness as groups_fairness
@@ -411,20 +412,7 @@ def _reference(g: Groups, reference: object, schema: pl.Schema) -> pl.Expr:
     dtypes = g.lf.collect_schema()
     conditions = []
     for key, value in zip(g.groups, values, strict=True):
-        try:
-            literal = pl.Series([value]).cast(dtypes[key], strict=True)
-            # exactly the value: no float truncated to an integer, no bool as a number
-            exact = literal.to_list()[0] == value and isinstance(value, bool) == (
-                dtypes[key] == pl.Boolean
-            )
-        except (pl.exceptions.PolarsError, TypeError, ValueError):
-            exact = False
-        if not exact:
-            msg = (
-                f"`reference` value {value!r} is not a value of the `by` column "
-                f"{g.names[key]!r} ({dtypes[key]})"
-            )
-            raise ValueError(msg) from None
+        literal = group_value(value, dtypes[key], g.names[key])
         conditions.append(pl.col(key).eq_missing(pl.lit(literal)))
     del schema
     return pl.all_horizontal(conditions)

@@ -9,6 +9,7 @@ from functools import partial
 import polars as pl
 
 from pl_metrics._core import checks, inputs, names, scores
+from pl_metrics._core.labels import negative_label
 from pl_metrics._core.options import checked
 from pl_metrics._ranking import thresholds as ranking_thresholds
 from pl_metrics._typing import By, ThresholdMetric
@@ -238,11 +239,7 @@ class ThresholdMethods:
         if neg_label is None:
             negative = _inferred_neg_label(y_true, weight, pos, dtype)
         else:
-            neg_label = checks.label_value(neg_label, dtype, "neg_label", y_true)
-            if neg_label == pos:
-                msg = f"`neg_label` must differ from `pos_label`, both are {pos!r}"
-                raise ValueError(msg)
-            negative = pl.lit(neg_label)
+            negative = pl.lit(negative_label(neg_label, pos, dtype, y_true))
         # the predicted label replaces the score column (so a null, NaN or infinite
         # score is reported as a null row of that column, never as a negative)
         score = pl.col(y_score).cast(pl.Float64)
