@@ -288,6 +288,59 @@ RULES: Mapping[str, tuple[Rule, ...]] = MappingProxyType(
                 "edges=pl_metrics.drift_edges(reference_state)",
             ),
         ),
+        # the multilabel ranking rows: two arguments' labels, each as a list in the
+        # labels' dtype (``keys``: the `y_score` mapping's; ``truth``: the `y_true`
+        # mapping's, ``scored``: the labels scored)
+        "scored labels": (
+            Rule(
+                ("labels", "keys"),
+                lambda labels, keys: set(labels) != set(keys),
+                lambda labels, keys: (
+                    f"`labels` {labels!r} must be the labels of the `y_score` "
+                    f"mapping {keys!r} (in the order wanted), or None"
+                ),
+            ),
+            Rule(
+                ("truth", "scored"),
+                lambda truth, scored: set(truth) != set(scored),
+                lambda truth, scored: (
+                    f"`y_true` maps the labels {truth!r} and `y_score` scores "
+                    f"{scored!r}: give both the same labels"
+                ),
+            ),
+        ),
+        # over_time's bucket index (``dtype``: the `index` column's)
+        "window index": (
+            Rule(
+                ("every", "unit", "index", "dtype"),
+                lambda every, unit, index, dtype: dtype == pl.Date and unit == "ns",
+                lambda every, unit, index, dtype: (
+                    f"`every` {every!r} is shorter than a day but column {index!r} holds dates"
+                ),
+            ),
+        ),
+        # best_threshold's `where` (``dtype``: its dtype on the thresholds table)
+        "where on the table": (
+            Rule(
+                ("where", "dtype"),
+                lambda where, dtype: dtype != pl.Boolean,
+                lambda where, dtype: (
+                    "`where` must be a Boolean condition such as pl.col('recall') >= 0.9, "
+                    f"got {dtype}"
+                ),
+                TypeError,
+            ),
+        ),
+        # plot.over_time's `dash` (``by_names``: the chart's `by` columns, checked)
+        "chart dash": (
+            Rule(
+                ("dash", "by_names"),
+                lambda dash, by_names: dash is not None and dash not in by_names,
+                lambda dash, by_names: (
+                    f"over_time: `dash` ({dash!r}) must be one of the `by` columns {by_names}"
+                ),
+            ),
+        ),
     }
 )
 

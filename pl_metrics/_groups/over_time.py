@@ -134,9 +134,7 @@ def bucket_end(lf: pl.LazyFrame, index: str, w: Windows) -> tuple[pl.Expr, str |
     if not (dtype == pl.Date or isinstance(dtype, pl.Datetime)):
         msg = f"column {index!r} (argument `index`) must be a Date or Datetime column, got {dtype}"
         raise pl.exceptions.SchemaError(msg)
-    if dtype == pl.Date and w.unit == "ns":
-        msg = f"`every` {w.every!r} is shorter than a day but column {index!r} holds dates"
-        raise ValueError(msg)
+    checked("window index", every=w.every, unit=w.unit, index=index, dtype=dtype)
     time_zone = getattr(dtype, "time_zone", None)
     if time_zone is not None and w.unit == "ns":
         # Buckets shorter than a day are cut on the UTC clock: a local clock has an

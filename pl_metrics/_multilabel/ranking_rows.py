@@ -93,12 +93,7 @@ def _score_labels(
             series = pl.Series(inputs.LABEL, keys, dtype=dtype).sort()
         else:
             series = checks.labels_series(labels, dtype, column).alias(inputs.LABEL)
-            if set(series.to_list()) != set(keys):
-                msg = (
-                    f"`labels` {series.to_list()!r} must be the labels of the `y_score` "
-                    f"mapping {keys!r} (in the order wanted), or None"
-                )
-                raise ValueError(msg)
+            checked("scored labels", labels=series.to_list(), keys=keys)
         return series, {k: by_key[k] for k in series.to_list()}
     checks.check_column_name("y_score", y_score)
     checked("multilabel scores", y_score=y_score, labels=labels)
@@ -172,12 +167,7 @@ def _truth_checks(y_true: object, labels: pl.Series, ml: inputs.Multilabel) -> l
     without a score (counted: a true label nobody scored is not a wrong guess)."""
     if isinstance(y_true, Mapping):
         keys = set(ml.labels.to_list()) if ml.labels is not None else set()
-        if keys != set(labels.to_list()):
-            msg = (
-                f"`y_true` maps the labels {sorted(keys, key=repr)!r} and `y_score` scores "
-                f"{labels.to_list()!r}: give both the same labels"
-            )
-            raise ValueError(msg)
+        checked("scored labels", truth=sorted(keys, key=repr), scored=labels.to_list())
         return []
     column, known = str(y_true), labels.to_list()
     unknown = (
@@ -333,12 +323,7 @@ def _relevance_rows(
     true_arg: object = y_true
     if true_map is not None:
         given = {checks.label_value(k, dtype, "y_true", "y_true"): c for k, c in true_map.items()}
-        if set(given) != set(scored.to_list()):
-            msg = (
-                f"`y_true` maps the labels {list(given)!r} and `y_score` scores "
-                f"{scored.to_list()!r}: give both the same labels"
-            )
-            raise ValueError(msg)
+        checked("scored labels", truth=list(given), scored=scored.to_list())
         true_arg = {k: given[k] for k in scored.to_list()}
     relevances, true_checks = _score_exprs(schema, true_arg, scored, "y_true")
     if nonnegative:

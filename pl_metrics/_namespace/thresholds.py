@@ -289,9 +289,7 @@ def _check_where(schema: pl.Schema, where: pl.Expr) -> None:
             f"(columns: {list(schema.names())}): {reason}"
         )
         raise type(exc)(msg) from None
-    if dtype != pl.Boolean:
-        msg = f"`where` must be a Boolean condition such as pl.col('recall') >= 0.9, got {dtype}"
-        raise TypeError(msg)
+    checked("where on the table", where=where, dtype=dtype)
 
 
 def _inferred_neg_label(

@@ -31,6 +31,14 @@ _F_COLUMN = F_NAME
 _by_list = forms.segment_columns
 
 
+def _by_found(chart: str, names: Sequence[str], columns: Sequence[str]) -> None:
+    """The chart's ``by`` columns (``names``) are columns of its frame (``columns``)."""
+    missing = [c for c in names if c not in columns]
+    if missing:
+        msg = f"{chart}: by column(s) {missing} not in the frame (columns: {columns})"
+        raise ValueError(msg)
+
+
 def _checked(
     frame: pl.DataFrame,
     by: str | Sequence[str] | None,
@@ -48,10 +56,7 @@ def _checked(
     """
     names = _by_list(by)
     columns = frame.columns
-    missing = [c for c in names if c not in columns]
-    if missing:
-        msg = f"{chart}: by column(s) {missing} not in the frame (columns: {columns})"
-        raise ValueError(msg)
+    _by_found(chart, names, columns)
     missing = [c for c in required if c not in columns]
     if missing:
         msg = f"{chart}: the frame has no column(s) {missing}; columns: {columns}"

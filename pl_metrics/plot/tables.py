@@ -12,12 +12,14 @@ import polars as pl
 
 from pl_metrics._core.names import INTERNAL as _INTERNAL
 from pl_metrics._core.names import OUTPUTS
+from pl_metrics._core.options import checked
 from pl_metrics.plot._base import (
     _CONFUSION,
     _F_COLUMN,
     _PER_CLASS,
     _SEGMENT,
     _SEGMENT_ID,
+    _by_found,
     _by_list,
     _checked,
     _free_x,
@@ -192,9 +194,7 @@ def over_time(
         known=_OVER_TIME.__contains__,
         point=["window_end", "metric"],
     )
-    if dash is not None and dash not in names:
-        msg = f"over_time: `dash` ({dash!r}) must be one of the `by` columns {names}"
-        raise ValueError(msg)
+    checked("chart dash", dash=dash, by_names=names)
     coloured = [n for n in names if n != dash]
     data = _no_nan(_segmented(frame, coloured)).with_columns(pl.col("window_end").alias("time"))
     band = "low" in data.columns
@@ -302,10 +302,7 @@ def forest(
     overlap are seen not to.
     """
     names = _by_list(by)
-    missing = [c for c in names if c not in frame.columns]
-    if missing:
-        msg = f"forest: by column(s) {missing} not in the frame (columns: {frame.columns})"
-        raise ValueError(msg)
+    _by_found("forest", names, frame.columns)
     rows, value, low, high = _forest_columns(frame, metric)
     key = pl.struct(*names) if names else pl.repeat(0, pl.len())  # a literal is one row
     if rows.select(key.is_duplicated().any()).item():
