@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from functools import partial
 from typing import TypeVar
 
@@ -520,10 +520,18 @@ def check_not_named(columns: Mapping[str, str | None], name: str) -> None:
 
 def check_columns(schema: pl.Schema, **columns: str | None) -> None:
     """Raise ``ColumnNotFoundError`` for the first argument naming a missing column."""
-    for argument, name in columns.items():
+    check_found(schema, columns.items())
+
+
+def check_found(
+    schema: pl.Schema, given: Iterable[tuple[str, str | None]], where: str = ""
+) -> None:
+    """Raise ``ColumnNotFoundError`` for the first ``(argument, column)`` of ``given``
+    whose column is not in ``schema`` (``where`` follows "not found": the reference's)."""
+    for argument, name in given:
         if name is not None and name not in schema:
             msg = (
-                f"column {name!r} (argument `{argument}`) not found; "
+                f"column {name!r} (argument `{argument}`) not found{where}; "
                 f"available columns: {list(schema.names())}"
             )
             raise ColumnNotFoundError(msg)

@@ -24,11 +24,14 @@ here: the second readers of rows a method has already checked (the one-vs-rest
 bootstrap and DeLong covariance of :mod:`pl_metrics._ranking.multiclass` and
 :mod:`pl_metrics._intervals.ovr`), the two segment sets of the fairness methods
 (``by`` and ``control``), and drift (columns of any dtype, a reference).
+
+The ``reference`` of the monitoring calls (``drift``, ``estimated_performance``,
+``check``) is read here once: :func:`reference_rows`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -125,3 +128,45 @@ def weight_checks(weight: str | None) -> list[checks.Check]:
     if weight is None:
         return []
     return list(zip((checks.BAD_WEIGHT, SEGMENT_WEIGHT), checks.weight_errors(weight), strict=True))
+
+
+# ------------------------------------------------ the reference of the monitoring calls
+#: what a missing column of a reference frame is said to be "not found" in
+IN_REFERENCE = " in the reference"
+
+
+@dataclass(frozen=True)
+class ReferenceRows:
+    """The reference rows of a monitoring call (:func:`reference_rows`)."""
+
+    rows: pl.LazyFrame  # the reference rows (those the flag marks, or the frame's)
+    flag: pl.Expr | None  # the Boolean expression marking them; None for a frame
+    schema: pl.Schema  # the schema their columns are read from
+    where: str  # where a missing column is "not found": "" (the data), IN_REFERENCE
+
+    def check_found(self, given: Iterable[tuple[str, str | None]]) -> None:
+        """``ColumnNotFoundError`` for the first ``(argument, column)`` of ``given``
+        whose column is not among the reference's (call time)."""
+        checks.check_found(self.schema, given, self.where)
+
+    def raise_flag_nulls(self, lf: pl.LazyFrame) -> None:
+        """At collect: a flag that is null on some of ``lf``'s rows (neither reference
+        nor current) is a ``DataError``; nothing for a frame."""
+        if self.flag is not None and (nulls := lf.select(self.flag.null_count()).collect().item()):
+            raise checks.Bad.reference_nulls(nulls)
+
+
+def reference_rows(lf: pl.LazyFrame, reference: object) -> ReferenceRows:
+    """The rows of ``reference`` (call time, from the schemas only): a Boolean
+    expression marks them among ``lf``'s rows (``Bad.reference_not_boolean`` otherwise;
+    their columns are ``lf``'s), a polars DataFrame / LazyFrame holds them; anything
+    else is ``Bad.reference_type``."""
+    if isinstance(reference, pl.Expr):
+        dtypes = list(lf.select(reference).collect_schema().dtypes())
+        if dtypes != [pl.Boolean]:
+            raise checks.Bad.reference_not_boolean(reference, dtypes)
+        return ReferenceRows(lf.filter(reference), reference, lf.collect_schema(), "")
+    if isinstance(reference, (pl.DataFrame, pl.LazyFrame)):
+        rows = reference.lazy()
+        return ReferenceRows(rows, None, rows.collect_schema(), IN_REFERENCE)
+    raise checks.Bad.reference_type(reference)

@@ -41,7 +41,7 @@ from typing import Any
 
 import polars as pl
 
-from pl_metrics._core import checks, forms, names
+from pl_metrics._core import checks, forms, inputs, names
 from pl_metrics._drift.distances import Sweep, distances
 from pl_metrics.exceptions import DataError
 
@@ -229,33 +229,12 @@ def _divergences(p: pl.Expr, q: pl.Expr, eps: float) -> tuple[pl.Expr, pl.Expr]:
     return psi, js
 
 
-def _sides(
-    lf: pl.LazyFrame, reference: object, keyed: pl.LazyFrame
-) -> tuple[pl.LazyFrame, pl.LazyFrame, pl.Schema, pl.Expr | None]:
-    """(reference rows, current rows, the reference's schema, the flag expression);
-    ``keyed``: ``lf`` with its segment keys (evaluated over all its rows, then split)."""
-    if isinstance(reference, pl.Expr):
-        dtypes = list(lf.select(reference).collect_schema().dtypes())
-        if dtypes != [pl.Boolean]:
-            raise checks.Bad.reference_not_boolean(reference, dtypes)
-        return lf.filter(reference), keyed.filter(~reference), lf.collect_schema(), reference
-    if isinstance(reference, (pl.DataFrame, pl.LazyFrame)):
-        ref = reference.lazy()
-        return ref, keyed, ref.collect_schema(), None
-    raise checks.Bad.reference_type(reference)
-
-
 def _kinds(columns: list[str], schema: pl.Schema, ref_schema: pl.Schema) -> dict[str, str]:
     """Each column's kind, the same on both sides (else a ``SchemaError``)."""
     kinds = {}
     for column in columns:
         checks.check_columns(schema, columns=column)
-        if column not in ref_schema:
-            msg = (
-                f"column {column!r} (argument `columns`) not found in the reference; "
-                f"available columns: {list(ref_schema.names())}"
-            )
-            raise pl.exceptions.ColumnNotFoundError(msg)
+        checks.check_found(ref_schema, [("columns", column)], inputs.IN_REFERENCE)
         kind, ref_kind = _kind(schema[column]), _kind(ref_schema[column])
         for dtype, side in ((schema[column], "here"), (ref_schema[column], "in the reference")):
             if _kind(dtype) is None:
@@ -575,13 +554,13 @@ def _setup(
         keyed = names.with_segment_keys(lf, segments)
     else:
         keyed = lf.with_columns(pl.lit(True).alias(names.ALL))
-    ref_rows, current, ref_schema, flag = _sides(lf, reference, keyed)
-    kinds = _kinds(columns, schema, ref_schema)
+    side = inputs.reference_rows(lf, reference)  # segment keys evaluated over all rows
+    ref_rows, current = side.rows, keyed if side.flag is None else keyed.filter(~side.flag)
+    kinds = _kinds(columns, schema, side.schema)
 
     def check() -> tuple[int, int]:
         """The checks; the reference's rows and the current rows."""
-        if flag is not None and (nulls := lf.select(flag.null_count()).collect().item()):
-            raise checks.Bad.reference_nulls(nulls)
+        side.raise_flag_nulls(lf)
         _check_exact(ref_rows, current, [c for c in columns if kinds[c] == "numeric"])
         n_ref, n_cur = pl.collect_all([ref_rows.select(pl.len()), current.select(pl.len())])
         if not n_ref.item():

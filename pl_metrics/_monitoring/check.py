@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import polars as pl
 
-from pl_metrics._core import catalogue, checks, formulas, names
+from pl_metrics._core import catalogue, checks, formulas, inputs, names
 from pl_metrics._core.names import INTERNAL
 from pl_metrics._groups import fairness as groups_fairness
 from pl_metrics._groups import over_time
@@ -404,20 +404,15 @@ def _sides(
     ``by`` columns)."""
     if reference is None:
         return keyed, None, None
-    if isinstance(reference, pl.Expr):
-        dtypes = list(lf.select(reference).collect_schema().dtypes())
-        if dtypes != [pl.Boolean]:
-            raise checks.Bad.reference_not_boolean(reference, dtypes)
-        nulls = lf.select(reference.null_count().cast(pl.Int64).alias(_NULLS))
+    side = inputs.reference_rows(lf, reference)
+    if side.flag is not None:
+        nulls = lf.select(side.flag.null_count().cast(pl.Int64).alias(_NULLS))
         flag = checks.raise_if_bad(nulls, [(_NULLS, checks.Bad.reference_nulls)])
-        return keyed.filter(~reference), keyed.filter(reference), flag
-    if isinstance(reference, (pl.DataFrame, pl.LazyFrame)):
-        if not relative:  # drift reads the frame as one sample
-            return keyed, None, None
-        ref = reference.lazy()
-        checks.check_by(ref.collect_schema(), segments, names.output_columns("check"))
-        return keyed, _keyed(ref, segments, keys), None
-    raise checks.Bad.reference_type(reference)
+        return keyed.filter(~side.flag), keyed.filter(side.flag), flag
+    if not relative:  # drift reads the frame as one sample
+        return keyed, None, None
+    checks.check_by(side.schema, segments, names.output_columns("check"))
+    return keyed, _keyed(side.rows, segments, keys), None
 
 
 @dataclass(frozen=True)

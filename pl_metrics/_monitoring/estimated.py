@@ -29,7 +29,6 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, get_args
 
 import polars as pl
-from polars.exceptions import ColumnNotFoundError
 
 from pl_metrics._core import catalogue, checks, forms, formulas, inputs, names, scores
 from pl_metrics._core.names import ALL, INTERNAL, NEG, POS, ROWS, SCORE
@@ -204,32 +203,14 @@ class Reference:
     ) -> None:
         """Check the reference's schema (call time): an expression is Boolean, a frame
         holds ``y_true``, ``y_score`` (numeric) and ``weight``."""
-        self.flag: pl.Expr | None = None
-        if isinstance(reference, pl.Expr):
-            dtypes = list(lf.select(reference).collect_schema().dtypes())
-            if dtypes != [pl.Boolean]:
-                raise checks.Bad.reference_not_boolean(reference, dtypes)
-            self.flag = reference
-            rows, where = lf.filter(reference), ""
-            self.schema = lf.collect_schema()
-        elif isinstance(reference, (pl.DataFrame, pl.LazyFrame)):
-            rows, where = reference.lazy(), " in the reference"
-            self.schema = rows.collect_schema()
-        else:
-            raise checks.Bad.reference_type(reference)
-        given = {"y_true": y_true, "y_score": y_score, "weight": weight}
-        for argument, column in given.items():
-            if column is not None and column not in self.schema:
-                msg = (
-                    f"column {column!r} (argument `{argument}`) not found{where}; "
-                    f"available columns: {list(self.schema.names())}"
-                )
-                raise ColumnNotFoundError(msg)
+        self.side = inputs.reference_rows(lf, reference)
+        self.flag, self.schema = self.side.flag, self.side.schema
+        self.side.check_found([("y_true", y_true), ("y_score", y_score), ("weight", weight)])
         checks.check_numeric(self.schema, "y_score", y_score)
         checks.check_numeric(self.schema, "weight", weight)
         self.pos_label = scores.resolve_pos_label(self.schema, y_true, pos_label)
         self.default_pos = scores.defaults_pos_label(self.schema, y_true, pos_label)
-        self.rows = checks.without_zero_weights(rows, weight)
+        self.rows = checks.without_zero_weights(self.side.rows, weight)
         self.lf, self.y_true, self.y_score, self.weight = lf, y_true, y_score, weight
 
     def marked(self, lf: pl.LazyFrame) -> pl.LazyFrame:
@@ -292,10 +273,7 @@ class Reference:
         """(the distinct reference scores, their isotonic fit), as
         :func:`calibration.knots`: collects the reference's checks and per-score sums
         (``DataError`` where its rows are bad or of one class)."""
-        if self.flag is not None:
-            nulls = self.lf.select(self.flag.null_count()).collect().item()
-            if nulls:
-                raise checks.Bad.reference_nulls(nulls)
+        self.side.raise_flag_nulls(self.lf)
         try:  # the current rows' columns have the same names: say whose rows are bad
             positives, negatives, read = self._read()
         except DataError as error:

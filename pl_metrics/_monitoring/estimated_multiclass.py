@@ -32,7 +32,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import polars as pl
-from polars.exceptions import ColumnNotFoundError, SchemaError
+from polars.exceptions import SchemaError
 
 from pl_metrics._core import catalogue, checks, formulas, inputs, names, scores
 from pl_metrics._core.names import ALL, INTERNAL
@@ -127,33 +127,16 @@ class Reference:
         weight: str | None,
     ) -> None:
         """Check the reference's schema (call time), as the binary reference's."""
-        self.flag: pl.Expr | None = None
-        if isinstance(reference, pl.Expr):
-            dtypes = list(lf.select(reference).collect_schema().dtypes())
-            if dtypes != [pl.Boolean]:
-                raise checks.Bad.reference_not_boolean(reference, dtypes)
-            self.flag = reference
-            rows, where = lf.filter(reference), ""
-            self.schema = lf.collect_schema()
-        elif isinstance(reference, (pl.DataFrame, pl.LazyFrame)):
-            rows, where = reference.lazy(), " in the reference"
-            self.schema = rows.collect_schema()
-        else:
-            raise checks.Bad.reference_type(reference)
+        self.side = inputs.reference_rows(lf, reference)
+        self.flag, self.schema = self.side.flag, self.side.schema
         self.columns = columns
         given = [("y_true", y_true), *(("y_score", c) for c in self.columns), ("weight", weight)]
-        for argument, column in given:
-            if column is not None and column not in self.schema:
-                msg = (
-                    f"column {column!r} (argument `{argument}`) not found{where}; "
-                    f"available columns: {list(self.schema.names())}"
-                )
-                raise ColumnNotFoundError(msg)
+        self.side.check_found(given)
         for column in self.columns:
             checks.check_numeric(self.schema, "y_score", column)
         checks.check_numeric(self.schema, "weight", weight)
         self.classes = _labels(keys, self.schema[y_true], y_true)  # the current rows' order
-        self.rows = checks.without_zero_weights(rows, weight)
+        self.rows = checks.without_zero_weights(self.side.rows, weight)
         self.lf, self.y_true, self.weight = lf, y_true, weight
 
     def marked(self, lf: pl.LazyFrame) -> pl.LazyFrame:
@@ -179,10 +162,7 @@ class Reference:
     def fit(self) -> list[tuple[Any, Any]]:
         """Each class's map (:func:`calibration.knots`): its reference scores against
         "is the row of this class" (``DataError`` where the rows are bad or none)."""
-        if self.flag is not None:
-            nulls = self.lf.select(self.flag.null_count()).collect().item()
-            if nulls:
-                raise checks.Bad.reference_nulls(nulls)
+        self.side.raise_flag_nulls(self.lf)
         try:  # the current rows' columns have the same names: say whose rows are bad
             read = self._read()
         except DataError as error:
