@@ -1,13 +1,13 @@
 """The front door for arguments: a ``ValueError`` / ``TypeError`` about an argument is
 declared in ``_core/options.py`` (one option's value), ``_core/arguments.py`` (the
-rules across a method's arguments, run by ``options.checked``; the stages' rules in
-``_core/stage_rules.py``, the ``Rule`` record in ``_core/rule.py``), ``_core/forms.py``
-(the forms of list, mapping and duration arguments), ``_core/labels.py`` (the label
-arguments against the label column's dtype: ``pos_label``, ``neg_label``, ``labels=``),
-``_core/checks.py`` (the
-shared checks and the schema) or ``_core/table_options.py`` (the scoring tables'
-options).  A raise elsewhere is listed below with its reason: it depends on the
-rows or the schema, is a programming error, or waits to move (its file was being
+rules across a method's arguments, run by ``options.checked``), ``_core/stage_rules.py``
+(the rules on what a stage has read: an argument against the schema, the input's
+form; the ``Rule`` record in ``_core/rule.py``), ``_core/forms.py`` (the forms of
+list, mapping and duration arguments), ``_core/labels.py`` (the label arguments
+against the label column's dtype: ``pos_label``, ``neg_label``, ``labels=``),
+``_core/checks.py`` (the shared checks and the schema) or ``_core/table_options.py``
+(the scoring tables' options).  A raise elsewhere is listed below with its reason:
+the rows decide, it is a programming error, or it waits to move (its file was being
 changed by another piece of work).  A count may only shrink."""
 
 from __future__ import annotations
@@ -33,20 +33,44 @@ FRONT_DOOR = {
     "_core/table_options.py",
 }
 
-_DATA = "checked against the rows or the schema (the data decides)"
 _PENDING = "argument checks to move to the front door (the file was being changed)"
 
-#: Each file outside the front door that raises, how many raises at most, and why.
+#: Each file outside the front door that raises, how many raises at most, and why
+#: each stays: the rows decide (the frame or state given is data, not an argument's
+#: form), or a programming error.
 ALLOWED: dict[str, tuple[int, str]] = {
-    "_core/catalogue.py": (2, "programming errors: a catalogue entry or a family list"),
-    "_groups/custom.py": (1, f"a custom metric's returned value: {_DATA}"),
-    "_groups/paired_models.py": (1, f"`baseline` among the model column's values: {_DATA}"),
-    "_multilabel/state.py": (1, f"`labels` against a state's labels: {_DATA}"),
-    "_namespace/_common.py": (1, "programming error: an eager twin's docstring, at import"),
+    "_core/catalogue.py": (
+        2,
+        "programming errors: an Affine entry's scale (at import); a family names_of is "
+        "asked by the library",
+    ),
+    "_groups/custom.py": (1, "rows: the value a custom metric returned on a segment"),
+    "_groups/paired_models.py": (
+        1,
+        "rows: `baseline` among the models the model column holds (read by a group_by)",
+    ),
+    "_multilabel/state.py": (
+        1,
+        "rows: `labels` against the labels a multilabel state holds (checked at collect)",
+    ),
+    "_namespace/_common.py": (1, "programming error at import: an eager twin's docstring"),
     "cli/_commands.py": (1, "programming error: a signature the command line has no form for"),
-    "plot/_base.py": (4, f"the chart's frame (its columns and rows): {_DATA}"),
-    "plot/tables.py": (6, f"the chart's frame (its columns and rows): {_DATA}"),
-    "_drift/state.py": (4, f"a drift state's columns and the columns two states count: {_DATA}"),
+    "plot/_base.py": (
+        4,
+        "the chart's frame (a method's output, the data drawn): its `by` columns, its "
+        "required columns, columns that would merge segments, a point repeated in a segment",
+    ),
+    "plot/tables.py": (
+        6,
+        "forest's frame (the data drawn): <metric>_low / _high without <metric>, a "
+        "compare_models frame's interval is diff's, no interval columns; the metric among "
+        "its `metric` values, a segment in several rows, `overall` differing between rows",
+    ),
+    "_drift/state.py": (
+        4,
+        "drift_counts states (the counted rows): a state's columns (drift_edges, "
+        "from_drift_counts), the columns two states count, current rows binned elsewhere",
+    ),
     "_monitoring/check_rules.py": (8, f"check's rules (parsed text): {_PENDING}"),
 }
 

@@ -19,9 +19,11 @@ method's arguments, and the forms of the arguments that are lists or mappings.
 
 Every error names the argument and what was given, as a ``ValueError`` or a
 ``TypeError`` (a wrong kind of value); ``tests/test_front_door.py`` counts the
-``raise`` statements left outside the front door (this module,
-:mod:`~pl_metrics._core.options`, :mod:`~pl_metrics._core.checks` and
-:mod:`~pl_metrics._core.table_options`), each with its reason.
+``raise`` statements left outside the front door (this module and
+:mod:`~pl_metrics._core.stage_rules`, :mod:`~pl_metrics._core.options`,
+:mod:`~pl_metrics._core.forms`, :mod:`~pl_metrics._core.labels`,
+:mod:`~pl_metrics._core.checks` and :mod:`~pl_metrics._core.table_options`), each
+with its reason.
 """
 
 from __future__ import annotations
