@@ -14,7 +14,7 @@ fallback of :func:`replicated`) for the intervals and p-values.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 
@@ -157,16 +157,28 @@ class Inputs:
         return self.weight if self.count is None else self.count
 
 
+#: A metric's method of the catalogue run elsewhere than on rows:
+#: ``frame_of(method, y_true, y_pred, by=keys, **options)``, its frame (the engines'
+#: functions of the same name, the keys evaluated on the shards).
+FrameOf = Callable[..., pl.LazyFrame]
+
+
 def evaluate(
-    lf: pl.LazyFrame, metrics: Sequence[str], keys: Sequence[str], x: Inputs
+    lf: pl.LazyFrame,
+    metrics: Sequence[str],
+    keys: Sequence[str],
+    x: Inputs,
+    frame_of: FrameOf | None = None,
 ) -> pl.LazyFrame:
     """``*keys, *metrics``: each metric of ``lf``'s rows per ``keys`` (sorted by ``keys``).
 
     The rates of a 2x2 matrix share one table of binary counts; every other
-    metric is its frame method's column.
+    metric is its frame method's column (``frame_of``'s where given).
     """
     keys = list(keys)
     by = keys or None
+    if frame_of is None:
+        frame_of = partial(_frame_method, lf)
     parts: list[pl.LazyFrame] = []
     binary = [m for m in metrics if METRICS[m].method == "binary"]
     if binary:
@@ -194,10 +206,24 @@ def evaluate(
             options["zero_division"] = x.zero_division
             # an opt-in score's column (fowlkes_mallows_macro) is asked for
             options["extra_scores"] = [c for c in names.EXTRA_SCORES if c == metric.column]
-        frame = getattr(lf.metrics, metric.method)(x.y_true, x.y_pred, **options)
+        frame = frame_of(metric.method, x.y_true, x.y_pred, **options)
         if metric.row is not None:
             frame = frame.filter(pl.col(metric.row[0]) == metric.row[1])
         parts.append(frame.select(*keys, pl.col(metric.column).cast(pl.Float64).alias(name)))
+    return joined(parts, keys, metrics)
+
+
+def _frame_method(lf: pl.LazyFrame, method: str, *args: object, **options: object) -> pl.LazyFrame:
+    """``lf.metrics.<method>(*args, **options)``."""
+    return getattr(lf.metrics, method)(*args, **options)
+
+
+def joined(
+    parts: Sequence[pl.LazyFrame], keys: Sequence[str], metrics: Sequence[str]
+) -> pl.LazyFrame:
+    """``*keys, *metrics`` of the ``parts`` (each ``*keys`` and some of the metrics),
+    joined on the keys (every key seen in any part), sorted by them."""
+    keys = list(keys)
     out = parts[0]
     for part in parts[1:]:
         if keys:
@@ -329,6 +355,13 @@ def replicated(
     return Replicates(frame, rep, replace(x, weight=count))
 
 
+def of_score_counts(metrics: Sequence[str]) -> bool:
+    """Whether the replicates of ``metrics`` are drawn from each group's per-score
+    counts (:func:`replicate_tables`): one ROC AUC or AP, or a metric derived from one
+    (gini); every other metric's from the rows."""
+    return len(metrics) == 1 and base_of(metrics[0]) in groups.SCORE_METRICS
+
+
 def replicate_tables(
     lf: pl.LazyFrame,
     strata: Sequence[str],
@@ -339,6 +372,7 @@ def replicate_tables(
     point: pl.LazyFrame,
     n_boot: int,
     seed: int | None,
+    score_counts: Callable[[Sequence[str]], scores.ScoreCounts] | None = None,
 ) -> tuple[pl.LazyFrame, str]:
     """``(table, rep)``: every metric of each bootstrap replicate per group with the
     replicate's overall value of the group's stratum (``*strata, *groups, rep, *metrics,
@@ -348,10 +382,14 @@ def replicate_tables(
     (:mod:`pl_metrics._intervals.groups`); the others are evaluated by their frame
     method on the replicates as weighted rows (:func:`replicated`), drawn from the
     groups of ``point`` (the point estimates per group, :func:`evaluate`).
+    ``score_counts``: ROC AUC / AP's per-score counts by the keys where they are not
+    counted from ``lf``'s rows (an engine's merged state); nothing else is drawn then.
     """
     strata, group_columns, metrics = list(strata), list(group_columns), list(metrics)
     keys = [*strata, *group_columns]
     kinds = {METRICS[m].method for m in metrics}
+    ranked = of_score_counts(metrics)
+    assert score_counts is None or ranked, "only ROC AUC / AP are drawn from score counts"
     if kinds <= {"summary", "averages", "binary"}:
         if "binary" in kinds:
             counts, pos = binary_confusion(
@@ -390,11 +428,15 @@ def replicate_tables(
             seed=seed,
         )
         reps = counts.finish(reps)
-    elif len(metrics) == 1 and base_of(metrics[0]) in groups.SCORE_METRICS:
+    elif ranked:
         # ROC AUC / AP, or a metric derived from one (gini): the base's replicates mapped
         name, base = metrics[0], base_of(metrics[0])
-        scored = scores.binary_score_counts(
-            lf, x.y_true, x.y_pred, by=keys, pos_label=x.pos_label, weight=None, reserved=()
+        scored = (
+            score_counts(keys)
+            if score_counts is not None
+            else scores.binary_score_counts(
+                lf, x.y_true, x.y_pred, by=keys, pos_label=x.pos_label, weight=None, reserved=()
+            )
         )
         reps = groups.score_replicates(
             scored.frame,
@@ -455,6 +497,7 @@ __all__ = [
     "METRICS",
     "OVERALL",
     "VALUE",
+    "FrameOf",
     "Inputs",
     "Metric",
     "Replicates",
@@ -467,6 +510,8 @@ __all__ = [
     "evaluate",
     "free_name",
     "interval_aggs",
+    "joined",
+    "of_score_counts",
     "per_stratum",
     "ratio_or_null",
     "replicate_tables",

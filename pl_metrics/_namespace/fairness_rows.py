@@ -10,12 +10,13 @@ engines finish these methods from a counts state with the very same code
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any, Protocol
 
 import polars as pl
 
-from pl_metrics._core import checks, formulas, names
+from pl_metrics._core import checks, formulas, names, scores
 from pl_metrics._core.checks import wants_ci
 from pl_metrics._core.options import checked
 from pl_metrics._groups import custom
@@ -38,6 +39,9 @@ class Groups:
     strata: list[str]  # stand-in keys of control=
     groups: list[str]  # stand-in keys of by=
     names: dict[str, str]  # stand-in -> output name
+    #: stand-in -> the expression evaluated on the input rows under that name (an
+    #: engine evaluates them on its shards)
+    exprs: dict[str, pl.Expr] = field(default_factory=dict)
 
     def restore(self, frame: pl.LazyFrame) -> pl.LazyFrame:
         keys = [k for k in (*self.strata, *self.groups) if k in frame.collect_schema()]
@@ -77,9 +81,27 @@ def prepare(
     keys = names.stand_in_keys(range(len(strata) + len(groups)), read)
     strata_keys, group_keys = keys[: len(strata)], keys[len(strata) :]
     given = [*strata.exprs, *groups.exprs]
-    rows = lf.select(*dict.fromkeys(read), *(e.alias(k) for e, k in zip(given, keys, strict=True)))
+    exprs = {k: e.alias(k) for e, k in zip(given, keys, strict=True)}
+    rows = lf.select(*dict.fromkeys(read), *exprs.values())
     out_names = dict(zip(keys, [*strata.names, *groups.names], strict=True))
-    return Groups(rows, strata_keys, group_keys, out_names)
+    return Groups(rows, strata_keys, group_keys, out_names, exprs)
+
+
+class Values(Protocol):
+    """Where a method's metrics per group come from where not from the groups' rows
+    (:attr:`Groups.lf`; the engines: its schema only)."""
+
+    def __call__(
+        self, g: Groups, x: groups_fairness.Inputs, metrics: Sequence[str], keys: Sequence[str]
+    ) -> pl.LazyFrame:
+        """``*keys, *metrics``: each metric per ``keys`` (stand-in names), sorted by them."""
+        ...
+
+    def score_counts(
+        self, g: Groups, x: groups_fairness.Inputs, keys: Sequence[str]
+    ) -> scores.ScoreCounts:
+        """The un-weighted per-score counts by ``keys`` (the ranked metrics' bootstrap)."""
+        ...
 
 
 def disparities(
@@ -88,12 +110,19 @@ def disparities(
     x: groups_fairness.Inputs,
     method: str,
     callables: Mapping[str, custom.Metric] | None = None,
+    *,
+    values: Values | None = None,
 ) -> tuple[pl.LazyFrame, pl.LazyFrame]:
     """``(per_group, spread)``: each metric per group and its spread per stratum
-    (``callables``: the custom metrics, by name)."""
+    (``callables``: the custom metrics, by name; ``values``: where the metrics' values
+    per group and per stratum come from, if not from the rows)."""
     if callables is None:
-        per_group = groups_fairness.evaluate(g.lf, metrics, [*g.strata, *g.groups], x)
-        overall = groups_fairness.evaluate(g.lf, metrics, g.strata, x)
+        keys = [*g.strata, *g.groups]
+        if values is None:
+            per_group = groups_fairness.evaluate(g.lf, metrics, keys, x)
+            overall = groups_fairness.evaluate(g.lf, metrics, g.strata, x)
+        else:
+            per_group, overall = values(g, x, metrics, keys), values(g, x, metrics, g.strata)
     else:
         rows = checks.without_zero_weights(g.lf, x.weight)
         per_group, overall = (
@@ -114,11 +143,21 @@ def replicate_spread(
     point: pl.LazyFrame,
     n_boot: int,
     seed: int | None,
+    score_counts: Callable[[Sequence[str]], scores.ScoreCounts] | None = None,
 ) -> tuple[pl.LazyFrame, str]:
     """The spread of every bootstrap replicate: ``*strata, rep, metric, ...`` and ``rep``
-    (``point``: the point estimates per group, of :func:`disparities`)."""
+    (``point``: the point estimates per group, of :func:`disparities`; ``score_counts``:
+    as :func:`groups_fairness.replicate_tables`)."""
     table, rep = groups_fairness.replicate_tables(
-        g.lf, g.strata, g.groups, metrics, x, point=point, n_boot=n_boot, seed=seed
+        g.lf,
+        g.strata,
+        g.groups,
+        metrics,
+        x,
+        point=point,
+        n_boot=n_boot,
+        seed=seed,
+        score_counts=score_counts,
     )
     return groups_fairness.spread(table, [*g.strata, rep], metrics, method), rep
 
@@ -222,8 +261,11 @@ def disparity_of(
     n_boot: int,
     seed: int | None,
     count: str | None = None,
+    values: Values | None = None,
 ) -> pl.LazyFrame:
-    """:meth:`FairnessMethods.disparity` of ``lf``'s rows."""
+    """:meth:`FairnessMethods.disparity` of ``lf``'s rows (``values``: the metrics'
+    values per group and stratum, and the per-score counts of the bootstrap, computed
+    elsewhere, the engines': ``lf`` then gives the schema only)."""
     callables = None
     if isinstance(metric, Mapping):
         callables = custom.check_metrics("metric", metric)
@@ -248,10 +290,20 @@ def disparity_of(
         count=count,
     )
     x = groups_fairness.Inputs(y_true, y_pred, pos_label, weight, zd, "disparity", count)
-    per_group, out = disparities(g, metrics, x, method, callables)
+    per_group, out = disparities(g, metrics, x, method, callables, values=values)
     if with_ci:
         assert ci is not None
-        reps, _ = replicate_spread(g, metrics, x, method, point=per_group, n_boot=n_boot, seed=seed)
+        score_counts = None if values is None else partial(values.score_counts, g, x)
+        reps, _ = replicate_spread(
+            g,
+            metrics,
+            x,
+            method,
+            point=per_group,
+            n_boot=n_boot,
+            seed=seed,
+            score_counts=score_counts,
+        )
         bounds = reps.group_by([*g.strata, "metric"]).agg(
             groups_fairness.interval_aggs(["difference", "ratio"], ci)
         )
@@ -299,6 +351,7 @@ def _join_on(left: pl.LazyFrame, right: pl.LazyFrame, keys: list[str]) -> pl.Laz
 
 __all__ = [
     "Groups",
+    "Values",
     "disparities",
     "disparity_of",
     "fairness_of",
