@@ -304,6 +304,25 @@ def test_errors_on_the_driver_before_any_job(
     assert str(got.value).endswith(str(expected.value))
 
 
+def test_a_missing_column_is_named_with_its_own_files(tmp_path: Path, no_jobs: None) -> None:
+    """A column missing from the reference files is named with their path, one missing
+    from the data with the data's, also where a column of the data is named for the
+    reference (its name in the message made it the reference's error)."""
+    df = _rows(5, n=60)
+    current = df.filter(~WEEK_ONE).with_columns(is_reference=pl.lit(value=False))
+    paths = _files(tmp_path, [current])
+    no_score = _files(tmp_path, [df.filter(WEEK_ONE).drop("s")], "ref")
+    kw = COLUMNS | {"rules": ["estimated_roc_auc >= reference - 0.05"], "reference": no_score}
+    said = r"ref0\.parquet: column 's' \(argument `y_score`\) not found in the reference;"
+    with pytest.raises(pl.exceptions.ColumnNotFoundError, match=said):
+        pmd.check(paths, **kw)
+    kw |= {"rules": ["roc_auc >= reference - 0.05"], "by": "h"}
+    kw["reference"] = _files(tmp_path, [df.filter(WEEK_ONE)], "whole")
+    said = r"part0\.parquet: column 'h' \(argument `by`\) not found; .*'is_reference'\]$"
+    with pytest.raises(pl.exceptions.ColumnNotFoundError, match=said):
+        pmd.check(paths, **kw)
+
+
 def test_a_null_flag_is_counted_over_all_partitions(tmp_path: Path) -> None:
     df = _rows(6, n=60)
     flag = pl.when(pl.int_range(pl.len()) % 9 == 0).then(None).otherwise(pl.col("s") > 0.5)

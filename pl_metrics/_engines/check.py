@@ -134,16 +134,10 @@ def call(engine: Any, data: Any, values: dict[str, Any], options: dict[str, Any]
     handle, schema, where = engine.prepare(data, jobs.read_columns([*columns, flag]))
     del handle  # each function reads the data again: a schema here, no job
     polars_reference = isinstance(reference, (pl.DataFrame, pl.LazyFrame))
-    _, ref_schema, ref_where = engine_estimated._reference_of(
-        engine, reference, jobs.read_columns(columns)
-    )
-    proxy = reference if ref_schema is None else pl.LazyFrame(schema=ref_schema)
-    try:  # the frame method on no rows: the rules', options' and schema's checks
-        expected = _metrics(pl.LazyFrame(schema=schema)).check(**(values | {"reference": proxy}))
-        expected_schema = expected.collect_schema()
-    except (pl.exceptions.ColumnNotFoundError, pl.exceptions.SchemaError) as exc:
-        in_reference = ref_schema is not None and "reference" in str(exc)
-        raise jobs.named(exc, [ref_where if in_reference else where]) from exc
+    expected_schema, _, ref_schema = engine_estimated.on_no_rows(
+        engine, _metrics(pl.LazyFrame(schema=schema)).check, values,
+        where=where, reference_columns=columns,
+    )  # fmt: skip
     if drifted and flag is None and ref_schema is None:  # drift takes the engine's rows
         raise engine_drift._reference_type(engine, reference)
     reference_schema = ref_schema

@@ -48,7 +48,7 @@ samples (:mod:`.shards`), raised on the driver.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -480,6 +480,34 @@ def _reference_of(
         raise checks.Bad.reference_type(reference) from exc
 
 
+def on_no_rows(
+    engine: Any,
+    method: Callable[..., pl.LazyFrame],
+    values: dict[str, Any],
+    *,
+    where: str | None,
+    reference_columns: list[Any],
+) -> tuple[pl.Schema, Any, pl.Schema | None]:
+    """The frame method ``method`` (of no rows of the data's schema) called with
+    ``values``, before any job: its options', rules' and schema's checks, and its
+    output schema.  An engine's reference (read for ``reference_columns``) stands in
+    as no rows of its schema.  Returns (the output schema, the engine reference's
+    handle and schema; None, None for polars rows or an expression).  A missing
+    column or a wrong dtype is named with the shard its schema was read from: the
+    reference's where the message says it is the reference's, else ``where``."""
+    reference = values["reference"]
+    ref_handle, ref_schema, ref_where = _reference_of(
+        engine, reference, jobs.read_columns(reference_columns)
+    )
+    proxy = reference if ref_schema is None else pl.LazyFrame(schema=ref_schema)
+    try:
+        expected_schema = method(**(values | {"reference": proxy})).collect_schema()
+    except (pl.exceptions.ColumnNotFoundError, pl.exceptions.SchemaError) as exc:
+        in_reference = ref_schema is not None and inputs.IN_REFERENCE in str(exc)
+        raise jobs.named(exc, [ref_where if in_reference else where]) from exc
+    return expected_schema, ref_handle, ref_schema
+
+
 def _calibration_map(
     engine: Any,
     values: dict[str, Any],
@@ -525,18 +553,10 @@ def call(engine: Any, data: Any, values: dict[str, Any], options: dict[str, Any]
     segments = checks.normalize_by(by).given
     read = [y_pred, y_score, weight, *segments, flag, y_true if flag is not None else None]
     handle, schema, where = engine.prepare(data, jobs.read_columns(read))
-    ref_handle, ref_schema, ref_where = _reference_of(
-        engine, reference, jobs.read_columns([y_true, y_score, weight])
-    )
-    proxy = reference if ref_schema is None else pl.LazyFrame(schema=ref_schema)
-    try:  # the frame method on no rows: the options' and the schema's checks
-        expected = _metrics(pl.LazyFrame(schema=schema)).estimated_performance(
-            **(values | {"reference": proxy})
-        )
-        expected_schema = expected.collect_schema()
-    except (pl.exceptions.ColumnNotFoundError, pl.exceptions.SchemaError) as exc:
-        in_reference = ref_schema is not None and "in the reference" in str(exc)
-        raise jobs.named(exc, [ref_where if in_reference else where]) from exc
+    expected_schema, ref_handle, ref_schema = on_no_rows(
+        engine, _metrics(pl.LazyFrame(schema=schema)).estimated_performance, values,
+        where=where, reference_columns=[y_true, y_score, weight],
+    )  # fmt: skip
     chosen = estimated.check_metrics(values["metrics"])
     ci = values["ci"]
     pos_label, calibration = values["pos_label"], values["calibration"]
@@ -573,4 +593,13 @@ def call(engine: Any, data: Any, values: dict[str, Any], options: dict[str, Any]
     return out.select(expected_schema.names()).cast(expected_schema)
 
 
-__all__ = ["HOW", "CurrentJob", "ReferenceJob", "call", "current_sums", "knots", "reference_sums"]
+__all__ = [
+    "HOW",
+    "CurrentJob",
+    "ReferenceJob",
+    "call",
+    "current_sums",
+    "knots",
+    "on_no_rows",
+    "reference_sums",
+]

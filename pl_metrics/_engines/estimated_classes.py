@@ -256,18 +256,10 @@ def call(engine: Any, data: Any, values: dict[str, Any], options: dict[str, Any]
     segments = checks.normalize_by(by).given
     read = [y_pred, *columns, weight, *segments, flag, y_true if flag is not None else None]
     handle, schema, where = engine.prepare(data, jobs.read_columns(read))
-    ref_handle, ref_schema, ref_where = engine_estimated._reference_of(
-        engine, reference, jobs.read_columns([y_true, *columns, weight])
-    )
-    proxy = reference if ref_schema is None else pl.LazyFrame(schema=ref_schema)
-    try:  # the frame method on no rows: the options' and the schema's checks
-        expected = _metrics(pl.LazyFrame(schema=schema)).estimated_performance(
-            **(values | {"reference": proxy})
-        )
-        expected_schema = expected.collect_schema()
-    except (pl.exceptions.ColumnNotFoundError, pl.exceptions.SchemaError) as exc:
-        in_reference = ref_schema is not None and "in the reference" in str(exc)
-        raise jobs.named(exc, [ref_where if in_reference else where]) from exc
+    expected_schema, ref_handle, ref_schema = engine_estimated.on_no_rows(
+        engine, _metrics(pl.LazyFrame(schema=schema)).estimated_performance, values,
+        where=where, reference_columns=[y_true, *columns, weight],
+    )  # fmt: skip
     if values["ci"] is not None:
         msg = (
             "pl_metrics engines: estimated_performance of multiclass scores (a mapping of "

@@ -440,18 +440,10 @@ def call(
     if rows.made:  # the made columns, as each shard has them
         made = pl.LazyFrame(schema=schema).with_columns(rows.made).collect_schema()
         schema = pl.Schema({**schema, **{n: made[n] for n in rows.names}})
-    ref_handle, ref_schema, ref_where = engine_estimated._reference_of(
-        engine, reference, jobs.read_columns([y_true, y_score, weight])
-    )
-    proxy = reference if ref_schema is None else pl.LazyFrame(schema=ref_schema)
-    try:  # the frame method on no rows: the options' and the schema's checks
-        expected = _metrics(pl.LazyFrame(schema=schema)).over_time(
-            **(values | {"reference": proxy})
-        )
-        expected_schema = expected.collect_schema()
-    except (pl.exceptions.ColumnNotFoundError, pl.exceptions.SchemaError) as exc:
-        in_reference = ref_schema is not None and "in the reference" in str(exc)
-        raise jobs.named(exc, [ref_where if in_reference else where]) from exc
+    expected_schema, ref_handle, ref_schema = engine_estimated.on_no_rows(
+        engine, _metrics(pl.LazyFrame(schema=schema)).over_time, values,
+        where=where, reference_columns=[y_true, y_score, weight],
+    )  # fmt: skip
     chosen = over_time.check_metrics(
         values["metrics"], y_pred=y_pred, y_score=y_score, estimated=estimated_windows.METRICS
     )
