@@ -24,6 +24,7 @@ with the engine's parameters, and a call that
 
 from __future__ import annotations
 
+import functools
 import inspect
 import re
 from collections.abc import Callable, Mapping
@@ -449,6 +450,14 @@ def _exact_ranking(
         engine.release(ranged)
 
 
+def _function_call(
+    engine: Engine, data: Any, options: dict[str, Any], method: str, *args: Any, **kwargs: Any
+) -> pl.DataFrame:
+    """The engine's function ``method`` of ``data`` (a call of one engine function
+    computed from others')."""
+    return function(engine, DECLARED[method])(data, *args, **kwargs, **options)
+
+
 def call(
     engine: Engine,
     declared: Declared,
@@ -469,6 +478,11 @@ def call(
     _check(declared, values, defaults, schema, where)
     if declared.method in fairness.REFUSE:
         fairness.REFUSE[declared.method](values)
+    if declared.method in fairness.FROM_FUNCTIONS:  # disparity of scores: their functions
+        run = functools.partial(_function_call, engine, data, options)
+        done = fairness.FROM_FUNCTIONS[declared.method](run, schema, values)
+        if done is not None:
+            return done
     if declared.method == "drift_counts":
         chosen, kwargs, keys, read = drift_state.shard_job(
             values["columns"], values["edges"], values["by"]
@@ -551,6 +565,8 @@ def docstring(engine: Engine, declared: Declared) -> str:
             "driver holds partitions x segments rows, whatever the number of distinct "
             "scores (docs/scaling.md)."
         )
+    if declared.method in fairness.FROM_FUNCTIONS:
+        notes.append(fairness.FROM_FUNCTIONS_NOTE.format(engine=engine.name))
     if notes:
         parts.append("Notes\n-----\n" + "\n\n".join(notes))
     return "\n\n".join(parts) + "\n"

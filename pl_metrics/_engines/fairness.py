@@ -9,21 +9,31 @@ run on the state's cells as rows, each standing for its count of rows (``count=`
 integer counts stay integers, so the 2x2 counts, the rates and the bootstrap's draws
 of the cells are those of the rows; with ``weight``, the cells' summed weights).
 The engines declare them beside the state's own finishers (:mod:`.declared`).
+
+``disparity`` of score metrics (``roc_auc``, ``ks``, ``log_loss``...) is no function of
+the confusion counts: :func:`scored_disparity` runs the same frame method's body with
+each metric's values per group and per stratum from the engine's own function of its
+method (:class:`_OnEngine`; the groups' expressions evaluated on the shards), and the
+bootstrap of one ROC AUC / AP from the merged per-score state, as the frame method
+draws it from its own; what needs the rows (a callable, the other score metrics'
+bootstrap) is refused before any job.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 import polars as pl
 
-from pl_metrics._core import checks
+from pl_metrics._core import checks, scores
 from pl_metrics._core.names import ACTUAL, COUNT, PREDICTED, segment_keys
 from pl_metrics._groups import fairness as groups_fairness
 from pl_metrics._namespace import fairness_rows
 from pl_metrics._typing import By, DisparityMethod, FairnessAgg, FairnessMetric
-from pl_metrics.state import CountsState
+from pl_metrics.state import CountsState, from_counts, from_score_counts
 
 #: The metric families of ``disparity`` that are functions of the confusion counts.
 _FROM_COUNTS = ("binary", "summary", "averages")
@@ -188,24 +198,135 @@ def disparity(
     )
 
 
-def _disparity_refused(values: Mapping[str, Any]) -> None:
-    """disparity's metrics that are no function of the confusion counts (scores, the
-    user's callables) are refused before any job."""
+def _metrics(values: Mapping[str, Any]) -> list[str]:
+    """disparity's metrics of the catalogue, by name; none for the user's callables."""
     metric = values.get("metric")
     if isinstance(metric, Mapping):
+        return []
+    return [metric] if isinstance(metric, str) else list(metric or [])
+
+
+def _scored(values: Mapping[str, Any]) -> list[str]:
+    """disparity's metrics that are no function of the confusion counts (of scores:
+    roc_auc, log_loss...), by name."""
+    return [m for m in _metrics(values) if groups_fairness.METRICS[m].method not in _FROM_COUNTS]
+
+
+def _disparity_refused(values: Mapping[str, Any]) -> None:
+    """What disparity cannot compute without the rows is refused before any job: the
+    user's callables (each called on a group's rows) and the bootstrap interval of
+    score metrics (the frame method redraws each group's rows)."""
+    scored = _scored(values)
+    if isinstance(values.get("metric"), Mapping):
         what = "custom metrics (callables of each group's rows)"
+        fix = "give metrics of the catalogue (accuracy, f1, roc_auc, log_loss...)"
+    elif (
+        scored
+        and values.get("ci") is not None
+        and not groups_fairness.of_score_counts(_metrics(values))
+    ):
+        what = f"the metric(s) {scored} with `ci` (the bootstrap redraws each group's rows)"
+        fix = (
+            "leave `ci` at None for their values (roc_auc, gini or average_precision "
+            "alone take it: drawn from each group's per-score counts)"
+        )
     else:
-        names = [metric] if isinstance(metric, str) else list(metric or [])
-        scores = [m for m in names if groups_fairness.METRICS[m].method not in _FROM_COUNTS]
-        if not scores:
-            return
-        what = f"the metric(s) {scores} (of scores, or of each row)"
+        return
     msg = (
-        f"pl_metrics engines: disparity of {what} is not computed from the merged "
-        "counts state yet; give metrics of the labels (accuracy, f1, the rates of "
-        "group_rates...) or use the .metrics method on polars rows"
+        f"pl_metrics engines: disparity of {what} is not computed on the engines; "
+        f"{fix}, or use the .metrics method on polars rows"
     )
     raise NotImplementedError(msg)
+
+
+@dataclass
+class _OnEngine:
+    """:class:`fairness_rows.Values` from the engine's functions (``run(method, *args,
+    **options)``, a polars frame): each score metric from its own method's function
+    (``roc_auc``, ``log_loss``...: exact, the driver bounded as theirs is), the label
+    metrics beside them from one merged ``counts`` state by every key; the groups'
+    and strata's expressions (under their stand-in names) evaluated on the shards."""
+
+    run: Callable[..., pl.DataFrame]
+    cells: tuple[pl.LazyFrame, str | None, str | None] | None = None
+
+    def __call__(
+        self,
+        g: fairness_rows.Groups,
+        x: groups_fairness.Inputs,
+        metrics: Sequence[str],
+        keys: Sequence[str],
+    ) -> pl.LazyFrame:
+        labels = [m for m in metrics if groups_fairness.METRICS[m].method in _FROM_COUNTS]
+        parts = []
+        if labels:
+            cells, weights, count = self._cells(g, x)
+            of_cells = replace(x, weight=weights, count=count)
+            parts.append(groups_fairness.evaluate(cells, labels, keys, of_cells))
+        scored = [m for m in metrics if m not in labels]
+        if scored:
+            frame_of = partial(self._frame, g)
+            parts.append(groups_fairness.evaluate(pl.LazyFrame(), scored, keys, x, frame_of))
+        return groups_fairness.joined(parts, keys, metrics)
+
+    def _frame(
+        self,
+        g: fairness_rows.Groups,
+        method: str,
+        *args: object,
+        by: list[str] | None,
+        **options: object,
+    ) -> pl.LazyFrame:
+        exprs = [g.exprs[k] for k in by or ()]
+        return self.run(method, *args, by=exprs or None, **options).lazy()
+
+    def score_counts(
+        self, g: fairness_rows.Groups, x: groups_fairness.Inputs, keys: Sequence[str]
+    ) -> scores.ScoreCounts:
+        """The merged un-weighted ``score_counts`` state by ``keys`` (ROC AUC / AP's
+        bootstrap: a row per segment and distinct score on the driver, as the engines'
+        ``roc_auc(ci_method="bootstrap")``)."""
+        by = [g.exprs[k] for k in keys] or None
+        merged = self.run("score_counts", x.y_true, x.y_pred, by=by, pos_label=x.pos_label)
+        return from_score_counts(merged, by=list(keys))._state
+
+    def _cells(
+        self, g: fairness_rows.Groups, x: groups_fairness.Inputs
+    ) -> tuple[pl.LazyFrame, str | None, str | None]:
+        if self.cells is None:
+            keys = [*g.strata, *g.groups]
+            by = [g.exprs[k] for k in keys] or None
+            merged = self.run("counts", x.y_true, x.y_pred, by=by, weight=x.weight)
+            self.cells = _cells(from_counts(merged, by=keys), x.y_true, x.y_pred, x.weight)
+        return self.cells
+
+
+def scored_disparity(
+    run: Callable[..., pl.DataFrame], schema: pl.Schema, values: Mapping[str, Any]
+) -> pl.DataFrame | None:
+    """disparity of score metrics (None without one: the counts state's path): the
+    frame method's body (:func:`fairness_rows.disparity_of`, ``schema`` its rows' schema)
+    with each metric's values per group and per stratum from the engine's functions
+    (:class:`_OnEngine`)."""
+    if not _scored(values):
+        return None
+    out = fairness_rows.disparity_of(
+        pl.LazyFrame(schema=schema),
+        values["y_true"],
+        values["y_pred"],
+        by=values["by"],
+        metric=values["metric"],
+        control=values["control"],
+        method=values["method"],
+        pos_label=values["pos_label"],
+        weight=values["weight"],
+        zero_division=values["zero_division"],
+        ci=values["ci"],
+        n_boot=values["n_boot"],
+        seed=values["seed"],
+        values=_OnEngine(run),
+    )
+    return out.collect()
 
 
 def _groups_after_strata(values: Mapping[str, Any]) -> list[Any]:
@@ -228,3 +349,17 @@ STATE_BY: dict[str, Callable[[Mapping[str, Any]], list[Any]]] = {
 }
 #: The methods that refuse some of their arguments before any job (NotImplementedError).
 REFUSE: dict[str, Callable[[Mapping[str, Any]], None]] = {"disparity": _disparity_refused}
+#: The methods computed from the engine's other functions where their arguments ask
+#: (``f(run, schema, values)``; None: from their counts state), and what their
+#: docstring says of it.
+FROM_FUNCTIONS: dict[str, Callable[..., pl.DataFrame | None]] = {"disparity": scored_disparity}
+FROM_FUNCTIONS_NOTE = (
+    "On {engine}, the score metrics (``roc_auc``, ``gini``, ``average_precision``, "
+    "``ks``, ``log_loss``, ``brier_score``) are each computed per group and per stratum "
+    "by the {engine} function of their own method (the groups and strata evaluated "
+    "on every partition), and the label metrics beside them from the merged counts "
+    "state; ``ci`` with score metrics takes one ``roc_auc``, ``gini`` or "
+    "``average_precision``, drawn from the merged per-score state (a row per group "
+    "and distinct score on the driver); with other score metrics it is refused "
+    "(the bootstrap redraws each group's rows), and so are callables."
+)

@@ -47,9 +47,7 @@ REFUSED = {
     # merged per-label state does not hold
     "report[multilabel-ci]",
     "summary[multilabel-ci]",
-    # disparity of scores (roc_auc, log_loss) or of the user's callables: no function
-    # of the confusion counts the engines' state holds
-    "disparity[scores]",
+    # disparity of the user's callables: each is called on a group's rows
     "disparity[callables]",
     # calibration's quantile bins with these (decimal) weights: in segment "a" a
     # quantile's position falls exactly on a running sum (87 x 93.088 = 58 x
