@@ -49,7 +49,7 @@ from pl_metrics._groups import fairness as groups_fairness
 from pl_metrics._groups import over_time
 from pl_metrics._intervals.sampling import resampling
 from pl_metrics._monitoring import estimated, estimated_windows
-from pl_metrics._namespace.monitoring import _interval_wanted
+from pl_metrics._namespace.monitoring import interval_wanted
 from pl_metrics.state import ScoreCountsState
 
 METHOD = "over_time"
@@ -451,7 +451,7 @@ def call(
     asked = [m for m in chosen if m in estimated_windows.METRICS]
     realized = [m for m in chosen if m not in estimated_windows.METRICS]
     ci, n_boot = values["ci"], values["n_boot"]
-    wants_ci = _interval_wanted(
+    wants_ci = interval_wanted(
         realized, ci=ci, n_boot=n_boot, ci_method=values["ci_method"], weight=weight,
         seed=values["seed"],
     )  # fmt: skip

@@ -326,7 +326,7 @@ class MonitoringMethods:
         )
         w = over_time.windows(every, period)
         realized = [m for m in chosen if m not in estimated_windows.METRICS]
-        wants_ci = _interval_wanted(
+        wants_ci = interval_wanted(
             realized, ci=ci, n_boot=n_boot, ci_method=ci_method, weight=weight, seed=seed
         )
         ci_method, seed = resampling(ci_method, seed)  # "poisson": the bootstrap, its seed
@@ -424,7 +424,7 @@ def _check_estimated(
     checked("over_time", estimated=chosen, ci=ci, ci_method=ci_method)
 
 
-def _interval_wanted(
+def interval_wanted(
     realized: list[str],
     *,
     ci: float | None,
