@@ -154,7 +154,9 @@ EstimatedMetric: TypeAlias = Literal[
     "accuracy",
 ]
 #: The estimated metrics ``over_time`` takes (``_monitoring.estimated_windows.METRICS``):
-#: ``estimated_<m>`` for each metric of ``estimated_performance``.
+#: ``estimated_<m>`` for each metric of ``estimated_performance`` (one score column),
+#: then the averages over the classes of ``{label: column}`` scores,
+#: ``estimated_<m>_<average>`` (``estimated_accuracy`` is of both).
 OverTimeEstimatedMetric: TypeAlias = Literal[
     "estimated_roc_auc",
     "estimated_precision",
@@ -164,6 +166,26 @@ OverTimeEstimatedMetric: TypeAlias = Literal[
     "estimated_fowlkes_mallows",
     "estimated_specificity",
     "estimated_accuracy",
+    "estimated_roc_auc_macro",
+    "estimated_roc_auc_weighted",
+    "estimated_precision_micro",
+    "estimated_precision_macro",
+    "estimated_precision_weighted",
+    "estimated_recall_micro",
+    "estimated_recall_macro",
+    "estimated_recall_weighted",
+    "estimated_f1_micro",
+    "estimated_f1_macro",
+    "estimated_f1_weighted",
+    "estimated_jaccard_micro",
+    "estimated_jaccard_macro",
+    "estimated_jaccard_weighted",
+    "estimated_fowlkes_mallows_micro",
+    "estimated_fowlkes_mallows_macro",
+    "estimated_fowlkes_mallows_weighted",
+    "estimated_specificity_micro",
+    "estimated_specificity_macro",
+    "estimated_specificity_weighted",
 ]
 #: ``calibration=`` of ``estimated_performance``: the map from scores to probabilities
 #: fitted on the reference rows (``None``: the scores are probabilities).

@@ -287,11 +287,11 @@ def test_the_literal_lists_the_names() -> None:
     import pl_metrics as plm
     from pl_metrics._monitoring import estimated_windows
 
-    assert (
-        typing.get_args(plm.OverTimeEstimatedMetric)
-        == estimated_windows.METRICS
-        == tuple(ESTIMATED)
-    )
+    assert typing.get_args(plm.OverTimeEstimatedMetric) == estimated_windows.METRICS
+    # the binary names; then the averages of {label: column} scores
+    # (tests/test_estimated_multiclass_windows.py)
+    assert tuple(ESTIMATED) == estimated_windows.BINARY
+    assert (*ESTIMATED, *estimated_windows.AVERAGED) == estimated_windows.METRICS
 
 
 def test_the_labels_column_is_read_by_the_realized_metrics_only() -> None:

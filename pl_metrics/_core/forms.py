@@ -255,6 +255,45 @@ def drift_edges(edges: object, numeric: Sequence[str]) -> dict[str, list[float]]
     return out
 
 
+def score_form(
+    given: Sequence[str],
+    y_score: object,
+    *,
+    one_column: Collection[str],
+    class_scores: Collection[str],
+    where: str = "`metrics`",
+) -> None:
+    """over_time's and check's metrics against the form of ``y_score``: the metrics of
+    ``one_column`` (``estimated_f1``, ``roc_auc``: the score of ``pos_label``) read one
+    score column, those of ``class_scores`` (``estimated_f1_macro``: averages over the
+    classes) ``{label: column}`` scores (``where``: what names them, for the message;
+    a metric in neither reads either form, or no score)."""
+    if y_score is None:
+        return
+    if isinstance(y_score, Mapping):
+        off = [m for m in given if m in one_column]
+        if off:
+            example = next((m for m in off if f"{m}_macro" in class_scores), None)
+            msg = (
+                f"{where}: {off} read one score column (the score of pos_label: binary), "
+                "but `y_score` is {label: column} scores, whose estimated metrics are the "
+                "averages over the classes estimated_<metric>_micro / _macro / _weighted"
+                + (f" ({example}_macro, ...)" if example else "")
+                + " and estimated_accuracy"
+            )
+            raise ValueError(msg)
+    else:
+        off = [m for m in given if m in class_scores]
+        if off:
+            binary = [m.rsplit("_", 1)[0] for m in off]
+            msg = (
+                f"{where}: {off} are averages over the classes of {{label: column}} scores, "
+                f"but `y_score` is one score column ({y_score!r}, binary): ask for "
+                f"{list(dict.fromkeys(binary))}, or pass `y_score` as {{label: column}}"
+            )
+            raise ValueError(msg)
+
+
 __all__ = [
     "callables",
     "column_list",
@@ -268,5 +307,6 @@ __all__ = [
     "name_list",
     "refuse_for_multilabel",
     "same_indicator_labels",
+    "score_form",
     "segment_columns",
 ]

@@ -138,6 +138,8 @@ def call(engine: Any, data: Any, values: dict[str, Any], options: dict[str, Any]
         engine, _metrics(pl.LazyFrame(schema=schema)).check, values,
         where=where, reference_columns=columns,
     )  # fmt: skip
+    estimated = [r.name for r in rules if r.name in check.ESTIMATED]
+    over_time.refuse_class_estimates(METHOD, x.y_score, list(dict.fromkeys(estimated)))
     if drifted and flag is None and ref_schema is None:  # drift takes the engine's rows
         raise engine_drift._reference_type(engine, reference)
     reference_schema = ref_schema

@@ -33,6 +33,7 @@ frame method leaves it: the shards' summaries carry their last bucket end.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -49,7 +50,7 @@ from pl_metrics._groups import fairness as groups_fairness
 from pl_metrics._groups import over_time
 from pl_metrics._intervals.sampling import resampling
 from pl_metrics._monitoring import estimated, estimated_windows
-from pl_metrics._namespace.monitoring import interval_wanted
+from pl_metrics._namespace.monitoring import interval_wanted, score_columns
 from pl_metrics.state import ScoreCountsState
 
 METHOD = "over_time"
@@ -420,6 +421,24 @@ def _estimated(
     ]
 
 
+def refuse_class_estimates(method: str, y_score: object, estimated: list[str]) -> None:
+    """The estimated metrics of ``{label: column}`` scores are refused before any job
+    (``NotImplementedError``): the engines' multiclass ``estimated_performance``
+    (:mod:`.estimated_classes`) has no windows and no interval, which ``over_time`` and
+    ``check`` give them (the averages' variances sum each row's placement among all
+    the window's rows)."""
+    if estimated and isinstance(y_score, Mapping):
+        msg = (
+            f"pl_metrics engines: {method}'s estimated metrics of {{label: column}} scores "
+            f"({', '.join(estimated)}) are not computed on the engines yet (the engines' "
+            "multiclass estimated_performance has no windows and no ci, whose averages' "
+            "variances sum each row's placement among all the window's rows); use the "
+            ".metrics method on polars rows, or the engine's estimated_performance by a "
+            "window column without ci"
+        )
+        raise NotImplementedError(msg)
+
+
 # ------------------------------------------------------------------ the call
 def call(
     engine: Any,
@@ -449,6 +468,7 @@ def call(
     )
     w = over_time.windows(values["every"], values["period"])
     asked = [m for m in chosen if m in estimated_windows.METRICS]
+    refuse_class_estimates(METHOD, y_score, asked)
     realized = [m for m in chosen if m not in estimated_windows.METRICS]
     ci, n_boot = values["ci"], values["n_boot"]
     wants_ci = interval_wanted(
@@ -457,7 +477,7 @@ def call(
     )  # fmt: skip
     ci_method, seed = resampling(values["ci_method"], values["seed"])
     end, time_zone = over_time.bucket_end(pl.LazyFrame(schema=schema), index, w)
-    taken = (y_true, y_pred, y_score, weight, index, over_time.WINDOW_END)
+    taken = (y_true, y_pred, *score_columns(y_score), weight, index, over_time.WINDOW_END)
     stand_ins = names.stand_in_keys(segments, [c for c in taken if c is not None])
     by = [
         *(e.alias(k) for e, k in zip(segments.exprs, stand_ins, strict=True)),
@@ -484,4 +504,12 @@ def call(
     return result.collect().select(expected_schema.names()).cast(expected_schema)
 
 
-__all__ = ["HOW", "CurrentWindowJob", "Rows", "WindowJob", "call", "counted_rows"]
+__all__ = [
+    "HOW",
+    "CurrentWindowJob",
+    "Rows",
+    "WindowJob",
+    "call",
+    "counted_rows",
+    "refuse_class_estimates",
+]

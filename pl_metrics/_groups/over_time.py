@@ -99,7 +99,7 @@ def windows(every: object, period: object) -> Windows:
 
 
 def check_metrics(
-    metrics: object, *, y_pred: str | None, y_score: str | None, estimated: Sequence[str] = ()
+    metrics: object, *, y_pred: str | None, y_score: object, estimated: Sequence[str] = ()
 ) -> list[str]:
     """``metrics``: names from :data:`METRICS` (and ``estimated``: the estimated metrics,
     which read ``y_pred`` and ``y_score``), with the column each family reads."""

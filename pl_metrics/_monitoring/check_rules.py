@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from pl_metrics._core import catalogue, formulas
+from pl_metrics._core import catalogue, forms, formulas
 from pl_metrics._groups import fairness as groups_fairness
 from pl_metrics._groups import over_time
 from pl_metrics._monitoring import estimated_windows
@@ -27,8 +27,21 @@ RATES = tuple(
 METRICS = tuple(name for name in catalogue.CATALOGUE if name in over_time.METRICS or name in RATES)
 #: The metrics read from ``y_score`` (the others read ``y_pred``).
 SCORED = frozenset(name for name in METRICS if catalogue.CATALOGUE[name].scores)
-#: The estimated metrics a rule may name (``over_time``'s ``estimated_<m>``).
+#: The estimated metrics a rule may name (``over_time``'s ``estimated_<m>``, and of
+#: ``{label: column}`` scores ``estimated_<m>_<average>``).
 ESTIMATED = estimated_windows.METRICS
+#: The estimated metrics a ``reference`` rule compares with the same metric realized
+#: on the reference rows (``estimated_<m>`` with ``<m>``): those whose realized metric
+#: is one of :data:`METRICS` (``estimated_f1_macro``: ``f1_macro``; not
+#: ``estimated_roc_auc_macro``: ``over_time``'s ROC AUC is binary).
+COMPARABLE = frozenset(m for m in ESTIMATED if m.removeprefix(estimated_windows.PREFIX) in METRICS)
+#: The metrics of one score column (binary: ``pos_label``'s), and of ``{label: column}``
+#: scores (the averages over the classes): ``check_needs`` refuses the other form.
+ONE_COLUMN = tuple(
+    m
+    for m in (*ESTIMATED, *SCORED)
+    if m not in estimated_windows.AVERAGED and m != estimated_windows.ACCURACY
+)
 
 _RULE = re.compile(r"\s*(?P<left>.+?)\s*(?P<op>>=|<=|>|<)\s*(?P<right>.+?)\s*")
 _LEFT = re.compile(r"(?P<name>[A-Za-z_]\w*)(?:\s*\((?P<column>.+)\))?")
@@ -103,10 +116,14 @@ def parse_rule(text: object) -> Rule:
     right = _RIGHT.fullmatch(whole["right"])
     if right is None:
         return Rule(text, name, column, whole["op"], _number(whole["right"], text), False)
-    if column is not None:
+    if column is not None or (name in ESTIMATED and name not in COMPARABLE):
         msg = (
             f"rule {text!r}: a drift metric already compares with the reference; "
             f"give a number, e.g. '{name}({column}) < 0.2'"
+            if column is not None
+            else f"rule {text!r}: {name} has no realized metric on the reference rows to "
+            f"compare with ({name.removeprefix(estimated_windows.PREFIX)} is no metric of "
+            f"check's); give a number, e.g. '{name} >= 0.7'"
         )
         raise ValueError(msg)
     margin = 0.0 if right["margin"] is None else _number(right["margin"], text)
@@ -139,15 +156,23 @@ class Columns:
 
     y_true: str | None
     y_pred: str | None
-    y_score: str | None
+    y_score: str | Mapping[object, str] | None  # {label: column}: the estimated metrics
     weight: str | None
     pos_label: object
 
 
 def check_needs(rules: list[Rule], x: Columns, reference: object) -> None:
-    """Each rule's column arguments (and the reference) are given: else an error
-    naming the argument and the rule."""
+    """Each rule's column arguments (and the reference) are given, ``y_score`` of the
+    form its metric reads (:func:`forms.score_form`): else an error naming the argument
+    and the rule."""
     for rule in rules:
+        forms.score_form(
+            [rule.name],
+            x.y_score,
+            one_column=ONE_COLUMN,
+            class_scores=estimated_windows.AVERAGED,
+            where=f"rule {rule.text!r}",
+        )
         needs: dict[str, object] = {}
         if rule.name in ESTIMATED:  # the reference's labels, the current rows' outputs
             needs |= {"y_true": x.y_true, "y_pred": x.y_pred, "y_score": x.y_score}
@@ -170,9 +195,11 @@ def check_needs(rules: list[Rule], x: Columns, reference: object) -> None:
 
 
 __all__ = [
+    "COMPARABLE",
     "DRIFT",
     "ESTIMATED",
     "METRICS",
+    "ONE_COLUMN",
     "RATES",
     "SCORED",
     "Columns",

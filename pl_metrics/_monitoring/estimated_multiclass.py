@@ -474,9 +474,12 @@ def estimated_multiclass(
     calibration: str | None,
     metrics: list[str],
     ci: float | None,
+    windows: Callable[[pl.LazyFrame, list[str]], pl.LazyFrame] | None = None,
 ) -> pl.LazyFrame:
     """``*by, label, average, n, <metric>...`` (+ ``<metric>_low, <metric>_high``
-    with ``ci``) of ``{label: column}`` scores (the options checked by the caller)."""
+    with ``ci``) of ``{label: column}`` scores (the options checked by the caller).
+    ``windows(lists, keys)``: the segments' lists made those of other segments, as the
+    binary path's (``over_time``'s rolling windows: :mod:`.estimated_windows`)."""
     mapping = checks.check_score_map("y_score", y_score)
     columns = list(mapping.values())
     reserved = names.output_columns(METHOD, ci=ci is not None)  # label, average among them
@@ -511,6 +514,8 @@ def estimated_multiclass(
         weight=weight,
         probabilities_given=ref is None,
     )
+    if windows is not None:
+        lists = windows(lists, keys)
     sums = _sums(
         lists,
         counts,

@@ -10,22 +10,46 @@ repeated for the ``k`` windows that hold it, as ``over_time`` spreads the other
 states: :func:`pl_metrics._groups.over_time.repeated`); then one vectorised numpy
 pass sums every window of every segment (:mod:`.segment_sums`).  One query, no
 step per window.
+
+Of ``{label: column}`` scores (multiclass CBPE) a window's rows are
+``estimated_performance``'s multiclass table on them, read the same way
+(:func:`pl_metrics._monitoring.estimated_multiclass.estimated_multiclass` with the
+same spread of lists): ``estimated_<m>_<average>`` is its ``<m>`` on the ``average``
+row (``micro``, ``macro``, ``weighted``: the names of ``over_time``'s realized
+averages, ``f1_macro``), ``estimated_accuracy`` the segment's (the same on the three
+average rows); the per-class rows are not windowed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import polars as pl
 
-from pl_metrics._core import checks, inputs
+from pl_metrics._core import catalogue, checks, inputs
 from pl_metrics._groups import over_time
-from pl_metrics._monitoring import estimated, segment_sums
+from pl_metrics._monitoring import estimated, estimated_multiclass, segment_sums
 
 PREFIX = "estimated_"
-#: The names ``over_time`` takes for them: ``estimated_<m>`` for each metric of
-#: ``estimated_performance`` (``_typing.OverTimeEstimatedMetric``).
-METRICS: tuple[str, ...] = tuple(f"{PREFIX}{m}" for m in estimated.METRICS)
+#: Of one score column (binary): ``estimated_<m>`` for each metric of
+#: ``estimated_performance``.
+BINARY: tuple[str, ...] = tuple(f"{PREFIX}{m}" for m in estimated.METRICS)
+#: Of ``{label: column}`` scores: ``estimated_<m>_<average>`` -> (``m``, ``average``),
+#: each metric's rows of the multiclass table but accuracy's (a segment's, named as
+#: the binary one) and the micro ROC AUC's (none): metric by metric, the averages in
+#: the table's order, as ``over_time``'s realized averages.
+AVERAGED: dict[str, tuple[str, str]] = {
+    f"{PREFIX}{m}_{a}": (m, a)
+    for m in estimated.METRICS
+    if not catalogue.CATALOGUE[m].correct_share
+    for a in estimated_multiclass.AVERAGES
+    if not (a == "micro" and catalogue.CATALOGUE[m].ranked is catalogue.Ranked.AUC)
+}
+#: The names ``over_time`` takes for them (``_typing.OverTimeEstimatedMetric``): the
+#: binary ones, then the averages; ``estimated_accuracy`` is of either form.
+METRICS: tuple[str, ...] = (*BINARY, *AVERAGED)
+#: The accuracy's name: the one estimated metric of both forms of scores.
+ACCURACY = next(f"{PREFIX}{m}" for m in estimated.METRICS if catalogue.CATALOGUE[m].correct_share)
 
 
 def spread(w: over_time.Windows) -> Callable[[pl.LazyFrame, list[str]], pl.LazyFrame]:
@@ -52,7 +76,7 @@ def spread(w: over_time.Windows) -> Callable[[pl.LazyFrame, list[str]], pl.LazyF
 def estimated_windows(
     lf: pl.LazyFrame,
     y_pred: str,
-    y_score: str,
+    y_score: str | Mapping[object, str],
     *,
     keys: list[str],
     w: over_time.Windows,
@@ -68,8 +92,14 @@ def estimated_windows(
     """The ``estimated_*`` metrics of ``metrics`` per window of ``lf`` (``keys``: the
     segments' columns, then :data:`over_time.WINDOW_END`, the bucket's end), one long
     frame per metric as ``over_time``'s parts (intervals: ``estimated_performance``'s,
-    the spread of the realized metric under labels drawn Bernoulli(p))."""
-    wanted = [m.removeprefix(PREFIX) for m in metrics if m in METRICS]
+    the spread of the realized metric under labels drawn Bernoulli(p)); of
+    ``{label: column}`` scores, :func:`class_windows`."""
+    if isinstance(y_score, Mapping):
+        return class_windows(
+            lf, y_pred, y_score, keys=keys, w=w, index=index, metrics=metrics,
+            reference=reference, y_true=y_true, weight=weight, calibration=calibration, ci=ci,
+        )  # fmt: skip
+    wanted = [m.removeprefix(PREFIX) for m in metrics if m in BINARY]
     frame = estimated.estimated_performance(
         lf,
         y_pred,
@@ -89,4 +119,57 @@ def estimated_windows(
     return [over_time.long_rows(frame, keys[:-1], PREFIX + m, m, ci is not None) for m in wanted]
 
 
-__all__ = ["METRICS", "PREFIX", "estimated_windows", "spread"]
+def class_windows(
+    lf: pl.LazyFrame,
+    y_pred: str,
+    y_score: Mapping[object, str],
+    *,
+    keys: list[str],
+    w: over_time.Windows,
+    index: str,
+    metrics: list[str],
+    reference: object,
+    y_true: str,
+    weight: str | None,
+    calibration: str | None,
+    ci: float | None,
+) -> list[pl.LazyFrame]:
+    """The estimated metrics of ``{label: column}`` scores per window: the multiclass
+    ``estimated_performance`` with the window's end as the last segment key (its lists
+    spread as the binary path's, :func:`spread`), one long frame per metric from its
+    average row (:data:`AVERAGED`; ``estimated_accuracy`` from the macro row, the
+    segment's accuracy; intervals: the averages' own, labels drawn Categorical(p))."""
+    asked = {m: AVERAGED.get(m, (ACCURACY.removeprefix(PREFIX), "macro")) for m in metrics}
+    wanted = list(dict.fromkeys(m for m, _ in asked.values()))
+    frame = estimated_multiclass.estimated_multiclass(
+        lf,
+        y_pred,
+        y_score,
+        reference=reference,
+        y_true=None if calibration is None else y_true,
+        by=keys,
+        weight=weight,
+        calibration=calibration,
+        metrics=wanted,
+        ci=ci,
+        windows=spread(w),
+    )
+    # a null index: its own bucket (a segment with a null end), refused
+    frame = over_time.null_index_check(frame, over_time.WINDOW_END, index).cache()
+    average = pl.col(estimated_multiclass.AVERAGE)
+    return [
+        over_time.long_rows(frame.filter(average == a), keys[:-1], name, m, ci is not None)
+        for name, (m, a) in asked.items()
+    ]
+
+
+__all__ = [
+    "ACCURACY",
+    "AVERAGED",
+    "BINARY",
+    "METRICS",
+    "PREFIX",
+    "class_windows",
+    "estimated_windows",
+    "spread",
+]

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from pl_metrics._monitoring import check
-from pl_metrics._typing import By
+from pl_metrics._typing import By, Score
 
 
 class CheckMethods:
@@ -21,7 +21,7 @@ class CheckMethods:
         *,
         y_true: str | None = None,
         y_pred: str | None = None,
-        y_score: str | None = None,
+        y_score: Score | None = None,
         by: By = None,
         reference: pl.DataFrame | pl.LazyFrame | pl.Expr | None = None,
         weight: str | None = None,
@@ -55,17 +55,24 @@ class CheckMethods:
             - ``"estimated_roc_auc >= 0.75"``: an estimated metric
               (``estimated_<m>`` for each metric of :meth:`estimated_performance`),
               from the current rows' scores alone (they need no label), calibrated
-              on the ``reference`` rows (isotonic), with its interval;
+              on the ``reference`` rows (isotonic), with its interval; of
+              ``{label: column}`` scores, an average over the classes
+              (``"estimated_f1_macro >= 0.6"``, ``estimated_roc_auc_macro``,
+              ``estimated_<m>_micro`` / ``_weighted``, as :meth:`over_time` names
+              them) or ``estimated_accuracy``;
             - ``"roc_auc >= reference - 0.02"``: non-inferiority, the segment's
               metric minus the same segment's metric on the reference rows, with
               the interval of that difference (of an estimated metric: the
-              estimate minus the metric realized on the reference rows).
+              estimate minus the metric realized on the reference rows; an
+              estimated metric that check does not realize, ``estimated_roc_auc_macro``,
+              ``estimated_specificity_macro``, takes a number only).
 
             An unknown metric or a malformed rule is a ``ValueError`` naming the rule.
         y_true, y_pred, y_score
             Columns of the actual labels, the predicted labels and the score of
-            ``pos_label``: each rule needs those its metric reads (an error names
-            the argument and the rule).
+            ``pos_label`` (or, for the estimated rules alone, ``{label: column}``
+            scores of the classes): each rule needs those its metric reads (an
+            error names the argument and the rule).
         by
             Segment column(s) or expression(s), as in every method.
         reference

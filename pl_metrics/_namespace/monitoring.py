@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 import polars as pl
 
 from pl_metrics import _probability
-from pl_metrics._core import checks, names
+from pl_metrics._core import checks, forms, names
 from pl_metrics._core.checks import wants_ci as _wants_ci
 from pl_metrics._core.confusion import confusion_counts
 from pl_metrics._core.options import checked
@@ -16,13 +16,14 @@ from pl_metrics._drift import state as drift_state
 from pl_metrics._groups import fairness as groups_fairness
 from pl_metrics._groups import over_time
 from pl_metrics._intervals.sampling import resampling
-from pl_metrics._monitoring import estimated, estimated_windows
+from pl_metrics._monitoring import estimated, estimated_multiclass, estimated_windows
 from pl_metrics._typing import (
     By,
     Calibration,
     CiMethod,
     Labels,
     OverTimeAnyMetric,
+    Score,
 )
 
 
@@ -206,7 +207,7 @@ class MonitoringMethods:
         period: str | None = None,
         metrics: OverTimeAnyMetric | Sequence[OverTimeAnyMetric] = ("accuracy",),
         y_pred: str | None = None,
-        y_score: str | None = None,
+        y_score: Score | None = None,
         by: By = None,
         weight: str | None = None,
         labels: Labels = None,
@@ -263,11 +264,19 @@ class MonitoringMethods:
             ``estimated_specificity``, ``estimated_accuracy``): a window's is
             :meth:`estimated_performance` on its current rows (labels not read), with
             the map fitted on ``reference``; they read ``y_pred`` and ``y_score``.
+            Of ``{label: column}`` scores (multiclass) the estimated metrics are
+            the averages over the classes of :meth:`estimated_performance`'s
+            multiclass rows, named as the realized averages:
+            ``estimated_<m>_micro`` / ``_macro`` / ``_weighted`` (``estimated_f1_macro``,
+            ``estimated_roc_auc_macro``; no micro ROC AUC), and
+            ``estimated_accuracy``.
             With an estimated metric, the realized metrics read the rows whose
             ``y_true`` is not null (the labels that have arrived): their windows
             stop where the labels do.
         y_pred, y_score
-            Column of the predicted labels / of the score of ``pos_label``.
+            Column of the predicted labels / of the score of ``pos_label``; or,
+            for the estimated metrics alone, ``{label: column}`` scores of the
+            classes (``pos_label`` refused there), as :meth:`estimated_performance`.
         by, weight, labels, pos_label
             As the frame methods.
         reference, calibration
@@ -290,7 +299,8 @@ class MonitoringMethods:
             ``n``, ``ks``, ``log_loss``, ``brier_score`` and ``calibration_error``
             have none.  The estimated metrics' is their own, with ``ci_method``
             None: :meth:`estimated_performance`'s (the spread of the realized metric
-            when each label is drawn Bernoulli(p)).
+            when each label is drawn Bernoulli(p), Categorical(p_1 .. p_K) of
+            ``{label: column}`` scores).
 
         Returns
         -------
@@ -316,29 +326,30 @@ class MonitoringMethods:
         ... ].to_list()  # day 1 alone, days 1-2, days 2-3
         [1.0, 0.75, 0.5]
         """
-        chosen = over_time.check_metrics(
-            metrics, y_pred=y_pred, y_score=y_score, estimated=estimated_windows.METRICS
-        )
+        chosen = check_metrics(metrics, y_pred=y_pred, y_score=y_score)
         (calibration,) = checked("over_time", calibration=calibration)
         estimated = [m for m in chosen if m in estimated_windows.METRICS]
         _check_estimated(
-            estimated, reference, calibration, y_true=y_true, ci=ci, ci_method=ci_method
-        )
+            estimated, reference, calibration, y_true=y_true, ci=ci, ci_method=ci_method,
+            class_scores=isinstance(y_score, Mapping), pos_label=pos_label,
+        )  # fmt: skip
         w = over_time.windows(every, period)
         realized = [m for m in chosen if m not in estimated_windows.METRICS]
         wants_ci = interval_wanted(
             realized, ci=ci, n_boot=n_boot, ci_method=ci_method, weight=weight, seed=seed
         )
         ci_method, seed = resampling(ci_method, seed)  # "poisson": the bootstrap, its seed
-        columns = {"y_true": y_true, "y_pred": y_pred, "y_score": y_score}
-        columns |= {"weight": weight, "index": index}
+        scored = score_columns(y_score)
+        columns = {"y_true": y_true, "y_pred": y_pred, "weight": weight, "index": index}
         checks.check_not_named(columns, over_time.WINDOW_END)
+        for column in scored:
+            checks.check_not_named({"y_score": column}, over_time.WINDOW_END)
         segments = checks.normalize_by(by)
         checks.check_by(self._lf.collect_schema(), segments, names.output_columns("over_time"))
         end, time_zone = over_time.bucket_end(self._lf, index, w)
         # the inner code sees the segments under stand-in names (so a `by` named like
         # a summary column, "accuracy", is just a segment) and the bucket end
-        taken = (y_true, y_pred, y_score, weight, index, over_time.WINDOW_END)
+        taken = (y_true, y_pred, *scored, weight, index, over_time.WINDOW_END)
         stand_ins = names.stand_in_keys(segments, [c for c in taken if c is not None])
         lf = self._lf.with_columns(
             *(e.alias(k) for e, k in zip(segments.exprs, stand_ins, strict=True)),
@@ -381,6 +392,7 @@ class MonitoringMethods:
                 **options,
             )
         if any(m in over_time.PROBABILITY or m in over_time.CALIBRATION for m in chosen):
+            assert isinstance(y_score, str)  # check_metrics: one score column
             rows = _probability.Rows(
                 lf,
                 y_true,
@@ -396,13 +408,41 @@ class MonitoringMethods:
             if "calibration_error" in chosen:
                 parts += over_time.finish_calibration(rows, w, index, ci=options["ci"])
         if any(m in over_time.RANKING for m in chosen):
-            assert y_score is not None  # check_metrics
+            assert isinstance(y_score, str)  # check_metrics: one score column
             parts += over_time.ranking_windows(
                 lf, y_true, y_score, keys=keys, w=w, index=index, metrics=chosen,
                 pos_label=pos_label, weight=weight, reserved=reserved, **options,
             )  # fmt: skip
         result = over_time.assemble(parts, stand_ins, chosen, w, time_zone)
         return result.rename(dict(zip(stand_ins, segments.names, strict=True)))
+
+
+def score_columns(y_score: object) -> list[str]:
+    """The columns of ``y_score``: one, a ``{label: column}`` mapping's, or none."""
+    if isinstance(y_score, Mapping):
+        return [c for c in y_score.values() if isinstance(c, str)]
+    return [] if y_score is None else [y_score]  # type: ignore[list-item]
+
+
+def check_metrics(
+    metrics: object, *, y_pred: str | None, y_score: object, where: str = "`metrics`"
+) -> list[str]:
+    """``over_time``'s ``metrics`` (:func:`over_time.check_metrics`, the estimated ones
+    among them), each read from the form of ``y_score`` that gives it: one score column
+    (binary) for ``estimated_<m>`` and the realized score metrics, ``{label: column}``
+    scores for the averages over the classes ``estimated_<m>_<average>``."""
+    chosen = over_time.check_metrics(
+        metrics, y_pred=y_pred, y_score=y_score, estimated=estimated_windows.METRICS
+    )
+    binary = [m for m in estimated_windows.BINARY if m != estimated_windows.ACCURACY]
+    forms.score_form(
+        chosen,
+        y_score,
+        one_column=(*binary, *over_time.SCORED),
+        class_scores=estimated_windows.AVERAGED,
+        where=where,
+    )
+    return chosen
 
 
 def _check_estimated(
@@ -413,13 +453,18 @@ def _check_estimated(
     y_true: str,
     ci: float | None,
     ci_method: str | None,
+    class_scores: bool,
+    pos_label: object,
 ) -> None:
     """``over_time``'s options of the estimated metrics: ``reference`` / ``calibration``
     as :meth:`estimated_performance`'s, and only with estimated metrics; their
-    intervals are their own (``ci_method`` None)."""
+    intervals are their own (``ci_method`` None); of ``{label: column}`` scores
+    (``class_scores``) no ``pos_label``, as :meth:`estimated_performance`'s."""
     checked("over_time", estimated=chosen, reference=reference)
     if not chosen:
         return
+    if class_scores:  # each class is the positive one of its one-vs-rest problem
+        estimated_multiclass.check_options(pos_label=pos_label)
     estimated.check_arguments(calibration, reference, y_true if calibration is not None else None)
     checked("over_time", estimated=chosen, ci=ci, ci_method=ci_method)
 

@@ -211,6 +211,30 @@ METHODS: list[Entry] = [
         ("binary",),
         outputs="over_time",
     ),
+    Entry(  # {label: column}: each window's multiclass estimate (the maps fitted on the
+        # even days' rows) read from its average rows, beside the realized averages
+        "over_time[estimated multiclass]",
+        lambda m, c: m.over_time(
+            c.y,
+            y_pred=c.p,
+            y_score=c.qmap,
+            index="ts",
+            every="1d",
+            period="2d",
+            metrics=[
+                "f1_macro",
+                "estimated_f1_macro",
+                "estimated_roc_auc_weighted",
+                "estimated_precision_micro",
+                "estimated_accuracy",
+            ],
+            reference=ESTIMATE_REFERENCE,
+            by=c.by,
+            weight=c.w,
+        ),
+        ("multiclass",),
+        outputs="over_time",
+    ),
     Entry(
         "over_time[ci]",  # the label metrics' analytic default: no draws
         lambda m, c: m.over_time(
@@ -277,6 +301,25 @@ METHODS: list[Entry] = [
             ci=0.9,
         ),
         ("binary",),
+        outputs="check",
+        weighted=False,
+    ),
+    Entry(  # estimated rules of {label: column} scores, with their intervals (no draws)
+        "check[estimated multiclass]",
+        lambda m, c: m.check(
+            [
+                "estimated_f1_macro >= 0.1",
+                "estimated_roc_auc_macro > 0.2",
+                "estimated_accuracy >= reference - 0.9",
+            ],
+            y_true=c.y,
+            y_pred=c.p,
+            y_score=c.qmap,
+            by=c.by,
+            reference=ESTIMATE_REFERENCE,
+            ci=0.9,
+        ),
+        ("multiclass",),
         outputs="check",
         weighted=False,
     ),

@@ -336,6 +336,19 @@ CLI: list[tuple[str, str, list[str]]] = [
     ),
     _cli(
         "over-time",
+        "over_time[estimated multiclass]",
+        *_LABELS,
+        *("--score-map", ",".join(f"{k}={v}" for k, v in Cols().q)),
+        *("--index", "ts", "--every", "1d", "--period", "2d"),
+        *(
+            "--metrics",
+            "f1_macro,estimated_f1_macro,estimated_roc_auc_weighted,estimated_precision_micro,"
+            "estimated_accuracy",
+        ),
+        *("--reference", "ts IN (DATE '2026-03-02', DATE '2026-03-04', DATE '2026-03-06')"),
+    ),
+    _cli(
+        "over-time",
         "over_time[ci]",
         *_LABELS,
         *("--index", "ts", "--every", "1d", "--period", "2d"),
@@ -366,6 +379,15 @@ CLI: list[tuple[str, str, list[str]]] = [
         *("--rule", "roc_auc >= reference - 0.5", "--rule", "psi(s) < 5"),
         *("--rule", "recall >= 0.05", "--rule", "average_precision > 0.1"),
         *("--rule", "selection_rate < 0.99"),
+    ),
+    _cli(
+        "check",
+        "check[estimated multiclass]",
+        *_LABELS,
+        *("--score-map", ",".join(f"{k}={v}" for k, v in Cols().q), "--ci", "0.9"),
+        *("--reference", "ts IN (DATE '2026-03-02', DATE '2026-03-04', DATE '2026-03-06')"),
+        *("--rule", "estimated_f1_macro >= 0.1", "--rule", "estimated_roc_auc_macro > 0.2"),
+        *("--rule", "estimated_accuracy >= reference - 0.9"),
     ),
     _cli("expected-cost", "expected_cost", *_SCORES, "--cost-matrix", "[[0, 1], [4, 0]]"),
     _cli(
