@@ -83,6 +83,22 @@ def test_no_metric_name_is_compared_outside_the_registry(path: Path) -> None:
     )
 
 
+def test_the_per_row_loss_of_each_loss_is_its_records() -> None:
+    """over_time's losses (log loss, Brier score) are each the (weighted) mean of the
+    per-row loss their record names (``row_loss``): the frame method's buckets average
+    it and the engines' loss state sums it, each by the loss, never by the metric."""
+    from pl_metrics._engines import losses
+    from pl_metrics._groups import over_time
+
+    probability = catalogue.names_of("probability", over_time=True)
+    assert set(probability) == {"log_loss", "brier_score"}
+    rows = {m: over_time.row_loss(m) for m in probability}
+    assert rows == {"log_loss": catalogue.RowLoss.LOG, "brier_score": catalogue.RowLoss.BRIER}
+    assert set(losses.SUMMED) == set(over_time.ROW_LOSSES) == set(catalogue.RowLoss)
+    assert losses.SUMMED[catalogue.RowLoss.LOG] == losses.LOG_LOSS
+    assert losses.SUMMED[catalogue.RowLoss.BRIER] == losses.BRIER
+
+
 def test_the_walk_finds_each_spelling() -> None:
     source = (
         'if m == "accuracy": pass\n'

@@ -19,9 +19,10 @@ metric (``f1``), and ``per_class`` / ``averages`` / ``report``, their expression
 replicates and intervals read them from there.
 
 What a metric does differently wherever it is computed is a field of its record
-(``ranked``: its sorted-state statistic; ``correct_share``: a share of all the rows;
-``paired_test``, ``cell_gradient``: compare_models' test and delta method;
-``summary_interval``, ``bounds``, ``empty_mean``), read by the calls: none of them
+(``ranked``: its sorted-state statistic; ``row_loss``: the per-row loss it is the
+mean of; ``correct_share``: a share of all the rows; ``paired_test``,
+``cell_gradient``: compare_models' test and delta method; ``summary_interval``,
+``bounds``, ``empty_mean``), read by the calls: none of them
 compares a metric's name (``tests/test_registry_records.py``).
 
 Adding a metric that one of these calls takes by name is an entry here (and the
@@ -94,6 +95,16 @@ class Ranked(Enum):
     KS = "ks"  # the largest gap of the two classes' cumulative shares
 
 
+class RowLoss(Enum):
+    """The per-row loss of the probabilities that a probability metric is the
+    (weighted) mean of (``_probability.row_log_loss`` / ``row_brier``, of
+    ``formulas.log_loss_terms`` / ``brier_terms``): what ``over_time``'s buckets
+    average and the engines' loss state sums (``_engines.losses.SUMMED``)."""
+
+    LOG = "log"  # log_loss
+    BRIER = "brier"  # brier_score
+
+
 @dataclass(frozen=True)
 class Metric:
     """How a metric of the catalogue is computed, and which way is better.
@@ -114,6 +125,7 @@ class Metric:
     analytic: str | None = None  # the analytic ci_method of compare / over_time, if any
     derived: Affine | None = None  # computed from another metric of the catalogue
     ranked: Ranked | None = None  # a ranking metric's statistic of the ranked scores
+    row_loss: RowLoss | None = None  # a probability metric's per-row loss (its mean)
     # the weighted mean over labels of none with a positive (multilabel AP: 0,
     # scikit-learn's); None: null (the labels of an undefined value are left out)
     empty_mean: float | None = None
@@ -272,6 +284,7 @@ CATALOGUE: dict[str, Metric] = {
         scores=True,
         higher_is_better=False,
         over_time=True,
+        row_loss=RowLoss.LOG,
         bounds=(0.0, float("inf")),
     ),
     "brier_score": Metric(
@@ -281,6 +294,7 @@ CATALOGUE: dict[str, Metric] = {
         scores=True,
         higher_is_better=False,
         over_time=True,
+        row_loss=RowLoss.BRIER,
     ),
     # the expected calibration error of 15 equal bins (calibration_error's ``ece``)
     "calibration_error": Metric(
@@ -392,6 +406,7 @@ __all__ = [
     "Affine",
     "Metric",
     "Ranked",
+    "RowLoss",
     "analytic_ci",
     "base_of",
     "derive",

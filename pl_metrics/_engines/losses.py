@@ -21,7 +21,7 @@ from typing import Any
 import polars as pl
 
 from pl_metrics import _probability, metrics
-from pl_metrics._core import table_options
+from pl_metrics._core import catalogue, table_options
 from pl_metrics._core.messages import Bad
 from pl_metrics._core.names import INTERNAL
 from pl_metrics._core.options import checked
@@ -35,8 +35,9 @@ WEIGHT = f"{INTERNAL}weight"
 #: The state's keys after ``*by``, its summed columns, those summing to the weight
 #: (:data:`pl_metrics._engines.jobs._STATES`' shape).
 SHAPE = ((LABEL,), (LOG_LOSS, BRIER, WEIGHT), (WEIGHT,))
-#: The summed column of each loss, by its metric (``over_time``'s windows read them).
-SUMMED = {"log_loss": LOG_LOSS, "brier_score": BRIER}
+#: The summed column of each per-row loss (a metric's ``row_loss``: ``over_time``'s
+#: windows read them).
+SUMMED = {catalogue.RowLoss.LOG: LOG_LOSS, catalogue.RowLoss.BRIER: BRIER}
 COST = f"{INTERNAL}cost"
 #: ... and of :func:`cost_sums`.
 COST_SHAPE = ((LABEL,), (COST, WEIGHT), (WEIGHT,))

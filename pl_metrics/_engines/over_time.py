@@ -269,7 +269,7 @@ def _probabilities(c: _Call, chosen: list[str], ci: float | None) -> list[pl.Laz
         for m in wanted:
             frame = sums.lazy().select(
                 *c.keys,
-                (pl.col(losses.SUMMED[m]) / total).alias(over_time.MEAN),
+                (pl.col(losses.SUMMED[over_time.row_loss(m)]) / total).alias(over_time.MEAN),
                 total.alias(over_time.WEIGHT),
             )
             point = over_time.loss_windows(frame, m, c.keys, c.w, index, ci=ci)

@@ -507,12 +507,25 @@ WEIGHT = f"{INTERNAL}weight"
 _MEAN, _WEIGHT = MEAN, WEIGHT
 
 
+#: The frame method's per-row loss of each :class:`catalogue.RowLoss`.
+ROW_LOSSES = {
+    catalogue.RowLoss.LOG: _probability.row_log_loss,
+    catalogue.RowLoss.BRIER: _probability.row_brier,
+}
+
+
+def row_loss(metric: str) -> catalogue.RowLoss:
+    """The per-row loss whose (weighted) mean ``metric`` is (:data:`PROBABILITY`'s)."""
+    found = catalogue.CATALOGUE[metric].row_loss
+    assert found is not None, metric  # each probability metric of over_time has one
+    return found
+
+
 def loss_buckets(rows: _probability.Rows, metric: str) -> pl.LazyFrame:
     """``*keys, MEAN, WEIGHT``: per bucket the (weighted) mean of ``metric``'s per-row
     loss and the bucket's weight (rows, or summed weights), the rows' data checks."""
-    losses = {"log_loss": _probability.row_log_loss, "brier_score": _probability.row_brier}
     total = pl.len().cast(pl.Float64) if rows.weight is None else rows.weight.sum()
-    loss = losses[metric](rows)
+    loss = ROW_LOSSES[row_loss(metric)](rows)
     return rows.aggregate(rows.mean(loss).alias(_MEAN), total.alias(_WEIGHT))
 
 
