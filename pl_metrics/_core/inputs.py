@@ -65,6 +65,15 @@ class Input(Generic[Read]):
         """The rows stage: ``lf`` with the segment keys, without the rows of weight 0."""
         return checks.without_zero_weights(names.with_segment_keys(lf, self.segments), self.weight)
 
+    def current_rows(self, lf: pl.LazyFrame, flag: pl.Expr | None) -> pl.LazyFrame:
+        """The rows stage of ``lf``'s current rows: those a reference ``flag`` does not
+        mark (evaluated on all of ``lf``'s rows, before the rows stage drops any, as
+        :func:`reference_rows` evaluates it), or all of them."""
+        if flag is None:
+            return self.rows(lf)
+        marked = self.rows(lf.with_columns(flag.alias(IS_REFERENCE)))
+        return marked.filter(~pl.col(IS_REFERENCE))
+
 
 def _none(schema: pl.Schema) -> None:
     return None
@@ -133,6 +142,8 @@ def weight_checks(weight: str | None) -> list[checks.Check]:
 # ------------------------------------------------ the reference of the monitoring calls
 #: what a missing column of a reference frame is said to be "not found" in
 IN_REFERENCE = " in the reference"
+#: the reference flag's column among all the rows (:meth:`Input.current_rows`)
+IS_REFERENCE = f"{names.INTERNAL}is_reference"
 
 
 @dataclass(frozen=True)

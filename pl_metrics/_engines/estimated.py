@@ -73,7 +73,6 @@ HOW = (
 
 PART = ranked.PART
 _SCORE = f"{INTERNAL}score"
-_IS_REFERENCE = f"{INTERNAL}is_reference"
 # the reference's per-score state and its blocks
 _POSITIVE, _WEIGHT, _NULLS = (f"{INTERNAL}{c}" for c in ("positive", "weight", "flag_nulls"))
 _LOW, _HIGH = f"{INTERNAL}low", f"{INTERNAL}high"
@@ -272,10 +271,7 @@ def current_sums(
         numeric={"y_score": [y_score]},
     )  # fmt: skip
     schema = given.schema
-    if flag is not None:
-        lf = lf.with_columns(flag.alias(_IS_REFERENCE))
-    rows = given.rows(lf)
-    current = rows if flag is None else rows.filter(~pl.col(_IS_REFERENCE))
+    current = given.current_rows(lf, flag)
     lists, counts, check = estimated._current_state(
         current,
         given.keys,

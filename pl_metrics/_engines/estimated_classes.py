@@ -52,7 +52,6 @@ _SCORE, _POSITIVE, _WEIGHT, _NULLS = (
     engine_estimated._NULLS,
 )
 _CLASS = f"{INTERNAL}class"
-_IS_REFERENCE = f"{INTERNAL}is_reference"
 #: The current rows' per-score state of a class: its expected positive and negative
 #: weight, its expected counts, the rows and their weight.
 _STATE = tuple(f"{INTERNAL}{c}" for c in ("pos", "neg", "tp", "fp", "fn", "tn", "rows", "w"))
@@ -159,10 +158,7 @@ class CurrentJob(jobs.Job):
         )  # fmt: skip
         schema = given.schema
         classes = estimated_multiclass._labels(k["keys"], schema[y_pred], y_pred)
-        if flag is not None:
-            lf = lf.with_columns(flag.alias(_IS_REFERENCE))
-        rows = given.rows(lf)
-        current = rows if flag is None else rows.filter(~pl.col(_IS_REFERENCE))
+        current = given.current_rows(lf, flag)
         lists, counts, data_checks = estimated_multiclass._current(
             current, given.keys, schema, y_pred=y_pred, columns=columns, classes=classes,
             weight=weight, probabilities_given=k["maps"] is None,

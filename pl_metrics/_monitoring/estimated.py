@@ -47,7 +47,6 @@ _LOW = f"{INTERNAL}other_low"  # the least and largest label besides pos_label
 _HIGH = f"{INTERNAL}other_high"
 _POSITIVE_ROWS = f"{INTERNAL}positive_rows"
 _NEGATIVE_ROWS = f"{INTERNAL}negative_rows"
-_IS_REFERENCE = f"{INTERNAL}is_reference"
 _OUTSIDE = f"{INTERNAL}outside_01"
 # the sums of a segment
 _TP, _FP, _FN, _TN = (f"{INTERNAL}{c}" for c in ("tp", "fp", "fn", "tn"))
@@ -212,15 +211,6 @@ class Reference:
         self.default_pos = scores.defaults_pos_label(self.schema, y_true, pos_label)
         self.rows = checks.without_zero_weights(self.side.rows, weight)
         self.lf, self.y_true, self.y_score, self.weight = lf, y_true, y_score, weight
-
-    def marked(self, lf: pl.LazyFrame) -> pl.LazyFrame:
-        """``lf`` with the reference flag as a column (evaluated on all its rows), for
-        an expression; ``lf`` itself for a frame."""
-        return lf if self.flag is None else lf.with_columns(self.flag.alias(_IS_REFERENCE))
-
-    def current(self, rows: pl.LazyFrame) -> pl.LazyFrame:
-        """The current rows of ``rows`` (marked): the rows not marked, or all of them."""
-        return rows if self.flag is None else rows.filter(~pl.col(_IS_REFERENCE))
 
     def _read(self) -> tuple[int, int, pl.DataFrame]:
         """The reference's rows of ``pos_label`` and of the other label, and its scores,
@@ -430,9 +420,7 @@ def estimated_performance(
         ref = Reference(
             lf, reference, y_true=y_true, y_score=y_score, weight=weight, pos_label=pos_label
         )
-        lf = ref.marked(lf)
-    rows = given.rows(lf)
-    current = rows if ref is None else ref.current(rows)
+    current = given.current_rows(lf, None if ref is None else ref.flag)
     pos = scores.resolve_pos_label(schema, y_pred, pos_label)
     keys = given.keys or [ALL]
 

@@ -51,7 +51,6 @@ _CLASS = f"{INTERNAL}class"  # a row's class: its index among the sorted classes
 _UNKNOWN = f"{INTERNAL}unknown_labels"
 _OUTSIDE = f"{INTERNAL}outside_01"
 _ROWS = f"{INTERNAL}rows"
-_IS_REFERENCE = f"{INTERNAL}is_reference"
 _ORDER = f"{INTERNAL}order"  # the rows' order in a segment: the classes, then the averages
 _TP, _FP, _FN, _TN = (f"{INTERNAL}{c}" for c in ("tp", "fp", "fn", "tn"))
 
@@ -138,14 +137,6 @@ class Reference:
         self.classes = _labels(keys, self.schema[y_true], y_true)  # the current rows' order
         self.rows = checks.without_zero_weights(self.side.rows, weight)
         self.lf, self.y_true, self.weight = lf, y_true, weight
-
-    def marked(self, lf: pl.LazyFrame) -> pl.LazyFrame:
-        """``lf`` with the reference flag as a column, for an expression."""
-        return lf if self.flag is None else lf.with_columns(self.flag.alias(_IS_REFERENCE))
-
-    def current(self, rows: pl.LazyFrame) -> pl.LazyFrame:
-        """The current rows of ``rows`` (marked): the rows not marked, or all of them."""
-        return rows if self.flag is None else rows.filter(~pl.col(_IS_REFERENCE))
 
     def _read(self) -> pl.DataFrame:
         """The reference's scores, classes (and weights) as lists, its checks raised."""
@@ -500,9 +491,7 @@ def estimated_multiclass(
         ref = Reference(
             lf, reference, y_true=y_true, keys=keys_sorted, columns=ordered, weight=weight
         )
-        lf = ref.marked(lf)
-    rows = given.rows(lf)
-    current = rows if ref is None else ref.current(rows)
+    current = given.current_rows(lf, None if ref is None else ref.flag)
     keys = given.keys or [ALL]
     lists, counts, data_checks = _current(
         current,
