@@ -1,5 +1,5 @@
-"""The forms of the arguments that are lists, mappings or durations, checked by the
-stage that reads them (a method's rules across arguments are
+"""The forms of the arguments that are lists, mappings, durations or ``check``'s rule
+texts, checked by the stage that reads them (a method's rules across arguments are
 :mod:`pl_metrics._core.arguments`, each option's own check :mod:`pl_metrics._core.options`).
 
 Each check raises the ``ValueError`` (a wrong value) or ``TypeError`` (a wrong
@@ -11,11 +11,19 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import TypeVar
 
 from pl_metrics._core import checks
 
 #: A polars duration of one unit (``every``, ``period``): its count and unit.
 _DURATION = re.compile(r"(\d+)(ns|us|ms|s|m|h|d|w|mo|q|y)")
+#: A rule of ``check``: ``<left> <op> <right>``, the left a metric's name (with a
+#: column: ``psi(income)``), the right a number or ``reference [+-] <number>``.
+_RULE = re.compile(r"\s*(?P<left>.+?)\s*(?P<op>>=|<=|>|<)\s*(?P<right>.+?)\s*")
+_LEFT = re.compile(r"(?P<name>[A-Za-z_]\w*)(?:\s*\((?P<column>.+)\))?")
+_RIGHT = re.compile(r"reference(?:\s*(?P<sign>[+-])\s*(?P<margin>.+))?")
+
+_T = TypeVar("_T")
 
 
 def duration(argument: str, text: object) -> tuple[int, str]:
@@ -29,6 +37,96 @@ def duration(argument: str, text: object) -> tuple[int, str]:
         )
         raise ValueError(msg)
     return int(match[1]), match[2]
+
+
+def _malformed(text: str) -> ValueError:
+    return ValueError(
+        f"rule {text!r} is not '<metric> <op> <number>' (op one of >=, >, <=, <), e.g. "
+        "'roc_auc >= 0.8', 'psi(income) < 0.2' or 'roc_auc >= reference - 0.02'"
+    )
+
+
+def _number(text: str, rule: str) -> float:
+    try:
+        number = float(text)
+    except ValueError:
+        raise _malformed(rule) from None
+    if not math.isfinite(number):
+        raise _malformed(rule)
+    return number
+
+
+def rule_text(
+    text: object,
+    *,
+    metrics: Sequence[str],
+    estimated: Sequence[str],
+    comparable: Collection[str],
+    prefix: str,
+    drift: Sequence[str],
+) -> tuple[str, str | None, str, float, bool]:
+    """One rule of ``check`` (``"roc_auc >= 0.8"``, ``"psi(income) < 0.2"``,
+    ``"roc_auc >= reference - 0.02"``) as ``(name, column, op, threshold, relative)``
+    (``column``: drift's; ``relative``: against the reference, ``threshold`` then the
+    signed margin).  The names a rule may take: ``metrics`` (the catalogue's),
+    ``estimated`` (``prefix`` + a metric; those of ``comparable`` also against the
+    reference) and ``drift``'s, of a column; the error names the rule and them."""
+    if not isinstance(text, str):
+        msg = f"a rule must be a string such as 'roc_auc >= 0.8', got {text!r}"
+        raise TypeError(msg)
+    whole = _RULE.fullmatch(text)
+    left = _LEFT.fullmatch(whole["left"]) if whole else None
+    if whole is None or left is None:
+        raise _malformed(text)
+    name, column = left["name"], left["column"]
+    if column is not None and name not in drift:
+        msg = (
+            f"rule {text!r}: {name}(...) names a column, which only the drift metrics "
+            f"{', '.join(f'{d}(column)' for d in drift)} do; known metrics: {', '.join(metrics)}"
+        )
+        raise ValueError(msg)
+    if column is None and name not in metrics and name not in estimated:
+        msg = (
+            f"rule {text!r}: unknown metric {name!r}; known metrics: {', '.join(metrics)}, "
+            f"the estimated ones {', '.join(estimated)}, and the drift metrics of a "
+            f"column {', '.join(f'{d}(column)' for d in drift)}"
+        )
+        raise ValueError(msg)
+    right = _RIGHT.fullmatch(whole["right"])
+    if right is None:
+        return name, column, whole["op"], _number(whole["right"], text), False
+    if column is not None or (name in estimated and name not in comparable):
+        msg = (
+            f"rule {text!r}: a drift metric already compares with the reference; "
+            f"give a number, e.g. '{name}({column}) < 0.2'"
+            if column is not None
+            else f"rule {text!r}: {name} has no realized metric on the reference rows to "
+            f"compare with ({name.removeprefix(prefix)} is no metric of "
+            f"check's); give a number, e.g. '{name} >= 0.7'"
+        )
+        raise ValueError(msg)
+    margin = 0.0 if right["margin"] is None else _number(right["margin"], text)
+    return name, None, whole["op"], -margin if right["sign"] == "-" else margin, True
+
+
+def rule_list(rules: object, parse: Callable[[object], _T]) -> list[_T]:
+    """``check``'s ``rules`` (a rule or a non-empty list of distinct rules), each
+    parsed by ``parse`` (which checks its text), in order."""
+    items = [rules] if isinstance(rules, str) else rules
+    if not isinstance(items, Sequence) or not items:
+        msg = (
+            f"`rules` must be a rule or a non-empty list of rules such as "
+            f"'roc_auc >= 0.8', got {rules!r}"
+        )
+        raise TypeError(msg)
+    parsed = [parse(item) for item in items]
+    seen: set[object] = set()
+    for text in items:  # each a string: parsed
+        if text in seen:
+            msg = f"`rules` gives rule {text!r} twice"
+            raise ValueError(msg)
+        seen.add(text)
+    return parsed
 
 
 def name_list(argument: str, given: object, allowed: Collection[str]) -> list[str]:
@@ -306,6 +404,8 @@ __all__ = [
     "multilabel_pair",
     "name_list",
     "refuse_for_multilabel",
+    "rule_list",
+    "rule_text",
     "same_indicator_labels",
     "score_form",
     "segment_columns",

@@ -341,6 +341,25 @@ RULES: Mapping[str, tuple[Rule, ...]] = MappingProxyType(
                 ),
             ),
         ),
+        # check's rules, one at a time (``needs``: the arguments the rule reads, as
+        # given; ``drift``: a drift rule, of a column)
+        "check rule": (
+            Rule(
+                ("rule", "needs"),
+                lambda rule, needs: any(given is None for given in needs.values()),
+                lambda rule, needs: (
+                    f"rule {rule!r} needs `{next(a for a, g in needs.items() if g is None)}`"
+                ),
+            ),
+            Rule(
+                ("rule", "drift", "weight"),
+                lambda rule, drift, weight: drift and weight is not None,
+                lambda rule, drift, weight: (
+                    f"rule {rule!r} takes no `weight`: drift compares rows (drop `weight`, "
+                    "or check the drift rules in a call of their own)"
+                ),
+            ),
+        ),
     }
 )
 

@@ -1,15 +1,17 @@
 """The rules of ``check``: ``"<metric> <op> <number>"`` parsed (:func:`parse_rules`),
 the metrics a rule may name, and the arguments each rule needs (:func:`check_needs`);
-the rules' grammar and meaning: :mod:`pl_metrics._monitoring.check`."""
+the rules' meaning: :mod:`pl_metrics._monitoring.check`.  Their checks are the front
+door's, run at call time before any query: the grammar :func:`forms.rule_text` and
+:func:`forms.rule_list`, what a rule needs the stage rule ``"check rule"``
+(:mod:`pl_metrics._core.stage_rules`)."""
 
 from __future__ import annotations
 
-import math
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pl_metrics._core import catalogue, forms, formulas
+from pl_metrics._core.options import checked
 from pl_metrics._groups import fairness as groups_fairness
 from pl_metrics._groups import over_time
 from pl_metrics._monitoring import estimated_windows
@@ -43,10 +45,6 @@ ONE_COLUMN = tuple(
     if m not in estimated_windows.AVERAGED and m != estimated_windows.ACCURACY
 )
 
-_RULE = re.compile(r"\s*(?P<left>.+?)\s*(?P<op>>=|<=|>|<)\s*(?P<right>.+?)\s*")
-_LEFT = re.compile(r"(?P<name>[A-Za-z_]\w*)(?:\s*\((?P<column>.+)\))?")
-_RIGHT = re.compile(r"reference(?:\s*(?P<sign>[+-])\s*(?P<margin>.+))?")
-
 
 @dataclass(frozen=True)
 class Rule:
@@ -72,82 +70,24 @@ class Rule:
         return self.column is None and self.name not in over_time.WITHOUT_INTERVAL
 
 
-def _malformed(text: str) -> ValueError:
-    return ValueError(
-        f"rule {text!r} is not '<metric> <op> <number>' (op one of >=, >, <=, <), e.g. "
-        "'roc_auc >= 0.8', 'psi(income) < 0.2' or 'roc_auc >= reference - 0.02'"
-    )
-
-
-def _number(text: str, rule: str) -> float:
-    try:
-        number = float(text)
-    except ValueError:
-        raise _malformed(rule) from None
-    if not math.isfinite(number):
-        raise _malformed(rule)
-    return number
-
-
 def parse_rule(text: object) -> Rule:
     """``text`` as a :class:`Rule`; a ``ValueError`` naming it when it is malformed or
-    names an unknown metric (the message lists the known ones)."""
-    if not isinstance(text, str):
-        msg = f"a rule must be a string such as 'roc_auc >= 0.8', got {text!r}"
-        raise TypeError(msg)
-    whole = _RULE.fullmatch(text)
-    left = _LEFT.fullmatch(whole["left"]) if whole else None
-    if whole is None or left is None:
-        raise _malformed(text)
-    name, column = left["name"], left["column"]
-    if column is not None and name not in DRIFT:
-        msg = (
-            f"rule {text!r}: {name}(...) names a column, which only the drift metrics "
-            f"{', '.join(f'{d}(column)' for d in DRIFT)} do; known metrics: {', '.join(METRICS)}"
-        )
-        raise ValueError(msg)
-    if column is None and name not in METRICS and name not in ESTIMATED:
-        msg = (
-            f"rule {text!r}: unknown metric {name!r}; known metrics: {', '.join(METRICS)}, "
-            f"the estimated ones {', '.join(ESTIMATED)}, and the drift metrics of a "
-            f"column {', '.join(f'{d}(column)' for d in DRIFT)}"
-        )
-        raise ValueError(msg)
-    right = _RIGHT.fullmatch(whole["right"])
-    if right is None:
-        return Rule(text, name, column, whole["op"], _number(whole["right"], text), False)
-    if column is not None or (name in ESTIMATED and name not in COMPARABLE):
-        msg = (
-            f"rule {text!r}: a drift metric already compares with the reference; "
-            f"give a number, e.g. '{name}({column}) < 0.2'"
-            if column is not None
-            else f"rule {text!r}: {name} has no realized metric on the reference rows to "
-            f"compare with ({name.removeprefix(estimated_windows.PREFIX)} is no metric of "
-            f"check's); give a number, e.g. '{name} >= 0.7'"
-        )
-        raise ValueError(msg)
-    margin = 0.0 if right["margin"] is None else _number(right["margin"], text)
-    signed = -margin if right["sign"] == "-" else margin
-    return Rule(text, name, None, whole["op"], signed, True)
+    names an unknown metric (the message lists the known ones): the grammar is the
+    front door's (:func:`forms.rule_text`)."""
+    parsed = forms.rule_text(
+        text,
+        metrics=METRICS,
+        estimated=ESTIMATED,
+        comparable=COMPARABLE,
+        prefix=estimated_windows.PREFIX,
+        drift=DRIFT,
+    )
+    return Rule(str(text), *parsed)
 
 
 def parse_rules(rules: object) -> list[Rule]:
     """``rules`` (a rule or a non-empty list of distinct rules), parsed."""
-    items = [rules] if isinstance(rules, str) else rules
-    if not isinstance(items, Sequence) or not items:
-        msg = (
-            f"`rules` must be a rule or a non-empty list of rules such as "
-            f"'roc_auc >= 0.8', got {rules!r}"
-        )
-        raise TypeError(msg)
-    parsed = [parse_rule(item) for item in items]
-    seen: set[str] = set()
-    for rule in parsed:
-        if rule.text in seen:
-            msg = f"`rules` gives rule {rule.text!r} twice"
-            raise ValueError(msg)
-        seen.add(rule.text)
-    return parsed
+    return forms.rule_list(rules, parse_rule)
 
 
 @dataclass(frozen=True)
@@ -182,16 +122,8 @@ def check_needs(rules: list[Rule], x: Columns, reference: object) -> None:
             needs["y_score" if scored else "y_pred"] = x.y_score if scored else x.y_pred
         if rule.column is not None or rule.relative or rule.name in ESTIMATED:
             needs["reference"] = reference
-        for argument, given in needs.items():
-            if given is None:
-                msg = f"rule {rule.text!r} needs `{argument}`"
-                raise ValueError(msg)
-        if rule.column is not None and x.weight is not None:
-            msg = (
-                f"rule {rule.text!r} takes no `weight`: drift compares rows (drop `weight`, "
-                "or check the drift rules in a call of their own)"
-            )
-            raise ValueError(msg)
+        drift = rule.column is not None
+        checked("check rule", rule=rule.text, needs=needs, drift=drift, weight=x.weight)
 
 
 __all__ = [
