@@ -22,8 +22,6 @@ import pl_metrics.dask as pmd
 import pl_metrics.spark as pms
 from pl_metrics._drift import metrics as drift_metrics
 
-pytestmark = pytest.mark.xdist_group("spark")  # one worker holds the Spark session
-
 REFERENCE = pl.col("day") < 3
 COLUMNS = ["x", "k", "c"]
 

@@ -28,8 +28,6 @@ import pl_metrics.dask as pmd
 import pl_metrics.spark as pms
 from pl_metrics import DataError
 
-pytestmark = pytest.mark.xdist_group("spark")  # one worker holds the Spark session
-
 START = dt.date(2026, 3, 1)
 #: The reference rows: the first week.
 WEEK_ONE = pl.col("ts") < START + dt.timedelta(days=7)

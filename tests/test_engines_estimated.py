@@ -29,8 +29,6 @@ from pl_metrics import DataError
 from pl_metrics._engines import estimated as engine_estimated
 from pl_metrics._monitoring import calibration
 
-pytestmark = pytest.mark.xdist_group("spark")  # one worker holds the Spark session
-
 METRICS = [
     "roc_auc",
     "precision",

@@ -29,8 +29,6 @@ import pl_metrics.spark as pms
 from pl_metrics import DataError
 from pl_metrics._engines import estimated as engine_estimated
 
-pytestmark = pytest.mark.xdist_group("spark")  # one worker holds the Spark session
-
 METRICS = ["roc_auc", "precision", "recall", "f1", "specificity", "accuracy", "jaccard"]
 #: Class 3 has a score column but no reference row and few current rows (in one
 #: partition only); the mapping's keys out of order (the frame method sorts them).

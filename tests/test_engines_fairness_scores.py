@@ -32,8 +32,6 @@ import pl_metrics.dask as pmd
 import pl_metrics.spark as pms
 from pl_metrics import exceptions, state
 
-pytestmark = pytest.mark.xdist_group("spark")  # one worker holds the Spark session
-
 #: Every score metric disparity takes.
 SCORES = ["roc_auc", "gini", "average_precision", "ks", "log_loss", "brier_score"]
 

@@ -29,8 +29,6 @@ import pl_metrics.spark as pms
 from pl_metrics import DataError
 from pl_metrics._engines import over_time
 
-pytestmark = pytest.mark.xdist_group("spark")  # one worker holds the Spark session
-
 START = dt.date(2026, 3, 1)
 
 

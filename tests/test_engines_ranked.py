@@ -30,8 +30,6 @@ import pl_metrics.dask as pmd
 from pl_metrics import DataError
 from pl_metrics._engines import declared
 
-pytestmark = pytest.mark.xdist_group("spark")  # one worker holds the Spark session
-
 #: (method, options): every bounded path beyond the un-weighted point values.
 CALLS: list[tuple[str, dict[str, Any]]] = [
     ("roc_auc", {"weight": "w"}),

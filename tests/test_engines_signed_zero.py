@@ -16,7 +16,6 @@ from sklearn.metrics import average_precision_score, roc_auc_score
 import pl_metrics  # noqa: F401 - registers .metrics
 
 dd = pytest.importorskip("dask.dataframe")
-pytestmark = pytest.mark.xdist_group("spark")  # one worker holds the Spark session
 
 
 @pytest.fixture(scope="module")

@@ -29,7 +29,6 @@ from pl_metrics._core.options import check_of
 from pl_metrics.exceptions import DataError
 
 # one worker runs them all under `pytest -n auto --dist loadgroup`: one Spark session
-pytestmark = pytest.mark.xdist_group("spark")
 
 N = 12_000
 

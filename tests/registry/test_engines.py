@@ -29,8 +29,6 @@ from pl_metrics._engines.declared import DECLARED
 from pl_metrics._engines.label_scores import FINISHERS as LABEL_FINISHERS
 from registry.entries import DATA, METHODS, Cols, Entry, run, same
 
-pytestmark = pytest.mark.xdist_group("spark")  # one worker holds the Spark session
-
 #: Entries whose options the engines refuse (``NotImplementedError`` naming what is not
 #: computed from a merged state yet): the test checks that they are refused, so the
 #: list shrinks when a state learns them.
