@@ -361,6 +361,93 @@ def test_a_missing_argument_is_named_with_the_rule(
         df.metrics.check(rule, **kwargs)
 
 
+#: Rows of a reference frame (the data: these and a segment column `g`).
+_REFERENCE = pl.DataFrame(
+    {"y": [0, 1, 0, 1], "p": [0, 1, 1, 1], "s": [0.1, 0.9, 0.6, 0.8], "w": [1.0] * 4}
+)
+_NOT_FOUND = pl.exceptions.ColumnNotFoundError
+
+
+@pytest.mark.parametrize(
+    ("rule", "kwargs", "reference", "error", "said"),
+    [
+        (
+            "roc_auc >= reference - 0.02",
+            {"by": "g"},
+            _REFERENCE,  # no `g`
+            _NOT_FOUND,
+            "column 'g' (argument `by`) not found in the reference; "
+            "available columns: ['y', 'p', 's', 'w']",
+        ),
+        (
+            "roc_auc >= reference - 0.02",
+            {"by": pl.col("g").str.len_bytes()},
+            _REFERENCE,
+            _NOT_FOUND,
+            "cannot be evaluated in the reference (columns: ['y', 'p', 's', 'w'])",
+        ),
+        (
+            "roc_auc >= reference - 0.02",
+            {},
+            _REFERENCE.with_columns(pl.col("s").cast(pl.String)),
+            pl.exceptions.SchemaError,
+            "column 's' (argument `y_score`) in the reference must be numeric, got String",
+        ),
+        (  # the calibration rows' check (estimated_performance's)
+            "estimated_roc_auc >= 0.5",
+            {},
+            _REFERENCE.with_columns(pl.col("s").cast(pl.String)),
+            pl.exceptions.SchemaError,
+            "column 's' (argument `y_score`) in the reference must be numeric, got String",
+        ),
+        (
+            "accuracy >= reference",
+            {"weight": "w", "ci": None},
+            _REFERENCE.with_columns(pl.col("w").cast(pl.String)),
+            pl.exceptions.SchemaError,
+            "column 'w' (argument `weight`) in the reference must be numeric, got String",
+        ),
+        (
+            "roc_auc >= reference - 0.02",
+            {},
+            _REFERENCE.rename({"y": "label"}),
+            _NOT_FOUND,
+            "column 'y' (argument `y_true`) not found in the reference; "
+            "available columns: ['label', 'p', 's', 'w']",
+        ),
+        (
+            "f1 >= reference - 0.1",
+            {},
+            _REFERENCE.rename({"p": "pred"}),
+            _NOT_FOUND,
+            "column 'p' (argument `y_pred`) not found in the reference; "
+            "available columns: ['y', 'pred', 's', 'w']",
+        ),
+    ],
+)
+def test_a_reference_frame_s_columns_are_named_as_the_reference_s(
+    rule: str, kwargs: dict, reference: pl.DataFrame, error: type[Exception], said: str
+) -> None:
+    """A reference frame's missing or mistyped column is named as the reference's, with
+    the reference's own columns (not the data's, nor those the method adds on the way:
+    its window's ``day`` and ``window_end``)."""
+    data = _REFERENCE.with_columns(g=pl.Series(["a", "a", "b", "b"]))
+    with pytest.raises(error) as raised:
+        data.lazy().metrics.check(
+            rule, y_true="y", y_pred="p", y_score="s", reference=reference, **kwargs
+        )
+    assert said in str(raised.value)
+
+
+def test_the_data_s_missing_column_is_named_before_the_reference_s() -> None:
+    """Both lack ``y``: the data's error comes first (its own message, no reference)."""
+    data = _REFERENCE.drop("y")
+    with pytest.raises(_NOT_FOUND, match=r"^column 'y' \(argument `y_true`\) not found; "):
+        data.metrics.check(
+            "roc_auc >= reference", y_true="y", y_score="s", reference=_REFERENCE.drop("y")
+        )
+
+
 def test_drift_rules_take_no_weight() -> None:
     df = pl.DataFrame({"s": [0.2, 0.8], "w": [1.0, 2.0]})
     with pytest.raises(ValueError, match="takes no `weight`"):

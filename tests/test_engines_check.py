@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -319,6 +320,55 @@ def test_a_missing_column_is_named_with_its_own_files(tmp_path: Path, no_jobs: N
     said = r"part0\.parquet: column 'h' \(argument `by`\) not found; .*'is_reference'\]$"
     with pytest.raises(pl.exceptions.ColumnNotFoundError, match=said):
         pmd.check(paths, **kw)
+
+
+@pytest.mark.parametrize(
+    ("kw", "change", "error", "said"),
+    [
+        (
+            {"by": "g"},
+            lambda ref: ref.drop("g"),
+            pl.exceptions.ColumnNotFoundError,
+            "column 'g' (argument `by`) not found in the reference; available columns: ",
+        ),
+        (
+            {},
+            lambda ref: ref.with_columns(pl.col("s").cast(pl.String)),
+            pl.exceptions.SchemaError,
+            "column 's' (argument `y_score`) in the reference must be numeric, got String",
+        ),
+        (
+            {},
+            lambda ref: ref.rename({"y": "label"}),
+            pl.exceptions.ColumnNotFoundError,
+            "column 'y' (argument `y_true`) not found in the reference; available columns: ",
+        ),
+    ],
+)
+def test_the_reference_files_columns_are_named_with_their_files(
+    kw: dict[str, Any],
+    change: Callable[[pl.DataFrame], pl.DataFrame],
+    error: type[Exception],
+    said: str,
+    tmp_path: Path,
+    no_jobs: None,
+) -> None:
+    """A reference rule's column (``by``, the scores' dtype, ``y_true``) missing from the
+    reference files or of the wrong dtype: named with their path and their own columns,
+    as the frame method names it."""
+    df = _rows(5, n=60)
+    current, reference = df.filter(~WEEK_ONE), change(df.filter(WEEK_ONE))
+    paths = _files(tmp_path, [current])
+    ref_paths = _files(tmp_path, [reference], "ref")
+    kw = COLUMNS | kw | {"rules": ["roc_auc >= reference - 0.02"]}
+    with pytest.raises(error) as expected:
+        current.metrics.check(**kw, reference=reference)
+    with pytest.raises(error, match=r"ref0\.parquet: ") as got:
+        pmd.check(paths, **kw, reference=ref_paths)
+    assert str(got.value).endswith(str(expected.value))
+    if "available columns" in said:  # the reference's own, none added on the way
+        said += str(reference.columns)
+    assert said in str(got.value)
 
 
 def test_a_null_flag_is_counted_over_all_partitions(tmp_path: Path) -> None:

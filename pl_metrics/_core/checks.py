@@ -537,17 +537,18 @@ def check_found(
             raise ColumnNotFoundError(msg)
 
 
-def check_by(schema: pl.Schema, by: Segments, reserved: Collection[str]) -> None:
+def check_by(schema: pl.Schema, by: Segments, reserved: Collection[str], where: str = "") -> None:
     """``by`` columns must exist, ``by`` expressions must evaluate on ``schema`` (read
     from an empty frame of that schema: no rows), and no output name may start with
-    :data:`INTERNAL` or take the name of an output column."""
+    :data:`INTERNAL` or take the name of an output column (``where``: whose schema it
+    is, as :func:`check_found` says it; "" the data's)."""
     for item, name in zip(by.given, by.names, strict=True):
         if isinstance(item, str):
-            check_columns(schema, by=name)
+            check_found(schema, [("by", name)], where)
             dtype = schema[name]
             hint = f"`.rename({{{name!r}: 'segment'}})`"
         else:
-            dtype = _check_by_expression(schema, item)
+            dtype = _check_by_expression(schema, item, where)
             hint = f"`.alias('segment')` on the expression {item} whose output name it is"
         if dtype == pl.Object:  # polars can neither group nor sort Python objects
             msg = (
@@ -564,15 +565,15 @@ def check_by(schema: pl.Schema, by: Segments, reserved: Collection[str]) -> None
             raise ValueError(msg)
 
 
-def _check_by_expression(schema: pl.Schema, expr: pl.Expr) -> pl.DataType:
+def _check_by_expression(schema: pl.Schema, expr: pl.Expr, where: str) -> pl.DataType:
     """A ``by`` expression must resolve on the frame's schema (polars' own error type,
-    with a message naming ``by``); its output dtype."""
+    with a message naming ``by`` and ``where``); its output dtype."""
     try:
         return pl.LazyFrame(schema=schema).select(expr).collect_schema().dtypes()[0]
     except pl.exceptions.PolarsError as exc:
         reason = str(exc).strip().split("\n")[0]  # polars' first line; not its query plan
         msg = (
-            f"`by` expression {expr} cannot be evaluated on this frame "
+            f"`by` expression {expr} cannot be evaluated{where or ' on this frame'} "
             f"(columns: {list(schema.names())}): {reason}"
         )
         raise type(exc)(msg) from None
@@ -590,14 +591,15 @@ def beyond_exact_float(x: pl.Expr) -> pl.Expr:
     return (x.cast(pl.Float64).abs() >= MAX_EXACT_FLOAT_INT).fill_null(False)
 
 
-def check_numeric(schema: pl.Schema, argument: str, name: str | None) -> None:
-    """A weight or score column must be numeric (``SchemaError`` otherwise)."""
+def check_numeric(schema: pl.Schema, argument: str, name: str | None, where: str = "") -> None:
+    """A weight or score column must be numeric (``SchemaError`` otherwise; ``where``:
+    whose schema it is, as :func:`check_found` says it)."""
     if name is None:
         return
-    check_columns(schema, **{argument: name})
+    check_found(schema, [(argument, name)], where)
     dtype = schema[name]
     if not dtype.is_numeric() and dtype != pl.Boolean:
-        msg = f"column {name!r} (argument `{argument}`) must be numeric, got {dtype}"
+        msg = f"column {name!r} (argument `{argument}`){where} must be numeric, got {dtype}"
         raise SchemaError(msg)
 
 

@@ -28,7 +28,7 @@ otherwise and where the value or a bound is undefined.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
@@ -334,6 +334,21 @@ def _realized_on_reference(
     )
 
 
+def _check_reference_columns(schema: pl.Schema, metrics: list[str], x: Columns) -> None:
+    """A reference frame (``schema``: its own) holds the columns that ``metrics``,
+    realized on its rows (:func:`_realized_on_reference`), read: ``y_true``, ``y_pred``
+    or ``y_score`` (numeric), ``weight`` (numeric); else the error says it is the
+    reference's and lists its columns (not those the rows are given on the way)."""
+    realized = [m.removeprefix(estimated_windows.PREFIX) if m in ESTIMATED else m for m in metrics]
+    scores = x.y_score.values() if isinstance(x.y_score, Mapping) else [x.y_score]
+    numeric = [("y_score", c) for c in scores] if any(m in SCORED for m in realized) else []
+    numeric.append(("weight", x.weight))
+    labels = [("y_pred", x.y_pred)] if any(m not in SCORED for m in realized) else []
+    checks.check_found(schema, [("y_true", x.y_true), *labels, *numeric], inputs.IN_REFERENCE)
+    for argument, column in numeric:
+        checks.check_numeric(schema, argument, column, inputs.IN_REFERENCE)
+
+
 def relative_values(
     current: pl.LazyFrame, reference: pl.LazyFrame, rules: list[Rule], keys: list[str]
 ) -> pl.LazyFrame:
@@ -411,7 +426,7 @@ def _sides(
         return keyed.filter(~side.flag), keyed.filter(side.flag), flag
     if not relative:  # drift reads the frame as one sample
         return keyed, None, None
-    checks.check_by(side.schema, segments, names.output_columns("check"))
+    checks.check_by(side.schema, segments, names.output_columns("check"), side.where)
     return keyed, _keyed(side.rows, segments, keys), None
 
 
@@ -482,6 +497,10 @@ class Sources:
     calibration: object
     drift: Callable[[list[str]], pl.LazyFrame]
     flag: pl.LazyFrame | None = None
+    #: a reference frame's own schema, checked for the columns the reference rules
+    #: read there (:func:`_check_reference_columns`; None: the rows of an expression
+    #: or an engine's, whose frame method checks them)
+    reference_schema: pl.Schema | None = None
 
 
 def values(p: Plan, sources: Sources) -> pl.LazyFrame:
@@ -499,6 +518,8 @@ def values(p: Plan, sources: Sources) -> pl.LazyFrame:
         if against:
             assert sources.reference is not None  # check_needs
             names_ = list(dict.fromkeys(r.name for r in against))
+            if sources.reference_schema is not None:  # after the current rows' checks
+                _check_reference_columns(sources.reference_schema, names_, x)
             on_reference = _realized_on_reference(sources.reference, names_, keys, x, level)
             parts.append(relative_values(found, on_reference, against, keys))
     if p.drifts:
@@ -567,6 +588,7 @@ def check(
         _calibration_rows(reference, ref_rows),
         drift,
         flag,
+        reference_schema,
     )
     return judge(p, values(p, sources), sources.flag)
 

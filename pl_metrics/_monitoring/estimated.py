@@ -205,8 +205,8 @@ class Reference:
         self.side = inputs.reference_rows(lf, reference)
         self.flag, self.schema = self.side.flag, self.side.schema
         self.side.check_found([("y_true", y_true), ("y_score", y_score), ("weight", weight)])
-        checks.check_numeric(self.schema, "y_score", y_score)
-        checks.check_numeric(self.schema, "weight", weight)
+        checks.check_numeric(self.schema, "y_score", y_score, self.side.where)
+        checks.check_numeric(self.schema, "weight", weight, self.side.where)
         self.pos_label = scores.resolve_pos_label(self.schema, y_true, pos_label)
         self.default_pos = scores.defaults_pos_label(self.schema, y_true, pos_label)
         self.rows = checks.without_zero_weights(self.side.rows, weight)

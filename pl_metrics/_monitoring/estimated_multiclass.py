@@ -132,8 +132,8 @@ class Reference:
         given = [("y_true", y_true), *(("y_score", c) for c in self.columns), ("weight", weight)]
         self.side.check_found(given)
         for column in self.columns:
-            checks.check_numeric(self.schema, "y_score", column)
-        checks.check_numeric(self.schema, "weight", weight)
+            checks.check_numeric(self.schema, "y_score", column, self.side.where)
+        checks.check_numeric(self.schema, "weight", weight, self.side.where)
         self.classes = _labels(keys, self.schema[y_true], y_true)  # the current rows' order
         self.rows = checks.without_zero_weights(self.side.rows, weight)
         self.lf, self.y_true, self.weight = lf, y_true, weight
