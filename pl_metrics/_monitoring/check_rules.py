@@ -37,13 +37,6 @@ ESTIMATED = estimated_windows.METRICS
 #: is one of :data:`METRICS` (``estimated_f1_macro``: ``f1_macro``; not
 #: ``estimated_roc_auc_macro``: ``over_time``'s ROC AUC is binary).
 COMPARABLE = frozenset(m for m in ESTIMATED if m.removeprefix(estimated_windows.PREFIX) in METRICS)
-#: The metrics of one score column (binary: ``pos_label``'s), and of ``{label: column}``
-#: scores (the averages over the classes): ``check_needs`` refuses the other form.
-ONE_COLUMN = tuple(
-    m
-    for m in (*ESTIMATED, *SCORED)
-    if m not in estimated_windows.AVERAGED and m != estimated_windows.ACCURACY
-)
 
 
 @dataclass(frozen=True)
@@ -109,7 +102,7 @@ def check_needs(rules: list[Rule], x: Columns, reference: object) -> None:
         forms.score_form(
             [rule.name],
             x.y_score,
-            one_column=ONE_COLUMN,
+            one_column=estimated_windows.ONE_COLUMN,
             class_scores=estimated_windows.AVERAGED,
             where=f"rule {rule.text!r}",
         )
@@ -131,7 +124,6 @@ __all__ = [
     "DRIFT",
     "ESTIMATED",
     "METRICS",
-    "ONE_COLUMN",
     "RATES",
     "SCORED",
     "Columns",

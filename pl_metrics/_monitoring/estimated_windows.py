@@ -50,6 +50,11 @@ AVERAGED: dict[str, tuple[str, str]] = {
 METRICS: tuple[str, ...] = (*BINARY, *AVERAGED)
 #: The accuracy's name: the one estimated metric of both forms of scores.
 ACCURACY = next(f"{PREFIX}{m}" for m in estimated.METRICS if catalogue.CATALOGUE[m].correct_share)
+#: The metrics of one score column (binary: the score of ``pos_label``), which
+#: ``{label: column}`` scores do not give: the estimated ones but accuracy, and
+#: ``over_time``'s realized metrics of the score (``over_time`` and ``check`` refuse
+#: them with the other form, ``forms.score_form``).
+ONE_COLUMN: tuple[str, ...] = (*(m for m in BINARY if m != ACCURACY), *over_time.SCORED)
 
 
 def spread(w: over_time.Windows) -> Callable[[pl.LazyFrame, list[str]], pl.LazyFrame]:
@@ -168,6 +173,7 @@ __all__ = [
     "AVERAGED",
     "BINARY",
     "METRICS",
+    "ONE_COLUMN",
     "PREFIX",
     "class_windows",
     "estimated_windows",

@@ -434,11 +434,10 @@ def check_metrics(
     chosen = over_time.check_metrics(
         metrics, y_pred=y_pred, y_score=y_score, estimated=estimated_windows.METRICS
     )
-    binary = [m for m in estimated_windows.BINARY if m != estimated_windows.ACCURACY]
     forms.score_form(
         chosen,
         y_score,
-        one_column=(*binary, *over_time.SCORED),
+        one_column=estimated_windows.ONE_COLUMN,
         class_scores=estimated_windows.AVERAGED,
         where=where,
     )
