@@ -292,6 +292,21 @@ def test_the_form_of_the_scores_and_the_names_go_together() -> None:
         current.metrics.over_time("y", y_score=MAP, metrics=["estimated_f1_no_such"], **args)
 
 
+def test_a_binary_name_past_the_form_check_is_no_accuracy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only ``estimated_accuracy`` is read from the macro row beside the averages: a
+    binary name that got past the form check (switched off here) is a KeyError, not
+    the accuracy under its name."""
+    from pl_metrics._core import forms
+
+    monkeypatch.setattr(forms, "score_form", lambda *args, **kwargs: None)
+    reference, current = reference_rows(12), production(13)
+    with pytest.raises(KeyError, match="estimated_f1"):
+        current.metrics.over_time(
+            "y", y_pred="pred", y_score=MAP, index="day", every="1d", reference=reference,
+            metrics=["estimated_f1"],
+        )  # fmt: skip
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=frames(weighted=True), data=st.data())
 def test_hypothesis_windows(case: tuple[pl.DataFrame, pl.DataFrame], data: st.DataObject) -> None:

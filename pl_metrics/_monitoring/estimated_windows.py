@@ -50,6 +50,9 @@ AVERAGED: dict[str, tuple[str, str]] = {
 METRICS: tuple[str, ...] = (*BINARY, *AVERAGED)
 #: The accuracy's name: the one estimated metric of both forms of scores.
 ACCURACY = next(f"{PREFIX}{m}" for m in estimated.METRICS if catalogue.CATALOGUE[m].correct_share)
+#: ``estimated_accuracy`` of ``{label: column}`` scores: ``estimated_performance``'s
+#: accuracy on the macro row (the segment's, the same on the three average rows).
+_ACCURACY_ROW = (ACCURACY.removeprefix(PREFIX), "macro")
 #: The metrics of one score column (binary: the score of ``pos_label``), which
 #: ``{label: column}`` scores do not give: the estimated ones but accuracy, and
 #: ``over_time``'s realized metrics of the score (``over_time`` and ``check`` refuse
@@ -144,7 +147,7 @@ def class_windows(
     spread as the binary path's, :func:`spread`), one long frame per metric from its
     average row (:data:`AVERAGED`; ``estimated_accuracy`` from the macro row, the
     segment's accuracy; intervals: the averages' own, labels drawn Categorical(p))."""
-    asked = {m: AVERAGED.get(m, (ACCURACY.removeprefix(PREFIX), "macro")) for m in metrics}
+    asked = {m: _ACCURACY_ROW if m == ACCURACY else AVERAGED[m] for m in metrics}
     wanted = list(dict.fromkeys(m for m, _ in asked.values()))
     frame = estimated_multiclass.estimated_multiclass(
         lf,
