@@ -31,6 +31,7 @@ from registry.entries import same
 import pl_metrics.dask as pmd
 import pl_metrics.spark as pms
 from pl_metrics import exceptions, state
+from pl_metrics._core.catalogue import CATALOGUE, Ranked
 
 #: Every score metric disparity takes.
 SCORES = ["roc_auc", "gini", "average_precision", "ks", "log_loss", "brier_score"]
@@ -196,6 +197,23 @@ def test_refused_before_any_job(
     paths = _files(tmp_path, ROWS, CUTS)
     with pytest.raises(NotImplementedError, match=f"pl_metrics engines: disparity of .*{refused}"):
         pmd.disparity(paths, "y", "s", by="g", **options)
+
+
+def test_the_refusal_and_the_note_name_the_catalogue_s_score_metrics(tmp_path: Path) -> None:
+    """The score metrics and those whose ``ci`` the engines draw, as the refusal and
+    the engines' docstring name them, are the catalogue's: those of scores that
+    ``disparity`` takes, of them those ranked by an AUC or an AP (one of them alone is
+    drawn from the per-score counts: test_the_bootstrap_of_one_ranked_metric)."""
+    scored = [name for name, m in CATALOGUE.items() if m.compare and m.scores]
+    assert scored == SCORES
+    ranked = [n for n in scored if CATALOGUE[n].ranked in (Ranked.AUC, Ranked.AP)]
+    assert ranked == ["roc_auc", "gini", "average_precision"]
+    with pytest.raises(NotImplementedError) as refused:
+        pmd.disparity(_files(tmp_path, ROWS, CUTS), "y", "s", by="g", metric="ks", ci=0.9)
+    assert f"({', '.join(ranked[:-1])} or {ranked[-1]} alone take it:" in str(refused.value)
+    note = " ".join(str(pmd.disparity.__doc__).split())
+    assert f"the score metrics ({', '.join(f'``{m}``' for m in scored)})" in note
+    assert f"takes one ``{ranked[0]}``, ``{ranked[1]}`` or ``{ranked[2]}``, drawn" in note
 
 
 def test_bad_scores_are_counted_over_all_partitions(tmp_path: Path) -> None:

@@ -37,6 +37,19 @@ from pl_metrics.state import CountsState, from_counts, from_score_counts
 
 #: The metric families of ``disparity`` that are functions of the confusion counts.
 _FROM_COUNTS = ("binary", "summary", "averages")
+#: ``disparity``'s score metrics (no function of the confusion counts), in the
+#: catalogue's order; those whose ``ci`` the engines draw (alone) from each group's
+#: merged per-score counts (:func:`groups_fairness.of_score_counts`).
+_SCORE_METRICS = tuple(
+    name for name, m in groups_fairness.METRICS.items() if m.method not in _FROM_COUNTS
+)
+_SCORE_COUNTS_CI = tuple(m for m in _SCORE_METRICS if groups_fairness.of_score_counts([m]))
+
+
+def _either(names: Sequence[str], quote: str = "") -> str:
+    """``a, b or c`` (each name between ``quote``)."""
+    quoted = [f"{quote}{n}{quote}" for n in names]
+    return " or ".join([", ".join(quoted[:-1]), quoted[-1]] if len(quoted) > 1 else quoted)
 
 
 def _cells(
@@ -227,8 +240,8 @@ def _disparity_refused(values: Mapping[str, Any]) -> None:
     ):
         what = f"the metric(s) {scored} with `ci` (the bootstrap redraws each group's rows)"
         fix = (
-            "leave `ci` at None for their values (roc_auc, gini or average_precision "
-            "alone take it: drawn from each group's per-score counts)"
+            f"leave `ci` at None for their values ({_either(_SCORE_COUNTS_CI)} alone take "
+            "it: drawn from each group's per-score counts)"
         )
     else:
         return
@@ -354,12 +367,12 @@ REFUSE: dict[str, Callable[[Mapping[str, Any]], None]] = {"disparity": _disparit
 #: docstring says of it.
 FROM_FUNCTIONS: dict[str, Callable[..., pl.DataFrame | None]] = {"disparity": scored_disparity}
 FROM_FUNCTIONS_NOTE = (
-    "On {engine}, the score metrics (``roc_auc``, ``gini``, ``average_precision``, "
-    "``ks``, ``log_loss``, ``brier_score``) are each computed per group and per stratum "
-    "by the {engine} function of their own method (the groups and strata evaluated "
-    "on every partition), and the label metrics beside them from the merged counts "
-    "state; ``ci`` with score metrics takes one ``roc_auc``, ``gini`` or "
-    "``average_precision``, drawn from the merged per-score state (a row per group "
-    "and distinct score on the driver); with other score metrics it is refused "
-    "(the bootstrap redraws each group's rows), and so are callables."
+    "On {engine}, the score metrics ("
+    + ", ".join(f"``{m}``" for m in _SCORE_METRICS)
+    + ") are each computed per group and per stratum by the {engine} function of their "
+    "own method (the groups and strata evaluated on every partition), and the label "
+    "metrics beside them from the merged counts state; ``ci`` with score metrics takes "
+    f"one {_either(_SCORE_COUNTS_CI, '``')}, drawn from the merged per-score state (a "
+    "row per group and distinct score on the driver); with other score metrics it is "
+    "refused (the bootstrap redraws each group's rows), and so are callables."
 )
