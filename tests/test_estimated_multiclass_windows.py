@@ -292,6 +292,33 @@ def test_the_form_of_the_scores_and_the_names_go_together() -> None:
         current.metrics.over_time("y", y_score=MAP, metrics=["estimated_f1_no_such"], **args)
 
 
+@pytest.mark.parametrize("pos_label", [None, 1])
+def test_binary_realized_metrics_refused_beside_class_scores(pos_label: int | None) -> None:
+    """The metrics of the class ``pos_label`` (f1, specificity, check's rates) with
+    ``{label: column}`` scores, which take no ``pos_label``: one message, with
+    ``pos_label`` or without (before: "pass `pos_label`" without it, "drop it" with it),
+    naming the averages over the classes where there are some."""
+    reference, current = reference_rows(12), production(13)
+    args = {"y_pred": "pred", "y_score": MAP, "reference": reference, "pos_label": pos_label}
+    said = (
+        r"\['f1', 'specificity'\] are of the class `pos_label` \(binary\), but `y_score` is "
+        r"\{label: column\} scores, which take no `pos_label`: ask for their averages over "
+        r"the classes \['f1_macro'\] \(or _micro / _weighted\), or for \['f1', "
+        r"'specificity'\] in a call without `y_score`"
+    )
+    names = ["f1", "specificity", "estimated_f1_macro", "f1_macro"]
+    with pytest.raises(ValueError, match=f"^`metrics`: {said}$"):
+        current.metrics.over_time("y", index="day", every="1d", metrics=names, **args)
+    with pytest.raises(ValueError, match=r"^rule 'f1 > 0.5': \['f1'\] .* \['f1_macro'\]"):
+        current.metrics.check(["estimated_f1_macro > 0.5", "f1 > 0.5"], y_true="y", **args)
+    rate = r"^rule 'false_positive_rate < 0.5': .*: ask for \['false_positive_rate'\] in a"
+    with pytest.raises(ValueError, match=rate):
+        current.metrics.check("false_positive_rate < 0.5", y_true="y", **args)
+    # without them, the same calls run (pos_label: only without, as before)
+    if pos_label is None:
+        current.metrics.over_time("y", index="day", every="1d", metrics=names[2:], **args)
+
+
 def test_a_binary_name_past_the_form_check_is_no_accuracy(monkeypatch: pytest.MonkeyPatch) -> None:
     """Only ``estimated_accuracy`` is read from the macro row beside the averages: a
     binary name that got past the form check (switched off here) is a KeyError, not

@@ -359,13 +359,16 @@ def score_form(
     *,
     one_column: Collection[str],
     class_scores: Collection[str],
+    of_pos_label: Mapping[str, str | None],
     where: str = "`metrics`",
 ) -> None:
     """over_time's and check's metrics against the form of ``y_score``: the metrics of
     ``one_column`` (``estimated_f1``, ``roc_auc``: the score of ``pos_label``) read one
     score column, those of ``class_scores`` (``estimated_f1_macro``: averages over the
-    classes) ``{label: column}`` scores (``where``: what names them, for the message;
-    a metric in neither reads either form, or no score)."""
+    classes) ``{label: column}`` scores, which take no ``pos_label``, so none of the
+    realized metrics of the class ``pos_label`` either (``of_pos_label``: each one's
+    average over the classes, to ask for instead; ``where``: what names them, for the
+    message; a metric in none of them reads either form, or no score)."""
     if y_score is None:
         return
     if isinstance(y_score, Mapping):
@@ -378,6 +381,21 @@ def score_form(
                 "averages over the classes estimated_<metric>_micro / _macro / _weighted"
                 + (f" ({example}_macro, ...)" if example else "")
                 + " and estimated_accuracy"
+            )
+            raise ValueError(msg)
+        off = [m for m in given if m in of_pos_label]
+        if off:
+            averages = list(dict.fromkeys(a for m in off if (a := of_pos_label[m]) is not None))
+            alone = f"{off} in a call without `y_score`"
+            msg = (
+                f"{where}: {off} are of the class `pos_label` (binary), but `y_score` is "
+                "{label: column} scores, which take no `pos_label`: ask for "
+                + (
+                    f"their averages over the classes {averages} (or _micro / _weighted), "
+                    f"or for {alone}"
+                    if averages
+                    else alone
+                )
             )
             raise ValueError(msg)
     else:

@@ -104,6 +104,7 @@ def check_needs(rules: list[Rule], x: Columns, reference: object) -> None:
             x.y_score,
             one_column=estimated_windows.ONE_COLUMN,
             class_scores=estimated_windows.AVERAGED,
+            of_pos_label=estimated_windows.OF_POS_LABEL,
             where=f"rule {rule.text!r}",
         )
         needs: dict[str, object] = {}

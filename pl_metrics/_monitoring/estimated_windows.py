@@ -58,6 +58,13 @@ _ACCURACY_ROW = (ACCURACY.removeprefix(PREFIX), "macro")
 #: ``over_time``'s realized metrics of the score (``over_time`` and ``check`` refuse
 #: them with the other form, ``forms.score_form``).
 ONE_COLUMN: tuple[str, ...] = (*(m for m in BINARY if m != ACCURACY), *over_time.SCORED)
+#: The realized metrics of the class ``pos_label`` (the catalogue's binary family),
+#: which ``{label: column}`` scores (no ``pos_label``: a class per label) do not go with
+#: -> the average over the classes to ask for instead (None: none; ``forms.score_form``).
+OF_POS_LABEL: dict[str, str | None] = {
+    m: f"{m}_macro" if f"{m}_macro" in over_time.AVERAGED else None
+    for m in catalogue.names_of("binary")
+}
 
 
 def spread(w: over_time.Windows) -> Callable[[pl.LazyFrame, list[str]], pl.LazyFrame]:
@@ -177,6 +184,7 @@ __all__ = [
     "BINARY",
     "METRICS",
     "ONE_COLUMN",
+    "OF_POS_LABEL",
     "PREFIX",
     "class_windows",
     "estimated_windows",

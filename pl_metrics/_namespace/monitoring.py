@@ -439,6 +439,7 @@ def check_metrics(
         y_score,
         one_column=estimated_windows.ONE_COLUMN,
         class_scores=estimated_windows.AVERAGED,
+        of_pos_label=estimated_windows.OF_POS_LABEL,
         where=where,
     )
     return chosen
