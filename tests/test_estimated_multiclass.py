@@ -178,7 +178,7 @@ def frames(draw: st.DrawFn, *, weighted: bool) -> tuple[pl.DataFrame, pl.DataFra
     return ref, cur
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=frames(weighted=False))
 def test_isotonic_per_class_equals_the_definition_with_scikit_learn(
     case: tuple[pl.DataFrame, pl.DataFrame],
@@ -190,7 +190,7 @@ def test_isotonic_per_class_equals_the_definition_with_scikit_learn(
     same(got, oracle(cur, ref, None))
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=frames(weighted=True))
 def test_weights_are_each_fits_sample_weight_and_the_rows_weights(
     case: tuple[pl.DataFrame, pl.DataFrame],
@@ -202,7 +202,7 @@ def test_weights_are_each_fits_sample_weight_and_the_rows_weights(
     same(got, oracle(cur, ref, "w"))
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=frames(weighted=True))
 def test_probabilities_as_given_are_divided_by_their_rows_sum(
     case: tuple[pl.DataFrame, pl.DataFrame],

@@ -256,7 +256,7 @@ def test_intervals_are_the_spread_of_drawn_labels(
 
 
 # ------------------------------------------------- each class is the binary method's
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     k=st.integers(2, 4),
     n=st.integers(1, 60),

@@ -231,7 +231,7 @@ def _wilson_at(value: float, se: float, trials: float, z: float) -> tuple[float,
     return centre - half, centre + half
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     n=st.integers(8, 200),
     k=st.integers(2, 4),

@@ -22,7 +22,7 @@ from polars.testing import assert_frame_equal
 
 import pl_metrics as plm
 
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @st.composite
