@@ -235,9 +235,10 @@ def test_errors_on_the_driver_before_any_job(
 
 def test_a_mapping_of_scores_with_ci_is_refused(tmp_path: Path, no_jobs: None) -> None:
     """Multiclass scores compute on the engines (tests/test_engines_estimated_classes.py)
-    but for ``ci``: refused on the driver, before any job."""
+    but for ``ci`` of the ROC AUC (among the default metrics): refused on the driver,
+    before any job."""
     paths = _files(tmp_path, [_rows(0, n=20)])
-    with pytest.raises(NotImplementedError, match=r"pl_metrics engines: .* with ci"):
+    with pytest.raises(NotImplementedError, match=r"pl_metrics engines: .* with ci and roc_auc"):
         pmd.estimated_performance(paths, "pred", {0: "s", 1: "s"}, calibration=None, ci=0.9)  # type: ignore[arg-type]
 
 
@@ -265,6 +266,33 @@ def test_data_errors_are_counted_over_all_shards(tmp_path: Path) -> None:
     _same_error(
         _files(tmp_path, [nulls.head(30), nulls.tail(30)]), nulls, reference=flag, y_true="y"
     )
+
+
+def test_huge_weights_give_the_frame_methods_interval_or_are_refused(tmp_path: Path) -> None:
+    """Weights the frame method scales by their largest: the engine's sums are of the
+    weights as given.  Where they stay finite the interval is the frame method's
+    (weights 1e153: the segment's total squared overflows, so the variance is
+    divided by the total twice, not by its square, which read 0); where a sum
+    overflows (the AUC's moments of weights 1e78, a w^2 of 1e200 beside a score of 0
+    or 1: inf times 0 read NaN) the call is refused, never NaN or null bounds."""
+    df = _rows(9, n=80).with_columns(
+        pl.when(pl.int_range(pl.len()) < 4).then(0.0).otherwise("s").alias("s")
+    )
+    kw: dict[str, Any] = {"calibration": None, "by": "g", "weight": "w", "ci": 0.9}
+    for weight in (1e153, 1e78, 1e200):
+        rows = df.with_columns(pl.lit(weight).alias("w"))
+        paths = _files(tmp_path, [rows.head(30), rows.tail(-30)])
+        for metrics in (["f1", "recall", "accuracy"], ["roc_auc", "f1"]):
+            expected = rows.metrics.estimated_performance("pred", "s", metrics=metrics, **kw)
+            bounds = expected.select(pl.col("^.*_(low|high)$"))
+            assert bounds.null_count().sum_horizontal().item() == 0
+            finite = {1e153: metrics[0] == "f1", 1e78: "roc_auc" not in metrics}
+            if finite.get(weight, False):
+                got = pmd.estimated_performance(paths, "pred", "s", metrics=metrics, **kw)
+                assert_frame_equal(got, expected, rel_tol=1e-9, abs_tol=1e-12)
+                continue
+            with pytest.raises(DataError, match=r"overflow Float64 in \d+ segments? .*`weight`"):
+                pmd.estimated_performance(paths, "pred", "s", metrics=metrics, **kw)
 
 
 def test_label_sets_are_checked_over_all_shards(tmp_path: Path) -> None:

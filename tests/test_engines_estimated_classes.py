@@ -22,6 +22,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
+from test_engines_estimated import no_jobs  # noqa: F401  (a fixture)
 
 import pl_metrics  # noqa: F401  (registers the .metrics namespace)
 import pl_metrics.dask as pmd
@@ -83,6 +84,8 @@ def _uneven(df: pl.DataFrame, seed: int) -> list[pl.DataFrame]:
 
 
 REFERENCE = pl.col("week") == 1
+#: The count metrics: their ``ci`` is a function of sums over the rows.
+COUNTED = [m for m in METRICS if m != "roc_auc"] + ["fowlkes_mallows"]
 CASES: list[dict[str, Any]] = [
     {"reference": REFERENCE, "y_true": "y", "by": "g", "metrics": METRICS},
     {"reference": REFERENCE, "y_true": "y", "by": "g", "weight": "w", "metrics": METRICS},
@@ -139,15 +142,24 @@ def test_spark_reference_expression(spark: Any) -> None:
     cuts=st.lists(st.integers(0, 80), max_size=4),
     weighted=st.booleans(),
     calibrated=st.booleans(),
+    interval=st.booleans(),
 )
 def test_hypothesis_equal_to_the_frame_method(
-    seed: int, n: int, cuts: list[int], weighted: bool, calibrated: bool, tmp_path_factory: Any
+    seed: int,
+    n: int,
+    cuts: list[int],
+    weighted: bool,
+    calibrated: bool,
+    interval: bool,
+    tmp_path_factory: Any,
 ) -> None:
-    """Any rows cut anywhere (empty partitions included): the frame method's table,
-    or its error (a reference without rows, say)."""
+    """Any rows cut anywhere (empty partitions included), with or without the count
+    metrics' ``ci``: the frame method's table, or its error (a reference without
+    rows, say)."""
     df = _rows(seed, n=n, ties=seed % 2 == 0)
     kw: dict[str, Any] = {"by": "g", "metrics": METRICS, "weight": "w" if weighted else None}
     kw |= {"reference": REFERENCE, "y_true": "y"} if calibrated else {"calibration": None}
+    kw |= {"metrics": COUNTED, "ci": 0.9} if interval else {}
     bounds = [0, *sorted(min(c, n) for c in cuts), n]
     parts = [df.slice(a, b - a) for a, b in itertools.pairwise(bounds)]
     paths = _files(tmp_path_factory.mktemp("h"), parts)
@@ -163,7 +175,10 @@ def test_hypothesis_equal_to_the_frame_method(
         assert re.sub(r"^\S+\.parquet: ", "", str(got.value)) == message
         return
     assert_frame_equal(
-        pmd.estimated_performance(paths, "pred", SCORES, **kw), expected, rel_tol=1e-9
+        pmd.estimated_performance(paths, "pred", SCORES, **kw),
+        expected,
+        rel_tol=1e-9,
+        abs_tol=1e-12,
     )
 
 
@@ -226,3 +241,107 @@ def test_an_empty_reference_is_the_frame_methods_error(tmp_path: Path) -> None:
             _files(tmp_path, [df.head(30), df.tail(30)]), "pred", SCORES, **kw
         )
     assert str(got.value) == str(expected.value)
+
+
+# ------------------------------------------------------------------ ci of the count metrics
+CI_CASES: list[dict[str, Any]] = [
+    {"reference": REFERENCE, "y_true": "y", "by": "g", "metrics": COUNTED, "ci": 0.9},
+    {"reference": REFERENCE, "y_true": "y", "by": "g", "weight": "w", "metrics": COUNTED,
+     "ci": 0.9},
+    {"calibration": None, "by": ["g", "week"], "metrics": COUNTED, "ci": 0.8},
+    {"calibration": None, "weight": "w", "metrics": ["f1", "accuracy"], "ci": 0.95},
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("ties", [False, True])
+@pytest.mark.parametrize("case", range(len(CI_CASES)))
+def test_ci_of_the_count_metrics_equals_the_frame_method(
+    case: int, ties: bool, tmp_path: Path
+) -> None:
+    """``ci`` without ``roc_auc`` on uneven partitions (an empty one, segment "d" in
+    one only, class 3 predicted in the first only): a class row's interval from the
+    merged squares, an average's from the merged pairs' sums
+    (``class_draws.pair_sums``), the frame method's bounds (its variances summed row
+    by row) to 1e-9."""
+    df = _rows(10 + case, ties=ties)
+    kw = CI_CASES[case]
+    expected = df.metrics.estimated_performance("pred", SCORES, **kw)
+    metric = kw["metrics"][0]
+    for rows in (pl.col("label").is_not_null(), pl.col("average").is_not_null()):
+        spread = expected.filter(rows).select(pl.col(f"{metric}_high") - pl.col(f"{metric}_low"))
+        assert spread.to_series().drop_nulls().gt(1e-3).any()  # intervals to compare
+    paths = _files(tmp_path, _uneven(df, case))
+    got = pmd.estimated_performance(paths, "pred", SCORES, **kw)
+    assert_frame_equal(got, expected, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def test_the_pairs_sums_give_the_rows_variance() -> None:
+    """``class_draws.summed_variances`` (the engines': per segment and predicted class
+    the sums of w^2 p_c p_d) equals ``average_variances`` (the frame method's, row by
+    row) on rows with a class never predicted, one-hot rows and weights 1e-3 .. 1e3."""
+    from pl_metrics._intervals import class_draws
+
+    rng = np.random.default_rng(11)
+    classes, segments, n = 4, 3, 400
+    segment = np.sort(rng.integers(0, segments, n))
+    weight = 10.0 ** rng.uniform(-3, 3, n)
+    p = rng.dirichlet(np.ones(classes), n)
+    p[:40] = np.eye(classes)[rng.integers(0, classes, 40)]  # labels certain
+    predicted = rng.integers(0, classes - 1, n)  # the last class never predicted
+    total = np.bincount(segment, weights=weight, minlength=segments)
+
+    def summed(values: Any) -> Any:
+        return np.column_stack(
+            [np.bincount(segment, weights=weight * values[:, c], minlength=segments)
+             for c in range(classes)]
+        )  # fmt: skip
+
+    mine = predicted[:, None] == np.arange(classes)
+    counts = (summed(p * mine), summed((1 - p) * mine), summed(p * ~mine), summed((1 - p) * ~mine))
+    metrics = COUNTED
+    rows = class_draws.average_variances(
+        metrics, counts, np.full((segments, classes), np.nan),
+        (segment, weight / total[segment], predicted, p), None,
+    )  # fmt: skip
+    sums = class_draws.pair_sums((segment, weight, predicted, p), segments)
+    pairs = class_draws.summed_variances(metrics, counts, sums, total)
+    assert set(pairs) == set(rows)
+    for key, variance in rows.items():
+        assert np.all(variance > 0)
+        np.testing.assert_allclose(pairs[key], variance, rtol=1e-12, err_msg=str(key))
+
+
+@pytest.mark.usefixtures("no_jobs")
+def test_ci_with_roc_auc_is_refused_before_any_job(tmp_path: Path) -> None:
+    """The interval of the ROC AUC's average holds each row's placements in two
+    classes' rankings: refused on the driver, naming what to do."""
+    paths = _files(tmp_path, [_rows(0, n=20)])
+    for metrics in (METRICS, ["f1", "roc_auc"]):
+        with pytest.raises(
+            NotImplementedError,
+            match=r"pl_metrics engines: estimated_performance .* with ci and roc_auc .*leave "
+            r"them out .*\.metrics method",
+        ):
+            pmd.estimated_performance(
+                paths, "pred", SCORES, calibration=None, metrics=metrics, ci=0.9
+            )
+
+
+def test_sums_that_overflow_are_counted_by_segment(tmp_path: Path) -> None:
+    """Weights the frame method scales: the engine's merged sums overflow Float64 and
+    are refused, counting the segments (not their classes' rows): ``ci``'s squares of
+    weights 1e200 in every segment; without ``ci``, segment "a"'s weight 4e307 in each of
+    five partitions (each partition's total below the limit, their sum infinite)."""
+    df = _rows(12, n=60).with_columns(pl.lit(1e200).alias("w"))
+    kw: dict[str, Any] = {"calibration": None, "by": "g", "weight": "w", "metrics": COUNTED}
+    assert df.metrics.estimated_performance("pred", SCORES, ci=0.9, **kw).height
+    segments = df.get_column("g").n_unique()
+    with pytest.raises(DataError, match=rf"overflow Float64 in {segments} segments .*`weight`"):
+        pmd.estimated_performance(_files(tmp_path, [df]), "pred", SCORES, ci=0.9, **kw)
+    heavy = df.head(10).with_columns(
+        g=pl.when(pl.int_range(pl.len()) < 5).then(pl.lit("a")).otherwise(pl.lit("b")),
+        w=pl.when(pl.int_range(pl.len()) < 5).then(4e307).otherwise(1.0),
+    )
+    parts = [heavy.slice(i, 1) for i in range(5)] + [heavy.tail(5)]
+    with pytest.raises(DataError, match=r"overflow Float64 in 1 segment .*`weight`"):
+        pmd.estimated_performance(_files(tmp_path, parts, stem="heavy"), "pred", SCORES, **kw)

@@ -204,6 +204,21 @@ def test_hard_cases(tmp_path: Path) -> None:
         _same(pmd.over_time(paths, "y.true", **args), expected)
 
 
+def test_unlabelled_rows_are_estimated_beside_the_realized_metrics(tmp_path: Path) -> None:
+    """The realized metrics read the rows whose label arrived, the estimated ones all
+    the current rows: the windows after the labels stop are estimated (the engine's
+    estimated job read only the labelled rows when realized metrics were beside)."""
+    late = pl.col("day") >= START + dt.timedelta(days=8)
+    df = _rows(13).with_columns(pl.when(late).then(None).otherwise(pl.col("y")).alias("y"))
+    kw: dict[str, Any] = {"index": "day", "every": "1d", "y_pred": "pred", "y_score": "s"}
+    kw |= {"metrics": ["estimated_f1", "estimated_roc_auc", "f1", "roc_auc"], "by": "g"}
+    kw |= {"reference": pl.col("day") < START + dt.timedelta(days=5), "period": "2d"}
+    expected = df.metrics.over_time("y", **kw)
+    estimated = expected.filter(pl.col("metric") == "estimated_f1")
+    assert estimated.get_column("window_end").max() > START + dt.timedelta(days=10)
+    _same(pmd.over_time(_files(tmp_path, _uneven(df, 13)), "y", **kw), expected)
+
+
 def test_a_null_index_is_the_frame_methods_error(tmp_path: Path) -> None:
     df = _rows(3).with_columns(
         pl.when(pl.int_range(pl.len()) == 5).then(None).otherwise(pl.col("day")).alias("day")

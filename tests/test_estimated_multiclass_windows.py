@@ -490,10 +490,12 @@ def test_check_refuses_what_it_cannot_decide() -> None:
 
 
 # -------------------------------------------------------------------------- engines
-def test_the_engines_refuse_the_estimates_and_keep_the_realized(tmp_path: Path) -> None:
-    """The engines' multiclass estimated_performance has no windows and no interval:
-    over_time's and check's estimates of {label: column} scores are refused before any
-    job; the realized multiclass metrics beside a mapping still run."""
+def test_the_engines_give_the_estimates_beside_the_realized(tmp_path: Path) -> None:
+    """over_time's and check's estimates of {label: column} scores on the engines are
+    the frame method's (partitions, weights and intervals:
+    tests/test_engines_estimated_class_windows.py), the realized multiclass metrics
+    beside them too; the interval of the ROC AUC's average is refused before any job
+    (it multiplies each row's placements in two classes' rankings)."""
     import pl_metrics.dask as pmd
 
     current = production(20).filter(pl.col("y").is_not_null())  # the realized read them
@@ -502,16 +504,14 @@ def test_the_engines_refuse_the_estimates_and_keep_the_realized(tmp_path: Path) 
         paths.append(str(tmp_path / f"part{i}.parquet"))
         current.gather_every(2, offset=i).write_parquet(paths[-1])
     reference = reference_rows(21)
-    with pytest.raises(NotImplementedError, match="over_time's estimated metrics of"):
-        pmd.over_time(
-            paths, "y", y_pred="pred", y_score=MAP, index="day", every="1d",
-            metrics=["f1_macro", "estimated_f1_macro"], reference=reference,
-        )  # fmt: skip
-    with pytest.raises(NotImplementedError, match="check's estimated metrics of"):
-        pmd.check(
-            paths, "estimated_accuracy > 0.2", y_true="y", y_pred="pred", y_score=MAP,
-            reference=reference,
-        )  # fmt: skip
     kw = {"y_pred": "pred", "y_score": MAP, "index": "day", "every": "1d", "by": "g"}
+    metrics = ["f1_macro", "estimated_f1_macro", "estimated_roc_auc_weighted"]
+    got = pmd.over_time(paths, "y", metrics=metrics, reference=reference, **kw)
+    same(got, current.metrics.over_time("y", metrics=metrics, reference=reference, **kw))
+    gate = {"y_true": "y", "y_pred": "pred", "y_score": MAP, "reference": reference}
+    rules = ["estimated_accuracy > 0.2", "estimated_f1_macro > 0.5"]
+    same(pmd.check(paths, rules, **gate), current.metrics.check(rules, **gate))
+    with pytest.raises(NotImplementedError, match=r"check of .* with ci and estimated_roc_auc"):
+        pmd.check(paths, "estimated_roc_auc_macro > 0.5", ci=0.9, **gate)
     got = pmd.over_time(paths, "y", metrics=["f1_macro", "accuracy"], **kw)
     same(got, current.metrics.over_time("y", metrics=["f1_macro", "accuracy"], **kw))

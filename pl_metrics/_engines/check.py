@@ -11,7 +11,9 @@ rule decided), the values read from the engines' functions instead of polars row
   merged ``counts`` state of the side's rows by segment, read back as the frame
   method's binary confusion counts (:func:`.over_time.counted_rows`);
 - **the estimated metrics**: ``over_time``'s estimated metrics on the engine
-  (:mod:`.estimated`'s plan), calibrated on the reference rows;
+  (:mod:`.estimated`'s plan; of ``{label: column}`` scores :mod:`.estimated_classes`',
+  the ROC AUC averages' intervals refused before any job), calibrated on the
+  reference rows;
 - **drift**: the engines' ``drift`` (:mod:`.drift`) by the same segments.
 
 A side is the rows of the data, or of them those a Boolean ``reference`` expression
@@ -139,7 +141,7 @@ def call(engine: Any, data: Any, values: dict[str, Any], options: dict[str, Any]
         where=where, reference_columns=columns,
     )  # fmt: skip
     estimated = [r.name for r in rules if r.name in check.ESTIMATED]
-    over_time.refuse_class_estimates(METHOD, x.y_score, list(dict.fromkeys(estimated)))
+    over_time.refuse_class_intervals(METHOD, x.y_score, list(dict.fromkeys(estimated)), ci)
     if drifted and flag is None and ref_schema is None:  # drift takes the engine's rows
         raise engine_drift._reference_type(engine, reference)
     reference_schema = ref_schema

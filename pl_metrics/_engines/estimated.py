@@ -83,6 +83,7 @@ _PRED, _REST, _PRED_SQ, _REST_SQ, _ROWS = (
 #: A partition's summary per segment (:func:`_current_summary`).
 _SUMS = ("n", "w", "tp", "fp", "fn", "tn", "s_tp", "s_fn")
 _AUC = ("P", "N", "right", "wrong", "V", "u0", "m2")
+_INFINITE = f"{INTERNAL}infinite"
 
 Knots = tuple[Any, Any]
 
@@ -328,7 +329,11 @@ def _current_summary(
     pos, neg = p_ * total, q * total
     tps = pos.cum_sum()
     tied = (neg * pos).sum() / 2
-    spread = p_ * q * (pl.col(_PRED_SQ) + pl.col(_REST_SQ))
+
+    def spread_of(squares: pl.Expr) -> pl.Expr:  # p (1 - p) w^2: 0, not NaN, for inf w^2
+        return pl.when(p_ * q > 0).then(p_ * q * squares).otherwise(0.0)
+
+    spread = spread_of(pl.col(_PRED_SQ) + pl.col(_REST_SQ))
     u = total.cum_sum() - total / 2  # the weight above the score, and half its own
     mass = spread.sum()
     u0 = pl.when(mass > 0).then((spread * u).sum() / mass).otherwise(0.0)
@@ -339,8 +344,8 @@ def _current_summary(
         (q * pred).sum().alias("fp"),
         (p_ * rest).sum().alias("fn"),
         (q * rest).sum().alias("tn"),
-        (p_ * q * pl.col(_PRED_SQ)).sum().alias("s_tp"),
-        (p_ * q * pl.col(_REST_SQ)).sum().alias("s_fn"),
+        spread_of(pl.col(_PRED_SQ)).sum().alias("s_tp"),
+        spread_of(pl.col(_REST_SQ)).sum().alias("s_fn"),
         pos.sum().alias("P"),
         neg.sum().alias("N"),
         ((neg * tps).sum() - tied).alias("right"),
@@ -396,16 +401,28 @@ class CurrentJob(jobs.Job):
 
 
 def _finish(
-    summaries: pl.DataFrame, keys: list[str], *, by_ranges: bool, weighted: bool
+    summaries: pl.DataFrame,
+    keys: list[str],
+    *,
+    by_ranges: bool,
+    weighted: bool,
+    method: str,
+    segments: list[str] | None = None,
 ) -> pl.DataFrame:
-    """The frame method's sums per segment (``estimated._TP`` ..., ``roc_auc``, the
+    """The frame method's sums per ``keys`` (``estimated._TP`` ..., ``roc_auc``, the
     variances) from every shard's summary; the AUC from score ranges (``by_ranges``),
-    else NaN (not asked for)."""
+    else NaN (not asked for).  Sums that overflow Float64, the shards' or the merged
+    ones (weights near the largest float, which the frame method scales first), are
+    refused as ``method``'s, counting the ``segments`` (default: ``keys``):
+    :func:`raise_if_overflowed`."""
+    segments = keys if segments is None else segments
     if PART not in summaries.columns:  # no shard had rows
         summaries = pl.DataFrame(
             schema={**{k: summaries.schema[k] for k in keys}, **dict.fromkeys(_SUMS, pl.Float64),
                     **dict.fromkeys(_AUC, pl.Float64), PART: pl.Int64},
         )  # fmt: skip
+    unranked = () if by_ranges else _AUC  # not asked for: not read
+    raise_if_overflowed(summaries.drop(PART, *unranked), segments, method)
     frame = summaries.sort([*keys, PART], descending=[False] * len(keys) + [True])
 
     def within(expr: pl.Expr) -> pl.Expr:
@@ -430,8 +447,8 @@ def _finish(
             pl.col(c).sum().alias(getattr(estimated, f"_{c.upper()}"))
             for c in ("tp", "fp", "fn", "tn")
         ),
-        (pl.col("s_tp").sum() / (w_total * w_total)).alias(estimated._VAR_TP),
-        (pl.col("s_fn").sum() / (w_total * w_total)).alias(estimated._VAR_FN),
+        (pl.col("s_tp").sum() / w_total / w_total).alias(estimated._VAR_TP),
+        (pl.col("s_fn").sum() / w_total / w_total).alias(estimated._VAR_FN),
         pl.col("p_total").first(),
         pl.col("n_total").first(),
         right.alias("right"),
@@ -457,9 +474,28 @@ def _finish(
         ((gap * gap * pl.col("V") + pl.col("m2")).sum()).alias("moments"),
     )
     sums = sums.join(var, on=keys, how="left", nulls_equal=True, maintain_order="left")
+    # of a defined AUC the moments are finite but where a product overflowed (inf - inf)
+    lost = defined & pl.lit(by_ranges) & ~pl.col("moments").is_finite()
+    moments = pl.when(lost).then(float("inf")).otherwise(pl.col("moments"))
     pn = pl.col("p_total") * pl.col("n_total")
-    sums = sums.with_columns((pl.col("moments") / (pn * pn)).alias(estimated._VAR_AUC))
+    sums = sums.with_columns((moments / pn / pn).alias(estimated._VAR_AUC))
+    ranked_only = () if by_ranges else ("right", "wrong", "moments", estimated._VAR_AUC)
+    raise_if_overflowed(sums.drop(*ranked_only), segments, method)
     return sums.drop("p_total", "n_total", "right", "wrong", "moments")
+
+
+def raise_if_overflowed(sums: pl.DataFrame, keys: list[str], method: str) -> None:
+    """Refuse merged sums of weighted per-row values (``sums``: rows by the segment
+    ``keys``, and maybe by more) where a Float64 sum is infinite: weights near the
+    largest float, which the frame method scales first (``Bad.engine_sum_overflow``,
+    the segments counted, as ``method``'s)."""
+    if not sums.height:
+        return
+    infinite = pl.any_horizontal(pl.col(pl.Float64).exclude(keys).is_infinite())
+    per_segment = sums.group_by(keys).agg(infinite.any().alias(_INFINITE))
+    overflowed = int(per_segment.get_column(_INFINITE).sum())
+    if overflowed:
+        raise Bad.engine_sum_overflow(method, overflowed)
 
 
 # ------------------------------------------------------------------ the call
@@ -576,11 +612,7 @@ def call(engine: Any, data: Any, values: dict[str, Any], options: dict[str, Any]
     finally:
         if auc:
             engine.release(ranges)
-    sums = _finish(summaries, keys, by_ranges=auc, weighted=weight is not None)
-    floats = pl.col(pl.Float64).exclude(keys)
-    overflowed = sums.select(pl.any_horizontal(floats.is_infinite()).sum()).item()
-    if overflowed:
-        raise Bad.engine_sum_overflow(METHOD, overflowed)
+    sums = _finish(summaries, keys, by_ranges=auc, weighted=weight is not None, method=METHOD)
     columns, bounds = estimated._metrics(chosen, ci)
     result = sums.lazy().with_columns(columns).with_columns(bounds)
     result = result.select(*keys, "n", *chosen, *names.interval_columns(chosen if ci else []))
@@ -597,5 +629,6 @@ __all__ = [
     "current_sums",
     "knots",
     "on_no_rows",
+    "raise_if_overflowed",
     "reference_sums",
 ]

@@ -23,8 +23,12 @@ method's own window code:
   from the merged per-score state by bucket through ``score_windows`` /
   ``finish_scores``: that state holds a row per distinct score of each segment and
   bucket;
-- **estimated metrics**: :mod:`.estimated`'s plan by ``[*by, window]``, each shard's
-  per-score sums summed into its windows before its summary.
+- **estimated metrics**: :mod:`.estimated`'s plan by ``[*by, window]`` (of
+  ``{label: column}`` scores :mod:`.estimated_classes`', each metric read from its
+  average row as the frame method reads it), each shard's per-score sums summed into
+  its windows before its summary; of every current row, labelled or not (the realized
+  metrics beside them read the labelled rows).  The intervals of the ROC AUC's
+  averages over classes are refused (:func:`refuse_class_intervals`).
 
 A window of ``k`` buckets ends after the input's last bucket is left out, as the
 frame method leaves it: the shards' summaries carry their last bucket end.
@@ -35,7 +39,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, ClassVar
 
 import polars as pl
 
@@ -44,12 +48,12 @@ from pl_metrics._core import catalogue, checks, names
 from pl_metrics._core.confusion import confusion_counts
 from pl_metrics._core.messages import Bad
 from pl_metrics._core.names import INTERNAL
-from pl_metrics._engines import calibration, jobs, losses, ranked
+from pl_metrics._engines import calibration, estimated_classes, jobs, losses, ranked
 from pl_metrics._engines import estimated as engine_estimated
 from pl_metrics._groups import fairness as groups_fairness
 from pl_metrics._groups import over_time
 from pl_metrics._intervals.sampling import resampling
-from pl_metrics._monitoring import estimated, estimated_windows
+from pl_metrics._monitoring import estimated, estimated_multiclass, estimated_windows
 from pl_metrics._namespace.monitoring import interval_wanted, score_columns
 from pl_metrics.state import ScoreCountsState
 
@@ -122,37 +126,15 @@ class Rows:
 
 
 @dataclass(frozen=True)
-class WindowJob(jobs.Job):
-    """A state job of ``over_time``'s rows (``rows``: the rows read, of them those whose
-    label arrived beside estimated metrics); ranked: each shard's per-bucket state
-    summed into its windows (``windows``) before its summary."""
+class _InWindows(jobs.Job):
+    """A job of ``over_time``'s rows (``rows``: the rows of each shard it reads); ranked:
+    each shard's per-bucket state summed into its windows (``windows``) before its
+    summary.  The bucket end is the key :data:`_END` places before the last."""
 
     rows: Rows = Rows()
     windows: over_time.Windows | None = None
-
-    def _kept(self, frame: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
-        return self.rows.of(frame)
-
-    def state(self, lf: pl.LazyFrame) -> pl.DataFrame:
-        return super().state(self._kept(lf))
-
-    def sample(self, frame: pl.DataFrame | pl.LazyFrame) -> pl.Series:
-        return super().sample(self._kept(frame))
-
-    def summary(self, state: pl.DataFrame, index: int) -> pl.DataFrame:
-        assert self.windows is not None
-        end = self.keys[-2]  # [*segments, bucket end, score]
-        spread = _spread(state, end, self.windows, self.keys)
-        return _with_last(super().summary(spread, index), state, end)
-
-
-@dataclass(frozen=True)
-class CurrentWindowJob(engine_estimated.CurrentJob):
-    """:class:`.estimated.CurrentJob` of over_time's windows: each shard's per-score
-    sums by (segment, bucket) summed into its windows before its summary."""
-
-    windows: over_time.Windows | None = None
-    rows: Rows = Rows()
+    #: The bucket end's place among the keys: [*segments, bucket end, score].
+    _END: ClassVar[int] = -2
 
     def state(self, lf: pl.LazyFrame) -> pl.DataFrame:
         return super().state(self.rows.of(lf))
@@ -162,9 +144,29 @@ class CurrentWindowJob(engine_estimated.CurrentJob):
 
     def summary(self, state: pl.DataFrame, index: int) -> pl.DataFrame:
         assert self.windows is not None
-        end = self.keys[-2]
+        end = self.keys[self._END]
         spread = _spread(state, end, self.windows, self.keys)
         return _with_last(super().summary(spread, index), state, end)
+
+
+@dataclass(frozen=True)
+class WindowJob(_InWindows):
+    """A state job of ``over_time``'s rows (of them those whose label arrived beside
+    estimated metrics) in its windows."""
+
+
+@dataclass(frozen=True)
+class CurrentWindowJob(_InWindows, engine_estimated.CurrentJob):
+    """:class:`.estimated.CurrentJob` of over_time's windows: each shard's per-score
+    sums by (segment, bucket) summed into its windows before its summary."""
+
+
+@dataclass(frozen=True)
+class ClassWindowJob(_InWindows, estimated_classes.CurrentJob):
+    """:class:`.estimated_classes.CurrentJob` of over_time's windows: each shard's sums
+    by (segment, bucket, class, score) summed into its windows before its summary."""
+
+    _END: ClassVar[int] = -3  # [*segments, bucket end, class, score]
 
 
 # ------------------------------------------------------------------ the families
@@ -376,7 +378,8 @@ def _estimated(
     c: _Call, data_values: dict[str, Any], asked: list[str], ci: float | None,
     reference: tuple[Any, pl.Schema | None],
 ) -> list[pl.LazyFrame]:  # fmt: skip
-    """The estimated metrics: :mod:`.estimated`'s plan by ``[*by, window]``."""
+    """The estimated metrics of one score column: :mod:`.estimated`'s plan by
+    ``[*by, window]`` (``c.rows``: every row of the call, labelled or not)."""
     values = c.values
     y_pred, y_score = values["y_pred"], values["y_score"]
     weight, calibration = values["weight"], values["calibration"]
@@ -407,11 +410,9 @@ def _estimated(
     summaries = _windows_only(summaries, keys[-1])
     if engine_estimated.PART in summaries.columns and summaries.get_column(keys[-1]).null_count():
         raise Bad.null_index(values["index"])
-    sums = engine_estimated._finish(summaries, keys, by_ranges=auc, weighted=weight is not None)
-    floats = pl.col(pl.Float64).exclude(keys)
-    overflowed = sums.select(pl.any_horizontal(floats.is_infinite()).sum()).item()
-    if overflowed:
-        raise Bad.engine_sum_overflow(METHOD, overflowed)
+    sums = engine_estimated._finish(
+        summaries, keys, by_ranges=auc, weighted=weight is not None, method=METHOD
+    )
     columns, bounds = estimated._metrics(wanted, ci)
     frame = sums.lazy().with_columns(columns).with_columns(bounds)
     frame = names.restore_keys(frame, c.keys)
@@ -421,22 +422,67 @@ def _estimated(
     ]
 
 
-def refuse_class_estimates(method: str, y_score: object, estimated: list[str]) -> None:
-    """The estimated metrics of ``{label: column}`` scores are refused before any job
-    (``NotImplementedError``): the engines' multiclass ``estimated_performance``
-    (:mod:`.estimated_classes`) has no windows and no interval, which ``over_time`` and
-    ``check`` give them (the averages' variances sum each row's placement among all
-    the window's rows)."""
-    if estimated and isinstance(y_score, Mapping):
-        msg = (
-            f"pl_metrics engines: {method}'s estimated metrics of {{label: column}} scores "
-            f"({', '.join(estimated)}) are not computed on the engines yet (the engines' "
-            "multiclass estimated_performance has no windows and no ci, whose averages' "
-            "variances sum each row's placement among all the window's rows); use the "
-            ".metrics method on polars rows, or the engine's estimated_performance by a "
-            "window column without ci"
+def _class_estimated(
+    c: _Call, data_values: dict[str, Any], asked: list[str], ci: float | None,
+    reference: tuple[Any, pl.Schema | None],
+) -> list[pl.LazyFrame]:  # fmt: skip
+    """The estimated metrics of ``{label: column}`` scores: :mod:`.estimated_classes`'
+    plan by ``[*by, window]`` (``c.rows``: every row of the call, labelled or not), each
+    read from its average row (:func:`~pl_metrics._monitoring.estimated_windows.
+    class_rows`, as the frame method reads it)."""
+    values = c.values
+    y_pred, mapping, weight = values["y_pred"], values["y_score"], values["weight"]
+    ref = values["reference"]
+    flag = ref if isinstance(ref, pl.Expr) else None
+    chosen = estimated_windows.class_metrics(asked)
+    wanted = list(dict.fromkeys(m for m, _ in chosen.values()))
+    classes, keys_sorted, ordered = estimated_multiclass.sorted_classes(
+        mapping, c.schema[y_pred], y_pred
+    )
+    maps = None
+    if values["calibration"] is not None:
+        on = (c.handle, c.schema) if flag is not None else reference
+        maps = estimated_classes.class_maps(
+            c.engine, data_values, on, (keys_sorted, ordered), c.options
         )
-        raise NotImplementedError(msg)
+    keys = names.segment_keys(c.keys)
+    auc = bool(estimated_classes.ranked_metrics(wanted))
+    kwargs = {"by": c.by, "weight": weight, "flag": flag, "maps": maps, "ci": ci is not None}
+    job = estimated_classes.current_job(
+        c.engine, y_pred, (keys_sorted, ordered), keys, kwargs=kwargs,
+        read=c.rows.read([y_pred, *ordered, weight, *c.by, flag]),
+    )  # fmt: skip
+    fields = {f.name: getattr(job, f.name) for f in dataclasses.fields(job)}
+    windowed = ClassWindowJob(**fields, rows=c.rows, windows=c.w)
+    summaries = estimated_classes.current_summaries(
+        c.engine, c.handle, c.schema, windowed, auc=auc, options=c.options
+    )
+    end = keys[-1]
+    summaries = _windows_only(summaries, end)
+    if engine_estimated.PART in summaries.columns and summaries.get_column(end).null_count():
+        raise Bad.null_index(values["index"])
+    table = estimated_classes.finished(
+        summaries, keys, classes, wanted, ci=ci, auc=auc, weighted=weight is not None,
+        method=METHOD,
+    )  # fmt: skip
+    frame = names.restore_keys(table, c.keys)
+    return estimated_windows.class_rows(frame, c.keys, chosen, ci=ci)
+
+
+def refuse_class_intervals(
+    method: str, y_score: object, estimated: list[str], ci: float | None
+) -> None:
+    """The estimated ROC AUC averages of ``{label: column}`` scores with ``ci`` are
+    refused before any job (``NotImplementedError``:
+    :func:`.estimated_classes.refuse_ranked_ci`); the other estimated metrics' intervals
+    are sums over the rows."""
+    if not isinstance(y_score, Mapping):
+        return
+    asked = estimated_windows.class_metrics(estimated)
+    ranked = set(estimated_classes.ranked_metrics([m for m, _ in asked.values()]))
+    estimated_classes.refuse_ranked_ci(
+        method, [n for n, (m, _) in asked.items() if m in ranked], ci
+    )
 
 
 # ------------------------------------------------------------------ the call
@@ -468,13 +514,13 @@ def call(
     )
     w = over_time.windows(values["every"], values["period"])
     asked = [m for m in chosen if m in estimated_windows.METRICS]
-    refuse_class_estimates(METHOD, y_score, asked)
     realized = [m for m in chosen if m not in estimated_windows.METRICS]
     ci, n_boot = values["ci"], values["n_boot"]
     wants_ci = interval_wanted(
         realized, ci=ci, n_boot=n_boot, ci_method=values["ci_method"], weight=weight,
         seed=values["seed"],
     )  # fmt: skip
+    refuse_class_intervals(METHOD, y_score, asked, ci if wants_ci else None)
     ci_method, seed = resampling(values["ci_method"], values["seed"])
     end, time_zone = over_time.bucket_end(pl.LazyFrame(schema=schema), index, w)
     taken = (y_true, y_pred, *score_columns(y_score), weight, index, over_time.WINDOW_END)
@@ -484,13 +530,15 @@ def call(
         end.alias(over_time.WINDOW_END),
     ]
     keys = [*stand_ins, over_time.WINDOW_END]
-    keep = pl.col(y_true).is_not_null() if asked and realized else None
-    c = _Call(engine, handle, schema, options, values, by, keys, w, rows.and_where(keep))
+    c = _Call(engine, handle, schema, options, values, by, keys, w, rows)
     fam_options: dict[str, Any] = {"ci": ci if wants_ci else None, "ci_method": ci_method}
     fam_options |= {"n_boot": n_boot, "seed": seed}
     parts: list[pl.LazyFrame] = []
     if asked:
-        parts += _estimated(c, values, asked, fam_options["ci"], (ref_handle, ref_schema))
+        of_scores = _class_estimated if isinstance(y_score, Mapping) else _estimated
+        parts += of_scores(c, values, asked, fam_options["ci"], (ref_handle, ref_schema))
+    if asked and realized:  # the realized metrics: of the rows whose label arrived
+        c = replace(c, rows=rows.and_where(pl.col(y_true).is_not_null()))
     if any(
         m in over_time.SUMMARY or m in over_time.AVERAGED or m in over_time.POSITIVE for m in chosen
     ):
@@ -506,10 +554,11 @@ def call(
 
 __all__ = [
     "HOW",
+    "ClassWindowJob",
     "CurrentWindowJob",
     "Rows",
     "WindowJob",
     "call",
     "counted_rows",
-    "refuse_class_estimates",
+    "refuse_class_intervals",
 ]

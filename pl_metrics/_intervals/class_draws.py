@@ -36,6 +36,19 @@ So every H is ``u_k (U_c if row k predicts c else V_c) + A_c D_kc`` with per
 segment and class coefficients (U, V, A) (:func:`count_coefficients`,
 :func:`auc_coefficients`), and :func:`variances` sums it over the rows, a chunk of
 rows at a time (one vectorised pass each; the segments' sums by ``bincount``).
+
+Without an AUC (A = 0) a row's H is ``u_k G_mc``, G_m the coefficients of the rows
+predicting class m (U_m in place m, V elsewhere), and the variance of a value drawn
+G_mc with probability p_kc is half the mean squared difference of two draws,
+``sum_{c < d} p_kc p_kd (G_mc - G_md)^2`` (p_k sums to 1), so
+
+    Var A = sum_m sum_{c < d} T_mcd (G_mc - G_md)^2 / n^2,
+    T_mcd = sum over the rows predicting m of w_k^2 p_kc p_kd:
+
+sums over the rows that shards can add up (:func:`pair_sums`; the engines), every
+term non-negative (:func:`pair_variances`).  The ROC AUC's D_kc is the row's
+placement among all the rows' scores of c, and Var A holds the products
+D_kc D_kd of a row's placements in two classes' rankings: no such sums.
 """
 
 from __future__ import annotations
@@ -138,19 +151,61 @@ def variances(
     return out
 
 
-def average_variances(
-    metrics: list[str],
-    counts: tuple[Any, Any, Any, Any],
-    auc: Any,
-    rows: tuple[Any, Any, Any, Any],
-    change: Any,
-) -> dict[tuple[str, str], Any]:
-    """``{(average, metric): Var per segment}`` of each of ``metrics`` on the
-    ``micro``, ``macro`` and ``weighted`` rows (the ROC AUC: ``macro`` and
-    ``weighted``; ``micro`` has no AUC).  ``counts``: the classes' expected tp, fp,
-    fn, tn (segments x classes, any unit: taken as shares of their segment's
-    total); ``auc``: the classes' expected AUCs (NaN where undefined); ``rows`` and
-    ``change``: :func:`variances`'."""
+def pairs(classes: int) -> tuple[Any, Any]:
+    """The pairs of classes c < d (two index arrays, in numpy's ``triu`` order): the
+    last axis of :func:`pair_sums`."""
+    import numpy as np
+
+    return np.triu_indices(classes, 1)
+
+
+def pair_sums(rows: tuple[Any, Any, Any, Any], segments: int) -> Any:
+    """T (segments x classes x pairs): per segment and predicted class m, the sums of
+    ``w^2 p_c p_d`` over its rows predicting m, for each pair c < d (:func:`pairs`).
+    ``rows``: each row's segment (its index), weight (None: 1), predicted class (its
+    index) and probabilities (rows x classes, each row's sum 1).  Weights above 1e154
+    may make a sum infinite, never NaN (the caller refuses it)."""
+    import numpy as np
+
+    segment, weight, predicted, p = rows
+    classes = p.shape[1]
+    first, second = pairs(classes)
+    cell = segment * classes + predicted
+    share = p if weight is None else weight[:, None] * p  # w p_c: finite
+    out = np.zeros((segments * classes, first.size))
+    with np.errstate(over="ignore"):
+        for j, (c, d) in enumerate(zip(first, second, strict=True)):
+            out[:, j] = np.bincount(
+                cell, weights=share[:, c] * share[:, d], minlength=segments * classes
+            )
+    return out.reshape(segments, classes, first.size)
+
+
+def pair_variances(coefficients: list[Coefficients], sums: Any, n: Any) -> list[Any]:
+    """Var A per segment for each of ``coefficients`` without an AUC (A = 0) from the
+    rows' :func:`pair_sums` (``sums``) and each segment's weight ``n`` (the rows
+    without weights): the module's ``sum_m sum_{c < d} T_mcd (G_mc - G_md)^2 / n^2``."""
+    import numpy as np
+
+    segments, classes, _ = sums.shape
+    first, second = pairs(classes)
+    own = np.eye(classes, dtype=bool)  # G_m: U in place m, V elsewhere
+    out = []
+    for upper, lower, auc in coefficients:
+        assert not np.any(auc), "the ROC AUC's variance takes the rows (variances)"
+        g = np.where(own, upper[:, None, :], lower[:, None, :])
+        gap = g[:, :, first] - g[:, :, second]
+        out.append((sums * gap * gap).sum(axis=(1, 2)) / (n * n) if segments else np.zeros(0))
+    return out
+
+
+def _chosen(
+    metrics: list[str], counts: tuple[Any, Any, Any, Any], auc: Any
+) -> dict[tuple[str, str], Coefficients]:
+    """``{(average, metric): (U, V, A)}`` of each of ``metrics`` on the ``micro``,
+    ``macro`` and ``weighted`` rows (the ROC AUC: ``macro`` and ``weighted``; ``micro``
+    has no AUC), from the classes' expected counts (segments x classes, any unit:
+    taken as shares of their segment's total) and AUCs (NaN where undefined)."""
     import numpy as np
 
     total = sum(counts)  # every class's four counts sum to the segment's weight
@@ -166,7 +221,37 @@ def average_variances(
         else:
             for average in ("micro", "macro", "weighted"):
                 chosen[average, name] = count_coefficients(name, shares, average)
-    found = variances(list(chosen.values()), rows, change, total.shape[0])
+    return chosen
+
+
+def average_variances(
+    metrics: list[str],
+    counts: tuple[Any, Any, Any, Any],
+    auc: Any,
+    rows: tuple[Any, Any, Any, Any],
+    change: Any,
+) -> dict[tuple[str, str], Any]:
+    """``{(average, metric): Var per segment}`` of each of ``metrics`` on the
+    ``micro``, ``macro`` and ``weighted`` rows (the ROC AUC: ``macro`` and
+    ``weighted``; ``micro`` has no AUC).  ``counts``: the classes' expected tp, fp,
+    fn, tn (segments x classes, any unit: taken as shares of their segment's
+    total); ``auc``: the classes' expected AUCs (NaN where undefined); ``rows`` and
+    ``change``: :func:`variances`'."""
+    chosen = _chosen(metrics, counts, auc)
+    found = variances(list(chosen.values()), rows, change, counts[0].shape[0])
+    return dict(zip(chosen, found, strict=True))
+
+
+def summed_variances(
+    metrics: list[str], counts: tuple[Any, Any, Any, Any], sums: Any, n: Any
+) -> dict[tuple[str, str], Any]:
+    """:func:`average_variances` of count metrics (no ROC AUC) from the rows'
+    :func:`pair_sums` (``sums``, merged over shards) and each segment's weight ``n``:
+    :func:`pair_variances`."""
+    import numpy as np
+
+    chosen = _chosen(metrics, counts, np.full(counts[0].shape, np.nan))
+    found = pair_variances(list(chosen.values()), sums, n)
     return dict(zip(chosen, found, strict=True))
 
 
@@ -175,5 +260,9 @@ __all__ = [
     "auc_coefficients",
     "average_variances",
     "count_coefficients",
+    "pair_sums",
+    "pair_variances",
+    "pairs",
+    "summed_variances",
     "variances",
 ]

@@ -154,7 +154,7 @@ def class_windows(
     spread as the binary path's, :func:`spread`), one long frame per metric from its
     average row (:data:`AVERAGED`; ``estimated_accuracy`` from the macro row, the
     segment's accuracy; intervals: the averages' own, labels drawn Categorical(p))."""
-    asked = {m: _ACCURACY_ROW if m == ACCURACY else AVERAGED[m] for m in metrics}
+    asked = class_metrics(metrics)
     wanted = list(dict.fromkeys(m for m, _ in asked.values()))
     frame = estimated_multiclass.estimated_multiclass(
         lf,
@@ -171,6 +171,22 @@ def class_windows(
     )
     # a null index: its own bucket (a segment with a null end), refused
     frame = over_time.null_index_check(frame, over_time.WINDOW_END, index).cache()
+    return class_rows(frame, keys, asked, ci=ci)
+
+
+def class_metrics(metrics: list[str]) -> dict[str, tuple[str, str]]:
+    """Each estimated metric of ``{label: column}`` scores in ``metrics`` -> (its metric
+    of ``estimated_performance``, the average row it is read from): :data:`AVERAGED`'s,
+    and ``estimated_accuracy`` the macro row's (the segment's accuracy)."""
+    return {m: _ACCURACY_ROW if m == ACCURACY else AVERAGED[m] for m in metrics}
+
+
+def class_rows(
+    frame: pl.LazyFrame, keys: list[str], asked: dict[str, tuple[str, str]], *, ci: float | None
+) -> list[pl.LazyFrame]:
+    """``over_time``'s long frame of each metric of ``asked`` (:func:`class_metrics`)
+    from the multiclass table of each (segment, window) (``frame``; ``keys``: the
+    segments' columns, then the window's end)."""
     average = pl.col(estimated_multiclass.AVERAGE)
     return [
         over_time.long_rows(frame.filter(average == a), keys[:-1], name, m, ci is not None)
@@ -183,9 +199,11 @@ __all__ = [
     "AVERAGED",
     "BINARY",
     "METRICS",
-    "ONE_COLUMN",
     "OF_POS_LABEL",
+    "ONE_COLUMN",
     "PREFIX",
+    "class_metrics",
+    "class_rows",
     "class_windows",
     "estimated_windows",
     "spread",

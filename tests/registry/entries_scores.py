@@ -323,6 +323,27 @@ METHODS: list[Entry] = [
         outputs="check",
         weighted=False,
     ),
+    Entry(  # ... of the count metrics only: their intervals are sums over the rows (the
+        # engines compute them; the ROC AUC's average needs the rows' placements)
+        "check[estimated multiclass counts]",
+        lambda m, c: m.check(
+            [
+                "estimated_f1_macro >= 0.1",
+                "estimated_precision_weighted > 0.2",
+                "estimated_jaccard_weighted <= reference + 0.5",
+                "estimated_accuracy >= reference - 0.9",
+            ],
+            y_true=c.y,
+            y_pred=c.p,
+            y_score=c.qmap,
+            by=c.by,
+            reference=ESTIMATE_REFERENCE,
+            ci=0.9,
+        ),
+        ("multiclass",),
+        outputs="check",
+        weighted=False,
+    ),
     Entry("expected_cost", _b("expected_cost", cost_matrix=[[0, 1], [4, 0]]), ("binary",)),
     Entry(
         "expected_cost[best]",

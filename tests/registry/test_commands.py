@@ -389,6 +389,16 @@ CLI: list[tuple[str, str, list[str]]] = [
         *("--rule", "estimated_f1_macro >= 0.1", "--rule", "estimated_roc_auc_macro > 0.2"),
         *("--rule", "estimated_accuracy >= reference - 0.9"),
     ),
+    _cli(
+        "check",
+        "check[estimated multiclass counts]",
+        *_LABELS,
+        *("--score-map", ",".join(f"{k}={v}" for k, v in Cols().q), "--ci", "0.9"),
+        *("--reference", "ts IN (DATE '2026-03-02', DATE '2026-03-04', DATE '2026-03-06')"),
+        *("--rule", "estimated_f1_macro >= 0.1", "--rule", "estimated_precision_weighted > 0.2"),
+        *("--rule", "estimated_jaccard_weighted <= reference + 0.5"),
+        *("--rule", "estimated_accuracy >= reference - 0.9"),
+    ),
     _cli("expected-cost", "expected_cost", *_SCORES, "--cost-matrix", "[[0, 1], [4, 0]]"),
     _cli(
         "expected-cost",

@@ -53,9 +53,10 @@ REFUSED = {
     # its rows' order, which partitions do not keep: refused, not guessed (un-weighted
     # and whole weights: exact, test_quantile_bins_unweighted_equal_the_frame_method)
     "calibration_error",
-    # over_time's and check's estimates of {label: column} scores: the engines'
-    # multiclass estimated_performance has no windows and no interval yet
-    "over_time[estimated multiclass]",
+    # the interval of the estimated ROC AUC's macro / weighted average of {label:
+    # column} scores: it sums the products of each row's placements in two classes'
+    # rankings (a join by row; the count metrics' intervals are sums, "check[estimated
+    # multiclass counts]")
     "check[estimated multiclass]",
 }
 
