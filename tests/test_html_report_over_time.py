@@ -220,3 +220,31 @@ def test_with_many_segments_the_lowest_latest_estimates_are_drawn() -> None:
     drawn, whose = _drawn_segments(few, ["seg"], "estimated_roc_auc", "kind")
     assert drawn is few
     assert whose == "per segment of seg"
+
+
+def test_class_scores_estimate_the_accuracy_beside_the_realized(late: pl.DataFrame) -> None:
+    """A ``{label: column}`` mapping: the estimated accuracy (one map per class) beside
+    the realized one, over_time's own rows; the realized numbers of the labelled rows."""
+    scores = {c: f"p_{c}" for c in ("bird", "cat", "dog", "fish")}
+    arrived = V1 | (pl.col("day") < LAST_WEEK)
+    rows = late.with_columns(y_true=pl.when(arrived).then("y_true"))
+    page = rows.metrics.html_report(
+        "y_true", "y_pred", y_score=scores, by="region", index="day", every="1w", reference=V1
+    )
+    current = rows.filter(~V1)
+    want = current.metrics.over_time(
+        "y_true", y_pred="y_pred", y_score=scores, index="day", every="1w",
+        metrics=["accuracy", "estimated_accuracy"], reference=rows.filter(V1), ci=0.95,
+        by="region",
+    )  # fmt: skip
+    tables = page_tables(page)
+    assert_same(as_frame(tables["over_time"], want.schema), want, "over_time")
+    # the realized accuracy stops a week before the estimated one
+    ends = want.group_by("metric").agg(pl.col("window_end").max()).sort("metric")
+    assert ends["window_end"].to_list() == [LAST_WEEK, LAST_WEEK + dt.timedelta(days=7)]
+    assert "Performance over time: estimated and realized" in page
+    assert "one map per class, one-vs-rest" in page
+    assert "drawn Categorical(p)" in page
+    labelled = current.filter(pl.col("y_true").is_not_null())
+    summary = labelled.metrics.summary("y_true", "y_pred", ci=0.95)
+    assert_same(as_frame(tables["summary"], summary.schema), summary, "summary")

@@ -26,10 +26,14 @@ def realized_metrics(s: Spec) -> list[str]:
 
 
 def estimates(s: Spec) -> bool:
-    """The section estimates the metrics: windows, a reference, predicted labels and a
-    binary score (``estimated_performance``'s columns)."""
+    """The section estimates the metrics: windows, a reference, predicted labels and
+    scores (``estimated_performance``'s columns: a binary score, or a ``{label: column}``
+    mapping, whose estimate is the accuracy's)."""
     return (
-        s.index is not None and s.reference is not None and s.y_pred is not None and s.binary_score
+        s.index is not None
+        and s.reference is not None
+        and s.y_pred is not None
+        and s.y_score is not None
     )
 
 
@@ -53,10 +57,14 @@ def over_time_section(
     if estimated:
         options |= {"reference": reference}
     step("performance over time" + (" (estimated beside realized)" if estimated else ""))
+    # a {label: column} mapping: the estimates read it (one map per class), the
+    # realized accuracy reads the labels alone; pos_label is a binary score's
+    scores = s.y_score if s.binary_score or estimated else None
+    pos_label = s.pos_label if s.binary_score or not estimated else None
     frame = s.metrics(lf).over_time(
         s.y_true, index=s.index, every=s.every, metrics=[*realized, *estimated],
-        y_pred=s.y_pred, y_score=s.y_score if s.binary_score else None,
-        pos_label=s.pos_label, weight=s.weight, by=s.by or None, **options,
+        y_pred=s.y_pred, y_score=scores, pos_label=pos_label, weight=s.weight,
+        by=s.by or None, **options,
     ).collect()  # fmt: skip
     kind = "kind" if "kind" not in s.by_names else "realized or estimated"
     is_estimate = pl.col("metric").str.starts_with(ESTIMATED)
@@ -72,7 +80,9 @@ def over_time_section(
             f"{names} per {s.every} window of {s.index}, {whose}: realized from the "
             "rows whose label has arrived, and estimated from the scores alone "
             "(estimated_performance: the scores calibrated on the reference rows by "
-            "isotonic regression, NannyML's CBPE). Where both lines run, the estimate "
+            "isotonic regression"
+            + ("" if s.binary_score else ", one map per class, one-vs-rest")
+            + ", NannyML's CBPE). Where both lines run, the estimate "
             "is checked against the labels; where the labels stop, it is all there is. "
             "An estimate assumes the scores stay as calibrated as on the reference rows."
         )
@@ -83,7 +93,8 @@ def over_time_section(
             f" Bands: {ci:.0%} intervals (DeLong's for the ROC AUC, the delta method's "
             "for the labels"
             + ("; an estimate's: the realized metric's spread when each label is drawn "
-               "Bernoulli(p)" if estimated else "")
+               + ("Bernoulli(p)" if s.binary_score else "Categorical(p)")
+               if estimated else "")
             + ")."
         )  # fmt: skip
     elif s.ci is not None:
